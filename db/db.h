@@ -1,0 +1,53 @@
+/* Opening tpmtrace databases, schema checks, SQL functions, trace rows. */
+#ifndef TPMTRACE_DB_H
+#define TPMTRACE_DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#define TPMTRACE_SCHEMA_VERSION 1
+#define TPMTRACE_APPLICATION_ID 0x54504D54 /* "TPMT" */
+
+enum db_open_mode {
+	DB_READ = 0,   /* must exist, opened read-only */
+	DB_WRITE = 1,  /* must exist */
+	DB_CREATE = 2, /* created (0600, directory 0700) if missing */
+};
+
+/* Opens a tpmtrace database. On error returns -errno or -EINVAL (not a tpmtrace
+ * file, newer schema) and writes a message naming the file to err. Registers
+ * tpm_cc_name() and percentile(). */
+int db_open(const char *path, enum db_open_mode mode, sqlite3 **out, char *err, size_t errlen);
+void db_close(sqlite3 *db);
+
+/* Registers the tpmtrace SQL functions on a connection. */
+int db_register_functions(sqlite3 *db);
+
+/* Current monotonic time in ns (CLOCK_MONOTONIC). */
+uint64_t mono_ns(void);
+
+struct trace_info {
+	const char *name;
+	const char *kind; /* record | replay | import */
+	const char *source;
+	const char *payloads;
+	const char *policy;
+	const char *emulated;
+	int64_t parent_id; /* 0 for none */
+};
+
+/* Inserts a trace row with status 'recording'; returns its id or -errno. */
+int64_t db_trace_begin(sqlite3 *db, const struct trace_info *ti);
+/* Marks a trace finished: counts, end time, status. Returns 0 or -errno. */
+int db_trace_end(sqlite3 *db, int64_t id, uint64_t commands, uint64_t events, uint64_t dropped,
+		 const char *status);
+
+/* Runs a statement and prints nothing; returns 0 or -EIO with err set. */
+int db_exec(sqlite3 *db, const char *sql, char *err, size_t errlen);
+
+/* The newest trace id in the file, or 0 if none. */
+int64_t db_last_trace(sqlite3 *db);
+
+#endif

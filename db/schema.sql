@@ -1,0 +1,135 @@
+-- tpmtrace database schema, version 1 (docs/schema.md describes every column).
+-- Times are nanoseconds of CLOCK_MONOTONIC on the recording host unless noted.
+PRAGMA application_id = 1414548820; -- 0x54504D54, "TPMT"
+PRAGMA user_version = 1;
+
+CREATE TABLE meta (
+	key TEXT PRIMARY KEY,
+	value TEXT
+);
+
+-- One row per recording, replay run or import.
+CREATE TABLE trace (
+	id INTEGER PRIMARY KEY,
+	name TEXT,
+	kind TEXT NOT NULL,                -- record | replay | import
+	source TEXT,                       -- backend, replay target or imported file
+	started_at TEXT,                   -- wall clock, ISO 8601 UTC
+	start_ns INTEGER,                  -- monotonic time of the start
+	end_ns INTEGER,
+	payloads TEXT,                     -- none | redacted | full
+	host TEXT,
+	tool_version TEXT,
+	parent_id INTEGER REFERENCES trace(id), -- the trace a replay ran from
+	policy TEXT,                       -- replay session policy
+	emulated TEXT,                     -- latency profile emulated, if any
+	status TEXT NOT NULL DEFAULT 'recording', -- recording | complete | incomplete
+	commands INTEGER NOT NULL DEFAULT 0, -- commands stored
+	events INTEGER NOT NULL DEFAULT 0,   -- control events stored
+	dropped INTEGER NOT NULL DEFAULT 0,  -- commands and events seen but not stored
+	notes TEXT
+);
+
+-- Who sent commands: a process for unix sockets and devices, a peer address for TCP.
+CREATE TABLE client (
+	trace_id INTEGER NOT NULL REFERENCES trace(id),
+	id INTEGER NOT NULL,
+	pid INTEGER,
+	uid INTEGER,
+	comm TEXT,
+	peer TEXT,
+	first_ns INTEGER,
+	PRIMARY KEY (trace_id, id)
+);
+
+-- One row per TPM command. seq orders commands and events of a trace together.
+CREATE TABLE command (
+	id INTEGER PRIMARY KEY,
+	trace_id INTEGER NOT NULL REFERENCES trace(id),
+	seq INTEGER NOT NULL,
+	t_submit_ns INTEGER,               -- command handed to the TPM
+	t_done_ns INTEGER,                 -- whole response received
+	latency_ns INTEGER,                -- t_done_ns - t_submit_ns
+	cc INTEGER,                        -- command code
+	locality INTEGER,
+	tag INTEGER,
+	cmd_size INTEGER,
+	rsp_size INTEGER,
+	rc INTEGER,                        -- response code; NULL when there was no response
+	handle1 INTEGER, handle2 INTEGER, handle3 INTEGER,
+	rsp_handle INTEGER,
+	n_sessions INTEGER,
+	sess_handle INTEGER,               -- first session's handle
+	sess_attrs INTEGER,                -- attributes, session i in byte i
+	auth_kind INTEGER,                 -- 0 none 1 password 2 hmac 3 hmac+enc 4 policy 5 policy+enc
+	pcr INTEGER,                       -- PCR index of PCR_Extend/PCR_Event/PCR_Reset
+	client_id INTEGER,
+	flags INTEGER NOT NULL DEFAULT 0,  -- 1 redacted 2 malformed 4 emulated 8 no response 16 synthetic time
+	malformed TEXT,                    -- why the command did not parse
+	cmd BLOB,                          -- raw bytes (payloads=redacted|full)
+	rsp BLOB
+);
+CREATE INDEX command_trace_seq ON command (trace_id, seq);
+
+-- Control and platform events: INIT, SHUTDOWN, SET_LOCALITY, STOP, POWER_ON, gaps.
+CREATE TABLE event (
+	id INTEGER PRIMARY KEY,
+	trace_id INTEGER NOT NULL REFERENCES trace(id),
+	seq INTEGER NOT NULL,
+	t_ns INTEGER,
+	kind TEXT NOT NULL,
+	detail TEXT,
+	client_id INTEGER
+);
+CREATE INDEX event_trace_seq ON event (trace_id, seq);
+
+-- Command code names, filled from the command table when the file is created,
+-- so that the views below work in the stock sqlite3 shell.
+CREATE TABLE tpm_cc (
+	cc INTEGER PRIMARY KEY,
+	name TEXT NOT NULL,
+	handles_in INTEGER, auth_handles INTEGER, handles_out INTEGER,
+	cmd_tpm2b INTEGER, rsp_tpm2b INTEGER
+);
+
+-- Commands with names and milliseconds, for reading by hand.
+CREATE VIEW command_named AS
+SELECT c.trace_id, c.seq, c.t_submit_ns, c.cc,
+       coalesce(n.name, printf('0x%08X', c.cc)) AS name,
+       c.latency_ns / 1e6 AS latency_ms, c.rc, c.pcr, c.auth_kind, c.n_sessions,
+       c.client_id, c.flags, c.malformed
+FROM command c LEFT JOIN tpm_cc n ON n.cc = c.cc;
+
+-- Per trace and command code: count, total, min, mean, max, nearest-rank
+-- percentiles (the smallest latency whose rank r satisfies r >= p% of n, the
+-- same definition as the percentile() SQL function), and the latency of the
+-- first occurrence (cold TPM, cold caches).
+CREATE VIEW command_stats AS
+WITH r AS (
+	SELECT trace_id, cc, seq, latency_ns,
+	       row_number() OVER (PARTITION BY trace_id, cc ORDER BY latency_ns, seq) AS rn,
+	       count(*) OVER (PARTITION BY trace_id, cc) AS n,
+	       first_value(latency_ns) OVER (PARTITION BY trace_id, cc ORDER BY seq) AS first_ns
+	FROM command WHERE latency_ns IS NOT NULL
+)
+SELECT r.trace_id, r.cc, coalesce(t.name, printf('0x%08X', r.cc)) AS name,
+       count(*) AS count,
+       sum(latency_ns) AS total_ns,
+       min(latency_ns) AS min_ns,
+       avg(latency_ns) AS mean_ns,
+       min(CASE WHEN rn * 100 >= n * 50 THEN latency_ns END) AS p50_ns,
+       min(CASE WHEN rn * 100 >= n * 95 THEN latency_ns END) AS p95_ns,
+       min(CASE WHEN rn * 100 >= n * 99 THEN latency_ns END) AS p99_ns,
+       max(latency_ns) AS max_ns,
+       max(first_ns) AS first_ns
+FROM r LEFT JOIN tpm_cc t ON t.cc = r.cc
+GROUP BY r.trace_id, r.cc;
+
+-- Per trace totals.
+CREATE VIEW trace_summary AS
+SELECT t.id AS trace_id, t.name, t.kind, t.status, t.commands, t.events, t.dropped,
+       (SELECT count(*) FROM command c WHERE c.trace_id = t.id) AS stored,
+       (SELECT sum(latency_ns) FROM command c WHERE c.trace_id = t.id) AS tpm_ns,
+       (SELECT max(t_done_ns) - min(t_submit_ns) FROM command c WHERE c.trace_id = t.id) AS span_ns,
+       (SELECT count(*) FROM command c WHERE c.trace_id = t.id AND c.flags & 2) AS malformed
+FROM trace t;

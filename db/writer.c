@@ -1,0 +1,451 @@
+#include "db/writer.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "db/db.h"
+#include "model/decode.h"
+
+#define BATCH_MAX 8192
+#define IDLE_SLEEP_MIN_US 500
+#define IDLE_SLEEP_MAX_US 16000
+#define COMMIT_EVERY_NS 100000000ull /* a killed recorder loses at most ~0.1 s */
+
+struct writer {
+	struct writer_cfg cfg;
+	char *path;
+	struct rec *slots;
+	uint32_t mask;
+	uint8_t *ring;
+	uint64_t ring_cap;
+
+	/* Producer side. */
+	uint64_t p_bytes;
+	uint64_t seq;
+	int reserved;
+	_Atomic uint64_t head; /* records published */
+	_Atomic uint64_t q_dropped;
+	_Atomic uint64_t q_dropped_cmds;
+
+	/* Consumer side. */
+	_Atomic uint64_t tail;    /* records consumed */
+	_Atomic uint64_t c_bytes; /* payload bytes released */
+	_Atomic uint64_t commands, events, db_dropped, db_dropped_cmds, batches, failed;
+	_Atomic int stop;
+	pthread_t thread;
+	sqlite3 *db;
+	sqlite3_stmt *ins_cmd, *ins_ev, *ins_client;
+	int failing;
+	unsigned stall_ms; /* fault injection: TPMTRACE_FAULT_WRITER_STALL_MS */
+};
+
+static void sleep_us(unsigned us)
+{
+	struct timespec ts = {us / 1000000, (long)(us % 1000000) * 1000};
+	nanosleep(&ts, NULL);
+}
+
+static int bind_u(sqlite3_stmt *st, int i, uint64_t v)
+{
+	return sqlite3_bind_int64(st, i, (int64_t)v);
+}
+
+static int insert_command(struct writer *w, const struct rec *r)
+{
+	sqlite3_stmt *st = w->ins_cmd;
+	int i = 1;
+	bind_u(st, i++, w->cfg.trace_id);
+	bind_u(st, i++, r->seq);
+	bind_u(st, i++, r->t_submit);
+	if (r->has_rsp) {
+		bind_u(st, i++, r->t_done);
+		bind_u(st, i++, r->t_done - r->t_submit);
+	} else {
+		sqlite3_bind_null(st, i++);
+		sqlite3_bind_null(st, i++);
+	}
+	bind_u(st, i++, r->cc);
+	bind_u(st, i++, r->locality);
+	bind_u(st, i++, r->tag);
+	bind_u(st, i++, r->cmd_size);
+	if (r->has_rsp) {
+		bind_u(st, i++, r->rsp_size);
+		bind_u(st, i++, r->rc);
+	} else {
+		sqlite3_bind_null(st, i++);
+		sqlite3_bind_null(st, i++);
+	}
+	for (int h = 0; h < 3; h++) {
+		if (h < r->n_handles)
+			bind_u(st, i++, r->handles[h]);
+		else
+			sqlite3_bind_null(st, i++);
+	}
+	if (r->has_rsp_handle)
+		bind_u(st, i++, r->rsp_handle);
+	else
+		sqlite3_bind_null(st, i++);
+	bind_u(st, i++, r->n_sessions);
+	if (r->n_sessions) {
+		bind_u(st, i++, r->sess_handle);
+		bind_u(st, i++, r->sess_attrs);
+	} else {
+		sqlite3_bind_null(st, i++);
+		sqlite3_bind_null(st, i++);
+	}
+	bind_u(st, i++, r->auth_kind);
+	if (r->pcr >= 0)
+		bind_u(st, i++, (uint64_t)r->pcr);
+	else
+		sqlite3_bind_null(st, i++);
+	bind_u(st, i++, r->client_id);
+	bind_u(st, i++, r->flags);
+	if (r->malformed)
+		sqlite3_bind_text(st, i++, tpm_malformed_str(r->malformed), -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i++);
+	if (r->cmd_len)
+		sqlite3_bind_blob(st, i++, r->payload, (int)r->cmd_len, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i++);
+	if (r->rsp_len)
+		sqlite3_bind_blob(st, i++, r->payload + r->cmd_len, (int)r->rsp_len,
+				  SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i++);
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : rc;
+}
+
+/* Two NUL-terminated strings in the payload. */
+static const char *second_str(const struct rec *r)
+{
+	size_t n = strnlen((const char *)r->payload, r->cmd_len);
+	return n + 1 < r->cmd_len ? (const char *)r->payload + n + 1 : "";
+}
+
+static int insert_event(struct writer *w, const struct rec *r)
+{
+	sqlite3_stmt *st = w->ins_ev;
+	const char *detail = second_str(r);
+	bind_u(st, 1, w->cfg.trace_id);
+	bind_u(st, 2, r->seq);
+	bind_u(st, 3, r->t_submit);
+	sqlite3_bind_text(st, 4, (const char *)r->payload, -1, SQLITE_STATIC);
+	if (*detail)
+		sqlite3_bind_text(st, 5, detail, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 5);
+	bind_u(st, 6, r->client_id);
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : rc;
+}
+
+static int insert_client(struct writer *w, const struct rec *r)
+{
+	sqlite3_stmt *st = w->ins_client;
+	const char *peer = second_str(r);
+	bind_u(st, 1, w->cfg.trace_id);
+	bind_u(st, 2, r->client_id);
+	if (r->pid > 0)
+		sqlite3_bind_int(st, 3, r->pid);
+	else
+		sqlite3_bind_null(st, 3);
+	if (r->uid >= 0 && r->pid > 0)
+		sqlite3_bind_int(st, 4, r->uid);
+	else
+		sqlite3_bind_null(st, 4);
+	if (*(const char *)r->payload)
+		sqlite3_bind_text(st, 5, (const char *)r->payload, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 5);
+	if (*peer)
+		sqlite3_bind_text(st, 6, peer, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 6);
+	bind_u(st, 7, r->t_submit);
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : rc;
+}
+
+static void report_failure(struct writer *w, int rc)
+{
+	if (!w->failing && !w->cfg.quiet)
+		fprintf(stderr,
+			"tpmtrace: cannot write to %s (%s); TPM traffic continues, records are "
+			"dropped and counted until writes succeed again\n",
+			w->path, sqlite3_errstr(rc));
+	w->failing = 1;
+}
+
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+	unsigned idle = IDLE_SLEEP_MIN_US;
+	uint64_t last_commit = mono_ns();
+
+	for (;;) {
+		uint64_t h = atomic_load_explicit(&w->head, memory_order_acquire);
+		uint64_t t = atomic_load_explicit(&w->tail, memory_order_relaxed);
+		if (h == t) {
+			if (atomic_load(&w->stop))
+				break;
+			sleep_us(idle);
+			if (idle < IDLE_SLEEP_MAX_US)
+				idle *= 2;
+			continue;
+		}
+		idle = IDLE_SLEEP_MIN_US;
+		/* Let a small backlog grow into a batch, unless time is up. */
+		if (h - t < 64 && mono_ns() - last_commit < COMMIT_EVERY_NS / 10 &&
+		    !atomic_load(&w->stop)) {
+			sleep_us(IDLE_SLEEP_MIN_US);
+			h = atomic_load_explicit(&w->head, memory_order_acquire);
+		}
+		if (w->stall_ms)
+			sleep_us(w->stall_ms * 1000u);
+		uint64_t n = h - t;
+		if (n > BATCH_MAX)
+			n = BATCH_MAX;
+		uint64_t ncmd = 0, nev = 0;
+		int rc = sqlite3_exec(w->db, "BEGIN", NULL, NULL, NULL);
+		for (uint64_t k = 0; k < n; k++) {
+			const struct rec *r = &w->slots[(t + k) & w->mask];
+			int irc = 0;
+			if (r->type == REC_COMMAND) {
+				ncmd++;
+				if (rc == SQLITE_OK)
+					irc = insert_command(w, r);
+			} else if (r->type == REC_EVENT) {
+				nev++;
+				if (rc == SQLITE_OK)
+					irc = insert_event(w, r);
+			} else if (r->type == REC_CLIENT && rc == SQLITE_OK) {
+				irc = insert_client(w, r);
+			}
+			if (irc && rc == SQLITE_OK)
+				rc = irc;
+		}
+		if (rc == SQLITE_OK)
+			rc = sqlite3_exec(w->db, "COMMIT", NULL, NULL, NULL);
+		if (rc != SQLITE_OK) {
+			sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
+			report_failure(w, rc);
+			atomic_fetch_add(&w->db_dropped, ncmd + nev);
+			atomic_fetch_add(&w->db_dropped_cmds, ncmd);
+			atomic_fetch_add(&w->failed, 1);
+		} else {
+			if (w->failing && !w->cfg.quiet)
+				fprintf(stderr, "tpmtrace: writes to %s succeed again\n", w->path);
+			w->failing = 0;
+			atomic_fetch_add(&w->commands, ncmd);
+			atomic_fetch_add(&w->events, nev);
+		}
+		atomic_fetch_add(&w->batches, 1);
+		last_commit = mono_ns();
+		const struct rec *lastr = &w->slots[(t + n - 1) & w->mask];
+		atomic_store_explicit(&w->c_bytes, lastr->payload_end, memory_order_release);
+		atomic_store_explicit(&w->tail, t + n, memory_order_release);
+	}
+	return NULL;
+}
+
+static const char ins_cmd_sql[] =
+	"INSERT INTO command (trace_id, seq, t_submit_ns, t_done_ns, latency_ns, cc, locality,"
+	" tag, cmd_size, rsp_size, rc, handle1, handle2, handle3, rsp_handle, n_sessions,"
+	" sess_handle, sess_attrs, auth_kind, pcr, client_id, flags, malformed, cmd, rsp)"
+	" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+
+int writer_start(struct writer **out, const struct writer_cfg *cfg, char *err, size_t errlen)
+{
+	struct writer *w = calloc(1, sizeof(*w));
+	int rc = -ENOMEM;
+	const char *stall;
+
+	*out = NULL;
+	if (!w)
+		goto fail;
+	w->cfg = *cfg;
+	if (!w->cfg.queue_slots)
+		w->cfg.queue_slots = 8192;
+	if (w->cfg.queue_slots & (w->cfg.queue_slots - 1)) {
+		snprintf(err, errlen, "queue size %u is not a power of two", w->cfg.queue_slots);
+		rc = -EINVAL;
+		goto fail;
+	}
+	if (!w->cfg.payload_bytes)
+		w->cfg.payload_bytes = 1u << 20;
+	w->mask = w->cfg.queue_slots - 1;
+	w->ring_cap = w->cfg.payload_bytes;
+	w->path = strdup(cfg->path);
+	w->slots = calloc(w->cfg.queue_slots, sizeof(struct rec));
+	w->ring = malloc(w->ring_cap);
+	if (!w->path || !w->slots || !w->ring) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	stall = getenv("TPMTRACE_FAULT_WRITER_STALL_MS");
+	if (stall)
+		w->stall_ms = (unsigned)strtoul(stall, NULL, 10);
+	rc = db_open(cfg->path, DB_WRITE, &w->db, err, errlen);
+	if (rc)
+		goto fail;
+	/* WAL with synchronous=NORMAL: a killed process loses nothing committed;
+	 * a power cut may lose the last batches but never corrupts the file. */
+	db_exec(w->db, "PRAGMA synchronous=NORMAL", NULL, 0);
+	if (sqlite3_prepare_v3(w->db, ins_cmd_sql, -1, SQLITE_PREPARE_PERSISTENT, &w->ins_cmd,
+			       NULL) ||
+	    sqlite3_prepare_v3(w->db,
+			       "INSERT INTO event (trace_id, seq, t_ns, kind, detail, client_id)"
+			       " VALUES (?,?,?,?,?,?)",
+			       -1, SQLITE_PREPARE_PERSISTENT, &w->ins_ev, NULL) ||
+	    sqlite3_prepare_v3(w->db,
+			       "INSERT OR REPLACE INTO client (trace_id, id, pid, uid, comm, peer,"
+			       " first_ns) VALUES (?,?,?,?,?,?,?)",
+			       -1, SQLITE_PREPARE_PERSISTENT, &w->ins_client, NULL)) {
+		snprintf(err, errlen, "%s: %s", cfg->path, sqlite3_errmsg(w->db));
+		rc = -EIO;
+		goto fail;
+	}
+	rc = pthread_create(&w->thread, NULL, writer_main, w);
+	if (rc) {
+		snprintf(err, errlen, "cannot start the writer thread: %s", strerror(rc));
+		rc = -rc;
+		goto fail;
+	}
+	*out = w;
+	return 0;
+fail:
+	if (w) {
+		sqlite3_finalize(w->ins_cmd);
+		sqlite3_finalize(w->ins_ev);
+		sqlite3_finalize(w->ins_client);
+		db_close(w->db);
+		free(w->ring);
+		free(w->slots);
+		free(w->path);
+		free(w);
+	}
+	return rc;
+}
+
+static int has_room(struct writer *w, uint32_t len, uint64_t *start)
+{
+	uint64_t h = atomic_load_explicit(&w->head, memory_order_relaxed);
+	uint64_t t = atomic_load_explicit(&w->tail, memory_order_acquire);
+	if (h - t > w->mask)
+		return 0;
+	uint64_t s = w->p_bytes;
+	uint64_t pos = s % w->ring_cap;
+	if (w->ring_cap - pos < len)
+		s += w->ring_cap - pos; /* keep each payload contiguous */
+	if (len > w->ring_cap ||
+	    s + len - atomic_load_explicit(&w->c_bytes, memory_order_acquire) > w->ring_cap)
+		return 0;
+	*start = s;
+	return 1;
+}
+
+struct rec *writer_reserve(struct writer *w, uint8_t type, uint32_t payload_len)
+{
+	uint64_t start;
+	uint64_t seq = ++w->seq;
+
+	while (!has_room(w, payload_len, &start)) {
+		if (!w->cfg.block_when_full || payload_len > w->ring_cap) {
+			atomic_fetch_add_explicit(&w->q_dropped, 1, memory_order_relaxed);
+			if (type == REC_COMMAND)
+				atomic_fetch_add_explicit(&w->q_dropped_cmds, 1,
+							  memory_order_relaxed);
+			return NULL;
+		}
+		sleep_us(50);
+	}
+	uint64_t h = atomic_load_explicit(&w->head, memory_order_relaxed);
+	struct rec *r = &w->slots[h & w->mask];
+	memset(r, 0, sizeof(*r));
+	r->type = type;
+	r->seq = seq;
+	r->pcr = -1;
+	r->payload = w->ring + start % w->ring_cap;
+	w->p_bytes = start + payload_len;
+	r->payload_end = w->p_bytes;
+	w->reserved = 1;
+	return r;
+}
+
+void writer_publish(struct writer *w)
+{
+	if (!w->reserved)
+		return;
+	w->reserved = 0;
+	atomic_fetch_add_explicit(&w->head, 1, memory_order_release);
+}
+
+int writer_event(struct writer *w, uint64_t t_ns, const char *kind, const char *detail,
+		 uint32_t client_id)
+{
+	size_t kl = strlen(kind) + 1, dl = detail ? strlen(detail) + 1 : 1;
+	struct rec *r = writer_reserve(w, REC_EVENT, (uint32_t)(kl + dl));
+	if (!r)
+		return -ENOBUFS;
+	memcpy(r->payload, kind, kl);
+	if (detail)
+		memcpy(r->payload + kl, detail, dl);
+	else
+		r->payload[kl] = 0;
+	r->cmd_len = (uint32_t)(kl + dl);
+	r->t_submit = t_ns;
+	r->client_id = client_id;
+	writer_publish(w);
+	return 0;
+}
+
+void writer_flush(struct writer *w)
+{
+	uint64_t h = atomic_load(&w->head);
+	while (atomic_load(&w->tail) < h)
+		sleep_us(200);
+}
+
+void writer_get_stats(struct writer *w, struct writer_stats *st)
+{
+	st->commands = atomic_load(&w->commands);
+	st->events = atomic_load(&w->events);
+	st->dropped = atomic_load(&w->q_dropped) + atomic_load(&w->db_dropped);
+	st->dropped_commands = atomic_load(&w->q_dropped_cmds) + atomic_load(&w->db_dropped_cmds);
+	st->batches = atomic_load(&w->batches);
+	st->failed_batches = atomic_load(&w->failed);
+}
+
+int writer_stop(struct writer *w, const char *status, struct writer_stats *final)
+{
+	struct writer_stats st;
+	int rc;
+
+	atomic_store(&w->stop, 1);
+	pthread_join(w->thread, NULL);
+	writer_get_stats(w, &st);
+	if (!status)
+		status = "complete";
+	rc = db_trace_end(w->db, w->cfg.trace_id, st.commands, st.events, st.dropped, status);
+	if (final)
+		*final = st;
+	sqlite3_finalize(w->ins_cmd);
+	sqlite3_finalize(w->ins_ev);
+	sqlite3_finalize(w->ins_client);
+	db_close(w->db);
+	free(w->ring);
+	free(w->slots);
+	free(w->path);
+	free(w);
+	return rc;
+}

@@ -1,0 +1,104 @@
+/* The batched asynchronous writer: the TPM path hands records to a bounded
+ * single-producer queue; a thread commits them to SQLite in batches, one
+ * transaction each (WAL). The producer never waits on the database: when the
+ * queue is full or the database fails, records are dropped and counted.
+ *
+ * Single producer: all writer_reserve/publish calls for one writer must come
+ * from one thread at a time (the proxies serialize commands to their backend). */
+#ifndef TPMTRACE_WRITER_H
+#define TPMTRACE_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum rec_type {
+	REC_COMMAND = 1,
+	REC_EVENT = 2,
+	REC_CLIENT = 3,
+};
+
+/* flags column bits */
+#define REC_F_REDACTED 1u
+#define REC_F_MALFORMED 2u
+#define REC_F_EMULATED 4u
+#define REC_F_NO_RESPONSE 8u
+#define REC_F_SYNTHETIC_TIME 16u
+
+struct rec {
+	uint8_t type;
+	uint8_t locality;
+	uint8_t n_sessions;
+	uint8_t auth_kind;
+	uint8_t malformed; /* enum tpm_malformed */
+	uint8_t has_rsp;
+	uint16_t tag;
+	uint32_t cc;
+	uint32_t rc;
+	uint32_t handles[3];
+	uint8_t n_handles;
+	uint8_t has_rsp_handle;
+	uint32_t rsp_handle;
+	uint32_t sess_handle;
+	uint32_t sess_attrs;
+	uint32_t cmd_size;
+	uint32_t rsp_size;
+	uint32_t client_id;
+	uint32_t flags;
+	int32_t pcr;
+	int32_t pid; /* REC_CLIENT */
+	int32_t uid;
+	uint64_t seq;
+	uint64_t t_submit; /* REC_EVENT: t_ns */
+	uint64_t t_done;
+	/* Payload bytes in the queue's byte ring: REC_COMMAND: cmd then rsp;
+	 * REC_EVENT: kind NUL detail NUL; REC_CLIENT: comm NUL peer NUL. */
+	uint32_t cmd_len;
+	uint32_t rsp_len;
+	uint8_t *payload;
+	uint64_t payload_end; /* internal */
+};
+
+struct writer;
+
+struct writer_cfg {
+	const char *path;     /* database file (created if missing) */
+	int64_t trace_id;     /* rows go to this trace */
+	uint32_t queue_slots; /* power of two; default 8192 */
+	uint32_t payload_bytes; /* byte ring size; default 1 MiB */
+	int block_when_full;  /* importers and replay wait instead of dropping */
+	int quiet;            /* no warning on stderr when the database fails */
+};
+
+/* Starts the writer thread. Returns 0 or -errno (err holds a message). */
+int writer_start(struct writer **out, const struct writer_cfg *cfg, char *err, size_t errlen);
+
+/* Reserves a record with payload_len bytes of payload (r->payload). Returns NULL
+ * when the queue is full (the record is counted as dropped). Fields are zeroed
+ * except seq, which is assigned. */
+struct rec *writer_reserve(struct writer *w, uint8_t type, uint32_t payload_len);
+/* Hands the reserved record to the writer thread. */
+void writer_publish(struct writer *w);
+
+/* Convenience: an event record with kind and detail text. */
+int writer_event(struct writer *w, uint64_t t_ns, const char *kind, const char *detail,
+		 uint32_t client_id);
+
+struct writer_stats {
+	uint64_t commands; /* command rows committed */
+	uint64_t events;   /* event rows committed */
+	uint64_t dropped;  /* records seen but not stored (queue full or database error) */
+	uint64_t dropped_commands;
+	uint64_t batches;
+	uint64_t failed_batches;
+};
+
+/* Waits until everything published so far is committed (or dropped). */
+void writer_flush(struct writer *w);
+void writer_get_stats(struct writer *w, struct writer_stats *st);
+
+/* Stops the thread after draining the queue, closes the trace row with the
+ * final counts and status ("complete" unless given), frees the writer.
+ * Returns 0, or -EIO when the trace row could not be finalized. */
+int writer_stop(struct writer *w, const char *status, struct writer_stats *final);
+
+#endif

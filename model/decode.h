@@ -1,0 +1,121 @@
+/* Decoder for raw TPM 2.0 commands and responses (TPM 2.0 Part 1 section 18,
+ * Part 3 section 4 for the layout of each command). Reads only through the
+ * bounds-checked accessors of wire.h; never writes to the buffer. */
+#ifndef TPMTRACE_DECODE_H
+#define TPMTRACE_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/tpm_cc.h"
+
+#define TPM_ST_RSP_COMMAND 0x00C4 /* TPM 1.2 style tag, used for some errors */
+#define TPM_ST_NO_SESSIONS 0x8001
+#define TPM_ST_SESSIONS 0x8002
+#define TPM_HEADER_SIZE 10
+#define TPM_MAX_MESSAGE 4096 /* the kernel's TPM_BUFSIZE */
+#define TPM_MAX_SESSIONS 3
+#define TPM_RS_PW 0x40000009u
+#define TPM_RH_NULL 0x40000007u
+
+/* Session attributes (Part 2 8.4, TPMA_SESSION). */
+#define TPMA_SESSION_CONTINUESESSION 0x01
+#define TPMA_SESSION_AUDITEXCLUSIVE 0x02
+#define TPMA_SESSION_AUDITRESET 0x04
+#define TPMA_SESSION_DECRYPT 0x20
+#define TPMA_SESSION_ENCRYPT 0x40
+#define TPMA_SESSION_AUDIT 0x80
+
+/* Why a message did not parse. 0 means it did. */
+enum tpm_malformed {
+	TPM_MAL_NONE = 0,
+	TPM_MAL_SHORT_HEADER,   /* fewer than 10 bytes */
+	TPM_MAL_SIZE_OVER,      /* size field larger than the bytes received */
+	TPM_MAL_SIZE_UNDER,     /* size field smaller than the bytes received */
+	TPM_MAL_TOO_LARGE,      /* more than TPM_MAX_MESSAGE bytes */
+	TPM_MAL_BAD_TAG,        /* tag is neither NO_SESSIONS nor SESSIONS */
+	TPM_MAL_UNKNOWN_CC,     /* command code not in the table */
+	TPM_MAL_HANDLES,        /* handle area runs past the end */
+	TPM_MAL_AUTH_SIZE,      /* authorization size runs past the end */
+	TPM_MAL_AUTH,           /* sessions do not fill the authorization area */
+	TPM_MAL_TOO_MANY_SESSIONS,
+	TPM_MAL_PARAM_SIZE,     /* response parameterSize runs past the end */
+	TPM_MAL_COUNT
+};
+
+const char *tpm_malformed_str(int reason);
+
+/* Authorization kind of a command: the key of a latency profile. */
+enum tpm_auth_kind {
+	TPM_AUTH_NONE = 0,
+	TPM_AUTH_PASSWORD = 1,
+	TPM_AUTH_HMAC = 2,
+	TPM_AUTH_HMAC_ENC = 3, /* HMAC session with parameter encryption */
+	TPM_AUTH_POLICY = 4,
+	TPM_AUTH_POLICY_ENC = 5,
+};
+
+const char *tpm_auth_kind_str(int kind);
+
+struct tpm_session {
+	uint32_t handle;
+	uint16_t nonce_off; /* offset of the nonce bytes in the message */
+	uint16_t nonce_size;
+	uint8_t attrs;
+	uint16_t hmac_off;  /* offset of the hmac (or password) bytes */
+	uint16_t hmac_size;
+};
+
+struct tpm_cmd {
+	uint16_t tag;
+	uint32_t size; /* the size field */
+	uint32_t cc;
+	const struct tpm_cc_info *info; /* NULL for unknown codes */
+	uint8_t n_handles;
+	uint32_t handles[3];
+	uint32_t auth_size;
+	uint8_t n_sessions;
+	struct tpm_session sess[TPM_MAX_SESSIONS];
+	uint32_t param_off;
+	uint32_t param_size;
+	int32_t pcr; /* PCR index for PCR_Extend/PCR_Event/PCR_Reset, else -1 */
+	uint8_t auth_kind;
+	uint8_t sess_attrs[TPM_MAX_SESSIONS];
+	int malformed; /* enum tpm_malformed */
+};
+
+struct tpm_rsp {
+	uint16_t tag;
+	uint32_t size;
+	uint32_t rc;
+	uint8_t n_handles;
+	uint32_t handle;
+	uint32_t param_off;
+	uint32_t param_size;
+	uint8_t n_sessions;
+	struct tpm_session sess[TPM_MAX_SESSIONS];
+	int malformed;
+};
+
+/* Decodes a command. Returns 0 or the malformed reason (also in out->malformed);
+ * fields that could be read before the problem are filled in. */
+int tpm_cmd_decode(const uint8_t *buf, size_t len, struct tpm_cmd *out);
+
+/* Decodes a response to a command with code cc (0 if unknown: then only the
+ * header is decoded). */
+int tpm_rsp_decode(const uint8_t *buf, size_t len, uint32_t cc, struct tpm_rsp *out);
+
+/* Packs up to three session attribute bytes into one integer (session 0 in the
+ * low byte) as stored in the database. */
+static inline uint32_t tpm_pack_attrs(const uint8_t *a, unsigned n)
+{
+	uint32_t v = 0;
+	for (unsigned i = 0; i < n && i < TPM_MAX_SESSIONS; i++)
+		v |= (uint32_t)a[i] << (8 * i);
+	return v;
+}
+
+/* Text of a response code, from tss2-rc ("TPM2_RC_SUCCESS" for 0). */
+const char *tpm_rc_str(uint32_t rc);
+
+#endif

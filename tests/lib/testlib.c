@@ -1,0 +1,82 @@
+#include "testlib.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+int tl_failures;
+int tl_checks;
+
+int tl_finish(const char *name)
+{
+	printf("%s: %d checks\n", name, tl_checks);
+	printf("%d passed, %d failed\n", tl_checks - tl_failures, tl_failures);
+	return tl_failures ? 1 : 0;
+}
+
+void tl_skip(const char *why)
+{
+	printf("SKIPPED: %s\n", why);
+	exit(77);
+}
+
+const char *tl_shared_data(void)
+{
+	const char *d = getenv("TPMTRACE_SHARED_DATA");
+	if (!d || !*d)
+		tl_skip("TPMTRACE_SHARED_DATA is not set (run through ctest)");
+	return d;
+}
+
+uint8_t *tl_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	uint8_t *buf = malloc(cap);
+	size_t got;
+	while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += got;
+		if (n == cap) {
+			uint8_t *nb = realloc(buf, cap *= 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+			}
+			buf = nb;
+		}
+	}
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+size_t tl_hex(const char *hex, uint8_t *out, size_t cap)
+{
+	size_t n = 0;
+	while (*hex && n < cap) {
+		if (isspace((unsigned char)*hex)) {
+			hex++;
+			continue;
+		}
+		if (!hex[1])
+			break;
+		char b[3] = {hex[0], hex[1], 0};
+		out[n++] = (uint8_t)strtoul(b, NULL, 16);
+		hex += 2;
+	}
+	return n;
+}
+
+const char *tl_tmpdir(void)
+{
+	static char path[] = "/tmp/tpmtrace-test-XXXXXX";
+	static int made;
+	if (!made) {
+		if (!mkdtemp(path))
+			tl_skip("cannot create a temporary directory");
+		made = 1;
+	}
+	return path;
+}
