@@ -236,10 +236,14 @@ static int data_messages(struct proxy *p, struct conn *c, int eof)
 	for (;;) {
 		if (c->in_len == 0)
 			return eof ? -1 : 0;
-		if (c->mode == MODE_UNKNOWN)
-			/* A raw TPM 2.0 command starts with tag 0x8001/0x8002;
-			 * MS-simulator framing with a big-endian u32 code. */
-			c->mode = c->in[0] == 0x80 ? MODE_RAW : MODE_MSSIM;
+		if (c->mode == MODE_UNKNOWN) {
+			/* MS-simulator framing starts with a small big-endian u32
+			 * code (8 = TPM_SEND_COMMAND); anything else is taken as a
+			 * raw command, as swtpm itself decides. */
+			if (c->in_len < 3)
+				return eof ? -1 : 0;
+			c->mode = !c->in[0] && !c->in[1] && !c->in[2] ? MODE_MSSIM : MODE_RAW;
+		}
 		if (c->mode == MODE_RAW) {
 			if (c->in_len < TPM_HEADER_SIZE) {
 				if (eof) {
@@ -266,9 +270,14 @@ static int data_messages(struct proxy *p, struct conn *c, int eof)
 				}
 				return 0;
 			}
-			if (forward(p, c, p->locality, c->in, size))
+			/* A client sends one command and waits for its answer, so
+			 * bytes beyond the size field came with the same command:
+			 * hand the TPM all of them, as swtpm reading the socket
+			 * would, and let it answer TPM_RC_COMMAND_SIZE. */
+			size_t len = c->in_len > size ? c->in_len : size;
+			if (forward(p, c, p->locality, c->in, len))
 				return -1;
-			consume(c, size);
+			consume(c, len);
 			continue;
 		}
 		/* MS simulator framing on the command port. */

@@ -333,10 +333,12 @@ static int run(int argc, char **argv)
 			(long long)trace_id, db_path);
 	if (!quiet || st.dropped)
 		fprintf(stderr,
-			"tpmtrace record: trace %lld: %llu commands, %llu events recorded, %llu "
-			"dropped%s\n",
-			(long long)trace_id, (unsigned long long)st.commands,
-			(unsigned long long)st.events, (unsigned long long)st.dropped,
+			"tpmtrace record: trace %lld: %llu commands forwarded, %llu recorded, %llu "
+			"dropped; %llu events recorded, %llu dropped%s\n",
+			(long long)trace_id, (unsigned long long)rec.forwarded,
+			(unsigned long long)st.commands, (unsigned long long)st.dropped_commands,
+			(unsigned long long)st.events,
+			(unsigned long long)(st.dropped - st.dropped_commands),
 			st.dropped ? " (the database could not keep up or failed)" : "");
 	if (command) {
 		if (WIFEXITED(x.child_status))

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Several clients at once through every front of the proxy: raw protocol on a
+# unix socket and on TCP (persistent and one connection per command), the
+# MS-simulator framing, tpm2-tss's swtpm TCTI (control channel forwarded) and
+# its mssim TCTI (platform port mapped onto swtpm). Every command is answered,
+# serialized to the one backend and recorded exactly once with its client.
+. "$TPMTRACE_TEST_LIB/common.sh"
+need swtpm tpm2_getrandom sqlite3
+
+start_swtpm "$T/sw"
+db=$T/clients.db
+for attempt in 1 2 3 4 5; do
+	port=$((20000 + RANDOM % 20000))
+	record_bg "$db" --backend "swtpm:path=$T/sw/s.sock" --listen "unix:$T/p.sock" \
+		--listen "tcp:127.0.0.1:$port" --listen-mssim "tcp:127.0.0.1:$((port + 2))"
+	wait_for_socket "$T/p.sock" 2>/dev/null && break
+	wait $RECORD_PID 2>/dev/null
+done
+check "proxy is listening" [ -S "$T/p.sock" ]
+
+check "startup through the proxy" "$TPMCLIENT" --connect "unix:$T/p.sock" --cmd startup
+"$TPMCLIENT" --connect "unix:$T/p.sock" --cmd getrandom --count 500 >"$T/c1" &
+c1=$!
+"$TPMCLIENT" --connect "unix:$T/p.sock" --cmd getrandom --count 500 >"$T/c2" &
+c2=$!
+"$TPMCLIENT" --connect "tcp:127.0.0.1:$port" --new-conn --cmd pcrextend --count 300 >"$T/c3" &
+c3=$!
+"$TPMCLIENT" --connect "tcp:127.0.0.1:$port" --mssim --cmd pcrread --count 300 >"$T/c4" &
+c4=$!
+"$TPMCLIENT" --connect "unix:$T/p.sock" --cmd big --count 50 >"$T/c5" &
+c5=$!
+for p in $c1 $c2 $c3 $c4 $c5; do
+	check "client $p got every answer right" wait $p
+done
+check "tpm2-tools over the swtpm TCTI (TCP, control at port+1)" \
+	env TPM2TOOLS_TCTI="swtpm:host=127.0.0.1,port=$port" tpm2_pcrread sha256:16 -o "$T/pcr16"
+check "tpm2-tools over the mssim TCTI (platform port mapped)" \
+	env TPM2TOOLS_TCTI="mssim:host=127.0.0.1,port=$((port + 2))" tpm2_getrandom 8 -o "$T/rnd"
+kill -TERM $RECORD_PID
+check "recorder exits 0 on SIGTERM" wait $RECORD_PID
+check "summary printed" grep -q "dropped" "$T/record.err"
+
+q() { sqlite3 "$db" "$1"; }
+expect_eq "GetRandom recorded" "$(q "SELECT count(*) FROM command WHERE cc=0x17B")" 1001
+expect_eq "PCR_Extend recorded" "$(q "SELECT count(*) FROM command WHERE cc=0x182")" 300
+expect_eq "Hash (1 KiB) recorded" "$(q "SELECT count(*) FROM command WHERE cc=0x17D AND cmd_size > 1024")" 50
+check "PCR_Read recorded (300 + tpm2_pcrread)" [ "$(q "SELECT count(*) FROM command WHERE cc=0x17E")" -ge 301 ]
+expect_eq "all succeeded" "$(q "SELECT count(*) FROM command WHERE rc != 0 OR rc IS NULL")" 0
+expect_eq "two unix clients with 500 GetRandom each" \
+	"$(q "SELECT group_concat(n) FROM (SELECT count(*) n FROM command c JOIN client k ON k.trace_id=c.trace_id AND k.id=c.client_id WHERE cc=0x17B AND k.pid IS NOT NULL GROUP BY client_id HAVING n = 500)")" "500,500"
+expect_eq "unix client processes named (startup, 2 x GetRandom, Hash)" "$(q "SELECT count(*) FROM client WHERE comm='tpmclient'")" 4
+check "TCP clients identified by peer" [ "$(q "SELECT count(*) FROM client WHERE peer='127.0.0.1'")" -ge 1 ]
+check "mssim platform events" [ "$(q "SELECT count(*) FROM event WHERE kind IN ('platform:POWER_ON','platform:NV_ON')")" -ge 2 ]
+check "swtpm control events" [ "$(q "SELECT count(*) FROM event WHERE kind='ctrl:SET_LOCALITY'")" -ge 1 ]
+expect_eq "sequence numbers unique" "$(q "SELECT count(*) - count(DISTINCT seq) FROM (SELECT seq FROM command UNION ALL SELECT seq FROM event)")" 0
+expect_eq "nothing dropped" "$(q "SELECT dropped FROM trace")" 0
+check "verify" "$TPMTRACE" verify "$db" >/dev/null
+finish
