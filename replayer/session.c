@@ -123,14 +123,16 @@ static int mac_begin(struct sess_crypto *c, uint16_t alg, const uint8_t *key, si
 		c->mac_md = i;
 		c->mac_keyed = 0;
 	}
-	if (c->mac_keyed && keylen == c->mac_keylen && CRYPTO_memcmp(key, c->mac_key, keylen) == 0)
+	if (c->mac_keyed && keylen == c->mac_keylen &&
+	    (!keylen || CRYPTO_memcmp(key, c->mac_key, keylen) == 0))
 		return EVP_MAC_init(c->macctx, NULL, 0, NULL) == 1 ? 0 : -EIO;
 	c->mac_keyed = 0;
 	/* A non-NULL pointer even for an empty key: NULL would mean "same key". */
 	if (EVP_MAC_init(c->macctx, keylen ? key : c->mac_key, keylen, NULL) != 1)
 		return -EIO;
 	if (keylen <= sizeof(c->mac_key)) {
-		memmove(c->mac_key, key, keylen);
+		if (keylen)
+			memmove(c->mac_key, key, keylen);
 		c->mac_keylen = keylen;
 		c->mac_keyed = 1;
 	}
