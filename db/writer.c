@@ -357,7 +357,8 @@ static int has_room(struct writer *w, uint32_t len, uint64_t *start)
 struct rec *writer_reserve(struct writer *w, uint8_t type, uint32_t payload_len)
 {
 	uint64_t start;
-	uint64_t seq = ++w->seq;
+	/* Commands and events share one sequence; a dropped one leaves a gap. */
+	uint64_t seq = type == REC_CLIENT ? 0 : ++w->seq;
 
 	while (!has_room(w, payload_len, &start)) {
 		if (!w->cfg.block_when_full || payload_len > w->ring_cap) {

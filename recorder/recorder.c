@@ -1,0 +1,218 @@
+#include "recorder/recorder.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "db/db.h"
+#include "model/decode.h"
+
+void recorder_init(struct recorder *r, struct writer *w, struct transport *backend, int payloads)
+{
+	memset(r, 0, sizeof(*r));
+	r->w = w;
+	r->backend = backend;
+	r->payloads = payloads;
+}
+
+static void fill_cmd_fields(struct rec *x, const struct tpm_cmd *c, size_t len)
+{
+	x->cc = c->cc;
+	x->tag = c->tag;
+	x->cmd_size = (uint32_t)len;
+	x->n_handles = c->n_handles;
+	memcpy(x->handles, c->handles, sizeof x->handles);
+	x->n_sessions = c->n_sessions;
+	x->sess_handle = c->n_sessions ? c->sess[0].handle : 0;
+	x->sess_attrs = tpm_pack_attrs(c->sess_attrs, c->n_sessions);
+	x->auth_kind = c->auth_kind;
+	x->pcr = c->pcr;
+	x->malformed = (uint8_t)c->malformed;
+	if (c->malformed)
+		x->flags |= REC_F_MALFORMED;
+}
+
+int recorder_forward(struct recorder *r, uint32_t client, uint8_t locality, const uint8_t *cmd,
+		     size_t len, uint8_t *rsp, size_t cap, size_t *rsp_len, struct rec_timing *tm)
+{
+	int rc;
+
+	tm->t_submit = mono_ns();
+	rc = r->backend->ops->transmit(r->backend, locality, cmd, len, rsp, cap, rsp_len);
+	tm->t_done = mono_ns();
+	tm->rc = rc;
+	r->forwarded++;
+	if (rc) {
+		r->backend_errors++;
+		*rsp_len = tpm_error_response(rsp, TPM_RC_FAILURE);
+		if (!r->backend_down) {
+			char detail[300];
+			snprintf(detail, sizeof detail, "%s: %s", r->backend->desc, strerror(-rc));
+			recorder_event(r, "backend-lost", detail, client);
+			r->backend_down = 1;
+		}
+	} else if (r->backend_down) {
+		recorder_event(r, "backend-back", r->backend->desc, client);
+		r->backend_down = 0;
+	}
+	return rc;
+}
+
+void recorder_log(struct recorder *r, uint32_t client, uint8_t locality, const uint8_t *cmd,
+		  size_t len, const uint8_t *rsp, size_t rsp_len, const struct rec_timing *tm)
+{
+	struct tpm_cmd c;
+	struct tpm_rsp p;
+
+	if (!r->w)
+		return;
+	tpm_cmd_decode(cmd, len, &c);
+	uint32_t keep_cmd = r->payloads ? (uint32_t)len : 0;
+	uint32_t keep_rsp = r->payloads && !tm->rc ? (uint32_t)rsp_len : 0;
+	struct rec *x = writer_reserve(r->w, REC_COMMAND, keep_cmd + keep_rsp);
+	if (!x)
+		return;
+	fill_cmd_fields(x, &c, len);
+	x->locality = locality;
+	x->client_id = client;
+	x->t_submit = tm->t_submit;
+	x->t_done = tm->t_done;
+	x->flags |= tm->flags;
+	if (tm->rc) {
+		x->flags |= REC_F_NO_RESPONSE;
+	} else {
+		tpm_rsp_decode(rsp, rsp_len, c.malformed ? 0 : c.cc, &p);
+		x->has_rsp = 1;
+		x->rc = p.rc;
+		x->rsp_size = (uint32_t)rsp_len;
+		if (p.n_handles) {
+			x->has_rsp_handle = 1;
+			x->rsp_handle = p.handle;
+		}
+	}
+	if (keep_cmd) {
+		memcpy(x->payload, cmd, keep_cmd);
+		x->cmd_len = keep_cmd;
+		if (r->payloads == PAYLOADS_REDACTED && redact_command(x->payload, keep_cmd, &c))
+			x->flags |= REC_F_REDACTED;
+	}
+	if (keep_rsp) {
+		memcpy(x->payload + keep_cmd, rsp, keep_rsp);
+		x->rsp_len = keep_rsp;
+		if (r->payloads == PAYLOADS_REDACTED &&
+		    redact_response(x->payload + keep_cmd, keep_rsp, &c, &p))
+			x->flags |= REC_F_REDACTED;
+	}
+	writer_publish(r->w);
+}
+
+int recorder_command(struct recorder *r, uint32_t client, uint8_t locality, const uint8_t *cmd,
+		     size_t len, uint8_t *rsp, size_t cap, size_t *rsp_len)
+{
+	struct rec_timing tm = {0};
+	int rc = recorder_forward(r, client, locality, cmd, len, rsp, cap, rsp_len, &tm);
+	recorder_log(r, client, locality, cmd, len, rsp, *rsp_len, &tm);
+	return rc;
+}
+
+void recorder_malformed(struct recorder *r, uint32_t client, uint8_t locality, const uint8_t *buf,
+			size_t len, int reason)
+{
+	struct tpm_cmd c;
+	if (!r->w)
+		return;
+	tpm_cmd_decode(buf, len, &c);
+	if (!c.malformed)
+		c.malformed = reason;
+	if (reason)
+		c.malformed = reason;
+	uint32_t keep = r->payloads ? (uint32_t)(len > TPM_MAX_MESSAGE ? TPM_MAX_MESSAGE : len) : 0;
+	struct rec *x = writer_reserve(r->w, REC_COMMAND, keep);
+	if (!x)
+		return;
+	fill_cmd_fields(x, &c, len);
+	x->flags |= REC_F_MALFORMED | REC_F_NO_RESPONSE;
+	x->locality = locality;
+	x->client_id = client;
+	x->t_submit = x->t_done = mono_ns();
+	if (keep) {
+		memcpy(x->payload, buf, keep);
+		x->cmd_len = keep;
+		if (r->payloads == PAYLOADS_REDACTED && redact_command(x->payload, keep, &c))
+			x->flags |= REC_F_REDACTED;
+	}
+	writer_publish(r->w);
+}
+
+void recorder_event(struct recorder *r, const char *kind, const char *detail, uint32_t client)
+{
+	if (r->w)
+		writer_event(r->w, mono_ns(), kind, detail, client);
+}
+
+static uint32_t new_client(struct recorder *r, struct recorder_client_key *k, pid_t pid,
+			   uid_t uid, const char *comm, const char *peer)
+{
+	k->id = ++r->next_client;
+	if (r->w) {
+		size_t cl = strlen(comm) + 1, pl = strlen(peer) + 1;
+		struct rec *x = writer_reserve(r->w, REC_CLIENT, (uint32_t)(cl + pl));
+		if (x) {
+			memcpy(x->payload, comm, cl);
+			memcpy(x->payload + cl, peer, pl);
+			x->cmd_len = (uint32_t)(cl + pl);
+			x->client_id = k->id;
+			x->pid = pid;
+			x->uid = (int32_t)uid;
+			x->t_submit = mono_ns();
+			writer_publish(r->w);
+		}
+	}
+	return k->id;
+}
+
+static struct recorder_client_key *slot_for_new(struct recorder *r)
+{
+	/* A fixed table; the oldest entry is reused when full (its id stays
+	 * valid in the database, the process just gets a new id if it returns). */
+	struct recorder_client_key *k = &r->keys[r->n_keys % RECORDER_MAX_CLIENTS];
+	r->n_keys++;
+	memset(k, 0, sizeof(*k));
+	return k;
+}
+
+uint32_t recorder_client_pid(struct recorder *r, pid_t pid, uid_t uid)
+{
+	unsigned n = r->n_keys < RECORDER_MAX_CLIENTS ? r->n_keys : RECORDER_MAX_CLIENTS;
+	for (unsigned i = 0; i < n; i++)
+		if (r->keys[i].is_pid && r->keys[i].pid == pid)
+			return r->keys[i].id;
+	char path[64], comm[64] = "";
+	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t got = read(fd, comm, sizeof comm - 1);
+		close(fd);
+		if (got > 0) {
+			comm[got] = 0;
+			comm[strcspn(comm, "\n")] = 0;
+		}
+	}
+	struct recorder_client_key *k = slot_for_new(r);
+	k->is_pid = 1;
+	k->pid = pid;
+	return new_client(r, k, pid, uid, comm, "");
+}
+
+uint32_t recorder_client_peer(struct recorder *r, const char *peer)
+{
+	unsigned n = r->n_keys < RECORDER_MAX_CLIENTS ? r->n_keys : RECORDER_MAX_CLIENTS;
+	for (unsigned i = 0; i < n; i++)
+		if (!r->keys[i].is_pid && !strcmp(r->keys[i].peer, peer))
+			return r->keys[i].id;
+	struct recorder_client_key *k = slot_for_new(r);
+	snprintf(k->peer, sizeof k->peer, "%s", peer);
+	return new_client(r, k, 0, 0, "", peer);
+}

@@ -1,0 +1,70 @@
+/* The recording core shared by every live recorder (socket proxy, CUSE proxy,
+ * QEMU interposer): time a command's round trip through a transport, decode
+ * both directions, hand a record to the writer. Logging never blocks the TPM
+ * path; a failed transport yields a TPM_RC_FAILURE response, never a hang. */
+#ifndef TPMTRACE_RECORDER_H
+#define TPMTRACE_RECORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "db/writer.h"
+#include "recorder/redact.h"
+#include "recorder/transport.h"
+
+#define RECORDER_MAX_CLIENTS 256
+
+struct recorder_client_key {
+	int is_pid;
+	pid_t pid;
+	char peer[64];
+	uint32_t id;
+};
+
+struct recorder {
+	struct writer *w; /* NULL: forward only, record nothing */
+	struct transport *backend;
+	int payloads; /* enum payload_mode */
+	uint32_t next_client;
+	unsigned n_keys;
+	struct recorder_client_key keys[RECORDER_MAX_CLIENTS];
+	uint64_t forwarded; /* commands forwarded */
+	uint64_t backend_errors;
+	int backend_down; /* an event was logged for the current outage */
+};
+
+void recorder_init(struct recorder *r, struct writer *w, struct transport *backend, int payloads);
+
+struct rec_timing {
+	uint64_t t_submit;
+	uint64_t t_done;
+	int rc; /* transport result */
+	uint32_t flags; /* extra REC_F_* flags (emulated latency) */
+};
+
+/* The two halves of recorder_command, so that a proxy can answer its client
+ * before spending anything on the record: forward (timed), then log. */
+int recorder_forward(struct recorder *r, uint32_t client, uint8_t locality, const uint8_t *cmd,
+		     size_t len, uint8_t *rsp, size_t cap, size_t *rsp_len, struct rec_timing *tm);
+void recorder_log(struct recorder *r, uint32_t client, uint8_t locality, const uint8_t *cmd,
+		  size_t len, const uint8_t *rsp, size_t rsp_len, const struct rec_timing *tm);
+
+/* Forwards one whole command and records it. The response (or a TPM_RC_FAILURE
+ * response when the backend failed) is in rsp. Returns 0 or the backend's
+ * -errno (the response is still valid to send). */
+int recorder_command(struct recorder *r, uint32_t client, uint8_t locality, const uint8_t *cmd,
+		     size_t len, uint8_t *rsp, size_t cap, size_t *rsp_len);
+
+/* Records bytes that could not be framed as a command (never forwarded). */
+void recorder_malformed(struct recorder *r, uint32_t client, uint8_t locality, const uint8_t *buf,
+			size_t len, int reason);
+
+/* Records a control event (INIT, SET_LOCALITY, POWER_ON, backend-lost, ...). */
+void recorder_event(struct recorder *r, const char *kind, const char *detail, uint32_t client);
+
+/* Client ids: the same process (pid) or peer address keeps its id. */
+uint32_t recorder_client_pid(struct recorder *r, pid_t pid, uid_t uid);
+uint32_t recorder_client_peer(struct recorder *r, const char *peer);
+
+#endif

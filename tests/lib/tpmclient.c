@@ -1,0 +1,257 @@
+/* tpmclient: a small TPM client for tests and benchmarks. Sends raw TPM 2.0
+ * commands over the swtpm socket protocol (raw or MS-simulator framing),
+ * checks every response and reports round-trip times.
+ *
+ *   tpmclient --connect tcp:H:P|unix:PATH [--mssim] [--new-conn] [--cmd NAME]
+ *             [--count N] [--expect-rc HEX] [--rtt FILE] [--quiet]
+ *   tpmclient --connect SPEC --hex HEXBYTES      one raw message, prints the answer
+ *
+ * Commands: startup, getrandom, pcrextend (PCR 16, password session),
+ * getcap (TPM_PROPERTIES), pcrread (sha256 PCR 16), big (a 4000-byte
+ * TPM2_Hash; exercises large messages).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "db/db.h"
+#include "model/decode.h"
+#include "model/wire.h"
+#include "recorder/netutil.h"
+
+static size_t build(const char *name, uint8_t *b, size_t cap, uint32_t counter)
+{
+	struct wire_wr w;
+	wire_wr_init(&w, b, cap);
+	if (!strcmp(name, "startup")) {
+		wire_wr_u16(&w, TPM_ST_NO_SESSIONS);
+		wire_wr_u32(&w, 0);
+		wire_wr_u32(&w, TPM_CC_Startup);
+		wire_wr_u16(&w, 0); /* TPM_SU_CLEAR */
+	} else if (!strcmp(name, "getrandom")) {
+		wire_wr_u16(&w, TPM_ST_NO_SESSIONS);
+		wire_wr_u32(&w, 0);
+		wire_wr_u32(&w, TPM_CC_GetRandom);
+		wire_wr_u16(&w, 16);
+	} else if (!strcmp(name, "pcrextend")) {
+		wire_wr_u16(&w, TPM_ST_SESSIONS);
+		wire_wr_u32(&w, 0);
+		wire_wr_u32(&w, TPM_CC_PCR_Extend);
+		wire_wr_u32(&w, 16);
+		wire_wr_u32(&w, 9);
+		wire_wr_u32(&w, TPM_RS_PW);
+		wire_wr_u16(&w, 0);
+		wire_wr_u8(&w, 0);
+		wire_wr_u16(&w, 0);
+		wire_wr_u32(&w, 1);
+		wire_wr_u16(&w, 0x000B);
+		for (int i = 0; i < 32; i++)
+			wire_wr_u8(&w, (uint8_t)(counter >> (8 * (i % 4))));
+	} else if (!strcmp(name, "getcap")) {
+		wire_wr_u16(&w, TPM_ST_NO_SESSIONS);
+		wire_wr_u32(&w, 0);
+		wire_wr_u32(&w, TPM_CC_GetCapability);
+		wire_wr_u32(&w, 6);     /* TPM_CAP_TPM_PROPERTIES */
+		wire_wr_u32(&w, 0x100); /* PT_FIXED */
+		wire_wr_u32(&w, 8);
+	} else if (!strcmp(name, "pcrread")) {
+		wire_wr_u16(&w, TPM_ST_NO_SESSIONS);
+		wire_wr_u32(&w, 0);
+		wire_wr_u32(&w, TPM_CC_PCR_Read);
+		wire_wr_u32(&w, 1);
+		wire_wr_u16(&w, 0x000B);
+		wire_wr_u8(&w, 3);
+		wire_wr_u8(&w, 0);
+		wire_wr_u8(&w, 0);
+		wire_wr_u8(&w, 1); /* PCR 16 */
+	} else if (!strcmp(name, "big")) {
+		/* TPM2_Hash of a 1024-byte buffer (MAX_DIGEST_BUFFER), ~1 KiB. */
+		wire_wr_u16(&w, TPM_ST_NO_SESSIONS);
+		wire_wr_u32(&w, 0);
+		wire_wr_u32(&w, TPM_CC_Hash);
+		wire_wr_u16(&w, 1024);
+		for (int i = 0; i < 1024; i++)
+			wire_wr_u8(&w, (uint8_t)(i + counter));
+		wire_wr_u16(&w, 0x000B);
+		wire_wr_u32(&w, 0x40000007); /* TPM_RH_NULL */
+	} else {
+		return 0;
+	}
+	if (w.err)
+		return 0;
+	wire_put_u32(b + 2, (uint32_t)w.off);
+	return w.off;
+}
+
+static int exchange(int fd, int mssim, const uint8_t *cmd, size_t len, uint8_t *rsp, size_t cap,
+		    size_t *rlen)
+{
+	int rc;
+	if (mssim) {
+		uint8_t hdr[9];
+		wire_put_u32(hdr, 8);
+		hdr[4] = 0;
+		wire_put_u32(hdr + 5, (uint32_t)len);
+		uint8_t frame[TPM_MAX_MESSAGE + 16];
+		memcpy(frame, hdr, 9);
+		memcpy(frame + 9, cmd, len);
+		if ((rc = write_full(fd, frame, len + 9, 30000)))
+			return rc;
+		uint8_t sz[4], trailer[4];
+		if ((rc = read_full(fd, sz, 4, 30000)))
+			return rc;
+		size_t n = wire_get_u32(sz);
+		if (n > cap)
+			return -EPROTO;
+		if ((rc = read_full(fd, rsp, n, 30000)) || (rc = read_full(fd, trailer, 4, 30000)))
+			return rc;
+		*rlen = n;
+		return 0;
+	}
+	if ((rc = write_full(fd, cmd, len, 30000)))
+		return rc;
+	return read_tpm_message(fd, rsp, cap, rlen, 30000);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+	const char *spec = NULL, *cmdname = "getrandom", *hex = NULL, *rttfile = NULL;
+	int mssim = 0, newconn = 0, quiet = 0, o;
+	long count = 1;
+	long expect_rc = 0;
+	static const struct option opts[] = {{"connect", required_argument, 0, 'c'},
+					     {"mssim", no_argument, 0, 'm'},
+					     {"new-conn", no_argument, 0, 'n'},
+					     {"cmd", required_argument, 0, 'C'},
+					     {"count", required_argument, 0, 'N'},
+					     {"expect-rc", required_argument, 0, 'e'},
+					     {"hex", required_argument, 0, 'x'},
+					     {"rtt", required_argument, 0, 'r'},
+					     {"quiet", no_argument, 0, 'q'},
+					     {0, 0, 0, 0}};
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (o) {
+		case 'c':
+			spec = optarg;
+			break;
+		case 'm':
+			mssim = 1;
+			break;
+		case 'n':
+			newconn = 1;
+			break;
+		case 'C':
+			cmdname = optarg;
+			break;
+		case 'N':
+			count = strtol(optarg, NULL, 10);
+			break;
+		case 'e':
+			expect_rc = strtol(optarg, NULL, 16);
+			break;
+		case 'x':
+			hex = optarg;
+			break;
+		case 'r':
+			rttfile = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		default:
+			fprintf(stderr, "usage: see the comment at the top of tests/lib/tpmclient.c\n");
+			return 2;
+		}
+	}
+	struct endpoint ep, ctrl;
+	char err[256];
+	if (!spec || endpoint_parse_tcti(spec, &ep, &ctrl, err, sizeof err)) {
+		fprintf(stderr, "tpmclient: --connect: %s\n", spec ? err : "missing");
+		return 2;
+	}
+	uint8_t cmd[TPM_MAX_MESSAGE + 64], rsp[TPM_MAX_MESSAGE + 64];
+	size_t clen, rlen;
+	int fd = -1, rc;
+	if (hex) {
+		clen = 0;
+		for (const char *p = hex; p[0] && p[1] && clen < sizeof cmd; p += 2) {
+			char b[3] = {p[0], p[1], 0};
+			cmd[clen++] = (uint8_t)strtoul(b, NULL, 16);
+		}
+		if ((rc = endpoint_connect(&ep, &fd))) {
+			fprintf(stderr, "tpmclient: connect: %s\n", strerror(-rc));
+			return 1;
+		}
+		if ((rc = write_full(fd, cmd, clen, 5000))) {
+			printf("write-failed %s\n", strerror(-rc));
+			return 0;
+		}
+		shutdown(fd, SHUT_WR);
+		ssize_t n = read_some(fd, rsp, sizeof rsp, 5000);
+		if (n <= 0) {
+			printf("closed\n");
+		} else {
+			for (ssize_t i = 0; i < n; i++)
+				printf("%02x", rsp[i]);
+			printf("\n");
+		}
+		close(fd);
+		return 0;
+	}
+	uint64_t *rtt = calloc((size_t)count, sizeof *rtt);
+	long ok = 0;
+	for (long i = 0; i < count; i++) {
+		clen = build(cmdname, cmd, sizeof cmd, (uint32_t)i);
+		if (!clen) {
+			fprintf(stderr, "tpmclient: unknown command %s\n", cmdname);
+			return 2;
+		}
+		if (fd < 0 && (rc = endpoint_connect(&ep, &fd))) {
+			fprintf(stderr, "tpmclient: connect: %s\n", strerror(-rc));
+			break;
+		}
+		uint64_t t0 = mono_ns();
+		rc = exchange(fd, mssim, cmd, clen, rsp, sizeof rsp, &rlen);
+		rtt[i] = mono_ns() - t0;
+		if (rc) {
+			fprintf(stderr, "tpmclient: command %ld: %s\n", i, strerror(-rc));
+			close(fd);
+			fd = -1;
+			continue;
+		}
+		uint32_t got = rlen >= 10 ? wire_get_u32(rsp + 6) : 0xffffffff;
+		if (got == (uint32_t)expect_rc)
+			ok++;
+		else if (!quiet)
+			fprintf(stderr, "tpmclient: command %ld: rc 0x%x, expected 0x%lx\n", i, got,
+				expect_rc);
+		if (newconn) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (rttfile) {
+		FILE *f = fopen(rttfile, "w");
+		for (long i = 0; f && i < count; i++)
+			fprintf(f, "%llu\n", (unsigned long long)rtt[i]);
+		if (f)
+			fclose(f);
+	}
+	qsort(rtt, (size_t)count, sizeof *rtt, cmp_u64);
+	printf("sent %ld ok %ld median_us %.1f\n", count, ok,
+	       count ? (double)rtt[count / 2] / 1000.0 : 0.0);
+	free(rtt);
+	return ok == count ? 0 : 1;
+}

@@ -1,0 +1,242 @@
+/* The trace store: schema checks on open, the writer (batches, drops under a
+ * stalled writer counted exactly), and the statistics view against the same
+ * statistics computed here from the raw rows. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "db/db.h"
+#include "db/writer.h"
+#include "model/tpm_cc.h"
+#include "testlib.h"
+
+static char path[512];
+
+static int64_t new_trace(const char *p)
+{
+	sqlite3 *db;
+	char err[256];
+	CHECK(db_open(p, DB_CREATE, &db, err, sizeof err) == 0, "%s", err);
+	struct trace_info ti = {.kind = "record", .name = "test", .payloads = "none"};
+	int64_t id = db_trace_begin(db, &ti);
+	db_close(db);
+	return id;
+}
+
+static void test_open_checks(void)
+{
+	char p[600], err[256];
+	sqlite3 *db;
+	struct stat st;
+
+	snprintf(p, sizeof p, "%s/new.db", tl_tmpdir());
+	CHECK(db_open(p, DB_READ, &db, err, sizeof err) < 0, "missing file opened");
+	CHECK(db_open(p, DB_CREATE, &db, err, sizeof err) == 0, "create: %s", err);
+	db_close(db);
+	CHECK(stat(p, &st) == 0 && (st.st_mode & 0777) == 0600, "mode %o", st.st_mode & 0777);
+
+	/* A foreign SQLite file. */
+	snprintf(p, sizeof p, "%s/foreign.db", tl_tmpdir());
+	sqlite3_open(p, &db);
+	sqlite3_exec(db, "CREATE TABLE x(a)", NULL, NULL, NULL);
+	sqlite3_close(db);
+	CHECK(db_open(p, DB_WRITE, &db, err, sizeof err) == -22, "foreign opened");
+	CHECK(strstr(err, "not a tpmtrace database") != NULL, "message: %s", err);
+
+	/* A newer schema. */
+	snprintf(p, sizeof p, "%s/newer.db", tl_tmpdir());
+	CHECK(db_open(p, DB_CREATE, &db, err, sizeof err) == 0, "%s", err);
+	sqlite3_exec(db, "PRAGMA user_version=99", NULL, NULL, NULL);
+	db_close(db);
+	CHECK(db_open(p, DB_READ, &db, err, sizeof err) == -22, "newer opened");
+	CHECK(strstr(err, "newer") != NULL, "message: %s", err);
+
+	/* Not SQLite at all. */
+	snprintf(p, sizeof p, "%s/text.db", tl_tmpdir());
+	FILE *f = fopen(p, "w");
+	fputs("this is not a database, just some text that is long enough to be a header\n", f);
+	fclose(f);
+	CHECK(db_open(p, DB_READ, &db, err, sizeof err) < 0, "text file opened");
+	CHECK(strstr(err, p) != NULL, "message names the file: %s", err);
+}
+
+struct row {
+	uint32_t cc;
+	int64_t lat;
+	int64_t seq;
+};
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	if (x->cc != y->cc)
+		return x->cc < y->cc ? -1 : 1;
+	if (x->lat != y->lat)
+		return x->lat < y->lat ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Nearest rank: the smallest value whose 1-based rank r has r*100 >= p*n. */
+static int64_t nearest_rank(const struct row *r, size_t n, int p)
+{
+	size_t k = ((size_t)p * n + 99) / 100;
+	if (k < 1)
+		k = 1;
+	return r[k - 1].lat;
+}
+
+static void test_writer_and_stats(void)
+{
+	char err[256];
+	snprintf(path, sizeof path, "%s/stats.db", tl_tmpdir());
+	int64_t id = new_trace(path);
+	CHECK(id > 0, "trace id %lld", (long long)id);
+	struct writer *w;
+	struct writer_cfg cfg = {.path = path, .trace_id = id, .block_when_full = 1};
+	CHECK(writer_start(&w, &cfg, err, sizeof err) == 0, "%s", err);
+	static const uint32_t ccs[] = {TPM_CC_PCR_Extend, TPM_CC_GetRandom, TPM_CC_CreatePrimary,
+				       TPM_CC_FlushContext};
+	srand(7);
+	const int N = 20000;
+	uint64_t t = 1000000;
+	for (int i = 0; i < N; i++) {
+		struct rec *r = writer_reserve(w, REC_COMMAND, 0);
+		CHECK(r != NULL, "reserve failed in blocking mode");
+		if (!r)
+			break;
+		r->cc = ccs[rand() % 4];
+		r->has_rsp = 1;
+		r->t_submit = t;
+		r->t_done = t + 1000 + (uint64_t)(rand() % 5000000);
+		t = r->t_done + 10;
+		writer_publish(w);
+	}
+	struct writer_stats st;
+	CHECK(writer_stop(w, NULL, &st) == 0, "stop");
+	CHECK(st.commands == (uint64_t)N && st.dropped == 0, "stored %llu dropped %llu",
+	      (unsigned long long)st.commands, (unsigned long long)st.dropped);
+
+	/* Independent statistics from the raw rows. */
+	sqlite3 *db;
+	CHECK(db_open(path, DB_READ, &db, err, sizeof err) == 0, "%s", err);
+	sqlite3_stmt *q;
+	struct row *rows = calloc((size_t)N, sizeof *rows);
+	size_t n = 0;
+	sqlite3_prepare_v2(db, "SELECT cc, t_done_ns - t_submit_ns, seq FROM command WHERE trace_id=?",
+			   -1, &q, NULL);
+	sqlite3_bind_int64(q, 1, id);
+	while (sqlite3_step(q) == SQLITE_ROW && n < (size_t)N) {
+		rows[n].cc = (uint32_t)sqlite3_column_int64(q, 0);
+		rows[n].lat = sqlite3_column_int64(q, 1);
+		rows[n].seq = sqlite3_column_int64(q, 2);
+		n++;
+	}
+	sqlite3_finalize(q);
+	CHECK(n == (size_t)N, "rows %zu", n);
+	qsort(rows, n, sizeof *rows, cmp_row);
+
+	sqlite3_prepare_v2(db,
+			   "SELECT cc, name, count, total_ns, min_ns, mean_ns, p50_ns, p95_ns, p99_ns,"
+			   " max_ns, first_ns,"
+			   " (SELECT percentile(latency_ns, 95) FROM command c WHERE c.trace_id=s.trace_id"
+			   "  AND c.cc=s.cc) FROM command_stats s WHERE trace_id=? ORDER BY cc",
+			   -1, &q, NULL);
+	sqlite3_bind_int64(q, 1, id);
+	int groups = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		int64_t total = 0, first_seq = rows[i].seq, first_lat = rows[i].lat;
+		while (j < n && rows[j].cc == rows[i].cc) {
+			total += rows[j].lat;
+			if (rows[j].seq < first_seq) {
+				first_seq = rows[j].seq;
+				first_lat = rows[j].lat;
+			}
+			j++;
+		}
+		size_t cnt = j - i;
+		CHECK(sqlite3_step(q) == SQLITE_ROW, "missing group");
+		CHECK((uint32_t)sqlite3_column_int64(q, 0) == rows[i].cc, "cc");
+		CHECK(strcmp((const char *)sqlite3_column_text(q, 1), tpm_cc_name(rows[i].cc)) == 0,
+		      "name");
+		CHECK(sqlite3_column_int64(q, 2) == (int64_t)cnt, "count");
+		CHECK(sqlite3_column_int64(q, 3) == total, "total");
+		CHECK(sqlite3_column_int64(q, 4) == rows[i].lat, "min");
+		double mean = (double)total / (double)cnt;
+		CHECK(sqlite3_column_double(q, 5) > mean - 0.5 && sqlite3_column_double(q, 5) < mean + 0.5,
+		      "mean");
+		CHECK(sqlite3_column_int64(q, 6) == nearest_rank(rows + i, cnt, 50), "p50 %lld vs %lld",
+		      (long long)sqlite3_column_int64(q, 6), (long long)nearest_rank(rows + i, cnt, 50));
+		CHECK(sqlite3_column_int64(q, 7) == nearest_rank(rows + i, cnt, 95), "p95");
+		CHECK(sqlite3_column_int64(q, 8) == nearest_rank(rows + i, cnt, 99), "p99");
+		CHECK(sqlite3_column_int64(q, 9) == rows[j - 1].lat, "max");
+		CHECK(sqlite3_column_int64(q, 10) == first_lat, "first");
+		CHECK(sqlite3_column_int64(q, 11) == nearest_rank(rows + i, cnt, 95),
+		      "percentile() agrees with the view");
+		groups++;
+		i = j;
+	}
+	CHECK(sqlite3_step(q) == SQLITE_DONE, "extra groups");
+	CHECK(groups == 4, "groups %d", groups);
+	sqlite3_finalize(q);
+	free(rows);
+	db_close(db);
+}
+
+/* A stalled writer and a tiny queue: the producer never waits, and stored +
+ * dropped equals what was offered, exactly. */
+static void test_drops_exact(void)
+{
+	char p[600], err[256];
+	snprintf(p, sizeof p, "%s/drops.db", tl_tmpdir());
+	int64_t id = new_trace(p);
+	setenv("TPMTRACE_FAULT_WRITER_STALL_MS", "20", 1);
+	struct writer *w;
+	struct writer_cfg cfg = {.path = p, .trace_id = id, .queue_slots = 64};
+	CHECK(writer_start(&w, &cfg, err, sizeof err) == 0, "%s", err);
+	unsetenv("TPMTRACE_FAULT_WRITER_STALL_MS");
+	const int N = 50000;
+	int refused = 0;
+	uint64_t t0 = mono_ns();
+	for (int i = 0; i < N; i++) {
+		struct rec *r = writer_reserve(w, REC_COMMAND, 16);
+		if (!r) {
+			refused++;
+			continue;
+		}
+		r->cc = TPM_CC_GetRandom;
+		r->t_submit = r->t_done = (uint64_t)i;
+		r->has_rsp = 1;
+		writer_publish(w);
+	}
+	uint64_t spent = mono_ns() - t0;
+	struct writer_stats st;
+	writer_stop(w, NULL, &st);
+	CHECK(refused > 0, "the queue never filled");
+	CHECK(st.dropped == (uint64_t)refused, "dropped %llu, refused %d",
+	      (unsigned long long)st.dropped, refused);
+	CHECK(st.commands + st.dropped == (uint64_t)N, "stored %llu + dropped %llu != %d",
+	      (unsigned long long)st.commands, (unsigned long long)st.dropped, N);
+	/* The producer never slept on the stalled writer (20 ms per batch). */
+	CHECK(spent < 2000000000ull, "producer took %llu ns", (unsigned long long)spent);
+	sqlite3 *db;
+	db_open(p, DB_READ, &db, err, sizeof err);
+	sqlite3_stmt *q;
+	sqlite3_prepare_v2(db, "SELECT dropped, commands, (SELECT count(*) FROM command) FROM trace",
+			   -1, &q, NULL);
+	CHECK(sqlite3_step(q) == SQLITE_ROW, "trace row");
+	CHECK(sqlite3_column_int64(q, 0) == refused, "trace.dropped %lld",
+	      (long long)sqlite3_column_int64(q, 0));
+	CHECK(sqlite3_column_int64(q, 1) == sqlite3_column_int64(q, 2), "trace.commands");
+	sqlite3_finalize(q);
+	db_close(db);
+}
+
+int main(void)
+{
+	test_open_checks();
+	test_writer_and_stats();
+	test_drops_exact();
+	return tl_finish("test_db");
+}

@@ -1,0 +1,450 @@
+# shellcheck shell=bash
+# tests/vm/harness.sh -- boot a real Debian kernel under QEMU (TCG) with a swtpm
+# vTPM, run a guest script in a busybox initramfs and bring its results back.
+#
+# Source it from bash (tests/vm/test_*.sh, tests/vm/vm-run). Quick use:
+#
+#   source "$TPMTRACE_SRC/tests/vm/harness.sh"
+#   vm_init || exit $?                 # 77 = skip (no qemu / no kernel package)
+#   vm_add_tpm2_tools
+#   vm_add_bin "$TPMTRACE"             # any host binary, with its shared libraries
+#   vm_run guest.sh                    # build initramfs, start swtpm, boot, collect
+#   echo "guest exit $VM_GUEST_RC"; ls "$VM_OUT"
+#
+# In the guest, the script runs as root with /proc, /sys, /dev (devtmpfs),
+# securityfs and /tmp mounted, PATH set, TPM2TOOLS_TCTI=device:/dev/tpmrm0, and
+# VM_OUT=/out: whatever it leaves in /out comes back to the host in $VM_OUT,
+# together with guest.log (its stdout+stderr). Its exit status is $VM_GUEST_RC.
+# An ext4 image (vm_ext4_image DIR) is mounted at /mnt/ext4 (VM_EXT4 in the guest).
+#
+# Knobs (set before vm_run / vm_boot; all optional):
+#   TPMTRACE_VM_CACHE   kernel cache dir (default $HOME/.cache/tpmtrace-vm)
+#   VM_TIMEOUT          seconds for the whole boot (default 300)
+#   VM_TPM              tpm-tis (default) | tpm-crb | none
+#   VM_APPEND           extra kernel command line words (e.g. ima_policy=tcb)
+#   VM_MODULES          extra guest modules loaded by /init before the script
+#   VM_MEM              guest memory in MiB (default 512)
+#   VM_QEMU             QEMU binary (default qemu-system-x86_64)
+#   VM_QEMU_PREFIX      array (or string): words put before the QEMU command,
+#                       e.g. (tpmtrace vm-record --db x.db --) -- the wrapper then
+#                       receives the full QEMU command line as its arguments
+#   VM_TPM_ARGS         array: replaces the default TPM wiring
+#                       (-chardev socket,id=chrtpm,path=$VM_SWTPM_SOCK -tpmdev
+#                       emulator,id=tpm0,chardev=chrtpm -device $VM_TPM,tpmdev=tpm0)
+#                       @SOCK@ in VM_QEMU_PREFIX / VM_TPM_ARGS / VM_QEMU_EXTRA
+#                       words is replaced by $VM_SWTPM_SOCK (set by vm_init)
+#   VM_SWTPM            1 (default): the harness starts swtpm; 0: caller does
+#   VM_QEMU_EXTRA       array: more QEMU arguments
+#   VM_VERBOSE          1: copy the guest console to stderr while it runs
+#   VM_KEEP             1: keep the work dir ($VM_WORK) after cleanup
+#
+# Results: VM_GUEST_RC (guest script exit status, empty if the guest did not
+# report), VM_OUT (host dir with /out of the guest), VM_CONSOLE (console log),
+# VM_ELAPSED (seconds from QEMU start to QEMU exit). The console log is also
+# copied to $VM_OUT/vm-console.log.
+
+VM_HARNESS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+vm_log() { printf 'vm: %s\n' "$*" >&2; }
+vm_die() {
+	printf 'vm: error: %s\n' "$*" >&2
+	return 1
+}
+
+# vm_skip REASON: print why and return 77 (the caller exits with it).
+vm_skip() {
+	printf 'SKIP: %s\n' "$*"
+	return 77
+}
+
+# Install a Debian package when a tool is missing and we may (root, apt-get).
+vm_apt_install() {
+	[ "$(id -u)" = 0 ] && command -v apt-get >/dev/null || return 1
+	vm_log "installing $* with apt-get"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@" >&2 ||
+		{ apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@" >&2; }
+}
+
+vm_need() { # TOOL PACKAGE
+	command -v "$1" >/dev/null && return 0
+	vm_apt_install "$2" >/dev/null 2>&1 && command -v "$1" >/dev/null
+}
+
+# vm_init: check tools, fetch the kernel (cached), make the work dir.
+# Returns 77 (after printing SKIP: reason) when QEMU or the kernel package
+# cannot be had, 1 on other errors.
+vm_init() {
+	VM_QEMU=${VM_QEMU:-qemu-system-x86_64}
+	VM_TIMEOUT=${VM_TIMEOUT:-300}
+	VM_TPM=${VM_TPM:-tpm-tis}
+	VM_MEM=${VM_MEM:-512}
+	VM_SWTPM=${VM_SWTPM:-1}
+	VM_CACHE=${TPMTRACE_VM_CACHE:-${HOME:-/root}/.cache/tpmtrace-vm}
+	VM_GUEST_RC=
+	VM_EXT4_IMG=
+	VM_SWTPM_PID=
+
+	vm_need "$VM_QEMU" qemu-system-x86 ||
+		{ vm_skip "$VM_QEMU not found and qemu-system-x86 could not be installed"; return; }
+	local t
+	for t in busybox:busybox-static gzip:gzip flock:util-linux timeout:coreutils; do
+		vm_need "${t%%:*}" "${t#*:}" || vm_die "${t%%:*} not found (package ${t#*:})" || return
+	done
+	if [ "$VM_SWTPM" = 1 ] && [ "$VM_TPM" != none ]; then
+		vm_need swtpm swtpm || vm_die "swtpm not found (package swtpm)" || return
+	fi
+	[ "$(busybox --list | grep -c -x -e cpio -e modprobe -e tar -e poweroff)" = 4 ] ||
+		vm_die "busybox lacks cpio/modprobe/tar/poweroff; install busybox-static" || return
+
+	VM_WORK=$(mktemp -d "${TMPDIR:-/tmp}/tpmtrace-vm.XXXXXX") || return 1
+	VM_ROOT=$VM_WORK/root
+	VM_OUT=${VM_OUT:-$VM_WORK/out}
+	VM_CONSOLE=$VM_WORK/console.log
+	VM_SWTPM_SOCK=$VM_WORK/swtpm/ctrl.sock
+	mkdir -p "$VM_ROOT" "$VM_OUT" || return 1
+	if [ -z "${VM_NO_TRAP:-}" ]; then
+		trap vm_cleanup EXIT
+	fi
+
+	vm_kernel_fetch || return
+	vm_root_base || return
+}
+
+# vm_kernel_fetch: make sure an unpacked linux-image-*-amd64 is in the cache.
+# Sets VM_KVER, VM_KERNEL (vmlinuz), VM_KROOT (unpacked package root).
+# The package is downloaded with apt-get download and unpacked with dpkg-deb -x,
+# never installed (installing runs update-initramfs for minutes).
+vm_kernel_fetch() {
+	mkdir -p "$VM_CACHE" || { vm_skip "cannot create cache dir $VM_CACHE"; return; }
+	local pkg=${TPMTRACE_VM_KERNEL_PKG:-}
+	if [ -z "$pkg" ]; then
+		# linux-image-amd64 is a metapackage: its one dependency is the real image.
+		pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
+			sed -n 's/^ *Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -n1)
+	fi
+	if [ -z "$pkg" ]; then
+		# No package lists (fresh machine, offline): reuse the newest cached kernel.
+		pkg=$(cd "$VM_CACHE" && find . -maxdepth 1 -name 'linux-image-*-amd64' -printf '%f\n' | sort -V | tail -n1)
+		pkg=${pkg:-}
+	fi
+	if [ -z "$pkg" ] && [ "$(id -u)" = 0 ]; then
+		apt-get update -q >/dev/null 2>&1
+		pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
+			sed -n 's/^ *Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -n1)
+	fi
+	[ -n "$pkg" ] || { vm_skip "cannot resolve linux-image-amd64 to a kernel package (apt-cache depends)"; return; }
+
+	VM_KROOT=$VM_CACHE/$pkg
+	(
+		flock 9
+		[ -e "$VM_KROOT/.unpacked" ] && exit 0
+		vm_log "downloading $pkg into $VM_CACHE (once)"
+		dl=$VM_CACHE/dl.$$
+		rm -rf "$dl" "$VM_KROOT.tmp" && mkdir -p "$dl" || exit 1
+		# apt-get download works as any user; root gets a harmless "unsandboxed" note.
+		if ! (cd "$dl" && apt-get download -q "$pkg" >/dev/null 2>"$dl/err"); then
+			if [ "$(id -u)" = 0 ]; then
+				apt-get update -q >/dev/null 2>&1
+				(cd "$dl" && apt-get download -q "$pkg" >/dev/null 2>"$dl/err") || { cat "$dl/err" >&2; rm -rf "$dl"; exit 77; }
+			else
+				cat "$dl/err" >&2
+				rm -rf "$dl"
+				exit 77
+			fi
+		fi
+		dpkg-deb -x "$dl"/"$pkg"_*.deb "$VM_KROOT.tmp" || { rm -rf "$dl"; exit 1; }
+		rm -rf "$dl" "$VM_KROOT"
+		mv "$VM_KROOT.tmp" "$VM_KROOT" && touch "$VM_KROOT/.unpacked"
+	) 9>"$VM_CACHE/.lock"
+	case $? in
+	0) ;;
+	77)
+		vm_skip "cannot download kernel package $pkg with apt-get download"
+		return
+		;;
+	*)
+		vm_die "unpacking $pkg into $VM_KROOT failed"
+		return
+		;;
+	esac
+	VM_KERNEL=$(find "$VM_KROOT/boot" -name 'vmlinuz-*' 2>/dev/null | head -n1)
+	[ -n "$VM_KERNEL" ] || vm_die "no vmlinuz in $VM_KROOT/boot" || return
+	VM_KVER=${VM_KERNEL##*/vmlinuz-}
+	[ -d "$VM_KROOT/lib/modules/$VM_KVER" ] || vm_die "no modules for $VM_KVER in $VM_KROOT" || return
+	return 0
+}
+
+# Staging root with a merged-/usr layout, busybox applets and a few dirs.
+vm_root_base() {
+	local r=$VM_ROOT d a
+	mkdir -p "$r"/usr/bin "$r"/usr/sbin "$r"/usr/lib64 "$r"/usr/lib/x86_64-linux-gnu \
+		"$r"/proc "$r"/sys "$r"/dev "$r"/tmp "$r"/out "$r"/mnt/ext4 "$r"/etc "$r"/root "$r"/run || return 1
+	for d in bin sbin lib lib64; do
+		ln -sfn "usr/$d" "$r/$d"
+	done
+	cp "$(command -v busybox)" "$r/usr/bin/busybox" || return 1
+	# One symlink per applet, never over busybox itself or a copied binary.
+	for a in $(busybox --list-full); do
+		case $a in */busybox) continue ;; esac
+		[ -e "$r/$a" ] || [ -L "$r/$a" ] || ln -s /usr/bin/busybox "$r/$a"
+	done
+	VM_MODULE_LIST=""
+	vm_add_modules virtio_pci virtio_blk cuse tpm_vtpm_proxy
+}
+
+# vm_copy_file SRC [DEST]: copy SRC (following symlinks) to DEST in the guest.
+vm_copy_file() {
+	local src=$1 dst=${2:-$1}
+	mkdir -p "$VM_ROOT$(dirname "$dst")" && cp -L "$src" "$VM_ROOT$dst"
+}
+
+# vm_add_libs FILE: copy the shared libraries FILE needs (ldd), with the loader.
+vm_add_libs() {
+	local lib
+	for lib in $(ldd "$1" 2>/dev/null | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) (.*/\1/p'); do
+		[ -e "$VM_ROOT$lib" ] && continue
+		vm_copy_file "$lib" || vm_die "cannot copy $lib (needed by $1)" || return
+	done
+}
+
+# vm_add_bin FILE [DEST]: a host executable (or .so) with all its libraries.
+# Default DEST is /usr/bin/NAME for executables named by path.
+vm_add_bin() {
+	local src=$1 dst=${2:-}
+	[ -e "$src" ] || src=$(command -v "$1") || vm_die "no such binary: $1" || return
+	[ -n "$dst" ] || dst=/usr/bin/$(basename "$src")
+	rm -f "$VM_ROOT$dst"
+	vm_copy_file "$src" "$dst" || vm_die "cannot copy $src" || return
+	vm_add_libs "$src"
+}
+
+# vm_add_file SRC DEST: any file or directory (recursively) into the guest.
+vm_add_file() {
+	mkdir -p "$VM_ROOT$(dirname "$2")" && cp -a "$1" "$VM_ROOT$2" || vm_die "cannot copy $1 to $2"
+}
+
+# vm_add_tpm2_tools: tpm2-tools (multi-call tpm2 + tpm2_* links, or separate
+# tools) and the TCTI libraries, which tctildr dlopen()s so ldd cannot see them.
+vm_add_tpm2_tools() {
+	local t lib
+	if [ -x /usr/bin/tpm2 ]; then
+		vm_add_bin /usr/bin/tpm2 || return
+		for t in /usr/bin/tpm2_*; do
+			if [ -L "$t" ] && [ "$(readlink "$t")" = tpm2 ]; then
+				ln -sfn tpm2 "$VM_ROOT/usr/bin/${t##*/}"
+			else
+				vm_add_bin "$t" || return
+			fi
+		done
+	else
+		set -- /usr/bin/tpm2_*
+		[ -e "$1" ] || vm_die "tpm2-tools not found (package tpm2-tools)" || return
+		for t; do vm_add_bin "$t" || return; done
+	fi
+	for lib in /usr/lib/x86_64-linux-gnu/libtss2-tcti-*.so* /usr/lib/x86_64-linux-gnu/libtss2-tctildr.so*; do
+		[ -e "$lib" ] || continue
+		if [ -L "$lib" ]; then
+			cp -P "$lib" "$VM_ROOT/usr/lib/x86_64-linux-gnu/" || return
+		else
+			vm_add_bin "$lib" "$lib" || return
+		fi
+	done
+}
+
+# Read a module's .modinfo field (kmod's modinfo if present, else the ELF section).
+vm_modinfo() { # FIELD FILE
+	if command -v modinfo >/dev/null; then
+		modinfo -F "$1" "$2"
+	elif command -v objcopy >/dev/null; then
+		objcopy -O binary --only-section=.modinfo "$2" /dev/stdout | tr '\0' '\n' | sed -n "s/^$1=//p"
+	else
+		tr '\0' '\n' <"$2" | sed -n "s/^$1=//p"
+	fi
+}
+
+# vm_add_modules NAME...: kernel modules and (recursively) their dependencies.
+vm_add_modules() {
+	local m f mdir=$VM_KROOT/lib/modules/$VM_KVER dep
+	for m; do
+		m=${m//-/_}
+		case " $VM_MODULE_LIST " in *" $m "*) continue ;; esac
+		f=$(find "$mdir/kernel" \( -name "$m.ko" -o -name "$m.ko.*" -o -name "${m//_/-}.ko" -o -name "${m//_/-}.ko.*" \) | head -n1)
+		if [ -z "$f" ]; then
+			# Built in: nothing to copy.
+			grep -q "/$m.ko\$" "$mdir/modules.builtin" 2>/dev/null || grep -q "/${m//_/-}.ko\$" "$mdir/modules.builtin" 2>/dev/null ||
+				vm_die "kernel module $m not found in $mdir" || return
+			continue
+		fi
+		VM_MODULE_LIST="$VM_MODULE_LIST $m"
+		mkdir -p "$VM_ROOT/lib/modules/$VM_KVER/$(dirname "${f#"$mdir"/}")" &&
+			cp "$f" "$VM_ROOT/lib/modules/$VM_KVER/${f#"$mdir"/}" || return
+		dep=$(vm_modinfo depends "$f")
+		# shellcheck disable=SC2086
+		[ -z "$dep" ] || vm_add_modules ${dep//,/ } || return
+	done
+}
+
+# vm_ext4_image DIR [EXTRA_MIB]: an ext4 image made from DIR (mkfs.ext4 -d),
+# attached as a virtio disk and mounted at /mnt/ext4 in the guest. Files run or
+# read from it are measured by IMA under ima_policy=tcb (tmpfs/ramfs are not).
+vm_ext4_image() {
+	vm_need mkfs.ext4 e2fsprogs || vm_die "mkfs.ext4 not found (package e2fsprogs)" || return
+	local kib
+	kib=$(du -sk "$1" | cut -f1)
+	VM_EXT4_IMG=$VM_WORK/ext4.img
+	rm -f "$VM_EXT4_IMG"
+	mkfs.ext4 -q -F -d "$1" -L tpmtrace "$VM_EXT4_IMG" "$(((kib * 12 / 10) / 1024 + ${2:-8}))M" >/dev/null ||
+		vm_die "mkfs.ext4 -d $1 failed" || return
+	vm_add_modules ext4 crc32c_generic
+}
+
+# vm_initramfs GUEST_SCRIPT: write /init and /guest.sh, depmod, pack the cpio.
+vm_initramfs() {
+	local script=$1 r=$VM_ROOT
+	[ -r "$script" ] || vm_die "guest script $script not readable" || return
+	cp "$script" "$r/guest.sh" && chmod 755 "$r/guest.sh" || return
+	# shellcheck disable=SC2086 # a space-separated list
+	vm_add_modules ${VM_MODULES:-} || return
+	cp "$VM_HARNESS_DIR/guest-init.sh" "$r/init" && chmod 755 "$r/init" || return
+	cat >"$r/etc/vm.conf" <<-EOF
+		VM_LOAD_MODULES="virtio_pci virtio_blk ${VM_EXT4_IMG:+ext4 crc32c_generic} ${VM_MODULES:-}"
+		VM_HAVE_EXT4=${VM_EXT4_IMG:+1}
+	EOF
+	printf 'root:x:0:0:root:/root:/bin/sh\n' >"$r/etc/passwd"
+	printf 'root:x:0:\n' >"$r/etc/group"
+	# modules.dep for the guest's modprobe; kmod depmod if present, else busybox's.
+	if command -v depmod >/dev/null; then
+		depmod -b "$r" "$VM_KVER" || return
+	else
+		busybox depmod -b "$r" "$VM_KVER" || return
+	fi
+	# A loader cache makes dlopen() of TCTI libraries independent of search paths.
+	ldconfig -r "$r" 2>/dev/null || true
+	local cpio=(busybox cpio -o -H newc -R 0:0)
+	command -v cpio >/dev/null && cpio=(cpio -o -H newc -R 0:0 --quiet)
+	(cd "$r" && find . | LC_ALL=C sort | "${cpio[@]}" 2>/dev/null) | gzip -1 >"$VM_WORK/initrd.gz" ||
+		vm_die "packing initramfs failed" || return
+	VM_INITRD=$VM_WORK/initrd.gz
+}
+
+# vm_swtpm_start: a fresh swtpm with private state; --terminate makes it exit
+# when QEMU closes the control connection. Run as our child (not --daemon) so
+# this shell reaps it.
+vm_swtpm_start() {
+	local d=$VM_WORK/swtpm
+	mkdir -p "$d/state" || return
+	swtpm socket --tpm2 --tpmstate dir="$d/state" --ctrl type=unixio,path="$VM_SWTPM_SOCK" \
+		--terminate --log file="$d/log" </dev/null >>"$d/log" 2>&1 &
+	VM_SWTPM_PID=$!
+	for _ in $(seq 50); do
+		[ -S "$VM_SWTPM_SOCK" ] && break
+		kill -0 "$VM_SWTPM_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	[ -S "$VM_SWTPM_SOCK" ] || vm_die "swtpm did not create $VM_SWTPM_SOCK (log: $(tail -n 3 "$d/log" 2>/dev/null))" || return
+}
+
+# vm_swtpm_stop: reap swtpm (it leaves by itself once QEMU is gone).
+vm_swtpm_stop() {
+	[ -n "${VM_SWTPM_PID:-}" ] || return 0
+	for _ in $(seq 20); do
+		kill -0 "$VM_SWTPM_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill "$VM_SWTPM_PID" 2>/dev/null
+	wait "$VM_SWTPM_PID" 2>/dev/null
+	VM_SWTPM_PID=
+}
+
+# shellcheck disable=SC2054 # commas inside QEMU option values
+# vm_qemu_cmd: fill the array VM_QEMU_CMD (prefix + QEMU + arguments).
+vm_qemu_cmd() {
+	local tpm=() prefix=() extra=()
+	if declare -p VM_TPM_ARGS 2>/dev/null | grep -q '^declare -a'; then
+		tpm=("${VM_TPM_ARGS[@]}")
+	elif [ "$VM_TPM" != none ]; then
+		tpm=(-chardev "socket,id=chrtpm,path=$VM_SWTPM_SOCK"
+			-tpmdev emulator,id=tpm0,chardev=chrtpm -device "$VM_TPM,tpmdev=tpm0")
+	fi
+	if declare -p VM_QEMU_PREFIX 2>/dev/null | grep -q '^declare -a'; then
+		prefix=("${VM_QEMU_PREFIX[@]}")
+	else
+		# shellcheck disable=SC2206
+		prefix=(${VM_QEMU_PREFIX:-})
+	fi
+	if declare -p VM_QEMU_EXTRA 2>/dev/null | grep -q '^declare -a'; then
+		extra=("${VM_QEMU_EXTRA[@]}")
+	fi
+	VM_QEMU_CMD=("${prefix[@]}" "$VM_QEMU" -machine pc -accel tcg -cpu max -nographic
+		-m "$VM_MEM" -smp 1 -no-reboot -nic none
+		-kernel "$VM_KERNEL" -initrd "$VM_INITRD"
+		-append "console=ttyS0 panic=-1 loglevel=4 ${VM_APPEND:-}"
+		-drive "file=$VM_WORK/results.img,if=none,format=raw,id=res"
+		-device virtio-blk-pci,drive=res,serial=results)
+	if [ -n "$VM_EXT4_IMG" ]; then
+		VM_QEMU_CMD+=(-drive "file=$VM_EXT4_IMG,if=none,format=raw,id=ext4"
+			-device virtio-blk-pci,drive=ext4,serial=ext4)
+	fi
+	VM_QEMU_CMD+=("${tpm[@]}" "${extra[@]}")
+	# @SOCK@ in caller-supplied words stands for the swtpm control socket.
+	VM_QEMU_CMD=("${VM_QEMU_CMD[@]//@SOCK@/$VM_SWTPM_SOCK}")
+}
+
+# vm_boot: start swtpm (unless VM_SWTPM=0), run QEMU with a timeout, unpack the
+# results. Returns 0 when the guest reported (check VM_GUEST_RC), 1 otherwise.
+vm_boot() {
+	local rc t0 t1
+	VM_GUEST_RC=
+	[ -n "${VM_INITRD:-}" ] || vm_die "vm_boot: call vm_initramfs first" || return
+	# The guest writes a tar of /out to this raw disk; tar stops at its end marker.
+	rm -f "$VM_WORK/results.img"
+	truncate -s "${VM_RESULTS_MB:-64}M" "$VM_WORK/results.img" || return
+	if [ "$VM_SWTPM" = 1 ] && [ "$VM_TPM" != none ]; then
+		vm_swtpm_start || return
+	fi
+	vm_qemu_cmd
+	vm_log "booting $VM_KVER (timeout ${VM_TIMEOUT}s, console log: $VM_OUT/vm-console.log)"
+	t0=$(date +%s.%N)
+	if [ "${VM_VERBOSE:-0}" = 1 ]; then
+		timeout -k 5 "$VM_TIMEOUT" "${VM_QEMU_CMD[@]}" </dev/null 2>&1 | tee "$VM_CONSOLE" >&2
+		rc=${PIPESTATUS[0]}
+	else
+		timeout -k 5 "$VM_TIMEOUT" "${VM_QEMU_CMD[@]}" </dev/null >"$VM_CONSOLE" 2>&1
+		rc=$?
+	fi
+	t1=$(date +%s.%N)
+	vm_swtpm_stop
+	mkdir -p "$VM_OUT" && cp "$VM_CONSOLE" "$VM_OUT/vm-console.log" 2>/dev/null
+	VM_ELAPSED=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		vm_die "QEMU timed out after ${VM_TIMEOUT}s; last console lines:"
+		tail -n 20 "$VM_CONSOLE" >&2
+		return 1
+	fi
+	[ "$rc" = 0 ] || vm_log "QEMU exited with status $rc"
+	if ! tar -x -f "$VM_WORK/results.img" -C "$VM_OUT" 2>/dev/null || [ ! -e "$VM_OUT/.guest-rc" ]; then
+		vm_die "guest did not report results (QEMU status $rc); last console lines:"
+		tail -n 20 "$VM_CONSOLE" >&2
+		return 1
+	fi
+	VM_GUEST_RC=$(cat "$VM_OUT/.guest-rc")
+	vm_log "guest script exited $VM_GUEST_RC; boot-to-result ${VM_ELAPSED}s"
+	return 0
+}
+
+# vm_run GUEST_SCRIPT: vm_initramfs + vm_boot.
+vm_run() {
+	vm_initramfs "$1" && vm_boot
+}
+
+# vm_cleanup: stop what we started, remove the work dir unless VM_KEEP=1.
+vm_cleanup() {
+	vm_swtpm_stop
+	if [ -n "${VM_WORK:-}" ] && [ -d "$VM_WORK" ]; then
+		if [ "${VM_KEEP:-0}" = 1 ]; then
+			vm_log "kept $VM_WORK"
+		else
+			rm -rf "$VM_WORK"
+		fi
+	fi
+}

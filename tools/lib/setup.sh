@@ -1,0 +1,36 @@
+# Shared by tools/demo, tools/test and tools/bench (sourced): install the Debian
+# packages that are missing (apt-get, nothing else), then configure and build.
+
+# Everything the project builds with, tests against and runs.
+TPMTRACE_PACKAGES=(
+	build-essential cmake pkg-config
+	libtss2-dev libsqlite3-dev libpcap-dev libfuse3-dev libssl-dev
+	sqlite3 swtpm swtpm-tools tpm2-tools tshark
+	qemu-system-x86 busybox-static ovmf e2fsprogs cpio
+	clang libclang-rt-14-dev
+)
+
+setup_packages() { # setup_packages PKG...: installs those not installed yet
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	echo "tpmtrace setup: installing ${missing[*]}"
+	local sudo=()
+	[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+	export DEBIAN_FRONTEND=noninteractive
+	# tshark asks whether non-root users may capture; answer for it.
+	echo 'wireshark-common wireshark-common/install-setuid boolean false' |
+		"${sudo[@]}" debconf-set-selections
+	"${sudo[@]}" apt-get update -q
+	"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+setup_build() { # setup_build DIR [CMAKE ARGS...]: configure (once) and build
+	local dir=$1
+	shift
+	cmake -S . -B "$dir" "$@" >/dev/null
+	cmake --build "$dir" -j "$(nproc)" -- --no-print-directory
+}

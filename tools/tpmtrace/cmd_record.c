@@ -1,0 +1,366 @@
+/* tpmtrace record: the socket proxy in front of swtpm, recording into SQLite. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "db/db.h"
+#include "db/writer.h"
+#include "recorder/proxy.h"
+#include "recorder/recorder.h"
+#include "recorder/swtpm_spawn.h"
+
+static const char usage[] =
+	"usage: tpmtrace record [--db FILE] (--spawn-swtpm | --backend SPEC)\n"
+	"                       [--listen SPEC]... [--listen-mssim tcp:HOST:PORT]...\n"
+	"                       [--payloads none|redacted|full] [--name NAME]\n"
+	"                       [--swtpm-state DIR] [--timeout MS] [--quiet] [-- COMMAND ARGS...]\n"
+	"\n"
+	"Records every TPM command and response that passes through a proxy in front of\n"
+	"swtpm, with monotonic timing, into a SQLite database. The proxy forwards every\n"
+	"byte unchanged; recording never blocks the TPM path (records are dropped and\n"
+	"counted if the database cannot keep up or fails).\n"
+	"\n"
+	"With -- COMMAND, runs COMMAND with TPM2TOOLS_TCTI and TCTI pointing at the proxy,\n"
+	"stops when it exits and returns its exit status (like strace or perf record).\n"
+	"Without it, records until SIGINT or SIGTERM and exits with everything committed.\n"
+	"\n"
+	"Options:\n"
+	"  --db FILE            database file, created 0600 if missing (default tpmtrace.db)\n"
+	"  --spawn-swtpm        start a private swtpm (fresh state, not started up: the\n"
+	"                       first command should be TPM2_Startup) and record in front of it\n"
+	"  --backend SPEC       an already running swtpm: swtpm:host=H,port=P (control at\n"
+	"                       P+1), swtpm:path=SOCK (control at SOCK.ctrl), tcp:H:P, unix:PATH\n"
+	"  --swtpm-state DIR    with --spawn-swtpm: keep swtpm's state in DIR\n"
+	"  --listen SPEC        where clients connect: tcp:HOST:PORT (swtpm control channel\n"
+	"                       forwarded on PORT+1) or unix:PATH (control at PATH.ctrl).\n"
+	"                       Raw TPM commands and MS-simulator framing are both accepted.\n"
+	"                       Default tcp:127.0.0.1:2321, or a private unix socket with\n"
+	"                       -- COMMAND. May be given several times.\n"
+	"  --listen-mssim tcp:HOST:PORT\n"
+	"                       serve the MS simulator's two ports (commands on PORT,\n"
+	"                       platform on PORT+1), mapped onto swtpm, for tpm2-tss's\n"
+	"                       mssim: TCTI. May be given several times.\n"
+	"  --payloads MODE      none: no raw bytes; redacted (default): raw bytes with\n"
+	"                       secrets zeroed (docs/security.md); full: everything, secrets\n"
+	"                       included (warns)\n"
+	"  --name NAME          a name for the trace\n"
+	"  --timeout MS         how long to wait for the backend's response (default 120000)\n"
+	"  --quiet              no summary at exit\n"
+	"  -h, --help           this text\n"
+	"\n"
+	"Examples:\n"
+	"  tpmtrace record --spawn-swtpm --db boot.db -- tpm2_pcrread sha256:0,1\n"
+	"  tpmtrace record --backend swtpm:host=127.0.0.1,port=2321 --listen tcp:127.0.0.1:2331\n";
+
+static int run(int argc, char **argv);
+const struct subcommand subcmd_record = {"record", run, "record TPM traffic through a proxy",
+					 usage};
+
+struct record_ctx {
+	int sfd;
+	pid_t child;
+	int child_status;
+	int stop_signal;
+};
+
+static int on_wake(void *arg)
+{
+	struct record_ctx *x = arg;
+	struct signalfd_siginfo si;
+	while (read(x->sfd, &si, sizeof si) == sizeof si) {
+		if (si.ssi_signo == SIGCHLD) {
+			int status;
+			if (x->child > 0 && waitpid(x->child, &status, WNOHANG) == x->child) {
+				x->child_status = status;
+				x->child = 0;
+				return 1;
+			}
+		} else {
+			x->stop_signal = (int)si.ssi_signo;
+			if (x->child > 0)
+				kill(x->child, (int)si.ssi_signo);
+			else
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static int run(int argc, char **argv)
+{
+	const char *db_path = "tpmtrace.db", *backend = NULL, *name = NULL, *state = NULL;
+	const char *listens[8], *mssims[8];
+	int n_listen = 0, n_mssim = 0, spawn = 0, quiet = 0, payloads = PAYLOADS_REDACTED;
+	long timeout_ms = 120000;
+	char err[512], sockdir[64] = "", default_listen[128];
+	struct swtpm_child sw = {0};
+	struct transport *tr = NULL;
+	struct writer *w = NULL;
+	struct proxy *px = NULL;
+	struct recorder rec;
+	struct record_ctx x = {.sfd = -1};
+	sqlite3 *db = NULL;
+	int64_t trace_id;
+	int ret = 1, rc;
+	sigset_t mask, oldmask;
+
+	enum { O_DB = 1, O_SPAWN, O_BACKEND, O_LISTEN, O_MSSIM, O_PAYLOADS, O_NAME, O_STATE,
+	       O_TIMEOUT, O_QUIET };
+	static const struct option opts[] = {{"db", required_argument, 0, O_DB},
+					     {"spawn-swtpm", no_argument, 0, O_SPAWN},
+					     {"backend", required_argument, 0, O_BACKEND},
+					     {"listen", required_argument, 0, O_LISTEN},
+					     {"listen-mssim", required_argument, 0, O_MSSIM},
+					     {"payloads", required_argument, 0, O_PAYLOADS},
+					     {"name", required_argument, 0, O_NAME},
+					     {"swtpm-state", required_argument, 0, O_STATE},
+					     {"timeout", required_argument, 0, O_TIMEOUT},
+					     {"quiet", no_argument, 0, O_QUIET},
+					     {0, 0, 0, 0}};
+	int o;
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		switch (o) {
+		case O_DB:
+			db_path = optarg;
+			break;
+		case O_SPAWN:
+			spawn = 1;
+			break;
+		case O_BACKEND:
+			backend = optarg;
+			break;
+		case O_LISTEN:
+			if (n_listen == 8)
+				return usage_error(&subcmd_record, "too many --listen");
+			listens[n_listen++] = optarg;
+			break;
+		case O_MSSIM:
+			if (n_mssim == 8)
+				return usage_error(&subcmd_record, "too many --listen-mssim");
+			mssims[n_mssim++] = optarg;
+			break;
+		case O_PAYLOADS:
+			payloads = payload_mode_parse(optarg);
+			if (payloads < 0)
+				return usage_error(&subcmd_record,
+						   "--payloads takes none, redacted or full, not "
+						   "'%s'",
+						   optarg);
+			break;
+		case O_NAME:
+			name = optarg;
+			break;
+		case O_STATE:
+			state = optarg;
+			break;
+		case O_TIMEOUT:
+			timeout_ms = strtol(optarg, NULL, 10);
+			if (timeout_ms <= 0)
+				return usage_error(&subcmd_record, "--timeout takes milliseconds");
+			break;
+		case O_QUIET:
+			quiet = 1;
+			break;
+		default:
+			return usage_error(&subcmd_record, "unknown option");
+		}
+	}
+	char **command = optind < argc ? argv + optind : NULL;
+	if (command && strcmp(argv[optind - 1], "--") != 0)
+		return usage_error(&subcmd_record, "unexpected argument '%s' (a command to run "
+						   "goes after --)",
+				   argv[optind]);
+	if (spawn == !!backend)
+		return usage_error(&subcmd_record, "give exactly one of --spawn-swtpm and --backend");
+	if (state && !spawn)
+		return usage_error(&subcmd_record, "--swtpm-state goes with --spawn-swtpm");
+
+	if (payloads == PAYLOADS_FULL)
+		fprintf(stderr, "tpmtrace record: --payloads full: secrets (unsealed data, random "
+				"bytes, passwords, sensitive areas) will be stored in %s\n",
+			db_path);
+
+	/* Signals arrive through a signalfd that the proxy loop watches. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, &oldmask);
+	signal(SIGPIPE, SIG_IGN);
+	x.sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+
+	if (spawn) {
+		rc = swtpm_spawn(&sw, state, 1, err, sizeof err);
+		if (rc) {
+			die("record", "%s", err);
+			goto out;
+		}
+		backend = sw.tcti;
+	}
+	rc = transport_swtpm_open(backend, &tr, err, sizeof err);
+	if (rc) {
+		die("record", "%s", err);
+		goto out;
+	}
+	tr->timeout_ms = (int)timeout_ms;
+
+	rc = db_open(db_path, DB_CREATE, &db, err, sizeof err);
+	if (rc) {
+		die("record", "%s", err);
+		goto out;
+	}
+	struct trace_info ti = {.name = name,
+				.kind = "record",
+				.source = spawn ? "swtpm (spawned)" : backend,
+				.payloads = payload_mode_str(payloads)};
+	trace_id = db_trace_begin(db, &ti);
+	if (trace_id < 0) {
+		die("record", "%s: cannot add a trace: %s", db_path, sqlite3_errmsg(db));
+		goto out;
+	}
+	db_close(db);
+	db = NULL;
+	struct writer_cfg wc = {.path = db_path, .trace_id = trace_id};
+	rc = writer_start(&w, &wc, err, sizeof err);
+	if (rc) {
+		die("record", "%s", err);
+		goto out;
+	}
+	recorder_init(&rec, w, tr, payloads);
+	rc = proxy_new(&px, &rec);
+	if (rc) {
+		die("record", "out of memory");
+		goto out;
+	}
+	if (!n_listen) {
+		if (command) {
+			snprintf(sockdir, sizeof sockdir, "%s/tpmtrace-XXXXXX",
+				 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+			if (strlen(sockdir) > 40 || !mkdtemp(sockdir)) {
+				snprintf(sockdir, sizeof sockdir, "/tmp/tpmtrace-XXXXXX");
+				if (!mkdtemp(sockdir)) {
+					die("record", "cannot create a socket directory: %s",
+					    strerror(errno));
+					goto out;
+				}
+			}
+			snprintf(default_listen, sizeof default_listen, "unix:%s/tpm.sock",
+				 sockdir);
+		} else {
+			snprintf(default_listen, sizeof default_listen, "tcp:127.0.0.1:2321");
+		}
+		listens[n_listen++] = default_listen;
+	}
+	char tcti[200] = "";
+	for (int i = 0; i < n_listen; i++) {
+		struct endpoint ep, ctrl;
+		if (endpoint_parse(listens[i], &ep, err, sizeof err) ||
+		    proxy_listen(px, &ep, LISTEN_DATA, err, sizeof err)) {
+			die("record", "--listen %s", err);
+			goto out;
+		}
+		endpoint_ctrl_of(&ep, &ctrl);
+		if (proxy_listen(px, &ctrl, LISTEN_CTRL, err, sizeof err)) {
+			die("record", "control channel: %s", err);
+			goto out;
+		}
+		if (!tcti[0]) {
+			if (ep.is_unix)
+				snprintf(tcti, sizeof tcti, "swtpm:path=%s", ep.path);
+			else
+				snprintf(tcti, sizeof tcti, "swtpm:host=%s,port=%u", ep.host,
+					 ep.port);
+		}
+	}
+	for (int i = 0; i < n_mssim; i++) {
+		struct endpoint ep, plat;
+		if (endpoint_parse(mssims[i], &ep, err, sizeof err) || ep.is_unix) {
+			die("record", "--listen-mssim '%s': expected tcp:HOST:PORT", mssims[i]);
+			goto out;
+		}
+		plat = ep;
+		plat.port++;
+		if (proxy_listen(px, &ep, LISTEN_DATA, err, sizeof err) ||
+		    proxy_listen(px, &plat, LISTEN_MSSIM_PLAT, err, sizeof err)) {
+			die("record", "--listen-mssim %s", err);
+			goto out;
+		}
+	}
+	recorder_event(&rec, "record-start", backend, 0);
+
+	if (command) {
+		x.child = fork();
+		if (x.child < 0) {
+			die("record", "fork: %s", strerror(errno));
+			goto out;
+		}
+		if (x.child == 0) {
+			sigprocmask(SIG_SETMASK, &oldmask, NULL);
+			signal(SIGPIPE, SIG_DFL);
+			setenv("TPM2TOOLS_TCTI", tcti, 1);
+			setenv("TCTI", tcti, 1);
+			setenv("TPMTRACE_TCTI", tcti, 1);
+			execvp(command[0], command);
+			fprintf(stderr, "tpmtrace record: cannot run %s: %s\n", command[0],
+				strerror(errno));
+			_exit(127);
+		}
+	} else if (!quiet) {
+		fprintf(stderr, "tpmtrace record: recording into %s (trace %lld); clients: "
+				"TPM2TOOLS_TCTI=%s; stop with Ctrl-C\n",
+			db_path, (long long)trace_id, tcti);
+	}
+	proxy_run(px, x.sfd, on_wake, &x);
+	recorder_event(&rec, "record-stop", x.stop_signal ? strsignal(x.stop_signal) : NULL, 0);
+	proxy_free(px);
+	px = NULL;
+
+	struct writer_stats st;
+	rc = writer_stop(w, "complete", &st);
+	w = NULL;
+	if (rc)
+		fprintf(stderr, "tpmtrace record: could not finalize trace %lld in %s\n",
+			(long long)trace_id, db_path);
+	if (!quiet || st.dropped)
+		fprintf(stderr,
+			"tpmtrace record: trace %lld: %llu commands, %llu events recorded, %llu "
+			"dropped%s\n",
+			(long long)trace_id, (unsigned long long)st.commands,
+			(unsigned long long)st.events, (unsigned long long)st.dropped,
+			st.dropped ? " (the database could not keep up or failed)" : "");
+	if (command) {
+		if (WIFEXITED(x.child_status))
+			ret = WEXITSTATUS(x.child_status);
+		else if (WIFSIGNALED(x.child_status))
+			ret = 128 + WTERMSIG(x.child_status);
+	} else {
+		ret = 0;
+	}
+out:
+	if (x.child > 0) {
+		kill(x.child, SIGTERM);
+		waitpid(x.child, NULL, 0);
+	}
+	proxy_free(px);
+	if (w)
+		writer_stop(w, "incomplete", NULL);
+	db_close(db);
+	if (tr)
+		tr->ops->close(tr);
+	swtpm_stop(&sw);
+	if (sockdir[0])
+		rmdir(sockdir);
+	if (x.sfd >= 0)
+		close(x.sfd);
+	return ret;
+}
