@@ -21,7 +21,8 @@ static const char usage[] =
 	"usage: tpmtrace record [--db FILE] (--spawn-swtpm | --backend SPEC)\n"
 	"                       [--listen SPEC]... [--listen-mssim tcp:HOST:PORT]...\n"
 	"                       [--payloads none|redacted|full] [--name NAME]\n"
-	"                       [--swtpm-state DIR] [--timeout MS] [--quiet] [-- COMMAND ARGS...]\n"
+	"                       [--swtpm-state DIR] [--timeout MS] [--queue-size N] [--quiet]\n"
+	"                       [-- COMMAND ARGS...]\n"
 	"\n"
 	"Records every TPM command and response that passes through a proxy in front of\n"
 	"swtpm, with monotonic timing, into a SQLite database. The proxy forwards every\n"
@@ -53,6 +54,8 @@ static const char usage[] =
 	"                       included (warns)\n"
 	"  --name NAME          a name for the trace\n"
 	"  --timeout MS         how long to wait for the backend's response (default 120000)\n"
+	"  --queue-size N       records the writer queue holds before it drops (a power of\n"
+	"                       two; default 8192, about 1 MiB)\n"
 	"  --quiet              no summary at exit\n"
 	"  -h, --help           this text\n"
 	"\n"
@@ -100,6 +103,7 @@ static int run(int argc, char **argv)
 	const char *listens[8], *mssims[8];
 	int n_listen = 0, n_mssim = 0, spawn = 0, quiet = 0, payloads = PAYLOADS_REDACTED;
 	long timeout_ms = 120000;
+	unsigned long queue = 0;
 	char err[512], sockdir[64] = "", default_listen[128];
 	struct swtpm_child sw = {0};
 	struct transport *tr = NULL;
@@ -113,7 +117,7 @@ static int run(int argc, char **argv)
 	sigset_t mask, oldmask;
 
 	enum { O_DB = 1, O_SPAWN, O_BACKEND, O_LISTEN, O_MSSIM, O_PAYLOADS, O_NAME, O_STATE,
-	       O_TIMEOUT, O_QUIET };
+	       O_TIMEOUT, O_QUIET, O_QUEUE };
 	static const struct option opts[] = {{"db", required_argument, 0, O_DB},
 					     {"spawn-swtpm", no_argument, 0, O_SPAWN},
 					     {"backend", required_argument, 0, O_BACKEND},
@@ -124,6 +128,7 @@ static int run(int argc, char **argv)
 					     {"swtpm-state", required_argument, 0, O_STATE},
 					     {"timeout", required_argument, 0, O_TIMEOUT},
 					     {"quiet", no_argument, 0, O_QUIET},
+					     {"queue-size", required_argument, 0, O_QUEUE},
 					     {0, 0, 0, 0}};
 	int o;
 	optind = 1;
@@ -169,6 +174,13 @@ static int run(int argc, char **argv)
 			break;
 		case O_QUIET:
 			quiet = 1;
+			break;
+		case O_QUEUE:
+			queue = strtoul(optarg, NULL, 10);
+			if (queue < 2 || queue > (1u << 24) || (queue & (queue - 1)))
+				return usage_error(&subcmd_record,
+						   "--queue-size takes a power of two from 2 to %u",
+						   1u << 24);
 			break;
 		default:
 			return usage_error(&subcmd_record, "unknown option");
@@ -230,7 +242,7 @@ static int run(int argc, char **argv)
 	}
 	db_close(db);
 	db = NULL;
-	struct writer_cfg wc = {.path = db_path, .trace_id = trace_id};
+	struct writer_cfg wc = {.path = db_path, .trace_id = trace_id, .queue_slots = (uint32_t)queue};
 	rc = writer_start(&w, &wc, err, sizeof err);
 	if (rc) {
 		die("record", "%s", err);
