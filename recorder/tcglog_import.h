@@ -11,7 +11,8 @@
 #include "model/pcr_bank.h"
 #include "recorder/log_reader.h"
 
-#define EV_NO_ACTION 0x00000003u
+#define EV_NO_ACTION	   0x00000003u
+#define EV_EFI_HCRTM_EVENT 0x80000010u
 
 struct tcg_event {
 	uint64_t index; /* 0-based, the EventNum tpm2_eventlog prints */
