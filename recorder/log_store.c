@@ -83,6 +83,9 @@ int log_sink_open(struct log_sink *s, const char *db_path, const char *name, con
 		sqlite3_bind_int64(st, 2, s->trace_id);
 		sqlite3_step(st);
 	}
+	/* Statements first: sqlite3_close() refuses a connection that has any. */
+	sqlite3_finalize(st);
+	st = NULL;
 	db_close(db);
 	db = NULL;
 	struct writer_cfg cfg = {.path = db_path, .trace_id = s->trace_id, .block_when_full = 1};
