@@ -4,7 +4,8 @@
 
 #include "cli.h"
 
-#define SUBCOMMANDS(X) X(record) X(list) X(stats) X(show) X(sql) X(verify) X(import_log) X(pcrs)
+#define SUBCOMMANDS(X)                                                                           \
+	X(record) X(list) X(stats) X(show) X(sql) X(verify) X(import_log) X(pcrs) X(predict) X(profile)
 
 #define DECLARE(n) SUBCOMMAND(n);
 SUBCOMMANDS(DECLARE)
