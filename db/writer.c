@@ -14,7 +14,10 @@
 #define BATCH_MAX 8192
 #define IDLE_SLEEP_MIN_US 500
 #define IDLE_SLEEP_MAX_US 16000
-#define COMMIT_EVERY_NS 100000000ull /* a killed recorder loses at most ~0.1 s */
+#define BATCH_MIN 512
+#define BATCH_WAIT_NS 20000000ull /* a killed recorder loses at most ~20 ms */
+#define BATCH_POLL_US 2000
+#define CHECKPOINT_EVERY_US 250000
 
 struct writer {
 	struct writer_cfg cfg;
@@ -38,7 +41,10 @@ struct writer {
 	_Atomic uint64_t commands, events, db_dropped, db_dropped_cmds, batches, failed;
 	_Atomic int stop;
 	pthread_t thread;
+	pthread_t ckpt_thread;
+	int ckpt_started;
 	sqlite3 *db;
+	sqlite3 *ckpt_db;
 	sqlite3_stmt *ins_cmd, *ins_ev, *ins_client;
 	int failing;
 	unsigned stall_ms; /* fault injection: TPMTRACE_FAULT_WRITER_STALL_MS */
@@ -208,11 +214,12 @@ static void *writer_main(void *arg)
 			continue;
 		}
 		idle = IDLE_SLEEP_MIN_US;
-		/* Let a small backlog grow into a batch, unless time is up. */
-		if (h - t < 64 && mono_ns() - last_commit < COMMIT_EVERY_NS / 10 &&
+		/* Let a small backlog grow into a batch, unless time is up:
+		 * fewer, larger transactions cost less per row. */
+		if (h - t < BATCH_MIN && mono_ns() - last_commit < BATCH_WAIT_NS &&
 		    !atomic_load(&w->stop)) {
-			sleep_us(IDLE_SLEEP_MIN_US);
-			h = atomic_load_explicit(&w->head, memory_order_acquire);
+			sleep_us(BATCH_POLL_US);
+			continue;
 		}
 		if (w->stall_ms)
 			sleep_us(w->stall_ms * 1000u);
@@ -262,6 +269,24 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
+/* WAL checkpoints copy pages into the database file and sync it; on a slow
+ * disk that takes long enough to fill the queue. They run here, on their own
+ * connection, so that the writer's commits never wait for them. */
+static void *checkpoint_main(void *arg)
+{
+	struct writer *w = arg;
+	unsigned waited = 0;
+	while (!atomic_load(&w->stop)) {
+		sleep_us(50000);
+		waited += 50000;
+		if (waited < CHECKPOINT_EVERY_US)
+			continue;
+		waited = 0;
+		sqlite3_wal_checkpoint_v2(w->ckpt_db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+	}
+	return NULL;
+}
+
 static const char ins_cmd_sql[] =
 	"INSERT INTO command (trace_id, seq, t_submit_ns, t_done_ns, latency_ns, cc, locality,"
 	" tag, cmd_size, rsp_size, rc, handle1, handle2, handle3, rsp_handle, n_sessions,"
@@ -279,14 +304,14 @@ int writer_start(struct writer **out, const struct writer_cfg *cfg, char *err, s
 		goto fail;
 	w->cfg = *cfg;
 	if (!w->cfg.queue_slots)
-		w->cfg.queue_slots = 8192;
+		w->cfg.queue_slots = 4096;
 	if (w->cfg.queue_slots & (w->cfg.queue_slots - 1)) {
 		snprintf(err, errlen, "queue size %u is not a power of two", w->cfg.queue_slots);
 		rc = -EINVAL;
 		goto fail;
 	}
 	if (!w->cfg.payload_bytes)
-		w->cfg.payload_bytes = 1u << 20;
+		w->cfg.payload_bytes = 512u << 10;
 	w->mask = w->cfg.queue_slots - 1;
 	w->ring_cap = w->cfg.payload_bytes;
 	w->path = strdup(cfg->path);
@@ -305,6 +330,19 @@ int writer_start(struct writer **out, const struct writer_cfg *cfg, char *err, s
 	/* WAL with synchronous=NORMAL: a killed process loses nothing committed;
 	 * a power cut may lose the last batches but never corrupts the file. */
 	db_exec(w->db, "PRAGMA synchronous=NORMAL", NULL, 0);
+	db_exec(w->db, "PRAGMA wal_autocheckpoint=0", NULL, 0);
+	/* Rows are appended: a small page cache is enough, and memory stays
+	 * bounded however long the recording. */
+	db_exec(w->db, "PRAGMA cache_size=-512", NULL, 0);
+	if (sqlite3_open_v2(cfg->path, &w->ckpt_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+			    NULL) == SQLITE_OK) {
+		sqlite3_busy_timeout(w->ckpt_db, 1000);
+		db_exec(w->ckpt_db, "PRAGMA cache_size=-256", NULL, 0);
+		if (pthread_create(&w->ckpt_thread, NULL, checkpoint_main, w) == 0)
+			w->ckpt_started = 1;
+	}
+	if (!w->ckpt_started)
+		db_exec(w->db, "PRAGMA wal_autocheckpoint=1000", NULL, 0);
 	if (sqlite3_prepare_v3(w->db, ins_cmd_sql, -1, SQLITE_PREPARE_PERSISTENT, &w->ins_cmd,
 			       NULL) ||
 	    sqlite3_prepare_v3(w->db,
@@ -332,6 +370,11 @@ fail:
 		sqlite3_finalize(w->ins_cmd);
 		sqlite3_finalize(w->ins_ev);
 		sqlite3_finalize(w->ins_client);
+		if (w->ckpt_started) {
+			atomic_store(&w->stop, 1);
+			pthread_join(w->ckpt_thread, NULL);
+		}
+		sqlite3_close(w->ckpt_db);
 		db_close(w->db);
 		free(w->ring);
 		free(w->slots);
@@ -438,10 +481,15 @@ int writer_stop(struct writer *w, const char *status, struct writer_stats *final
 
 	atomic_store(&w->stop, 1);
 	pthread_join(w->thread, NULL);
+	if (w->ckpt_started)
+		pthread_join(w->ckpt_thread, NULL);
+	sqlite3_close(w->ckpt_db);
 	writer_get_stats(w, &st);
 	if (!status)
 		status = "complete";
 	rc = db_trace_end(w->db, w->cfg.trace_id, st.commands, st.events, st.dropped, status);
+	/* Leave a self-contained file behind (the WAL folded in). */
+	sqlite3_wal_checkpoint_v2(w->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 	if (final)
 		*final = st;
 	sqlite3_finalize(w->ins_cmd);

@@ -56,7 +56,7 @@ static const char usage[] =
 	"  --name NAME          a name for the trace\n"
 	"  --timeout MS         how long to wait for the backend's response (default 120000)\n"
 	"  --queue-size N       records the writer queue holds before it drops (a power of\n"
-	"                       two; default 8192, about 1 MiB)\n"
+	"                       two; default 4096)\n"
 	"  --quiet              no summary at exit\n"
 	"  --forward-only       proxy without recording (no database): the baseline that\n"
 	"                       tools/bench compares recording against\n"

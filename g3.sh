@@ -1,0 +1,2 @@
+#!/bin/sh
+tpm2_getrandom 4 --hex
