@@ -575,8 +575,9 @@ static void dir_drain(struct pcap_import *pi, struct conn *c, int di)
 			break;
 		d->ooo = s->next;
 		d->n_ooo--;
-		if ((uint32_t)-diff < s->len)
-			dir_data(pi, c, di, s->data + (uint32_t)-diff, s->len - (uint32_t)-diff);
+		uint32_t old = d->next_seq - s->seq; /* already seen */
+		if (old < s->len)
+			dir_data(pi, c, di, s->data + old, s->len - old);
 		free(s);
 	}
 }
@@ -632,7 +633,7 @@ static void dir_segment(struct pcap_import *pi, struct conn *c, int di, uint32_t
 		return;
 	}
 	if (diff < 0) { /* retransmission or overlap */
-		uint32_t old = (uint32_t)-diff;
+		uint32_t old = d->next_seq - seq;
 		if (old >= len + missing)
 			return;
 		if (old >= len) {
