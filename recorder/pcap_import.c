@@ -19,7 +19,7 @@
 /* Framing limits. A TPM message is at most a few KiB (the kernel allows 4096,
  * the simulator 4096 + headers); a size field beyond this is garbage, not a
  * message to wait for. */
-#define MAX_FRAME  (1u << 20)
+#define MAX_FRAME  65536u
 #define MAX_OOO	   32 /* out-of-order segments held per direction */
 #define HASH_SIZE  4096
 #define CLIENT_MAX 64
@@ -94,6 +94,8 @@ struct pcap_import {
 	struct conn *hash[HASH_SIZE];
 	struct conn **order; /* connections in order of appearance */
 	size_t n_conn, cap_conn;
+	size_t n_flushed; /* connections before this are finished */
+	uint32_t last_id;
 	struct pcap_import_stats st;
 	uint64_t pkt; /* current packet number */
 	uint64_t t;   /* current packet time */
@@ -695,7 +697,7 @@ static struct conn *conn_get(struct pcap_import *pi, const struct conn_key *k, i
 		return NULL;
 	c->key = *k;
 	c->platform = platform;
-	c->id = (uint32_t)pi->n_conn + 1;
+	c->id = ++pi->last_id;
 	format_peer(k, c->peer, sizeof c->peer);
 	c->hnext = pi->hash[h];
 	pi->hash[h] = c;
@@ -928,7 +930,7 @@ int pcap_import_finish(struct pcap_import *pi)
 {
 	/* Connections in order of appearance, so the output does not depend on
 	 * hashing. */
-	for (size_t i = 0; i < pi->n_conn && !pi->rc; i++) {
+	for (size_t i = pi->n_flushed; i < pi->n_conn && !pi->rc; i++) {
 		struct conn *c = pi->order[i];
 		for (int di = 0; di < 2 && !pi->rc; di++) {
 			struct dir *d = &c->d[di];
@@ -945,7 +947,22 @@ int pcap_import_finish(struct pcap_import *pi)
 			pending_free(p);
 		}
 	}
+	if (!pi->rc)
+		pi->n_flushed = pi->n_conn;
 	return pi->rc;
+}
+
+int pcap_import_new_section(struct pcap_import *pi)
+{
+	/* A section is a capture of its own (the pcap TCTI starts one per
+	 * initialisation, with sequence numbers starting over): what was open is
+	 * finished, the same addresses and ports make a new connection. */
+	int rc = pcap_import_finish(pi);
+	memset(pi->hash, 0, sizeof(pi->hash));
+	for (size_t i = 0; i < pi->n_conn; i++)
+		conn_free(pi->order[i]);
+	pi->n_conn = pi->n_flushed = 0;
+	return rc;
 }
 
 void pcap_import_get_stats(const struct pcap_import *pi, struct pcap_import_stats *st)
@@ -1128,6 +1145,8 @@ int pcap_import_mem(const uint8_t *buf, size_t len, const char *name,
 			break;
 		}
 		int dlt = pcap_datalink(p);
+		if (s > 0)
+			rc = pcap_import_new_section(pi);
 		pi->st.sections++;
 		pi->st.last_linktype = dlt;
 		while (!rc && pcap_next_ex(p, &h, &data) == 1)

@@ -93,6 +93,9 @@ int pcap_import_packet(struct pcap_import *pi, int dlt, uint64_t t_ns, const uin
 		       size_t caplen, size_t wirelen);
 /* Emits what is still pending (commands without response, partial messages). */
 int pcap_import_finish(struct pcap_import *pi);
+/* A new capture section starts: finishes all connections; packets with the
+ * same addresses and ports then belong to new connections (new client ids). */
+int pcap_import_new_section(struct pcap_import *pi);
 void pcap_import_get_stats(const struct pcap_import *pi, struct pcap_import_stats *st);
 void pcap_import_free(struct pcap_import *pi);
 

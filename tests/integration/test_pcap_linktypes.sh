@@ -120,6 +120,17 @@ else
 	bad "two sections: $(cat "$W/err")"
 fi
 
+# The same capture twice: the second section reuses addresses, ports and
+# sequence numbers (as the pcap TCTI does on every initialisation); it must
+# not be taken for retransmitted data.
+cat "$F" "$F" >"$W/twice.pcapng"
+if "$TPMTRACE" import pcap "$W/twice.pcapng" --db "$W/twice.db" >/dev/null 2>"$W/err"; then
+	n=$(sqlite3 "$W/twice.db" "SELECT count(*) || ' ' || count(DISTINCT client_id) || ' ' || sum(flags & 10 != 0) FROM command")
+	[ "$n" = "$((ncmd * 2)) 2 0" ] && ok || bad "same section twice gave '$n' (commands, clients, bad)"
+else
+	bad "same section twice: $(cat "$W/err")"
+fi
+
 # Two clients interleaved packet by packet (same timestamps): each connection
 # keeps its own commands and responses.
 t2p -4 10.7.7.7,10.2.2.2 -T 50009,2321 "$W/plain.txt" "$W/eth4b.pcapng"

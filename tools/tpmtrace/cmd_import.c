@@ -60,7 +60,6 @@ static int sink_begin(struct import_sink *s)
 	ti.name = s->name;
 	ti.kind = "import";
 	ti.source = s->file;
-	/* TODO(redaction): full payloads until recorder/redact.h lands. */
 	ti.payloads = "full";
 	s->trace_id = db_trace_begin(s->db, &ti);
 	if (s->trace_id < 0) {
