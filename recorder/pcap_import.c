@@ -823,11 +823,13 @@ int pcap_import_packet(struct pcap_import *pi, int dlt, uint64_t t_ns, const uin
 		src = wire_skip(&r, 4);
 		dst = wire_skip(&r, 4);
 		size_t ihl = (size_t)(vihl & 15) * 4;
-		if (r.err || ihl < 20 || total < ihl || proto != 6 || (frag & 0x3FFF))
+		/* A total length of 0 comes from segmentation offload (the NIC
+		 * splits it): the captured bytes are the packet. */
+		if (r.err || ihl < 20 || (total && total < ihl) || proto != 6 || (frag & 0x3FFF))
 			goto skip;
 		if (!wire_skip(&r, ihl - 20))
 			goto skip;
-		ip_end = ip_start + total;
+		ip_end = total ? ip_start + total : (size_t)-1;
 		memcpy(k.client, src, 4); /* sorted out below */
 		memcpy(k.tpm, dst, 4);
 	} else {

@@ -73,6 +73,17 @@ check eth6 "$W/eth6.pcapng" && check_times eth6 0
 peer=$(sqlite3 "$W/eth6.db" "SELECT peer FROM client")
 [ "$peer" = "[fd00::1]:50001" ] && ok || bad "IPv6 client peer '$peer'"
 
+# Without timestamps text2pcap makes them up, 1 us apart: flagged synthetic.
+sed 's/^\([IO]\) .*/\1/' "$W/plain.txt" >"$W/notime.txt"
+text2pcap -q -D -4 10.1.1.1,10.2.2.2 -T 50001,2321 "$W/notime.txt" "$W/notime.pcapng" 2>/dev/null
+if check notime "$W/notime.pcapng"; then
+	n=$(sqlite3 "$W/notime.db" "SELECT count(*) FROM command WHERE NOT flags & 16")
+	[ "$n" = 0 ] && ok || bad "$n commands with made-up times not flagged synthetic"
+	sqlite3 "$W/notime.db" "SELECT notes FROM trace" | grep -q "synthetic" && ok || bad "no synthetic note"
+fi
+n=$(sqlite3 "$W/eth4.db" "SELECT count(*) FROM command WHERE flags & 16")
+[ "$n" = 0 ] && ok || bad "$n commands with real times flagged synthetic"
+
 # Linux cooked v1/v2 and BSD loopback, from a classic pcap of the Ethernet one.
 editcap -F pcap "$W/eth4.pcapng" "$W/eth4.pcap"
 for k in sll sll2 null; do
