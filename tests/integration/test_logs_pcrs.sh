@@ -24,7 +24,7 @@ S=$TPMTRACE_SHARED_DATA
 # Imports one file; prints the trace id.
 import() {
 	local kind=$1; shift
-	"$TPMTRACE" import-log "$kind" "$@" --db "$DB" 2>"$D/import.err" |
+	"$TPMTRACE" import "$kind" "$@" --db "$DB" 2>"$D/import.err" |
 		sed -n 's/^.*: trace \([0-9][0-9]*\): .*/\1/p'
 }
 
@@ -94,7 +94,7 @@ for f in "$S"/ima/tpm2-tss/sml-ima-sha1.bin "$S"/ima/tpm2-tss/sml-ima-ng-sha1.bi
 	if [ -n "$id" ] && [ -n "$off" ] && [ $(( ${off% *} + ${off#* } )) -eq "$size" ] &&
 		[ "${off#* }" -ge 1 ] && [ "${off#* }" -le 6 ]; then ok; else
 		bad "$name: truncation not reported right: $(cat "$D/import.err")"; fi
-	if "$TPMTRACE" import-log ima "$f" --db "$DB" --strict >/dev/null 2>"$D/strict.err"; then
+	if "$TPMTRACE" import ima "$f" --db "$DB" --strict >/dev/null 2>"$D/strict.err"; then
 		bad "$name: --strict accepted a truncated record"
 	else
 		grep -q "offset" "$D/strict.err" && ok || bad "$name: --strict message: $(cat "$D/strict.err")"
@@ -131,7 +131,7 @@ d1=$(openssl rand -hex 20) d256=$(openssl rand -hex 32)
 want1=$(printf '%038d03%s' 0 "$d1" | xxd -r -p | openssl dgst -sha1 -r | cut -c1-40)
 want256=$(printf '%062d03%s' 0 "$d256" | xxd -r -p | openssl dgst -sha256 -r | cut -c1-64)
 printf 'sha1:\n  0 : 0x%s\nsha256:\n  0 : 0x%s\n' "$want1" "$want256" >"$D/loc3.yaml"
-out=$("$TPMTRACE" import-log tcglog "$D/loc3.bin" --db "$DB")
+out=$("$TPMTRACE" import tcglog "$D/loc3.bin" --db "$DB")
 id=$(sed -n 's/^.*: trace \([0-9][0-9]*\): .*/\1/p' <<<"$out")
 grep -q "startup locality 3" <<<"$out" && ok || bad "StartupLocality not found: $out"
 out=$("$TPMTRACE" pcrs "$DB" --trace "$id" --expect "$D/loc3.yaml")

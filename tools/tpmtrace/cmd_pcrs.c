@@ -43,8 +43,8 @@ static const char usage[] =
     "2 usage error.\n"
     "\n"
     "Example:\n"
-    "  tpmtrace import-log tcglog binary_bios_measurements --db boot.db\n"
-    "  tpmtrace import-log ima binary_runtime_measurements --db boot.db\n"
+    "  tpmtrace import tcglog binary_bios_measurements --db boot.db\n"
+    "  tpmtrace import ima binary_runtime_measurements --db boot.db\n"
     "  tpmtrace pcrs boot.db --trace 1 --trace 2 --expect <(tpm2_pcrread)\n"
     "  tpmtrace pcrs boot.db --trace 2 --boot-aggregate-from 1\n";
 

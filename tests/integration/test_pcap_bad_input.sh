@@ -1,0 +1,94 @@
+#!/bin/bash
+# Bad input to `tpmtrace import pcap`: empty, not a capture, truncated (pcapng
+# and classic pcap, inside a packet and inside the file header), a corrupt
+# block length, no TPM traffic, a directory, a missing file. Each must fail
+# with exit status 1 (no crash) and a message naming the file and, where it
+# applies, the packet and byte offset; no trace is left behind, and good files
+# given alongside are still imported. Run it in the sanitizer build too.
+set -u
+: "${TPMTRACE:?}" "${TPMTRACE_SHARED_DATA:?}"
+DATA=$TPMTRACE_SHARED_DATA/pcap
+GOOD=$DATA/esys-get-random.int.pcap
+[ -r "$GOOD" ] || { echo "skipped: $GOOD missing"; exit 77; }
+command -v sqlite3 >/dev/null || { echo "skipped: sqlite3 is not installed"; exit 77; }
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect_fail FILE REGEX: import fails with status 1 and a matching message.
+expect_fail() {
+	local f=$1 re=$2 rc
+	"$TPMTRACE" import pcap "$f" --db "$W/t.db" >"$W/out" 2>"$W/err"
+	rc=$?
+	if [ $rc -ne 1 ]; then
+		bad "$f: exit status $rc (want 1): $(cat "$W/err")"
+		return
+	fi
+	if grep -qE -- "$re" "$W/err" && grep -qF -- "$f" "$W/err"; then ok; else
+		bad "$f: message '$(cat "$W/err")' does not match /$re/"; fi
+}
+
+: >"$W/empty.pcap"
+expect_fail "$W/empty.pcap" "empty file"
+cp /etc/os-release "$W/text.pcap"
+expect_fail "$W/text.pcap" "not a pcap or pcapng capture"
+head -c 3000 "$GOOD" >"$W/trunc.pcapng"
+# tshark (if there) says how many whole packets precede the cut.
+if command -v tshark >/dev/null; then
+	n=$(tshark -r "$W/trunc.pcapng" 2>/dev/null | wc -l)
+	expect_fail "$W/trunc.pcapng" "packet $((n + 1)) \(block at byte offset [0-9]+\): .*truncated"
+else
+	expect_fail "$W/trunc.pcapng" "packet [0-9]+ \(block at byte offset [0-9]+\): .*truncated"
+fi
+head -c 20 "$GOOD" >"$W/shb.pcapng"
+expect_fail "$W/shb.pcapng" "not a pcap or pcapng capture|truncated"
+if command -v editcap >/dev/null; then
+	editcap -F pcap "$GOOD" "$W/classic.pcap" 2>/dev/null
+	size=$(stat -c %s "$W/classic.pcap")
+	head -c $((size - 7)) "$W/classic.pcap" >"$W/classic-trunc.pcap"
+	expect_fail "$W/classic-trunc.pcap" "packet 54 \(block at byte offset [0-9]+\): .*truncated"
+	head -c 10 "$W/classic.pcap" >"$W/classic-hdr.pcap"
+	expect_fail "$W/classic-hdr.pcap" "truncated|not a pcap"
+fi
+# A block length field that points past the end of the file (third block).
+python3 - "$GOOD" "$W/corrupt.pcapng" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+off = 0
+for _ in range(3):
+    off += struct.unpack_from("<I", d, off + 4)[0]
+struct.pack_into("<I", d, off + 4, 0x7FFFFFF0)
+open(sys.argv[2], "wb").write(d)
+PY
+expect_fail "$W/corrupt.pcapng" "packet 2 \(block at byte offset [0-9]+\)"
+# A good capture of something else: no TPM traffic on the port.
+"$TPMTRACE" import pcap "$GOOD" --port 4000 --db "$W/t.db" >/dev/null 2>"$W/err"
+[ $? -eq 1 ] && grep -q "no TPM traffic on TCP port 4000" "$W/err" && ok || bad "other port: $(cat "$W/err")"
+mkdir "$W/dir.pcap"
+expect_fail "$W/dir.pcap" "not a regular file"
+expect_fail "$W/missing.pcap" "No such file"
+
+n=$(sqlite3 "$W/t.db" "SELECT count(*) FROM trace")
+[ "$n" = 0 ] && ok || bad "$n traces left behind by failed imports"
+
+# Good and bad together: the good one is imported, the status says a file failed.
+"$TPMTRACE" import pcap "$W/trunc.pcapng" "$GOOD" "$W/empty.pcap" --db "$W/t.db" >"$W/out" 2>"$W/err"
+rc=$?
+[ $rc -eq 1 ] && ok || bad "mixed import exit $rc"
+[ "$(grep -c . "$W/err")" = 2 ] && ok || bad "want two error lines: $(cat "$W/err")"
+n=$(sqlite3 "$W/t.db" "SELECT count(*) || ':' || group_concat(status) FROM trace")
+[ "$n" = "1:complete" ] && ok || bad "after mixed import: traces $n"
+n=$(sqlite3 "$W/t.db" "SELECT count(*) FROM command")
+[ "$n" = 27 ] && ok || bad "good file gave $n commands"
+
+# Usage errors.
+"$TPMTRACE" import pcap "$GOOD" >/dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "missing --db is not a usage error"
+"$TPMTRACE" import nosuchkind "$GOOD" --db "$W/t.db" >/dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "unknown KIND is not a usage error"
+"$TPMTRACE" export "$W/t.db" --trace 99 --csv - >/dev/null 2>"$W/err"
+[ $? -eq 1 ] && grep -q "no trace 99" "$W/err" && ok || bad "export of a missing trace: $(cat "$W/err")"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

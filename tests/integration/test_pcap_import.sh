@@ -1,0 +1,71 @@
+#!/bin/bash
+# Golden test: every real capture in $TPMTRACE_SHARED_DATA/pcap imports with no
+# malformed command, and the command codes, response codes, message sizes and
+# timestamps equal what Wireshark's TPM 2.0 dissector (tshark) reads from the
+# same file.
+set -u
+: "${TPMTRACE:?}" "${TPMTRACE_SHARED_DATA:?}"
+DATA=$TPMTRACE_SHARED_DATA/pcap
+command -v tshark >/dev/null || { echo "skipped: tshark is not installed"; exit 77; }
+command -v sqlite3 >/dev/null || { echo "skipped: sqlite3 is not installed"; exit 77; }
+ls "$DATA"/*.pcap >/dev/null 2>&1 || { echo "skipped: no captures in $DATA"; exit 77; }
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# What tshark sees: one line per message, "C cc len ns" or "R rc len ns".
+tshark_msgs() {
+	tshark -r "$1" -T fields -E separator=/t -e frame.time_epoch -e tcp.len \
+		-e tpm.req.cc -e tpm.resp.rc 2>/dev/null |
+		awk -F'\t' '{ t = $1; sub(/\./, "", t); sub(/^0+/, "", t)
+			if ($3 != "") print "C", $3, $2, t; else if ($4 != "") print "R", $4, $2, t }'
+}
+db_msgs() {
+	sqlite3 -separator ' ' "$1" "SELECT 'C', printf('0x%08x', cc), cmd_size, t_submit_ns,
+		'R', printf('0x%08x', rc), rsp_size, t_done_ns FROM command WHERE trace_id = $2
+		ORDER BY seq" | awk '{ print $1, $2, $3, $4; print $5, $6, $7, $8 }'
+}
+
+files=("$DATA"/*.pcap)
+t0=$(date +%s%N)
+"$TPMTRACE" import pcap "${files[@]}" --db "$W/t.db" --json >"$W/sum.json" 2>"$W/err"
+rc=$?
+t1=$(date +%s%N)
+echo "imported ${#files[@]} captures in $(((t1 - t0) / 1000000)) ms"
+[ $rc -eq 0 ] && ok || bad "import exited $rc: $(cat "$W/err")"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["failed"] == 0 and d["malformed"] == 0, d' \
+	"$W/sum.json" && ok || bad "JSON summary: $(cat "$W/sum.json")"
+n_json=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["commands"])' "$W/sum.json")
+n_db=$(sqlite3 "$W/t.db" "SELECT count(*) FROM command")
+[ "$n_json" = "$n_db" ] && ok || bad "summary says $n_json commands, database holds $n_db"
+
+for f in "${files[@]}"; do
+	id=$(sqlite3 "$W/t.db" "SELECT id FROM trace WHERE source = '$f' AND kind = 'import'")
+	if [ -z "$id" ]; then
+		bad "$f: no trace"
+		continue
+	fi
+	mal=$(sqlite3 "$W/t.db" "SELECT count(*) FROM command WHERE trace_id = $id AND (flags & 2 OR malformed IS NOT NULL)")
+	[ "$mal" = 0 ] && ok || bad "$f: $mal malformed commands"
+	norsp=$(sqlite3 "$W/t.db" "SELECT count(*) FROM command WHERE trace_id = $id AND rc IS NULL")
+	[ "$norsp" = 0 ] && ok || bad "$f: $norsp commands without response"
+	tshark_msgs "$f" >"$W/want"
+	db_msgs "$W/t.db" "$id" >"$W/got"
+	[ -s "$W/want" ] || bad "$f: tshark found no TPM messages"
+	# Command codes alone, then codes, sizes and times together.
+	if diff <(awk '$1 == "C" { print $2 }' "$W/want") <(awk '$1 == "C" { print $2 }' "$W/got") >/dev/null; then ok; else
+		bad "$f: command codes differ from tshark's tpm.req.cc"; fi
+	if diff <(awk '$1 == "R" { print $2 }' "$W/want") <(awk '$1 == "R" { print $2 }' "$W/got") >/dev/null; then ok; else
+		bad "$f: response codes differ from tshark's tpm.resp.rc"; fi
+	if diff "$W/want" "$W/got" >"$W/diff"; then ok; else
+		bad "$f: sizes or times differ:"; head -5 "$W/diff"; fi
+done
+# The tpm2-tss pcap TCTI stamps in microseconds with real clocks.
+notes=$(sqlite3 "$W/t.db" "SELECT count(*) FROM trace WHERE notes LIKE '%resolution 1000 ns%' AND notes NOT LIKE '%synthetic%'")
+[ "$notes" = "${#files[@]}" ] && ok || bad "resolution/synthetic notes: $notes of ${#files[@]}"
+synth=$(sqlite3 "$W/t.db" "SELECT count(*) FROM command WHERE flags & 16")
+[ "$synth" = 0 ] && ok || bad "$synth commands flagged synthetic time"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,52 @@
+/* `tpmtrace import KIND FILE...`: one importer per KIND (table in
+ * cmd_import.c). An importer reads one file and hands what it finds to the
+ * sink, which creates the trace (kind 'import', source = the file) on the first
+ * record, writes rows through db/writer.h and keeps the counts for the summary. */
+#ifndef TPMTRACE_IMPORT_H
+#define TPMTRACE_IMPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct import_opts {
+	const char *db;
+	const char *name; /* trace name; default: the file's base name */
+	unsigned port;	  /* pcap: TPM TCP port */
+	int json;
+};
+
+struct import_sink;
+
+/* A command as an importer found it. The sink decodes it (model/decode.h) and
+ * stores the decoded columns the way a live recording does. */
+struct import_cmd {
+	uint64_t t_submit_ns, t_done_ns;
+	const uint8_t *cmd;
+	size_t cmd_len;
+	const uint8_t *rsp; /* NULL: no response */
+	size_t rsp_len;
+	int locality; /* -1 unknown (stored as 0) */
+	uint32_t client_id;
+	uint32_t flags; /* extra REC_F_* bits, e.g. REC_F_SYNTHETIC_TIME */
+};
+
+/* Each returns 0 or -errno (the writer failed or the trace could not be made). */
+int import_sink_client(struct import_sink *s, uint32_t id, const char *comm, const char *peer,
+		       uint64_t first_ns);
+int import_sink_command(struct import_sink *s, const struct import_cmd *c);
+int import_sink_event(struct import_sink *s, uint64_t t_ns, const char *kind, const char *detail,
+		      uint32_t client_id);
+/* Appends a sentence to the trace's notes column. */
+void import_sink_note(struct import_sink *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+struct importer {
+	const char *kind;
+	const char *summary;
+	/* Imports one file. Returns 0, or non-zero with a message naming the
+	 * file (and offset or entry) in err. */
+	int (*run)(struct import_sink *s, const char *file, const struct import_opts *o, char *err,
+		   size_t errlen);
+};
+
+#endif
