@@ -133,3 +133,31 @@ SELECT t.id AS trace_id, t.name, t.kind, t.status, t.commands, t.events, t.dropp
        (SELECT max(t_done_ns) - min(t_submit_ns) FROM command c WHERE c.trace_id = t.id) AS span_ns,
        (SELECT count(*) FROM command c WHERE c.trace_id = t.id AND c.flags & 2) AS malformed
 FROM trace t;
+
+-- Latency profiles (docs/profiles.md): one TPM's cost per command, with provenance.
+CREATE TABLE profile (
+	id INTEGER PRIMARY KEY,
+	name TEXT NOT NULL UNIQUE,
+	vendor TEXT, chip TEXT, firmware TEXT, bus TEXT,
+	measured_by TEXT, date TEXT,
+	source TEXT,                       -- one citation per line
+	note TEXT,
+	covers TEXT, lacks TEXT,           -- what the figures cover and what they do not
+	transport_ns INTEGER,              -- fixed cost added to every priced command
+	fallback_ns INTEGER,               -- price of a command the profile lacks (NULL: median)
+	created_at TEXT
+);
+
+-- One row per (command, authorization kind, variant); times in ns, NULL = unknown.
+CREATE TABLE profile_entry (
+	profile_id INTEGER NOT NULL REFERENCES profile(id),
+	seq INTEGER NOT NULL,              -- order in the profile file
+	cc INTEGER NOT NULL,
+	auth TEXT NOT NULL,                -- none password hmac hmac+enc policy policy+enc *
+	variant TEXT NOT NULL,             -- key or session type, '-' for any
+	n INTEGER,                         -- samples behind the figures
+	mean_ns INTEGER NOT NULL,
+	p50_ns INTEGER, p95_ns INTEGER, stdev_ns INTEGER, min_ns INTEGER, max_ns INTEGER,
+	comment TEXT,                      -- provenance of the entry
+	PRIMARY KEY (profile_id, cc, auth, variant)
+);

@@ -64,7 +64,11 @@ static int insert_command(struct writer *w, const struct rec *r)
 	bind_u(st, i++, r->t_submit);
 	if (r->has_rsp) {
 		bind_u(st, i++, r->t_done);
-		bind_u(st, i++, r->t_done - r->t_submit);
+		/* Logs carry no timing: an ordinal as time, no latency. */
+		if ((r->flags & REC_F_SYNTHETIC_TIME) && r->t_done == r->t_submit)
+			sqlite3_bind_null(st, i++);
+		else
+			bind_u(st, i++, r->t_done - r->t_submit);
 	} else {
 		sqlite3_bind_null(st, i++);
 		sqlite3_bind_null(st, i++);

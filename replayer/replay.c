@@ -21,7 +21,7 @@
 #include "recorder/recorder.h"
 #include "recorder/redact.h"
 #include "recorder/swtpm_spawn.h"
-#include "replayer/policy_api.h"
+#include "model/policy.h"
 #include "replayer/session.h"
 #include "replayer/tpmconn.h"
 
@@ -758,6 +758,88 @@ static int name_of(struct rp *x, uint32_t rec, uint32_t rep, struct tpm_name *ou
 
 /* ---- the trace's own sessions (Part 3 11.1 TPM2_StartAuthSession) ----- */
 
+/* TPM2_StartAuthSession with our own nonce (and salt when rk is a key):
+ * rk, rb are target handles (TPM_RH_NULL for none), key the tpmKey's entry.
+ * Returns 0 (out set up), a TPM rc > 0, -ENOTSUP when the key cannot salt,
+ * or a fatal -errno. */
+static int start_raw(struct rp *x, uint32_t rk, struct obj *key, uint32_t rb,
+		     const uint8_t *bind_auth, size_t bind_len, uint8_t type, uint16_t sym,
+		     uint16_t bits, uint16_t mode, uint16_t hash, uint16_t nc_len, struct sess *out)
+{
+	uint8_t salt[SESS_MAX_DIGEST], secret[600], cmd[TPM_MAX_MESSAGE];
+	size_t salt_len = 0, secret_len = 0;
+	uint64_t t0 = mono_ns(), tpm0 = x->res->tpm_ns;
+	struct wire_wr w;
+	struct wire_rd r;
+	uint16_t n;
+	int rc = 0;
+	if (rk != TPM_RH_NULL) {
+		struct pubinfo pi;
+		if (!key->publen && (rc = read_public(x, rk, key)))
+			return rc < 0 ? rc : -ENOTSUP;
+		t0 = mono_ns();
+		tpm0 = x->res->tpm_ns;
+		rc = pub_parse(key->pub, key->publen, &pi);
+		unsigned sl = sess_digest_size(pi.name_alg);
+		if (!rc && pi.type == TPM_ALG_ECC)
+			rc = sess_ecdh_salt(&x->cr, pi.name_alg, pi.x, pi.xl, pi.y, pi.yl, salt,
+					    secret, sizeof secret, &secret_len);
+		else if (!rc && pi.type == TPM_ALG_RSA && sl)
+			rc = rsa_salt(x, &pi, salt, sl, secret, sizeof secret, &secret_len);
+		else
+			rc = -ENOTSUP;
+		if (rc) {
+			crypto_time(x, t0, tpm0);
+			return -ENOTSUP;
+		}
+		salt_len = sl;
+	}
+	memset(out, 0, sizeof *out);
+	out->nonce_caller_len = nc_len;
+	sess_nonce_roll(out);
+	wire_wr_init(&w, cmd, sizeof cmd);
+	wire_wr_u16(&w, TPM_ST_NO_SESSIONS);
+	wire_wr_u32(&w, 0);
+	wire_wr_u32(&w, TPM_CC_StartAuthSession);
+	wire_wr_u32(&w, rk);
+	wire_wr_u32(&w, rb);
+	wire_wr_tpm2b(&w, out->nonce_caller, nc_len);
+	wire_wr_tpm2b(&w, secret, (uint16_t)secret_len);
+	wire_wr_u8(&w, type);
+	wire_wr_u16(&w, sym);
+	if (sym != TPM_ALG_NULL) {
+		wire_wr_u16(&w, bits);
+		wire_wr_u16(&w, mode);
+	}
+	wire_wr_u16(&w, hash);
+	wire_put_u32(cmd + 2, (uint32_t)w.off);
+	crypto_time(x, t0, tpm0);
+	rc = xfer(x, cmd, w.off);
+	if (rc)
+		goto out;
+	wire_rd_init(&r, x->t.rsp, x->t.rsp_len);
+	wire_skip(&r, TPM_HEADER_SIZE);
+	uint32_t h = wire_u32(&r);
+	const uint8_t *nt = wire_tpm2b(&r, &n);
+	if (r.err) {
+		rc = fail(x, -EPROTO, "malformed StartAuthSession response");
+		goto out;
+	}
+	t0 = mono_ns();
+	tpm0 = x->res->tpm_ns;
+	uint8_t nc[SESS_MAX_DIGEST];
+	memcpy(nc, out->nonce_caller, nc_len);
+	rc = sess_begin(out, &x->cr, h, hash, sym, salt, salt_len, bind_auth, bind_len, nc, nc_len,
+			nt, n);
+	crypto_time(x, t0, tpm0);
+	if (rc)
+		rc = fail(x, rc, "session set-up failed: %s", strerror(-rc));
+out:
+	memset(salt, 0, sizeof salt);
+	return rc;
+}
+
+/* The trace's own TPM2_StartAuthSession, started again on the target. */
 static int start_session(struct rp *x)
 {
 	struct src_cmd *sc = x->cur;
@@ -768,8 +850,7 @@ static int start_session(struct rp *x)
 	r.off = sc->c.param_off;
 	wire_tpm2b(&r, &n); /* nonceCaller */
 	uint16_t nc_len = n;
-	wire_tpm2b(&r, &n); /* encryptedSalt */
-	uint16_t salt_in = n;
+	wire_tpm2b(&r, &n); /* encryptedSalt: made for the recording TPM's key */
 	uint8_t type = wire_u8(&r);
 	uint16_t sym = wire_u16(&r), bits = 0, mode = 0;
 	if (sym != TPM_ALG_NULL) {
@@ -800,39 +881,9 @@ static int start_session(struct rp *x)
 		     "StartAuthSession: tpmKey or bind was loaded before the trace started");
 		return 0;
 	}
-	uint8_t salt[SESS_MAX_DIGEST], secret[600];
-	size_t salt_len = 0, secret_len = 0;
-	uint64_t t0 = mono_ns(), tpm0 = x->res->tpm_ns;
-	if (tpm_key != TPM_RH_NULL) {
-		struct obj *o = obj_find(x, tpm_key);
-		if (!o)
-			o = obj_add(x, tpm_key, rk);
-		if (!o->publen) {
-			int rc = read_public(x, rk, o);
-			if (rc < 0)
-				return rc;
-		}
-		struct pubinfo pi;
-		unsigned sl = sess_digest_size(0);
-		int rc = pub_parse(o->pub, o->publen, &pi);
-		sl = sess_digest_size(pi.name_alg);
-		if (!rc && pi.type == TPM_ALG_ECC)
-			rc = sess_ecdh_salt(&x->cr, pi.name_alg, pi.x, pi.xl, pi.y, pi.yl, salt,
-					    secret, sizeof secret, &secret_len);
-		else if (!rc && pi.type == TPM_ALG_RSA && sl)
-			rc = rsa_salt(x, &pi, salt, sl, secret, sizeof secret, &secret_len);
-		else
-			rc = -ENOTSUP;
-		if (rc) {
-			note(x, REPLAY_REFUSED, sc->c.cc,
-			     "StartAuthSession: cannot salt to the key 0x%08x (%s)", tpm_key,
-			     strerror(-rc));
-			crypto_time(x, t0, tpm0);
-			return 0;
-		}
-		salt_len = sl;
-		(void)salt_in;
-	}
+	struct obj *key = NULL;
+	if (tpm_key != TPM_RH_NULL && !(key = obj_find(x, tpm_key)))
+		key = obj_add(x, tpm_key, rk);
 	/* Bound session: the bind entity's authValue goes into the session key
 	 * (Part 1 19.6.8); we only know it through --auth. */
 	const struct replay_auth *ba = bind != TPM_RH_NULL ? auth_for(x, bind) : NULL;
@@ -843,39 +894,17 @@ static int start_session(struct rp *x)
 			return rc;
 	}
 	struct sess s;
-	memset(&s, 0, sizeof s);
-	s.nonce_caller_len = nc_len;
-	sess_nonce_roll(&s);
-	uint8_t cmd[TPM_MAX_MESSAGE];
-	struct wire_wr w;
-	wire_wr_init(&w, cmd, sizeof cmd);
-	wire_wr_u16(&w, TPM_ST_NO_SESSIONS);
-	wire_wr_u32(&w, 0);
-	wire_wr_u32(&w, TPM_CC_StartAuthSession);
-	wire_wr_u32(&w, rk);
-	wire_wr_u32(&w, rb);
-	wire_wr_tpm2b(&w, s.nonce_caller, nc_len);
-	wire_wr_tpm2b(&w, secret, (uint16_t)secret_len);
-	wire_wr_u8(&w, type);
-	wire_wr_u16(&w, sym);
-	if (sym != TPM_ALG_NULL) {
-		wire_wr_u16(&w, bits);
-		wire_wr_u16(&w, mode);
+	int rc = start_raw(x, rk, key, rb, ba ? ba->value : NULL, ba ? ba->len : 0, type, sym, bits,
+			   mode, hash, nc_len, &s);
+	if (rc == -ENOTSUP) {
+		note(x, REPLAY_REFUSED, sc->c.cc,
+		     "StartAuthSession: cannot salt to the key 0x%08x (neither ECC nor RSA, or its "
+		     "public area is unknown)",
+		     tpm_key);
+		return 0;
 	}
-	wire_wr_u16(&w, hash);
-	wire_put_u32(cmd + 2, (uint32_t)w.off);
-	crypto_time(x, t0, tpm0);
-	int rc = xfer(x, cmd, w.off);
 	if (rc)
 		return rc < 0 ? rc : 0;
-	wire_rd_init(&r, x->t.rsp, x->t.rsp_len);
-	wire_skip(&r, TPM_HEADER_SIZE);
-	uint32_t h = wire_u32(&r);
-	const uint8_t *nt = wire_tpm2b(&r, &n);
-	if (r.err)
-		return fail(x, -EPROTO, "malformed StartAuthSession response");
-	t0 = mono_ns();
-	tpm0 = x->res->tpm_ns;
 	struct rsess *rs = sess_find(x, sc->rsp_handle);
 	for (int i = 0; !rs && i < MAX_SESS; i++)
 		if (!x->sess[i].used)
@@ -883,12 +912,7 @@ static int start_session(struct rp *x)
 	if (!rs)
 		rs = &x->sess[sc->rsp_handle % MAX_SESS];
 	memset(rs, 0, sizeof *rs);
-	rc = sess_begin(&rs->s, &x->cr, h, hash, sym, salt, salt_len, ba ? ba->value : NULL,
-			ba ? ba->len : 0, s.nonce_caller, nc_len, nt, n);
-	crypto_time(x, t0, tpm0);
-	memset(salt, 0, sizeof salt);
-	if (rc)
-		return fail(x, rc, "session set-up failed: %s", strerror(-rc));
+	rs->s = s;
 	rs->used = 1;
 	rs->rec = sc->rsp_handle;
 	rs->type = type;
@@ -1266,6 +1290,36 @@ enum { PLAN_RECORDED, PLAN_PASSWORD, PLAN_KERNEL };
 
 static int emit(void *ctx, const struct pol_out *o);
 
+/* A protected command finds no kernel session because an earlier command
+ * failed on the target (not in the recording) and the session was flushed:
+ * start one as the policy would. */
+static int kernel_resume(struct rp *x)
+{
+	struct pol_out o = {.role = POL_ROLE_SESSION_SETUP};
+	int rc = 0, ctxload = x->pol.salt == POL_SALT_NULL_ECC &&
+			      x->pol.nullkey == POL_NULLKEY_CONTEXT_LOAD;
+	note(x, REPLAY__OUTCOMES, x->cur->c.cc,
+	     "session started again after a failed command (not in the policy's sequence)");
+	if (ctxload) {
+		o.cc = TPM_CC_ContextLoad;
+		if ((rc = emit(x, &o)))
+			return rc;
+	}
+	o.cc = TPM_CC_StartAuthSession;
+	o.variant = x->pol.salt == POL_SALT_NULL_ECC	 ? POL_VAR_SALTED_ECC
+		    : x->pol.salt == POL_SALT_PERSISTENT ? POL_VAR_SALTED
+							 : POL_VAR_UNSALTED;
+	o.handle = x->pol.salt_handle;
+	if ((rc = emit(x, &o)))
+		return rc;
+	if (ctxload) {
+		o.cc = TPM_CC_FlushContext;
+		rc = emit(x, &o);
+	}
+	x->cur_role = POL_ROLE_ORIGINAL;
+	return rc;
+}
+
 static int replay_original(struct rp *x, const struct pol_out *po)
 {
 	struct src_cmd *sc = x->cur;
@@ -1300,8 +1354,9 @@ static int replay_original(struct rp *x, const struct pol_out *po)
 	for (unsigned i = 0; i < c->n_handles; i++) {
 		if (map_handle(x, c->handles[i], &hs[i])) {
 			note(x, REPLAY_REFUSED, c->cc,
-			     "%s: handle 0x%08x was made before the trace started (or by a refused "
-			     "command)",
+			     "%s: handle 0x%08x was not created in this replay (made before the "
+			     "trace "
+			     "started, or by a command that was refused or failed)",
 			     tpm_cc_name(c->cc), c->handles[i]);
 			return 0;
 		}
@@ -1370,9 +1425,8 @@ static int replay_original(struct rp *x, const struct pol_out *po)
 			a[na++].pw_len = avl[i];
 		}
 	} else if (plan == PLAN_KERNEL) {
-		if (!x->ks_live)
-			return fail(x, -EPROTO, "policy error: no kernel session for %s",
-				    tpm_cc_name(c->cc));
+		if (!x->ks_live && (rc = kernel_resume(x)))
+			return rc;
 		a[0].is_sess = 1;
 		a[0].s = &x->ks;
 		a[0].attrs = po->sess_attrs;
@@ -1447,6 +1501,18 @@ static int replay_original(struct rp *x, const struct pol_out *po)
 	rc = send_auth(x, c->cc, hs, c->n_handles, names, a, na, params, plen, &pp, &pl);
 	if (rc < 0)
 		return rc;
+	if (rc > 0 && plan == PLAN_KERNEL && x->ks_live && sc->has_rc && !sc->rc) {
+		/* The kernel flushes its session when a command fails; the
+		 * expansion, which follows the recording, did not expect this
+		 * failure. */
+		struct pol_out end = {.cc = TPM_CC_FlushContext, .role = POL_ROLE_SESSION_END};
+		note(x, REPLAY__OUTCOMES, c->cc,
+		     "%s failed where the recording succeeded: the kernel session was flushed",
+		     tpm_cc_name(c->cc));
+		int e = emit(x, &end);
+		if (e)
+			return e;
+	}
 	if (rc == 0)
 		capture(x, hs, pp, pl, a, na, sent, sent_len);
 compare:
@@ -1530,13 +1596,30 @@ static int emit(void *ctx, const struct pol_out *o)
 			    x, tpmconn_context_load(&x->t, x->nk_ctx, x->nk_ctx_len, &x->nk_loaded),
 			    "ContextLoad of the null key");
 		} else if (o->cc == TPM_CC_StartAuthSession) {
-			struct tpm_ecc_key k = x->nk;
-			k.handle = x->nk_loaded;
 			t0 = mono_ns();
 			tpm0 = x->res->tpm_ns;
-			rc = tpmconn_start_salted(&x->t, &x->cr, &k, &x->ks);
-			crypto_time(x, t0, tpm0);
-			rc = kstep(x, rc, "StartAuthSession salted to the null key");
+			if (o->variant == POL_VAR_SALTED_ECC) {
+				struct tpm_ecc_key k = x->nk;
+				if (x->pol.nullkey == POL_NULLKEY_CONTEXT_LOAD)
+					k.handle = x->nk_loaded;
+				rc = tpmconn_start_salted(&x->t, &x->cr, &k, &x->ks);
+				crypto_time(x, t0, tpm0);
+			} else {
+				/* salt=persistent:H (o->handle) or salt=none */
+				struct obj *key = NULL;
+				uint32_t h = o->variant == POL_VAR_SALTED ? o->handle : TPM_RH_NULL;
+				if (h != TPM_RH_NULL && !(key = obj_find(x, h)))
+					key = obj_add(x, h, h);
+				rc = start_raw(x, h, key, TPM_RH_NULL, NULL, 0, TPM_SE_HMAC,
+					       TPM_ALG_AES, 128, TPM_ALG_CFB, TPM_ALG_SHA256, 32,
+					       &x->ks);
+				if (rc == -ENOTSUP)
+					rc = fail(x, -ENOTSUP,
+						  "salt=persistent:0x%08x: that key cannot salt a "
+						  "session (not loaded, or neither ECC nor RSA)",
+						  h);
+			}
+			rc = kstep(x, rc, "StartAuthSession");
 			x->ks_live = !rc;
 		} else {
 			rc = kstep(x, tpmconn_flush(&x->t, x->nk_loaded),

@@ -5,12 +5,16 @@
  *   tpmclient --connect tcp:H:P|unix:PATH [--mssim] [--new-conn] [--cmd NAME]
  *             [--count N] [--expect-rc HEX] [--rtt FILE] [--quiet]
  *   tpmclient --connect SPEC --hex HEXBYTES      one raw message, prints the answer
+ *   tpmclient --serve unix:PATH|tcp:H:P          a backend that answers every raw
+ *             command at once with TPM_RC_SUCCESS (for benchmarks of the proxy and
+ *             writer alone; never used where a real TPM's answer matters)
  *
  * Commands: startup, getrandom, pcrextend (PCR 16, password session),
  * getcap (TPM_PROPERTIES), pcrread (sha256 PCR 16), big (a 4000-byte
  * TPM2_Hash; exercises large messages).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,6 +121,30 @@ static int exchange(int fd, int mssim, const uint8_t *cmd, size_t len, uint8_t *
 	return read_tpm_message(fd, rsp, cap, rlen, 30000);
 }
 
+static int serve(const char *spec)
+{
+	struct endpoint ep;
+	char err[256];
+	int lfd, fd;
+	if (endpoint_parse(spec, &ep, err, sizeof err) || endpoint_listen(&ep, &lfd, err, sizeof err)) {
+		fprintf(stderr, "tpmclient: --serve: %s\n", err);
+		return 2;
+	}
+	int fl = fcntl(lfd, F_GETFL);
+	fcntl(lfd, F_SETFL, fl & ~O_NONBLOCK);
+	static const uint8_t ok[10] = {0x80, 0x01, 0, 0, 0, 10, 0, 0, 0, 0};
+	uint8_t buf[TPM_MAX_MESSAGE + 64];
+	size_t len;
+	while ((fd = accept(lfd, NULL, NULL)) >= 0) {
+		set_nodelay(fd);
+		while (read_tpm_message(fd, buf, sizeof buf, &len, -1) == 0)
+			if (write_full(fd, ok, sizeof ok, 10000))
+				break;
+		close(fd);
+	}
+	return 0;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -138,6 +166,7 @@ int main(int argc, char **argv)
 					     {"hex", required_argument, 0, 'x'},
 					     {"rtt", required_argument, 0, 'r'},
 					     {"quiet", no_argument, 0, 'q'},
+					     {"serve", required_argument, 0, 's'},
 					     {0, 0, 0, 0}};
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (o) {
@@ -168,6 +197,8 @@ int main(int argc, char **argv)
 		case 'q':
 			quiet = 1;
 			break;
+		case 's':
+			return serve(optarg);
 		default:
 			fprintf(stderr, "usage: see the comment at the top of tests/lib/tpmclient.c\n");
 			return 2;

@@ -21,7 +21,9 @@ static const char usage[] =
 	"usage: tpmtrace record [--db FILE] (--spawn-swtpm | --backend SPEC)\n"
 	"                       [--listen SPEC]... [--listen-mssim tcp:HOST:PORT]...\n"
 	"                       [--payloads none|redacted|full] [--name NAME]\n"
-	"                       [--swtpm-state DIR] [--timeout MS] [--quiet] [-- COMMAND ARGS...]\n"
+	"                       [--swtpm-state DIR] [--timeout MS] [--queue-size N] [--quiet]\n"
+	"                       [--forward-only]\n"
+	"                       [-- COMMAND ARGS...]\n"
 	"\n"
 	"Records every TPM command and response that passes through a proxy in front of\n"
 	"swtpm, with monotonic timing, into a SQLite database. The proxy forwards every\n"
@@ -53,7 +55,11 @@ static const char usage[] =
 	"                       included (warns)\n"
 	"  --name NAME          a name for the trace\n"
 	"  --timeout MS         how long to wait for the backend's response (default 120000)\n"
+	"  --queue-size N       records the writer queue holds before it drops (a power of\n"
+	"                       two; default 8192, about 1 MiB)\n"
 	"  --quiet              no summary at exit\n"
+	"  --forward-only       proxy without recording (no database): the baseline that\n"
+	"                       tools/bench compares recording against\n"
 	"  -h, --help           this text\n"
 	"\n"
 	"Examples:\n"
@@ -100,6 +106,9 @@ static int run(int argc, char **argv)
 	const char *listens[8], *mssims[8];
 	int n_listen = 0, n_mssim = 0, spawn = 0, quiet = 0, payloads = PAYLOADS_REDACTED;
 	long timeout_ms = 120000;
+	unsigned long queue = 0;
+	int forward_only = 0;
+	int64_t trace_id = 0;
 	char err[512], sockdir[64] = "", default_listen[128];
 	struct swtpm_child sw = {0};
 	struct transport *tr = NULL;
@@ -108,12 +117,11 @@ static int run(int argc, char **argv)
 	struct recorder rec;
 	struct record_ctx x = {.sfd = -1};
 	sqlite3 *db = NULL;
-	int64_t trace_id;
 	int ret = 1, rc;
 	sigset_t mask, oldmask;
 
 	enum { O_DB = 1, O_SPAWN, O_BACKEND, O_LISTEN, O_MSSIM, O_PAYLOADS, O_NAME, O_STATE,
-	       O_TIMEOUT, O_QUIET };
+	       O_TIMEOUT, O_QUIET, O_QUEUE, O_FWD };
 	static const struct option opts[] = {{"db", required_argument, 0, O_DB},
 					     {"spawn-swtpm", no_argument, 0, O_SPAWN},
 					     {"backend", required_argument, 0, O_BACKEND},
@@ -124,6 +132,8 @@ static int run(int argc, char **argv)
 					     {"swtpm-state", required_argument, 0, O_STATE},
 					     {"timeout", required_argument, 0, O_TIMEOUT},
 					     {"quiet", no_argument, 0, O_QUIET},
+					     {"queue-size", required_argument, 0, O_QUEUE},
+					     {"forward-only", no_argument, 0, O_FWD},
 					     {0, 0, 0, 0}};
 	int o;
 	optind = 1;
@@ -170,6 +180,16 @@ static int run(int argc, char **argv)
 		case O_QUIET:
 			quiet = 1;
 			break;
+		case O_FWD:
+			forward_only = 1;
+			break;
+		case O_QUEUE:
+			queue = strtoul(optarg, NULL, 10);
+			if (queue < 2 || queue > (1u << 24) || (queue & (queue - 1)))
+				return usage_error(&subcmd_record,
+						   "--queue-size takes a power of two from 2 to %u",
+						   1u << 24);
+			break;
 		default:
 			return usage_error(&subcmd_record, "unknown option");
 		}
@@ -214,27 +234,31 @@ static int run(int argc, char **argv)
 	}
 	tr->timeout_ms = (int)timeout_ms;
 
-	rc = db_open(db_path, DB_CREATE, &db, err, sizeof err);
-	if (rc) {
-		die("record", "%s", err);
-		goto out;
-	}
-	struct trace_info ti = {.name = name,
-				.kind = "record",
-				.source = spawn ? "swtpm (spawned)" : backend,
-				.payloads = payload_mode_str(payloads)};
-	trace_id = db_trace_begin(db, &ti);
-	if (trace_id < 0) {
-		die("record", "%s: cannot add a trace: %s", db_path, sqlite3_errmsg(db));
-		goto out;
-	}
-	db_close(db);
-	db = NULL;
-	struct writer_cfg wc = {.path = db_path, .trace_id = trace_id};
-	rc = writer_start(&w, &wc, err, sizeof err);
-	if (rc) {
-		die("record", "%s", err);
-		goto out;
+	if (!forward_only) {
+		rc = db_open(db_path, DB_CREATE, &db, err, sizeof err);
+		if (rc) {
+			die("record", "%s", err);
+			goto out;
+		}
+		struct trace_info ti = {.name = name,
+					.kind = "record",
+					.source = spawn ? "swtpm (spawned)" : backend,
+					.payloads = payload_mode_str(payloads)};
+		trace_id = db_trace_begin(db, &ti);
+		if (trace_id < 0) {
+			die("record", "%s: cannot add a trace: %s", db_path, sqlite3_errmsg(db));
+			goto out;
+		}
+		db_close(db);
+		db = NULL;
+		struct writer_cfg wc = {.path = db_path,
+					.trace_id = trace_id,
+					.queue_slots = (uint32_t)queue};
+		rc = writer_start(&w, &wc, err, sizeof err);
+		if (rc) {
+			die("record", "%s", err);
+			goto out;
+		}
 	}
 	recorder_init(&rec, w, tr, payloads);
 	rc = proxy_new(&px, &rec);
@@ -318,19 +342,22 @@ static int run(int argc, char **argv)
 	} else if (!quiet) {
 		fprintf(stderr, "tpmtrace record: recording into %s (trace %lld); clients: "
 				"TPM2TOOLS_TCTI=%s; stop with Ctrl-C\n",
-			db_path, (long long)trace_id, tcti);
+			forward_only ? "nothing (--forward-only)" : db_path, (long long)trace_id,
+			tcti);
 	}
 	proxy_run(px, x.sfd, on_wake, &x);
 	recorder_event(&rec, "record-stop", x.stop_signal ? strsignal(x.stop_signal) : NULL, 0);
 	proxy_free(px);
 	px = NULL;
 
-	struct writer_stats st;
-	rc = writer_stop(w, "complete", &st);
-	w = NULL;
-	if (rc)
-		fprintf(stderr, "tpmtrace record: could not finalize trace %lld in %s\n",
-			(long long)trace_id, db_path);
+	struct writer_stats st = {0};
+	if (w) {
+		rc = writer_stop(w, "complete", &st);
+		w = NULL;
+		if (rc)
+			fprintf(stderr, "tpmtrace record: could not finalize trace %lld in %s\n",
+				(long long)trace_id, db_path);
+	}
 	if (!quiet || st.dropped)
 		fprintf(stderr,
 			"tpmtrace record: trace %lld: %llu commands forwarded, %llu recorded, %llu "

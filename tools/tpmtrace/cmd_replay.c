@@ -10,7 +10,7 @@
 #include "common.h"
 #include "db/db.h"
 #include "model/tpm_cc.h"
-#include "replayer/policy_api.h"
+#include "model/policy.h"
 #include "replayer/replay.h"
 
 static const char usage[] =

@@ -4,7 +4,9 @@
 
 #include "cli.h"
 
-#define SUBCOMMANDS(X) X(record) X(list) X(stats) X(show) X(sql) X(verify) X(replay)
+#define SUBCOMMANDS(X)                                                                           \
+	X(record) X(list) X(stats) X(show) X(sql) X(verify) X(import_log) X(pcrs) X(predict) X(profile) \
+	X(replay)
 
 #define DECLARE(n) SUBCOMMAND(n);
 SUBCOMMANDS(DECLARE)

@@ -1,0 +1,27 @@
+/* Streams one trace's commands and events in seq order, without loading the
+ * trace into memory (two cursors merged by seq). */
+#ifndef TPMTRACE_TRACE_STREAM_H
+#define TPMTRACE_TRACE_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "model/policy.h"
+
+struct trace_stream_ops {
+	/* latency_ns < 0 when not recorded; times 0 when unknown. */
+	int (*cmd)(void *ctx, const struct pol_cmd *c, uint64_t t_submit_ns, uint64_t t_done_ns,
+		   int64_t latency_ns);
+	int (*event)(void *ctx, const char *kind, const char *detail);
+};
+
+/* Returns 0, -ENOENT (no such trace), -EIO with err set, or what a callback
+ * returned. *n_cmds counts the commands streamed. Origin: a client whose comm
+ * or peer is "kernel" is the kernel; a client with a pid is userspace; no
+ * client is unknown. */
+int trace_stream(sqlite3 *db, int64_t trace_id, const struct trace_stream_ops *ops, void *ctx,
+		 uint64_t *n_cmds, char *err, size_t errlen);
+
+#endif

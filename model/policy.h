@@ -1,0 +1,161 @@
+/* Session policies: how a trace's commands turn into the command sequence a
+ * host would send under another authorization strategy (as recorded, password
+ * only, the Linux kernel's HMAC session strategies, or one composed from knobs).
+ *
+ * One implementation serves the cost model (predict) and the replayer: the
+ * caller streams trace commands and events in, the expander calls back once
+ * per command to send, in order. No allocation happens per command; the state
+ * is a fixed-size struct. docs/policies.md gives every sequence and the kernel
+ * source each one mirrors. */
+#ifndef TPMTRACE_POLICY_H
+#define TPMTRACE_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* TPMA_SESSION bits (TPM 2.0 Part 2, 8.4). */
+#define POL_SA_CONTINUE 0x01u
+#define POL_SA_DECRYPT	0x20u
+#define POL_SA_ENCRYPT	0x40u
+
+enum pol_mode {
+	POL_MODE_AS_RECORDED = 0, /* every command as recorded */
+	POL_MODE_PASSWORD,	  /* every authorization becomes an empty TPM_RS_PW session */
+	POL_MODE_SESSIONS,	  /* kernel-style HMAC sessions, shaped by the knobs below */
+};
+
+enum pol_salt {
+	POL_SALT_NULL_ECC = 0, /* ECDH with the null-hierarchy P-256 primary (the kernel) */
+	POL_SALT_PERSISTENT,   /* salted with a persistent key (salt_handle) */
+	POL_SALT_NONE,	       /* unsalted, unbound */
+};
+
+enum pol_reuse {
+	POL_REUSE_PER_COMMAND = 0, /* a new session for every protected command (6.10) */
+	POL_REUSE_LAZY,		   /* kept until a flush event (6.12 lazy flush) */
+	POL_REUSE_FOREVER,	   /* kept across flush events; only an error ends it */
+};
+
+enum pol_encrypt {
+	POL_ENC_KERNEL = 0, /* the kernel's attributes per command */
+	POL_ENC_OFF,	    /* HMAC only, never parameter encryption */
+	POL_ENC_ALL,	    /* encrypt every first parameter that can be (TPM2B) */
+};
+
+enum pol_nullkey {
+	POL_NULLKEY_CONTEXT_LOAD = 0, /* ContextSave once, ContextLoad + Flush per session */
+	POL_NULLKEY_KEEP_LOADED,      /* CreatePrimary once, left loaded */
+};
+
+struct policy {
+	char name[128]; /* preset name or the canonical spec */
+	enum pol_mode mode;
+	enum pol_salt salt;
+	uint32_t salt_handle;
+	enum pol_reuse reuse;
+	enum pol_encrypt encrypt;
+	enum pol_nullkey nullkey;
+	int pcr_integrity; /* 0: PCR_Extend keeps a password session (disable_pcr_integrity=1) */
+};
+
+/* Parses a preset name (as-recorded, password, linux-6.10, linux-6.12,
+ * linux-6.12-no-pcr-integrity) or a custom spec "salt=…,reuse=…,encrypt=…,
+ * nullkey=…[,pcr-integrity=on|off]". Returns 0, or -EINVAL with err naming the
+ * offending knob and its offset in text. */
+int policy_parse(const char *text, struct policy *p, char *err, size_t errlen);
+/* Writes the canonical spec of p ("salt=null-ecc,reuse=lazy,…") to buf. */
+void policy_spec(const struct policy *p, char *buf, size_t len);
+/* Preset i (0-based), or NULL past the end: the order of --policy all. */
+const char *policy_preset_name(unsigned i);
+
+/* Who sent a trace command. The kernel strategies only touch the kernel's own
+ * commands; a userspace command is passed through and is a flush event. */
+enum pol_origin {
+	POL_ORIGIN_UNKNOWN = 0, /* treated as the kernel (IMA, synthetic traces) */
+	POL_ORIGIN_KERNEL,
+	POL_ORIGIN_USER,
+};
+
+/* One command of the input trace. */
+struct pol_cmd {
+	uint32_t cc;
+	uint32_t handles[3];
+	uint8_t n_handles;
+	uint8_t auth_kind; /* enum tpm_auth_kind as recorded */
+	uint8_t origin;	   /* enum pol_origin */
+	uint8_t has_rc;	   /* rc is known */
+	uint32_t sess_attrs;
+	uint32_t rc;
+	uint64_t seq;
+};
+
+enum pol_event {
+	POL_EV_USER_ACCESS = 1, /* userspace wrote to /dev/tpm0 or /dev/tpmrm0 */
+	POL_EV_SUSPEND,		/* suspend (before Shutdown(STATE)) */
+	POL_EV_RESET,		/* TPM reset or power cycle: sessions and loaded keys vanish */
+	POL_EV_FLUSH,		/* any other reason the kernel ends its session */
+};
+
+enum pol_role {
+	POL_ROLE_ORIGINAL = 0,	/* the trace's command (authorization possibly changed) */
+	POL_ROLE_NULLKEY_INIT,	/* CreatePrimary/ContextSave/FlushContext at chip registration */
+	POL_ROLE_SESSION_SETUP, /* ContextLoad, StartAuthSession, FlushContext of the null key */
+	POL_ROLE_SESSION_END,	/* FlushContext of the HMAC session */
+	POL_ROLE_NAME_LOOKUP,	/* ReadPublic to learn an entity's Name */
+	POL_ROLE__COUNT,
+};
+
+/* Key or session variants that change a command's latency. */
+enum pol_variant {
+	POL_VAR_NONE = 0,
+	POL_VAR_ECC_P256,   /* CreatePrimary of the ECC P-256 null key */
+	POL_VAR_SALTED_ECC, /* StartAuthSession salted by ECDH with a P-256 key */
+	POL_VAR_SALTED,	    /* StartAuthSession salted with a key of unknown type */
+	POL_VAR_UNSALTED,   /* StartAuthSession without salt */
+	POL_VAR__COUNT,
+};
+
+/* The profile spelling of a variant ("-" for none). */
+const char *pol_variant_str(int v);
+const char *pol_role_str(int r);
+
+/* One command to send. */
+struct pol_out {
+	uint32_t cc;
+	uint8_t auth_kind;	   /* enum tpm_auth_kind */
+	uint8_t role;		   /* enum pol_role */
+	uint8_t variant;	   /* enum pol_variant */
+	uint8_t sess_attrs;	   /* TPMA_SESSION of its HMAC session, POL_SA_* */
+	uint32_t handle;	   /* ReadPublic: the entity; SESSION_*: unused (0) */
+	const struct pol_cmd *src; /* the trace command it serves; NULL for init */
+};
+
+/* Returns 0 to continue; anything else stops the expansion and is returned. */
+typedef int (*pol_emit_fn)(void *ctx, const struct pol_out *o);
+
+struct pol_state {
+	const struct policy *p;
+	pol_emit_fn emit;
+	void *ctx;
+	int started;	    /* chip registration has been emitted */
+	int session_live;   /* an HMAC session is open */
+	int nullkey_loaded; /* keep-loaded: the null key is resident */
+	uint64_t emitted[POL_ROLE__COUNT];
+	uint64_t in_commands;
+};
+
+void policy_expand_init(struct pol_state *s, const struct policy *p, pol_emit_fn emit, void *ctx);
+/* Expands one trace command; returns 0 or what emit returned. */
+int policy_expand_cmd(struct pol_state *s, const struct pol_cmd *c);
+/* Feeds a flush or reset event. */
+int policy_expand_event(struct pol_state *s, enum pol_event ev);
+
+/* The policy event an event row's kind stands for (USER_ACCESS, SUSPEND,
+ * RESET/INIT/POWER_ON, FLUSH; case-insensitive), or 0 for others. */
+int policy_event_from_kind(const char *kind);
+
+/* True if the kernel would protect this command with its HMAC session
+ * (drivers/char/tpm/tpm2-cmd.c, trusted_tpm2.c). */
+int policy_kernel_protects(uint32_t cc);
+
+#endif

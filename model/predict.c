@@ -1,0 +1,184 @@
+#include "model/predict.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/decode.h"
+
+static struct pred_cache_slot *price(struct predictor *pr, uint32_t cc, int auth, int variant)
+{
+	uint32_t key = ((cc & 0xffffff) << 8 | (uint32_t)(auth & 0xf) << 4 | (variant & 0xf)) + 1;
+	uint32_t h = (key * 2654435761u) >> 22; /* 10 bits */
+	for (unsigned probe = 0; probe < 1024; probe++) {
+		struct pred_cache_slot *s = &pr->cache[(h + probe) & 1023];
+		if (s->key == key)
+			return s;
+		if (s->key)
+			continue;
+		enum prof_match how;
+		const struct prof_entry *e =
+		    profile_lookup(pr->prof, cc, auth, pol_variant_str(variant), &how);
+		s->key = key;
+		s->how = (uint8_t)how;
+		s->e = e;
+		if (e) {
+			s->mean = e->mean_ms;
+			s->spread = (uint8_t)prof_entry_range(e, &s->lo, &s->hi);
+		} else {
+			s->mean = s->lo = s->hi = pr->fallback_ms;
+			s->spread = 0;
+		}
+		s->mean += pr->prof->transport_ms;
+		s->lo += pr->prof->transport_ms;
+		s->hi += pr->prof->transport_ms;
+		return s;
+	}
+	return NULL; /* not reached: fewer than 1024 distinct keys exist */
+}
+
+static double host_cost(const struct pol_out *o)
+{
+	double ms = 0;
+	if (o->cc == TPM_CC_StartAuthSession && o->role == POL_ROLE_SESSION_SETUP)
+		ms += o->variant == POL_VAR_SALTED_ECC ? HOST_MS_SALT_ECC
+		      : o->variant == POL_VAR_SALTED   ? HOST_MS_SALT
+						       : HOST_MS_UNSALTED;
+	if (o->auth_kind >= TPM_AUTH_HMAC)
+		ms += HOST_MS_HMAC;
+	if (o->auth_kind == TPM_AUTH_HMAC_ENC || o->auth_kind == TPM_AUTH_POLICY_ENC)
+		ms += HOST_MS_ENC;
+	if (o->role == POL_ROLE_NAME_LOOKUP)
+		ms += HOST_MS_NAME;
+	return ms;
+}
+
+static void count_cc(struct pred_result *r, uint32_t cc)
+{
+	for (unsigned k = 0; k < r->n_cc; k++)
+		if (r->by_cc[k].cc == cc) {
+			r->by_cc[k].n++;
+			return;
+		}
+	if (r->n_cc < sizeof r->by_cc / sizeof r->by_cc[0]) {
+		r->by_cc[r->n_cc].cc = cc;
+		r->by_cc[r->n_cc++].n = 1;
+	} else {
+		r->cc_other++;
+	}
+}
+
+static int on_emit(void *ctx, const struct pol_out *o)
+{
+	struct predictor *pr = ((struct pred_ctx *)ctx)->pr;
+	struct pred_result *r = &pr->r[((struct pred_ctx *)ctx)->i];
+	struct pred_cache_slot *s = price(pr, o->cc, o->auth_kind, o->variant);
+
+	r->commands++;
+	count_cc(r, o->cc);
+	r->tpm_ms += s->mean;
+	r->tpm_lo_ms += s->lo;
+	r->tpm_hi_ms += s->hi;
+	if (!s->spread)
+		r->nospread_ms += s->mean;
+	r->host_ms += host_cost(o);
+	if (s->how != PROF_EXACT) {
+		if (s->how == PROF_MISSING)
+			r->missing++;
+		else
+			r->approx++;
+		unsigned k;
+		for (k = 0; k < r->n_miss; k++)
+			if (r->miss[k].cc == o->cc && r->miss[k].auth == o->auth_kind &&
+			    r->miss[k].variant == o->variant)
+				break;
+		if (k == r->n_miss && k < PREDICT_MAX_MISSING) {
+			r->miss[k] = (struct pred_missing){.cc = o->cc,
+							   .auth = o->auth_kind,
+							   .variant = o->variant,
+							   .how = s->how,
+							   .used = s->e};
+			r->n_miss++;
+		}
+		if (k < r->n_miss)
+			r->miss[k].count++;
+	}
+	return 0;
+}
+
+int predict_init(struct predictor *pr, const struct profile *prof, const struct policy *pols,
+		 unsigned n)
+{
+	if (n == 0 || n > PREDICT_MAX_POLICIES || !prof)
+		return -EINVAL;
+	memset(pr, 0, sizeof *pr);
+	pr->prof = prof;
+	pr->fallback_ms = profile_fallback(prof);
+	pr->n_pol = n;
+	for (unsigned i = 0; i < n; i++) {
+		pr->r[i].pol = pols[i];
+		pr->ctx[i].pr = pr;
+		pr->ctx[i].i = i;
+		policy_expand_init(&pr->st[i], &pr->r[i].pol, on_emit, &pr->ctx[i]);
+	}
+	return 0;
+}
+
+int predict_cmd(struct predictor *pr, const struct pol_cmd *c, uint64_t t_submit_ns,
+		uint64_t t_done_ns, int64_t latency_ns)
+{
+	int rc;
+	pr->in_commands++;
+	if (latency_ns >= 0) {
+		pr->recorded_tpm_ms += (double)latency_ns / 1e6;
+		pr->recorded_n++;
+	}
+	if (t_submit_ns && pr->have_prev && t_submit_ns > pr->prev_done_ns)
+		pr->gap_ms += (double)(t_submit_ns - pr->prev_done_ns) / 1e6;
+	if (t_done_ns) {
+		pr->prev_done_ns = t_done_ns;
+		pr->have_prev = 1;
+	}
+	for (unsigned i = 0; i < pr->n_pol; i++) {
+		if ((rc = policy_expand_cmd(&pr->st[i], c)))
+			return rc;
+	}
+	return 0;
+}
+
+int predict_event(struct predictor *pr, enum pol_event ev)
+{
+	int rc;
+	pr->in_events++;
+	for (unsigned i = 0; i < pr->n_pol; i++) {
+		if ((rc = policy_expand_event(&pr->st[i], ev)))
+			return rc;
+	}
+	return 0;
+}
+
+void predict_add_gap(struct predictor *pr, double ms)
+{
+	pr->gap_ms += ms;
+}
+
+static int cmp_cc(const void *a, const void *b)
+{
+	const struct pred_cc_count *x = a, *y = b;
+	return x->n < y->n ? 1 : x->n > y->n ? -1 : x->cc < y->cc ? -1 : x->cc > y->cc;
+}
+
+void predict_finish(struct predictor *pr)
+{
+	for (unsigned i = 0; i < pr->n_pol; i++) {
+		struct pred_result *r = &pr->r[i];
+		for (int k = 0; k < POL_ROLE__COUNT; k++)
+			r->by_role[k] = pr->st[i].emitted[k];
+		qsort(r->by_cc, r->n_cc, sizeof r->by_cc[0], cmp_cc);
+	}
+}
+
+double predict_total_ms(const struct predictor *pr, unsigned i)
+{
+	return pr->r[i].tpm_ms + pr->r[i].host_ms + pr->gap_ms;
+}

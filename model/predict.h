@@ -1,0 +1,106 @@
+/* The cost model: a trace expanded under each policy (model/policy.h), every
+ * command priced from a latency profile (model/profile.h), plus host-side
+ * crypto and the trace's non-TPM time. Streaming: the trace is fed one command
+ * at a time to all policies at once; memory does not grow with the trace. */
+#ifndef TPMTRACE_PREDICT_H
+#define TPMTRACE_PREDICT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/policy.h"
+#include "model/profile.h"
+
+/* Host-side crypto per command, in ms: a CONSTANT ESTIMATE, not a measurement
+ * of the host the trace came from. Derived from `openssl speed` (OpenSSL 3.0,
+ * one x86-64 core of the build host): ECDH P-256 17,487 op/s (0.057 ms),
+ * ECDSA P-256 sign 43,716 op/s (ephemeral key generation ~0.023 ms), SHA-256
+ * ~280 MB/s on 64-byte blocks. To be replaced by the session-crypto figure
+ * measured by the replayer's crypto code. */
+#define HOST_MS_SALT_ECC 0.085 /* ephemeral P-256 key, ECDH, KDFe, KDFa */
+#define HOST_MS_SALT	 0.085 /* salted with another key: taken as the same */
+#define HOST_MS_UNSALTED 0.002 /* KDFa only */
+#define HOST_MS_HMAC	 0.005 /* cpHash, command HMAC, rpHash, response HMAC check */
+#define HOST_MS_ENC	 0.003 /* KDFa + AES-128-CFB of one parameter */
+#define HOST_MS_NAME	 0.002 /* hashing a public area into a Name */
+
+#define PREDICT_MAX_POLICIES 16
+#define PREDICT_MAX_MISSING  64
+
+struct pred_missing {
+	uint32_t cc;
+	uint8_t auth;
+	uint8_t variant;
+	uint8_t how; /* enum prof_match */
+	uint64_t count;
+	const struct prof_entry *used; /* NULL when priced at the fallback */
+};
+
+struct pred_result {
+	struct policy pol;
+	uint64_t by_role[POL_ROLE__COUNT];
+	uint64_t commands;	     /* commands sent under the policy */
+	double tpm_ms;		     /* profile mean per command + transport */
+	double tpm_lo_ms, tpm_hi_ms; /* the same with each entry's low and high figure */
+	double nospread_ms;	     /* part of tpm_ms priced from entries without spread data */
+	double host_ms;		     /* host crypto estimate */
+	uint64_t approx;	     /* commands priced from another variant/authorization */
+	uint64_t missing;	     /* commands priced at the fallback */
+	struct pred_missing miss[PREDICT_MAX_MISSING];
+	unsigned n_miss;
+	/* Commands per command code (the most frequent first after predict_finish). */
+	struct pred_cc_count {
+		uint32_t cc;
+		uint64_t n;
+	} by_cc[48];
+	unsigned n_cc;
+	uint64_t cc_other; /* commands of codes beyond the table */
+};
+
+struct pred_cache_slot {
+	uint32_t key; /* cc << 8 | auth << 4 | variant, +1 so 0 means empty */
+	uint8_t how;
+	uint8_t spread;
+	double mean, lo, hi;
+	const struct prof_entry *e;
+};
+
+struct predictor {
+	const struct profile *prof;
+	double fallback_ms;
+	unsigned n_pol;
+	struct pol_state st[PREDICT_MAX_POLICIES];
+	struct pred_result r[PREDICT_MAX_POLICIES];
+	struct pred_cache_slot cache[1024];
+	struct pred_ctx {
+		struct predictor *pr;
+		unsigned i;
+	} ctx[PREDICT_MAX_POLICIES]; /* callback contexts, one per policy */
+	/* The input trace. */
+	uint64_t in_commands;
+	uint64_t in_events;
+	double recorded_tpm_ms; /* sum of recorded latencies */
+	uint64_t recorded_n;	/* commands with a recorded latency */
+	double gap_ms;		/* non-TPM time: gaps between a response and the next command */
+	uint64_t prev_done_ns;
+	int have_prev;
+};
+
+/* Prepares a prediction of n policies (at most PREDICT_MAX_POLICIES). The
+ * predictor is large (keep it off small stacks). Returns 0 or -EINVAL. */
+int predict_init(struct predictor *pr, const struct profile *prof, const struct policy *pols,
+		 unsigned n);
+/* Feeds one trace command. t_submit_ns/t_done_ns may be 0 (unknown);
+ * latency_ns < 0 when not recorded. */
+int predict_cmd(struct predictor *pr, const struct pol_cmd *c, uint64_t t_submit_ns,
+		uint64_t t_done_ns, int64_t latency_ns);
+int predict_event(struct predictor *pr, enum pol_event ev);
+/* Adds non-TPM time not visible as gaps (synthetic traces). */
+void predict_add_gap(struct predictor *pr, double ms);
+/* Sorts the per-command tables. */
+void predict_finish(struct predictor *pr);
+
+/* Predicted total of policy i: TPM + host crypto + non-TPM time. */
+double predict_total_ms(const struct predictor *pr, unsigned i);
+
+#endif

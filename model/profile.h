@@ -1,0 +1,127 @@
+/* Latency profiles: what each command costs on one TPM, per authorization kind
+ * and, where it matters, key type or session variant; with provenance (who
+ * measured, chip, firmware, bus, date) and what the profile covers and lacks.
+ *
+ * Text format (docs/profiles.md):
+ *   tpmtrace-profile 1
+ *   name: slb9670-linux-integrity
+ *   vendor: Infineon            (also chip, firmware, bus, measured-by, date,
+ *   source: ...                  source and note may repeat, covers, lacks,
+ *   transport-ms: 0              transport-ms, fallback-ms)
+ *   PCR_Extend  password  -  n=1 mean=6.36 [p50= p95= stdev= min= max=]  # comment
+ * All times in milliseconds. Parsing errors name file:line. */
+#ifndef TPMTRACE_PROFILE_H
+#define TPMTRACE_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <sqlite3.h>
+
+#define PROFILE_AUTH_ANY 0xff /* "*": any authorization kind */
+/* Latencies above this are rejected as absurd (10 minutes). */
+#define PROFILE_MAX_MS 600000.0
+
+struct prof_entry {
+	uint32_t cc;
+	uint8_t auth;	  /* enum tpm_auth_kind or PROFILE_AUTH_ANY */
+	char variant[48]; /* "-" when the entry is not specific to a key or session type */
+	uint64_t n;	  /* samples behind the figures; 0 = unknown */
+	double mean_ms;	  /* required, > 0 */
+	double p50_ms, p95_ms, stdev_ms, min_ms, max_ms; /* NAN = unknown */
+	char *comment;					 /* provenance of this one entry, or NULL */
+	unsigned line; /* where it was read (0 when not from a file) */
+};
+
+struct profile {
+	char *name, *vendor, *chip, *firmware, *bus, *measured_by, *date;
+	char *source; /* one line per source, '\n'-separated */
+	char *note;   /* likewise */
+	char *covers, *lacks;
+	double transport_ms; /* fixed cost added to every priced command */
+	double fallback_ms;  /* price of a command the profile lacks; NAN = median of entries */
+	struct prof_entry *e;
+	size_t n, cap;
+};
+
+void profile_init(struct profile *p);
+void profile_release(struct profile *p);
+
+/* Parses the text format. name is used in messages ("FILE:LINE: ..."). Returns
+ * 0, or -EINVAL with err naming the line; p is left empty on error. */
+int profile_parse(const char *text, size_t len, const char *name, struct profile *p, char *err,
+		  size_t errlen);
+/* Reads and parses a file. */
+int profile_load_file(const char *path, struct profile *p, char *err, size_t errlen);
+/* Writes the text format. Returns 0 or -EIO. */
+int profile_write(FILE *f, const struct profile *p);
+/* Writes to path atomically (temporary file, 0600, rename). */
+int profile_save_file(const char *path, const struct profile *p, char *err, size_t errlen);
+
+/* Checks one entry's figures (positive, finite, ordered, not absurd). Returns
+ * 0 or -EINVAL with a message (without file:line). */
+int profile_check_entry(const struct prof_entry *e, char *err, size_t errlen);
+/* Appends a copy of e (comment duplicated). Returns 0 or -ENOMEM, -EEXIST. */
+int profile_add(struct profile *p, const struct prof_entry *e);
+/* Sets a header string field (replaces; source/note append a line). */
+int profile_set(struct profile *p, const char *key, const char *value);
+
+enum prof_match {
+	PROF_EXACT = 0,	    /* command, authorization and variant */
+	PROF_OTHER_VARIANT, /* same command and authorization, generic or other variant */
+	PROF_OTHER_AUTH,    /* same command, nearest authorization kind */
+	PROF_MISSING,	    /* not in the profile: fallback_ms */
+};
+const char *prof_match_str(int m);
+
+/* Finds the entry to price (cc, auth, variant) by the fallback rules of
+ * docs/profiles.md. Returns NULL with *how = PROF_MISSING when the command is
+ * not in the profile at all. */
+const struct prof_entry *profile_lookup(const struct profile *p, uint32_t cc, int auth,
+					const char *variant, enum prof_match *how);
+/* The price of a missing command: fallback_ms, or the median of the means. */
+double profile_fallback(const struct profile *p);
+/* Low and high per-command figures for the uncertainty range; returns 1 if
+ * the entry has spread data (else lo = hi = mean). */
+int prof_entry_range(const struct prof_entry *e, double *lo, double *hi);
+
+/* Fills e's statistics from n samples in ms (sorted in place). */
+void prof_entry_stats(struct prof_entry *e, double *v, size_t n);
+
+/* The authorization kind spelled as in profiles ("none", "password", "hmac",
+ * "hmac+enc", "policy", "policy+enc", "*"); -1 if unknown. */
+int prof_auth_parse(const char *s);
+const char *prof_auth_str(int auth);
+
+/* Shipped profiles (the .profile files in model/profiles, embedded at build time). */
+unsigned profile_builtin_count(void);
+/* Name (file name without .profile) and text of shipped profile i, or NULL. */
+const char *profile_builtin_name(unsigned i, char *buf, size_t len);
+const char *profile_builtin_text(unsigned i);
+/* Loads shipped profile name. Returns 0, -ENOENT, or -EINVAL. */
+int profile_load_builtin(const char *name, struct profile *p, char *err, size_t errlen);
+
+/* Finds a profile by what a user typed: a file path (contains '/' or ends in
+ * .profile and exists), else a profile stored in db (if db), else a shipped
+ * one. *from is set to "file", "database" or "shipped". */
+int profile_resolve(sqlite3 *db, const char *arg, struct profile *p, const char **from, char *err,
+		    size_t errlen);
+
+/* Importers. path is the file; errors name path:line. */
+int profile_import_ftrace(const char *path, struct profile *p, char *err, size_t errlen);
+int profile_import_tpmscan(const char *path, struct profile *p, char *err, size_t errlen);
+
+/* Database: tables profile and profile_entry (db/schema.sql). */
+int profile_db_store(sqlite3 *db, const struct profile *p, int replace, char *err, size_t errlen);
+/* Returns 0, -ENOENT when there is no such profile, or -EIO. */
+int profile_db_load(sqlite3 *db, const char *name, struct profile *p, char *err, size_t errlen);
+/* Calls fn for every stored profile name (with entry count). */
+int profile_db_list(sqlite3 *db,
+		    void (*fn)(void *ctx, const char *name, const char *chip, const char *source,
+			       int64_t entries),
+		    void *ctx, char *err, size_t errlen);
+/* Builds a profile from the recorded latencies of trace_id. */
+int profile_learn(sqlite3 *db, int64_t trace_id, struct profile *p, char *err, size_t errlen);
+
+#endif

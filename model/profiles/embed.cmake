@@ -1,0 +1,17 @@
+# Turns the shipped profiles (model/profiles/*.profile) into a C table
+# (builtin_profiles[]) at build time, so that the binary finds them anywhere.
+file(GLOB files ${DIR}/*.profile)
+list(SORT files)
+set(out "/* generated from the .profile files in model/profiles */\n")
+string(APPEND out "static const struct { const char *file; const char *text; } builtin_profiles[] = {\n")
+foreach(f ${files})
+	get_filename_component(base ${f} NAME)
+	file(READ ${f} content)
+	string(REPLACE "\\" "\\\\" content "${content}")
+	string(REPLACE "\"" "\\\"" content "${content}")
+	string(REPLACE "\n" "\\n\"\n\"" content "${content}")
+	string(APPEND out "{\"${base}\", \"${content}\"},\n")
+endforeach()
+string(APPEND out "};\n")
+file(WRITE ${OUT}.tmp "${out}")
+execute_process(COMMAND ${CMAKE_COMMAND} -E copy_if_different ${OUT}.tmp ${OUT})

@@ -1,0 +1,98 @@
+/* Streaming reader for measurement logs (IMA lists, TCG event logs) from a
+ * file or from memory. It keeps a window of the input in one buffer that grows
+ * only to fit the largest record, so memory does not depend on the length of
+ * the log. Parsers take records out of the window through wire.h readers. */
+#ifndef TPMTRACE_LOG_READER_H
+#define TPMTRACE_LOG_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model/wire.h"
+
+#define LOG_RD_MAX_RECORD (16u << 20) /* one record or line: 16 MiB at most */
+
+struct log_rd {
+	FILE *f; /* NULL when reading from memory */
+	uint8_t *buf;
+	size_t cap;
+	size_t pos, end; /* unread bytes are buf[pos..end) */
+	uint64_t base;	 /* input offset of buf[0] */
+	int eof;
+	int io_err;  /* errno of a failed read */
+	int too_big; /* a record larger than LOG_RD_MAX_RECORD was asked for */
+};
+
+/* Returns 0 or -errno. */
+int log_rd_open_file(struct log_rd *r, const char *path);
+void log_rd_open_mem(struct log_rd *r, const uint8_t *p, size_t len);
+void log_rd_close(struct log_rd *r);
+
+/* Makes n bytes at the current position available. Returns them, or NULL when
+ * the input ends (or fails) first; *avail then holds what is left. */
+const uint8_t *log_rd_peek(struct log_rd *r, size_t n, size_t *avail);
+void log_rd_consume(struct log_rd *r, size_t n);
+/* Input offset of the current position. */
+static inline uint64_t log_rd_offset(const struct log_rd *r)
+{
+	return r->base + r->pos;
+}
+/* The next line without its '\n' (a last line without one is returned too).
+ * NULL at the end of the input. The line is consumed. */
+const char *log_rd_line(struct log_rd *r, size_t *len);
+
+/* Little- or big-endian integers through the bounds-checked wire reader:
+ * measurement logs are written in the byte order of the machine that made
+ * them (TCG logs: always little-endian). */
+static inline uint32_t wire_u32_bo(struct wire_rd *r, int big_endian)
+{
+	const uint8_t *b = wire_skip(r, 4);
+	if (!b)
+		return 0;
+	if (big_endian)
+		return wire_get_u32(b);
+	return (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | b[0];
+}
+
+static inline uint16_t wire_u16_bo(struct wire_rd *r, int big_endian)
+{
+	const uint8_t *b = wire_skip(r, 2);
+	if (!b)
+		return 0;
+	if (big_endian)
+		return wire_get_u16(b);
+	return (uint16_t)(b[1] << 8 | b[0]);
+}
+
+static inline uint64_t wire_u64_le(struct wire_rd *r)
+{
+	uint64_t lo = wire_u32_bo(r, 0);
+	return (uint64_t)wire_u32_bo(r, 0) << 32 | lo;
+}
+
+static inline uint32_t get_u32_bo(const uint8_t *b, int big_endian)
+{
+	if (big_endian)
+		return wire_get_u32(b);
+	return (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 | b[0];
+}
+
+static inline void put_u32_bo(uint8_t *b, uint32_t v, int big_endian)
+{
+	if (big_endian) {
+		wire_put_u32(b, v);
+		return;
+	}
+	b[0] = (uint8_t)v;
+	b[1] = (uint8_t)(v >> 8);
+	b[2] = (uint8_t)(v >> 16);
+	b[3] = (uint8_t)(v >> 24);
+}
+
+/* Lower-case hex of n bytes into out (2n+1 bytes). */
+void log_hex(char *out, const uint8_t *p, size_t n);
+/* Parses exactly n bytes of hex; returns 0 or -EINVAL. */
+int log_unhex(const char *s, size_t slen, uint8_t *out, size_t n);
+
+#endif

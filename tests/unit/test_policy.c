@@ -1,0 +1,285 @@
+/* Policy expansion: exact command counts per preset and knob, event handling,
+ * and spec parsing errors. */
+#include <string.h>
+
+#include "model/decode.h"
+#include "model/policy.h"
+#include "model/tpm_cc.h"
+#include "testlib.h"
+
+/* Counts of what the expander sent, per command code of interest and role. */
+struct tally {
+	unsigned n;
+	unsigned cp, cs, cl, sas, fc, pe, rp, gr, other;
+	unsigned role[POL_ROLE__COUNT];
+	unsigned pe_auth[6];
+	unsigned pe_continue;
+	char seq[512]; /* the first commands, as letters */
+};
+
+static int count(void *ctx, const struct pol_out *o)
+{
+	struct tally *t = ctx;
+	char ch = '?';
+	t->n++;
+	t->role[o->role]++;
+	switch (o->cc) {
+	case TPM_CC_CreatePrimary:
+		t->cp++;
+		ch = 'P';
+		break;
+	case TPM_CC_ContextSave:
+		t->cs++;
+		ch = 'S';
+		break;
+	case TPM_CC_ContextLoad:
+		t->cl++;
+		ch = 'L';
+		break;
+	case TPM_CC_StartAuthSession:
+		t->sas++;
+		ch = 'A';
+		break;
+	case TPM_CC_FlushContext:
+		t->fc++;
+		ch = 'F';
+		break;
+	case TPM_CC_PCR_Extend:
+		t->pe++;
+		t->pe_auth[o->auth_kind]++;
+		if (o->sess_attrs & POL_SA_CONTINUE)
+			t->pe_continue++;
+		ch = 'E';
+		break;
+	case TPM_CC_ReadPublic:
+		t->rp++;
+		ch = 'R';
+		break;
+	case TPM_CC_GetRandom:
+		t->gr++;
+		ch = 'G';
+		break;
+	default:
+		t->other++;
+		ch = 'x';
+	}
+	size_t l = strlen(t->seq);
+	if (l + 1 < sizeof t->seq) {
+		t->seq[l] = ch;
+		t->seq[l + 1] = 0;
+	}
+	return 0;
+}
+
+static struct pol_cmd extend(void)
+{
+	struct pol_cmd c = {
+	    .cc = TPM_CC_PCR_Extend, .n_handles = 1, .auth_kind = TPM_AUTH_PASSWORD, .has_rc = 1};
+	c.handles[0] = 10;
+	return c;
+}
+
+static struct tally run_extends(const char *pol, unsigned n)
+{
+	struct policy p;
+	struct pol_state s;
+	struct tally t;
+	char err[256];
+	memset(&t, 0, sizeof t);
+	CHECK(policy_parse(pol, &p, err, sizeof err) == 0, "%s: %s", pol, err);
+	policy_expand_init(&s, &p, count, &t);
+	struct pol_cmd c = extend();
+	for (unsigned i = 0; i < n; i++)
+		CHECK(policy_expand_cmd(&s, &c) == 0, "expand");
+	return t;
+}
+
+static void test_presets(void)
+{
+	const unsigned N = 1000;
+	struct tally t;
+
+	t = run_extends("as-recorded", N);
+	CHECK(t.n == N && t.pe == N && t.pe_auth[TPM_AUTH_PASSWORD] == N, "as-recorded n=%u", t.n);
+
+	t = run_extends("password", N);
+	CHECK(t.n == N && t.pe_auth[TPM_AUTH_PASSWORD] == N, "password n=%u", t.n);
+
+	/* 6.10: N x {ContextLoad, StartAuthSession, FlushContext, PCR_Extend}
+	 * + 1 x {CreatePrimary, ContextSave, FlushContext}. */
+	t = run_extends("linux-6.10", N);
+	CHECK(t.cl == N && t.sas == N && t.pe == N, "6.10 per-command: cl=%u sas=%u pe=%u", t.cl,
+	      t.sas, t.pe);
+	CHECK(t.cp == 1 && t.cs == 1 && t.fc == N + 1, "6.10 init: cp=%u cs=%u fc=%u", t.cp, t.cs,
+	      t.fc);
+	CHECK(t.n == 4 * N + 3, "6.10 total %u", t.n);
+	CHECK(t.pe_auth[TPM_AUTH_HMAC] == N && t.pe_continue == 0, "6.10 extend hmac, no continue");
+	CHECK(t.rp == 0, "no ReadPublic for PCR handles");
+	CHECK(!strncmp(t.seq, "PSFLAFELAFE", 11), "6.10 order %s", t.seq);
+	CHECK(t.role[POL_ROLE_NULLKEY_INIT] == 3 && t.role[POL_ROLE_SESSION_SETUP] == 3 * N,
+	      "6.10 roles");
+
+	/* 6.12: 1 x {ContextLoad, StartAuthSession, FlushContext} + N x PCR_Extend
+	 * (+ the same chip-registration triple). */
+	t = run_extends("linux-6.12", N);
+	CHECK(t.cl == 1 && t.sas == 1 && t.pe == N, "6.12: cl=%u sas=%u pe=%u", t.cl, t.sas, t.pe);
+	CHECK(t.role[POL_ROLE_SESSION_SETUP] == 3 && t.role[POL_ROLE_NULLKEY_INIT] == 3,
+	      "6.12 roles setup=%u init=%u", t.role[POL_ROLE_SESSION_SETUP],
+	      t.role[POL_ROLE_NULLKEY_INIT]);
+	CHECK(t.n == N + 6, "6.12 total %u", t.n);
+	CHECK(t.pe_continue == N, "6.12 keeps the session");
+	CHECK(!strncmp(t.seq, "PSFLAFEEE", 9), "6.12 order %s", t.seq);
+
+	t = run_extends("linux-6.12-no-pcr-integrity", N);
+	CHECK(t.pe_auth[TPM_AUTH_PASSWORD] == N && t.sas == 0 && t.cl == 0,
+	      "no-pcr-integrity: pw=%u sas=%u", t.pe_auth[TPM_AUTH_PASSWORD], t.sas);
+	CHECK(t.n == N + 3, "no-pcr-integrity total %u", t.n);
+
+	/* Knobs. */
+	t = run_extends("salt=none,reuse=per-command", N);
+	CHECK(t.sas == N && t.cl == 0 && t.cp == 0 && t.n == 2 * N, "unsalted per-command n=%u",
+	      t.n);
+	t = run_extends("salt=persistent:0x81000001,reuse=lazy", N);
+	CHECK(t.sas == 1 && t.cl == 0 && t.cp == 0 && t.n == N + 1, "persistent lazy n=%u", t.n);
+	t = run_extends("salt=null-ecc,reuse=per-command,nullkey=keep-loaded", N);
+	CHECK(t.cp == 1 && t.cs == 0 && t.cl == 0 && t.fc == 0 && t.sas == N && t.n == 2 * N + 1,
+	      "keep-loaded n=%u cp=%u fc=%u", t.n, t.cp, t.fc);
+	t = run_extends("reuse=forever", N);
+	CHECK(t.sas == 1 && t.n == N + 6, "forever n=%u", t.n);
+}
+
+/* Flush events: user access, GetRandom, errors, suspend, reset. */
+static void test_events(void)
+{
+	struct policy p;
+	struct pol_state s;
+	struct tally t;
+	char err[256];
+	struct pol_cmd e = extend();
+
+	/* 6.12: E E user E G E(error) E -> sessions started: 1 (first) + after
+	 * user + (GetRandom reuses the live one, then ends) + after GetRandom
+	 * + after error = 4. */
+	memset(&t, 0, sizeof t);
+	CHECK(policy_parse("linux-6.12", &p, err, sizeof err) == 0, "%s", err);
+	policy_expand_init(&s, &p, count, &t);
+	policy_expand_cmd(&s, &e);
+	policy_expand_cmd(&s, &e);
+	struct pol_cmd u = {.cc = TPM_CC_GetCapability, .origin = POL_ORIGIN_USER};
+	policy_expand_cmd(&s, &u);
+	policy_expand_cmd(&s, &e);
+	struct pol_cmd g = {.cc = TPM_CC_GetRandom, .has_rc = 1};
+	policy_expand_cmd(&s, &g);
+	struct pol_cmd bad = extend();
+	bad.rc = 0x922; /* TPM_RC_RETRY-like failure */
+	policy_expand_cmd(&s, &bad);
+	policy_expand_cmd(&s, &e);
+	CHECK(t.sas == 4, "6.12 sessions started %u (seq %s)", t.sas, t.seq);
+	/* Session ends: before the user command, after GetRandom, after the error. */
+	CHECK(t.role[POL_ROLE_SESSION_END] == 3, "6.12 session ends %u",
+	      t.role[POL_ROLE_SESSION_END]);
+	CHECK(!strcmp(t.seq, "PSFLAFEEFxLAFEGFLAFEFLAFE"), "6.12 sequence %s", t.seq);
+
+	/* Suspend event and reset. */
+	memset(&t, 0, sizeof t);
+	policy_expand_init(&s, &p, count, &t);
+	policy_expand_cmd(&s, &e);
+	policy_expand_event(&s, POL_EV_SUSPEND);
+	policy_expand_cmd(&s, &e);
+	policy_expand_event(&s, POL_EV_RESET);
+	policy_expand_cmd(&s, &e);
+	CHECK(t.sas == 3 && t.role[POL_ROLE_SESSION_END] == 1, "suspend/reset sas=%u end=%u (%s)",
+	      t.sas, t.role[POL_ROLE_SESSION_END], t.seq);
+
+	/* forever ignores user access, not errors. */
+	memset(&t, 0, sizeof t);
+	CHECK(policy_parse("reuse=forever", &p, err, sizeof err) == 0, "%s", err);
+	policy_expand_init(&s, &p, count, &t);
+	policy_expand_cmd(&s, &e);
+	policy_expand_cmd(&s, &u);
+	policy_expand_cmd(&s, &e);
+	policy_expand_cmd(&s, &bad);
+	policy_expand_cmd(&s, &e);
+	CHECK(t.sas == 2, "forever sessions %u (%s)", t.sas, t.seq);
+
+	/* 6.10 GetRandom: own session, encrypt, ended explicitly. Trusted-key
+	 * Unseal of a transient blob: ReadPublic first. */
+	memset(&t, 0, sizeof t);
+	CHECK(policy_parse("linux-6.10", &p, err, sizeof err) == 0, "%s", err);
+	policy_expand_init(&s, &p, count, &t);
+	policy_expand_cmd(&s, &g);
+	struct pol_cmd un = {.cc = TPM_CC_Unseal, .n_handles = 1, .auth_kind = TPM_AUTH_PASSWORD};
+	un.handles[0] = 0x80000001;
+	policy_expand_cmd(&s, &un);
+	CHECK(!strcmp(t.seq, "PSFLAFGFLAFRx"), "6.10 GetRandom + Unseal %s", t.seq);
+	CHECK(t.role[POL_ROLE_NAME_LOOKUP] == 1, "one name lookup");
+
+	/* Password policy drops sessions where there is no authorization handle. */
+	memset(&t, 0, sizeof t);
+	CHECK(policy_parse("password", &p, err, sizeof err) == 0, "%s", err);
+	policy_expand_init(&s, &p, count, &t);
+	struct pol_cmd g2 = {.cc = TPM_CC_GetRandom, .auth_kind = TPM_AUTH_HMAC_ENC};
+	policy_expand_cmd(&s, &g2);
+	CHECK(t.gr == 1 && t.n == 1, "password GetRandom");
+}
+
+static void test_parse_errors(void)
+{
+	struct policy p;
+	char err[256];
+	const struct {
+		const char *spec;
+		const char *want; /* a piece of the message */
+	} bad[] = {
+	    {"", "empty"},
+	    {"linux-6.99", "neither a preset"},
+	    {"salt=rsa", "offset 5: salt='rsa'"},
+	    {"reuse=sometimes", "offset 6: reuse='sometimes'"},
+	    {"salt=none,colour=blue", "offset 10: unknown knob 'colour'"},
+	    {"salt=none,salt=none", "given twice"},
+	    {"salt=persistent:0x40000001", "persistent handle"},
+	    {"salt=persistent:", "salt="},
+	    {"salt=none,nullkey=keep-loaded", "only applies to salt=null-ecc"},
+	    {"encrypt=some", "encrypt='some'"},
+	    {"reuse=lazy,", "trailing comma"},
+	    {"reuse", "neither a preset"},
+	    {"reuse=lazy,salt", "not knob=value"},
+	    {"pcr-integrity=maybe", "pcr-integrity='maybe'"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		err[0] = 0;
+		int rc = policy_parse(bad[i].spec, &p, err, sizeof err);
+		CHECK(rc < 0, "'%s' accepted", bad[i].spec);
+		CHECK(strstr(err, bad[i].want) != NULL, "'%s': message '%s' lacks '%s'",
+		      bad[i].spec, err, bad[i].want);
+	}
+	CHECK(policy_parse("salt=persistent:0x81000001,reuse=lazy,encrypt=all,pcr-integrity=off",
+			   &p, err, sizeof err) == 0,
+	      "%s", err);
+	CHECK(p.salt == POL_SALT_PERSISTENT && p.salt_handle == 0x81000001 &&
+		  p.reuse == POL_REUSE_LAZY && p.encrypt == POL_ENC_ALL && !p.pcr_integrity,
+	      "knobs");
+	char spec[160];
+	policy_spec(&p, spec, sizeof spec);
+	struct policy q;
+	CHECK(policy_parse(spec, &q, err, sizeof err) == 0 && !memcmp(&p, &q, sizeof p),
+	      "canonical spec round trip: %s", spec);
+	/* The 6.12 preset equals the spec that names its knobs. */
+	CHECK(policy_parse("linux-6.12", &p, err, sizeof err) == 0, "preset");
+	CHECK(policy_parse("salt=null-ecc,reuse=lazy,encrypt=kernel,nullkey=context-load", &q, err,
+			   sizeof err) == 0,
+	      "%s", err);
+	CHECK(p.salt == q.salt && p.reuse == q.reuse && p.encrypt == q.encrypt &&
+		  p.nullkey == q.nullkey && p.pcr_integrity == q.pcr_integrity,
+	      "preset = spec");
+	CHECK(policy_event_from_kind("suspend") == POL_EV_SUSPEND, "event kind");
+	CHECK(policy_event_from_kind("SET_LOCALITY") == 0, "irrelevant event");
+}
+
+int main(void)
+{
+	test_presets();
+	test_events();
+	test_parse_errors();
+	return tl_finish("test_policy");
+}

@@ -1,0 +1,405 @@
+/* tpmtrace pcrs: the PCR values a trace leaves behind, computed in software
+ * from its stored command bytes (replayer/pcr_replay.c). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "db/db.h"
+#include "recorder/log_reader.h"
+#include "replayer/pcr_replay.h"
+
+#define MAX_TRACES 16
+
+static const char usage[] =
+    "usage: tpmtrace pcrs DB [--trace ID]... [--bank LIST] [--pcrs LIST]\n"
+    "                     [--expect FILE] [--boot-aggregate-from ID] [--json]\n"
+    "\n"
+    "Replays in software (OpenSSL) the PCR effect of a trace, recorded or imported:\n"
+    "every TPM2_PCR_Extend, TPM2_PCR_Event, TPM2_PCR_Reset and TPM2_Startup(CLEAR)\n"
+    "that the TPM answered with success, from the stored command bytes, in order.\n"
+    "PCRs start at their reset values (PCR 17-22 all ones; PCR 0 = 3 or 4 after a\n"
+    "Startup from locality 3 or 4). Prints PCR 0-23 of every bank the trace\n"
+    "extended, in the format of tpm2_pcrread.\n"
+    "\n"
+    "  --trace ID        trace to replay (default: the newest); repeat to replay\n"
+    "                    several into the same PCRs in the order given (e.g. the\n"
+    "                    firmware log, then the IMA list)\n"
+    "  --bank LIST       banks to show, e.g. sha1,sha256 (default: those extended)\n"
+    "  --pcrs LIST       PCRs to show and compare, e.g. 0-9,14 (default 0-23)\n"
+    "  --expect FILE     compare with tpm2_pcrread output, the pcrs: section of\n"
+    "                    tpm2_eventlog, or tsspcrread text ('N: hex'); reports the\n"
+    "                    matching PCRs and exits 1 on any mismatch\n"
+    "  --boot-aggregate-from ID\n"
+    "                    check the IMA boot_aggregate of the replayed trace(s)\n"
+    "                    against the PCRs that firmware trace ID leaves: H(PCR 0-9)\n"
+    "                    (Linux >= 5.8, non-SHA-1 bank) or H(PCR 0-7); exit 1 if\n"
+    "                    neither matches\n"
+    "  --json            one JSON object instead of text\n"
+    "\n"
+    "Exit status: 0 ok (and everything compared matched), 1 mismatch or error,\n"
+    "2 usage error.\n"
+    "\n"
+    "Example:\n"
+    "  tpmtrace import-log tcglog binary_bios_measurements --db boot.db\n"
+    "  tpmtrace import-log ima binary_runtime_measurements --db boot.db\n"
+    "  tpmtrace pcrs boot.db --trace 1 --trace 2 --expect <(tpm2_pcrread)\n"
+    "  tpmtrace pcrs boot.db --trace 2 --boot-aggregate-from 1\n";
+
+static int run_pcrs(int argc, char **argv);
+
+const struct subcommand subcmd_pcrs = {"pcrs", run_pcrs, "replay PCR extends in software", usage};
+
+static int parse_pcr_list(const char *s, uint32_t *mask)
+{
+	*mask = 0;
+	while (*s) {
+		char *e;
+		unsigned long a = strtoul(s, &e, 10), b = a;
+		if (e == s)
+			return -1;
+		if (*e == '-') {
+			s = e + 1;
+			b = strtoul(s, &e, 10);
+			if (e == s)
+				return -1;
+		}
+		if (a > b || b >= PCR_COUNT)
+			return -1;
+		for (unsigned long i = a; i <= b; i++)
+			*mask |= 1u << i;
+		s = e;
+		if (*s == ',')
+			s++;
+		else if (*s)
+			return -1;
+	}
+	return *mask ? 0 : -1;
+}
+
+static void print_mask(FILE *f, uint32_t m)
+{
+	int first = 1;
+	for (unsigned i = 0; i < PCR_COUNT; i++) {
+		if (!(m & (1u << i)))
+			continue;
+		unsigned j = i;
+		while (j + 1 < PCR_COUNT && (m & (1u << (j + 1))))
+			j++;
+		fprintf(f, "%s%u", first ? "" : ",", i);
+		if (j > i)
+			fprintf(f, "-%u", j);
+		first = 0;
+		i = j;
+	}
+	if (first)
+		fprintf(f, "none");
+}
+
+static int replay_all(sqlite3 *db, const int64_t *ids, unsigned n, struct pcr_sim *s,
+		      struct pcr_replay_stats *st)
+{
+	char err[512];
+	for (unsigned i = 0; i < n; i++) {
+		int rc = pcr_replay_trace(db, ids[i], s, st, err, sizeof err);
+		if (rc)
+			return die("pcrs", "%s", err);
+	}
+	return 0;
+}
+
+static int run_pcrs(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"trace", required_argument, NULL, 't'},
+	    {"bank", required_argument, NULL, 'b'},
+	    {"banks", required_argument, NULL, 'b'},
+	    {"pcrs", required_argument, NULL, 'p'},
+	    {"expect", required_argument, NULL, 'e'},
+	    {"boot-aggregate-from", required_argument, NULL, 'a'},
+	    {"json", no_argument, NULL, 'j'},
+	    {NULL, 0, NULL, 0},
+	};
+	int64_t ids[MAX_TRACES];
+	unsigned n_ids = 0, n_show = 0;
+	uint16_t show[PCR_MAX_BANKS];
+	uint32_t mask = (1u << PCR_COUNT) - 1;
+	const char *expect_path = NULL, *dbpath = NULL;
+	int64_t ba_from = 0;
+	int json = 0, c, rc = 1, mismatch = 0;
+	char err[512];
+	sqlite3 *db = NULL;
+	struct pcr_sim sim, fw;
+	struct pcr_replay_stats st = {0};
+	struct pcr_expect *ex = NULL;
+
+	memset(&sim, 0, sizeof sim);
+	memset(&fw, 0, sizeof fw);
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		char *end;
+		switch (c) {
+		case 't':
+			if (n_ids == MAX_TRACES)
+				return usage_error(&subcmd_pcrs, "at most %d --trace", MAX_TRACES);
+			ids[n_ids++] = strtoll(optarg, &end, 10);
+			if (*end || ids[n_ids - 1] <= 0)
+				return usage_error(&subcmd_pcrs, "bad trace id '%s'", optarg);
+			break;
+		case 'b': {
+			int n = pcr_alg_parse_list(optarg, show, PCR_MAX_BANKS, err, sizeof err);
+			if (n < 0)
+				return usage_error(&subcmd_pcrs, "--bank: %s", err);
+			n_show = (unsigned)n;
+			break;
+		}
+		case 'p':
+			if (parse_pcr_list(optarg, &mask))
+				return usage_error(&subcmd_pcrs, "bad --pcrs '%s' (e.g. 0-9,14)",
+						   optarg);
+			break;
+		case 'e':
+			expect_path = optarg;
+			break;
+		case 'a':
+			ba_from = strtoll(optarg, &end, 10);
+			if (*end || ba_from <= 0)
+				return usage_error(&subcmd_pcrs, "bad trace id '%s'", optarg);
+			break;
+		case 'j':
+			json = 1;
+			break;
+		default:
+			return usage_error(&subcmd_pcrs, "unknown option");
+		}
+	}
+	if (optind != argc - 1)
+		return usage_error(&subcmd_pcrs, optind >= argc ? "no DB given" : "one DB only");
+	dbpath = argv[optind];
+	if (db_open(dbpath, DB_READ, &db, err, sizeof err))
+		return die("pcrs", "%s", err);
+	if (!n_ids) {
+		ids[n_ids++] = db_last_trace(db);
+		if (!ids[0]) {
+			die("pcrs", "%s: no traces", dbpath);
+			goto out;
+		}
+	}
+	if (pcr_sim_init(&sim) || pcr_sim_init(&fw)) {
+		die("pcrs", "out of memory");
+		goto out;
+	}
+	for (unsigned i = 0; i < n_show; i++)
+		if (pcr_sim_bank(&sim, show[i]) < 0) {
+			die("pcrs", "bank %s cannot be computed here",
+			    pcr_alg_by_id(show[i])->name);
+			goto out;
+		}
+	if (expect_path) {
+		ex = calloc(1, sizeof(*ex));
+		if (!ex || pcr_expect_parse_file(expect_path, ex, err, sizeof err) < 0) {
+			die("pcrs", "%s", ex ? err : "out of memory");
+			goto out;
+		}
+		/* Expected banks exist on the TPM even if the trace never
+		 * extends them: they hold reset values then. */
+		for (unsigned i = 0; i < ex->n_banks; i++)
+			pcr_sim_bank(&sim, ex->alg[i]);
+	}
+	if (replay_all(db, ids, n_ids, &sim, &st))
+		goto out;
+	if (st.no_bytes && !json)
+		fprintf(stderr,
+			"tpmtrace pcrs: warning: %llu PCR commands have no stored bytes "
+			"(payloads=none); the values below are wrong\n",
+			(unsigned long long)st.no_bytes);
+	if (st.bad)
+		fprintf(stderr, "tpmtrace pcrs: warning: %llu PCR commands do not parse\n",
+			(unsigned long long)st.bad);
+	if (st.no_rsp)
+		fprintf(stderr,
+			"tpmtrace pcrs: warning: %llu PCR commands have no recorded response; "
+			"not applied\n",
+			(unsigned long long)st.no_rsp);
+
+	/* Banks to show: as asked, else every bank extended (or expected). */
+	int showb[PCR_MAX_BANKS];
+	unsigned ns = 0;
+	for (unsigned i = 0; i < sim.n_banks; i++) {
+		int want = 0;
+		if (n_show) {
+			for (unsigned k = 0; k < n_show; k++)
+				want |= show[k] == sim.bank[i].a->alg;
+		} else {
+			for (unsigned p = 0; p < PCR_COUNT; p++)
+				want |= sim.bank[i].extends[p] != 0;
+			if (ex)
+				for (unsigned k = 0; k < ex->n_banks; k++)
+					want |= ex->alg[k] == sim.bank[i].a->alg;
+		}
+		if (want)
+			showb[ns++] = (int)i;
+	}
+
+	char hex[2 * PCR_MAX_DIGEST + 1];
+	if (json) {
+		printf("{\"db\":\"%s\",\"traces\":[", dbpath);
+		for (unsigned i = 0; i < n_ids; i++)
+			printf("%s%lld", i ? "," : "", (long long)ids[i]);
+		printf("],\"commands\":%llu,\"applied\":%llu,\"failed\":%llu,\"no_response\":%llu,"
+		       "\"no_bytes\":%llu,\"unparsable\":%llu,\"banks\":{",
+		       (unsigned long long)st.rows, (unsigned long long)st.applied,
+		       (unsigned long long)st.failed, (unsigned long long)st.no_rsp,
+		       (unsigned long long)st.no_bytes, (unsigned long long)st.bad);
+		for (unsigned k = 0; k < ns; k++) {
+			const struct pcr_sim_bank *b = &sim.bank[showb[k]];
+			printf("%s\"%s\":{", k ? "," : "", b->a->name);
+			int first = 1;
+			for (unsigned p = 0; p < PCR_COUNT; p++) {
+				if (!(mask & (1u << p)))
+					continue;
+				log_hex(hex, b->pcr[p], b->a->size);
+				printf("%s\"%u\":\"%s\"", first ? "" : ",", p, hex);
+				first = 0;
+			}
+			printf("}");
+		}
+		printf("}");
+	} else {
+		for (unsigned k = 0; k < ns; k++) {
+			const struct pcr_sim_bank *b = &sim.bank[showb[k]];
+			printf("  %s:\n", b->a->name);
+			for (unsigned p = 0; p < PCR_COUNT; p++) {
+				if (!(mask & (1u << p)))
+					continue;
+				log_hex(hex, b->pcr[p], b->a->size);
+				printf("    %-2u: 0x%s\n", p, hex);
+			}
+		}
+	}
+
+	if (ex) {
+		unsigned compared = 0;
+		if (json)
+			printf(",\"expect\":{\"file\":\"%s\",\"banks\":{", expect_path);
+		for (unsigned k = 0; k < ex->n_banks; k++) {
+			int bi = pcr_sim_bank(&sim, ex->alg[k]);
+			const struct pcr_sim_bank *b = &sim.bank[bi];
+			uint32_t ok = 0, bad = 0;
+			for (unsigned p = 0; p < PCR_COUNT; p++) {
+				if (!(ex->present[k] & mask & (1u << p)))
+					continue;
+				compared++;
+				if (!memcmp(ex->v[k][p], b->pcr[p], b->a->size))
+					ok |= 1u << p;
+				else
+					bad |= 1u << p;
+			}
+			if (bad)
+				mismatch = 1;
+			if (json) {
+				printf("%s\"%s\":{\"match\":[", k ? "," : "", b->a->name);
+				int f = 1;
+				for (unsigned p = 0; p < PCR_COUNT; p++)
+					if (ok & (1u << p)) {
+						printf("%s%u", f ? "" : ",", p);
+						f = 0;
+					}
+				printf("],\"mismatch\":[");
+				f = 1;
+				for (unsigned p = 0; p < PCR_COUNT; p++)
+					if (bad & (1u << p)) {
+						printf("%s%u", f ? "" : ",", p);
+						f = 0;
+					}
+				printf("]}");
+				continue;
+			}
+			printf("expect %s: PCR ", b->a->name);
+			print_mask(stdout, ok);
+			printf(" match");
+			if (bad) {
+				printf("; PCR ");
+				print_mask(stdout, bad);
+				printf(" differ");
+			}
+			printf("\n");
+			for (unsigned p = 0; p < PCR_COUNT; p++) {
+				if (!(bad & (1u << p)))
+					continue;
+				log_hex(hex, ex->v[k][p], b->a->size);
+				printf("  %s PCR %u: expected 0x%s\n", b->a->name, p, hex);
+				log_hex(hex, b->pcr[p], b->a->size);
+				printf("  %s PCR %u: replayed 0x%s\n", b->a->name, p, hex);
+			}
+		}
+		if (json)
+			printf("},\"compared\":%u,\"ok\":%s}", compared,
+			       mismatch ? "false" : "true");
+		else
+			printf("expect: %u values compared, %s\n", compared,
+			       mismatch ? "MISMATCH" : "all match");
+	}
+
+	if (ba_from) {
+		uint16_t alg = 0;
+		uint8_t want[PCR_MAX_DIGEST], got[PCR_MAX_DIGEST];
+		struct pcr_replay_stats fst = {0};
+		int found = -ENOENT, which = -1;
+		for (unsigned i = 0; i < n_ids && found == -ENOENT; i++)
+			found = pcr_boot_aggregate_find(db, ids[i], &alg, want, err, sizeof err);
+		if (found) {
+			if (json)
+				printf("}\n");
+			die("pcrs", "%s", err);
+			goto out;
+		}
+		if (pcr_replay_trace(db, ba_from, &fw, &fst, err, sizeof err)) {
+			if (json)
+				printf("}\n");
+			die("pcrs", "%s", err);
+			goto out;
+		}
+		const struct pcr_alg *a = pcr_alg_by_id(alg);
+		/* Try the >= 5.8 rule (PCR 0-9, non-SHA-1 banks) first, then 0-7. */
+		static const unsigned lasts[] = {9, 7};
+		for (unsigned i = 0; i < 2 && which < 0; i++) {
+			if (lasts[i] == 9 && alg == TPM_ALG_SHA1)
+				continue;
+			if (!pcr_boot_aggregate_calc(&fw, alg, lasts[i], got) &&
+			    !memcmp(got, want, a->size))
+				which = (int)lasts[i];
+		}
+		log_hex(hex, want, a->size);
+		if (json)
+			printf(
+			    ",\"boot_aggregate\":{\"from\":%lld,\"bank\":\"%s\",\"value\":\"%s\","
+			    "\"match\":%s,\"pcrs\":\"%s\"}",
+			    (long long)ba_from, a->name, hex, which >= 0 ? "true" : "false",
+			    which == 9	 ? "0-9"
+			    : which == 7 ? "0-7"
+					 : "");
+		else if (which >= 0)
+			printf("boot_aggregate %s:%s = %s(PCR 0-%d of trace %lld): match%s\n",
+			       a->name, hex, a->name, which, (long long)ba_from,
+			       which == 9 ? " (Linux >= 5.8 rule)" : "");
+		else
+			printf(
+			    "boot_aggregate %s:%s matches neither %s(PCR 0-9) nor %s(PCR 0-7) of "
+			    "trace %lld: MISMATCH\n",
+			    a->name, hex, a->name, a->name, (long long)ba_from);
+		if (which < 0)
+			mismatch = 1;
+	}
+	if (json)
+		printf("}\n");
+	rc = mismatch ? 1 : 0;
+out:
+	free(ex);
+	pcr_sim_release(&sim);
+	pcr_sim_release(&fw);
+	db_close(db);
+	return rc;
+}
