@@ -8,6 +8,7 @@
 #include <tss2/tss2_tcti.h>
 #include <tss2/tss2_tctildr.h>
 
+#include "db/db.h"
 #include "model/wire.h"
 
 #define TPM_ST_CREATION 0x8021
@@ -39,6 +40,8 @@ void tpmconn_close(struct tpmconn *t)
 int tpmconn_xfer(struct tpmconn *t, const uint8_t *cmd, size_t len)
 {
 	size_t size = sizeof(t->rsp);
+	uint64_t t0 = t->on_xfer ? mono_ns() : 0;
+	int rc = 0;
 	TSS2_RC r = Tss2_Tcti_Transmit((TSS2_TCTI_CONTEXT *)t->tcti, len, cmd);
 	if (r == TSS2_RC_SUCCESS)
 		r = Tss2_Tcti_Receive((TSS2_TCTI_CONTEXT *)t->tcti, &size, t->rsp,
@@ -46,12 +49,15 @@ int tpmconn_xfer(struct tpmconn *t, const uint8_t *cmd, size_t len)
 	if (r != TSS2_RC_SUCCESS) {
 		t->tss_rc = r;
 		t->rsp_len = 0;
-		return -EIO;
+		rc = -EIO;
+	} else {
+		t->rsp_len = size;
+		if (size < TPM_HEADER_SIZE || wire_get_u32(t->rsp + 2) != size)
+			rc = -EPROTO;
 	}
-	t->rsp_len = size;
-	if (size < TPM_HEADER_SIZE || wire_get_u32(t->rsp + 2) != size)
-		return -EPROTO;
-	return 0;
+	if (t->on_xfer)
+		t->on_xfer(t->on_xfer_arg, cmd, len, t->rsp, t->rsp_len, t0, mono_ns(), rc);
+	return rc;
 }
 
 int tpmconn_rc(const struct tpmconn *t)

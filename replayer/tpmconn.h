@@ -12,9 +12,17 @@
 #include "model/decode.h"
 #include "replayer/session.h"
 
+/* Called after every exchange (also a failed one: rc < 0, rsp_len 0), with
+ * the monotonic times around it: how the replayer times and stores each
+ * command, those the helpers below send included. */
+typedef void (*tpmconn_xfer_fn)(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rsp,
+				size_t rsp_len, uint64_t t_submit, uint64_t t_done, int rc);
+
 struct tpmconn {
 	void *tcti; /* TSS2_TCTI_CONTEXT */
 	uint32_t tss_rc;
+	tpmconn_xfer_fn on_xfer; /* optional; set after tpmconn_open */
+	void *on_xfer_arg;
 	uint8_t cmd[TPM_MAX_MESSAGE];
 	uint8_t rsp[TPM_MAX_MESSAGE];
 	size_t rsp_len;

@@ -1,0 +1,118 @@
+/* The replay engine: re-issues a stored trace against a TPM (a private swtpm
+ * or any tss2-tctildr target) under a session policy, and stores the run in
+ * the same database as a new trace (kind 'replay', parent_id = the source).
+ *
+ * What is faithful and what is not (docs/replay.md):
+ * - handles the target returns (transient objects, sessions, saved and loaded
+ *   contexts) are mapped onto the recorded ones; persistent, NV, PCR and
+ *   permanent handles pass through;
+ * - password sessions pass through (a redacted password is sent empty);
+ * - recorded HMAC and policy sessions are started again and every HMAC is
+ *   computed here (empty authValue unless --auth gives one); every response
+ *   HMAC is verified, and a mismatch ends the run as an error;
+ * - bytes that were redacted when recording are replaced by a valid
+ *   substitute where one exists (reported with the reason), else the command
+ *   is refused (reported);
+ * - on anything but the spawned swtpm, destructive commands are refused
+ *   unless allow_destructive is set.
+ *
+ * Return convention: 0 when the run was stored complete, -errno otherwise
+ * (res->err says why; a partial run is stored with status 'incomplete'). */
+#ifndef TPMTRACE_REPLAY_H
+#define TPMTRACE_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define REPLAY_MAX_AUTHS   16
+#define REPLAY_MAX_REASONS 32
+#define REPLAY_MAX_CC	   128
+
+/* --auth HANDLE=VALUE: the authValue of an entity, by its recorded handle. */
+struct replay_auth {
+	uint32_t handle;
+	uint16_t len;
+	uint8_t value[64];
+};
+
+struct replay_opts {
+	const char *db_path;
+	int64_t trace_id;   /* 0: the newest trace */
+	const char *policy; /* preset or knob spec; NULL: as-recorded */
+	const char *target; /* NULL: spawn a private swtpm; else a TCTI string */
+	int allow_destructive;
+	const struct replay_auth *auths;
+	unsigned n_auths;
+	/* called after each source command: done of total */
+	void (*progress)(void *arg, uint64_t done, uint64_t total);
+	void *progress_arg;
+};
+
+enum replay_outcome {
+	REPLAY_FAITHFUL = 0,
+	REPLAY_SUBSTITUTED,
+	REPLAY_REFUSED,
+	REPLAY_SKIPPED, /* not sent when recorded either (malformed, unanswered) */
+	REPLAY__OUTCOMES
+};
+
+/* One distinct reason, how often, and where first. */
+struct replay_reason {
+	uint8_t outcome;
+	uint32_t cc;
+	uint64_t first_seq;
+	uint64_t count;
+	char text[200];
+};
+
+/* Per command code: recorded vs replayed. */
+struct replay_cc_stat {
+	uint32_t cc;
+	uint64_t n_src, n_rep;
+	uint64_t src_ns, rep_ns; /* sum of latencies */
+	uint64_t rc_differs;	 /* replayed rc != recorded rc */
+};
+
+struct replay_bank {
+	uint16_t alg;
+	uint32_t mask; /* PCRs read */
+	uint8_t size;
+	uint8_t v[24][64];
+};
+
+struct replay_result {
+	int64_t source_id, trace_id; /* trace_id: the stored run, 0 if none */
+	char policy[128];
+	char target[320];
+	const char *status;	  /* "complete" | "incomplete" */
+	uint64_t source_commands; /* commands in the source trace */
+	uint64_t processed;	  /* source commands handled */
+	uint64_t sent;		  /* commands sent to the TPM, policy extras included */
+	uint64_t outcome[REPLAY__OUTCOMES];
+	uint64_t by_role[8];   /* commands sent per pol_role */
+	uint64_t failed;       /* TPM errors where the recording had success */
+	uint64_t hmac_checked; /* response HMACs verified */
+	uint64_t tpm_ns;       /* sum of command latencies */
+	uint64_t crypto_ns;    /* host session cryptography */
+	uint64_t wall_ns;
+	uint64_t src_tpm_ns;
+	struct replay_reason reasons[REPLAY_MAX_REASONS];
+	unsigned n_reasons;
+	struct replay_cc_stat cc[REPLAY_MAX_CC];
+	unsigned n_cc;
+	struct replay_bank banks[4];
+	unsigned n_banks;
+	char err[512];
+};
+
+int replay_run(const struct replay_opts *o, struct replay_result *res);
+
+/* Parses HANDLE=VALUE (handle in hex or decimal; VALUE text, or hex:HEX). */
+int replay_auth_parse(const char *s, struct replay_auth *a, char *err, size_t errlen);
+
+/* True for commands that destroy or change persistent TPM state that a trace
+ * did not create (hierarchy auth and seeds, NV indices, persistent objects,
+ * dictionary-attack settings, PCR allocation, clock, firmware). */
+int replay_is_destructive(uint32_t cc);
+
+#endif

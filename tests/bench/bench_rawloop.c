@@ -1,0 +1,79 @@
+/* bench_rawloop: the baseline of tools/bench-replay. Sends the stored bytes
+ * of a trace's commands, unchanged and in order, through a tss2-tctildr
+ * target (the transport `tpmtrace replay` uses), checks each response code,
+ * and prints the wall time of the loop as JSON. Nothing is decoded, remapped
+ * or stored: what is left of a replay when only the transport remains.
+ *
+ *   bench_rawloop DB TRACE_ID TCTI [--skip-startup]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/db.h"
+#include "model/wire.h"
+#include "replayer/tpmconn.h"
+
+int main(int argc, char **argv)
+{
+	if (argc < 4) {
+		fprintf(stderr, "usage: bench_rawloop DB TRACE_ID TCTI [--skip-startup]\n");
+		return 2;
+	}
+	int skip_startup = argc > 4 && !strcmp(argv[4], "--skip-startup");
+	sqlite3 *db;
+	char err[512];
+	if (db_open(argv[1], DB_READ, &db, err, sizeof err)) {
+		fprintf(stderr, "bench_rawloop: %s\n", err);
+		return 1;
+	}
+	sqlite3_stmt *st;
+	size_t n = 0, cap = 0, total = 0;
+	uint8_t **cmds = NULL;
+	size_t *lens = NULL;
+	sqlite3_prepare_v2(db, "SELECT cmd FROM command WHERE trace_id=? ORDER BY seq", -1, &st,
+			   NULL);
+	sqlite3_bind_int64(st, 1, atoll(argv[2]));
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const uint8_t *b = sqlite3_column_blob(st, 0);
+		size_t l = (size_t)sqlite3_column_bytes(st, 0);
+		if (!b || l < 10)
+			continue;
+		if (skip_startup && wire_get_u32(b + 6) == 0x144)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			cmds = realloc(cmds, cap * sizeof *cmds);
+			lens = realloc(lens, cap * sizeof *lens);
+		}
+		cmds[n] = malloc(l);
+		memcpy(cmds[n], b, l);
+		lens[n++] = l;
+		total += l;
+	}
+	sqlite3_finalize(st);
+	db_close(db);
+	static struct tpmconn t;
+	if (tpmconn_open(&t, argv[3])) {
+		fprintf(stderr, "bench_rawloop: cannot open %s\n", argv[3]);
+		return 1;
+	}
+	size_t bad = 0;
+	uint64_t t0 = mono_ns();
+	for (size_t i = 0; i < n; i++) {
+		if (tpmconn_xfer(&t, cmds[i], lens[i])) {
+			fprintf(stderr, "bench_rawloop: transport failed at %zu\n", i);
+			return 1;
+		}
+		bad += tpmconn_rc(&t) != 0;
+	}
+	uint64_t wall = mono_ns() - t0;
+	tpmconn_close(&t);
+	printf("{\"commands\":%zu,\"bytes\":%zu,\"errors\":%zu,\"wall_ns\":%llu}\n", n, total, bad,
+	       (unsigned long long)wall);
+	for (size_t i = 0; i < n; i++)
+		free(cmds[i]);
+	free(cmds);
+	free(lens);
+	return 0;
+}
