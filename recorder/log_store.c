@@ -1,4 +1,5 @@
 #include "recorder/log_store.h"
+#include "recorder/rec_fill.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -112,21 +113,8 @@ static int store(struct log_sink *s, const uint8_t *cmd, size_t cmd_len, const u
 	r->cmd_len = (uint32_t)cmd_len;
 	r->rsp_len = (uint32_t)rsp_len;
 	r->locality = locality;
-	r->tag = c.tag;
-	r->cc = c.cc;
-	r->n_handles = c.n_handles;
-	memcpy(r->handles, c.handles, sizeof(r->handles));
-	r->n_sessions = c.n_sessions;
-	r->sess_handle = c.n_sessions ? c.sess[0].handle : 0;
-	r->sess_attrs = tpm_pack_attrs(c.sess_attrs, c.n_sessions);
-	r->auth_kind = c.auth_kind;
-	r->malformed = (uint8_t)(c.malformed ? c.malformed : p.malformed);
-	r->pcr = c.pcr;
-	r->cmd_size = (uint32_t)cmd_len;
-	r->rsp_size = (uint32_t)rsp_len;
-	r->has_rsp = 1;
-	r->rc = p.rc;
-	r->flags = REC_F_SYNTHETIC_TIME | (r->malformed ? REC_F_MALFORMED : 0);
+	r->flags = REC_F_SYNTHETIC_TIME;
+	rec_fill_decoded(r, &c, cmd_len, &p, rsp_len);
 	r->t_submit = s->ordinal;
 	r->t_done = s->ordinal;
 	writer_publish(s->w);

@@ -8,6 +8,7 @@
 
 #include "db/db.h"
 #include "model/decode.h"
+#include "recorder/rec_fill.h"
 
 void recorder_init(struct recorder *r, struct writer *w, struct transport *backend, int payloads)
 {
@@ -15,23 +16,6 @@ void recorder_init(struct recorder *r, struct writer *w, struct transport *backe
 	r->w = w;
 	r->backend = backend;
 	r->payloads = payloads;
-}
-
-static void fill_cmd_fields(struct rec *x, const struct tpm_cmd *c, size_t len)
-{
-	x->cc = c->cc;
-	x->tag = c->tag;
-	x->cmd_size = (uint32_t)len;
-	x->n_handles = c->n_handles;
-	memcpy(x->handles, c->handles, sizeof x->handles);
-	x->n_sessions = c->n_sessions;
-	x->sess_handle = c->n_sessions ? c->sess[0].handle : 0;
-	x->sess_attrs = tpm_pack_attrs(c->sess_attrs, c->n_sessions);
-	x->auth_kind = c->auth_kind;
-	x->pcr = c->pcr;
-	x->malformed = (uint8_t)c->malformed;
-	if (c->malformed)
-		x->flags |= REC_F_MALFORMED;
 }
 
 int recorder_forward(struct recorder *r, uint32_t client, uint8_t locality, const uint8_t *cmd,
@@ -74,24 +58,14 @@ void recorder_log(struct recorder *r, uint32_t client, uint8_t locality, const u
 	struct rec *x = writer_reserve(r->w, REC_COMMAND, keep_cmd + keep_rsp);
 	if (!x)
 		return;
-	fill_cmd_fields(x, &c, len);
 	x->locality = locality;
 	x->client_id = client;
 	x->t_submit = tm->t_submit;
 	x->t_done = tm->t_done;
 	x->flags |= tm->flags;
-	if (tm->rc) {
-		x->flags |= REC_F_NO_RESPONSE;
-	} else {
+	if (!tm->rc)
 		tpm_rsp_decode(rsp, rsp_len, c.malformed ? 0 : c.cc, &p);
-		x->has_rsp = 1;
-		x->rc = p.rc;
-		x->rsp_size = (uint32_t)rsp_len;
-		if (p.n_handles) {
-			x->has_rsp_handle = 1;
-			x->rsp_handle = p.handle;
-		}
-	}
+	rec_fill_decoded(x, &c, len, tm->rc ? NULL : &p, rsp_len);
 	if (keep_cmd) {
 		memcpy(x->payload, cmd, keep_cmd);
 		x->cmd_len = keep_cmd;
@@ -124,16 +98,14 @@ void recorder_malformed(struct recorder *r, uint32_t client, uint8_t locality, c
 	if (!r->w)
 		return;
 	tpm_cmd_decode(buf, len, &c);
-	if (!c.malformed)
-		c.malformed = reason;
+	/* The framing's reason wins: the decoder only sees what arrived. */
 	if (reason)
 		c.malformed = reason;
 	uint32_t keep = r->payloads ? (uint32_t)(len > TPM_MAX_MESSAGE ? TPM_MAX_MESSAGE : len) : 0;
 	struct rec *x = writer_reserve(r->w, REC_COMMAND, keep);
 	if (!x)
 		return;
-	fill_cmd_fields(x, &c, len);
-	x->flags |= REC_F_MALFORMED | REC_F_NO_RESPONSE;
+	rec_fill_decoded(x, &c, len, NULL, 0);
 	x->locality = locality;
 	x->client_id = client;
 	x->t_submit = x->t_done = mono_ns();
