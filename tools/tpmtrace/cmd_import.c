@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "common.h"
 #include "import.h"
 #include "import_logs.h"
 
@@ -283,21 +284,6 @@ static const struct importer *importer_find(const char *kind)
 }
 
 /* ---- output ---- */
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
 
 static void print_text(const struct import_sink *s)
 {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "common.h"
 #include "db/db.h"
 #include "db/trace_stream.h"
 #include "model/decode.h"
@@ -128,21 +129,6 @@ static int synthetic(struct predictor *pr, const char *spec, double gap_ms, char
 	if (total > 1)
 		predict_add_gap(pr, gap_ms * (double)(total - 1));
 	return 0;
-}
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
 }
 
 static void fmt_time(char *b, size_t l, double ms)
