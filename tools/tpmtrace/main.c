@@ -4,7 +4,7 @@
 
 #include "cli.h"
 
-#define SUBCOMMANDS(X) X(record) X(list) X(stats) X(show) X(sql) X(verify)
+#define SUBCOMMANDS(X) X(record) X(list) X(stats) X(show) X(sql) X(verify) X(vm_record)
 
 #define DECLARE(n) SUBCOMMAND(n);
 SUBCOMMANDS(DECLARE)
