@@ -204,9 +204,11 @@ static void *writer_main(void *arg)
 			continue;
 		}
 		idle = IDLE_SLEEP_MIN_US;
-		/* Let a small backlog grow into a batch, unless time is up. */
-		if (h - t < 64 && mono_ns() - last_commit < COMMIT_EVERY_NS / 10 &&
-		    !atomic_load(&w->stop)) {
+		/* Let a small backlog grow into a batch, unless time is up: a
+		 * steady trickle (one command every ms or two) is then committed
+		 * every 10 ms, not one transaction per command. */
+		while (h - t < 64 && mono_ns() - last_commit < COMMIT_EVERY_NS / 10 &&
+		       !atomic_load(&w->stop)) {
 			sleep_us(IDLE_SLEEP_MIN_US);
 			h = atomic_load_explicit(&w->head, memory_order_acquire);
 		}

@@ -623,7 +623,7 @@ int main(int argc, char **argv)
 	const char *backend = NULL, *db_path = NULL, *trace_name = NULL, *probe = NULL,
 		   *bench = NULL;
 	int no_record = 0, foreground = 0, debug = 0, restore = 0, payloads = PAYLOADS_REDACTED;
-	int excl = -1, count = 200, rounds = 5, json = 0, ret = 1;
+	int excl = -1, count = 1, rounds = 1000, json = 0, ret = 1;
 	struct writer *w = NULL;
 	pthread_t worker;
 	int worker_started = 0;
