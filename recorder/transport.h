@@ -60,6 +60,8 @@ int transport_swtpm_open(const char *spec, struct transport **out, char *err, si
  * is one write, its response one read (drivers/char/tpm/tpm-dev-common.c).
  * Errors are the driver's -errno. Locality cannot be chosen from user space. */
 int transport_device_open(const char *path, struct transport **out, char *err, size_t errlen);
+/* The same over a descriptor already open on such a device (taken over). */
+int transport_device_from_fd(int fd, const char *desc, struct transport **out);
 /* Opens any TCTI that tpm2-tss's loader knows ("mssim:host=H,port=P",
  * "tabrmd", "device:/dev/tpm0", ...). Failures are -EIO, -ETIME on timeout. */
 int transport_tcti_open(const char *conf, struct transport **out, char *err, size_t errlen);

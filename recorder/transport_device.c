@@ -57,6 +57,19 @@ static void device_close(struct transport *t)
 
 static const struct transport_ops device_ops = {device_transmit, NULL, device_close};
 
+int transport_device_from_fd(int fd, const char *desc, struct transport **out)
+{
+	struct device_transport *d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->t.ops = &device_ops;
+	d->t.timeout_ms = -1;
+	snprintf(d->t.desc, sizeof d->t.desc, "%s", desc);
+	d->fd = fd;
+	*out = &d->t;
+	return 0;
+}
+
 int transport_device_open(const char *path, struct transport **out, char *err, size_t errlen)
 {
 	struct device_transport *d = calloc(1, sizeof(*d));

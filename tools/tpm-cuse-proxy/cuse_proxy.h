@@ -8,24 +8,29 @@
 
 /* takeover.c: moving the kernel's node aside and back. */
 
+/* Opens /sys/class once (call before the initramfs's /sys moves away). */
+void takeover_init(void);
+/* The functions below work in the device directory dir (an fd opened with
+ * O_PATH | O_DIRECTORY), so that they keep working after a switch of root. */
+
 /* True if rdev is a kernel TPM character device (listed under
  * /sys/class/tpm or /sys/class/tpmrm). */
 int node_is_kernel_tpm(dev_t rdev);
 /* Puts DIR/NAME.real back as DIR/NAME when it is a kernel TPM node (rename(2)
  * replaces the CUSE node atomically). Returns 1 when something was restored,
  * 0 when there was nothing to do, -errno on error (err says why). */
-int node_restore(const char *dir, const char *name, char *err, size_t errlen);
+int node_restore(int dir, const char *name, char *err, size_t errlen);
 /* node_restore for every DIR/<x>.real that is a kernel TPM node. */
-int node_restore_all(const char *dir, char *err, size_t errlen);
+int node_restore_all(int dir, char *err, size_t errlen);
 /* Swaps DIR/NAME (the kernel's node) with DIR/NAME.real (the fresh CUSE
  * node) in one step (renameat2 RENAME_EXCHANGE), after giving the CUSE node
  * the kernel node's mode and owner unless mode/gid are set (>= 0). */
-int node_takeover(const char *dir, const char *name, int mode, long uid, long gid, char *err,
+int node_takeover(int dir, const char *name, int mode, long uid, long gid, char *err,
 		  size_t errlen);
 /* Starts the guardian: a child that waits for this process to end (however
  * it ends, SIGKILL included) and then restores DIR/NAME. Returns the write
  * end of the pipe it watches (keep it open, close-on-exec) or -errno. */
-int guardian_start(const char *dir, const char *name);
+int guardian_start(int dir, const char *name);
 
 /* devtools.c: diagnostics run against any TPM device node. */
 

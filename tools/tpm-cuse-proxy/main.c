@@ -40,6 +40,7 @@ static const char usage[] =
     "                      [--mode OCTAL] [--group GROUP] [--takeover] [--foreground]\n"
     "                      [--payloads none|redacted|full] [--trace-name NAME]\n"
     "                      [--exclusive | --shared] [--dev-dir DIR] [--debug]\n"
+    "                      [--pidfile FILE] [--initrd]\n"
     "       tpm-cuse-proxy --restore [--name NAME] [--dev-dir DIR]\n"
     "       tpm-cuse-proxy --probe DEVICE [--exclusive]\n"
     "       tpm-cuse-proxy --bench DEVICE[,DEVICE...] [--count N] [--rounds R] [--json]\n"
@@ -77,6 +78,9 @@ static const char usage[] =
     "                    ready, so a boot script can go on as soon as it returns)\n"
     "  --dev-dir DIR     where device nodes live (default /dev)\n"
     "  --debug           libfuse debug output (implies --foreground)\n"
+    "  --pidfile FILE    write the (detached) proxy's pid to FILE, removed at exit\n"
+    "  --initrd          keep running across the switch to the real root (argv[0]\n"
+    "                    starts with '@', as systemd wants of root storage daemons)\n"
     "  --restore         put DIR/NAME.real back as DIR/NAME (all *.real nodes that\n"
     "                    are kernel TPM devices when --name is not given) and exit\n"
     "  --probe DEVICE    print how DEVICE answers good and bad writes, reads, polls\n"
@@ -126,11 +130,14 @@ static struct {
 	int exclusive;
 	enum backend_kind kind;
 	int per_open;	      /* one backend open per client open */
-	char reopen_path[64]; /* /proc/self/fd/N of an O_PATH fd on the node */
+	char reopen_name[16]; /* "N": an O_PATH fd on the backend node... */
+	int proc_fd_dir;      /* ...reopened in /proc/<our pid>/fd */
+	char backend_desc[256];
 	struct transport *shared;
 	struct recorder rec;
 	struct transport none; /* placeholder backend when per-open */
-	const char *dev_dir, *name;
+	const char *dev_dir_name, *name;
+	int dev_fd; /* O_PATH on dev_dir_name */
 	int takeover, taken_over;
 	int mode;
 	long uid, gid;
@@ -146,7 +153,9 @@ static struct {
        .uid = -1,
        .gid = -1,
        .ready_fd = -1,
-       .guard_fd = -1};
+       .guard_fd = -1,
+       .proc_fd_dir = -1,
+       .dev_fd = -1};
 
 static void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void msg(const char *fmt, ...)
@@ -300,6 +309,22 @@ static struct cfile *file_of(struct fuse_file_info *fi)
 	return (struct cfile *)(uintptr_t)fi->fh;
 }
 
+/* A fresh open of the backend node, through the O_PATH descriptor kept in
+ * /proc/<pid>/fd: it survives --takeover's renames and the initramfs's
+ * switch of root, where the node's path no longer names it for us. */
+static int reopen_backend(struct transport **out, char *err, size_t errlen)
+{
+	int fd = openat(g.proc_fd_dir, g.reopen_name, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", g.backend_desc, strerror(errno));
+		return -errno;
+	}
+	int rc = transport_device_from_fd(fd, g.backend_desc, out);
+	if (rc)
+		close(fd);
+	return rc;
+}
+
 static void op_open(fuse_req_t req, struct fuse_file_info *fi)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
@@ -326,7 +351,7 @@ static void op_open(fuse_req_t req, struct fuse_file_info *fi)
 	if (g.per_open) {
 		/* Each open of /dev/tpmrm0 is its own resource manager space,
 		 * flushed when it is closed: keep that per client. */
-		int rc = transport_device_open(g.reopen_path, &f->tr, err, sizeof err);
+		int rc = reopen_backend(&f->tr, err, sizeof err);
 		if (rc) {
 			free(f);
 			fuse_reply_err(req, -rc);
@@ -490,10 +515,10 @@ static void op_init_done(void *userdata)
 {
 	char node[512];
 	(void)userdata;
-	snprintf(node, sizeof node, "%s/%s", g.dev_dir, g.name);
+	snprintf(node, sizeof node, "%s/%s", g.dev_dir_name, g.name);
 	if (g.takeover) {
 		int rc =
-		    node_takeover(g.dev_dir, g.name, g.mode, g.uid, g.gid, g.err, sizeof g.err);
+		    node_takeover(g.dev_fd, g.name, g.mode, g.uid, g.gid, g.err, sizeof g.err);
 		if (rc) {
 			g.setup_failed = 1;
 			msg("--takeover: %s", g.err);
@@ -507,10 +532,13 @@ static void op_init_done(void *userdata)
 		pthread_mutex_unlock(&g.rec_lock);
 	} else {
 		struct stat st;
-		for (int i = 0; i < 500 && (stat(node, &st) != 0 || !S_ISCHR(st.st_mode)); i++)
+		for (int i = 0; i < 500 && (fstatat(g.dev_fd, g.name, &st, 0) != 0 ||
+					    !S_ISCHR(st.st_mode));
+		     i++)
 			usleep(10000);
-		if (chmod(node, g.mode >= 0 ? (mode_t)g.mode : 0600) != 0 ||
-		    chown(node, g.uid >= 0 ? (uid_t)g.uid : 0, g.gid >= 0 ? (gid_t)g.gid : 0)) {
+		if (fchmodat(g.dev_fd, g.name, g.mode >= 0 ? (mode_t)g.mode : 0600, 0) != 0 ||
+		    fchownat(g.dev_fd, g.name, g.uid >= 0 ? (uid_t)g.uid : 0,
+			     g.gid >= 0 ? (gid_t)g.gid : 0, 0)) {
 			g.setup_failed = 1;
 			msg("cannot set mode/owner of %s: %s", node, strerror(errno));
 			signal_ready(0);
@@ -518,7 +546,7 @@ static void op_init_done(void *userdata)
 			return;
 		}
 	}
-	msg("serving %s (backend %s)%s", node, g.shared ? g.shared->desc : g.reopen_path,
+	msg("serving %s (backend %s)%s", node, g.shared ? g.shared->desc : g.backend_desc,
 	    g.rec.w ? "" : ", not recording");
 	signal_ready(1);
 }
@@ -598,10 +626,16 @@ static int open_backend(const char *spec, char *err, size_t errlen)
 					 fd < 0 ? strerror(errno) : "not a character device");
 				return -ENODEV;
 			}
-			snprintf(g.reopen_path, sizeof g.reopen_path, "/proc/self/fd/%d", fd);
+			snprintf(g.reopen_name, sizeof g.reopen_name, "%d", fd);
+			snprintf(g.backend_desc, sizeof g.backend_desc, "device:%s", spec);
+			g.proc_fd_dir = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (g.proc_fd_dir < 0) {
+				snprintf(err, errlen, "/proc/self/fd: %s", strerror(errno));
+				return -errno;
+			}
 			/* Opened once now so that a bad backend fails here. */
 			struct transport *t;
-			int rc = transport_device_open(g.reopen_path, &t, err, errlen);
+			int rc = reopen_backend(&t, err, errlen);
 			if (rc)
 				return rc;
 			t->ops->close(t);
@@ -621,14 +655,14 @@ static int open_backend(const char *spec, char *err, size_t errlen)
 int main(int argc, char **argv)
 {
 	const char *backend = NULL, *db_path = NULL, *trace_name = NULL, *probe = NULL,
-		   *bench = NULL;
+		   *bench = NULL, *pidfile = NULL;
 	int no_record = 0, foreground = 0, debug = 0, restore = 0, payloads = PAYLOADS_REDACTED;
 	int excl = -1, count = 1, rounds = 1000, json = 0, ret = 1;
 	struct writer *w = NULL;
 	pthread_t worker;
 	int worker_started = 0;
 
-	g.dev_dir = "/dev";
+	g.dev_dir_name = "/dev";
 	g.name = NULL;
 	enum {
 		OPT_BACKEND = 1,
@@ -651,7 +685,9 @@ int main(int argc, char **argv)
 		OPT_COUNT,
 		OPT_ROUNDS,
 		OPT_JSON,
-		OPT_HELP
+		OPT_HELP,
+		OPT_PIDFILE,
+		OPT_INITRD
 	};
 	static const struct option opts[] = {{"backend", required_argument, 0, OPT_BACKEND},
 					     {"name", required_argument, 0, OPT_NAME},
@@ -674,6 +710,8 @@ int main(int argc, char **argv)
 					     {"rounds", required_argument, 0, OPT_ROUNDS},
 					     {"json", no_argument, 0, OPT_JSON},
 					     {"help", no_argument, 0, OPT_HELP},
+					     {"pidfile", required_argument, 0, OPT_PIDFILE},
+					     {"initrd", no_argument, 0, OPT_INITRD},
 					     {0, 0, 0, 0}};
 	int o;
 	while ((o = getopt_long(argc, argv, "hf", opts, NULL)) != -1) {
@@ -730,7 +768,7 @@ int main(int argc, char **argv)
 			excl = 0;
 			break;
 		case OPT_DEVDIR:
-			g.dev_dir = optarg;
+			g.dev_dir_name = optarg;
 			break;
 		case OPT_DEBUG:
 			debug = foreground = 1;
@@ -752,6 +790,15 @@ int main(int argc, char **argv)
 			break;
 		case OPT_JSON:
 			json = 1;
+			break;
+		case OPT_PIDFILE:
+			pidfile = optarg;
+			break;
+		case OPT_INITRD:
+			/* systemd leaves processes whose argv[0] starts with '@'
+			 * running across the switch to the real root
+			 * (https://systemd.io/ROOT_STORAGE_DAEMONS/). */
+			argv[0][0] = '@';
 			break;
 		case 'h':
 		case OPT_HELP:
@@ -783,9 +830,16 @@ int main(int argc, char **argv)
 		free(list);
 		return ret;
 	}
+	/* The device directory and /sys/class, held open (takeover.c). */
+	g.dev_fd = open(g.dev_dir_name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (g.dev_fd < 0) {
+		msg("%s: %s", g.dev_dir_name, strerror(errno));
+		return 1;
+	}
+	takeover_init();
 	if (restore) {
-		int rc = g.name ? node_restore(g.dev_dir, g.name, g.err, sizeof g.err)
-				: node_restore_all(g.dev_dir, g.err, sizeof g.err);
+		int rc = g.name ? node_restore(g.dev_fd, g.name, g.err, sizeof g.err)
+				: node_restore_all(g.dev_fd, g.err, sizeof g.err);
 		if (rc < 0) {
 			msg("--restore: %s", g.err);
 			return 1;
@@ -814,23 +868,30 @@ int main(int argc, char **argv)
 	/* A leftover from a proxy that died without its guardian: put the
 	 * kernel's node back before taking it over again. */
 	if (g.takeover) {
-		int rc = node_restore(g.dev_dir, g.name, g.err, sizeof g.err);
+		int rc = node_restore(g.dev_fd, g.name, g.err, sizeof g.err);
 		if (rc < 0) {
 			msg("--takeover: %s", g.err);
 			return 1;
 		}
 		if (rc > 0)
-			msg("restored %s/%s left over by an earlier run", g.dev_dir, g.name);
+			msg("restored %s/%s left over by an earlier run", g.dev_dir_name, g.name);
 	}
 
 	if (!foreground && daemonize() != 0) {
 		msg("cannot detach: %s", strerror(errno));
 		return 1;
 	}
+	if (pidfile) {
+		FILE *pf = fopen(pidfile, "we");
+		if (!pf || fprintf(pf, "%d\n", (int)getpid()) < 0 || fclose(pf) != 0) {
+			msg("cannot write %s: %s", pidfile, strerror(errno));
+			goto out;
+		}
+	}
 	/* The guardian holds no TPM, CUSE or database descriptor: fork it
 	 * before any is opened. */
 	if (g.takeover) {
-		g.guard_fd = guardian_start(g.dev_dir, g.name);
+		g.guard_fd = guardian_start(g.dev_fd, g.name);
 		if (g.guard_fd < 0) {
 			msg("cannot start the guardian: %s", strerror(-g.guard_fd));
 			goto out;
@@ -847,7 +908,7 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &mask, &old);
 
 	char node_path[512];
-	snprintf(node_path, sizeof node_path, "%s/%s", g.dev_dir, g.name);
+	snprintf(node_path, sizeof node_path, "%s/%s", g.dev_dir_name, g.name);
 	if (open_backend(backend, g.err, sizeof g.err)) {
 		msg("backend: %s", g.err);
 		goto out;
@@ -905,9 +966,9 @@ int main(int argc, char **argv)
 out:
 	/* The kernel's node first, so that it is never missing. */
 	if (g.taken_over) {
-		int rc = node_restore(g.dev_dir, g.name, g.err, sizeof g.err);
+		int rc = node_restore(g.dev_fd, g.name, g.err, sizeof g.err);
 		if (rc < 0) {
-			msg("restoring %s/%s: %s", g.dev_dir, g.name, g.err);
+			msg("restoring %s/%s: %s", g.dev_dir_name, g.name, g.err);
 			ret = 1;
 		}
 		pthread_mutex_lock(&g.rec_lock);
@@ -951,5 +1012,7 @@ out:
 		g.shared->ops->close(g.shared);
 	if (g.guard_fd >= 0)
 		close(g.guard_fd);
+	if (pidfile)
+		unlink(pidfile);
 	return ret;
 }
