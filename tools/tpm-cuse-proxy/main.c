@@ -517,8 +517,7 @@ static void op_init_done(void *userdata)
 	(void)userdata;
 	snprintf(node, sizeof node, "%s/%s", g.dev_dir_name, g.name);
 	if (g.takeover) {
-		int rc =
-		    node_takeover(g.dev_fd, g.name, g.mode, g.uid, g.gid, g.err, sizeof g.err);
+		int rc = node_takeover(g.dev_fd, g.name, g.mode, g.uid, g.gid, g.err, sizeof g.err);
 		if (rc) {
 			g.setup_failed = 1;
 			msg("--takeover: %s", g.err);
@@ -532,8 +531,8 @@ static void op_init_done(void *userdata)
 		pthread_mutex_unlock(&g.rec_lock);
 	} else {
 		struct stat st;
-		for (int i = 0; i < 500 && (fstatat(g.dev_fd, g.name, &st, 0) != 0 ||
-					    !S_ISCHR(st.st_mode));
+		for (int i = 0;
+		     i < 500 && (fstatat(g.dev_fd, g.name, &st, 0) != 0 || !S_ISCHR(st.st_mode));
 		     i++)
 			usleep(10000);
 		if (fchmodat(g.dev_fd, g.name, g.mode >= 0 ? (mode_t)g.mode : 0600, 0) != 0 ||
