@@ -56,6 +56,16 @@ const char *swtpm_ctrl_name(uint32_t cmd);
  * them. One data connection is kept open and re-established when lost. */
 int transport_swtpm_open(const char *spec, struct transport **out, char *err, size_t errlen);
 
+/* Opens a kernel TPM character device (/dev/tpm0, /dev/tpmrm0): each command
+ * is one write, its response one read (drivers/char/tpm/tpm-dev-common.c).
+ * Errors are the driver's -errno. Locality cannot be chosen from user space. */
+int transport_device_open(const char *path, struct transport **out, char *err, size_t errlen);
+/* The same over a descriptor already open on such a device (taken over). */
+int transport_device_from_fd(int fd, const char *desc, struct transport **out);
+/* Opens any TCTI that tpm2-tss's loader knows ("mssim:host=H,port=P",
+ * "tabrmd", "device:/dev/tpm0", ...). Failures are -EIO, -ETIME on timeout. */
+int transport_tcti_open(const char *conf, struct transport **out, char *err, size_t errlen);
+
 /* Fills a TPM error response (10 bytes, tag NO_SESSIONS) with rc. */
 size_t tpm_error_response(uint8_t *rsp, uint32_t rc);
 #define TPM_RC_FAILURE 0x101u

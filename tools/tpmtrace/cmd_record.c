@@ -16,6 +16,7 @@
 #include "recorder/proxy.h"
 #include "recorder/recorder.h"
 #include "recorder/swtpm_spawn.h"
+#include "record_qemu.h"
 
 static const char usage[] =
 	"usage: tpmtrace record [--db FILE] (--spawn-swtpm | --backend SPEC)\n"
@@ -64,7 +65,8 @@ static const char usage[] =
 	"\n"
 	"Examples:\n"
 	"  tpmtrace record --spawn-swtpm --db boot.db -- tpm2_pcrread sha256:0,1\n"
-	"  tpmtrace record --backend swtpm:host=127.0.0.1,port=2321 --listen tcp:127.0.0.1:2331\n";
+	"  tpmtrace record --backend swtpm:host=127.0.0.1,port=2321 --listen tcp:127.0.0.1:2331\n"
+	"\n" RECORD_QEMU_USAGE;
 
 static int run(int argc, char **argv);
 const struct subcommand subcmd_record = {"record", run, "record TPM traffic through a proxy",
@@ -135,6 +137,10 @@ static int run(int argc, char **argv)
 					     {"queue-size", required_argument, 0, O_QUEUE},
 					     {"forward-only", no_argument, 0, O_FWD},
 					     {0, 0, 0, 0}};
+	/* Between QEMU and swtpm: a mode of its own (record_qemu.c). */
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strncmp(argv[i], "--qemu-ctrl", 11))
+			return record_qemu_main(argc, argv);
 	int o;
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "+", opts, NULL)) != -1) {

@@ -5,8 +5,8 @@
 #include "cli.h"
 
 #define SUBCOMMANDS(X)                                                                           \
-	X(record) X(list) X(stats) X(show) X(sql) X(verify) X(import) X(export) X(pcrs) X(replay)      \
-		X(predict) X(profile)
+	X(record) X(vm_record) X(list) X(stats) X(show) X(sql) X(verify) X(import) X(export) X(pcrs)  \
+		X(replay) X(predict) X(profile)
 
 #define DECLARE(n) SUBCOMMAND(n);
 SUBCOMMANDS(DECLARE)

@@ -1,0 +1,543 @@
+#include "recorder/qemu_interposer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "model/decode.h"
+#include "model/wire.h"
+#include "recorder/netutil.h"
+
+#define CTRL_CAP      (64 * 1024 + 64)
+#define IO_TIMEOUT_MS 120000
+
+/* The data channel to swtpm: the interposer's end of the socketpair whose
+ * other end swtpm got with SET_DATAFD. */
+struct fd_transport {
+	struct transport t;
+	int fd;
+};
+
+struct qemu_interposer {
+	struct fd_transport data; /* to swtpm */
+	int lis;		  /* QEMU connects here */
+	int qctrl;		  /* QEMU's control connection */
+	int qdata;		  /* QEMU's data fd (from SET_DATAFD) */
+	int sctrl;		  /* swtpm's control channel */
+	char lis_path[108];
+	uint8_t locality;
+	uint32_t client;
+	unsigned long n_ctrl, n_cmds;
+	uint8_t req[CTRL_CAP];
+	uint8_t rsp[CTRL_CAP];
+	uint8_t cmd[TPM_MAX_MESSAGE + 64];
+	uint8_t out[TPM_MAX_MESSAGE + 64];
+};
+
+static int fd_transmit(struct transport *t, uint8_t locality, const uint8_t *cmd, size_t len,
+		       uint8_t *rsp, size_t cap, size_t *rsp_len)
+{
+	struct fd_transport *f = (struct fd_transport *)t;
+	/* The locality went to swtpm on the control channel (SET_LOCALITY)
+	 * before QEMU sent this command. */
+	(void)locality;
+	if (f->fd < 0)
+		return -ENOTCONN;
+	int rc = write_full(f->fd, cmd, len, t->timeout_ms);
+	if (!rc)
+		rc = read_tpm_message(f->fd, rsp, cap, rsp_len, t->timeout_ms);
+	return rc;
+}
+
+static void fd_close(struct transport *t)
+{
+	(void)t; /* owned by the interposer */
+}
+
+static const struct transport_ops fd_ops = {fd_transmit, NULL, fd_close};
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+int qemu_interposer_new(struct qemu_interposer **out, const char *qemu_ctrl_path,
+			const char *swtpm_ctrl_path, int connect_wait_ms, char *err, size_t errlen)
+{
+	struct qemu_interposer *qi = calloc(1, sizeof(*qi));
+	struct endpoint ep = {.is_unix = 1}, sw = {.is_unix = 1};
+	int rc;
+	if (!qi)
+		return -ENOMEM;
+	qi->lis = qi->qctrl = qi->qdata = qi->sctrl = qi->data.fd = -1;
+	qi->data.t.ops = &fd_ops;
+	qi->data.t.timeout_ms = IO_TIMEOUT_MS;
+	snprintf(qi->data.t.desc, sizeof qi->data.t.desc, "swtpm-ctrl:%s", swtpm_ctrl_path);
+	if (strlen(qemu_ctrl_path) >= sizeof ep.path || strlen(swtpm_ctrl_path) >= sizeof sw.path) {
+		snprintf(err, errlen, "socket path too long");
+		rc = -ENAMETOOLONG;
+		goto fail;
+	}
+	strcpy(ep.path, qemu_ctrl_path);
+	strcpy(sw.path, swtpm_ctrl_path);
+	for (int waited = 0;; waited += 10) {
+		rc = endpoint_connect(&sw, &qi->sctrl);
+		if (!rc || waited >= connect_wait_ms)
+			break;
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	if (rc) {
+		snprintf(err, errlen, "cannot connect to swtpm's control socket %s: %s",
+			 swtpm_ctrl_path, strerror(-rc));
+		goto fail;
+	}
+	rc = endpoint_listen(&ep, &qi->lis, err, errlen);
+	if (rc)
+		goto fail;
+	strcpy(qi->lis_path, qemu_ctrl_path);
+	*out = qi;
+	return 0;
+fail:
+	qemu_interposer_free(qi);
+	return rc;
+}
+
+struct transport *qemu_interposer_transport(struct qemu_interposer *qi)
+{
+	return &qi->data.t;
+}
+
+void qemu_interposer_counts(const struct qemu_interposer *qi, unsigned long *ctrl_msgs,
+			    unsigned long *commands)
+{
+	*ctrl_msgs = qi->n_ctrl;
+	*commands = qi->n_cmds;
+}
+
+void qemu_interposer_free(struct qemu_interposer *qi)
+{
+	if (!qi)
+		return;
+	close_fd(&qi->lis);
+	close_fd(&qi->qctrl);
+	close_fd(&qi->qdata);
+	close_fd(&qi->sctrl);
+	close_fd(&qi->data.fd);
+	if (qi->lis_path[0])
+		unlink(qi->lis_path);
+	free(qi);
+}
+
+/* Size of swtpm's answer to a control command (swtpm_ioctls(3),
+ * tpm_ioctl.h), given what has arrived so far; 0 when unknown. */
+static size_t ctrl_rsp_size(uint32_t code, const uint8_t *rsp, size_t have)
+{
+	switch (code) {
+	case SWTPM_CMD_GET_CAPABILITY:
+	case SWTPM_CMD_GET_TPMESTABLISHED:
+	case SWTPM_CMD_GET_CONFIG:
+		return 8;
+	case SWTPM_CMD_SET_BUFFERSIZE:
+		return 16;
+	case SWTPM_CMD_GET_STATEBLOB:
+		/* result, flags, totlength, length, then length bytes */
+		if (have >= 16 && wire_get_u32(rsp) == 0)
+			return 16 + (size_t)wire_get_u32(rsp + 12);
+		return have >= 16 ? 16 : 4;
+	case SWTPM_CMD_GET_INFO:
+		/* result, totlength, length, then length bytes */
+		if (have >= 12 && wire_get_u32(rsp) == 0)
+			return 12 + (size_t)wire_get_u32(rsp + 8);
+		return 4;
+	default:
+		return 4;
+	}
+}
+
+static int send_fd(int sock, const uint8_t *buf, size_t len, int fd)
+{
+	struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
+	union {
+		char b[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr m = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b};
+	memset(&u, 0, sizeof u);
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	ssize_t n;
+	do
+		n = sendmsg(sock, &m, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+/* Reads one control request from QEMU; a passed descriptor lands in *fd. */
+static ssize_t recv_request(int sock, uint8_t *buf, size_t cap, int *fd)
+{
+	struct iovec iov = {.iov_base = buf, .iov_len = cap};
+	union {
+		char b[CMSG_SPACE(sizeof(int) * 4)];
+		struct cmsghdr align;
+	} u;
+	struct msghdr m = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b};
+	ssize_t n;
+	*fd = -1;
+	do
+		n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < nfd; i++) {
+			int x;
+			memcpy(&x, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (*fd < 0)
+				*fd = x;
+			else
+				close(x);
+		}
+	}
+	return n;
+}
+
+/* CMD_SET_DATAFD: QEMU's end stays with us; swtpm gets the end of a new
+ * socketpair, so that every command passes through the relay. */
+static uint32_t take_datafd(struct qemu_interposer *qi, int qfd, int *rc)
+{
+	int sp[2];
+	uint8_t req[4], rsp[8];
+	*rc = 0;
+	if (qfd < 0)
+		return 0x0A; /* TPM_BAD_PARAMETER, as swtpm answers a missing fd */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) != 0) {
+		*rc = -errno;
+		close(qfd);
+		return TPM_RC_FAILURE;
+	}
+	wire_put_u32(req, SWTPM_CMD_SET_DATAFD);
+	*rc = send_fd(qi->sctrl, req, 4, sp[1]);
+	close(sp[1]);
+	if (!*rc)
+		*rc = read_full(qi->sctrl, rsp, 4, IO_TIMEOUT_MS);
+	if (*rc) {
+		close(sp[0]);
+		close(qfd);
+		return TPM_RC_FAILURE;
+	}
+	uint32_t result = wire_get_u32(rsp);
+	if (result != 0) {
+		close(sp[0]);
+		close(qfd);
+		return result;
+	}
+	close_fd(&qi->qdata);
+	close_fd(&qi->data.fd);
+	qi->qdata = qfd;
+	qi->data.fd = sp[0];
+	return 0;
+}
+
+static void ctrl_event(struct qemu_interposer *qi, struct recorder *rec, uint32_t code,
+		       const uint8_t *req, size_t len, uint32_t result, int io_rc)
+{
+	char kind[48], detail[160];
+	int o = 0;
+	snprintf(kind, sizeof kind, "ctrl:%s", swtpm_ctrl_name(code));
+	detail[0] = 0;
+	switch (code) {
+	case SWTPM_CMD_INIT:
+		/* INIT is the TPM's power-on (TPM_Init, Part 1 section 12). */
+		o = snprintf(detail, sizeof detail, "power-on flags=0x%x ",
+			     len >= 8 ? wire_get_u32(req + 4) : 0);
+		break;
+	case SWTPM_CMD_SHUTDOWN:
+		o = snprintf(detail, sizeof detail, "power-off ");
+		break;
+	case SWTPM_CMD_STOP:
+		o = snprintf(detail, sizeof detail, "reset ");
+		break;
+	case SWTPM_CMD_SET_LOCALITY:
+	case SWTPM_CMD_RESET_TPMESTABLISHED:
+		o = snprintf(detail, sizeof detail, "locality=%u ", len >= 5 ? req[4] : 0);
+		break;
+	case SWTPM_CMD_SET_BUFFERSIZE:
+		o = snprintf(detail, sizeof detail, "size=%u ",
+			     len >= 8 ? wire_get_u32(req + 4) : 0);
+		break;
+	}
+	if (io_rc)
+		snprintf(detail + o, sizeof detail - (size_t)o, "failed: %s", strerror(-io_rc));
+	else
+		snprintf(detail + o, sizeof detail - (size_t)o, "result=0x%x", result);
+	recorder_event(rec, kind, detail, qi->client);
+}
+
+/* One control request from QEMU. Returns 0, or -1 when QEMU is gone. */
+static int ctrl_request(struct qemu_interposer *qi, struct recorder *rec)
+{
+	int passed_fd, rc = 0;
+	ssize_t n = recv_request(qi->qctrl, qi->req, sizeof qi->req, &passed_fd);
+	if (n <= 0) {
+		if (passed_fd >= 0)
+			close(passed_fd);
+		return -1;
+	}
+	size_t len = (size_t)n;
+	if (len < 4) {
+		/* QEMU writes each request whole; wait for the code. */
+		rc = read_full(qi->qctrl, qi->req + len, 4 - len, IO_TIMEOUT_MS);
+		if (rc)
+			return -1;
+		len = 4;
+	}
+	uint32_t code = wire_get_u32(qi->req);
+	size_t rsp_len = 0;
+	uint32_t result = 0;
+	qi->n_ctrl++;
+
+	if (code == SWTPM_CMD_SET_DATAFD) {
+		result = take_datafd(qi, passed_fd, &rc);
+		wire_put_u32(qi->rsp, result);
+		rsp_len = 4;
+	} else {
+		if (passed_fd >= 0)
+			close(passed_fd);
+		if (code == SWTPM_CMD_SET_STATEBLOB && len >= 16) {
+			/* header, then the blob QEMU writes separately */
+			size_t want = 16 + (size_t)wire_get_u32(qi->req + 12);
+			if (want > sizeof qi->req)
+				return -1;
+			if (len < want &&
+			    read_full(qi->qctrl, qi->req + len, want - len, IO_TIMEOUT_MS))
+				return -1;
+			len = want;
+		}
+		rc = write_full(qi->sctrl, qi->req, len, IO_TIMEOUT_MS);
+		if (!rc) {
+			ssize_t got = read_some(qi->sctrl, qi->rsp, sizeof qi->rsp, IO_TIMEOUT_MS);
+			if (got <= 0) {
+				rc = got == 0 ? -ECONNRESET : (int)got;
+			} else {
+				rsp_len = (size_t)got;
+				size_t want = ctrl_rsp_size(code, qi->rsp, rsp_len);
+				if (want > sizeof qi->rsp)
+					want = sizeof qi->rsp;
+				if (want > rsp_len) {
+					rc = read_full(qi->sctrl, qi->rsp + rsp_len, want - rsp_len,
+						       IO_TIMEOUT_MS);
+					if (!rc)
+						rsp_len = want;
+				}
+			}
+		}
+		if (rc) {
+			/* swtpm is gone: QEMU gets a failure, not a hang. */
+			size_t want = ctrl_rsp_size(code, NULL, 0);
+			memset(qi->rsp, 0, want);
+			wire_put_u32(qi->rsp, 0x09); /* TPM_FAIL */
+			rsp_len = want;
+		}
+		result =
+		    rsp_len >= 4 && code != SWTPM_CMD_GET_CAPABILITY ? wire_get_u32(qi->rsp) : 0;
+		if (code == SWTPM_CMD_SET_LOCALITY && !rc && len >= 5 && result == 0)
+			qi->locality = qi->req[4];
+	}
+	ctrl_event(qi, rec, code, qi->req, len, result, rc);
+	if (write_full(qi->qctrl, qi->rsp, rsp_len, IO_TIMEOUT_MS))
+		return -1;
+	return 0;
+}
+
+/* One command on the data channel. Returns 0, or -1 when QEMU closed it. */
+static int data_command(struct qemu_interposer *qi, struct recorder *rec)
+{
+	size_t len = 0, rsp_len = 0;
+	struct rec_timing tm = {0};
+	int rc = read_tpm_message(qi->qdata, qi->cmd, sizeof qi->cmd, &len, IO_TIMEOUT_MS);
+	if (rc) {
+		if (rc == -EPROTO) {
+			recorder_malformed(rec, qi->client, qi->locality, qi->cmd, TPM_HEADER_SIZE,
+					   TPM_MAL_TOO_LARGE);
+		}
+		return -1;
+	}
+	qi->n_cmds++;
+	recorder_forward(rec, qi->client, qi->locality, qi->cmd, len, qi->out, sizeof qi->out,
+			 &rsp_len, &tm);
+	/* QEMU reads the 10-byte header, then the size it announces. */
+	int wrc = write_full(qi->qdata, qi->out, rsp_len, IO_TIMEOUT_MS);
+	recorder_log(rec, qi->client, qi->locality, qi->cmd, len, qi->out, rsp_len, &tm);
+	return wrc ? -1 : 0;
+}
+
+static void accept_qemu(struct qemu_interposer *qi, struct recorder *rec)
+{
+	int fd = accept4(qi->lis, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (qi->qctrl >= 0) {
+		/* One QEMU per interposer. */
+		close(fd);
+		return;
+	}
+	qi->qctrl = fd;
+	struct ucred cr;
+	socklen_t cl = sizeof cr;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) == 0 && cr.pid > 0)
+		qi->client = recorder_client_pid(rec, cr.pid, cr.uid);
+	else
+		qi->client = recorder_client_peer(rec, "qemu");
+	recorder_event(rec, "qemu-connect", qi->lis_path, qi->client);
+}
+
+int qemu_interposer_run(struct qemu_interposer *qi, struct recorder *rec, int wake_fd,
+			int (*wake)(void *ctx), void *ctx)
+{
+	for (;;) {
+		struct pollfd p[4];
+		int n = 0, i_wake = -1, i_lis = -1, i_ctrl = -1, i_data = -1;
+		if (wake_fd >= 0) {
+			i_wake = n;
+			p[n++] = (struct pollfd){.fd = wake_fd, .events = POLLIN};
+		}
+		i_lis = n;
+		p[n++] = (struct pollfd){.fd = qi->lis, .events = POLLIN};
+		if (qi->qctrl >= 0) {
+			i_ctrl = n;
+			p[n++] = (struct pollfd){.fd = qi->qctrl, .events = POLLIN};
+		}
+		if (qi->qdata >= 0) {
+			i_data = n;
+			p[n++] = (struct pollfd){.fd = qi->qdata, .events = POLLIN};
+		}
+		int r = poll(p, (nfds_t)n, -1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (i_wake >= 0 && (p[i_wake].revents & POLLIN) && wake(ctx))
+			return 1;
+		/* Data before control: QEMU waits for each answer, so at most
+		 * one of them has something, but a closing QEMU may have both. */
+		if (i_data >= 0 && p[i_data].revents) {
+			if (data_command(qi, rec) < 0) {
+				recorder_event(rec, "data-channel-closed", NULL, qi->client);
+				close_fd(&qi->qdata);
+			}
+		}
+		if (i_ctrl >= 0 && p[i_ctrl].revents) {
+			if (ctrl_request(qi, rec) < 0) {
+				recorder_event(rec, "qemu-disconnect", NULL, qi->client);
+				close_fd(&qi->qctrl);
+				close_fd(&qi->qdata);
+				return 0;
+			}
+		}
+		if (p[i_lis].revents & POLLIN)
+			accept_qemu(qi, rec);
+	}
+}
+
+int qemu_swtpm_spawn(struct swtpm_child *s, const char *state_dir, char *err, size_t errlen)
+{
+	char statearg[300], ctrlarg[360], logarg[340];
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	if (state_dir) {
+		snprintf(s->dir, sizeof s->dir, "%s", state_dir);
+		if (mkdir(s->dir, 0700) != 0 && errno != EEXIST) {
+			rc = -errno;
+			snprintf(err, errlen, "cannot create %s: %s", s->dir, strerror(errno));
+			return rc;
+		}
+	} else {
+		const char *tmp = getenv("TMPDIR");
+		snprintf(s->dir, sizeof s->dir, "%s/tpmtrace-swtpm-XXXXXX", tmp ? tmp : "/tmp");
+		if (strlen(s->dir) > 80)
+			snprintf(s->dir, sizeof s->dir, "/tmp/tpmtrace-swtpm-XXXXXX");
+		if (!mkdtemp(s->dir)) {
+			rc = -errno;
+			snprintf(err, errlen, "cannot create a state directory: %s",
+				 strerror(errno));
+			return rc;
+		}
+		s->own_dir = 1;
+	}
+	snprintf(s->sock, sizeof s->sock, "%s/swtpm-ctrl.sock", s->dir);
+	snprintf(statearg, sizeof statearg, "dir=%s", s->dir);
+	snprintf(ctrlarg, sizeof ctrlarg, "type=unixio,path=%s", s->sock);
+	snprintf(logarg, sizeof logarg, "file=%s/swtpm.log", s->dir);
+	unlink(s->sock);
+
+	pid_t parent = getpid();
+	s->pid = fork();
+	if (s->pid < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		return rc;
+	}
+	if (s->pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(127);
+		sigset_t all;
+		sigemptyset(&all);
+		sigprocmask(SIG_SETMASK, &all, NULL);
+		int devnull = open("/dev/null", O_RDWR);
+		if (devnull >= 0) {
+			dup2(devnull, 0);
+			dup2(devnull, 1);
+		}
+		setpgid(0, 0);
+		char *argv[] = {"swtpm",  "socket", "--tpm2", "--tpmstate", statearg,
+				"--ctrl", ctrlarg,  "--log",  logarg,	    NULL};
+		execvp("swtpm", argv);
+		fprintf(stderr, "tpmtrace: cannot run swtpm: %s (install the swtpm package)\n",
+			strerror(errno));
+		_exit(127);
+	}
+	/* Ready when the control socket exists; qemu_interposer_new connects
+	 * (and retries) itself. */
+	for (int i = 0; i < 500; i++) {
+		struct stat st;
+		int status;
+		if (stat(s->sock, &st) == 0 && S_ISSOCK(st.st_mode))
+			return 0;
+		if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
+			snprintf(err, errlen, "swtpm exited at start; see %s/swtpm.log", s->dir);
+			s->pid = 0;
+			return -ECHILD;
+		}
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	snprintf(err, errlen, "swtpm did not create %s within 5 s", s->sock);
+	swtpm_stop(s);
+	return -ETIMEDOUT;
+}

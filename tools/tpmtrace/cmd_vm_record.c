@@ -1,0 +1,210 @@
+/* tpmtrace vm-record: run QEMU with a vTPM whose every command is recorded:
+ * a private swtpm, the QEMU interposer in between, the TPM wired into the
+ * QEMU command line. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "record_qemu.h"
+
+static const char usage[] =
+    "usage: tpmtrace vm-record [--db FILE] [--payloads MODE] [--name NAME]\n"
+    "                          [--swtpm-state DIR] [--tpm-device tpm-tis|tpm-crb]\n"
+    "                          [--quiet] -- QEMU ARGS...\n"
+    "\n"
+    "Boots a VM and records all of its TPM traffic: starts a private swtpm (which\n"
+    "waits for INIT, as a TPM waits for power), serves QEMU's TPM control socket\n"
+    "through the interposer (see `tpmtrace record --help`, QEMU mode) and runs QEMU\n"
+    "with these arguments appended:\n"
+    "  -chardev socket,id=chrtpm,path=SOCKET -tpmdev emulator,id=tpm0,chardev=chrtpm\n"
+    "  -device tpm-tis,tpmdev=tpm0\n"
+    "The trace holds the firmware's measurements, the kernel's start-up commands,\n"
+    "IMA's PCR extends and every user-space command, with control events for\n"
+    "power-on (ctrl:INIT), reset (ctrl:STOP) and shutdown (ctrl:SHUTDOWN).\n"
+    "SIGINT and SIGTERM are passed on to QEMU; the exit status is QEMU's.\n"
+    "\n"
+    "Options:\n"
+    "  --db FILE            database file, created 0600 if missing (default tpmtrace.db)\n"
+    "  --payloads MODE      none | redacted (default) | full\n"
+    "  --name NAME          a name for the trace\n"
+    "  --swtpm-state DIR    keep swtpm's state in DIR (default: a fresh TPM, removed\n"
+    "                       at the end)\n"
+    "  --tpm-device MODEL   QEMU's TPM front end: tpm-tis (default) or tpm-crb\n"
+    "  --quiet              no summary at exit\n"
+    "  -h, --help           this text\n"
+    "\n"
+    "Example:\n"
+    "  tpmtrace vm-record --db boot.db -- qemu-system-x86_64 -m 1G -nographic \\\n"
+    "      -kernel vmlinuz -initrd initrd.img -append 'console=ttyS0 ima_policy=tcb'\n"
+    "  tpmtrace stats boot.db\n";
+
+static int run(int argc, char **argv);
+const struct subcommand subcmd_vm_record = {
+    "vm-record", run, "boot a VM under QEMU and record its TPM traffic", usage};
+
+struct vm_ctx {
+	int sfd;
+	pid_t qemu;
+	int status;
+	int exited;
+};
+
+static int on_signal(void *arg)
+{
+	struct vm_ctx *x = arg;
+	struct signalfd_siginfo si;
+	while (read(x->sfd, &si, sizeof si) == sizeof si) {
+		if (si.ssi_signo == SIGCHLD) {
+			if (!x->exited && waitpid(x->qemu, &x->status, WNOHANG) == x->qemu) {
+				x->exited = 1;
+				return 1;
+			}
+		} else if (!x->exited) {
+			/* QEMU decides how to stop; we keep recording until
+			 * it has (its SHUTDOWN comes last). */
+			kill(x->qemu, (int)si.ssi_signo);
+		}
+	}
+	return 0;
+}
+
+static int run(int argc, char **argv)
+{
+	struct qemu_record_opts o = {
+	    .db_path = "tpmtrace.db", .payloads = PAYLOADS_REDACTED, .spawn = 1};
+	const char *model = "tpm-tis";
+	int quiet = 0, ret = 1;
+	enum { V_DB = 1, V_PAYLOADS, V_NAME, V_STATE, V_MODEL, V_QUIET };
+	static const struct option opts[] = {{"db", required_argument, 0, V_DB},
+					     {"payloads", required_argument, 0, V_PAYLOADS},
+					     {"name", required_argument, 0, V_NAME},
+					     {"swtpm-state", required_argument, 0, V_STATE},
+					     {"tpm-device", required_argument, 0, V_MODEL},
+					     {"quiet", no_argument, 0, V_QUIET},
+					     {0, 0, 0, 0}};
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		switch (c) {
+		case V_DB:
+			o.db_path = optarg;
+			break;
+		case V_PAYLOADS:
+			o.payloads = payload_mode_parse(optarg);
+			if (o.payloads < 0)
+				return usage_error(&subcmd_vm_record,
+						   "--payloads takes none, redacted or full");
+			break;
+		case V_NAME:
+			o.name = optarg;
+			break;
+		case V_STATE:
+			o.swtpm_state = optarg;
+			break;
+		case V_MODEL:
+			if (strcmp(optarg, "tpm-tis") && strcmp(optarg, "tpm-crb"))
+				return usage_error(&subcmd_vm_record,
+						   "--tpm-device takes tpm-tis or tpm-crb");
+			model = optarg;
+			break;
+		case V_QUIET:
+			quiet = 1;
+			break;
+		default:
+			return usage_error(&subcmd_vm_record, "unknown option");
+		}
+	}
+	if (optind >= argc || strcmp(argv[optind - 1], "--") != 0)
+		return usage_error(&subcmd_vm_record, "give the QEMU command after --");
+	char **qargv = argv + optind;
+	int qargc = argc - optind;
+	for (int i = 0; i < qargc; i++)
+		if (!strcmp(qargv[i], "-tpmdev"))
+			return usage_error(&subcmd_vm_record,
+					   "the QEMU command already has a -tpmdev; vm-record "
+					   "adds its own");
+
+	char dir[96];
+	snprintf(dir, sizeof dir, "%s/tpmtrace-vm-XXXXXX",
+		 getenv("TMPDIR") && strlen(getenv("TMPDIR")) < 60 ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(dir))
+		return die("vm-record", "cannot create a socket directory: %s", strerror(errno));
+	char sock[128], chardev[200], device[64];
+	snprintf(sock, sizeof sock, "%s/vtpm-ctrl.sock", dir);
+	o.qemu_ctrl = sock;
+	snprintf(chardev, sizeof chardev, "socket,id=chrtpm,path=%s", sock);
+	snprintf(device, sizeof device, "%s,tpmdev=tpm0", model);
+
+	sigset_t mask, old;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	signal(SIGPIPE, SIG_IGN);
+	struct vm_ctx x = {.sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)};
+
+	struct qemu_session s;
+	if (qemu_session_start(&s, &o, "vm-record"))
+		goto out;
+
+	char **full = calloc((size_t)qargc + 8, sizeof(char *));
+	if (!full)
+		goto out;
+	int n = 0;
+	for (int i = 0; i < qargc; i++)
+		full[n++] = qargv[i];
+	full[n++] = "-chardev";
+	full[n++] = chardev;
+	full[n++] = "-tpmdev";
+	full[n++] = "emulator,id=tpm0,chardev=chrtpm";
+	full[n++] = "-device";
+	full[n++] = device;
+	full[n] = NULL;
+	x.qemu = fork();
+	if (x.qemu < 0) {
+		die("vm-record", "fork: %s", strerror(errno));
+		free(full);
+		goto out;
+	}
+	if (x.qemu == 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		execvp(full[0], full);
+		fprintf(stderr, "tpmtrace vm-record: cannot run %s: %s\n", full[0],
+			strerror(errno));
+		_exit(127);
+	}
+	free(full);
+	int rc = qemu_interposer_run(s.qi, &s.rec, x.sfd, on_signal, &x);
+	if (rc < 0)
+		die("vm-record", "interposer: %s", strerror(-rc));
+	if (!x.exited) {
+		while (waitpid(x.qemu, &x.status, 0) < 0 && errno == EINTR)
+			;
+		x.exited = 1;
+	}
+	if (WIFEXITED(x.status))
+		ret = WEXITSTATUS(x.status);
+	else if (WIFSIGNALED(x.status))
+		ret = 128 + WTERMSIG(x.status);
+out:
+	if (x.qemu > 0 && !x.exited) {
+		kill(x.qemu, SIGTERM);
+		waitpid(x.qemu, NULL, 0);
+	}
+	if (qemu_session_finish(&s, "vm-record", quiet) && ret == 0)
+		ret = 1;
+	rmdir(dir);
+	if (x.sfd >= 0)
+		close(x.sfd);
+	return ret;
+}
