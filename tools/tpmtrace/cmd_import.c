@@ -445,7 +445,7 @@ static int run_import(int argc, char **argv)
 	}
 	sqlite3_busy_timeout(db, 10000);
 	if (o.json)
-		printf("{\"imports\": [");
+		printf("{\"version\": 1, \"imports\": [");
 	for (int i = 1; i < nops; i++) {
 		struct import_sink s;
 		memset(&s, 0, sizeof(s));

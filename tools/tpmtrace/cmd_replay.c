@@ -319,7 +319,7 @@ static int run(int argc, char **argv)
 	static struct replay_result res;
 	int ret = 0;
 	if (json)
-		printf("{\"runs\":[");
+		printf("{\"version\":1,\"runs\":[");
 	for (long i = 0; i < repeat; i++) {
 		int rc = replay_run(&ro, &res);
 		progress_done(&pg);
