@@ -61,6 +61,10 @@ struct pcap_import_cfg {
 	 * resolution itself from a first pass over the timestamps. */
 	uint32_t flags;
 	uint32_t ts_res_ns;
+	/* Optional: called every few thousand packets of the second pass and at
+	 * its end with the packets done and the file's total (for a progress bar). */
+	void (*progress)(void *arg, uint64_t done, uint64_t total);
+	void *progress_arg;
 };
 
 struct pcap_import_stats {

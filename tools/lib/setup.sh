@@ -8,6 +8,7 @@ TPMTRACE_PACKAGES=(
 	sqlite3 swtpm swtpm-tools tpm2-tools tshark python3 xxd openssl
 	qemu-system-x86 busybox-static ovmf e2fsprogs cpio
 	clang libclang-rt-14-dev
+	chromium groff-base man-db bsdutils
 )
 
 setup_packages() { # setup_packages PKG...: installs those not installed yet

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
 #include "cli.h"
 #include "common.h"
 #include "import.h"
@@ -224,13 +226,36 @@ static int pcap_on_event(void *ctx, const struct pcap_tpm_event *e)
 	return import_sink_event(ctx, e->t_ns, e->kind, e->detail, e->client_id);
 }
 
+/* Files from this size on get a progress bar; TPMTRACE_PROGRESS_BYTES
+ * overrides it (the tests use small files). */
+static off_t progress_min_bytes(void)
+{
+	const char *e = getenv("TPMTRACE_PROGRESS_BYTES");
+	return e && *e ? (off_t)strtoll(e, NULL, 10) : (off_t)32 << 20;
+}
+
+static void import_progress(void *arg, uint64_t done, uint64_t total)
+{
+	progress_update(arg, done, total);
+}
+
 static int import_pcap(struct import_sink *s, const char *file, const struct import_opts *o,
 		       char *err, size_t errlen)
 {
 	static const struct pcap_import_ops ops = {pcap_on_client, pcap_on_command, pcap_on_event};
 	struct pcap_import_cfg cfg = {.tpm_port = (uint16_t)o->port};
 	struct pcap_import_stats st;
+	struct progress pg;
+	/* A bar only for files that take a while (about 1 s and more). */
+	struct stat sb;
+	progress_init(&pg, "import", "packets",
+		      !o->json && !stat(file, &sb) && sb.st_size >= progress_min_bytes());
+	if (pg.enabled) {
+		cfg.progress = import_progress;
+		cfg.progress_arg = &pg;
+	}
 	int rc = pcap_import_file(file, &cfg, &ops, s, &st, err, errlen);
+	progress_done(&pg);
 
 	if (rc) {
 		if (s->err[0]) /* the database failed, not the file */
@@ -420,7 +445,7 @@ static int run_import(int argc, char **argv)
 	}
 	sqlite3_busy_timeout(db, 10000);
 	if (o.json)
-		printf("{\"imports\": [");
+		printf("{\"version\": 1, \"imports\": [");
 	for (int i = 1; i < nops; i++) {
 		struct import_sink s;
 		memset(&s, 0, sizeof(s));

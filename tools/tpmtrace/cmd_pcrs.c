@@ -14,7 +14,7 @@
 #define MAX_TRACES 16
 
 static const char usage[] =
-    "usage: tpmtrace pcrs DB [--trace ID]... [--bank LIST] [--pcrs LIST]\n"
+    "usage: tpmtrace pcrs DB [--trace ID]... [--banks LIST] [--pcrs LIST]\n"
     "                     [--expect FILE] [--boot-aggregate-from ID] [--json]\n"
     "\n"
     "Replays in software (OpenSSL) the PCR effect of a trace, recorded or imported:\n"
@@ -27,7 +27,8 @@ static const char usage[] =
     "  --trace ID        trace to replay (default: the newest); repeat to replay\n"
     "                    several into the same PCRs in the order given (e.g. the\n"
     "                    firmware log, then the IMA list)\n"
-    "  --bank LIST       banks to show, e.g. sha1,sha256 (default: those extended)\n"
+    "  --banks LIST      banks to show, e.g. sha1,sha256 (default: those extended);\n"
+    "                    --bank is the same\n"
     "  --pcrs LIST       PCRs to show and compare, e.g. 0-9,14 (default 0-23)\n"
     "  --expect FILE     compare with tpm2_pcrread output, the pcrs: section of\n"
     "                    tpm2_eventlog, or tsspcrread text ('N: hex'); reports the\n"

@@ -312,7 +312,7 @@ static int run(int argc, char **argv)
 		fprintf(stderr, "tpmtrace predict: warning: %s\n", warns[j]);
 
 	if (json) {
-		printf("{\"profile\":");
+		printf("{\"version\":1,\"profile\":");
 		json_str(stdout, prof.name);
 		printf(",\"profile_from\":");
 		json_str(stdout, from);

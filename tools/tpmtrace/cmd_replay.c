@@ -76,27 +76,9 @@ static const char *const outcome_names[] = {"faithful", "substituted", "refused"
 static const char *const role_names[] = {
     "original", "nullkey-init", "session-setup", "session-end", "name-lookup", "?", "startup", "?"};
 
-struct progress {
-	uint64_t last_ns;
-	int shown;
-};
-
 static void progress_cb(void *arg, uint64_t done, uint64_t total)
 {
-	struct progress *p = arg;
-	uint64_t now = mono_ns();
-	if (done < total && now - p->last_ns < 100000000ull)
-		return;
-	p->last_ns = now;
-	p->shown = 1;
-	int width = 40, fill = total ? (int)(done * (uint64_t)width / total) : width;
-	char bar[64];
-	for (int i = 0; i < width; i++)
-		bar[i] = i < fill ? '#' : '.';
-	bar[width] = 0;
-	fprintf(stderr, "\r[%s] %llu/%llu", bar, (unsigned long long)done,
-		(unsigned long long)total);
-	fflush(stderr);
+	progress_update(arg, done, total);
 }
 
 static const char *alg_name(uint16_t a)
@@ -321,8 +303,8 @@ static int run(int argc, char **argv)
 		if (!trace_id)
 			return 1;
 	}
-	const char *ci = getenv("CI");
-	struct progress pg = {0};
+	struct progress pg;
+	progress_init(&pg, "replay", "commands", !json);
 	struct replay_opts ro = {.db_path = db_path,
 				 .trace_id = trace_id,
 				 .policy = policy,
@@ -330,20 +312,18 @@ static int run(int argc, char **argv)
 				 .allow_destructive = allow,
 				 .auths = auths,
 				 .n_auths = n_auths};
-	if (!json && isatty(2) && !(ci && !strcmp(ci, "true"))) {
+	if (pg.enabled) {
 		ro.progress = progress_cb;
 		ro.progress_arg = &pg;
 	}
 	static struct replay_result res;
 	int ret = 0;
 	if (json)
-		printf("{\"runs\":[");
+		printf("{\"version\":1,\"runs\":[");
 	for (long i = 0; i < repeat; i++) {
 		int rc = replay_run(&ro, &res);
-		if (pg.shown) {
-			fprintf(stderr, "\r%60s\r", "");
-			pg.shown = 0;
-		}
+		progress_done(&pg);
+		pg.t_start = mono_ns();
 		if (json) {
 			if (i)
 				putchar(',');

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "db/db.h"
@@ -67,4 +68,47 @@ void json_str(FILE *f, const char *s)
 double ns_to_ms(double ns)
 {
 	return ns / 1e6;
+}
+
+void progress_init(struct progress *p, const char *what, const char *unit, int allowed)
+{
+	const char *ci = getenv("CI");
+	memset(p, 0, sizeof *p);
+	p->what = what;
+	p->unit = unit;
+	p->enabled = allowed && isatty(2) && !(ci && *ci && strcmp(ci, "false") && strcmp(ci, "0"));
+	p->t_start = mono_ns();
+}
+
+void progress_update(struct progress *p, uint64_t done, uint64_t total)
+{
+	if (!p->enabled)
+		return;
+	uint64_t now = mono_ns();
+	if (done < total && p->shown && now - p->t_last < 100000000ull)
+		return;
+	p->t_last = now;
+	p->shown = 1;
+	double secs = (double)(now - p->t_start) / 1e9;
+	double rate = secs > 0 ? (double)done / secs : 0;
+	int width = 30, fill = total ? (int)((double)done * width / (double)total) : 0;
+	char bar[40], eta[32] = "--:--";
+	for (int i = 0; i < width; i++)
+		bar[i] = i < fill ? '#' : '.';
+	bar[width] = 0;
+	if (rate > 0 && total >= done) {
+		unsigned long left = (unsigned long)((double)(total - done) / rate + 0.5);
+		snprintf(eta, sizeof eta, "%lu:%02lu", left / 60, left % 60);
+	}
+	fprintf(stderr, "\r%s [%s] %3d%% %llu/%llu %s, %.0f/s, ETA %s ", p->what, bar,
+		total ? (int)(100.0 * (double)done / (double)total) : 0, (unsigned long long)done,
+		(unsigned long long)total, p->unit, rate, eta);
+	fflush(stderr);
+}
+
+void progress_done(struct progress *p)
+{
+	if (p->shown)
+		fprintf(stderr, "\r%100s\r", "");
+	p->shown = 0;
 }

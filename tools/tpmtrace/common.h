@@ -17,4 +17,18 @@ void json_str(FILE *f, const char *s);
 /* Milliseconds with three decimals from ns. */
 double ns_to_ms(double ns);
 
+/* A progress bar with rate and ETA on stderr, for long work. It shows only
+ * when stderr is a terminal and CI is not set (quiet when piped or under CI);
+ * progress_update() redraws at most ten times a second. */
+struct progress {
+	const char *what; /* "replay", "import" */
+	const char *unit; /* "commands", "packets" */
+	int enabled, shown;
+	uint64_t t_start, t_last;
+};
+void progress_init(struct progress *p, const char *what, const char *unit, int allowed);
+void progress_update(struct progress *p, uint64_t done, uint64_t total);
+/* Clears the line if a bar was drawn. */
+void progress_done(struct progress *p);
+
 #endif

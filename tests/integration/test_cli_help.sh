@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The CLI's finish: every subcommand that 'tpmtrace --help' lists answers
+# --help with exit 0, an example and every long option its parser accepts
+# (taken from the source: getopt 'struct option' rows and "--NAME" literals
+# compared with strcmp); an unknown option is a usage error (exit 2); the
+# overview documents the exit codes. Progress bars appear on a pseudo-terminal
+# only (script(1) gives one), not when piped and not under CI.
+. "$TPMTRACE_TEST_LIB/common.sh"
+SRC=$TPMTRACE_SRC/tools/tpmtrace
+
+"$TPMTRACE" --help >"$T/overview"
+expect_eq "tpmtrace --help exits 0" $? 0
+check "overview documents exit codes" grep -q "0 ok, 1 error, 2 usage" "$T/overview"
+"$TPMTRACE" >/dev/null 2>&1
+expect_eq "no subcommand is a usage error" $? 2
+"$TPMTRACE" no-such-subcommand >/dev/null 2>&1
+expect_eq "unknown subcommand is a usage error" $? 2
+"$TPMTRACE" --version | grep -q '^tpmtrace [0-9]'
+expect_eq "--version" $? 0
+
+subs=$(awk '/^Subcommands:/ {on=1; next} on && /^  [a-z]/ {print $1} on && /^$/ {on=0}' "$T/overview")
+check "the overview lists subcommands" test -n "$subs"
+# Every file cmd_NAME.c is a listed subcommand, and every listed one has a file.
+for f in "$SRC"/cmd_*.c; do
+	n=$(basename "$f" .c)
+	n=${n#cmd_}
+	check "cmd_$n.c is listed in tpmtrace --help" grep -qx "$n" <<<"$subs"
+done
+
+options_of() { # the long options a subcommand's source accepts
+	local files=("$SRC/cmd_$1.c")
+	[ "$1" = import ] && files+=("$SRC/import_logs.c")
+	{
+		grep -ohE '\{ *"[a-z][a-z0-9-]*", *(no|required|optional)_argument' "${files[@]}" |
+			sed -E 's/\{ *"([^"]*)".*/\1/'
+		grep -ohE '"--[a-z][a-z0-9-]*"' "${files[@]}" | tr -d '"' | sed 's/^--//'
+	} | sort -u
+}
+
+for s in $subs; do
+	out=$("$TPMTRACE" "$s" --help)
+	expect_eq "$s --help exits 0" $? 0
+	check "$s --help starts with usage" grep -q "^usage: tpmtrace $s" <<<"$out"
+	check "$s --help has an example" grep -qiE '^Examples?:' <<<"$out"
+	check "$s -h is --help" test "$("$TPMTRACE" "$s" -h)" == "$out"
+	opts=$(options_of "$s")
+	[ -f "$SRC/cmd_$s.c" ] && check "$s: options found in the source" test -n "$opts$(grep -c 'argc' "$SRC/cmd_$s.c")"
+	for o in $opts; do
+		check "$s --help mentions --$o" grep -qE -- "--$o([^a-z0-9-]|\$)" <<<"$out"
+	done
+	"$TPMTRACE" "$s" --no-such-option >/dev/null 2>"$T/err"
+	expect_eq "$s --no-such-option exits 2" $? 2
+done
+
+# Consistent names: a database is --db or the first operand, a trace is
+# --trace, JSON is --json; no subcommand spells them differently.
+for s in $subs; do
+	for bad in database trace-id traceid json-output format=json; do
+		check "$s has no --$bad" bash -c "! '$TPMTRACE' '$s' --help | grep -q -- '--$bad\\b'"
+	done
+done
+
+# ---- progress bars: on a terminal only ----
+need script
+PCAP=$TPMTRACE_SHARED_DATA/pcap/esys-duplicate.int.pcap
+if [ -f "$PCAP" ]; then
+	env -u CI TPMTRACE_PROGRESS_BYTES=0 script -qec \
+		"'$TPMTRACE' import pcap '$PCAP' --db '$T/tty.db'" /dev/null >"$T/tty.out"
+	check "import on a pty draws a bar with rate and ETA" grep -q 'import \[.*/s, ETA' "$T/tty.out"
+	env -u CI TPMTRACE_PROGRESS_BYTES=0 "$TPMTRACE" import pcap "$PCAP" --db "$T/pipe.db" \
+		>"$T/pipe.out" 2>&1
+	check "import piped: no bar" bash -c "! grep -q ETA '$T/pipe.out'"
+	check "import piped: summary printed" grep -q "trace 1 (complete)" "$T/pipe.out"
+	CI=true TPMTRACE_PROGRESS_BYTES=0 script -qec \
+		"'$TPMTRACE' import pcap '$PCAP' --db '$T/ci.db'" /dev/null >"$T/ci.out"
+	check "import under CI: no bar" bash -c "! grep -q ETA '$T/ci.out'"
+	env -u CI script -qec "'$TPMTRACE' import pcap '$PCAP' --db '$T/small.db'" /dev/null \
+		>"$T/small.out"
+	check "small file: no bar" bash -c "! grep -q ETA '$T/small.out'"
+	expect_eq "the pty import stored the same commands" \
+		"$(sqlite3 "$T/tty.db" 'SELECT count(*) FROM command')" \
+		"$(sqlite3 "$T/pipe.db" 'SELECT count(*) FROM command')"
+fi
+if command -v swtpm >/dev/null && command -v tpm2_getrandom >/dev/null; then
+	"$TPMTRACE" record --spawn-swtpm --db "$T/r.db" -- sh -c \
+		'tpm2_startup -c && tpm2_getrandom 8 >/dev/null && tpm2_getcap properties-fixed >/dev/null' \
+		>/dev/null 2>&1
+	expect_eq "record -- CMD returns 0 for a command that succeeds" $? 0
+	"$TPMTRACE" record --spawn-swtpm --db "$T/r2.db" -- sh -c 'exit 7' >/dev/null 2>&1
+	expect_eq "record -- CMD returns CMD's status" $? 7
+	env -u CI script -qec "'$TPMTRACE' replay '$T/r.db' --trace 1" /dev/null >"$T/rtty.out"
+	check "replay on a pty draws a bar with rate and ETA" grep -q 'replay \[.*/s, ETA' "$T/rtty.out"
+	env -u CI "$TPMTRACE" replay "$T/r.db" --trace 1 >"$T/rpipe.out" 2>&1
+	check "replay piped: no bar" bash -c "! grep -q ETA '$T/rpipe.out'"
+fi
+finish

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# tpmtrace report in a real browser: headless Chromium loads the HTML from disk,
+# the DOM it built is checked against the database (marks, events, latency
+# rows, policy bars), the page's own script must have run without an error, and
+# a screenshot is kept in the build directory (artifacts/report-*.png).
+# Inputs: the demo workload recorded against a spawned swtpm and replayed under
+# two policies, and a real capture from ../shared/data/pcap imported.
+. "$TPMTRACE_TEST_LIB/common.sh"
+need swtpm tpm2_startup sqlite3 python3
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+[ -n "$CHROMIUM" ] || skip "chromium is not installed (apt-get install chromium)"
+ART=${TPMTRACE_TEST_BUILD:-$T}/artifacts
+mkdir -p "$ART"
+
+browser() { # browser OUT_DOM OUT_PNG OUT_LOG FILE
+	local prof
+	prof=$(mktemp -d "$T/chromium.XXXXXX")
+	local common=(--headless --no-sandbox --disable-gpu --disable-background-networking
+		--disable-component-update --disable-sync --no-first-run --hide-scrollbars
+		--user-data-dir="$prof" --enable-logging=stderr --v=0)
+	timeout 120 "$CHROMIUM" "${common[@]}" --dump-dom "file://$4" >"$1" 2>"$3"
+	timeout 120 "$CHROMIUM" "${common[@]}" --window-size=1320,2700 --screenshot="$2" \
+		"file://$4" >/dev/null 2>>"$3"
+}
+
+# dom_query DOM WHAT: facts about the DOM Chromium dumped, one per line.
+dom_query() {
+	python3 - "$1" <<'EOF'
+import sys
+from html.parser import HTMLParser
+class P(HTMLParser):
+    def __init__(s):
+        super().__init__(); s.stack=[]; s.c={}; s.attrs={}
+    def handle_starttag(s, tag, a):
+        a=dict(a); cls=(a.get('class') or '').split()
+        k=lambda n: s.c.__setitem__(n, s.c.get(n,0)+1)
+        if tag=='body':
+            for x in ('data-commands','data-events','data-aggregated','data-script-ok','data-trace-id'):
+                s.attrs[x]=a.get(x,'')
+        if tag=='svg' and a.get('id'):
+            k('svg:'+a['id']); s.attrs['svg:'+a['id']]=a
+        if tag=='rect' and 'm' in cls:
+            k('marks'); s.c['marked']=s.c.get('marked',0)+int(a.get('data-n','1'))
+        if tag=='g' and 'ev' in cls: k('events')
+        if tag=='g' and 'lat-row' in cls: k('latrows')
+        if tag=='tr' and 'top' in cls: k('top')
+        if tag=='g' and 'bar' in cls:
+            k('bars:'+a.get('data-kind','')); 
+            if a.get('data-factor') and float(a['data-factor'])>0: k('factors')
+        if tag=='p' and a.get('id')=='aggregated': k('aggregated-note')
+        if tag=='tspan' and 'factor' in cls: k('factor-labels')
+        if tag in ('script','link','img','iframe') and (a.get('src') or a.get('href')): k('external')
+P_=P(); P_.feed(open(sys.argv[1]).read())
+for k,v in sorted(P_.attrs.items()):
+    if not k.startswith('svg:'): print(f'{k}={v}')
+for k,v in sorted(P_.c.items()): print(f'{k}={v}')
+for k in ('timeline','latency','policy-measured','policy-predicted'):
+    a=P_.attrs.get('svg:'+k)
+    if a: print(f'svg-{k}-bars={a.get("data-bars","")}')
+EOF
+}
+val() { grep -m1 "^$2=" "$1" | cut -d= -f2-; }
+
+console_errors() { # lines of the browser log that report a page error
+	grep -E 'CONSOLE|Uncaught|SyntaxError|ReferenceError|TypeError' "$1" |
+		grep -viE 'dbus|gpu|sandbox' || true
+}
+
+# ---- the demo database: a recording and two replays ----
+DB=$T/demo.db
+"$TPMTRACE" record --spawn-swtpm --db "$DB" -- "$TPMTRACE_SRC/tools/demo-workload" 50 \
+	>"$T/rec.out" 2>&1 || {
+	cat "$T/rec.out"
+	echo "record failed"
+	exit 1
+}
+for p in password linux-6.10; do
+	check "replay $p" "$TPMTRACE" replay "$DB" --trace 1 --policy $p --json >/dev/null
+done
+HTML=$T/demo.html
+check "report exits 0" "$TPMTRACE" report "$DB" --trace 1 --profile slb9670-linux-integrity -o "$HTML"
+expect_eq "report file mode" "$(stat -c %a "$HTML")" 600
+browser "$T/demo.dom" "$ART/report-demo.png" "$T/demo.log" "$HTML"
+dom_query "$T/demo.dom" >"$T/demo.facts"
+cat "$T/demo.facts"
+n_cmd=$(sqlite3 "$DB" "SELECT count(*) FROM command WHERE trace_id=1")
+n_ev=$(sqlite3 "$DB" "SELECT count(*) FROM event WHERE trace_id=1")
+n_cc=$(sqlite3 "$DB" "SELECT count(DISTINCT cc) FROM command WHERE trace_id=1 AND latency_ns IS NOT NULL")
+n_pol=$(sqlite3 "$DB" "SELECT count(DISTINCT policy) FROM trace WHERE parent_id=1 AND kind='replay'")
+check "demo has commands and events" test "$n_cmd" -gt 100 -a "$n_ev" -gt 0
+expect_eq "script ran without error" "$(val "$T/demo.facts" data-script-ok)" 1
+expect_eq "body data-commands = database" "$(val "$T/demo.facts" data-commands)" "$n_cmd"
+expect_eq "one timeline mark per command" "$(val "$T/demo.facts" marks)" "$n_cmd"
+expect_eq "one event mark per event" "$(val "$T/demo.facts" events)" "$n_ev"
+expect_eq "timeline not aggregated" "$(val "$T/demo.facts" data-aggregated)" 0
+expect_eq "latency rows = command codes" "$(val "$T/demo.facts" latrows)" "$n_cc"
+expect_eq "20 slowest" "$(val "$T/demo.facts" top)" 20
+expect_eq "measured bars: recorded + one per replayed policy" \
+	"$(val "$T/demo.facts" svg-policy-measured-bars)" $((1 + n_pol))
+expect_eq "replay bars" "$(val "$T/demo.facts" bars:replay)" "$n_pol"
+expect_eq "predicted bars: every preset" "$(val "$T/demo.facts" bars:predicted)" 5
+check "every bar has a factor" test "$(val "$T/demo.facts" factor-labels)" -eq $((1 + n_pol + 5))
+expect_eq "nothing loaded from elsewhere" "$(val "$T/demo.facts" external)" ""
+expect_eq "no console errors (demo)" "$(console_errors "$T/demo.log")" ""
+check "screenshot of the demo report" test -s "$ART/report-demo.png"
+check "screenshot is a PNG" bash -c "head -c 8 '$ART/report-demo.png' | od -An -tx1 | grep -q '89 50 4e 47'"
+# The slowest command in the table is the slowest in the database.
+top1=$(grep -o 'data-seq="[0-9]*" data-latency-ns="[0-9]*"' "$T/demo.dom" | head -1 | grep -o 'latency-ns="[0-9]*"' | tr -dc 0-9)
+expect_eq "slowest command" "$top1" "$(sqlite3 "$DB" "SELECT max(latency_ns) FROM command WHERE trace_id=1")"
+
+# ---- the same file with marks aggregated: the page says so, counts still add up ----
+check "report --max-marks 50" "$TPMTRACE" report "$DB" --trace 1 --max-marks 50 -o "$T/agg.html"
+browser "$T/agg.dom" "$ART/report-demo-aggregated.png" "$T/agg.log" "$T/agg.html"
+dom_query "$T/agg.dom" >"$T/agg.facts"
+expect_eq "aggregated flag" "$(val "$T/agg.facts" data-aggregated)" 1
+expect_eq "aggregated note" "$(val "$T/agg.facts" aggregated-note)" 1
+expect_eq "aggregated marks hold every command" "$(val "$T/agg.facts" marked)" "$n_cmd"
+check "fewer marks than commands" test "$(val "$T/agg.facts" marks)" -lt "$n_cmd"
+expect_eq "no console errors (aggregated)" "$(console_errors "$T/agg.log")" ""
+
+# ---- a real capture ----
+PCAP=$TPMTRACE_SHARED_DATA/pcap/esys-create-session-auth-ecc.int.pcap
+if [ -f "$PCAP" ]; then
+	PDB=$T/pcap.db
+	check "import pcap" "$TPMTRACE" import pcap "$PCAP" --db "$PDB" --name capture
+	check "report of the capture" "$TPMTRACE" report "$PDB" --profile slb9670-linux-integrity \
+		-o "$T/pcap.html"
+	browser "$T/pcap.dom" "$ART/report-pcap.png" "$T/pcap.log" "$T/pcap.html"
+	dom_query "$T/pcap.dom" >"$T/pcap.facts"
+	p_cmd=$(sqlite3 "$PDB" "SELECT count(*) FROM command")
+	p_cc=$(sqlite3 "$PDB" "SELECT count(DISTINCT cc) FROM command WHERE latency_ns IS NOT NULL")
+	[ "$p_cc" -gt 40 ] && p_cc=40
+	expect_eq "pcap: script ran" "$(val "$T/pcap.facts" data-script-ok)" 1
+	expect_eq "pcap: commands" "$(val "$T/pcap.facts" data-commands)" "$p_cmd"
+	expect_eq "pcap: marks" "$(val "$T/pcap.facts" marked)" "$p_cmd"
+	expect_eq "pcap: latency rows" "$(val "$T/pcap.facts" latrows)" "$p_cc"
+	expect_eq "pcap: predicted bars" "$(val "$T/pcap.facts" bars:predicted)" 5
+	expect_eq "no console errors (pcap)" "$(console_errors "$T/pcap.log")" ""
+	check "screenshot of the capture report" test -s "$ART/report-pcap.png"
+else
+	echo "note: $PCAP missing; the capture part is skipped"
+fi
+
+# ---- errors ----
+"$TPMTRACE" report "$DB" --trace 99 -o "$T/x.html" 2>"$T/err"
+expect_eq "unknown trace exits 1" $? 1
+check "names the trace" grep -q "no trace 99" "$T/err"
+"$TPMTRACE" report "$DB" 2>/dev/null
+expect_eq "no -o is a usage error" $? 2
+"$TPMTRACE" report "$DB" -o /nonexistent/dir/x.html 2>"$T/err"
+expect_eq "unwritable output exits 1" $? 1
+echo "artifacts: $ART/report-demo.png $ART/report-pcap.png"
+finish
