@@ -10,14 +10,8 @@
 
 #include "db/db.h"
 #include "model/decode.h"
-#include "model/wire.h"
-
-#define TPM_ALG_RSA	  0x0001
-#define TPM_ALG_ECC_TYPE  0x0023
-#define TPM_ALG_NULL_ALG  0x0010
-#define TPM_ALG_RSAES	  0x0015
-#define TPM_ALG_ECDAA	  0x001A
-#define TPM_ALG_SYMCIPHER 0x0025
+#include "model/policy.h"
+#include "model/variant.h"
 
 static uint64_t splitmix64(uint64_t *x)
 {
@@ -87,113 +81,21 @@ void emulate_release(struct emulator *em)
 	profile_release(&em->prof);
 }
 
-/* Skips a TPMT_SYM_DEF_OBJECT (Part 2 11.1.7): algorithm, then keyBits and
- * mode unless it is TPM_ALG_NULL. */
-static void skip_sym(struct wire_rd *r)
+const char *emulate_variant(const uint8_t *cmd, size_t len)
 {
-	if (wire_u16(r) != TPM_ALG_NULL_ALG) {
-		wire_u16(r);
-		wire_u16(r);
-	}
-}
-
-/* The key type of a TPM2B_PUBLIC template (Part 2 12.2.4, 12.2.3.5/6):
- * "rsa-2048", "ecc-p256", ...; NULL for other object types. */
-static const char *public_variant(struct wire_rd *r, char *buf, size_t buflen)
-{
-	uint16_t size, n;
-	wire_u16(r); /* TPM2B_PUBLIC size */
-	uint16_t type = wire_u16(r);
-	wire_u16(r);	      /* nameAlg */
-	wire_u32(r);	      /* objectAttributes */
-	wire_tpm2b(r, &size); /* authPolicy */
-	if (r->err)
-		return NULL;
-	if (type == TPM_ALG_RSA) {
-		skip_sym(r);
-		uint16_t scheme = wire_u16(r);
-		if (scheme != TPM_ALG_NULL_ALG && scheme != TPM_ALG_RSAES)
-			wire_u16(r); /* hashAlg of the scheme */
-		n = wire_u16(r);     /* keyBits */
-		if (r->err)
-			return NULL;
-		snprintf(buf, buflen, "rsa-%u", n);
-		return buf;
-	}
-	if (type == TPM_ALG_ECC_TYPE) {
-		skip_sym(r);
-		uint16_t scheme = wire_u16(r);
-		if (scheme != TPM_ALG_NULL_ALG) {
-			wire_u16(r); /* hashAlg */
-			if (scheme == TPM_ALG_ECDAA)
-				wire_u16(r); /* count */
-		}
-		n = wire_u16(r); /* curveID (Part 2 6.4) */
-		if (r->err)
-			return NULL;
-		static const char *const curves[] = {NULL,	 "ecc-p192", "ecc-p224",
-						     "ecc-p256", "ecc-p384", "ecc-p521"};
-		if (n < sizeof curves / sizeof curves[0] && curves[n])
-			return curves[n];
-		snprintf(buf, buflen, "ecc-0x%04x", n);
-		return buf;
-	}
-	return NULL;
-}
-
-const char *emulate_variant(const uint8_t *cmd, size_t len, char *buf, size_t buflen)
-{
-	struct tpm_cmd c;
-	struct wire_rd r;
-	uint16_t sz;
-
-	if (tpm_cmd_decode(cmd, len, &c))
-		return "-";
-	wire_rd_init(&r, cmd, len);
-	wire_skip(&r, c.param_off);
-	switch (c.cc) {
-	case TPM_CC_StartAuthSession: {
-		/* Part 3 11.1: tpmKey TPM_RH_NULL = no salt. The salt of an ECC
-		 * key is a TPMS_ECC_POINT (two TPM2Bs filling encryptedSalt);
-		 * anything else is an RSA-OAEP secret. */
-		if (c.handles[0] == TPM_RH_NULL)
-			return "unsalted";
-		wire_tpm2b(&r, &sz); /* nonceCaller */
-		const uint8_t *salt = wire_tpm2b(&r, &sz);
-		if (r.err || !salt)
-			return "salted";
-		struct wire_rd p;
-		uint16_t xl, yl;
-		wire_rd_init(&p, salt, sz);
-		wire_tpm2b(&p, &xl);
-		wire_tpm2b(&p, &yl);
-		return !p.err && !wire_left(&p) && xl && yl ? "salted-ecc" : "salted";
-	}
-	case TPM_CC_CreatePrimary:
-	case TPM_CC_Create:
-	case TPM_CC_CreateLoaded: {
-		/* Part 3 24.1, 12.1: inSensitive, then the public template. */
-		wire_tpm2b(&r, &sz);
-		const char *v = public_variant(&r, buf, buflen);
-		return v ? v : "-";
-	}
-	default:
-		return "-";
-	}
+	return pol_variant_str(tpm_cmd_variant(cmd, len));
 }
 
 uint64_t emulate_latency_ns(struct emulator *em, const uint8_t *cmd, size_t len)
 {
 	struct tpm_cmd c;
-	char vbuf[32];
 	enum prof_match how = PROF_MISSING;
 	const struct prof_entry *e = NULL;
 	double ms;
 
 	tpm_cmd_decode(cmd, len, &c);
 	if (c.cc)
-		e = profile_lookup(&em->prof, c.cc, c.auth_kind,
-				   emulate_variant(cmd, len, vbuf, sizeof vbuf), &how);
+		e = profile_lookup(&em->prof, c.cc, c.auth_kind, emulate_variant(cmd, len), &how);
 	em->commands++;
 	if (!e) {
 		ms = em->fallback_ms;

@@ -7,13 +7,12 @@
  * entry that profile_lookup finds for (command code, authorization kind,
  * variant), plus the profile's transport-ms; a command the profile lacks costs
  * its fallback. The authorization kind comes from the command's session area
- * (model/decode.h); the variant from its parameters: StartAuthSession
- * `unsalted` / `salted-ecc` / `salted`, CreatePrimary and Create by key type
- * (`ecc-p256`, `rsa-2048`, ...). The latency is drawn from the entry's
- * distribution: log-normal with the entry's mean and stdev when it has a
- * stdev, else the mean itself, so the expected latency is always the mean
- * predict uses. The generator is seeded (xoshiro256**), so a run can be
- * repeated exactly. */
+ * (model/decode.h); the variant from its parameters (model/variant.h):
+ * StartAuthSession `unsalted` / `salted-ecc` / `salted`, CreatePrimary and
+ * Create by key type (`ecc-p256`, `rsa-2048`, ...), as predict does. The latency is drawn from the
+ * entry's distribution: log-normal with the entry's mean and stdev when it has a stdev, else the
+ * mean itself, so the expected latency is always the mean predict uses. The generator is seeded
+ * (xoshiro256**), so a run can be repeated exactly. */
 #ifndef TPMTRACE_EMULATE_H
 #define TPMTRACE_EMULATE_H
 
@@ -48,8 +47,8 @@ int emulate_init(struct emulator *em, sqlite3 *db, const char *arg, uint64_t see
 void emulate_release(struct emulator *em);
 
 /* The variant of a command for profile lookup, from its bytes ("-" when the
- * command has none or it cannot be told). */
-const char *emulate_variant(const uint8_t *cmd, size_t len, char *buf, size_t buflen);
+ * command has none or it cannot be told): model/variant.h. */
+const char *emulate_variant(const uint8_t *cmd, size_t len);
 
 /* Draws the latency of one command (ns), transport included. */
 uint64_t emulate_latency_ns(struct emulator *em, const uint8_t *cmd, size_t len);

@@ -6,7 +6,7 @@
 
 #define SUBCOMMANDS(X)                                                                           \
 	X(record) X(list) X(stats) X(show) X(sql) X(verify) X(import) X(export) X(pcrs) X(replay)      \
-		X(predict) X(profile)
+		X(predict) X(profile) X(calibrate)
 
 #define DECLARE(n) SUBCOMMAND(n);
 SUBCOMMANDS(DECLARE)
