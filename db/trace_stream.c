@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/variant.h"
+
 /* Origins of the trace's clients, indexed by client id (small ids only). */
 #define MAX_CLIENTS 65536
 
@@ -59,7 +61,9 @@ int trace_stream(sqlite3 *db, int64_t trace_id, const struct trace_stream_ops *o
 	}
 	if (sqlite3_prepare_v2(db,
 			       "SELECT seq, cc, handle1, handle2, handle3, auth_kind, sess_attrs,"
-			       " rc, t_submit_ns, t_done_ns, latency_ns, client_id"
+			       " rc, t_submit_ns, t_done_ns, latency_ns, client_id,"
+			       /* the bytes only where they give the variant (model/variant.h) */
+			       " CASE WHEN cc IN (0x131, 0x153, 0x176, 0x191) THEN cmd END"
 			       " FROM command WHERE trace_id=? AND cc IS NOT NULL ORDER BY seq",
 			       -1, &cs, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db,
@@ -100,6 +104,9 @@ int trace_stream(sqlite3 *db, int64_t trace_id, const struct trace_stream_ops *o
 			if (cl >= 0 && cl < MAX_CLIENTS)
 				c.origin = origin[cl];
 		}
+		if (tpm_cc_has_variant(c.cc) && sqlite3_column_type(cs, 12) == SQLITE_BLOB)
+			c.variant = (uint8_t)tpm_cmd_variant(sqlite3_column_blob(cs, 12),
+							     (size_t)sqlite3_column_bytes(cs, 12));
 		int64_t lat =
 		    sqlite3_column_type(cs, 10) == SQLITE_NULL ? -1 : sqlite3_column_int64(cs, 10);
 		(*n_cmds)++;

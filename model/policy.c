@@ -238,6 +238,16 @@ const char *pol_variant_str(int v)
 		return "salted";
 	case POL_VAR_UNSALTED:
 		return "unsalted";
+	case POL_VAR_RSA_2048:
+		return "rsa-2048";
+	case POL_VAR_RSA_3072:
+		return "rsa-3072";
+	case POL_VAR_RSA_4096:
+		return "rsa-4096";
+	case POL_VAR_ECC_P384:
+		return "ecc-p384";
+	case POL_VAR_ECC_P521:
+		return "ecc-p521";
 	}
 	return "-";
 }
@@ -392,7 +402,7 @@ static int expand_protected(struct pol_state *s, const struct pol_cmd *c)
 	int rc = 0;
 
 	if (c->cc == TPM_CC_PCR_Extend && !p->pcr_integrity)
-		return put(s, c->cc, TPM_AUTH_PASSWORD, POL_ROLE_ORIGINAL, POL_VAR_NONE, 0, 0, c);
+		return put(s, c->cc, TPM_AUTH_PASSWORD, POL_ROLE_ORIGINAL, c->variant, 0, 0, c);
 	if (!s->session_live && (rc = begin_session(s, c)))
 		return rc;
 	/* tpm_buf_append_name: a Name for persistent, transient and NV handles
@@ -425,7 +435,7 @@ static int expand_protected(struct pol_state *s, const struct pol_cmd *c)
 		attrs |= POL_SA_CONTINUE;
 	rc = put(s, c->cc,
 		 attrs & (POL_SA_DECRYPT | POL_SA_ENCRYPT) ? TPM_AUTH_HMAC_ENC : TPM_AUTH_HMAC,
-		 POL_ROLE_ORIGINAL, POL_VAR_NONE, attrs, 0, c);
+		 POL_ROLE_ORIGINAL, c->variant, attrs, 0, c);
 	if (rc)
 		return rc;
 	int failed = c->has_rc && c->rc != 0;
@@ -464,7 +474,7 @@ int policy_expand_cmd(struct pol_state *s, const struct pol_cmd *c)
 		return rc;
 	switch (p->mode) {
 	case POL_MODE_AS_RECORDED:
-		return put(s, c->cc, c->auth_kind, POL_ROLE_ORIGINAL, POL_VAR_NONE,
+		return put(s, c->cc, c->auth_kind, POL_ROLE_ORIGINAL, c->variant,
 			   c->sess_attrs & 0xff, 0, c);
 	case POL_MODE_PASSWORD: {
 		/* A password session only goes where an authorization handle is
@@ -473,7 +483,7 @@ int policy_expand_cmd(struct pol_state *s, const struct pol_cmd *c)
 		int auth = c->auth_kind == TPM_AUTH_NONE ? TPM_AUTH_NONE : TPM_AUTH_PASSWORD;
 		if (ci && !ci->auth_handles)
 			auth = TPM_AUTH_NONE;
-		return put(s, c->cc, auth, POL_ROLE_ORIGINAL, POL_VAR_NONE, 0, 0, c);
+		return put(s, c->cc, auth, POL_ROLE_ORIGINAL, c->variant, 0, 0, c);
 	}
 	case POL_MODE_SESSIONS:
 		break;
@@ -483,7 +493,7 @@ int policy_expand_cmd(struct pol_state *s, const struct pol_cmd *c)
 		 * command goes out (lazy flush). */
 		if (p->reuse != POL_REUSE_FOREVER && (rc = end_session(s, NULL)))
 			return rc;
-		return put(s, c->cc, c->auth_kind, POL_ROLE_ORIGINAL, POL_VAR_NONE,
+		return put(s, c->cc, c->auth_kind, POL_ROLE_ORIGINAL, c->variant,
 			   c->sess_attrs & 0xff, 0, c);
 	}
 	if (c->cc == TPM_CC_Shutdown && p->reuse != POL_REUSE_FOREVER && (rc = end_session(s, c)))
@@ -494,7 +504,7 @@ int policy_expand_cmd(struct pol_state *s, const struct pol_cmd *c)
 	}
 	if (policy_kernel_protects(c->cc))
 		return expand_protected(s, c);
-	return put(s, c->cc, c->auth_kind, POL_ROLE_ORIGINAL, POL_VAR_NONE, c->sess_attrs & 0xff, 0,
+	return put(s, c->cc, c->auth_kind, POL_ROLE_ORIGINAL, c->variant, c->sess_attrs & 0xff, 0,
 		   c);
 }
 

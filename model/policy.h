@@ -83,6 +83,7 @@ struct pol_cmd {
 	uint8_t n_handles;
 	uint8_t auth_kind; /* enum tpm_auth_kind as recorded */
 	uint8_t origin;	   /* enum pol_origin */
+	uint8_t variant;   /* enum pol_variant of the command's key or salt (model/variant.h) */
 	uint8_t has_rc;	   /* rc is known */
 	uint32_t sess_attrs;
 	uint32_t rc;
@@ -112,7 +113,13 @@ enum pol_variant {
 	POL_VAR_SALTED_ECC, /* StartAuthSession salted by ECDH with a P-256 key */
 	POL_VAR_SALTED,	    /* StartAuthSession salted with a key of unknown type */
 	POL_VAR_UNSALTED,   /* StartAuthSession without salt */
-	POL_VAR__COUNT,
+	/* Keys of a trace's own CreatePrimary/Create (model/variant.h). */
+	POL_VAR_RSA_2048,
+	POL_VAR_RSA_3072,
+	POL_VAR_RSA_4096,
+	POL_VAR_ECC_P384,
+	POL_VAR_ECC_P521,
+	POL_VAR__COUNT, /* at most 16: predict's price cache keeps 4 bits */
 };
 
 /* The profile spelling of a variant ("-" for none). */

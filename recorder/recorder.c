@@ -9,6 +9,7 @@
 #include "db/db.h"
 #include "model/decode.h"
 #include "recorder/rec_fill.h"
+#include "replayer/emulate.h"
 
 void recorder_init(struct recorder *r, struct writer *w, struct transport *backend, int payloads)
 {
@@ -28,6 +29,13 @@ int recorder_forward(struct recorder *r, uint32_t client, uint8_t locality, cons
 	tm->t_done = mono_ns();
 	tm->rc = rc;
 	r->forwarded++;
+	if (r->emu && !rc) {
+		/* The client sees the profiled TPM: its response is held until
+		 * the drawn latency has passed since the command went out. */
+		emulate_hold(r->emu, tm->t_submit, emulate_latency_ns(r->emu, cmd, len));
+		tm->t_done = mono_ns();
+		tm->flags |= REC_F_EMULATED;
+	}
 	if (rc) {
 		r->backend_errors++;
 		*rsp_len = tpm_error_response(rsp, TPM_RC_FAILURE);
@@ -124,8 +132,8 @@ void recorder_event(struct recorder *r, const char *kind, const char *detail, ui
 		writer_event(r->w, mono_ns(), kind, detail, client);
 }
 
-static uint32_t new_client(struct recorder *r, struct recorder_client_key *k, pid_t pid,
-			   uid_t uid, const char *comm, const char *peer)
+static uint32_t new_client(struct recorder *r, struct recorder_client_key *k, pid_t pid, uid_t uid,
+			   const char *comm, const char *peer)
 {
 	k->id = ++r->next_client;
 	if (r->w) {

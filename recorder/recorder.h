@@ -22,8 +22,11 @@ struct recorder_client_key {
 	uint32_t id;
 };
 
+struct emulator;
+
 struct recorder {
 	struct writer *w; /* NULL: forward only, record nothing */
+	struct emulator *emu; /* latency injection (replayer/emulate.h), or NULL */
 	struct transport *backend;
 	int payloads; /* enum payload_mode */
 	uint32_t next_client;

@@ -22,6 +22,8 @@
 #include "recorder/redact.h"
 #include "recorder/swtpm_spawn.h"
 #include "model/policy.h"
+#include "model/variant.h"
+#include "replayer/emulate.h"
 #include "replayer/session.h"
 #include "replayer/tpmconn.h"
 
@@ -91,6 +93,8 @@ struct rp {
 	struct pol_state ps;
 	struct sess_crypto cr;
 	struct tpmconn t;
+	struct emulator em;
+	int have_em;
 	struct swtpm_child sw;
 	int spawned;
 	struct writer *w;
@@ -273,7 +277,10 @@ static void on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rs
 		    uint64_t t0, uint64_t t1, int rc)
 {
 	struct rp *x = arg;
-	struct rec_timing tm = {.t_submit = t0, .t_done = t1, .rc = rc < 0 ? rc : 0};
+	struct rec_timing tm = {.t_submit = t0,
+				.t_done = t1,
+				.rc = rc < 0 ? rc : 0,
+				.flags = x->t.emu && rc >= 0 ? REC_F_EMULATED : 0};
 	x->res->sent++;
 	x->res->tpm_ns += t1 - t0;
 	if (x->cur_role >= 0 && x->cur_role < 8)
@@ -1731,6 +1738,7 @@ static int read_pcrs(struct rp *x)
 	static const uint16_t algs[] = {TPM_ALG_SHA1, TPM_ALG_SHA256, TPM_ALG_SHA384,
 					TPM_ALG_SHA512};
 	x->t.on_xfer = NULL;
+	x->t.emu = NULL; /* the summary's reads are not part of the run */
 	for (unsigned i = 0; i < 4; i++) {
 		struct replay_bank *b = &x->res->banks[x->res->n_banks];
 		int rc = read_bank(x, algs[i], b);
@@ -1872,6 +1880,7 @@ static int one_command(struct rp *x, sqlite3_stmt *st)
 	memcpy(sc.pc.handles, sc.c.handles, sizeof sc.pc.handles);
 	sc.pc.auth_kind = sc.c.auth_kind;
 	sc.pc.origin = POL_ORIGIN_UNKNOWN;
+	sc.pc.variant = (uint8_t)tpm_cmd_variant(sc.cmd, sc.len);
 	sc.pc.has_rc = (uint8_t)sc.has_rc;
 	sc.pc.rc = sc.rc;
 	sc.pc.sess_attrs = tpm_pack_attrs(sc.c.sess_attrs, sc.c.n_sessions);
@@ -1914,6 +1923,17 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 	}
 	if ((rc = source_check(x, db)))
 		goto out;
+	if (o->emulate) {
+		/* Before anything is started or stored: a bad profile leaves the
+		 * database as it was. */
+		if ((rc = emulate_init(&x->em, db, o->emulate, o->emulate_seed, err, sizeof err))) {
+			snprintf(res->err, sizeof res->err, "--emulate: %.490s", err);
+			goto out;
+		}
+		x->have_em = 1;
+		snprintf(res->emulated, sizeof res->emulated, "%s", x->em.prof.name);
+		res->emulate_seed = o->emulate_seed;
+	}
 	if (!o->target) {
 		if ((rc = swtpm_spawn(&x->sw, NULL, 1, err, sizeof err))) {
 			snprintf(res->err, sizeof res->err, "%s", err);
@@ -1940,7 +1960,8 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 				.source = res->target,
 				.payloads = "redacted",
 				.policy = x->pol.name,
-				.parent_id = res->source_id};
+				.parent_id = res->source_id,
+				.emulated = x->have_em ? x->em.prof.name : NULL};
 	int64_t id = db_trace_begin(db, &ti);
 	if (id < 0) {
 		snprintf(res->err, sizeof res->err, "%s: cannot add a trace: %s", o->db_path,
@@ -1958,6 +1979,12 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 	recorder_init(&x->rec, x->w, NULL, PAYLOADS_REDACTED);
 	x->t.on_xfer = on_xfer;
 	x->t.on_xfer_arg = x;
+	if (x->have_em) {
+		x->t.emu = &x->em;
+		snprintf(err, sizeof err, "profile=%s from=%s seed=%llu", x->em.prof.name,
+			 x->em.from, (unsigned long long)x->em.seed);
+		writer_event(x->w, mono_ns(), "emulate", err, 0);
+	}
 	snprintf(err, sizeof err, "source=%lld policy=%s target=%s", (long long)res->source_id,
 		 x->pol.name, res->target);
 	writer_event(x->w, mono_ns(), "replay-start", err, 0);
@@ -2017,6 +2044,15 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 		res->status = "complete";
 out:
 	res->wall_ns = mono_ns() - t_start;
+	if (x->have_em) {
+		res->emu_commands = x->em.commands;
+		res->emu_approx = x->em.approx;
+		res->emu_missing = x->em.missing;
+		res->emu_late = x->em.late;
+		res->emu_late_ns = x->em.late_ns;
+		res->emu_debt_ns = x->em.debt_ns;
+		emulate_release(&x->em);
+	}
 	sqlite3_finalize(st);
 	if (x->w)
 		writer_stop(x->w, "incomplete", NULL);

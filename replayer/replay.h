@@ -43,6 +43,10 @@ struct replay_opts {
 	int allow_destructive;
 	const struct replay_auth *auths;
 	unsigned n_auths;
+	/* Latency injection (replayer/emulate.h): a profile file, a profile
+	 * stored in the database, or a shipped one; NULL: none. */
+	const char *emulate;
+	uint64_t emulate_seed;
 	/* called after each source command: done of total */
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;
@@ -100,6 +104,11 @@ struct replay_result {
 	unsigned n_reasons;
 	struct replay_cc_stat cc[REPLAY_MAX_CC];
 	unsigned n_cc;
+	/* With emulation: the profile, the seed, and how its lookups went. */
+	char emulated[128];
+	uint64_t emulate_seed;
+	uint64_t emu_commands, emu_approx, emu_missing, emu_late;
+	uint64_t emu_late_ns, emu_debt_ns; /* lateness in all, not made up at the end */
 	struct replay_bank banks[4];
 	unsigned n_banks;
 	char err[512];

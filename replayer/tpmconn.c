@@ -10,6 +10,7 @@
 
 #include "db/db.h"
 #include "model/wire.h"
+#include "replayer/emulate.h"
 
 #define TPM_ST_CREATION 0x8021
 /* Part 2 8.3, TPMA_OBJECT of the kernel's null key: fixedTPM | fixedParent |
@@ -40,7 +41,7 @@ void tpmconn_close(struct tpmconn *t)
 int tpmconn_xfer(struct tpmconn *t, const uint8_t *cmd, size_t len)
 {
 	size_t size = sizeof(t->rsp);
-	uint64_t t0 = t->on_xfer ? mono_ns() : 0;
+	uint64_t t0 = t->on_xfer || t->emu ? mono_ns() : 0;
 	int rc = 0;
 	TSS2_RC r = Tss2_Tcti_Transmit((TSS2_TCTI_CONTEXT *)t->tcti, len, cmd);
 	if (r == TSS2_RC_SUCCESS)
@@ -54,6 +55,8 @@ int tpmconn_xfer(struct tpmconn *t, const uint8_t *cmd, size_t len)
 		t->rsp_len = size;
 		if (size < TPM_HEADER_SIZE || wire_get_u32(t->rsp + 2) != size)
 			rc = -EPROTO;
+		else if (t->emu)
+			emulate_hold(t->emu, t0, emulate_latency_ns(t->emu, cmd, len));
 	}
 	if (t->on_xfer)
 		t->on_xfer(t->on_xfer_arg, cmd, len, t->rsp, t->rsp_len, t0, mono_ns(), rc);

@@ -18,8 +18,11 @@
 typedef void (*tpmconn_xfer_fn)(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rsp,
 				size_t rsp_len, uint64_t t_submit, uint64_t t_done, int rc);
 
+struct emulator;
+
 struct tpmconn {
 	void *tcti; /* TSS2_TCTI_CONTEXT */
+	struct emulator *emu; /* latency injection (replayer/emulate.h), or NULL */
 	uint32_t tss_rc;
 	tpmconn_xfer_fn on_xfer; /* optional; set after tpmconn_open */
 	void *on_xfer_arg;
@@ -43,8 +46,9 @@ struct tpm_ecc_key {
 int tpmconn_open(struct tpmconn *t, const char *conf);
 void tpmconn_close(struct tpmconn *t);
 
-/* Sends cmd (len bytes) and waits for the whole response into t->rsp.
- * Returns 0 or -errno; the TPM's response code is not looked at. */
+/* Sends cmd (len bytes) and waits for the whole response into t->rsp (with
+ * t->emu set: and until the emulated latency has passed). Returns 0 or
+ * -errno; the TPM's response code is not looked at. */
 int tpmconn_xfer(struct tpmconn *t, const uint8_t *cmd, size_t len);
 
 /* The response code of the response in t->rsp (-EPROTO if too short). */

@@ -13,17 +13,19 @@
 #include "cli.h"
 #include "db/db.h"
 #include "db/writer.h"
+#include "model/tpm_cc.h"
 #include "recorder/proxy.h"
 #include "recorder/recorder.h"
 #include "recorder/swtpm_spawn.h"
 #include "record_qemu.h"
+#include "replayer/emulate.h"
 
 static const char usage[] =
 	"usage: tpmtrace record [--db FILE] (--spawn-swtpm | --backend SPEC)\n"
 	"                       [--listen SPEC]... [--listen-mssim tcp:HOST:PORT]...\n"
 	"                       [--payloads none|redacted|full] [--name NAME]\n"
 	"                       [--swtpm-state DIR] [--timeout MS] [--queue-size N] [--quiet]\n"
-	"                       [--forward-only]\n"
+    "                       [--forward-only] [--emulate PROFILE [--emulate-seed N]]\n"
 	"                       [-- COMMAND ARGS...]\n"
 	"\n"
 	"Records every TPM command and response that passes through a proxy in front of\n"
@@ -61,11 +63,22 @@ static const char usage[] =
 	"  --quiet              no summary at exit\n"
 	"  --forward-only       proxy without recording (no database): the baseline that\n"
 	"                       tools/bench compares recording against\n"
+    "  --emulate PROFILE    latency injection: hold every response until the latency\n"
+    "                       PROFILE gives for that command (by command code,\n"
+    "                       authorization kind and key/session variant, drawn from its\n"
+    "                       distribution) has passed since the command was sent, so\n"
+    "                       swtpm answers like the profiled TPM. PROFILE is a file, a\n"
+    "                       profile stored in the database, or a shipped one. The\n"
+    "                       recorded latencies are the emulated ones (flag 4) and the\n"
+    "                       trace's 'emulated' column names the profile\n"
+    "  --emulate-seed N     seed of the latency draws (default: random, stored in the\n"
+    "                       trace's 'emulate' event)\n"
 	"  -h, --help           this text\n"
 	"\n"
 	"Examples:\n"
 	"  tpmtrace record --spawn-swtpm --db boot.db -- tpm2_pcrread sha256:0,1\n"
 	"  tpmtrace record --backend swtpm:host=127.0.0.1,port=2321 --listen tcp:127.0.0.1:2331\n"
+	"  tpmtrace record --spawn-swtpm --emulate slb9670-linux-integrity -- tpm2_pcrread\n"
 	"\n" RECORD_QEMU_USAGE;
 
 static int run(int argc, char **argv);
@@ -110,6 +123,12 @@ static int run(int argc, char **argv)
 	long timeout_ms = 120000;
 	unsigned long queue = 0;
 	int forward_only = 0;
+	const char *emulate = NULL;
+	uint64_t seed = 0;
+	int have_seed = 0;
+	struct emulator em;
+	int have_em = 0;
+	char emdetail[400] = "";
 	int64_t trace_id = 0;
 	char err[512], sockdir[64] = "", default_listen[128];
 	struct swtpm_child sw = {0};
@@ -122,8 +141,22 @@ static int run(int argc, char **argv)
 	int ret = 1, rc;
 	sigset_t mask, oldmask;
 
-	enum { O_DB = 1, O_SPAWN, O_BACKEND, O_LISTEN, O_MSSIM, O_PAYLOADS, O_NAME, O_STATE,
-	       O_TIMEOUT, O_QUIET, O_QUEUE, O_FWD };
+	enum {
+		O_DB = 1,
+		O_SPAWN,
+		O_BACKEND,
+		O_LISTEN,
+		O_MSSIM,
+		O_PAYLOADS,
+		O_NAME,
+		O_STATE,
+		O_TIMEOUT,
+		O_QUIET,
+		O_QUEUE,
+		O_FWD,
+		O_EMU,
+		O_SEED
+	};
 	static const struct option opts[] = {{"db", required_argument, 0, O_DB},
 					     {"spawn-swtpm", no_argument, 0, O_SPAWN},
 					     {"backend", required_argument, 0, O_BACKEND},
@@ -136,6 +169,8 @@ static int run(int argc, char **argv)
 					     {"quiet", no_argument, 0, O_QUIET},
 					     {"queue-size", required_argument, 0, O_QUEUE},
 					     {"forward-only", no_argument, 0, O_FWD},
+					     {"emulate", required_argument, 0, O_EMU},
+					     {"emulate-seed", required_argument, 0, O_SEED},
 					     {0, 0, 0, 0}};
 	/* Between QEMU and swtpm: a mode of its own (record_qemu.c). */
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
@@ -189,6 +224,21 @@ static int run(int argc, char **argv)
 		case O_FWD:
 			forward_only = 1;
 			break;
+		case O_EMU:
+			emulate = optarg;
+			break;
+		case O_SEED: {
+			char *e;
+			errno = 0;
+			seed = strtoull(optarg, &e, 0);
+			if (errno || *e || !*optarg || optarg[0] == '-')
+				return usage_error(&subcmd_record,
+						   "--emulate-seed takes an unsigned integer, not "
+						   "'%s'",
+						   optarg);
+			have_seed = 1;
+			break;
+		}
 		case O_QUEUE:
 			queue = strtoul(optarg, NULL, 10);
 			if (queue < 2 || queue > (1u << 24) || (queue & (queue - 1)))
@@ -202,16 +252,41 @@ static int run(int argc, char **argv)
 	}
 	char **command = optind < argc ? argv + optind : NULL;
 	if (command && strcmp(argv[optind - 1], "--") != 0)
-		return usage_error(&subcmd_record, "unexpected argument '%s' (a command to run "
+		return usage_error(&subcmd_record,
+				   "unexpected argument '%s' (a command to run "
 						   "goes after --)",
 				   argv[optind]);
 	if (spawn == !!backend)
-		return usage_error(&subcmd_record, "give exactly one of --spawn-swtpm and --backend");
+		return usage_error(&subcmd_record,
+				   "give exactly one of --spawn-swtpm and --backend");
 	if (state && !spawn)
 		return usage_error(&subcmd_record, "--swtpm-state goes with --spawn-swtpm");
+	if (have_seed && !emulate)
+		return usage_error(&subcmd_record, "--emulate-seed goes with --emulate");
+
+	if (emulate) {
+		/* The profile is checked before anything is started or written:
+		 * a bad profile leaves no database and no trace behind. A
+		 * profile stored in an existing database is found there. */
+		sqlite3 *pdb = NULL;
+		if (!forward_only && access(db_path, F_OK) == 0 &&
+		    db_open(db_path, DB_READ, &pdb, err, sizeof err))
+			pdb = NULL;
+		rc = emulate_init(&em, pdb, emulate, have_seed ? seed : emulate_random_seed(), err,
+				  sizeof err);
+		db_close(pdb);
+		if (rc) {
+			die("record", "--emulate: %s", err);
+			return 1;
+		}
+		have_em = 1;
+		snprintf(emdetail, sizeof emdetail, "profile=%s from=%s seed=%llu", em.prof.name,
+			 em.from, (unsigned long long)em.seed);
+	}
 
 	if (payloads == PAYLOADS_FULL)
-		fprintf(stderr, "tpmtrace record: --payloads full: secrets (unsealed data, random "
+		fprintf(stderr,
+			"tpmtrace record: --payloads full: secrets (unsealed data, random "
 				"bytes, passwords, sensitive areas) will be stored in %s\n",
 			db_path);
 
@@ -249,7 +324,8 @@ static int run(int argc, char **argv)
 		struct trace_info ti = {.name = name,
 					.kind = "record",
 					.source = spawn ? "swtpm (spawned)" : backend,
-					.payloads = payload_mode_str(payloads)};
+					.payloads = payload_mode_str(payloads),
+					.emulated = have_em ? em.prof.name : NULL};
 		trace_id = db_trace_begin(db, &ti);
 		if (trace_id < 0) {
 			die("record", "%s: cannot add a trace: %s", db_path, sqlite3_errmsg(db));
@@ -257,9 +333,8 @@ static int run(int argc, char **argv)
 		}
 		db_close(db);
 		db = NULL;
-		struct writer_cfg wc = {.path = db_path,
-					.trace_id = trace_id,
-					.queue_slots = (uint32_t)queue};
+		struct writer_cfg wc = {
+		    .path = db_path, .trace_id = trace_id, .queue_slots = (uint32_t)queue};
 		rc = writer_start(&w, &wc, err, sizeof err);
 		if (rc) {
 			die("record", "%s", err);
@@ -267,6 +342,8 @@ static int run(int argc, char **argv)
 		}
 	}
 	recorder_init(&rec, w, tr, payloads);
+	if (have_em)
+		rec.emu = &em;
 	rc = proxy_new(&px, &rec);
 	if (rc) {
 		die("record", "out of memory");
@@ -327,6 +404,8 @@ static int run(int argc, char **argv)
 		}
 	}
 	recorder_event(&rec, "record-start", backend, 0);
+	if (have_em)
+		recorder_event(&rec, "emulate", emdetail, 0);
 
 	if (command) {
 		x.child = fork();
@@ -346,7 +425,8 @@ static int run(int argc, char **argv)
 			_exit(127);
 		}
 	} else if (!quiet) {
-		fprintf(stderr, "tpmtrace record: recording into %s (trace %lld); clients: "
+		fprintf(stderr,
+			"tpmtrace record: recording into %s (trace %lld); clients: "
 				"TPM2TOOLS_TCTI=%s; stop with Ctrl-C\n",
 			forward_only ? "nothing (--forward-only)" : db_path, (long long)trace_id,
 			tcti);
@@ -373,6 +453,24 @@ static int run(int argc, char **argv)
 			(unsigned long long)st.events,
 			(unsigned long long)(st.dropped - st.dropped_commands),
 			st.dropped ? " (the database could not keep up or failed)" : "");
+	if (have_em && (!quiet || em.missing)) {
+		fprintf(stderr,
+			"tpmtrace record: emulated %s (%s, seed %llu): %llu responses held; %llu "
+			"priced from another variant or authorization, %llu at the fallback "
+			"%.3f ms",
+			em.prof.name, em.from, (unsigned long long)em.seed,
+			(unsigned long long)em.commands, (unsigned long long)em.approx,
+			(unsigned long long)em.missing, em.fallback_ms);
+		for (unsigned k = 0; k < em.n_missing_cc; k++)
+			fprintf(stderr, "%s%s", k ? ", " : " (",
+				tpm_cc_name(em.missing_cc[k]) ? tpm_cc_name(em.missing_cc[k])
+							      : "?");
+		fprintf(stderr,
+			"%s; %llu came after their drawn latency (%.3f ms in all, %.3f ms not "
+			"made up by later holds)\n",
+			em.n_missing_cc ? ")" : "", (unsigned long long)em.late,
+			(double)em.late_ns / 1e6, (double)em.debt_ns / 1e6);
+	}
 	if (command) {
 		if (WIFEXITED(x.child_status))
 			ret = WEXITSTATUS(x.child_status);
@@ -397,5 +495,7 @@ out:
 		rmdir(sockdir);
 	if (x.sfd >= 0)
 		close(x.sfd);
+	if (have_em)
+		emulate_release(&em);
 	return ret;
 }

@@ -1,5 +1,6 @@
 /* tpmtrace replay: re-issue a stored trace against a TPM under a session
  * policy and store the run as a new trace (replayer/replay.h). */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,12 +12,14 @@
 #include "db/db.h"
 #include "model/tpm_cc.h"
 #include "model/policy.h"
+#include "replayer/emulate.h"
 #include "replayer/replay.h"
 
 static const char usage[] =
     "usage: tpmtrace replay DB [--trace ID] [--policy NAME|SPEC]\n"
     "                       [--target spawn|TCTI] [--repeat N] [--allow-destructive]\n"
-    "                       [--auth HANDLE=VALUE]... [--json]\n"
+    "                       [--auth HANDLE=VALUE]... [--emulate PROFILE [--emulate-seed N]]\n"
+    "                       [--json]\n"
     "\n"
     "Sends the commands of a stored trace to a TPM again, under a session policy,\n"
     "and stores each run in DB as a new trace (kind 'replay', parent = the source,\n"
@@ -55,6 +58,16 @@ static const char usage[] =
     "                       otherwise\n"
     "  --auth HANDLE=VALUE  authValue of an entity by its recorded handle (text, or\n"
     "                       hex:HEX), e.g. --auth 0x40000001=ownerpw; may be repeated\n"
+    "  --emulate PROFILE    latency injection: hold every response until the latency\n"
+    "                       PROFILE gives for that command (by command code,\n"
+    "                       authorization kind and key/session variant, drawn from its\n"
+    "                       distribution) has passed since it was sent, so the target\n"
+    "                       answers like the profiled TPM; the stored latencies are the\n"
+    "                       emulated ones (flag 4), the run's 'emulated' column names\n"
+    "                       the profile. PROFILE: a file, a profile stored in DB, or a\n"
+    "                       shipped one. Compare with 'tpmtrace predict' (docs/profiles.md)\n"
+    "  --emulate-seed N     seed of the latency draws (default: random; with --repeat,\n"
+    "                       run i uses N+i); stored in the run's 'emulate' event\n"
     "  --json               print the summary as JSON (no progress bar)\n"
     "  -h, --help           this text\n"
     "\n"
@@ -64,6 +77,7 @@ static const char usage[] =
     "\n"
     "Examples:\n"
     "  tpmtrace replay boot.db --policy linux-6.10\n"
+    "  tpmtrace replay boot.db --policy linux-6.10 --emulate slb9670-linux-integrity\n"
     "  tpmtrace replay boot.db --trace 3 --policy password --target device:/dev/tpmrm0\n"
     "  tpmtrace sql boot.db \"SELECT * FROM command_stats WHERE trace_id IN (1, 4)\"\n";
 
@@ -102,6 +116,11 @@ static void hex(FILE *f, const uint8_t *b, unsigned n)
 		fprintf(f, "%02x", b[i]);
 }
 
+static double ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
 static void print_json(FILE *f, const struct replay_result *r, int rc)
 {
 	fprintf(f, "{\"source\":%lld,\"trace\":%lld,\"policy\":", (long long)r->source_id,
@@ -115,7 +134,7 @@ static void print_json(FILE *f, const struct replay_result *r, int rc)
 		",\"source_commands\":%llu,\"processed\":%llu,\"sent\":%llu,\"faithful\":%llu,"
 		"\"substituted\":%llu,\"refused\":%llu,\"skipped\":%llu,\"failed\":%llu,"
 		"\"hmac_verified\":%llu,\"tpm_ns\":%llu,\"source_tpm_ns\":%llu,\"crypto_ns\":%llu,"
-		"\"wall_ns\":%llu,\"sent_by_role\":{",
+		"\"wall_ns\":%llu,",
 		(unsigned long long)r->source_commands, (unsigned long long)r->processed,
 		(unsigned long long)r->sent, (unsigned long long)r->outcome[REPLAY_FAITHFUL],
 		(unsigned long long)r->outcome[REPLAY_SUBSTITUTED],
@@ -124,6 +143,18 @@ static void print_json(FILE *f, const struct replay_result *r, int rc)
 		(unsigned long long)r->hmac_checked, (unsigned long long)r->tpm_ns,
 		(unsigned long long)r->src_tpm_ns, (unsigned long long)r->crypto_ns,
 		(unsigned long long)r->wall_ns);
+	if (r->emulated[0]) {
+		fprintf(f, "\"emulated\":");
+		json_str(f, r->emulated);
+		fprintf(f,
+			",\"emulate_seed\":%llu,\"emulate_approximated\":%llu,"
+			"\"emulate_fallback\":%llu,\"emulate_late\":%llu,\"emulate_late_ns\":%llu,"
+			"\"emulate_owed_ns\":%llu,",
+			(unsigned long long)r->emulate_seed, (unsigned long long)r->emu_approx,
+			(unsigned long long)r->emu_missing, (unsigned long long)r->emu_late,
+			(unsigned long long)r->emu_late_ns, (unsigned long long)r->emu_debt_ns);
+	}
+	fprintf(f, "\"sent_by_role\":{");
 	int first = 1;
 	for (int i = 0; i < 8; i++) {
 		if (!r->by_role[i])
@@ -173,11 +204,6 @@ static void print_json(FILE *f, const struct replay_result *r, int rc)
 	fprintf(f, "}}");
 }
 
-static double ms(uint64_t ns)
-{
-	return (double)ns / 1e6;
-}
-
 static void print_text(FILE *f, const struct replay_result *r, int rc)
 {
 	fprintf(f, "replay of trace %lld, policy %s, target %s: trace %lld, %s\n",
@@ -202,6 +228,16 @@ static void print_text(FILE *f, const struct replay_result *r, int rc)
 		(unsigned long long)r->hmac_checked, (unsigned long long)r->failed);
 	fprintf(f, "  TPM time %.3f ms (recorded %.3f ms), host crypto %.3f ms, wall %.3f ms\n",
 		ms(r->tpm_ns), ms(r->src_tpm_ns), ms(r->crypto_ns), ms(r->wall_ns));
+	if (r->emulated[0])
+		fprintf(f,
+			"  emulated %s (seed %llu): %llu responses held; %llu priced from another "
+			"variant or authorization, %llu at the profile's fallback; %llu came "
+			"after their drawn latency (%.3f ms in all, %.3f ms not made up by "
+			"later holds)\n",
+			r->emulated, (unsigned long long)r->emulate_seed,
+			(unsigned long long)r->emu_commands, (unsigned long long)r->emu_approx,
+			(unsigned long long)r->emu_missing, (unsigned long long)r->emu_late,
+			ms(r->emu_late_ns), ms(r->emu_debt_ns));
 	for (unsigned i = 0; i < r->n_reasons; i++) {
 		const struct replay_reason *n = &r->reasons[i];
 		fprintf(f, "  %s x%llu (first at seq %llu): %s\n", outcome_names[n->outcome],
@@ -240,7 +276,10 @@ static int run(int argc, char **argv)
 	static struct replay_auth auths[REPLAY_MAX_AUTHS];
 	unsigned n_auths = 0;
 	char err[256];
-	enum { O_TRACE = 1, O_POLICY, O_TARGET, O_REPEAT, O_ALLOW, O_AUTH, O_JSON };
+	const char *emulate = NULL;
+	uint64_t seed = 0;
+	int have_seed = 0;
+	enum { O_TRACE = 1, O_POLICY, O_TARGET, O_REPEAT, O_ALLOW, O_AUTH, O_JSON, O_EMU, O_SEED };
 	static const struct option opts[] = {{"trace", required_argument, 0, O_TRACE},
 					     {"policy", required_argument, 0, O_POLICY},
 					     {"target", required_argument, 0, O_TARGET},
@@ -248,6 +287,8 @@ static int run(int argc, char **argv)
 					     {"allow-destructive", no_argument, 0, O_ALLOW},
 					     {"auth", required_argument, 0, O_AUTH},
 					     {"json", no_argument, 0, O_JSON},
+					     {"emulate", required_argument, 0, O_EMU},
+					     {"emulate-seed", required_argument, 0, O_SEED},
 					     {0, 0, 0, 0}};
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -282,6 +323,19 @@ static int run(int argc, char **argv)
 		case O_JSON:
 			json = 1;
 			break;
+		case O_EMU:
+			emulate = optarg;
+			break;
+		case O_SEED: {
+			char *end;
+			errno = 0;
+			seed = strtoull(optarg, &end, 0);
+			if (errno || *end || !*optarg || optarg[0] == '-')
+				return usage_error(&subcmd_replay,
+						   "--emulate-seed takes an unsigned integer");
+			have_seed = 1;
+			break;
+		}
 		default:
 			return usage_error(&subcmd_replay, "unknown option");
 		}
@@ -290,6 +344,10 @@ static int run(int argc, char **argv)
 		return usage_error(&subcmd_replay,
 				   optind >= argc ? "which database?" : "one database only");
 	const char *db_path = argv[optind];
+	if (have_seed && !emulate)
+		return usage_error(&subcmd_replay, "--emulate-seed goes with --emulate");
+	if (!have_seed)
+		seed = emulate_random_seed();
 	struct policy pol;
 	if (policy_parse(policy ? policy : "as-recorded", &pol, err, sizeof err))
 		return usage_error(&subcmd_replay, "--policy: %s", err);
@@ -311,7 +369,8 @@ static int run(int argc, char **argv)
 				 .target = target,
 				 .allow_destructive = allow,
 				 .auths = auths,
-				 .n_auths = n_auths};
+				 .n_auths = n_auths,
+				 .emulate = emulate};
 	if (pg.enabled) {
 		ro.progress = progress_cb;
 		ro.progress_arg = &pg;
@@ -321,6 +380,7 @@ static int run(int argc, char **argv)
 	if (json)
 		printf("{\"version\":1,\"runs\":[");
 	for (long i = 0; i < repeat; i++) {
+		ro.emulate_seed = seed + (uint64_t)i;
 		int rc = replay_run(&ro, &res);
 		progress_done(&pg);
 		pg.t_start = mono_ns();

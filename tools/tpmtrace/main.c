@@ -6,7 +6,7 @@
 
 #define SUBCOMMANDS(X)                                                                           \
 	X(record) X(vm_record) X(list) X(stats) X(show) X(sql) X(verify) X(import) X(export) X(pcrs)  \
-		X(replay) X(predict) X(profile) X(report)
+		X(replay) X(predict) X(profile) X(calibrate) X(report)
 
 #define DECLARE(n) SUBCOMMAND(n);
 SUBCOMMANDS(DECLARE)

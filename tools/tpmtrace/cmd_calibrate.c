@@ -1,0 +1,200 @@
+/* tpmtrace calibrate: measure a TPM's latency per command kind into a
+ * profile (replayer/calibrate.h). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "db/db.h"
+#include "model/profile.h"
+#include "replayer/calibrate.h"
+
+static const char usage[] =
+    "usage: tpmtrace calibrate [--tcti spawn|TCTI] [--iterations N] [--warmup N]\n"
+    "                          [--out FILE] [--db DB] [--name NAME] [--replace]\n"
+    "                          [--allow-destructive] [--quiet]\n"
+    "\n"
+    "Measures one TPM: every command kind a boot uses is sent once cold (kept apart,\n"
+    "in the entry's comment), then --warmup times unmeasured, then --iterations times\n"
+    "measured: GetCapability, GetRandom, PCR_Read, PCR_Extend with a password and with\n"
+    "an HMAC session, StartAuthSession salted (ECDH with the kernel's null key) and\n"
+    "unsalted, ContextSave, ContextLoad, FlushContext, CreatePrimary ECC P-256 (the\n"
+    "null key) and RSA 2048 (the owner storage primary), ReadPublic, Create, Load and\n"
+    "Unseal of a sealed object, PolicyPCR, PolicyGetDigest, NV_Write, NV_Read, Sign\n"
+    "and Quote (ECDSA P-256). The result is a latency profile (docs/profiles.md) with\n"
+    "n, mean, p50, p95, stdev, min and max per kind, and its provenance (tpmtrace\n"
+    "calibrate, host, date, target, the TPM's vendor, chip and firmware).\n"
+    "\n"
+    "Everything created is removed again (objects and sessions flushed, the NV index\n"
+    "undefined, nothing made persistent), also after a failure. PCR 16 (debug) is\n"
+    "extended. On hardware (any TCTI but swtpm: and mssim:) NV_Write and NV_Read are\n"
+    "skipped: they need an NV index defined and undefined, which changes the TPM's\n"
+    "persistent state and wears its NV memory (--allow-destructive measures them).\n"
+    "\n"
+    "Options:\n"
+    "  --tcti T             spawn (default): a private swtpm, removed afterwards; or a\n"
+    "                       TCTI string: device:/dev/tpmrm0, swtpm:path=SOCK,\n"
+    "                       swtpm:host=H,port=P, mssim:host=H,port=P, tabrmd\n"
+    "  --iterations N       measured calls per kind (default 20)\n"
+    "  --warmup N           unmeasured calls after the cold one (default 2)\n"
+    "  --out FILE           write the profile to FILE (0600, replaced atomically)\n"
+    "  --db DB              store the profile in DB (created if missing)\n"
+    "  --name NAME          the profile's name (default calibrated-HOST-YYYYMMDD)\n"
+    "  --replace            with --db: replace a stored profile of the same name\n"
+    "  --allow-destructive  on hardware, also measure NV_Write and NV_Read\n"
+    "  --quiet              no summary on stderr\n"
+    "  -h, --help           this text\n"
+    "Without --out and --db the profile is written to stdout. Progress is shown on\n"
+    "stderr when it is a terminal.\n"
+    "\n"
+    "Examples:\n"
+    "  tpmtrace calibrate --out swtpm.profile\n"
+    "  sudo tpmtrace calibrate --tcti device:/dev/tpmrm0 --iterations 50 --db fleet.db \\\n"
+    "      --name laptop-x1-ifx\n"
+    "  tpmtrace predict boot.db --profile swtpm.profile --policy all\n";
+
+static int run(int argc, char **argv);
+const struct subcommand subcmd_calibrate = {
+    "calibrate", run, "measure a TPM's command latencies into a profile", usage};
+
+static void progress(void *arg, unsigned i, unsigned n, const char *kind, unsigned j, unsigned m)
+{
+	(void)arg;
+	fprintf(stderr, "\r\033[Kcalibrate: [%u/%u] %s %u/%u", i, n, kind, j, m);
+	fflush(stderr);
+}
+
+static int count_arg(const char *s, unsigned long lo, unsigned long hi, unsigned *out)
+{
+	char *e;
+	errno = 0;
+	unsigned long v = strtoul(s, &e, 10);
+	if (errno || *e || !*s || s[0] == '-' || v < lo || v > hi)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int run(int argc, char **argv)
+{
+	struct calibrate_opts co = {.iterations = 20, .warmup = 2};
+	const char *out = NULL, *dbpath = NULL;
+	int replace = 0, quiet = 0, o, rc, ret = 1;
+	char err[1024];
+	struct profile p;
+	struct calibrate_result res;
+	sqlite3 *db = NULL;
+	enum { O_TCTI = 1, O_ITER, O_WARM, O_OUT, O_DB, O_NAME, O_REPLACE, O_ALLOW, O_QUIET };
+	static const struct option opts[] = {{"tcti", required_argument, 0, O_TCTI},
+					     {"iterations", required_argument, 0, O_ITER},
+					     {"warmup", required_argument, 0, O_WARM},
+					     {"out", required_argument, 0, O_OUT},
+					     {"db", required_argument, 0, O_DB},
+					     {"name", required_argument, 0, O_NAME},
+					     {"replace", no_argument, 0, O_REPLACE},
+					     {"allow-destructive", no_argument, 0, O_ALLOW},
+					     {"quiet", no_argument, 0, O_QUIET},
+					     {0, 0, 0, 0}};
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (o) {
+		case O_TCTI:
+			co.tcti = strcmp(optarg, "spawn") ? optarg : NULL;
+			break;
+		case O_ITER:
+			if (count_arg(optarg, 1, 100000, &co.iterations))
+				return usage_error(&subcmd_calibrate,
+						   "--iterations takes 1..100000, not '%s'",
+						   optarg);
+			break;
+		case O_WARM:
+			if (count_arg(optarg, 0, 100000, &co.warmup))
+				return usage_error(&subcmd_calibrate,
+						   "--warmup takes 0..100000, not '%s'", optarg);
+			break;
+		case O_OUT:
+			out = optarg;
+			break;
+		case O_DB:
+			dbpath = optarg;
+			break;
+		case O_NAME:
+			if (!optarg[0] || strpbrk(optarg, "\n\r"))
+				return usage_error(&subcmd_calibrate, "--name must be one line");
+			co.name = optarg;
+			break;
+		case O_REPLACE:
+			replace = 1;
+			break;
+		case O_ALLOW:
+			co.allow_destructive = 1;
+			break;
+		case O_QUIET:
+			quiet = 1;
+			break;
+		default:
+			return usage_error(&subcmd_calibrate, "unknown option");
+		}
+	}
+	if (optind < argc)
+		return usage_error(&subcmd_calibrate, "unexpected argument '%s'", argv[optind]);
+	if (replace && !dbpath)
+		return usage_error(&subcmd_calibrate, "--replace goes with --db");
+	if (isatty(2))
+		co.progress = progress;
+
+	profile_init(&p);
+	rc = calibrate_run(&co, &p, &res, err, sizeof err);
+	if (co.progress)
+		fprintf(stderr, "\r\033[K");
+	if (rc) {
+		die("calibrate", "%s: %s%s", res.target[0] ? res.target : "target", err,
+		    res.left ? "" : " (every handle it created was removed; nothing written)");
+		if (res.left)
+			fprintf(stderr,
+				"tpmtrace calibrate: %u handle(s) may be left on the TPM; nothing "
+				"written\n",
+				res.left);
+		goto out;
+	}
+	/* A profile that does not read back is a bug here, not bad input: check
+	 * it before anything is written. */
+	for (size_t i = 0; i < p.n; i++)
+		if (profile_check_entry(&p.e[i], err, sizeof err)) {
+			die("calibrate", "entry %zu: %s (nothing written)", i + 1, err);
+			goto out;
+		}
+	if (out && profile_save_file(out, &p, err, sizeof err)) {
+		die("calibrate", "%s", err);
+		goto out;
+	}
+	if (dbpath) {
+		if (db_open(dbpath, DB_CREATE, &db, err, sizeof err)) {
+			die("calibrate", "%s", err);
+			goto out;
+		}
+		if (profile_db_store(db, &p, replace, err, sizeof err)) {
+			die("calibrate", "%s: %s", dbpath, err);
+			goto out;
+		}
+	}
+	if (!out && !dbpath && profile_write(stdout, &p)) {
+		die("calibrate", "write error");
+		goto out;
+	}
+	if (!quiet)
+		fprintf(stderr,
+			"tpmtrace calibrate: profile '%s' from %s: %u kinds measured, %u skipped; "
+			"%llu commands sent; %u handles removed afterwards%s%s%s%s\n",
+			p.name, res.target, res.kinds_measured, res.kinds_skipped,
+			(unsigned long long)res.commands, res.cleaned, out ? "; written to " : "",
+			out ? out : "", dbpath ? "; stored in " : "", dbpath ? dbpath : "");
+	ret = 0;
+out:
+	db_close(db);
+	profile_release(&p);
+	return ret;
+}
