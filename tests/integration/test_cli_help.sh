@@ -24,11 +24,13 @@ check "the overview lists subcommands" test -n "$subs"
 for f in "$SRC"/cmd_*.c; do
 	n=$(basename "$f" .c)
 	n=${n#cmd_}
+	n=${n//_/-}
 	check "cmd_$n.c is listed in tpmtrace --help" grep -qx "$n" <<<"$subs"
 done
 
 options_of() { # the long options a subcommand's source accepts
-	local files=("$SRC/cmd_$1.c")
+	local files=("$SRC/cmd_${1//-/_}.c")
+	[ "$1" = record ] && files+=("$SRC"/record_*.c)
 	[ "$1" = import ] && files+=("$SRC/import_logs.c")
 	{
 		grep -ohE '\{ *"[a-z][a-z0-9-]*", *(no|required|optional)_argument' "${files[@]}" |
@@ -44,7 +46,7 @@ for s in $subs; do
 	check "$s --help has an example" grep -qiE '^Examples?:' <<<"$out"
 	check "$s -h is --help" test "$("$TPMTRACE" "$s" -h)" == "$out"
 	opts=$(options_of "$s")
-	[ -f "$SRC/cmd_$s.c" ] && check "$s: options found in the source" test -n "$opts$(grep -c 'argc' "$SRC/cmd_$s.c")"
+	[ -f "$SRC/cmd_${s//-/_}.c" ] && check "$s: options found in the source" test -n "$opts$(grep -c 'argc' "$SRC/cmd_$s.c")"
 	for o in $opts; do
 		check "$s --help mentions --$o" grep -qE -- "--$o([^a-z0-9-]|\$)" <<<"$out"
 	done
