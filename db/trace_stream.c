@@ -22,17 +22,25 @@ static int load_origins(sqlite3 *db, int64_t trace_id, uint8_t **out)
 		return -EIO;
 	}
 	sqlite3_bind_int64(st, 1, trace_id);
+	int any_kernel = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
 		const char *comm = (const char *)sqlite3_column_text(st, 2);
 		const char *peer = (const char *)sqlite3_column_text(st, 3);
 		if (id < 0 || id >= MAX_CLIENTS)
 			continue;
-		if ((comm && !strcmp(comm, "kernel")) || (peer && !strcmp(peer, "kernel")))
+		if ((comm && !strcmp(comm, "kernel")) || (peer && !strcmp(peer, "kernel"))) {
 			o[id] = POL_ORIGIN_KERNEL;
-		else if (sqlite3_column_type(st, 1) != SQLITE_NULL)
+			any_kernel = 1;
+		} else if (sqlite3_column_type(st, 1) != SQLITE_NULL) {
 			o[id] = POL_ORIGIN_USER;
+		}
 	}
+	/* Only a trace that tells the kernel's commands apart has userspace
+	 * clients; otherwise every command is priced as if the kernel sent it,
+	 * which is also what replay does. */
+	if (!any_kernel)
+		memset(o, POL_ORIGIN_UNKNOWN, MAX_CLIENTS);
 	sqlite3_finalize(st);
 	*out = o;
 	return 0;

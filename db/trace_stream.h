@@ -19,8 +19,9 @@ struct trace_stream_ops {
 
 /* Returns 0, -ENOENT (no such trace), -EIO with err set, or what a callback
  * returned. *n_cmds counts the commands streamed. Origin: a client whose comm
- * or peer is "kernel" is the kernel; a client with a pid is userspace; no
- * client is unknown. */
+ * or peer is "kernel" is the kernel; in a trace that has such a client, a
+ * client with a pid is userspace; everything else is unknown (priced as the
+ * kernel's, as replay does). */
 int trace_stream(sqlite3 *db, int64_t trace_id, const struct trace_stream_ops *ops, void *ctx,
 		 uint64_t *n_cmds, char *err, size_t errlen);
 
