@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "record_pcap.h"
 #include "db/db.h"
 #include "db/writer.h"
 #include "recorder/proxy.h"
@@ -24,6 +25,8 @@ static const char usage[] =
 	"                       [--swtpm-state DIR] [--timeout MS] [--queue-size N] [--quiet]\n"
 	"                       [--forward-only]\n"
 	"                       [-- COMMAND ARGS...]\n"
+	"       tpmtrace record --pcap-live IFACE [--port N] [--mssim] [--db FILE]\n"
+	"                       [--payloads MODE] [--name NAME] [--quiet] [-- COMMAND ARGS...]\n"
 	"\n"
 	"Records every TPM command and response that passes through a proxy in front of\n"
 	"swtpm, with monotonic timing, into a SQLite database. The proxy forwards every\n"
@@ -60,11 +63,15 @@ static const char usage[] =
 	"  --quiet              no summary at exit\n"
 	"  --forward-only       proxy without recording (no database): the baseline that\n"
 	"                       tools/bench compares recording against\n"
+	"  --pcap-live IFACE    no proxy: capture TPM traffic on TCP port N (--port,\n"
+	"                       default 2321) of IFACE with libpcap and decode it as\n"
+	"                       'import pcap' does ('record --pcap-live lo --help' for more)\n"
 	"  -h, --help           this text\n"
 	"\n"
 	"Examples:\n"
 	"  tpmtrace record --spawn-swtpm --db boot.db -- tpm2_pcrread sha256:0,1\n"
-	"  tpmtrace record --backend swtpm:host=127.0.0.1,port=2321 --listen tcp:127.0.0.1:2331\n";
+	"  tpmtrace record --backend swtpm:host=127.0.0.1,port=2321 --listen tcp:127.0.0.1:2331\n"
+	"  tpmtrace record --pcap-live lo --port 2321 --db lo.db\n";
 
 static int run(int argc, char **argv);
 const struct subcommand subcmd_record = {"record", run, "record TPM traffic through a proxy",
@@ -135,6 +142,10 @@ static int run(int argc, char **argv)
 					     {"queue-size", required_argument, 0, O_QUEUE},
 					     {"forward-only", no_argument, 0, O_FWD},
 					     {0, 0, 0, 0}};
+	/* Live capture instead of a proxy: its own options (record_pcap.c). */
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--pcap-live") || !strncmp(argv[i], "--pcap-live=", 12))
+			return record_pcap_live(argc, argv);
 	int o;
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
