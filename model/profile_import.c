@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/decode.h"
+#include "model/ftrace.h"
 #include "model/profile.h"
 #include "model/tpm_cc.h"
 #include "model/yaml.h"
@@ -119,268 +120,36 @@ static void groups_free(struct groups *gs)
 	free(gs->g);
 }
 
-/* ---- ftrace function_graph ---- */
+/* ---- ftrace function_graph (parser: model/ftrace.c) ---- */
 
-/* Kernel functions that send one TPM command (drivers/char/tpm/tpm2-cmd.c,
- * tpm2-sessions.c, security/keys/trusted-keys/trusted_tpm2.c). */
-static const struct {
-	const char *fn;
-	uint32_t cc;
-	const char *variant;
-} ftrace_fns[] = {
-    {"tpm2_pcr_extend", TPM_CC_PCR_Extend, "-"},
-    {"tpm2_pcr_read", TPM_CC_PCR_Read, "-"},
-    {"tpm2_get_random", TPM_CC_GetRandom, "-"},
-    {"tpm2_start_auth_session", TPM_CC_StartAuthSession, "salted-ecc"},
-    {"tpm2_load_context", TPM_CC_ContextLoad, "-"},
-    {"tpm2_save_context", TPM_CC_ContextSave, "-"},
-    {"tpm2_flush_context", TPM_CC_FlushContext, "-"},
-    {"tpm2_read_public", TPM_CC_ReadPublic, "-"},
-    {"tpm2_create_primary", TPM_CC_CreatePrimary, "ecc-p256"},
-    {"tpm2_create_null_primary", TPM_CC_CreatePrimary, "ecc-p256"},
-    {"tpm2_get_tpm_pt", TPM_CC_GetCapability, "-"},
-    {"tpm2_get_cc_attrs_tbl", TPM_CC_GetCapability, "-"},
-    {"tpm2_get_pcr_allocation", TPM_CC_GetCapability, "-"},
-    {"tpm2_probe", TPM_CC_GetCapability, "-"},
-    {"tpm2_shutdown", TPM_CC_Shutdown, "-"},
-    {"tpm2_startup", TPM_CC_Startup, "-"},
-    {"tpm2_do_selftest", TPM_CC_SelfTest, "-"},
-    {"tpm2_seal_trusted", TPM_CC_Create, "-"},
-    {"tpm2_load_cmd", TPM_CC_Load, "-"},
-    {"tpm2_unseal_cmd", TPM_CC_Unseal, "-"},
-};
-#define N_FTRACE_FNS (sizeof ftrace_fns / sizeof ftrace_fns[0])
-
-static int ftrace_fn(const char *name)
-{
-	for (size_t i = 0; i < N_FTRACE_FNS; i++)
-		if (!strcmp(name, ftrace_fns[i].fn))
-			return (int)i;
-	return -1;
-}
-
-static int is_transmit(const char *name)
-{
-	return !strcmp(name, "tpm_transmit_cmd") || !strcmp(name, "tpm_transmit") ||
-	       !strcmp(name, "tpm_try_transmit");
-}
-
-/* Functions that mean an HMAC session is in use for the enclosing command. */
-static int is_session_fn(const char *name)
-{
-	return !strcmp(name, "tpm2_start_auth_session") || strstr(name, "hmac_session") ||
-	       strstr(name, "hmac_response");
-}
-
-#define FT_CPUS	 256
-#define FT_DEPTH 64
-
-struct ft_frame {
-	char name[64];
-	int fn;		/* index in ftrace_fns or -1 */
-	int had_sample; /* a TPM command was timed inside */
-	int session;	/* an HMAC session was set up inside */
+struct ft_ctx {
+	struct groups gs;
+	unsigned unattributed;
 };
 
-struct ft_cpu {
-	struct ft_frame f[FT_DEPTH];
-	int depth;
-};
-
-/* Records a sample for the innermost command function on the stack (or fn
- * itself when fn >= 0 is a leaf). */
-static int ft_sample(struct groups *gs, struct ft_cpu *c, int fn, int session, double ms,
-		     unsigned *unattributed)
+static int ft_on_op(void *ctx, const struct ftrace_op *o)
 {
-	int idx = fn;
-	for (int d = c->depth - 1; idx < 0 && d >= 0; d--)
-		if (c->f[d].fn >= 0) {
-			idx = c->f[d].fn;
-			session |= c->f[d].session;
-		}
-	for (int d = 0; d < c->depth; d++)
-		c->f[d].had_sample = 1;
-	if (idx < 0) {
-		(*unattributed)++;
+	struct ft_ctx *x = ctx;
+	if (!o->cc) {
+		x->unattributed++;
 		return 0;
 	}
-	uint32_t cc = ftrace_fns[idx].cc;
-	const struct tpm_cc_info *ci = tpm_cc_lookup(cc);
-	int auth = ci && ci->auth_handles ? TPM_AUTH_PASSWORD : TPM_AUTH_NONE;
-	if (session && (cc == TPM_CC_PCR_Extend || cc == TPM_CC_Load))
-		auth = TPM_AUTH_HMAC;
-	else if (session && (cc == TPM_CC_GetRandom || cc == TPM_CC_Create || cc == TPM_CC_Unseal))
-		auth = TPM_AUTH_HMAC_ENC; /* the kernel encrypts these (tpm2-cmd.c) */
-	return group_add(gs, cc, auth, ftrace_fns[idx].variant, ms);
-}
-
-static int ft_bad(char *err, size_t errlen, const char *path, unsigned line, const char *what)
-{
-	snprintf(err, errlen, "%s:%u: %s", path, line, what);
-	return -EINVAL;
+	return group_add(&x->gs, o->cc, o->auth, o->variant, o->ms);
 }
 
 int profile_import_ftrace(const char *path, struct profile *p, char *err, size_t errlen)
 {
-	char *buf = NULL, *line, *next;
+	char *buf = NULL;
 	size_t len;
-	unsigned lineno = 0, unattributed = 0;
-	struct groups gs = {0};
-	struct ft_cpu *cpus = NULL;
+	struct ft_ctx x = {0};
 	int rc;
 
 	profile_init(p);
 	if ((rc = read_all(path, &buf, &len, err, errlen)))
 		return rc;
-	if (memchr(buf, 0, len)) {
-		rc = ft_bad(err, errlen, path, 1, "binary data, not ftrace text");
+	if ((rc = ftrace_parse_mem(buf, len, path, ft_on_op, &x, NULL, err, errlen)))
 		goto out;
-	}
-	cpus = calloc(FT_CPUS, sizeof *cpus);
-	if (!cpus) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (line = buf; line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = 0;
-		lineno++;
-		char *s = line;
-		while (isspace((unsigned char)*s))
-			s++;
-		if (!*s || *s == '#')
-			continue;
-		char *bar = strrchr(s, '|');
-		if (!bar) {
-			/* Context switches ("1) a-1 => b-2"), separators, irq marks. */
-			if (strstr(s, "=>") || *s == '-' || strstr(s, "=====>") ||
-			    strstr(s, "<====="))
-				continue;
-			rc = ft_bad(err, errlen, path, lineno,
-				    "not a function_graph line (expected 'CPU) DURATION | "
-				    "function')");
-			goto out;
-		}
-		*bar = 0;
-		char *fn = bar + 1;
-		while (isspace((unsigned char)*fn))
-			fn++;
-		size_t fl = strlen(fn);
-		while (fl && isspace((unsigned char)fn[fl - 1]))
-			fn[--fl] = 0;
-		/* CPU: the first "N)" before the bar. */
-		int cpu = 0;
-		for (char *q = s; *q; q++) {
-			if (isdigit((unsigned char)*q) &&
-			    (q == s || !isalnum((unsigned char)q[-1]))) {
-				char *e;
-				long v = strtol(q, &e, 10);
-				if (*e == ')') {
-					cpu = v >= 0 && v < FT_CPUS ? (int)v : 0;
-					break;
-				}
-			}
-		}
-		/* Duration: "[+!#*@$] 123.45 us" before the bar. */
-		double ms = NAN;
-		char *unit = strstr(s, " us");
-		double scale = 1e-3;
-		if (!unit) {
-			unit = strstr(s, " ms");
-			scale = 1;
-		}
-		if (unit && (unit[3] == 0 || isspace((unsigned char)unit[3]))) {
-			char *st = unit;
-			while (st > s && !isspace((unsigned char)st[-1]))
-				st--;
-			char num[48];
-			size_t nl = (size_t)(unit - st);
-			char *e;
-			if (nl == 0 || nl >= sizeof num) {
-				rc = ft_bad(err, errlen, path, lineno, "duration without a number");
-				goto out;
-			}
-			memcpy(num, st, nl);
-			num[nl] = 0;
-			errno = 0;
-			double v = strtod(num, &e);
-			if (*e || errno || !isfinite(v)) {
-				char msg[128];
-				snprintf(msg, sizeof msg, "duration '%s' is not a number", num);
-				rc = ft_bad(err, errlen, path, lineno, msg);
-				goto out;
-			}
-			ms = v * scale;
-			if (ms < 0 || ms > PROFILE_MAX_MS) {
-				char msg[128];
-				snprintf(msg, sizeof msg, "duration %s %s is %s", num,
-					 scale == 1 ? "ms" : "us",
-					 ms < 0 ? "negative" : "absurd (over 10 minutes)");
-				rc = ft_bad(err, errlen, path, lineno, msg);
-				goto out;
-			}
-		}
-		struct ft_cpu *c = &cpus[cpu];
-		size_t nmlen = strcspn(fn, "(");
-		char name[64];
-		if (fn[0] == '}') {
-			/* Close: the duration belongs to the frame being closed. Output
-			 * that starts inside a call closes frames it never opened. */
-			if (!c->depth)
-				continue;
-			struct ft_frame fr = c->f[--c->depth];
-			if (isnan(ms))
-				continue;
-			if (is_transmit(fr.name)) {
-				int outer = 0;
-				for (int d = 0; d < c->depth; d++)
-					outer |= is_transmit(c->f[d].name);
-				if (!outer && !fr.had_sample)
-					rc = ft_sample(&gs, c, -1, 0, ms, &unattributed);
-			} else if (fr.fn >= 0 && !fr.had_sample) {
-				rc = ft_sample(&gs, c, fr.fn, fr.session, ms, &unattributed);
-			}
-			if (rc)
-				goto out;
-			continue;
-		}
-		if (fn[0] == '/' || !fn[0] || nmlen == 0 || nmlen >= sizeof name || !fn[nmlen])
-			continue; /* trace_printk comments and the like */
-		memcpy(name, fn, nmlen);
-		name[nmlen] = 0;
-		int leaf = strstr(fn + nmlen, ");") != NULL;
-		int open = !leaf && strchr(fn + nmlen, '{') != NULL;
-		if (is_session_fn(name))
-			for (int d = 0; d < c->depth; d++)
-				c->f[d].session = 1;
-		if (open) {
-			if (c->depth == FT_DEPTH) {
-				rc = ft_bad(err, errlen, path, lineno,
-					    "calls nested deeper than 64");
-				goto out;
-			}
-			struct ft_frame *fr = &c->f[c->depth++];
-			memset(fr, 0, sizeof *fr);
-			strcpy(fr->name, name);
-			fr->fn = ftrace_fn(name);
-			continue;
-		}
-		if (!leaf || isnan(ms))
-			continue;
-		if (is_transmit(name)) {
-			int outer = 0;
-			for (int d = 0; d < c->depth; d++)
-				outer |= is_transmit(c->f[d].name);
-			if (!outer)
-				rc = ft_sample(&gs, c, -1, 0, ms, &unattributed);
-		} else if (ftrace_fn(name) >= 0) {
-			rc = ft_sample(&gs, c, ftrace_fn(name), 0, ms, &unattributed);
-		}
-		if (rc)
-			goto out;
-	}
-	if (!gs.n) {
+	if (!x.gs.n) {
 		snprintf(err, errlen,
 			 "%s: no timed TPM commands found (expected tpm_transmit_cmd or tpm2_* "
 			 "calls with durations)",
@@ -389,8 +158,8 @@ int profile_import_ftrace(const char *path, struct profile *p, char *err, size_t
 		goto out;
 	}
 	char covers[1024] = "", tmp[256];
-	for (size_t i = 0; i < gs.n; i++) {
-		struct group *g = &gs.g[i];
+	for (size_t i = 0; i < x.gs.n; i++) {
+		struct group *g = &x.gs.g[i];
 		prof_entry_stats(&g->e, g->v, g->n);
 		snprintf(tmp, sizeof tmp, "ftrace %s (%zu samples)", base_name(path), g->n);
 		g->e.comment = tmp;
@@ -412,18 +181,17 @@ int profile_import_ftrace(const char *path, struct profile *p, char *err, size_t
 	profile_set(p, "note",
 		    "Durations of tpm_transmit_cmd (bus, driver and TPM) attributed to the "
 		    "enclosing tpm2_* function; transport is included, so transport-ms is 0.");
-	if (unattributed) {
+	if (x.unattributed) {
 		snprintf(tmp, sizeof tmp,
 			 "%u timed transmissions outside a known tpm2_* function were skipped",
-			 unattributed);
+			 x.unattributed);
 		profile_set(p, "note", tmp);
 	}
 	rc = 0;
 out:
 	if (rc)
 		profile_release(p);
-	groups_free(&gs);
-	free(cpus);
+	groups_free(&x.gs);
 	free(buf);
 	return rc;
 }

@@ -3,10 +3,15 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <fcntl.h>
 
 #include <sys/stat.h>
 
@@ -18,8 +23,10 @@
 #include "db/db.h"
 #include "db/writer.h"
 #include "model/decode.h"
+#include "model/ftrace.h"
 #include "recorder/pcap_import.h"
 #include "recorder/rec_fill.h"
+#include "recorder/swtpm_log.h"
 
 SUBCOMMAND(import);
 
@@ -32,8 +39,9 @@ struct import_sink {
 	int64_t trace_id;
 	char name[256];
 	char notes[1024];
-	uint64_t commands, malformed, no_response, events, clients;
+	uint64_t commands, malformed, no_response, events, clients, nobytes;
 	uint64_t t_first, t_last;
+	int have_time;
 	int synthetic;
 	struct writer_stats final;
 	char status[16];
@@ -44,8 +52,9 @@ struct import_sink {
 
 static void sink_time(struct import_sink *s, uint64_t t)
 {
-	if (!s->t_first || t < s->t_first)
+	if (!s->have_time || t < s->t_first)
 		s->t_first = t;
+	s->have_time = 1;
 	if (t > s->t_last)
 		s->t_last = t;
 }
@@ -64,7 +73,8 @@ static int sink_begin(struct import_sink *s)
 	ti.name = s->name;
 	ti.kind = "import";
 	ti.source = s->file;
-	ti.payloads = "full";
+	/* ftrace shows which functions ran, not the bytes they sent. */
+	ti.payloads = strcmp(s->kind, "ftrace") ? "full" : "none";
 	s->trace_id = db_trace_begin(s->db, &ti);
 	if (s->trace_id < 0) {
 		snprintf(s->err, sizeof s->err, "%s: cannot create a trace: %s", s->o->db,
@@ -102,6 +112,32 @@ int import_sink_client(struct import_sink *s, uint32_t id, const char *comm, con
 	return 0;
 }
 
+/* A command known only by its code and timing (ftrace): no payload; the
+ * response code and sizes are cleared to NULL in sink_end(). */
+static int sink_command_nobytes(struct import_sink *s, const struct import_cmd *c)
+{
+	struct rec *r = writer_reserve(s->w, REC_COMMAND, 0);
+	if (!r)
+		return -ENOBUFS;
+	r->t_submit = c->t_submit_ns;
+	r->t_done = c->t_done_ns;
+	r->has_rsp = 1;
+	r->locality = c->locality < 0 ? 0 : (uint8_t)c->locality;
+	r->client_id = c->client_id;
+	r->flags = c->flags;
+	r->cc = c->cc;
+	r->auth_kind = (uint8_t)c->auth_kind;
+	r->pcr = -1;
+	s->commands++;
+	s->nobytes++;
+	if (r->flags & REC_F_SYNTHETIC_TIME)
+		s->synthetic = 1;
+	sink_time(s, c->t_submit_ns);
+	sink_time(s, c->t_done_ns);
+	writer_publish(s->w);
+	return 0;
+}
+
 int import_sink_command(struct import_sink *s, const struct import_cmd *c)
 {
 	struct tpm_cmd dc;
@@ -110,6 +146,8 @@ int import_sink_command(struct import_sink *s, const struct import_cmd *c)
 
 	if (rc)
 		return rc;
+	if (!c->cmd)
+		return sink_command_nobytes(s, c);
 	tpm_cmd_decode(c->cmd, c->cmd_len, &dc);
 	if (c->rsp)
 		tpm_rsp_decode(c->rsp, c->rsp_len, dc.info ? dc.cc : 0, &dr);
@@ -183,6 +221,20 @@ static int sink_end(struct import_sink *s, int failed)
 		db_trace_end(s->db, s->trace_id, s->final.commands, s->final.events,
 			     s->final.dropped, s->status);
 		rc = rc ? rc : -EIO;
+	}
+	if (s->nobytes) {
+		/* The writer stores a response code and sizes for every command
+		 * with a response; a source without bytes knows none of them. */
+		sqlite3_stmt *st;
+		if (sqlite3_prepare_v2(s->db,
+				       "UPDATE command SET rc=NULL, cmd_size=NULL, rsp_size=NULL, "
+				       "tag=NULL WHERE trace_id=? AND cmd IS NULL",
+				       -1, &st, NULL) == SQLITE_OK) {
+			sqlite3_bind_int64(st, 1, s->trace_id);
+			if (sqlite3_step(st) != SQLITE_DONE)
+				rc = rc ? rc : -EIO;
+			sqlite3_finalize(st);
+		}
 	}
 	if (s->notes[0]) {
 		sqlite3_stmt *st;
@@ -288,6 +340,166 @@ static int import_pcap(struct import_sink *s, const char *file, const struct imp
 	return 0;
 }
 
+/* ---- swtpm --log level=20 ---- */
+
+static int swlog_on_command(void *ctx, const struct swlog_cmd *x)
+{
+	/* No timestamps in the log: the ordinal stands for both times, which
+	 * the writer stores as no latency (db/writer.c). */
+	struct import_cmd c = {
+	    .t_submit_ns = x->ordinal,
+	    .t_done_ns = x->ordinal,
+	    .cmd = x->cmd,
+	    .cmd_len = x->cmd_len,
+	    .rsp = x->rsp,
+	    .rsp_len = x->rsp_len,
+	    .locality = x->locality,
+	    .flags = REC_F_SYNTHETIC_TIME,
+	};
+	return import_sink_command(ctx, &c);
+}
+
+static int swlog_on_event(void *ctx, const struct swlog_event *e)
+{
+	return import_sink_event(ctx, e->ordinal, e->kind, e->detail, 0);
+}
+
+static int import_swtpm_log(struct import_sink *s, const char *file, const struct import_opts *o,
+			    char *err, size_t errlen)
+{
+	static const struct swlog_ops ops = {swlog_on_command, swlog_on_event},
+				      check = {NULL, NULL};
+	struct swlog_stats st;
+	(void)o;
+	/* A first pass finds bad input before any row is written, so a file that
+	 * does not parse leaves no trace behind. */
+	int rc = swlog_parse_file(file, &check, NULL, &st, err, errlen);
+	if (!rc)
+		rc = swlog_parse_file(file, &ops, s, &st, err, errlen);
+	if (rc) {
+		if (s->err[0])
+			snprintf(err, errlen, "%s", s->err);
+		return rc;
+	}
+	import_sink_note(s,
+			 "swtpm log: %" PRIu64 " lines, %" PRIu64 " commands, %" PRIu64
+			 " control messages; no timestamps: time is the message's ordinal, no "
+			 "latency (flag 16)",
+			 st.lines, st.commands, st.ctrl);
+	if (st.unmatched)
+		import_sink_note(s, "%" PRIu64 " responses without a command", st.unmatched);
+	if (st.truncated)
+		import_sink_note(s,
+				 "the dump at line %u is cut short by the end of the file: dropped",
+				 st.truncated_line);
+	if (st.other_lines)
+		import_sink_note(s, "%" PRIu64 " other lines ignored", st.other_lines);
+	return 0;
+}
+
+/* ---- ftrace function_graph ---- */
+
+struct ftrace_ctx {
+	struct import_sink *s;
+	uint64_t cursor; /* synthetic clock: commands laid end to end */
+};
+
+static int ftrace_on_op(void *ctx, const struct ftrace_op *o)
+{
+	struct ftrace_ctx *x = ctx;
+	char detail[128];
+	int rc;
+
+	if (!o->cc)
+		return 0; /* counted by the parser, noted by the caller */
+	uint64_t dur = (uint64_t)llround(o->ms * 1e6);
+	struct import_cmd c = {.cc = o->cc, .auth_kind = o->auth, .locality = -1};
+	if (o->has_time) {
+		c.t_submit_ns = o->t_start_ns;
+	} else {
+		/* Without funcgraph-abstime only durations are known. */
+		c.t_submit_ns = x->cursor;
+		c.flags = REC_F_SYNTHETIC_TIME;
+		x->cursor += dur;
+	}
+	c.t_done_ns = c.t_submit_ns + dur;
+	snprintf(detail, sizeof detail, "%s cpu %d line %u", o->fn, o->cpu, o->line);
+	if ((rc = import_sink_event(x->s, c.t_submit_ns, "ftrace", detail, 0)))
+		return rc;
+	return import_sink_command(x->s, &c);
+}
+
+static int map_file(const char *path, void **out, size_t *len, char *err, size_t errlen)
+{
+	struct stat sb;
+	int rc = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
+	*out = NULL;
+	*len = 0;
+	if (fd < 0 || fstat(fd, &sb) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	} else if (!S_ISREG(sb.st_mode)) {
+		rc = -EINVAL;
+		snprintf(err, errlen, "%s: not a regular file", path);
+	} else if (sb.st_size > 0) {
+		void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m == MAP_FAILED) {
+			rc = -errno;
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		} else {
+			*out = m;
+			*len = (size_t)sb.st_size;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+static int import_ftrace(struct import_sink *s, const char *file, const struct import_opts *o,
+			 char *err, size_t errlen)
+{
+	struct ftrace_ctx x = {.s = s, .cursor = 0};
+	struct ftrace_stats st;
+	void *m;
+	size_t len;
+	(void)o;
+	int rc = map_file(file, &m, &len, err, errlen);
+	if (rc)
+		return rc;
+	/* Checked whole first, as for the other kinds: bad input leaves no trace. */
+	rc = ftrace_parse_mem(m ? m : "", len, file, NULL, NULL, &st, err, errlen);
+	if (!rc && st.ops > st.unattributed)
+		rc = ftrace_parse_mem(m ? m : "", len, file, ftrace_on_op, &x, &st, err, errlen);
+	if (m)
+		munmap(m, len);
+	if (rc) {
+		if (s->err[0])
+			snprintf(err, errlen, "%s", s->err);
+		return rc;
+	}
+	if (st.ops == st.unattributed) {
+		snprintf(
+		    err, errlen,
+		    "%s: no timed TPM commands (expected tpm_transmit_cmd or tpm2_* calls with "
+		    "durations inside a known tpm2_* function; %u lines)",
+		    file, st.lines);
+		return -ENODATA;
+	}
+	import_sink_note(s,
+			 "ftrace function_graph: %u lines, %u timed TPM commands; no bytes "
+			 "(payloads none, rc and sizes NULL)%s",
+			 st.lines, st.ops - st.unattributed,
+			 s->synthetic ? "; no funcgraph-abstime: commands laid end to end from 0 "
+					"(flag 16), latencies are the durations"
+				      : "");
+	if (st.unattributed)
+		import_sink_note(s,
+				 "%u timed transmissions outside a known tpm2_* function skipped",
+				 st.unattributed);
+	return 0;
+}
+
 /* ---- the importer table ----
  * One entry per KIND. To add one (ima, tcglog, swtpm-log, ftrace): write
  * `static int import_KIND(struct import_sink *, const char *file,
@@ -297,7 +509,9 @@ static int import_pcap(struct import_sink *s, const char *file, const struct imp
  * the usage text's KIND list. Kind-specific options go into struct import_opts. */
 static const struct importer importers[] = {
     {"pcap", "pcap or pcapng capture of TPM TCP traffic (raw, MS simulator framing)", import_pcap},
-    /* {"ima", ...}, {"tcglog", ...}, {"swtpm-log", ...}, {"ftrace", ...} */
+    {"swtpm-log", "swtpm --log level=20 hex dumps", import_swtpm_log},
+    {"ftrace", "ftrace function_graph text of the kernel's TPM functions", import_ftrace},
+    /* ima and tcglog: import_logs.c, dispatched in run_import() */
 };
 
 static const struct importer *importer_find(const char *kind)
@@ -423,7 +637,8 @@ static int run_import(int argc, char **argv)
 	int nops = argc - optind;
 	int ret = 0;
 	if (nops < 1) {
-		ret = usage_error(&subcmd_import, "which KIND of file? (pcap, ima, tcglog)");
+		ret = usage_error(&subcmd_import,
+				  "which KIND of file? (pcap, ima, tcglog, swtpm-log, ftrace)");
 		goto out;
 	}
 	const struct importer *imp = importer_find(ops[0]);
@@ -499,12 +714,14 @@ out:
 const struct subcommand subcmd_import = {
     "import",
     run_import,
-    "import existing traces (pcap/pcapng, IMA lists, TCG event logs)",
+    "import existing traces (pcap/pcapng, IMA lists, TCG event logs, swtpm logs, ftrace)",
     "usage: tpmtrace import pcap FILE... --db DB [--name NAME] [--port N] [--json]\n"
     "       tpmtrace import ima FILE... --db DB [--name NAME] [--kernel-rule RULE]\n"
     "                           [--banks LIST] [--format F] [--list-alg ALG] [--strict]\n"
     "                           [--quiet]\n"
     "       tpmtrace import tcglog FILE... --db DB [--name NAME] [--strict] [--quiet]\n"
+    "       tpmtrace import swtpm-log FILE... --db DB [--name NAME] [--json]\n"
+    "       tpmtrace import ftrace FILE... --db DB [--name NAME] [--json]\n"
     "\n"
     "Imports TPM traffic that was recorded by something else. Each FILE becomes one\n"
     "trace (kind 'import', source FILE) with one row per command, decoded like a live\n"
@@ -530,12 +747,25 @@ const struct subcommand subcmd_import = {
     "  tcglog      TCG firmware event logs (binary_bios_measurements, SHA-1 or\n"
     "              crypto-agile): TPM2_Startup at the StartupLocality, then one\n"
     "              TPM2_PCR_Extend per event; EV_NO_ACTION skipped.\n"
+    "  swtpm-log   swtpm's own log at level 20 or more (swtpm --log file=F,level=20):\n"
+    "              every SWTPM_IO_Read dump is a command, the SWTPM_IO_Write dump\n"
+    "              after it its response; Ctrl Cmd/Ctrl Rsp become 'ctrl:NAME'\n"
+    "              events and SET_LOCALITY sets the locality of what follows. The\n"
+    "              log has no timestamps: flag 16, the ordinal as time, no latency.\n"
+    "  ftrace      ftrace function_graph text of the kernel's TPM functions (as\n"
+    "              posted on linux-integrity; funcgraph-abstime optional): one\n"
+    "              command per timed TPM command, its code from the tpm2_* function\n"
+    "              (tpm2_pcr_extend = PCR_Extend, tpm2_start_auth_session =\n"
+    "              StartAuthSession, ...; docs/importers.md), its latency the\n"
+    "              duration of tpm_transmit_cmd. No bytes (payloads 'none'; rc and\n"
+    "              sizes NULL); without timestamps commands are laid end to end\n"
+    "              (flag 16). An 'ftrace' event names the function and line.\n"
     "\n"
     "Options:\n"
     "  --db DB       database file (created if missing)\n"
     "  --name NAME   trace name (default: the file's base name)\n"
     "  --port N      pcap: the TPM's TCP port (default 2321; N+1 is the platform port)\n"
-    "  --json        pcap: print the summary as JSON\n"
+    "  --json        pcap, swtpm-log, ftrace: print the summary as JSON\n"
     "  --kernel-rule RULE  ima: per-bank (Linux >= 5.8, default), padded-sha1\n"
     "                (4.10-5.7), sha1-only (older)\n"
     "  --banks LIST  ima: PCR banks of the TPM (default sha1,sha256)\n"
@@ -553,5 +783,7 @@ const struct subcommand subcmd_import = {
     "  tpmtrace import pcap tpm2_log.pcap capture2.pcapng --db traces.db\n"
     "  tpmtrace import pcap --port 2321 --json mssim.pcap --db traces.db\n"
     "  tpmtrace import tcglog /sys/kernel/security/tpm0/binary_bios_measurements --db boot.db\n"
-    "  tpmtrace import ima /sys/kernel/security/ima/binary_runtime_measurements --db boot.db\n",
+    "  tpmtrace import ima /sys/kernel/security/ima/binary_runtime_measurements --db boot.db\n"
+    "  tpmtrace import swtpm-log /var/log/swtpm/vm1.log --db vm1.db\n"
+    "  tpmtrace import ftrace trace.txt --db boot.db\n",
 };

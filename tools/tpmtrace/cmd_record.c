@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "record_pcap.h"
 #include "db/db.h"
 #include "db/writer.h"
 #include "model/tpm_cc.h"
@@ -27,6 +28,8 @@ static const char usage[] =
 	"                       [--swtpm-state DIR] [--timeout MS] [--queue-size N] [--quiet]\n"
     "                       [--forward-only] [--emulate PROFILE [--emulate-seed N]]\n"
 	"                       [-- COMMAND ARGS...]\n"
+	"       tpmtrace record --pcap-live IFACE [--port N] [--mssim] [--db FILE]\n"
+	"                       [--payloads MODE] [--name NAME] [--quiet] [-- COMMAND ARGS...]\n"
 	"\n"
 	"Records every TPM command and response that passes through a proxy in front of\n"
 	"swtpm, with monotonic timing, into a SQLite database. The proxy forwards every\n"
@@ -73,12 +76,16 @@ static const char usage[] =
     "                       trace's 'emulated' column names the profile\n"
     "  --emulate-seed N     seed of the latency draws (default: random, stored in the\n"
     "                       trace's 'emulate' event)\n"
+    "  --pcap-live IFACE    no proxy: capture TPM traffic on TCP port N (--port,\n"
+    "                       default 2321) of IFACE with libpcap and decode it as\n"
+    "                       'import pcap' does ('record --pcap-live lo --help' for more)\n"
 	"  -h, --help           this text\n"
 	"\n"
 	"Examples:\n"
 	"  tpmtrace record --spawn-swtpm --db boot.db -- tpm2_pcrread sha256:0,1\n"
 	"  tpmtrace record --backend swtpm:host=127.0.0.1,port=2321 --listen tcp:127.0.0.1:2331\n"
 	"  tpmtrace record --spawn-swtpm --emulate slb9670-linux-integrity -- tpm2_pcrread\n"
+	"  tpmtrace record --pcap-live lo --port 2321 --db lo.db\n"
 	"\n" RECORD_QEMU_USAGE;
 
 static int run(int argc, char **argv);
@@ -176,6 +183,10 @@ static int run(int argc, char **argv)
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strncmp(argv[i], "--qemu-ctrl", 11))
 			return record_qemu_main(argc, argv);
+	/* Live capture instead of a proxy: its own options (record_pcap.c). */
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--pcap-live") || !strncmp(argv[i], "--pcap-live=", 12))
+			return record_pcap_live(argc, argv);
 	int o;
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "+", opts, NULL)) != -1) {

@@ -28,6 +28,12 @@ struct import_cmd {
 	int locality; /* -1 unknown (stored as 0) */
 	uint32_t client_id;
 	uint32_t flags; /* extra REC_F_* bits, e.g. REC_F_SYNTHETIC_TIME */
+	/* Sources without bytes (ftrace): cmd NULL, cmd_len 0; the command code
+	 * and authorization kind are given here and stored as they are; the
+	 * response code and sizes are stored as NULL (unknown), the latency as
+	 * t_done_ns - t_submit_ns. */
+	uint32_t cc;
+	int auth_kind;
 };
 
 /* Each returns 0 or -errno (the writer failed or the trace could not be made). */

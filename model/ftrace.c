@@ -1,0 +1,355 @@
+/* ftrace function_graph text: see model/ftrace.h. */
+#include "model/ftrace.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/decode.h"
+#include "model/profile.h"
+#include "model/tpm_cc.h"
+
+/* Kernel functions that send one TPM command (drivers/char/tpm/tpm2-cmd.c,
+ * tpm2-space.c, tpm2-sessions.c, security/keys/trusted-keys/trusted_tpm2.c). */
+static const struct {
+	const char *fn;
+	uint32_t cc;
+	const char *variant;
+} ftrace_fns[] = {
+    {"tpm2_pcr_extend", TPM_CC_PCR_Extend, "-"},
+    {"tpm2_pcr_read", TPM_CC_PCR_Read, "-"},
+    {"tpm2_get_random", TPM_CC_GetRandom, "-"},
+    {"tpm2_start_auth_session", TPM_CC_StartAuthSession, "salted-ecc"},
+    {"tpm2_load_context", TPM_CC_ContextLoad, "-"},
+    {"tpm2_save_context", TPM_CC_ContextSave, "-"},
+    {"tpm2_flush_context", TPM_CC_FlushContext, "-"},
+    {"tpm2_read_public", TPM_CC_ReadPublic, "-"},
+    {"tpm2_create_primary", TPM_CC_CreatePrimary, "ecc-p256"},
+    {"tpm2_create_null_primary", TPM_CC_CreatePrimary, "ecc-p256"},
+    {"tpm2_get_tpm_pt", TPM_CC_GetCapability, "-"},
+    {"tpm2_get_cc_attrs_tbl", TPM_CC_GetCapability, "-"},
+    {"tpm2_get_pcr_allocation", TPM_CC_GetCapability, "-"},
+    {"tpm2_probe", TPM_CC_GetCapability, "-"},
+    {"tpm2_shutdown", TPM_CC_Shutdown, "-"},
+    {"tpm2_startup", TPM_CC_Startup, "-"},
+    {"tpm2_do_selftest", TPM_CC_SelfTest, "-"},
+    {"tpm2_seal_trusted", TPM_CC_Create, "-"},
+    {"tpm2_load_cmd", TPM_CC_Load, "-"},
+    {"tpm2_unseal_cmd", TPM_CC_Unseal, "-"},
+};
+#define N_FTRACE_FNS (sizeof ftrace_fns / sizeof ftrace_fns[0])
+
+const char *ftrace_fn_name(size_t i, uint32_t *cc)
+{
+	if (i >= N_FTRACE_FNS)
+		return NULL;
+	if (cc)
+		*cc = ftrace_fns[i].cc;
+	return ftrace_fns[i].fn;
+}
+
+static int ftrace_fn(const char *name)
+{
+	for (size_t i = 0; i < N_FTRACE_FNS; i++)
+		if (!strcmp(name, ftrace_fns[i].fn))
+			return (int)i;
+	return -1;
+}
+
+static int is_transmit(const char *name)
+{
+	return !strcmp(name, "tpm_transmit_cmd") || !strcmp(name, "tpm_transmit") ||
+	       !strcmp(name, "tpm_try_transmit");
+}
+
+/* Functions that mean an HMAC session is in use for the enclosing command. */
+static int is_session_fn(const char *name)
+{
+	return !strcmp(name, "tpm2_start_auth_session") || strstr(name, "hmac_session") ||
+	       strstr(name, "hmac_response");
+}
+
+#define FT_CPUS	    256
+#define FT_DEPTH    64
+#define FT_LINE_MAX 1024
+
+struct ft_frame {
+	char name[64];
+	int fn;		/* index in ftrace_fns or -1 */
+	int had_sample; /* a TPM command was timed inside */
+	int session;	/* an HMAC session was set up inside */
+	int has_time;
+	uint64_t t_ns; /* funcgraph-abstime of the opening line */
+};
+
+struct ft_cpu {
+	struct ft_frame f[FT_DEPTH];
+	int depth;
+};
+
+struct ft_parse {
+	int (*op)(void *ctx, const struct ftrace_op *o);
+	void *ctx;
+	struct ftrace_stats *st;
+};
+
+/* Emits an operation for the innermost command function on the stack (or fn
+ * itself when fn >= 0 is a leaf). */
+static int ft_sample(struct ft_parse *p, struct ft_cpu *c, int cpu, int fn, int session, double ms,
+		     unsigned line, int has_time, uint64_t t_ns)
+{
+	struct ftrace_op o = {.ms = ms, .cpu = cpu, .line = line, .auth = TPM_AUTH_NONE};
+	int idx = fn;
+	for (int d = c->depth - 1; idx < 0 && d >= 0; d--)
+		if (c->f[d].fn >= 0) {
+			idx = c->f[d].fn;
+			session |= c->f[d].session;
+		}
+	for (int d = 0; d < c->depth; d++)
+		c->f[d].had_sample = 1;
+	if (has_time) {
+		o.has_time = 1;
+		o.t_start_ns = t_ns;
+	}
+	if (idx >= 0) {
+		uint32_t cc = ftrace_fns[idx].cc;
+		const struct tpm_cc_info *ci = tpm_cc_lookup(cc);
+		o.cc = cc;
+		o.fn = ftrace_fns[idx].fn;
+		o.variant = ftrace_fns[idx].variant;
+		o.auth = ci && ci->auth_handles ? TPM_AUTH_PASSWORD : TPM_AUTH_NONE;
+		if (session && (cc == TPM_CC_PCR_Extend || cc == TPM_CC_Load))
+			o.auth = TPM_AUTH_HMAC;
+		else if (session &&
+			 (cc == TPM_CC_GetRandom || cc == TPM_CC_Create || cc == TPM_CC_Unseal))
+			o.auth = TPM_AUTH_HMAC_ENC; /* the kernel encrypts these (tpm2-cmd.c) */
+	} else {
+		p->st->unattributed++;
+	}
+	p->st->ops++;
+	return p->op ? p->op(p->ctx, &o) : 0;
+}
+
+static int ft_bad(char *err, size_t errlen, const char *path, unsigned line, const char *what)
+{
+	snprintf(err, errlen, "%s:%u: %s", path, line, what);
+	return -EINVAL;
+}
+
+/* funcgraph-abstime: "  190.412307 |   1) ...": seconds.micros, then a bar. */
+static int ft_abstime(const char *s, uint64_t *t_ns)
+{
+	const char *q = s;
+	uint64_t sec = 0, frac = 0;
+	int dsec = 0, dfrac = 0;
+	while (isdigit((unsigned char)*q) && dsec < 12) {
+		sec = sec * 10 + (uint64_t)(*q++ - '0');
+		dsec++;
+	}
+	if (!dsec || *q++ != '.')
+		return 0;
+	while (isdigit((unsigned char)*q) && dfrac < 9) {
+		frac = frac * 10 + (uint64_t)(*q++ - '0');
+		dfrac++;
+	}
+	if (!dfrac || !isspace((unsigned char)*q))
+		return 0;
+	while (isspace((unsigned char)*q))
+		q++;
+	if (*q != '|')
+		return 0;
+	for (int i = dfrac; i < 9; i++)
+		frac *= 10;
+	*t_ns = sec * 1000000000ull + frac;
+	return 1;
+}
+
+int ftrace_parse_mem(const char *buf, size_t len, const char *path,
+		     int (*op)(void *ctx, const struct ftrace_op *o), void *ctx,
+		     struct ftrace_stats *st, char *err, size_t errlen)
+{
+	struct ftrace_stats dummy;
+	struct ft_parse p = {.op = op, .ctx = ctx, .st = st ? st : &dummy};
+	char line[FT_LINE_MAX];
+	unsigned lineno = 0;
+	struct ft_cpu *cpus = NULL;
+	int rc = 0;
+
+	memset(p.st, 0, sizeof *p.st);
+	if (len && memchr(buf, 0, len))
+		return ft_bad(err, errlen, path, 1, "binary data, not ftrace text");
+	cpus = calloc(FT_CPUS, sizeof *cpus);
+	if (!cpus)
+		return -ENOMEM;
+	for (size_t off = 0; off < len;) {
+		const char *l = buf + off;
+		const char *nl = memchr(l, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - l) : len - off;
+		off += n + (nl ? 1 : 0);
+		lineno++;
+		if (n >= sizeof line) {
+			rc = ft_bad(err, errlen, path, lineno, "line longer than 1023 characters");
+			goto out;
+		}
+		memcpy(line, l, n);
+		line[n] = 0;
+		char *s = line;
+		while (isspace((unsigned char)*s))
+			s++;
+		if (!*s || *s == '#')
+			continue;
+		char *bar = strrchr(s, '|');
+		if (!bar) {
+			/* Context switches ("1) a-1 => b-2"), separators, irq marks. */
+			if (strstr(s, "=>") || *s == '-' || strstr(s, "=====>") ||
+			    strstr(s, "<====="))
+				continue;
+			rc = ft_bad(err, errlen, path, lineno,
+				    "not a function_graph line (expected 'CPU) DURATION | "
+				    "function')");
+			goto out;
+		}
+		uint64_t t_ns = 0;
+		int has_time = ft_abstime(s, &t_ns);
+		if (has_time)
+			s = strchr(s, '|') + 1;
+		bar = strrchr(s, '|');
+		if (!bar) {
+			rc = ft_bad(err, errlen, path, lineno,
+				    "a timestamp but no 'CPU) DURATION | function' after it");
+			goto out;
+		}
+		*bar = 0;
+		char *fn = bar + 1;
+		while (isspace((unsigned char)*fn))
+			fn++;
+		size_t fl = strlen(fn);
+		while (fl && isspace((unsigned char)fn[fl - 1]))
+			fn[--fl] = 0;
+		/* CPU: the first "N)" before the bar. */
+		int cpu = 0;
+		for (char *q = s; *q; q++) {
+			if (isdigit((unsigned char)*q) &&
+			    (q == s || !isalnum((unsigned char)q[-1]))) {
+				char *e;
+				long v = strtol(q, &e, 10);
+				if (*e == ')') {
+					cpu = v >= 0 && v < FT_CPUS ? (int)v : 0;
+					break;
+				}
+			}
+		}
+		/* Duration: "[+!#*@$] 123.45 us" before the bar. */
+		double ms = NAN;
+		char *unit = strstr(s, " us");
+		double scale = 1e-3;
+		if (!unit) {
+			unit = strstr(s, " ms");
+			scale = 1;
+		}
+		if (unit && (unit[3] == 0 || isspace((unsigned char)unit[3]))) {
+			char *sp = unit;
+			while (sp > s && !isspace((unsigned char)sp[-1]))
+				sp--;
+			char num[48];
+			size_t nlen = (size_t)(unit - sp);
+			char *e;
+			if (nlen == 0 || nlen >= sizeof num) {
+				rc = ft_bad(err, errlen, path, lineno, "duration without a number");
+				goto out;
+			}
+			memcpy(num, sp, nlen);
+			num[nlen] = 0;
+			errno = 0;
+			double v = strtod(num, &e);
+			if (*e || errno || !isfinite(v)) {
+				char msg[128];
+				snprintf(msg, sizeof msg, "duration '%s' is not a number", num);
+				rc = ft_bad(err, errlen, path, lineno, msg);
+				goto out;
+			}
+			ms = v * scale;
+			if (ms < 0 || ms > PROFILE_MAX_MS) {
+				char msg[128];
+				snprintf(msg, sizeof msg, "duration %s %s is %s", num,
+					 scale == 1 ? "ms" : "us",
+					 ms < 0 ? "negative" : "absurd (over 10 minutes)");
+				rc = ft_bad(err, errlen, path, lineno, msg);
+				goto out;
+			}
+		}
+		struct ft_cpu *c = &cpus[cpu];
+		size_t nmlen = strcspn(fn, "(");
+		char name[64];
+		if (fn[0] == '}') {
+			/* Close: the duration belongs to the frame being closed. Output
+			 * that starts inside a call closes frames it never opened. */
+			if (!c->depth)
+				continue;
+			struct ft_frame fr = c->f[--c->depth];
+			if (isnan(ms))
+				continue;
+			/* The start: the opening line's time, else the close's minus
+			 * the duration. */
+			uint64_t dur = (uint64_t)llround(ms * 1e6);
+			uint64_t t0 = fr.has_time ? fr.t_ns : t_ns >= dur ? t_ns - dur : 0;
+			int ht = fr.has_time || has_time;
+			if (is_transmit(fr.name)) {
+				int outer = 0;
+				for (int d = 0; d < c->depth; d++)
+					outer |= is_transmit(c->f[d].name);
+				if (!outer && !fr.had_sample)
+					rc = ft_sample(&p, c, cpu, -1, 0, ms, lineno, ht, t0);
+			} else if (fr.fn >= 0 && !fr.had_sample) {
+				rc = ft_sample(&p, c, cpu, fr.fn, fr.session, ms, lineno, ht, t0);
+			}
+			if (rc)
+				goto out;
+			continue;
+		}
+		if (fn[0] == '/' || !fn[0] || nmlen == 0 || nmlen >= sizeof name || !fn[nmlen])
+			continue; /* trace_printk comments and the like */
+		memcpy(name, fn, nmlen);
+		name[nmlen] = 0;
+		int leaf = strstr(fn + nmlen, ");") != NULL;
+		int open = !leaf && strchr(fn + nmlen, '{') != NULL;
+		if (is_session_fn(name))
+			for (int d = 0; d < c->depth; d++)
+				c->f[d].session = 1;
+		if (open) {
+			if (c->depth == FT_DEPTH) {
+				rc = ft_bad(err, errlen, path, lineno,
+					    "calls nested deeper than 64");
+				goto out;
+			}
+			struct ft_frame *fr = &c->f[c->depth++];
+			memset(fr, 0, sizeof *fr);
+			strcpy(fr->name, name);
+			fr->fn = ftrace_fn(name);
+			fr->has_time = has_time;
+			fr->t_ns = t_ns;
+			continue;
+		}
+		if (!leaf || isnan(ms))
+			continue;
+		/* A leaf line carries the time the function was entered. */
+		if (is_transmit(name)) {
+			int outer = 0;
+			for (int d = 0; d < c->depth; d++)
+				outer |= is_transmit(c->f[d].name);
+			if (!outer)
+				rc = ft_sample(&p, c, cpu, -1, 0, ms, lineno, has_time, t_ns);
+		} else if (ftrace_fn(name) >= 0) {
+			rc = ft_sample(&p, c, cpu, ftrace_fn(name), 0, ms, lineno, has_time, t_ns);
+		}
+		if (rc)
+			goto out;
+	}
+out:
+	p.st->lines = lineno;
+	free(cpus);
+	return rc;
+}

@@ -1,0 +1,398 @@
+/* tpmtrace record --pcap-live IFACE: TPM traffic on TCP captured live with
+ * libpcap and decoded packet by packet exactly as `import pcap` decodes a
+ * file (recorder/pcap_import.h), into a trace of kind 'record'. */
+#include "record_pcap.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pcap/pcap.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "db/db.h"
+#include "db/writer.h"
+#include "recorder/pcap_import.h"
+#include "recorder/recorder.h"
+#include "recorder/redact.h"
+
+#define SUB "record"
+
+struct live {
+	struct recorder rec; /* writer, payload mode, redaction */
+	pcap_t *pc;
+	struct pcap_import *pi;
+	int dlt;
+	int nano;	   /* the capture's timestamps are in nanoseconds */
+	int64_t clock_off; /* CLOCK_MONOTONIC - capture clock, ns */
+	int cb_rc;
+	uint64_t packets;
+};
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- decoded traffic into the writer ---- */
+
+static int on_client(void *ctx, uint32_t id, const char *peer, uint64_t first_ns)
+{
+	struct live *l = ctx;
+	size_t pl = strlen(peer) + 1;
+	struct rec *r = writer_reserve(l->rec.w, REC_CLIENT, (uint32_t)(1 + pl));
+	if (!r)
+		return 0; /* dropped and counted by the writer */
+	r->client_id = id;
+	r->t_submit = first_ns;
+	r->cmd_len = (uint32_t)(1 + pl);
+	r->payload[0] = 0; /* no comm: a TCP peer */
+	memcpy(r->payload + 1, peer, pl);
+	writer_publish(l->rec.w);
+	return 0;
+}
+
+static int on_command(void *ctx, const struct pcap_tpm_cmd *c)
+{
+	struct live *l = ctx;
+	/* recorder_log() stores what a proxy would have: decoded columns, the
+	 * payload mode's bytes (redacted by default), NO_RESPONSE when there was
+	 * none. */
+	struct rec_timing tm = {
+	    .t_submit = c->t_submit_ns,
+	    .t_done = c->rsp ? c->t_done_ns : c->t_submit_ns,
+	    .rc = c->rsp ? 0 : -EPIPE,
+	};
+	recorder_log(&l->rec, c->client_id, c->locality < 0 ? 0 : (uint8_t)c->locality, c->cmd,
+		     c->cmd_len, c->rsp ? c->rsp : (const uint8_t *)"", c->rsp_len, &tm);
+	return 0;
+}
+
+static int on_event(void *ctx, const struct pcap_tpm_event *e)
+{
+	struct live *l = ctx;
+	writer_event(l->rec.w, e->t_ns, e->kind, e->detail, e->client_id);
+	return 0;
+}
+
+static void on_packet(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)
+{
+	struct live *l = (struct live *)user;
+	/* With nanosecond precision granted, tv_usec holds nanoseconds. */
+	uint64_t t = (uint64_t)h->ts.tv_sec * 1000000000ull +
+		     (uint64_t)h->ts.tv_usec * (l->nano ? 1u : 1000u);
+	l->packets++;
+	if (l->cb_rc)
+		return;
+	l->cb_rc = pcap_import_packet(l->pi, l->dlt, (uint64_t)((int64_t)t + l->clock_off), bytes,
+				      h->caplen, h->len);
+}
+
+/* Reads what the kernel holds now, without waiting. */
+static void drain(struct live *l)
+{
+	for (int quiet = 0; quiet < 3;) {
+		int n = pcap_dispatch(l->pc, -1, on_packet, (u_char *)l);
+		if (n > 0) {
+			quiet = 0;
+			continue;
+		}
+		if (n < 0)
+			break;
+		quiet++;
+		struct timespec ts = {0, 30 * 1000000};
+		nanosleep(&ts, NULL);
+	}
+}
+
+static const char live_usage[] =
+    "usage: tpmtrace record --pcap-live IFACE [--port N] [--mssim] [--db FILE]\n"
+    "                       [--payloads none|redacted|full] [--name NAME] [--quiet]\n"
+    "                       [-- COMMAND ARGS...]\n"
+    "\n"
+    "Captures TPM 2.0 traffic on TCP port N (default 2321) of interface IFACE with\n"
+    "libpcap, e.g. between a TSS and a networked simulator or swtpm on loopback,\n"
+    "and decodes it as 'tpmtrace import pcap' does (reassembly per connection, raw\n"
+    "or MS simulator framing, responses matched to commands; each connection is a\n"
+    "client). Needs CAP_NET_RAW. Times are capture times mapped onto the\n"
+    "monotonic clock; latency = response packet time - command packet time.\n"
+    "With --mssim, port N+1 is captured as the MS simulator's platform port\n"
+    "(its codes become events); swtpm's control port speaks another protocol\n"
+    "and is not captured.\n"
+    "\n"
+    "With -- COMMAND, runs COMMAND (it must reach the TPM itself, e.g. with\n"
+    "TPM2TOOLS_TCTI=swtpm:host=127.0.0.1,port=N), stops when it exits and returns\n"
+    "its exit status; otherwise captures until SIGINT or SIGTERM.\n"
+    "\n"
+    "Example:\n"
+    "  tpmtrace record --pcap-live lo --port 2321 --db lo.db -- \\\n"
+    "      sh -c 'TPM2TOOLS_TCTI=swtpm:host=127.0.0.1,port=2321 tpm2_getrandom 8'\n";
+
+int record_pcap_live(int argc, char **argv)
+{
+	const char *iface = NULL, *db_path = "tpmtrace.db", *name = NULL;
+	unsigned port = PCAP_IMPORT_DEFAULT_PORT;
+	int payloads = PAYLOADS_REDACTED, quiet = 0, mssim = 0, ret = 1, sfd = -1;
+	char err[512], ebuf[PCAP_ERRBUF_SIZE], source[128], filter[96];
+	struct live l;
+	struct writer *w = NULL;
+	struct bpf_program prog;
+	int have_prog = 0;
+	pid_t child = 0;
+	int child_status = 0, stop_signal = 0;
+	sigset_t mask, oldmask;
+	int64_t trace_id = 0;
+	sqlite3 *db = NULL;
+
+	memset(&l, 0, sizeof l);
+	enum { O_LIVE = 1, O_PORT, O_DB, O_PAYLOADS, O_NAME, O_QUIET, O_MSSIM, O_HELP };
+	static const struct option opts[] = {{"pcap-live", required_argument, 0, O_LIVE},
+					     {"port", required_argument, 0, O_PORT},
+					     {"db", required_argument, 0, O_DB},
+					     {"payloads", required_argument, 0, O_PAYLOADS},
+					     {"name", required_argument, 0, O_NAME},
+					     {"quiet", no_argument, 0, O_QUIET},
+					     {"mssim", no_argument, 0, O_MSSIM},
+					     {"help", no_argument, 0, O_HELP},
+					     {0, 0, 0, 0}};
+	int o;
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (o) {
+		case O_LIVE:
+			iface = optarg;
+			break;
+		case O_PORT: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || !v || v > 65534) {
+				fprintf(stderr,
+					"tpmtrace record: --port %s: not a TCP port below "
+					"65535\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			port = (unsigned)v;
+			break;
+		}
+		case O_DB:
+			db_path = optarg;
+			break;
+		case O_PAYLOADS:
+			payloads = payload_mode_parse(optarg);
+			if (payloads < 0) {
+				fprintf(stderr,
+					"tpmtrace record: --payloads takes none, redacted or "
+					"full\n");
+				return EXIT_USAGE;
+			}
+			break;
+		case O_NAME:
+			name = optarg;
+			break;
+		case O_QUIET:
+			quiet = 1;
+			break;
+		case O_MSSIM:
+			mssim = 1;
+			break;
+		case 'h':
+		case O_HELP:
+			fputs(live_usage, stdout);
+			return 0;
+		default:
+			fprintf(stderr, "tpmtrace record: option not valid with --pcap-live\n%s",
+				live_usage);
+			return EXIT_USAGE;
+		}
+	}
+	char **command = optind < argc ? argv + optind : NULL;
+	if (command && strcmp(argv[optind - 1], "--") != 0) {
+		fprintf(stderr,
+			"tpmtrace record: unexpected argument '%s' (a command to run goes "
+			"after --)\n",
+			argv[optind]);
+		return EXIT_USAGE;
+	}
+
+	/* Signals arrive through a signalfd; blocked before the writer thread
+	 * starts, which would otherwise take (and drop) SIGCHLD. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, &oldmask);
+
+	/* Capture first: a command started before the capture is active would
+	 * lose its first packets. */
+	l.pc = pcap_create(iface, ebuf);
+	if (!l.pc) {
+		die(SUB, "--pcap-live %s: %s", iface, ebuf);
+		goto out;
+	}
+	pcap_set_snaplen(l.pc, 262144);
+	pcap_set_promisc(l.pc, 0);
+	pcap_set_immediate_mode(l.pc, 1);
+	pcap_set_buffer_size(l.pc, 8 << 20);
+	pcap_set_tstamp_precision(l.pc, PCAP_TSTAMP_PRECISION_NANO);
+	int prc = pcap_activate(l.pc);
+	if (prc < 0) {
+		die(SUB, "--pcap-live %s: %s%s", iface, pcap_geterr(l.pc),
+		    prc == PCAP_ERROR_PERM_DENIED ? " (capturing needs CAP_NET_RAW)" : "");
+		goto out;
+	}
+	l.nano = pcap_get_tstamp_precision(l.pc) == PCAP_TSTAMP_PRECISION_NANO;
+	snprintf(filter, sizeof filter, mssim ? "tcp port %u or tcp port %u" : "tcp port %u", port,
+		 port + 1);
+	if (pcap_compile(l.pc, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) < 0 ||
+	    (have_prog = 1, pcap_setfilter(l.pc, &prog) < 0)) {
+		die(SUB, "--pcap-live %s: filter '%s': %s", iface, filter, pcap_geterr(l.pc));
+		goto out;
+	}
+	l.dlt = pcap_datalink(l.pc);
+	/* pcap_import handles the link types a pcap file may have; a live
+	 * loopback is DLT_EN10MB on Linux. */
+	l.clock_off = (int64_t)mono_ns() - (int64_t)realtime_ns();
+
+	if (db_open(db_path, DB_CREATE, &db, err, sizeof err)) {
+		die(SUB, "%s", err);
+		goto out;
+	}
+	snprintf(source, sizeof source, "pcap-live:%s tcp port %u", iface, port);
+	struct trace_info ti = {.name = name,
+				.kind = "record",
+				.source = source,
+				.payloads = payload_mode_str(payloads)};
+	trace_id = db_trace_begin(db, &ti);
+	if (trace_id < 0) {
+		die(SUB, "%s: cannot add a trace: %s", db_path, sqlite3_errmsg(db));
+		goto out;
+	}
+	db_close(db);
+	db = NULL;
+	struct writer_cfg wc = {.path = db_path, .trace_id = trace_id};
+	if (writer_start(&w, &wc, err, sizeof err)) {
+		die(SUB, "%s", err);
+		goto out;
+	}
+	recorder_init(&l.rec, w, NULL, payloads);
+	static const struct pcap_import_ops ops = {on_client, on_command, on_event};
+	struct pcap_import_cfg cfg = {.tpm_port = (uint16_t)port, .ts_res_ns = l.nano ? 1 : 1000};
+	if (pcap_import_new(&l.pi, &cfg, &ops, &l)) {
+		die(SUB, "out of memory");
+		goto out;
+	}
+	recorder_event(&l.rec, "record-start", source, 0);
+
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0 || pcap_setnonblock(l.pc, 1, ebuf) < 0) {
+		die(SUB, "signalfd/pcap_setnonblock failed");
+		goto out;
+	}
+	if (command) {
+		child = fork();
+		if (child < 0) {
+			die(SUB, "fork: %s", strerror(errno));
+			goto out;
+		}
+		if (child == 0) {
+			sigprocmask(SIG_SETMASK, &oldmask, NULL);
+			execvp(command[0], command);
+			fprintf(stderr, "tpmtrace record: cannot run %s: %s\n", command[0],
+				strerror(errno));
+			_exit(127);
+		}
+	} else if (!quiet) {
+		fprintf(stderr,
+			"tpmtrace record: capturing TPM traffic on %s, TCP port %u, into %s (trace "
+			"%lld); stop with Ctrl-C\n",
+			iface, port, db_path, (long long)trace_id);
+	}
+
+	struct pollfd pf[2] = {{.fd = pcap_get_selectable_fd(l.pc), .events = POLLIN},
+			       {.fd = sfd, .events = POLLIN}};
+	for (int done = 0; !done && !l.cb_rc;) {
+		int n = poll(pf, 2, pf[0].fd >= 0 ? 200 : 10);
+		if (n < 0 && errno != EINTR)
+			break;
+		pcap_dispatch(l.pc, -1, on_packet, (u_char *)&l);
+		struct signalfd_siginfo si;
+		while (read(sfd, &si, sizeof si) == sizeof si) {
+			if (si.ssi_signo == SIGCHLD) {
+				if (child > 0 && waitpid(child, &child_status, WNOHANG) == child) {
+					child = 0;
+					done = 1;
+				}
+			} else {
+				stop_signal = (int)si.ssi_signo;
+				if (child > 0)
+					kill(child, (int)si.ssi_signo);
+				else
+					done = 1;
+			}
+		}
+	}
+	drain(&l);
+	pcap_import_finish(l.pi);
+
+	struct pcap_stat ps = {0};
+	int have_ps = pcap_stats(l.pc, &ps) == 0;
+	if (have_ps && ps.ps_drop) {
+		char d[64];
+		snprintf(d, sizeof d, "%u packets dropped by the kernel", ps.ps_drop);
+		recorder_event(&l.rec, "capture_gap", d, 0);
+	}
+	recorder_event(&l.rec, "record-stop", stop_signal ? strsignal(stop_signal) : NULL, 0);
+	struct pcap_import_stats st;
+	pcap_import_get_stats(l.pi, &st);
+	struct writer_stats ws = {0};
+	int src = writer_stop(w, "complete", &ws);
+	w = NULL;
+	if (src)
+		fprintf(stderr, "tpmtrace record: could not finalize trace %lld in %s\n",
+			(long long)trace_id, db_path);
+	if (!quiet || ws.dropped || (have_ps && ps.ps_drop))
+		fprintf(stderr,
+			"tpmtrace record: trace %lld: %" PRIu64 " packets, %" PRIu64
+			" TPM segments, %" PRIu64 " commands (%" PRIu64 " malformed, %" PRIu64
+			" without response), %" PRIu64 " clients; %llu rows dropped by the "
+			"writer, %u packets dropped by the kernel\n",
+			(long long)trace_id, l.packets, st.tpm_packets, st.commands, st.malformed,
+			st.no_response, st.clients, (unsigned long long)ws.dropped,
+			have_ps ? ps.ps_drop : 0);
+	if (command) {
+		if (WIFEXITED(child_status))
+			ret = WEXITSTATUS(child_status);
+		else if (WIFSIGNALED(child_status))
+			ret = 128 + WTERMSIG(child_status);
+	} else {
+		ret = l.cb_rc ? 1 : 0;
+	}
+out:
+	if (child > 0) {
+		kill(child, SIGTERM);
+		waitpid(child, NULL, 0);
+	}
+	if (w)
+		writer_stop(w, "incomplete", NULL);
+	pcap_import_free(l.pi);
+	if (have_prog)
+		pcap_freecode(&prog);
+	if (l.pc)
+		pcap_close(l.pc);
+	db_close(db);
+	if (sfd >= 0)
+		close(sfd);
+	return ret;
+}
