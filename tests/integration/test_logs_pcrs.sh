@@ -5,6 +5,7 @@
 # read with tpm2_pcrread after tpm2_pcrextend of random digests.
 set -u
 : "${TPMTRACE:?}" "${TPMTRACE_SHARED_DATA:?}"
+[ -d "$TPMTRACE_SHARED_DATA" ] || { echo "SKIPPED: the shared test data is not at $TPMTRACE_SHARED_DATA"; exit 77; }
 for t in tpm2_eventlog tpm2_pcrextend tpm2_pcrread swtpm xxd openssl; do
 	command -v $t >/dev/null || { echo "SKIPPED: $t not installed"; exit 77; }
 done

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int tl_failures;
 int tl_checks;
@@ -23,8 +24,15 @@ void tl_skip(const char *why)
 const char *tl_shared_data(void)
 {
 	const char *d = getenv("TPMTRACE_SHARED_DATA");
+	struct stat st;
 	if (!d || !*d)
 		tl_skip("TPMTRACE_SHARED_DATA is not set (run through ctest)");
+	if (stat(d, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		printf("SKIPPED: the shared test data is not at %s (it belongs beside the "
+		       "checkout, in ../shared/data)\n",
+		       d);
+		exit(77);
+	}
 	return d;
 }
 
