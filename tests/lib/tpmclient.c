@@ -160,7 +160,7 @@ static int exchange(int fd, int mssim, const uint8_t *cmd, size_t len, uint8_t *
 	return read_tpm_message(fd, rsp, cap, rlen, 30000);
 }
 
-static int serve(const char *spec)
+static int serve(const char *spec, int garbage)
 {
 	struct endpoint ep;
 	char err[256];
@@ -173,12 +173,17 @@ static int serve(const char *spec)
 	int fl = fcntl(lfd, F_GETFL);
 	fcntl(lfd, F_SETFL, fl & ~O_NONBLOCK);
 	static const uint8_t ok[10] = {0x80, 0x01, 0, 0, 0, 10, 0, 0, 0, 0};
+	/* --serve-garbage: framed, claims success, and holds nothing a TPM
+	 * would send (a target that answers nonsense). */
+	static const uint8_t junk[17] = {0x80, 0x02, 0,	   0,	 0,    17,   0,	   0,	0,
+					 0,    0xde, 0xad, 0xbe, 0xef, 0xff, 0xff, 0x7f};
 	uint8_t buf[TPM_MAX_MESSAGE + 64];
 	size_t len;
 	while ((fd = accept(lfd, NULL, NULL)) >= 0) {
 		set_nodelay(fd);
 		while (read_tpm_message(fd, buf, sizeof buf, &len, -1) == 0)
-			if (write_full(fd, ok, sizeof ok, 10000))
+			if (garbage ? write_full(fd, junk, sizeof junk, 10000)
+				    : write_full(fd, ok, sizeof ok, 10000))
 				break;
 		close(fd);
 	}
@@ -251,6 +256,7 @@ int main(int argc, char **argv)
 					     {"rtt", required_argument, 0, 'r'},
 					     {"quiet", no_argument, 0, 'q'},
 					     {"serve", required_argument, 0, 's'},
+					     {"serve-garbage", required_argument, 0, 'G'},
 					     {"tag", required_argument, 0, 't'},
 					     {"log", required_argument, 0, 'l'},
 					     {0, 0, 0, 0}};
@@ -284,7 +290,9 @@ int main(int argc, char **argv)
 			quiet = 1;
 			break;
 		case 's':
-			return serve(optarg);
+			return serve(optarg, 0);
+		case 'G':
+			return serve(optarg, 1);
 		case 't':
 			tag = (uint32_t)strtoul(optarg, NULL, 10);
 			break;
