@@ -25,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -172,6 +174,31 @@ static int serve(const char *spec, int garbage)
 	}
 	int fl = fcntl(lfd, F_GETFL);
 	fcntl(lfd, F_SETFL, fl & ~O_NONBLOCK);
+	if (garbage) {
+		/* tpm2-tss's swtpm TCTI wants a control channel too: one that
+		 * says yes to everything, served by a child. */
+		struct endpoint cep;
+		int cfd;
+		endpoint_ctrl_of(&ep, &cep);
+		if (endpoint_listen(&cep, &cfd, err, sizeof err)) {
+			fprintf(stderr, "tpmclient: --serve-garbage: %s\n", err);
+			return 2;
+		}
+		fcntl(cfd, F_SETFL, fcntl(cfd, F_GETFL) & ~O_NONBLOCK);
+		if (fork() == 0) {
+			static const uint8_t zero[4];
+			prctl(PR_SET_PDEATHSIG, SIGTERM); /* gone with the parent */
+			uint8_t req[4200];
+			while ((fd = accept(cfd, NULL, NULL)) >= 0) {
+				while (read(fd, req, sizeof req) > 0)
+					if (write_full(fd, zero, 4, 10000))
+						break;
+				close(fd);
+			}
+			_exit(0);
+		}
+		close(cfd);
+	}
 	static const uint8_t ok[10] = {0x80, 0x01, 0, 0, 0, 10, 0, 0, 0, 0};
 	/* --serve-garbage: framed, claims success, and holds nothing a TPM
 	 * would send (a target that answers nonsense). */
