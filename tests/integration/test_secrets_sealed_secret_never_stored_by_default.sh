@@ -54,9 +54,10 @@ forms() {
 	for s in "$SECRET" "$OBJPASS" "$OWNERPASS" "$NVPASS" "$NVDATA"; do printf '%s' "$s" | xxd -p | tr -d '\n'; echo; done
 	for f in "$@"; do xxd -p "$f" | tr -d '\n'; echo; done
 }
-# search HEXNEEDLES FILES...: how many needles (in any form) occur in the files
+# search HEXNEEDLES FILES...: how many needles (in any form) occur in the
+# files; their total length in bytes goes to $T/bytes
 search() {
-	local needles=$1 found=0 n f hay
+	local needles=$1 found=0 bytes=0 n f hay
 	shift
 	hay=$(cat "$@" 2>/dev/null | xxd -p | tr -d '\n')
 	while read -r n; do
@@ -67,16 +68,17 @@ search() {
 		lo=$(printf '%s' "$n" | xxd -p | tr -d '\n')                 # hex text, lower
 		u16=$(printf '%s' "$n" | sed 's/\(..\)/\100/g')              # UTF-16LE
 		for form in "$raw" "$up" "$lo" "$u16"; do
-			[[ $hay == *"$form"* ]] && { found=$((found + 1)); echo "found $n" >&2; continue 2; }
+			[[ $hay == *"$form"* ]] && { found=$((found + 1)); bytes=$((bytes + ${#n} / 2)); echo "found $n" >&2; continue 2; }
 		done
 		# base64 at the three alignments (drop edge characters)
 		for skip in 0 1 2; do
 			b64=$(printf '%s' "$n" | xxd -r -p | tail -c +$((skip + 1)) | base64 -w0 | cut -c2- | rev | cut -c4- | rev)
 			[ ${#b64} -ge 8 ] || continue
 			b64=$(printf '%s' "$b64" | xxd -p | tr -d '\n')
-			[[ $hay == *"$b64"* ]] && { found=$((found + 1)); echo "found $n (base64)" >&2; continue 2; }
+			[[ $hay == *"$b64"* ]] && { found=$((found + 1)); bytes=$((bytes + ${#n} / 2)); echo "found $n (base64)" >&2; continue 2; }
 		done
 	done <"$needles"
+	echo $bytes >"$T/bytes"
 	echo $found
 }
 
@@ -97,6 +99,7 @@ forms "$T/red/random" "$T/red/random2" >"$T/red/needles"
 check "redacted: WAL copied while live" [ -s "$T/red/live/trace.db-wal" ]
 files=("$T/red/live/"trace.db* "$T/red/db/"*)
 expect_eq "redacted: secrets found in the database, WAL, shm, journal" "$(search "$T/red/needles" "${files[@]}")" 0
+echo "secret bytes found with default settings: $(cat "$T/bytes") of $(awk '{n += length($0) / 2} END {print n}' "$T/red/needles")"
 db=$T/red/db/trace.db
 check "redacted: rows have payloads" [ "$(sqlite3 "$db" "SELECT count(*) FROM command WHERE cmd IS NOT NULL")" -gt 10 ]
 check "redacted: some rows were redacted" [ "$(sqlite3 "$db" "SELECT count(*) FROM command WHERE flags & 1")" -ge 5 ]
@@ -121,6 +124,7 @@ expect_eq "full: workload exit status" "$?" 0
 forms "$T/full/random" "$T/full/random2" >"$T/full/needles"
 found=$(search "$T/full/needles" "$T/full/live/"trace.db* "$T/full/db/"*)
 check "full: the search finds the secrets ($found of 7)" [ "$found" -ge 5 ]
+echo "secret bytes found with --payloads full: $(cat "$T/bytes")"
 check "full: the sealed secret itself is found" bash -c "grep -qa -- '$SECRET' '$T/full/live/'trace.db* '$T/full/db/'*"
 expect_eq "full: warns exactly once" "$(grep -c 'secrets' "$T/full/err")" 1
 
