@@ -1,7 +1,9 @@
 /* libFuzzer target: the command/response decoder and the redaction that runs
  * on every recorded message (model/decode.c, recorder/redact.c).
- * Input: 4 bytes of command code for the response, then a command; the same
- * bytes, shifted, are also decoded as a response. Properties checked beyond
+ * Input: 1 byte of flags (bit 0: make the size field match the length, so
+ * that the fuzzer reaches past the header at once), 4 bytes of command code
+ * for the response, then a command; the same bytes are also decoded as a
+ * response. Properties checked beyond
  * memory safety: redaction never changes a message's size or structure (a
  * message that parsed parses again to the same layout), and only zeroes. */
 #include <stdlib.h>
@@ -13,14 +15,17 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static uint8_t buf[65536 + 8];
+	static uint8_t buf[65536 + 8], in[65536 + 8];
 	struct tpm_cmd c, c2;
 	struct tpm_rsp r;
-	if (size < 4 || size > 65536)
+	if (size < 5 || size > 65536)
 		return 0;
-	uint32_t rsp_cc = wire_get_u32(data);
-	const uint8_t *msg = data + 4;
-	size_t len = size - 4;
+	uint32_t rsp_cc = wire_get_u32(data + 1);
+	size_t len = size - 5;
+	memcpy(in, data + 5, len);
+	if ((data[0] & 1) && len >= 6)
+		wire_put_u32(in + 2, (uint32_t)len);
+	const uint8_t *msg = in;
 
 	tpm_cmd_decode(msg, len, &c);
 	memcpy(buf, msg, len);

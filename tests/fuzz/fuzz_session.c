@@ -5,7 +5,8 @@
  * every response it can lay out, so that the decryption path behind a valid
  * HMAC is reached too; such a response must then never be refused as a
  * mismatch (-EBADMSG).
- * Input: [0] hash (low 2 bits) and encrypt (bit 2), [1] command index,
+ * Input: [0] hash (low 2 bits), encrypt (bit 2), make the size field match
+ * the length (bit 3), [1] command index,
  * [2] session key length, [3] authValue length, key, authValue, nonceCaller
  * (16 bytes), then the response. */
 #include <errno.h>
@@ -94,6 +95,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(s.nonce_caller, nc, 16);
 		s.nonce_caller_len = 16;
 		memcpy(rsp, body, len);
+		if ((data[0] & 8) && len >= 6)
+			wire_put_u32(rsp + 2, (uint32_t)len);
 		int wrote = fixed && fix_hmac(&s, &c, cc, auth, alen, rsp, len);
 		int rc = sess_rsp_open(&s, &c, cc, auth, alen, rsp, len, &params, &plen);
 		if (rc == 0 && (params < rsp || params + plen > rsp + len))
