@@ -48,6 +48,7 @@ struct writer {
 	sqlite3_stmt *ins_cmd, *ins_ev, *ins_client;
 	int failing;
 	unsigned stall_ms; /* fault injection: TPMTRACE_FAULT_WRITER_STALL_MS */
+	unsigned stall_every_ms; /* ... once per this period (0: before every batch) */
 };
 
 static void sleep_us(unsigned us)
@@ -201,6 +202,7 @@ static void *writer_main(void *arg)
 	struct writer *w = arg;
 	unsigned idle = IDLE_SLEEP_MIN_US;
 	uint64_t last_commit = mono_ns();
+	uint64_t last_stall = last_commit;
 
 	for (;;) {
 		uint64_t h = atomic_load_explicit(&w->head, memory_order_acquire);
@@ -221,8 +223,12 @@ static void *writer_main(void *arg)
 			sleep_us(BATCH_POLL_US);
 			continue;
 		}
-		if (w->stall_ms)
+		if (w->stall_ms &&
+		    (!w->stall_every_ms ||
+		     mono_ns() - last_stall >= (uint64_t)w->stall_every_ms * 1000000u)) {
 			sleep_us(w->stall_ms * 1000u);
+			last_stall = mono_ns();
+		}
 		uint64_t n = h - t;
 		if (n > BATCH_MAX)
 			n = BATCH_MAX;
@@ -324,6 +330,10 @@ int writer_start(struct writer **out, const struct writer_cfg *cfg, char *err, s
 	stall = getenv("TPMTRACE_FAULT_WRITER_STALL_MS");
 	if (stall)
 		w->stall_ms = (unsigned)strtoul(stall, NULL, 10);
+	/* A periodic stall (a slow disk now and then) rather than a slow one. */
+	stall = getenv("TPMTRACE_FAULT_WRITER_STALL_EVERY_MS");
+	if (stall)
+		w->stall_every_ms = (unsigned)strtoul(stall, NULL, 10);
 	rc = db_open(cfg->path, DB_WRITE, &w->db, err, errlen);
 	if (rc)
 		goto fail;

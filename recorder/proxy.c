@@ -12,93 +12,17 @@
 
 #include "model/decode.h"
 #include "model/wire.h"
+#include "recorder/proxy_frame.h"
 
-#define MAX_LISTEN 8
-#define MAX_CONN 1024
-#define IN_CAP (TPM_MAX_MESSAGE + 64)
+#define MAX_LISTEN		8
+#define MAX_CONN		1024
+#define IN_CAP			(TPM_MAX_MESSAGE + 64)
 #define CLIENT_WRITE_TIMEOUT_MS 2000
-
-/* MS simulator codes (ms-tpm-20-ref TpmTcpProtocol.h). */
-enum {
-	MS_SIGNAL_POWER_ON = 1,
-	MS_SIGNAL_POWER_OFF = 2,
-	MS_SIGNAL_PHYS_PRES_ON = 3,
-	MS_SIGNAL_PHYS_PRES_OFF = 4,
-	MS_SIGNAL_HASH_START = 5,
-	MS_SIGNAL_HASH_DATA = 6,
-	MS_SIGNAL_HASH_END = 7,
-	MS_SEND_COMMAND = 8,
-	MS_SIGNAL_CANCEL_ON = 9,
-	MS_SIGNAL_CANCEL_OFF = 10,
-	MS_SIGNAL_NV_ON = 11,
-	MS_SIGNAL_NV_OFF = 12,
-	MS_SIGNAL_KEY_CACHE_ON = 13,
-	MS_SIGNAL_KEY_CACHE_OFF = 14,
-	MS_REMOTE_HANDSHAKE = 15,
-	MS_SET_ALTERNATIVE_RESULT = 16,
-	MS_SIGNAL_RESET = 17,
-	MS_SIGNAL_RESTART = 18,
-	MS_SESSION_END = 20,
-	MS_STOP = 21,
-	MS_GET_COMMAND_RESPONSE_SIZES = 25,
-	MS_TEST_FAILURE_MODE = 30,
-};
-
-static const char *ms_name(uint32_t c)
-{
-	switch (c) {
-	case MS_SIGNAL_POWER_ON:
-		return "POWER_ON";
-	case MS_SIGNAL_POWER_OFF:
-		return "POWER_OFF";
-	case MS_SIGNAL_PHYS_PRES_ON:
-		return "PHYS_PRES_ON";
-	case MS_SIGNAL_PHYS_PRES_OFF:
-		return "PHYS_PRES_OFF";
-	case MS_SIGNAL_HASH_START:
-		return "HASH_START";
-	case MS_SIGNAL_HASH_DATA:
-		return "HASH_DATA";
-	case MS_SIGNAL_HASH_END:
-		return "HASH_END";
-	case MS_SIGNAL_CANCEL_ON:
-		return "CANCEL_ON";
-	case MS_SIGNAL_CANCEL_OFF:
-		return "CANCEL_OFF";
-	case MS_SIGNAL_NV_ON:
-		return "NV_ON";
-	case MS_SIGNAL_NV_OFF:
-		return "NV_OFF";
-	case MS_SIGNAL_KEY_CACHE_ON:
-		return "KEY_CACHE_ON";
-	case MS_SIGNAL_KEY_CACHE_OFF:
-		return "KEY_CACHE_OFF";
-	case MS_REMOTE_HANDSHAKE:
-		return "REMOTE_HANDSHAKE";
-	case MS_SET_ALTERNATIVE_RESULT:
-		return "SET_ALTERNATIVE_RESULT";
-	case MS_SIGNAL_RESET:
-		return "RESET";
-	case MS_SIGNAL_RESTART:
-		return "RESTART";
-	case MS_SESSION_END:
-		return "SESSION_END";
-	case MS_STOP:
-		return "STOP";
-	case MS_GET_COMMAND_RESPONSE_SIZES:
-		return "GET_COMMAND_RESPONSE_SIZES";
-	case MS_TEST_FAILURE_MODE:
-		return "TEST_FAILURE_MODE";
-	}
-	return "UNKNOWN";
-}
-
-enum conn_mode { MODE_UNKNOWN = 0, MODE_RAW, MODE_MSSIM };
 
 struct conn {
 	int fd;
 	enum listen_kind kind;
-	enum conn_mode mode;
+	enum frame_mode mode;
 	uint32_t client;
 	size_t in_len;
 	uint8_t in[IN_CAP];
@@ -117,7 +41,7 @@ struct proxy {
 	struct conn *conns[MAX_CONN];
 	unsigned n_conns;
 	uint8_t locality; /* set through the control channel for raw clients */
-	int powered;      /* MS simulator power state as seen by platform clients */
+	int powered;	  /* MS simulator power state as seen by platform clients */
 	uint8_t rsp[TPM_MAX_MESSAGE + 16];
 };
 
@@ -174,7 +98,7 @@ static void accept_one(struct proxy *p, struct listener *l)
 	}
 	c->fd = fd;
 	c->kind = l->kind;
-	c->mode = MODE_UNKNOWN;
+	c->mode = FRAME_MODE_UNKNOWN;
 	c->in_len = 0;
 	if (l->ep.is_unix) {
 		struct ucred cr;
@@ -200,7 +124,7 @@ static void accept_one(struct proxy *p, struct listener *l)
 /* Sends the response in the connection's framing. Returns 0 or -errno. */
 static int reply(struct conn *c, const uint8_t *rsp, size_t len)
 {
-	if (c->mode == MODE_MSSIM) {
+	if (c->mode == FRAME_MODE_MSSIM) {
 		/* u32 size | response | u32 0 (TpmTcpProtocol.h). */
 		uint8_t frame[TPM_MAX_MESSAGE + 24];
 		wire_put_u32(frame, (uint32_t)len);
@@ -234,100 +158,37 @@ static int forward(struct proxy *p, struct conn *c, uint8_t locality, const uint
 static int data_messages(struct proxy *p, struct conn *c, int eof)
 {
 	for (;;) {
-		if (c->in_len == 0)
-			return eof ? -1 : 0;
-		if (c->mode == MODE_UNKNOWN) {
-			/* MS-simulator framing starts with a small big-endian u32
-			 * code (8 = TPM_SEND_COMMAND); anything else is taken as a
-			 * raw command, as swtpm itself decides. */
-			if (c->in_len < 3)
-				return eof ? -1 : 0;
-			c->mode = !c->in[0] && !c->in[1] && !c->in[2] ? MODE_MSSIM : MODE_RAW;
-		}
-		if (c->mode == MODE_RAW) {
-			if (c->in_len < TPM_HEADER_SIZE) {
-				if (eof) {
-					recorder_malformed(p->rec, c->client, p->locality, c->in,
-							   c->in_len, TPM_MAL_SHORT_HEADER);
-					return -1;
-				}
-				return 0;
-			}
-			uint32_t size = wire_get_u32(c->in + 2);
-			if (size < TPM_HEADER_SIZE || size > TPM_MAX_MESSAGE) {
-				/* Cannot be framed: record what arrived, close. */
-				recorder_malformed(p->rec, c->client, p->locality, c->in,
-						   c->in_len,
-						   size < TPM_HEADER_SIZE ? TPM_MAL_SIZE_UNDER
-									  : TPM_MAL_TOO_LARGE);
-				return -1;
-			}
-			if (c->in_len < size) {
-				if (eof) {
-					recorder_malformed(p->rec, c->client, p->locality, c->in,
-							   c->in_len, TPM_MAL_SIZE_OVER);
-					return -1;
-				}
-				return 0;
-			}
-			/* A client sends one command and waits for its answer, so
-			 * bytes beyond the size field came with the same command:
-			 * hand the TPM all of them, as swtpm reading the socket
-			 * would, and let it answer TPM_RC_COMMAND_SIZE. */
-			size_t len = c->in_len > size ? c->in_len : size;
-			if (forward(p, c, p->locality, c->in, len))
-				return -1;
-			consume(c, len);
-			continue;
-		}
-		/* MS simulator framing on the command port. */
-		if (c->in_len < 4)
-			return eof ? -1 : 0;
-		uint32_t code = wire_get_u32(c->in);
-		if (code == MS_SEND_COMMAND) {
-			if (c->in_len < 9)
-				return eof ? -1 : 0;
-			uint8_t loc = c->in[4];
-			uint32_t size = wire_get_u32(c->in + 5);
-			if (size < TPM_HEADER_SIZE || size > TPM_MAX_MESSAGE) {
-				recorder_malformed(p->rec, c->client, loc, c->in + 9,
-						   c->in_len - 9,
-						   size < TPM_HEADER_SIZE ? TPM_MAL_SIZE_UNDER
-									  : TPM_MAL_TOO_LARGE);
-				return -1;
-			}
-			if (c->in_len < 9 + size) {
-				if (eof) {
-					recorder_malformed(p->rec, c->client, loc, c->in + 9,
-							   c->in_len - 9, TPM_MAL_SIZE_OVER);
-					return -1;
-				}
-				return 0;
-			}
-			if (forward(p, c, loc, c->in + 9, size))
-				return -1;
-			consume(c, 9 + size);
-			continue;
-		}
-		if (code == MS_REMOTE_HANDSHAKE) {
-			/* client version in, server version and capability flags out. */
-			if (c->in_len < 8)
-				return eof ? -1 : 0;
+		struct frame f;
+		frame_data(&c->mode, c->in, c->in_len, eof, p->locality, &f);
+		switch (f.what) {
+		case FRAME_MORE:
+			return 0;
+		case FRAME_CLOSE:
+			return -1;
+		case FRAME_MALFORMED:
+			/* Cannot be framed: record what arrived, close. */
+			recorder_malformed(p->rec, c->client, f.locality, c->in + f.off, f.len,
+					   f.reason);
+			return -1;
+		case FRAME_SESSION_END:
+			recorder_event(p->rec, "mssim", "SESSION_END", c->client);
+			return -1;
+		case FRAME_HANDSHAKE: {
 			uint8_t out[12];
 			wire_put_u32(out, 1);
 			wire_put_u32(out + 4, 0);
 			wire_put_u32(out + 8, 0);
-			consume(c, 8);
+			consume(c, f.consume);
 			if (write_full(c->fd, out, sizeof out, CLIENT_WRITE_TIMEOUT_MS))
 				return -1;
 			continue;
 		}
-		if (code == MS_SESSION_END) {
-			recorder_event(p->rec, "mssim", "SESSION_END", c->client);
-			return -1;
+		case FRAME_COMMAND:
+			if (forward(p, c, f.locality, c->in + f.off, f.len))
+				return -1;
+			consume(c, f.consume);
+			continue;
 		}
-		recorder_malformed(p->rec, c->client, p->locality, c->in, c->in_len,
-				   TPM_MAL_BAD_TAG);
 		return -1;
 	}
 }
@@ -339,15 +200,10 @@ static int ctrl_message(struct proxy *p, struct conn *c)
 	size_t rsp_len = 0;
 	char detail[64] = "";
 	struct transport *t = p->rec->backend;
+	uint32_t code;
 
-	if (c->in_len < 4)
+	if (frame_ctrl(c->in, c->in_len, &code, detail, sizeof detail))
 		return -1;
-	uint32_t code = wire_get_u32(c->in);
-	if (code == SWTPM_CMD_SET_LOCALITY && c->in_len >= 5) {
-		snprintf(detail, sizeof detail, "%u", c->in[4]);
-	} else if (code == SWTPM_CMD_INIT && c->in_len >= 8) {
-		snprintf(detail, sizeof detail, "flags=0x%x", wire_get_u32(c->in + 4));
-	}
 	char kind[48];
 	snprintf(kind, sizeof kind, "ctrl:%s", swtpm_ctrl_name(code));
 	recorder_event(p->rec, kind, detail[0] ? detail : NULL, c->client);
@@ -383,9 +239,14 @@ static uint32_t ctrl_simple(struct transport *t, uint32_t code, const uint8_t *a
 static int platform_messages(struct proxy *p, struct conn *c, int eof)
 {
 	struct transport *t = p->rec->backend;
-	while (c->in_len >= 4) {
+	for (;;) {
+		size_t used = 0;
+		int fr = frame_platform(c->in, c->in_len, &used);
+		if (fr < 0)
+			return -1;
+		if (fr == 0)
+			break;
 		uint32_t code = wire_get_u32(c->in);
-		size_t used = 4;
 		uint32_t result = 0;
 		uint8_t zero4[4] = {0};
 
@@ -415,23 +276,11 @@ static int platform_messages(struct proxy *p, struct conn *c, int eof)
 		case MS_SIGNAL_HASH_END:
 			result = ctrl_simple(t, SWTPM_CMD_HASH_END, NULL, 0);
 			break;
-		case MS_SIGNAL_HASH_DATA: {
-			if (c->in_len < 8)
-				return eof ? -1 : 0;
-			uint32_t n = wire_get_u32(c->in + 4);
-			if (n > 4096)
-				return -1;
-			if (c->in_len < 8 + n)
-				return eof ? -1 : 0;
-			result = ctrl_simple(t, SWTPM_CMD_HASH_DATA, c->in + 4, 4 + n);
-			used = 8 + n;
+		case MS_SIGNAL_HASH_DATA:
+			result = ctrl_simple(t, SWTPM_CMD_HASH_DATA, c->in + 4, used - 4);
 			break;
-		}
 		case MS_SET_ALTERNATIVE_RESULT:
 		case MS_TEST_FAILURE_MODE:
-			if (c->in_len < 8)
-				return eof ? -1 : 0;
-			used = 8;
 			break;
 		case MS_SESSION_END:
 			recorder_event(p->rec, "platform:SESSION_END", NULL, c->client);
@@ -441,7 +290,7 @@ static int platform_messages(struct proxy *p, struct conn *c, int eof)
 			wire_put_u32(out, TPM_MAX_MESSAGE);
 			wire_put_u32(out + 4, TPM_MAX_MESSAGE);
 			wire_put_u32(out + 8, 0);
-			consume(c, 4);
+			consume(c, used);
 			if (write_full(c->fd, out, sizeof out, CLIENT_WRITE_TIMEOUT_MS))
 				return -1;
 			continue;

@@ -60,6 +60,13 @@ static int cmd_first_param_secret(uint32_t cc)
 	case TPM_CC_HashSequenceStart:
 	case TPM_CC_Import:
 	case TPM_CC_Duplicate:
+	/* Data written to an NV index is what NV_Read returns (Part 3 31.7);
+	 * plaintext handed in for encryption (Part 3 14.2 RSA_Encrypt, 15.3
+	 * EncryptDecrypt2, 14.8 ECC_Encrypt). */
+	case TPM_CC_NV_Write:
+	case TPM_CC_RSA_Encrypt:
+	case TPM_CC_EncryptDecrypt2:
+	case TPM_CC_ECC_Encrypt:
 		return 1;
 	}
 	return 0;

@@ -1138,6 +1138,15 @@ static int unredact(struct rp *x, uint8_t *p, size_t *plen, size_t cap)
 		note(x, REPLAY_SUBSTITUTED, cc,
 		     "Duplicate: encryptionKeyIn redacted; an all-zero key of the same size used");
 		return 0;
+	case TPM_CC_NV_Write:
+	case TPM_CC_RSA_Encrypt:
+	case TPM_CC_EncryptDecrypt2:
+	case TPM_CC_ECC_Encrypt:
+		/* Data, not a key: zeros of the same size cost the TPM the same. */
+		note(x, REPLAY_SUBSTITUTED, cc,
+		     "%s: data redacted when recording; %zu zero bytes of the same size sent",
+		     tpm_cc_name(cc), n);
+		return 0;
 	}
 	note(x, REPLAY_REFUSED, cc, "%s: its secret first parameter was redacted when recording",
 	     tpm_cc_name(cc));

@@ -635,8 +635,13 @@ int sess_rsp_open(struct sess *s, struct sess_crypto *c, uint32_t cc, const uint
 	uint32_t trc = wire_u32(&r);
 	if (r.err || size != len)
 		return -EPROTO;
+	/* Response codes fit in 31 bits (Part 2 6.6); one that does not is not
+	 * a TPM's, and masking it could turn it into 0, "success" with no
+	 * parameters (found by tests/fuzz/fuzz_session.c). */
+	if (trc > 0x7fffffffu)
+		return -EPROTO;
 	if (trc)
-		return (int)(trc & 0x7fffffff);
+		return (int)trc;
 	if (tag != TPM_ST_SESSIONS)
 		return -EPROTO;
 	wire_skip(&r, 4u * info->handles_out);

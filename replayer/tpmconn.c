@@ -67,7 +67,10 @@ int tpmconn_rc(const struct tpmconn *t)
 {
 	if (t->rsp_len < TPM_HEADER_SIZE)
 		return -EPROTO;
-	return (int)(wire_get_u32(t->rsp + 6) & 0x7fffffff);
+	uint32_t rc = wire_get_u32(t->rsp + 6);
+	/* No TPM response code has bit 31 set (Part 2 6.6); masking it away
+	 * could read 0x80000000 as success. */
+	return rc > 0x7fffffffu ? -EPROTO : (int)rc;
 }
 
 /* Starts a command in t->cmd; the size is patched by cmd_send. */

@@ -11,7 +11,13 @@
  *
  * Commands: startup, getrandom, pcrextend (PCR 16, password session),
  * getcap (TPM_PROPERTIES), pcrread (sha256 PCR 16), big (a 4000-byte
- * TPM2_Hash; exercises large messages).
+ * TPM2_Hash; exercises large messages), readpublic (persistent 0x81000001),
+ * mix: PCR_Extend, GetRandom, GetCapability and ReadPublic in turn, each
+ * shaped by --tag K (GetRandom sizes and GetCapability properties follow a
+ * sequence that depends on K and the command number) and each answer checked
+ * against the command that was sent: an answer that belongs to another
+ * client's command is counted as wrong. --log FILE writes "cmdhex rsphex" per
+ * command, for comparison with the recorded rows.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -27,11 +35,44 @@
 #include "model/wire.h"
 #include "recorder/netutil.h"
 
-static size_t build(const char *name, uint8_t *b, size_t cap, uint32_t counter)
+/* --mix: what command i of client tag asks, so that its answer can be checked. */
+enum { MIX_EXTEND, MIX_RANDOM, MIX_CAP, MIX_PUBLIC };
+static unsigned mix_kind(uint32_t i, uint32_t tag)
+{
+	return (i + tag) % 4;
+}
+static uint16_t mix_random_size(uint32_t i, uint32_t tag)
+{
+	return (uint16_t)(1 + (i * 7 + tag) % 32);
+}
+static uint32_t mix_cap_property(uint32_t i, uint32_t tag)
+{
+	/* TPM_PT_FAMILY_INDICATOR .. TPM_PT_NV_BUFFER_MAX: all defined in
+	 * Part 2 6.13, so the TPM answers exactly the property asked for. */
+	return 0x100 + (i * 3 + tag) % 0x2C;
+}
+
+static size_t build(const char *name, uint8_t *b, size_t cap, uint32_t counter, uint32_t tag)
 {
 	struct wire_wr w;
 	wire_wr_init(&w, b, cap);
-	if (!strcmp(name, "startup")) {
+	if (!strcmp(name, "mix")) {
+		static const char *const kinds[] = {"pcrextend", "getrandom", "getcap1",
+						    "readpublic"};
+		unsigned k = mix_kind(counter, tag);
+		size_t n = build(kinds[k], b, cap, counter ^ (tag << 20), tag);
+		if (k == MIX_RANDOM)
+			wire_put_u16(b + 10, mix_random_size(counter, tag));
+		else if (k == MIX_CAP)
+			wire_put_u32(b + 14, mix_cap_property(counter, tag));
+		return n;
+	}
+	if (!strcmp(name, "readpublic")) {
+		wire_wr_u16(&w, TPM_ST_NO_SESSIONS);
+		wire_wr_u32(&w, 0);
+		wire_wr_u32(&w, TPM_CC_ReadPublic);
+		wire_wr_u32(&w, 0x81000001);
+	} else if (!strcmp(name, "startup")) {
 		wire_wr_u16(&w, TPM_ST_NO_SESSIONS);
 		wire_wr_u32(&w, 0);
 		wire_wr_u32(&w, TPM_CC_Startup);
@@ -55,13 +96,13 @@ static size_t build(const char *name, uint8_t *b, size_t cap, uint32_t counter)
 		wire_wr_u16(&w, 0x000B);
 		for (int i = 0; i < 32; i++)
 			wire_wr_u8(&w, (uint8_t)(counter >> (8 * (i % 4))));
-	} else if (!strcmp(name, "getcap")) {
+	} else if (!strcmp(name, "getcap") || !strcmp(name, "getcap1")) {
 		wire_wr_u16(&w, TPM_ST_NO_SESSIONS);
 		wire_wr_u32(&w, 0);
 		wire_wr_u32(&w, TPM_CC_GetCapability);
-		wire_wr_u32(&w, 6);     /* TPM_CAP_TPM_PROPERTIES */
+		wire_wr_u32(&w, 6);	/* TPM_CAP_TPM_PROPERTIES */
 		wire_wr_u32(&w, 0x100); /* PT_FIXED */
-		wire_wr_u32(&w, 8);
+		wire_wr_u32(&w, strcmp(name, "getcap") ? 1 : 8);
 	} else if (!strcmp(name, "pcrread")) {
 		wire_wr_u16(&w, TPM_ST_NO_SESSIONS);
 		wire_wr_u32(&w, 0);
@@ -121,28 +162,97 @@ static int exchange(int fd, int mssim, const uint8_t *cmd, size_t len, uint8_t *
 	return read_tpm_message(fd, rsp, cap, rlen, 30000);
 }
 
-static int serve(const char *spec)
+static int serve(const char *spec, int garbage)
 {
 	struct endpoint ep;
 	char err[256];
 	int lfd, fd;
-	if (endpoint_parse(spec, &ep, err, sizeof err) || endpoint_listen(&ep, &lfd, err, sizeof err)) {
+	if (endpoint_parse(spec, &ep, err, sizeof err) ||
+	    endpoint_listen(&ep, &lfd, err, sizeof err)) {
 		fprintf(stderr, "tpmclient: --serve: %s\n", err);
 		return 2;
 	}
 	int fl = fcntl(lfd, F_GETFL);
 	fcntl(lfd, F_SETFL, fl & ~O_NONBLOCK);
+	if (garbage) {
+		/* tpm2-tss's swtpm TCTI wants a control channel too: one that
+		 * says yes to everything, served by a child. */
+		struct endpoint cep;
+		int cfd;
+		endpoint_ctrl_of(&ep, &cep);
+		if (endpoint_listen(&cep, &cfd, err, sizeof err)) {
+			fprintf(stderr, "tpmclient: --serve-garbage: %s\n", err);
+			return 2;
+		}
+		fcntl(cfd, F_SETFL, fcntl(cfd, F_GETFL) & ~O_NONBLOCK);
+		if (fork() == 0) {
+			static const uint8_t zero[4];
+			prctl(PR_SET_PDEATHSIG, SIGTERM); /* gone with the parent */
+			uint8_t req[4200];
+			while ((fd = accept(cfd, NULL, NULL)) >= 0) {
+				while (read(fd, req, sizeof req) > 0)
+					if (write_full(fd, zero, 4, 10000))
+						break;
+				close(fd);
+			}
+			_exit(0);
+		}
+		close(cfd);
+	}
 	static const uint8_t ok[10] = {0x80, 0x01, 0, 0, 0, 10, 0, 0, 0, 0};
+	/* --serve-garbage: framed, claims success, and holds nothing a TPM
+	 * would send (a target that answers nonsense). */
+	static const uint8_t junk[17] = {0x80, 0x02, 0,	   0,	 0,    17,   0,	   0,	0,
+					 0,    0xde, 0xad, 0xbe, 0xef, 0xff, 0xff, 0x7f};
 	uint8_t buf[TPM_MAX_MESSAGE + 64];
 	size_t len;
 	while ((fd = accept(lfd, NULL, NULL)) >= 0) {
 		set_nodelay(fd);
 		while (read_tpm_message(fd, buf, sizeof buf, &len, -1) == 0)
-			if (write_full(fd, ok, sizeof ok, 10000))
+			if (garbage ? write_full(fd, junk, sizeof junk, 10000)
+				    : write_full(fd, ok, sizeof ok, 10000))
 				break;
 		close(fd);
 	}
 	return 0;
+}
+
+/* Checks that rsp answers command i of a --mix client with this tag.
+ * Returns NULL or what is wrong. */
+static const char *mix_check(uint32_t i, uint32_t tag, const uint8_t *rsp, size_t len, uint8_t *pub,
+			     size_t *pub_len)
+{
+	if (len < 10 || wire_get_u32(rsp + 2) != len)
+		return "bad header";
+	if (wire_get_u32(rsp + 6) != 0)
+		return "not TPM_RC_SUCCESS";
+	switch (mix_kind(i, tag)) {
+	case MIX_EXTEND:
+		/* parameterSize 0 and an empty password acknowledgement (Part 1 18.8). */
+		return len == 19 && wire_get_u16(rsp) == TPM_ST_SESSIONS
+			   ? NULL
+			   : "not a PCR_Extend answer";
+	case MIX_RANDOM: {
+		uint16_t n = mix_random_size(i, tag);
+		return len == 12u + n && wire_get_u16(rsp + 10) == n ? NULL
+								     : "GetRandom size differs";
+	}
+	case MIX_CAP:
+		/* moreData, capability, count, then TPMS_TAGGED_PROPERTY. */
+		return len == 27 && wire_get_u32(rsp + 11) == 6 && wire_get_u32(rsp + 15) == 1 &&
+			       wire_get_u32(rsp + 19) == mix_cap_property(i, tag)
+			   ? NULL
+			   : "GetCapability property differs";
+	case MIX_PUBLIC:
+		if (!*pub_len) {
+			memcpy(pub, rsp, len);
+			*pub_len = len;
+			return NULL;
+		}
+		return len == *pub_len && !memcmp(pub, rsp, len) ? NULL
+								 : "ReadPublic answer differs";
+	}
+	return "?";
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -153,7 +263,13 @@ static int cmp_u64(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	const char *spec = NULL, *cmdname = "getrandom", *hex = NULL, *rttfile = NULL;
+	const char *spec = NULL, *cmdname = "getrandom", *hex = NULL, *rttfile = NULL,
+		   *logfile = NULL;
+	uint32_t tag = 0;
+	FILE *logf = NULL;
+	uint8_t pub[TPM_MAX_MESSAGE];
+	size_t pub_len = 0;
+	long wrong = 0;
 	int mssim = 0, newconn = 0, quiet = 0, o;
 	long count = 1;
 	long expect_rc = 0;
@@ -167,6 +283,9 @@ int main(int argc, char **argv)
 					     {"rtt", required_argument, 0, 'r'},
 					     {"quiet", no_argument, 0, 'q'},
 					     {"serve", required_argument, 0, 's'},
+					     {"serve-garbage", required_argument, 0, 'G'},
+					     {"tag", required_argument, 0, 't'},
+					     {"log", required_argument, 0, 'l'},
 					     {0, 0, 0, 0}};
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (o) {
@@ -198,9 +317,18 @@ int main(int argc, char **argv)
 			quiet = 1;
 			break;
 		case 's':
-			return serve(optarg);
+			return serve(optarg, 0);
+		case 'G':
+			return serve(optarg, 1);
+		case 't':
+			tag = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
+		case 'l':
+			logfile = optarg;
+			break;
 		default:
-			fprintf(stderr, "usage: see the comment at the top of tests/lib/tpmclient.c\n");
+			fprintf(stderr,
+				"usage: see the comment at the top of tests/lib/tpmclient.c\n");
 			return 2;
 		}
 	}
@@ -241,8 +369,13 @@ int main(int argc, char **argv)
 	}
 	uint64_t *rtt = calloc((size_t)count, sizeof *rtt);
 	long ok = 0;
+	int mix = !strcmp(cmdname, "mix");
+	if (logfile && !(logf = fopen(logfile, "w"))) {
+		fprintf(stderr, "tpmclient: %s: %s\n", logfile, strerror(errno));
+		return 2;
+	}
 	for (long i = 0; i < count; i++) {
-		clen = build(cmdname, cmd, sizeof cmd, (uint32_t)i);
+		clen = build(cmdname, cmd, sizeof cmd, (uint32_t)i, tag);
 		if (!clen) {
 			fprintf(stderr, "tpmclient: unknown command %s\n", cmdname);
 			return 2;
@@ -260,8 +393,22 @@ int main(int argc, char **argv)
 			fd = -1;
 			continue;
 		}
+		if (logf) {
+			for (size_t k = 0; k < clen; k++)
+				fprintf(logf, "%02X", cmd[k]);
+			fputc(' ', logf);
+			for (size_t k = 0; k < rlen; k++)
+				fprintf(logf, "%02X", rsp[k]);
+			fputc('\n', logf);
+		}
 		uint32_t got = rlen >= 10 ? wire_get_u32(rsp + 6) : 0xffffffff;
-		if (got == (uint32_t)expect_rc)
+		const char *why =
+		    mix ? mix_check((uint32_t)i, tag, rsp, rlen, pub, &pub_len) : NULL;
+		if (why) {
+			wrong++;
+			if (!quiet)
+				fprintf(stderr, "tpmclient: command %ld: %s\n", i, why);
+		} else if (mix || got == (uint32_t)expect_rc)
 			ok++;
 		else if (!quiet)
 			fprintf(stderr, "tpmclient: command %ld: rc 0x%x, expected 0x%lx\n", i, got,
@@ -280,9 +427,13 @@ int main(int argc, char **argv)
 		if (f)
 			fclose(f);
 	}
+	if (logf)
+		fclose(logf);
 	qsort(rtt, (size_t)count, sizeof *rtt, cmp_u64);
-	printf("sent %ld ok %ld median_us %.1f\n", count, ok,
-	       count ? (double)rtt[count / 2] / 1000.0 : 0.0);
+	printf("sent %ld ok %ld median_us %.1f p99_us %.1f max_us %.1f wrong %ld\n", count, ok,
+	       count ? (double)rtt[count / 2] / 1000.0 : 0.0,
+	       count ? (double)rtt[count * 99 / 100] / 1000.0 : 0.0,
+	       count ? (double)rtt[count - 1] / 1000.0 : 0.0, wrong);
 	free(rtt);
 	return ok == count ? 0 : 1;
 }

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <grp.h>
 
 #include "cli.h"
 #include "record_pcap.h"
@@ -27,6 +28,7 @@ static const char usage[] =
 	"                       [--payloads none|redacted|full] [--name NAME]\n"
 	"                       [--swtpm-state DIR] [--timeout MS] [--queue-size N] [--quiet]\n"
     "                       [--forward-only] [--emulate PROFILE [--emulate-seed N]]\n"
+    "                       [--mode OCTAL] [--group GROUP]\n"
 	"                       [-- COMMAND ARGS...]\n"
 	"       tpmtrace record --pcap-live IFACE [--port N] [--mssim] [--db FILE]\n"
 	"                       [--payloads MODE] [--name NAME] [--quiet] [-- COMMAND ARGS...]\n"
@@ -79,6 +81,11 @@ static const char usage[] =
     "  --pcap-live IFACE    no proxy: capture TPM traffic on TCP port N (--port,\n"
     "                       default 2321) of IFACE with libpcap and decode it as\n"
     "                       'import pcap' does ('record --pcap-live lo --help' for more)\n"
+    "  --mode OCTAL         permissions of the database and its -wal/-shm files\n"
+    "                       (default 0600: the trace may show what ran and when, even\n"
+    "                       redacted); e.g. 0640 with --group to let a group read it.\n"
+    "                       Only read/write bits; never world-writable\n"
+    "  --group GROUP        group (name or number) that owns the database files\n"
 	"  -h, --help           this text\n"
 	"\n"
 	"Examples:\n"
@@ -87,6 +94,24 @@ static const char usage[] =
 	"  tpmtrace record --spawn-swtpm --emulate slb9670-linux-integrity -- tpm2_pcrread\n"
 	"  tpmtrace record --pcap-live lo --port 2321 --db lo.db\n"
 	"\n" RECORD_QEMU_USAGE;
+
+/* Applies --mode/--group to the database and the WAL files SQLite made
+ * beside it (they are created with the database's mode: 0600). */
+static int widen_files(const char *db_path, long mode, gid_t gid)
+{
+	static const char *const suffix[] = {"", "-wal", "-shm"};
+	char p[4200];
+	for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
+		snprintf(p, sizeof p, "%s%s", db_path, suffix[i]);
+		if (gid != (gid_t)-1 && chown(p, (uid_t)-1, gid) && errno != ENOENT)
+			return die("record", "%s: cannot give it to group %u: %s", p, (unsigned)gid,
+				   strerror(errno));
+		if (mode >= 0 && chmod(p, (mode_t)mode) && errno != ENOENT)
+			return die("record", "%s: cannot set mode %04lo: %s", p, mode,
+				   strerror(errno));
+	}
+	return 0;
+}
 
 static int run(int argc, char **argv);
 const struct subcommand subcmd_record = {"record", run, "record TPM traffic through a proxy",
@@ -136,6 +161,8 @@ static int run(int argc, char **argv)
 	struct emulator em;
 	int have_em = 0;
 	char emdetail[400] = "";
+	long file_mode = -1;
+	gid_t file_gid = (gid_t)-1;
 	int64_t trace_id = 0;
 	char err[512], sockdir[64] = "", default_listen[128];
 	struct swtpm_child sw = {0};
@@ -162,7 +189,9 @@ static int run(int argc, char **argv)
 		O_QUEUE,
 		O_FWD,
 		O_EMU,
-		O_SEED
+		O_SEED,
+		O_MODE,
+		O_GROUP
 	};
 	static const struct option opts[] = {{"db", required_argument, 0, O_DB},
 					     {"spawn-swtpm", no_argument, 0, O_SPAWN},
@@ -178,6 +207,8 @@ static int run(int argc, char **argv)
 					     {"forward-only", no_argument, 0, O_FWD},
 					     {"emulate", required_argument, 0, O_EMU},
 					     {"emulate-seed", required_argument, 0, O_SEED},
+					     {"mode", required_argument, 0, O_MODE},
+					     {"group", required_argument, 0, O_GROUP},
 					     {0, 0, 0, 0}};
 	/* Between QEMU and swtpm: a mode of its own (record_qemu.c). */
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
@@ -250,6 +281,32 @@ static int run(int argc, char **argv)
 			have_seed = 1;
 			break;
 		}
+		case O_MODE: {
+			char *end;
+			file_mode = strtol(optarg, &end, 8);
+			if (*end || end == optarg || file_mode < 0 || (file_mode & ~0666) ||
+			    (file_mode & 0002) || !(file_mode & 0600))
+				return usage_error(
+				    &subcmd_record,
+				    "--mode takes octal read/write bits with the "
+				    "owner's rw and nothing world-writable (e.g. 0640), "
+				    "not '%s'",
+				    optarg);
+			break;
+		}
+		case O_GROUP: {
+			char *end;
+			struct group *g = getgrnam(optarg);
+			unsigned long n = strtoul(optarg, &end, 10);
+			if (g)
+				file_gid = g->gr_gid;
+			else if (!*end && end != optarg)
+				file_gid = (gid_t)n;
+			else
+				return usage_error(&subcmd_record, "--group: no group '%s'",
+						   optarg);
+			break;
+		}
 		case O_QUEUE:
 			queue = strtoul(optarg, NULL, 10);
 			if (queue < 2 || queue > (1u << 24) || (queue & (queue - 1)))
@@ -265,7 +322,7 @@ static int run(int argc, char **argv)
 	if (command && strcmp(argv[optind - 1], "--") != 0)
 		return usage_error(&subcmd_record,
 				   "unexpected argument '%s' (a command to run "
-						   "goes after --)",
+				   "goes after --)",
 				   argv[optind]);
 	if (spawn == !!backend)
 		return usage_error(&subcmd_record,
@@ -298,7 +355,7 @@ static int run(int argc, char **argv)
 	if (payloads == PAYLOADS_FULL)
 		fprintf(stderr,
 			"tpmtrace record: --payloads full: secrets (unsealed data, random "
-				"bytes, passwords, sensitive areas) will be stored in %s\n",
+			"bytes, passwords, sensitive areas) will be stored in %s\n",
 			db_path);
 
 	/* Signals arrive through a signalfd that the proxy loop watches. */
@@ -351,6 +408,9 @@ static int run(int argc, char **argv)
 			die("record", "%s", err);
 			goto out;
 		}
+		if ((file_mode >= 0 || file_gid != (gid_t)-1) &&
+		    widen_files(db_path, file_mode, file_gid))
+			goto out;
 	}
 	recorder_init(&rec, w, tr, payloads);
 	if (have_em)
@@ -438,7 +498,7 @@ static int run(int argc, char **argv)
 	} else if (!quiet) {
 		fprintf(stderr,
 			"tpmtrace record: recording into %s (trace %lld); clients: "
-				"TPM2TOOLS_TCTI=%s; stop with Ctrl-C\n",
+			"TPM2TOOLS_TCTI=%s; stop with Ctrl-C\n",
 			forward_only ? "nothing (--forward-only)" : db_path, (long long)trace_id,
 			tcti);
 	}

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Fault: the database is held by a long reader (a stock sqlite3 shell inside
+# BEGIN; SELECT ...; for 10 s) while 30,000 commands pass through the proxy.
+# With WAL the writer keeps committing (a fresh reader sees the rows grow),
+# nothing is dropped or warned about, no round trip waits, and the long
+# reader's snapshot stays the same throughout (it really held a transaction).
+. "$TPMTRACE_TEST_LIB/common.sh"
+need swtpm sqlite3
+
+N=30000
+start_swtpm "$T/sw"
+db=$T/locked.db
+record_bg "$db" --backend "swtpm:path=$T/sw/s.sock" --listen "unix:$T/p.sock"
+wait_for_socket "$T/p.sock"
+"$TPMCLIENT" --connect "unix:$T/p.sock" --cmd startup >/dev/null
+sleep 0.2
+expect_eq "journal mode" "$(sqlite3 "$db" "PRAGMA journal_mode")" wal
+
+{
+	echo "BEGIN;"
+	echo "SELECT count(*) FROM command;"
+	sleep 10
+	echo "SELECT count(*) FROM command;"
+	echo "COMMIT;"
+} | sqlite3 "$db" >"$T/reader.out" &
+reader=$!
+PIDS+=($reader)
+sleep 0.5
+
+"$TPMCLIENT" --connect "unix:$T/p.sock" --cmd pcrextend --count $N --rtt "$T/rtt" >"$T/client.out" &
+client=$!
+sleep 1
+c1=$(sqlite3 "$db" "SELECT count(*) FROM command")
+sleep 1
+c2=$(sqlite3 "$db" "SELECT count(*) FROM command")
+check "the writer keeps committing during the read ($c1 -> $c2 rows)" [ "$c2" -gt "$c1" ]
+check "every command answered" wait $client
+check "the long reader still holds its transaction" kill -0 $reader
+slow=$(awk '$1 > 500000000 {n++} END {print n+0}' "$T/rtt")
+expect_eq "no round trip over 500 ms" "$slow" 0
+echo "client: $(cat "$T/client.out")"
+sleep 0.5
+expect_eq "all rows committed while the reader holds its snapshot" \
+	"$(sqlite3 "$db" "SELECT count(*) FROM command")" $((N + 1))
+kill -TERM $RECORD_PID
+check "recorder exits 0 (reader still open)" wait $RECORD_PID
+wait $reader
+read -r before after <<<"$(tr '\n' ' ' <"$T/reader.out")"
+expect_eq "the long reader's snapshot did not move" "$after" "$before"
+check "no write failure reported" bash -c "! grep -q 'cannot write' '$T/record.err'"
+expect_eq "nothing dropped" "$(sqlite3 "$db" "SELECT dropped FROM trace")" 0
+expect_eq "trace closed" "$(sqlite3 "$db" "SELECT status FROM trace")" complete
+expect_eq "integrity" "$(sqlite3 "$db" 'PRAGMA integrity_check')" ok
+finish
