@@ -1,6 +1,7 @@
 /* tpmtrace record: the socket proxy in front of swtpm, recording into SQLite. */
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <grp.h>
 
 #include "cli.h"
 #include "db/db.h"
@@ -19,58 +19,59 @@
 #include "recorder/swtpm_spawn.h"
 
 static const char usage[] =
-    "usage: tpmtrace record [--db FILE] (--spawn-swtpm | --backend SPEC)\n"
-    "                       [--listen SPEC]... [--listen-mssim tcp:HOST:PORT]...\n"
-    "                       [--payloads none|redacted|full] [--name NAME]\n"
-    "                       [--swtpm-state DIR] [--timeout MS] [--queue-size N] [--quiet]\n"
-    "                       [--forward-only] [--mode OCTAL] [--group GROUP]\n"
-    "                       [-- COMMAND ARGS...]\n"
-    "\n"
-    "Records every TPM command and response that passes through a proxy in front of\n"
-    "swtpm, with monotonic timing, into a SQLite database. The proxy forwards every\n"
-    "byte unchanged; recording never blocks the TPM path (records are dropped and\n"
-    "counted if the database cannot keep up or fails).\n"
-    "\n"
-    "With -- COMMAND, runs COMMAND with TPM2TOOLS_TCTI and TCTI pointing at the proxy,\n"
-    "stops when it exits and returns its exit status (like strace or perf record).\n"
-    "Without it, records until SIGINT or SIGTERM and exits with everything committed.\n"
-    "\n"
-    "Options:\n"
-    "  --db FILE            database file, created 0600 if missing (default tpmtrace.db)\n"
-    "  --spawn-swtpm        start a private swtpm (fresh state, not started up: the\n"
-    "                       first command should be TPM2_Startup) and record in front of it\n"
-    "  --backend SPEC       an already running swtpm: swtpm:host=H,port=P (control at\n"
-    "                       P+1), swtpm:path=SOCK (control at SOCK.ctrl), tcp:H:P, unix:PATH\n"
-    "  --swtpm-state DIR    with --spawn-swtpm: keep swtpm's state in DIR\n"
-    "  --listen SPEC        where clients connect: tcp:HOST:PORT (swtpm control channel\n"
-    "                       forwarded on PORT+1) or unix:PATH (control at PATH.ctrl).\n"
-    "                       Raw TPM commands and MS-simulator framing are both accepted.\n"
-    "                       Default tcp:127.0.0.1:2321, or a private unix socket with\n"
-    "                       -- COMMAND. May be given several times.\n"
-    "  --listen-mssim tcp:HOST:PORT\n"
-    "                       serve the MS simulator's two ports (commands on PORT,\n"
-    "                       platform on PORT+1), mapped onto swtpm, for tpm2-tss's\n"
-    "                       mssim: TCTI. May be given several times.\n"
-    "  --payloads MODE      none: no raw bytes; redacted (default): raw bytes with\n"
-    "                       secrets zeroed (docs/security.md); full: everything, secrets\n"
-    "                       included (warns)\n"
-    "  --name NAME          a name for the trace\n"
-    "  --timeout MS         how long to wait for the backend's response (default 120000)\n"
-    "  --queue-size N       records the writer queue holds before it drops (a power of\n"
-    "                       two; default 4096)\n"
-    "  --quiet              no summary at exit\n"
-    "  --forward-only       proxy without recording (no database): the baseline that\n"
-    "                       tools/bench compares recording against\n"
-    "  --mode OCTAL         permissions of the database and its -wal/-shm files\n"
-    "                       (default 0600: the trace may show what ran and when, even\n"
-    "                       redacted); e.g. 0640 with --group to let a group read it.\n"
-    "                       Only read/write bits; never world-writable\n"
-    "  --group GROUP        group (name or number) that owns the database files\n"
-    "  -h, --help           this text\n"
-    "\n"
-    "Examples:\n"
-    "  tpmtrace record --spawn-swtpm --db boot.db -- tpm2_pcrread sha256:0,1\n"
-    "  tpmtrace record --backend swtpm:host=127.0.0.1,port=2321 --listen tcp:127.0.0.1:2331\n";
+	"usage: tpmtrace record [--db FILE] (--spawn-swtpm | --backend SPEC)\n"
+	"                       [--listen SPEC]... [--listen-mssim tcp:HOST:PORT]...\n"
+	"                       [--payloads none|redacted|full] [--name NAME]\n"
+	"                       [--swtpm-state DIR] [--timeout MS] [--queue-size N] [--quiet]\n"
+	"                       [--forward-only] [--mode OCTAL] [--group GROUP]\n"
+	"                       [-- COMMAND ARGS...]\n"
+	"\n"
+	"Records every TPM command and response that passes through a proxy in front of\n"
+	"swtpm, with monotonic timing, into a SQLite database. The proxy forwards every\n"
+	"byte unchanged; recording never blocks the TPM path (records are dropped and\n"
+	"counted if the database cannot keep up or fails).\n"
+	"\n"
+	"With -- COMMAND, runs COMMAND with TPM2TOOLS_TCTI and TCTI pointing at the proxy,\n"
+	"stops when it exits and returns its exit status (like strace or perf record).\n"
+	"Without it, records until SIGINT or SIGTERM and exits with everything committed.\n"
+	"\n"
+	"Options:\n"
+	"  --db FILE            database file, created 0600 if missing (default tpmtrace.db)\n"
+	"  --spawn-swtpm        start a private swtpm (fresh state, not started up: the\n"
+	"                       first command should be TPM2_Startup) and record in front of it\n"
+	"  --backend SPEC       an already running swtpm: swtpm:host=H,port=P (control at\n"
+	"                       P+1), swtpm:path=SOCK (control at SOCK.ctrl), tcp:H:P, unix:PATH\n"
+	"  --swtpm-state DIR    with --spawn-swtpm: keep swtpm's state in DIR\n"
+	"  --listen SPEC        where clients connect: tcp:HOST:PORT (swtpm control channel\n"
+	"                       forwarded on PORT+1) or unix:PATH (control at PATH.ctrl).\n"
+	"                       Raw TPM commands and MS-simulator framing are both accepted.\n"
+	"                       Default tcp:127.0.0.1:2321, or a private unix socket with\n"
+	"                       -- COMMAND. May be given several times.\n"
+	"  --listen-mssim tcp:HOST:PORT\n"
+	"                       serve the MS simulator's two ports (commands on PORT,\n"
+	"                       platform on PORT+1), mapped onto swtpm, for tpm2-tss's\n"
+	"                       mssim: TCTI. May be given several times.\n"
+	"  --payloads MODE      none: no raw bytes; redacted (default): raw bytes with\n"
+	"                       secrets zeroed (docs/security.md); full: everything, secrets\n"
+	"                       included (warns)\n"
+	"  --name NAME          a name for the trace\n"
+	"  --timeout MS         how long to wait for the backend's response (default 120000)\n"
+	"  --queue-size N       records the writer queue holds before it drops (a power of\n"
+	"                       two; default 4096); their raw bytes get 128 bytes a record\n"
+	"                       (at least 512 KiB, at most 64 MiB)\n"
+	"  --quiet              no summary at exit\n"
+	"  --forward-only       proxy without recording (no database): the baseline that\n"
+	"                       tools/bench compares recording against\n"
+	"  --mode OCTAL         permissions of the database and its -wal/-shm files\n"
+	"                       (default 0600: the trace may show what ran and when, even\n"
+	"                       redacted); e.g. 0640 with --group to let a group read it.\n"
+	"                       Only read/write bits; never world-writable\n"
+	"  --group GROUP        group (name or number) that owns the database files\n"
+	"  -h, --help           this text\n"
+	"\n"
+	"Examples:\n"
+	"  tpmtrace record --spawn-swtpm --db boot.db -- tpm2_pcrread sha256:0,1\n"
+	"  tpmtrace record --backend swtpm:host=127.0.0.1,port=2321 --listen tcp:127.0.0.1:2331\n";
 
 /* Applies --mode/--group to the database and the WAL files SQLite made
  * beside it (they are created with the database's mode: 0600). */
@@ -146,22 +147,8 @@ static int run(int argc, char **argv)
 	int ret = 1, rc;
 	sigset_t mask, oldmask;
 
-	enum {
-		O_DB = 1,
-		O_SPAWN,
-		O_BACKEND,
-		O_LISTEN,
-		O_MSSIM,
-		O_PAYLOADS,
-		O_NAME,
-		O_STATE,
-		O_TIMEOUT,
-		O_QUIET,
-		O_QUEUE,
-		O_FWD,
-		O_MODE,
-		O_GROUP
-	};
+	enum { O_DB = 1, O_SPAWN, O_BACKEND, O_LISTEN, O_MSSIM, O_PAYLOADS, O_NAME, O_STATE,
+	       O_TIMEOUT, O_QUIET, O_QUEUE, O_FWD, O_MODE, O_GROUP };
 	static const struct option opts[] = {{"db", required_argument, 0, O_DB},
 					     {"spawn-swtpm", no_argument, 0, O_SPAWN},
 					     {"backend", required_argument, 0, O_BACKEND},
@@ -229,13 +216,12 @@ static int run(int argc, char **argv)
 			char *end;
 			file_mode = strtol(optarg, &end, 8);
 			if (*end || end == optarg || file_mode < 0 || (file_mode & ~0666) ||
-			    (file_mode & 0002) || !(file_mode & 0600))
-				return usage_error(
-				    &subcmd_record,
-				    "--mode takes octal read/write bits with the "
-				    "owner's rw and nothing world-writable (e.g. 0640), "
-				    "not '%s'",
-				    optarg);
+			    (file_mode & 0002) || (file_mode & 0600) != 0600)
+				return usage_error(&subcmd_record,
+						   "--mode takes octal read/write bits with the "
+						   "owner's rw and nothing world-writable (e.g. 0640), "
+						   "not '%s'",
+						   optarg);
 			break;
 		}
 		case O_GROUP: {
@@ -247,8 +233,7 @@ static int run(int argc, char **argv)
 			else if (!*end && end != optarg)
 				file_gid = (gid_t)n;
 			else
-				return usage_error(&subcmd_record, "--group: no group '%s'",
-						   optarg);
+				return usage_error(&subcmd_record, "--group: no group '%s'", optarg);
 			break;
 		}
 		case O_QUEUE:
@@ -264,20 +249,17 @@ static int run(int argc, char **argv)
 	}
 	char **command = optind < argc ? argv + optind : NULL;
 	if (command && strcmp(argv[optind - 1], "--") != 0)
-		return usage_error(&subcmd_record,
-				   "unexpected argument '%s' (a command to run "
-				   "goes after --)",
+		return usage_error(&subcmd_record, "unexpected argument '%s' (a command to run "
+						   "goes after --)",
 				   argv[optind]);
 	if (spawn == !!backend)
-		return usage_error(&subcmd_record,
-				   "give exactly one of --spawn-swtpm and --backend");
+		return usage_error(&subcmd_record, "give exactly one of --spawn-swtpm and --backend");
 	if (state && !spawn)
 		return usage_error(&subcmd_record, "--swtpm-state goes with --spawn-swtpm");
 
 	if (payloads == PAYLOADS_FULL)
-		fprintf(stderr,
-			"tpmtrace record: --payloads full: secrets (unsealed data, random "
-			"bytes, passwords, sensitive areas) will be stored in %s\n",
+		fprintf(stderr, "tpmtrace record: --payloads full: secrets (unsealed data, random "
+				"bytes, passwords, sensitive areas) will be stored in %s\n",
 			db_path);
 
 	/* Signals arrive through a signalfd that the proxy loop watches. */
@@ -322,8 +304,15 @@ static int run(int argc, char **argv)
 		}
 		db_close(db);
 		db = NULL;
-		struct writer_cfg wc = {
-		    .path = db_path, .trace_id = trace_id, .queue_slots = (uint32_t)queue};
+		/* The payload ring grows with the queue (128 bytes a record, at
+		 * least the writer's default, at most 64 MiB), so that a larger
+		 * --queue-size holds more records with their bytes too. */
+		uint64_t ring = (uint64_t)queue * 128;
+		ring = ring < (512u << 10) ? 0 : ring > (64u << 20) ? (64u << 20) : ring;
+		struct writer_cfg wc = {.path = db_path,
+					.trace_id = trace_id,
+					.queue_slots = (uint32_t)queue,
+					.payload_bytes = (uint32_t)ring};
 		rc = writer_start(&w, &wc, err, sizeof err);
 		if (rc) {
 			die("record", "%s", err);
@@ -413,9 +402,8 @@ static int run(int argc, char **argv)
 			_exit(127);
 		}
 	} else if (!quiet) {
-		fprintf(stderr,
-			"tpmtrace record: recording into %s (trace %lld); clients: "
-			"TPM2TOOLS_TCTI=%s; stop with Ctrl-C\n",
+		fprintf(stderr, "tpmtrace record: recording into %s (trace %lld); clients: "
+				"TPM2TOOLS_TCTI=%s; stop with Ctrl-C\n",
 			forward_only ? "nothing (--forward-only)" : db_path, (long long)trace_id,
 			tcti);
 	}
