@@ -1,6 +1,7 @@
 /* tpmtrace replay: re-issue a stored trace against a TPM under a session
  * policy and store the run as a new trace (replayer/replay.h). */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,6 +268,10 @@ static int run(int argc, char **argv)
 					     {"auth", required_argument, 0, O_AUTH},
 					     {"json", no_argument, 0, O_JSON},
 					     {0, 0, 0, 0}};
+	/* A target that goes away mid-write must end the run with a message
+	 * and an incomplete trace, not kill tpmtrace: tss2's socket TCTIs
+	 * write without MSG_NOSIGNAL. */
+	signal(SIGPIPE, SIG_IGN);
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (o) {
