@@ -43,6 +43,8 @@ struct writer {
 	pthread_t thread;
 	pthread_t ckpt_thread;
 	int ckpt_started;
+	pthread_mutex_t ckpt_mu; /* with ckpt_cv: wakes the checkpointer at stop */
+	pthread_cond_t ckpt_cv;
 	sqlite3 *db;
 	sqlite3 *ckpt_db;
 	sqlite3_stmt *ins_cmd, *ins_ev, *ins_client;
@@ -281,16 +283,33 @@ static void *writer_main(void *arg)
 static void *checkpoint_main(void *arg)
 {
 	struct writer *w = arg;
-	unsigned waited = 0;
+	pthread_mutex_lock(&w->ckpt_mu);
 	while (!atomic_load(&w->stop)) {
-		sleep_us(50000);
-		waited += 50000;
-		if (waited < CHECKPOINT_EVERY_US)
-			continue;
-		waited = 0;
+		/* Sleeps until the next checkpoint is due, or until writer_stop
+		 * wakes it: stopping never waits out a sleep. */
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += (long)CHECKPOINT_EVERY_US * 1000;
+		ts.tv_sec += ts.tv_nsec / 1000000000;
+		ts.tv_nsec %= 1000000000;
+		pthread_cond_timedwait(&w->ckpt_cv, &w->ckpt_mu, &ts);
+		if (atomic_load(&w->stop))
+			break;
+		pthread_mutex_unlock(&w->ckpt_mu);
 		sqlite3_wal_checkpoint_v2(w->ckpt_db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+		pthread_mutex_lock(&w->ckpt_mu);
 	}
+	pthread_mutex_unlock(&w->ckpt_mu);
 	return NULL;
+}
+
+static void checkpoint_stop(struct writer *w)
+{
+	pthread_mutex_lock(&w->ckpt_mu);
+	atomic_store(&w->stop, 1);
+	pthread_cond_signal(&w->ckpt_cv);
+	pthread_mutex_unlock(&w->ckpt_mu);
+	pthread_join(w->ckpt_thread, NULL);
 }
 
 static const char ins_cmd_sql[] =
@@ -348,6 +367,12 @@ int writer_start(struct writer **out, const struct writer_cfg *cfg, char *err, s
 			    NULL) == SQLITE_OK) {
 		sqlite3_busy_timeout(w->ckpt_db, 1000);
 		db_exec(w->ckpt_db, "PRAGMA cache_size=-256", NULL, 0);
+		pthread_condattr_t ca;
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_mutex_init(&w->ckpt_mu, NULL);
+		pthread_cond_init(&w->ckpt_cv, &ca);
+		pthread_condattr_destroy(&ca);
 		if (pthread_create(&w->ckpt_thread, NULL, checkpoint_main, w) == 0)
 			w->ckpt_started = 1;
 	}
@@ -380,10 +405,8 @@ fail:
 		sqlite3_finalize(w->ins_cmd);
 		sqlite3_finalize(w->ins_ev);
 		sqlite3_finalize(w->ins_client);
-		if (w->ckpt_started) {
-			atomic_store(&w->stop, 1);
-			pthread_join(w->ckpt_thread, NULL);
-		}
+		if (w->ckpt_started)
+			checkpoint_stop(w);
 		sqlite3_close(w->ckpt_db);
 		db_close(w->db);
 		free(w->ring);
@@ -492,7 +515,7 @@ int writer_stop(struct writer *w, const char *status, struct writer_stats *final
 	atomic_store(&w->stop, 1);
 	pthread_join(w->thread, NULL);
 	if (w->ckpt_started)
-		pthread_join(w->ckpt_thread, NULL);
+		checkpoint_stop(w);
 	sqlite3_close(w->ckpt_db);
 	writer_get_stats(w, &st);
 	if (!status)

@@ -8,6 +8,7 @@
  * exactly as the tpmtrace command would (stdout and stderr closed by
  * -close_fd_mask). To cover another subcommand (report, once it exists), add
  * a line to openers[] and its subcmd_ declaration.
+ * FUZZ_DB_ONLY=NAME fuzzes one subcommand alone.
  * `replay` talks to an instant fake target served by a thread of this process
  * (every command answered TPM_RC_SUCCESS, every control message accepted). */
 #include <errno.h>
@@ -118,7 +119,11 @@ static void cleanup(void)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	snprintf(dir, sizeof dir, "%s/fuzzdb-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	/* Memory-backed when possible: each input writes a database and syncs. */
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp)
+		tmp = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+	snprintf(dir, sizeof dir, "%s/fuzzdb-XXXXXX", tmp);
 	if (strlen(dir) > 40 || !mkdtemp(dir))
 		abort();
 	snprintf(path, sizeof path, "%s/f.db", dir);
@@ -290,8 +295,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > 65536)
 		return 0;
 	build(data, size);
+	const char *only = getenv("FUZZ_DB_ONLY"); /* e.g. "replay": one subcommand */
 	for (size_t k = 0; k < sizeof openers / sizeof openers[0]; k++) {
 		char *argv[8];
+		if (only && strcmp(only, openers[k].argv[0]))
+			continue;
 		int argc = 0;
 		for (; openers[k].argv[argc]; argc++) {
 			const char *a = openers[k].argv[argc];

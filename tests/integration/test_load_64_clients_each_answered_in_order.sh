@@ -5,7 +5,10 @@
 # proxy against one swtpm. Every client checks each answer against the command
 # it sent; the database must hold exactly each client's commands and answers,
 # in the client's order (seq increasing per client), none lost, none twice; the
-# recorder's peak memory (VmHWM) stays bounded.
+# recorder's peak memory (VmHWM) stays bounded. Should the writer be starved of
+# CPU long enough to drop records (a busy machine, the sanitizer build), each
+# client's rows must still be its log in order with only the dropped ones
+# missing, and recorded + dropped = forwarded.
 . "$TPMTRACE_TEST_LIB/common.sh"
 need swtpm sqlite3 tpm2_createprimary
 
@@ -49,23 +52,39 @@ h=$(awk '/VmHWM/ {print $2}' "/proc/$RECORD_PID/status")
 kill -TERM $RECORD_PID
 check "recorder exits 0" wait $RECORD_PID
 echo "recorder peak RSS (VmHWM): $hwm_max kB with $CLIENTS clients"
-check "recorder memory bounded (VmHWM $hwm_max kB <= $HWM_MAX_KB kB)" [ "$hwm_max" -le $HWM_MAX_KB ]
+case ${TPMTRACE_TEST_BUILD:-} in
+*asan*) echo "memory bound not checked: ASan's shadow memory and quarantine dominate" ;;
+*) check "recorder memory bounded (VmHWM $hwm_max kB <= $HWM_MAX_KB kB)" [ "$hwm_max" -le $HWM_MAX_KB ] ;;
+esac
 
 q() { sqlite3 "$db" "$1"; }
-expect_eq "nothing dropped" "$(q "SELECT dropped FROM trace")" 0
-expect_eq "rows: one per command sent" "$(q "SELECT count(*) FROM command")" "$((CLIENTS * N))"
+read -r fwd rec drop <<<"$(sed -n 's/.* \([0-9]*\) commands forwarded, \([0-9]*\) recorded, \([0-9]*\) dropped.*/\1 \2 \3/p' "$T/record.err")"
+echo "forwarded $fwd, recorded $rec, dropped $drop"
+expect_eq "commands forwarded: every one sent" "$fwd" "$((CLIENTS * N))"
+expect_eq "recorded + dropped = forwarded" "$((rec + drop))" "$fwd"
+expect_eq "rows: one per command recorded" "$(q "SELECT count(*) FROM command")" "$rec"
 expect_eq "one client row per process" "$(q "SELECT count(*) FROM client WHERE comm='tpmclient'")" "$CLIENTS"
 bad=0
 for k in $(seq "$CLIENTS"); do
 	id=$(q "SELECT id FROM client WHERE pid=${pid_of[$k]}")
 	q "SELECT hex(cmd) || ' ' || hex(rsp) FROM command WHERE client_id=$id ORDER BY seq" >"$T/db.$k"
-	cmp -s "$T/log.$k" "$T/db.$k" || { bad=$((bad + 1)); echo "client $k differs" >&2; }
+	if [ "$drop" -eq 0 ]; then
+		cmp -s "$T/log.$k" "$T/db.$k" || { bad=$((bad + 1)); echo "client $k differs" >&2; }
+	else
+		# an ordered subsequence of the log: nothing foreign, nothing twice
+		awk 'NR == FNR { log_[NR] = $0; n = NR; next }
+			{ while (i < n && log_[++i] != $0) ; if (log_[i] != $0) bad = 1 }
+			END { exit bad }' "$T/log.$k" "$T/db.$k" ||
+			{ bad=$((bad + 1)); echo "client $k: rows not in its log's order" >&2; }
+	fi
 done
-expect_eq "each client's rows are exactly its commands and answers, in its order" "$bad" 0
-expect_eq "sequence numbers unique and without gaps" \
-	"$(q "SELECT count(DISTINCT seq) = count(*) AND max(seq) = count(*) FROM (SELECT seq FROM command UNION ALL SELECT seq FROM event)")" 1
-expect_eq "all four kinds of command, evenly" \
-	"$(q "SELECT group_concat(n) FROM (SELECT count(*) n FROM command GROUP BY cc ORDER BY cc)")" \
-	"$((CLIENTS * N / 4)),$((CLIENTS * N / 4)),$((CLIENTS * N / 4)),$((CLIENTS * N / 4))"
+expect_eq "each client's rows are its own commands and answers, in its order" "$bad" 0
+expect_eq "sequence numbers unique; the gaps are the drops" \
+	"$(q "SELECT count(DISTINCT seq) = count(*) AND max(seq) - count(*) = (SELECT dropped FROM trace) FROM (SELECT seq FROM command UNION ALL SELECT seq FROM event)")" 1
+if [ "$drop" -eq 0 ]; then
+	expect_eq "all four kinds of command, evenly" \
+		"$(q "SELECT group_concat(n) FROM (SELECT count(*) n FROM command GROUP BY cc ORDER BY cc)")" \
+		"$((CLIENTS * N / 4)),$((CLIENTS * N / 4)),$((CLIENTS * N / 4)),$((CLIENTS * N / 4))"
+fi
 expect_eq "integrity" "$(q 'PRAGMA integrity_check')" ok
 finish

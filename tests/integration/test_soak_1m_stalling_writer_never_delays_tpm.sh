@@ -65,6 +65,9 @@ expect_eq "rows stored = recorded" "$(q "SELECT count(*) FROM command")" "$rec"
 expect_eq "trace.dropped = every dropped record" "$(q "SELECT dropped FROM trace")" \
 	"$(q "SELECT max(seq) - count(*) FROM (SELECT seq FROM command UNION ALL SELECT seq FROM event)")"
 check "trace.dropped includes the dropped commands" [ "$(q "SELECT dropped FROM trace")" -ge "$drop" ]
-check "recorder memory bounded (VmHWM $hwm kB)" [ "$hwm" -le 32768 ]
+case ${TPMTRACE_TEST_BUILD:-} in
+*asan*) ;; # ASan's shadow memory and quarantine dominate the figure
+*) check "recorder memory bounded (VmHWM $hwm kB)" [ "$hwm" -le 32768 ] ;;
+esac
 expect_eq "integrity" "$(q 'PRAGMA integrity_check')" ok
 finish

@@ -7,7 +7,11 @@
  *   tpmclient --connect SPEC --hex HEXBYTES      one raw message, prints the answer
  *   tpmclient --serve unix:PATH|tcp:H:P          a backend that answers every raw
  *             command at once with TPM_RC_SUCCESS (for benchmarks of the proxy and
- *             writer alone; never used where a real TPM's answer matters)
+ *             writer alone; never used where a real TPM's answer matters), with a
+ *             control channel (PATH.ctrl, port+1) that accepts everything
+ *   tpmclient --serve-garbage SPEC   the same, answering framed nonsense (a
+ *             replay target that misbehaves)
+ *   --close-after N (before --serve*): answer N commands, then close and exit
  *
  * Commands: startup, getrandom, pcrextend (PCR 16, password session),
  * getcap (TPM_PROPERTIES), pcrread (sha256 PCR 16), big (a 4000-byte
@@ -162,6 +166,8 @@ static int exchange(int fd, int mssim, const uint8_t *cmd, size_t len, uint8_t *
 	return read_tpm_message(fd, rsp, cap, rlen, 30000);
 }
 
+static long close_after = -1; /* --close-after N: a target that goes away */
+
 static int serve(const char *spec, int garbage)
 {
 	struct endpoint ep;
@@ -174,7 +180,7 @@ static int serve(const char *spec, int garbage)
 	}
 	int fl = fcntl(lfd, F_GETFL);
 	fcntl(lfd, F_SETFL, fl & ~O_NONBLOCK);
-	if (garbage) {
+	{
 		/* tpm2-tss's swtpm TCTI wants a control channel too: one that
 		 * says yes to everything, served by a child. */
 		struct endpoint cep;
@@ -208,10 +214,21 @@ static int serve(const char *spec, int garbage)
 	size_t len;
 	while ((fd = accept(lfd, NULL, NULL)) >= 0) {
 		set_nodelay(fd);
-		while (read_tpm_message(fd, buf, sizeof buf, &len, -1) == 0)
+		while (read_tpm_message(fd, buf, sizeof buf, &len, -1) == 0) {
+			/* The last answer: stop reading first, so that a
+			 * client writing on this connection again gets EPIPE. */
+			if (close_after == 1)
+				shutdown(fd, SHUT_RD);
 			if (garbage ? write_full(fd, junk, sizeof junk, 10000)
 				    : write_full(fd, ok, sizeof ok, 10000))
 				break;
+			if (close_after > 0 && --close_after == 0) {
+				/* Answered, then gone: the client's next write
+				 * meets a closed socket. */
+				close(fd);
+				return 0;
+			}
+		}
 		close(fd);
 	}
 	return 0;
@@ -285,6 +302,7 @@ int main(int argc, char **argv)
 					     {"serve", required_argument, 0, 's'},
 					     {"serve-garbage", required_argument, 0, 'G'},
 					     {"tag", required_argument, 0, 't'},
+					     {"close-after", required_argument, 0, 'A'},
 					     {"log", required_argument, 0, 'l'},
 					     {0, 0, 0, 0}};
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -320,6 +338,9 @@ int main(int argc, char **argv)
 			return serve(optarg, 0);
 		case 'G':
 			return serve(optarg, 1);
+		case 'A':
+			close_after = strtol(optarg, NULL, 10);
+			break;
 		case 't':
 			tag = (uint32_t)strtoul(optarg, NULL, 10);
 			break;

@@ -1,6 +1,7 @@
 /* tpmtrace record: the socket proxy in front of swtpm, recording into SQLite. */
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <grp.h>
 
 #include "cli.h"
 #include "record_pcap.h"
@@ -23,51 +23,52 @@
 #include "replayer/emulate.h"
 
 static const char usage[] =
-	"usage: tpmtrace record [--db FILE] (--spawn-swtpm | --backend SPEC)\n"
-	"                       [--listen SPEC]... [--listen-mssim tcp:HOST:PORT]...\n"
-	"                       [--payloads none|redacted|full] [--name NAME]\n"
-	"                       [--swtpm-state DIR] [--timeout MS] [--queue-size N] [--quiet]\n"
+    "usage: tpmtrace record [--db FILE] (--spawn-swtpm | --backend SPEC)\n"
+    "                       [--listen SPEC]... [--listen-mssim tcp:HOST:PORT]...\n"
+    "                       [--payloads none|redacted|full] [--name NAME]\n"
+    "                       [--swtpm-state DIR] [--timeout MS] [--queue-size N] [--quiet]\n"
     "                       [--forward-only] [--emulate PROFILE [--emulate-seed N]]\n"
     "                       [--mode OCTAL] [--group GROUP]\n"
-	"                       [-- COMMAND ARGS...]\n"
-	"       tpmtrace record --pcap-live IFACE [--port N] [--mssim] [--db FILE]\n"
-	"                       [--payloads MODE] [--name NAME] [--quiet] [-- COMMAND ARGS...]\n"
-	"\n"
-	"Records every TPM command and response that passes through a proxy in front of\n"
-	"swtpm, with monotonic timing, into a SQLite database. The proxy forwards every\n"
-	"byte unchanged; recording never blocks the TPM path (records are dropped and\n"
-	"counted if the database cannot keep up or fails).\n"
-	"\n"
-	"With -- COMMAND, runs COMMAND with TPM2TOOLS_TCTI and TCTI pointing at the proxy,\n"
-	"stops when it exits and returns its exit status (like strace or perf record).\n"
-	"Without it, records until SIGINT or SIGTERM and exits with everything committed.\n"
-	"\n"
-	"Options:\n"
-	"  --db FILE            database file, created 0600 if missing (default tpmtrace.db)\n"
-	"  --spawn-swtpm        start a private swtpm (fresh state, not started up: the\n"
-	"                       first command should be TPM2_Startup) and record in front of it\n"
-	"  --backend SPEC       an already running swtpm: swtpm:host=H,port=P (control at\n"
-	"                       P+1), swtpm:path=SOCK (control at SOCK.ctrl), tcp:H:P, unix:PATH\n"
-	"  --swtpm-state DIR    with --spawn-swtpm: keep swtpm's state in DIR\n"
-	"  --listen SPEC        where clients connect: tcp:HOST:PORT (swtpm control channel\n"
-	"                       forwarded on PORT+1) or unix:PATH (control at PATH.ctrl).\n"
-	"                       Raw TPM commands and MS-simulator framing are both accepted.\n"
-	"                       Default tcp:127.0.0.1:2321, or a private unix socket with\n"
-	"                       -- COMMAND. May be given several times.\n"
-	"  --listen-mssim tcp:HOST:PORT\n"
-	"                       serve the MS simulator's two ports (commands on PORT,\n"
-	"                       platform on PORT+1), mapped onto swtpm, for tpm2-tss's\n"
-	"                       mssim: TCTI. May be given several times.\n"
-	"  --payloads MODE      none: no raw bytes; redacted (default): raw bytes with\n"
-	"                       secrets zeroed (docs/security.md); full: everything, secrets\n"
-	"                       included (warns)\n"
-	"  --name NAME          a name for the trace\n"
-	"  --timeout MS         how long to wait for the backend's response (default 120000)\n"
-	"  --queue-size N       records the writer queue holds before it drops (a power of\n"
-	"                       two; default 4096)\n"
-	"  --quiet              no summary at exit\n"
-	"  --forward-only       proxy without recording (no database): the baseline that\n"
-	"                       tools/bench compares recording against\n"
+    "                       [-- COMMAND ARGS...]\n"
+    "       tpmtrace record --pcap-live IFACE [--port N] [--mssim] [--db FILE]\n"
+    "                       [--payloads MODE] [--name NAME] [--quiet] [-- COMMAND ARGS...]\n"
+    "\n"
+    "Records every TPM command and response that passes through a proxy in front of\n"
+    "swtpm, with monotonic timing, into a SQLite database. The proxy forwards every\n"
+    "byte unchanged; recording never blocks the TPM path (records are dropped and\n"
+    "counted if the database cannot keep up or fails).\n"
+    "\n"
+    "With -- COMMAND, runs COMMAND with TPM2TOOLS_TCTI and TCTI pointing at the proxy,\n"
+    "stops when it exits and returns its exit status (like strace or perf record).\n"
+    "Without it, records until SIGINT or SIGTERM and exits with everything committed.\n"
+    "\n"
+    "Options:\n"
+    "  --db FILE            database file, created 0600 if missing (default tpmtrace.db)\n"
+    "  --spawn-swtpm        start a private swtpm (fresh state, not started up: the\n"
+    "                       first command should be TPM2_Startup) and record in front of it\n"
+    "  --backend SPEC       an already running swtpm: swtpm:host=H,port=P (control at\n"
+    "                       P+1), swtpm:path=SOCK (control at SOCK.ctrl), tcp:H:P, unix:PATH\n"
+    "  --swtpm-state DIR    with --spawn-swtpm: keep swtpm's state in DIR\n"
+    "  --listen SPEC        where clients connect: tcp:HOST:PORT (swtpm control channel\n"
+    "                       forwarded on PORT+1) or unix:PATH (control at PATH.ctrl).\n"
+    "                       Raw TPM commands and MS-simulator framing are both accepted.\n"
+    "                       Default tcp:127.0.0.1:2321, or a private unix socket with\n"
+    "                       -- COMMAND. May be given several times.\n"
+    "  --listen-mssim tcp:HOST:PORT\n"
+    "                       serve the MS simulator's two ports (commands on PORT,\n"
+    "                       platform on PORT+1), mapped onto swtpm, for tpm2-tss's\n"
+    "                       mssim: TCTI. May be given several times.\n"
+    "  --payloads MODE      none: no raw bytes; redacted (default): raw bytes with\n"
+    "                       secrets zeroed (docs/security.md); full: everything, secrets\n"
+    "                       included (warns)\n"
+    "  --name NAME          a name for the trace\n"
+    "  --timeout MS         how long to wait for the backend's response (default 120000)\n"
+    "  --queue-size N       records the writer queue holds before it drops (a power of\n"
+    "                       two; default 4096); their raw bytes get 128 bytes a record\n"
+    "                       (at least 512 KiB, at most 64 MiB)\n"
+    "  --quiet              no summary at exit\n"
+    "  --forward-only       proxy without recording (no database): the baseline that\n"
+    "                       tools/bench compares recording against\n"
     "  --emulate PROFILE    latency injection: hold every response until the latency\n"
     "                       PROFILE gives for that command (by command code,\n"
     "                       authorization kind and key/session variant, drawn from its\n"
@@ -86,14 +87,14 @@ static const char usage[] =
     "                       redacted); e.g. 0640 with --group to let a group read it.\n"
     "                       Only read/write bits; never world-writable\n"
     "  --group GROUP        group (name or number) that owns the database files\n"
-	"  -h, --help           this text\n"
-	"\n"
-	"Examples:\n"
-	"  tpmtrace record --spawn-swtpm --db boot.db -- tpm2_pcrread sha256:0,1\n"
-	"  tpmtrace record --backend swtpm:host=127.0.0.1,port=2321 --listen tcp:127.0.0.1:2331\n"
-	"  tpmtrace record --spawn-swtpm --emulate slb9670-linux-integrity -- tpm2_pcrread\n"
-	"  tpmtrace record --pcap-live lo --port 2321 --db lo.db\n"
-	"\n" RECORD_QEMU_USAGE;
+    "  -h, --help           this text\n"
+    "\n"
+    "Examples:\n"
+    "  tpmtrace record --spawn-swtpm --db boot.db -- tpm2_pcrread sha256:0,1\n"
+    "  tpmtrace record --backend swtpm:host=127.0.0.1,port=2321 --listen tcp:127.0.0.1:2331\n"
+    "  tpmtrace record --spawn-swtpm --emulate slb9670-linux-integrity -- tpm2_pcrread\n"
+    "  tpmtrace record --pcap-live lo --port 2321 --db lo.db\n"
+    "\n" RECORD_QEMU_USAGE;
 
 /* Applies --mode/--group to the database and the WAL files SQLite made
  * beside it (they are created with the database's mode: 0600). */
@@ -285,7 +286,7 @@ static int run(int argc, char **argv)
 			char *end;
 			file_mode = strtol(optarg, &end, 8);
 			if (*end || end == optarg || file_mode < 0 || (file_mode & ~0666) ||
-			    (file_mode & 0002) || !(file_mode & 0600))
+			    (file_mode & 0002) || (file_mode & 0600) != 0600)
 				return usage_error(
 				    &subcmd_record,
 				    "--mode takes octal read/write bits with the "
@@ -401,8 +402,15 @@ static int run(int argc, char **argv)
 		}
 		db_close(db);
 		db = NULL;
-		struct writer_cfg wc = {
-		    .path = db_path, .trace_id = trace_id, .queue_slots = (uint32_t)queue};
+		/* The payload ring grows with the queue (128 bytes a record, at
+		 * least the writer's default, at most 64 MiB), so that a larger
+		 * --queue-size holds more records with their bytes too. */
+		uint64_t ring = (uint64_t)queue * 128;
+		ring = ring < (512u << 10) ? 0 : ring > (64u << 20) ? (64u << 20) : ring;
+		struct writer_cfg wc = {.path = db_path,
+					.trace_id = trace_id,
+					.queue_slots = (uint32_t)queue,
+					.payload_bytes = (uint32_t)ring};
 		rc = writer_start(&w, &wc, err, sizeof err);
 		if (rc) {
 			die("record", "%s", err);

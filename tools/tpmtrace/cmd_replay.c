@@ -2,6 +2,7 @@
  * policy and store the run as a new trace (replayer/replay.h). */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,6 +291,10 @@ static int run(int argc, char **argv)
 					     {"emulate", required_argument, 0, O_EMU},
 					     {"emulate-seed", required_argument, 0, O_SEED},
 					     {0, 0, 0, 0}};
+	/* A target that goes away mid-write must end the run with a message
+	 * and an incomplete trace, not kill tpmtrace: tss2's socket TCTIs
+	 * write without MSG_NOSIGNAL. */
+	signal(SIGPIPE, SIG_IGN);
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (o) {
