@@ -82,12 +82,14 @@ for p in as-recorded password linux-6.10 linux-6.12 linux-6.12-no-pcr-integrity;
 		"$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=$id AND (flags & 4) = 0")" 0
 	expect_eq "$p: the seed is stored" "$(sqlite3 "$db" "SELECT count(*) FROM event WHERE trace_id=$id AND kind='emulate' AND detail LIKE '%seed=$((seed - 1))'")" 1
 done
-# Per command, the held latencies keep the profile's mean (lateness of one
-# response is made up by shorter holds of the following ones).
+# Per command kind, the held latencies follow the profile. Lateness of one
+# response is made up by shorter holds of the following ones, whatever their
+# kind, so on a loaded machine (or under ASan) a kind's mean can move by a few
+# percent while the run's total stays within the 3% checked above.
 id=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['runs'][0]['trace'])" "$T/r-linux-6.10.json")
 m=$(sqlite3 "$db" "SELECT avg(latency_ns) / 1e6 FROM command WHERE trace_id=$id AND cc=0x176")
-check "linux-6.10: mean StartAuthSession $m ms within 2% of the profile's 5.3 ms" \
-	awk -v m="$m" 'BEGIN { exit !(m > 0.98 * 5.3 && m < 1.02 * 5.3) }'
+check "linux-6.10: mean StartAuthSession $m ms within 10% of the profile's 5.3 ms" \
+	awk -v m="$m" 'BEGIN { exit !(m > 0.90 * 5.3 && m < 1.10 * 5.3) }'
 
 # ---- record --emulate: the proxy holds the responses ----------------------------
 db2=$T/rec.db
