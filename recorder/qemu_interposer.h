@@ -34,11 +34,5 @@ void qemu_interposer_counts(const struct qemu_interposer *qi, unsigned long *ctr
 			    unsigned long *commands);
 void qemu_interposer_free(struct qemu_interposer *qi);
 
-/* Starts swtpm with a control channel only (the data channel arrives with
- * SET_DATAFD), as QEMU wants it: `swtpm socket --tpm2 --ctrl type=unixio,...`,
- * state in state_dir (NULL: a fresh temporary directory). swtpm waits for
- * INIT, as a TPM waits for power. s->sock holds the control socket path.
- * Stop it with swtpm_stop(). */
-int qemu_swtpm_spawn(struct swtpm_child *s, const char *state_dir, char *err, size_t errlen);
 
 #endif

@@ -32,10 +32,11 @@ static void remove_tree(const char *dir)
 	rmdir(dir);
 }
 
-int swtpm_spawn(struct swtpm_child *s, const char *state_dir, int not_need_init, char *err,
+int swtpm_spawn(struct swtpm_child *s, const char *state_dir, enum swtpm_spawn_mode mode, char *err,
 		size_t errlen)
 {
 	char statearg[300], serverarg[340], ctrlarg[360], logarg[340];
+	int ctrl_only = mode == SWTPM_CTRL_ONLY;
 	int rc;
 
 	memset(s, 0, sizeof(*s));
@@ -49,6 +50,9 @@ int swtpm_spawn(struct swtpm_child *s, const char *state_dir, int not_need_init,
 	} else {
 		const char *tmp = getenv("TMPDIR");
 		snprintf(s->dir, sizeof s->dir, "%s/tpmtrace-swtpm-XXXXXX", tmp ? tmp : "/tmp");
+		/* Unix socket paths are short (108 bytes with the file name). */
+		if (strlen(s->dir) > 80)
+			snprintf(s->dir, sizeof s->dir, "/tmp/tpmtrace-swtpm-XXXXXX");
 		if (!mkdtemp(s->dir)) {
 			rc = -errno;
 			snprintf(err, errlen, "cannot create a state directory: %s",
@@ -57,11 +61,17 @@ int swtpm_spawn(struct swtpm_child *s, const char *state_dir, int not_need_init,
 		}
 		s->own_dir = 1;
 	}
-	snprintf(s->sock, sizeof s->sock, "%s/swtpm.sock", s->dir);
-	snprintf(s->tcti, sizeof s->tcti, "swtpm:path=%s", s->sock);
+	if (ctrl_only) {
+		snprintf(s->sock, sizeof s->sock, "%s/swtpm-ctrl.sock", s->dir);
+		snprintf(ctrlarg, sizeof ctrlarg, "type=unixio,path=%s", s->sock);
+		unlink(s->sock);
+	} else {
+		snprintf(s->sock, sizeof s->sock, "%s/swtpm.sock", s->dir);
+		snprintf(s->tcti, sizeof s->tcti, "swtpm:path=%s", s->sock);
+		snprintf(ctrlarg, sizeof ctrlarg, "type=unixio,path=%s.ctrl", s->sock);
+	}
 	snprintf(statearg, sizeof statearg, "dir=%s", s->dir);
 	snprintf(serverarg, sizeof serverarg, "type=unixio,path=%s", s->sock);
-	snprintf(ctrlarg, sizeof ctrlarg, "type=unixio,path=%s.ctrl", s->sock);
 	snprintf(logarg, sizeof logarg, "file=%s/swtpm.log", s->dir);
 
 	pid_t parent = getpid();
@@ -82,28 +92,24 @@ int swtpm_spawn(struct swtpm_child *s, const char *state_dir, int not_need_init,
 			dup2(devnull, 1);
 		}
 		setpgid(0, 0); /* a terminal's ^C goes to tpmtrace, which stops swtpm */
-		char *argv[] = {"swtpm",
-				"socket",
-				"--tpm2",
-				"--tpmstate",
-				statearg,
-				"--server",
-				serverarg,
-				"--ctrl",
-				ctrlarg,
-				"--log",
-				logarg,
-				"--flags",
-				"not-need-init",
-				NULL};
-		if (!not_need_init)
-			argv[11] = NULL; /* no --flags: swtpm waits for INIT */
+		/* The parent may block signals for its signalfd: swtpm must
+		 * get SIGTERM. */
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		char *argv[] = {"swtpm",   "socket",  "--tpm2",	       "--tpmstate", statearg,
+				"--ctrl",  ctrlarg,   "--log",	       logarg,	     "--server",
+				serverarg, "--flags", "not-need-init", NULL};
+		/* QEMU's emulator backend hands swtpm its data channel later
+		 * (SET_DATAFD) and powers it on with INIT, as firmware would. */
+		if (ctrl_only)
+			argv[9] = NULL;
 		execvp("swtpm", argv);
 		fprintf(stderr, "tpmtrace: cannot run swtpm: %s (install the swtpm package)\n",
 			strerror(errno));
 		_exit(127);
 	}
-	/* Ready when the data socket accepts a connection. */
+	/* Ready when its socket accepts a connection. */
 	struct endpoint ep = {.is_unix = 1};
 	snprintf(ep.path, sizeof ep.path, "%.100s", s->sock);
 	for (int i = 0; i < 500; i++) {

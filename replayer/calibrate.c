@@ -788,7 +788,7 @@ int calibrate_run(const struct calibrate_opts *o, struct profile *p, struct cali
 		goto out;
 	}
 	if (!o->tcti) {
-		if ((rc = swtpm_spawn(&k->sw, NULL, 1, err, errlen)))
+		if ((rc = swtpm_spawn(&k->sw, NULL, SWTPM_SOCKETS, err, errlen)))
 			goto out;
 		k->spawned = 1;
 		snprintf(res->target, sizeof res->target, "swtpm (spawned)");

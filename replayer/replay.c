@@ -1944,7 +1944,7 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 		res->emulate_seed = o->emulate_seed;
 	}
 	if (!o->target) {
-		if ((rc = swtpm_spawn(&x->sw, NULL, 1, err, sizeof err))) {
+		if ((rc = swtpm_spawn(&x->sw, NULL, SWTPM_SOCKETS, err, sizeof err))) {
 			snprintf(res->err, sizeof res->err, "%s", err);
 			goto out;
 		}

@@ -370,7 +370,7 @@ static int run(int argc, char **argv)
 	x.sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 
 	if (spawn) {
-		rc = swtpm_spawn(&sw, state, 1, err, sizeof err);
+		rc = swtpm_spawn(&sw, state, SWTPM_SOCKETS, err, sizeof err);
 		if (rc) {
 			die("record", "%s", err);
 			goto out;

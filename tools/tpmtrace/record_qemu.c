@@ -24,7 +24,7 @@ int qemu_session_start(struct qemu_session *s, const struct qemu_record_opts *o,
 	memset(s, 0, sizeof(*s));
 	s->db_path = o->db_path;
 	if (o->spawn) {
-		if (qemu_swtpm_spawn(&s->sw, o->swtpm_state, err, sizeof err)) {
+		if (swtpm_spawn(&s->sw, o->swtpm_state, SWTPM_CTRL_ONLY, err, sizeof err)) {
 			die(sub, "%s", err);
 			return 1;
 		}
