@@ -18,6 +18,7 @@
 #define BATCH_WAIT_NS 20000000ull /* a killed recorder loses at most ~20 ms */
 #define BATCH_POLL_US 2000
 #define CHECKPOINT_EVERY_US 250000
+#define WAL_RESTART_FRAMES 4096 /* 16 MiB of 4 KiB pages */
 
 struct writer {
 	struct writer_cfg cfg;
@@ -296,7 +297,16 @@ static void *checkpoint_main(void *arg)
 		if (atomic_load(&w->stop))
 			break;
 		pthread_mutex_unlock(&w->ckpt_mu);
-		sqlite3_wal_checkpoint_v2(w->ckpt_db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+		int log = 0, done = 0;
+		sqlite3_wal_checkpoint_v2(w->ckpt_db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done);
+		/* A writer that never pauses may never find the WAL fully copied
+		 * when it starts a transaction, so the WAL would only grow. Once
+		 * it is large and all copied, RESTART makes the next transaction
+		 * start it over; it waits for the writer's current commit only
+		 * (the queue absorbs that), never for the TPM path. */
+		if (log >= WAL_RESTART_FRAMES && done == log)
+			sqlite3_wal_checkpoint_v2(w->ckpt_db, NULL, SQLITE_CHECKPOINT_RESTART,
+						  NULL, NULL);
 		pthread_mutex_lock(&w->ckpt_mu);
 	}
 	pthread_mutex_unlock(&w->ckpt_mu);
@@ -336,7 +346,7 @@ int writer_start(struct writer **out, const struct writer_cfg *cfg, char *err, s
 		goto fail;
 	}
 	if (!w->cfg.payload_bytes)
-		w->cfg.payload_bytes = 512u << 10;
+		w->cfg.payload_bytes = 256u << 10;
 	w->mask = w->cfg.queue_slots - 1;
 	w->ring_cap = w->cfg.payload_bytes;
 	w->path = strdup(cfg->path);
@@ -362,11 +372,11 @@ int writer_start(struct writer **out, const struct writer_cfg *cfg, char *err, s
 	db_exec(w->db, "PRAGMA wal_autocheckpoint=0", NULL, 0);
 	/* Rows are appended: a small page cache is enough, and memory stays
 	 * bounded however long the recording. */
-	db_exec(w->db, "PRAGMA cache_size=-512", NULL, 0);
+	db_exec(w->db, "PRAGMA cache_size=-256", NULL, 0);
 	if (sqlite3_open_v2(cfg->path, &w->ckpt_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
 			    NULL) == SQLITE_OK) {
 		sqlite3_busy_timeout(w->ckpt_db, 1000);
-		db_exec(w->ckpt_db, "PRAGMA cache_size=-256", NULL, 0);
+		db_exec(w->ckpt_db, "PRAGMA cache_size=-64", NULL, 0);
 		pthread_condattr_t ca;
 		pthread_condattr_init(&ca);
 		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);

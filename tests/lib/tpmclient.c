@@ -4,6 +4,9 @@
  *
  *   tpmclient --connect tcp:H:P|unix:PATH [--mssim] [--new-conn] [--cmd NAME]
  *             [--count N] [--expect-rc HEX] [--rtt FILE] [--quiet]
+ *             [--also SPEC]...    the same commands interleaved, one at a time, on
+ *                                 up to two more targets (benchmarks compare them
+ *                                 side by side); their round trips go to FILE.1, FILE.2
  *   tpmclient --connect SPEC --hex HEXBYTES      one raw message, prints the answer
  *   tpmclient --serve unix:PATH|tcp:H:P          a backend that answers every raw
  *             command at once with TPM_RC_SUCCESS (for benchmarks of the proxy and
@@ -280,6 +283,8 @@ static int cmp_u64(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
+	const char *also[2];
+	int n_also = 0;
 	const char *spec = NULL, *cmdname = "getrandom", *hex = NULL, *rttfile = NULL,
 		   *logfile = NULL;
 	uint32_t tag = 0;
@@ -290,7 +295,8 @@ int main(int argc, char **argv)
 	int mssim = 0, newconn = 0, quiet = 0, o;
 	long count = 1;
 	long expect_rc = 0;
-	static const struct option opts[] = {{"connect", required_argument, 0, 'c'},
+	static const struct option opts[] = {{"also", required_argument, 0, 'J'},
+					     {"connect", required_argument, 0, 'c'},
 					     {"mssim", no_argument, 0, 'm'},
 					     {"new-conn", no_argument, 0, 'n'},
 					     {"cmd", required_argument, 0, 'C'},
@@ -307,6 +313,13 @@ int main(int argc, char **argv)
 					     {0, 0, 0, 0}};
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (o) {
+		case 'J':
+			if (n_also == 2) {
+				fprintf(stderr, "tpmclient: at most two --also\n");
+				return 2;
+			}
+			also[n_also++] = optarg;
+			break;
 		case 'c':
 			spec = optarg;
 			break;
@@ -395,11 +408,45 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tpmclient: %s: %s\n", logfile, strerror(errno));
 		return 2;
 	}
+	struct endpoint also_ep[2];
+	int also_fd[2] = {-1, -1};
+	uint64_t *also_rtt[2] = {NULL, NULL};
+	long also_ok = 0;
+	for (int e = 0; e < n_also; e++) {
+		struct endpoint actrl;
+		if (endpoint_parse_tcti(also[e], &also_ep[e], &actrl, err, sizeof err)) {
+			fprintf(stderr, "tpmclient: --also: %s\n", err);
+			return 2;
+		}
+		also_rtt[e] = calloc((size_t)count, sizeof(uint64_t));
+	}
 	for (long i = 0; i < count; i++) {
 		clen = build(cmdname, cmd, sizeof cmd, (uint32_t)i, tag);
 		if (!clen) {
 			fprintf(stderr, "tpmclient: unknown command %s\n", cmdname);
 			return 2;
+		}
+		/* The other targets get the same command right before (odd i) or
+		 * after (even i) this one, so that drift hits all alike. */
+		for (int pass = 0; pass < 2; pass++) {
+			if ((pass == 0) != (i & 1))
+				continue;
+			for (int e = 0; e < n_also; e++) {
+				uint8_t arsp[TPM_MAX_MESSAGE + 64];
+				size_t arlen;
+				if (also_fd[e] < 0 && endpoint_connect(&also_ep[e], &also_fd[e]))
+					continue;
+				uint64_t a0 = mono_ns();
+				int arc = exchange(also_fd[e], mssim, cmd, clen, arsp, sizeof arsp,
+						   &arlen);
+				also_rtt[e][i] = mono_ns() - a0;
+				if (!arc && arlen >= 10)
+					also_ok++;
+				if (arc || newconn) {
+					close(also_fd[e]);
+					also_fd[e] = -1;
+				}
+			}
 		}
 		if (fd < 0 && (rc = endpoint_connect(&ep, &fd))) {
 			fprintf(stderr, "tpmclient: connect: %s\n", strerror(-rc));
@@ -441,6 +488,23 @@ int main(int argc, char **argv)
 	}
 	if (fd >= 0)
 		close(fd);
+	for (int e = 0; e < n_also; e++) {
+		if (also_fd[e] >= 0)
+			close(also_fd[e]);
+		if (rttfile) {
+			char name[4200];
+			snprintf(name, sizeof name, "%s.%d", rttfile, e + 1);
+			FILE *f = fopen(name, "w");
+			for (long i = 0; f && i < count; i++)
+				fprintf(f, "%llu\n", (unsigned long long)also_rtt[e][i]);
+			if (f)
+				fclose(f);
+		}
+		free(also_rtt[e]);
+	}
+	if (n_also && also_ok != count * n_also)
+		fprintf(stderr, "tpmclient: %ld of %ld exchanges on the --also targets failed\n",
+			count * n_also - also_ok, count * n_also);
 	if (rttfile) {
 		FILE *f = fopen(rttfile, "w");
 		for (long i = 0; f && i < count; i++)

@@ -1,3 +1,4 @@
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,9 @@ static void overview(FILE *f)
 
 int main(int argc, char **argv)
 {
+	/* The writer and checkpoint threads would each get a malloc arena of
+	 * their own; one shared arena keeps a long recording's memory small. */
+	mallopt(M_ARENA_MAX, 1);
 	if (argc < 2) {
 		overview(stderr);
 		return EXIT_USAGE;
