@@ -19,6 +19,7 @@
 #define BATCH_POLL_US 2000
 #define CHECKPOINT_EVERY_US 250000
 #define WAL_RESTART_FRAMES 4096 /* 16 MiB of 4 KiB pages */
+#define RECOVERED_NS 200000000ull
 
 struct writer {
 	struct writer_cfg cfg;
@@ -50,6 +51,7 @@ struct writer {
 	sqlite3 *ckpt_db;
 	sqlite3_stmt *ins_cmd, *ins_ev, *ins_client;
 	int failing;
+	uint64_t ok_since; /* while failing: first success since the last failure */
 	unsigned stall_ms; /* fault injection: TPMTRACE_FAULT_WRITER_STALL_MS */
 	unsigned stall_every_ms; /* ... once per this period (0: before every batch) */
 };
@@ -198,6 +200,21 @@ static void report_failure(struct writer *w, int rc)
 			"dropped and counted until writes succeed again\n",
 			w->path, sqlite3_errstr(rc));
 	w->failing = 1;
+	w->ok_since = 0;
+}
+
+/* A full disk can let a transaction through now and then (a restarted WAL
+ * reuses its file): the failure counts as over only once writes have
+ * succeeded for a while, so one episode gives one warning and one recovery
+ * message. */
+static void check_recovered(struct writer *w)
+{
+	if (w->failing && w->ok_since && mono_ns() - w->ok_since >= RECOVERED_NS) {
+		if (!w->cfg.quiet)
+			fprintf(stderr, "tpmtrace: writes to %s succeed again\n", w->path);
+		w->failing = 0;
+		w->ok_since = 0;
+	}
 }
 
 static void *writer_main(void *arg)
@@ -210,6 +227,7 @@ static void *writer_main(void *arg)
 	for (;;) {
 		uint64_t h = atomic_load_explicit(&w->head, memory_order_acquire);
 		uint64_t t = atomic_load_explicit(&w->tail, memory_order_relaxed);
+		check_recovered(w);
 		if (h == t) {
 			if (atomic_load(&w->stop))
 				break;
@@ -263,9 +281,8 @@ static void *writer_main(void *arg)
 			atomic_fetch_add(&w->db_dropped_cmds, ncmd);
 			atomic_fetch_add(&w->failed, 1);
 		} else {
-			if (w->failing && !w->cfg.quiet)
-				fprintf(stderr, "tpmtrace: writes to %s succeed again\n", w->path);
-			w->failing = 0;
+			if (w->failing && !w->ok_since)
+				w->ok_since = mono_ns();
 			atomic_fetch_add(&w->commands, ncmd);
 			atomic_fetch_add(&w->events, nev);
 		}
