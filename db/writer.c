@@ -469,6 +469,10 @@ struct rec *writer_reserve(struct writer *w, uint8_t type, uint32_t payload_len)
 
 	while (!has_room(w, payload_len, &start)) {
 		if (!w->cfg.block_when_full || payload_len > w->ring_cap) {
+			/* A client row is not a command or an event: its producer
+			 * tries again with the client's next command. */
+			if (type == REC_CLIENT)
+				return NULL;
 			atomic_fetch_add_explicit(&w->q_dropped, 1, memory_order_relaxed);
 			if (type == REC_COMMAND)
 				atomic_fetch_add_explicit(&w->q_dropped_cmds, 1,

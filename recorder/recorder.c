@@ -19,6 +19,23 @@ void recorder_init(struct recorder *r, struct writer *w, struct transport *backe
 	r->payloads = payloads;
 }
 
+static void pid_comm(pid_t pid, char *comm, size_t len);
+static void store_client(struct recorder *r, struct recorder_client_key *k, const char *comm);
+
+static void retry_clients(struct recorder *r)
+{
+	unsigned n = r->n_keys < RECORDER_MAX_CLIENTS ? r->n_keys : RECORDER_MAX_CLIENTS;
+	char comm[64] = "";
+	for (unsigned i = 0; i < n && r->unstored; i++) {
+		struct recorder_client_key *k = &r->keys[i];
+		if (!k->pending)
+			continue;
+		if (k->is_pid)
+			pid_comm(k->pid, comm, sizeof comm);
+		store_client(r, k, k->is_pid ? comm : "");
+	}
+}
+
 int recorder_forward(struct recorder *r, uint32_t client, uint8_t locality, const uint8_t *cmd,
 		     size_t len, uint8_t *rsp, size_t cap, size_t *rsp_len, struct rec_timing *tm)
 {
@@ -60,6 +77,8 @@ void recorder_log(struct recorder *r, uint32_t client, uint8_t locality, const u
 
 	if (!r->w)
 		return;
+	if (r->unstored)
+		retry_clients(r);
 	tpm_cmd_decode(cmd, len, &c);
 	uint32_t keep_cmd = r->payloads ? (uint32_t)len : 0;
 	uint32_t keep_rsp = r->payloads && !tm->rc ? (uint32_t)rsp_len : 0;
@@ -132,25 +151,48 @@ void recorder_event(struct recorder *r, const char *kind, const char *detail, ui
 		writer_event(r->w, mono_ns(), kind, detail, client);
 }
 
-static uint32_t new_client(struct recorder *r, struct recorder_client_key *k, pid_t pid, uid_t uid,
-			   const char *comm, const char *peer)
+/* Queues the client row of k. A full queue leaves it pending and the next
+ * command retries (recorder_log), so no client row is lost. */
+static void store_client(struct recorder *r, struct recorder_client_key *k, const char *comm)
 {
-	k->id = ++r->next_client;
+	struct rec *x = NULL;
 	if (r->w) {
-		size_t cl = strlen(comm) + 1, pl = strlen(peer) + 1;
-		struct rec *x = writer_reserve(r->w, REC_CLIENT, (uint32_t)(cl + pl));
+		size_t cl = strlen(comm) + 1, pl = strlen(k->peer) + 1;
+		x = writer_reserve(r->w, REC_CLIENT, (uint32_t)(cl + pl));
 		if (x) {
 			memcpy(x->payload, comm, cl);
-			memcpy(x->payload + cl, peer, pl);
+			memcpy(x->payload + cl, k->peer, pl);
 			x->cmd_len = (uint32_t)(cl + pl);
 			x->client_id = k->id;
-			x->pid = pid;
-			x->uid = (int32_t)uid;
+			x->pid = k->is_pid ? k->pid : 0;
+			x->uid = (int32_t)k->uid;
 			x->t_submit = mono_ns();
 			writer_publish(r->w);
 		}
 	}
-	return k->id;
+	if (r->w && !x && !k->pending) {
+		k->pending = 1;
+		r->unstored++;
+	} else if ((x || !r->w) && k->pending) {
+		k->pending = 0;
+		r->unstored--;
+	}
+}
+
+static void pid_comm(pid_t pid, char *comm, size_t len)
+{
+	char path[64];
+	comm[0] = 0;
+	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t got = read(fd, comm, len - 1);
+		close(fd);
+		if (got > 0) {
+			comm[got] = 0;
+			comm[strcspn(comm, "\n")] = 0;
+		}
+	}
 }
 
 static struct recorder_client_key *slot_for_new(struct recorder *r)
@@ -159,6 +201,8 @@ static struct recorder_client_key *slot_for_new(struct recorder *r)
 	 * valid in the database, the process just gets a new id if it returns). */
 	struct recorder_client_key *k = &r->keys[r->n_keys % RECORDER_MAX_CLIENTS];
 	r->n_keys++;
+	if (k->pending)
+		r->unstored--;
 	memset(k, 0, sizeof(*k));
 	return k;
 }
@@ -166,33 +210,33 @@ static struct recorder_client_key *slot_for_new(struct recorder *r)
 uint32_t recorder_client_pid(struct recorder *r, pid_t pid, uid_t uid)
 {
 	unsigned n = r->n_keys < RECORDER_MAX_CLIENTS ? r->n_keys : RECORDER_MAX_CLIENTS;
-	for (unsigned i = 0; i < n; i++)
-		if (r->keys[i].is_pid && r->keys[i].pid == pid)
-			return r->keys[i].id;
-	char path[64], comm[64] = "";
-	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		ssize_t got = read(fd, comm, sizeof comm - 1);
-		close(fd);
-		if (got > 0) {
-			comm[got] = 0;
-			comm[strcspn(comm, "\n")] = 0;
-		}
+	char comm[64];
+	for (unsigned i = 0; i < n; i++) {
+		struct recorder_client_key *k = &r->keys[i];
+		if (k->is_pid && k->pid == pid)
+			return k->id;
 	}
+	pid_comm(pid, comm, sizeof comm);
 	struct recorder_client_key *k = slot_for_new(r);
 	k->is_pid = 1;
 	k->pid = pid;
-	return new_client(r, k, pid, uid, comm, "");
+	k->uid = uid;
+	k->id = ++r->next_client;
+	store_client(r, k, comm);
+	return k->id;
 }
 
 uint32_t recorder_client_peer(struct recorder *r, const char *peer)
 {
 	unsigned n = r->n_keys < RECORDER_MAX_CLIENTS ? r->n_keys : RECORDER_MAX_CLIENTS;
-	for (unsigned i = 0; i < n; i++)
-		if (!r->keys[i].is_pid && !strcmp(r->keys[i].peer, peer))
-			return r->keys[i].id;
+	for (unsigned i = 0; i < n; i++) {
+		struct recorder_client_key *k = &r->keys[i];
+		if (!k->is_pid && !strcmp(k->peer, peer))
+			return k->id;
+	}
 	struct recorder_client_key *k = slot_for_new(r);
 	snprintf(k->peer, sizeof k->peer, "%s", peer);
-	return new_client(r, k, 0, 0, "", peer);
+	k->id = ++r->next_client;
+	store_client(r, k, "");
+	return k->id;
 }

@@ -20,16 +20,19 @@ struct recorder_client_key {
 	pid_t pid;
 	char peer[64];
 	uint32_t id;
+	int pending; /* its client row could not be queued yet */
+	uid_t uid;
 };
 
 struct emulator;
 
 struct recorder {
-	struct writer *w; /* NULL: forward only, record nothing */
+	struct writer *w;     /* NULL: forward only, record nothing */
 	struct emulator *emu; /* latency injection (replayer/emulate.h), or NULL */
 	struct transport *backend;
 	int payloads; /* enum payload_mode */
 	uint32_t next_client;
+	unsigned unstored; /* clients whose row could not be queued yet */
 	unsigned n_keys;
 	struct recorder_client_key keys[RECORDER_MAX_CLIENTS];
 	uint64_t forwarded; /* commands forwarded */
@@ -42,7 +45,7 @@ void recorder_init(struct recorder *r, struct writer *w, struct transport *backe
 struct rec_timing {
 	uint64_t t_submit;
 	uint64_t t_done;
-	int rc; /* transport result */
+	int rc;		/* transport result */
 	uint32_t flags; /* extra REC_F_* flags (emulated latency) */
 };
 
