@@ -448,3 +448,23 @@ vm_cleanup() {
 		fi
 	fi
 }
+
+# Counting checks in the VM tests: check DESCRIPTION COMMAND..., then finish
+# prints "N passed, N failed" and exits with the verdict.
+pass=0
+fail=0
+check() { # DESCRIPTION COMMAND...
+	local what=$1
+	shift
+	if "$@"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $what" >&2
+	fi
+}
+finish() {
+	echo "$pass passed, $fail failed"
+	[ "$fail" = 0 ]
+	exit
+}

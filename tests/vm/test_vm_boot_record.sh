@@ -11,23 +11,6 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/harness.sh"
 
 TPMTRACE=${TPMTRACE:-$HERE/../../build/bin/tpmtrace}
-pass=0
-fail=0
-check() { # DESCRIPTION COMMAND...
-	local what=$1
-	shift
-	if "$@"; then
-		pass=$((pass + 1))
-	else
-		fail=$((fail + 1))
-		echo "FAIL: $what" >&2
-	fi
-}
-finish() {
-	echo "$pass passed, $fail failed"
-	[ "$fail" = 0 ]
-	exit
-}
 
 [ -x "$TPMTRACE" ] || { echo "tpmtrace binary not found at $TPMTRACE" >&2; exit 1; }
 vm_init

@@ -19,23 +19,6 @@ SRC=${TPMTRACE_SRC:-$HERE/../..}
 BIN=${TPMTRACE_BIN:-$SRC/build/bin}
 TPMTRACE=${TPMTRACE:-$BIN/tpmtrace}
 PROXY=$BIN/tpm-cuse-proxy
-pass=0
-fail=0
-check() { # DESCRIPTION COMMAND...
-	local what=$1
-	shift
-	if "$@"; then
-		pass=$((pass + 1))
-	else
-		fail=$((fail + 1))
-		echo "FAIL: $what" >&2
-	fi
-}
-finish() {
-	echo "$pass passed, $fail failed"
-	[ "$fail" = 0 ]
-	exit
-}
 
 [ -x "$PROXY" ] || { echo "tpm-cuse-proxy not built at $PROXY (libfuse3-dev missing?)" >&2; exit 1; }
 vm_init

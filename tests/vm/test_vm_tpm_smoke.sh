@@ -9,23 +9,6 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=harness.sh
 . "$HERE/harness.sh"
 
-pass=0
-fail=0
-check() { # DESCRIPTION COMMAND...
-	local what=$1
-	shift
-	if "$@"; then
-		pass=$((pass + 1))
-	else
-		fail=$((fail + 1))
-		echo "FAIL: $what" >&2
-	fi
-}
-finish() {
-	echo "$pass passed, $fail failed"
-	[ "$fail" = 0 ]
-	exit
-}
 
 vm_init
 rc=$?
