@@ -37,31 +37,49 @@ static struct pred_cache_slot *price(struct predictor *pr, uint32_t cc, int auth
 	return NULL; /* not reached: fewer than 1024 distinct keys exist */
 }
 
-static double host_cost(const struct pol_out *o)
+void predict_host_estimate(struct pred_host *h)
+{
+	*h = (struct pred_host){.salt_ecc = HOST_MS_SALT_ECC,
+				.salt = HOST_MS_SALT,
+				.unsalted = HOST_MS_UNSALTED,
+				.hmac = HOST_MS_HMAC,
+				.enc = HOST_MS_ENC,
+				.name = HOST_MS_NAME,
+				.measured = 0};
+}
+
+void predict_set_host(struct predictor *pr, const struct pred_host *h)
+{
+	pr->host = *h;
+}
+
+static double host_cost(const struct pred_host *h, const struct pol_out *o)
 {
 	double ms = 0;
 	if (o->cc == TPM_CC_StartAuthSession && o->role == POL_ROLE_SESSION_SETUP)
-		ms += o->variant == POL_VAR_SALTED_ECC ? HOST_MS_SALT_ECC
-		      : o->variant == POL_VAR_SALTED   ? HOST_MS_SALT
-						       : HOST_MS_UNSALTED;
+		ms += o->variant == POL_VAR_SALTED_ECC ? h->salt_ecc
+		      : o->variant == POL_VAR_SALTED   ? h->salt
+						       : h->unsalted;
 	if (o->auth_kind >= TPM_AUTH_HMAC)
-		ms += HOST_MS_HMAC;
+		ms += h->hmac;
 	if (o->auth_kind == TPM_AUTH_HMAC_ENC || o->auth_kind == TPM_AUTH_POLICY_ENC)
-		ms += HOST_MS_ENC;
+		ms += h->enc;
 	if (o->role == POL_ROLE_NAME_LOOKUP)
-		ms += HOST_MS_NAME;
+		ms += h->name;
 	return ms;
 }
 
-static void count_cc(struct pred_result *r, uint32_t cc)
+static void count_cc(struct pred_result *r, uint32_t cc, double ms)
 {
 	for (unsigned k = 0; k < r->n_cc; k++)
 		if (r->by_cc[k].cc == cc) {
 			r->by_cc[k].n++;
+			r->by_cc[k].tpm_ms += ms;
 			return;
 		}
 	if (r->n_cc < sizeof r->by_cc / sizeof r->by_cc[0]) {
 		r->by_cc[r->n_cc].cc = cc;
+		r->by_cc[r->n_cc].tpm_ms = ms;
 		r->by_cc[r->n_cc++].n = 1;
 	} else {
 		r->cc_other++;
@@ -75,13 +93,13 @@ static int on_emit(void *ctx, const struct pol_out *o)
 	struct pred_cache_slot *s = price(pr, o->cc, o->auth_kind, o->variant);
 
 	r->commands++;
-	count_cc(r, o->cc);
+	count_cc(r, o->cc, s->mean);
 	r->tpm_ms += s->mean;
 	r->tpm_lo_ms += s->lo;
 	r->tpm_hi_ms += s->hi;
 	if (!s->spread)
 		r->nospread_ms += s->mean;
-	r->host_ms += host_cost(o);
+	r->host_ms += host_cost(&pr->host, o);
 	if (s->how != PROF_EXACT) {
 		if (s->how == PROF_MISSING)
 			r->missing++;
@@ -113,6 +131,7 @@ int predict_init(struct predictor *pr, const struct profile *prof, const struct 
 		return -EINVAL;
 	memset(pr, 0, sizeof *pr);
 	pr->prof = prof;
+	predict_host_estimate(&pr->host);
 	pr->fallback_ms = profile_fallback(prof);
 	pr->n_pol = n;
 	for (unsigned i = 0; i < n; i++) {

@@ -11,18 +11,33 @@
 #include "model/policy.h"
 #include "model/profile.h"
 
-/* Host-side crypto per command, in ms: a CONSTANT ESTIMATE, not a measurement
- * of the host the trace came from. Derived from `openssl speed` (OpenSSL 3.0,
- * one x86-64 core of the build host): ECDH P-256 17,487 op/s (0.057 ms),
- * ECDSA P-256 sign 43,716 op/s (ephemeral key generation ~0.023 ms), SHA-256
- * ~280 MB/s on 64-byte blocks. To be replaced by the session-crypto figure
- * measured by the replayer's crypto code. */
+/* Host-side crypto per operation, in ms. The constants are the ESTIMATE used
+ * when nothing was measured (`predict --host-crypto estimate`, the report):
+ * derived from `openssl speed` (OpenSSL 3.0, one x86-64 core of the build
+ * host): ECDH P-256 17,487 op/s (0.057 ms), ECDSA P-256 sign 43,716 op/s
+ * (ephemeral key generation ~0.023 ms), SHA-256 ~280 MB/s on 64-byte blocks.
+ * `tpmtrace predict` measures them instead by default, with the replayer's
+ * own session code on the host it runs on (replayer/hostcrypto.h). */
 #define HOST_MS_SALT_ECC 0.085 /* ephemeral P-256 key, ECDH, KDFe, KDFa */
 #define HOST_MS_SALT	 0.085 /* salted with another key: taken as the same */
 #define HOST_MS_UNSALTED 0.002 /* KDFa only */
 #define HOST_MS_HMAC	 0.005 /* cpHash, command HMAC, rpHash, response HMAC check */
 #define HOST_MS_ENC	 0.003 /* KDFa + AES-128-CFB of one parameter */
 #define HOST_MS_NAME	 0.002 /* hashing a public area into a Name */
+
+/* What predict adds for the host's share of a session command. */
+struct pred_host {
+	double salt_ecc; /* StartAuthSession salted by ECDH: ephemeral key, ECDH, KDFe, KDFa */
+	double salt;	 /* salted with a key of another type: priced as salt_ecc */
+	double unsalted; /* StartAuthSession without salt: the session's set-up */
+	double hmac;	 /* a command with an HMAC session: cpHash, HMAC, rpHash, HMAC check */
+	double enc;	 /* parameter encryption on top: KDFa and AES-128-CFB, each way */
+	double name;	 /* hashing a public area into a Name (a name lookup) */
+	int measured;	 /* 1: measured on this host; 0: the HOST_MS_* estimate */
+};
+
+/* The HOST_MS_* estimate. */
+void predict_host_estimate(struct pred_host *h);
 
 #define PREDICT_MAX_POLICIES 16
 #define PREDICT_MAX_MISSING  64
@@ -43,15 +58,17 @@ struct pred_result {
 	double tpm_ms;		     /* profile mean per command + transport */
 	double tpm_lo_ms, tpm_hi_ms; /* the same with each entry's low and high figure */
 	double nospread_ms;	     /* part of tpm_ms priced from entries without spread data */
-	double host_ms;		     /* host crypto estimate */
+	double host_ms;		     /* host crypto (pred_host) */
 	uint64_t approx;	     /* commands priced from another variant/authorization */
 	uint64_t missing;	     /* commands priced at the fallback */
 	struct pred_missing miss[PREDICT_MAX_MISSING];
 	unsigned n_miss;
-	/* Commands per command code (the most frequent first after predict_finish). */
+	/* Commands and their priced TPM time per command code (the most
+	 * frequent first after predict_finish). */
 	struct pred_cc_count {
 		uint32_t cc;
 		uint64_t n;
+		double tpm_ms;
 	} by_cc[48];
 	unsigned n_cc;
 	uint64_t cc_other; /* commands of codes beyond the table */
@@ -67,6 +84,7 @@ struct pred_cache_slot {
 
 struct predictor {
 	const struct profile *prof;
+	struct pred_host host; /* the estimate unless predict_set_host() */
 	double fallback_ms;
 	unsigned n_pol;
 	struct pol_state st[PREDICT_MAX_POLICIES];
@@ -90,6 +108,9 @@ struct predictor {
  * predictor is large (keep it off small stacks). Returns 0 or -EINVAL. */
 int predict_init(struct predictor *pr, const struct profile *prof, const struct policy *pols,
 		 unsigned n);
+/* Prices host crypto with h (a measurement) instead of the estimate; call
+ * before the first command. */
+void predict_set_host(struct predictor *pr, const struct pred_host *h);
 /* Feeds one trace command. t_submit_ns/t_done_ns may be 0 (unknown);
  * latency_ns < 0 when not recorded. */
 int predict_cmd(struct predictor *pr, const struct pol_cmd *c, uint64_t t_submit_ns,

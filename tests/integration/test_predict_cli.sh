@@ -24,6 +24,33 @@ awk -v a="$pw" -v b="$k10" 'BEGIN { d = (b - a) / 1000; exit !(d > 0.9 * 1838.9 
 grep -q 'lacks ContextSave' "$T/p.err" && ok || bad "warning for the missing ContextSave"
 pol linux-6.10 <"$T/p.json" | grep -q '"StartAuthSession":12313' && ok || bad "6.10 counts"
 
+# Host crypto: measured on this host by default, with per-operation figures
+# that the policy totals are made of; the estimate on request, the same figures
+# every time.
+"$TPMTRACE" predict --synthetic pcr-extend:1000 --profile slb9670-linux-integrity --policy linux-6.10 \
+	--json >"$T/hm.json" 2>/dev/null && ok || bad "predict, host crypto measured"
+grep -q '"host_crypto":"measured on this host"' "$T/hm.json" && ok || bad "measured: $(grep -o '"host_crypto":"[^"]*"' "$T/hm.json")"
+python3 - "$T/hm.json" <<'PY' && ok || bad "measured per-operation figures and total: $(grep -o '"host_crypto_per_op_ms":{[^}]*}' "$T/hm.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+h, p = j['host_crypto_per_op_ms'], j['policies'][0]
+# Each op is positive and below 10 ms; a salted session costs more than an HMAC.
+assert all(0 < h[k] < 10 for k in ('salt_ecc', 'unsalted', 'hmac', 'enc', 'name')), h
+assert h['salt_ecc'] > h['hmac'], h
+# linux-6.10 per extend: one salted session (ECC) and one HMAC command (the
+# figures are printed to 1e-6 ms: 1000 commands may be off by 0.002 ms).
+want = 1000 * (h['salt_ecc'] + h['hmac'])
+assert abs(p['host_crypto_ms'] - want) < 0.01, (want, p['host_crypto_ms'])
+PY
+"$TPMTRACE" predict --synthetic pcr-extend:1000 --profile slb9670-linux-integrity --policy linux-6.10 \
+	>"$T/hm.txt" 2>/dev/null
+grep -q '^host crypto: measured on this host (tpmtrace.s session code): salted session [0-9.]* us' "$T/hm.txt" && ok || bad "text: $(grep 'host crypto' "$T/hm.txt")"
+"$TPMTRACE" predict --synthetic pcr-extend:1000 --profile slb9670-linux-integrity --policy linux-6.10 \
+	--host-crypto estimate --json >"$T/he.json" 2>/dev/null && ok || bad "predict --host-crypto estimate"
+grep -q '"host_crypto":"constant estimate, not measured","host_crypto_per_op_ms":{"salt_ecc":0.085000,"salt":0.085000,"unsalted":0.002000,"hmac":0.005000,"enc":0.003000,"name":0.002000}' "$T/he.json" && ok || bad "estimate: $(grep -o '"host_crypto.*per_op_ms":{[^}]*}' "$T/he.json")"
+"$TPMTRACE" predict --synthetic pcr-extend:1 --profile slb9670-linux-integrity --host-crypto guess 2>"$T/e"
+[ $? -eq 2 ] && grep -q "guess" "$T/e" && ok || bad "--host-crypto guess: $(cat "$T/e")"
+
 # Text output names every preset.
 "$TPMTRACE" predict --synthetic pcr-extend:100 --profile slb9670-linux-integrity >"$T/t.txt" 2>/dev/null
 for p in as-recorded password linux-6.10 linux-6.12 linux-6.12-no-pcr-integrity; do

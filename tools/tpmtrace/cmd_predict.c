@@ -13,11 +13,13 @@
 #include "model/predict.h"
 #include "model/profile.h"
 #include "model/tpm_cc.h"
+#include "replayer/hostcrypto.h"
 
 static const char usage[] =
-    "usage: tpmtrace predict DB [--trace ID] --profile NAME|FILE [--policy P]... [--json]\n"
+    "usage: tpmtrace predict DB [--trace ID] --profile NAME|FILE [--policy P]...\n"
+    "                        [--host-crypto measure|estimate] [--json]\n"
     "       tpmtrace predict --synthetic CMD:N[,CMD:N...] --profile NAME|FILE [--gap-ms MS]\n"
-    "                        [--policy P]... [--json]\n"
+    "                        [--policy P]... [--host-crypto measure|estimate] [--json]\n"
     "\n"
     "Predicts what a trace costs under session policies on the TPM a latency profile\n"
     "describes. The trace is expanded under each policy by the same code the replayer\n"
@@ -45,10 +47,16 @@ static const char usage[] =
     "                     authorization handle, e.g. pcr-extend:12313 or\n"
     "                     pcr-extend:1000,get-random:10\n"
     "  --gap-ms MS        non-TPM time between synthetic commands (default 0)\n"
+    "  --host-crypto H    measure (default): time tpmtrace's own session crypto on this\n"
+    "                     host before predicting (a few ms: salted and unsalted session\n"
+    "                     set-up, HMAC of a command and its response, parameter\n"
+    "                     encryption, a Name) and price host crypto with it; estimate:\n"
+    "                     the constant figures of model/predict.h, the same on every\n"
+    "                     host (reproducible output)\n"
     "  --json             one JSON object on stdout\n"
     "  -h, --help         this text\n"
     "\n"
-    "Host crypto is a constant per-command estimate (model/predict.h), not a measurement.\n"
+    "The per-operation host crypto figures are printed with the prediction.\n"
     "\n"
     "Examples:\n"
     "  tpmtrace predict --synthetic pcr-extend:12313 --profile slb9670-linux-integrity\n"
@@ -146,8 +154,9 @@ static int run(int argc, char **argv)
 	const char *dbpath = NULL, *trace = NULL, *profname = NULL, *synth = NULL;
 	const char *pol_args[PREDICT_MAX_POLICIES];
 	unsigned npol_args = 0;
-	int json = 0, rc = 0;
+	int json = 0, rc = 0, measure_host = 1;
 	double gap_ms = 0;
+	struct pred_host host;
 	char err[1024], desc[512] = "";
 	struct policy pols[PREDICT_MAX_POLICIES];
 	unsigned npol = 0;
@@ -165,7 +174,8 @@ static int run(int argc, char **argv)
 			continue;
 		}
 		if (!strcmp(a, "--trace") || !strcmp(a, "--profile") || !strcmp(a, "--policy") ||
-		    !strcmp(a, "--synthetic") || !strcmp(a, "--gap-ms")) {
+		    !strcmp(a, "--synthetic") || !strcmp(a, "--gap-ms") ||
+		    !strcmp(a, "--host-crypto")) {
 			if (i + 1 >= argc)
 				return usage_error(&subcmd_predict, "%s needs a value", a);
 			const char *v = argv[++i];
@@ -175,7 +185,14 @@ static int run(int argc, char **argv)
 				profname = v;
 			else if (!strcmp(a, "--synthetic"))
 				synth = v;
-			else if (!strcmp(a, "--gap-ms")) {
+			else if (!strcmp(a, "--host-crypto")) {
+				if (strcmp(v, "measure") && strcmp(v, "estimate"))
+					return usage_error(&subcmd_predict,
+							   "--host-crypto: '%s' is not measure or "
+							   "estimate",
+							   v);
+				measure_host = !strcmp(v, "measure");
+			} else if (!strcmp(a, "--gap-ms")) {
 				char *e;
 				gap_ms = strtod(v, &e);
 				if (*e || !*v || !(gap_ms >= 0) || gap_ms > PROFILE_MAX_MS)
@@ -242,6 +259,17 @@ static int run(int argc, char **argv)
 	if (!pr || predict_init(pr, &prof, pols, npol)) {
 		rc = die("predict", "out of memory");
 		goto out;
+	}
+	predict_host_estimate(&host);
+	if (measure_host) {
+		if ((rc = host_crypto_measure(&host))) {
+			rc = die("predict",
+				 "measuring host crypto failed (%s); --host-crypto "
+				 "estimate uses the constant estimate",
+				 strerror(-rc));
+			goto out;
+		}
+		predict_set_host(pr, &host);
 	}
 	if (synth) {
 		if ((rc = synthetic(pr, synth, gap_ms, desc, sizeof desc)))
@@ -323,7 +351,11 @@ static int run(int argc, char **argv)
 		if (have_rec)
 			printf(",\"recorded_tpm_ms\":%.6f,\"recorded_total_ms\":%.6f",
 			       pr->recorded_tpm_ms, rec_total);
-		printf(",\"host_crypto\":\"constant estimate, not measured\",\"policies\":[");
+		printf(",\"host_crypto\":\"%s\",\"host_crypto_per_op_ms\":{\"salt_ecc\":%.6f,"
+		       "\"salt\":%.6f,\"unsalted\":%.6f,\"hmac\":%.6f,\"enc\":%.6f,\"name\":%.6f}",
+		       host.measured ? "measured on this host" : "constant estimate, not measured",
+		       host.salt_ecc, host.salt, host.unsalted, host.hmac, host.enc, host.name);
+		printf(",\"policies\":[");
 		int first = 1;
 		for (unsigned k = 0; k < npol; k++) {
 			const struct pred_result *r = &pr->r[k];
@@ -348,6 +380,15 @@ static int run(int argc, char **argv)
 				printf("%s", c ? "," : "");
 				json_str(stdout, nm ? nm : hex);
 				printf(":%llu", (unsigned long long)r->by_cc[c].n);
+			}
+			printf("},\"tpm_ms_by_command\":{");
+			for (unsigned c = 0; c < r->n_cc; c++) {
+				const char *nm = tpm_cc_name(r->by_cc[c].cc);
+				char hex[16];
+				snprintf(hex, sizeof hex, "0x%08X", r->by_cc[c].cc);
+				printf("%s", c ? "," : "");
+				json_str(stdout, nm ? nm : hex);
+				printf(":%.6f", r->by_cc[c].tpm_ms);
 			}
 			printf("},\"tpm_ms\":%.6f,\"tpm_low_ms\":%.6f,\"tpm_high_ms\":%.6f,"
 			       "\"tpm_ms_without_spread\":%.6f,\"host_crypto_ms\":%.6f,"
@@ -381,7 +422,12 @@ static int run(int argc, char **argv)
 		fmt_time(b, sizeof b, rec_total);
 		printf("recorded: TPM time %s, total %s\n", a, b);
 	}
-	printf("host crypto: constant per-command estimate, not measured (model/predict.h)\n\n");
+	printf("host crypto: %s: salted session %.1f us, unsalted %.1f us, HMAC per command "
+	       "%.1f us, parameter encryption +%.1f us, Name %.1f us\n\n",
+	       host.measured ? "measured on this host (tpmtrace's session code)"
+			     : "constant estimate, not measured (model/predict.h)",
+	       host.salt_ecc * 1e3, host.unsalted * 1e3, host.hmac * 1e3, host.enc * 1e3,
+	       host.name * 1e3);
 	printf("%-30s %10s %9s %12s %11s %12s %8s %9s  %s\n", "policy", "commands", "setup",
 	       "TPM time", "host crypto", "total", "x passwd", have_rec ? "x record" : "",
 	       "TPM range (low..high)");
