@@ -29,6 +29,7 @@
 #define CAL_NV_BASE	     0x01500F00u
 #define CAL_MAX_HANDLES	     32
 #define CAL_MAX_BLOB	     1024
+#define CAL_MAX_NV	     2
 #define ATTR_SEALED	     0x00000052u /* fixedTPM | fixedParent | userWithAuth */
 #define ATTR_SIGN	     0x00040072u /* ... | sensitiveDataOrigin | sign */
 #define ATTR_STORAGE_PRIMARY 0x00030072u /* ... | restricted | decrypt */
@@ -51,14 +52,17 @@ struct cal {
 	uint64_t last_ns;
 	uint32_t handles[CAL_MAX_HANDLES]; /* transient objects and sessions to flush */
 	unsigned n_handles;
-	uint32_t nv_index;
-	int nv_defined;
+	uint8_t auth;		 /* enum tpm_auth_kind of the kind being measured */
+	uint32_t nv[CAL_MAX_NV]; /* NV indices defined, 0 = free slot */
+	uint32_t nv_index, nv_tmp;
+	struct tpm_name nv_name, nv_tmp_name;
 	struct tpm_ecc_key nk; /* the kernel's null key: parent of everything */
 	uint8_t nk_ctx[2048];
 	size_t nk_ctx_len;
 	struct sess hs; /* salted HMAC session for PCR_Extend */
 	uint32_t ps;	/* policy session */
-	struct blob seal_priv, seal_pub, sig_priv, sig_pub;
+	struct blob seal_priv, seal_pub, sig_priv, sig_pub, tmp_priv, tmp_pub;
+	struct tpm_name seal_name, sig_name;
 	uint32_t seal_h, sig_h, tmp_h;
 	uint32_t counter;
 	uint8_t buf[TPM_MAX_MESSAGE];
@@ -142,6 +146,61 @@ static void rsp_params(struct cal *k, struct wire_rd *r, uint32_t *handle)
 		wire_u32(r); /* parameterSize */
 }
 
+/* Sends command cc with handles h[0..nh) (Names nm, needed by an HMAC
+ * session's cpHash) and the marshalled parameters p, authorised as the kind
+ * being measured asks (k->auth):
+ *   password  an empty password session for each of the nauth authorisation
+ *             handles (Part 1 19.6.5);
+ *   hmac      the salted HMAC session k->hs, continueSession (Part 1 19.6);
+ *   hmac+enc  the same with decrypt when the first command parameter is a
+ *             TPM2B and encrypt when the first response parameter is one
+ *             (Part 1 21: model/tpm_cc.def says which), as tpm2-tools and the
+ *             kernel send them;
+ *   none      no session.
+ * The response HMAC is verified and an encrypted response parameter
+ * decrypted: the reader r is left at the response parameters in the clear and
+ * *rh (if given) gets the returned handle. */
+static int auth_send(struct cal *k, uint32_t cc, const uint32_t *h, const struct tpm_name *nm,
+		     unsigned nh, unsigned nauth, const uint8_t *p, size_t plen, struct wire_rd *r,
+		     uint32_t *rh)
+{
+	const struct tpm_cc_info *ci = tpm_cc_lookup(cc);
+	int rc;
+	if (!ci)
+		return -EINVAL;
+	if (k->auth == TPM_AUTH_HMAC || k->auth == TPM_AUTH_HMAC_ENC) {
+		uint8_t *rp;
+		size_t rpl;
+		k->hs.attrs = TPMA_SESSION_CONTINUESESSION;
+		if (k->auth == TPM_AUTH_HMAC_ENC && ci->cmd_tpm2b)
+			k->hs.attrs |= TPMA_SESSION_DECRYPT;
+		if (k->auth == TPM_AUTH_HMAC_ENC && ci->rsp_tpm2b)
+			k->hs.attrs |= TPMA_SESSION_ENCRYPT;
+		rc = tpmconn_session_cmd(&k->t, &k->hs, &k->cr, cc, h, nm, nh, NULL, 0, p, plen,
+					 &rp, &rpl);
+		if (rc)
+			return rc;
+		if (rh && ci->handles_out)
+			*rh = wire_get_u32(k->t.rsp + TPM_HEADER_SIZE);
+		wire_rd_init(r, rp, rpl);
+		return 0;
+	}
+	struct wire_wr w;
+	cmd_start(k, &w, cc, h, nh, k->auth == TPM_AUTH_PASSWORD ? nauth : 0);
+	wire_wr_bytes(&w, p, plen);
+	if ((rc = cmd_send(k, &w)))
+		return rc;
+	wire_rd_init(r, k->t.rsp, k->t.rsp_len);
+	uint16_t tag = wire_u16(r);
+	wire_skip(r, 8);
+	uint32_t hh = ci->handles_out ? wire_u32(r) : 0;
+	if (rh && ci->handles_out)
+		*rh = hh;
+	if (tag == TPM_ST_SESSIONS)
+		wire_u32(r); /* parameterSize */
+	return r->err ? -EPROTO : 0;
+}
+
 static void wr_pcr_sel(struct wire_wr *w)
 {
 	/* TPML_PCR_SELECTION: SHA-256, PCR 16 (Part 2 10.6.2). */
@@ -159,6 +218,18 @@ static void fill(uint8_t *b, size_t n, uint32_t seed)
 		b[i] = (uint8_t)(seed * 2654435761u >> (8 * (i % 4))) ^ (uint8_t)i;
 }
 
+/* A TPM2B_NAME from a response into name. */
+static int rd_name(struct wire_rd *r, struct tpm_name *name)
+{
+	uint16_t n;
+	const uint8_t *b = wire_tpm2b(r, &n);
+	if (r->err || !b || n > sizeof name->b)
+		return -EPROTO;
+	memcpy(name->b, b, n);
+	name->size = n;
+	return 0;
+}
+
 /* ---- the measured operations ------------------------------------------- */
 
 static int op_getcap(struct cal *k)
@@ -171,12 +242,15 @@ static int op_getcap(struct cal *k)
 	return cmd_send(k, &w);
 }
 
+/* GetRandom of 16 bytes; hmac+enc: through the HMAC session with encrypt,
+ * as `tpm2_getrandom -S` and the kernel's tpm2_get_random() send it (a
+ * session that authorises nothing must encrypt or audit: Part 1 19.1). */
 static int op_getrandom(struct cal *k)
 {
-	struct wire_wr w;
-	cmd_start(k, &w, TPM_CC_GetRandom, NULL, 0, 0);
-	wire_wr_u16(&w, 16);
-	return cmd_send(k, &w);
+	uint8_t p[2];
+	struct wire_rd r;
+	wire_put_u16(p, 16);
+	return auth_send(k, TPM_CC_GetRandom, NULL, NULL, 0, 0, p, sizeof p, &r, NULL);
 }
 
 static int op_pcrread(struct cal *k)
@@ -278,7 +352,9 @@ static int op_ctxload(struct cal *k)
 	return pre_load_nk(k);
 }
 
-static int op_cp_ecc(struct cal *k)
+/* The kernel's null key (ECC P-256, null hierarchy, password): what the
+ * session policies create at chip registration. */
+static int op_cp_nullkey(struct cal *k)
 {
 	struct tpm_ecc_key key;
 	int rc = tpmconn_create_null_primary(&k->t, &k->cr, TPM_RH_NULL, &key);
@@ -289,41 +365,62 @@ static int op_cp_ecc(struct cal *k)
 	return rc;
 }
 
-/* The RSA 2048 storage primary as tpm2-tools makes it by default (and as a
- * boot's SRK looks): owner hierarchy, restricted decrypt, AES-128-CFB, no
- * scheme, exponent 0, empty unique (Part 2 12.2.3.5). The TPM derives the
- * same key from the same seed and template every time. */
-static int op_cp_rsa(struct cal *k)
+/* An owner storage primary as tpm2-tools makes it by default (and as a
+ * boot's SRK looks; `tpm2_createprimary -C o -G rsa2048|ecc256`): restricted
+ * decrypt, AES-128-CFB, no scheme, RSA 2048 exponent 0 or ECC NIST P-256 no
+ * KDF, empty unique (Part 2 12.2.3.5, 12.2.3.6). The TPM derives the same key
+ * from the same seed and template every time, so its cost on one TPM is that
+ * of this key: a trace made with this template prices exactly. */
+static int create_primary(struct cal *k, int rsa)
 {
+	uint8_t p[64];
 	struct wire_wr w;
 	struct wire_rd r;
 	uint32_t h = TPM_RH_OWNER;
-	cmd_start(k, &w, TPM_CC_CreatePrimary, &h, 1, 1);
+	struct tpm_name nm;
+	sess_name_handle(h, &nm);
+	wire_wr_init(&w, p, sizeof p);
 	wire_wr_u16(&w, 4); /* inSensitive: empty userAuth and data */
 	wire_wr_u16(&w, 0);
 	wire_wr_u16(&w, 0);
-	wire_wr_u16(&w, 26); /* inPublic */
-	wire_wr_u16(&w, TPM_ALG_RSA);
+	wire_wr_u16(&w, 26); /* inPublic: 26 bytes for either */
+	wire_wr_u16(&w, rsa ? TPM_ALG_RSA : TPM_ALG_ECC);
 	wire_wr_u16(&w, TPM_ALG_SHA256);
 	wire_wr_u32(&w, ATTR_STORAGE_PRIMARY);
 	wire_wr_u16(&w, 0);
 	wire_wr_u16(&w, TPM_ALG_AES);
 	wire_wr_u16(&w, 128);
 	wire_wr_u16(&w, TPM_ALG_CFB);
-	wire_wr_u16(&w, TPM_ALG_NULL);
-	wire_wr_u16(&w, 2048);
-	wire_wr_u32(&w, 0);
-	wire_wr_u16(&w, 0);
+	wire_wr_u16(&w, TPM_ALG_NULL); /* scheme */
+	if (rsa) {
+		wire_wr_u16(&w, 2048);
+		wire_wr_u32(&w, 0);
+		wire_wr_u16(&w, 0);
+	} else {
+		wire_wr_u16(&w, TPM_ECC_NIST_P256);
+		wire_wr_u16(&w, TPM_ALG_NULL); /* kdf */
+		wire_wr_u16(&w, 0);
+		wire_wr_u16(&w, 0);
+	}
 	wire_wr_u16(&w, 0); /* outsideInfo */
 	wire_wr_u32(&w, 0); /* creationPCR */
-	int rc = cmd_send(k, &w);
+	if (w.err)
+		return -ENOBUFS;
+	int rc = auth_send(k, TPM_CC_CreatePrimary, &h, &nm, 1, 1, p, w.off, &r, &k->tmp_h);
 	if (rc)
 		return rc;
-	rsp_params(k, &r, &k->tmp_h);
-	if (r.err)
-		return -EPROTO;
 	track(k, k->tmp_h);
 	return 0;
+}
+
+static int op_cp_rsa(struct cal *k)
+{
+	return create_primary(k, 1);
+}
+
+static int op_cp_ecc(struct cal *k)
+{
+	return create_primary(k, 0);
 }
 
 static int op_readpublic(struct cal *k)
@@ -333,13 +430,15 @@ static int op_readpublic(struct cal *k)
 	return cmd_send(k, &w);
 }
 
-/* TPM2_Create (Part 3 12.1) under the null key; keeps the two blobs. */
+/* TPM2_Create (Part 3 12.1) under the null key, as k->auth; keeps the two
+ * blobs (in the clear: an encrypted outPrivate is decrypted by auth_send). */
 static int create(struct cal *k, int sign, struct blob *priv, struct blob *pub)
 {
+	uint8_t p[128];
 	struct wire_wr w;
 	struct wire_rd r;
 	static const char secret[] = "tpmtrace calibrate";
-	cmd_start(k, &w, TPM_CC_Create, &k->nk.handle, 1, 1);
+	wire_wr_init(&w, p, sizeof p);
 	if (sign) {
 		wire_wr_u16(&w, 4);
 		wire_wr_u16(&w, 0);
@@ -370,21 +469,23 @@ static int create(struct cal *k, int sign, struct blob *priv, struct blob *pub)
 	}
 	wire_wr_u16(&w, 0);
 	wire_wr_u32(&w, 0);
-	int rc = cmd_send(k, &w);
+	if (w.err)
+		return -ENOBUFS;
+	int rc = auth_send(k, TPM_CC_Create, &k->nk.handle, &k->nk.name, 1, 1, p, w.off, &r, NULL);
 	if (rc)
 		return rc;
-	rsp_params(k, &r, NULL);
-	size_t start = r.off;
+	const uint8_t *start = r.p + r.off;
 	uint16_t n;
 	wire_tpm2b(&r, &n);
-	size_t mid = r.off;
+	size_t a = (size_t)(r.p + r.off - start);
 	wire_tpm2b(&r, &n);
-	if (r.err || mid - start > CAL_MAX_BLOB || r.off - mid > CAL_MAX_BLOB)
+	size_t b = (size_t)(r.p + r.off - start) - a;
+	if (r.err || a > CAL_MAX_BLOB || b > CAL_MAX_BLOB)
 		return -EPROTO;
-	memcpy(priv->b, k->t.rsp + start, mid - start);
-	priv->len = mid - start;
-	memcpy(pub->b, k->t.rsp + mid, r.off - mid);
-	pub->len = r.off - mid;
+	memcpy(priv->b, start, a);
+	priv->len = a;
+	memcpy(pub->b, start + a, b);
+	pub->len = b;
 	return 0;
 }
 
@@ -393,38 +494,58 @@ static int op_create(struct cal *k)
 	return create(k, 0, &k->seal_priv, &k->seal_pub);
 }
 
-static int load(struct cal *k, const struct blob *priv, const struct blob *pub, uint32_t *h)
+static int op_create_ecc(struct cal *k)
 {
-	struct wire_wr w;
+	return create(k, 1, &k->tmp_priv, &k->tmp_pub);
+}
+
+/* TPM2_Load (Part 3 12.2) under the null key, as k->auth; *name gets the
+ * object's Name (for the HMAC sessions that authorise it). */
+static int load(struct cal *k, const struct blob *priv, const struct blob *pub, uint32_t *h,
+		struct tpm_name *name)
+{
+	uint8_t p[2 * CAL_MAX_BLOB];
 	struct wire_rd r;
-	cmd_start(k, &w, TPM_CC_Load, &k->nk.handle, 1, 1);
-	wire_wr_bytes(&w, priv->b, priv->len);
-	wire_wr_bytes(&w, pub->b, pub->len);
-	int rc = cmd_send(k, &w);
+	struct tpm_name tmp;
+	memcpy(p, priv->b, priv->len);
+	memcpy(p + priv->len, pub->b, pub->len);
+	int rc = auth_send(k, TPM_CC_Load, &k->nk.handle, &k->nk.name, 1, 1, p,
+			   priv->len + pub->len, &r, h);
 	if (rc)
 		return rc;
-	rsp_params(k, &r, h);
-	if (r.err)
-		return -EPROTO;
 	track(k, *h);
-	return 0;
+	return rd_name(&r, name ? name : &tmp);
 }
 
 static int op_load(struct cal *k)
 {
-	return load(k, &k->seal_priv, &k->seal_pub, &k->tmp_h);
+	return load(k, &k->seal_priv, &k->seal_pub, &k->tmp_h, NULL);
+}
+
+/* Set-up steps use empty password sessions whatever the kind measures. */
+static int as_password(struct cal *k, int (*fn)(struct cal *))
+{
+	uint8_t a = k->auth;
+	k->auth = TPM_AUTH_PASSWORD;
+	int rc = fn(k);
+	k->auth = a;
+	return rc;
+}
+
+static int load_seal(struct cal *k)
+{
+	return load(k, &k->seal_priv, &k->seal_pub, &k->seal_h, &k->seal_name);
 }
 
 static int begin_unseal(struct cal *k)
 {
-	return load(k, &k->seal_priv, &k->seal_pub, &k->seal_h);
+	return as_password(k, load_seal);
 }
 
 static int op_unseal(struct cal *k)
 {
-	struct wire_wr w;
-	cmd_start(k, &w, TPM_CC_Unseal, &k->seal_h, 1, 1);
-	return cmd_send(k, &w);
+	struct wire_rd r;
+	return auth_send(k, TPM_CC_Unseal, &k->seal_h, &k->seal_name, 1, 1, NULL, 0, &r, NULL);
 }
 
 static int end_unseal(struct cal *k)
@@ -458,96 +579,236 @@ static int end_policy(struct cal *k)
 	return flush(k, k->ps);
 }
 
-/* NV_DefineSpace (Part 3 31.3) of a 32-byte ordinary index, owner
- * authorization; the first free index from CAL_NV_BASE. */
-static int begin_nv(struct cal *k)
+/* ---- NV: a 32-byte ordinary index, owner authorisation ------------------ */
+
+/* TPM2_NV_ReadPublic (Part 3 31.6): index's Name (it changes when the index
+ * is first written: TPMA_NV_WRITTEN is in the public area it hashes). */
+static int nv_readpublic(struct cal *k, uint32_t index, struct tpm_name *name)
 {
-	uint32_t h = TPM_RH_OWNER;
-	for (uint32_t i = 0; i < 16; i++) {
-		struct wire_wr w;
-		cmd_start(k, &w, TPM_CC_NV_DefineSpace, &h, 1, 1);
-		wire_wr_u16(&w, 0); /* auth */
-		wire_wr_u16(&w, 14);
-		wire_wr_u32(&w, CAL_NV_BASE + i);
-		wire_wr_u16(&w, TPM_ALG_SHA256);
-		wire_wr_u32(&w, NV_ATTRS);
-		wire_wr_u16(&w, 0);
-		wire_wr_u16(&w, 32);
-		int rc = cmd_send(k, &w);
-		if (rc == TPM_RC_NV_DEFINED)
-			continue;
-		if (rc)
+	struct wire_wr w;
+	struct wire_rd r;
+	uint16_t n;
+	cmd_start(k, &w, TPM_CC_NV_ReadPublic, &index, 1, 0);
+	int rc = cmd_send(k, &w);
+	if (rc || !name)
+		return rc;
+	rsp_params(k, &r, NULL);
+	wire_tpm2b(&r, &n); /* nvPublic */
+	return rd_name(&r, name);
+}
+
+/* A free index from CAL_NV_BASE + from (NV_ReadPublic fails on it). */
+static int nv_free_index(struct cal *k, uint32_t from, uint32_t *index)
+{
+	for (uint32_t i = from; i < from + 16; i++) {
+		int rc = nv_readpublic(k, CAL_NV_BASE + i, NULL);
+		if (rc < 0)
 			return rc;
-		k->nv_index = CAL_NV_BASE + i;
-		k->nv_defined = 1;
-		return 0;
+		if (rc > 0) {
+			*index = CAL_NV_BASE + i;
+			return 0;
+		}
 	}
 	return TPM_RC_NV_DEFINED;
 }
 
+/* TPM2_NV_DefineSpace (Part 3 31.3) of index, as k->auth. */
+static int nv_define(struct cal *k, uint32_t index)
+{
+	uint8_t p[32];
+	struct wire_wr w;
+	struct wire_rd r;
+	uint32_t h = TPM_RH_OWNER;
+	struct tpm_name nm;
+	sess_name_handle(h, &nm);
+	wire_wr_init(&w, p, sizeof p);
+	wire_wr_u16(&w, 0); /* auth */
+	wire_wr_u16(&w, 14);
+	wire_wr_u32(&w, index);
+	wire_wr_u16(&w, TPM_ALG_SHA256);
+	wire_wr_u32(&w, NV_ATTRS);
+	wire_wr_u16(&w, 0);
+	wire_wr_u16(&w, 32);
+	int rc = auth_send(k, TPM_CC_NV_DefineSpace, &h, &nm, 1, 1, p, w.off, &r, NULL);
+	if (rc)
+		return rc;
+	for (unsigned i = 0; i < CAL_MAX_NV; i++)
+		if (!k->nv[i]) {
+			k->nv[i] = index;
+			return 0;
+		}
+	return 0; /* not reached: at most two are defined at a time */
+}
+
+/* TPM2_NV_UndefineSpace (Part 3 31.4) of index, as k->auth. */
+static int nv_undefine(struct cal *k, uint32_t index)
+{
+	uint32_t h[2] = {TPM_RH_OWNER, index};
+	struct tpm_name nm[2];
+	struct wire_rd r;
+	int rc = 0;
+	sess_name_handle(h[0], &nm[0]);
+	if ((k->auth == TPM_AUTH_HMAC || k->auth == TPM_AUTH_HMAC_ENC) &&
+	    (rc = nv_readpublic(k, index, &nm[1])))
+		return rc;
+	if ((rc = auth_send(k, TPM_CC_NV_UndefineSpace, h, nm, 2, 1, NULL, 0, &r, NULL)))
+		return rc;
+	for (unsigned i = 0; i < CAL_MAX_NV; i++)
+		if (k->nv[i] == index)
+			k->nv[i] = 0;
+	return 0;
+}
+
+/* NV_DefineSpace measured: an index defined, undefined after each call. */
+static int begin_nvdef(struct cal *k)
+{
+	return nv_free_index(k, 1, &k->nv_tmp);
+}
+
+static int op_nvdefine(struct cal *k)
+{
+	return nv_define(k, k->nv_tmp);
+}
+
+static int undefine_tmp(struct cal *k)
+{
+	return nv_undefine(k, k->nv_tmp);
+}
+
+static int post_nvundefine(struct cal *k)
+{
+	return as_password(k, undefine_tmp);
+}
+
+/* NV_UndefineSpace measured: the index is defined (and its Name read, outside
+ * the measured call) before each call. */
+static int pre_nvdefine(struct cal *k)
+{
+	uint8_t a = k->auth;
+	k->auth = TPM_AUTH_PASSWORD;
+	int rc = nv_define(k, k->nv_tmp);
+	k->auth = a;
+	if (!rc)
+		rc = nv_readpublic(k, k->nv_tmp, &k->nv_tmp_name);
+	return rc;
+}
+
+static int op_nvundefine(struct cal *k)
+{
+	uint32_t h[2] = {TPM_RH_OWNER, k->nv_tmp};
+	struct tpm_name nm[2];
+	struct wire_rd r;
+	sess_name_handle(h[0], &nm[0]);
+	nm[1] = k->nv_tmp_name;
+	int rc = auth_send(k, TPM_CC_NV_UndefineSpace, h, nm, 2, 1, NULL, 0, &r, NULL);
+	if (!rc)
+		for (unsigned i = 0; i < CAL_MAX_NV; i++)
+			if (k->nv[i] == k->nv_tmp)
+				k->nv[i] = 0;
+	return rc;
+}
+
+/* The index NV_Write, NV_Read and NV_ReadPublic use; written once before
+ * they are measured, so that its Name no longer changes. */
+static int begin_nv(struct cal *k)
+{
+	int rc = nv_free_index(k, 0, &k->nv_index);
+	if (!rc) {
+		uint8_t a = k->auth;
+		k->auth = TPM_AUTH_PASSWORD;
+		rc = nv_define(k, k->nv_index);
+		k->auth = a;
+	}
+	return rc;
+}
+
+/* Refreshes the index's Name before a kind with an HMAC session. */
+static int begin_nv_name(struct cal *k)
+{
+	return nv_readpublic(k, k->nv_index, &k->nv_name);
+}
+
 static int op_nvwrite(struct cal *k)
 {
-	struct wire_wr w;
+	uint8_t p[2 + 32 + 2];
 	uint32_t h[2] = {TPM_RH_OWNER, k->nv_index};
-	uint8_t d[32];
-	fill(d, sizeof d, ++k->counter);
-	cmd_start(k, &w, TPM_CC_NV_Write, h, 2, 1);
-	wire_wr_tpm2b(&w, d, sizeof d);
-	wire_wr_u16(&w, 0);
-	return cmd_send(k, &w);
+	struct tpm_name nm[2];
+	struct wire_rd r;
+	sess_name_handle(h[0], &nm[0]);
+	nm[1] = k->nv_name;
+	wire_put_u16(p, 32);
+	fill(p + 2, 32, ++k->counter);
+	wire_put_u16(p + 34, 0); /* offset */
+	return auth_send(k, TPM_CC_NV_Write, h, nm, 2, 1, p, sizeof p, &r, NULL);
 }
 
 static int op_nvread(struct cal *k)
 {
-	struct wire_wr w;
+	uint8_t p[4];
 	uint32_t h[2] = {TPM_RH_OWNER, k->nv_index};
-	cmd_start(k, &w, TPM_CC_NV_Read, h, 2, 1);
-	wire_wr_u16(&w, 32);
-	wire_wr_u16(&w, 0);
-	return cmd_send(k, &w);
+	struct tpm_name nm[2];
+	struct wire_rd r;
+	sess_name_handle(h[0], &nm[0]);
+	nm[1] = k->nv_name;
+	wire_put_u16(p, 32);
+	wire_put_u16(p + 2, 0);
+	return auth_send(k, TPM_CC_NV_Read, h, nm, 2, 1, p, sizeof p, &r, NULL);
 }
 
-static int nv_undefine(struct cal *k)
+static int op_nvreadpublic(struct cal *k)
 {
-	struct wire_wr w;
-	uint32_t h[2] = {TPM_RH_OWNER, k->nv_index};
-	cmd_start(k, &w, TPM_CC_NV_UndefineSpace, h, 2, 1);
-	int rc = cmd_send(k, &w);
-	if (!rc)
-		k->nv_defined = 0;
+	return nv_readpublic(k, k->nv_index, NULL);
+}
+
+static int end_nv(struct cal *k)
+{
+	uint8_t a = k->auth;
+	k->auth = TPM_AUTH_PASSWORD;
+	int rc = nv_undefine(k, k->nv_index);
+	k->auth = a;
 	return rc;
+}
+
+/* ---- signing ------------------------------------------------------------ */
+
+static int load_sign(struct cal *k)
+{
+	int rc = create(k, 1, &k->sig_priv, &k->sig_pub);
+	return rc ? rc : load(k, &k->sig_priv, &k->sig_pub, &k->sig_h, &k->sig_name);
 }
 
 static int begin_sign(struct cal *k)
 {
-	int rc = create(k, 1, &k->sig_priv, &k->sig_pub);
-	return rc ? rc : load(k, &k->sig_priv, &k->sig_pub, &k->sig_h);
+	return as_password(k, load_sign);
 }
 
 static int op_sign(struct cal *k)
 {
-	struct wire_wr w;
-	uint8_t d[32];
-	fill(d, sizeof d, ++k->counter);
-	cmd_start(k, &w, TPM_CC_Sign, &k->sig_h, 1, 1);
-	wire_wr_tpm2b(&w, d, sizeof d);
-	wire_wr_u16(&w, TPM_ALG_NULL); /* the key's scheme */
-	wire_wr_u16(&w, TPM_ST_HASHCHECK);
-	wire_wr_u32(&w, TPM_RH_NULL); /* a NULL ticket: the key is not restricted */
-	wire_wr_u16(&w, 0);
-	return cmd_send(k, &w);
+	uint8_t p[2 + 32 + 2 + 2 + 4 + 2];
+	struct wire_rd r;
+	wire_put_u16(p, 32);
+	fill(p + 2, 32, ++k->counter);
+	wire_put_u16(p + 34, TPM_ALG_NULL); /* the key's scheme */
+	wire_put_u16(p + 36, TPM_ST_HASHCHECK);
+	wire_put_u32(p + 38, TPM_RH_NULL); /* a NULL ticket: the key is not restricted */
+	wire_put_u16(p + 42, 0);
+	return auth_send(k, TPM_CC_Sign, &k->sig_h, &k->sig_name, 1, 1, p, sizeof p, &r, NULL);
 }
 
 static int op_quote(struct cal *k)
 {
+	uint8_t p[64];
 	struct wire_wr w;
+	struct wire_rd r;
 	uint8_t q[16];
 	fill(q, sizeof q, ++k->counter);
-	cmd_start(k, &w, TPM_CC_Quote, &k->sig_h, 1, 1);
+	wire_wr_init(&w, p, sizeof p);
 	wire_wr_tpm2b(&w, q, sizeof q);
 	wire_wr_u16(&w, TPM_ALG_NULL);
 	wr_pcr_sel(&w);
-	return cmd_send(k, &w);
+	if (w.err)
+		return -ENOBUFS;
+	return auth_send(k, TPM_CC_Quote, &k->sig_h, &k->sig_name, 1, 1, p, w.off, &r, NULL);
 }
 
 static int end_sign(struct cal *k)
@@ -558,7 +819,7 @@ static int end_sign(struct cal *k)
 struct kind {
 	const char *name;
 	uint32_t cc;
-	uint8_t auth;
+	uint8_t auth; /* how the measured command is authorised (auth_send) */
 	const char *variant;
 	int nv; /* changes NV: skipped on hardware */
 	int (*begin)(struct cal *);
@@ -568,45 +829,87 @@ struct kind {
 	int (*end)(struct cal *);
 };
 
+#define NONE	 TPM_AUTH_NONE
+#define PW	 TPM_AUTH_PASSWORD
+#define HMAC	 TPM_AUTH_HMAC
+#define HMAC_ENC TPM_AUTH_HMAC_ENC
+
 /* In an order that keeps at most three objects loaded (a TPM without a
- * resource manager has three slots): the null key, and one more. */
+ * resource manager has three slots): the null key, and one more. A command
+ * is measured in each authorisation form a boot or tpm2-tools sends it in:
+ * with a password, an HMAC session, and an HMAC session with parameter
+ * encryption where its first command or response parameter can be encrypted
+ * (PCR_Extend, NV_UndefineSpace: neither). */
 static const struct kind kinds[] = {
-    {"GetCapability", TPM_CC_GetCapability, TPM_AUTH_NONE, "-", 0, NULL, NULL, op_getcap, NULL,
+    {"GetCapability", TPM_CC_GetCapability, NONE, "-", 0, NULL, NULL, op_getcap, NULL, NULL},
+    {"GetRandom", TPM_CC_GetRandom, NONE, "-", 0, NULL, NULL, op_getrandom, NULL, NULL},
+    {"GetRandom hmac+enc", TPM_CC_GetRandom, HMAC_ENC, "-", 0, NULL, NULL, op_getrandom, NULL,
      NULL},
-    {"GetRandom", TPM_CC_GetRandom, TPM_AUTH_NONE, "-", 0, NULL, NULL, op_getrandom, NULL, NULL},
-    {"PCR_Read", TPM_CC_PCR_Read, TPM_AUTH_NONE, "-", 0, NULL, NULL, op_pcrread, NULL, NULL},
-    {"PCR_Extend password", TPM_CC_PCR_Extend, TPM_AUTH_PASSWORD, "-", 0, NULL, NULL, op_extend_pw,
-     NULL, NULL},
-    {"PCR_Extend hmac", TPM_CC_PCR_Extend, TPM_AUTH_HMAC, "-", 0, NULL, NULL, op_extend_hmac, NULL,
-     NULL},
-    {"StartAuthSession salted-ecc", TPM_CC_StartAuthSession, TPM_AUTH_NONE, "salted-ecc", 0, NULL,
-     NULL, op_sas_salted, post_flush_tmp, NULL},
-    {"StartAuthSession unsalted", TPM_CC_StartAuthSession, TPM_AUTH_NONE, "unsalted", 0, NULL, NULL,
+    {"PCR_Read", TPM_CC_PCR_Read, NONE, "-", 0, NULL, NULL, op_pcrread, NULL, NULL},
+    {"PCR_Extend password", TPM_CC_PCR_Extend, PW, "-", 0, NULL, NULL, op_extend_pw, NULL, NULL},
+    {"PCR_Extend hmac", TPM_CC_PCR_Extend, HMAC, "-", 0, NULL, NULL, op_extend_hmac, NULL, NULL},
+    {"StartAuthSession salted-ecc", TPM_CC_StartAuthSession, NONE, "salted-ecc", 0, NULL, NULL,
+     op_sas_salted, post_flush_tmp, NULL},
+    {"StartAuthSession unsalted", TPM_CC_StartAuthSession, NONE, "unsalted", 0, NULL, NULL,
      op_sas_unsalted, post_flush_tmp, NULL},
-    {"ContextSave", TPM_CC_ContextSave, TPM_AUTH_NONE, "-", 0, NULL, NULL, op_ctxsave, NULL, NULL},
-    {"ContextLoad", TPM_CC_ContextLoad, TPM_AUTH_NONE, "-", 0, NULL, NULL, op_ctxload,
-     post_flush_tmp, NULL},
-    {"FlushContext", TPM_CC_FlushContext, TPM_AUTH_NONE, "-", 0, NULL, pre_load_nk, op_flush_tmp,
-     NULL, NULL},
-    {"CreatePrimary ecc-p256", TPM_CC_CreatePrimary, TPM_AUTH_PASSWORD, "ecc-p256", 0, NULL, NULL,
+    {"ContextSave", TPM_CC_ContextSave, NONE, "-", 0, NULL, NULL, op_ctxsave, NULL, NULL},
+    {"ContextLoad", TPM_CC_ContextLoad, NONE, "-", 0, NULL, NULL, op_ctxload, post_flush_tmp, NULL},
+    {"FlushContext", TPM_CC_FlushContext, NONE, "-", 0, NULL, pre_load_nk, op_flush_tmp, NULL,
+     NULL},
+    {"CreatePrimary ecc-p256 (null key)", TPM_CC_CreatePrimary, PW, "ecc-p256", 0, NULL, NULL,
+     op_cp_nullkey, post_flush_tmp, NULL},
+    {"CreatePrimary hmac ecc-p256", TPM_CC_CreatePrimary, HMAC, "ecc-p256", 0, NULL, NULL,
      op_cp_ecc, post_flush_tmp, NULL},
-    {"CreatePrimary rsa-2048", TPM_CC_CreatePrimary, TPM_AUTH_PASSWORD, "rsa-2048", 0, NULL, NULL,
+    {"CreatePrimary hmac+enc ecc-p256", TPM_CC_CreatePrimary, HMAC_ENC, "ecc-p256", 0, NULL, NULL,
+     op_cp_ecc, post_flush_tmp, NULL},
+    {"CreatePrimary rsa-2048", TPM_CC_CreatePrimary, PW, "rsa-2048", 0, NULL, NULL, op_cp_rsa,
+     post_flush_tmp, NULL},
+    {"CreatePrimary hmac rsa-2048", TPM_CC_CreatePrimary, HMAC, "rsa-2048", 0, NULL, NULL,
      op_cp_rsa, post_flush_tmp, NULL},
-    {"ReadPublic", TPM_CC_ReadPublic, TPM_AUTH_NONE, "-", 0, NULL, NULL, op_readpublic, NULL, NULL},
-    {"Create", TPM_CC_Create, TPM_AUTH_PASSWORD, "-", 0, NULL, NULL, op_create, NULL, NULL},
-    {"Load", TPM_CC_Load, TPM_AUTH_PASSWORD, "-", 0, NULL, NULL, op_load, post_flush_tmp, NULL},
-    {"Unseal", TPM_CC_Unseal, TPM_AUTH_PASSWORD, "-", 0, begin_unseal, NULL, op_unseal, NULL,
-     end_unseal},
-    {"PolicyPCR", TPM_CC_PolicyPCR, TPM_AUTH_NONE, "-", 0, begin_policy, NULL, op_policypcr, NULL,
+    {"CreatePrimary hmac+enc rsa-2048", TPM_CC_CreatePrimary, HMAC_ENC, "rsa-2048", 0, NULL, NULL,
+     op_cp_rsa, post_flush_tmp, NULL},
+    {"ReadPublic", TPM_CC_ReadPublic, NONE, "-", 0, NULL, NULL, op_readpublic, NULL, NULL},
+    {"Create", TPM_CC_Create, PW, "-", 0, NULL, NULL, op_create, NULL, NULL},
+    {"Create hmac", TPM_CC_Create, HMAC, "-", 0, NULL, NULL, op_create, NULL, NULL},
+    {"Create hmac+enc", TPM_CC_Create, HMAC_ENC, "-", 0, NULL, NULL, op_create, NULL, NULL},
+    {"Create ecc-p256", TPM_CC_Create, PW, "ecc-p256", 0, NULL, NULL, op_create_ecc, NULL, NULL},
+    {"Create hmac ecc-p256", TPM_CC_Create, HMAC, "ecc-p256", 0, NULL, NULL, op_create_ecc, NULL,
      NULL},
-    {"PolicyGetDigest", TPM_CC_PolicyGetDigest, TPM_AUTH_NONE, "-", 0, NULL, NULL, op_policydigest,
-     NULL, end_policy},
-    {"NV_Write", TPM_CC_NV_Write, TPM_AUTH_PASSWORD, "-", 1, begin_nv, NULL, op_nvwrite, NULL,
-     NULL},
-    {"NV_Read", TPM_CC_NV_Read, TPM_AUTH_PASSWORD, "-", 1, NULL, NULL, op_nvread, NULL,
-     nv_undefine},
-    {"Sign", TPM_CC_Sign, TPM_AUTH_PASSWORD, "-", 0, begin_sign, NULL, op_sign, NULL, NULL},
-    {"Quote", TPM_CC_Quote, TPM_AUTH_PASSWORD, "-", 0, NULL, NULL, op_quote, NULL, end_sign},
+    {"Create hmac+enc ecc-p256", TPM_CC_Create, HMAC_ENC, "ecc-p256", 0, NULL, NULL, op_create_ecc,
+     NULL, NULL},
+    {"Load", TPM_CC_Load, PW, "-", 0, NULL, NULL, op_load, post_flush_tmp, NULL},
+    {"Load hmac", TPM_CC_Load, HMAC, "-", 0, NULL, NULL, op_load, post_flush_tmp, NULL},
+    {"Load hmac+enc", TPM_CC_Load, HMAC_ENC, "-", 0, NULL, NULL, op_load, post_flush_tmp, NULL},
+    {"Unseal", TPM_CC_Unseal, PW, "-", 0, begin_unseal, NULL, op_unseal, NULL, NULL},
+    {"Unseal hmac", TPM_CC_Unseal, HMAC, "-", 0, NULL, NULL, op_unseal, NULL, NULL},
+    {"Unseal hmac+enc", TPM_CC_Unseal, HMAC_ENC, "-", 0, NULL, NULL, op_unseal, NULL, end_unseal},
+    {"PolicyPCR", TPM_CC_PolicyPCR, NONE, "-", 0, begin_policy, NULL, op_policypcr, NULL, NULL},
+    {"PolicyGetDigest", TPM_CC_PolicyGetDigest, NONE, "-", 0, NULL, NULL, op_policydigest, NULL,
+     end_policy},
+    {"NV_DefineSpace", TPM_CC_NV_DefineSpace, PW, "-", 1, begin_nvdef, NULL, op_nvdefine,
+     post_nvundefine, NULL},
+    {"NV_DefineSpace hmac", TPM_CC_NV_DefineSpace, HMAC, "-", 1, begin_nvdef, NULL, op_nvdefine,
+     post_nvundefine, NULL},
+    {"NV_DefineSpace hmac+enc", TPM_CC_NV_DefineSpace, HMAC_ENC, "-", 1, begin_nvdef, NULL,
+     op_nvdefine, post_nvundefine, NULL},
+    {"NV_UndefineSpace", TPM_CC_NV_UndefineSpace, PW, "-", 1, begin_nvdef, pre_nvdefine,
+     op_nvundefine, NULL, NULL},
+    {"NV_UndefineSpace hmac", TPM_CC_NV_UndefineSpace, HMAC, "-", 1, begin_nvdef, pre_nvdefine,
+     op_nvundefine, NULL, NULL},
+    {"NV_Write", TPM_CC_NV_Write, PW, "-", 1, begin_nv, NULL, op_nvwrite, NULL, NULL},
+    {"NV_Write hmac", TPM_CC_NV_Write, HMAC, "-", 1, begin_nv_name, NULL, op_nvwrite, NULL, NULL},
+    {"NV_Write hmac+enc", TPM_CC_NV_Write, HMAC_ENC, "-", 1, NULL, NULL, op_nvwrite, NULL, NULL},
+    {"NV_Read", TPM_CC_NV_Read, PW, "-", 1, NULL, NULL, op_nvread, NULL, NULL},
+    {"NV_Read hmac", TPM_CC_NV_Read, HMAC, "-", 1, NULL, NULL, op_nvread, NULL, NULL},
+    {"NV_Read hmac+enc", TPM_CC_NV_Read, HMAC_ENC, "-", 1, NULL, NULL, op_nvread, NULL, NULL},
+    {"NV_ReadPublic", TPM_CC_NV_ReadPublic, NONE, "-", 1, NULL, NULL, op_nvreadpublic, NULL,
+     end_nv},
+    {"Sign", TPM_CC_Sign, PW, "-", 0, begin_sign, NULL, op_sign, NULL, NULL},
+    {"Sign hmac", TPM_CC_Sign, HMAC, "-", 0, NULL, NULL, op_sign, NULL, NULL},
+    {"Sign hmac+enc", TPM_CC_Sign, HMAC_ENC, "-", 0, NULL, NULL, op_sign, NULL, NULL},
+    {"Quote", TPM_CC_Quote, PW, "-", 0, NULL, NULL, op_quote, NULL, NULL},
+    {"Quote hmac", TPM_CC_Quote, HMAC, "-", 0, NULL, NULL, op_quote, NULL, NULL},
+    {"Quote hmac+enc", TPM_CC_Quote, HMAC_ENC, "-", 0, NULL, NULL, op_quote, NULL, end_sign},
 };
 
 int calibrate_is_hardware(const char *tcti)
@@ -695,6 +998,7 @@ static int setup(struct cal *k, struct profile *p)
 	track(k, k->hs.handle);
 	/* Create and Load need a sealed object to exist before they are
 	 * measured in turn. */
+	k->auth = TPM_AUTH_PASSWORD;
 	if ((rc = create(k, 0, &k->seal_priv, &k->seal_pub)))
 		return failed(k, rc, "Create of the sealed object");
 	return 0;
@@ -714,11 +1018,16 @@ static void cleanup(struct cal *k)
 		k->res->cleaned++;
 		k->n_handles--;
 	}
-	if (k->nv_defined) {
-		if (nv_undefine(k))
+	k->auth = TPM_AUTH_PASSWORD;
+	for (unsigned i = 0; i < CAL_MAX_NV; i++) {
+		if (!k->nv[i])
+			continue;
+		if (nv_undefine(k, k->nv[i])) {
 			k->res->left++;
-		else
+			k->nv[i] = 0;
+		} else {
 			k->res->cleaned++;
+		}
 	}
 }
 
@@ -726,6 +1035,30 @@ static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 	return x < y ? -1 : x > y;
+}
+
+/* One call of kind d with its unmeasured steps around it; *lat gets the
+ * time of the measured command (all its attempts). */
+static int measure_one(struct cal *k, const struct kind *d, uint64_t *lat)
+{
+	int rc;
+	k->auth = d->auth;
+	if ((d->begin && (rc = d->begin(k))) || (d->pre && (rc = d->pre(k))))
+		return rc;
+	k->last_ns = 0;
+	/* TPM_RC_RETRY, YIELDED, TESTING (Part 2 6.6.3): the TPM did not start
+	 * the command; send it again, as every TSS does. */
+	for (int a = 0; a < 50; a++) {
+		rc = d->op(k);
+		if (rc != TPM_RC_RETRY && rc != 0x908 && rc != 0x90A)
+			break;
+	}
+	if (rc)
+		return rc;
+	*lat = k->last_ns;
+	if ((d->post && (rc = d->post(k))) || (d->end && (rc = d->end(k))))
+		return rc;
+	return 0;
 }
 
 static void header(struct cal *k, struct profile *p, const char *target)
@@ -771,7 +1104,7 @@ int calibrate_run(const struct calibrate_opts *o, struct profile *p, struct cali
 	uint64_t *ns = NULL;
 	int rc = 0;
 	const unsigned nk = sizeof kinds / sizeof kinds[0];
-	char covers[1024] = "", lacks[1024] = "";
+	char covers[2048] = "", lacks[1024] = "";
 
 	memset(res, 0, sizeof *res);
 	if (!k)
@@ -780,8 +1113,9 @@ int calibrate_run(const struct calibrate_opts *o, struct profile *p, struct cali
 	k->res = res;
 	k->err = err;
 	k->errlen = errlen;
-	ns = calloc(o->iterations ? o->iterations : 1, sizeof *ns);
+	ns = calloc((size_t)nk * (o->iterations ? o->iterations : 1), sizeof *ns);
 	double *ms = calloc(o->iterations ? o->iterations : 1, sizeof *ms);
+	uint64_t cold[sizeof kinds / sizeof kinds[0]] = {0};
 	if (!ns || !ms || !o->iterations) {
 		rc = o->iterations ? -ENOMEM : -EINVAL;
 		snprintf(err, errlen, "%s", o->iterations ? "out of memory" : "no iterations");
@@ -811,56 +1145,50 @@ int calibrate_run(const struct calibrate_opts *o, struct profile *p, struct cali
 	if ((rc = setup(k, p)))
 		goto out;
 
+	/* Passes: each sends every kind once (its begin and end steps
+	 * around it, unmeasured), pass 0 the cold call, then the warm-up
+	 * passes, then the measured ones. A kind's samples so spread over
+	 * the whole run: a moment of load on the host, or a CPU that runs
+	 * slower for a second, is shared by all kinds instead of falling on
+	 * one; and no command is timed in a loop of itself, where the
+	 * target's code and data stay hot in the caches as they never are in
+	 * a boot or a replay, which mix commands. */
 	int hw = calibrate_is_hardware(o->tcti) && !o->allow_destructive;
-	for (unsigned i = 0; i < nk && !rc; i++) {
-		const struct kind *d = &kinds[i];
-		if (d->nv && hw) {
+	unsigned total = 1 + o->warmup + o->iterations;
+	for (unsigned i = 0; i < nk; i++)
+		if (kinds[i].nv && hw) {
 			res->kinds_skipped++;
 			snprintf(lacks + strlen(lacks), sizeof lacks - strlen(lacks), "%s%s",
-				 lacks[0] ? ", " : "", d->name);
-			continue;
+				 lacks[0] ? ", " : "", kinds[i].name);
 		}
-		if (d->begin && (rc = d->begin(k))) {
-			rc = failed(k, rc, d->name);
-			break;
-		}
-		unsigned total = 1 + o->warmup + o->iterations, m = 0;
-		uint64_t cold = 0;
-		for (unsigned j = 0; j < total; j++) {
-			if (d->pre && (rc = d->pre(k)))
+	for (unsigned j = 0; j < total && !rc; j++) {
+		for (unsigned i = 0; i < nk; i++) {
+			const struct kind *d = &kinds[i];
+			if (d->nv && hw)
+				continue;
+			uint64_t lat = 0;
+			if ((rc = measure_one(k, d, &lat))) {
+				rc = failed(k, rc, d->name);
 				break;
-			k->last_ns = 0;
-			/* TPM_RC_RETRY, YIELDED, TESTING (Part 2 6.6.3): the TPM did
-			 * not start the command; send it again, as every TSS does. */
-			for (int a = 0; a < 50; a++) {
-				rc = d->op(k);
-				if (rc != TPM_RC_RETRY && rc != 0x908 && rc != 0x90A)
-					break;
 			}
-			if (rc)
-				break;
-			uint64_t lat = k->last_ns;
-			if (d->post && (rc = d->post(k)))
-				break;
 			if (j == 0)
-				cold = lat;
+				cold[i] = lat;
 			else if (j > o->warmup)
-				ns[m++] = lat;
+				ns[(size_t)i * o->iterations + (j - 1 - o->warmup)] = lat;
 			if (o->progress)
 				o->progress(o->progress_arg, i + 1, nk, d->name, j + 1, total);
 		}
-		if (rc) {
-			rc = failed(k, rc, d->name);
-			break;
-		}
-		if (d->end && (rc = d->end(k))) {
-			rc = failed(k, rc, d->name);
-			break;
-		}
+	}
+	for (unsigned i = 0; i < nk && !rc; i++) {
+		const struct kind *d = &kinds[i];
+		unsigned m = o->iterations;
+		if (d->nv && hw)
+			continue;
 		/* Rounded to 1 ns: the profile keeps 6 decimals of a millisecond. */
-		qsort(ns, m, sizeof *ns, cmp_u64);
+		uint64_t *v = ns + (size_t)i * o->iterations;
+		qsort(v, m, sizeof *v, cmp_u64);
 		for (unsigned j = 0; j < m; j++)
-			ms[j] = (double)ns[j] / 1e6;
+			ms[j] = (double)v[j] / 1e6;
 		struct prof_entry e = {.cc = d->cc, .auth = d->auth};
 		snprintf(e.variant, sizeof e.variant, "%s", d->variant);
 		prof_entry_stats(&e, ms, m);
@@ -883,7 +1211,7 @@ int calibrate_run(const struct calibrate_opts *o, struct profile *p, struct cali
 		}
 		char comment[160];
 		snprintf(comment, sizeof comment, "cold (first call) %.6f ms; %u warm-up calls",
-			 (double)cold / 1e6, o->warmup);
+			 (double)cold[i] / 1e6, o->warmup);
 		e.comment = comment;
 		if ((rc = profile_add(p, &e))) {
 			snprintf(err, errlen, "%s: cannot add the entry (%s)", d->name,

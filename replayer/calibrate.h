@@ -1,19 +1,27 @@
-/* tpmtrace calibrate: a micro-benchmark of the commands a boot sends, run
- * against one TPM, whose result is a latency profile (model/profile.h).
+/* tpmtrace calibrate: a micro-benchmark of the commands a boot and tpm2-tools
+ * send, run against one TPM, whose result is a latency profile
+ * (model/profile.h).
  *
- * Every kind (command, authorization kind, key or session variant) is sent
- * once cold (its first call, kept apart: it is in the entry's comment), then
- * `warmup` times unmeasured, then `iterations` times measured; the entry gets
- * n, mean, p50, p95, stdev, min and max of the measured calls (the time around
- * the TCTI transmit and receive only). Commands the kinds need but do not
- * measure (a Load before a FlushContext, ...) are not counted.
+ * A kind is a command in one authorization form (none, password, HMAC
+ * session, HMAC session with parameter encryption: each priced apart by
+ * predict) and, where it matters, one key or session variant. The kinds are
+ * measured in passes: every pass sends each kind once, with the unmeasured
+ * steps it needs around it (a Load before a FlushContext, ...). Pass 0 is the
+ * cold call (kept apart: in the entry's comment), then `warmup` passes are
+ * not measured, then `iterations` are; the entry gets n, mean, p50, p95,
+ * stdev, min and max of the measured calls (the time around the TCTI
+ * transmit and receive only). Passes rather than one kind after the other:
+ * a kind's samples spread over the whole run, so a moment of load on the host
+ * does not fall on one kind, and no command is timed in a loop of itself,
+ * with the target's code hot in the caches as it never is in a boot.
  *
  * Everything created is removed again, also when a step fails: transient
- * objects and sessions are flushed, the NV index is undefined; nothing is
+ * objects and sessions are flushed, NV indices are undefined; nothing is
  * made persistent. On hardware (any target but swtpm and the MS simulator)
- * the kinds that define or undefine NV space are skipped unless
- * allow_destructive: NV_DefineSpace/NV_UndefineSpace change the TPM's
- * persistent state and wear its NV memory.
+ * the NV kinds (NV_DefineSpace, NV_UndefineSpace, and NV_Write, NV_Read,
+ * NV_ReadPublic, which need an index defined) are skipped unless
+ * allow_destructive: defining and undefining NV space, a few times per pass,
+ * changes the TPM's persistent state and wears its NV memory.
  *
  * Return convention: 0, -errno with err set (a TPM error in a setup step is
  * reported as -EPROTO with the response code in err). */
