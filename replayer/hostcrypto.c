@@ -83,6 +83,17 @@ static int op_rsp(struct hc *h)
 	return sess_rsp_open(&h->s, &h->c, TPM_CC_Hash, NULL, 0, h->rsp, h->rsp_len, &p, &pl);
 }
 
+/* Parameter encryption on top of the HMAC (Part 1 21.3): a command parameter
+ * encrypted and a response parameter decrypted, each a KDFa for key and IV
+ * and AES-128-CFB over 32 bytes. */
+static int op_enc(struct hc *h)
+{
+	uint8_t b[32];
+	memset(b, 0x5a, sizeof b);
+	int rc = sess_param_crypt(&h->s, &h->c, NULL, 0, 0, b, sizeof b);
+	return rc ? rc : sess_param_crypt(&h->s, &h->c, NULL, 0, 1, b, sizeof b);
+}
+
 static int op_name(struct hc *h)
 {
 	struct tpm_name n;
@@ -146,9 +157,9 @@ static int per_call(struct hc *h, int (*fn)(struct hc *), double *ms)
 	return 0;
 }
 
-/* HMAC (and with enc, parameter encryption both ways) of one command and
- * its response. */
-static int session_cmd(struct hc *h, int enc, double *ms)
+/* The HMAC side of one command and its response, and the parameter
+ * encryption a session with decrypt and encrypt adds to it. */
+static int session_cmd(struct hc *h, double *hmac_ms, double *enc_ms)
 {
 	uint8_t salt[32], nc[32], nt[32];
 	double c, r;
@@ -160,11 +171,10 @@ static int session_cmd(struct hc *h, int enc, double *ms)
 			     0, nc, 32, nt, 32)))
 		return rc;
 	h->s.attrs = TPMA_SESSION_CONTINUESESSION;
-	if (enc)
-		h->s.attrs |= TPMA_SESSION_DECRYPT | TPMA_SESSION_ENCRYPT;
-	if ((rc = per_call(h, op_cmd, &c)) || (rc = prep_rsp(h)) || (rc = per_call(h, op_rsp, &r)))
+	if ((rc = per_call(h, op_cmd, &c)) || (rc = prep_rsp(h)) ||
+	    (rc = per_call(h, op_rsp, &r)) || (rc = per_call(h, op_enc, enc_ms)))
 		return rc;
-	*ms = c + r;
+	*hmac_ms = c + r;
 	return 0;
 }
 
@@ -173,7 +183,6 @@ int host_crypto_measure(struct pred_host *out)
 	struct hc *h = calloc(1, sizeof *h);
 	struct pred_host m = {.measured = 1};
 	struct wire_wr w;
-	double with_enc;
 	int rc;
 	if (!h)
 		return -ENOMEM;
@@ -207,13 +216,12 @@ int host_crypto_measure(struct pred_host *out)
 		goto rel;
 	}
 	if ((rc = per_call(h, op_salt, &m.salt_ecc)) ||
-	    (rc = per_call(h, op_unsalted, &m.unsalted)) || (rc = session_cmd(h, 0, &m.hmac)) ||
-	    (rc = session_cmd(h, 1, &with_enc)) || (rc = per_call(h, op_name, &m.name)))
+	    (rc = per_call(h, op_unsalted, &m.unsalted)) ||
+	    (rc = session_cmd(h, &m.hmac, &m.enc)) || (rc = per_call(h, op_name, &m.name)))
 		goto rel;
 	/* Salted with another key type: tpmtrace salts with ECC only, priced
 	 * the same as the estimate does. */
 	m.salt = m.salt_ecc;
-	m.enc = with_enc > m.hmac ? with_enc - m.hmac : 0;
 	*out = m;
 rel:
 	sess_crypto_release(&h->c);
