@@ -55,13 +55,15 @@ static int op_salt(struct hc *h)
 			       0, nc, 32, nt, 32);
 }
 
-/* An unsalted, unbound session: a nonce and the session state, no key. */
+/* An unsalted, unbound session: the session state from the nonces, no key,
+ * and the caller's nonce rolled for its first command. */
 static int op_unsalted(struct hc *h)
 {
-	uint8_t nt[32] = {2};
+	uint8_t nc[32], nt[32] = {2};
 	struct sess s;
+	memset(nc, 1, sizeof nc);
 	int rc = sess_begin(&s, &h->c, 0x02000000, TPM_ALG_SHA256, TPM_ALG_AES, NULL, 0, NULL, 0,
-			    NULL, 0, nt, 32);
+			    nc, sizeof nc, nt, sizeof nt);
 	return rc ? rc : sess_nonce_roll(&s);
 }
 
