@@ -2024,7 +2024,10 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 		goto out;
 	}
 	res->trace_id = id;
-	struct writer_cfg wc = {.path = o->db_path, .trace_id = id, .block_when_full = 1};
+	/* The writer blocks instead of dropping, and yields the CPUs to
+	 * this thread and a local swtpm (writer.h). */
+	struct writer_cfg wc = {
+	    .path = o->db_path, .trace_id = id, .block_when_full = 1, .nice = 10};
 	if ((rc = writer_start(&x->w, &wc, err, sizeof err))) {
 		snprintf(res->err, sizeof res->err, "%s", err);
 		db_trace_end(db, id, 0, 0, 0, "incomplete");
