@@ -3,8 +3,7 @@
 # - `tpm-cuse-proxy --probe` (short write, size field beyond the write, 4097
 #   and 65536 bytes, second write before read, partial reads, O_NONBLOCK and
 #   poll, a non-blocking read while the command is in flight (waits, as the
-#   kernel does),
-#   poll, size field 0, unknown command code, a second open) gives the same
+#   kernel does), size field 0, unknown command code, a second open) gives the same
 #   answers on the CUSE node as on the kernel's own node, for /dev/tpmrm0
 #   (many opens) and for /dev/tpm0 taken over (one open at a time).
 # - A client that writes garbage or leaves a response unread does not keep
