@@ -13,7 +13,6 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=harness.sh
 . "$HERE/harness.sh"
 
-TPMTRACE=${TPMTRACE:-$HERE/../../build/bin/tpmtrace}
 
 [ -x "$TPMTRACE" ] || { echo "tpmtrace binary not found at $TPMTRACE" >&2; exit 1; }
 vm_init

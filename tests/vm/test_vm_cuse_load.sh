@@ -16,10 +16,6 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=harness.sh
 . "$HERE/harness.sh"
 
-SRC=${TPMTRACE_SRC:-$HERE/../..}
-BIN=${TPMTRACE_BIN:-$SRC/build/bin}
-TPMTRACE=${TPMTRACE:-$BIN/tpmtrace}
-PROXY=$BIN/tpm-cuse-proxy
 TPMCLIENT=${TPMTRACE_TEST_BUILD:-$BIN/..}/tests/tpmclient
 CLIENTS=${CUSE_LOAD_CLIENTS:-16}
 N=${CUSE_LOAD_COUNT:-500}
@@ -35,7 +31,7 @@ GROWTH_MAX_KB=4096
 HALF_GROWTH_MAX_KB=1024
 VM_TIMEOUT=${VM_TIMEOUT:-600}
 
-[ -x "$PROXY" ] || { echo "tpm-cuse-proxy not built at $PROXY (libfuse3-dev missing?)" >&2; exit 1; }
+vm_need_proxy || exit 1
 [ -x "$TPMCLIENT" ] || { echo "tpmclient not built at $TPMCLIENT" >&2; exit 1; }
 command -v sqlite3 >/dev/null || { echo "sqlite3 is needed to read the database" >&2; exit 1; }
 vm_init
