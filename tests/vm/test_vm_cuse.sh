@@ -13,7 +13,6 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=harness.sh
 . "$HERE/harness.sh"
 
-
 vm_need_proxy || exit 1
 command -v tshark >/dev/null || { echo "tshark is needed to read the pcap captures" >&2; exit 1; }
 vm_init

@@ -16,7 +16,6 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=harness.sh
 . "$HERE/harness.sh"
 
-
 vm_need_proxy || exit 1
 vm_init
 rc=$?
