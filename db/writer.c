@@ -6,20 +6,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "db/db.h"
 #include "model/decode.h"
 
-#define BATCH_MAX 8192
-#define IDLE_SLEEP_MIN_US 500
-#define IDLE_SLEEP_MAX_US 16000
-#define BATCH_MIN 512
-#define BATCH_WAIT_NS 20000000ull /* a killed recorder loses at most ~20 ms */
-#define BATCH_POLL_US 2000
+#define BATCH_MAX	    8192
+#define IDLE_SLEEP_MIN_US   500
+#define IDLE_SLEEP_MAX_US   16000
+#define BATCH_MIN	    512
+#define BATCH_WAIT_NS	    20000000ull /* a killed recorder loses at most ~20 ms */
+#define BATCH_POLL_US	    2000
 #define CHECKPOINT_EVERY_US 250000
-#define WAL_RESTART_FRAMES 4096 /* 16 MiB of 4 KiB pages */
-#define RECOVERED_NS 200000000ull
+#define WAL_RESTART_FRAMES  4096 /* 16 MiB of 4 KiB pages */
+#define RECOVERED_NS	    200000000ull
 
 struct writer {
 	struct writer_cfg cfg;
@@ -38,7 +40,7 @@ struct writer {
 	_Atomic uint64_t q_dropped_cmds;
 
 	/* Consumer side. */
-	_Atomic uint64_t tail;    /* records consumed */
+	_Atomic uint64_t tail;	  /* records consumed */
 	_Atomic uint64_t c_bytes; /* payload bytes released */
 	_Atomic uint64_t commands, events, db_dropped, db_dropped_cmds, batches, failed;
 	_Atomic int stop;
@@ -51,8 +53,8 @@ struct writer {
 	sqlite3 *ckpt_db;
 	sqlite3_stmt *ins_cmd, *ins_ev, *ins_client;
 	int failing;
-	uint64_t ok_since; /* while failing: first success since the last failure */
-	unsigned stall_ms; /* fault injection: TPMTRACE_FAULT_WRITER_STALL_MS */
+	uint64_t ok_since;	 /* while failing: first success since the last failure */
+	unsigned stall_ms;	 /* fault injection: TPMTRACE_FAULT_WRITER_STALL_MS */
 	unsigned stall_every_ms; /* ... once per this period (0: before every batch) */
 };
 
@@ -130,8 +132,7 @@ static int insert_command(struct writer *w, const struct rec *r)
 	else
 		sqlite3_bind_null(st, i++);
 	if (r->rsp_len)
-		sqlite3_bind_blob(st, i++, r->payload + r->cmd_len, (int)r->rsp_len,
-				  SQLITE_STATIC);
+		sqlite3_bind_blob(st, i++, r->payload + r->cmd_len, (int)r->rsp_len, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, i++);
 	int rc = sqlite3_step(st);
@@ -217,9 +218,17 @@ static void check_recovered(struct writer *w)
 	}
 }
 
+/* cfg.nice (writer.h): on Linux a nice value applies to one thread. */
+static void background_thread(const struct writer *w)
+{
+	if (w->cfg.nice)
+		setpriority(PRIO_PROCESS, (id_t)gettid(), w->cfg.nice);
+}
+
 static void *writer_main(void *arg)
 {
 	struct writer *w = arg;
+	background_thread(w);
 	unsigned idle = IDLE_SLEEP_MIN_US;
 	uint64_t last_commit = mono_ns();
 	uint64_t last_stall = last_commit;
@@ -301,6 +310,7 @@ static void *writer_main(void *arg)
 static void *checkpoint_main(void *arg)
 {
 	struct writer *w = arg;
+	background_thread(w);
 	pthread_mutex_lock(&w->ckpt_mu);
 	while (!atomic_load(&w->stop)) {
 		/* Sleeps until the next checkpoint is due, or until writer_stop
@@ -322,8 +332,8 @@ static void *checkpoint_main(void *arg)
 		 * start it over; it waits for the writer's current commit only
 		 * (the queue absorbs that), never for the TPM path. */
 		if (log >= WAL_RESTART_FRAMES && done == log)
-			sqlite3_wal_checkpoint_v2(w->ckpt_db, NULL, SQLITE_CHECKPOINT_RESTART,
-						  NULL, NULL);
+			sqlite3_wal_checkpoint_v2(w->ckpt_db, NULL, SQLITE_CHECKPOINT_RESTART, NULL,
+						  NULL);
 		pthread_mutex_lock(&w->ckpt_mu);
 	}
 	pthread_mutex_unlock(&w->ckpt_mu);
@@ -340,10 +350,10 @@ static void checkpoint_stop(struct writer *w)
 }
 
 static const char ins_cmd_sql[] =
-	"INSERT INTO command (trace_id, seq, t_submit_ns, t_done_ns, latency_ns, cc, locality,"
-	" tag, cmd_size, rsp_size, rc, handle1, handle2, handle3, rsp_handle, n_sessions,"
-	" sess_handle, sess_attrs, auth_kind, pcr, client_id, flags, malformed, cmd, rsp)"
-	" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    "INSERT INTO command (trace_id, seq, t_submit_ns, t_done_ns, latency_ns, cc, locality,"
+    " tag, cmd_size, rsp_size, rc, handle1, handle2, handle3, rsp_handle, n_sessions,"
+    " sess_handle, sess_attrs, auth_kind, pcr, client_id, flags, malformed, cmd, rsp)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 
 int writer_start(struct writer **out, const struct writer_cfg *cfg, char *err, size_t errlen)
 {

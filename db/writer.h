@@ -18,10 +18,10 @@ enum rec_type {
 };
 
 /* flags column bits */
-#define REC_F_REDACTED 1u
-#define REC_F_MALFORMED 2u
-#define REC_F_EMULATED 4u
-#define REC_F_NO_RESPONSE 8u
+#define REC_F_REDACTED	     1u
+#define REC_F_MALFORMED	     2u
+#define REC_F_EMULATED	     4u
+#define REC_F_NO_RESPONSE    8u
 #define REC_F_SYNTHETIC_TIME 16u
 
 struct rec {
@@ -61,12 +61,17 @@ struct rec {
 struct writer;
 
 struct writer_cfg {
-	const char *path;     /* database file (created if missing) */
-	int64_t trace_id;     /* rows go to this trace */
-	uint32_t queue_slots; /* power of two; default 4096 */
+	const char *path;	/* database file (created if missing) */
+	int64_t trace_id;	/* rows go to this trace */
+	uint32_t queue_slots;	/* power of two; default 4096 */
 	uint32_t payload_bytes; /* byte ring size; default 256 KiB */
-	int block_when_full;  /* importers and replay wait instead of dropping */
-	int quiet;            /* no warning on stderr when the database fails */
+	int block_when_full;	/* importers and replay wait instead of dropping */
+	int quiet;		/* no warning on stderr when the database fails */
+	/* Nice value of the writer's threads (0: the caller's). A replay, which
+	 * blocks rather than drops, sets it so that its own TPM path and a local
+	 * swtpm go first on contended CPUs; a recorder keeps 0, because a
+	 * starved writer there means dropped rows. */
+	int nice;
 };
 
 /* Starts the writer thread. Returns 0 or -errno (err holds a message). */

@@ -55,5 +55,10 @@ uint32_t tpm_cc_from_name(const char *name)
 	for (unsigned i = 0; i < sizeof(cc_list) / sizeof(cc_list[0]); i++)
 		if (!strcasecmp(cc_list[i].name, name))
 			return cc_list[i].cc;
+	/* Part 2 6.5.2: the second names of 0x155 and 0x15B (tpm_cc.def). */
+	if (!strcasecmp(name, "MAC"))
+		return 0x155;
+	if (!strcasecmp(name, "MAC_Start"))
+		return 0x15B;
 	return 0;
 }

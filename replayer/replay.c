@@ -1818,27 +1818,72 @@ static int source_check(struct rp *x, sqlite3 *db)
 		rc = -ENODATA;
 		goto out;
 	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT cc, count(*), coalesce(sum(latency_ns),0) FROM command"
-			       " WHERE trace_id=? AND cc IS NOT NULL GROUP BY cc ORDER BY cc",
-			       -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, res->source_id);
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			struct replay_cc_stat *s =
-			    cc_stat(res, (uint32_t)sqlite3_column_int64(st, 0));
-			if (s) {
-				s->n_src = (uint64_t)sqlite3_column_int64(st, 1);
-				s->src_ns = (uint64_t)sqlite3_column_int64(st, 2);
-				res->src_tpm_ns += s->src_ns;
-			}
-		}
-	}
 	rc = 0;
 out:
 	sqlite3_finalize(st);
 	return rc;
+}
+
+/* The source side of the per-command-code comparison. A run that read the
+ * whole trace summed it while streaming (src_stat_row); one that stopped
+ * early asks SQLite for the whole trace's figures instead. Either way the
+ * source codes come first, by code, then codes only the replay sent. */
+static void src_stat_row(struct rp *x, sqlite3_stmt *st)
+{
+	if (sqlite3_column_type(st, 8) == SQLITE_NULL)
+		return;
+	struct replay_cc_stat *s = cc_stat(x->res, (uint32_t)sqlite3_column_int64(st, 8));
+	if (s) {
+		s->n_src++;
+		s->src_ns += (uint64_t)sqlite3_column_int64(st, 9);
+	}
+}
+
+static int cc_stat_order(const void *a, const void *b)
+{
+	const struct replay_cc_stat *p = a, *q = b;
+	if (!p->n_src != !q->n_src)
+		return p->n_src ? -1 : 1;
+	if (p->n_src)
+		return p->cc < q->cc ? -1 : p->cc > q->cc;
+	return 0;
+}
+
+static void src_stats_finish(struct rp *x, sqlite3 *db, int streamed_all)
+{
+	struct replay_result *res = x->res;
+	sqlite3_stmt *st = NULL;
+	if (!streamed_all) {
+		for (unsigned i = 0; i < res->n_cc; i++)
+			res->cc[i].n_src = res->cc[i].src_ns = 0;
+		if (sqlite3_prepare_v2(
+			db,
+			"SELECT cc, count(*), coalesce(sum(latency_ns),0) FROM command"
+			" WHERE trace_id=? AND cc IS NOT NULL GROUP BY cc",
+			-1, &st, NULL) == SQLITE_OK) {
+			sqlite3_bind_int64(st, 1, res->source_id);
+			while (sqlite3_step(st) == SQLITE_ROW) {
+				struct replay_cc_stat *s =
+				    cc_stat(res, (uint32_t)sqlite3_column_int64(st, 0));
+				if (s) {
+					s->n_src = (uint64_t)sqlite3_column_int64(st, 1);
+					s->src_ns = (uint64_t)sqlite3_column_int64(st, 2);
+				}
+			}
+		}
+		sqlite3_finalize(st);
+	}
+	res->src_tpm_ns = 0;
+	for (unsigned i = 0; i < res->n_cc; i++)
+		res->src_tpm_ns += res->cc[i].src_ns;
+	/* Insertion sort: stable, and the array is short. */
+	for (unsigned i = 1; i < res->n_cc; i++) {
+		struct replay_cc_stat v = res->cc[i];
+		unsigned j = i;
+		for (; j > 0 && cc_stat_order(&res->cc[j - 1], &v) > 0; j--)
+			res->cc[j] = res->cc[j - 1];
+		res->cc[j] = v;
+	}
 }
 
 /* One source row: checks, then hands it to the policy expansion. */
@@ -1907,9 +1952,9 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 {
 	struct rp *x = calloc(1, sizeof *x);
 	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st = NULL, *ev = NULL;
 	char err[512];
-	int rc;
+	int rc, streamed_all = 0;
 	uint64_t t_start = mono_ns();
 
 	memset(res, 0, sizeof *res);
@@ -1979,7 +2024,10 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 		goto out;
 	}
 	res->trace_id = id;
-	struct writer_cfg wc = {.path = o->db_path, .trace_id = id, .block_when_full = 1};
+	/* The writer blocks instead of dropping, and yields the CPUs to
+	 * this thread and a local swtpm (writer.h). */
+	struct writer_cfg wc = {
+	    .path = o->db_path, .trace_id = id, .block_when_full = 1, .nice = 10};
 	if ((rc = writer_start(&x->w, &wc, err, sizeof err))) {
 		snprintf(res->err, sizeof res->err, "%s", err);
 		db_trace_end(db, id, 0, 0, 0, "incomplete");
@@ -1999,22 +2047,34 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 	writer_event(x->w, mono_ns(), "replay-start", err, 0);
 	policy_expand_init(&x->ps, &x->pol, emit, x);
 
-	if (sqlite3_prepare_v2(db,
-			       "SELECT 0, seq, cmd, rsp, flags, rc, rsp_handle, NULL FROM command"
-			       " WHERE trace_id=?1 UNION ALL"
-			       " SELECT 1, seq, NULL, NULL, 0, NULL, NULL, kind FROM event"
-			       " WHERE trace_id=?1 ORDER BY 2",
-			       -1, &st, NULL) != SQLITE_OK) {
+	/* Commands and events share one sequence: two cursors in seq order
+	 * (each on its (trace_id, seq) index), merged here. A UNION ordered by
+	 * seq would sort the whole trace, blobs included, before the first row. */
+	if (sqlite3_prepare_v2(
+		db,
+		"SELECT 0, seq, cmd, rsp, flags, rc, rsp_handle, NULL, cc, latency_ns"
+		" FROM command WHERE trace_id=? ORDER BY seq",
+		-1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db,
+			       "SELECT 1, seq, NULL, NULL, 0, NULL, NULL, kind FROM event"
+			       " WHERE trace_id=? ORDER BY seq",
+			       -1, &ev, NULL) != SQLITE_OK) {
 		fail(x, -EIO, "%s: %s", o->db_path, sqlite3_errmsg(db));
 	} else {
-		int first = 1;
+		int first = 1, rc_ev;
 		sqlite3_bind_int64(st, 1, res->source_id);
-		while (!x->fatal && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-			if (sqlite3_column_int(st, 0)) {
-				const char *k = (const char *)sqlite3_column_text(st, 7);
-				int ev = k ? policy_event_from_kind(k) : 0;
-				if (ev)
-					policy_expand_event(&x->ps, (enum pol_event)ev);
+		sqlite3_bind_int64(ev, 1, res->source_id);
+		rc = sqlite3_step(st);
+		rc_ev = sqlite3_step(ev);
+		while (!x->fatal && (rc == SQLITE_ROW || rc_ev == SQLITE_ROW)) {
+			if (rc_ev == SQLITE_ROW &&
+			    (rc != SQLITE_ROW ||
+			     sqlite3_column_int64(ev, 1) <= sqlite3_column_int64(st, 1))) {
+				const char *k = (const char *)sqlite3_column_text(ev, 7);
+				int evk = k ? policy_event_from_kind(k) : 0;
+				if (evk)
+					policy_expand_event(&x->ps, (enum pol_event)evk);
+				rc_ev = sqlite3_step(ev);
 				continue;
 			}
 			if (first) {
@@ -2026,14 +2086,20 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 					if (startup(x))
 						break;
 			}
+			src_stat_row(x, st);
 			one_command(x, st);
 			if (o->progress)
 				o->progress(o->progress_arg, res->processed, res->source_commands);
+			rc = sqlite3_step(st);
 		}
-		if (!x->fatal && rc != SQLITE_DONE)
+		if (!x->fatal && (rc != SQLITE_DONE || rc_ev != SQLITE_DONE))
 			fail(x, -EIO, "%s: reading trace %lld: %s", o->db_path,
 			     (long long)res->source_id, sqlite3_errmsg(db));
+		streamed_all = !x->fatal;
 	}
+	src_stats_finish(x, db, streamed_all);
+	sqlite3_finalize(ev);
+	ev = NULL;
 	sqlite3_finalize(st);
 	st = NULL;
 	if (!x->fatal && read_pcrs(x))
@@ -2063,6 +2129,7 @@ out:
 		emulate_release(&x->em);
 	}
 	sqlite3_finalize(st);
+	sqlite3_finalize(ev);
 	if (x->w)
 		writer_stop(x->w, "incomplete", NULL);
 	db_close(db);

@@ -8,6 +8,10 @@
  *                                 up to two more targets (benchmarks compare them
  *                                 side by side); their round trips go to FILE.1, FILE.2
  *   tpmclient --connect SPEC --hex HEXBYTES      one raw message, prints the answer
+ *   tpmclient --device PATH [...]   instead of --connect: a TPM character device
+ *             (/dev/tpmrm0, a tpm-cuse-proxy node), opened once; each command is
+ *             one write(2), its answer read(2) whole, as tpm2-tss's device TCTI
+ *             does (not with --mssim, --also or --hex)
  *   tpmclient --serve unix:PATH|tcp:H:P          a backend that answers every raw
  *             command at once with TPM_RC_SUCCESS (for benchmarks of the proxy and
  *             writer alone; never used where a real TPM's answer matters), with a
@@ -169,6 +173,43 @@ static int exchange(int fd, int mssim, const uint8_t *cmd, size_t len, uint8_t *
 	return read_tpm_message(fd, rsp, cap, rlen, 30000);
 }
 
+/* --device: the kernel's TPM character device contract (drivers/char/tpm/
+ * tpm-dev-common.c): one write(2) carries one whole command, the next read(2)
+ * returns the response (or the part asked for). Reads until the response's
+ * own size field is satisfied, so a short read is not taken for the end. */
+static int exchange_device(int fd, const uint8_t *cmd, size_t len, uint8_t *rsp, size_t cap,
+			   size_t *rlen)
+{
+	ssize_t n;
+	do
+		n = write(fd, cmd, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n != len)
+		return -EIO;
+	size_t got = 0, want = 10;
+	while (got < want) {
+		n = read(fd, rsp + got, cap - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EPROTO; /* nothing pending: the answer was lost */
+		got += (size_t)n;
+		if (got >= 6) {
+			want = wire_get_u32(rsp + 2);
+			if (want < 10 || want > cap)
+				return -EPROTO;
+		}
+	}
+	if (got != want)
+		return -EPROTO; /* more than one response in one read */
+	*rlen = got;
+	return 0;
+}
+
 static long close_after = -1; /* --close-after N: a target that goes away */
 
 static int serve(const char *spec, int garbage)
@@ -285,8 +326,8 @@ int main(int argc, char **argv)
 {
 	const char *also[2];
 	int n_also = 0;
-	const char *spec = NULL, *cmdname = "getrandom", *hex = NULL, *rttfile = NULL,
-		   *logfile = NULL;
+	const char *spec = NULL, *device = NULL, *cmdname = "getrandom", *hex = NULL,
+		   *rttfile = NULL, *logfile = NULL;
 	uint32_t tag = 0;
 	FILE *logf = NULL;
 	uint8_t pub[TPM_MAX_MESSAGE];
@@ -297,6 +338,7 @@ int main(int argc, char **argv)
 	long expect_rc = 0;
 	static const struct option opts[] = {{"also", required_argument, 0, 'J'},
 					     {"connect", required_argument, 0, 'c'},
+					     {"device", required_argument, 0, 'D'},
 					     {"mssim", no_argument, 0, 'm'},
 					     {"new-conn", no_argument, 0, 'n'},
 					     {"cmd", required_argument, 0, 'C'},
@@ -322,6 +364,9 @@ int main(int argc, char **argv)
 			break;
 		case 'c':
 			spec = optarg;
+			break;
+		case 'D':
+			device = optarg;
 			break;
 		case 'm':
 			mssim = 1;
@@ -368,7 +413,14 @@ int main(int argc, char **argv)
 	}
 	struct endpoint ep, ctrl;
 	char err[256];
-	if (!spec || endpoint_parse_tcti(spec, &ep, &ctrl, err, sizeof err)) {
+	if (device) {
+		if (spec || mssim || n_also || hex) {
+			fprintf(
+			    stderr,
+			    "tpmclient: --device goes without --connect, --mssim, --also, --hex\n");
+			return 2;
+		}
+	} else if (!spec || endpoint_parse_tcti(spec, &ep, &ctrl, err, sizeof err)) {
 		fprintf(stderr, "tpmclient: --connect: %s\n", spec ? err : "missing");
 		return 2;
 	}
@@ -448,12 +500,18 @@ int main(int argc, char **argv)
 				}
 			}
 		}
-		if (fd < 0 && (rc = endpoint_connect(&ep, &fd))) {
+		if (fd < 0 && device) {
+			if ((fd = open(device, O_RDWR | O_CLOEXEC)) < 0) {
+				fprintf(stderr, "tpmclient: %s: %s\n", device, strerror(errno));
+				break;
+			}
+		} else if (fd < 0 && (rc = endpoint_connect(&ep, &fd))) {
 			fprintf(stderr, "tpmclient: connect: %s\n", strerror(-rc));
 			break;
 		}
 		uint64_t t0 = mono_ns();
-		rc = exchange(fd, mssim, cmd, clen, rsp, sizeof rsp, &rlen);
+		rc = device ? exchange_device(fd, cmd, clen, rsp, sizeof rsp, &rlen)
+			    : exchange(fd, mssim, cmd, clen, rsp, sizeof rsp, &rlen);
 		rtt[i] = mono_ns() - t0;
 		if (rc) {
 			fprintf(stderr, "tpmclient: command %ld: %s\n", i, strerror(-rc));

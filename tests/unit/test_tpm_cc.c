@@ -132,6 +132,12 @@ static void check_consistency(void)
 	/* [TT]: TPM_CC_FIRST 0x11F .. TPM_CC_LAST 0x1A1 holds 128 TPM_CC names, two
 	 * of them (MAC, MAC_Start) aliases: 126 codes. Plus Vendor_TCG_Test. */
 	CHECK(in_range == 126, "%u codes in 0x11F..0x1A1, want 126", in_range);
+	/* The two aliases resolve to the codes the table names HMAC, HMAC_Start. */
+	CHECK(tpm_cc_from_name("MAC") == tpm_cc_from_name("HMAC") && tpm_cc_from_name("MAC") != 0,
+	      "from_name(MAC) = 0x%x", tpm_cc_from_name("MAC"));
+	CHECK(tpm_cc_from_name("TPM2_CC_MAC_Start") == tpm_cc_from_name("HMAC_Start") &&
+		  tpm_cc_from_name("HMAC_Start") != 0,
+	      "from_name(TPM2_CC_MAC_Start) = 0x%x", tpm_cc_from_name("TPM2_CC_MAC_Start"));
 	CHECK(n == 127, "%u entries, want 127", n);
 	CHECK(tpm_cc_at(n) == NULL && tpm_cc_at(1000) == NULL, "tpm_cc_at past the end");
 }

@@ -45,6 +45,19 @@
 
 VM_HARNESS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
+# The built project, as ctest passes it (or the default build/ of this tree).
+SRC=${TPMTRACE_SRC:-$VM_HARNESS_DIR/../..}
+BIN=${TPMTRACE_BIN:-$SRC/build/bin}
+TPMTRACE=${TPMTRACE:-$BIN/tpmtrace}
+PROXY=$BIN/tpm-cuse-proxy
+
+# vm_need_proxy: fail (not skip) when tpm-cuse-proxy was not built.
+vm_need_proxy() {
+	[ -x "$PROXY" ] && return 0
+	echo "tpm-cuse-proxy not built at $PROXY (libfuse3-dev missing?)" >&2
+	return 1
+}
+
 vm_log() { printf 'vm: %s\n' "$*" >&2; }
 vm_die() {
 	printf 'vm: error: %s\n' "$*" >&2

@@ -4,13 +4,15 @@
 # image. The trace must hold the firmware's PCR extends (PCR 0-7), the
 # kernel's TPM start-up commands, exactly one PCR_Extend of PCR 10 per line of
 # the guest's IMA list, in order, with SHA-1 bank digests equal to the list's
-# template hashes, and control events for power-on and shutdown.
+# template hashes, and control events for power-on and shutdown. The guest
+# kernel's function_graph trace of the same window is imported (`import
+# ftrace`, `profile import ftrace`) and checked against the IMA list and the
+# interposer's timings.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=harness.sh
 . "$HERE/harness.sh"
 
-TPMTRACE=${TPMTRACE:-$HERE/../../build/bin/tpmtrace}
 
 [ -x "$TPMTRACE" ] || { echo "tpmtrace binary not found at $TPMTRACE" >&2; exit 1; }
 vm_init
@@ -38,8 +40,24 @@ VM_QEMU_PREFIX=("$TPMTRACE" vm-record --db "$DB" --payloads full --name vm-boot 
 cat >"$VM_WORK/guest.sh" <<'EOF'
 #!/bin/sh
 O=$VM_OUT
+L=/sys/kernel/security/ima/ascii_runtime_measurements
+# The kernel's own TPM functions under function_graph while the programs run
+# (a real capture for `import ftrace`): only tpm2_* and the transmissions.
+T=/sys/kernel/tracing
+mount -t tracefs nodev $T 2>/dev/null
+if echo 'tpm2_*' >$T/set_ftrace_filter && echo tpm_transmit_cmd >>$T/set_ftrace_filter &&
+	echo tpm_transmit >>$T/set_ftrace_filter && echo function_graph >$T/current_tracer; then
+	echo 1 >$T/tracing_on
+	echo ftrace=on >>$O/results
+else
+	echo ftrace=unavailable >>$O/results
+fi
+wc -l <$L >$O/ima_before.txt
 for p in p1 p2 p3 p1; do "$VM_EXT4/$p.sh" >>$O/ran.txt; done
 "$VM_EXT4/bb" true
+echo 0 >$T/tracing_on 2>/dev/null
+wc -l <$L >$O/ima_after.txt
+cat $T/trace >$O/ftrace.txt 2>/dev/null
 tpm2_pcrread sha1:10 >$O/pcr10.txt 2>&1
 # The list last: nothing runs from ext4 after this.
 cat /sys/kernel/security/ima/ascii_runtime_measurements >$O/ima.txt
@@ -115,6 +133,34 @@ got=$(sed -n 's/^ *10 *: *0x\([0-9A-Fa-f]*\)$/\1/p' "$O/pcr10.txt" | tr 'A-F' 'a
 check "guest's PCR 10 (sha1) = fold of the recorded extends" [ "$got" = "$fold" ]
 check "PCR 10 extends come from locality 0" [ "$(q "SELECT count(*) FROM command WHERE cc=0x182 AND pcr=10 AND locality<>0")" = 0 ]
 check "tpmtrace verify accepts the database" "$TPMTRACE" verify "$DB" >/dev/null
+
+# The guest kernel's function_graph capture of the same extends: `import
+# ftrace` finds one PCR_Extend per IMA line added while tracing, each timed
+# in the guest (driver, TIS emulation, QEMU and swtpm) no shorter in total
+# than the same extends timed at the interposer (QEMU <-> swtpm only); and
+# `profile import ftrace` prices PCR_Extend from exactly those commands.
+if grep -q '^ftrace=on' "$O/results"; then
+	n0=$(tr -d ' ' <"$O/ima_before.txt")
+	n1=$(tr -d ' ' <"$O/ima_after.txt")
+	FT=$VM_WORK/ftrace.db
+	"$TPMTRACE" import ftrace "$O/ftrace.txt" --db "$FT" >"$VM_WORK/ft.out" 2>&1
+	check "import ftrace of the real capture: exit 0" [ $? = 0 ]
+	fq() { "$TPMTRACE" sql "$FT" --no-header "$1"; }
+	n_ft=$(fq "SELECT count(*) FROM command WHERE cc=0x182")
+	check "ftrace: one PCR_Extend per IMA line added while tracing ($n_ft extends, $((n1 - n0)) lines)" \
+		[ "$n_ft" = $((n1 - n0)) ] && [ "$n_ft" -ge 4 ]
+	check "ftrace: every command has a positive latency" [ "$(fq "SELECT count(*) FROM command WHERE NOT latency_ns > 0")" = 0 ]
+	ft_ns=$(fq "SELECT sum(latency_ns) FROM command WHERE cc=0x182")
+	ip_ns=$(q "SELECT sum(latency_ns) FROM (SELECT latency_ns FROM command WHERE cc=0x182 AND pcr=10 ORDER BY seq LIMIT $((n1 - n0)) OFFSET $n0)")
+	check "ftrace: the window's extends took no less in the guest (${ft_ns} ns) than at the interposer (${ip_ns} ns)" \
+		[ -n "$ip_ns" ] && [ "${ft_ns:-0}" -ge "$ip_ns" ]
+	"$TPMTRACE" profile import ftrace "$O/ftrace.txt" --output "$VM_WORK/ft.profile" >/dev/null 2>&1
+	check "profile import ftrace: PCR_Extend priced from the $n_ft extends" \
+		grep -Eq "^PCR_Extend +[a-z+]+ +[^ ]+ +n=$n_ft " "$VM_WORK/ft.profile"
+	echo "ftrace capture: $n_ft PCR_Extend in the guest, $((ft_ns / n_ft / 1000)) us each; at the interposer $((ip_ns / n_ft / 1000)) us"
+else
+	echo "ftrace: tracefs or function_graph unavailable in the guest kernel; the ftrace checks were not run" >&2
+fi
 
 echo "boot-to-result: ${VM_ELAPSED}s; trace: $(q "SELECT count(*) FROM command") commands, $(q "SELECT count(*) FROM event") events"
 finish

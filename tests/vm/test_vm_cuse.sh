@@ -13,12 +13,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=harness.sh
 . "$HERE/harness.sh"
 
-SRC=${TPMTRACE_SRC:-$HERE/../..}
-BIN=${TPMTRACE_BIN:-$SRC/build/bin}
-TPMTRACE=${TPMTRACE:-$BIN/tpmtrace}
-PROXY=$BIN/tpm-cuse-proxy
-
-[ -x "$PROXY" ] || { echo "tpm-cuse-proxy not built at $PROXY (libfuse3-dev missing?)" >&2; exit 1; }
+vm_need_proxy || exit 1
 command -v tshark >/dev/null || { echo "tshark is needed to read the pcap captures" >&2; exit 1; }
 vm_init
 rc=$?

@@ -2,7 +2,8 @@
 # tpm-cuse-proxy under bad input and a failing backend, in a real kernel.
 # - `tpm-cuse-proxy --probe` (short write, size field beyond the write, 4097
 #   and 65536 bytes, second write before read, partial reads, O_NONBLOCK and
-#   poll, size field 0, unknown command code, a second open) gives the same
+#   poll, a non-blocking read while the command is in flight (waits, as the
+#   kernel does), size field 0, unknown command code, a second open) gives the same
 #   answers on the CUSE node as on the kernel's own node, for /dev/tpmrm0
 #   (many opens) and for /dev/tpm0 taken over (one open at a time).
 # - A client that writes garbage or leaves a response unread does not keep
@@ -15,12 +16,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=harness.sh
 . "$HERE/harness.sh"
 
-SRC=${TPMTRACE_SRC:-$HERE/../..}
-BIN=${TPMTRACE_BIN:-$SRC/build/bin}
-TPMTRACE=${TPMTRACE:-$BIN/tpmtrace}
-PROXY=$BIN/tpm-cuse-proxy
-
-[ -x "$PROXY" ] || { echo "tpm-cuse-proxy not built at $PROXY (libfuse3-dev missing?)" >&2; exit 1; }
+vm_need_proxy || exit 1
 vm_init
 rc=$?
 [ $rc = 0 ] || exit $rc

@@ -206,6 +206,22 @@ int devtools_probe(const char *path, int exclusive_check)
 	printf("nonblock_poll_in=%s\n", pollstr(poll_now(fd, POLLIN, 10000)));
 	show_response("nonblock_response", fd);
 	show_rw("nonblock_read_again", read(fd, rsp, sizeof rsp));
+	/* A read at once after an O_NONBLOCK write, the command still in
+	 * flight: the kernel's read waits for its worker (buffer_mutex) and
+	 * returns the response, or, if the worker has not started yet, returns
+	 * 0 and the response comes with a later read. Which of the two is a
+	 * race, so both print as "response"; an error prints as itself. */
+	len = cmd_getrandom(cmd, 16);
+	show_rw("nonblock_write_then_read", write(fd, cmd, len));
+	n = read(fd, rsp, sizeof rsp);
+	if (n == 0 && (poll_now(fd, POLLIN, 10000) & POLLIN))
+		n = read(fd, rsp, sizeof rsp);
+	if (n < 0)
+		printf("nonblock_read_in_flight=%s\n", errname(errno));
+	else
+		printf("nonblock_read_in_flight=%s\n",
+		       n >= TPM_HEADER_SIZE && wire_get_u32(rsp + 2) == (uint32_t)n ? "response"
+										    : "short");
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 
 	/* The response stays until read, even across a new open elsewhere. */

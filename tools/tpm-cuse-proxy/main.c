@@ -447,7 +447,10 @@ static void op_read(fuse_req_t req, size_t size, off_t off, struct fuse_file_inf
 	(void)off;
 	pthread_mutex_lock(&g.lock);
 	if (f->enqueued) {
-		if ((fi->flags & O_NONBLOCK) || f->rreq) {
+		/* In flight: the kernel's read waits for the command's worker to
+		 * finish (it holds buffer_mutex), O_NONBLOCK or not; so does this
+		 * one. A second read on top of a waiting one is refused. */
+		if (f->rreq) {
 			pthread_mutex_unlock(&g.lock);
 			fuse_reply_err(req, EAGAIN);
 			return;
