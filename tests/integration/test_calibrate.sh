@@ -36,7 +36,7 @@ PRIO=()
 if renice -n -20 -p "$SWTPM_PID" >/dev/null 2>&1 && nice -n -20 true 2>/dev/null; then
 	PRIO=(nice -n -20)
 fi
-ROUNDS=8
+ROUNDS=12
 # Round 1's profile is the one whose entries and provenance are checked.
 "${PRIO[@]}" "$TPMTRACE" calibrate --tcti "$TCTI" --iterations 5 --out "$T/cal.profile" --db "$T/prof.db" \
 	--name swtpm-here 2>"$T/cal.err"
