@@ -73,7 +73,18 @@ struct privmap {
 	uint8_t digest[32];  /* SHA-256 of the recorded TPM2B_PRIVATE */
 	uint8_t *priv, *pub; /* TPM2Bs, size included */
 	size_t privlen, publen;
+	int has_auth; /* the userAuth the replay's Create sent */
+	struct replay_auth auth;
 };
+
+/* authValues the replay itself gave entities it created (learn_auth). */
+#define REPLAY_MAX_LEARNED 64
+
+/* Resubmissions of one command the TPM answered with a retry-class warning
+ * (tpm2-tss ESYS retries without a bound; tpm2-abrmd and the kernel likewise
+ * resend): enough for a busy TPM, bounded so that one stuck answer cannot
+ * hang a run. */
+#define REPLAY_MAX_RETRIES 16
 
 struct src_cmd {
 	uint64_t seq;
@@ -104,6 +115,19 @@ struct rp {
 	int cur_outcome; /* REPLAY_* of the current source command */
 	char cur_reason[200];
 	int cur_role;
+	struct replay_auth learned[REPLAY_MAX_LEARNED];
+	unsigned n_learned;
+	/* A command the recording shows answered TPM_RC_RETRY (or YIELDED,
+	 * TESTING) and resubmitted, which the target here answered at once:
+	 * the recording's resubmission (the same bytes next) is not sent again. */
+	/* The authValue the first session's response HMAC is keyed with when
+	 * the command changed or deleted the entity (rsp_auth_for). */
+	int rsp_auth_set;
+	struct replay_auth rsp_auth;
+	int resub_armed;
+	uint64_t resub_seq;
+	size_t resub_len;
+	uint8_t resub[TPM_MAX_MESSAGE];
 	/* The kernel registers its null key after TPM2_Startup: policy steps
 	 * that come before the TPM is started wait for it. */
 	int started;
@@ -299,7 +323,16 @@ static void on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rs
  * the TPM response code (positive), or the fatal -errno. */
 static int xfer(struct rp *x, const uint8_t *cmd, size_t len)
 {
+	/* A TSS resubmits a command the TPM did not start; so does the
+	 * replay, unless the recording shows that very answer (then the
+	 * recording's own resubmission follows and is replayed). */
+	x->t.max_retries = x->cur_role == POL_ROLE_ORIGINAL && x->cur && x->cur->has_rc &&
+				   tpmconn_rc_is_retry(x->cur->rc)
+			       ? 0
+			       : REPLAY_MAX_RETRIES;
+	uint64_t before = x->t.retries;
 	int rc = tpmconn_xfer(&x->t, cmd, len);
+	x->res->retries += x->t.retries - before;
 	if (rc == -EIO)
 		return fail(x, rc,
 			    "the target stopped answering (TCTI error 0x%x) at source seq %llu",
@@ -394,12 +427,50 @@ static int map_handle(struct rp *x, uint32_t rec, uint32_t *rep)
 	return 0;
 }
 
+/* The authValue of an entity by its recorded handle: the one the replay
+ * itself gave it when it created it (NV_DefineSpace, CreatePrimary, Create
+ * then Load, HierarchyChangeAuth, NV_ChangeAuth: what the target now holds,
+ * even where the recording's bytes were redacted), else --auth. */
 static const struct replay_auth *auth_for(struct rp *x, uint32_t rec)
 {
+	for (unsigned i = 0; i < x->n_learned; i++)
+		if (x->learned[i].handle == rec)
+			return &x->learned[i];
 	for (unsigned i = 0; i < x->o->n_auths; i++)
 		if (x->o->auths[i].handle == rec)
 			return &x->o->auths[i];
 	return NULL;
+}
+
+/* Records (or, value NULL, forgets) the authValue of recorded handle rec. */
+static void learn_auth(struct rp *x, uint32_t rec, const uint8_t *value, size_t len)
+{
+	unsigned i = 0;
+	while (i < x->n_learned && x->learned[i].handle != rec)
+		i++;
+	if (!value || len > sizeof x->learned[0].value) {
+		if (i < x->n_learned)
+			x->learned[i] = x->learned[--x->n_learned];
+		return;
+	}
+	if (i == x->n_learned) {
+		if (x->n_learned == REPLAY_MAX_LEARNED)
+			return; /* full: --auth or the empty default apply */
+		x->n_learned++;
+	}
+	x->learned[i].handle = rec;
+	x->learned[i].len = (uint16_t)len;
+	memcpy(x->learned[i].value, value, len);
+}
+
+/* The userAuth in a TPM2B_SENSITIVE_CREATE (Part 2 11.1.15) at r. */
+static const uint8_t *sensitive_create_auth(struct wire_rd *r, uint16_t *len)
+{
+	uint16_t n;
+	wire_u16(r); /* size */
+	const uint8_t *a = wire_tpm2b(r, &n);
+	*len = n;
+	return r->err ? NULL : a;
 }
 
 /* ---- public areas (Part 2 12.2) --------------------------------------- */
@@ -526,6 +597,7 @@ struct authent {
 	/* the authValue in the HMAC and CFB keys (Part 1 19.6.5, 21.2) */
 	const uint8_t *key_auth;
 	size_t key_auth_len;
+	int inc_auth; /* the authValue is part of the keys (key_auth may be empty) */
 	/* password (TPM_RS_PW, or a policy session after PolicyPassword) */
 	const uint8_t *pw;
 	size_t pw_len;
@@ -612,6 +684,29 @@ static int build_cmd(struct rp *x, uint32_t cc, const uint32_t *handles, unsigne
 /* Checks the sessions of a successful response: new nonceTPM, response HMAC
  * (Part 1 19.6.6; a mismatch is -EBADMSG and ends the run), and decrypts the
  * first parameter when asked. *pp, *pl: the parameters. */
+/* The TPM keys a response HMAC with the entity's authValue as it is after
+ * the command: the new one after HierarchyChangeAuth and NV_ChangeAuth,
+ * none after NV_UndefineSpaceSpecial deleted the index (Part 1 19.6.5; the
+ * reference code skips includeAuth for an index that is gone). */
+static void rsp_auth_for(struct rp *x, uint32_t cc, const uint8_t *params, size_t plen)
+{
+	struct wire_rd q;
+	uint16_t n;
+	x->rsp_auth_set = 0;
+	if (cc == TPM_CC_NV_UndefineSpaceSpecial) {
+		x->rsp_auth_set = 1;
+		x->rsp_auth.len = 0;
+	} else if (cc == TPM_CC_HierarchyChangeAuth || cc == TPM_CC_NV_ChangeAuth) {
+		wire_rd_init(&q, params, plen);
+		const uint8_t *v = wire_tpm2b(&q, &n);
+		if (!q.err && n <= sizeof x->rsp_auth.value) {
+			x->rsp_auth_set = 1;
+			x->rsp_auth.len = n;
+			memcpy(x->rsp_auth.value, v, n);
+		}
+	}
+}
+
 static int open_rsp(struct rp *x, uint32_t cc, struct authent *a, unsigned na, uint8_t *rsp,
 		    size_t len, uint8_t **pp, size_t *pl)
 {
@@ -658,9 +753,11 @@ static int open_rsp(struct rp *x, uint32_t cc, struct authent *a, unsigned na, u
 			continue; /* PolicyPassword: the TPM sends no HMAC */
 		uint8_t rph[SESS_MAX_DIGEST], want[SESS_MAX_DIGEST];
 		int e = sess_rphash(&x->cr, s->hash_alg, 0, cc, rsp + poff, psize, rph);
+		int over = i == 0 && x->rsp_auth_set && a[i].inc_auth;
 		if (!e)
-			e = sess_rsp_hmac(s, &x->cr, rph, rattrs, a[i].key_auth, a[i].key_auth_len,
-					  want);
+			e = sess_rsp_hmac(s, &x->cr, rph, rattrs,
+					  over ? x->rsp_auth.value : a[i].key_auth,
+					  over ? x->rsp_auth.len : a[i].key_auth_len, want);
 		if (e)
 			return e;
 		if (hl != s->dsize || CRYPTO_memcmp(h, want, hl))
@@ -1180,6 +1277,99 @@ static void auth_value(struct rp *x, unsigned i, const uint8_t **v, size_t *len)
 	*len = sc->c.sess[i].hmac_size;
 }
 
+/* The authValues a successful command gave entities, from the parameters
+ * the replay sent (Part 3: NV_DefineSpace 31.3, NV_ChangeAuth 31.14,
+ * HierarchyChangeAuth 24.8, CreatePrimary 24.1, CreateLoaded 12.9, Create
+ * 12.1 for a later Load 12.2). A transient handle that is flushed or taken
+ * by a new object forgets what it had. */
+static void learn_from(struct rp *x, const uint8_t *sent, size_t sent_len)
+{
+	struct src_cmd *sc = x->cur;
+	const struct tpm_cmd *c = &sc->c;
+	struct wire_rd q;
+	const uint8_t *v;
+	uint16_t n;
+	wire_rd_init(&q, sent, sent_len);
+	switch (c->cc) {
+	case TPM_CC_NV_DefineSpace: {
+		v = wire_tpm2b(&q, &n);
+		wire_u16(&q); /* TPM2B_NV_PUBLIC size, then nvIndex */
+		uint32_t idx = wire_u32(&q);
+		if (!q.err)
+			learn_auth(x, idx, v, n);
+		break;
+	}
+	case TPM_CC_NV_ChangeAuth:
+	case TPM_CC_HierarchyChangeAuth:
+		v = wire_tpm2b(&q, &n);
+		if (!q.err && c->n_handles)
+			learn_auth(x, c->handles[0], v, n);
+		break;
+	case TPM_CC_NV_UndefineSpace:
+	case TPM_CC_NV_UndefineSpaceSpecial:
+		if (c->n_handles >= 2 && c->cc == TPM_CC_NV_UndefineSpace)
+			learn_auth(x, c->handles[1], NULL, 0);
+		else if (c->n_handles)
+			learn_auth(x, c->handles[0], NULL, 0);
+		break;
+	case TPM_CC_CreatePrimary:
+	case TPM_CC_CreateLoaded:
+		v = sensitive_create_auth(&q, &n);
+		if (sc->rsp_handle)
+			learn_auth(x, sc->rsp_handle, v, n);
+		break;
+	case TPM_CC_Create:
+		v = sensitive_create_auth(&q, &n);
+		if (v && x->n_priv && n <= sizeof x->priv[0].auth.value) {
+			/* capture() just mapped this Create's outPrivate. */
+			struct privmap *m = &x->priv[x->n_priv - 1];
+			m->has_auth = 1;
+			m->auth.len = n;
+			memcpy(m->auth.value, v, n);
+		}
+		break;
+	case TPM_CC_Load: {
+		uint16_t pvl =
+		    sc->len >= c->param_off + 2u ? wire_get_u16(sc->cmd + c->param_off) : 0;
+		struct privmap *m = pvl && c->param_off + 2u + pvl <= sc->len
+					? priv_find(x, sc->cmd + c->param_off, pvl + 2u)
+					: NULL;
+		if (sc->rsp_handle)
+			learn_auth(x, sc->rsp_handle, m && m->has_auth ? m->auth.value : NULL,
+				   m ? m->auth.len : 0);
+		break;
+	}
+	case TPM_CC_LoadExternal:
+		if (sc->rsp_handle)
+			learn_auth(x, sc->rsp_handle, NULL, 0);
+		break;
+	case TPM_CC_EvictControl: {
+		/* A transient object made persistent keeps its authValue; a
+		 * persistent one evicted is gone. */
+		uint32_t ph = wire_u32(&q);
+		const struct replay_auth *a = NULL;
+		if (q.err || c->n_handles < 2)
+			break;
+		for (unsigned i = 0; i < x->n_learned; i++)
+			if (x->learned[i].handle == c->handles[1])
+				a = &x->learned[i];
+		if ((c->handles[1] >> 24) == 0x81)
+			learn_auth(x, ph, NULL, 0);
+		else if (a) {
+			struct replay_auth copy = *a;
+			learn_auth(x, ph, copy.value, copy.len);
+		}
+		break;
+	}
+	case TPM_CC_FlushContext:
+		if (c->param_size >= 4)
+			learn_auth(x, wire_get_u32(sc->cmd + c->param_off), NULL, 0);
+		break;
+	default:
+		break;
+	}
+}
+
 /* What a successful command tells about handles, Names and contexts. */
 static void capture(struct rp *x, const uint32_t *hs, const uint8_t *pp, size_t pl,
 		    struct authent *a, unsigned na, const uint8_t *sent, size_t sent_len)
@@ -1308,6 +1498,7 @@ static void capture(struct rp *x, const uint32_t *hs, const uint8_t *pp, size_t 
 		break;
 	}
 	}
+	learn_from(x, sent, sent_len);
 	/* Part 1 19.6.4: without continueSession the TPM ends the session. */
 	for (unsigned i = 0; i < na; i++) {
 		if (!a[i].is_sess || (a[i].attrs & TPMA_SESSION_CONTINUESESSION))
@@ -1466,6 +1657,7 @@ static int replay_original(struct rp *x, const struct pol_out *po)
 		if (n_auth) {
 			a[0].key_auth = av[0];
 			a[0].key_auth_len = avl[0];
+			a[0].inc_auth = 1;
 		}
 		na = 1;
 		need_names = 1;
@@ -1501,6 +1693,7 @@ static int replay_original(struct rp *x, const struct pol_out *po)
 				}
 				a[na].key_auth = use_auth ? av[i] : NULL;
 				a[na].key_auth_len = use_auth ? avl[i] : 0;
+				a[na].inc_auth = use_auth;
 			}
 			na++;
 		}
@@ -1524,6 +1717,7 @@ static int replay_original(struct rp *x, const struct pol_out *po)
 			    !memcmp(a[i].rs->bind_name.b, names[i].b, names[i].size)) {
 				a[i].key_auth = NULL;
 				a[i].key_auth_len = 0;
+				a[i].inc_auth = 0;
 			}
 	}
 	/* Keep the second parameter as sent (Load's inPublic) before the first
@@ -1531,7 +1725,9 @@ static int replay_original(struct rp *x, const struct pol_out *po)
 	uint8_t sent[TPM_MAX_MESSAGE];
 	size_t sent_len = plen;
 	memcpy(sent, params, plen);
+	rsp_auth_for(x, c->cc, params, plen);
 	rc = send_auth(x, c->cc, hs, c->n_handles, names, a, na, params, plen, &pp, &pl);
+	x->rsp_auth_set = 0;
 	if (rc < 0)
 		return rc;
 	if (rc > 0 && plan == PLAN_KERNEL && x->ks_live && sc->has_rc && !sc->rc) {
@@ -1561,6 +1757,13 @@ compare:
 	if (c->cc == TPM_CC_Startup && (uint32_t)rc == TPM_RC_INITIALIZE && !x->spawned) {
 		note(x, REPLAY_SUBSTITUTED, c->cc, "Startup: the target was already started");
 		return 0;
+	}
+	if (sc->has_rc && tpmconn_rc_is_retry(sc->rc) && !tpmconn_rc_is_retry((uint32_t)rc) &&
+	    sc->len <= sizeof x->resub) {
+		x->resub_armed = 1;
+		x->resub_seq = sc->seq;
+		x->resub_len = sc->len;
+		memcpy(x->resub, sc->cmd, sc->len);
 	}
 	if (!sc->has_rc || (uint32_t)rc != sc->rc) {
 		struct replay_cc_stat *st = cc_stat(x->res, c->cc);
@@ -1939,6 +2142,16 @@ static int one_command(struct rp *x, sqlite3_stmt *st)
 	sc.pc.rc = sc.rc;
 	sc.pc.sess_attrs = tpm_pack_attrs(sc.c.sess_attrs, sc.c.n_sessions);
 	sc.pc.seq = sc.seq;
+	if (x->resub_armed) {
+		x->resub_armed = 0;
+		if (sc.len == x->resub_len && !memcmp(sc.cmd, x->resub, sc.len)) {
+			note(x, REPLAY_SKIPPED, sc.c.cc,
+			     "%s: the recording's resubmission after TPM_RC_RETRY (seq %llu), "
+			     "which the target answered at once",
+			     tpm_cc_name(sc.c.cc), (unsigned long long)x->resub_seq);
+			goto done;
+		}
+	}
 	rc = policy_expand_cmd(&x->ps, &sc.pc);
 done:
 	if (!x->fatal)

@@ -56,7 +56,9 @@ enum replay_outcome {
 	REPLAY_FAITHFUL = 0,
 	REPLAY_SUBSTITUTED,
 	REPLAY_REFUSED,
-	REPLAY_SKIPPED, /* not sent when recorded either (malformed, unanswered) */
+	REPLAY_SKIPPED, /* not sent when recorded either (malformed, unanswered), or
+			 * the recording's resubmission of a command the target
+			 * here answered at once */
 	REPLAY__OUTCOMES
 };
 
@@ -96,6 +98,7 @@ struct replay_result {
 	uint64_t by_role[8];   /* commands sent per pol_role */
 	uint64_t failed;       /* TPM errors where the recording had success */
 	uint64_t hmac_checked; /* response HMACs verified */
+	uint64_t retries;      /* resubmissions after TPM_RC_RETRY/YIELDED/TESTING */
 	uint64_t tpm_ns;       /* sum of command latencies */
 	uint64_t crypto_ns;    /* host session cryptography */
 	uint64_t wall_ns;

@@ -38,7 +38,25 @@ void tpmconn_close(struct tpmconn *t)
 	t->tcti = NULL;
 }
 
+int tpmconn_rc_is_retry(uint32_t rc)
+{
+	return rc == 0x922 || rc == 0x908 || rc == 0x90A; /* RETRY, YIELDED, TESTING */
+}
+
+static int xfer_once(struct tpmconn *t, const uint8_t *cmd, size_t len);
+
 int tpmconn_xfer(struct tpmconn *t, const uint8_t *cmd, size_t len)
+{
+	for (unsigned attempt = 0;; attempt++) {
+		int rc = xfer_once(t, cmd, len);
+		if (rc || attempt >= t->max_retries || tpmconn_rc(t) < 0 ||
+		    !tpmconn_rc_is_retry((uint32_t)tpmconn_rc(t)))
+			return rc;
+		t->retries++;
+	}
+}
+
+static int xfer_once(struct tpmconn *t, const uint8_t *cmd, size_t len)
 {
 	size_t size = sizeof(t->rsp);
 	uint64_t t0 = t->on_xfer || t->emu ? mono_ns() : 0;

@@ -21,11 +21,18 @@ typedef void (*tpmconn_xfer_fn)(void *arg, const uint8_t *cmd, size_t len, const
 struct emulator;
 
 struct tpmconn {
-	void *tcti; /* TSS2_TCTI_CONTEXT */
+	void *tcti;	      /* TSS2_TCTI_CONTEXT */
 	struct emulator *emu; /* latency injection (replayer/emulate.h), or NULL */
 	uint32_t tss_rc;
 	tpmconn_xfer_fn on_xfer; /* optional; set after tpmconn_open */
 	void *on_xfer_arg;
+	/* Resubmissions of a command the TPM answered TPM_RC_RETRY, YIELDED or
+	 * TESTING (Part 2 6.6.3: it did not start the command), as a TSS does:
+	 * at most this many (0 after tpmconn_open: the answer is returned as it
+	 * is); each attempt is an exchange of its own (on_xfer), counted in
+	 * retries. */
+	unsigned max_retries;
+	uint64_t retries;
 	uint8_t cmd[TPM_MAX_MESSAGE];
 	uint8_t rsp[TPM_MAX_MESSAGE];
 	size_t rsp_len;
@@ -47,12 +54,16 @@ int tpmconn_open(struct tpmconn *t, const char *conf);
 void tpmconn_close(struct tpmconn *t);
 
 /* Sends cmd (len bytes) and waits for the whole response into t->rsp (with
- * t->emu set: and until the emulated latency has passed). Returns 0 or
- * -errno; the TPM's response code is not looked at. */
+ * t->emu set: and until the emulated latency has passed), resubmitting it
+ * up to t->max_retries times while the TPM answers a retry-class warning.
+ * Returns 0 or -errno; the TPM's response code is otherwise not looked at. */
 int tpmconn_xfer(struct tpmconn *t, const uint8_t *cmd, size_t len);
 
 /* The response code of the response in t->rsp (-EPROTO if too short). */
 int tpmconn_rc(const struct tpmconn *t);
+
+/* TPM_RC_RETRY, TPM_RC_YIELDED, TPM_RC_TESTING: "send it again". */
+int tpmconn_rc_is_retry(uint32_t rc);
 
 /* TPM2_CreatePrimary (Part 3 24.1) of the kernel's null key in `hierarchy`
  * (TPM_RH_NULL for the kernel) with an empty password session; fills key (the

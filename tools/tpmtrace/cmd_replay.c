@@ -122,6 +122,14 @@ static double ms(uint64_t ns)
 	return (double)ns / 1e6;
 }
 
+/* Source commands re-issued faithfully whose answer was no TPM error where
+ * the recording had success. */
+static uint64_t fidelity_n(const struct replay_result *r)
+{
+	uint64_t ok = r->outcome[REPLAY_FAITHFUL];
+	return ok > r->failed ? ok - r->failed : 0;
+}
+
 static void print_json(FILE *f, const struct replay_result *r, int rc)
 {
 	fprintf(f, "{\"source\":%lld,\"trace\":%lld,\"policy\":", (long long)r->source_id,
@@ -134,16 +142,18 @@ static void print_json(FILE *f, const struct replay_result *r, int rc)
 	fprintf(f,
 		",\"source_commands\":%llu,\"processed\":%llu,\"sent\":%llu,\"faithful\":%llu,"
 		"\"substituted\":%llu,\"refused\":%llu,\"skipped\":%llu,\"failed\":%llu,"
-		"\"hmac_verified\":%llu,\"tpm_ns\":%llu,\"source_tpm_ns\":%llu,\"crypto_ns\":%llu,"
-		"\"wall_ns\":%llu,",
+		"\"fidelity\":%.4f,\"hmac_verified\":%llu,\"retries\":%llu,\"tpm_ns\":%llu,"
+		"\"source_tpm_ns\":%llu,"
+		"\"crypto_ns\":%llu,\"wall_ns\":%llu,",
 		(unsigned long long)r->source_commands, (unsigned long long)r->processed,
 		(unsigned long long)r->sent, (unsigned long long)r->outcome[REPLAY_FAITHFUL],
 		(unsigned long long)r->outcome[REPLAY_SUBSTITUTED],
 		(unsigned long long)r->outcome[REPLAY_REFUSED],
 		(unsigned long long)r->outcome[REPLAY_SKIPPED], (unsigned long long)r->failed,
-		(unsigned long long)r->hmac_checked, (unsigned long long)r->tpm_ns,
-		(unsigned long long)r->src_tpm_ns, (unsigned long long)r->crypto_ns,
-		(unsigned long long)r->wall_ns);
+		r->processed ? (double)fidelity_n(r) / (double)r->processed : 0.0,
+		(unsigned long long)r->hmac_checked, (unsigned long long)r->retries,
+		(unsigned long long)r->tpm_ns, (unsigned long long)r->src_tpm_ns,
+		(unsigned long long)r->crypto_ns, (unsigned long long)r->wall_ns);
 	if (r->emulated[0]) {
 		fprintf(f, "\"emulated\":");
 		json_str(f, r->emulated);
@@ -220,6 +230,12 @@ static void print_text(FILE *f, const struct replay_result *r, int rc)
 	    (unsigned long long)r->outcome[REPLAY_SUBSTITUTED],
 	    (unsigned long long)r->outcome[REPLAY_REFUSED],
 	    (unsigned long long)r->outcome[REPLAY_SKIPPED]);
+	if (r->processed)
+		fprintf(f,
+			"  fidelity %.1f%%: %llu of %llu source commands re-issued faithfully and "
+			"answered as when recorded\n",
+			100.0 * (double)fidelity_n(r) / (double)r->processed,
+			(unsigned long long)fidelity_n(r), (unsigned long long)r->processed);
 	fprintf(f, "  commands sent %llu:", (unsigned long long)r->sent);
 	for (int i = 0; i < 8; i++)
 		if (r->by_role[i])
@@ -227,6 +243,11 @@ static void print_text(FILE *f, const struct replay_result *r, int rc)
 	fprintf(f,
 		"\n  response HMACs verified %llu; TPM errors where the recording succeeded %llu\n",
 		(unsigned long long)r->hmac_checked, (unsigned long long)r->failed);
+	if (r->retries)
+		fprintf(f,
+			"  resubmitted %llu times after TPM_RC_RETRY/YIELDED/TESTING (the TPM did "
+			"not start the command)\n",
+			(unsigned long long)r->retries);
 	fprintf(f, "  TPM time %.3f ms (recorded %.3f ms), host crypto %.3f ms, wall %.3f ms\n",
 		ms(r->tpm_ns), ms(r->src_tpm_ns), ms(r->crypto_ns), ms(r->wall_ns));
 	if (r->emulated[0])
