@@ -22,6 +22,7 @@
 #include "db/db.h"
 #include "db/trace_stream.h"
 #include "model/predict.h"
+#include "replayer/hostcrypto.h"
 #include "model/profile.h"
 #include "model/tpm_cc.h"
 
@@ -1182,7 +1183,7 @@ static int predicted_section(struct rep *r, const char *profname, char *err, siz
 	int base = -1, rc = 0;
 	uint64_t ncmd = 0;
 	struct bar *bars = NULL;
-	static const char *const seg_names[] = {"TPM time (profile)", "host crypto (estimate)",
+	static const char *const seg_names[] = {"TPM time (profile)", "host crypto",
 						"non-TPM time (gaps)"};
 	static const char *const seg_colors[] = {"#1f77b4", "#ff7f0e", "#c7c7c7"};
 
@@ -1202,6 +1203,12 @@ static int predicted_section(struct rep *r, const char *profname, char *err, siz
 		rc = -ENOMEM;
 		goto out;
 	}
+	/* Host crypto as 'tpmtrace predict' prices it: measured here with the
+	 * replayer's session code, the constant estimate if that fails. */
+	struct pred_host host;
+	int measured = !host_crypto_measure(&host);
+	if (measured)
+		predict_set_host(pr, &host);
 	struct trace_stream_ops ops = {on_cmd, on_event};
 	if ((rc = trace_stream(r->db, r->id, &ops, pr, &ncmd, err, errlen)))
 		goto out;
@@ -1227,9 +1234,10 @@ static int predicted_section(struct rep *r, const char *profname, char *err, siz
 	fputs("</h3>\n", f);
 	bars_chart(f, "policy-predicted", bars, npol, base, seg_names, seg_colors, 3,
 		   "The trace expanded under each policy by the replayer's own expansion code and "
-		   "priced from the latency profile (as 'tpmtrace predict' does); host crypto is "
-		   "a constant per-command estimate. The factor on each bar is against the "
-		   "password policy.");
+		   "priced from the latency profile (as 'tpmtrace predict' does); host crypto "
+		   "as measured on the host that made this report with tpmtrace's own session "
+		   "code (a constant estimate where it could not be measured). The factor on "
+		   "each bar is against the password policy.");
 	bars_table(f, "policy-predicted-table", bars, npol, base, seg_names, 3);
 out:
 	free(bars);
