@@ -1282,7 +1282,7 @@ static void auth_value(struct rp *x, unsigned i, const uint8_t **v, size_t *len)
  * HierarchyChangeAuth 24.8, CreatePrimary 24.1, CreateLoaded 12.9, Create
  * 12.1 for a later Load 12.2). A transient handle that is flushed or taken
  * by a new object forgets what it had. */
-static void learn_from(struct rp *x, const uint8_t *sent, size_t sent_len)
+static void learn_from(struct rp *x, const uint8_t *sent, size_t sent_len, size_t npriv0)
 {
 	struct src_cmd *sc = x->cur;
 	const struct tpm_cmd *c = &sc->c;
@@ -1320,7 +1320,7 @@ static void learn_from(struct rp *x, const uint8_t *sent, size_t sent_len)
 		break;
 	case TPM_CC_Create:
 		v = sensitive_create_auth(&q, &n);
-		if (v && x->n_priv && n <= sizeof x->priv[0].auth.value) {
+		if (v && x->n_priv == npriv0 + 1 && n <= sizeof x->priv[0].auth.value) {
 			/* capture() just mapped this Create's outPrivate. */
 			struct privmap *m = &x->priv[x->n_priv - 1];
 			m->has_auth = 1;
@@ -1374,6 +1374,7 @@ static void learn_from(struct rp *x, const uint8_t *sent, size_t sent_len)
 static void capture(struct rp *x, const uint32_t *hs, const uint8_t *pp, size_t pl,
 		    struct authent *a, unsigned na, const uint8_t *sent, size_t sent_len)
 {
+	size_t npriv0 = x->n_priv;
 	struct src_cmd *sc = x->cur;
 	const struct tpm_cmd *c = &sc->c;
 	struct wire_rd r, q;
@@ -1498,7 +1499,7 @@ static void capture(struct rp *x, const uint32_t *hs, const uint8_t *pp, size_t 
 		break;
 	}
 	}
-	learn_from(x, sent, sent_len);
+	learn_from(x, sent, sent_len, npriv0);
 	/* Part 1 19.6.4: without continueSession the TPM ends the session. */
 	for (unsigned i = 0; i < na; i++) {
 		if (!a[i].is_sess || (a[i].attrs & TPMA_SESSION_CONTINUESESSION))
