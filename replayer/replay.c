@@ -81,9 +81,9 @@ struct privmap {
 #define REPLAY_MAX_LEARNED 64
 
 /* Resubmissions of one command the TPM answered with a retry-class warning
- * (tpm2-tss ESYS retries without a bound; tpm2-abrmd and the kernel likewise
- * resend): enough for a busy TPM, bounded so that one stuck answer cannot
- * hang a run. */
+ * (tpm2-tss ESYS and the kernel's tpm_transmit resend such a command too):
+ * enough for a busy TPM, bounded so that one stuck answer cannot hang a
+ * run. */
 #define REPLAY_MAX_RETRIES 16
 
 struct src_cmd {
@@ -330,9 +330,9 @@ static int xfer(struct rp *x, const uint8_t *cmd, size_t len)
 				   tpmconn_rc_is_retry(x->cur->rc)
 			       ? 0
 			       : REPLAY_MAX_RETRIES;
-	uint64_t before = x->t.retries;
 	int rc = tpmconn_xfer(&x->t, cmd, len);
-	x->res->retries += x->t.retries - before;
+	x->t.max_retries = REPLAY_MAX_RETRIES; /* for the policy steps (tpmconn.h) */
+	x->res->retries = x->t.retries;
 	if (rc == -EIO)
 		return fail(x, rc,
 			    "the target stopped answering (TCTI error 0x%x) at source seq %llu",
@@ -2217,6 +2217,7 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 			 x->spawned ? x->sw.tcti : o->target, x->t.tss_rc);
 		goto out;
 	}
+	x->t.max_retries = REPLAY_MAX_RETRIES;
 	if ((rc = sess_crypto_init(&x->cr))) {
 		snprintf(res->err, sizeof res->err, "OpenSSL set-up failed");
 		goto out;
@@ -2333,6 +2334,7 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 		res->status = "complete";
 out:
 	res->wall_ns = mono_ns() - t_start;
+	res->retries = x->t.retries;
 	if (x->have_em) {
 		res->emu_commands = x->em.commands;
 		res->emu_approx = x->em.approx;
