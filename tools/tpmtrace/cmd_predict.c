@@ -149,6 +149,17 @@ static void fmt_time(char *b, size_t l, double ms)
 		snprintf(b, l, "%.2f ms", ms);
 }
 
+/* A JSON object key for command code cc (its name, or 0xHEX), after a
+ * comma unless it is member i == 0. */
+static void json_cc_key(unsigned i, uint32_t cc)
+{
+	const char *nm = tpm_cc_name(cc);
+	char hex[16];
+	snprintf(hex, sizeof hex, "0x%08X", cc);
+	printf("%s", i ? "," : "");
+	json_str(stdout, nm ? nm : hex);
+}
+
 static int run(int argc, char **argv)
 {
 	const char *dbpath = NULL, *trace = NULL, *profname = NULL, *synth = NULL;
@@ -374,20 +385,12 @@ static int run(int argc, char **argv)
 				       (unsigned long long)r->by_role[ro]);
 			printf("},\"by_command\":{");
 			for (unsigned c = 0; c < r->n_cc; c++) {
-				const char *nm = tpm_cc_name(r->by_cc[c].cc);
-				char hex[16];
-				snprintf(hex, sizeof hex, "0x%08X", r->by_cc[c].cc);
-				printf("%s", c ? "," : "");
-				json_str(stdout, nm ? nm : hex);
+				json_cc_key(c, r->by_cc[c].cc);
 				printf(":%llu", (unsigned long long)r->by_cc[c].n);
 			}
 			printf("},\"tpm_ms_by_command\":{");
 			for (unsigned c = 0; c < r->n_cc; c++) {
-				const char *nm = tpm_cc_name(r->by_cc[c].cc);
-				char hex[16];
-				snprintf(hex, sizeof hex, "0x%08X", r->by_cc[c].cc);
-				printf("%s", c ? "," : "");
-				json_str(stdout, nm ? nm : hex);
+				json_cc_key(c, r->by_cc[c].cc);
 				printf(":%.6f", r->by_cc[c].tpm_ms);
 			}
 			printf("},\"tpm_ms\":%.6f,\"tpm_low_ms\":%.6f,\"tpm_high_ms\":%.6f,"
