@@ -151,6 +151,16 @@ void recorder_event(struct recorder *r, const char *kind, const char *detail, ui
 		writer_event(r->w, mono_ns(), kind, detail, client);
 }
 
+void recorder_stop_event(struct recorder *r, const char *kind, const char *detail)
+{
+	if (!r->w)
+		return;
+	/* The TPM path is closed: wait for the queue to drain so that this
+	 * last row is stored and every drop before it shows as a gap in seq. */
+	writer_flush(r->w);
+	writer_event(r->w, mono_ns(), kind, detail, 0);
+}
+
 /* Queues the client row of k. A full queue leaves it pending and the next
  * command retries (recorder_log), so no client row is lost. */
 static void store_client(struct recorder *r, struct recorder_client_key *k, const char *comm)

@@ -68,6 +68,10 @@ void recorder_malformed(struct recorder *r, uint32_t client, uint8_t locality, c
 
 /* Records a control event (INIT, SET_LOCALITY, POWER_ON, backend-lost, ...). */
 void recorder_event(struct recorder *r, const char *kind, const char *detail, uint32_t client);
+/* The last event of a recording (record-stop), once no more TPM traffic
+ * comes: waits for the queue to drain first, so that it is stored and every
+ * record dropped before it is a gap in seq (trace.dropped = the gaps). */
+void recorder_stop_event(struct recorder *r, const char *kind, const char *detail);
 
 /* Client ids: the same process (pid) or peer address keeps its id. */
 uint32_t recorder_client_pid(struct recorder *r, pid_t pid, uid_t uid);

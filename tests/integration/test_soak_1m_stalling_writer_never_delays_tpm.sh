@@ -62,6 +62,11 @@ check "stalls made the writer drop (the fault took effect)" [ "${drop:-0}" -gt 0
 expect_eq "recorded + dropped = forwarded" "$((rec + drop))" "$N"
 q() { sqlite3 "$db" "$1"; }
 expect_eq "rows stored = recorded" "$(q "SELECT count(*) FROM command")" "$rec"
+# The stop event waits for the queue to drain: it is the last row, so a drop
+# at the very end still leaves a gap below it.
+expect_eq "record-stop is stored, as the last row" \
+	"$(q "SELECT kind FROM event WHERE seq = (SELECT max(seq) FROM (SELECT seq FROM command UNION ALL SELECT seq FROM event))")" \
+	record-stop
 expect_eq "trace.dropped = every dropped record" "$(q "SELECT dropped FROM trace")" \
 	"$(q "SELECT max(seq) - count(*) FROM (SELECT seq FROM command UNION ALL SELECT seq FROM event)")"
 check "trace.dropped includes the dropped commands" [ "$(q "SELECT dropped FROM trace")" -ge "$drop" ]

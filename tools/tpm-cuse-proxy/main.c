@@ -1002,7 +1002,7 @@ out:
 		cuse_lowlevel_teardown(g.se);
 	if (w) {
 		struct writer_stats st;
-		recorder_event(&g.rec, "record-stop", NULL, 0);
+		recorder_stop_event(&g.rec, "record-stop", NULL);
 		if (writer_stop(w, "complete", &st) != 0)
 			ret = 1;
 		else

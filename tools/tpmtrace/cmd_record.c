@@ -511,7 +511,7 @@ static int run(int argc, char **argv)
 			tcti);
 	}
 	proxy_run(px, x.sfd, on_wake, &x);
-	recorder_event(&rec, "record-stop", x.stop_signal ? strsignal(x.stop_signal) : NULL, 0);
+	recorder_stop_event(&rec, "record-stop", x.stop_signal ? strsignal(x.stop_signal) : NULL);
 	proxy_free(px);
 	px = NULL;
 

@@ -353,7 +353,7 @@ int record_pcap_live(int argc, char **argv)
 		snprintf(d, sizeof d, "%u packets dropped by the kernel", ps.ps_drop);
 		recorder_event(&l.rec, "capture_gap", d, 0);
 	}
-	recorder_event(&l.rec, "record-stop", stop_signal ? strsignal(stop_signal) : NULL, 0);
+	recorder_stop_event(&l.rec, "record-stop", stop_signal ? strsignal(stop_signal) : NULL);
 	struct pcap_import_stats st;
 	pcap_import_get_stats(l.pi, &st);
 	struct writer_stats ws = {0};

@@ -70,7 +70,7 @@ int qemu_session_finish(struct qemu_session *s, const char *sub, int quiet)
 		qemu_interposer_counts(s->qi, &nctrl, &ncmd);
 	if (s->w) {
 		struct writer_stats st;
-		recorder_event(&s->rec, "record-stop", NULL, 0);
+		recorder_stop_event(&s->rec, "record-stop", NULL);
 		if (writer_stop(s->w, "complete", &st) != 0) {
 			die(sub, "could not finalize trace %lld in %s", (long long)s->trace_id,
 			    s->db_path);
