@@ -93,16 +93,22 @@ check "linux-6.10: mean StartAuthSession $m ms within 10% of the profile's 5.3 m
 
 # ---- record --emulate: the proxy holds the responses ----------------------------
 db2=$T/rec.db
-"$TPMTRACE" record --spawn-swtpm --db "$db2" --emulate "$PROF" --emulate-seed 7 --quiet -- bash -c \
+"$TPMTRACE" record --spawn-swtpm --db "$db2" --emulate "$PROF" --emulate-seed 7 -- bash -c \
 	"'$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd startup --quiet >/dev/null && '$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd pcrextend --count 50 --quiet >/dev/null" 2>"$T/rec2.err"
 expect_eq "record --emulate" "$?" 0
 expect_eq "record --emulate: trace.emulated" "$(sqlite3 "$db2" "SELECT emulated FROM trace WHERE id=1")" slb9670-scaled-16
 expect_eq "record --emulate: 50 extends flagged emulated" \
 	"$(sqlite3 "$db2" "SELECT count(*) FROM command WHERE trace_id=1 AND cc=0x182 AND flags & 4")" 50
 # Startup and the extends are all 0.4 ms in the profile: their mean stays there
-# (swtpm's slower Startup is made up by the extends that follow).
+# (swtpm's slower Startup is made up by the extends that follow), above by no
+# more than the lateness the recorder reports as not made up (a response that
+# came late near the end, on a loaded machine or under ASan).
 mean=$(sqlite3 "$db2" "SELECT avg(latency_ns) / 1e6 FROM command WHERE trace_id=1")
-check "record --emulate: mean latency near 0.4 ms ($mean)" awk -v m="$mean" 'BEGIN { exit !(m > 0.39 && m < 0.42) }'
+n2=$(sqlite3 "$db2" "SELECT count(*) FROM command WHERE trace_id=1")
+owed=$(sed -n 's/.*ms in all, \([0-9.]*\) ms not made up.*/\1/p' "$T/rec2.err")
+check "record --emulate: reports its lateness (${owed:-none} ms not made up)" [ -n "$owed" ]
+check "record --emulate: mean latency near 0.4 ms ($mean; ${owed:-?} ms owed over $n2 commands)" \
+	awk -v m="$mean" -v o="${owed:-0}" -v n="$n2" 'BEGIN { exit !(m > 0.39 && m < 0.42 + o / n) }'
 
 # ---- bad input ------------------------------------------------------------------
 printf 'tpmtrace-profile 1\nname: bad\nPCR_Extend password - mean=6.36\nPCR_Extend  hmac - mean=oops\n' >"$T/corrupt.profile"
