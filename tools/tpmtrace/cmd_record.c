@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "common.h"
 #include "record_pcap.h"
 #include "db/db.h"
 #include "db/writer.h"
@@ -487,22 +488,8 @@ static int run(int argc, char **argv)
 		recorder_event(&rec, "emulate", emdetail, 0);
 
 	if (command) {
-		x.child = fork();
-		if (x.child < 0) {
-			die("record", "fork: %s", strerror(errno));
+		if ((x.child = cli_spawn("record", command, &oldmask, tcti)) < 0)
 			goto out;
-		}
-		if (x.child == 0) {
-			sigprocmask(SIG_SETMASK, &oldmask, NULL);
-			signal(SIGPIPE, SIG_DFL);
-			setenv("TPM2TOOLS_TCTI", tcti, 1);
-			setenv("TCTI", tcti, 1);
-			setenv("TPMTRACE_TCTI", tcti, 1);
-			execvp(command[0], command);
-			fprintf(stderr, "tpmtrace record: cannot run %s: %s\n", command[0],
-				strerror(errno));
-			_exit(127);
-		}
 	} else if (!quiet) {
 		fprintf(stderr,
 			"tpmtrace record: recording into %s (trace %lld); clients: "
@@ -550,14 +537,7 @@ static int run(int argc, char **argv)
 			em.n_missing_cc ? ")" : "", (unsigned long long)em.late,
 			(double)em.late_ns / 1e6, (double)em.debt_ns / 1e6);
 	}
-	if (command) {
-		if (WIFEXITED(x.child_status))
-			ret = WEXITSTATUS(x.child_status);
-		else if (WIFSIGNALED(x.child_status))
-			ret = 128 + WTERMSIG(x.child_status);
-	} else {
-		ret = 0;
-	}
+	ret = command ? cli_exit_status(x.child_status) : 0;
 out:
 	if (x.child > 0) {
 		kill(x.child, SIGTERM);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "common.h"
 #include "record_qemu.h"
 
 static const char usage[] =
@@ -169,21 +170,10 @@ static int run(int argc, char **argv)
 	full[n++] = "-device";
 	full[n++] = device;
 	full[n] = NULL;
-	x.qemu = fork();
-	if (x.qemu < 0) {
-		die("vm-record", "fork: %s", strerror(errno));
-		free(full);
-		goto out;
-	}
-	if (x.qemu == 0) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		signal(SIGPIPE, SIG_DFL);
-		execvp(full[0], full);
-		fprintf(stderr, "tpmtrace vm-record: cannot run %s: %s\n", full[0],
-			strerror(errno));
-		_exit(127);
-	}
+	x.qemu = cli_spawn("vm-record", full, &old, NULL);
 	free(full);
+	if (x.qemu < 0)
+		goto out;
 	int rc = qemu_interposer_run(s.qi, &s.rec, x.sfd, on_signal, &x);
 	if (rc < 0)
 		die("vm-record", "interposer: %s", strerror(-rc));
@@ -192,10 +182,7 @@ static int run(int argc, char **argv)
 			;
 		x.exited = 1;
 	}
-	if (WIFEXITED(x.status))
-		ret = WEXITSTATUS(x.status);
-	else if (WIFSIGNALED(x.status))
-		ret = 128 + WTERMSIG(x.status);
+	ret = cli_exit_status(x.status);
 out:
 	if (x.qemu > 0 && !x.exited) {
 		kill(x.qemu, SIGTERM);

@@ -1,7 +1,9 @@
 #include "common.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -111,4 +113,33 @@ void progress_done(struct progress *p)
 	if (p->shown)
 		fprintf(stderr, "\r%100s\r", "");
 	p->shown = 0;
+}
+
+pid_t cli_spawn(const char *sub, char *const argv[], const sigset_t *mask, const char *tcti)
+{
+	pid_t pid = fork();
+	if (pid < 0) {
+		die(sub, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		sigprocmask(SIG_SETMASK, mask, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		if (tcti) {
+			setenv("TPM2TOOLS_TCTI", tcti, 1);
+			setenv("TCTI", tcti, 1);
+			setenv("TPMTRACE_TCTI", tcti, 1);
+		}
+		execvp(argv[0], argv);
+		fprintf(stderr, "tpmtrace %s: cannot run %s: %s\n", sub, argv[0], strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+int cli_exit_status(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
 }

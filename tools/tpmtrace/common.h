@@ -2,8 +2,10 @@
 #ifndef TPMTRACE_CLI_COMMON_H
 #define TPMTRACE_CLI_COMMON_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include <sqlite3.h>
 
@@ -16,6 +18,15 @@ int64_t cli_pick_trace(const char *sub, sqlite3 *db, const char *arg);
 void json_str(FILE *f, const char *s);
 /* Milliseconds with three decimals from ns. */
 double ns_to_ms(double ns);
+
+/* Runs argv[0] with argv as a child of the recorder: the signal mask
+ * restored to mask, SIGPIPE at its default, and with tcti (unless NULL) in
+ * TPM2TOOLS_TCTI, TCTI and TPMTRACE_TCTI. Returns the pid, or -1 with the
+ * error printed for subcommand sub. */
+pid_t cli_spawn(const char *sub, char *const argv[], const sigset_t *mask, const char *tcti);
+/* A child's wait status as a shell would give it: its exit code, or 128 +
+ * the signal that ended it. */
+int cli_exit_status(int status);
 
 /* A progress bar with rate and ETA on stderr, for long work. It shows only
  * when stderr is a terminal and CI is not set (quiet when piped or under CI);

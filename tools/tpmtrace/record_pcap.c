@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "common.h"
 #include "db/db.h"
 #include "db/writer.h"
 #include "recorder/pcap_import.h"
@@ -301,18 +302,8 @@ int record_pcap_live(int argc, char **argv)
 		goto out;
 	}
 	if (command) {
-		child = fork();
-		if (child < 0) {
-			die(SUB, "fork: %s", strerror(errno));
+		if ((child = cli_spawn(SUB, command, &oldmask, NULL)) < 0)
 			goto out;
-		}
-		if (child == 0) {
-			sigprocmask(SIG_SETMASK, &oldmask, NULL);
-			execvp(command[0], command);
-			fprintf(stderr, "tpmtrace record: cannot run %s: %s\n", command[0],
-				strerror(errno));
-			_exit(127);
-		}
 	} else if (!quiet) {
 		fprintf(stderr,
 			"tpmtrace record: capturing TPM traffic on %s, TCP port %u, into %s (trace "
@@ -371,14 +362,7 @@ int record_pcap_live(int argc, char **argv)
 			(long long)trace_id, l.packets, st.tpm_packets, st.commands, st.malformed,
 			st.no_response, st.clients, (unsigned long long)ws.dropped,
 			have_ps ? ps.ps_drop : 0);
-	if (command) {
-		if (WIFEXITED(child_status))
-			ret = WEXITSTATUS(child_status);
-		else if (WIFSIGNALED(child_status))
-			ret = 128 + WTERMSIG(child_status);
-	} else {
-		ret = l.cb_rc ? 1 : 0;
-	}
+	ret = command ? cli_exit_status(child_status) : l.cb_rc ? 1 : 0;
 out:
 	if (child > 0) {
 		kill(child, SIGTERM);
