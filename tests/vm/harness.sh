@@ -319,6 +319,7 @@ vm_initramfs() {
 	# shellcheck disable=SC2086 # a space-separated list
 	vm_add_modules ${VM_MODULES:-} || return
 	cp "$VM_HARNESS_DIR/guest-init.sh" "$r/init" && chmod 755 "$r/init" || return
+	mkdir -p "$r/lib" && cp "$VM_HARNESS_DIR/guest-lib.sh" "$r/lib/vm-guest.sh" || return
 	cat >"$r/etc/vm.conf" <<-EOF
 		VM_LOAD_MODULES="virtio_pci virtio_blk ${VM_EXT4_IMG:+ext4 crc32c_generic} ${VM_MODULES:-}"
 		VM_HAVE_EXT4=${VM_EXT4_IMG:+1}
@@ -444,6 +445,20 @@ vm_boot() {
 	vm_log "guest script exited $VM_GUEST_RC; boot-to-result ${VM_ELAPSED}s"
 	return 0
 }
+
+# vm_run_checked GUEST_SCRIPT [WHAT]: vm_run, checked ("WHAT booted and
+# reported results"); a guest that did not report ends the test (finish).
+# Then O is the host copy of the guest's /out.
+vm_run_checked() {
+	vm_run "$1"
+	local rc=$?
+	check "${2:-guest} booted and reported results" [ "$rc" = 0 ]
+	[ "$rc" = 0 ] || finish
+	O=$VM_OUT
+}
+
+# vm_get KEY: the value the guest wrote with kv KEY VALUE (first one).
+vm_get() { sed -n "s/^$1=//p" "$VM_OUT/results" | head -n1; }
 
 # vm_run GUEST_SCRIPT: vm_initramfs + vm_boot.
 vm_run() {

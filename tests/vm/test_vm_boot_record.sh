@@ -13,7 +13,6 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=harness.sh
 . "$HERE/harness.sh"
 
-
 [ -x "$TPMTRACE" ] || { echo "tpmtrace binary not found at $TPMTRACE" >&2; exit 1; }
 vm_init
 rc=$?
@@ -39,7 +38,7 @@ VM_QEMU_PREFIX=("$TPMTRACE" vm-record --db "$DB" --payloads full --name vm-boot 
 
 cat >"$VM_WORK/guest.sh" <<'EOF'
 #!/bin/sh
-O=$VM_OUT
+. /lib/vm-guest.sh
 L=/sys/kernel/security/ima/ascii_runtime_measurements
 # The kernel's own TPM functions under function_graph while the programs run
 # (a real capture for `import ftrace`): only tpm2_* and the transmissions.
@@ -63,12 +62,8 @@ tpm2_pcrread sha1:10 >$O/pcr10.txt 2>&1
 cat /sys/kernel/security/ima/ascii_runtime_measurements >$O/ima.txt
 EOF
 
-vm_run "$VM_WORK/guest.sh"
-boot_rc=$?
-check "guest booted through vm-record and reported results" [ "$boot_rc" = 0 ]
-[ "$boot_rc" = 0 ] || finish
+vm_run_checked "$VM_WORK/guest.sh" "guest (through vm-record)"
 check "guest script exit status 0 (got $VM_GUEST_RC)" [ "$VM_GUEST_RC" = 0 ]
-O=$VM_OUT
 check "the programs on ext4 ran" [ "$(grep -c 'tpmtrace boot' "$O/ran.txt")" = 4 ]
 
 q() { "$TPMTRACE" sql "$DB" --no-header "$1"; }

@@ -26,8 +26,7 @@ VM_MODULES="cuse"
 
 cat >"$VM_WORK/guest.sh" <<'EOF'
 #!/bin/sh
-O=$VM_OUT
-kv() { echo "$1=$2" >>$O/results; }
+. /lib/vm-guest.sh
 # The kernel already ran TPM2_Startup: the workload's tpm2_startup still goes
 # through (and is recorded), its TPM_RC_INITIALIZE answer counts as success.
 mkdir -p /tmp/shim
@@ -39,12 +38,6 @@ cat /tmp/startup.err >&2; exit 1
 SH
 chmod 755 /tmp/shim/tpm2_startup
 export PATH=/tmp/shim:$PATH
-pid_of() { for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = "$1" ] && echo ${p#/proc/}; done; }
-node() { if [ -c "$1" ]; then stat -c '%t:%T' "$1"; else echo missing; fi; }
-gone() { # wait until no process has comm $1
-	i=0; while [ -n "$(pid_of $1)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
-	[ -z "$(pid_of $1)" ]
-}
 # Deterministic reads: PCRs, fixed properties, PCR banks, a persistent key.
 det() { # DEVICE PCAP
 	export TPM2TOOLS_TCTI="pcap:device:$1" TCTI_PCAP_FILE=$2
@@ -109,12 +102,7 @@ tpm-cuse-proxy --restore --name tpm0 2>>$O/proxy-t0.log; kv restore_again_rc $?
 exit 0
 EOF
 
-vm_run "$VM_WORK/guest.sh"
-boot_rc=$?
-check "guest booted and reported results" [ "$boot_rc" = 0 ]
-[ "$boot_rc" = 0 ] || finish
-O=$VM_OUT
-get() { sed -n "s/^$1=//p" "$O/results" | head -n1; }
+vm_run_checked "$VM_WORK/guest.sh"
 q() { "$TPMTRACE" sql "$1" --no-header "$2"; }
 
 # Commands a client sent: per pcap section (one per TCTI start), the device
@@ -160,36 +148,36 @@ for run in rm t0; do
 	check "$run: ReadPublic among them" grep -q '^00000173 ' "$VM_WORK/$run.det.direct"
 done
 
-check "persistent key set up" [ "$(get persistent)" = 0 ]
-check "direct deterministic run on tpmrm0 ok" [ "$(get det_direct)" = 0 ]
-check "proxy in front of /dev/tpmrm0 started" [ "$(get proxy_rm_start)" = 0 ]
-check "CUSE node /dev/tpmrmproxy0 existed (got $(get proxy_rm_node))" [ "$(get proxy_rm_node)" != missing ]
-check "deterministic run through tpmrmproxy0 ok" [ "$(get det_rm)" = 0 ]
-check "demo workload through tpmrmproxy0: every tool exited 0" [ "$(get workload_rm)" = 0 ]
-check "proxy exited on SIGTERM" [ "$(get proxy_rm_exit)" = 0 ]
-check "CUSE node gone after exit" [ "$(get proxy_rm_node_after)" = missing ]
+check "persistent key set up" [ "$(vm_get persistent)" = 0 ]
+check "direct deterministic run on tpmrm0 ok" [ "$(vm_get det_direct)" = 0 ]
+check "proxy in front of /dev/tpmrm0 started" [ "$(vm_get proxy_rm_start)" = 0 ]
+check "CUSE node /dev/tpmrmproxy0 existed (got $(vm_get proxy_rm_node))" [ "$(vm_get proxy_rm_node)" != missing ]
+check "deterministic run through tpmrmproxy0 ok" [ "$(vm_get det_rm)" = 0 ]
+check "demo workload through tpmrmproxy0: every tool exited 0" [ "$(vm_get workload_rm)" = 0 ]
+check "proxy exited on SIGTERM" [ "$(vm_get proxy_rm_exit)" = 0 ]
+check "CUSE node gone after exit" [ "$(vm_get proxy_rm_node_after)" = missing ]
 
-check "/dev/tpm0 is the kernel's 10:224 before (got $(get tpm0_before))" [ "$(get tpm0_before)" = a:e0 ]
-check "--takeover started" [ "$(get proxy_t0_start)" = 0 ]
-t0=$(get t0_node)
+check "/dev/tpm0 is the kernel's 10:224 before (got $(vm_get tpm0_before))" [ "$(vm_get tpm0_before)" = a:e0 ]
+check "--takeover started" [ "$(vm_get proxy_t0_start)" = 0 ]
+t0=$(vm_get t0_node)
 check "during takeover /dev/tpm0 is the CUSE node (got $t0)" [ "$t0" != a:e0 ] && [ "$t0" != missing ]
-check "during takeover /dev/tpm0.real is the kernel's (got $(get t0_real))" [ "$(get t0_real)" = a:e0 ]
-check "a guardian runs during takeover" [ "$(get t0_guardian)" = 1 ]
-check "deterministic run through the taken-over /dev/tpm0 ok" [ "$(get det_t0)" = 0 ]
-check "demo workload through taken-over /dev/tpm0: every tool exited 0" [ "$(get workload_t0)" = 0 ]
-check "SIGTERM: proxy and guardian exited" [ "$(get t0_exit)$(get t0_guard_exit)" = 00 ]
-check "SIGTERM: /dev/tpm0 back (got $(get t0_after_term)), no .real left" [ "$(get t0_after_term)" = a:e0 ] && [ "$(get t0_real_after_term)" = missing ]
-check "SIGTERM: /dev/tpm0 works directly" [ "$(get direct_after_term)" = 0 ]
-check "SIGKILL: takeover had happened (got $(get kill_node_during))" [ "$(get kill_start)" = 0 ] && [ "$(get kill_node_during)" != a:e0 ]
-check "SIGKILL: guardian restored /dev/tpm0 and exited (got $(get t0_after_kill), .real $(get t0_real_after_kill))" \
-	[ "$(get kill_guard_exit)" = 0 ] && [ "$(get t0_after_kill)" = a:e0 ] && [ "$(get t0_real_after_kill)" = missing ]
-check "SIGKILL: /dev/tpm0 works directly" [ "$(get direct_after_kill)" = 0 ]
+check "during takeover /dev/tpm0.real is the kernel's (got $(vm_get t0_real))" [ "$(vm_get t0_real)" = a:e0 ]
+check "a guardian runs during takeover" [ "$(vm_get t0_guardian)" = 1 ]
+check "deterministic run through the taken-over /dev/tpm0 ok" [ "$(vm_get det_t0)" = 0 ]
+check "demo workload through taken-over /dev/tpm0: every tool exited 0" [ "$(vm_get workload_t0)" = 0 ]
+check "SIGTERM: proxy and guardian exited" [ "$(vm_get t0_exit)$(vm_get t0_guard_exit)" = 00 ]
+check "SIGTERM: /dev/tpm0 back (got $(vm_get t0_after_term)), no .real left" [ "$(vm_get t0_after_term)" = a:e0 ] && [ "$(vm_get t0_real_after_term)" = missing ]
+check "SIGTERM: /dev/tpm0 works directly" [ "$(vm_get direct_after_term)" = 0 ]
+check "SIGKILL: takeover had happened (got $(vm_get kill_node_during))" [ "$(vm_get kill_start)" = 0 ] && [ "$(vm_get kill_node_during)" != a:e0 ]
+check "SIGKILL: guardian restored /dev/tpm0 and exited (got $(vm_get t0_after_kill), .real $(vm_get t0_real_after_kill))" \
+	[ "$(vm_get kill_guard_exit)" = 0 ] && [ "$(vm_get t0_after_kill)" = a:e0 ] && [ "$(vm_get t0_real_after_kill)" = missing ]
+check "SIGKILL: /dev/tpm0 works directly" [ "$(vm_get direct_after_kill)" = 0 ]
 check "both killed: /dev/tpm0 is a dead CUSE node, the kernel's waits as .real" \
-	[ "$(get kill2_start)" = 0 ] && [ "$(get t0_real_stale)" = a:e0 ] && [ "$(get t0_stale)" != a:e0 ] && [ "$(get stale_open)" != 0 ]
-check "--restore succeeded" [ "$(get restore_rc)" = 0 ]
-check "--restore: /dev/tpm0 back (got $(get t0_after_restore)), no .real left" [ "$(get t0_after_restore)" = a:e0 ] && [ "$(get t0_real_after_restore)" = missing ]
-check "--restore: /dev/tpm0 works directly" [ "$(get direct_after_restore)" = 0 ]
-check "--restore again: nothing to do, still success" [ "$(get restore_again_rc)" = 0 ]
+	[ "$(vm_get kill2_start)" = 0 ] && [ "$(vm_get t0_real_stale)" = a:e0 ] && [ "$(vm_get t0_stale)" != a:e0 ] && [ "$(vm_get stale_open)" != 0 ]
+check "--restore succeeded" [ "$(vm_get restore_rc)" = 0 ]
+check "--restore: /dev/tpm0 back (got $(vm_get t0_after_restore)), no .real left" [ "$(vm_get t0_after_restore)" = a:e0 ] && [ "$(vm_get t0_real_after_restore)" = missing ]
+check "--restore: /dev/tpm0 works directly" [ "$(vm_get direct_after_restore)" = 0 ]
+check "--restore again: nothing to do, still success" [ "$(vm_get restore_again_rc)" = 0 ]
 check "takeover and restore recorded as events" [ "$(q "$O/t0.db" "SELECT count(*) FROM event WHERE kind IN ('takeover','restore')")" = 2 ]
 
 if [ "$fail" != 0 ]; then

@@ -31,13 +31,8 @@ VM_APPEND="tpmtrace.record"
 
 cat >"$VM_WORK/guest.sh" <<'EOF'
 #!/bin/sh
-O=$VM_OUT
-kv() { echo "$1=$2" >>$O/results; }
-node() { if [ -c "$1" ]; then stat -c '%t:%T' "$1"; else echo missing; fi; }
-P=/proc
-pid_of() { for p in $P/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = "$1" ] && echo ${p#$P/}; done; }
-gone() { i=0; while [ -n "$(pid_of $1)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; [ -z "$(pid_of $1)" ]; }
-move_away() { mkdir -p /newroot; mount -t tmpfs none /newroot; for m in dev proc sys run; do mkdir -p /newroot/$m; mount --move /$m /newroot/$m; done; P=/newroot/proc; }
+. /lib/vm-guest.sh
+move_away() { mkdir -p /newroot; mount -t tmpfs none /newroot; for m in dev proc sys run; do mkdir -p /newroot/$m; mount --move /$m /newroot/$m; done; VM_PROC=/newroot/proc; }
 move_back() { for m in dev proc sys run; do mount --move /newroot/$m /$m; done; umount /newroot; P=/proc; }
 kv kernel_node "$(node /dev/tpmrm0)"
 
@@ -95,30 +90,25 @@ cp /var/lib/tpmtrace/boot.db $O/boot.db
 exit 0
 EOF
 
-vm_run "$VM_WORK/guest.sh"
-boot_rc=$?
-check "guest booted and reported results" [ "$boot_rc" = 0 ]
-[ "$boot_rc" = 0 ] || finish
-O=$VM_OUT
-get() { sed -n "s/^$1=//p" "$O/results" | head -n1; }
+vm_run_checked "$VM_WORK/guest.sh"
 q() { "$TPMTRACE" sql "$1" --no-header "$2"; }
-K=$(get kernel_node)
+K=$(vm_get kernel_node)
 
-check "init-top script started the proxy" [ "$(get inittop)" = 0 ]
-check "during: /dev/tpmrm0 is the CUSE node, the kernel's is .real" [ "$(get node_during)" != "$K" ] && [ "$(get real_during)" = "$K" ]
-check "pid file names the proxy" [ "$(get pidfile_matches)" = yes ]
-check "argv[0] starts with '@' (root storage daemon)" [ "$(get argv0)" = @ ]
-check "tools use /dev/tpmrm0 through the proxy" [ "$(get tool_initrd)" = 0 ]
-check "after the move, the old root has no /dev/tpmrm0" [ "$(get old_root_dev_empty)" = yes ]
-check "after the move, new opens still reach the TPM" [ "$(get tool_after_move)" = 0 ]
-check "after the move, SIGTERM restores the kernel's node" [ "$(get term_exit)" = 0 ] && [ "$(get node_after_term)" = "$K" ] && [ "$(get real_after_term)" = missing ]
-check "after the move, SIGKILL: the guardian restores it" [ "$(get inittop2)$(get kill_guard_gone)" = 00 ] && [ "$(get node_after_kill)" = "$K" ] && [ "$(get real_after_kill)" = missing ]
+check "init-top script started the proxy" [ "$(vm_get inittop)" = 0 ]
+check "during: /dev/tpmrm0 is the CUSE node, the kernel's is .real" [ "$(vm_get node_during)" != "$K" ] && [ "$(vm_get real_during)" = "$K" ]
+check "pid file names the proxy" [ "$(vm_get pidfile_matches)" = yes ]
+check "argv[0] starts with '@' (root storage daemon)" [ "$(vm_get argv0)" = @ ]
+check "tools use /dev/tpmrm0 through the proxy" [ "$(vm_get tool_initrd)" = 0 ]
+check "after the move, the old root has no /dev/tpmrm0" [ "$(vm_get old_root_dev_empty)" = yes ]
+check "after the move, new opens still reach the TPM" [ "$(vm_get tool_after_move)" = 0 ]
+check "after the move, SIGTERM restores the kernel's node" [ "$(vm_get term_exit)" = 0 ] && [ "$(vm_get node_after_term)" = "$K" ] && [ "$(vm_get real_after_term)" = missing ]
+check "after the move, SIGKILL: the guardian restores it" [ "$(vm_get inittop2)$(vm_get kill_guard_gone)" = 00 ] && [ "$(vm_get node_after_kill)" = "$K" ] && [ "$(vm_get real_after_kill)" = missing ]
 check "first initramfs trace recorded the commands before and after the move" [ "$(q "$O/first.db" "SELECT count(*) FROM command WHERE cc=0x17B")" -ge 4 ]
 check "first initramfs trace complete" [ "$(q "$O/first.db" "SELECT status FROM trace")" = complete ]
-check "handover: proxy stopped, node back, database moved" [ "$(get inittop3)$(get tool_before_handover)$(get handover)$(get initrd_proxy_gone)" = 0000 ] && [ "$(get node_after_handover)" = "$K" ]
+check "handover: proxy stopped, node back, database moved" [ "$(vm_get inittop3)$(vm_get tool_before_handover)$(vm_get handover)$(vm_get initrd_proxy_gone)" = 0000 ] && [ "$(vm_get node_after_handover)" = "$K" ]
 check "handover: /var/lib/tpmtrace/initrd-tpmrm0-TIME.db" grep -q '^initrd-tpmrm0-.*\.db$' "$O/varlib.txt"
 check "handed-over trace complete with the initramfs commands" [ "$(q "$O/handed.db" "SELECT status FROM trace")" = complete ] && [ "$(q "$O/handed.db" "SELECT count(*) FROM command WHERE cc=0x17B")" -ge 2 ]
-check "unit's proxy recorded, stopped, ExecStopPost ok, node back" [ "$(get unit_start)$(get tool_unit)$(get unit_exit)$(get stoppost)" = 0000 ] && [ "$(get node_end)" = "$K" ]
+check "unit's proxy recorded, stopped, ExecStopPost ok, node back" [ "$(vm_get unit_start)$(vm_get tool_unit)$(vm_get unit_exit)$(vm_get stoppost)" = 0000 ] && [ "$(vm_get node_end)" = "$K" ]
 check "boot.db holds the PCR_Read" [ "$(q "$O/boot.db" "SELECT count(*) FROM command WHERE cc=0x17E")" -ge 1 ]
 
 if [ "$fail" != 0 ]; then

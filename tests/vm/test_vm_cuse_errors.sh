@@ -27,10 +27,7 @@ VM_MODULES="cuse"
 
 cat >"$VM_WORK/guest.sh" <<'EOF'
 #!/bin/sh
-O=$VM_OUT
-kv() { echo "$1=$2" >>$O/results; }
-pid_of() { for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = "$1" ] && echo ${p#/proc/}; done; }
-gone() { i=0; while [ -n "$(pid_of $1)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; [ -z "$(pid_of $1)" ]; }
+. /lib/vm-guest.sh
 P=tpm-cuse-proxy
 
 # 1. The kernel's answers, then the CUSE node's, for tpmrm0 and tpm0.
@@ -77,16 +74,11 @@ kill $SW
 exit 0
 EOF
 
-vm_run "$VM_WORK/guest.sh"
-boot_rc=$?
-check "guest booted and reported results" [ "$boot_rc" = 0 ]
-[ "$boot_rc" = 0 ] || finish
-O=$VM_OUT
-get() { sed -n "s/^$1=//p" "$O/results" | head -n1; }
+vm_run_checked "$VM_WORK/guest.sh"
 pr() { sed -n "s/^$2=//p" "$O/probe-$1.txt" | head -n1; }
 q() { "$TPMTRACE" sql "$1" --no-header "$2"; }
 
-check "proxies started and exited cleanly" [ "$(get rm_start)$(get rm_exit)$(get t0_start)$(get t0_exit)" = 0000 ]
+check "proxies started and exited cleanly" [ "$(vm_get rm_start)$(vm_get rm_exit)$(vm_get t0_start)$(vm_get t0_exit)" = 0000 ]
 for k in rm t0; do
 	check "$k: the kernel's answers are the expected ones (short: $(pr $k-kernel write_5_bytes), 4097: $(pr $k-kernel write_4097_bytes))" \
 		[ "$(pr $k-kernel write_5_bytes)$(pr $k-kernel write_size_field_over)$(pr $k-kernel write_4097_bytes)$(pr $k-kernel second_write_before_read)" = EINVALEINVALE2BIGEBUSY ]
@@ -98,23 +90,23 @@ check "tpm0: one open at a time (second_open=EBUSY)" [ "$(pr t0-cuse second_open
 check "partial reads return the response in pieces" [ "$(pr rm-cuse partial_read)" = "4+16,sizefield_ok:1" ]
 check "O_NONBLOCK: poll reports the response" [ "$(pr rm-cuse nonblock_poll_in)" = IN ]
 
-check "garbage write refused" [ "$(get garbage_write)" != 0 ]
-check "held command written" [ "$(get held_write)" = 0 ]
-check "other opens keep working beside a bad client" [ "$(get other_open_works)$(get other_open_works2)" = 00 ]
+check "garbage write refused" [ "$(vm_get garbage_write)" != 0 ]
+check "held command written" [ "$(vm_get held_write)" = 0 ]
+check "other opens keep working beside a bad client" [ "$(vm_get other_open_works)$(vm_get other_open_works2)" = 00 ]
 check "bad writes recorded as malformed (short, oversize, size over)" \
 	[ "$(q "$O/rm.db" "SELECT count(*) FROM command WHERE flags & 2")" -ge 4 ]
 check "the held command was forwarded and recorded" \
 	[ "$(q "$O/rm.db" "SELECT count(*) FROM command WHERE hex(cmd)='80010000000C0000017B0008' AND rc=0")" -ge 1 ]
 
-check "swtpm backend: proxy started, worked" [ "$(get sw_start)$(get sw_works)" = 00 ]
-check "backend dead: probe finished (no hang, rc $(get dead_probe_rc))" [ "$(get dead_probe_rc)" = 0 ]
+check "swtpm backend: proxy started, worked" [ "$(vm_get sw_start)$(vm_get sw_works)" = 00 ]
+check "backend dead: probe finished (no hang, rc $(vm_get dead_probe_rc))" [ "$(vm_get dead_probe_rc)" = 0 ]
 check "backend dead: blocking write gets EIO (got $(pr dead write_getrandom))" [ "$(pr dead write_getrandom)" = EIO ]
 check "backend dead: O_NONBLOCK read gets EIO (got $(pr dead nonblock_response))" [ "$(pr dead nonblock_response)" = EIO ]
 check "backend dead: local checks still answered (short write EINVAL)" [ "$(pr dead write_5_bytes)" = EINVAL ]
-check "backend dead: tpm2-tools fail instead of hanging (rc $(get dead_tool_rc))" [ "$(get dead_tool_rc)" != 0 ] && [ "$(get dead_tool_rc)" != 124 ]
-check "backend dead: all of it took $(get dead_seconds)s (< 20)" [ "$(get dead_seconds)" -lt 20 ]
-check "proxy still running after the backend died" [ "$(get proxy_alive_after_death)" = 1 ]
-check "backend back: device works again" [ "$(get sw_back)" = 0 ]
+check "backend dead: tpm2-tools fail instead of hanging (rc $(vm_get dead_tool_rc))" [ "$(vm_get dead_tool_rc)" != 0 ] && [ "$(vm_get dead_tool_rc)" != 124 ]
+check "backend dead: all of it took $(vm_get dead_seconds)s (< 20)" [ "$(vm_get dead_seconds)" -lt 20 ]
+check "proxy still running after the backend died" [ "$(vm_get proxy_alive_after_death)" = 1 ]
+check "backend back: device works again" [ "$(vm_get sw_back)" = 0 ]
 check "backend outage recorded (backend-lost, backend-back)" \
 	[ "$(q "$O/sw.db" "SELECT count(DISTINCT kind) FROM event WHERE kind IN ('backend-lost','backend-back')")" = 2 ]
 check "failed commands recorded without response" [ "$(q "$O/sw.db" "SELECT count(*) FROM command WHERE flags & 8")" -ge 1 ]

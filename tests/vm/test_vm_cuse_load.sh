@@ -46,10 +46,7 @@ VM_MODULES="cuse"
 	echo '#!/bin/sh'
 	echo "CLIENTS=$CLIENTS N=$N"
 	cat <<'EOF'
-O=$VM_OUT
-kv() { echo "$1=$2" >>$O/results; }
-pid_of() { for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = "$1" ] && echo ${p#/proc/}; done; }
-gone() { i=0; while [ -n "$(pid_of $1)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; [ -z "$(pid_of $1)" ]; }
+. /lib/vm-guest.sh
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 mem() { # LABEL: VmRSS and VmHWM of the proxy, kB
 	echo "$1 $(uptime_s) $(awk '/^VmRSS/ {r=$2} /^VmHWM/ {h=$2} END {print r, h}' /proc/$PP/status)" >>$O/mem
@@ -89,24 +86,19 @@ exit 0
 EOF
 } >"$VM_WORK/guest.sh"
 
-vm_run "$VM_WORK/guest.sh"
-boot_rc=$?
-check "guest booted and reported results" [ "$boot_rc" = 0 ]
-[ "$boot_rc" = 0 ] || finish
-O=$VM_OUT
+vm_run_checked "$VM_WORK/guest.sh"
 db=$O/load.db
-get() { sed -n "s/^$1=//p" "$O/results" | head -n1; }
 q() { sqlite3 "$db" "$1"; }
 TOTAL=$((CLIENTS * N))
 
-check "persistent key for ReadPublic set up" [ "$(get persistent)" = 0 ]
-check "proxy in front of /dev/tpmrm0 started" [ "$(get proxy_start)" = 0 ]
-check "proxy exited on SIGTERM" [ "$(get proxy_exit)" = 0 ]
+check "persistent key for ReadPublic set up" [ "$(vm_get persistent)" = 0 ]
+check "proxy in front of /dev/tpmrm0 started" [ "$(vm_get proxy_start)" = 0 ]
+check "proxy exited on SIGTERM" [ "$(vm_get proxy_exit)" = 0 ]
 
 # Clients: each exited 0 having checked every answer against its own command.
 failed_clients=0
 for k in $(seq "$CLIENTS"); do
-	[ "$(get "client_rc_$k")" = 0 ] || { failed_clients=$((failed_clients + 1)); head -3 "$O/err.$k" >&2; }
+	[ "$(vm_get "client_rc_$k")" = 0 ] || { failed_clients=$((failed_clients + 1)); head -3 "$O/err.$k" >&2; }
 done
 check "every client exited 0 ($failed_clients failed)" [ "$failed_clients" = 0 ]
 answers=$(cat "$O"/out.* 2>/dev/null | awk '{n++; ok += $4; w += $12} END {print n + 0, ok + 0, w + 0}')
@@ -159,7 +151,7 @@ read -r _ _ rss1 hwm1 < <(grep '^end ' "$O/mem")
 hwm_max=$(awk '$4 > m {m = $4} END {print m + 0}' "$O/mem")
 echo "proxy memory: start VmRSS ${rss0:-?} kB; mid-run (${t_mid:-?}s) VmRSS ${rss_mid:-?} kB;" \
 	"end VmRSS ${rss1:-?} kB VmHWM ${hwm1:-?} kB; $n_load samples under load"
-echo "load: $TOTAL commands by $CLIENTS clients in $(get load_seconds)s (guest clock)"
+echo "load: $TOTAL commands by $CLIENTS clients in $(vm_get load_seconds)s (guest clock)"
 case ${TPMTRACE_TEST_BUILD:-} in
 *asan*) echo "memory bound not checked: ASan's shadow memory and quarantine dominate" ;;
 *)

@@ -9,7 +9,6 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=harness.sh
 . "$HERE/harness.sh"
 
-
 vm_init
 rc=$?
 [ $rc = 0 ] || exit $rc
@@ -27,8 +26,7 @@ DIGEST=$(printf 'tpmtrace vm smoke %s' "$$" | sha256sum | cut -c1-64)
 
 cat >"$VM_WORK/guest.sh" <<EOF
 #!/bin/sh
-O=\$VM_OUT
-kv() { echo "\$1=\$2" >>\$O/results; }
+. /lib/vm-guest.sh
 for d in tpm0 tpmrm0; do
 	if [ -c /dev/\$d ]; then kv \$d "\$(stat -c '%t:%T' /dev/\$d)"; else kv \$d missing; fi
 done
@@ -48,39 +46,33 @@ kv uname "\$(uname -r)"
 exit 0
 EOF
 
-vm_run "$VM_WORK/guest.sh"
-boot_rc=$?
-check "guest booted and reported results" [ "$boot_rc" = 0 ]
-[ "$boot_rc" = 0 ] || finish
+vm_run_checked "$VM_WORK/guest.sh"
 check "guest script exit status 0 (got $VM_GUEST_RC)" [ "$VM_GUEST_RC" = 0 ]
-
-O=$VM_OUT
-get() { sed -n "s/^$1=//p" "$O/results" | head -n1; }
 
 # Hex value of one PCR from tpm2_pcrread's YAML-ish output ("  16: 0xABC...").
 pcr_hex() { sed -n 's/^ *[0-9]* *: *0x\([0-9A-Fa-f]*\)$/\1/p' "$1" | head -n1 | tr 'A-F' 'a-f'; }
 
-check "guest kernel is $VM_KVER" [ "$(get uname)" = "$VM_KVER" ]
+check "guest kernel is $VM_KVER" [ "$(vm_get uname)" = "$VM_KVER" ]
 # TPM character devices: /dev/tpm0 is misc-like major 10 minor 224; tpmrm0 has a
 # dynamic major, so only its presence is checked.
-check "/dev/tpm0 is char 10:224 (got $(get tpm0))" [ "$(get tpm0)" = "a:e0" ]
-t=$(get tpmrm0)
+check "/dev/tpm0 is char 10:224 (got $(vm_get tpm0))" [ "$(vm_get tpm0)" = "a:e0" ]
+t=$(vm_get tpmrm0)
 check "/dev/tpmrm0 is a char device (got $t)" [ "${t:-missing}" != missing ]
 
-check "tpm2_pcrread sha256:0 succeeded" [ "$(get pcrread_rc)" = 0 ]
+check "tpm2_pcrread sha256:0 succeeded" [ "$(vm_get pcrread_rc)" = 0 ]
 pcr0=$(pcr_hex "$O/pcr0.txt")
 check "PCR 0 is 32 bytes (got '$pcr0')" [ ${#pcr0} = 64 ]
 # SeaBIOS measures itself into PCR 0, so it is neither reset (0) nor unset (FF).
 ZERO=$(printf '0%.0s' $(seq 64))
 check "PCR 0 holds firmware measurements" [ "$pcr0" != "$ZERO" -a "$pcr0" != "$(printf 'f%.0s' $(seq 64))" ]
 
-check "tpm2_getrandom succeeded twice" [ "$(get getrandom_rc)$(get getrandom2_rc)" = 00 ]
+check "tpm2_getrandom succeeded twice" [ "$(vm_get getrandom_rc)$(vm_get getrandom2_rc)" = 00 ]
 r1=$(tr -d '\n' <"$O/rand1.txt")
 r2=$(tr -d '\n' <"$O/rand2.txt")
 check "GetRandom gave 8 bytes (got '$r1')" grep -Eqx '[0-9a-f]{16}' <<<"$r1"
 check "two GetRandom results differ" [ "$r1" != "$r2" ]
 
-check "tpm2_pcrextend succeeded" [ "$(get pcrextend_rc)" = 0 ]
+check "tpm2_pcrextend succeeded" [ "$(vm_get pcrextend_rc)" = 0 ]
 before=$(pcr_hex "$O/pcr16-before.txt")
 # PCR_Extend (TPM 2.0 Part 3, 22.2): new = H(old || digest); PCR 16 starts at 0.
 expect=$(printf "$(printf '%s%s' "$before" "$DIGEST" | sed 's/../\\x&/g')" | sha256sum | cut -c1-64)
@@ -88,11 +80,11 @@ got=$(pcr_hex "$O/pcr16.txt")
 check "PCR 16 before extend is zero (got '$before')" [ "$before" = "$ZERO" ]
 check "PCR 16 = SHA256(old || digest) (want $expect, got '$got')" [ "$got" = "$expect" ]
 
-check "/dev/cuse absent before modprobe" [ "$(get cuse_before)" = absent ]
-check "modprobe cuse succeeded" [ "$(get modprobe_cuse_rc)" = 0 ]
-check "/dev/cuse is char 10:203 (got $(get cuse))" [ "$(get cuse)" = "a:cb" ]
+check "/dev/cuse absent before modprobe" [ "$(vm_get cuse_before)" = absent ]
+check "modprobe cuse succeeded" [ "$(vm_get modprobe_cuse_rc)" = 0 ]
+check "/dev/cuse is char 10:203 (got $(vm_get cuse))" [ "$(vm_get cuse)" = "a:cb" ]
 
-check "ext4 image mounted (got $(get ext4))" [ "$(get ext4)" = /mnt/ext4 ]
+check "ext4 image mounted (got $(vm_get ext4))" [ "$(vm_get ext4)" = /mnt/ext4 ]
 check "program on ext4 ran" grep -qx 'hello from ext4' "$O/hello.txt"
 want=$(sha256sum "$VM_WORK/ext4src/hello.sh" | cut -c1-64)
 check "IMA measured /mnt/ext4/hello.sh as sha256:$want into PCR 10" \
