@@ -57,16 +57,26 @@ int recorder_forward(struct recorder *r, uint32_t client, uint8_t locality, cons
 		r->backend_errors++;
 		*rsp_len = tpm_error_response(rsp, TPM_RC_FAILURE);
 		if (!r->backend_down) {
-			char detail[300];
-			snprintf(detail, sizeof detail, "%s: %s", r->backend->desc, strerror(-rc));
-			recorder_event(r, "backend-lost", detail, client);
+			tm->backend_change = REC_BACKEND_LOST;
 			r->backend_down = 1;
 		}
 	} else if (r->backend_down) {
-		recorder_event(r, "backend-back", r->backend->desc, client);
+		tm->backend_change = REC_BACKEND_BACK;
 		r->backend_down = 0;
 	}
 	return rc;
+}
+
+/* The event recorder_forward noted, before the command's own row. */
+static void log_backend_change(struct recorder *r, uint32_t client, const struct rec_timing *tm)
+{
+	char detail[300];
+	if (tm->backend_change == REC_BACKEND_LOST) {
+		snprintf(detail, sizeof detail, "%s: %s", r->backend->desc, strerror(-tm->rc));
+		recorder_event(r, "backend-lost", detail, client);
+	} else if (tm->backend_change == REC_BACKEND_BACK) {
+		recorder_event(r, "backend-back", r->backend->desc, client);
+	}
 }
 
 void recorder_log(struct recorder *r, uint32_t client, uint8_t locality, const uint8_t *cmd,
@@ -77,6 +87,8 @@ void recorder_log(struct recorder *r, uint32_t client, uint8_t locality, const u
 
 	if (!r->w)
 		return;
+	if (tm->backend_change)
+		log_backend_change(r, client, tm);
 	if (r->unstored)
 		retry_clients(r);
 	tpm_cmd_decode(cmd, len, &c);

@@ -47,10 +47,16 @@ struct rec_timing {
 	uint64_t t_done;
 	int rc;		/* transport result */
 	uint32_t flags; /* extra REC_F_* flags (emulated latency) */
+	/* The backend went away (REC_BACKEND_LOST) or came back
+	 * (REC_BACKEND_BACK) with this command: recorder_log stores the event,
+	 * so that recorder_forward never touches the writer. */
+	int8_t backend_change;
 };
+enum { REC_BACKEND_LOST = 1, REC_BACKEND_BACK = 2 };
 
 /* The two halves of recorder_command, so that a proxy can answer its client
- * before spending anything on the record: forward (timed), then log. */
+ * before spending anything on the record: forward (timed; it touches only
+ * the backend and the recorder's counters, never the writer), then log. */
 int recorder_forward(struct recorder *r, uint32_t client, uint8_t locality, const uint8_t *cmd,
 		     size_t len, uint8_t *rsp, size_t cap, size_t *rsp_len, struct rec_timing *tm);
 void recorder_log(struct recorder *r, uint32_t client, uint8_t locality, const uint8_t *cmd,

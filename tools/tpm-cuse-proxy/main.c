@@ -5,8 +5,10 @@
  * Threads: the FUSE loop (main thread) answers open/read/write/poll/release
  * at once; one worker thread sends commands to the backend, one at a time,
  * and completes the requests that wait for it. The recorder's writer is
- * single-producer: every recorder_* call happens under rec_lock. Lock order:
- * rec_lock before lock. */
+ * single-producer: every call that feeds it (recorder_log, _event,
+ * _malformed, _client_pid) happens under rec_lock; recorder_forward, which
+ * never touches the writer, runs in the worker outside it, so the TPM's
+ * time never blocks the FUSE loop. Lock order: rec_lock before lock. */
 #define FUSE_USE_VERSION 31
 #include <cuse_lowlevel.h>
 #include <fuse_lowlevel.h>
@@ -261,7 +263,10 @@ static void *worker_main(void *arg)
 
 		size_t rsp_len = 0;
 		struct rec_timing tm = {0};
-		pthread_mutex_lock(&g.rec_lock);
+		/* Only this thread forwards (g.rec's backend and counters are
+		 * its own); rec_lock guards the writer queue, which the FUSE
+		 * thread also feeds, so it is taken for the record only: an
+		 * open or a bad write elsewhere never waits for the TPM. */
 		g.rec.backend = f->tr ? f->tr : g.shared;
 		int rc =
 		    recorder_forward(&g.rec, client, 0, cmd, cmd_len, rsp, RSP_CAP, &rsp_len, &tm);
@@ -294,6 +299,7 @@ static void *worker_main(void *arg)
 		pthread_mutex_unlock(&g.lock);
 
 		/* The client has its answer; now the record. */
+		pthread_mutex_lock(&g.rec_lock);
 		recorder_log(&g.rec, client, 0, cmd, cmd_len, rsp, rsp_len, &tm);
 		pthread_mutex_unlock(&g.rec_lock);
 		pthread_mutex_lock(&g.lock);
