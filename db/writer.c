@@ -329,11 +329,16 @@ static void *checkpoint_main(void *arg)
 		/* A writer that never pauses may never find the WAL fully copied
 		 * when it starts a transaction, so the WAL would only grow. Once
 		 * it is large and all copied, RESTART makes the next transaction
-		 * start it over; it waits for the writer's current commit only
-		 * (the queue absorbs that), never for the TPM path. */
-		if (log >= WAL_RESTART_FRAMES && done == log)
+		 * start it over. While pending it holds new writers off and
+		 * waits for readers of the WAL (a `tpmtrace sql` on the live
+		 * file): with no busy wait it gives up at once and is tried
+		 * again at the next tick instead of stalling the writer. */
+		if (log >= WAL_RESTART_FRAMES && done == log) {
+			sqlite3_busy_timeout(w->ckpt_db, 0);
 			sqlite3_wal_checkpoint_v2(w->ckpt_db, NULL, SQLITE_CHECKPOINT_RESTART, NULL,
 						  NULL);
+			sqlite3_busy_timeout(w->ckpt_db, 1000);
+		}
 		pthread_mutex_lock(&w->ckpt_mu);
 	}
 	pthread_mutex_unlock(&w->ckpt_mu);
