@@ -78,8 +78,9 @@ struct writer_cfg {
 int writer_start(struct writer **out, const struct writer_cfg *cfg, char *err, size_t errlen);
 
 /* Reserves a record with payload_len bytes of payload (r->payload). Returns NULL
- * when the queue is full (the record is counted as dropped). Fields are zeroed
- * except seq, which is assigned. */
+ * when the queue is full: a command or event is counted as dropped (and its
+ * seq left as a gap); a REC_CLIENT row is not counted, its producer tries
+ * again (recorder.c). Fields are zeroed except seq, which is assigned. */
 struct rec *writer_reserve(struct writer *w, uint8_t type, uint32_t payload_len);
 /* Hands the reserved record to the writer thread. */
 void writer_publish(struct writer *w);

@@ -19,21 +19,16 @@ void recorder_init(struct recorder *r, struct writer *w, struct transport *backe
 	r->payloads = payloads;
 }
 
-static void pid_comm(pid_t pid, char *comm, size_t len);
-static void store_client(struct recorder *r, struct recorder_client_key *k, const char *comm);
+static int store_client(struct recorder *r, struct recorder_client_key *k);
 
+/* Client rows a full queue refused, tried again before the next command;
+ * the first refusal ends the round (the queue is still full). */
 static void retry_clients(struct recorder *r)
 {
 	unsigned n = r->n_keys < RECORDER_MAX_CLIENTS ? r->n_keys : RECORDER_MAX_CLIENTS;
-	char comm[64] = "";
-	for (unsigned i = 0; i < n && r->unstored; i++) {
-		struct recorder_client_key *k = &r->keys[i];
-		if (!k->pending)
-			continue;
-		if (k->is_pid)
-			pid_comm(k->pid, comm, sizeof comm);
-		store_client(r, k, k->is_pid ? comm : "");
-	}
+	for (unsigned i = 0; i < n && r->unstored; i++)
+		if (r->keys[i].pending && !store_client(r, &r->keys[i]))
+			break;
 }
 
 int recorder_forward(struct recorder *r, uint32_t client, uint8_t locality, const uint8_t *cmd,
@@ -173,32 +168,31 @@ void recorder_stop_event(struct recorder *r, const char *kind, const char *detai
 	writer_event(r->w, mono_ns(), kind, detail, 0);
 }
 
-/* Queues the client row of k. A full queue leaves it pending and the next
- * command retries (recorder_log), so no client row is lost. */
-static void store_client(struct recorder *r, struct recorder_client_key *k, const char *comm)
+/* Queues the client row of k; 1 if it was queued. A full queue leaves it
+ * pending and the next command retries (recorder_log), so no client row
+ * is lost. */
+static int store_client(struct recorder *r, struct recorder_client_key *k)
 {
-	struct rec *x = NULL;
-	if (r->w) {
-		size_t cl = strlen(comm) + 1, pl = strlen(k->peer) + 1;
-		x = writer_reserve(r->w, REC_CLIENT, (uint32_t)(cl + pl));
-		if (x) {
-			memcpy(x->payload, comm, cl);
-			memcpy(x->payload + cl, k->peer, pl);
-			x->cmd_len = (uint32_t)(cl + pl);
-			x->client_id = k->id;
-			x->pid = k->is_pid ? k->pid : 0;
-			x->uid = (int32_t)k->uid;
-			x->t_submit = mono_ns();
-			writer_publish(r->w);
-		}
+	if (!r->w)
+		return 1;
+	size_t cl = strlen(k->comm) + 1, pl = strlen(k->peer) + 1;
+	struct rec *x = writer_reserve(r->w, REC_CLIENT, (uint32_t)(cl + pl));
+	if (x) {
+		memcpy(x->payload, k->comm, cl);
+		memcpy(x->payload + cl, k->peer, pl);
+		x->cmd_len = (uint32_t)(cl + pl);
+		x->client_id = k->id;
+		x->pid = k->is_pid ? k->pid : 0;
+		x->uid = (int32_t)k->uid;
+		x->t_submit = k->t_first ? k->t_first : mono_ns();
+		writer_publish(r->w);
 	}
-	if (r->w && !x && !k->pending) {
-		k->pending = 1;
-		r->unstored++;
-	} else if ((x || !r->w) && k->pending) {
-		k->pending = 0;
-		r->unstored--;
+	int pending = !x;
+	if (pending != k->pending) {
+		r->unstored += pending ? 1u : (unsigned)-1;
+		k->pending = pending;
 	}
+	return !pending;
 }
 
 static void pid_comm(pid_t pid, char *comm, size_t len)
@@ -232,19 +226,18 @@ static struct recorder_client_key *slot_for_new(struct recorder *r)
 uint32_t recorder_client_pid(struct recorder *r, pid_t pid, uid_t uid)
 {
 	unsigned n = r->n_keys < RECORDER_MAX_CLIENTS ? r->n_keys : RECORDER_MAX_CLIENTS;
-	char comm[64];
 	for (unsigned i = 0; i < n; i++) {
 		struct recorder_client_key *k = &r->keys[i];
 		if (k->is_pid && k->pid == pid)
 			return k->id;
 	}
-	pid_comm(pid, comm, sizeof comm);
 	struct recorder_client_key *k = slot_for_new(r);
 	k->is_pid = 1;
 	k->pid = pid;
 	k->uid = uid;
+	pid_comm(pid, k->comm, sizeof k->comm);
 	k->id = ++r->next_client;
-	store_client(r, k, comm);
+	store_client(r, k);
 	return k->id;
 }
 
@@ -259,6 +252,15 @@ uint32_t recorder_client_peer(struct recorder *r, const char *peer)
 	struct recorder_client_key *k = slot_for_new(r);
 	snprintf(k->peer, sizeof k->peer, "%s", peer);
 	k->id = ++r->next_client;
-	store_client(r, k, "");
+	store_client(r, k);
 	return k->id;
+}
+
+void recorder_client_add(struct recorder *r, uint32_t id, const char *peer, uint64_t t_first)
+{
+	struct recorder_client_key *k = slot_for_new(r);
+	snprintf(k->peer, sizeof k->peer, "%s", peer);
+	k->id = id;
+	k->t_first = t_first;
+	store_client(r, k);
 }

@@ -18,10 +18,12 @@
 struct recorder_client_key {
 	int is_pid;
 	pid_t pid;
+	char comm[16]; /* read once from /proc (TASK_COMM_LEN) */
 	char peer[64];
 	uint32_t id;
 	int pending; /* its client row could not be queued yet */
 	uid_t uid;
+	uint64_t t_first; /* the row's time; 0: when it is queued */
 };
 
 struct emulator;
@@ -82,5 +84,9 @@ void recorder_stop_event(struct recorder *r, const char *kind, const char *detai
 /* Client ids: the same process (pid) or peer address keeps its id. */
 uint32_t recorder_client_pid(struct recorder *r, pid_t pid, uid_t uid);
 uint32_t recorder_client_peer(struct recorder *r, const char *peer);
+/* A client numbered by the caller (an importer that tells its clients apart
+ * itself): its row, at time t_first (0: now), queued or kept pending like
+ * the others. */
+void recorder_client_add(struct recorder *r, uint32_t id, const char *peer, uint64_t t_first);
 
 #endif

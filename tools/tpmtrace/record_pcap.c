@@ -50,16 +50,9 @@ static uint64_t realtime_ns(void)
 static int on_client(void *ctx, uint32_t id, const char *peer, uint64_t first_ns)
 {
 	struct live *l = ctx;
-	size_t pl = strlen(peer) + 1;
-	struct rec *r = writer_reserve(l->rec.w, REC_CLIENT, (uint32_t)(1 + pl));
-	if (!r)
-		return 0; /* dropped and counted by the writer */
-	r->client_id = id;
-	r->t_submit = first_ns;
-	r->cmd_len = (uint32_t)(1 + pl);
-	r->payload[0] = 0; /* no comm: a TCP peer */
-	memcpy(r->payload + 1, peer, pl);
-	writer_publish(l->rec.w);
+	/* Through the recorder: a row the full queue refuses is retried with
+	 * the next command, as the proxy's are. */
+	recorder_client_add(&l->rec, id, peer, first_ns);
 	return 0;
 }
 
