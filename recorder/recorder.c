@@ -188,10 +188,11 @@ static int store_client(struct recorder *r, struct recorder_client_key *k)
 		writer_publish(r->w);
 	}
 	int pending = !x;
-	if (pending != k->pending) {
-		r->unstored += pending ? 1u : (unsigned)-1;
-		k->pending = pending;
-	}
+	if (pending && !k->pending)
+		r->unstored++;
+	else if (!pending && k->pending)
+		r->unstored--;
+	k->pending = pending;
 	return !pending;
 }
 
