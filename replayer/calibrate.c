@@ -20,7 +20,7 @@
 #define TPM_RH_OWNER	     0x40000001u
 #define TPM_RC_INITIALIZE    0x100u
 #define TPM_RC_NV_DEFINED    0x14Cu
-#define TPM_RC_RETRY	     0x922
+#define CAL_MAX_RETRIES	     50
 #define TPM_ST_HASHCHECK     0x8024
 #define TPM_ALG_RSA	     0x0001
 #define TPM_ALG_KEYEDHASH    0x0008
@@ -1046,14 +1046,7 @@ static int measure_one(struct cal *k, const struct kind *d, uint64_t *lat)
 	if ((d->begin && (rc = d->begin(k))) || (d->pre && (rc = d->pre(k))))
 		return rc;
 	k->last_ns = 0;
-	/* TPM_RC_RETRY, YIELDED, TESTING (Part 2 6.6.3): the TPM did not start
-	 * the command; send it again, as every TSS does. */
-	for (int a = 0; a < 50; a++) {
-		rc = d->op(k);
-		if (rc != TPM_RC_RETRY && rc != 0x908 && rc != 0x90A)
-			break;
-	}
-	if (rc)
+	if ((rc = d->op(k)))
 		return rc;
 	*lat = k->last_ns;
 	if ((d->post && (rc = d->post(k))) || (d->end && (rc = d->end(k))))
@@ -1140,6 +1133,10 @@ int calibrate_run(const struct calibrate_opts *o, struct profile *p, struct cali
 	}
 	k->cr_ok = 1;
 	k->t.on_xfer = on_xfer;
+	/* TPM_RC_RETRY, YIELDED, TESTING (Part 2 6.6.3): the TPM did not start
+	 * the command; the transport sends it again, as every TSS does, for
+	 * setup and cleanup too. */
+	k->t.max_retries = CAL_MAX_RETRIES;
 	k->t.on_xfer_arg = k;
 	header(k, p, res->target);
 	if ((rc = setup(k, p)))
