@@ -120,10 +120,6 @@ struct rp {
 	/* A command the recording shows answered TPM_RC_RETRY (or YIELDED,
 	 * TESTING) and resubmitted, which the target here answered at once:
 	 * the recording's resubmission (the same bytes next) is not sent again. */
-	/* The authValue the first session's response HMAC is keyed with when
-	 * the command changed or deleted the entity (rsp_auth_for). */
-	int rsp_auth_set;
-	struct replay_auth rsp_auth;
 	int resub_armed;
 	uint64_t resub_seq;
 	size_t resub_len;
@@ -323,16 +319,15 @@ static void on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rs
  * the TPM response code (positive), or the fatal -errno. */
 static int xfer(struct rp *x, const uint8_t *cmd, size_t len)
 {
-	/* A TSS resubmits a command the TPM did not start; so does the
-	 * replay, unless the recording shows that very answer (then the
-	 * recording's own resubmission follows and is replayed). */
-	x->t.max_retries = x->cur_role == POL_ROLE_ORIGINAL && x->cur && x->cur->has_rc &&
-				   tpmconn_rc_is_retry(x->cur->rc)
-			       ? 0
-			       : REPLAY_MAX_RETRIES;
+	/* tpmconn resends a command the TPM did not start, as a TSS does;
+	 * not the one the recording shows with that very answer: the
+	 * recording's own resubmission follows, and its response is the one
+	 * later commands refer to (a Create's outPrivate). */
+	int mirror = x->cur_role == POL_ROLE_ORIGINAL && x->cur && x->cur->has_rc &&
+		     tpmconn_rc_is_retry(x->cur->rc);
+	x->t.max_retries = mirror ? 0 : REPLAY_MAX_RETRIES;
 	int rc = tpmconn_xfer(&x->t, cmd, len);
-	x->t.max_retries = REPLAY_MAX_RETRIES; /* for the policy steps (tpmconn.h) */
-	x->res->retries = x->t.retries;
+	x->t.max_retries = REPLAY_MAX_RETRIES;
 	if (rc == -EIO)
 		return fail(x, rc,
 			    "the target stopped answering (TCTI error 0x%x) at source seq %llu",
@@ -598,6 +593,9 @@ struct authent {
 	const uint8_t *key_auth;
 	size_t key_auth_len;
 	int inc_auth; /* the authValue is part of the keys (key_auth may be empty) */
+	/* the authValue of the response HMAC key when the command changed it
+	 * (auth_after); NULL: key_auth */
+	const struct replay_auth *auth_after;
 	/* password (TPM_RS_PW, or a policy session after PolicyPassword) */
 	const uint8_t *pw;
 	size_t pw_len;
@@ -681,32 +679,32 @@ static int build_cmd(struct rp *x, uint32_t cc, const uint32_t *handles, unsigne
 	return 0;
 }
 
-/* Checks the sessions of a successful response: new nonceTPM, response HMAC
- * (Part 1 19.6.6; a mismatch is -EBADMSG and ends the run), and decrypts the
- * first parameter when asked. *pp, *pl: the parameters. */
 /* The TPM keys a response HMAC with the entity's authValue as it is after
  * the command: the new one after HierarchyChangeAuth and NV_ChangeAuth,
  * none after NV_UndefineSpaceSpecial deleted the index (Part 1 19.6.5; the
- * reference code skips includeAuth for an index that is gone). */
-static void rsp_auth_for(struct rp *x, uint32_t cc, const uint8_t *params, size_t plen)
+ * reference code skips includeAuth for an index that is gone). 1 with the
+ * value in *out when cc is such a command. */
+static int auth_after(uint32_t cc, const uint8_t *params, size_t plen, struct replay_auth *out)
 {
 	struct wire_rd q;
 	uint16_t n;
-	x->rsp_auth_set = 0;
-	if (cc == TPM_CC_NV_UndefineSpaceSpecial) {
-		x->rsp_auth_set = 1;
-		x->rsp_auth.len = 0;
-	} else if (cc == TPM_CC_HierarchyChangeAuth || cc == TPM_CC_NV_ChangeAuth) {
-		wire_rd_init(&q, params, plen);
-		const uint8_t *v = wire_tpm2b(&q, &n);
-		if (!q.err && n <= sizeof x->rsp_auth.value) {
-			x->rsp_auth_set = 1;
-			x->rsp_auth.len = n;
-			memcpy(x->rsp_auth.value, v, n);
-		}
-	}
+	out->len = 0;
+	if (cc == TPM_CC_NV_UndefineSpaceSpecial)
+		return 1;
+	if (cc != TPM_CC_HierarchyChangeAuth && cc != TPM_CC_NV_ChangeAuth)
+		return 0;
+	wire_rd_init(&q, params, plen);
+	const uint8_t *v = wire_tpm2b(&q, &n);
+	if (q.err || n > sizeof out->value)
+		return 0;
+	out->len = n;
+	memcpy(out->value, v, n);
+	return 1;
 }
 
+/* Checks the sessions of a successful response: new nonceTPM, response HMAC
+ * (Part 1 19.6.6; a mismatch is -EBADMSG and ends the run), and decrypts the
+ * first parameter when asked. *pp, *pl: the parameters. */
 static int open_rsp(struct rp *x, uint32_t cc, struct authent *a, unsigned na, uint8_t *rsp,
 		    size_t len, uint8_t **pp, size_t *pl)
 {
@@ -753,11 +751,11 @@ static int open_rsp(struct rp *x, uint32_t cc, struct authent *a, unsigned na, u
 			continue; /* PolicyPassword: the TPM sends no HMAC */
 		uint8_t rph[SESS_MAX_DIGEST], want[SESS_MAX_DIGEST];
 		int e = sess_rphash(&x->cr, s->hash_alg, 0, cc, rsp + poff, psize, rph);
-		int over = i == 0 && x->rsp_auth_set && a[i].inc_auth;
+		const struct replay_auth *after = a[i].inc_auth ? a[i].auth_after : NULL;
 		if (!e)
 			e = sess_rsp_hmac(s, &x->cr, rph, rattrs,
-					  over ? x->rsp_auth.value : a[i].key_auth,
-					  over ? x->rsp_auth.len : a[i].key_auth_len, want);
+					  after ? after->value : a[i].key_auth,
+					  after ? after->len : a[i].key_auth_len, want);
 		if (e)
 			return e;
 		if (hl != s->dsize || CRYPTO_memcmp(h, want, hl))
@@ -1726,9 +1724,10 @@ static int replay_original(struct rp *x, const struct pol_out *po)
 	uint8_t sent[TPM_MAX_MESSAGE];
 	size_t sent_len = plen;
 	memcpy(sent, params, plen);
-	rsp_auth_for(x, c->cc, params, plen);
+	struct replay_auth after;
+	if (na && auth_after(c->cc, params, plen, &after))
+		a[0].auth_after = &after;
 	rc = send_auth(x, c->cc, hs, c->n_handles, names, a, na, params, plen, &pp, &pl);
-	x->rsp_auth_set = 0;
 	if (rc < 0)
 		return rc;
 	if (rc > 0 && plan == PLAN_KERNEL && x->ks_live && sc->has_rc && !sc->rc) {
