@@ -95,6 +95,7 @@ struct src_cmd {
 	uint32_t rc, rsp_handle;
 	struct tpm_cmd c;
 	struct pol_cmd pc;
+	long load_priv; /* Load: the x->priv entry its blob maps to, or -1 */
 };
 
 struct rp {
@@ -145,9 +146,11 @@ struct rp {
 	uint8_t buf[TPM_MAX_MESSAGE];
 };
 
-static void sha256(const void *d, size_t n, uint8_t out[32])
+/* Keys of the blob maps: with the replay's own crypto context (sess_hash),
+ * not a fresh OpenSSL one per call. */
+static void sha256(struct rp *x, const void *d, size_t n, uint8_t out[32])
 {
-	EVP_Digest(d, n, out, NULL, EVP_sha256(), NULL);
+	sess_hash(&x->cr, TPM_ALG_SHA256, d, n, out);
 }
 
 int replay_is_destructive(uint32_t cc)
@@ -1050,7 +1053,7 @@ static int ctx_add(struct rp *x, const uint8_t *rec_blob, size_t rec_len, const 
 		return -ENOMEM;
 	memcpy(m->blob, blob, len);
 	m->len = len;
-	sha256(rec_blob, rec_len, m->digest);
+	sha256(x, rec_blob, rec_len, m->digest);
 	m->rec_handle = rec_handle;
 	struct obj *o = obj_find(x, rec_handle);
 	if (o && (rec_handle >> 24) == 0x80) {
@@ -1064,7 +1067,7 @@ static int ctx_add(struct rp *x, const uint8_t *rec_blob, size_t rec_len, const 
 static struct privmap *priv_find(struct rp *x, const uint8_t *tpm2b, size_t len)
 {
 	uint8_t d[32];
-	sha256(tpm2b, len, d);
+	sha256(x, tpm2b, len, d);
 	for (size_t i = x->n_priv; i-- > 0;)
 		if (!memcmp(x->priv[i].digest, d, 32))
 			return &x->priv[i];
@@ -1093,7 +1096,7 @@ static int priv_add(struct rp *x, const uint8_t *rec, size_t rec_len, const uint
 		memcpy(m->pub, pub, publen);
 		m->publen = publen;
 	}
-	sha256(rec, rec_len, m->digest);
+	sha256(x, rec, rec_len, m->digest);
 	x->n_priv++;
 	return 0;
 }
@@ -1114,7 +1117,7 @@ static int context_load(struct rp *x)
 {
 	struct src_cmd *sc = x->cur;
 	uint8_t d[32], cmd[TPM_MAX_MESSAGE];
-	sha256(sc->cmd + sc->c.param_off, sc->c.param_size, d);
+	sha256(x, sc->cmd + sc->c.param_off, sc->c.param_size, d);
 	struct ctxmap *m = ctx_find(x, d);
 	if (!m && !x->spawned) {
 		/* Not saved during this replay: on the TPM that saved it (same
@@ -1327,11 +1330,8 @@ static void learn_from(struct rp *x, const uint8_t *sent, size_t sent_len, size_
 		}
 		break;
 	case TPM_CC_Load: {
-		uint16_t pvl =
-		    sc->len >= c->param_off + 2u ? wire_get_u16(sc->cmd + c->param_off) : 0;
-		struct privmap *m = pvl && c->param_off + 2u + pvl <= sc->len
-					? priv_find(x, sc->cmd + c->param_off, pvl + 2u)
-					: NULL;
+		/* replay_original looked the blob up already */
+		const struct privmap *m = sc->load_priv >= 0 ? &x->priv[sc->load_priv] : NULL;
 		if (sc->rsp_handle)
 			learn_auth(x, sc->rsp_handle, m && m->has_auth ? m->auth.value : NULL,
 				   m ? m->auth.len : 0);
@@ -1601,6 +1601,7 @@ static int replay_original(struct rp *x, const struct pol_out *po)
 	if (c->cc == TPM_CC_Load && plen >= 2 && wire_get_u16(params) + 2u <= plen) {
 		size_t pvl = wire_get_u16(params) + 2u;
 		struct privmap *m = priv_find(x, params, pvl);
+		sc->load_priv = m ? m - x->priv : -1;
 		if (m) {
 			uint8_t np[TPM_MAX_MESSAGE];
 			size_t rest = plen - pvl, nl;
@@ -2094,6 +2095,7 @@ static int one_command(struct rp *x, sqlite3_stmt *st)
 {
 	struct src_cmd sc;
 	memset(&sc, 0, sizeof sc);
+	sc.load_priv = -1;
 	sc.seq = (uint64_t)sqlite3_column_int64(st, 1);
 	sc.cmd = sqlite3_column_blob(st, 2);
 	sc.len = (size_t)sqlite3_column_bytes(st, 2);
