@@ -112,7 +112,7 @@ int trace_stream(sqlite3 *db, int64_t trace_id, const struct trace_stream_ops *o
 			if (cl >= 0 && cl < MAX_CLIENTS)
 				c.origin = origin[cl];
 		}
-		if (tpm_cc_has_variant(c.cc) && sqlite3_column_type(cs, 12) == SQLITE_BLOB)
+		if (sqlite3_column_type(cs, 12) == SQLITE_BLOB)
 			c.variant = (uint8_t)tpm_cmd_variant(sqlite3_column_blob(cs, 12),
 							     (size_t)sqlite3_column_bytes(cs, 12));
 		int64_t lat =

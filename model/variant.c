@@ -72,11 +72,19 @@ static int public_variant(struct wire_rd *r)
 int tpm_cmd_variant(const uint8_t *cmd, size_t len)
 {
 	struct tpm_cmd c;
+	if (len < TPM_HEADER_SIZE || !tpm_cc_has_variant(wire_get_u32(cmd + 6)) ||
+	    tpm_cmd_decode(cmd, len, &c))
+		return POL_VAR_NONE;
+	return tpm_cmd_variant_of(&c, cmd, len);
+}
+
+int tpm_cmd_variant_of(const struct tpm_cmd *cd, const uint8_t *cmd, size_t len)
+{
+	const struct tpm_cmd c = *cd;
 	struct wire_rd r;
 	uint16_t sz;
 
-	if (len < TPM_HEADER_SIZE || !tpm_cc_has_variant(wire_get_u32(cmd + 6)) ||
-	    tpm_cmd_decode(cmd, len, &c))
+	if (c.malformed || !tpm_cc_has_variant(c.cc))
 		return POL_VAR_NONE;
 	wire_rd_init(&r, cmd, len);
 	wire_skip(&r, c.param_off);

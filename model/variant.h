@@ -16,5 +16,8 @@ int tpm_cc_has_variant(uint32_t cc);
 /* enum pol_variant (model/policy.h) of a whole command; POL_VAR_NONE when it
  * has none or the bytes do not tell. */
 int tpm_cmd_variant(const uint8_t *cmd, size_t len);
+/* The same for a command the caller has decoded already (c from cmd). */
+struct tpm_cmd;
+int tpm_cmd_variant_of(const struct tpm_cmd *c, const uint8_t *cmd, size_t len);
 
 #endif

@@ -81,11 +81,6 @@ void emulate_release(struct emulator *em)
 	profile_release(&em->prof);
 }
 
-const char *emulate_variant(const uint8_t *cmd, size_t len)
-{
-	return pol_variant_str(tpm_cmd_variant(cmd, len));
-}
-
 uint64_t emulate_latency_ns(struct emulator *em, const uint8_t *cmd, size_t len)
 {
 	struct tpm_cmd c;
@@ -95,7 +90,8 @@ uint64_t emulate_latency_ns(struct emulator *em, const uint8_t *cmd, size_t len)
 
 	tpm_cmd_decode(cmd, len, &c);
 	if (c.cc)
-		e = profile_lookup(&em->prof, c.cc, c.auth_kind, emulate_variant(cmd, len), &how);
+		e = profile_lookup(&em->prof, c.cc, c.auth_kind,
+				   pol_variant_str(tpm_cmd_variant_of(&c, cmd, len)), &how);
 	em->commands++;
 	if (!e) {
 		ms = em->fallback_ms;

@@ -46,10 +46,6 @@ int emulate_init(struct emulator *em, sqlite3 *db, const char *arg, uint64_t see
 		 size_t errlen);
 void emulate_release(struct emulator *em);
 
-/* The variant of a command for profile lookup, from its bytes ("-" when the
- * command has none or it cannot be told): model/variant.h. */
-const char *emulate_variant(const uint8_t *cmd, size_t len);
-
 /* Draws the latency of one command (ns), transport included. */
 uint64_t emulate_latency_ns(struct emulator *em, const uint8_t *cmd, size_t len);
 

@@ -2139,7 +2139,7 @@ static int one_command(struct rp *x, sqlite3_stmt *st)
 	memcpy(sc.pc.handles, sc.c.handles, sizeof sc.pc.handles);
 	sc.pc.auth_kind = sc.c.auth_kind;
 	sc.pc.origin = POL_ORIGIN_UNKNOWN;
-	sc.pc.variant = (uint8_t)tpm_cmd_variant(sc.cmd, sc.len);
+	sc.pc.variant = (uint8_t)tpm_cmd_variant_of(&sc.c, sc.cmd, sc.len);
 	sc.pc.has_rc = (uint8_t)sc.has_rc;
 	sc.pc.rc = sc.rc;
 	sc.pc.sess_attrs = tpm_pack_attrs(sc.c.sess_attrs, sc.c.n_sessions);
