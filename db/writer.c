@@ -89,14 +89,19 @@ static int insert_command(struct writer *w, const struct rec *r)
 	}
 	bind_u(st, i++, r->cc);
 	bind_u(st, i++, r->locality);
-	bind_u(st, i++, r->tag);
-	bind_u(st, i++, r->cmd_size);
-	if (r->has_rsp) {
-		bind_u(st, i++, r->rsp_size);
-		bind_u(st, i++, r->rc);
+	if (r->no_bytes) {
+		for (int k = 0; k < 4; k++) /* tag, cmd_size, rsp_size, rc: not known */
+			sqlite3_bind_null(st, i++);
 	} else {
-		sqlite3_bind_null(st, i++);
-		sqlite3_bind_null(st, i++);
+		bind_u(st, i++, r->tag);
+		bind_u(st, i++, r->cmd_size);
+		if (r->has_rsp) {
+			bind_u(st, i++, r->rsp_size);
+			bind_u(st, i++, r->rc);
+		} else {
+			sqlite3_bind_null(st, i++);
+			sqlite3_bind_null(st, i++);
+		}
 	}
 	for (int h = 0; h < 3; h++) {
 		if (h < r->n_handles)

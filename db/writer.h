@@ -31,6 +31,8 @@ struct rec {
 	uint8_t auth_kind;
 	uint8_t malformed; /* enum tpm_malformed */
 	uint8_t has_rsp;
+	uint8_t no_bytes; /* known only by code and timing (ftrace): tag, sizes
+			   * and rc stored as NULL, "not known" */
 	uint16_t tag;
 	uint32_t cc;
 	uint32_t rc;

@@ -39,7 +39,7 @@ struct import_sink {
 	int64_t trace_id;
 	char name[256];
 	char notes[1024];
-	uint64_t commands, malformed, no_response, events, clients, nobytes;
+	uint64_t commands, malformed, no_response, events, clients;
 	uint64_t t_first, t_last;
 	int have_time;
 	int synthetic;
@@ -113,7 +113,7 @@ int import_sink_client(struct import_sink *s, uint32_t id, const char *comm, con
 }
 
 /* A command known only by its code and timing (ftrace): no payload; the
- * response code and sizes are cleared to NULL in sink_end(). */
+ * writer stores tag, sizes and response code as NULL (rec.no_bytes). */
 static int sink_command_nobytes(struct import_sink *s, const struct import_cmd *c)
 {
 	struct rec *r = writer_reserve(s->w, REC_COMMAND, 0);
@@ -122,6 +122,7 @@ static int sink_command_nobytes(struct import_sink *s, const struct import_cmd *
 	r->t_submit = c->t_submit_ns;
 	r->t_done = c->t_done_ns;
 	r->has_rsp = 1;
+	r->no_bytes = 1;
 	r->locality = c->locality < 0 ? 0 : (uint8_t)c->locality;
 	r->client_id = c->client_id;
 	r->flags = c->flags;
@@ -129,7 +130,6 @@ static int sink_command_nobytes(struct import_sink *s, const struct import_cmd *
 	r->auth_kind = (uint8_t)c->auth_kind;
 	r->pcr = -1;
 	s->commands++;
-	s->nobytes++;
 	if (r->flags & REC_F_SYNTHETIC_TIME)
 		s->synthetic = 1;
 	sink_time(s, c->t_submit_ns);
@@ -221,20 +221,6 @@ static int sink_end(struct import_sink *s, int failed)
 		db_trace_end(s->db, s->trace_id, s->final.commands, s->final.events,
 			     s->final.dropped, s->status);
 		rc = rc ? rc : -EIO;
-	}
-	if (s->nobytes) {
-		/* The writer stores a response code and sizes for every command
-		 * with a response; a source without bytes knows none of them. */
-		sqlite3_stmt *st;
-		if (sqlite3_prepare_v2(s->db,
-				       "UPDATE command SET rc=NULL, cmd_size=NULL, rsp_size=NULL, "
-				       "tag=NULL WHERE trace_id=? AND cmd IS NULL",
-				       -1, &st, NULL) == SQLITE_OK) {
-			sqlite3_bind_int64(st, 1, s->trace_id);
-			if (sqlite3_step(st) != SQLITE_DONE)
-				rc = rc ? rc : -EIO;
-			sqlite3_finalize(st);
-		}
 	}
 	if (s->notes[0]) {
 		sqlite3_stmt *st;
