@@ -1,8 +1,13 @@
 #include "recorder/log_reader.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define INITIAL_CAP (64u << 10)
 
@@ -158,4 +163,37 @@ int log_unhex(const char *s, size_t slen, uint8_t *out, size_t n)
 		out[i] = (uint8_t)(h << 4 | l);
 	}
 	return 0;
+}
+
+int log_map_file(const char *path, const void **buf, size_t *len, char *err, size_t errlen)
+{
+	struct stat sb;
+	int rc = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
+	*buf = NULL;
+	*len = 0;
+	if (fd < 0 || fstat(fd, &sb) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	} else if (!S_ISREG(sb.st_mode)) {
+		rc = -EINVAL;
+		snprintf(err, errlen, "%s: not a regular file", path);
+	} else if (sb.st_size > 0) {
+		void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m == MAP_FAILED) {
+			rc = -errno;
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		} else {
+			*buf = m;
+			*len = (size_t)sb.st_size;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+void log_unmap_file(const void *buf, size_t len)
+{
+	if (buf)
+		munmap((void *)buf, len);
 }

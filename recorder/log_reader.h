@@ -95,4 +95,10 @@ void log_hex(char *out, const uint8_t *p, size_t n);
 /* Parses exactly n bytes of hex; returns 0 or -EINVAL. */
 int log_unhex(const char *s, size_t slen, uint8_t *out, size_t n);
 
+/* Maps a whole regular file read-only: *buf is NULL for an empty file.
+ * Returns 0, or -errno with a message naming path. log_unmap_file undoes
+ * it (a NULL buf is fine). */
+int log_map_file(const char *path, const void **buf, size_t *len, char *err, size_t errlen);
+void log_unmap_file(const void *buf, size_t len);
+
 #endif

@@ -2,18 +2,15 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <pcap/pcap.h>
 
 #include "db/writer.h"
+#include "recorder/log_reader.h"
 #include "model/wire.h"
 
 /* Framing limits. A TPM message is at most a few KiB (the kernel allows 4096,
@@ -1181,42 +1178,14 @@ int pcap_import_file(const char *path, const struct pcap_import_cfg *cfg,
 		     const struct pcap_import_ops *ops, void *ctx, struct pcap_import_stats *st,
 		     char *err, size_t errlen)
 {
-	struct stat sb;
-	void *m = NULL;
-	int rc;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
+	const void *m;
+	size_t len;
 	if (errlen)
 		err[0] = 0;
-	if (fd < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	int rc = log_map_file(path, &m, &len, err, errlen);
+	if (rc)
 		return rc;
-	}
-	if (fstat(fd, &sb) < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		rc = -EINVAL;
-		snprintf(err, errlen, "%s: not a regular file", path);
-		goto out;
-	}
-	if (sb.st_size > 0) {
-		m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (m == MAP_FAILED) {
-			m = NULL;
-			rc = -errno;
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			goto out;
-		}
-	}
-	rc = pcap_import_mem(m ? m : (const void *)"", (size_t)sb.st_size, path, cfg, ops, ctx, st,
-			     err, errlen);
-out:
-	if (m)
-		munmap(m, (size_t)sb.st_size);
-	close(fd);
+	rc = pcap_import_mem(m ? m : (const void *)"", len, path, cfg, ops, ctx, st, err, errlen);
+	log_unmap_file(m, len);
 	return rc;
 }

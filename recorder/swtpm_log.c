@@ -1,13 +1,9 @@
 #include "recorder/swtpm_log.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "model/wire.h"
 #include "recorder/transport.h"
@@ -383,45 +379,5 @@ out:
 	free(p.cur.b);
 	free(p.cmd.b);
 	free(p.ctrl.b);
-	return rc;
-}
-
-int swlog_parse_file(const char *path, const struct swlog_ops *ops, void *ctx,
-		     struct swlog_stats *st, char *err, size_t errlen)
-{
-	struct stat sb;
-	void *m = NULL;
-	int rc;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return rc;
-	}
-	if (fstat(fd, &sb) < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		rc = -EINVAL;
-		snprintf(err, errlen, "%s: not a regular file", path);
-		goto out;
-	}
-	if (sb.st_size > 0) {
-		m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (m == MAP_FAILED) {
-			m = NULL;
-			rc = -errno;
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			goto out;
-		}
-	}
-	rc = swlog_parse_mem(m ? m : "", (size_t)sb.st_size, path, ops, ctx, st, err, errlen);
-out:
-	if (m)
-		munmap(m, (size_t)sb.st_size);
-	close(fd);
 	return rc;
 }

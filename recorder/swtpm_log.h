@@ -66,8 +66,5 @@ struct swlog_stats {
  * -ENODATA. Returns 0, a negative errno, or a callback's return. */
 int swlog_parse_mem(const char *buf, size_t len, const char *name, const struct swlog_ops *ops,
 		    void *ctx, struct swlog_stats *st, char *err, size_t errlen);
-/* The same for a file. */
-int swlog_parse_file(const char *path, const struct swlog_ops *ops, void *ctx,
-		     struct swlog_stats *st, char *err, size_t errlen);
 
 #endif

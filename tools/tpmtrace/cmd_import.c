@@ -8,12 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <fcntl.h>
-
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "common.h"
@@ -24,6 +20,7 @@
 #include "db/writer.h"
 #include "model/decode.h"
 #include "model/ftrace.h"
+#include "recorder/log_reader.h"
 #include "recorder/pcap_import.h"
 #include "recorder/rec_fill.h"
 #include "recorder/swtpm_log.h"
@@ -357,11 +354,17 @@ static int import_swtpm_log(struct import_sink *s, const char *file, const struc
 				      check = {NULL, NULL};
 	struct swlog_stats st;
 	(void)o;
+	const void *m;
+	size_t len;
+	int rc = log_map_file(file, &m, &len, err, errlen);
+	if (rc)
+		return rc;
 	/* A first pass finds bad input before any row is written, so a file that
-	 * does not parse leaves no trace behind. */
-	int rc = swlog_parse_file(file, &check, NULL, &st, err, errlen);
+	 * does not parse leaves no trace behind; both passes read one mapping. */
+	rc = swlog_parse_mem(m ? m : "", len, file, &check, NULL, &st, err, errlen);
 	if (!rc)
-		rc = swlog_parse_file(file, &ops, s, &st, err, errlen);
+		rc = swlog_parse_mem(m ? m : "", len, file, &ops, s, &st, err, errlen);
+	log_unmap_file(m, len);
 	if (rc) {
 		if (s->err[0])
 			snprintf(err, errlen, "%s", s->err);
@@ -415,50 +418,22 @@ static int ftrace_on_op(void *ctx, const struct ftrace_op *o)
 	return import_sink_command(x->s, &c);
 }
 
-static int map_file(const char *path, void **out, size_t *len, char *err, size_t errlen)
-{
-	struct stat sb;
-	int rc = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
-	*out = NULL;
-	*len = 0;
-	if (fd < 0 || fstat(fd, &sb) < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-	} else if (!S_ISREG(sb.st_mode)) {
-		rc = -EINVAL;
-		snprintf(err, errlen, "%s: not a regular file", path);
-	} else if (sb.st_size > 0) {
-		void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (m == MAP_FAILED) {
-			rc = -errno;
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		} else {
-			*out = m;
-			*len = (size_t)sb.st_size;
-		}
-	}
-	if (fd >= 0)
-		close(fd);
-	return rc;
-}
-
 static int import_ftrace(struct import_sink *s, const char *file, const struct import_opts *o,
 			 char *err, size_t errlen)
 {
 	struct ftrace_ctx x = {.s = s, .cursor = 0};
 	struct ftrace_stats st;
-	void *m;
+	const void *m;
 	size_t len;
 	(void)o;
-	int rc = map_file(file, &m, &len, err, errlen);
+	int rc = log_map_file(file, &m, &len, err, errlen);
 	if (rc)
 		return rc;
 	/* Checked whole first, as for the other kinds: bad input leaves no trace. */
 	rc = ftrace_parse_mem(m ? m : "", len, file, NULL, NULL, &st, err, errlen);
 	if (!rc && st.ops > st.unattributed)
 		rc = ftrace_parse_mem(m ? m : "", len, file, ftrace_on_op, &x, &st, err, errlen);
-	if (m)
-		munmap(m, len);
+	log_unmap_file(m, len);
 	if (rc) {
 		if (s->err[0])
 			snprintf(err, errlen, "%s", s->err);
