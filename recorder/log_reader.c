@@ -141,7 +141,7 @@ void log_hex(char *out, const uint8_t *p, size_t n)
 	out[2 * n] = 0;
 }
 
-static int hexval(char c)
+int log_hexval(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -157,7 +157,7 @@ int log_unhex(const char *s, size_t slen, uint8_t *out, size_t n)
 	if (slen != 2 * n)
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++) {
-		int h = hexval(s[2 * i]), l = hexval(s[2 * i + 1]);
+		int h = log_hexval(s[2 * i]), l = log_hexval(s[2 * i + 1]);
 		if (h < 0 || l < 0)
 			return -EINVAL;
 		out[i] = (uint8_t)(h << 4 | l);

@@ -92,6 +92,8 @@ static inline void put_u32_bo(uint8_t *b, uint32_t v, int big_endian)
 
 /* Lower-case hex of n bytes into out (2n+1 bytes). */
 void log_hex(char *out, const uint8_t *p, size_t n);
+/* The value of one hex digit, or -1. */
+int log_hexval(char c);
 /* Parses exactly n bytes of hex; returns 0 or -EINVAL. */
 int log_unhex(const char *s, size_t slen, uint8_t *out, size_t n);
 

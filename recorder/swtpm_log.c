@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "model/wire.h"
+#include "recorder/log_reader.h"
 #include "recorder/transport.h"
 
 #define SWLOG_MAX_DUMP (1u << 20)
@@ -196,17 +197,6 @@ static int block_end(struct parser *p, int at_eof)
 	return rc;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* A dump line: pairs of hex digits separated by blanks (SWTPM_PrintAll
  * prints 16 per line with a leading and a trailing blank). */
 static int is_hex_line(const char *s, size_t n)
@@ -217,7 +207,7 @@ static int is_hex_line(const char *s, size_t n)
 			i++;
 			continue;
 		}
-		if (i + 1 >= n || hexval(s[i]) < 0 || hexval(s[i + 1]) < 0)
+		if (i + 1 >= n || log_hexval(s[i]) < 0 || log_hexval(s[i + 1]) < 0)
 			return 0;
 		if (i + 2 < n && s[i + 2] != ' ' && s[i + 2] != '\t')
 			return 0;
@@ -342,8 +332,8 @@ int swlog_parse_mem(const char *buf, size_t len, const char *name, const struct 
 					rc = fail(&p, p.line, "dump longer than 1 MiB");
 					goto out;
 				}
-				if ((rc = buf_put(&p.cur, (uint8_t)(hexval(s[i]) << 4 |
-								    hexval(s[i + 1]))))) {
+				if ((rc = buf_put(&p.cur, (uint8_t)(log_hexval(s[i]) << 4 |
+								    log_hexval(s[i + 1]))))) {
 					snprintf(err, errlen, "%s: out of memory", name);
 					goto out;
 				}
