@@ -37,7 +37,7 @@ struct qemu_interposer {
 	char lis_path[108];
 	uint8_t locality;
 	uint32_t client;
-	unsigned long n_ctrl, n_cmds;
+	unsigned long n_ctrl;
 	uint8_t req[CTRL_CAP];
 	uint8_t rsp[CTRL_CAP];
 	uint8_t cmd[TPM_MAX_MESSAGE + 64];
@@ -120,11 +120,9 @@ struct transport *qemu_interposer_transport(struct qemu_interposer *qi)
 	return &qi->data.t;
 }
 
-void qemu_interposer_counts(const struct qemu_interposer *qi, unsigned long *ctrl_msgs,
-			    unsigned long *commands)
+unsigned long qemu_interposer_ctrl_count(const struct qemu_interposer *qi)
 {
-	*ctrl_msgs = qi->n_ctrl;
-	*commands = qi->n_cmds;
+	return qi->n_ctrl;
 }
 
 void qemu_interposer_free(struct qemu_interposer *qi)
@@ -385,7 +383,6 @@ static int data_command(struct qemu_interposer *qi, struct recorder *rec)
 		}
 		return -1;
 	}
-	qi->n_cmds++;
 	recorder_forward(rec, qi->client, qi->locality, qi->cmd, len, qi->out, sizeof qi->out,
 			 &rsp_len, &tm);
 	/* QEMU reads the 10-byte header, then the size it announces. */

@@ -29,10 +29,9 @@ struct transport *qemu_interposer_transport(struct qemu_interposer *qi);
  * wake_fd is readable), -errno on failure. */
 int qemu_interposer_run(struct qemu_interposer *qi, struct recorder *rec, int wake_fd,
 			int (*wake)(void *ctx), void *ctx);
-/* Counts for the summary. */
-void qemu_interposer_counts(const struct qemu_interposer *qi, unsigned long *ctrl_msgs,
-			    unsigned long *commands);
+/* Control-channel messages relayed, for the summary (commands: the
+ * recorder's forwarded count). */
+unsigned long qemu_interposer_ctrl_count(const struct qemu_interposer *qi);
 void qemu_interposer_free(struct qemu_interposer *qi);
-
 
 #endif

@@ -63,7 +63,7 @@ int transport_device_from_fd(int fd, const char *desc, struct transport **out)
 	if (!d)
 		return -ENOMEM;
 	d->t.ops = &device_ops;
-	d->t.timeout_ms = -1;
+	d->t.timeout_ms = -1; /* the driver applies the TPM's own timeouts */
 	snprintf(d->t.desc, sizeof d->t.desc, "%s", desc);
 	d->fd = fd;
 	*out = &d->t;
@@ -72,20 +72,16 @@ int transport_device_from_fd(int fd, const char *desc, struct transport **out)
 
 int transport_device_open(const char *path, struct transport **out, char *err, size_t errlen)
 {
-	struct device_transport *d = calloc(1, sizeof(*d));
-	int rc;
-	if (!d)
-		return -ENOMEM;
-	d->t.ops = &device_ops;
-	d->t.timeout_ms = -1; /* the driver applies the TPM's own timeouts */
-	snprintf(d->t.desc, sizeof d->t.desc, "device:%s", path);
-	d->fd = open(path, O_RDWR | O_CLOEXEC);
-	if (d->fd < 0) {
-		rc = -errno;
+	char desc[sizeof((struct transport *)0)->desc];
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		int rc = -errno;
 		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
-		free(d);
 		return rc;
 	}
-	*out = &d->t;
-	return 0;
+	snprintf(desc, sizeof desc, "device:%s", path);
+	int rc = transport_device_from_fd(fd, desc, out);
+	if (rc)
+		close(fd);
+	return rc;
 }

@@ -65,9 +65,7 @@ int qemu_session_start(struct qemu_session *s, const struct qemu_record_opts *o,
 int qemu_session_finish(struct qemu_session *s, const char *sub, int quiet)
 {
 	int ret = 0;
-	unsigned long nctrl = 0, ncmd = 0;
-	if (s->qi)
-		qemu_interposer_counts(s->qi, &nctrl, &ncmd);
+	unsigned long nctrl = s->qi ? qemu_interposer_ctrl_count(s->qi) : 0;
 	if (s->w) {
 		struct writer_stats st;
 		recorder_stop_event(&s->rec, "record-stop", NULL);
