@@ -30,7 +30,7 @@ SUBCOMMAND(import);
 struct import_sink {
 	const struct import_opts *o;
 	const char *file;
-	const char *kind;
+	const char *payloads;
 	sqlite3 *db;
 	struct writer *w;
 	int64_t trace_id;
@@ -70,8 +70,7 @@ static int sink_begin(struct import_sink *s)
 	ti.name = s->name;
 	ti.kind = "import";
 	ti.source = s->file;
-	/* ftrace shows which functions ran, not the bytes they sent. */
-	ti.payloads = strcmp(s->kind, "ftrace") ? "full" : "none";
+	ti.payloads = s->payloads;
 	s->trace_id = db_trace_begin(s->db, &ti);
 	if (s->trace_id < 0) {
 		snprintf(s->err, sizeof s->err, "%s: cannot create a trace: %s", s->o->db,
@@ -469,9 +468,10 @@ static int import_ftrace(struct import_sink *s, const char *file, const struct i
  * import_sink_event / import_sink_client, then add a line here and a line to
  * the usage text's KIND list. Kind-specific options go into struct import_opts. */
 static const struct importer importers[] = {
-    {"pcap", "pcap or pcapng capture of TPM TCP traffic (raw, MS simulator framing)", import_pcap},
-    {"swtpm-log", "swtpm --log level=20 hex dumps", import_swtpm_log},
-    {"ftrace", "ftrace function_graph text of the kernel's TPM functions", import_ftrace},
+    {"pcap", "pcap or pcapng capture of TPM TCP traffic (raw, MS simulator framing)", "full",
+     import_pcap},
+    {"swtpm-log", "swtpm --log level=20 hex dumps", "full", import_swtpm_log},
+    {"ftrace", "ftrace function_graph text of the kernel's TPM functions", "none", import_ftrace},
     /* ima and tcglog: import_logs.c, dispatched in run_import() */
 };
 
@@ -627,7 +627,7 @@ static int run_import(int argc, char **argv)
 		memset(&s, 0, sizeof(s));
 		s.o = &o;
 		s.file = ops[i];
-		s.kind = imp->kind;
+		s.payloads = imp->payloads;
 		s.db = db;
 		if (o.name) {
 			snprintf(s.name, sizeof s.name, "%s", o.name);

@@ -49,6 +49,9 @@ void import_sink_note(struct import_sink *s, const char *fmt, ...)
 struct importer {
 	const char *kind;
 	const char *summary;
+	/* trace.payloads of what it stores: "full", or "none" for a source
+	 * that shows which commands ran but not their bytes (ftrace). */
+	const char *payloads;
 	/* Imports one file. Returns 0, or non-zero with a message naming the
 	 * file (and offset or entry) in err. */
 	int (*run)(struct import_sink *s, const char *file, const struct import_opts *o, char *err,
