@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "model/decode.h"
+#include "model/policy.h"
 #include "model/profile.h"
 #include "model/tpm_cc.h"
 
@@ -17,28 +18,28 @@
 static const struct {
 	const char *fn;
 	uint32_t cc;
-	const char *variant;
+	uint8_t variant; /* enum pol_variant: the replayer's and predict's words */
 } ftrace_fns[] = {
-    {"tpm2_pcr_extend", TPM_CC_PCR_Extend, "-"},
-    {"tpm2_pcr_read", TPM_CC_PCR_Read, "-"},
-    {"tpm2_get_random", TPM_CC_GetRandom, "-"},
-    {"tpm2_start_auth_session", TPM_CC_StartAuthSession, "salted-ecc"},
-    {"tpm2_load_context", TPM_CC_ContextLoad, "-"},
-    {"tpm2_save_context", TPM_CC_ContextSave, "-"},
-    {"tpm2_flush_context", TPM_CC_FlushContext, "-"},
-    {"tpm2_read_public", TPM_CC_ReadPublic, "-"},
-    {"tpm2_create_primary", TPM_CC_CreatePrimary, "ecc-p256"},
-    {"tpm2_create_null_primary", TPM_CC_CreatePrimary, "ecc-p256"},
-    {"tpm2_get_tpm_pt", TPM_CC_GetCapability, "-"},
-    {"tpm2_get_cc_attrs_tbl", TPM_CC_GetCapability, "-"},
-    {"tpm2_get_pcr_allocation", TPM_CC_GetCapability, "-"},
-    {"tpm2_probe", TPM_CC_GetCapability, "-"},
-    {"tpm2_shutdown", TPM_CC_Shutdown, "-"},
-    {"tpm2_startup", TPM_CC_Startup, "-"},
-    {"tpm2_do_selftest", TPM_CC_SelfTest, "-"},
-    {"tpm2_seal_trusted", TPM_CC_Create, "-"},
-    {"tpm2_load_cmd", TPM_CC_Load, "-"},
-    {"tpm2_unseal_cmd", TPM_CC_Unseal, "-"},
+    {"tpm2_pcr_extend", TPM_CC_PCR_Extend, POL_VAR_NONE},
+    {"tpm2_pcr_read", TPM_CC_PCR_Read, POL_VAR_NONE},
+    {"tpm2_get_random", TPM_CC_GetRandom, POL_VAR_NONE},
+    {"tpm2_start_auth_session", TPM_CC_StartAuthSession, POL_VAR_SALTED_ECC},
+    {"tpm2_load_context", TPM_CC_ContextLoad, POL_VAR_NONE},
+    {"tpm2_save_context", TPM_CC_ContextSave, POL_VAR_NONE},
+    {"tpm2_flush_context", TPM_CC_FlushContext, POL_VAR_NONE},
+    {"tpm2_read_public", TPM_CC_ReadPublic, POL_VAR_NONE},
+    {"tpm2_create_primary", TPM_CC_CreatePrimary, POL_VAR_ECC_P256},
+    {"tpm2_create_null_primary", TPM_CC_CreatePrimary, POL_VAR_ECC_P256},
+    {"tpm2_get_tpm_pt", TPM_CC_GetCapability, POL_VAR_NONE},
+    {"tpm2_get_cc_attrs_tbl", TPM_CC_GetCapability, POL_VAR_NONE},
+    {"tpm2_get_pcr_allocation", TPM_CC_GetCapability, POL_VAR_NONE},
+    {"tpm2_probe", TPM_CC_GetCapability, POL_VAR_NONE},
+    {"tpm2_shutdown", TPM_CC_Shutdown, POL_VAR_NONE},
+    {"tpm2_startup", TPM_CC_Startup, POL_VAR_NONE},
+    {"tpm2_do_selftest", TPM_CC_SelfTest, POL_VAR_NONE},
+    {"tpm2_seal_trusted", TPM_CC_Create, POL_VAR_NONE},
+    {"tpm2_load_cmd", TPM_CC_Load, POL_VAR_NONE},
+    {"tpm2_unseal_cmd", TPM_CC_Unseal, POL_VAR_NONE},
 };
 #define N_FTRACE_FNS (sizeof ftrace_fns / sizeof ftrace_fns[0])
 
@@ -90,6 +91,15 @@ struct ft_cpu {
 	int depth;
 };
 
+/* A transmission already open on this CPU: the one timed is the outermost. */
+static int inside_transmit(const struct ft_cpu *c)
+{
+	for (int d = 0; d < c->depth; d++)
+		if (is_transmit(c->f[d].name))
+			return 1;
+	return 0;
+}
+
 struct ft_parse {
 	int (*op)(void *ctx, const struct ftrace_op *o);
 	void *ctx;
@@ -119,7 +129,7 @@ static int ft_sample(struct ft_parse *p, struct ft_cpu *c, int cpu, int fn, int 
 		const struct tpm_cc_info *ci = tpm_cc_lookup(cc);
 		o.cc = cc;
 		o.fn = ftrace_fns[idx].fn;
-		o.variant = ftrace_fns[idx].variant;
+		o.variant = pol_variant_str(ftrace_fns[idx].variant);
 		o.auth = ci && ci->auth_handles ? TPM_AUTH_PASSWORD : TPM_AUTH_NONE;
 		if (session && (cc == TPM_CC_PCR_Extend || cc == TPM_CC_Load))
 			o.auth = TPM_AUTH_HMAC;
@@ -298,10 +308,7 @@ int ftrace_parse_mem(const char *buf, size_t len, const char *path,
 			uint64_t t0 = fr.has_time ? fr.t_ns : t_ns >= dur ? t_ns - dur : 0;
 			int ht = fr.has_time || has_time;
 			if (is_transmit(fr.name)) {
-				int outer = 0;
-				for (int d = 0; d < c->depth; d++)
-					outer |= is_transmit(c->f[d].name);
-				if (!outer && !fr.had_sample)
+				if (!inside_transmit(c) && !fr.had_sample)
 					rc = ft_sample(&p, c, cpu, -1, 0, ms, lineno, ht, t0);
 			} else if (fr.fn >= 0 && !fr.had_sample) {
 				rc = ft_sample(&p, c, cpu, fr.fn, fr.session, ms, lineno, ht, t0);
@@ -336,14 +343,12 @@ int ftrace_parse_mem(const char *buf, size_t len, const char *path,
 		if (!leaf || isnan(ms))
 			continue;
 		/* A leaf line carries the time the function was entered. */
+		int fi;
 		if (is_transmit(name)) {
-			int outer = 0;
-			for (int d = 0; d < c->depth; d++)
-				outer |= is_transmit(c->f[d].name);
-			if (!outer)
+			if (!inside_transmit(c))
 				rc = ft_sample(&p, c, cpu, -1, 0, ms, lineno, has_time, t_ns);
-		} else if (ftrace_fn(name) >= 0) {
-			rc = ft_sample(&p, c, cpu, ftrace_fn(name), 0, ms, lineno, has_time, t_ns);
+		} else if ((fi = ftrace_fn(name)) >= 0) {
+			rc = ft_sample(&p, c, cpu, fi, 0, ms, lineno, has_time, t_ns);
 		}
 		if (rc)
 			goto out;
