@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/predict.h"
 #include "model/variant.h"
 
 /* Origins of the trace's clients, indexed by client id (small ids only). */
@@ -136,4 +137,23 @@ out:
 	sqlite3_finalize(es);
 	free(origin);
 	return rc;
+}
+
+static int predict_on_cmd(void *ctx, const struct pol_cmd *c, uint64_t ts, uint64_t td, int64_t lat)
+{
+	return predict_cmd(ctx, c, ts, td, lat);
+}
+
+static int predict_on_event(void *ctx, const char *kind, const char *detail)
+{
+	int ev = policy_event_from_kind(kind);
+	(void)detail;
+	return ev ? predict_event(ctx, (enum pol_event)ev) : 0;
+}
+
+int trace_stream_predict(sqlite3 *db, int64_t trace_id, struct predictor *pr, uint64_t *n_cmds,
+			 char *err, size_t errlen)
+{
+	static const struct trace_stream_ops ops = {predict_on_cmd, predict_on_event};
+	return trace_stream(db, trace_id, &ops, pr, n_cmds, err, errlen);
 }

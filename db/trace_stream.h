@@ -25,4 +25,10 @@ struct trace_stream_ops {
 int trace_stream(sqlite3 *db, int64_t trace_id, const struct trace_stream_ops *ops, void *ctx,
 		 uint64_t *n_cmds, char *err, size_t errlen);
 
+/* The same into a predictor (model/predict.h): every command to
+ * predict_cmd, every event that is a policy event to predict_event. */
+struct predictor;
+int trace_stream_predict(sqlite3 *db, int64_t trace_id, struct predictor *pr, uint64_t *n_cmds,
+			 char *err, size_t errlen);
+
 #endif

@@ -67,17 +67,6 @@ static int run(int argc, char **argv);
 const struct subcommand subcmd_predict = {
     "predict", run, "predict boot-time TPM cost under session policies", usage};
 
-static int on_cmd(void *ctx, const struct pol_cmd *c, uint64_t ts, uint64_t td, int64_t lat)
-{
-	return predict_cmd(ctx, c, ts, td, lat);
-}
-
-static int on_event(void *ctx, const char *kind, const char *detail)
-{
-	int ev = policy_event_from_kind(kind);
-	return ev ? predict_event(ctx, (enum pol_event)ev) : 0;
-}
-
 /* "pcr-extend" -> PCR_Extend */
 static uint32_t cc_from_user(const char *s, size_t len)
 {
@@ -288,14 +277,13 @@ static int run(int argc, char **argv)
 	} else {
 		int64_t id = trace ? strtoll(trace, NULL, 10) : db_last_trace(db);
 		uint64_t n = 0;
-		struct trace_stream_ops ops = {on_cmd, on_event};
 		if (id <= 0) {
 			rc = die("predict", "%s: %s", dbpath,
 				 trace ? "--trace must be a positive trace id"
 				       : "the database holds no trace");
 			goto out;
 		}
-		rc = trace_stream(db, id, &ops, pr, &n, err, sizeof err);
+		rc = trace_stream_predict(db, id, pr, &n, err, sizeof err);
 		if (rc) {
 			rc = die("predict", "%s: %s", dbpath, err);
 			goto out;

@@ -1162,17 +1162,6 @@ static int measured_bars(struct rep *r, const int64_t *cmp, unsigned ncmp, struc
 	return 0;
 }
 
-static int on_cmd(void *ctx, const struct pol_cmd *c, uint64_t ts, uint64_t td, int64_t lat)
-{
-	return predict_cmd(ctx, c, ts, td, lat);
-}
-
-static int on_event(void *ctx, const char *kind, const char *detail)
-{
-	int ev = policy_event_from_kind(kind);
-	return ev ? predict_event(ctx, (enum pol_event)ev) : 0;
-}
-
 static int predicted_section(struct rep *r, const char *profname, char *err, size_t errlen)
 {
 	struct policy pols[PREDICT_MAX_POLICIES];
@@ -1206,11 +1195,9 @@ static int predicted_section(struct rep *r, const char *profname, char *err, siz
 	/* Host crypto as 'tpmtrace predict' prices it: measured here with the
 	 * replayer's session code, the constant estimate if that fails. */
 	struct pred_host host;
-	int measured = !host_crypto_measure(&host);
-	if (measured)
+	if (!host_crypto_measure(&host))
 		predict_set_host(pr, &host);
-	struct trace_stream_ops ops = {on_cmd, on_event};
-	if ((rc = trace_stream(r->db, r->id, &ops, pr, &ncmd, err, errlen)))
+	if ((rc = trace_stream_predict(r->db, r->id, pr, &ncmd, err, errlen)))
 		goto out;
 	predict_finish(pr);
 	for (unsigned k = 0; k < npol; k++) {
