@@ -217,15 +217,6 @@ static int is_hex_line(const char *s, size_t n)
 	return pairs > 0;
 }
 
-static const char *find_in(const char *s, size_t n, const char *needle)
-{
-	size_t k = strlen(needle);
-	for (size_t i = 0; i + k <= n; i++)
-		if (!memcmp(s + i, needle, k))
-			return s + i;
-	return NULL;
-}
-
 /* "length N" after a header, if present: returns N, -1 when absent, -2 when
  * malformed. */
 static long header_length(const char *s, size_t n)
@@ -296,7 +287,7 @@ int swlog_parse_mem(const char *buf, size_t len, const char *name, const struct 
 		int hdr = -1;
 		const char *at = NULL;
 		for (size_t i = 0; i < sizeof headers / sizeof headers[0] && hdr < 0; i++)
-			if ((at = find_in(s, n, headers[i].tag)))
+			if ((at = memmem(s, n, headers[i].tag, strlen(headers[i].tag))))
 				hdr = (int)i;
 		if (hdr >= 0) {
 			if ((rc = block_end(&p, 0)))

@@ -322,12 +322,12 @@ static int op_sas_salted(struct cal *k)
 	return rc;
 }
 
-static int post_flush_tmp(struct cal *k)
+static int flush_tmp(struct cal *k)
 {
 	return flush(k, k->tmp_h);
 }
 
-static int pre_load_nk(struct cal *k)
+static int load_nk(struct cal *k)
 {
 	int rc = tpmconn_context_load(&k->t, k->nk_ctx, k->nk_ctx_len, &k->tmp_h);
 	if (!rc)
@@ -335,21 +335,11 @@ static int pre_load_nk(struct cal *k)
 	return rc;
 }
 
-static int op_flush_tmp(struct cal *k)
-{
-	return flush(k, k->tmp_h);
-}
-
 static int op_ctxsave(struct cal *k)
 {
 	uint8_t blob[2048];
 	size_t len;
 	return tpmconn_context_save(&k->t, k->nk.handle, blob, sizeof blob, &len);
-}
-
-static int op_ctxload(struct cal *k)
-{
-	return pre_load_nk(k);
 }
 
 /* The kernel's null key (ECC P-256, null hierarchy, password): what the
@@ -849,25 +839,24 @@ static const struct kind kinds[] = {
     {"PCR_Extend password", TPM_CC_PCR_Extend, PW, "-", 0, NULL, NULL, op_extend_pw, NULL, NULL},
     {"PCR_Extend hmac", TPM_CC_PCR_Extend, HMAC, "-", 0, NULL, NULL, op_extend_hmac, NULL, NULL},
     {"StartAuthSession salted-ecc", TPM_CC_StartAuthSession, NONE, "salted-ecc", 0, NULL, NULL,
-     op_sas_salted, post_flush_tmp, NULL},
+     op_sas_salted, flush_tmp, NULL},
     {"StartAuthSession unsalted", TPM_CC_StartAuthSession, NONE, "unsalted", 0, NULL, NULL,
-     op_sas_unsalted, post_flush_tmp, NULL},
+     op_sas_unsalted, flush_tmp, NULL},
     {"ContextSave", TPM_CC_ContextSave, NONE, "-", 0, NULL, NULL, op_ctxsave, NULL, NULL},
-    {"ContextLoad", TPM_CC_ContextLoad, NONE, "-", 0, NULL, NULL, op_ctxload, post_flush_tmp, NULL},
-    {"FlushContext", TPM_CC_FlushContext, NONE, "-", 0, NULL, pre_load_nk, op_flush_tmp, NULL,
-     NULL},
+    {"ContextLoad", TPM_CC_ContextLoad, NONE, "-", 0, NULL, NULL, load_nk, flush_tmp, NULL},
+    {"FlushContext", TPM_CC_FlushContext, NONE, "-", 0, NULL, load_nk, flush_tmp, NULL, NULL},
     {"CreatePrimary ecc-p256 (null key)", TPM_CC_CreatePrimary, PW, "ecc-p256", 0, NULL, NULL,
-     op_cp_nullkey, post_flush_tmp, NULL},
+     op_cp_nullkey, flush_tmp, NULL},
     {"CreatePrimary hmac ecc-p256", TPM_CC_CreatePrimary, HMAC, "ecc-p256", 0, NULL, NULL,
-     op_cp_ecc, post_flush_tmp, NULL},
+     op_cp_ecc, flush_tmp, NULL},
     {"CreatePrimary hmac+enc ecc-p256", TPM_CC_CreatePrimary, HMAC_ENC, "ecc-p256", 0, NULL, NULL,
-     op_cp_ecc, post_flush_tmp, NULL},
+     op_cp_ecc, flush_tmp, NULL},
     {"CreatePrimary rsa-2048", TPM_CC_CreatePrimary, PW, "rsa-2048", 0, NULL, NULL, op_cp_rsa,
-     post_flush_tmp, NULL},
+     flush_tmp, NULL},
     {"CreatePrimary hmac rsa-2048", TPM_CC_CreatePrimary, HMAC, "rsa-2048", 0, NULL, NULL,
-     op_cp_rsa, post_flush_tmp, NULL},
+     op_cp_rsa, flush_tmp, NULL},
     {"CreatePrimary hmac+enc rsa-2048", TPM_CC_CreatePrimary, HMAC_ENC, "rsa-2048", 0, NULL, NULL,
-     op_cp_rsa, post_flush_tmp, NULL},
+     op_cp_rsa, flush_tmp, NULL},
     {"ReadPublic", TPM_CC_ReadPublic, NONE, "-", 0, NULL, NULL, op_readpublic, NULL, NULL},
     {"Create", TPM_CC_Create, PW, "-", 0, NULL, NULL, op_create, NULL, NULL},
     {"Create hmac", TPM_CC_Create, HMAC, "-", 0, NULL, NULL, op_create, NULL, NULL},
@@ -877,9 +866,9 @@ static const struct kind kinds[] = {
      NULL},
     {"Create hmac+enc ecc-p256", TPM_CC_Create, HMAC_ENC, "ecc-p256", 0, NULL, NULL, op_create_ecc,
      NULL, NULL},
-    {"Load", TPM_CC_Load, PW, "-", 0, NULL, NULL, op_load, post_flush_tmp, NULL},
-    {"Load hmac", TPM_CC_Load, HMAC, "-", 0, NULL, NULL, op_load, post_flush_tmp, NULL},
-    {"Load hmac+enc", TPM_CC_Load, HMAC_ENC, "-", 0, NULL, NULL, op_load, post_flush_tmp, NULL},
+    {"Load", TPM_CC_Load, PW, "-", 0, NULL, NULL, op_load, flush_tmp, NULL},
+    {"Load hmac", TPM_CC_Load, HMAC, "-", 0, NULL, NULL, op_load, flush_tmp, NULL},
+    {"Load hmac+enc", TPM_CC_Load, HMAC_ENC, "-", 0, NULL, NULL, op_load, flush_tmp, NULL},
     {"Unseal", TPM_CC_Unseal, PW, "-", 0, begin_unseal, NULL, op_unseal, NULL, NULL},
     {"Unseal hmac", TPM_CC_Unseal, HMAC, "-", 0, NULL, NULL, op_unseal, NULL, NULL},
     {"Unseal hmac+enc", TPM_CC_Unseal, HMAC_ENC, "-", 0, NULL, NULL, op_unseal, NULL, end_unseal},

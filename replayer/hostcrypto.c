@@ -4,8 +4,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "db/db.h"
 #include "model/decode.h"
 #include "model/wire.h"
 #include "replayer/session.h"
@@ -32,13 +32,6 @@ struct hc {
 	uint8_t pub[128];
 	size_t pub_len;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* A salted session's host side (Part 1 C.6.1, 19.6.8): the ephemeral key,
  * ECDH, KDFe and the session key (KDFa). */
@@ -141,11 +134,11 @@ static int per_call(struct hc *h, int (*fn)(struct hc *), double *ms)
 	double best = -1;
 	int rc;
 	for (int b = 0; b < HC_BATCHES;) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = mono_ns();
 		for (unsigned i = 0; i < n; i++)
 			if ((rc = fn(h)))
 				return rc;
-		uint64_t el = now_ns() - t0;
+		uint64_t el = mono_ns() - t0;
 		if (el < HC_BATCH_NS && n < (1u << 20)) {
 			n *= 2;
 			continue;
