@@ -631,15 +631,19 @@ static int nv_define(struct cal *k, uint32_t index)
 }
 
 /* TPM2_NV_UndefineSpace (Part 3 31.4) of index, as k->auth. */
-static int nv_undefine(struct cal *k, uint32_t index)
+/* TPM2_NV_UndefineSpace (Part 3 31.4) of index. Its Name goes into an HMAC:
+ * name, or (NULL) read with NV_ReadPublic first when k->auth needs it. */
+static int nv_undefine(struct cal *k, uint32_t index, const struct tpm_name *name)
 {
 	uint32_t h[2] = {TPM_RH_OWNER, index};
 	struct tpm_name nm[2];
 	struct wire_rd r;
 	int rc = 0;
 	sess_name_handle(h[0], &nm[0]);
-	if ((k->auth == TPM_AUTH_HMAC || k->auth == TPM_AUTH_HMAC_ENC) &&
-	    (rc = nv_readpublic(k, index, &nm[1])))
+	if (name)
+		nm[1] = *name;
+	else if ((k->auth == TPM_AUTH_HMAC || k->auth == TPM_AUTH_HMAC_ENC) &&
+		 (rc = nv_readpublic(k, index, &nm[1])))
 		return rc;
 	if ((rc = auth_send(k, TPM_CC_NV_UndefineSpace, h, nm, 2, 1, NULL, 0, &r, NULL)))
 		return rc;
@@ -662,7 +666,7 @@ static int op_nvdefine(struct cal *k)
 
 static int undefine_tmp(struct cal *k)
 {
-	return nv_undefine(k, k->nv_tmp);
+	return nv_undefine(k, k->nv_tmp, NULL);
 }
 
 static int post_nvundefine(struct cal *k)
@@ -685,17 +689,7 @@ static int pre_nvdefine(struct cal *k)
 
 static int op_nvundefine(struct cal *k)
 {
-	uint32_t h[2] = {TPM_RH_OWNER, k->nv_tmp};
-	struct tpm_name nm[2];
-	struct wire_rd r;
-	sess_name_handle(h[0], &nm[0]);
-	nm[1] = k->nv_tmp_name;
-	int rc = auth_send(k, TPM_CC_NV_UndefineSpace, h, nm, 2, 1, NULL, 0, &r, NULL);
-	if (!rc)
-		for (unsigned i = 0; i < CAL_MAX_NV; i++)
-			if (k->nv[i] == k->nv_tmp)
-				k->nv[i] = 0;
-	return rc;
+	return nv_undefine(k, k->nv_tmp, &k->nv_tmp_name);
 }
 
 /* The index NV_Write, NV_Read and NV_ReadPublic use; written once before
@@ -754,7 +748,7 @@ static int end_nv(struct cal *k)
 {
 	uint8_t a = k->auth;
 	k->auth = TPM_AUTH_PASSWORD;
-	int rc = nv_undefine(k, k->nv_index);
+	int rc = nv_undefine(k, k->nv_index, NULL);
 	k->auth = a;
 	return rc;
 }
@@ -1011,7 +1005,7 @@ static void cleanup(struct cal *k)
 	for (unsigned i = 0; i < CAL_MAX_NV; i++) {
 		if (!k->nv[i])
 			continue;
-		if (nv_undefine(k, k->nv[i])) {
+		if (nv_undefine(k, k->nv[i], NULL)) {
 			k->res->left++;
 			k->nv[i] = 0;
 		} else {
