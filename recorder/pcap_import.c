@@ -1071,7 +1071,7 @@ int pcap_import_mem(const uint8_t *buf, size_t len, const char *name,
 	struct tstats ts;
 	struct pcap_pkthdr *h;
 	const u_char *data;
-	uint64_t pktno = 0, done = 0;
+	uint64_t pktno = 0;
 	int rc = 0;
 
 	memset(&ts, 0, sizeof(ts));
@@ -1153,13 +1153,13 @@ int pcap_import_mem(const uint8_t *buf, size_t len, const char *name,
 						(uint64_t)h->ts.tv_sec * 1000000000ull +
 						    (uint64_t)h->ts.tv_usec,
 						data, h->caplen, h->len);
-			if (c2.progress && !(++done & 4095))
-				c2.progress(c2.progress_arg, done, pktno);
+			if (c2.progress && !(pi->pkt & 4095))
+				c2.progress(c2.progress_arg, pi->pkt, pktno);
 		}
 		pcap_close(p);
 	}
 	if (c2.progress)
-		c2.progress(c2.progress_arg, done, pktno);
+		c2.progress(c2.progress_arg, pi->pkt, pktno);
 	if (!rc)
 		rc = pcap_import_finish(pi);
 	if (rc && !err[0] && errlen)
