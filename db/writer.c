@@ -424,8 +424,17 @@ int writer_start(struct writer **out, const struct writer_cfg *cfg, char *err, s
 		rc = -EINVAL;
 		goto fail;
 	}
-	if (!w->cfg.payload_bytes)
-		w->cfg.payload_bytes = 256u << 10;
+	if (!w->cfg.payload_bytes) {
+		/* 512 bytes a record (2 MiB for the default 4096 slots), within
+		 * [256 KiB, 64 MiB]. Large messages decide it: a 4 KiB command
+		 * takes one slot but 4 KiB of ring, and a ring of 256 KiB held
+		 * ~60 of them, so a writer descheduled for a few ms on a busy
+		 * machine dropped ~1% of a stream of them. */
+		uint64_t ring = (uint64_t)w->cfg.queue_slots * 512;
+		w->cfg.payload_bytes = ring < (256u << 10)  ? 256u << 10
+				       : ring > (64u << 20) ? 64u << 20
+							    : (uint32_t)ring;
+	}
 	w->mask = w->cfg.queue_slots - 1;
 	w->ring_cap = w->cfg.payload_bytes;
 	w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);

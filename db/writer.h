@@ -66,7 +66,7 @@ struct writer_cfg {
 	const char *path;	/* database file (created if missing) */
 	int64_t trace_id;	/* rows go to this trace */
 	uint32_t queue_slots;	/* power of two; default 4096 */
-	uint32_t payload_bytes; /* byte ring size; default 256 KiB */
+	uint32_t payload_bytes; /* byte ring size; default 512 B a slot, 256 KiB-64 MiB */
 	int block_when_full;	/* importers and replay wait instead of dropping */
 	int quiet;		/* no warning on stderr when the database fails */
 	/* Nice value of the writer's threads (0: the caller's). A replay, which

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Large messages through the recording proxy: 2 x 5,000 TPM2_Hash of 4,000
 # bytes, back to back, after a pause (the writer idle and asleep). Their
-# payloads fill the writer's ring long before its queue holds a batch, so the
-# writer must commit on the bytes queued and be woken by the producer, not
-# only on a record count or a timer: a writer that waited for 512 records
-# dropped 27% of these commands. Every command is answered; (almost) every
-# one is stored: the bound (1%) leaves room for a loaded machine, not for
-# that behaviour.
+# payloads fill the writer's byte ring long before its queue holds a batch:
+# with a ring of 256 KiB (~60 such commands) a writer that waited for 512
+# records dropped 27-44% of them, and one that committed on the bytes queued
+# still dropped ~1% whenever a loaded machine descheduled it for a few ms. The
+# ring is now sized 512 bytes a queue slot (2 MiB). Every command is answered;
+# (almost) every one is stored: the bound (1%) leaves room for a loaded
+# machine; six busy loops and a syncing dd beside the ASan build dropped none.
 . "$TPMTRACE_TEST_LIB/common.sh"
 need swtpm sqlite3
 

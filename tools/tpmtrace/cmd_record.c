@@ -65,7 +65,7 @@ static const char usage[] =
     "  --name NAME          a name for the trace\n"
     "  --timeout MS         how long to wait for the backend's response (default 120000)\n"
     "  --queue-size N       records the writer queue holds before it drops (a power of\n"
-    "                       two; default 4096); their raw bytes get 128 bytes a record\n"
+    "                       two; default 4096); their raw bytes get 512 bytes a record\n"
     "                       (at least 256 KiB, at most 64 MiB)\n"
     "  --quiet              no summary at exit\n"
     "  --forward-only       proxy without recording (no database): the baseline that\n"
@@ -403,15 +403,9 @@ static int run(int argc, char **argv)
 		}
 		db_close(db);
 		db = NULL;
-		/* The payload ring grows with the queue (128 bytes a record, at
-		 * least the writer's default, at most 64 MiB), so that a larger
-		 * --queue-size holds more records with their bytes too. */
-		uint64_t ring = (uint64_t)queue * 128;
-		ring = ring < (256u << 10) ? 0 : ring > (64u << 20) ? (64u << 20) : ring;
-		struct writer_cfg wc = {.path = db_path,
-					.trace_id = trace_id,
-					.queue_slots = (uint32_t)queue,
-					.payload_bytes = (uint32_t)ring};
+		/* The writer sizes the payload ring from the queue. */
+		struct writer_cfg wc = {
+		    .path = db_path, .trace_id = trace_id, .queue_slots = (uint32_t)queue};
 		rc = writer_start(&w, &wc, err, sizeof err);
 		if (rc) {
 			die("record", "%s", err);
