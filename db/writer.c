@@ -24,6 +24,7 @@
 #define CHECKPOINT_EVERY_US 250000
 #define WAL_RESTART_FRAMES  4096 /* 16 MiB of 4 KiB pages */
 #define RECOVERED_NS	    200000000ull
+#define RING_START	    (256u << 10)
 
 struct writer {
 	struct writer_cfg cfg;
@@ -31,10 +32,19 @@ struct writer {
 	struct rec *slots;
 	uint32_t mask;
 	uint8_t *ring;
-	uint64_t ring_cap;
+	uint64_t ring_cap; /* bytes allocated */
+	/* Bytes in use as the ring: RING_START until more than half of it is
+	 * queued at once, then ring_cap (the rest of the allocation is never
+	 * touched, so a recorder of small commands keeps a small RSS). Written
+	 * by the producer, read by the writer for its commit threshold. */
+	_Atomic uint64_t ring_used_cap;
 
-	/* Producer side. */
+	/* Producer side. A payload at position pos (bytes reserved so far, a
+	 * running count) lies at ring + (pos - p_base) % p_cap. */
 	uint64_t p_bytes;
+	uint64_t p_base;
+	uint64_t p_cap;
+	int p_grow; /* more than half of p_cap was queued: grow at the next lap */
 	uint64_t seq;
 	int reserved;
 	_Atomic uint64_t head; /* records published */
@@ -77,7 +87,8 @@ static void sleep_us(unsigned us)
  * and tail; bytes: payload bytes queued. */
 static int backlog_full(const struct writer *w, uint64_t h, uint64_t t, uint64_t bytes)
 {
-	return h - t >= BATCH_MIN || bytes >= w->ring_cap / 4;
+	return h - t >= BATCH_MIN ||
+	       bytes >= atomic_load_explicit(&w->ring_used_cap, memory_order_relaxed) / 4;
 }
 
 /* Consumer: payload bytes of the published records not yet committed. */
@@ -437,6 +448,8 @@ int writer_start(struct writer **out, const struct writer_cfg *cfg, char *err, s
 	}
 	w->mask = w->cfg.queue_slots - 1;
 	w->ring_cap = w->cfg.payload_bytes;
+	w->p_cap = w->ring_cap < RING_START ? w->ring_cap : RING_START;
+	atomic_store(&w->ring_used_cap, w->p_cap);
 	w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (w->wake_fd < 0) {
 		rc = -errno;
@@ -527,14 +540,37 @@ static int has_room(struct writer *w, uint32_t len, uint64_t *start)
 {
 	uint64_t h = atomic_load_explicit(&w->head, memory_order_relaxed);
 	uint64_t t = atomic_load_explicit(&w->tail, memory_order_acquire);
-	if (h - t > w->mask)
+	if (h - t > w->mask || len > w->ring_cap)
 		return 0;
+	uint64_t c = atomic_load_explicit(&w->c_bytes, memory_order_acquire);
 	uint64_t s = w->p_bytes;
-	uint64_t pos = s % w->ring_cap;
-	if (w->ring_cap - pos < len)
-		s += w->ring_cap - pos; /* keep each payload contiguous */
-	if (len > w->ring_cap ||
-	    s + len - atomic_load_explicit(&w->c_bytes, memory_order_acquire) > w->ring_cap)
+	if (s + len - c > w->p_cap / 2)
+		w->p_grow = 1;
+	uint64_t pos = (s - w->p_base) % w->p_cap;
+	if (w->p_cap - pos < len) {
+		s += w->p_cap - pos; /* keep each payload contiguous */
+		pos = 0;
+	}
+	if (pos == 0 && w->p_grow && w->p_cap < w->ring_cap) {
+		/* At the start of a lap every queued byte lies below p_cap:
+		 * relabel so that s falls at p_cap of the whole allocation.
+		 * Later positions then reach a byte of the old region only
+		 * after a full lap of ring_cap, which the check below makes
+		 * wait until every byte queued there is released. p_bytes
+		 * moves to s now, whether or not this record fits: a position
+		 * before s would map into the old lap's tail, which may still
+		 * hold bytes queued one lap earlier. */
+		w->p_base = s - w->p_cap;
+		w->p_bytes = s;
+		pos = w->p_cap;
+		w->p_cap = w->ring_cap;
+		atomic_store_explicit(&w->ring_used_cap, w->p_cap, memory_order_relaxed);
+		if (w->p_cap - pos < len) {
+			s += w->p_cap - pos;
+			pos = 0;
+		}
+	}
+	if (s + len - c > w->p_cap)
 		return 0;
 	*start = s;
 	return 1;
@@ -566,7 +602,7 @@ struct rec *writer_reserve(struct writer *w, uint8_t type, uint32_t payload_len)
 	r->type = type;
 	r->seq = seq;
 	r->pcr = -1;
-	r->payload = w->ring + start % w->ring_cap;
+	r->payload = w->ring + (start - w->p_base) % w->p_cap;
 	w->p_bytes = start + payload_len;
 	r->payload_end = w->p_bytes;
 	w->reserved = 1;
@@ -625,6 +661,7 @@ void writer_get_stats(struct writer *w, struct writer_stats *st)
 	st->dropped_commands = atomic_load(&w->q_dropped_cmds) + atomic_load(&w->db_dropped_cmds);
 	st->batches = atomic_load(&w->batches);
 	st->failed_batches = atomic_load(&w->failed);
+	st->ring_bytes = atomic_load(&w->ring_used_cap);
 }
 
 int writer_stop(struct writer *w, const char *status, struct writer_stats *final)

@@ -63,12 +63,15 @@ struct rec {
 struct writer;
 
 struct writer_cfg {
-	const char *path;	/* database file (created if missing) */
-	int64_t trace_id;	/* rows go to this trace */
-	uint32_t queue_slots;	/* power of two; default 4096 */
-	uint32_t payload_bytes; /* byte ring size; default 512 B a slot, 256 KiB-64 MiB */
-	int block_when_full;	/* importers and replay wait instead of dropping */
-	int quiet;		/* no warning on stderr when the database fails */
+	const char *path;     /* database file (created if missing) */
+	int64_t trace_id;     /* rows go to this trace */
+	uint32_t queue_slots; /* power of two; default 4096 */
+	/* Byte ring allocated: default 512 bytes a slot, within 256 KiB..64 MiB.
+	 * Only the first 256 KiB are used until more than half of that is queued
+	 * at once (large messages, a stalled writer); then all of it. */
+	uint32_t payload_bytes;
+	int block_when_full; /* importers and replay wait instead of dropping */
+	int quiet;	     /* no warning on stderr when the database fails */
 	/* Nice value of the writer's threads (0: the caller's). A replay, which
 	 * blocks rather than drops, sets it so that its own TPM path and a local
 	 * swtpm go first on contended CPUs; a recorder keeps 0, because a
@@ -98,6 +101,7 @@ struct writer_stats {
 	uint64_t dropped_commands;
 	uint64_t batches;
 	uint64_t failed_batches;
+	uint64_t ring_bytes; /* payload ring in use: 256 KiB, all of it once half was queued */
 };
 
 /* Waits until everything published so far is committed (or dropped). */

@@ -5,7 +5,8 @@
 # with a ring of 256 KiB (~60 such commands) a writer that waited for 512
 # records dropped 27-44% of them, and one that committed on the bytes queued
 # still dropped ~1% whenever a loaded machine descheduled it for a few ms. The
-# ring is now sized 512 bytes a queue slot (2 MiB). Every command is answered;
+# ring now grows to 512 bytes a queue slot (2 MiB) once half of its first
+# 256 KiB is queued. Every command is answered;
 # (almost) every one is stored: the bound (1%) leaves room for a loaded
 # machine; six busy loops and a syncing dd beside the ASan build dropped none.
 . "$TPMTRACE_TEST_LIB/common.sh"

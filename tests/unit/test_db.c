@@ -1,6 +1,7 @@
 /* The trace store: schema checks on open, the writer (batches, drops under a
- * stalled writer counted exactly), and the statistics view against the same
- * statistics computed here from the raw rows. */
+ * stalled writer counted exactly, payload bytes intact through its ring as it
+ * grows), and the statistics view against the same statistics computed here
+ * from the raw rows. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -123,7 +124,8 @@ static void test_writer_and_stats(void)
 	sqlite3_stmt *q;
 	struct row *rows = calloc((size_t)N, sizeof *rows);
 	size_t n = 0;
-	sqlite3_prepare_v2(db, "SELECT cc, t_done_ns - t_submit_ns, seq FROM command WHERE trace_id=?",
+	sqlite3_prepare_v2(db,
+			   "SELECT cc, t_done_ns - t_submit_ns, seq FROM command WHERE trace_id=?",
 			   -1, &q, NULL);
 	sqlite3_bind_int64(q, 1, id);
 	while (sqlite3_step(q) == SQLITE_ROW && n < (size_t)N) {
@@ -136,12 +138,13 @@ static void test_writer_and_stats(void)
 	CHECK(n == (size_t)N, "rows %zu", n);
 	qsort(rows, n, sizeof *rows, cmp_row);
 
-	sqlite3_prepare_v2(db,
-			   "SELECT cc, name, count, total_ns, min_ns, mean_ns, p50_ns, p95_ns, p99_ns,"
-			   " max_ns, first_ns,"
-			   " (SELECT percentile(latency_ns, 95) FROM command c WHERE c.trace_id=s.trace_id"
-			   "  AND c.cc=s.cc) FROM command_stats s WHERE trace_id=? ORDER BY cc",
-			   -1, &q, NULL);
+	sqlite3_prepare_v2(
+	    db,
+	    "SELECT cc, name, count, total_ns, min_ns, mean_ns, p50_ns, p95_ns, p99_ns,"
+	    " max_ns, first_ns,"
+	    " (SELECT percentile(latency_ns, 95) FROM command c WHERE c.trace_id=s.trace_id"
+	    "  AND c.cc=s.cc) FROM command_stats s WHERE trace_id=? ORDER BY cc",
+	    -1, &q, NULL);
 	sqlite3_bind_int64(q, 1, id);
 	int groups = 0;
 	for (size_t i = 0; i < n;) {
@@ -164,10 +167,12 @@ static void test_writer_and_stats(void)
 		CHECK(sqlite3_column_int64(q, 3) == total, "total");
 		CHECK(sqlite3_column_int64(q, 4) == rows[i].lat, "min");
 		double mean = (double)total / (double)cnt;
-		CHECK(sqlite3_column_double(q, 5) > mean - 0.5 && sqlite3_column_double(q, 5) < mean + 0.5,
+		CHECK(sqlite3_column_double(q, 5) > mean - 0.5 &&
+			  sqlite3_column_double(q, 5) < mean + 0.5,
 		      "mean");
-		CHECK(sqlite3_column_int64(q, 6) == nearest_rank(rows + i, cnt, 50), "p50 %lld vs %lld",
-		      (long long)sqlite3_column_int64(q, 6), (long long)nearest_rank(rows + i, cnt, 50));
+		CHECK(sqlite3_column_int64(q, 6) == nearest_rank(rows + i, cnt, 50),
+		      "p50 %lld vs %lld", (long long)sqlite3_column_int64(q, 6),
+		      (long long)nearest_rank(rows + i, cnt, 50));
 		CHECK(sqlite3_column_int64(q, 7) == nearest_rank(rows + i, cnt, 95), "p95");
 		CHECK(sqlite3_column_int64(q, 8) == nearest_rank(rows + i, cnt, 99), "p99");
 		CHECK(sqlite3_column_int64(q, 9) == rows[j - 1].lat, "max");
@@ -223,7 +228,8 @@ static void test_drops_exact(void)
 	sqlite3 *db;
 	db_open(p, DB_READ, &db, err, sizeof err);
 	sqlite3_stmt *q;
-	sqlite3_prepare_v2(db, "SELECT dropped, commands, (SELECT count(*) FROM command) FROM trace",
+	sqlite3_prepare_v2(db,
+			   "SELECT dropped, commands, (SELECT count(*) FROM command) FROM trace",
 			   -1, &q, NULL);
 	CHECK(sqlite3_step(q) == SQLITE_ROW, "trace row");
 	CHECK(sqlite3_column_int64(q, 0) == refused, "trace.dropped %lld",
@@ -233,10 +239,165 @@ static void test_drops_exact(void)
 	db_close(db);
 }
 
+static uint8_t pattern(uint64_t seq, uint32_t i)
+{
+	return (uint8_t)(seq * 131u + i * 7u + 1u);
+}
+
+/* Payload bytes through the byte ring, as stored: every stored row holds
+ * exactly the bytes written for it, whether the ring stayed at its first 256
+ * KiB (small records), grew (large ones queued behind a stalled writer), or
+ * dropped records while full. stall_ms 0: the writer as it is. */
+static void ring_case(const char *name, uint32_t ring, int block, unsigned stall_ms,
+		      uint32_t max_len, int n, uint64_t want_ring)
+{
+	char p[600], err[256], ms[16];
+	snprintf(p, sizeof p, "%s/ring-%s.db", tl_tmpdir(), name);
+	int64_t id = new_trace(p);
+	snprintf(ms, sizeof ms, "%u", stall_ms);
+	if (stall_ms)
+		setenv("TPMTRACE_FAULT_WRITER_STALL_MS", ms, 1);
+	struct writer *w;
+	struct writer_cfg cfg = {
+	    .path = p, .trace_id = id, .payload_bytes = ring, .block_when_full = block};
+	CHECK(writer_start(&w, &cfg, err, sizeof err) == 0, "%s", err);
+	unsetenv("TPMTRACE_FAULT_WRITER_STALL_MS");
+	srand(11);
+	int refused = 0;
+	for (int k = 0; k < n; k++) {
+		uint32_t cl = 1 + (uint32_t)rand() % max_len, rl = (uint32_t)rand() % 16;
+		struct rec *r = writer_reserve(w, REC_COMMAND, cl + rl);
+		if (!r) {
+			refused++;
+			continue;
+		}
+		r->cc = TPM_CC_Hash;
+		r->has_rsp = 1;
+		r->cmd_len = cl;
+		r->rsp_len = rl;
+		for (uint32_t i = 0; i < cl + rl; i++)
+			r->payload[i] = pattern(r->seq, i);
+		writer_publish(w);
+	}
+	struct writer_stats st;
+	CHECK(writer_stop(w, NULL, &st) == 0, "%s: stop", name);
+	CHECK(block ? refused == 0 : refused > 0, "%s: %d refused", name, refused);
+	CHECK(st.commands + st.dropped == (uint64_t)n, "%s: stored %llu + dropped %llu != %d", name,
+	      (unsigned long long)st.commands, (unsigned long long)st.dropped, n);
+	CHECK(st.ring_bytes == want_ring, "%s: ring in use %llu, want %llu", name,
+	      (unsigned long long)st.ring_bytes, (unsigned long long)want_ring);
+
+	sqlite3 *db;
+	CHECK(db_open(p, DB_READ, &db, err, sizeof err) == 0, "%s", err);
+	sqlite3_stmt *q;
+	sqlite3_prepare_v2(db, "SELECT seq, cmd, rsp FROM command", -1, &q, NULL);
+	uint64_t rows = 0, bad = 0;
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		uint64_t seq = (uint64_t)sqlite3_column_int64(q, 0);
+		const uint8_t *c = sqlite3_column_blob(q, 1);
+		uint32_t cl = (uint32_t)sqlite3_column_bytes(q, 1);
+		const uint8_t *r = sqlite3_column_blob(q, 2);
+		uint32_t rl = (uint32_t)sqlite3_column_bytes(q, 2);
+		int ok = cl > 0;
+		for (uint32_t i = 0; ok && i < cl; i++)
+			ok = c[i] == pattern(seq, i);
+		for (uint32_t i = 0; ok && i < rl; i++)
+			ok = r[i] == pattern(seq, cl + i);
+		bad += !ok;
+		rows++;
+	}
+	sqlite3_finalize(q);
+	db_close(db);
+	CHECK(rows == st.commands, "%s: %llu rows, %llu committed", name, (unsigned long long)rows,
+	      (unsigned long long)st.commands);
+	CHECK(bad == 0, "%s: %llu of %llu rows hold other bytes than written", name,
+	      (unsigned long long)bad, (unsigned long long)rows);
+}
+
+/* One record of len bytes, pattern-filled; 1 if the writer took it. */
+static int put(struct writer *w, uint32_t len)
+{
+	struct rec *r = writer_reserve(w, REC_COMMAND, len);
+	if (!r)
+		return 0;
+	r->cc = TPM_CC_Hash;
+	r->has_rsp = 1;
+	r->cmd_len = len;
+	for (uint32_t i = 0; i < len; i++)
+		r->payload[i] = pattern(r->seq, i);
+	writer_publish(w);
+	return 1;
+}
+
+/* The ring grows at a lap boundary while the old region still holds bytes
+ * queued a lap earlier, and the record that made it grow does not fit. The
+ * next, smaller record must not land in the old lap's tail. Positions are
+ * those of a 256 KiB first ring (262,144) in a 300 KiB allocation (307,200);
+ * the writer commits only on writer_flush, each batch held 500 ms, so the
+ * released position is known at every step. */
+static void test_ring_grows_while_full(void)
+{
+	char p[600], err[256];
+	snprintf(p, sizeof p, "%s/ring-edge.db", tl_tmpdir());
+	int64_t id = new_trace(p);
+	setenv("TPMTRACE_FAULT_WRITER_STALL_MS", "500", 1);
+	struct writer *w;
+	struct writer_cfg cfg = {.path = p, .trace_id = id, .payload_bytes = 300u << 10};
+	CHECK(writer_start(&w, &cfg, err, sizeof err) == 0, "%s", err);
+	unsetenv("TPMTRACE_FAULT_WRITER_STALL_MS");
+	CHECK(put(w, 100000), "[0, 100000)");
+	writer_flush(w);
+	CHECK(put(w, 50000), "[100000, 150000)");
+	writer_flush(w); /* released up to 150,000 */
+	CHECK(put(w, 112144), "[150000, 262144): the first lap's tail, queued");
+	CHECK(put(w, 18000), "second lap from its start, not yet half full");
+	CHECK(put(w, 60000), "more than half queued: the ring grows at the next lap");
+	CHECK(put(w, 60000), "second lap up to 138,000");
+	CHECK(!put(w, 125000), "the ring grows, and 125,000 bytes do not fit in it");
+	CHECK(!put(w, 20000), "20,000 bytes at 138,000 would overwrite the first lap's tail");
+	struct writer_stats st;
+	CHECK(writer_stop(w, NULL, &st) == 0, "stop");
+	CHECK(st.ring_bytes == 300u << 10, "ring in use %llu", (unsigned long long)st.ring_bytes);
+	CHECK(st.commands == 6 && st.dropped == 2, "stored %llu dropped %llu",
+	      (unsigned long long)st.commands, (unsigned long long)st.dropped);
+	sqlite3 *db;
+	CHECK(db_open(p, DB_READ, &db, err, sizeof err) == 0, "%s", err);
+	sqlite3_stmt *q;
+	sqlite3_prepare_v2(db, "SELECT seq, cmd FROM command", -1, &q, NULL);
+	int bad = 0;
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		uint64_t seq = (uint64_t)sqlite3_column_int64(q, 0);
+		const uint8_t *c = sqlite3_column_blob(q, 1);
+		int n = sqlite3_column_bytes(q, 1), ok = n > 0;
+		for (int i = 0; ok && i < n; i++)
+			ok = c[i] == pattern(seq, (uint32_t)i);
+		bad += !ok;
+	}
+	sqlite3_finalize(q);
+	db_close(db);
+	CHECK(bad == 0, "%d rows hold other bytes than written", bad);
+}
+
+static void test_payload_ring(void)
+{
+	/* Small records never fill half of the first 256 KiB (4096 slots x at
+	 * most 24 bytes): the rest of the 2 MiB is never used. */
+	ring_case("small", 0, 1, 0, 8, 50000, 256u << 10);
+	/* 4 KiB records behind a stalled writer: the ring grows to all 2 MiB. */
+	ring_case("grow", 0, 1, 5, 8192, 3000, 2u << 20);
+	/* Dropping while full, before and after growing; and an allocation
+	 * barely larger than the first 256 KiB, where a record may not fit
+	 * right after the ring grows. */
+	ring_case("drop", 0, 0, 20, 8192, 20000, 2u << 20);
+	ring_case("tight", 300u << 10, 0, 20, 8192, 20000, 300u << 10);
+}
+
 int main(void)
 {
 	test_open_checks();
 	test_writer_and_stats();
 	test_drops_exact();
+	test_payload_ring();
+	test_ring_grows_while_full();
 	return tl_finish("test_db");
 }
