@@ -189,18 +189,29 @@ static void test_writer_and_stats(void)
 	db_close(db);
 }
 
+/* A writer on a new trace in tl_tmpdir()/NAME.db (its path left in p), each
+ * of its batches held stall_ms (fault injection) unless that is NULL. */
+static struct writer *writer_on(const char *name, struct writer_cfg cfg, const char *stall_ms,
+				char p[600])
+{
+	char err[256];
+	snprintf(p, 600, "%s/%s.db", tl_tmpdir(), name);
+	cfg.path = p;
+	cfg.trace_id = new_trace(p);
+	if (stall_ms)
+		setenv("TPMTRACE_FAULT_WRITER_STALL_MS", stall_ms, 1);
+	struct writer *w = NULL;
+	CHECK(writer_start(&w, &cfg, err, sizeof err) == 0, "%s", err);
+	unsetenv("TPMTRACE_FAULT_WRITER_STALL_MS");
+	return w;
+}
+
 /* A stalled writer and a tiny queue: the producer never waits, and stored +
  * dropped equals what was offered, exactly. */
 static void test_drops_exact(void)
 {
 	char p[600], err[256];
-	snprintf(p, sizeof p, "%s/drops.db", tl_tmpdir());
-	int64_t id = new_trace(p);
-	setenv("TPMTRACE_FAULT_WRITER_STALL_MS", "20", 1);
-	struct writer *w;
-	struct writer_cfg cfg = {.path = p, .trace_id = id, .queue_slots = 64};
-	CHECK(writer_start(&w, &cfg, err, sizeof err) == 0, "%s", err);
-	unsetenv("TPMTRACE_FAULT_WRITER_STALL_MS");
+	struct writer *w = writer_on("drops", (struct writer_cfg){.queue_slots = 64}, "20", p);
 	const int N = 50000;
 	int refused = 0;
 	uint64_t t0 = mono_ns();
@@ -244,49 +255,35 @@ static uint8_t pattern(uint64_t seq, uint32_t i)
 	return (uint8_t)(seq * 131u + i * 7u + 1u);
 }
 
-/* Payload bytes through the byte ring, as stored: every stored row holds
- * exactly the bytes written for it, whether the ring stayed at its first 256
- * KiB (small records), grew (large ones queued behind a stalled writer), or
- * dropped records while full. stall_ms 0: the writer as it is. */
-static void ring_case(const char *name, uint32_t ring, int block, unsigned stall_ms,
-		      uint32_t max_len, int n, uint64_t want_ring)
+/* One command record of cl + rl pattern bytes; 1 if the writer took it. */
+static int put(struct writer *w, uint32_t cl, uint32_t rl)
 {
-	char p[600], err[256], ms[16];
-	snprintf(p, sizeof p, "%s/ring-%s.db", tl_tmpdir(), name);
-	int64_t id = new_trace(p);
-	snprintf(ms, sizeof ms, "%u", stall_ms);
-	if (stall_ms)
-		setenv("TPMTRACE_FAULT_WRITER_STALL_MS", ms, 1);
-	struct writer *w;
-	struct writer_cfg cfg = {
-	    .path = p, .trace_id = id, .payload_bytes = ring, .block_when_full = block};
-	CHECK(writer_start(&w, &cfg, err, sizeof err) == 0, "%s", err);
-	unsetenv("TPMTRACE_FAULT_WRITER_STALL_MS");
-	srand(11);
-	int refused = 0;
-	for (int k = 0; k < n; k++) {
-		uint32_t cl = 1 + (uint32_t)rand() % max_len, rl = (uint32_t)rand() % 16;
-		struct rec *r = writer_reserve(w, REC_COMMAND, cl + rl);
-		if (!r) {
-			refused++;
-			continue;
-		}
-		r->cc = TPM_CC_Hash;
-		r->has_rsp = 1;
-		r->cmd_len = cl;
-		r->rsp_len = rl;
-		for (uint32_t i = 0; i < cl + rl; i++)
-			r->payload[i] = pattern(r->seq, i);
-		writer_publish(w);
-	}
-	struct writer_stats st;
-	CHECK(writer_stop(w, NULL, &st) == 0, "%s: stop", name);
-	CHECK(block ? refused == 0 : refused > 0, "%s: %d refused", name, refused);
-	CHECK(st.commands + st.dropped == (uint64_t)n, "%s: stored %llu + dropped %llu != %d", name,
-	      (unsigned long long)st.commands, (unsigned long long)st.dropped, n);
-	CHECK(st.ring_bytes == want_ring, "%s: ring in use %llu, want %llu", name,
-	      (unsigned long long)st.ring_bytes, (unsigned long long)want_ring);
+	struct rec *r = writer_reserve(w, REC_COMMAND, cl + rl);
+	if (!r)
+		return 0;
+	r->cc = TPM_CC_Hash;
+	r->has_rsp = 1;
+	r->cmd_len = cl;
+	r->rsp_len = rl;
+	for (uint32_t i = 0; i < cl + rl; i++)
+		r->payload[i] = pattern(r->seq, i);
+	writer_publish(w);
+	return 1;
+}
 
+/* Stops the writer and checks what it stored: stored + dropped = offered,
+ * the ring it ended with, and every stored row holding exactly the bytes
+ * written for it. */
+static void stop_and_check(struct writer *w, const char *name, const char *p, int offered,
+			   uint64_t want_ring, struct writer_stats *st)
+{
+	char err[256];
+	CHECK(writer_stop(w, NULL, st) == 0, "%s: stop", name);
+	CHECK(st->commands + st->dropped == (uint64_t)offered,
+	      "%s: stored %llu + dropped %llu != %d", name, (unsigned long long)st->commands,
+	      (unsigned long long)st->dropped, offered);
+	CHECK(st->ring_bytes == want_ring, "%s: ring in use %llu, want %llu", name,
+	      (unsigned long long)st->ring_bytes, (unsigned long long)want_ring);
 	sqlite3 *db;
 	CHECK(db_open(p, DB_READ, &db, err, sizeof err) == 0, "%s", err);
 	sqlite3_stmt *q;
@@ -308,25 +305,31 @@ static void ring_case(const char *name, uint32_t ring, int block, unsigned stall
 	}
 	sqlite3_finalize(q);
 	db_close(db);
-	CHECK(rows == st.commands, "%s: %llu rows, %llu committed", name, (unsigned long long)rows,
-	      (unsigned long long)st.commands);
+	CHECK(rows == st->commands, "%s: %llu rows, %llu committed", name, (unsigned long long)rows,
+	      (unsigned long long)st->commands);
 	CHECK(bad == 0, "%s: %llu of %llu rows hold other bytes than written", name,
 	      (unsigned long long)bad, (unsigned long long)rows);
 }
 
-/* One record of len bytes, pattern-filled; 1 if the writer took it. */
-static int put(struct writer *w, uint32_t len)
+/* Payload bytes through the byte ring, as stored, whether the ring stayed at
+ * its first 256 KiB (small records), grew (large ones queued behind a
+ * stalled writer), or dropped records while full. */
+static void ring_case(const char *name, uint32_t ring, int block, const char *stall_ms,
+		      uint32_t max_len, int n, uint64_t want_ring)
 {
-	struct rec *r = writer_reserve(w, REC_COMMAND, len);
-	if (!r)
-		return 0;
-	r->cc = TPM_CC_Hash;
-	r->has_rsp = 1;
-	r->cmd_len = len;
-	for (uint32_t i = 0; i < len; i++)
-		r->payload[i] = pattern(r->seq, i);
-	writer_publish(w);
-	return 1;
+	char p[600];
+	struct writer *w =
+	    writer_on(name, (struct writer_cfg){.payload_bytes = ring, .block_when_full = block},
+		      stall_ms, p);
+	srand(11);
+	int refused = 0;
+	for (int k = 0; k < n; k++) {
+		uint32_t cl = 1 + (uint32_t)rand() % max_len, rl = (uint32_t)rand() % 16;
+		refused += !put(w, cl, rl);
+	}
+	CHECK(block ? refused == 0 : refused > 0, "%s: %d refused", name, refused);
+	struct writer_stats st;
+	stop_and_check(w, name, p, n, want_ring, &st);
 }
 
 /* The ring grows at a lap boundary while the old region still holds bytes
@@ -337,59 +340,36 @@ static int put(struct writer *w, uint32_t len)
  * released position is known at every step. */
 static void test_ring_grows_while_full(void)
 {
-	char p[600], err[256];
-	snprintf(p, sizeof p, "%s/ring-edge.db", tl_tmpdir());
-	int64_t id = new_trace(p);
-	setenv("TPMTRACE_FAULT_WRITER_STALL_MS", "500", 1);
-	struct writer *w;
-	struct writer_cfg cfg = {.path = p, .trace_id = id, .payload_bytes = 300u << 10};
-	CHECK(writer_start(&w, &cfg, err, sizeof err) == 0, "%s", err);
-	unsetenv("TPMTRACE_FAULT_WRITER_STALL_MS");
-	CHECK(put(w, 100000), "[0, 100000)");
+	char p[600];
+	struct writer *w =
+	    writer_on("ring-edge", (struct writer_cfg){.payload_bytes = 300u << 10}, "500", p);
+	CHECK(put(w, 100000, 0), "[0, 100000)");
 	writer_flush(w);
-	CHECK(put(w, 50000), "[100000, 150000)");
+	CHECK(put(w, 50000, 0), "[100000, 150000)");
 	writer_flush(w); /* released up to 150,000 */
-	CHECK(put(w, 112144), "[150000, 262144): the first lap's tail, queued");
-	CHECK(put(w, 18000), "second lap from its start, not yet half full");
-	CHECK(put(w, 60000), "more than half queued: the ring grows at the next lap");
-	CHECK(put(w, 60000), "second lap up to 138,000");
-	CHECK(!put(w, 125000), "the ring grows, and 125,000 bytes do not fit in it");
-	CHECK(!put(w, 20000), "20,000 bytes at 138,000 would overwrite the first lap's tail");
+	CHECK(put(w, 112144, 0), "[150000, 262144): the first lap's tail, queued");
+	CHECK(put(w, 18000, 0), "second lap from its start, not yet half full");
+	CHECK(put(w, 60000, 0), "more than half queued: the ring grows at the next lap");
+	CHECK(put(w, 60000, 0), "second lap up to 138,000");
+	CHECK(!put(w, 125000, 0), "the ring grows, and 125,000 bytes do not fit in it");
+	CHECK(!put(w, 20000, 0), "20,000 bytes at 138,000 would overwrite the first lap's tail");
 	struct writer_stats st;
-	CHECK(writer_stop(w, NULL, &st) == 0, "stop");
-	CHECK(st.ring_bytes == 300u << 10, "ring in use %llu", (unsigned long long)st.ring_bytes);
-	CHECK(st.commands == 6 && st.dropped == 2, "stored %llu dropped %llu",
-	      (unsigned long long)st.commands, (unsigned long long)st.dropped);
-	sqlite3 *db;
-	CHECK(db_open(p, DB_READ, &db, err, sizeof err) == 0, "%s", err);
-	sqlite3_stmt *q;
-	sqlite3_prepare_v2(db, "SELECT seq, cmd FROM command", -1, &q, NULL);
-	int bad = 0;
-	while (sqlite3_step(q) == SQLITE_ROW) {
-		uint64_t seq = (uint64_t)sqlite3_column_int64(q, 0);
-		const uint8_t *c = sqlite3_column_blob(q, 1);
-		int n = sqlite3_column_bytes(q, 1), ok = n > 0;
-		for (int i = 0; ok && i < n; i++)
-			ok = c[i] == pattern(seq, (uint32_t)i);
-		bad += !ok;
-	}
-	sqlite3_finalize(q);
-	db_close(db);
-	CHECK(bad == 0, "%d rows hold other bytes than written", bad);
+	stop_and_check(w, "ring-edge", p, 8, 300u << 10, &st);
+	CHECK(st.dropped == 2, "dropped %llu", (unsigned long long)st.dropped);
 }
 
 static void test_payload_ring(void)
 {
 	/* Small records never fill half of the first 256 KiB (4096 slots x at
 	 * most 24 bytes): the rest of the 2 MiB is never used. */
-	ring_case("small", 0, 1, 0, 8, 50000, 256u << 10);
+	ring_case("ring-small", 0, 1, NULL, 8, 50000, 256u << 10);
 	/* 4 KiB records behind a stalled writer: the ring grows to all 2 MiB. */
-	ring_case("grow", 0, 1, 5, 8192, 3000, 2u << 20);
+	ring_case("ring-grow", 0, 1, "5", 8192, 3000, 2u << 20);
 	/* Dropping while full, before and after growing; and an allocation
 	 * barely larger than the first 256 KiB, where a record may not fit
 	 * right after the ring grows. */
-	ring_case("drop", 0, 0, 20, 8192, 20000, 2u << 20);
-	ring_case("tight", 300u << 10, 0, 20, 8192, 20000, 300u << 10);
+	ring_case("ring-drop", 0, 0, "20", 8192, 20000, 2u << 20);
+	ring_case("ring-tight", 300u << 10, 0, "20", 8192, 20000, 300u << 10);
 }
 
 int main(void)
