@@ -861,45 +861,21 @@ int ima_import_file(const char *path, const struct ima_import_cfg *cfg, int64_t 
 	struct ima_import_cfg c2 = *cfg;
 	struct ima_result r0;
 	struct log_rd rd;
-	char source[4096], notes[256];
-	const char *base = strrchr(path, '/');
-	int rc, src;
+	char notes[256];
 
 	if (!res)
 		res = &r0;
 	memset(res, 0, sizeof(*res));
 	c2.opts.label = path;
 	ic.cfg = &c2;
-	rc = log_rd_open_file(&rd, path);
-	if (rc) {
-		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
-		return rc;
-	}
-	snprintf(source, sizeof source, "ima:%s", path);
 	snprintf(notes, sizeof notes, "IMA measurement list; kernel rule %s",
 		 ima_rule_str(cfg->opts.rule));
-	rc = log_sink_open(&ic.sink, cfg->db_path,
-			   cfg->name ? cfg->name
-			   : base    ? base + 1
-				     : path,
-			   source, notes, err, errlen);
+	int rc = log_import_begin(&ic.sink, &rd, cfg->db_path, cfg->name, "ima", path, notes, err,
+				  errlen);
 	if (rc)
-		goto out;
+		return rc;
 	*trace_id = ic.sink.trace_id;
 	rc = ima_parse(&rd, &c2.opts, import_entry, import_msg, &ic, res, err, errlen);
-	if (!rc && res->truncated && cfg->strict) {
-		snprintf(err, errlen,
-			 "%s: truncated record at offset %llu (%llu trailing bytes) (--strict)",
-			 path, (unsigned long long)res->trunc_offset,
-			 (unsigned long long)res->trunc_bytes);
-		rc = -EBADMSG;
-	}
-out:
-	src = log_sink_close(&ic.sink, rc ? "incomplete" : "complete", NULL);
-	if (!rc && src) {
-		snprintf(err, errlen, "%s: cannot finish the trace row", cfg->db_path);
-		rc = src;
-	}
-	log_rd_close(&rd);
-	return rc;
+	return log_import_end(&ic.sink, &rd, rc, cfg->db_path, path, cfg->strict, "record",
+			      res->truncated, res->trunc_offset, res->trunc_bytes, err, errlen);
 }

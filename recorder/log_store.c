@@ -161,3 +161,47 @@ int log_sink_close(struct log_sink *s, const char *status, struct writer_stats *
 	s->w = NULL;
 	return rc;
 }
+
+int log_import_begin(struct log_sink *s, struct log_rd *rd, const char *db_path, const char *name,
+		     const char *kind, const char *path, const char *notes, char *err,
+		     size_t errlen)
+{
+	char source[4096];
+	const char *base = strrchr(path, '/');
+	memset(s, 0, sizeof(*s));
+	int rc = log_rd_open_file(rd, path);
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		return rc;
+	}
+	snprintf(source, sizeof source, "%s:%s", kind, path);
+	rc = log_sink_open(s, db_path,
+			   name	  ? name
+			   : base ? base + 1
+				  : path,
+			   source, notes, err, errlen);
+	if (rc) {
+		log_sink_close(s, "incomplete", NULL);
+		log_rd_close(rd);
+	}
+	return rc;
+}
+
+int log_import_end(struct log_sink *s, struct log_rd *rd, int rc, const char *db_path,
+		   const char *path, int strict, const char *unit, int truncated, uint64_t off,
+		   uint64_t bytes, char *err, size_t errlen)
+{
+	if (!rc && truncated && strict) {
+		snprintf(err, errlen,
+			 "%s: truncated %s at offset %llu (%llu trailing bytes) (--strict)", path,
+			 unit, (unsigned long long)off, (unsigned long long)bytes);
+		rc = -EBADMSG;
+	}
+	int src = log_sink_close(s, rc ? "incomplete" : "complete", NULL);
+	if (!rc && src) {
+		snprintf(err, errlen, "%s: cannot finish the trace row", db_path);
+		rc = src;
+	}
+	log_rd_close(rd);
+	return rc;
+}

@@ -15,6 +15,7 @@
 
 #include "db/writer.h"
 #include "model/pcr_bank.h"
+#include "recorder/log_reader.h"
 
 /* Room for a PCR_Extend with PCR_MAX_BANKS digests of PCR_MAX_DIGEST bytes. */
 #define LOG_CMD_MAX (27 + 4 + PCR_MAX_BANKS * (2 + PCR_MAX_DIGEST))
@@ -45,6 +46,19 @@ int log_sink_event(struct log_sink *s, const char *kind, const char *detail);
  * -errno. Safe to call on a sink that failed to open. */
 int log_sink_close(struct log_sink *s, const char *status, struct writer_stats *st);
 
+/* One log file imported as a trace: opens path (rd) and a sink for it, the
+ * trace named name or else path's base name, with source "KIND:PATH".
+ * Returns 0 or -errno with err set; on error nothing is left open. */
+int log_import_begin(struct log_sink *s, struct log_rd *rd, const char *db_path, const char *name,
+		     const char *kind, const char *path, const char *notes, char *err,
+		     size_t errlen);
+/* Ends it, rc being its result so far. Under strict, a truncated tail (a
+ * partial UNIT, e.g. "record", at offset off with bytes trailing) is an
+ * error that says where. Closes the trace (complete, or incomplete on error)
+ * and rd. Returns the final result. */
+int log_import_end(struct log_sink *s, struct log_rd *rd, int rc, const char *db_path,
+		   const char *path, int strict, const char *unit, int truncated, uint64_t off,
+		   uint64_t bytes, char *err, size_t errlen);
 /* Builders, exposed for tests: return the length written or -ENOSPC. */
 int log_build_extend(uint8_t *buf, size_t cap, uint32_t pcr, const struct pcr_digests *d);
 int log_build_success_rsp(uint8_t *buf, size_t cap, int with_session);

@@ -458,43 +458,18 @@ int tcg_import_file(const char *path, const struct tcg_import_cfg *cfg, int64_t 
 	struct import_ctx ic = {.cfg = cfg, .path = path, .err = err, .errlen = errlen};
 	struct tcg_result r0;
 	struct log_rd rd;
-	char source[4096];
-	const char *base = strrchr(path, '/');
-	int rc, src;
 
 	if (!res)
 		res = &r0;
 	memset(res, 0, sizeof(*res));
-	rc = log_rd_open_file(&rd, path);
-	if (rc) {
-		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
-		return rc;
-	}
-	snprintf(source, sizeof source, "tcglog:%s", path);
-	rc = log_sink_open(&ic.sink, cfg->db_path,
-			   cfg->name ? cfg->name
-			   : base    ? base + 1
-				     : path,
-			   source, "TCG firmware event log", err, errlen);
+	int rc = log_import_begin(&ic.sink, &rd, cfg->db_path, cfg->name, "tcglog", path,
+				  "TCG firmware event log", err, errlen);
 	if (rc)
-		goto out;
+		return rc;
 	*trace_id = ic.sink.trace_id;
 	rc = tcg_parse(&rd, path, import_event, import_msg, &ic, res, err, errlen);
 	if (!rc && !ic.started)
 		rc = log_sink_startup(&ic.sink, 0);
-	if (!rc && res->truncated && cfg->strict) {
-		snprintf(err, errlen,
-			 "%s: truncated event at offset %llu (%llu trailing bytes) (--strict)",
-			 path, (unsigned long long)res->trunc_offset,
-			 (unsigned long long)res->trunc_bytes);
-		rc = -EBADMSG;
-	}
-out:
-	src = log_sink_close(&ic.sink, rc ? "incomplete" : "complete", NULL);
-	if (!rc && src) {
-		snprintf(err, errlen, "%s: cannot finish the trace row", cfg->db_path);
-		rc = src;
-	}
-	log_rd_close(&rd);
-	return rc;
+	return log_import_end(&ic.sink, &rd, rc, cfg->db_path, path, cfg->strict, "event",
+			      res->truncated, res->trunc_offset, res->trunc_bytes, err, errlen);
 }

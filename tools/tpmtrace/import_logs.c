@@ -86,6 +86,60 @@ static int help_or(int argc, char **argv, const char *usage)
 	return 0;
 }
 
+/* The options both importers take. */
+struct log_cli {
+	const char *db, *name;
+	int strict, quiet;
+};
+#define LOG_CLI_OPTIONS                                                                            \
+	{"db", required_argument, NULL, 'd'}, {"name", required_argument, NULL, 'n'},              \
+	    {"strict", no_argument, NULL, 's'},                                                    \
+	{                                                                                          \
+		"quiet", no_argument, NULL, 'q'                                                    \
+	}
+
+/* Takes --db, --name, --strict or --quiet: 1 if c was one of them. */
+static int log_cli_opt(int c, struct log_cli *o)
+{
+	switch (c) {
+	case 'd':
+		o->db = optarg;
+		return 1;
+	case 'n':
+		o->name = optarg;
+		return 1;
+	case 's':
+		o->strict = 1;
+		return 1;
+	case 'q':
+		o->quiet = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* After the options: 0, or EXIT_USAGE and why when --db or FILE is missing
+ * (c: getopt's last answer, an unknown option when not -1). */
+static int log_cli_check(const struct log_cli *o, int c, int argc, const char *kind)
+{
+	if (c == -1 && o->db && optind < argc)
+		return 0;
+	if (c == -1)
+		fprintf(stderr, "tpmtrace import %s: %s\n", kind,
+			!o->db ? "--db is required" : "no FILE given");
+	fprintf(stderr, "Try 'tpmtrace import %s --help'.\n", kind);
+	return EXIT_USAGE;
+}
+
+/* One file's import failed: why, and the trace it left behind, if any. */
+static void log_cli_failed(const char *err, int64_t id)
+{
+	die(SUB, "%s", err);
+	if (id)
+		fprintf(stderr, "tpmtrace " SUB ": trace %lld kept as 'incomplete'\n",
+			(long long)id);
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -96,31 +150,25 @@ static double now_s(void)
 int import_ima_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"db", required_argument, NULL, 'd'},
-	    {"name", required_argument, NULL, 'n'},
+	    LOG_CLI_OPTIONS,
 	    {"kernel-rule", required_argument, NULL, 'k'},
 	    {"banks", required_argument, NULL, 'b'},
 	    {"format", required_argument, NULL, 'f'},
 	    {"list-alg", required_argument, NULL, 'a'},
-	    {"strict", no_argument, NULL, 's'},
-	    {"quiet", no_argument, NULL, 'q'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct ima_import_cfg cfg = {.msg = print_msg};
+	struct log_cli o = {0};
 	char err[512];
-	int c, quiet = 0, rc = 0;
+	int c, rc = 0;
 
 	if (help_or(argc, argv, import_ima_usage))
 		return 0;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (log_cli_opt(c, &o))
+			continue;
 		switch (c) {
-		case 'd':
-			cfg.db_path = optarg;
-			break;
-		case 'n':
-			cfg.name = optarg;
-			break;
 		case 'k':
 			if (ima_rule_parse(optarg, &cfg.opts.rule))
 				return die(SUB,
@@ -154,37 +202,25 @@ int import_ima_main(int argc, char **argv)
 			cfg.opts.list_alg = a->alg;
 			break;
 		}
-		case 's':
-			cfg.strict = 1;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
 		default:
-			fprintf(stderr, "Try 'tpmtrace import ima --help'.\n");
-			return EXIT_USAGE;
+			return log_cli_check(&o, c, argc, "ima");
 		}
 	}
-	if (!cfg.db_path || optind >= argc) {
-		fprintf(stderr, "tpmtrace import ima: %s\nTry 'tpmtrace import ima --help'.\n",
-			!cfg.db_path ? "--db is required" : "no FILE given");
+	if (log_cli_check(&o, c, argc, "ima"))
 		return EXIT_USAGE;
-	}
+	cfg.db_path = o.db;
+	cfg.name = o.name;
+	cfg.strict = o.strict;
 	for (int i = optind; i < argc; i++) {
 		struct ima_result res;
 		int64_t id = 0;
 		double t0 = now_s();
-		int r = ima_import_file(argv[i], &cfg, &id, &res, err, sizeof err);
-		if (r) {
-			die(SUB, "%s", err);
-			if (id)
-				fprintf(stderr,
-					"tpmtrace " SUB ": trace %lld kept as 'incomplete'\n",
-					(long long)id);
+		if (ima_import_file(argv[i], &cfg, &id, &res, err, sizeof err)) {
+			log_cli_failed(err, id);
 			rc = 1;
 			continue;
 		}
-		if (!quiet) {
+		if (!o.quiet) {
 			const struct pcr_alg *la = pcr_alg_by_id(res.list_alg);
 			printf("%s: trace %lld: %llu entries (%llu violations, %llu template hash "
 			       "mismatches%s), %s list%s, %s digests, kernel rule %s, %.2f s\n",
@@ -204,55 +240,32 @@ int import_ima_main(int argc, char **argv)
 
 int import_tcglog_main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"db", required_argument, NULL, 'd'},
-	    {"name", required_argument, NULL, 'n'},
-	    {"strict", no_argument, NULL, 's'},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {NULL, 0, NULL, 0},
-	};
+	static const struct option opts[] = {LOG_CLI_OPTIONS, {NULL, 0, NULL, 0}};
 	struct tcg_import_cfg cfg = {.msg = print_msg};
+	struct log_cli o = {0};
 	char err[512];
-	int c, quiet = 0, rc = 0;
+	int c, rc = 0;
 
 	if (help_or(argc, argv, import_tcglog_usage))
 		return 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			cfg.db_path = optarg;
-			break;
-		case 'n':
-			cfg.name = optarg;
-			break;
-		case 's':
-			cfg.strict = 1;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		default:
-			fprintf(stderr, "Try 'tpmtrace import tcglog --help'.\n");
-			return EXIT_USAGE;
-		}
-	}
-	if (!cfg.db_path || optind >= argc) {
-		fprintf(stderr,
-			"tpmtrace import tcglog: %s\nTry 'tpmtrace import tcglog --help'.\n",
-			!cfg.db_path ? "--db is required" : "no FILE given");
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
+		if (!log_cli_opt(c, &o))
+			return log_cli_check(&o, c, argc, "tcglog");
+	if (log_cli_check(&o, c, argc, "tcglog"))
 		return EXIT_USAGE;
-	}
+	cfg.db_path = o.db;
+	cfg.name = o.name;
+	cfg.strict = o.strict;
 	for (int i = optind; i < argc; i++) {
 		struct tcg_result res;
 		int64_t id = 0;
-		int r = tcg_import_file(argv[i], &cfg, &id, &res, err, sizeof err);
-		if (r) {
-			die(SUB, "%s", err);
+		if (tcg_import_file(argv[i], &cfg, &id, &res, err, sizeof err)) {
+			log_cli_failed(err, id);
 			rc = 1;
 			continue;
 		}
-		if (!quiet) {
+		if (!o.quiet) {
 			char banks[128] = "sha1";
 			size_t k = 0;
 			for (unsigned b = 0; b < res.n_algs && k < sizeof banks - 16; b++) {
