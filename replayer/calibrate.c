@@ -355,6 +355,21 @@ static int op_cp_nullkey(struct cal *k)
 	return rc;
 }
 
+/* Command cc authorised by the owner, as k->auth asks, on the owner handle
+ * and, when index_name is not NULL, on NV index (whose Name that is) too;
+ * *rh (if given) gets the handle returned. */
+static int owner_send(struct cal *k, uint32_t cc, uint32_t index, const struct tpm_name *index_name,
+		      const uint8_t *p, size_t plen, uint32_t *rh)
+{
+	uint32_t h[2] = {TPM_RH_OWNER, index};
+	struct tpm_name nm[2];
+	struct wire_rd r;
+	sess_name_handle(h[0], &nm[0]);
+	if (index_name)
+		nm[1] = *index_name;
+	return auth_send(k, cc, h, nm, index_name ? 2 : 1, 1, p, plen, &r, rh);
+}
+
 /* An owner storage primary as tpm2-tools makes it by default (and as a
  * boot's SRK looks; `tpm2_createprimary -C o -G rsa2048|ecc256`): restricted
  * decrypt, AES-128-CFB, no scheme, RSA 2048 exponent 0 or ECC NIST P-256 no
@@ -365,10 +380,6 @@ static int create_primary(struct cal *k, int rsa)
 {
 	uint8_t p[64];
 	struct wire_wr w;
-	struct wire_rd r;
-	uint32_t h = TPM_RH_OWNER;
-	struct tpm_name nm;
-	sess_name_handle(h, &nm);
 	wire_wr_init(&w, p, sizeof p);
 	wire_wr_u16(&w, 4); /* inSensitive: empty userAuth and data */
 	wire_wr_u16(&w, 0);
@@ -396,7 +407,7 @@ static int create_primary(struct cal *k, int rsa)
 	wire_wr_u32(&w, 0); /* creationPCR */
 	if (w.err)
 		return -ENOBUFS;
-	int rc = auth_send(k, TPM_CC_CreatePrimary, &h, &nm, 1, 1, p, w.off, &r, &k->tmp_h);
+	int rc = owner_send(k, TPM_CC_CreatePrimary, 0, NULL, p, w.off, &k->tmp_h);
 	if (rc)
 		return rc;
 	track(k, k->tmp_h);
@@ -607,10 +618,6 @@ static int nv_define(struct cal *k, uint32_t index)
 {
 	uint8_t p[32];
 	struct wire_wr w;
-	struct wire_rd r;
-	uint32_t h = TPM_RH_OWNER;
-	struct tpm_name nm;
-	sess_name_handle(h, &nm);
 	wire_wr_init(&w, p, sizeof p);
 	wire_wr_u16(&w, 0); /* auth */
 	wire_wr_u16(&w, 14);
@@ -619,7 +626,7 @@ static int nv_define(struct cal *k, uint32_t index)
 	wire_wr_u32(&w, NV_ATTRS);
 	wire_wr_u16(&w, 0);
 	wire_wr_u16(&w, 32);
-	int rc = auth_send(k, TPM_CC_NV_DefineSpace, &h, &nm, 1, 1, p, w.off, &r, NULL);
+	int rc = owner_send(k, TPM_CC_NV_DefineSpace, 0, NULL, p, w.off, NULL);
 	if (rc)
 		return rc;
 	for (unsigned i = 0; i < CAL_MAX_NV; i++)
@@ -630,22 +637,18 @@ static int nv_define(struct cal *k, uint32_t index)
 	return 0; /* not reached: at most two are defined at a time */
 }
 
-/* TPM2_NV_UndefineSpace (Part 3 31.4) of index, as k->auth. */
 /* TPM2_NV_UndefineSpace (Part 3 31.4) of index. Its Name goes into an HMAC:
  * name, or (NULL) read with NV_ReadPublic first when k->auth needs it. */
 static int nv_undefine(struct cal *k, uint32_t index, const struct tpm_name *name)
 {
-	uint32_t h[2] = {TPM_RH_OWNER, index};
-	struct tpm_name nm[2];
-	struct wire_rd r;
+	struct tpm_name nm = {0};
 	int rc = 0;
-	sess_name_handle(h[0], &nm[0]);
 	if (name)
-		nm[1] = *name;
+		nm = *name;
 	else if ((k->auth == TPM_AUTH_HMAC || k->auth == TPM_AUTH_HMAC_ENC) &&
-		 (rc = nv_readpublic(k, index, &nm[1])))
+		 (rc = nv_readpublic(k, index, &nm)))
 		return rc;
-	if ((rc = auth_send(k, TPM_CC_NV_UndefineSpace, h, nm, 2, 1, NULL, 0, &r, NULL)))
+	if ((rc = owner_send(k, TPM_CC_NV_UndefineSpace, index, &nm, NULL, 0, NULL)))
 		return rc;
 	for (unsigned i = 0; i < CAL_MAX_NV; i++)
 		if (k->nv[i] == index)
@@ -715,28 +718,18 @@ static int begin_nv_name(struct cal *k)
 static int op_nvwrite(struct cal *k)
 {
 	uint8_t p[2 + 32 + 2];
-	uint32_t h[2] = {TPM_RH_OWNER, k->nv_index};
-	struct tpm_name nm[2];
-	struct wire_rd r;
-	sess_name_handle(h[0], &nm[0]);
-	nm[1] = k->nv_name;
 	wire_put_u16(p, 32);
 	fill(p + 2, 32, ++k->counter);
 	wire_put_u16(p + 34, 0); /* offset */
-	return auth_send(k, TPM_CC_NV_Write, h, nm, 2, 1, p, sizeof p, &r, NULL);
+	return owner_send(k, TPM_CC_NV_Write, k->nv_index, &k->nv_name, p, sizeof p, NULL);
 }
 
 static int op_nvread(struct cal *k)
 {
 	uint8_t p[4];
-	uint32_t h[2] = {TPM_RH_OWNER, k->nv_index};
-	struct tpm_name nm[2];
-	struct wire_rd r;
-	sess_name_handle(h[0], &nm[0]);
-	nm[1] = k->nv_name;
 	wire_put_u16(p, 32);
 	wire_put_u16(p + 2, 0);
-	return auth_send(k, TPM_CC_NV_Read, h, nm, 2, 1, p, sizeof p, &r, NULL);
+	return owner_send(k, TPM_CC_NV_Read, k->nv_index, &k->nv_name, p, sizeof p, NULL);
 }
 
 static int op_nvreadpublic(struct cal *k)
