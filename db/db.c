@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,8 +169,19 @@ static int make_parent_dir(const char *path)
 	return rc;
 }
 
+/* SQLite's allocator keeps usage statistics behind a process-wide mutex,
+ * taken on every allocation, unless told otherwise before it initializes;
+ * nothing here reads them. (If SQLite was initialized already, the call is
+ * refused and changes nothing.) */
+static void sqlite_setup(void)
+{
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 int db_open(const char *path, enum db_open_mode mode, sqlite3 **out, char *err, size_t errlen)
 {
+	static pthread_once_t setup = PTHREAD_ONCE_INIT;
+	pthread_once(&setup, sqlite_setup);
 	sqlite3 *db = NULL;
 	int flags, rc = 0, created = 0;
 	int64_t app = 0, ver = 0, tables = 0;
