@@ -226,8 +226,7 @@ int db_open(const char *path, enum db_open_mode mode, sqlite3 **out, char *err, 
 	    pragma_int(db, "PRAGMA user_version", &ver) ||
 	    pragma_int(db, "SELECT count(*) FROM sqlite_schema", &tables)) {
 		rc = -EINVAL;
-		snprintf(err, errlen, "%s: not an SQLite database (%s)", path,
-			 sqlite3_errmsg(db));
+		snprintf(err, errlen, "%s: not an SQLite database (%s)", path, sqlite3_errmsg(db));
 		goto out;
 	}
 	if (tables == 0 && app == 0) {
@@ -296,11 +295,12 @@ int64_t db_trace_begin(sqlite3 *db, const struct trace_info *ti)
 
 	gethostname(host, sizeof host - 1);
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-	if (sqlite3_prepare_v2(db,
-			       "INSERT INTO trace (name, kind, source, started_at, start_ns, payloads,"
-			       " host, tool_version, parent_id, policy, emulated)"
-			       " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		db,
+		"INSERT INTO trace (name, kind, source, started_at, start_ns, payloads,"
+		" host, tool_version, parent_id, policy, emulated)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+		-1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_text(st, 1, ti->name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, ti->kind, -1, SQLITE_STATIC);
@@ -325,10 +325,11 @@ int db_trace_end(sqlite3 *db, int64_t id, uint64_t commands, uint64_t events, ui
 {
 	sqlite3_stmt *st;
 	int rc = -EIO;
-	if (sqlite3_prepare_v2(db,
-			       "UPDATE trace SET end_ns=?, commands=?, events=?, dropped=?, status=?"
-			       " WHERE id=?",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		db,
+		"UPDATE trace SET end_ns=?, commands=?, events=?, dropped=?, status=?"
+		" WHERE id=?",
+		-1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_int64(st, 1, (int64_t)mono_ns());
 	sqlite3_bind_int64(st, 2, (int64_t)commands);

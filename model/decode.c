@@ -5,18 +5,18 @@
 #include "model/wire.h"
 
 static const char *const mal_text[TPM_MAL_COUNT] = {
-	[TPM_MAL_NONE] = "",
-	[TPM_MAL_SHORT_HEADER] = "shorter than the 10-byte header",
-	[TPM_MAL_SIZE_OVER] = "size field larger than the bytes received (truncated)",
-	[TPM_MAL_SIZE_UNDER] = "size field smaller than the bytes received",
-	[TPM_MAL_TOO_LARGE] = "larger than 4096 bytes",
-	[TPM_MAL_BAD_TAG] = "unknown tag",
-	[TPM_MAL_UNKNOWN_CC] = "unknown command code",
-	[TPM_MAL_HANDLES] = "handle area past the end",
-	[TPM_MAL_AUTH_SIZE] = "authorization size past the end",
-	[TPM_MAL_AUTH] = "sessions do not fill the authorization area",
-	[TPM_MAL_TOO_MANY_SESSIONS] = "more than 3 sessions",
-	[TPM_MAL_PARAM_SIZE] = "parameter size past the end",
+    [TPM_MAL_NONE] = "",
+    [TPM_MAL_SHORT_HEADER] = "shorter than the 10-byte header",
+    [TPM_MAL_SIZE_OVER] = "size field larger than the bytes received (truncated)",
+    [TPM_MAL_SIZE_UNDER] = "size field smaller than the bytes received",
+    [TPM_MAL_TOO_LARGE] = "larger than 4096 bytes",
+    [TPM_MAL_BAD_TAG] = "unknown tag",
+    [TPM_MAL_UNKNOWN_CC] = "unknown command code",
+    [TPM_MAL_HANDLES] = "handle area past the end",
+    [TPM_MAL_AUTH_SIZE] = "authorization size past the end",
+    [TPM_MAL_AUTH] = "sessions do not fill the authorization area",
+    [TPM_MAL_TOO_MANY_SESSIONS] = "more than 3 sessions",
+    [TPM_MAL_PARAM_SIZE] = "parameter size past the end",
 };
 
 const char *tpm_malformed_str(int reason)

@@ -11,35 +11,35 @@
 
 #define TPM_ST_RSP_COMMAND 0x00C4 /* TPM 1.2 style tag, used for some errors */
 #define TPM_ST_NO_SESSIONS 0x8001
-#define TPM_ST_SESSIONS 0x8002
-#define TPM_HEADER_SIZE 10
-#define TPM_MAX_MESSAGE 4096 /* the kernel's TPM_BUFSIZE */
-#define TPM_MAX_SESSIONS 3
-#define TPM_RS_PW 0x40000009u
-#define TPM_RH_NULL 0x40000007u
+#define TPM_ST_SESSIONS	   0x8002
+#define TPM_HEADER_SIZE	   10
+#define TPM_MAX_MESSAGE	   4096 /* the kernel's TPM_BUFSIZE */
+#define TPM_MAX_SESSIONS   3
+#define TPM_RS_PW	   0x40000009u
+#define TPM_RH_NULL	   0x40000007u
 
 /* Session attributes (Part 2 8.4, TPMA_SESSION). */
 #define TPMA_SESSION_CONTINUESESSION 0x01
-#define TPMA_SESSION_AUDITEXCLUSIVE 0x02
-#define TPMA_SESSION_AUDITRESET 0x04
-#define TPMA_SESSION_DECRYPT 0x20
-#define TPMA_SESSION_ENCRYPT 0x40
-#define TPMA_SESSION_AUDIT 0x80
+#define TPMA_SESSION_AUDITEXCLUSIVE  0x02
+#define TPMA_SESSION_AUDITRESET	     0x04
+#define TPMA_SESSION_DECRYPT	     0x20
+#define TPMA_SESSION_ENCRYPT	     0x40
+#define TPMA_SESSION_AUDIT	     0x80
 
 /* Why a message did not parse. 0 means it did. */
 enum tpm_malformed {
 	TPM_MAL_NONE = 0,
-	TPM_MAL_SHORT_HEADER,   /* fewer than 10 bytes */
-	TPM_MAL_SIZE_OVER,      /* size field larger than the bytes received */
-	TPM_MAL_SIZE_UNDER,     /* size field smaller than the bytes received */
-	TPM_MAL_TOO_LARGE,      /* more than TPM_MAX_MESSAGE bytes */
-	TPM_MAL_BAD_TAG,        /* tag is neither NO_SESSIONS nor SESSIONS */
-	TPM_MAL_UNKNOWN_CC,     /* command code not in the table */
-	TPM_MAL_HANDLES,        /* handle area runs past the end */
-	TPM_MAL_AUTH_SIZE,      /* authorization size runs past the end */
-	TPM_MAL_AUTH,           /* sessions do not fill the authorization area */
+	TPM_MAL_SHORT_HEADER, /* fewer than 10 bytes */
+	TPM_MAL_SIZE_OVER,    /* size field larger than the bytes received */
+	TPM_MAL_SIZE_UNDER,   /* size field smaller than the bytes received */
+	TPM_MAL_TOO_LARGE,    /* more than TPM_MAX_MESSAGE bytes */
+	TPM_MAL_BAD_TAG,      /* tag is neither NO_SESSIONS nor SESSIONS */
+	TPM_MAL_UNKNOWN_CC,   /* command code not in the table */
+	TPM_MAL_HANDLES,      /* handle area runs past the end */
+	TPM_MAL_AUTH_SIZE,    /* authorization size runs past the end */
+	TPM_MAL_AUTH,	      /* sessions do not fill the authorization area */
 	TPM_MAL_TOO_MANY_SESSIONS,
-	TPM_MAL_PARAM_SIZE,     /* response parameterSize runs past the end */
+	TPM_MAL_PARAM_SIZE, /* response parameterSize runs past the end */
 	TPM_MAL_COUNT
 };
 
@@ -62,7 +62,7 @@ struct tpm_session {
 	uint16_t nonce_off; /* offset of the nonce bytes in the message */
 	uint16_t nonce_size;
 	uint8_t attrs;
-	uint16_t hmac_off;  /* offset of the hmac (or password) bytes */
+	uint16_t hmac_off; /* offset of the hmac (or password) bytes */
 	uint16_t hmac_size;
 };
 

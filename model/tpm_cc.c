@@ -4,12 +4,12 @@
 #include <strings.h>
 
 #define CC_FIRST 0x11Fu
-#define CC_LAST 0x1A1u
+#define CC_LAST	 0x1A1u
 
 /* Indexed by code - CC_FIRST: a lookup is one bounds check and one load. */
 static const struct tpm_cc_info cc_by_code[CC_LAST - CC_FIRST + 1] = {
-#define TPM_CC(name_, code, hin, auth, hout, ctb, rtb)                                           \
-	[(code) - CC_FIRST] = {#name_, code, hin, auth, hout, ctb, rtb},
+#define TPM_CC(name_, code, hin, auth, hout, ctb, rtb)                                             \
+	[(code)-CC_FIRST] = {#name_, code, hin, auth, hout, ctb, rtb},
 #include "model/tpm_cc.def"
 #undef TPM_CC
 };
@@ -18,8 +18,8 @@ static const struct tpm_cc_info cc_list[] = {
 #define TPM_CC(name_, code, hin, auth, hout, ctb, rtb) {#name_, code, hin, auth, hout, ctb, rtb},
 #include "model/tpm_cc.def"
 #undef TPM_CC
-	/* Part 2 6.5.2: the one vendor-specific code the TCG reserves for testing. */
-	{"Vendor_TCG_Test", TPM_CC_Vendor_TCG_Test, 0, 0, 0, 1, 1},
+    /* Part 2 6.5.2: the one vendor-specific code the TCG reserves for testing. */
+    {"Vendor_TCG_Test", TPM_CC_Vendor_TCG_Test, 0, 0, 0, 1, 1},
 };
 
 const struct tpm_cc_info *tpm_cc_lookup(uint32_t cc)

@@ -14,9 +14,9 @@
 #include "model/wire.h"
 #include "recorder/proxy_frame.h"
 
-#define MAX_LISTEN 8
-#define MAX_CONN 1024
-#define IN_CAP (TPM_MAX_MESSAGE + 64)
+#define MAX_LISTEN		8
+#define MAX_CONN		1024
+#define IN_CAP			(TPM_MAX_MESSAGE + 64)
 #define CLIENT_WRITE_TIMEOUT_MS 2000
 
 struct conn {
@@ -41,7 +41,7 @@ struct proxy {
 	struct conn *conns[MAX_CONN];
 	unsigned n_conns;
 	uint8_t locality; /* set through the control channel for raw clients */
-	int powered;      /* MS simulator power state as seen by platform clients */
+	int powered;	  /* MS simulator power state as seen by platform clients */
 	uint8_t rsp[TPM_MAX_MESSAGE + 16];
 };
 

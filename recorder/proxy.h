@@ -11,7 +11,7 @@
 
 enum listen_kind {
 	LISTEN_DATA = 1,   /* raw or MS-simulator framing, detected per connection */
-	LISTEN_CTRL,       /* swtpm control channel, forwarded to the backend's */
+	LISTEN_CTRL,	   /* swtpm control channel, forwarded to the backend's */
 	LISTEN_MSSIM_PLAT, /* MS simulator platform port, mapped onto swtpm's control */
 };
 

@@ -27,24 +27,24 @@ struct swtpm_transport {
 const char *swtpm_ctrl_name(uint32_t cmd)
 {
 	static const char *const names[] = {
-		[SWTPM_CMD_GET_CAPABILITY] = "GET_CAPABILITY",
-		[SWTPM_CMD_INIT] = "INIT",
-		[SWTPM_CMD_SHUTDOWN] = "SHUTDOWN",
-		[SWTPM_CMD_GET_TPMESTABLISHED] = "GET_TPMESTABLISHED",
-		[SWTPM_CMD_SET_LOCALITY] = "SET_LOCALITY",
-		[SWTPM_CMD_HASH_START] = "HASH_START",
-		[SWTPM_CMD_HASH_DATA] = "HASH_DATA",
-		[SWTPM_CMD_HASH_END] = "HASH_END",
-		[SWTPM_CMD_CANCEL_TPM_CMD] = "CANCEL_TPM_CMD",
-		[SWTPM_CMD_STORE_VOLATILE] = "STORE_VOLATILE",
-		[SWTPM_CMD_RESET_TPMESTABLISHED] = "RESET_TPMESTABLISHED",
-		[SWTPM_CMD_GET_STATEBLOB] = "GET_STATEBLOB",
-		[SWTPM_CMD_SET_STATEBLOB] = "SET_STATEBLOB",
-		[SWTPM_CMD_STOP] = "STOP",
-		[SWTPM_CMD_GET_CONFIG] = "GET_CONFIG",
-		[SWTPM_CMD_SET_DATAFD] = "SET_DATAFD",
-		[SWTPM_CMD_SET_BUFFERSIZE] = "SET_BUFFERSIZE",
-		[SWTPM_CMD_GET_INFO] = "GET_INFO",
+	    [SWTPM_CMD_GET_CAPABILITY] = "GET_CAPABILITY",
+	    [SWTPM_CMD_INIT] = "INIT",
+	    [SWTPM_CMD_SHUTDOWN] = "SHUTDOWN",
+	    [SWTPM_CMD_GET_TPMESTABLISHED] = "GET_TPMESTABLISHED",
+	    [SWTPM_CMD_SET_LOCALITY] = "SET_LOCALITY",
+	    [SWTPM_CMD_HASH_START] = "HASH_START",
+	    [SWTPM_CMD_HASH_DATA] = "HASH_DATA",
+	    [SWTPM_CMD_HASH_END] = "HASH_END",
+	    [SWTPM_CMD_CANCEL_TPM_CMD] = "CANCEL_TPM_CMD",
+	    [SWTPM_CMD_STORE_VOLATILE] = "STORE_VOLATILE",
+	    [SWTPM_CMD_RESET_TPMESTABLISHED] = "RESET_TPMESTABLISHED",
+	    [SWTPM_CMD_GET_STATEBLOB] = "GET_STATEBLOB",
+	    [SWTPM_CMD_SET_STATEBLOB] = "SET_STATEBLOB",
+	    [SWTPM_CMD_STOP] = "STOP",
+	    [SWTPM_CMD_GET_CONFIG] = "GET_CONFIG",
+	    [SWTPM_CMD_SET_DATAFD] = "SET_DATAFD",
+	    [SWTPM_CMD_SET_BUFFERSIZE] = "SET_BUFFERSIZE",
+	    [SWTPM_CMD_GET_INFO] = "GET_INFO",
 	};
 	if (cmd < sizeof(names) / sizeof(names[0]) && names[cmd])
 		return names[cmd];
@@ -68,8 +68,8 @@ static void drop_conn(int *fd)
 
 /* Sends a control message on a fresh or kept control connection and reads
  * one answer (swtpm answers each request with one write). */
-static int swtpm_ctrl(struct transport *t, const uint8_t *req, size_t len, uint8_t *rsp,
-		      size_t cap, size_t *rsp_len)
+static int swtpm_ctrl(struct transport *t, const uint8_t *req, size_t len, uint8_t *rsp, size_t cap,
+		      size_t *rsp_len)
 {
 	struct swtpm_transport *s = (struct swtpm_transport *)t;
 	int rc;

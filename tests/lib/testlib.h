@@ -9,15 +9,15 @@
 extern int tl_failures;
 extern int tl_checks;
 
-#define CHECK(cond, ...)                                                                         \
-	do {                                                                                     \
-		tl_checks++;                                                                     \
-		if (!(cond)) {                                                                   \
-			tl_failures++;                                                           \
-			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__);                                            \
-			fputc('\n', stderr);                                                     \
-		}                                                                                \
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		tl_checks++;                                                                       \
+		if (!(cond)) {                                                                     \
+			tl_failures++;                                                             \
+			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);   \
+			fprintf(stderr, __VA_ARGS__);                                              \
+			fputc('\n', stderr);                                                       \
+		}                                                                                  \
 	} while (0)
 
 /* Prints "N passed, N failed" and returns the exit status for main(). */

@@ -44,7 +44,7 @@ static size_t build_pcr_extend(uint8_t *b, size_t cap, uint8_t attrs)
 	wire_wr_u16(&w, 0);
 	wire_wr_u8(&w, attrs);
 	wire_wr_u16(&w, 0);
-	wire_wr_u32(&w, 1);      /* TPML_DIGEST_VALUES count */
+	wire_wr_u32(&w, 1);	 /* TPML_DIGEST_VALUES count */
 	wire_wr_u16(&w, 0x000B); /* TPM_ALG_SHA256 */
 	for (int i = 0; i < 32; i++)
 		wire_wr_u8(&w, (uint8_t)i);
@@ -163,8 +163,7 @@ static void test_responses(void)
 	wire_put_u32(b + 2, (uint32_t)w.off);
 	CHECK(rsp_decode(b, w.off, TPM_CC_CreatePrimary, &r) == 0, "rsp: %d", r.malformed);
 	CHECK(r.n_handles == 1 && r.handle == 0x80000001, "rsp handle 0x%x", r.handle);
-	CHECK(r.param_size == 4 && r.param_off == 18, "param %u at %u", r.param_size,
-	      r.param_off);
+	CHECK(r.param_size == 4 && r.param_off == 18, "param %u at %u", r.param_size, r.param_off);
 	CHECK(r.n_sessions == 1 && r.sess[0].attrs == 1, "rsp sessions %u", r.n_sessions);
 	/* parameterSize past the end. */
 	wire_put_u32(b + 14, 100);

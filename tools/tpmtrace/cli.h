@@ -22,7 +22,7 @@ struct subcommand {
 int die(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints the usage error and a pointer to --help; returns EXIT_USAGE. */
 int usage_error(const struct subcommand *sc, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 /* True if argv holds -h or --help before any "--"; prints usage then. */
 int want_help(const struct subcommand *sc, int argc, char **argv);
 

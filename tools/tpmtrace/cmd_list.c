@@ -6,18 +6,18 @@
 #include "common.h"
 
 static const char usage[] =
-	"usage: tpmtrace list DB [--json]\n"
-	"\n"
-	"Lists the traces in a database: id, kind (record, replay, import), status\n"
-	"(complete, recording = unfinished, incomplete), start time, commands stored,\n"
-	"records dropped, name and source.\n"
-	"\n"
-	"Options:\n"
-	"  --json      one JSON object {\"version\":1,\"traces\":[...]}\n"
-	"  -h, --help  this text\n"
-	"\n"
-	"Example:\n"
-	"  tpmtrace list tpmtrace-demo.db\n";
+    "usage: tpmtrace list DB [--json]\n"
+    "\n"
+    "Lists the traces in a database: id, kind (record, replay, import), status\n"
+    "(complete, recording = unfinished, incomplete), start time, commands stored,\n"
+    "records dropped, name and source.\n"
+    "\n"
+    "Options:\n"
+    "  --json      one JSON object {\"version\":1,\"traces\":[...]}\n"
+    "  -h, --help  this text\n"
+    "\n"
+    "Example:\n"
+    "  tpmtrace list tpmtrace-demo.db\n";
 
 static int run(int argc, char **argv);
 const struct subcommand subcmd_list = {"list", run, "list the traces in a database", usage};

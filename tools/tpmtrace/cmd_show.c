@@ -8,20 +8,20 @@
 #include "model/decode.h"
 
 static const char usage[] =
-	"usage: tpmtrace show DB [--trace ID] [--limit N]\n"
-	"\n"
-	"One line per command in order: sequence number, time since the first command\n"
-	"(seconds), command name, handles, sessions (handle and attributes: c continue,\n"
-	"d decrypt, e encrypt, a audit), PCR, client, response code text and latency;\n"
-	"control events (ctrl:INIT, platform:POWER_ON, backend-lost, ...) as '--' lines.\n"
-	"\n"
-	"Options:\n"
-	"  --trace ID  the trace (default: the newest)\n"
-	"  --limit N   at most N lines\n"
-	"  -h, --help  this text\n"
-	"\n"
-	"Example:\n"
-	"  tpmtrace show tpmtrace-demo.db | less\n";
+    "usage: tpmtrace show DB [--trace ID] [--limit N]\n"
+    "\n"
+    "One line per command in order: sequence number, time since the first command\n"
+    "(seconds), command name, handles, sessions (handle and attributes: c continue,\n"
+    "d decrypt, e encrypt, a audit), PCR, client, response code text and latency;\n"
+    "control events (ctrl:INIT, platform:POWER_ON, backend-lost, ...) as '--' lines.\n"
+    "\n"
+    "Options:\n"
+    "  --trace ID  the trace (default: the newest)\n"
+    "  --limit N   at most N lines\n"
+    "  -h, --help  this text\n"
+    "\n"
+    "Example:\n"
+    "  tpmtrace show tpmtrace-demo.db | less\n";
 
 static int run(int argc, char **argv);
 const struct subcommand subcmd_show = {"show", run, "one decoded line per command", usage};
@@ -47,8 +47,9 @@ static int run(int argc, char **argv)
 	const char *trace_arg = NULL;
 	long limit = -1;
 	int o, ret = 1;
-	static const struct option opts[] = {
-		{"trace", required_argument, 0, 't'}, {"limit", required_argument, 0, 'l'}, {0, 0, 0, 0}};
+	static const struct option opts[] = {{"trace", required_argument, 0, 't'},
+					     {"limit", required_argument, 0, 'l'},
+					     {0, 0, 0, 0}};
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (o == 't')
@@ -68,14 +69,14 @@ static int run(int argc, char **argv)
 	if (!id)
 		goto out;
 	if (sqlite3_prepare_v2(
-		    db,
-		    "SELECT 0, seq, t_submit_ns, cc, handle1, handle2, handle3, n_sessions,"
-		    " sess_handle, sess_attrs, pcr, client_id, rc, latency_ns, malformed, rsp_handle,"
-		    " NULL, NULL FROM command WHERE trace_id=?1"
-		    " UNION ALL SELECT 1, seq, t_ns, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
-		    " client_id, NULL, NULL, NULL, NULL, kind, detail FROM event WHERE trace_id=?1"
-		    " ORDER BY 2",
-		    -1, &st, NULL)) {
+		db,
+		"SELECT 0, seq, t_submit_ns, cc, handle1, handle2, handle3, n_sessions,"
+		" sess_handle, sess_attrs, pcr, client_id, rc, latency_ns, malformed, rsp_handle,"
+		" NULL, NULL FROM command WHERE trace_id=?1"
+		" UNION ALL SELECT 1, seq, t_ns, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
+		" client_id, NULL, NULL, NULL, NULL, kind, detail FROM event WHERE trace_id=?1"
+		" ORDER BY 2",
+		-1, &st, NULL)) {
 		die("show", "%s", sqlite3_errmsg(db));
 		goto out;
 	}
@@ -124,8 +125,8 @@ static int run(int argc, char **argv)
 				 (unsigned long long)sqlite3_column_int64(st, 15));
 		const char *mal = (const char *)sqlite3_column_text(st, 14);
 		const char *rctext = sqlite3_column_type(st, 12) == SQLITE_NULL
-					     ? "(no response)"
-					     : tpm_rc_str((uint32_t)sqlite3_column_int64(st, 12));
+					 ? "(no response)"
+					 : tpm_rc_str((uint32_t)sqlite3_column_int64(st, 12));
 		printf("%6lld %11.6f  %-22s %-23s %-20s %-13s c%-3d %-30s", (long long)seq, rel,
 		       name, hbuf, sbuf, extra, sqlite3_column_int(st, 11), mal ? mal : rctext);
 		if (sqlite3_column_type(st, 13) != SQLITE_NULL)

@@ -6,22 +6,22 @@
 #include "common.h"
 
 static const char usage[] =
-	"usage: tpmtrace sql DB 'QUERY' [--json] [--no-header] [--write]\n"
-	"\n"
-	"Runs SQL on a tpmtrace database with the functions tpm_cc_name(cc) and\n"
-	"percentile(x, p) (nearest-rank) registered. Output is one row per line, columns\n"
-	"separated by '|', with a header line. The file is opened read-only unless\n"
-	"--write is given. Tables and views: docs/schema.md.\n"
-	"\n"
-	"Options:\n"
-	"  --json       rows as a JSON array of objects\n"
-	"  --no-header  no header line\n"
-	"  --write      open the database for writing\n"
-	"  -h, --help   this text\n"
-	"\n"
-	"Example:\n"
-	"  tpmtrace sql tpmtrace-demo.db \\\n"
-	"    'SELECT tpm_cc_name(cc), percentile(latency_ns, 95) FROM command GROUP BY cc'\n";
+    "usage: tpmtrace sql DB 'QUERY' [--json] [--no-header] [--write]\n"
+    "\n"
+    "Runs SQL on a tpmtrace database with the functions tpm_cc_name(cc) and\n"
+    "percentile(x, p) (nearest-rank) registered. Output is one row per line, columns\n"
+    "separated by '|', with a header line. The file is opened read-only unless\n"
+    "--write is given. Tables and views: docs/schema.md.\n"
+    "\n"
+    "Options:\n"
+    "  --json       rows as a JSON array of objects\n"
+    "  --no-header  no header line\n"
+    "  --write      open the database for writing\n"
+    "  -h, --help   this text\n"
+    "\n"
+    "Example:\n"
+    "  tpmtrace sql tpmtrace-demo.db \\\n"
+    "    'SELECT tpm_cc_name(cc), percentile(latency_ns, 95) FROM command GROUP BY cc'\n";
 
 static int run(int argc, char **argv);
 const struct subcommand subcmd_sql = {"sql", run, "run SQL with tpmtrace's functions", usage};

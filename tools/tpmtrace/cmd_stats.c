@@ -6,20 +6,20 @@
 #include "common.h"
 
 static const char usage[] =
-	"usage: tpmtrace stats DB [--trace ID] [--json]\n"
-	"\n"
-	"Per command code: count, total, min, mean, p50, p95, p99 and max latency in\n"
-	"milliseconds, and the latency of the first occurrence (cold TPM, cold caches),\n"
-	"sorted by total time; then a one-line summary of the trace. Percentiles are\n"
-	"nearest-rank, as in the command_stats view (docs/schema.md).\n"
-	"\n"
-	"Options:\n"
-	"  --trace ID  the trace (default: the newest)\n"
-	"  --json      {\"version\":1,\"trace\":{...},\"commands\":[...]}, times in ns\n"
-	"  -h, --help  this text\n"
-	"\n"
-	"Example:\n"
-	"  tpmtrace stats tpmtrace-demo.db --trace 1\n";
+    "usage: tpmtrace stats DB [--trace ID] [--json]\n"
+    "\n"
+    "Per command code: count, total, min, mean, p50, p95, p99 and max latency in\n"
+    "milliseconds, and the latency of the first occurrence (cold TPM, cold caches),\n"
+    "sorted by total time; then a one-line summary of the trace. Percentiles are\n"
+    "nearest-rank, as in the command_stats view (docs/schema.md).\n"
+    "\n"
+    "Options:\n"
+    "  --trace ID  the trace (default: the newest)\n"
+    "  --json      {\"version\":1,\"trace\":{...},\"commands\":[...]}, times in ns\n"
+    "  -h, --help  this text\n"
+    "\n"
+    "Example:\n"
+    "  tpmtrace stats tpmtrace-demo.db --trace 1\n";
 
 static int run(int argc, char **argv);
 const struct subcommand subcmd_stats = {"stats", run, "per-command latency statistics", usage};
@@ -29,7 +29,7 @@ static int run(int argc, char **argv)
 	const char *trace_arg = NULL;
 	int json = 0, o, ret = 1;
 	static const struct option opts[] = {
-		{"trace", required_argument, 0, 't'}, {"json", no_argument, 0, 'j'}, {0, 0, 0, 0}};
+	    {"trace", required_argument, 0, 't'}, {"json", no_argument, 0, 'j'}, {0, 0, 0, 0}};
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (o == 't')

@@ -6,22 +6,22 @@
 #include "common.h"
 
 static const char usage[] =
-	"usage: tpmtrace verify DB [--json]\n"
-	"\n"
-	"Checks a database: SQLite's PRAGMA integrity_check, then per trace that the\n"
-	"stored commands and events match the counts written when recording ended, that\n"
-	"sequence numbers are unique, and that latencies equal completion minus submit\n"
-	"time. A trace still marked 'recording' was not closed (the recorder was killed\n"
-	"or the machine lost power): everything committed before that is reported as its\n"
-	"unfinished tail, which is not an error.\n"
-	"Exit status: 0 consistent, 1 a problem was found.\n"
-	"\n"
-	"Options:\n"
-	"  --json      {\"version\":1,\"integrity\":\"ok\",\"problems\":N,\"traces\":[...]}\n"
-	"  -h, --help  this text\n"
-	"\n"
-	"Example:\n"
-	"  tpmtrace verify tpmtrace-demo.db\n";
+    "usage: tpmtrace verify DB [--json]\n"
+    "\n"
+    "Checks a database: SQLite's PRAGMA integrity_check, then per trace that the\n"
+    "stored commands and events match the counts written when recording ended, that\n"
+    "sequence numbers are unique, and that latencies equal completion minus submit\n"
+    "time. A trace still marked 'recording' was not closed (the recorder was killed\n"
+    "or the machine lost power): everything committed before that is reported as its\n"
+    "unfinished tail, which is not an error.\n"
+    "Exit status: 0 consistent, 1 a problem was found.\n"
+    "\n"
+    "Options:\n"
+    "  --json      {\"version\":1,\"integrity\":\"ok\",\"problems\":N,\"traces\":[...]}\n"
+    "  -h, --help  this text\n"
+    "\n"
+    "Example:\n"
+    "  tpmtrace verify tpmtrace-demo.db\n";
 
 static int run(int argc, char **argv);
 const struct subcommand subcmd_verify = {"verify", run, "check integrity and counts", usage};
@@ -64,16 +64,16 @@ static int run(int argc, char **argv)
 		printf("integrity_check: %s\n", integrity);
 	}
 	static const char q[] =
-		"SELECT t.id, t.status, t.commands, t.events, t.dropped,"
-		" (SELECT count(*) FROM command c WHERE c.trace_id=t.id),"
-		" (SELECT count(*) FROM event e WHERE e.trace_id=t.id),"
-		" (SELECT count(*) - count(DISTINCT seq) FROM (SELECT seq FROM command WHERE"
-		"   trace_id=t.id UNION ALL SELECT seq FROM event WHERE trace_id=t.id)),"
-		" (SELECT count(*) FROM command c WHERE c.trace_id=t.id AND c.latency_ns IS NOT"
-		"   NULL AND c.latency_ns != c.t_done_ns - c.t_submit_ns),"
-		" (SELECT max(seq) FROM (SELECT seq FROM command WHERE trace_id=t.id UNION ALL"
-		"   SELECT seq FROM event WHERE trace_id=t.id))"
-		" FROM trace t ORDER BY t.id";
+	    "SELECT t.id, t.status, t.commands, t.events, t.dropped,"
+	    " (SELECT count(*) FROM command c WHERE c.trace_id=t.id),"
+	    " (SELECT count(*) FROM event e WHERE e.trace_id=t.id),"
+	    " (SELECT count(*) - count(DISTINCT seq) FROM (SELECT seq FROM command WHERE"
+	    "   trace_id=t.id UNION ALL SELECT seq FROM event WHERE trace_id=t.id)),"
+	    " (SELECT count(*) FROM command c WHERE c.trace_id=t.id AND c.latency_ns IS NOT"
+	    "   NULL AND c.latency_ns != c.t_done_ns - c.t_submit_ns),"
+	    " (SELECT max(seq) FROM (SELECT seq FROM command WHERE trace_id=t.id UNION ALL"
+	    "   SELECT seq FROM event WHERE trace_id=t.id))"
+	    " FROM trace t ORDER BY t.id";
 	int n = 0;
 	if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK) {
 		die("verify", "%s", sqlite3_errmsg(db));
@@ -83,10 +83,13 @@ static int run(int argc, char **argv)
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		long long id = sqlite3_column_int64(st, 0);
 		const char *status = (const char *)sqlite3_column_text(st, 1);
-		long long want_c = sqlite3_column_int64(st, 2), want_e = sqlite3_column_int64(st, 3),
-			  dropped = sqlite3_column_int64(st, 4), have_c = sqlite3_column_int64(st, 5),
+		long long want_c = sqlite3_column_int64(st, 2),
+			  want_e = sqlite3_column_int64(st, 3),
+			  dropped = sqlite3_column_int64(st, 4),
+			  have_c = sqlite3_column_int64(st, 5),
 			  have_e = sqlite3_column_int64(st, 6), dup = sqlite3_column_int64(st, 7),
-			  badlat = sqlite3_column_int64(st, 8), maxseq = sqlite3_column_int64(st, 9);
+			  badlat = sqlite3_column_int64(st, 8),
+			  maxseq = sqlite3_column_int64(st, 9);
 		int unfinished = status && !strcmp(status, "recording");
 		char verdict[256] = "ok";
 		int bad = 0;
@@ -94,8 +97,8 @@ static int run(int argc, char **argv)
 			snprintf(verdict, sizeof verdict, "%lld duplicate sequence numbers", dup);
 			bad = 1;
 		} else if (badlat) {
-			snprintf(verdict, sizeof verdict, "%lld latencies differ from done - submit",
-				 badlat);
+			snprintf(verdict, sizeof verdict,
+				 "%lld latencies differ from done - submit", badlat);
 			bad = 1;
 		} else if (!unfinished && (want_c != have_c || want_e != have_e)) {
 			snprintf(verdict, sizeof verdict,
@@ -120,8 +123,8 @@ static int run(int argc, char **argv)
 			json_str(stdout, verdict);
 			printf("}");
 		} else {
-			printf("trace %lld (%s): %lld commands, %lld events, %lld dropped: %s\n", id,
-			       status, have_c, have_e, dropped, verdict);
+			printf("trace %lld (%s): %lld commands, %lld events, %lld dropped: %s\n",
+			       id, status, have_c, have_e, dropped, verdict);
 		}
 		n++;
 	}

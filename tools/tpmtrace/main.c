@@ -5,9 +5,26 @@
 
 #include "cli.h"
 
-#define SUBCOMMANDS(X)                                                                           \
-	X(record) X(vm_record) X(list) X(stats) X(show) X(sql) X(verify) X(import) X(export) X(pcrs)  \
-		X(replay) X(predict) X(profile) X(calibrate) X(report)
+/* One subcommand a line (clang-format would reflow them differently on
+ * every run). */
+// clang-format off
+#define SUBCOMMANDS(X) \
+	X(record) \
+	X(vm_record) \
+	X(list) \
+	X(stats) \
+	X(show) \
+	X(sql) \
+	X(verify) \
+	X(import) \
+	X(export) \
+	X(pcrs) \
+	X(replay) \
+	X(predict) \
+	X(profile) \
+	X(calibrate) \
+	X(report)
+// clang-format on
 
 #define DECLARE(n) SUBCOMMAND(n);
 SUBCOMMANDS(DECLARE)
@@ -15,7 +32,7 @@ SUBCOMMANDS(DECLARE)
 
 static const struct subcommand *const table[] = {
 #define ENTRY(n) &subcmd_##n,
-	SUBCOMMANDS(ENTRY)
+    SUBCOMMANDS(ENTRY)
 #undef ENTRY
 };
 
