@@ -3,22 +3,10 @@
 # tpm2_eventlog's pcrs: section, tsspcrread values read from a real TPM
 # (ima-evm-utils samples), the kernel's boot_aggregate, and a real swtpm
 # read with tpm2_pcrread after tpm2_pcrextend of random digests.
-set -u
-: "${TPMTRACE:?}" "${TPMTRACE_SHARED_DATA:?}"
-[ -d "$TPMTRACE_SHARED_DATA" ] || { echo "SKIPPED: the shared test data is not at $TPMTRACE_SHARED_DATA"; exit 77; }
-for t in tpm2_eventlog tpm2_pcrextend tpm2_pcrread swtpm xxd openssl; do
-	command -v $t >/dev/null || { echo "SKIPPED: $t not installed"; exit 77; }
-done
-D=$(mktemp -d /tmp/tpmtrace-logs-XXXXXX)
-SWTPM_PID=
-cleanup() {
-	[ -n "$SWTPM_PID" ] && kill "$SWTPM_PID" 2>/dev/null
-	rm -rf "$D"
-}
-trap cleanup EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+. "$TPMTRACE_TEST_LIB/common.sh"
+[ -d "$TPMTRACE_SHARED_DATA" ] || skip "the shared test data is not at $TPMTRACE_SHARED_DATA"
+need tpm2_eventlog tpm2_pcrextend tpm2_pcrread swtpm xxd openssl
+D=$T
 DB=$D/t.db
 S=$TPMTRACE_SHARED_DATA
 
@@ -144,7 +132,7 @@ mkdir -p "$D/tpm"
 swtpm socket --tpm2 --tpmstate dir="$D/tpm" --server type=unixio,path="$D/tpm/s.sock" \
 	--ctrl type=unixio,path="$D/tpm/s.sock.ctrl" --flags not-need-init,startup-clear \
 	--pid file="$D/tpm/pid" 2>/dev/null &
-SWTPM_PID=$!
+PIDS+=($!)
 for i in $(seq 50); do [ -S "$D/tpm/s.sock" ] && break; sleep 0.1; done
 export TPM2TOOLS_TCTI=swtpm:path=$D/tpm/s.sock
 log=$(spec_id)
@@ -185,5 +173,4 @@ if [ $? -eq 0 ] && grep -q "^expect: 48 values compared, all match" <<<"$out"; t
 "$TPMTRACE" pcrs "$DB" --trace "$id" --json --expect "$D/live.yaml" | grep -q '"ok":true}}$' && ok ||
 	bad "--json"
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -5,17 +5,12 @@
 # with exit status 1 (no crash) and a message naming the file and, where it
 # applies, the packet and byte offset; no trace is left behind, and good files
 # given alongside are still imported. Run it in the sanitizer build too.
-set -u
-: "${TPMTRACE:?}" "${TPMTRACE_SHARED_DATA:?}"
+. "$TPMTRACE_TEST_LIB/common.sh"
 DATA=$TPMTRACE_SHARED_DATA/pcap
 GOOD=$DATA/esys-get-random.int.pcap
-[ -r "$GOOD" ] || { echo "skipped: $GOOD missing"; exit 77; }
-command -v sqlite3 >/dev/null || { echo "skipped: sqlite3 is not installed"; exit 77; }
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+[ -r "$GOOD" ] || skip "$GOOD missing"
+need sqlite3
+W=$T
 
 # expect_fail FILE REGEX: import fails with status 1 and a matching message.
 expect_fail() {
@@ -90,5 +85,4 @@ n=$(sqlite3 "$W/t.db" "SELECT count(*) FROM command")
 [ $? -eq 2 ] && ok || bad "unknown KIND is not a usage error"
 "$TPMTRACE" export "$W/t.db" --trace 99 --csv - >/dev/null 2>"$W/err"
 [ $? -eq 1 ] && grep -q "no trace 99" "$W/err" && ok || bad "export of a missing trace: $(cat "$W/err")"
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -3,25 +3,13 @@
 # malformed command, and the command codes, response codes, message sizes and
 # timestamps equal what Wireshark's TPM 2.0 dissector (tshark) reads from the
 # same file.
-set -u
-: "${TPMTRACE:?}" "${TPMTRACE_SHARED_DATA:?}"
+. "$TPMTRACE_TEST_LIB/common.sh"
+. "$TPMTRACE_TEST_LIB/tshark.sh"
 DATA=$TPMTRACE_SHARED_DATA/pcap
-command -v tshark >/dev/null || { echo "skipped: tshark is not installed"; exit 77; }
-command -v sqlite3 >/dev/null || { echo "skipped: sqlite3 is not installed"; exit 77; }
-ls "$DATA"/*.pcap >/dev/null 2>&1 || { echo "skipped: no captures in $DATA"; exit 77; }
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+need tshark sqlite3
+ls "$DATA"/*.pcap >/dev/null 2>&1 || skip "no captures in $DATA"
+W=$T
 
-# What tshark sees: one line per message, "C cc len ns" or "R rc len ns".
-tshark_msgs() {
-	tshark -r "$1" -T fields -E separator=/t -e frame.time_epoch -e tcp.len \
-		-e tpm.req.cc -e tpm.resp.rc 2>/dev/null |
-		awk -F'\t' '{ t = $1; sub(/\./, "", t); sub(/^0+/, "", t)
-			if ($3 != "") print "C", $3, $2, t; else if ($4 != "") print "R", $4, $2, t }'
-}
 db_msgs() {
 	sqlite3 -separator ' ' "$1" "SELECT 'C', printf('0x%08x', cc), cmd_size, t_submit_ns,
 		'R', printf('0x%08x', rc), rsp_size, t_done_ns FROM command WHERE trace_id = $2
@@ -67,5 +55,4 @@ notes=$(sqlite3 "$W/t.db" "SELECT count(*) FROM trace WHERE notes LIKE '%resolut
 [ "$notes" = "${#files[@]}" ] && ok || bad "resolution/synthetic notes: $notes of ${#files[@]}"
 synth=$(sqlite3 "$W/t.db" "SELECT count(*) FROM command WHERE flags & 16")
 [ "$synth" = 0 ] && ok || bad "$synth commands flagged synthetic time"
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

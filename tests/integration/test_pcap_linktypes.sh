@@ -7,19 +7,12 @@
 # Every variant must give the commands and response codes that tshark reads
 # from the original capture, with the original timestamps. Also: several
 # sections with different link types in one file, and two interleaved clients.
-set -u
-: "${TPMTRACE:?}" "${TPMTRACE_SHARED_DATA:?}" "${TPMTRACE_SRC:?}"
+. "$TPMTRACE_TEST_LIB/common.sh"
 F=$TPMTRACE_SHARED_DATA/pcap/esys-create-session-auth-ecc.int.pcap
 FIX=$TPMTRACE_SRC/tests/integration/pcap_fixture.py
-for t in tshark text2pcap mergecap editcap sqlite3 python3; do
-	command -v $t >/dev/null || { echo "skipped: $t is not installed"; exit 77; }
-done
-[ -r "$F" ] || { echo "skipped: $F missing"; exit 77; }
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+need tshark text2pcap mergecap editcap sqlite3 python3
+[ -r "$F" ] || skip "$F missing"
+W=$T
 export TZ=UTC
 
 # Ground truth from the original: "cc rc" per command, and the request times.
@@ -155,5 +148,4 @@ if "$TPMTRACE" import pcap "$W/two.pcapng" --db "$W/two.db" >/dev/null 2>"$W/err
 else
 	bad "interleaved: $(cat "$W/err")"
 fi
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

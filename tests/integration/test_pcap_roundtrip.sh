@@ -3,24 +3,13 @@
 # and Ethernet), check with tshark that command codes, response codes, sizes
 # and times survive, import the exports again and compare every stored column
 # with sqlite3. Also checks the CSV and JSON lines exports against the rows.
-set -u
-: "${TPMTRACE:?}" "${TPMTRACE_SHARED_DATA:?}"
+. "$TPMTRACE_TEST_LIB/common.sh"
+. "$TPMTRACE_TEST_LIB/tshark.sh"
 DATA=$TPMTRACE_SHARED_DATA/pcap
-command -v tshark >/dev/null || { echo "skipped: tshark is not installed"; exit 77; }
-command -v sqlite3 >/dev/null || { echo "skipped: sqlite3 is not installed"; exit 77; }
-ls "$DATA"/*.pcap >/dev/null 2>&1 || { echo "skipped: no captures in $DATA"; exit 77; }
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+need tshark sqlite3
+ls "$DATA"/*.pcap >/dev/null 2>&1 || skip "no captures in $DATA"
+W=$T
 
-tshark_msgs() {
-	tshark -r "$1" -T fields -E separator=/t -e frame.time_epoch -e tcp.len \
-		-e tpm.req.cc -e tpm.resp.rc 2>/dev/null |
-		awk -F'\t' '{ t = $1; sub(/\./, "", t); sub(/^0+/, "", t)
-			if ($3 != "") print "C", $3, $2, t; else if ($4 != "") print "R", $4, $2, t }'
-}
 
 files=("$DATA"/*.pcap)
 "$TPMTRACE" import pcap "${files[@]}" --db "$W/a.db" >/dev/null 2>"$W/err" && ok ||
@@ -80,5 +69,4 @@ for l in open(sys.argv[1]):
     r = json.loads(l); print("%d:%d:%s" % (r["cc"], r["rc"], "" if r["handle1"] is None else r["handle1"]))' "$W/5.jsonl")
 [ -n "$want" ] && [ "$want" = "$got_csv" ] && ok || bad "CSV rows differ from the database"
 [ -n "$want" ] && [ "$want" = "$got_json" ] && ok || bad "JSON lines differ from the database"
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -2,14 +2,8 @@
 # tpmtrace predict and profile on the command line: the synthetic SLB9670
 # figure, a trace streamed from a real database, and bad input (empty trace,
 # a profile lacking commands, corrupt and absurd profiles) with nothing written.
-set -u
-: "${TPMTRACE:?run through ctest}"
-command -v sqlite3 >/dev/null || { echo "SKIPPED: sqlite3 shell not installed"; exit 77; }
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$TPMTRACE_TEST_LIB/common.sh"
+need sqlite3
 num() { sed -nE "s/.*\"$1\":([0-9.e+-]+).*/\1/p"; }
 # One line per policy object of the JSON.
 pol() { sed 's/{"name":/\n{"name":/g' | grep "^{\"name\":\"$1\""; }
@@ -103,5 +97,4 @@ grep -q "bin.profile" "$T/e" && ok || bad "binary message: $(cat "$T/e")"
 "$TPMTRACE" profile learn "$DB" --trace 1 --output "$T/l.profile" 2>/dev/null && ok || bad "learn"
 grep -qE '^PCR_Extend +password +- +n=3 mean=7 ' "$T/l.profile" && ok || bad "learned entry: $(grep PCR "$T/l.profile")"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

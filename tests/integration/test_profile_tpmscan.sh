@@ -4,18 +4,9 @@
 # max and sample count of the measurement at the line the entry cites; and
 # that every measurement is either imported, reported as failed, or reported
 # as a duplicate. Then stores one in a database and reads it back.
-set -u
-: "${TPMTRACE:?run through ctest}"
+. "$TPMTRACE_TEST_LIB/common.sh"
 D="${TPMTRACE_SHARED_DATA:-}/profiles/tpmscan"
-if ! ls "$D"/*.performance.yaml >/dev/null 2>&1; then
-	echo "SKIPPED: no TPMScan data in $D"
-	exit 77
-fi
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+ls "$D"/*.performance.yaml >/dev/null 2>&1 || skip "no TPMScan data in $D"
 
 for y in "$D"/*.performance.yaml; do
 	b=$(basename "$y")
@@ -68,5 +59,4 @@ if "$TPMTRACE" profile import tpmscan "$y" "$T/p.db" --name ifx-test 2>/dev/null
 "$TPMTRACE" profile import tpmscan "$y" "$T/p.db" --name ifx-test 2>"$T/err" && bad "duplicate store accepted" || ok
 grep -q "already stored" "$T/err" && ok || bad "duplicate message: $(cat "$T/err")"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -36,6 +36,13 @@ expect_eq() { # expect_eq "description" actual expected
 	fi
 }
 
+# For checks written as: [ CONDITION ] && ok || bad "what went wrong"
+ok() { PASS=$((PASS + 1)); }
+bad() {
+	FAIL=$((FAIL + 1))
+	echo "FAILED: $*" >&2
+}
+
 finish() {
 	echo "$PASS passed, $FAIL failed"
 	[ "$FAIL" -eq 0 ]
