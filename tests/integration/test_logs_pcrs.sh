@@ -5,7 +5,7 @@
 # read with tpm2_pcrread after tpm2_pcrextend of random digests.
 . "$TPMTRACE_TEST_LIB/common.sh"
 [ -d "$TPMTRACE_SHARED_DATA" ] || skip "the shared test data is not at $TPMTRACE_SHARED_DATA"
-need tpm2_eventlog tpm2_pcrextend tpm2_pcrread swtpm xxd openssl
+need tpm2_eventlog tpm2_pcrextend tpm2_pcrread swtpm xxd openssl sqlite3 python3
 D=$T
 DB=$D/t.db
 S=$TPMTRACE_SHARED_DATA
@@ -71,6 +71,23 @@ out=$("$TPMTRACE" pcrs "$DB" --trace "$IMA_TEST" --boot-aggregate-from "$FW_TEST
 	bad "test boot_aggregate: $out"
 "$TPMTRACE" pcrs "$DB" --trace "$IMA_TEST" --boot-aggregate-from "$FW_SAMPLE" >/dev/null &&
 	bad "boot_aggregate of another boot matched" || ok
+
+# The firmware log's events are events of the trace: export them as JSON
+# lines and CSV and compare with the database's rows, in seq order.
+"$TPMTRACE" export "$DB" --trace "$FW_SAMPLE" --events-jsonl "$D/ev.jsonl" \
+	--events-csv "$D/ev.csv" 2>"$D/export.err" && ok || bad "export events: $(cat "$D/export.err")"
+want=$(sqlite3 "$DB" "SELECT seq || '|' || kind || '|' || detail FROM event
+	WHERE trace_id = $FW_SAMPLE ORDER BY seq")
+got_json=$(python3 -c 'import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l); print("%d|%s|%s" % (r["seq"], r["kind"], r["detail"]))' "$D/ev.jsonl")
+got_csv=$(python3 -c 'import csv, sys
+for r in csv.DictReader(open(sys.argv[1])): print(r["seq"] + "|" + r["kind"] + "|" + r["detail"])' \
+	"$D/ev.csv")
+[ "$(wc -l <<<"$want")" -gt 10 ] && grep -q '|tcg|' <<<"$want" && ok ||
+	bad "the firmware log's trace has few events: $want"
+[ "$want" = "$got_json" ] && ok || bad "events as JSON lines differ from the database"
+[ "$want" = "$got_csv" ] && ok || bad "events as CSV differ from the database"
 
 # 4. tpm2-tss lists: all parse; trailing bytes reported with their offset;
 #    --strict fails; violations extended as 0xff.

@@ -505,6 +505,15 @@ static const char rows_sql[] =
     " FROM command c LEFT JOIN client cl ON cl.trace_id = c.trace_id AND cl.id = c.client_id"
     " WHERE c.trace_id = ? ORDER BY c.seq";
 
+/* Events (record start/stop, backend lost/back, IMA and TCG log lines, replay
+ * notes...) share the commands' seq numbering, so the two exports merge in
+ * order on seq. */
+static const char events_sql[] =
+    "SELECT e.trace_id, e.seq, e.t_ns, e.kind, e.detail, e.client_id,"
+    " coalesce(cl.peer, cl.comm) AS client"
+    " FROM event e LEFT JOIN client cl ON cl.trace_id = e.trace_id AND cl.id = e.client_id"
+    " WHERE e.trace_id = ? ORDER BY e.seq";
+
 static void csv_field(FILE *f, const char *s)
 {
 	if (!strpbrk(s, ",\"\n\r")) {
@@ -535,14 +544,16 @@ static void json_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static int export_rows(sqlite3 *db, int64_t trace, const char *path, int json, uint64_t *count,
-		       char *err, size_t errlen)
+/* The rows of sql (one trace, bound as its parameter) as CSV with a header
+ * line, or as JSON lines. */
+static int export_rows(sqlite3 *db, const char *sql, int64_t trace, const char *path, int json,
+		       uint64_t *count, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
 	FILE *f;
 	int rc = 0;
 
-	if (sqlite3_prepare_v2(db, rows_sql, -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
 		return -EIO;
 	}
@@ -597,18 +608,20 @@ static int run_export(int argc, char **argv)
 	    {"pcapng", required_argument, NULL, 'p'},
 	    {"csv", required_argument, NULL, 'c'},
 	    {"jsonl", required_argument, NULL, 'j'},
+	    {"events-csv", required_argument, NULL, 'e'},
+	    {"events-jsonl", required_argument, NULL, 'E'},
 	    {"link", required_argument, NULL, 'l'},
 	    {"port", required_argument, NULL, 'P'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *pcapng = NULL, *csv = NULL, *jsonl = NULL;
+	const char *pcapng = NULL, *csv = NULL, *jsonl = NULL, *ev_csv = NULL, *ev_jsonl = NULL;
 	int64_t trace = 0;
 	int link = LINKTYPE_IPV4, c, ret = 1;
 	unsigned long port = 2321;
 	sqlite3 *db = NULL;
 	char err[512];
 	char *end;
-	uint64_t n;
+	uint64_t n = 0;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "t:p:c:j:l:P:", lo, NULL)) != -1) {
@@ -627,6 +640,12 @@ static int run_export(int argc, char **argv)
 			break;
 		case 'j':
 			jsonl = optarg;
+			break;
+		case 'e':
+			ev_csv = optarg;
+			break;
+		case 'E':
+			ev_jsonl = optarg;
 			break;
 		case 'l':
 			if (!strcmp(optarg, "raw") || !strcmp(optarg, "ipv4"))
@@ -649,9 +668,9 @@ static int run_export(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return usage_error(&subcmd_export, "give exactly one DB");
-	if (!pcapng && !csv && !jsonl)
-		return usage_error(&subcmd_export,
-				   "nothing to do: give --pcapng, --csv or --jsonl");
+	if (!pcapng && !csv && !jsonl && !ev_csv && !ev_jsonl)
+		return usage_error(&subcmd_export, "nothing to do: give --pcapng, --csv, --jsonl, "
+						   "--events-csv or --events-jsonl");
 	if (db_open(argv[optind], DB_READ, &db, err, sizeof err))
 		return die("export", "%s", err);
 	sqlite3_create_function(db, "tpm_rc_text", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
@@ -670,19 +689,23 @@ static int run_export(int argc, char **argv)
 		}
 		fprintf(stderr, "trace %" PRId64 ": %" PRIu64 " packets to %s\n", trace, n, pcapng);
 	}
-	if (csv) {
-		if (export_rows(db, trace, csv, 0, &n, err, sizeof err)) {
+	const struct {
+		const char *path, *sql, *what;
+		int json;
+	} outs[] = {{csv, rows_sql, "rows", 0},
+		    {jsonl, rows_sql, "rows", 1},
+		    {ev_csv, events_sql, "events", 0},
+		    {ev_jsonl, events_sql, "events", 1}};
+	for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
+		if (!outs[i].path)
+			continue;
+		if (export_rows(db, outs[i].sql, trace, outs[i].path, outs[i].json, &n, err,
+				sizeof err)) {
 			die("export", "%s", err);
 			goto out;
 		}
-		fprintf(stderr, "trace %" PRId64 ": %" PRIu64 " rows to %s\n", trace, n, csv);
-	}
-	if (jsonl) {
-		if (export_rows(db, trace, jsonl, 1, &n, err, sizeof err)) {
-			die("export", "%s", err);
-			goto out;
-		}
-		fprintf(stderr, "trace %" PRId64 ": %" PRIu64 " rows to %s\n", trace, n, jsonl);
+		fprintf(stderr, "trace %" PRId64 ": %" PRIu64 " %s to %s\n", trace, n, outs[i].what,
+			outs[i].path);
 	}
 	ret = 0;
 out:
@@ -695,7 +718,7 @@ const struct subcommand subcmd_export = {
     run_export,
     "write a trace as pcapng, CSV or JSON lines",
     "usage: tpmtrace export DB [--trace ID] [--pcapng OUT [--link raw|ether] [--port N]]\n"
-    "                          [--csv OUT] [--jsonl OUT]\n"
+    "                          [--csv OUT] [--jsonl OUT] [--events-csv OUT] [--events-jsonl OUT]\n"
     "\n"
     "Writes one trace (default: the newest) in one or more formats:\n"
     "  --pcapng OUT  pcapng for Wireshark/tshark: every command and response is one\n"
@@ -711,12 +734,17 @@ const struct subcommand subcmd_export = {
     "  --port N      the TPM's TCP port (default 2321)\n"
     "  --csv OUT     one row per command with the decoded columns and a header line\n"
     "  --jsonl OUT   the same columns, one JSON object per line\n"
+    "  --events-csv OUT, --events-jsonl OUT\n"
+    "                the trace's events (record start and stop, backend lost and back,\n"
+    "                IMA and TCG log lines, ...), which pcapng cannot carry; they share\n"
+    "                the commands' seq numbering, so both merge in order on seq\n"
     "  --trace ID    the trace to export (default: the newest in DB)\n"
     "  -h, --help    this text\n"
     "OUT may be '-' for standard output (CSV, JSON lines). Files are created 0600.\n"
     "Columns: trace_id seq t_submit_ns t_done_ns latency_ns cc cc_name locality tag\n"
     "cmd_size rsp_size rc rc_text handle1 handle2 handle3 rsp_handle n_sessions\n"
-    "sess_handle sess_attrs auth_kind auth pcr client_id client flags malformed.\n"
+    "sess_handle sess_attrs auth_kind auth pcr client_id client flags malformed;\n"
+    "for events: trace_id seq t_ns kind detail client_id client.\n"
     "\n"
     "Example:\n"
     "  tpmtrace export traces.db --trace 3 --pcapng boot.pcapng --csv boot.csv\n"
