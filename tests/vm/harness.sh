@@ -5,8 +5,8 @@
 # Source it from bash (tests/vm/test_*.sh, tests/vm/vm-run). Quick use:
 #
 #   source "$TPMTRACE_SRC/tests/vm/harness.sh"
-#   vm_init || exit $?                 # 77 = skip (no qemu / no kernel package)
-#   vm_add_tpm2_tools
+#   vm_setup                           # vm_init (exits 77 = skip: no qemu / no kernel package)
+#                                      # and tpm2-tools; vm_setup_cuse adds tpm-cuse-proxy
 #   vm_add_bin "$TPMTRACE"             # any host binary, with its shared libraries
 #   vm_run guest.sh                    # build initramfs, start swtpm, boot, collect
 #   echo "guest exit $VM_GUEST_RC"; ls "$VM_OUT"
@@ -81,6 +81,24 @@ vm_apt_install() {
 vm_need() { # TOOL PACKAGE
 	command -v "$1" >/dev/null && return 0
 	vm_apt_install "$2" >/dev/null 2>&1 && command -v "$1" >/dev/null
+}
+
+# vm_setup: the start every VM test shares: vm_init (the script exits with
+# its status, 77 for a skip) and tpm2-tools in the guest.
+vm_setup() {
+	vm_init
+	local rc=$?
+	[ $rc = 0 ] || exit $rc
+	vm_add_tpm2_tools || exit 1
+}
+
+# vm_setup_cuse: vm_setup for a test of tpm-cuse-proxy: the proxy built and in
+# the guest, the cuse module loaded at boot.
+vm_setup_cuse() {
+	vm_need_proxy || exit 1
+	vm_setup
+	vm_add_bin "$PROXY" || exit 1
+	VM_MODULES="cuse"
 }
 
 # vm_init: check tools, fetch the kernel (cached), make the work dir.

@@ -14,10 +14,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/harness.sh"
 
 [ -x "$TPMTRACE" ] || { echo "tpmtrace binary not found at $TPMTRACE" >&2; exit 1; }
-vm_init
-rc=$?
-[ $rc = 0 ] || exit $rc
-vm_add_tpm2_tools || exit 1
+vm_setup
 
 # Programs on ext4 for IMA to measure: a script, a copy of busybox, and a
 # script run twice (measured once: IMA keeps one entry per file version).

@@ -13,16 +13,10 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=harness.sh
 . "$HERE/harness.sh"
 
-vm_need_proxy || exit 1
 command -v tshark >/dev/null || { echo "tshark is needed to read the pcap captures" >&2; exit 1; }
-vm_init
-rc=$?
-[ $rc = 0 ] || exit $rc
-vm_add_tpm2_tools || exit 1
-vm_add_bin "$PROXY" || exit 1
+vm_setup_cuse
 vm_add_bin "$(command -v bash)" /usr/bin/bash || exit 1
 vm_add_file "$SRC/tools/demo-workload" /usr/bin/demo-workload || exit 1
-VM_MODULES="cuse"
 
 cat >"$VM_WORK/guest.sh" <<'EOF'
 #!/bin/sh

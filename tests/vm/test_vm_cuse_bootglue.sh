@@ -14,19 +14,13 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=harness.sh
 . "$HERE/harness.sh"
 
-vm_need_proxy || exit 1
-vm_init
-rc=$?
-[ $rc = 0 ] || exit $rc
-vm_add_tpm2_tools || exit 1
-vm_add_bin "$PROXY" || exit 1
+vm_setup_cuse
 vm_add_file "$SRC/tools/initramfs/initramfs-tools/scripts/init-top/tpm-cuse-proxy" /scripts/init-top/tpm-cuse-proxy || exit 1
 vm_add_file "$SRC/tools/systemd/tpm-cuse-proxy-handover" /usr/bin/tpm-cuse-proxy-handover || exit 1
 # initramfs-tools' message helpers, as the init-top script expects them.
 mkdir -p "$VM_WORK/stub"
 printf 'log_begin_msg() { echo "begin: $*"; }\nlog_end_msg() { echo end; }\nlog_warning_msg() { echo "warning: $*"; }\n' >"$VM_WORK/stub/functions"
 vm_add_file "$VM_WORK/stub/functions" /scripts/functions || exit 1
-VM_MODULES="cuse"
 VM_APPEND="tpmtrace.record"
 
 cat >"$VM_WORK/guest.sh" <<'EOF'

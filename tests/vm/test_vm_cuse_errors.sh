@@ -16,14 +16,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=harness.sh
 . "$HERE/harness.sh"
 
-vm_need_proxy || exit 1
-vm_init
-rc=$?
-[ $rc = 0 ] || exit $rc
-vm_add_tpm2_tools || exit 1
-vm_add_bin "$PROXY" || exit 1
+vm_setup_cuse
 vm_add_bin "$(command -v swtpm)" || exit 1
-VM_MODULES="cuse"
 
 cat >"$VM_WORK/guest.sh" <<'EOF'
 #!/bin/sh

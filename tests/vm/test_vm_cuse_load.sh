@@ -31,16 +31,10 @@ GROWTH_MAX_KB=4096
 HALF_GROWTH_MAX_KB=1024
 VM_TIMEOUT=${VM_TIMEOUT:-600}
 
-vm_need_proxy || exit 1
 [ -x "$TPMCLIENT" ] || { echo "tpmclient not built at $TPMCLIENT" >&2; exit 1; }
 command -v sqlite3 >/dev/null || { echo "sqlite3 is needed to read the database" >&2; exit 1; }
-vm_init
-rc=$?
-[ $rc = 0 ] || exit $rc
-vm_add_tpm2_tools || exit 1
-vm_add_bin "$PROXY" || exit 1
+vm_setup_cuse
 vm_add_bin "$TPMCLIENT" || exit 1
-VM_MODULES="cuse"
 
 {
 	echo '#!/bin/sh'

@@ -9,10 +9,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=harness.sh
 . "$HERE/harness.sh"
 
-vm_init
-rc=$?
-[ $rc = 0 ] || exit $rc
-vm_add_tpm2_tools || exit 1
+vm_setup
 
 # A program on ext4 for IMA to measure (ima_policy=tcb skips the initramfs).
 mkdir -p "$VM_WORK/ext4src"
