@@ -523,24 +523,9 @@ static int op_load(struct cal *k)
 	return load(k, &k->seal_priv, &k->seal_pub, &k->tmp_h, NULL);
 }
 
-/* Set-up steps use empty password sessions whatever the kind measures. */
-static int as_password(struct cal *k, int (*fn)(struct cal *))
-{
-	uint8_t a = k->auth;
-	k->auth = TPM_AUTH_PASSWORD;
-	int rc = fn(k);
-	k->auth = a;
-	return rc;
-}
-
-static int load_seal(struct cal *k)
-{
-	return load(k, &k->seal_priv, &k->seal_pub, &k->seal_h, &k->seal_name);
-}
-
 static int begin_unseal(struct cal *k)
 {
-	return as_password(k, load_seal);
+	return load(k, &k->seal_priv, &k->seal_pub, &k->seal_h, &k->seal_name);
 }
 
 static int op_unseal(struct cal *k)
@@ -637,18 +622,13 @@ static int nv_define(struct cal *k, uint32_t index)
 	return 0; /* not reached: at most two are defined at a time */
 }
 
-/* TPM2_NV_UndefineSpace (Part 3 31.4) of index. Its Name goes into an HMAC:
- * name, or (NULL) read with NV_ReadPublic first when k->auth needs it. */
+/* TPM2_NV_UndefineSpace (Part 3 31.4) of index. Its Name goes into an HMAC
+ * session's cpHash: name, which only a password (k->auth) may leave NULL. */
 static int nv_undefine(struct cal *k, uint32_t index, const struct tpm_name *name)
 {
-	struct tpm_name nm = {0};
-	int rc = 0;
-	if (name)
-		nm = *name;
-	else if ((k->auth == TPM_AUTH_HMAC || k->auth == TPM_AUTH_HMAC_ENC) &&
-		 (rc = nv_readpublic(k, index, &nm)))
-		return rc;
-	if ((rc = owner_send(k, TPM_CC_NV_UndefineSpace, index, &nm, NULL, 0, NULL)))
+	static const struct tpm_name none;
+	int rc = owner_send(k, TPM_CC_NV_UndefineSpace, index, name ? name : &none, NULL, 0, NULL);
+	if (rc)
 		return rc;
 	for (unsigned i = 0; i < CAL_MAX_NV; i++)
 		if (k->nv[i] == index)
@@ -667,27 +647,17 @@ static int op_nvdefine(struct cal *k)
 	return nv_define(k, k->nv_tmp);
 }
 
-static int undefine_tmp(struct cal *k)
-{
-	return nv_undefine(k, k->nv_tmp, NULL);
-}
-
 static int post_nvundefine(struct cal *k)
 {
-	return as_password(k, undefine_tmp);
+	return nv_undefine(k, k->nv_tmp, NULL);
 }
 
 /* NV_UndefineSpace measured: the index is defined (and its Name read, outside
  * the measured call) before each call. */
 static int pre_nvdefine(struct cal *k)
 {
-	uint8_t a = k->auth;
-	k->auth = TPM_AUTH_PASSWORD;
 	int rc = nv_define(k, k->nv_tmp);
-	k->auth = a;
-	if (!rc)
-		rc = nv_readpublic(k, k->nv_tmp, &k->nv_tmp_name);
-	return rc;
+	return rc ? rc : nv_readpublic(k, k->nv_tmp, &k->nv_tmp_name);
 }
 
 static int op_nvundefine(struct cal *k)
@@ -700,13 +670,7 @@ static int op_nvundefine(struct cal *k)
 static int begin_nv(struct cal *k)
 {
 	int rc = nv_free_index(k, 0, &k->nv_index);
-	if (!rc) {
-		uint8_t a = k->auth;
-		k->auth = TPM_AUTH_PASSWORD;
-		rc = nv_define(k, k->nv_index);
-		k->auth = a;
-	}
-	return rc;
+	return rc ? rc : nv_define(k, k->nv_index);
 }
 
 /* Refreshes the index's Name before a kind with an HMAC session. */
@@ -739,24 +703,15 @@ static int op_nvreadpublic(struct cal *k)
 
 static int end_nv(struct cal *k)
 {
-	uint8_t a = k->auth;
-	k->auth = TPM_AUTH_PASSWORD;
-	int rc = nv_undefine(k, k->nv_index, NULL);
-	k->auth = a;
-	return rc;
+	return nv_undefine(k, k->nv_index, NULL);
 }
 
 /* ---- signing ------------------------------------------------------------ */
 
-static int load_sign(struct cal *k)
+static int begin_sign(struct cal *k)
 {
 	int rc = create(k, 1, &k->sig_priv, &k->sig_pub);
 	return rc ? rc : load(k, &k->sig_priv, &k->sig_pub, &k->sig_h, &k->sig_name);
-}
-
-static int begin_sign(struct cal *k)
-{
-	return as_password(k, load_sign);
 }
 
 static int op_sign(struct cal *k)
@@ -974,7 +929,6 @@ static int setup(struct cal *k, struct profile *p)
 	track(k, k->hs.handle);
 	/* Create and Load need a sealed object to exist before they are
 	 * measured in turn. */
-	k->auth = TPM_AUTH_PASSWORD;
 	if ((rc = create(k, 0, &k->seal_priv, &k->seal_pub)))
 		return failed(k, rc, "Create of the sealed object");
 	return 0;
@@ -994,7 +948,6 @@ static void cleanup(struct cal *k)
 		k->res->cleaned++;
 		k->n_handles--;
 	}
-	k->auth = TPM_AUTH_PASSWORD;
 	for (unsigned i = 0; i < CAL_MAX_NV; i++) {
 		if (!k->nv[i])
 			continue;
@@ -1014,15 +967,20 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* One call of kind d with its unmeasured steps around it; *lat gets the
- * time of the measured command (all its attempts). */
+ * time of the measured command (all its attempts). Only that command is
+ * authorised as the kind measures; the steps around it use empty password
+ * sessions. */
 static int measure_one(struct cal *k, const struct kind *d, uint64_t *lat)
 {
 	int rc;
-	k->auth = d->auth;
+	k->auth = TPM_AUTH_PASSWORD;
 	if ((d->begin && (rc = d->begin(k))) || (d->pre && (rc = d->pre(k))))
 		return rc;
+	k->auth = d->auth;
 	k->last_ns = 0;
-	if ((rc = d->op(k)))
+	rc = d->op(k);
+	k->auth = TPM_AUTH_PASSWORD;
+	if (rc)
 		return rc;
 	*lat = k->last_ns;
 	if ((d->post && (rc = d->post(k))) || (d->end && (rc = d->end(k))))
@@ -1078,6 +1036,7 @@ int calibrate_run(const struct calibrate_opts *o, struct profile *p, struct cali
 	memset(res, 0, sizeof *res);
 	if (!k)
 		return -ENOMEM;
+	k->auth = TPM_AUTH_PASSWORD; /* outside a measured command (measure_one) */
 	k->o = o;
 	k->res = res;
 	k->err = err;
