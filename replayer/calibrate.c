@@ -636,10 +636,26 @@ static int nv_undefine(struct cal *k, uint32_t index, const struct tpm_name *nam
 	return 0;
 }
 
+/* The two indices the NV kinds use, found free once: nv_index (NV_Write,
+ * NV_Read, NV_ReadPublic) and nv_tmp (defined and undefined by the
+ * NV_DefineSpace and NV_UndefineSpace kinds). Every kind undefines what it
+ * defined, so they stay free between kinds. */
+static int nv_indices(struct cal *k)
+{
+	if (k->nv_index)
+		return 0;
+	int rc = nv_free_index(k, 0, &k->nv_index);
+	if (!rc)
+		rc = nv_free_index(k, k->nv_index - CAL_NV_BASE + 1, &k->nv_tmp);
+	if (rc)
+		k->nv_index = 0;
+	return rc;
+}
+
 /* NV_DefineSpace measured: an index defined, undefined after each call. */
 static int begin_nvdef(struct cal *k)
 {
-	return nv_free_index(k, 1, &k->nv_tmp);
+	return nv_indices(k);
 }
 
 static int op_nvdefine(struct cal *k)
@@ -669,7 +685,7 @@ static int op_nvundefine(struct cal *k)
  * they are measured, so that its Name no longer changes. */
 static int begin_nv(struct cal *k)
 {
-	int rc = nv_free_index(k, 0, &k->nv_index);
+	int rc = nv_indices(k);
 	return rc ? rc : nv_define(k, k->nv_index);
 }
 
