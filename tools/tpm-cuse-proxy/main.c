@@ -295,14 +295,17 @@ static void *worker_main(void *arg)
 			f->rreq = NULL;
 		}
 		notify_poll(f);
-		file_unref(f);
 		pthread_mutex_unlock(&g.lock);
 
-		/* The client has its answer; now the record. */
+		/* The client has its answer; now the record. It may name the
+		 * backend (g.rec.backend: in front of a tpmrm node, f's own
+		 * transport), so f is released after it: a client that closed
+		 * meanwhile would otherwise have freed that transport. */
 		pthread_mutex_lock(&g.rec_lock);
 		recorder_log(&g.rec, client, 0, cmd, cmd_len, rsp, rsp_len, &tm);
 		pthread_mutex_unlock(&g.rec_lock);
 		pthread_mutex_lock(&g.lock);
+		file_unref(f);
 	}
 	pthread_mutex_unlock(&g.lock);
 	free(rsp);
