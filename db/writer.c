@@ -33,17 +33,16 @@ struct writer {
 	uint32_t mask;
 	uint8_t *ring;
 	uint64_t ring_cap; /* bytes allocated */
-	/* Bytes in use as the ring: RING_START until more than half of it is
-	 * queued at once, then ring_cap (the rest of the allocation is never
-	 * touched, so a recorder of small commands keeps a small RSS). Written
-	 * by the producer, read by the writer for its commit threshold. */
-	_Atomic uint64_t ring_used_cap;
 
 	/* Producer side. A payload at position pos (bytes reserved so far, a
-	 * running count) lies at ring + (pos - p_base) % p_cap. */
+	 * running count) lies at ring + (pos - p_base) % p_cap. p_cap, the
+	 * bytes in use as the ring, is RING_START until more than half of it is
+	 * queued at once, then ring_cap (the rest of the allocation is never
+	 * touched, so a recorder of small commands keeps a small RSS); the
+	 * writer reads it for its commit threshold. */
 	uint64_t p_bytes;
 	uint64_t p_base;
-	uint64_t p_cap;
+	_Atomic uint64_t p_cap;
 	int p_grow; /* more than half of p_cap was queued: grow at the next lap */
 	uint64_t seq;
 	int reserved;
@@ -88,7 +87,7 @@ static void sleep_us(unsigned us)
 static int backlog_full(const struct writer *w, uint64_t h, uint64_t t, uint64_t bytes)
 {
 	return h - t >= BATCH_MIN ||
-	       bytes >= atomic_load_explicit(&w->ring_used_cap, memory_order_relaxed) / 4;
+	       bytes >= atomic_load_explicit(&w->p_cap, memory_order_relaxed) / 4;
 }
 
 /* Consumer: payload bytes of the published records not yet committed. */
@@ -110,10 +109,12 @@ static void writer_wait(struct writer *w, unsigned us)
 		struct timespec ts = {us / 1000000, (long)(us % 1000000) * 1000};
 		ppoll(&pf, 1, &ts, NULL);
 	}
-	atomic_store(&w->armed, 0);
+	/* A producer that took 'armed' wrote (or is about to write) a token:
+	 * take it, or the next sleep would end at once (harmless if it comes
+	 * after this read). After a plain timeout there is none to read. */
 	uint64_t v;
-	if (read(w->wake_fd, &v, sizeof v) < 0) {
-		/* nothing was signalled */
+	if (!atomic_exchange(&w->armed, 0) && read(w->wake_fd, &v, sizeof v) < 0) {
+		/* not written yet */
 	}
 }
 
@@ -122,63 +123,39 @@ static int bind_u(sqlite3_stmt *st, int i, uint64_t v)
 	return sqlite3_bind_int64(st, i, (int64_t)v);
 }
 
+/* v, or NULL when the record does not have it. */
+static int bind_opt(sqlite3_stmt *st, int i, int have, uint64_t v)
+{
+	return have ? bind_u(st, i, v) : sqlite3_bind_null(st, i);
+}
+
 static int insert_command(struct writer *w, const struct rec *r)
 {
 	sqlite3_stmt *st = w->ins_cmd;
 	int i = 1;
+	/* ftrace rows (no_bytes) know no tag, sizes or rc; logs carry no
+	 * timing, so an ordinal stands for time and there is no latency. */
+	int bytes = !r->no_bytes, rsp = r->has_rsp;
+	int latency = rsp && !((r->flags & REC_F_SYNTHETIC_TIME) && r->t_done == r->t_submit);
 	bind_u(st, i++, w->cfg.trace_id);
 	bind_u(st, i++, r->seq);
 	bind_u(st, i++, r->t_submit);
-	if (r->has_rsp) {
-		bind_u(st, i++, r->t_done);
-		/* Logs carry no timing: an ordinal as time, no latency. */
-		if ((r->flags & REC_F_SYNTHETIC_TIME) && r->t_done == r->t_submit)
-			sqlite3_bind_null(st, i++);
-		else
-			bind_u(st, i++, r->t_done - r->t_submit);
-	} else {
-		sqlite3_bind_null(st, i++);
-		sqlite3_bind_null(st, i++);
-	}
+	bind_opt(st, i++, rsp, r->t_done);
+	bind_opt(st, i++, latency, r->t_done - r->t_submit);
 	bind_u(st, i++, r->cc);
 	bind_u(st, i++, r->locality);
-	if (r->no_bytes) {
-		for (int k = 0; k < 4; k++) /* tag, cmd_size, rsp_size, rc: not known */
-			sqlite3_bind_null(st, i++);
-	} else {
-		bind_u(st, i++, r->tag);
-		bind_u(st, i++, r->cmd_size);
-		if (r->has_rsp) {
-			bind_u(st, i++, r->rsp_size);
-			bind_u(st, i++, r->rc);
-		} else {
-			sqlite3_bind_null(st, i++);
-			sqlite3_bind_null(st, i++);
-		}
-	}
-	for (int h = 0; h < 3; h++) {
-		if (h < r->n_handles)
-			bind_u(st, i++, r->handles[h]);
-		else
-			sqlite3_bind_null(st, i++);
-	}
-	if (r->has_rsp_handle)
-		bind_u(st, i++, r->rsp_handle);
-	else
-		sqlite3_bind_null(st, i++);
+	bind_opt(st, i++, bytes, r->tag);
+	bind_opt(st, i++, bytes, r->cmd_size);
+	bind_opt(st, i++, bytes && rsp, r->rsp_size);
+	bind_opt(st, i++, bytes && rsp, r->rc);
+	for (int h = 0; h < 3; h++)
+		bind_opt(st, i++, h < r->n_handles, r->handles[h]);
+	bind_opt(st, i++, r->has_rsp_handle, r->rsp_handle);
 	bind_u(st, i++, r->n_sessions);
-	if (r->n_sessions) {
-		bind_u(st, i++, r->sess_handle);
-		bind_u(st, i++, r->sess_attrs);
-	} else {
-		sqlite3_bind_null(st, i++);
-		sqlite3_bind_null(st, i++);
-	}
+	bind_opt(st, i++, r->n_sessions, r->sess_handle);
+	bind_opt(st, i++, r->n_sessions, r->sess_attrs);
 	bind_u(st, i++, r->auth_kind);
-	if (r->pcr >= 0)
-		bind_u(st, i++, (uint64_t)r->pcr);
-	else
-		sqlite3_bind_null(st, i++);
+	bind_opt(st, i++, r->pcr >= 0, (uint64_t)r->pcr);
 	bind_u(st, i++, r->client_id);
 	bind_u(st, i++, r->flags);
 	if (r->malformed)
@@ -391,12 +368,9 @@ static void *checkpoint_main(void *arg)
 		 * waits for readers of the WAL (a `tpmtrace sql` on the live
 		 * file): with no busy wait it gives up at once and is tried
 		 * again at the next tick instead of stalling the writer. */
-		if (log >= WAL_RESTART_FRAMES && done == log) {
-			sqlite3_busy_timeout(w->ckpt_db, 0);
+		if (log >= WAL_RESTART_FRAMES && done == log)
 			sqlite3_wal_checkpoint_v2(w->ckpt_db, NULL, SQLITE_CHECKPOINT_RESTART, NULL,
 						  NULL);
-			sqlite3_busy_timeout(w->ckpt_db, 1000);
-		}
 		pthread_mutex_lock(&w->ckpt_mu);
 	}
 	pthread_mutex_unlock(&w->ckpt_mu);
@@ -427,6 +401,7 @@ int writer_start(struct writer **out, const struct writer_cfg *cfg, char *err, s
 	*out = NULL;
 	if (!w)
 		goto fail;
+	w->wake_fd = -1;
 	w->cfg = *cfg;
 	if (!w->cfg.queue_slots)
 		w->cfg.queue_slots = 4096;
@@ -448,8 +423,7 @@ int writer_start(struct writer **out, const struct writer_cfg *cfg, char *err, s
 	}
 	w->mask = w->cfg.queue_slots - 1;
 	w->ring_cap = w->cfg.payload_bytes;
-	w->p_cap = w->ring_cap < RING_START ? w->ring_cap : RING_START;
-	atomic_store(&w->ring_used_cap, w->p_cap);
+	atomic_store(&w->p_cap, w->ring_cap < RING_START ? w->ring_cap : RING_START);
 	w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (w->wake_fd < 0) {
 		rc = -errno;
@@ -482,7 +456,9 @@ int writer_start(struct writer **out, const struct writer_cfg *cfg, char *err, s
 	db_exec(w->db, "PRAGMA cache_size=-256", NULL, 0);
 	if (sqlite3_open_v2(cfg->path, &w->ckpt_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
 			    NULL) == SQLITE_OK) {
-		sqlite3_busy_timeout(w->ckpt_db, 1000);
+		/* No busy wait: PASSIVE never waits anyway, and RESTART,
+		 * pending, would hold the writer off (checkpoint_main). */
+		sqlite3_busy_timeout(w->ckpt_db, 0);
 		db_exec(w->ckpt_db, "PRAGMA cache_size=-64", NULL, 0);
 		pthread_condattr_t ca;
 		pthread_condattr_init(&ca);
@@ -526,7 +502,7 @@ fail:
 			checkpoint_stop(w);
 		sqlite3_close(w->ckpt_db);
 		db_close(w->db);
-		if (w->wake_fd > 0)
+		if (w->wake_fd >= 0)
 			close(w->wake_fd);
 		free(w->ring);
 		free(w->slots);
@@ -544,33 +520,32 @@ static int has_room(struct writer *w, uint32_t len, uint64_t *start)
 		return 0;
 	uint64_t c = atomic_load_explicit(&w->c_bytes, memory_order_acquire);
 	uint64_t s = w->p_bytes;
-	if (s + len - c > w->p_cap / 2)
+	uint64_t cap = atomic_load_explicit(&w->p_cap, memory_order_relaxed);
+	if (s + len - c > cap / 2)
 		w->p_grow = 1;
-	uint64_t pos = (s - w->p_base) % w->p_cap;
-	if (w->p_cap - pos < len) {
-		s += w->p_cap - pos; /* keep each payload contiguous */
-		pos = 0;
-	}
-	if (pos == 0 && w->p_grow && w->p_cap < w->ring_cap) {
-		/* At the start of a lap every queued byte lies below p_cap:
-		 * relabel so that s falls at p_cap of the whole allocation.
+	uint64_t pos = (s - w->p_base) % cap;
+	for (;;) { /* at most twice: once more after growing */
+		if (cap - pos < len) {
+			s += cap - pos; /* keep each payload contiguous */
+			pos = 0;
+		}
+		if (pos != 0 || !w->p_grow || cap == w->ring_cap)
+			break;
+		/* At the start of a lap every queued byte lies below cap:
+		 * relabel so that s falls at cap of the whole allocation.
 		 * Later positions then reach a byte of the old region only
 		 * after a full lap of ring_cap, which the check below makes
 		 * wait until every byte queued there is released. p_bytes
 		 * moves to s now, whether or not this record fits: a position
 		 * before s would map into the old lap's tail, which may still
 		 * hold bytes queued one lap earlier. */
-		w->p_base = s - w->p_cap;
+		w->p_base = s - cap;
 		w->p_bytes = s;
-		pos = w->p_cap;
-		w->p_cap = w->ring_cap;
-		atomic_store_explicit(&w->ring_used_cap, w->p_cap, memory_order_relaxed);
-		if (w->p_cap - pos < len) {
-			s += w->p_cap - pos;
-			pos = 0;
-		}
+		pos = cap;
+		cap = w->ring_cap;
+		atomic_store_explicit(&w->p_cap, cap, memory_order_relaxed);
 	}
-	if (s + len - c > w->p_cap)
+	if (s + len - c > cap)
 		return 0;
 	*start = s;
 	return 1;
@@ -602,7 +577,8 @@ struct rec *writer_reserve(struct writer *w, uint8_t type, uint32_t payload_len)
 	r->type = type;
 	r->seq = seq;
 	r->pcr = -1;
-	r->payload = w->ring + (start - w->p_base) % w->p_cap;
+	r->payload =
+	    w->ring + (start - w->p_base) % atomic_load_explicit(&w->p_cap, memory_order_relaxed);
 	w->p_bytes = start + payload_len;
 	r->payload_end = w->p_bytes;
 	w->reserved = 1;
@@ -661,7 +637,7 @@ void writer_get_stats(struct writer *w, struct writer_stats *st)
 	st->dropped_commands = atomic_load(&w->q_dropped_cmds) + atomic_load(&w->db_dropped_cmds);
 	st->batches = atomic_load(&w->batches);
 	st->failed_batches = atomic_load(&w->failed);
-	st->ring_bytes = atomic_load(&w->ring_used_cap);
+	st->ring_bytes = atomic_load(&w->p_cap);
 }
 
 int writer_stop(struct writer *w, const char *status, struct writer_stats *final)
