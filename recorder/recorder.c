@@ -236,7 +236,8 @@ uint32_t recorder_client_pid(struct recorder *r, pid_t pid, uid_t uid)
 	k->is_pid = 1;
 	k->pid = pid;
 	k->uid = uid;
-	pid_comm(pid, k->comm, sizeof k->comm);
+	if (r->w) /* nothing reads it when nothing is recorded (--forward-only) */
+		pid_comm(pid, k->comm, sizeof k->comm);
 	k->id = ++r->next_client;
 	store_client(r, k);
 	return k->id;
@@ -250,11 +251,9 @@ uint32_t recorder_client_peer(struct recorder *r, const char *peer)
 		if (!k->is_pid && !strcmp(k->peer, peer))
 			return k->id;
 	}
-	struct recorder_client_key *k = slot_for_new(r);
-	snprintf(k->peer, sizeof k->peer, "%s", peer);
-	k->id = ++r->next_client;
-	store_client(r, k);
-	return k->id;
+	uint32_t id = ++r->next_client;
+	recorder_client_add(r, id, peer, 0);
+	return id;
 }
 
 void recorder_client_add(struct recorder *r, uint32_t id, const char *peer, uint64_t t_first)
