@@ -110,17 +110,6 @@ static void test_acceptance(void)
 	profile_release(&prof);
 }
 
-static int on_cmd(void *ctx, const struct pol_cmd *c, uint64_t ts, uint64_t td, int64_t lat)
-{
-	return predict_cmd(ctx, c, ts, td, lat);
-}
-
-static int on_event(void *ctx, const char *kind, const char *detail)
-{
-	int ev = policy_event_from_kind(kind);
-	return ev ? predict_event(ctx, (enum pol_event)ev) : 0;
-}
-
 /* A trace in a real database: two userspace GetCapability calls between
  * kernel extends, a suspend event, 1 ms gaps. */
 static void test_stream(void)
@@ -175,9 +164,8 @@ static void test_stream(void)
 	load_presets(pols, &n);
 	struct predictor *pr = malloc(sizeof *pr);
 	CHECK(predict_init(pr, &prof, pols, n) == 0, "init");
-	struct trace_stream_ops ops = {.cmd = on_cmd, .event = on_event};
 	uint64_t got = 0;
-	CHECK(trace_stream(db, id, &ops, pr, &got, err, sizeof err) == 0, "%s", err);
+	CHECK(trace_stream_predict(db, id, pr, &got, err, sizeof err) == 0, "%s", err);
 	CHECK(got == 5, "streamed %llu", (unsigned long long)got);
 	predict_finish(pr);
 	/* Gaps: commands of 9 ms start every 10 ms by seq; seq 5 is the event,
@@ -191,11 +179,11 @@ static void test_stream(void)
 	CHECK(cc_count(k612, TPM_CC_StartAuthSession) == 3, "6.12 sessions %llu",
 	      (unsigned long long)cc_count(k612, TPM_CC_StartAuthSession));
 	CHECK(cc_count(k612, TPM_CC_GetCapability) == 1, "user command passed through");
-	free(pr);
 
-	CHECK(trace_stream(db, id + 100, &ops, NULL, &got, err, sizeof err) == -ENOENT &&
+	CHECK(trace_stream_predict(db, id + 100, pr, &got, err, sizeof err) == -ENOENT &&
 		  strstr(err, "no trace"),
 	      "missing trace: %s", err);
+	free(pr);
 	profile_release(&prof);
 	db_close(db);
 	unlink(path);
