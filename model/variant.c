@@ -78,21 +78,20 @@ int tpm_cmd_variant(const uint8_t *cmd, size_t len)
 	return tpm_cmd_variant_of(&c, cmd, len);
 }
 
-int tpm_cmd_variant_of(const struct tpm_cmd *cd, const uint8_t *cmd, size_t len)
+int tpm_cmd_variant_of(const struct tpm_cmd *c, const uint8_t *cmd, size_t len)
 {
-	const struct tpm_cmd c = *cd;
 	struct wire_rd r;
 	uint16_t sz;
 
-	if (c.malformed || !tpm_cc_has_variant(c.cc))
+	if (c->malformed || !tpm_cc_has_variant(c->cc))
 		return POL_VAR_NONE;
 	wire_rd_init(&r, cmd, len);
-	wire_skip(&r, c.param_off);
-	if (c.cc == TPM_CC_StartAuthSession) {
+	wire_skip(&r, c->param_off);
+	if (c->cc == TPM_CC_StartAuthSession) {
 		/* Part 3 11.1: tpmKey TPM_RH_NULL means no salt. An ECC salt is a
 		 * TPMS_ECC_POINT, two TPM2Bs filling encryptedSalt; anything else
 		 * is an RSA-OAEP secret. */
-		if (c.handles[0] == TPM_RH_NULL)
+		if (c->handles[0] == TPM_RH_NULL)
 			return POL_VAR_UNSALTED;
 		wire_tpm2b(&r, &sz); /* nonceCaller */
 		const uint8_t *salt = wire_tpm2b(&r, &sz);
