@@ -681,18 +681,20 @@ static int op_nvundefine(struct cal *k)
 	return nv_undefine(k, k->nv_tmp, &k->nv_tmp_name);
 }
 
-/* The index NV_Write, NV_Read and NV_ReadPublic use; written once before
- * they are measured, so that its Name no longer changes. */
+static int op_nvwrite(struct cal *k);
+
+/* The index NV_Write, NV_Read and NV_ReadPublic use, defined and written
+ * once before they are measured: every measured NV_Write is then a rewrite,
+ * whatever its authorisation, and the Name (TPMA_NV_WRITTEN set) no longer
+ * changes. */
 static int begin_nv(struct cal *k)
 {
 	int rc = nv_indices(k);
-	return rc ? rc : nv_define(k, k->nv_index);
-}
-
-/* Refreshes the index's Name before a kind with an HMAC session. */
-static int begin_nv_name(struct cal *k)
-{
-	return nv_readpublic(k, k->nv_index, &k->nv_name);
+	if (!rc)
+		rc = nv_define(k, k->nv_index);
+	if (!rc)
+		rc = op_nvwrite(k);
+	return rc ? rc : nv_readpublic(k, k->nv_index, &k->nv_name);
 }
 
 static int op_nvwrite(struct cal *k)
@@ -844,7 +846,7 @@ static const struct kind kinds[] = {
     {"NV_UndefineSpace hmac", TPM_CC_NV_UndefineSpace, HMAC, "-", 1, begin_nvdef, pre_nvdefine,
      op_nvundefine, NULL, NULL},
     {"NV_Write", TPM_CC_NV_Write, PW, "-", 1, begin_nv, NULL, op_nvwrite, NULL, NULL},
-    {"NV_Write hmac", TPM_CC_NV_Write, HMAC, "-", 1, begin_nv_name, NULL, op_nvwrite, NULL, NULL},
+    {"NV_Write hmac", TPM_CC_NV_Write, HMAC, "-", 1, NULL, NULL, op_nvwrite, NULL, NULL},
     {"NV_Write hmac+enc", TPM_CC_NV_Write, HMAC_ENC, "-", 1, NULL, NULL, op_nvwrite, NULL, NULL},
     {"NV_Read", TPM_CC_NV_Read, PW, "-", 1, NULL, NULL, op_nvread, NULL, NULL},
     {"NV_Read hmac", TPM_CC_NV_Read, HMAC, "-", 1, NULL, NULL, op_nvread, NULL, NULL},
