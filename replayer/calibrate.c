@@ -65,7 +65,6 @@ struct cal {
 	struct tpm_name seal_name, sig_name;
 	uint32_t seal_h, sig_h, tmp_h;
 	uint32_t counter;
-	uint8_t buf[TPM_MAX_MESSAGE];
 	char *err;
 	size_t errlen;
 };
@@ -102,36 +101,16 @@ static int flush(struct cal *k, uint32_t h)
 	return rc;
 }
 
-/* A command header, handles and npw empty password sessions (Part 1 19.6.5:
- * TPM_RS_PW, empty nonce, attributes 0, empty password). */
+/* A command in k->t's buffer: header, handles and npw empty password
+ * sessions; the parameters follow, then tpmconn_cmd_send. */
 static void cmd_start(struct cal *k, struct wire_wr *w, uint32_t cc, const uint32_t *h, unsigned nh,
 		      unsigned npw)
 {
-	wire_wr_init(w, k->buf, sizeof k->buf);
-	wire_wr_u16(w, npw ? TPM_ST_SESSIONS : TPM_ST_NO_SESSIONS);
-	wire_wr_u32(w, 0);
-	wire_wr_u32(w, cc);
+	tpmconn_cmd_begin(&k->t, w, npw ? TPM_ST_SESSIONS : TPM_ST_NO_SESSIONS, cc);
 	for (unsigned i = 0; i < nh; i++)
 		wire_wr_u32(w, h[i]);
-	if (npw) {
-		wire_wr_u32(w, 9 * npw);
-		for (unsigned i = 0; i < npw; i++) {
-			wire_wr_u32(w, TPM_RS_PW);
-			wire_wr_u16(w, 0);
-			wire_wr_u8(w, 0);
-			wire_wr_u16(w, 0);
-		}
-	}
-}
-
-/* Sends; 0, -errno, or the TPM's response code. */
-static int cmd_send(struct cal *k, struct wire_wr *w)
-{
-	if (w->err)
-		return -ENOBUFS;
-	wire_put_u32(k->buf + 2, (uint32_t)w->off);
-	int rc = tpmconn_xfer(&k->t, k->buf, w->off);
-	return rc ? rc : tpmconn_rc(&k->t);
+	if (npw)
+		tpmconn_wr_pw_auth(w, npw);
 }
 
 /* A reader at the response parameters; *handle gets the returned handle. */
@@ -188,16 +167,10 @@ static int auth_send(struct cal *k, uint32_t cc, const uint32_t *h, const struct
 	struct wire_wr w;
 	cmd_start(k, &w, cc, h, nh, k->auth == TPM_AUTH_PASSWORD ? nauth : 0);
 	wire_wr_bytes(&w, p, plen);
-	if ((rc = cmd_send(k, &w)))
+	if ((rc = tpmconn_cmd_send(&k->t, &w)))
 		return rc;
-	wire_rd_init(r, k->t.rsp, k->t.rsp_len);
-	uint16_t tag = wire_u16(r);
-	wire_skip(r, 8);
-	uint32_t hh = ci->handles_out ? wire_u32(r) : 0;
-	if (rh && ci->handles_out)
-		*rh = hh;
-	if (tag == TPM_ST_SESSIONS)
-		wire_u32(r); /* parameterSize */
+	uint32_t hh;
+	rsp_params(k, r, ci->handles_out ? rh ? rh : &hh : NULL);
 	return r->err ? -EPROTO : 0;
 }
 
@@ -239,7 +212,7 @@ static int op_getcap(struct cal *k)
 	wire_wr_u32(&w, 6);	/* TPM_CAP_TPM_PROPERTIES */
 	wire_wr_u32(&w, 0x100); /* PT_FIXED */
 	wire_wr_u32(&w, 8);
-	return cmd_send(k, &w);
+	return tpmconn_cmd_send(&k->t, &w);
 }
 
 /* GetRandom of 16 bytes; hmac+enc: through the HMAC session with encrypt,
@@ -258,7 +231,7 @@ static int op_pcrread(struct cal *k)
 	struct wire_wr w;
 	cmd_start(k, &w, TPM_CC_PCR_Read, NULL, 0, 0);
 	wr_pcr_sel(&w);
-	return cmd_send(k, &w);
+	return tpmconn_cmd_send(&k->t, &w);
 }
 
 static int op_extend_pw(struct cal *k)
@@ -271,7 +244,7 @@ static int op_extend_pw(struct cal *k)
 	wire_wr_u32(&w, 1); /* TPML_DIGEST_VALUES */
 	wire_wr_u16(&w, TPM_ALG_SHA256);
 	wire_wr_bytes(&w, d, sizeof d);
-	return cmd_send(k, &w);
+	return tpmconn_cmd_send(&k->t, &w);
 }
 
 static int op_extend_hmac(struct cal *k)
@@ -296,7 +269,7 @@ static int start_unsalted(struct cal *k, uint8_t type, uint32_t *h)
 	wire_wr_u8(&w, type);
 	wire_wr_u16(&w, TPM_ALG_NULL);
 	wire_wr_u16(&w, TPM_ALG_SHA256);
-	int rc = cmd_send(k, &w);
+	int rc = tpmconn_cmd_send(&k->t, &w);
 	if (rc)
 		return rc;
 	rsp_params(k, &r, h);
@@ -428,7 +401,7 @@ static int op_readpublic(struct cal *k)
 {
 	struct wire_wr w;
 	cmd_start(k, &w, TPM_CC_ReadPublic, &k->nk.handle, 1, 0);
-	return cmd_send(k, &w);
+	return tpmconn_cmd_send(&k->t, &w);
 }
 
 /* TPM2_Create (Part 3 12.1) under the null key, as k->auth; keeps the two
@@ -550,14 +523,14 @@ static int op_policypcr(struct cal *k)
 	cmd_start(k, &w, TPM_CC_PolicyPCR, &k->ps, 1, 0);
 	wire_wr_u16(&w, 0); /* pcrDigest: the TPM's current value */
 	wr_pcr_sel(&w);
-	return cmd_send(k, &w);
+	return tpmconn_cmd_send(&k->t, &w);
 }
 
 static int op_policydigest(struct cal *k)
 {
 	struct wire_wr w;
 	cmd_start(k, &w, TPM_CC_PolicyGetDigest, &k->ps, 1, 0);
-	return cmd_send(k, &w);
+	return tpmconn_cmd_send(&k->t, &w);
 }
 
 static int end_policy(struct cal *k)
@@ -575,7 +548,7 @@ static int nv_readpublic(struct cal *k, uint32_t index, struct tpm_name *name)
 	struct wire_rd r;
 	uint16_t n;
 	cmd_start(k, &w, TPM_CC_NV_ReadPublic, &index, 1, 0);
-	int rc = cmd_send(k, &w);
+	int rc = tpmconn_cmd_send(&k->t, &w);
 	if (rc || !name)
 		return rc;
 	rsp_params(k, &r, NULL);
@@ -892,7 +865,7 @@ static void identify(struct cal *k, struct profile *p)
 	wire_wr_u32(&w, 6);
 	wire_wr_u32(&w, 0x105);
 	wire_wr_u32(&w, 8);
-	if (cmd_send(k, &w))
+	if (tpmconn_cmd_send(&k->t, &w))
 		return;
 	rsp_params(k, &r, NULL);
 	wire_u8(&r);  /* moreData */
@@ -931,7 +904,7 @@ static int setup(struct cal *k, struct profile *p)
 	int rc;
 	cmd_start(k, &w, TPM_CC_Startup, NULL, 0, 0);
 	wire_wr_u16(&w, 0); /* TPM_SU_CLEAR */
-	rc = cmd_send(k, &w);
+	rc = tpmconn_cmd_send(&k->t, &w);
 	if (rc && rc != TPM_RC_INITIALIZE)
 		return failed(k, rc, "Startup");
 	identify(k, p);

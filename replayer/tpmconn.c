@@ -91,8 +91,7 @@ int tpmconn_rc(const struct tpmconn *t)
 	return rc > 0x7fffffffu ? -EPROTO : (int)rc;
 }
 
-/* Starts a command in t->cmd; the size is patched by cmd_send. */
-static void cmd_begin(struct tpmconn *t, struct wire_wr *w, uint16_t tag, uint32_t cc)
+void tpmconn_cmd_begin(struct tpmconn *t, struct wire_wr *w, uint16_t tag, uint32_t cc)
 {
 	wire_wr_init(w, t->cmd, sizeof(t->cmd));
 	wire_wr_u16(w, tag);
@@ -100,14 +99,24 @@ static void cmd_begin(struct tpmconn *t, struct wire_wr *w, uint16_t tag, uint32
 	wire_wr_u32(w, cc);
 }
 
-/* Sends t->cmd; 0 only if the TPM answered TPM_RC_SUCCESS. */
-static int cmd_send(struct tpmconn *t, struct wire_wr *w)
+int tpmconn_cmd_send(struct tpmconn *t, struct wire_wr *w)
 {
 	if (w->err)
 		return -ENOBUFS;
 	wire_put_u32(t->cmd + 2, (uint32_t)w->off);
 	int rc = tpmconn_xfer(t, t->cmd, w->off);
 	return rc ? rc : tpmconn_rc(t);
+}
+
+void tpmconn_wr_pw_auth(struct wire_wr *w, unsigned n)
+{
+	wire_wr_u32(w, 9 * n);
+	for (unsigned i = 0; i < n; i++) {
+		wire_wr_u32(w, TPM_RS_PW);
+		wire_wr_u16(w, 0);
+		wire_wr_u8(w, 0);
+		wire_wr_u16(w, 0);
+	}
 }
 
 /* A response reader positioned after the header. */
@@ -156,14 +165,9 @@ int tpmconn_create_null_primary(struct tpmconn *t, struct sess_crypto *c, uint32
 	struct wire_wr w;
 	struct wire_rd r;
 	uint16_t n;
-	cmd_begin(t, &w, TPM_ST_SESSIONS, TPM_CC_CreatePrimary);
+	tpmconn_cmd_begin(t, &w, TPM_ST_SESSIONS, TPM_CC_CreatePrimary);
 	wire_wr_u32(&w, hierarchy);
-	/* empty password authorization (Part 1 19.8.4) */
-	wire_wr_u32(&w, 9);
-	wire_wr_u32(&w, TPM_RS_PW);
-	wire_wr_u16(&w, 0);
-	wire_wr_u8(&w, 0);
-	wire_wr_u16(&w, 0);
+	tpmconn_wr_pw_auth(&w, 1);
 	/* TPM2B_SENSITIVE_CREATE: empty userAuth and data */
 	wire_wr_u16(&w, 4);
 	wire_wr_u16(&w, 0);
@@ -185,7 +189,7 @@ int tpmconn_create_null_primary(struct tpmconn *t, struct sess_crypto *c, uint32
 	wire_wr_u16(&w, 0);	       /* unique.y */
 	wire_wr_u16(&w, 0);	       /* outsideInfo */
 	wire_wr_u32(&w, 0);	       /* creationPCR: empty TPML_PCR_SELECTION */
-	int rc = cmd_send(t, &w);
+	int rc = tpmconn_cmd_send(t, &w);
 	if (rc)
 		return rc;
 	rsp_reader(t, &r);
@@ -217,9 +221,9 @@ int tpmconn_read_public(struct tpmconn *t, struct sess_crypto *c, uint32_t handl
 	struct wire_wr w;
 	struct wire_rd r;
 	uint16_t n;
-	cmd_begin(t, &w, TPM_ST_NO_SESSIONS, TPM_CC_ReadPublic);
+	tpmconn_cmd_begin(t, &w, TPM_ST_NO_SESSIONS, TPM_CC_ReadPublic);
 	wire_wr_u32(&w, handle);
-	int rc = cmd_send(t, &w);
+	int rc = tpmconn_cmd_send(t, &w);
 	if (rc)
 		return rc;
 	rsp_reader(t, &r);
@@ -241,9 +245,9 @@ int tpmconn_read_public(struct tpmconn *t, struct sess_crypto *c, uint32_t handl
 int tpmconn_context_save(struct tpmconn *t, uint32_t handle, uint8_t *blob, size_t cap, size_t *len)
 {
 	struct wire_wr w;
-	cmd_begin(t, &w, TPM_ST_NO_SESSIONS, TPM_CC_ContextSave);
+	tpmconn_cmd_begin(t, &w, TPM_ST_NO_SESSIONS, TPM_CC_ContextSave);
 	wire_wr_u32(&w, handle);
-	int rc = cmd_send(t, &w);
+	int rc = tpmconn_cmd_send(t, &w);
 	if (rc)
 		return rc;
 	size_t n = t->rsp_len - TPM_HEADER_SIZE;
@@ -258,9 +262,9 @@ int tpmconn_context_load(struct tpmconn *t, const uint8_t *blob, size_t len, uin
 {
 	struct wire_wr w;
 	struct wire_rd r;
-	cmd_begin(t, &w, TPM_ST_NO_SESSIONS, TPM_CC_ContextLoad);
+	tpmconn_cmd_begin(t, &w, TPM_ST_NO_SESSIONS, TPM_CC_ContextLoad);
 	wire_wr_bytes(&w, blob, len);
-	int rc = cmd_send(t, &w);
+	int rc = tpmconn_cmd_send(t, &w);
 	if (rc)
 		return rc;
 	rsp_reader(t, &r);
@@ -271,9 +275,9 @@ int tpmconn_context_load(struct tpmconn *t, const uint8_t *blob, size_t len, uin
 int tpmconn_flush(struct tpmconn *t, uint32_t handle)
 {
 	struct wire_wr w;
-	cmd_begin(t, &w, TPM_ST_NO_SESSIONS, TPM_CC_FlushContext);
+	tpmconn_cmd_begin(t, &w, TPM_ST_NO_SESSIONS, TPM_CC_FlushContext);
 	wire_wr_u32(&w, handle); /* flushHandle is a parameter (Part 3 28.4) */
-	return cmd_send(t, &w);
+	return tpmconn_cmd_send(t, &w);
 }
 
 int tpmconn_start_salted(struct tpmconn *t, struct sess_crypto *c,
@@ -297,7 +301,7 @@ int tpmconn_start_salted(struct tpmconn *t, struct sess_crypto *c,
 			    tpm_key->ylen, salt, secret, sizeof(secret), &slen);
 	if (rc)
 		goto out;
-	cmd_begin(t, &w, TPM_ST_NO_SESSIONS, TPM_CC_StartAuthSession);
+	tpmconn_cmd_begin(t, &w, TPM_ST_NO_SESSIONS, TPM_CC_StartAuthSession);
 	wire_wr_u32(&w, tpm_key->handle);
 	wire_wr_u32(&w, TPM_RH_NULL); /* bind */
 	wire_wr_tpm2b(&w, nonce, sizeof(nonce));
@@ -307,7 +311,7 @@ int tpmconn_start_salted(struct tpmconn *t, struct sess_crypto *c,
 	wire_wr_u16(&w, 128);
 	wire_wr_u16(&w, TPM_ALG_CFB);
 	wire_wr_u16(&w, TPM_ALG_SHA256); /* authHash */
-	rc = cmd_send(t, &w);
+	rc = tpmconn_cmd_send(t, &w);
 	if (rc)
 		goto out;
 	rsp_reader(t, &r);
@@ -387,12 +391,12 @@ int tpmconn_pcr_read(struct tpmconn *t, uint16_t hash_alg, uint32_t pcr, uint8_t
 	if (pcr >= 24)
 		return -EINVAL;
 	sel[pcr / 8] = (uint8_t)(1u << (pcr % 8));
-	cmd_begin(t, &w, TPM_ST_NO_SESSIONS, TPM_CC_PCR_Read);
+	tpmconn_cmd_begin(t, &w, TPM_ST_NO_SESSIONS, TPM_CC_PCR_Read);
 	wire_wr_u32(&w, 1); /* TPML_PCR_SELECTION */
 	wire_wr_u16(&w, hash_alg);
 	wire_wr_u8(&w, 3);
 	wire_wr_bytes(&w, sel, 3);
-	int rc = cmd_send(t, &w);
+	int rc = tpmconn_cmd_send(t, &w);
 	if (rc)
 		return rc;
 	rsp_reader(t, &r);

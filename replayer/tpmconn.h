@@ -65,6 +65,17 @@ int tpmconn_rc(const struct tpmconn *t);
 /* TPM_RC_RETRY, TPM_RC_YIELDED, TPM_RC_TESTING: "send it again". */
 int tpmconn_rc_is_retry(uint32_t rc);
 
+/* Commands marshalled by the caller, in t->cmd: begun with tag and code (the
+ * size is patched when sent), then handles, an authorization area and the
+ * parameters written to w. Sending returns 0 only if the TPM answered
+ * TPM_RC_SUCCESS, else -errno or its response code. */
+struct wire_wr;
+void tpmconn_cmd_begin(struct tpmconn *t, struct wire_wr *w, uint16_t tag, uint32_t cc);
+int tpmconn_cmd_send(struct tpmconn *t, struct wire_wr *w);
+/* An authorization area of n empty password sessions (Part 1 19.6.5:
+ * TPM_RS_PW, empty nonce, attributes 0, empty password). */
+void tpmconn_wr_pw_auth(struct wire_wr *w, unsigned n);
+
 /* TPM2_CreatePrimary (Part 3 24.1) of the kernel's null key in `hierarchy`
  * (TPM_RH_NULL for the kernel) with an empty password session; fills key (the
  * Name is computed here and compared with the one the TPM returns). */
