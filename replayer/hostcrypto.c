@@ -9,6 +9,7 @@
 #include "model/decode.h"
 #include "model/wire.h"
 #include "replayer/session.h"
+#include "replayer/tpmconn.h"
 
 #define HC_BATCHES  5
 #define HC_BATCH_NS 200000 /* a batch lasts at least 0.2 ms */
@@ -192,19 +193,7 @@ int host_crypto_measure(struct pred_host *out)
 	/* An ECC P-256 public area as the kernel's null key has (Part 2
 	 * 12.2.4): its Name is what a name lookup hashes. */
 	wire_wr_init(&w, h->pub, sizeof h->pub);
-	wire_wr_u16(&w, 2 + 2 + 4 + 2 + 6 + 2 + 2 + 2 + 2 + 32 + 2 + 32);
-	wire_wr_u16(&w, TPM_ALG_ECC);
-	wire_wr_u16(&w, TPM_ALG_SHA256);
-	wire_wr_u32(&w, 0x00030472u);
-	wire_wr_u16(&w, 0);
-	wire_wr_u16(&w, TPM_ALG_AES);
-	wire_wr_u16(&w, 128);
-	wire_wr_u16(&w, TPM_ALG_CFB);
-	wire_wr_u16(&w, TPM_ALG_NULL);
-	wire_wr_u16(&w, TPM_ECC_NIST_P256);
-	wire_wr_u16(&w, TPM_ALG_NULL);
-	wire_wr_tpm2b(&w, p256_gx, 32);
-	wire_wr_tpm2b(&w, p256_gy, 32);
+	tpmconn_wr_null_key_public(&w, p256_gx, 32, p256_gy, 32);
 	h->pub_len = w.off;
 	if (w.err) {
 		rc = -ENOBUFS;

@@ -159,6 +159,25 @@ static int ecc_public(struct sess_crypto *c, const uint8_t *tpm2b, size_t len,
 	return sess_name_public(c, tpm2b, len, &key->name);
 }
 
+void tpmconn_wr_null_key_public(struct wire_wr *w, const uint8_t *x, size_t xl, const uint8_t *y,
+				size_t yl)
+{
+	wire_wr_u16(w, (uint16_t)(2 + 2 + 4 + 2 + 6 + 2 + 2 + 2 + 2 + xl + 2 + yl));
+	wire_wr_u16(w, TPM_ALG_ECC);
+	wire_wr_u16(w, TPM_ALG_SHA256);
+	wire_wr_u32(w, NULL_KEY_ATTRS);
+	wire_wr_u16(w, 0); /* authPolicy */
+	wire_wr_u16(w, TPM_ALG_AES);
+	wire_wr_u16(w, 128);
+	wire_wr_u16(w, TPM_ALG_CFB);
+	wire_wr_u16(w, TPM_ALG_NULL); /* scheme */
+	wire_wr_u16(w, TPM_ECC_NIST_P256);
+	wire_wr_u16(w, TPM_ALG_NULL); /* kdf */
+	/* unique */
+	wire_wr_tpm2b(w, x ? x : (const uint8_t *)"", (uint16_t)xl);
+	wire_wr_tpm2b(w, y ? y : (const uint8_t *)"", (uint16_t)yl);
+}
+
 int tpmconn_create_null_primary(struct tpmconn *t, struct sess_crypto *c, uint32_t hierarchy,
 				struct tpm_ecc_key *key)
 {
@@ -172,23 +191,10 @@ int tpmconn_create_null_primary(struct tpmconn *t, struct sess_crypto *c, uint32
 	wire_wr_u16(&w, 4);
 	wire_wr_u16(&w, 0);
 	wire_wr_u16(&w, 0);
-	/* TPM2B_PUBLIC inPublic: TCG "H" template for ECC P-256 storage keys
-	 * with empty unique (Provisioning Guidance), as the kernel sends it */
-	wire_wr_u16(&w, 2 + 2 + 4 + 2 + 6 + 2 + 2 + 2 + 4);
-	wire_wr_u16(&w, TPM_ALG_ECC);
-	wire_wr_u16(&w, TPM_ALG_SHA256);
-	wire_wr_u32(&w, NULL_KEY_ATTRS);
-	wire_wr_u16(&w, 0); /* authPolicy */
-	wire_wr_u16(&w, TPM_ALG_AES);
-	wire_wr_u16(&w, 128);
-	wire_wr_u16(&w, TPM_ALG_CFB);
-	wire_wr_u16(&w, TPM_ALG_NULL); /* scheme */
-	wire_wr_u16(&w, TPM_ECC_NIST_P256);
-	wire_wr_u16(&w, TPM_ALG_NULL); /* kdf */
-	wire_wr_u16(&w, 0);	       /* unique.x */
-	wire_wr_u16(&w, 0);	       /* unique.y */
-	wire_wr_u16(&w, 0);	       /* outsideInfo */
-	wire_wr_u32(&w, 0);	       /* creationPCR: empty TPML_PCR_SELECTION */
+	/* TPM2B_PUBLIC inPublic with empty unique, as the kernel sends it */
+	tpmconn_wr_null_key_public(&w, NULL, 0, NULL, 0);
+	wire_wr_u16(&w, 0); /* outsideInfo */
+	wire_wr_u32(&w, 0); /* creationPCR: empty TPML_PCR_SELECTION */
 	int rc = tpmconn_cmd_send(t, &w);
 	if (rc)
 		return rc;

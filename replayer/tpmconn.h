@@ -76,6 +76,13 @@ int tpmconn_cmd_send(struct tpmconn *t, struct wire_wr *w);
  * TPM_RS_PW, empty nonce, attributes 0, empty password). */
 void tpmconn_wr_pw_auth(struct wire_wr *w, unsigned n);
 
+/* The TPM2B_PUBLIC of the kernel's null key: the TCG "H" template for ECC
+ * P-256 storage keys (Provisioning Guidance; restricted decrypt, AES-128-CFB,
+ * noDA, fixedTPM/fixedParent, sensitiveDataOrigin, userWithAuth) with the
+ * point x, y as unique (empty, xl = yl = 0, in a CreatePrimary). */
+void tpmconn_wr_null_key_public(struct wire_wr *w, const uint8_t *x, size_t xl, const uint8_t *y,
+				size_t yl);
+
 /* TPM2_CreatePrimary (Part 3 24.1) of the kernel's null key in `hierarchy`
  * (TPM_RH_NULL for the kernel) with an empty password session; fills key (the
  * Name is computed here and compared with the one the TPM returns). */
