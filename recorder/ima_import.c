@@ -381,9 +381,7 @@ static int finish_entry(struct parser *ps, struct ima_entry *e, ima_entry_fn cb)
 
 static int truncated(struct parser *ps, uint64_t index, uint64_t off, size_t have, size_t need)
 {
-	ps->res->truncated = 1;
-	ps->res->trunc_offset = off;
-	ps->res->trunc_bytes = have;
+	ps->res->tail = (struct log_tail){1, off, have};
 	say(ps, 0,
 	    "%s: truncated record at offset %llu (entry %llu): the file ends %zu bytes into a "
 	    "record of at least %zu bytes; those bytes are ignored",
@@ -877,5 +875,5 @@ int ima_import_file(const char *path, const struct ima_import_cfg *cfg, int64_t 
 	*trace_id = ic.sink.trace_id;
 	rc = ima_parse(&rd, &c2.opts, import_entry, import_msg, &ic, res, err, errlen);
 	return log_import_end(&ic.sink, &rd, rc, cfg->db_path, path, cfg->strict, "record",
-			      res->truncated, res->trunc_offset, res->trunc_bytes, err, errlen);
+			      &res->tail, err, errlen);
 }

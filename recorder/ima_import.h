@@ -63,9 +63,7 @@ struct ima_result {
 	int ascii;
 	int big_endian;
 	uint16_t list_alg;
-	int truncated; /* the input ends inside a record */
-	uint64_t trunc_offset;
-	uint64_t trunc_bytes;
+	struct log_tail tail; /* the input ends inside a record */
 };
 
 /* Parses the whole list, calling cb per entry. Returns 0 (warnings went to

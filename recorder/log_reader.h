@@ -13,6 +13,13 @@
 
 #define LOG_RD_MAX_RECORD (16u << 20) /* one record or line: 16 MiB at most */
 
+/* Where a log ends inside a record: its offset and the bytes there. */
+struct log_tail {
+	int truncated;
+	uint64_t offset;
+	uint64_t bytes;
+};
+
 struct log_rd {
 	FILE *f; /* NULL when reading from memory */
 	uint8_t *buf;

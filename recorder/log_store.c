@@ -188,13 +188,13 @@ int log_import_begin(struct log_sink *s, struct log_rd *rd, const char *db_path,
 }
 
 int log_import_end(struct log_sink *s, struct log_rd *rd, int rc, const char *db_path,
-		   const char *path, int strict, const char *unit, int truncated, uint64_t off,
-		   uint64_t bytes, char *err, size_t errlen)
+		   const char *path, int strict, const char *unit, const struct log_tail *tail,
+		   char *err, size_t errlen)
 {
-	if (!rc && truncated && strict) {
+	if (!rc && tail->truncated && strict) {
 		snprintf(err, errlen,
 			 "%s: truncated %s at offset %llu (%llu trailing bytes) (--strict)", path,
-			 unit, (unsigned long long)off, (unsigned long long)bytes);
+			 unit, (unsigned long long)tail->offset, (unsigned long long)tail->bytes);
 		rc = -EBADMSG;
 	}
 	int src = log_sink_close(s, rc ? "incomplete" : "complete", NULL);

@@ -53,12 +53,11 @@ int log_import_begin(struct log_sink *s, struct log_rd *rd, const char *db_path,
 		     const char *kind, const char *path, const char *notes, char *err,
 		     size_t errlen);
 /* Ends it, rc being its result so far. Under strict, a truncated tail (a
- * partial UNIT, e.g. "record", at offset off with bytes trailing) is an
- * error that says where. Closes the trace (complete, or incomplete on error)
- * and rd. Returns the final result. */
+ * partial UNIT, e.g. "record") is an error that says where. Closes the trace
+ * (complete, or incomplete on error) and rd. Returns the final result. */
 int log_import_end(struct log_sink *s, struct log_rd *rd, int rc, const char *db_path,
-		   const char *path, int strict, const char *unit, int truncated, uint64_t off,
-		   uint64_t bytes, char *err, size_t errlen);
+		   const char *path, int strict, const char *unit, const struct log_tail *tail,
+		   char *err, size_t errlen);
 /* Builders, exposed for tests: return the length written or -ENOSPC. */
 int log_build_extend(uint8_t *buf, size_t cap, uint32_t pcr, const struct pcr_digests *d);
 int log_build_success_rsp(uint8_t *buf, size_t cap, int with_session);

@@ -180,9 +180,7 @@ static void describe(struct parser *ps, const struct tcg_event *e)
 
 static int truncated(struct parser *ps, uint64_t index, uint64_t off, size_t have, size_t need)
 {
-	ps->res->truncated = 1;
-	ps->res->trunc_offset = off;
-	ps->res->trunc_bytes = have;
+	ps->res->tail = (struct log_tail){1, off, have};
 	say(ps, 0,
 	    "%s: truncated event at offset %llu (event %llu): the file ends %zu bytes into an "
 	    "event of at least %zu bytes; those bytes are ignored",
@@ -471,5 +469,5 @@ int tcg_import_file(const char *path, const struct tcg_import_cfg *cfg, int64_t 
 	if (!rc && !ic.started)
 		rc = log_sink_startup(&ic.sink, 0);
 	return log_import_end(&ic.sink, &rd, rc, cfg->db_path, path, cfg->strict, "event",
-			      res->truncated, res->trunc_offset, res->trunc_bytes, err, errlen);
+			      &res->tail, err, errlen);
 }

@@ -38,9 +38,7 @@ struct tcg_result {
 	unsigned n_algs; /* banks of the Spec ID event (crypto-agile) */
 	uint16_t algs[PCR_MAX_BANKS];
 	int startup_locality; /* -1 if the log has none */
-	int truncated;
-	uint64_t trunc_offset;
-	uint64_t trunc_bytes;
+	struct log_tail tail; /* the input ends inside an event */
 };
 
 const char *tcg_event_type_str(uint32_t type);

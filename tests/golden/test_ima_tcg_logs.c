@@ -112,14 +112,14 @@ static void test_tpm2_tss_lists(void)
 		/* Template hashes were computed by the kernel: ours must agree. */
 		CHECK(s.bad_hash == 0, "%s: %u template hash mismatches", files[i].file,
 		      s.bad_hash);
-		CHECK(res.truncated && res.trunc_bytes >= 1 && res.trunc_bytes <= 6 &&
-			  res.trunc_offset + res.trunc_bytes == size,
+		CHECK(res.tail.truncated && res.tail.bytes >= 1 && res.tail.bytes <= 6 &&
+			  res.tail.offset + res.tail.bytes == size,
 		      "%s: truncated=%d offset %llu bytes %llu size %zu", files[i].file,
-		      res.truncated, (unsigned long long)res.trunc_offset,
-		      (unsigned long long)res.trunc_bytes, size);
+		      res.tail.truncated, (unsigned long long)res.tail.offset,
+		      (unsigned long long)res.tail.bytes, size);
 		char want[64];
 		snprintf(want, sizeof want, "truncated record at offset %llu",
-			 (unsigned long long)res.trunc_offset);
+			 (unsigned long long)res.tail.offset);
 		CHECK(strstr(msgs, want) != NULL, "%s: warning '%s' missing in: %s", files[i].file,
 		      want, msgs);
 	}
@@ -144,9 +144,9 @@ static void test_tpm2_tss_lists(void)
 		size_t size;
 		if (!parse_file_ima("ima/tpm2-tss/sml-ima-ng-sha1-invalidated.bin", &o, &s, &res,
 				    &size))
-			CHECK(res.truncated && res.trunc_offset == 0 && res.trunc_bytes == size,
-			      "ima-ng invalidated: truncated=%d at %llu", res.truncated,
-			      (unsigned long long)res.trunc_offset);
+			CHECK(res.tail.truncated && res.tail.offset == 0 && res.tail.bytes == size,
+			      "ima-ng invalidated: truncated=%d at %llu", res.tail.truncated,
+			      (unsigned long long)res.tail.offset);
 	}
 	/* padded-sha1 rule: a violation is 20 bytes of 0xff then zeros. */
 	{
@@ -330,7 +330,7 @@ static void test_big_endian(void)
 	char err[512] = "";
 	int rc = ima_parse_mem(b, o, &opt, on_ima, NULL, &s, &res, err, sizeof err);
 	CHECK(rc == 0 && res.big_endian && s.entries == n && n == 6 && s.bad_hash == 0 &&
-		  !res.truncated,
+		  !res.tail.truncated,
 	      "big-endian: rc %d be %d entries %u of %zu mismatches %u %s", rc, res.big_endian,
 	      s.entries, n, s.bad_hash, err);
 	free(b);

@@ -227,7 +227,7 @@ int import_ima_main(int argc, char **argv)
 			       argv[i], (long long)id, (unsigned long long)res.entries,
 			       (unsigned long long)res.violations,
 			       (unsigned long long)res.mismatches,
-			       res.truncated ? ", truncated last record ignored" : "",
+			       res.tail.truncated ? ", truncated last record ignored" : "",
 			       res.ascii ? "ascii" : "binary",
 			       res.ascii	? ""
 			       : res.big_endian ? " big-endian"
@@ -279,7 +279,7 @@ int import_tcglog_main(int argc, char **argv)
 			       (unsigned long long)res.extends,
 			       res.crypto_agile ? "crypto-agile" : "SHA-1", banks,
 			       res.startup_locality < 0 ? 0 : res.startup_locality,
-			       res.truncated ? ", truncated last event ignored" : "");
+			       res.tail.truncated ? ", truncated last event ignored" : "");
 		}
 	}
 	return rc;
