@@ -740,7 +740,6 @@ static int end_sign(struct cal *k)
 }
 
 struct kind {
-	const char *name;
 	uint32_t cc;
 	uint8_t auth; /* how the measured command is authorised (auth_send) */
 	const char *variant;
@@ -757,82 +756,62 @@ struct kind {
 #define HMAC	 TPM_AUTH_HMAC
 #define HMAC_ENC TPM_AUTH_HMAC_ENC
 
+/* A command in the three forms tpm2-tools and the kernel send it in, one
+ * after the other: with a password, an HMAC session, and an HMAC session with
+ * parameter encryption. begin runs before the first, end after the last;
+ * pre and post around each. */
+#define FORMS3(cc, variant, nv, begin, pre, op, post, end)                                         \
+	{cc, PW, variant, nv, begin, pre, op, post, NULL},                                         \
+	    {cc, HMAC, variant, nv, NULL, pre, op, post, NULL},                                    \
+	{                                                                                          \
+		cc, HMAC_ENC, variant, nv, NULL, pre, op, post, end                                \
+	}
+
 /* In an order that keeps at most three objects loaded (a TPM without a
  * resource manager has three slots): the null key, and one more. A command
- * is measured in each authorisation form a boot or tpm2-tools sends it in:
- * with a password, an HMAC session, and an HMAC session with parameter
- * encryption where its first command or response parameter can be encrypted
- * (PCR_Extend, NV_UndefineSpace: neither). */
+ * is measured in each authorisation form a boot or tpm2-tools sends it in
+ * (PCR_Extend and NV_UndefineSpace have no parameter to encrypt; the null
+ * key is created with a password only, as the kernel does). */
 static const struct kind kinds[] = {
-    {"GetCapability", TPM_CC_GetCapability, NONE, "-", 0, NULL, NULL, op_getcap, NULL, NULL},
-    {"GetRandom", TPM_CC_GetRandom, NONE, "-", 0, NULL, NULL, op_getrandom, NULL, NULL},
-    {"GetRandom hmac+enc", TPM_CC_GetRandom, HMAC_ENC, "-", 0, NULL, NULL, op_getrandom, NULL,
-     NULL},
-    {"PCR_Read", TPM_CC_PCR_Read, NONE, "-", 0, NULL, NULL, op_pcrread, NULL, NULL},
-    {"PCR_Extend password", TPM_CC_PCR_Extend, PW, "-", 0, NULL, NULL, op_extend_pw, NULL, NULL},
-    {"PCR_Extend hmac", TPM_CC_PCR_Extend, HMAC, "-", 0, NULL, NULL, op_extend_hmac, NULL, NULL},
-    {"StartAuthSession salted-ecc", TPM_CC_StartAuthSession, NONE, "salted-ecc", 0, NULL, NULL,
-     op_sas_salted, flush_tmp, NULL},
-    {"StartAuthSession unsalted", TPM_CC_StartAuthSession, NONE, "unsalted", 0, NULL, NULL,
-     op_sas_unsalted, flush_tmp, NULL},
-    {"ContextSave", TPM_CC_ContextSave, NONE, "-", 0, NULL, NULL, op_ctxsave, NULL, NULL},
-    {"ContextLoad", TPM_CC_ContextLoad, NONE, "-", 0, NULL, NULL, load_nk, flush_tmp, NULL},
-    {"FlushContext", TPM_CC_FlushContext, NONE, "-", 0, NULL, load_nk, flush_tmp, NULL, NULL},
-    {"CreatePrimary ecc-p256 (null key)", TPM_CC_CreatePrimary, PW, "ecc-p256", 0, NULL, NULL,
-     op_cp_nullkey, flush_tmp, NULL},
-    {"CreatePrimary hmac ecc-p256", TPM_CC_CreatePrimary, HMAC, "ecc-p256", 0, NULL, NULL,
-     op_cp_ecc, flush_tmp, NULL},
-    {"CreatePrimary hmac+enc ecc-p256", TPM_CC_CreatePrimary, HMAC_ENC, "ecc-p256", 0, NULL, NULL,
-     op_cp_ecc, flush_tmp, NULL},
-    {"CreatePrimary rsa-2048", TPM_CC_CreatePrimary, PW, "rsa-2048", 0, NULL, NULL, op_cp_rsa,
-     flush_tmp, NULL},
-    {"CreatePrimary hmac rsa-2048", TPM_CC_CreatePrimary, HMAC, "rsa-2048", 0, NULL, NULL,
-     op_cp_rsa, flush_tmp, NULL},
-    {"CreatePrimary hmac+enc rsa-2048", TPM_CC_CreatePrimary, HMAC_ENC, "rsa-2048", 0, NULL, NULL,
-     op_cp_rsa, flush_tmp, NULL},
-    {"ReadPublic", TPM_CC_ReadPublic, NONE, "-", 0, NULL, NULL, op_readpublic, NULL, NULL},
-    {"Create", TPM_CC_Create, PW, "-", 0, NULL, NULL, op_create, NULL, NULL},
-    {"Create hmac", TPM_CC_Create, HMAC, "-", 0, NULL, NULL, op_create, NULL, NULL},
-    {"Create hmac+enc", TPM_CC_Create, HMAC_ENC, "-", 0, NULL, NULL, op_create, NULL, NULL},
-    {"Create ecc-p256", TPM_CC_Create, PW, "ecc-p256", 0, NULL, NULL, op_create_ecc, NULL, NULL},
-    {"Create hmac ecc-p256", TPM_CC_Create, HMAC, "ecc-p256", 0, NULL, NULL, op_create_ecc, NULL,
-     NULL},
-    {"Create hmac+enc ecc-p256", TPM_CC_Create, HMAC_ENC, "ecc-p256", 0, NULL, NULL, op_create_ecc,
-     NULL, NULL},
-    {"Load", TPM_CC_Load, PW, "-", 0, NULL, NULL, op_load, flush_tmp, NULL},
-    {"Load hmac", TPM_CC_Load, HMAC, "-", 0, NULL, NULL, op_load, flush_tmp, NULL},
-    {"Load hmac+enc", TPM_CC_Load, HMAC_ENC, "-", 0, NULL, NULL, op_load, flush_tmp, NULL},
-    {"Unseal", TPM_CC_Unseal, PW, "-", 0, begin_unseal, NULL, op_unseal, NULL, NULL},
-    {"Unseal hmac", TPM_CC_Unseal, HMAC, "-", 0, NULL, NULL, op_unseal, NULL, NULL},
-    {"Unseal hmac+enc", TPM_CC_Unseal, HMAC_ENC, "-", 0, NULL, NULL, op_unseal, NULL, end_unseal},
-    {"PolicyPCR", TPM_CC_PolicyPCR, NONE, "-", 0, begin_policy, NULL, op_policypcr, NULL, NULL},
-    {"PolicyGetDigest", TPM_CC_PolicyGetDigest, NONE, "-", 0, NULL, NULL, op_policydigest, NULL,
-     end_policy},
-    {"NV_DefineSpace", TPM_CC_NV_DefineSpace, PW, "-", 1, begin_nvdef, NULL, op_nvdefine,
-     post_nvundefine, NULL},
-    {"NV_DefineSpace hmac", TPM_CC_NV_DefineSpace, HMAC, "-", 1, begin_nvdef, NULL, op_nvdefine,
-     post_nvundefine, NULL},
-    {"NV_DefineSpace hmac+enc", TPM_CC_NV_DefineSpace, HMAC_ENC, "-", 1, begin_nvdef, NULL,
-     op_nvdefine, post_nvundefine, NULL},
-    {"NV_UndefineSpace", TPM_CC_NV_UndefineSpace, PW, "-", 1, begin_nvdef, pre_nvdefine,
-     op_nvundefine, NULL, NULL},
-    {"NV_UndefineSpace hmac", TPM_CC_NV_UndefineSpace, HMAC, "-", 1, begin_nvdef, pre_nvdefine,
-     op_nvundefine, NULL, NULL},
-    {"NV_Write", TPM_CC_NV_Write, PW, "-", 1, begin_nv, NULL, op_nvwrite, NULL, NULL},
-    {"NV_Write hmac", TPM_CC_NV_Write, HMAC, "-", 1, NULL, NULL, op_nvwrite, NULL, NULL},
-    {"NV_Write hmac+enc", TPM_CC_NV_Write, HMAC_ENC, "-", 1, NULL, NULL, op_nvwrite, NULL, NULL},
-    {"NV_Read", TPM_CC_NV_Read, PW, "-", 1, NULL, NULL, op_nvread, NULL, NULL},
-    {"NV_Read hmac", TPM_CC_NV_Read, HMAC, "-", 1, NULL, NULL, op_nvread, NULL, NULL},
-    {"NV_Read hmac+enc", TPM_CC_NV_Read, HMAC_ENC, "-", 1, NULL, NULL, op_nvread, NULL, NULL},
-    {"NV_ReadPublic", TPM_CC_NV_ReadPublic, NONE, "-", 1, NULL, NULL, op_nvreadpublic, NULL,
-     end_nv},
-    {"Sign", TPM_CC_Sign, PW, "-", 0, begin_sign, NULL, op_sign, NULL, NULL},
-    {"Sign hmac", TPM_CC_Sign, HMAC, "-", 0, NULL, NULL, op_sign, NULL, NULL},
-    {"Sign hmac+enc", TPM_CC_Sign, HMAC_ENC, "-", 0, NULL, NULL, op_sign, NULL, NULL},
-    {"Quote", TPM_CC_Quote, PW, "-", 0, NULL, NULL, op_quote, NULL, NULL},
-    {"Quote hmac", TPM_CC_Quote, HMAC, "-", 0, NULL, NULL, op_quote, NULL, NULL},
-    {"Quote hmac+enc", TPM_CC_Quote, HMAC_ENC, "-", 0, NULL, NULL, op_quote, NULL, end_sign},
+    {TPM_CC_GetCapability, NONE, "-", 0, NULL, NULL, op_getcap, NULL, NULL},
+    {TPM_CC_GetRandom, NONE, "-", 0, NULL, NULL, op_getrandom, NULL, NULL},
+    {TPM_CC_GetRandom, HMAC_ENC, "-", 0, NULL, NULL, op_getrandom, NULL, NULL},
+    {TPM_CC_PCR_Read, NONE, "-", 0, NULL, NULL, op_pcrread, NULL, NULL},
+    {TPM_CC_PCR_Extend, PW, "-", 0, NULL, NULL, op_extend_pw, NULL, NULL},
+    {TPM_CC_PCR_Extend, HMAC, "-", 0, NULL, NULL, op_extend_hmac, NULL, NULL},
+    {TPM_CC_StartAuthSession, NONE, "salted-ecc", 0, NULL, NULL, op_sas_salted, flush_tmp, NULL},
+    {TPM_CC_StartAuthSession, NONE, "unsalted", 0, NULL, NULL, op_sas_unsalted, flush_tmp, NULL},
+    {TPM_CC_ContextSave, NONE, "-", 0, NULL, NULL, op_ctxsave, NULL, NULL},
+    {TPM_CC_ContextLoad, NONE, "-", 0, NULL, NULL, load_nk, flush_tmp, NULL},
+    {TPM_CC_FlushContext, NONE, "-", 0, NULL, load_nk, flush_tmp, NULL, NULL},
+    {TPM_CC_CreatePrimary, PW, "ecc-p256", 0, NULL, NULL, op_cp_nullkey, flush_tmp, NULL},
+    {TPM_CC_CreatePrimary, HMAC, "ecc-p256", 0, NULL, NULL, op_cp_ecc, flush_tmp, NULL},
+    {TPM_CC_CreatePrimary, HMAC_ENC, "ecc-p256", 0, NULL, NULL, op_cp_ecc, flush_tmp, NULL},
+    FORMS3(TPM_CC_CreatePrimary, "rsa-2048", 0, NULL, NULL, op_cp_rsa, flush_tmp, NULL),
+    {TPM_CC_ReadPublic, NONE, "-", 0, NULL, NULL, op_readpublic, NULL, NULL},
+    FORMS3(TPM_CC_Create, "-", 0, NULL, NULL, op_create, NULL, NULL),
+    FORMS3(TPM_CC_Create, "ecc-p256", 0, NULL, NULL, op_create_ecc, NULL, NULL),
+    FORMS3(TPM_CC_Load, "-", 0, NULL, NULL, op_load, flush_tmp, NULL),
+    FORMS3(TPM_CC_Unseal, "-", 0, begin_unseal, NULL, op_unseal, NULL, end_unseal),
+    {TPM_CC_PolicyPCR, NONE, "-", 0, begin_policy, NULL, op_policypcr, NULL, NULL},
+    {TPM_CC_PolicyGetDigest, NONE, "-", 0, NULL, NULL, op_policydigest, NULL, end_policy},
+    FORMS3(TPM_CC_NV_DefineSpace, "-", 1, begin_nvdef, NULL, op_nvdefine, post_nvundefine, NULL),
+    {TPM_CC_NV_UndefineSpace, PW, "-", 1, begin_nvdef, pre_nvdefine, op_nvundefine, NULL, NULL},
+    {TPM_CC_NV_UndefineSpace, HMAC, "-", 1, NULL, pre_nvdefine, op_nvundefine, NULL, NULL},
+    FORMS3(TPM_CC_NV_Write, "-", 1, begin_nv, NULL, op_nvwrite, NULL, NULL),
+    FORMS3(TPM_CC_NV_Read, "-", 1, NULL, NULL, op_nvread, NULL, NULL),
+    {TPM_CC_NV_ReadPublic, NONE, "-", 1, NULL, NULL, op_nvreadpublic, NULL, end_nv},
+    FORMS3(TPM_CC_Sign, "-", 0, begin_sign, NULL, op_sign, NULL, NULL),
+    FORMS3(TPM_CC_Quote, "-", 0, NULL, NULL, op_quote, NULL, end_sign),
 };
+
+/* A kind's name, as its profile line keys it: "Create hmac+enc ecc-p256". */
+static const char *kind_name(const struct kind *d, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s %s%s%s", tpm_cc_name(d->cc), prof_auth_str(d->auth),
+		 strcmp(d->variant, "-") ? " " : "", strcmp(d->variant, "-") ? d->variant : "");
+	return buf;
+}
 
 int calibrate_is_hardware(const char *tcti)
 {
@@ -1078,11 +1057,12 @@ int calibrate_run(const struct calibrate_opts *o, struct profile *p, struct cali
 	 * a boot or a replay, which mix commands. */
 	int hw = calibrate_is_hardware(o->tcti) && !o->allow_destructive;
 	unsigned total = 1 + o->warmup + o->iterations;
+	char name[64];
 	for (unsigned i = 0; i < nk; i++)
 		if (kinds[i].nv && hw) {
 			res->kinds_skipped++;
 			snprintf(lacks + strlen(lacks), sizeof lacks - strlen(lacks), "%s%s",
-				 lacks[0] ? ", " : "", kinds[i].name);
+				 lacks[0] ? ", " : "", kind_name(&kinds[i], name, sizeof name));
 		}
 	for (unsigned j = 0; j < total && !rc; j++) {
 		for (unsigned i = 0; i < nk; i++) {
@@ -1091,7 +1071,7 @@ int calibrate_run(const struct calibrate_opts *o, struct profile *p, struct cali
 				continue;
 			uint64_t lat = 0;
 			if ((rc = measure_one(k, d, &lat))) {
-				rc = failed(k, rc, d->name);
+				rc = failed(k, rc, kind_name(d, name, sizeof name));
 				break;
 			}
 			if (j == 0)
@@ -1099,7 +1079,8 @@ int calibrate_run(const struct calibrate_opts *o, struct profile *p, struct cali
 			else if (j > o->warmup)
 				ns[(size_t)i * o->iterations + (j - 1 - o->warmup)] = lat;
 			if (o->progress)
-				o->progress(o->progress_arg, i + 1, nk, d->name, j + 1, total);
+				o->progress(o->progress_arg, i + 1, nk,
+					    kind_name(d, name, sizeof name), j + 1, total);
 		}
 	}
 	for (unsigned i = 0; i < nk && !rc; i++) {
@@ -1137,13 +1118,13 @@ int calibrate_run(const struct calibrate_opts *o, struct profile *p, struct cali
 			 (double)cold[i] / 1e6, o->warmup);
 		e.comment = comment;
 		if ((rc = profile_add(p, &e))) {
-			snprintf(err, errlen, "%s: cannot add the entry (%s)", d->name,
-				 strerror(-rc));
+			snprintf(err, errlen, "%s: cannot add the entry (%s)",
+				 kind_name(d, name, sizeof name), strerror(-rc));
 			break;
 		}
 		res->kinds_measured++;
 		snprintf(covers + strlen(covers), sizeof covers - strlen(covers), "%s%s",
-			 covers[0] ? ", " : "", d->name);
+			 covers[0] ? ", " : "", kind_name(d, name, sizeof name));
 	}
 	if (!rc) {
 		profile_set(p, "covers", covers);
