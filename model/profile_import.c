@@ -274,8 +274,8 @@ static void key_params(char *v, size_t len, const char *s)
 
 static const char *scalar_of(const struct ynode *map, const char *key)
 {
-	const struct ynode *n = yaml_get(map, key);
-	return n && n->kind == YAML_SCALAR ? n->value : NULL;
+	const struct ynode *n = ydoc_get(map, key);
+	return n && n->kind == YDOC_SCALAR ? n->value : NULL;
 }
 
 static int ts_bad(char *err, size_t errlen, const char *path, unsigned line, const char *what,
@@ -289,9 +289,9 @@ static int ts_bad(char *err, size_t errlen, const char *path, unsigned line, con
 static int ts_number(const struct ynode *map, const char *key, double *out, const char *path,
 		     char *err, size_t errlen)
 {
-	const struct ynode *n = yaml_get(map, key);
+	const struct ynode *n = ydoc_get(map, key);
 	char *e;
-	if (!n || n->kind != YAML_SCALAR)
+	if (!n || n->kind != YDOC_SCALAR)
 		return ts_bad(err, errlen, path, map->line, "missing field", key);
 	errno = 0;
 	*out = strtod(n->value, &e);
@@ -312,9 +312,9 @@ int profile_import_tpmscan(const char *path, struct profile *p, char *err, size_
 	profile_init(p);
 	if ((rc = read_all(path, &buf, &len, err, errlen)))
 		return rc;
-	if ((rc = yaml_parse(buf, len, path, &root, err, errlen)))
+	if ((rc = ydoc_parse(buf, len, path, &root, err, errlen)))
 		goto out;
-	if (root->kind != YAML_MAP) {
+	if (root->kind != YDOC_MAP) {
 		rc = ts_bad(err, errlen, path, root->line, "expected a mapping at the top", NULL);
 		goto out;
 	}
@@ -331,7 +331,7 @@ int profile_import_tpmscan(const char *path, struct profile *p, char *err, size_
 	for (const struct ynode *op = root->child; op; op = op->next) {
 		if (strncmp(op->key, "TPM2_", 5))
 			continue;
-		if (op->kind != YAML_SEQ) {
+		if (op->kind != YDOC_SEQ) {
 			rc = ts_bad(err, errlen, path, op->line, "expected a list of measurements",
 				    op->key);
 			goto out;
@@ -341,14 +341,14 @@ int profile_import_tpmscan(const char *path, struct profile *p, char *err, size_
 			struct prof_entry e = {0};
 			double avg, mn, mx, ok;
 			const char *kp = NULL;
-			if (it->kind != YAML_MAP) {
+			if (it->kind != YDOC_MAP) {
 				rc = ts_bad(err, errlen, path, it->line,
 					    "expected a mapping per measurement", NULL);
 				goto out;
 			}
-			const struct ynode *stats = yaml_get(it, "operation stats (ms/op)");
-			const struct ynode *info = yaml_get(it, "operation info");
-			if (!stats || stats->kind != YAML_MAP || !info || info->kind != YAML_MAP) {
+			const struct ynode *stats = ydoc_get(it, "operation stats (ms/op)");
+			const struct ynode *info = ydoc_get(it, "operation info");
+			if (!stats || stats->kind != YDOC_MAP || !info || info->kind != YDOC_MAP) {
 				rc = ts_bad(err, errlen, path, it->line,
 					    "measurement without 'operation stats (ms/op)' and "
 					    "'operation info'",
@@ -517,7 +517,7 @@ int profile_import_tpmscan(const char *path, struct profile *p, char *err, size_
 out:
 	if (rc)
 		profile_release(p);
-	yaml_free(root);
+	ydoc_free(root);
 	free(buf);
 	return rc;
 }

@@ -1,3 +1,4 @@
+/* YAML through libyaml's event parser (see yaml.h). */
 #include "model/yaml.h"
 
 #include <errno.h>
@@ -5,33 +6,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct yline {
-	unsigned no;	 /* 1-based line number */
-	unsigned indent; /* columns of leading spaces */
-	char *s;	 /* content after the indentation, comment stripped */
-};
+#include <yaml.h>
 
-struct yparser {
-	struct yline *l;
-	size_t n, i;
+struct ybuild {
+	yaml_parser_t p;
 	const char *name;
 	char *err;
 	size_t errlen;
 	int depth;
 };
 
-static int fail(struct yparser *y, unsigned line, const char *msg, const char *detail)
+static int fail(struct ybuild *b, size_t line0, const char *msg, const char *detail)
 {
-	snprintf(y->err, y->errlen, "%s:%u: %s%s%s", y->name, line, msg, detail ? ": " : "",
+	snprintf(b->err, b->errlen, "%s:%zu: %s%s%s", b->name, line0 + 1, msg, detail ? ": " : "",
 		 detail ? detail : "");
 	return -EINVAL;
 }
 
-void yaml_free(struct ynode *n)
+static int parse_fail(struct ybuild *b)
+{
+	if (b->p.error == YAML_MEMORY_ERROR) {
+		snprintf(b->err, b->errlen, "%s: out of memory", b->name);
+		return -ENOMEM;
+	}
+	return fail(b, b->p.problem_mark.line, b->p.problem ? b->p.problem : "not valid YAML",
+		    b->p.context);
+}
+
+static int next_event(struct ybuild *b, yaml_event_t *ev)
+{
+	return yaml_parser_parse(&b->p, ev) ? 0 : parse_fail(b);
+}
+
+void ydoc_free(struct ynode *n)
 {
 	while (n) {
 		struct ynode *next = n->next;
-		yaml_free(n->child);
+		ydoc_free(n->child);
 		free(n->key);
 		free(n->value);
 		free(n);
@@ -39,9 +50,9 @@ void yaml_free(struct ynode *n)
 	}
 }
 
-const struct ynode *yaml_get(const struct ynode *map, const char *key)
+const struct ynode *ydoc_get(const struct ynode *map, const char *key)
 {
-	if (!map || map->kind != YAML_MAP)
+	if (!map || map->kind != YDOC_MAP)
 		return NULL;
 	for (const struct ynode *c = map->child; c; c = c->next)
 		if (c->key && !strcmp(c->key, key))
@@ -49,308 +60,152 @@ const struct ynode *yaml_get(const struct ynode *map, const char *key)
 	return NULL;
 }
 
-/* Strips a comment: '#' at the start or after a blank, outside quotes. */
-static void strip_comment(char *s)
-{
-	char q = 0;
-	for (char *p = s; *p; p++) {
-		if (q) {
-			if (*p == '\\' && q == '"' && p[1])
-				p++;
-			else if (*p == q)
-				q = 0;
-		} else if (*p == '"' || *p == '\'') {
-			q = *p;
-		} else if (*p == '#' && (p == s || p[-1] == ' ')) {
-			*p = 0;
-			break;
-		}
-	}
-	size_t n = strlen(s);
-	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
-		s[--n] = 0;
-}
-
-/* Finds the ':' that ends a key (followed by a blank or the end), outside
- * quotes. Returns NULL if the text is not "key: ...". */
-static char *key_colon(char *s)
-{
-	char q = 0;
-	for (char *p = s; *p; p++) {
-		if (q) {
-			if (*p == '\\' && q == '"' && p[1])
-				p++;
-			else if (*p == q)
-				q = 0;
-		} else if ((*p == '"' || *p == '\'') && p == s) {
-			q = *p;
-		} else if (*p == ':' && (p[1] == 0 || p[1] == ' ')) {
-			return p;
-		}
-	}
-	return NULL;
-}
-
-/* Decodes a scalar (plain or quoted) into a new string. */
-static int scalar(struct yparser *y, unsigned line, const char *s, char **out)
-{
-	size_t n = strlen(s);
-	char *o = malloc(n + 1), *w = o;
-	if (!o)
-		return -ENOMEM;
-	if (*s == '"' || *s == '\'') {
-		char q = *s++;
-		for (;; s++) {
-			if (!*s) {
-				free(o);
-				return fail(y, line, "unterminated quoted string", NULL);
-			}
-			if (*s == q) {
-				if (q == '\'' && s[1] == '\'') {
-					*w++ = *s++;
-					continue;
-				}
-				break;
-			}
-			if (q == '"' && *s == '\\') {
-				s++;
-				switch (*s) {
-				case 'n':
-					*w++ = '\n';
-					break;
-				case 't':
-					*w++ = '\t';
-					break;
-				case '"':
-				case '\\':
-				case '/':
-					*w++ = *s;
-					break;
-				default:
-					free(o);
-					return fail(y, line,
-						    "unsupported escape in a quoted string", NULL);
-				}
-				continue;
-			}
-			*w++ = *s;
-		}
-		if (s[1]) {
-			free(o);
-			return fail(y, line, "text after a quoted string", s + 1);
-		}
-	} else {
-		if (strchr("[{&*!|>%@`", *s) && *s) {
-			free(o);
-			return fail(y, line, "unsupported YAML (flow, anchor, tag or block scalar)",
-				    s);
-		}
-		memcpy(o, s, n);
-		w = o + n;
-	}
-	*w = 0;
-	*out = o;
-	return 0;
-}
-
-static int is_item(const char *s)
-{
-	return s[0] == '-' && (s[1] == 0 || s[1] == ' ');
-}
-
-static int parse_node(struct yparser *y, unsigned indent, struct ynode **out);
-
-static struct ynode *node_new(enum ynode_kind k, unsigned line)
+static struct ynode *node_new(enum ydoc_kind kind, size_t line0)
 {
 	struct ynode *n = calloc(1, sizeof *n);
 	if (n) {
-		n->kind = k;
-		n->line = line;
+		n->kind = kind;
+		n->line = (unsigned)(line0 + 1);
 	}
 	return n;
 }
 
-/* The value after "key:" or "-" with nothing on the line: the block below,
- * or an empty scalar. A sequence may sit at its key's indent. */
-static int parse_child_block(struct yparser *y, unsigned indent, int allow_same_indent_seq,
-			     unsigned line, struct ynode **out)
-{
-	if (y->i < y->n &&
-	    (y->l[y->i].indent > indent ||
-	     (allow_same_indent_seq && y->l[y->i].indent == indent && is_item(y->l[y->i].s))))
-		return parse_node(y, y->l[y->i].indent, out);
-	*out = node_new(YAML_SCALAR, line);
-	if (!*out || !((*out)->value = strdup("")))
-		return -ENOMEM;
-	return 0;
-}
+static int build_node(struct ybuild *b, yaml_event_t *ev, struct ynode **out);
 
-static int parse_map(struct yparser *y, unsigned indent, struct ynode *map)
+/* Reads the entries of a collection up to its end event. */
+static int build_children(struct ybuild *b, struct ynode *parent, yaml_event_type_t end)
 {
-	struct ynode **tail = &map->child;
-	while (y->i < y->n && y->l[y->i].indent == indent && !is_item(y->l[y->i].s)) {
-		struct yline *ln = &y->l[y->i];
-		char *colon = key_colon(ln->s);
-		struct ynode *v = NULL;
+	struct ynode **tail = &parent->child;
+	int rc = 0;
+	for (;;) {
+		yaml_event_t ev;
 		char *key = NULL;
-		int rc;
-		if (!colon)
-			return fail(y, ln->no, "expected 'key: value'", ln->s);
-		*colon = 0;
-		if ((rc = scalar(y, ln->no, ln->s, &key)))
+		if ((rc = next_event(b, &ev)))
 			return rc;
-		if (yaml_get(map, key)) {
-			rc = fail(y, ln->no, "duplicate key", key);
-			free(key);
-			return rc;
+		if (ev.type == end) {
+			yaml_event_delete(&ev);
+			return 0;
 		}
-		char *val = colon + 1;
-		while (*val == ' ')
-			val++;
-		y->i++;
-		if (*val) {
-			v = node_new(YAML_SCALAR, ln->no);
-			if (!v) {
-				free(key);
-				return -ENOMEM;
+		if (parent->kind == YDOC_MAP) {
+			if (ev.type != YAML_SCALAR_EVENT) {
+				rc = fail(b, ev.start_mark.line,
+					  "a mapping key that is not a scalar", NULL);
+				yaml_event_delete(&ev);
+				return rc;
 			}
-			rc = scalar(y, ln->no, val, &v->value);
-		} else {
-			rc = parse_child_block(y, indent, 1, ln->no, &v);
+			key = strndup((const char *)ev.data.scalar.value, ev.data.scalar.length);
+			yaml_event_delete(&ev);
+			if (!key)
+				return -ENOMEM;
+			if ((rc = next_event(b, &ev))) {
+				free(key);
+				return rc;
+			}
 		}
-		if (v) {
-			v->key = key;
-			*tail = v;
-			tail = &v->next;
-		} else {
+		struct ynode *n = NULL;
+		rc = build_node(b, &ev, &n);
+		yaml_event_delete(&ev);
+		if (rc) {
 			free(key);
-		}
-		if (rc)
 			return rc;
+		}
+		n->key = key;
+		*tail = n;
+		tail = &n->next;
 	}
-	if (y->i < y->n && y->l[y->i].indent > indent)
-		return fail(y, y->l[y->i].no, "unexpected indentation", NULL);
-	return 0;
 }
 
-static int parse_seq(struct yparser *y, unsigned indent, struct ynode *seq)
-{
-	struct ynode **tail = &seq->child;
-	while (y->i < y->n && y->l[y->i].indent == indent && is_item(y->l[y->i].s)) {
-		struct yline *ln = &y->l[y->i];
-		struct ynode *v = NULL;
-		int rc;
-		char *rest = ln->s + 1;
-		while (*rest == ' ')
-			rest++;
-		if (!*rest) {
-			y->i++;
-			rc = parse_child_block(y, indent, 0, ln->no, &v);
-		} else if (key_colon(rest)) {
-			/* "- key: value": a mapping whose keys line up with this one. */
-			ln->indent += (unsigned)(rest - ln->s);
-			ln->s = rest;
-			rc = parse_node(y, ln->indent, &v);
-		} else {
-			y->i++;
-			v = node_new(YAML_SCALAR, ln->no);
-			rc = v ? scalar(y, ln->no, rest, &v->value) : -ENOMEM;
-		}
-		if (v) {
-			*tail = v;
-			tail = &v->next;
-		}
-		if (rc)
-			return rc;
-	}
-	if (y->i < y->n && y->l[y->i].indent > indent)
-		return fail(y, y->l[y->i].no, "unexpected indentation", NULL);
-	return 0;
-}
-
-static int parse_node(struct yparser *y, unsigned indent, struct ynode **out)
+/* Builds the node that starts with ev (which the caller deletes). */
+static int build_node(struct ybuild *b, yaml_event_t *ev, struct ynode **out)
 {
 	struct ynode *n;
 	int rc;
-	if (++y->depth > 64)
-		return fail(y, y->l[y->i].no, "nesting deeper than 64 levels", NULL);
-	n = node_new(is_item(y->l[y->i].s) ? YAML_SEQ : YAML_MAP, y->l[y->i].no);
-	if (!n)
-		return -ENOMEM;
-	*out = n;
-	rc = n->kind == YAML_SEQ ? parse_seq(y, indent, n) : parse_map(y, indent, n);
-	y->depth--;
-	return rc;
+	switch (ev->type) {
+	case YAML_SCALAR_EVENT:
+		if (!(n = node_new(YDOC_SCALAR, ev->start_mark.line)))
+			return -ENOMEM;
+		n->value = strndup((const char *)ev->data.scalar.value, ev->data.scalar.length);
+		if (!n->value) {
+			free(n);
+			return -ENOMEM;
+		}
+		*out = n;
+		return 0;
+	case YAML_MAPPING_START_EVENT:
+	case YAML_SEQUENCE_START_EVENT:
+		if (b->depth >= YDOC_MAX_DEPTH)
+			return fail(b, ev->start_mark.line, "nested too deeply", NULL);
+		n = node_new(ev->type == YAML_MAPPING_START_EVENT ? YDOC_MAP : YDOC_SEQ,
+			     ev->start_mark.line);
+		if (!n)
+			return -ENOMEM;
+		b->depth++;
+		rc = build_children(
+		    b, n, n->kind == YDOC_MAP ? YAML_MAPPING_END_EVENT : YAML_SEQUENCE_END_EVENT);
+		b->depth--;
+		if (rc) {
+			ydoc_free(n);
+			return rc;
+		}
+		*out = n;
+		return 0;
+	case YAML_ALIAS_EVENT:
+		return fail(b, ev->start_mark.line, "aliases are not supported", NULL);
+	default:
+		return fail(b, ev->start_mark.line, "unexpected YAML event", NULL);
+	}
 }
 
-int yaml_parse(const char *text, size_t len, const char *name, struct ynode **root, char *err,
+int ydoc_parse(const char *text, size_t len, const char *name, struct ynode **root, char *err,
 	       size_t errlen)
 {
-	struct yparser y = {.name = name, .err = err, .errlen = errlen};
-	char *buf = malloc(len + 1);
-	size_t cap = 0;
-	unsigned no = 0;
-	int rc = 0;
+	struct ybuild b = {.name = name, .err = err, .errlen = errlen};
+	struct ynode *doc = NULL;
+	yaml_event_t ev;
+	int rc;
 
 	*root = NULL;
-	if (!buf)
+	if (!yaml_parser_initialize(&b.p)) {
+		snprintf(err, errlen, "%s: out of memory", name);
 		return -ENOMEM;
-	memcpy(buf, text, len);
-	buf[len] = 0;
-	if (memchr(text, 0, len)) {
-		rc = fail(&y, 1, "binary data (NUL byte), not YAML", NULL);
-		goto out;
 	}
-	for (char *line = buf, *next; line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = 0;
-		no++;
-		unsigned ind = 0;
-		while (line[ind] == ' ')
-			ind++;
-		if (line[ind] == '\t') {
-			rc = fail(&y, no, "tab in indentation (YAML allows spaces only)", NULL);
+	yaml_parser_set_input_string(&b.p, (const unsigned char *)text, len);
+	/* STREAM-START, then DOCUMENT-START or STREAM-END for an empty file. */
+	for (;;) {
+		if ((rc = next_event(&b, &ev)))
+			goto out;
+		yaml_event_type_t t = ev.type;
+		size_t line0 = ev.start_mark.line;
+		if (t == YAML_STREAM_START_EVENT || t == YAML_DOCUMENT_START_EVENT) {
+			yaml_event_delete(&ev);
+			continue;
+		}
+		if (t == YAML_STREAM_END_EVENT) {
+			yaml_event_delete(&ev);
+			break;
+		}
+		if (t == YAML_DOCUMENT_END_EVENT) {
+			yaml_event_delete(&ev);
+			continue;
+		}
+		if (doc) {
+			yaml_event_delete(&ev);
+			rc = fail(&b, line0, "more than one document", NULL);
 			goto out;
 		}
-		char *s = line + ind;
-		strip_comment(s);
-		if (!*s)
-			continue;
-		if (!strcmp(s, "---") && !y.n)
-			continue;
-		if (!strcmp(s, "---") || !strcmp(s, "...")) {
-			rc = fail(&y, no, "several YAML documents are not supported", NULL);
+		rc = build_node(&b, &ev, &doc);
+		yaml_event_delete(&ev);
+		if (rc)
 			goto out;
-		}
-		if (y.n == cap) {
-			cap = cap ? cap * 2 : 256;
-			struct yline *nl = realloc(y.l, cap * sizeof *nl);
-			if (!nl) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			y.l = nl;
-		}
-		y.l[y.n++] = (struct yline){.no = no, .indent = ind, .s = s};
 	}
-	if (!y.n) {
-		rc = fail(&y, no ? no : 1, "empty document", NULL);
+	if (!doc && !(doc = node_new(YDOC_MAP, 0))) {
+		rc = -ENOMEM;
 		goto out;
 	}
-	if (y.l[0].indent) {
-		rc = fail(&y, y.l[0].no, "the document must start at column 1", NULL);
-		goto out;
-	}
-	rc = parse_node(&y, 0, root);
-	if (!rc && y.i < y.n)
-		rc = fail(&y, y.l[y.i].no, "unexpected text", y.l[y.i].s);
+	*root = doc;
+	doc = NULL;
 out:
-	if (rc) {
-		yaml_free(*root);
-		*root = NULL;
-	}
-	free(y.l);
-	free(buf);
+	ydoc_free(doc);
+	yaml_parser_delete(&b.p);
 	return rc;
 }

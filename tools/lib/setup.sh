@@ -4,7 +4,7 @@
 # Everything the project builds with, tests against and runs.
 TPMTRACE_PACKAGES=(
 	build-essential cmake pkg-config
-	libtss2-dev libsqlite3-dev libpcap-dev libfuse3-dev libssl-dev
+	libtss2-dev libsqlite3-dev libpcap-dev libfuse3-dev libssl-dev libyaml-dev
 	sqlite3 swtpm swtpm-tools tpm2-tools tshark python3 xxd openssl
 	qemu-system-x86 busybox-static ovmf e2fsprogs cpio
 	clang clang-format libclang-rt-14-dev valgrind
