@@ -1,2 +1,0 @@
-#!/bin/sh
-tpm2_getrandom 4 --hex
