@@ -97,7 +97,7 @@ check "backend dead: probe finished (no hang, rc $(vm_get dead_probe_rc))" [ "$(
 check "backend dead: blocking write gets EIO (got $(pr dead write_getrandom))" [ "$(pr dead write_getrandom)" = EIO ]
 check "backend dead: O_NONBLOCK read gets EIO (got $(pr dead nonblock_response))" [ "$(pr dead nonblock_response)" = EIO ]
 check "backend dead: local checks still answered (short write EINVAL)" [ "$(pr dead write_5_bytes)" = EINVAL ]
-check "backend dead: tpm2-tools fail instead of hanging (rc $(vm_get dead_tool_rc))" [ "$(vm_get dead_tool_rc)" != 0 ] && [ "$(vm_get dead_tool_rc)" != 124 ]
+check "backend dead: tpm2-tools fail instead of hanging (rc $(vm_get dead_tool_rc))" [ "$(vm_get dead_tool_rc)" != 0 -a "$(vm_get dead_tool_rc)" != 124 ]
 check "backend dead: all of it took $(vm_get dead_seconds)s (< 20)" [ "$(vm_get dead_seconds)" -lt 20 ]
 check "proxy still running after the backend died" [ "$(vm_get proxy_alive_after_death)" = 1 ]
 check "backend back: device works again" [ "$(vm_get sw_back)" = 0 ]
