@@ -1,0 +1,27 @@
+# Fault proofs: tpmtrace_faultproof(NAME TEST [faultproof.sh options]) runs
+# TEST with a fault made to happen and passes when the named checks fail
+# (tests/lib/faultproof.sh). Each one shows that a check of the suite can fail.
+
+# A command's exit status reaches its check (no command substitution in the
+# description in between).
+tpmtrace_faultproof(ftrace_import_fails integration/test_ftrace_import.sh
+	--broken "import ftrace|profile import ftrace:fail"
+	-e "import of function_graph text" -e "import with funcgraph-abstime"
+	-e "profile import ftrace of the same text")
+tpmtrace_faultproof(swtpm_log_import_fails integration/test_swtpm_log_import.sh
+	--broken "import swtpm-log:fail" -e "import exits 0" -e "a cut log imports")
+# The replay checker's crash is a failure, not fewer PASS lines.
+tpmtrace_faultproof(replay_captures_checker_crashes integration/test_replay_captures.sh
+	--broken "replay .*--json:truncate" -e "the checker read every run to the end")
+# A subcommand whose source declares no option is found out.
+tpmtrace_faultproof(cli_help_no_options integration/test_cli_help.sh
+	--src-fixture "sed -i '/_argument/d' tools/tpmtrace/cmd_list.c"
+	-e "list: options found in the source")
+# A failed capture of our own is a failure, not a skip.
+tpmtrace_faultproof(record_pcap_live_fails integration/test_record_pcap_live.sh
+	--broken "record --pcap-live:fail" -e "record --pcap-live lo captures")
+# Without root the root-only faults are skipped as a test, not passed.
+tpmtrace_faultproof(record_faults_as_nobody_skips
+	integration/test_record_faults_disk_full_read_only_as_root.sh
+	--as nobody --status 77 -e "^SKIPPED: needs root")
+
