@@ -25,3 +25,10 @@ tpmtrace_faultproof(record_faults_as_nobody_skips
 	integration/test_record_faults_disk_full_read_only_as_root.sh
 	--as nobody --status 77 -e "^SKIPPED: needs root")
 
+# Writer stalls: a recorder whose TPM path waits for the writer (the writer
+# blocks when full instead of dropping) is caught by its wait counter.
+tpmtrace_faultproof(soak_tpm_path_waits_for_writer
+	integration/test_soak_1m_stalling_writer_never_delays_tpm.sh
+	--env TPMTRACE_FAULT_WRITER_BLOCK_WHEN_FULL=1 --env SOAK_COUNT=20000
+	--env SOAK_STALL_MS=100 --env SOAK_STALL_EVERY_MS=200
+	-e "the TPM path never waited for the writer" -e "stalls made the writer drop")
