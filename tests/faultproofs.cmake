@@ -32,3 +32,10 @@ tpmtrace_faultproof(soak_tpm_path_waits_for_writer
 	--env TPMTRACE_FAULT_WRITER_BLOCK_WHEN_FULL=1 --env SOAK_COUNT=20000
 	--env SOAK_STALL_MS=100 --env SOAK_STALL_EVERY_MS=200
 	-e "the TPM path never waited for the writer" -e "stalls made the writer drop")
+
+# Emulation: responses released before their drawn latency (halfway) are
+# found in the stored rows.
+tpmtrace_faultproof(emulate_releases_early integration/test_emulate.sh
+	--env TPMTRACE_FAULT_EMULATE_EARLY=1 --env EMULATE_POLICIES=as-recorded
+	-e "as-recorded: every response held at least its drawn latency"
+	-e "record --emulate: every response held at least its drawn latency")
