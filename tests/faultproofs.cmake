@@ -39,3 +39,10 @@ tpmtrace_faultproof(emulate_releases_early integration/test_emulate.sh
 	--env TPMTRACE_FAULT_EMULATE_EARLY=1 --env EMULATE_POLICIES=as-recorded
 	-e "as-recorded: every response held at least its drawn latency"
 	-e "record --emulate: every response held at least its drawn latency")
+
+# Calibration: entries priced from commands sent with a password instead of
+# their HMAC form are found in the trace of what calibrate sent.
+tpmtrace_faultproof(calibrate_prices_wrong_form integration/test_calibrate.sh
+	--env TPMTRACE_FAULT_CALIBRATE_AUTH_PASSWORD=1
+	-e "Create hmac: measured from 14 commands sent in that form"
+	-e "Unseal hmac\\+enc: measured from 7 commands sent in that form")
