@@ -16,6 +16,24 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# tpm2-tools wait for a response for ever (their TCTIs block): every tpm2_*
+# command a test runs, directly or through a script, goes through a wrapper
+# that gives it TPMTRACE_TEST_CLIENT_TIMEOUT seconds (default 120), so that a
+# response lost on the way fails the test instead of hanging it until
+# ctest's limit. (tpmclient has its own --timeout.)
+wrap_tpm2_tools() {
+	local f p
+	mkdir -p "$T/.clients"
+	for f in $(compgen -c tpm2_ | sort -u); do
+		p=$(type -P "$f") || continue
+		printf '#!/bin/sh\nexec timeout --foreground -k 5 %s %s "$@"\n' \
+			"${TPMTRACE_TEST_CLIENT_TIMEOUT:-120}" "$p" >"$T/.clients/$f"
+	done
+	chmod +x "$T"/.clients/* 2>/dev/null
+	PATH=$T/.clients:$PATH
+}
+wrap_tpm2_tools
+
 # check "description" COMMAND [ARG...]: one command (a function for a compound
 # condition, or one [ A -a B ]), counted as passed or failed. Never
 # `check "…" [ A ] && [ B ]`: only A would be checked (check_guard.sh catches
