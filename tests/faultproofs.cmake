@@ -46,3 +46,19 @@ tpmtrace_faultproof(calibrate_prices_wrong_form integration/test_calibrate.sh
 	--env TPMTRACE_FAULT_CALIBRATE_AUTH_PASSWORD=1
 	-e "Create hmac: measured from 14 commands sent in that form"
 	-e "Unseal hmac\\+enc: measured from 7 commands sent in that form")
+
+# verify and list: a verify that always says yes, a list that prints nothing.
+tpmtrace_faultproof(verify_always_succeeds integration/test_verify.sh
+	--broken "^verify:succeed" -e "row-deleted: verify exits non-zero"
+	-e "count-changed: verify exits non-zero" -e "duplicate-seq: verify exits non-zero"
+	-e "latency: verify exits non-zero" -e "corrupt pages: verify exits non-zero")
+tpmtrace_faultproof(list_prints_nothing integration/test_list.sh
+	--broken "^list:succeed" -e "list: a header and one line per trace"
+	-e "list --json: id kind status")
+# record: --forward-only ignored (it records), --swtpm-state ignored (fresh state).
+tpmtrace_faultproof(record_forward_only_ignored integration/test_record_forward_only_and_swtpm_state.sh
+	--broken "--forward-only:drop=--forward-only"
+	-e "forward-only: no database written")
+tpmtrace_faultproof(record_swtpm_state_ignored integration/test_record_forward_only_and_swtpm_state.sh
+	--broken "--swtpm-state:drop2=--swtpm-state"
+	-e "state: swtpm's state file is in DIR" -e "state: second recording on the same DIR reads the index")

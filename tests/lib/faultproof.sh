@@ -14,7 +14,8 @@
 #                           knob that makes its work smaller
 #     --broken REGEX:ACTION the test's tpmtrace is tests/lib/broken-tpmtrace:
 #                           commands whose arguments match REGEX fail (ACTION
-#                           fail) or print half their output (truncate)
+#                           fail), print half their output (truncate), say
+#                           yes (succeed), or lose an option (drop=, drop2=)
 #     --src-fixture SCRIPT  TPMTRACE_SRC is a copy of the source tree's tools/
 #                           and tests/ that SCRIPT (run in the copy) breaks
 #     --as USER             run the test as USER (setpriv)
