@@ -49,6 +49,7 @@ struct writer {
 	_Atomic uint64_t head; /* records published */
 	_Atomic uint64_t q_dropped;
 	_Atomic uint64_t q_dropped_cmds;
+	_Atomic uint64_t waits; /* reservations that waited for room */
 
 	/* Consumer side. */
 	_Atomic uint64_t tail;	  /* records consumed */
@@ -444,6 +445,12 @@ int writer_start(struct writer **out, const struct writer_cfg *cfg, char *err, s
 	stall = getenv("TPMTRACE_FAULT_WRITER_STALL_EVERY_MS");
 	if (stall)
 		w->stall_every_ms = (unsigned)strtoul(stall, NULL, 10);
+	/* Fault injection: the producer waits for room instead of dropping, as
+	 * a recorder whose forwarding loop waited on the database would
+	 * (writer_stats.waits counts it; the soak test must catch it). */
+	stall = getenv("TPMTRACE_FAULT_WRITER_BLOCK_WHEN_FULL");
+	if (stall && *stall && strcmp(stall, "0"))
+		w->cfg.block_when_full = 1;
 	rc = db_open(cfg->path, DB_WRITE, &w->db, err, errlen);
 	if (rc)
 		goto fail;
@@ -556,6 +563,7 @@ struct rec *writer_reserve(struct writer *w, uint8_t type, uint32_t payload_len)
 	uint64_t start;
 	/* Commands and events share one sequence; a dropped one leaves a gap. */
 	uint64_t seq = type == REC_CLIENT ? 0 : ++w->seq;
+	int waited = 0;
 
 	while (!has_room(w, payload_len, &start)) {
 		if (!w->cfg.block_when_full || payload_len > w->ring_cap) {
@@ -568,6 +576,13 @@ struct rec *writer_reserve(struct writer *w, uint8_t type, uint32_t payload_len)
 				atomic_fetch_add_explicit(&w->q_dropped_cmds, 1,
 							  memory_order_relaxed);
 			return NULL;
+		}
+		/* Only a writer that blocks when full gets here (importers,
+		 * replay): counted once per record, off the path of one that
+		 * drops. */
+		if (!waited) {
+			waited = 1;
+			atomic_fetch_add_explicit(&w->waits, 1, memory_order_relaxed);
 		}
 		sleep_us(50);
 	}
@@ -638,6 +653,7 @@ void writer_get_stats(struct writer *w, struct writer_stats *st)
 	st->batches = atomic_load(&w->batches);
 	st->failed_batches = atomic_load(&w->failed);
 	st->ring_bytes = atomic_load(&w->p_cap);
+	st->waits = atomic_load(&w->waits);
 }
 
 int writer_stop(struct writer *w, const char *status, struct writer_stats *final)

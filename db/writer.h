@@ -102,6 +102,9 @@ struct writer_stats {
 	uint64_t batches;
 	uint64_t failed_batches;
 	uint64_t ring_bytes; /* payload ring in use: 256 KiB, all of it once half was queued */
+	/* Records whose producer waited for room in the queue (only with
+	 * block_when_full): a recorder's TPM path never waits, so 0 there. */
+	uint64_t waits;
 };
 
 /* Waits until everything published so far is committed (or dropped). */

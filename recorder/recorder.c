@@ -44,8 +44,8 @@ int recorder_forward(struct recorder *r, uint32_t client, uint8_t locality, cons
 	if (r->emu && !rc) {
 		/* The client sees the profiled TPM: its response is held until
 		 * the drawn latency has passed since the command went out. */
-		emulate_hold(r->emu, tm->t_submit, emulate_latency_ns(r->emu, cmd, len));
-		tm->t_done = mono_ns();
+		tm->t_done =
+		    emulate_hold(r->emu, tm->t_submit, emulate_latency_ns(r->emu, cmd, len));
 		tm->flags |= REC_F_EMULATED;
 	}
 	if (rc) {

@@ -65,6 +65,11 @@ struct cal {
 	struct tpm_name seal_name, sig_name;
 	uint32_t seal_h, sig_h, tmp_h;
 	uint32_t counter;
+	/* Test-only fault (TPMTRACE_FAULT_CALIBRATE_AUTH_PASSWORD set): the
+	 * kinds authorised through auth_send in an HMAC session are measured
+	 * with a password instead, their entries priced from the wrong form;
+	 * the calibration test must catch it. */
+	int fault_auth_pw;
 	char *err;
 	size_t errlen;
 };
@@ -947,6 +952,8 @@ static int measure_one(struct cal *k, const struct kind *d, uint64_t *lat)
 	if ((d->begin && (rc = d->begin(k))) || (d->pre && (rc = d->pre(k))))
 		return rc;
 	k->auth = d->auth;
+	if (k->fault_auth_pw && (d->auth == TPM_AUTH_HMAC || d->auth == TPM_AUTH_HMAC_ENC))
+		k->auth = TPM_AUTH_PASSWORD;
 	k->last_ns = 0;
 	rc = d->op(k);
 	k->auth = TPM_AUTH_PASSWORD;
@@ -1007,6 +1014,8 @@ int calibrate_run(const struct calibrate_opts *o, struct profile *p, struct cali
 	if (!k)
 		return -ENOMEM;
 	k->auth = TPM_AUTH_PASSWORD; /* outside a measured command (measure_one) */
+	const char *fault = getenv("TPMTRACE_FAULT_CALIBRATE_AUTH_PASSWORD");
+	k->fault_auth_pw = fault && *fault && strcmp(fault, "0");
 	k->o = o;
 	k->res = res;
 	k->err = err;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
@@ -69,6 +70,8 @@ int emulate_init(struct emulator *em, sqlite3 *db, const char *arg, uint64_t see
 	if (rc)
 		return rc;
 	em->fallback_ms = profile_fallback(&em->prof);
+	const char *fault = getenv("TPMTRACE_FAULT_EMULATE_EARLY");
+	em->fault_early = fault && *fault && strcmp(fault, "0");
 	em->seed = seed;
 	uint64_t x = seed;
 	for (int i = 0; i < 4; i++)
@@ -120,7 +123,7 @@ uint64_t emulate_latency_ns(struct emulator *em, const uint8_t *cmd, size_t len)
 	return ms > 0 ? (uint64_t)(ms * 1e6 + 0.5) : 0;
 }
 
-void emulate_hold(struct emulator *em, uint64_t t_submit, uint64_t latency_ns)
+uint64_t emulate_hold(struct emulator *em, uint64_t t_submit, uint64_t latency_ns)
 {
 	/* The profiled TPM would answer at t_submit + latency. When an earlier
 	 * response came later than that (swtpm or this process was descheduled,
@@ -131,6 +134,8 @@ void emulate_hold(struct emulator *em, uint64_t t_submit, uint64_t latency_ns)
 	uint64_t due = t_submit + latency_ns;
 	uint64_t credit = em->debt_ns < latency_ns ? em->debt_ns : latency_ns;
 	uint64_t until = due - credit, now = mono_ns();
+	if (em->fault_early && until > t_submit)
+		until = t_submit + (until - t_submit) / 2;
 	if (now < until) {
 		struct timespec ts = {.tv_sec = (time_t)(until / 1000000000u),
 				      .tv_nsec = (long)(until % 1000000000u)};
@@ -146,4 +151,5 @@ void emulate_hold(struct emulator *em, uint64_t t_submit, uint64_t latency_ns)
 	} else {
 		em->debt_ns -= due - now < em->debt_ns ? due - now : em->debt_ns;
 	}
+	return now;
 }

@@ -37,6 +37,10 @@ struct emulator {
 	uint64_t debt_ns;	 /* lateness not yet made up by shorter holds */
 	uint32_t missing_cc[16]; /* the first command codes priced at the fallback */
 	unsigned n_missing_cc;
+	/* Test-only fault (TPMTRACE_FAULT_EMULATE_EARLY set): every response is
+	 * released halfway to its due time, as a broken emulation would; the
+	 * emulation test must catch it (tests/integration/test_emulate.sh). */
+	int fault_early;
 };
 
 /* Loads the profile named by arg (a file, a profile stored in db if db is not
@@ -51,8 +55,10 @@ uint64_t emulate_latency_ns(struct emulator *em, const uint8_t *cmd, size_t len)
 
 /* Waits until CLOCK_MONOTONIC reaches t_submit + latency_ns, less what
  * earlier responses came late (lateness is carried over and made up by the
- * following holds, never by answering before the target did). */
-void emulate_hold(struct emulator *em, uint64_t t_submit, uint64_t latency_ns);
+ * following holds, never by answering before the target did). Returns the
+ * time of the release (mono_ns), the response's completion time: the stored
+ * latency is then exactly what the lateness accounting saw. */
+uint64_t emulate_hold(struct emulator *em, uint64_t t_submit, uint64_t latency_ns);
 
 /* A seed from the kernel's random source (for runs without --emulate-seed). */
 uint64_t emulate_random_seed(void);

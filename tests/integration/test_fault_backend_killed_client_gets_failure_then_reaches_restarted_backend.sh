@@ -6,7 +6,10 @@
 # (stopped, not killed) yields TPM_RC_FAILURE after --timeout. When swtpm is
 # restarted on the same socket, later clients reach it without restarting the
 # recorder; the trace holds the gap as backend-lost / backend-back events
-# around the failed commands.
+# around the failed commands. What ended each wait is read from the
+# backend-lost event's reason, not from a stopwatch: the killed backend's
+# closed socket (not the timeout), the hung one's timeout; the waits
+# themselves are printed.
 . "$TPMTRACE_TEST_LIB/common.sh"
 need swtpm sqlite3 timeout
 
@@ -42,7 +45,7 @@ t0=$(date +%s%N)
 wait $client
 expect_eq "killed mid-command: the waiting client is answered" "$?" 0
 expect_eq "killed mid-command: with TPM_RC_FAILURE" "$(cat "$T/inflight")" "$FAILURE"
-check "killed mid-command: answered at once (< 1 s after the kill)" [ $(($(date +%s%N) - t0)) -lt 1000000000 ]
+echo "killed mid-command: answered $((($(date +%s%N) - t0) / 1000000)) ms after the kill (a figure)"
 
 # 2. While the backend is down: every command is answered TPM_RC_FAILURE.
 expect_eq "backend down: TPM_RC_FAILURE" \
@@ -63,8 +66,7 @@ kill -STOP "$SWTPM_PID"
 t0=$(date +%s%N)
 expect_eq "hung backend: TPM_RC_FAILURE" \
 	"$(timeout 10 "$TPMCLIENT" --connect "unix:$T/p.sock" --hex "$GETRANDOM")" "$FAILURE"
-ms=$((($(date +%s%N) - t0) / 1000000))
-check "hung backend: answered after the 2 s timeout, not later ($ms ms)" [ "$ms" -ge 1900 -a "$ms" -lt 6000 ]
+echo "hung backend: answered after $((($(date +%s%N) - t0) / 1000000)) ms (--timeout 2000; a figure)"
 kill -CONT "$SWTPM_PID"
 check "resumed: commands answered again" \
 	timeout 20 "$TPMCLIENT" --connect "unix:$T/p.sock" --cmd getrandom --count 20
@@ -79,7 +81,14 @@ expect_eq "the in-flight and down-time commands are stored without a response" \
 	"$(q "SELECT count(*) FROM command WHERE flags & 8")" 53
 expect_eq "each failed command lies inside a gap" \
 	"$(q "SELECT count(*) FROM command c WHERE flags & 8 AND (SELECT kind FROM event e WHERE e.seq < c.seq AND kind LIKE 'backend-%' ORDER BY seq DESC LIMIT 1) = 'backend-lost'")" 53
-check "the lost event says why" [ -n "$(q "SELECT detail FROM event WHERE kind='backend-lost' LIMIT 1")" ]
+lost=$(q "SELECT group_concat(detail, ' / ') FROM (SELECT detail FROM event WHERE kind='backend-lost' ORDER BY seq)")
+echo "backend-lost reasons: $lost"
+# killed: the connection's end was seen (reset, EOF), not waited out
+not_timeout() { [ -n "$1" ] && [[ $1 != *"timed out"* ]]; }
+check "killed mid-command: the closed connection ended the wait, not the timeout" \
+	not_timeout "$(q "SELECT detail FROM event WHERE kind='backend-lost' ORDER BY seq LIMIT 1")"
+check "hung backend: the timeout ended the wait" \
+	grep -q "timed out" <<<"$(q "SELECT detail FROM event WHERE kind='backend-lost' ORDER BY seq LIMIT 1 OFFSET 1")"
 expect_eq "PCR_Extend answered by the first and the restarted backend" \
 	"$(q "SELECT count(*) FROM command WHERE cc=0x182 AND rc = 0")" 400
 check "GetRandom answered after the restart and the resume" \

@@ -92,7 +92,8 @@ EOF
 DB=$T/t.db
 gen "$T/plain.txt" "$T/plain.want" 0 1
 "$TPMTRACE" import ftrace "$T/plain.txt" --db "$DB" >"$T/out" 2>"$T/err"
-check "import of function_graph text ($(cat "$T/err"))" test $? -eq 0
+rc=$?
+expect_eq "import of function_graph text ($(cat "$T/err"))" "$rc" 0
 id=$(sqlite3 "$DB" "SELECT id FROM trace WHERE source='$T/plain.txt'")
 sqlite3 "$DB" "SELECT n.name, c.auth_kind, c.latency_ns FROM command c JOIN tpm_cc n ON n.cc = c.cc
 	WHERE trace_id=$id ORDER BY seq" >"$T/plain.got"
@@ -122,7 +123,8 @@ expect_eq "command_stats totals the PCR_Extend latencies" \
 # With funcgraph-abstime: the kernel's clock is kept, no flag.
 gen "$T/abs.txt" "$T/abs.want" 1 2
 "$TPMTRACE" import ftrace "$T/abs.txt" --db "$DB" --name abs >/dev/null 2>"$T/err"
-check "import with funcgraph-abstime ($(cat "$T/err"))" test $? -eq 0
+rc=$?
+expect_eq "import with funcgraph-abstime ($(cat "$T/err"))" "$rc" 0
 aid=$(sqlite3 "$DB" "SELECT id FROM trace WHERE name='abs'")
 sqlite3 "$DB" "SELECT n.name, c.auth_kind, c.latency_ns, c.t_submit_ns, c.flags FROM command c
 	JOIN tpm_cc n ON n.cc = c.cc WHERE trace_id=$aid ORDER BY seq" >"$T/abs.got"
@@ -155,7 +157,8 @@ expect_eq "failed imports leave no trace" "$(sqlite3 "$DB" "SELECT count(*) FROM
 # The same text through the profile importer (the other consumer of the parser)
 # gives the same per-command means.
 "$TPMTRACE" profile import ftrace "$T/plain.txt" "$DB" --name ft >/dev/null 2>"$T/err"
-check "profile import ftrace of the same text ($(cat "$T/err"))" test $? -eq 0
+rc=$?
+expect_eq "profile import ftrace of the same text ($(cat "$T/err"))" "$rc" 0
 expect_eq "profile means equal the imported latencies' means" \
 	"$(sqlite3 "$DB" "SELECT group_concat(x, ' ') FROM (SELECT n.name || '=' || round(avg(c.latency_ns)) AS x
 			FROM command c JOIN tpm_cc n ON n.cc=c.cc WHERE trace_id=$id GROUP BY c.cc, c.auth_kind ORDER BY c.cc, c.auth_kind)")" \

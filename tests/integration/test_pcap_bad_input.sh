@@ -9,7 +9,7 @@
 DATA=$TPMTRACE_SHARED_DATA/pcap
 GOOD=$DATA/esys-get-random.int.pcap
 [ -r "$GOOD" ] || skip "$GOOD missing"
-need sqlite3
+need sqlite3 tshark editcap
 W=$T
 
 # expect_fail FILE REGEX: import fails with status 1 and a matching message.
@@ -30,23 +30,17 @@ expect_fail "$W/empty.pcap" "empty file"
 cp /etc/os-release "$W/text.pcap"
 expect_fail "$W/text.pcap" "not a pcap or pcapng capture"
 head -c 3000 "$GOOD" >"$W/trunc.pcapng"
-# tshark (if there) says how many whole packets precede the cut.
-if command -v tshark >/dev/null; then
-	n=$(tshark -r "$W/trunc.pcapng" 2>/dev/null | wc -l)
-	expect_fail "$W/trunc.pcapng" "packet $((n + 1)) \(block at byte offset [0-9]+\): .*truncated"
-else
-	expect_fail "$W/trunc.pcapng" "packet [0-9]+ \(block at byte offset [0-9]+\): .*truncated"
-fi
+# tshark says how many whole packets precede the cut.
+n=$(tshark -r "$W/trunc.pcapng" 2>/dev/null | wc -l)
+expect_fail "$W/trunc.pcapng" "packet $((n + 1)) \(block at byte offset [0-9]+\): .*truncated"
 head -c 20 "$GOOD" >"$W/shb.pcapng"
 expect_fail "$W/shb.pcapng" "not a pcap or pcapng capture|truncated"
-if command -v editcap >/dev/null; then
-	editcap -F pcap "$GOOD" "$W/classic.pcap" 2>/dev/null
-	size=$(stat -c %s "$W/classic.pcap")
-	head -c $((size - 7)) "$W/classic.pcap" >"$W/classic-trunc.pcap"
-	expect_fail "$W/classic-trunc.pcap" "packet 54 \(block at byte offset [0-9]+\): .*truncated"
-	head -c 10 "$W/classic.pcap" >"$W/classic-hdr.pcap"
-	expect_fail "$W/classic-hdr.pcap" "truncated|not a pcap"
-fi
+editcap -F pcap "$GOOD" "$W/classic.pcap" 2>/dev/null
+size=$(stat -c %s "$W/classic.pcap")
+head -c $((size - 7)) "$W/classic.pcap" >"$W/classic-trunc.pcap"
+expect_fail "$W/classic-trunc.pcap" "packet 54 \(block at byte offset [0-9]+\): .*truncated"
+head -c 10 "$W/classic.pcap" >"$W/classic-hdr.pcap"
+expect_fail "$W/classic-hdr.pcap" "truncated|not a pcap"
 # A block length field that points past the end of the file (third block).
 python3 - "$GOOD" "$W/corrupt.pcapng" <<'PY'
 import struct, sys

@@ -27,8 +27,9 @@ ncmd=$(wc -l <"$W/want")
 tshark -r "$F" -T fields -e frame.time_epoch -e tcp.srcport -e tcp.payload 2>/dev/null >"$W/fields"
 t2p() { text2pcap -q -D -t "%Y-%m-%d %H:%M:%S.%f" "$@" 2>"$W/t2p.err" || bad "text2pcap $*: $(cat "$W/t2p.err")"; }
 
-# check NAME FILE [client-peer-filter]: import FILE as its own database.
-check() {
+# import_cmp NAME FILE: import FILE as its own database and compare it with the
+# original (its own checks, counted with ok/bad); 0 when the import worked.
+import_cmp() {
 	local name=$1 file=$2 db=$W/$1.db
 	if ! "$TPMTRACE" import pcap "$file" --db "$db" >"$W/out" 2>"$W/err"; then
 		bad "$name: import failed: $(cat "$W/err")"
@@ -58,18 +59,18 @@ PY
 # Ethernet + IPv4, and Ethernet + IPv6.
 python3 "$FIX" dump <"$W/fields" >"$W/plain.txt"
 t2p -4 10.1.1.1,10.2.2.2 -T 50001,2321 "$W/plain.txt" "$W/eth4.pcapng"
-check eth4 "$W/eth4.pcapng" && check_times eth4 0
+import_cmp eth4 "$W/eth4.pcapng" && check_times eth4 0
 enc=$(capinfos -E "$W/eth4.pcapng" | awk -F': *' '/encapsulation/ { print $2 }')
 [ "$enc" = Ethernet ] && ok || bad "text2pcap wrote '$enc', not Ethernet"
 t2p -6 fd00::1,fd00::2 -T 50001,2321 "$W/plain.txt" "$W/eth6.pcapng"
-check eth6 "$W/eth6.pcapng" && check_times eth6 0
+import_cmp eth6 "$W/eth6.pcapng" && check_times eth6 0
 peer=$(sqlite3 "$W/eth6.db" "SELECT peer FROM client")
 [ "$peer" = "[fd00::1]:50001" ] && ok || bad "IPv6 client peer '$peer'"
 
 # Without timestamps text2pcap makes them up, 1 us apart: flagged synthetic.
 sed 's/^\([IO]\) .*/\1/' "$W/plain.txt" >"$W/notime.txt"
 text2pcap -q -D -4 10.1.1.1,10.2.2.2 -T 50001,2321 "$W/notime.txt" "$W/notime.pcapng" 2>/dev/null
-if check notime "$W/notime.pcapng"; then
+if import_cmp notime "$W/notime.pcapng"; then
 	n=$(sqlite3 "$W/notime.db" "SELECT count(*) FROM command WHERE NOT flags & 16")
 	[ "$n" = 0 ] && ok || bad "$n commands with made-up times not flagged synthetic"
 	sqlite3 "$W/notime.db" "SELECT notes FROM trace" | grep -q "synthetic" && ok || bad "no synthetic note"
@@ -84,17 +85,17 @@ for k in sll sll2 null; do
 	# tshark must read the fixture as we do, or the fixture is wrong.
 	tshark -r "$W/$k.pcap" -T fields -e tpm.req.cc 2>/dev/null | grep . >"$W/k_cc"
 	diff -q "$W/cc" "$W/k_cc" >/dev/null && ok || bad "$k fixture: tshark does not decode it"
-	check $k "$W/$k.pcap"
+	import_cmp $k "$W/$k.pcap"
 done
 t2p -6 fd00::1,fd00::2 -T 50001,2321 -F pcap "$W/plain.txt" "$W/eth6.pcap"
-python3 "$FIX" relink sll2 "$W/eth6.pcap" "$W/sll2v6.pcap" && check sll2v6 "$W/sll2v6.pcap"
+python3 "$FIX" relink sll2 "$W/eth6.pcap" "$W/sll2v6.pcap" && import_cmp sll2v6 "$W/sll2v6.pcap"
 
 # Reassembly: every message cut into 7-byte segments.
 python3 "$FIX" dump --split 7 <"$W/fields" >"$W/split.txt"
 t2p -4 10.1.1.1,10.2.2.2 -T 50001,2321 "$W/split.txt" "$W/split.pcapng"
 nseg=$(capinfos -c -M "$W/split.pcapng" | awk '/Number of packets/ { print $NF }')
 [ "$nseg" -gt $((ncmd * 4)) ] && ok || bad "split capture has only $nseg packets"
-check split "$W/split.pcapng" && check_times split 1000
+import_cmp split "$W/split.pcapng" && check_times split 1000
 
 # MS simulator framing at locality 3, responses in three segments, and
 # POWER_ON, NV_ON on the platform port a second before the first command.
@@ -104,7 +105,7 @@ t0=$(head -1 "$W/fields" | cut -f1)
 python3 "$FIX" platform "$((${t0%.*} - 1)).${t0#*.}" 1 11 >"$W/plat.txt"
 t2p -4 10.1.1.1,10.2.2.2 -T 50002,2322 "$W/plat.txt" "$W/mssim-plat.pcapng"
 mergecap -w "$W/mssim.pcapng" "$W/mssim-plat.pcapng" "$W/mssim-cmd.pcapng"
-check mssim "$W/mssim.pcapng" && check_times mssim 2
+import_cmp mssim "$W/mssim.pcapng" && check_times mssim 2
 loc=$(sqlite3 "$W/mssim.db" "SELECT group_concat(DISTINCT locality) FROM command")
 [ "$loc" = 3 ] && ok || bad "mssim localities '$loc', want 3"
 ev=$(sqlite3 "$W/mssim.db" "SELECT group_concat(kind, ',') FROM (SELECT kind FROM event ORDER BY seq)")

@@ -6,9 +6,11 @@
 # records dropped 27-44% of them, and one that committed on the bytes queued
 # still dropped ~1% whenever a loaded machine descheduled it for a few ms. The
 # ring now grows to 512 bytes a queue slot (2 MiB) once half of its first
-# 256 KiB is queued. Every command is answered;
-# (almost) every one is stored: the bound (1%) leaves room for a loaded
-# machine; six busy loops and a syncing dd beside the ASan build dropped none.
+# 256 KiB is queued (tests/unit/test_db.c checks the growth itself, with a
+# stalled writer). Every command is answered, none waited for the writer, and
+# what is stored is counted exactly: stored + dropped = sent. How many are
+# stored depends on how much CPU the writer gets on this machine: printed
+# here, measured by `tools/bench record` (no drop expected on an idle host).
 . "$TPMTRACE_TEST_LIB/common.sh"
 need swtpm sqlite3
 
@@ -26,8 +28,9 @@ kill -TERM $RECORD_PID
 check "recorder exits 0" wait $RECORD_PID
 stored=$(sqlite3 "$db" "SELECT count(*) FROM command WHERE cc = 0x17D")
 dropped=$(sqlite3 "$db" "SELECT dropped FROM trace")
-echo "large commands stored: $stored of 10000; dropped: $dropped"
-check "at least 99% of the large commands stored ($stored of 10000)" [ "$stored" -ge 9900 ]
+echo "large commands stored: $stored of 10000; dropped: $dropped (a figure, not checked)"
+expect_eq "the TPM path never waited for the writer" \
+	"$(sed -n 's/.*waited for the writer \([0-9]*\) times.*/\1/p' "$T/record.err")" 0
 expect_eq "stored + dropped = sent" "$((stored + dropped))" 10000
 expect_eq "integrity" "$(sqlite3 "$db" 'PRAGMA integrity_check')" ok
 finish

@@ -62,7 +62,12 @@ print('%s all captures: %d of %d source commands re-issued faithfully and answer
     'PASS' if tot_p and tot_ok >= 0.97 * tot_p else 'FAIL', tot_ok, tot_p,
     100.0 * tot_ok / max(tot_p, 1)))
 EOF
+st=$?
 grep '^INFO\|all captures' "$T/check.out"
+# The checker's own verdict: a crash (a run's JSON it cannot read) must not
+# leave only the PASS lines printed before it.
+expect_eq "the checker read every run to the end" "$st" 0
+check "the checker gave the 97% verdict" grep -q '^[A-Z]* all captures' "$T/check.out"
 while read -r verdict what; do
 	case $verdict in
 	PASS) check "$what" true ;;

@@ -41,7 +41,8 @@ for _ in $(seq 100); do kill -0 "$(cat "$D/pid")" 2>/dev/null || break; sleep 0.
 
 DB=$T/t.db
 "$TPMTRACE" import swtpm-log "$D/swtpm.log" --db "$DB" --json >"$T/sum.json" 2>"$T/err"
-check "import exits 0 ($(cat "$T/err"))" test $? -eq 0
+rc=$?
+expect_eq "import exits 0 ($(cat "$T/err"))" "$rc" 0
 id=$(sqlite3 "$DB" "SELECT id FROM trace WHERE kind='import' AND source='$D/swtpm.log'")
 check "one trace for the log" test -n "$id"
 
@@ -92,7 +93,8 @@ check "JSON summary" test $? -eq 0
 hdr=$(grep -n 'SWTPM_IO_Write: length 387\|SWTPM_IO_Write: length [0-9][0-9][0-9]' "$D/swtpm.log" | head -1 | cut -d: -f1)
 head -n $((hdr + 3)) "$D/swtpm.log" >"$T/cut.log"
 "$TPMTRACE" import swtpm-log "$T/cut.log" --db "$DB" >"$T/out" 2>"$T/err"
-check "a cut log imports ($(cat "$T/err"))" test $? -eq 0
+rc=$?
+expect_eq "a cut log imports ($(cat "$T/err"))" "$rc" 0
 cid=$(sqlite3 "$DB" "SELECT id FROM trace WHERE source='$T/cut.log'")
 expect_eq "its last command has no response" \
 	"$(sqlite3 "$DB" "SELECT flags & 8, rc IS NULL FROM command WHERE trace_id=$cid ORDER BY seq DESC LIMIT 1")" "8|1"

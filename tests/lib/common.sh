@@ -16,16 +16,47 @@ cleanup() {
 }
 trap cleanup EXIT
 
-check() { # check "description" command...
+# tpm2-tools wait for a response for ever (their TCTIs block): every tpm2_*
+# command a test runs, directly or through a script, goes through a wrapper
+# that gives it TPMTRACE_TEST_CLIENT_TIMEOUT seconds (default 120), so that a
+# response lost on the way fails the test instead of hanging it until
+# ctest's limit. (tpmclient has its own --timeout.)
+wrap_tpm2_tools() {
+	local f p
+	mkdir -p "$T/.clients"
+	for f in $(compgen -c tpm2_ | sort -u); do
+		p=$(type -P "$f") || continue
+		printf '#!/bin/sh\nexec timeout --foreground -k 5 %s %s "$@"\n' \
+			"${TPMTRACE_TEST_CLIENT_TIMEOUT:-120}" "$p" >"$T/.clients/$f"
+	done
+	chmod +x "$T"/.clients/* 2>/dev/null
+	PATH=$T/.clients:$PATH
+}
+wrap_tpm2_tools
+
+# check "description" COMMAND [ARG...]: one command (a function for a compound
+# condition, or one [ A -a B ]), counted as passed or failed. Never
+# `check "…" [ A ] && [ B ]`: only A would be checked (check_guard.sh catches
+# it at run time, tests/selftest/test_lint_checks.sh in the source). Never put
+# a command substitution in the description when the command reads $?: the
+# substitution resets it (capture the status in a variable first).
+check() {
+	check_guard_arm "$1"
 	local what=$1
 	shift
+	if [ $# -eq 0 ]; then
+		bad "$what: check without a command"
+		return 0
+	fi
 	if "$@"; then
 		PASS=$((PASS + 1))
 	else
 		FAIL=$((FAIL + 1))
 		echo "FAILED: $what" >&2
 	fi
+	return 0
 }
+check_escaped() { bad "$*"; }
 
 expect_eq() { # expect_eq "description" actual expected
 	if [ "$2" == "$3" ]; then
@@ -49,7 +80,15 @@ finish() {
 	exit $?
 }
 
+# skip REASON: the whole test is skipped (exit 77), for a documented reason
+# only (a missing optional tool outside CI: tests/README.md), and only before
+# the first check: a skip after checks ran would throw their verdicts away, so
+# it fails instead.
 skip() {
+	if [ $((PASS + FAIL)) -gt 0 ]; then
+		bad "skipped after $((PASS + FAIL)) checks ($FAIL failed): $* (need/skip go before the first check)"
+		finish
+	fi
 	echo "SKIPPED: $*"
 	exit 77
 }
@@ -89,3 +128,18 @@ record_bg() {
 }
 
 sql() { sqlite3 "$@"; }
+
+# wait_until 'CONDITION' [SECONDS]: evaluates the shell condition every 50 ms
+# until it holds (status 0) or SECONDS (default 60) have passed (status 1).
+# For a state the test waits for (rows committed, a message printed), never a
+# sleep that guesses how long it takes.
+wait_until() {
+	local i
+	for ((i = 0; i < ${2:-60} * 20; i++)); do
+		eval "$1" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+. "$(dirname "${BASH_SOURCE[0]}")/check_guard.sh"

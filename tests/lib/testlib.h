@@ -22,7 +22,8 @@ extern int tl_checks;
 
 /* Prints "N passed, N failed" and returns the exit status for main(). */
 int tl_finish(const char *name);
-/* Exits 77 (skipped) after printing why. */
+/* Exits 77 (skipped) after printing why; before any CHECK only (after one it
+ * exits 1: a skip must not throw verdicts away). */
 void tl_skip(const char *why);
 /* The shared test data directory (TPMTRACE_SHARED_DATA), or skips. */
 const char *tl_shared_data(void);

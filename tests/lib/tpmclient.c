@@ -19,6 +19,10 @@
  *   tpmclient --serve-garbage SPEC   the same, answering framed nonsense (a
  *             replay target that misbehaves)
  *   --close-after N (before --serve*): answer N commands, then close and exit
+ *   --timeout MS    how long a client waits for a response (default 10000):
+ *             a response that does not come (a proxy that lost it) ends the
+ *             run with a failure instead of a hang; the first one lost stops
+ *             the run, since every later answer would be out of step
  *
  * Commands: startup, getrandom, pcrextend (PCR 16, password session),
  * getcap (TPM_PROPERTIES), pcrread (sha256 PCR 16), big (a 4000-byte
@@ -33,6 +37,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +148,8 @@ static size_t build(const char *name, uint8_t *b, size_t cap, uint32_t counter, 
 	return w.off;
 }
 
+static int timeout_ms = 10000; /* --timeout: every wait for a response */
+
 static int exchange(int fd, int mssim, const uint8_t *cmd, size_t len, uint8_t *rsp, size_t cap,
 		    size_t *rlen)
 {
@@ -155,22 +162,23 @@ static int exchange(int fd, int mssim, const uint8_t *cmd, size_t len, uint8_t *
 		uint8_t frame[TPM_MAX_MESSAGE + 16];
 		memcpy(frame, hdr, 9);
 		memcpy(frame + 9, cmd, len);
-		if ((rc = write_full(fd, frame, len + 9, 30000)))
+		if ((rc = write_full(fd, frame, len + 9, timeout_ms)))
 			return rc;
 		uint8_t sz[4], trailer[4];
-		if ((rc = read_full(fd, sz, 4, 30000)))
+		if ((rc = read_full(fd, sz, 4, timeout_ms)))
 			return rc;
 		size_t n = wire_get_u32(sz);
 		if (n > cap)
 			return -EPROTO;
-		if ((rc = read_full(fd, rsp, n, 30000)) || (rc = read_full(fd, trailer, 4, 30000)))
+		if ((rc = read_full(fd, rsp, n, timeout_ms)) ||
+		    (rc = read_full(fd, trailer, 4, timeout_ms)))
 			return rc;
 		*rlen = n;
 		return 0;
 	}
-	if ((rc = write_full(fd, cmd, len, 30000)))
+	if ((rc = write_full(fd, cmd, len, timeout_ms)))
 		return rc;
-	return read_tpm_message(fd, rsp, cap, rlen, 30000);
+	return read_tpm_message(fd, rsp, cap, rlen, timeout_ms);
 }
 
 /* --device: the kernel's TPM character device contract (drivers/char/tpm/
@@ -190,6 +198,16 @@ static int exchange_device(int fd, const uint8_t *cmd, size_t len, uint8_t *rsp,
 		return -EIO;
 	size_t got = 0, want = 10;
 	while (got < want) {
+		/* The device's read blocks until the answer is there: wait for
+		 * it with a timeout, so that a lost answer fails the run. */
+		struct pollfd pf = {.fd = fd, .events = POLLIN};
+		int pr = poll(&pf, 1, timeout_ms);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr < 0)
+			return -errno;
+		if (pr == 0)
+			return -ETIMEDOUT;
 		n = read(fd, rsp + got, cap - got);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -352,6 +370,7 @@ int main(int argc, char **argv)
 					     {"tag", required_argument, 0, 't'},
 					     {"close-after", required_argument, 0, 'A'},
 					     {"log", required_argument, 0, 'l'},
+					     {"timeout", required_argument, 0, 'T'},
 					     {0, 0, 0, 0}};
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (o) {
@@ -404,6 +423,13 @@ int main(int argc, char **argv)
 			break;
 		case 'l':
 			logfile = optarg;
+			break;
+		case 'T':
+			timeout_ms = (int)strtol(optarg, NULL, 10);
+			if (timeout_ms <= 0) {
+				fprintf(stderr, "tpmclient: --timeout takes a positive MS\n");
+				return 2;
+			}
 			break;
 		default:
 			fprintf(stderr,
@@ -513,6 +539,14 @@ int main(int argc, char **argv)
 		rc = device ? exchange_device(fd, cmd, clen, rsp, sizeof rsp, &rlen)
 			    : exchange(fd, mssim, cmd, clen, rsp, sizeof rsp, &rlen);
 		rtt[i] = mono_ns() - t0;
+		if (rc == -ETIMEDOUT) {
+			/* Lost, not late: whatever comes next would answer this
+			 * command, not the next one. */
+			fprintf(stderr,
+				"tpmclient: command %ld: no response within %d ms; stopping\n", i,
+				timeout_ms);
+			break;
+		}
 		if (rc) {
 			fprintf(stderr, "tpmclient: command %ld: %s\n", i, strerror(-rc));
 			close(fd);

@@ -330,6 +330,10 @@ static void ring_case(const char *name, uint32_t ring, int block, const char *st
 	CHECK(block ? refused == 0 : refused > 0, "%s: %d refused", name, refused);
 	struct writer_stats st;
 	stop_and_check(w, name, p, n, want_ring, &st);
+	/* Waits are counted where they happen: never when the writer drops,
+	 * and when it blocks behind a stalled writer. */
+	CHECK(block ? (stall_ms ? st.waits > 0 : 1) : st.waits == 0, "%s: %llu waits", name,
+	      (unsigned long long)st.waits);
 }
 
 /* The ring grows at a lap boundary while the old region still holds bytes

@@ -499,10 +499,13 @@ vm_cleanup() {
 # prints "N passed, N failed" and exits with the verdict.
 pass=0
 fail=0
+# One command per check (a function for a compound condition): never
+# `check "…" [ A ] && [ B ]` (tests/lib/check_guard.sh catches it).
 check() { # DESCRIPTION COMMAND...
+	check_guard_arm "$1"
 	local what=$1
 	shift
-	if "$@"; then
+	if [ $# -gt 0 ] && "$@"; then
 		pass=$((pass + 1))
 	else
 		fail=$((fail + 1))
@@ -514,3 +517,8 @@ finish() {
 	[ "$fail" = 0 ]
 	exit
 }
+check_escaped() {
+	fail=$((fail + 1))
+	echo "FAIL: $*" >&2
+}
+. "$VM_HARNESS_DIR/../lib/check_guard.sh"

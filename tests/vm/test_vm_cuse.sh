@@ -137,8 +137,9 @@ for run in rm t0; do
 	check "$run: recorded responses = responses the client got" cmp -s "$VM_WORK/$run.det.got" "$VM_WORK/$run.det.rec"
 	# ...and byte-identical to the kernel's own device answering directly.
 	responses "$direct" | det_filter >"$VM_WORK/$run.det.direct"
-	check "$run: PCR_Read/GetCapability/ReadPublic responses identical to a direct run ($(wc -l <"$VM_WORK/$run.det.direct") responses)" \
-		[ -s "$VM_WORK/$run.det.direct" ] && cmp -s "$VM_WORK/$run.det.direct" "$VM_WORK/$run.det.got"
+	check "$run: the direct run gave PCR_Read/GetCapability/ReadPublic responses" [ -s "$VM_WORK/$run.det.direct" ]
+	check "$run: those responses identical to a direct run ($(wc -l <"$VM_WORK/$run.det.direct") responses)" \
+		cmp -s "$VM_WORK/$run.det.direct" "$VM_WORK/$run.det.got"
 	check "$run: ReadPublic among them" grep -q '^00000173 ' "$VM_WORK/$run.det.direct"
 done
 
@@ -154,22 +155,22 @@ check "CUSE node gone after exit" [ "$(vm_get proxy_rm_node_after)" = missing ]
 check "/dev/tpm0 is the kernel's 10:224 before (got $(vm_get tpm0_before))" [ "$(vm_get tpm0_before)" = a:e0 ]
 check "--takeover started" [ "$(vm_get proxy_t0_start)" = 0 ]
 t0=$(vm_get t0_node)
-check "during takeover /dev/tpm0 is the CUSE node (got $t0)" [ "$t0" != a:e0 ] && [ "$t0" != missing ]
+check "during takeover /dev/tpm0 is the CUSE node (got $t0)" [ "$t0" != a:e0 -a "$t0" != missing ]
 check "during takeover /dev/tpm0.real is the kernel's (got $(vm_get t0_real))" [ "$(vm_get t0_real)" = a:e0 ]
 check "a guardian runs during takeover" [ "$(vm_get t0_guardian)" = 1 ]
 check "deterministic run through the taken-over /dev/tpm0 ok" [ "$(vm_get det_t0)" = 0 ]
 check "demo workload through taken-over /dev/tpm0: every tool exited 0" [ "$(vm_get workload_t0)" = 0 ]
 check "SIGTERM: proxy and guardian exited" [ "$(vm_get t0_exit)$(vm_get t0_guard_exit)" = 00 ]
-check "SIGTERM: /dev/tpm0 back (got $(vm_get t0_after_term)), no .real left" [ "$(vm_get t0_after_term)" = a:e0 ] && [ "$(vm_get t0_real_after_term)" = missing ]
+check "SIGTERM: /dev/tpm0 back (got $(vm_get t0_after_term)), no .real left" [ "$(vm_get t0_after_term)" = a:e0 -a "$(vm_get t0_real_after_term)" = missing ]
 check "SIGTERM: /dev/tpm0 works directly" [ "$(vm_get direct_after_term)" = 0 ]
-check "SIGKILL: takeover had happened (got $(vm_get kill_node_during))" [ "$(vm_get kill_start)" = 0 ] && [ "$(vm_get kill_node_during)" != a:e0 ]
+check "SIGKILL: takeover had happened (got $(vm_get kill_node_during))" [ "$(vm_get kill_start)" = 0 -a "$(vm_get kill_node_during)" != a:e0 ]
 check "SIGKILL: guardian restored /dev/tpm0 and exited (got $(vm_get t0_after_kill), .real $(vm_get t0_real_after_kill))" \
-	[ "$(vm_get kill_guard_exit)" = 0 ] && [ "$(vm_get t0_after_kill)" = a:e0 ] && [ "$(vm_get t0_real_after_kill)" = missing ]
+	[ "$(vm_get kill_guard_exit)" = 0 -a "$(vm_get t0_after_kill)" = a:e0 -a "$(vm_get t0_real_after_kill)" = missing ]
 check "SIGKILL: /dev/tpm0 works directly" [ "$(vm_get direct_after_kill)" = 0 ]
 check "both killed: /dev/tpm0 is a dead CUSE node, the kernel's waits as .real" \
-	[ "$(vm_get kill2_start)" = 0 ] && [ "$(vm_get t0_real_stale)" = a:e0 ] && [ "$(vm_get t0_stale)" != a:e0 ] && [ "$(vm_get stale_open)" != 0 ]
+	[ "$(vm_get kill2_start)" = 0 -a "$(vm_get t0_real_stale)" = a:e0 -a "$(vm_get t0_stale)" != a:e0 -a "$(vm_get stale_open)" != 0 ]
 check "--restore succeeded" [ "$(vm_get restore_rc)" = 0 ]
-check "--restore: /dev/tpm0 back (got $(vm_get t0_after_restore)), no .real left" [ "$(vm_get t0_after_restore)" = a:e0 ] && [ "$(vm_get t0_real_after_restore)" = missing ]
+check "--restore: /dev/tpm0 back (got $(vm_get t0_after_restore)), no .real left" [ "$(vm_get t0_after_restore)" = a:e0 -a "$(vm_get t0_real_after_restore)" = missing ]
 check "--restore: /dev/tpm0 works directly" [ "$(vm_get direct_after_restore)" = 0 ]
 check "--restore again: nothing to do, still success" [ "$(vm_get restore_again_rc)" = 0 ]
 check "takeover and restore recorded as events" [ "$(q "$O/t0.db" "SELECT count(*) FROM event WHERE kind IN ('takeover','restore')")" = 2 ]

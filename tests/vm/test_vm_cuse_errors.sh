@@ -97,13 +97,17 @@ check "backend dead: probe finished (no hang, rc $(vm_get dead_probe_rc))" [ "$(
 check "backend dead: blocking write gets EIO (got $(pr dead write_getrandom))" [ "$(pr dead write_getrandom)" = EIO ]
 check "backend dead: O_NONBLOCK read gets EIO (got $(pr dead nonblock_response))" [ "$(pr dead nonblock_response)" = EIO ]
 check "backend dead: local checks still answered (short write EINVAL)" [ "$(pr dead write_5_bytes)" = EINVAL ]
-check "backend dead: tpm2-tools fail instead of hanging (rc $(vm_get dead_tool_rc))" [ "$(vm_get dead_tool_rc)" != 0 ] && [ "$(vm_get dead_tool_rc)" != 124 ]
-check "backend dead: all of it took $(vm_get dead_seconds)s (< 20)" [ "$(vm_get dead_seconds)" -lt 20 ]
+check "backend dead: tpm2-tools fail instead of hanging (rc $(vm_get dead_tool_rc))" [ "$(vm_get dead_tool_rc)" != 0 -a "$(vm_get dead_tool_rc)" != 124 ]
+echo "backend dead: the probe and the tool took $(vm_get dead_seconds)s (a figure)"
 check "proxy still running after the backend died" [ "$(vm_get proxy_alive_after_death)" = 1 ]
 check "backend back: device works again" [ "$(vm_get sw_back)" = 0 ]
 check "backend outage recorded (backend-lost, backend-back)" \
 	[ "$(q "$O/sw.db" "SELECT count(DISTINCT kind) FROM event WHERE kind IN ('backend-lost','backend-back')")" = 2 ]
 check "failed commands recorded without response" [ "$(q "$O/sw.db" "SELECT count(*) FROM command WHERE flags & 8")" -ge 1 ]
+# What ended the wait for the dead backend: its closed socket, not a timeout.
+lost=$(q "$O/sw.db" "SELECT detail FROM event WHERE kind='backend-lost' ORDER BY seq LIMIT 1")
+not_timeout() { [ -n "$1" ] && [[ $1 != *"timed out"* ]]; }
+check "backend dead: the closed connection ended the wait, not a timeout ($lost)" not_timeout "$lost"
 for db in rm t0 sw; do
 	check "$db.db: tpmtrace verify" "$TPMTRACE" verify "$O/$db.db" >/dev/null
 	check "$db.db: trace complete" [ "$(q "$O/$db.db" "SELECT status FROM trace")" = complete ]

@@ -104,7 +104,7 @@ stats=$(sed -n 's/.* \([0-9]*\) commands, \([0-9]*\) events recorded, \([0-9]*\)
 read -r rec_cmds _ rec_drop <<<"${stats:-x x x}"
 echo "proxy: $rec_cmds commands recorded, $rec_drop dropped"
 check "proxy recorded every command, dropped none (got ${stats:-no stats line})" \
-	[ "$rec_cmds" = "$TOTAL" ] && [ "$rec_drop" = 0 ]
+	[ "$rec_cmds" = "$TOTAL" -a "$rec_drop" = 0 ]
 check "database: $TOTAL commands (got $(q "SELECT count(*) FROM command"))" \
 	[ "$(q "SELECT count(*) FROM command")" = "$TOTAL" ]
 check "trace complete, nothing dropped" [ "$(q "SELECT status || '/' || dropped FROM trace")" = complete/0 ]
@@ -150,7 +150,7 @@ case ${TPMTRACE_TEST_BUILD:-} in
 *asan*) echo "memory bound not checked: ASan's shadow memory and quarantine dominate" ;;
 *)
 	check "proxy memory sampled before, under load ($n_load) and after" \
-		[ -n "${rss0:-}" ] && [ -n "${rss_mid:-}" ] && [ -n "${rss1:-}" ]
+		[ -n "${rss0:-}" -a -n "${rss_mid:-}" -a -n "${rss1:-}" ]
 	check "proxy peak memory bounded (VmHWM $hwm_max kB <= $HWM_MAX_KB kB)" [ "$hwm_max" -le $HWM_MAX_KB ]
 	check "proxy RSS growth over the run bounded ($((${rss1:-0} - ${rss0:-0})) kB <= $GROWTH_MAX_KB kB)" \
 		[ $((${rss1:-0} - ${rss0:-0})) -le $GROWTH_MAX_KB ]

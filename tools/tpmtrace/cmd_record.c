@@ -505,14 +505,17 @@ static int run(int argc, char **argv)
 				(long long)trace_id, db_path);
 	}
 	if (!quiet || st.dropped)
-		fprintf(stderr,
-			"tpmtrace record: trace %lld: %llu commands forwarded, %llu recorded, %llu "
-			"dropped; %llu events recorded, %llu dropped%s\n",
-			(long long)trace_id, (unsigned long long)rec.forwarded,
-			(unsigned long long)st.commands, (unsigned long long)st.dropped_commands,
-			(unsigned long long)st.events,
-			(unsigned long long)(st.dropped - st.dropped_commands),
-			st.dropped ? " (the database could not keep up or failed)" : "");
+		fprintf(
+		    stderr,
+		    "tpmtrace record: trace %lld: %llu commands forwarded, %llu recorded, %llu "
+		    "dropped; %llu events recorded, %llu dropped%s; the TPM path waited for the "
+		    "writer %llu times\n",
+		    (long long)trace_id, (unsigned long long)rec.forwarded,
+		    (unsigned long long)st.commands, (unsigned long long)st.dropped_commands,
+		    (unsigned long long)st.events,
+		    (unsigned long long)(st.dropped - st.dropped_commands),
+		    st.dropped ? " (the database could not keep up or failed)" : "",
+		    (unsigned long long)st.waits);
 	if (have_em && (!quiet || em.missing)) {
 		fprintf(stderr,
 			"tpmtrace record: emulated %s (%s, seed %llu): %llu responses held; %llu "

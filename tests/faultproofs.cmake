@@ -1,0 +1,64 @@
+# Fault proofs: tpmtrace_faultproof(NAME TEST [faultproof.sh options]) runs
+# TEST with a fault made to happen and passes when the named checks fail
+# (tests/lib/faultproof.sh). Each one shows that a check of the suite can fail.
+
+# A command's exit status reaches its check (no command substitution in the
+# description in between).
+tpmtrace_faultproof(ftrace_import_fails integration/test_ftrace_import.sh
+	--broken "import ftrace|profile import ftrace:fail"
+	-e "import of function_graph text" -e "import with funcgraph-abstime"
+	-e "profile import ftrace of the same text")
+tpmtrace_faultproof(swtpm_log_import_fails integration/test_swtpm_log_import.sh
+	--broken "import swtpm-log:fail" -e "import exits 0" -e "a cut log imports")
+# The replay checker's crash is a failure, not fewer PASS lines.
+tpmtrace_faultproof(replay_captures_checker_crashes integration/test_replay_captures.sh
+	--broken "replay .*--json:truncate" -e "the checker read every run to the end")
+# A subcommand whose source declares no option is found out.
+tpmtrace_faultproof(cli_help_no_options integration/test_cli_help.sh
+	--src-fixture "sed -i '/_argument/d' tools/tpmtrace/cmd_list.c"
+	-e "list: options found in the source")
+# A failed capture of our own is a failure, not a skip.
+tpmtrace_faultproof(record_pcap_live_fails integration/test_record_pcap_live.sh
+	--broken "record --pcap-live:fail" -e "record --pcap-live lo captures")
+# Without root the root-only faults are skipped as a test, not passed.
+tpmtrace_faultproof(record_faults_as_nobody_skips
+	integration/test_record_faults_disk_full_read_only_as_root.sh
+	--as nobody --status 77 -e "^SKIPPED: needs root")
+
+# Writer stalls: a recorder whose TPM path waits for the writer (the writer
+# blocks when full instead of dropping) is caught by its wait counter.
+tpmtrace_faultproof(soak_tpm_path_waits_for_writer
+	integration/test_soak_1m_stalling_writer_never_delays_tpm.sh
+	--env TPMTRACE_FAULT_WRITER_BLOCK_WHEN_FULL=1 --env SOAK_COUNT=20000
+	--env SOAK_STALL_MS=100 --env SOAK_STALL_EVERY_MS=200
+	-e "the TPM path never waited for the writer" -e "stalls made the writer drop")
+
+# Emulation: responses released before their drawn latency (halfway) are
+# found in the stored rows.
+tpmtrace_faultproof(emulate_releases_early integration/test_emulate.sh
+	--env TPMTRACE_FAULT_EMULATE_EARLY=1 --env EMULATE_POLICIES=as-recorded
+	-e "as-recorded: every response held at least its drawn latency"
+	-e "record --emulate: every response held at least its drawn latency")
+
+# Calibration: entries priced from commands sent with a password instead of
+# their HMAC form are found in the trace of what calibrate sent.
+tpmtrace_faultproof(calibrate_prices_wrong_form integration/test_calibrate.sh
+	--env TPMTRACE_FAULT_CALIBRATE_AUTH_PASSWORD=1
+	-e "Create hmac: measured from 14 commands sent in that form"
+	-e "Unseal hmac\\+enc: measured from 7 commands sent in that form")
+
+# verify and list: a verify that always says yes, a list that prints nothing.
+tpmtrace_faultproof(verify_always_succeeds integration/test_verify.sh
+	--broken "^verify:succeed" -e "row-deleted: verify exits non-zero"
+	-e "count-changed: verify exits non-zero" -e "duplicate-seq: verify exits non-zero"
+	-e "latency: verify exits non-zero" -e "corrupt pages: verify exits non-zero")
+tpmtrace_faultproof(list_prints_nothing integration/test_list.sh
+	--broken "^list:succeed" -e "list: a header and one line per trace"
+	-e "list --json: id kind status")
+# record: --forward-only ignored (it records), --swtpm-state ignored (fresh state).
+tpmtrace_faultproof(record_forward_only_ignored integration/test_record_forward_only_and_swtpm_state.sh
+	--broken "--forward-only:drop=--forward-only"
+	-e "forward-only: no database written")
+tpmtrace_faultproof(record_swtpm_state_ignored integration/test_record_forward_only_and_swtpm_state.sh
+	--broken "--swtpm-state:drop2=--swtpm-state"
+	-e "state: swtpm's state file is in DIR" -e "state: second recording on the same DIR reads the index")

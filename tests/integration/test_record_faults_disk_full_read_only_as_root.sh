@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Faults while recording that need root: (1) disk full (a size-limited tmpfs):
+# traffic continues, one warning, drops counted exactly, recording resumes
+# when space returns; (2) the database directory and files made read-only
+# mid-recording (the recorder running as nobody): traffic continues, counts
+# exact. Skipped as a whole without root (tests/README.md, "Skips").
+. "$TPMTRACE_TEST_LIB/common.sh"
+need swtpm sqlite3 setpriv
+[ "$(id -u)" -eq 0 ] || skip "needs root: mounts a size-limited tmpfs and runs the recorder as nobody"
+
+summary() { # forwarded recorded dropped, from the recorder's exit line
+	sed -n 's/.* \([0-9]*\) commands forwarded, \([0-9]*\) recorded, \([0-9]*\) dropped.*/\1 \2 \3/p' "$T/record.err"
+}
+
+# -- 1. Disk full.
+mkdir -p "$T/full"
+mount -t tmpfs -o size=1m tpmtrace-test "$T/full"
+expect_eq "a 1 MB tmpfs for the database" "$?" 0
+{
+	start_swtpm "$T/sw3"
+	db=$T/full/full.db
+	record_bg "$db" --backend "swtpm:path=$T/sw3/s.sock" --listen "unix:$T/p3.sock" --payloads full
+	wait_for_socket "$T/p3.sock"
+	"$TPMCLIENT" --connect "unix:$T/p3.sock" --cmd startup >/dev/null
+	check "disk full: before" "$TPMCLIENT" --connect "unix:$T/p3.sock" --cmd getrandom --count 200
+	check "disk full: the first 201 commands committed" \
+		wait_until "[ \"\$(sqlite3 '$db' 'SELECT count(*) FROM command')\" = 201 ]"
+	dd if=/dev/zero of="$T/full/filler" bs=4k 2>/dev/null
+	check "disk full: traffic continues" "$TPMCLIENT" --connect "unix:$T/p3.sock" --cmd big --count 2000
+	check "disk full: the recorder saw its writes fail" wait_until "grep -q 'cannot write' '$T/record.err'"
+	rm -f "$T/full/filler"
+	check "disk full: after" "$TPMCLIENT" --connect "unix:$T/p3.sock" --cmd getrandom --count 200
+	check "disk full: recording resumed" wait_until "grep -q 'succeed again' '$T/record.err'"
+	kill -TERM $RECORD_PID
+	wait $RECORD_PID
+	read -r fwd rec drop <<<"$(summary)"
+	expect_eq "disk full: commands forwarded" "$fwd" 2401
+	check "disk full: drops counted" [ "${drop:-0}" -gt 0 ]
+	expect_eq "disk full: recorded + dropped = forwarded" "$((rec + drop))" 2401
+	expect_eq "disk full: rows stored = recorded" "$(sqlite3 "$db" "SELECT count(*) FROM command")" "$rec"
+	expect_eq "disk full: a single warning" "$(grep -c 'cannot write' "$T/record.err")" 1
+	check "disk full: commands after the space returned are stored" \
+		[ "$(sqlite3 "$db" "SELECT count(*) FROM command WHERE cc=0x17B")" -gt 200 ]
+	expect_eq "disk full: integrity" "$(sqlite3 "$db" 'PRAGMA integrity_check')" ok
+	expect_eq "disk full: trace closed" "$(sqlite3 "$db" "SELECT status FROM trace")" complete
+	umount "$T/full"
+}
+
+# -- 2. Read-only directory and files, recorder running as nobody.
+{
+	mkdir -p "$T/ro" "$T/rotmp"
+	chown nobody "$T/ro" "$T/rotmp"
+	chmod 755 "$T"
+	db=$T/ro/ro.db
+	TMPDIR=$T/rotmp setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$TPMTRACE" record --db "$db" --spawn-swtpm --listen "unix:$T/rotmp/p4.sock" 2>"$T/record.err" &
+	RECORD_PID=$!
+	PIDS+=($RECORD_PID)
+	wait_for_socket "$T/rotmp/p4.sock"
+	"$TPMCLIENT" --connect "unix:$T/rotmp/p4.sock" --cmd startup >/dev/null
+	check "read-only: before" "$TPMCLIENT" --connect "unix:$T/rotmp/p4.sock" --cmd getrandom --count 300
+	chmod 0444 "$db"*
+	chmod 0555 "$T/ro"
+	check "read-only: traffic continues" "$TPMCLIENT" --connect "unix:$T/rotmp/p4.sock" --cmd getrandom --count 300
+	kill -TERM $RECORD_PID
+	wait $RECORD_PID
+	read -r fwd rec drop <<<"$(summary)"
+	expect_eq "read-only: commands forwarded" "$fwd" 601
+	expect_eq "read-only: recorded + dropped = forwarded" "$((rec + drop))" 601
+	expect_eq "read-only: rows stored = recorded" "$(sqlite3 "$db" "SELECT count(*) FROM command")" "$rec"
+	expect_eq "read-only: integrity" "$(sqlite3 "$db" 'PRAGMA integrity_check')" ok
+	chmod 0755 "$T/ro"
+}
+finish
