@@ -41,7 +41,7 @@ if renice -n -20 -p "$SWTPM_PID" >/dev/null 2>&1 && nice -n -20 true 2>/dev/null
 fi
 ROUNDS=12
 # Round 1's profile is the one whose entries and provenance are checked.
-"${PRIO[@]}" "$TPMTRACE" calibrate --tcti "$TCTI" --iterations 5 --out "$T/cal.profile" --db "$T/prof.db" \
+"${PRIO[@]}" "$TPMTRACE" calibrate --tcti "$TCTI" --iterations 5 -o "$T/cal.profile" --db "$T/prof.db" \
 	--name swtpm-here 2>"$T/cal.err"
 expect_eq "calibrate: exit status" "$?" 0
 cat "$T/cal.err"
@@ -49,7 +49,7 @@ cat "$T/cal.err"
 expect_eq "round 1: demo replayed twice on the calibrated swtpm" "$?" 0
 cp "$T/cal.profile" "$T/cal1.profile"
 for r in $(seq 2 $ROUNDS); do
-	"${PRIO[@]}" "$TPMTRACE" calibrate --tcti "$TCTI" --iterations 5 --quiet --out "$T/cal$r.profile" &&
+	"${PRIO[@]}" "$TPMTRACE" calibrate --tcti "$TCTI" --iterations 5 --quiet -o "$T/cal$r.profile" &&
 		"${PRIO[@]}" "$TPMTRACE" replay "$T/demo.db" --trace 1 --target "$TCTI" --allow-destructive --repeat 2 --json >"$T/rep$r.json" 2>"$T/rep.err"
 	expect_eq "round $r: calibrated and replayed" "$?" 0
 done
@@ -121,7 +121,7 @@ else
 fi
 
 # ---- refusals and bad input -----------------------------------------------------
-"$TPMTRACE" calibrate --tcti device:/dev/nonexistent-tpm --out "$T/hw.profile" 2>"$T/hw.err"
+"$TPMTRACE" calibrate --tcti device:/dev/nonexistent-tpm -o "$T/hw.profile" 2>"$T/hw.err"
 expect_eq "calibrate on a missing device: exit 1" "$?" 1
 check "missing device: nothing written" [ ! -e "$T/hw.profile" ]
 check "missing device: the target is named" grep -q "nonexistent-tpm" "$T/hw.err"
