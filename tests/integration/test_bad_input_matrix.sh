@@ -64,6 +64,21 @@ cell() {
 	expect_eq "$sub [$name]: no file created or changed" "$after" "$before"
 }
 
+# cell_ok NAME SUB ARGS...: a case that is no error (exit 0, nothing on
+# stderr), which still creates and changes nothing.
+cell_ok() {
+	local name=$1 sub=$2
+	shift 2
+	local before after rc
+	before=$(state)
+	(cd "$W" && exec "$TPMTRACE" "$sub" "$@") >"$T/out" 2>"$T/err" </dev/null
+	rc=$?
+	after=$(state)
+	expect_eq "$sub [$name]: exit status ($(head -c 300 "$T/err"))" "$rc" 0
+	expect_eq "$sub [$name]: nothing on stderr" "$(cat "$T/err")" ""
+	expect_eq "$sub [$name]: no file created or changed" "$after" "$before"
+}
+
 # The reading subcommands: SUB ARGS-AFTER-DB...
 readers=(
 	"list"
@@ -97,6 +112,10 @@ for r in stats show "export|--csv|$T/cwd/o.csv" pcrs replay \
 	cell "negative trace id" 2 "--trace takes a trace id" "${a[0]}" "$I/good.db" --trace=-3 "${a[@]:1}"
 	cell "unknown option" 2 "unknown option '--bogus'" "${a[0]}" "$I/good.db" --bogus "${a[@]:1}"
 done
+# Reading a database without a trace is no error for these.
+cell_ok "empty database" list "$I/nodata.db"
+cell_ok "empty database" sql "$I/nodata.db" 'SELECT count(*) FROM trace'
+cell_ok "empty database" verify "$I/nodata.db"
 cell "--limit abc" 2 "--limit takes a whole number" show "$I/good.db" --limit abc
 cell "--limit -3" 2 "--limit takes a whole number" show "$I/good.db" --limit -3
 cell "no query" 2 "a database file and one query" sql "$I/good.db"

@@ -157,7 +157,8 @@ for ((b = 0; b < nblocks; b++)); do
 		# A database an example skipped above would have made: the
 		# examples after it that read it cannot run either.
 		for d in "${made_by_skipped[@]}"; do
-			[[ -z $why && " $c " == *" $d "* ]] && why="reads $d, which a skipped example above makes"
+			[[ -z $why && " $c " == *" $d "* && " $c " != *" --db $d "* ]] &&
+				why="reads $d, which a skipped example above makes"
 		done
 		if [ -n "$why" ]; then
 			[[ $c =~ --db\ ([^ ]+) ]] && made_by_skipped+=("${BASH_REMATCH[1]}")

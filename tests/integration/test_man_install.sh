@@ -22,7 +22,7 @@ check "tpmtrace(1) is no checked-in copy" test ! -e "$MAN/tpmtrace.1"
 subs=$("$TPMTRACE" --help | awk '/^Subcommands:/ {on=1; next} on && /^  [a-z]/ {print $1}')
 for s in $subs; do
 	check "tpmtrace(1) has a section for $s" grep -qx ".SS $s" "$B/man/tpmtrace.1"
-	check "tpmtrace(1) has the synopsis of $s" grep -qx ".B tpmtrace $s" "$B/man/tpmtrace.1"
+	check "tpmtrace(1) has the synopsis of $s" grep -qx ".SY \"tpmtrace $s\"" "$B/man/tpmtrace.1"
 done
 MANWIDTH=200 man -l "$B/man/tpmtrace.1" 2>/dev/null | col -b >"$T/man.txt"
 check "tpmtrace(1) shows report's -o, --output FILE" grep -q -- '-o, --output FILE' "$T/man.txt"

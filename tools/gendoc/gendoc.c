@@ -69,7 +69,16 @@ static void roff_text(FILE *f, const char *text)
 }
 
 /* A synopsis word: options bold, names of values italic. */
+static void roff_token_(FILE *f, const char *tok);
 static void roff_token(FILE *f, const char *tok)
+{
+	roff_token_(f, tok);
+	/* "FILE..." ends no sentence: no extra space after it. */
+	if (*tok && tok[strlen(tok) - 1] == '.')
+		fputs("\\&", f);
+}
+
+static void roff_token_(FILE *f, const char *tok)
 {
 	for (const char *s = tok; *s;) {
 		if (*s == '-' && (s == tok || strchr(" [(|", s[-1]))) {
@@ -98,13 +107,14 @@ static void man_synopsis(FILE *f, const struct subcommand *sc, const struct cli_
 {
 	char tok[600];
 	uint64_t done = 0;
-	fprintf(f, ".B tpmtrace %s\n", sc->name);
+	/* .SY/.YS (groff's man extensions): the form as one hanging block. */
+	fprintf(f, ".SY \"tpmtrace %s\"\n", sc->name);
 	for (const char *s = fm && fm->head ? fm->head : ""; *s;) {
 		size_t k = strcspn(s, " ");
 		snprintf(tok, sizeof tok, "%.*s", (int)k, s);
-		if (isupper((unsigned char)tok[0]) || tok[0] == '[')
+		if (isupper((unsigned char)tok[0]) || tok[0] == '[') {
 			roff_token(f, tok);
-		else {
+		} else {
 			fputs("\\fB", f);
 			roff(f, tok, k);
 			fputs("\\fR", f);
@@ -131,6 +141,7 @@ static void man_synopsis(FILE *f, const struct subcommand *sc, const struct cli_
 		roff_token(f, fm->tail);
 		fputc('\n', f);
 	}
+	fputs(".YS\n", f);
 }
 
 static void man_subcommand(FILE *f, const struct subcommand *sc)
@@ -138,11 +149,8 @@ static void man_subcommand(FILE *f, const struct subcommand *sc)
 	static const struct cli_form any = {0, NULL, NULL};
 	fprintf(f, ".SS %s\n", sc->name);
 	unsigned nf = sc->n_forms ? sc->n_forms : 1;
-	for (unsigned i = 0; i < nf; i++) {
-		if (i)
-			fputs(".br\n", f);
+	for (unsigned i = 0; i < nf; i++)
 		man_synopsis(f, sc, sc->n_forms ? &sc->forms[i] : &any);
-	}
 	if (sc->description)
 		roff_text(f, sc->description);
 	fputs(".PP\nOptions:\n", f);

@@ -65,7 +65,7 @@ static const struct cli_opt opts[] = {
      "an already running swtpm: swtpm:host=H,port=P\n"
      "(control at P+1), swtpm:path=SOCK (control at\n"
      "SOCK.ctrl), tcp:H:P, unix:PATH",
-     "@tcti", 0, 0, M_PROXY, 1},
+     "swtpm:host=127.0.0.1,port=2321 swtpm:path= tcp: unix:", 0, 0, M_PROXY, 1},
     {"swtpm-ctrl", O_SWCTRL, "PATH", CLI_REQ,
      "QEMU mode: the control socket of a running `swtpm\nsocket --ctrl type=unixio,path=PATH`",
      "@file", 0, 0, M_QEMU, 1},
