@@ -178,6 +178,32 @@ static void sqlite_setup(void)
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
+/* A reader of a database that no writer has open (no -wal file beside it:
+ * a writer's connection keeps one) opens it immutable, so that reading
+ * leaves no -wal and -shm files behind (a read-only connection cannot remove
+ * them). Fills uri ("file:PATH?immutable=1", PATH escaped) and returns 1,
+ * or 0 to open path as it is. */
+static int readonly_uri(const char *path, char *uri, size_t len)
+{
+	char wal[4200];
+	struct stat st;
+	snprintf(wal, sizeof wal, "%s-wal", path);
+	if (lstat(wal, &st) == 0 || errno != ENOENT)
+		return 0;
+	size_t n = (size_t)snprintf(uri, len, "file:");
+	for (const char *s = path; *s && n + 4 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '%' || c == '?' || c == '#' || c < 0x21 || c > 0x7e)
+			n += (size_t)snprintf(uri + n, len - n, "%%%02X", c);
+		else
+			uri[n++] = (char)c;
+	}
+	if (n + 13 >= len)
+		return 0;
+	snprintf(uri + n, len - n, "?immutable=1");
+	return 1;
+}
+
 int db_open(const char *path, enum db_open_mode mode, sqlite3 **out, char *err, size_t errlen)
 {
 	static pthread_once_t setup = PTHREAD_ONCE_INIT;
@@ -216,7 +242,13 @@ int db_open(const char *path, enum db_open_mode mode, sqlite3 **out, char *err, 
 		goto out;
 	}
 	flags = mode == DB_READ ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
-	if (sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+	char uri[4200];
+	const char *name = path;
+	if (mode == DB_READ && readonly_uri(path, uri, sizeof uri)) {
+		name = uri;
+		flags |= SQLITE_OPEN_URI;
+	}
+	if (sqlite3_open_v2(name, &db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		rc = -EIO;
 		snprintf(err, errlen, "%s: %s", path, db ? sqlite3_errmsg(db) : "cannot open");
 		goto out;

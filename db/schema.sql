@@ -64,7 +64,7 @@ CREATE TABLE command (
 	auth_kind INTEGER,                 -- 0 none 1 password 2 hmac 3 hmac+enc 4 policy 5 policy+enc
 	pcr INTEGER,                       -- PCR index of PCR_Extend/PCR_Event/PCR_Reset
 	client_id INTEGER,
-	flags INTEGER NOT NULL DEFAULT 0,  -- 1 redacted 2 malformed 4 emulated 8 no response 16 synthetic time
+	flags INTEGER NOT NULL DEFAULT 0,  -- 1 redacted 2 malformed 4 emulated 8 no response 16 synthetic time 32 sent by tpmtrace
 	malformed TEXT,                    -- why the command did not parse
 	cmd BLOB,                          -- raw bytes (payloads=redacted|full)
 	rsp BLOB
@@ -103,14 +103,15 @@ FROM command c LEFT JOIN tpm_cc n ON n.cc = c.cc;
 -- Per trace and command code: count, total, min, mean, max, nearest-rank
 -- percentiles (the smallest latency whose rank r satisfies r >= p% of n, the
 -- same definition as the percentile() SQL function), and the latency of the
--- first occurrence (cold TPM, cold caches).
+-- first occurrence (cold TPM, cold caches). The clients' commands only: those
+-- tpmtrace sent itself (flag 32) are left out.
 CREATE VIEW command_stats AS
 WITH r AS (
 	SELECT trace_id, cc, seq, latency_ns,
 	       row_number() OVER (PARTITION BY trace_id, cc ORDER BY latency_ns, seq) AS rn,
 	       count(*) OVER (PARTITION BY trace_id, cc) AS n,
 	       first_value(latency_ns) OVER (PARTITION BY trace_id, cc ORDER BY seq) AS first_ns
-	FROM command WHERE latency_ns IS NOT NULL
+	FROM command WHERE latency_ns IS NOT NULL AND flags & 32 = 0
 )
 SELECT r.trace_id, r.cc, coalesce(t.name, printf('0x%08X', r.cc)) AS name,
        count(*) AS count,

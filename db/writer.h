@@ -23,6 +23,9 @@ enum rec_type {
 #define REC_F_EMULATED	     4u
 #define REC_F_NO_RESPONSE    8u
 #define REC_F_SYNTHETIC_TIME 16u
+/* Sent by tpmtrace itself, not by a client: the Startup of a swtpm it
+ * spawned, the resource manager's flushes (recorder/proxy.c). */
+#define REC_F_OWN 32u
 
 struct rec {
 	uint8_t type;

@@ -523,47 +523,6 @@ int profile_write(FILE *f, const struct profile *p)
 	return ferror(f) ? -EIO : 0;
 }
 
-int profile_save_file(const char *path, const struct profile *p, char *err, size_t errlen)
-{
-	size_t l = strlen(path);
-	char *tmp = malloc(l + 16);
-	int rc = 0, fd = -1;
-	FILE *f = NULL;
-	if (!tmp)
-		return -ENOMEM;
-	snprintf(tmp, l + 16, "%s.tmpXXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	fchmod(fd, 0600);
-	f = fdopen(fd, "w");
-	if (!f) {
-		rc = -errno;
-		close(fd);
-		unlink(tmp);
-		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
-		goto out;
-	}
-	rc = profile_write(f, p);
-	if (fclose(f) || rc) {
-		rc = -EIO;
-		unlink(tmp);
-		snprintf(err, errlen, "%s: write error", path);
-		goto out;
-	}
-	if (rename(tmp, path)) {
-		rc = -errno;
-		unlink(tmp);
-		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
-	}
-out:
-	free(tmp);
-	return rc;
-}
-
 /* Nearest authorization kinds to try, in order, when a command is only in the
  * profile under other kinds: session kinds fall back to each other before
  * password; password and none to each other. */

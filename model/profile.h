@@ -56,8 +56,6 @@ int profile_parse(const char *text, size_t len, const char *name, struct profile
 int profile_load_file(const char *path, struct profile *p, char *err, size_t errlen);
 /* Writes the text format. Returns 0 or -EIO. */
 int profile_write(FILE *f, const struct profile *p);
-/* Writes to path atomically (temporary file, 0600, rename). */
-int profile_save_file(const char *path, const struct profile *p, char *err, size_t errlen);
 
 /* Checks one entry's figures (positive, finite, ordered, not absurd). Returns
  * 0 or -EINVAL with a message (without file:line). */

@@ -25,6 +25,21 @@ int proxy_listen(struct proxy *p, const struct endpoint *ep, enum listen_kind ki
 /* Serves until wake(ctx) returns nonzero; wake is called whenever wake_fd is
  * readable (a signalfd, typically). */
 int proxy_run(struct proxy *p, int wake_fd, int (*wake)(void *ctx), void *ctx);
+/* Resource-manager mode (off unless set): the transient objects and sessions
+ * a client leaves loaded are flushed when its connection closes, as the
+ * kernel's /dev/tpmrm0 does, so that tools that each leave an object loaded
+ * (tpm2-tools with context files) do not run the TPM out of slots. Handles
+ * are tracked per connection from the responses (CreatePrimary, Load,
+ * LoadExternal, CreateLoaded, ContextLoad, StartAuthSession) and forgotten
+ * when flushed (FlushContext, or a session used without continueSession) or,
+ * for a session, saved (ContextSave: a later client resumes it); the flushes
+ * are recorder_own_command()s. A client is a process on a unix socket (its
+ * handles are flushed when it exits: tpm2-tss's swtpm TCTI connects anew for
+ * every command) and a connection with MS-simulator framing on TCP; raw TCP
+ * clients are not tracked (TCP does not tell the process). */
+void proxy_set_rm(struct proxy *p, int on);
+/* Closes every client connection (with the resource manager's flushes). */
+void proxy_close_clients(struct proxy *p);
 void proxy_free(struct proxy *p);
 
 #endif

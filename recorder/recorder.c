@@ -125,6 +125,25 @@ int recorder_command(struct recorder *r, uint32_t client, uint8_t locality, cons
 	return rc;
 }
 
+static struct recorder_client_key *slot_for_new(struct recorder *r);
+
+int recorder_own_command(struct recorder *r, const uint8_t *cmd, size_t len, uint8_t *rsp,
+			 size_t cap, size_t *rsp_len)
+{
+	struct rec_timing tm = {.flags = REC_F_OWN};
+	if (!r->own_client) {
+		struct recorder_client_key *k = slot_for_new(r);
+		snprintf(k->comm, sizeof k->comm, "tpmtrace");
+		snprintf(k->peer, sizeof k->peer, "tpmtrace itself");
+		k->id = r->own_client = ++r->next_client;
+		store_client(r, k);
+	}
+	int rc = recorder_forward(r, r->own_client, 0, cmd, len, rsp, cap, rsp_len, &tm);
+	recorder_log(r, r->own_client, 0, cmd, len, rsp, *rsp_len, &tm);
+	r->own++;
+	return rc;
+}
+
 void recorder_malformed(struct recorder *r, uint32_t client, uint8_t locality, const uint8_t *buf,
 			size_t len, int reason)
 {

@@ -37,7 +37,9 @@ struct recorder {
 	unsigned unstored; /* clients whose row could not be queued yet */
 	unsigned n_keys;
 	struct recorder_client_key keys[RECORDER_MAX_CLIENTS];
-	uint64_t forwarded; /* commands forwarded */
+	uint64_t forwarded;  /* commands forwarded */
+	uint64_t own;	     /* of them sent by tpmtrace itself (recorder_own_command) */
+	uint32_t own_client; /* the client id of those, 0 until the first */
 	uint64_t backend_errors;
 	int backend_down; /* an event was logged for the current outage */
 };
@@ -69,6 +71,13 @@ void recorder_log(struct recorder *r, uint32_t client, uint8_t locality, const u
  * -errno (the response is still valid to send). */
 int recorder_command(struct recorder *r, uint32_t client, uint8_t locality, const uint8_t *cmd,
 		     size_t len, uint8_t *rsp, size_t cap, size_t *rsp_len);
+
+/* A command tpmtrace sends itself, not a client (the Startup of a swtpm it
+ * spawned, the resource manager's flushes): forwarded and recorded like a
+ * client's, with flag REC_F_OWN and a client of its own (comm "tpmtrace"),
+ * so that a reader tells them apart. Returns as recorder_command. */
+int recorder_own_command(struct recorder *r, const uint8_t *cmd, size_t len, uint8_t *rsp,
+			 size_t cap, size_t *rsp_len);
 
 /* Records bytes that could not be framed as a command (never forwarded). */
 void recorder_malformed(struct recorder *r, uint32_t client, uint8_t locality, const uint8_t *buf,

@@ -28,6 +28,8 @@
 #include "replayer/tpmconn.h"
 
 #define TPM_RC_INITIALIZE		0x100u
+#define TPM_RH_OWNER			0x40000001u
+#define TPM_RH_PLATFORM			0x4000000Cu
 #define TPM_SE_TRIAL			0x03
 #define TPM_ALG_RSA			0x0001
 #define TPM_ALG_KEYEDHASH		0x0008
@@ -36,7 +38,20 @@
 #define PUB_MAX				1200
 #define MAX_OBJS			64
 #define MAX_SESS			32
-#define ROLE_STARTUP			6 /* by_role index of the Startup we add */
+#define ROLE_STARTUP			6   /* by_role index of the Startup we add */
+#define ROLE_CLEANUP			7   /* ... and of what removes the run's leftovers */
+#define CLEAN_MAX			256 /* handles of one kind listed on a target */
+#define MADE_MAX			32
+
+/* Handles of one kind (GetCapability TPM_CAP_HANDLES) on the target. */
+struct handle_set {
+	unsigned n;
+	uint32_t h[CLEAN_MAX];
+};
+/* The kinds a run may leave behind: transient objects, HMAC and policy
+ * sessions, NV indices, persistent objects (Part 2 7.2 TPM_HT). */
+static const uint32_t clean_kinds[] = {0x80000000, 0x02000000, 0x03000000, 0x01000000, 0x81000000};
+#define N_CLEAN_KINDS (sizeof clean_kinds / sizeof clean_kinds[0])
 
 /* An entity the replay knows: recorded handle, the target's handle, its Name
  * and (objects) its public area, for salts and Names without extra commands. */
@@ -125,6 +140,17 @@ struct rp {
 	uint64_t resub_seq;
 	size_t resub_len;
 	uint8_t resub[TPM_MAX_MESSAGE];
+	/* When it succeeded: what the bookkeeping of a success needs (the
+	 * handles and the response it got, the parameters it sent), done again
+	 * with the resubmission's recorded response, which is the one later
+	 * commands refer to (a Create's outPrivate, a CreatePrimary's handle). */
+	int resub_ok;
+	int resub_outcome; /* the command's own outcome: its resubmission's too */
+	char resub_reason[200];
+	uint32_t resub_hs[3];
+	long resub_load_priv;
+	size_t resub_rsp_len, resub_pl, resub_sent_len;
+	uint8_t resub_rsp[TPM_MAX_MESSAGE], resub_pp[TPM_MAX_MESSAGE], resub_sent[TPM_MAX_MESSAGE];
 	/* The kernel registers its null key after TPM2_Startup: policy steps
 	 * that come before the TPM is started wait for it. */
 	int started;
@@ -143,6 +169,14 @@ struct rp {
 	size_t n_ctx, cap_ctx;
 	struct privmap *priv;
 	size_t n_priv, cap_priv;
+	/* On a target other than the spawned swtpm: what it held before the run
+	 * (have_before: listed), and the NV indices and persistent objects the
+	 * run made itself (the destructive commands that remove them again are
+	 * the run's own business). */
+	int have_before, before_due;
+	struct handle_set before[N_CLEAN_KINDS];
+	uint32_t made_nv[MADE_MAX], made_persist[MADE_MAX];
+	unsigned n_made_nv, n_made_persist;
 	uint8_t buf[TPM_MAX_MESSAGE];
 };
 
@@ -303,7 +337,8 @@ static void on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rs
 	struct rec_timing tm = {.t_submit = t0,
 				.t_done = t1,
 				.rc = rc < 0 ? rc : 0,
-				.flags = x->t.emu && rc >= 0 ? REC_F_EMULATED : 0};
+				.flags = (x->t.emu && rc >= 0 ? REC_F_EMULATED : 0) |
+					 (x->cur_role == ROLE_CLEANUP ? REC_F_OWN : 0)};
 	x->res->sent++;
 	x->res->tpm_ns += t1 - t0;
 	if (x->cur_role >= 0 && x->cur_role < 8)
@@ -1368,6 +1403,66 @@ static void learn_from(struct rp *x, const uint8_t *sent, size_t sent_len, size_
 	}
 }
 
+static int in_list(const uint32_t *l, unsigned n, uint32_t h)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (l[i] == h)
+			return 1;
+	return 0;
+}
+
+static void list_add(uint32_t *l, unsigned *n, uint32_t h)
+{
+	if (!in_list(l, *n, h) && *n < MADE_MAX)
+		l[(*n)++] = h;
+}
+
+static void list_del(uint32_t *l, unsigned *n, uint32_t h)
+{
+	for (unsigned i = 0; i < *n; i++)
+		if (l[i] == h) {
+			l[i] = l[--*n];
+			return;
+		}
+}
+
+/* NV indices and persistent objects the run made (and removed again). */
+static void track_made(struct rp *x, const uint32_t *hs, const uint8_t *sent, size_t sent_len)
+{
+	const struct tpm_cmd *c = &x->cur->c;
+	struct wire_rd q;
+	uint16_t n;
+	wire_rd_init(&q, sent, sent_len);
+	switch (c->cc) {
+	case TPM_CC_NV_DefineSpace: {
+		wire_tpm2b(&q, &n); /* auth */
+		wire_u16(&q);	    /* TPM2B_NV_PUBLIC size, then nvIndex */
+		uint32_t idx = wire_u32(&q);
+		if (!q.err)
+			list_add(x->made_nv, &x->n_made_nv, idx);
+		break;
+	}
+	case TPM_CC_NV_UndefineSpace:
+		if (c->n_handles >= 2)
+			list_del(x->made_nv, &x->n_made_nv, c->handles[1]);
+		break;
+	case TPM_CC_NV_UndefineSpaceSpecial:
+		if (c->n_handles >= 1)
+			list_del(x->made_nv, &x->n_made_nv, c->handles[0]);
+		break;
+	case TPM_CC_EvictControl: {
+		uint32_t ph = wire_u32(&q);
+		if (q.err || c->n_handles < 2)
+			break;
+		if ((hs[1] >> 24) == 0x81)
+			list_del(x->made_persist, &x->n_made_persist, hs[1]);
+		else
+			list_add(x->made_persist, &x->n_made_persist, ph);
+		break;
+	}
+	}
+}
+
 /* What a successful command tells about handles, Names and contexts. */
 static void capture(struct rp *x, const uint32_t *hs, const uint8_t *pp, size_t pl,
 		    struct authent *a, unsigned na, const uint8_t *sent, size_t sent_len)
@@ -1498,6 +1593,7 @@ static void capture(struct rp *x, const uint32_t *hs, const uint8_t *pp, size_t 
 	}
 	}
 	learn_from(x, sent, sent_len, npriv0);
+	track_made(x, hs, sent, sent_len);
 	/* Part 1 19.6.4: without continueSession the TPM ends the session. */
 	for (unsigned i = 0; i < na; i++) {
 		if (!a[i].is_sess || (a[i].attrs & TPMA_SESSION_CONTINUESESSION))
@@ -1543,6 +1639,27 @@ static int kernel_resume(struct rp *x)
 	return rc;
 }
 
+/* A destructive command on an entity this run made itself: undefining an
+ * NV index it defined, evicting a persistent object it made (or making one:
+ * undone at the end). It changes nothing the target had before the run. */
+static int on_own_entity(struct rp *x, const struct tpm_cmd *c)
+{
+	switch (c->cc) {
+	case TPM_CC_NV_UndefineSpace:
+		return c->n_handles >= 2 && in_list(x->made_nv, x->n_made_nv, c->handles[1]);
+	case TPM_CC_NV_UndefineSpaceSpecial:
+	case TPM_CC_NV_ChangeAuth:
+		return c->n_handles >= 1 && in_list(x->made_nv, x->n_made_nv, c->handles[0]);
+	case TPM_CC_EvictControl:
+		return c->n_handles >= 2 &&
+		       ((c->handles[1] >> 24) == 0x80 ||
+			in_list(x->made_persist, x->n_made_persist, c->handles[1]));
+	}
+	return 0;
+}
+
+static void snapshot(struct rp *x);
+
 static int replay_original(struct rp *x, const struct pol_out *po)
 {
 	struct src_cmd *sc = x->cur;
@@ -1555,9 +1672,12 @@ static int replay_original(struct rp *x, const struct pol_out *po)
 	struct authent a[TPM_MAX_SESSIONS];
 	unsigned na = 0;
 	int rc, need_names = 0;
+	uint8_t sent[TPM_MAX_MESSAGE];
+	size_t sent_len = 0;
 
 	memset(a, 0, sizeof a);
-	if (!x->spawned && !x->o->allow_destructive && replay_is_destructive(c->cc)) {
+	if (!x->spawned && !x->o->allow_destructive && replay_is_destructive(c->cc) &&
+	    !on_own_entity(x, c)) {
 		note(x, REPLAY_REFUSED, c->cc,
 		     "%s is destructive and the target is not the spawned swtpm "
 		     "(--allow-destructive)",
@@ -1722,8 +1842,7 @@ static int replay_original(struct rp *x, const struct pol_out *po)
 	}
 	/* Keep the second parameter as sent (Load's inPublic) before the first
 	 * may be encrypted in place. */
-	uint8_t sent[TPM_MAX_MESSAGE];
-	size_t sent_len = plen;
+	sent_len = plen;
 	memcpy(sent, params, plen);
 	struct replay_auth after;
 	if (na && auth_after(c->cc, params, plen, &after))
@@ -1750,6 +1869,8 @@ compare:
 		return rc;
 	if (c->cc == TPM_CC_Startup && (!rc || (uint32_t)rc == TPM_RC_INITIALIZE) && !x->started) {
 		x->started = 1;
+		if (x->before_due)
+			snapshot(x);
 		for (unsigned i = 0; i < x->n_deferred && !x->fatal; i++)
 			emit(x, &x->deferred[i]);
 		x->n_deferred = 0;
@@ -1765,6 +1886,21 @@ compare:
 		x->resub_seq = sc->seq;
 		x->resub_len = sc->len;
 		memcpy(x->resub, sc->cmd, sc->len);
+		x->resub_outcome = x->cur_outcome;
+		snprintf(x->resub_reason, sizeof x->resub_reason, "%s", x->cur_reason);
+		x->resub_ok = rc == 0 && !c->malformed && x->t.rsp_len <= sizeof x->resub_rsp &&
+			      pl <= sizeof x->resub_pp && sent_len <= sizeof x->resub_sent;
+		if (x->resub_ok) {
+			memcpy(x->resub_hs, hs, sizeof x->resub_hs);
+			x->resub_load_priv = sc->load_priv;
+			x->resub_rsp_len = x->t.rsp_len;
+			memcpy(x->resub_rsp, x->t.rsp, x->t.rsp_len);
+			x->resub_pl = pl;
+			if (pl)
+				memcpy(x->resub_pp, pp, pl);
+			x->resub_sent_len = sent_len;
+			memcpy(x->resub_sent, sent, sent_len);
+		}
 	}
 	if (!sc->has_rc || (uint32_t)rc != sc->rc) {
 		struct replay_cc_stat *st = cc_stat(x->res, c->cc);
@@ -1975,6 +2111,8 @@ static int startup(struct rp *x)
 		return fail(x, -EPROTO, "TPM2_Startup answered 0x%x (%s)", rc,
 			    tpm_rc_str((uint32_t)rc));
 	x->started = 1;
+	if (x->before_due)
+		snapshot(x);
 	return 0;
 }
 
@@ -2147,10 +2285,22 @@ static int one_command(struct rp *x, sqlite3_stmt *st)
 	if (x->resub_armed) {
 		x->resub_armed = 0;
 		if (sc.len == x->resub_len && !memcmp(sc.cmd, x->resub, sc.len)) {
-			note(x, REPLAY_SKIPPED, sc.c.cc,
-			     "%s: the recording's resubmission after TPM_RC_RETRY (seq %llu), "
-			     "which the target answered at once",
-			     tpm_cc_name(sc.c.cc), (unsigned long long)x->resub_seq);
+			/* The command was replayed once and answered as the
+			 * recording's resubmission was: faithful, not sent again. */
+			if (x->resub_ok) {
+				memcpy(x->t.rsp, x->resub_rsp, x->resub_rsp_len);
+				x->t.rsp_len = x->resub_rsp_len;
+				sc.load_priv = x->resub_load_priv;
+				capture(x, x->resub_hs, x->resub_pl ? x->resub_pp : NULL,
+					x->resub_pl, NULL, 0, x->resub_sent, x->resub_sent_len);
+			}
+			if (x->resub_outcome != REPLAY_FAITHFUL && x->resub_reason[0])
+				note(x, x->resub_outcome, sc.c.cc, "%s", x->resub_reason);
+			else
+				note(x, REPLAY_FAITHFUL, sc.c.cc,
+				     "%s: the recording's resubmission after TPM_RC_RETRY (seq "
+				     "%llu), which the target answered at once: not sent again",
+				     tpm_cc_name(sc.c.cc), (unsigned long long)x->resub_seq);
 			goto done;
 		}
 	}
@@ -2161,6 +2311,164 @@ done:
 	x->res->processed++;
 	x->cur = NULL;
 	return x->fatal ? x->fatal : rc;
+}
+
+/* ---- leaving an external target as it was ------------------------------ */
+
+/* TPM2_GetCapability(TPM_CAP_HANDLES) (Part 3 30.2) of one kind, every page.
+ * Returns 0, -errno or the TPM's response code. */
+static int list_handles(struct tpmconn *t, uint32_t first, struct handle_set *s)
+{
+	uint32_t prop = first;
+	s->n = 0;
+	for (int page = 0; page < 64; page++) {
+		struct wire_wr w;
+		struct wire_rd r;
+		tpmconn_cmd_begin(t, &w, TPM_ST_NO_SESSIONS, TPM_CC_GetCapability);
+		wire_wr_u32(&w, 1); /* TPM_CAP_HANDLES */
+		wire_wr_u32(&w, prop);
+		wire_wr_u32(&w, CLEAN_MAX);
+		int rc = tpmconn_cmd_send(t, &w);
+		if (rc)
+			return rc;
+		wire_rd_init(&r, t->rsp, t->rsp_len);
+		wire_skip(&r, TPM_HEADER_SIZE);
+		uint8_t more = wire_u8(&r);
+		wire_u32(&r); /* capability */
+		uint32_t n = wire_u32(&r), last = 0;
+		for (uint32_t i = 0; i < n && !r.err; i++) {
+			uint32_t h = wire_u32(&r);
+			if ((h >> 24) != (first >> 24)) {
+				more = 0;
+				break;
+			}
+			if (s->n < CLEAN_MAX)
+				s->h[s->n++] = h;
+			last = h;
+		}
+		if (r.err)
+			return -EPROTO;
+		if (!more || !n)
+			break;
+		prop = last + 1;
+	}
+	return 0;
+}
+
+/* What the external target holds before the run: listed without being
+ * stored (the trace is what the run sent). A target not started yet
+ * (TPM_RC_INITIALIZE) is listed once the run has started it. */
+static void snapshot(struct rp *x)
+{
+	tpmconn_xfer_fn keep = x->t.on_xfer;
+	x->t.on_xfer = NULL;
+	x->before_due = 0;
+	int rc = 0;
+	for (size_t k = 0; k < N_CLEAN_KINDS && !rc; k++)
+		rc = list_handles(&x->t, clean_kinds[k], &x->before[k]);
+	x->t.on_xfer = keep;
+	if ((uint32_t)rc == TPM_RC_INITIALIZE && !x->started)
+		x->before_due = 1;
+	x->have_before = !rc;
+}
+
+/* An authorization area of one password session with the authValue the
+ * run knows for hierarchy h (--auth, or what the run itself set). */
+static void wr_pw_of(struct rp *x, struct wire_wr *w, uint32_t h)
+{
+	const struct replay_auth *a = auth_for(x, h);
+	uint16_t n = a ? a->len : 0;
+	wire_wr_u32(w, 9u + n);
+	wire_wr_u32(w, TPM_RS_PW);
+	wire_wr_u16(w, 0);
+	wire_wr_u8(w, 0);
+	wire_wr_u16(w, n);
+	if (n)
+		wire_wr_bytes(w, a->value, n);
+}
+
+/* Removes one entity the run left: 0 or why not. */
+static int remove_one(struct rp *x, uint32_t h)
+{
+	struct wire_wr w;
+	uint8_t t = (uint8_t)(h >> 24);
+	if (t == 0x80 || t == 0x02 || t == 0x03)
+		return tpmconn_flush(&x->t, h);
+	if (t == 0x01) {
+		/* Part 3 31.4: by the hierarchy that defined it (Part 2 13.4
+		 * TPMA_NV_PLATFORMCREATE, bit 30, from NV_ReadPublic 31.6). */
+		uint32_t auth = TPM_RH_OWNER;
+		tpmconn_cmd_begin(&x->t, &w, TPM_ST_NO_SESSIONS, TPM_CC_NV_ReadPublic);
+		wire_wr_u32(&w, h);
+		if (!tpmconn_cmd_send(&x->t, &w) && x->t.rsp_len >= TPM_HEADER_SIZE + 12 &&
+		    (wire_get_u32(x->t.rsp + TPM_HEADER_SIZE + 8) & (1u << 30)))
+			auth = TPM_RH_PLATFORM;
+		tpmconn_cmd_begin(&x->t, &w, TPM_ST_SESSIONS, TPM_CC_NV_UndefineSpace);
+		wire_wr_u32(&w, auth);
+		wire_wr_u32(&w, h);
+		wr_pw_of(x, &w, auth);
+		return tpmconn_cmd_send(&x->t, &w);
+	}
+	/* Part 3 28.5: a persistent object is evicted by its hierarchy
+	 * (platform for 0x81800000 and up, Part 2 7.5). */
+	uint32_t auth = h >= 0x81800000u ? TPM_RH_PLATFORM : TPM_RH_OWNER;
+	tpmconn_cmd_begin(&x->t, &w, TPM_ST_SESSIONS, TPM_CC_EvictControl);
+	wire_wr_u32(&w, auth);
+	wire_wr_u32(&w, h);
+	wr_pw_of(x, &w, auth);
+	wire_wr_u32(&w, h);
+	return tpmconn_cmd_send(&x->t, &w);
+}
+
+/* At the end of a run on an external target, also after an error: what is
+ * there now and was not before the run is removed (objects and sessions
+ * flushed, NV indices undefined, persistent objects evicted), as the
+ * replay's own commands (role cleanup, flag 32); what cannot be removed
+ * is reported in res. */
+static void cleanup_target(struct rp *x)
+{
+	struct replay_result *res = x->res;
+	struct handle_set now;
+	size_t used = 0;
+	if (x->spawned)
+		return;
+	if (!x->have_before) {
+		res->cleanup_left = 1;
+		snprintf(res->cleanup_err, sizeof res->cleanup_err,
+			 "the target's handles could not be listed before the run");
+		return;
+	}
+	x->cur_role = ROLE_CLEANUP;
+	for (size_t k = 0; k < N_CLEAN_KINDS; k++) {
+		int rc = list_handles(&x->t, clean_kinds[k], &now);
+		if (rc) {
+			res->cleanup_left++;
+			used += (size_t)snprintf(
+			    res->cleanup_err + used,
+			    used < sizeof res->cleanup_err ? sizeof res->cleanup_err - used : 0,
+			    "%slisting 0x%02x handles: %s", used ? "; " : "", clean_kinds[k] >> 24,
+			    rc < 0 ? strerror(-rc) : tpm_rc_str((uint32_t)rc));
+			continue;
+		}
+		/* Newest first: a session may be bound to an object made after. */
+		for (unsigned i = now.n; i-- > 0;) {
+			uint32_t h = now.h[i];
+			if (in_list(x->before[k].h, x->before[k].n, h))
+				continue;
+			rc = remove_one(x, h);
+			if (!rc) {
+				res->cleaned++;
+				continue;
+			}
+			res->cleanup_left++;
+			if (used < sizeof res->cleanup_err)
+				used += (size_t)snprintf(
+				    res->cleanup_err + used, sizeof res->cleanup_err - used,
+				    "%s0x%08x: %s", used ? "; " : "", h,
+				    rc < 0 ? strerror(-rc) : tpm_rc_str((uint32_t)rc));
+		}
+	}
+	x->cur_role = POL_ROLE_ORIGINAL;
 }
 
 int replay_run(const struct replay_opts *o, struct replay_result *res)
@@ -2219,6 +2527,8 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 		goto out;
 	}
 	x->t.max_retries = REPLAY_MAX_RETRIES;
+	if (!x->spawned)
+		snapshot(x);
 	if ((rc = sess_crypto_init(&x->cr))) {
 		snprintf(res->err, sizeof res->err, "OpenSSL set-up failed");
 		goto out;
@@ -2320,8 +2630,19 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 	st = NULL;
 	if (!x->fatal && read_pcrs(x))
 		fail(x, -EIO, "the target stopped answering while reading the PCRs");
+	cleanup_target(x);
+	/* The fidelity is stored with the run: a later run of the same trace,
+	 * policy and target compares itself with it (tpmtrace replay). */
+	char stop[160];
+	uint64_t faithful = res->outcome[REPLAY_FAITHFUL] > res->failed
+				? res->outcome[REPLAY_FAITHFUL] - res->failed
+				: 0;
+	snprintf(stop, sizeof stop, "fidelity=%.4f faithful=%llu processed=%llu cleaned=%u left=%u",
+		 res->processed ? 100.0 * (double)faithful / (double)res->processed : 100.0,
+		 (unsigned long long)faithful, (unsigned long long)res->processed, res->cleaned,
+		 res->cleanup_left);
 	writer_event(x->w, mono_ns(), x->fatal ? "replay-error" : "replay-stop",
-		     x->fatal ? res->err : NULL, 0);
+		     x->fatal ? res->err : stop, 0);
 	struct writer_stats ws;
 	rc = writer_stop(x->w, x->fatal ? "incomplete" : "complete", &ws);
 	x->w = NULL;

@@ -14,7 +14,9 @@
  *   substitute where one exists (reported with the reason), else the command
  *   is refused (reported);
  * - on anything but the spawned swtpm, destructive commands are refused
- *   unless allow_destructive is set.
+ *   unless allow_destructive is set or they act on what the run made itself,
+ *   and what the run leaves on the target is removed at its end (cleaned,
+ *   cleanup_left).
  *
  * Return convention: 0 when the run was stored complete, -errno otherwise
  * (res->err says why; a partial run is stored with status 'incomplete'). */
@@ -56,9 +58,7 @@ enum replay_outcome {
 	REPLAY_FAITHFUL = 0,
 	REPLAY_SUBSTITUTED,
 	REPLAY_REFUSED,
-	REPLAY_SKIPPED, /* not sent when recorded either (malformed, unanswered), or
-			 * the recording's resubmission of a command the target
-			 * here answered at once */
+	REPLAY_SKIPPED, /* not sent when recorded either (malformed, unanswered) */
 	REPLAY__OUTCOMES
 };
 
@@ -114,6 +114,10 @@ struct replay_result {
 	uint64_t emu_late_ns, emu_debt_ns; /* lateness in all, not made up at the end */
 	struct replay_bank banks[4];
 	unsigned n_banks;
+	/* On a target other than the spawned swtpm: what the run created and
+	 * removed again at the end, and what it could not remove. */
+	unsigned cleaned, cleanup_left;
+	char cleanup_err[256];
 	char err[512];
 };
 

@@ -13,10 +13,10 @@ tpmtrace_faultproof(swtpm_log_import_fails integration/test_swtpm_log_import.sh
 # The replay checker's crash is a failure, not fewer PASS lines.
 tpmtrace_faultproof(replay_captures_checker_crashes integration/test_replay_captures.sh
 	--broken "replay .*--json:truncate" -e "the checker read every run to the end")
-# A subcommand whose source declares no option is found out.
+# A subcommand whose --help lists no option is found out.
 tpmtrace_faultproof(cli_help_no_options integration/test_cli_help.sh
-	--src-fixture "sed -i '/_argument/d' tools/tpmtrace/cmd_list.c"
-	-e "list: options found in the source")
+	--broken "^list --help$:succeed"
+	-e "list: options found in --help")
 # A failed capture of our own is a failure, not a skip.
 tpmtrace_faultproof(record_pcap_live_fails integration/test_record_pcap_live.sh
 	--broken "record --pcap-live:fail" -e "record --pcap-live lo captures")

@@ -36,7 +36,7 @@ wait_for_socket "$T/cal.sock"
 ITER=5 WARM=1
 PASSES=$((1 + WARM + ITER))
 "$TPMTRACE" calibrate --tcti "swtpm:path=$T/cal.sock" --iterations $ITER --warmup $WARM \
-	--out "$T/cal.profile" --db "$T/prof.db" --name swtpm-here 2>"$T/cal.err"
+	-o "$T/cal.profile" --db "$T/prof.db" --name swtpm-here 2>"$T/cal.err"
 expect_eq "calibrate: exit status" "$?" 0
 cat "$T/cal.err"
 kill -TERM $RECORD_PID
@@ -134,7 +134,7 @@ print('demo trace on the calibrated swtpm: predicted %.2f ms, replayed %.2f ms, 
 PY
 
 # ---- refusals and bad input -----------------------------------------------------
-"$TPMTRACE" calibrate --tcti device:/dev/nonexistent-tpm --out "$T/hw.profile" 2>"$T/hw.err"
+"$TPMTRACE" calibrate --tcti device:/dev/nonexistent-tpm -o "$T/hw.profile" 2>"$T/hw.err"
 expect_eq "calibrate on a missing device: exit 1" "$?" 1
 check "missing device: nothing written" [ ! -e "$T/hw.profile" ]
 check "missing device: the target is named" grep -q "nonexistent-tpm" "$T/hw.err"

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The CLI's finish: every subcommand that 'tpmtrace --help' lists answers
-# --help with exit 0, an example and every long option its parser accepts
-# (taken from the source: getopt 'struct option' rows and "--NAME" literals
-# compared with strcmp); an unknown option is a usage error (exit 2); the
-# overview documents the exit codes. Progress bars appear on a pseudo-terminal
-# only (script(1) gives one), not when piped and not under CI.
+# --help with exit 0, a usage line, an Options section and an example; each
+# option its --help lists (one option table per subcommand drives both) is
+# in the generated tpmtrace(1) and bash completion too, and is accepted by
+# the parser (an unknown option is a usage error: exit 2 and exactly two
+# lines, "tpmtrace SUB: ..." and "Try 'tpmtrace SUB --help'."); the overview
+# documents the exit codes. Progress bars appear on a pseudo-terminal only
+# (script(1) gives one), not when piped and not under CI.
 . "$TPMTRACE_TEST_LIB/common.sh"
 need script swtpm tpm2_getrandom sqlite3
 SRC=$TPMTRACE_SRC/tools/tpmtrace
@@ -31,30 +33,57 @@ for f in "$SRC"/cmd_*.c; do
 	check "cmd_$n.c is listed in tpmtrace --help" grep -qx "$n" <<<"$subs"
 done
 
-options_of() { # the long options a subcommand's source accepts
-	local files=("$SRC/cmd_${1//-/_}.c")
-	[ "$1" = record ] && files+=("$SRC"/record_*.c)
-	[ "$1" = import ] && files+=("$SRC/import_logs.c")
-	{
-		grep -ohE '\{ *"[a-z][a-z0-9-]*", *(no|required|optional)_argument' "${files[@]}" |
-			sed -E 's/\{ *"([^"]*)".*/\1/'
-		grep -ohE '"--[a-z][a-z0-9-]*"' "${files[@]}" | tr -d '"' | sed 's/^--//'
-	} | sort -u
+B=${TPMTRACE_TEST_BUILD:?}
+MAN1=$B/man/tpmtrace.1
+COMP=$B/completion/tpmtrace
+check "tpmtrace(1) is generated" test -s "$MAN1"
+check "the completion is generated" test -s "$COMP"
+options_of() { # the long options a subcommand's --help lists in its Options section,
+	# NAME or NAME= for one that takes a value
+	"$TPMTRACE" "$1" --help | awk '/^Options:/ {on=1; next} on && /^$/ {on=0} on' |
+		grep -oE -- '^  (-[a-z], )?--[a-z][a-z0-9-]*( [^ ])?' |
+		sed -E 's/^ *(-[a-z], )?--//; s/ .$/=/' | sort -u
+}
+section_of() { # a subcommand's section of tpmtrace(1)
+	awk -v s=".SS $1" '$0 == s {on=1; next} on && /^\.S[SH] / {on=0} on' "$MAN1"
+}
+comp_opts_of() { # the options the completion offers for a subcommand
+	bash -c 'source "$1"; COMP_WORDS=(tpmtrace "$2" -); COMP_CWORD=2; _tpmtrace
+		printf "%s\n" "${COMPREPLY[@]}"' _ "$COMP" "$1"
 }
 
 for s in $subs; do
 	out=$("$TPMTRACE" "$s" --help)
 	expect_eq "$s --help exits 0" $? 0
 	check "$s --help starts with usage" grep -q "^usage: tpmtrace $s" <<<"$out"
+	check "$s --help has an Options section" grep -q '^Options:' <<<"$out"
 	check "$s --help has an example" grep -qiE '^Examples?:' <<<"$out"
 	check "$s -h is --help" test "$("$TPMTRACE" "$s" -h)" == "$out"
 	opts=$(options_of "$s")
-	check "$s: options found in the source" test -n "$opts"
-	for o in $opts; do
-		check "$s --help mentions --$o" grep -qE -- "--$o([^a-z0-9-]|\$)" <<<"$out"
+	check "$s: options found in --help" test -n "$opts"
+	sec=$(section_of "$s")
+	comp=$(comp_opts_of "$s")
+	for ov in $opts; do
+		o=${ov%=}
+		[ "$o" = help ] && continue
+		check "tpmtrace(1) has $s --$o" grep -qF -- "\\-\\-${o//-/\\-}" <<<"$sec"
+		check "the completion offers $s --$o" grep -qx -- "--$o" <<<"$comp"
+		# The parser knows it: given last without its value it says that
+		# it needs one; a flag passes and the unknown option after it is
+		# what is reported (nothing runs: exit 2 either way).
+		if [ "$ov" != "$o" ]; then
+			"$TPMTRACE" "$s" "--$o" >/dev/null 2>"$T/err" </dev/null
+			check "$s --$o needs a value" grep -q "option '--$o' needs a value" "$T/err"
+		else
+			"$TPMTRACE" "$s" "--$o" --no-such-option >/dev/null 2>"$T/err" </dev/null
+			check "$s --$o is a known flag" grep -q "unknown option '--no-such-option'" "$T/err"
+		fi
 	done
 	"$TPMTRACE" "$s" --no-such-option >/dev/null 2>"$T/err"
 	expect_eq "$s --no-such-option exits 2" $? 2
+	expect_eq "$s --no-such-option: two lines" "$(cat "$T/err")" \
+		"tpmtrace $s: unknown option '--no-such-option'
+Try 'tpmtrace $s --help'."
 done
 
 # Consistent names: a database is --db or the first operand, a trace is

@@ -119,7 +119,7 @@ fact() { sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" <<<"$2"; }
 # ---- a 2,000-command mixed trace, recorded over TCP -------------------------
 port=$((20000 + RANDOM % 20000))
 db=$T/mix.db
-"$TPMTRACE" record --spawn-swtpm --db "$db" --name mix --listen "tcp:127.0.0.1:$port" --quiet -- bash -c "
+"$TPMTRACE" record --spawn-swtpm --no-startup --db "$db" --name mix --listen "tcp:127.0.0.1:$port" --quiet -- bash -c "
 set -e
 c() { '$TPMCLIENT' --connect tcp:127.0.0.1:$port --quiet \"\$@\" >/dev/null; }
 c --cmd startup
@@ -166,7 +166,7 @@ done
 
 # ---- record --emulate: the proxy holds the responses ----------------------------
 db2=$T/rec.db
-"$TPMTRACE" record --spawn-swtpm --db "$db2" --emulate "$PROF" --emulate-seed 7 -- bash -c \
+"$TPMTRACE" record --spawn-swtpm --no-startup --db "$db2" --emulate "$PROF" --emulate-seed 7 -- bash -c \
 	"'$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd startup --quiet >/dev/null && '$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd pcrextend --count 50 --quiet >/dev/null" 2>"$T/rec2.err"
 expect_eq "record --emulate" "$?" 0
 expect_eq "record --emulate: trace.emulated" "$(sqlite3 "$db2" "SELECT emulated FROM trace WHERE id=1")" slb9670-scaled-16

@@ -70,7 +70,7 @@ after_kill sigkill "$db"
 # -- 2. Power cut: the whole process group at once.
 db=$T/cut.db
 : >"$T/seen"
-setsid "$TPMTRACE" record --spawn-swtpm --db "$db" --queue-size 262144 --payloads none -- bash -c \
+setsid "$TPMTRACE" record --spawn-swtpm --no-startup --db "$db" --queue-size 262144 --payloads none -- bash -c \
 	"'$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd startup >/dev/null; exec '$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd pcrextend --count 10000000 --quiet" \
 	>/dev/null 2>"$T/cut.err" &
 leader=$!

@@ -16,7 +16,7 @@
 need swtpm sqlite3
 
 db=$T/src.db
-"$TPMTRACE" record --spawn-swtpm --db "$db" -- bash -c \
+"$TPMTRACE" record --spawn-swtpm --no-startup --db "$db" -- bash -c \
 	"'$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd startup >/dev/null && '$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd pcrextend --count 100 >/dev/null" \
 	2>"$T/rec.err"
 expect_eq "source recorded" "$?" 0

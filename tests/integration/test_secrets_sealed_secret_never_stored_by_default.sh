@@ -86,6 +86,7 @@ run_workload() { # NAME ARGS...: records into $T/NAME/db/trace.db
 	local n=$1
 	shift
 	mkdir -p "$T/$n"
+	mkdir -m 0700 "$T/$n/db" # record creates the file, not its directory
 	"$TPMTRACE" record --spawn-swtpm --db "$T/$n/db/trace.db" "$@" -- \
 		bash "$T/workload.sh" "$T/$n" "$T/$n/db/trace.db" >"$T/$n/out" 2>"$T/$n/err"
 }
@@ -106,7 +107,9 @@ check "redacted: some rows were redacted" [ "$(sqlite3 "$db" "SELECT count(*) FR
 expect_eq "redacted: fields keep their sizes" \
 	"$(sqlite3 "$db" "SELECT count(*) FROM command WHERE length(cmd) <> cmd_size OR (rsp IS NOT NULL AND length(rsp) <> rsp_size)")" 0
 expect_eq "redacted: database 0600" "$(stat -c %a "$db")" 600
-expect_eq "redacted: directory created 0700" "$(stat -c %a "$T/red/db")" 700
+"$TPMTRACE" record --spawn-swtpm --db "$T/red/nodir/trace.db" -- true 2>"$T/nodir.err"
+expect_eq "a missing directory is an error" "$?" 1
+check "and is not created" test ! -e "$T/red/nodir"
 expect_eq "redacted: live files 0600 (db, wal, shm)" "$(awk '{print $1}' "$T/red/live/modes" | sort -u)" 600
 check "redacted: live wal and shm existed" [ "$(wc -l <"$T/red/live/modes")" -ge 3 ]
 expect_eq "redacted: nothing world-readable" "$(find "$T/red/db" -perm -o=r | wc -l)" 0

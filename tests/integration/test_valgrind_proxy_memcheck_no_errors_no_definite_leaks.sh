@@ -15,7 +15,7 @@ db=$T/vg.db
 C=$TPMCLIENT
 valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
 	--show-leak-kinds=definite --log-file="$T/vg.log" \
-	"$TPMTRACE" record --spawn-swtpm --db "$db" -- bash -c "
+	"$TPMTRACE" record --spawn-swtpm --no-startup --db "$db" -- bash -c "
 	set -e
 	'$C' --connect \"\$TPMTRACE_TCTI\" --cmd startup >/dev/null
 	'$C' --connect \"\$TPMTRACE_TCTI\" --cmd pcrextend --count 300 >/dev/null &

@@ -9,7 +9,7 @@
 need swtpm sqlite3 python3
 
 good=$T/good.db
-"$TPMTRACE" record --spawn-swtpm --db "$good" --payloads full --quiet -- sh -c \
+"$TPMTRACE" record --spawn-swtpm --no-startup --db "$good" --payloads full --quiet -- sh -c \
 	"'$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd startup --quiet >/dev/null &&
 	 '$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd big --count 300 --quiet >/dev/null"
 expect_eq "a trace recorded" "$?" 0

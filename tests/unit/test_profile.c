@@ -149,9 +149,12 @@ static void test_file_and_db(void)
 	snprintf(dbp, sizeof dbp, "%s/p.db", dir);
 
 	CHECK(profile_parse(good, strlen(good), "good", &p, err, sizeof err) == 0, "%s", err);
-	CHECK(profile_save_file(path, &p, err, sizeof err) == 0, "%s", err);
-	struct stat st;
-	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600, "mode %o", st.st_mode & 0777);
+	/* (Files are written atomically and 0600 by the tpmtrace command's one
+	 * output helper, tools/tpmtrace/common.c; here only the format.) */
+	FILE *pf = fopen(path, "w");
+	CHECK(pf && profile_write(pf, &p) == 0, "write %s", path);
+	if (pf)
+		fclose(pf);
 	CHECK(profile_load_file(path, &q, err, sizeof err) == 0 && q.n == p.n, "%s", err);
 	profile_release(&q);
 	char missing[512];

@@ -1,22 +1,45 @@
 /* tpmtrace calibrate: measure a TPM's latency per command kind into a
  * profile (replayer/calibrate.h). */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "common.h"
 #include "db/db.h"
 #include "model/profile.h"
 #include "replayer/calibrate.h"
 
-static const char usage[] =
-    "usage: tpmtrace calibrate [--tcti spawn|TCTI] [--iterations N] [--warmup N]\n"
-    "                          [--out FILE] [--db DB] [--name NAME] [--replace]\n"
-    "                          [--allow-destructive] [--quiet]\n"
-    "\n"
+enum { O_TCTI = 256, O_ITER, O_WARM, O_DB, O_NAME, O_REPLACE, O_ALLOW, O_QUIET, O_OUT = 'o' };
+static const struct cli_opt opts[] = {
+    {"tcti", O_TCTI, "T", 0,
+     "spawn (default): a private swtpm, removed afterwards;\n"
+     "or a TCTI string: device:/dev/tpmrm0, swtpm:path=SOCK,\n"
+     "swtpm:host=H,port=P, mssim:host=H,port=P, tabrmd",
+     "@tcti"},
+    {"iterations", O_ITER, "N", CLI_NUM, "measured passes: calls per kind (default 20)", NULL, 1,
+     100000},
+    {"warmup", O_WARM, "N", CLI_NUM, "unmeasured passes after the cold one (default 2)", NULL, 0,
+     100000},
+    {"output", O_OUT, "FILE", 0,
+     "write the profile to FILE (created 0600, replaced only\nwhen complete)", "@file"},
+    {"db", O_DB, "DB", 0, "store the profile in DB (created if missing)", "@file"},
+    {"name", O_NAME, "NAME", 0, "the profile's name (default calibrated-HOST-YYYYMMDD)"},
+    {"replace", O_REPLACE, NULL, 0, "with --db: replace a stored profile of the same name"},
+    {"allow-destructive", O_ALLOW, NULL, 0, "on hardware, also measure the NV kinds"},
+    {"quiet", O_QUIET, NULL, 0, "no summary on stderr"},
+};
+
+static int run(int argc, char **argv);
+const struct subcommand subcmd_calibrate = {
+    "calibrate",
+    run,
+    "measure a TPM's command latencies into a profile",
+    NULL,
+    0,
+    CLI_OPTS(opts),
     "Measures one TPM: every command kind a boot or tpm2-tools sends, in each\n"
     "authorization form it is sent in (none, password, HMAC session, HMAC session\n"
     "with parameter encryption: predict prices them apart) and, where it matters, each\n"
@@ -43,33 +66,14 @@ static const char usage[] =
     "undefined, nothing made persistent), also after a failure. PCR 16 (debug) is\n"
     "extended. On hardware (any TCTI but swtpm: and mssim:) the NV_* kinds are skipped:\n"
     "they define and undefine NV indices a few times per pass, which changes the TPM's\n"
-    "persistent state and wears its NV memory (--allow-destructive measures them).\n"
-    "\n"
-    "Options:\n"
-    "  --tcti T             spawn (default): a private swtpm, removed afterwards; or a\n"
-    "                       TCTI string: device:/dev/tpmrm0, swtpm:path=SOCK,\n"
-    "                       swtpm:host=H,port=P, mssim:host=H,port=P, tabrmd\n"
-    "  --iterations N       measured passes: calls per kind (default 20)\n"
-    "  --warmup N           unmeasured passes after the cold one (default 2)\n"
-    "  --out FILE           write the profile to FILE (0600, replaced atomically)\n"
-    "  --db DB              store the profile in DB (created if missing)\n"
-    "  --name NAME          the profile's name (default calibrated-HOST-YYYYMMDD)\n"
-    "  --replace            with --db: replace a stored profile of the same name\n"
-    "  --allow-destructive  on hardware, also measure the NV kinds\n"
-    "  --quiet              no summary on stderr\n"
-    "  -h, --help           this text\n"
-    "Without --out and --db the profile is written to stdout. Progress is shown on\n"
-    "stderr when it is a terminal.\n"
-    "\n"
-    "Examples:\n"
-    "  tpmtrace calibrate --out swtpm.profile\n"
-    "  sudo tpmtrace calibrate --tcti device:/dev/tpmrm0 --iterations 50 --db fleet.db \\\n"
-    "      --name laptop-x1-ifx\n"
-    "  tpmtrace predict boot.db --profile swtpm.profile --policy all\n";
-
-static int run(int argc, char **argv);
-const struct subcommand subcmd_calibrate = {
-    "calibrate", run, "measure a TPM's command latencies into a profile", usage};
+    "persistent state and wears its NV memory (--allow-destructive measures them).\n",
+    "Without --output and --db the profile is written to stdout. Progress is shown on\n"
+    "stderr when it is a terminal.\n",
+    "tpmtrace calibrate -o swtpm.profile\n"
+    "sudo tpmtrace calibrate --tcti device:/dev/tpmrm0 --iterations 50 --db fleet.db \\\n"
+    "    --name laptop-x1-ifx\n"
+    "tpmtrace predict boot.db --profile swtpm.profile --policy all\n",
+};
 
 static void progress(void *arg, unsigned i, unsigned n, const char *kind, unsigned j, unsigned m)
 {
@@ -78,64 +82,39 @@ static void progress(void *arg, unsigned i, unsigned n, const char *kind, unsign
 	fflush(stderr);
 }
 
-static int count_arg(const char *s, unsigned long lo, unsigned long hi, unsigned *out)
-{
-	char *e;
-	errno = 0;
-	unsigned long v = strtoul(s, &e, 10);
-	if (errno || *e || !*s || s[0] == '-' || v < lo || v > hi)
-		return -1;
-	*out = (unsigned)v;
-	return 0;
-}
-
 static int run(int argc, char **argv)
 {
 	struct calibrate_opts co = {.iterations = 20, .warmup = 2};
 	const char *out = NULL, *dbpath = NULL;
-	int replace = 0, quiet = 0, o, rc, ret = 1;
+	int replace = 0, quiet = 0, rc, ret = 1;
 	char err[1024];
 	struct profile p;
 	struct calibrate_result res;
 	sqlite3 *db = NULL;
-	enum { O_TCTI = 1, O_ITER, O_WARM, O_OUT, O_DB, O_NAME, O_REPLACE, O_ALLOW, O_QUIET };
-	static const struct option opts[] = {{"tcti", required_argument, 0, O_TCTI},
-					     {"iterations", required_argument, 0, O_ITER},
-					     {"warmup", required_argument, 0, O_WARM},
-					     {"out", required_argument, 0, O_OUT},
-					     {"db", required_argument, 0, O_DB},
-					     {"name", required_argument, 0, O_NAME},
-					     {"replace", no_argument, 0, O_REPLACE},
-					     {"allow-destructive", no_argument, 0, O_ALLOW},
-					     {"quiet", no_argument, 0, O_QUIET},
-					     {0, 0, 0, 0}};
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (o) {
+	struct cli_parse cp;
+	int k;
+	cli_parse_init(&cp, &subcmd_calibrate, argc, argv);
+	while ((k = cli_next(&cp)) > 0) {
+		switch (k) {
 		case O_TCTI:
-			co.tcti = strcmp(optarg, "spawn") ? optarg : NULL;
+			co.tcti = strcmp(cp.arg, "spawn") ? cp.arg : NULL;
 			break;
 		case O_ITER:
-			if (count_arg(optarg, 1, 100000, &co.iterations))
-				return usage_error(&subcmd_calibrate,
-						   "--iterations takes 1..100000, not '%s'",
-						   optarg);
+			co.iterations = (unsigned)cp.num;
 			break;
 		case O_WARM:
-			if (count_arg(optarg, 0, 100000, &co.warmup))
-				return usage_error(&subcmd_calibrate,
-						   "--warmup takes 0..100000, not '%s'", optarg);
+			co.warmup = (unsigned)cp.num;
 			break;
 		case O_OUT:
-			out = optarg;
+			out = cp.arg;
 			break;
 		case O_DB:
-			dbpath = optarg;
+			dbpath = cp.arg;
 			break;
 		case O_NAME:
-			if (!optarg[0] || strpbrk(optarg, "\n\r"))
+			if (!cp.arg[0] || strpbrk(cp.arg, "\n\r"))
 				return usage_error(&subcmd_calibrate, "--name must be one line");
-			co.name = optarg;
+			co.name = cp.arg;
 			break;
 		case O_REPLACE:
 			replace = 1;
@@ -146,14 +125,20 @@ static int run(int argc, char **argv)
 		case O_QUIET:
 			quiet = 1;
 			break;
-		default:
-			return usage_error(&subcmd_calibrate, "unknown option");
 		}
 	}
-	if (optind < argc)
-		return usage_error(&subcmd_calibrate, "unexpected argument '%s'", argv[optind]);
+	if (k < 0)
+		return EXIT_USAGE;
+	if (cp.ind < argc)
+		return usage_error(&subcmd_calibrate, "unexpected argument '%s'", argv[cp.ind]);
 	if (replace && !dbpath)
 		return usage_error(&subcmd_calibrate, "--replace goes with --db");
+	const char *const inputs[] = {dbpath, NULL};
+	if (out && (rc = cli_out_check("calibrate", out, inputs)))
+		return rc;
+	/* Checked before the TPM is measured: a bad --db wastes no run. */
+	if (dbpath && cli_db_for_create("calibrate", dbpath))
+		return 1;
 	if (isatty(2))
 		co.progress = progress;
 
@@ -178,9 +163,17 @@ static int run(int argc, char **argv)
 			die("calibrate", "entry %zu: %s (nothing written)", i + 1, err);
 			goto out;
 		}
-	if (out && profile_save_file(out, &p, err, sizeof err)) {
-		die("calibrate", "%s", err);
-		goto out;
+	if (out) {
+		struct cli_out o;
+		if (cli_out_open("calibrate", &o, out, inputs))
+			goto out;
+		if (profile_write(o.f, &p)) {
+			cli_out_close("calibrate", &o, 0);
+			die("calibrate", "%s: write error", out);
+			goto out;
+		}
+		if (cli_out_close("calibrate", &o, 1))
+			goto out;
 	}
 	if (dbpath) {
 		if (db_open(dbpath, DB_CREATE, &db, err, sizeof err)) {

@@ -4,7 +4,6 @@
  * draft-ietf-opsawg-pcapng, sections 4.1, 4.2, 4.3). */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "common.h"
 
 #include "db/db.h"
 #include "db/writer.h"
@@ -54,27 +54,6 @@ struct pcap_out {
 	struct out_pkt *pkts;
 	size_t n_pkts, cap_pkts;
 };
-
-static FILE *open_out(const char *path)
-{
-	if (!strcmp(path, "-"))
-		return stdout;
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return NULL;
-	FILE *f = fdopen(fd, "w");
-	if (!f)
-		close(fd);
-	return f;
-}
-
-static int close_out(FILE *f)
-{
-	if (f == stdout)
-		return fflush(f) ? -1 : 0;
-	int bad = ferror(f);
-	return fclose(f) || bad ? -1 : 0;
-}
 
 /* ---- pcapng blocks (little-endian) ---- */
 
@@ -351,7 +330,7 @@ static uint64_t wall_ns(const struct trace_meta *m, int64_t t)
 	return (uint64_t)m->wall_start * 1000000000ull + (uint64_t)rel;
 }
 
-static int export_pcapng(sqlite3 *db, int64_t trace, const char *path, int link, uint16_t port,
+static int export_pcapng(sqlite3 *db, int64_t trace, FILE *out, int link, uint16_t port,
 			 uint64_t *count, char *err, size_t errlen)
 {
 	struct trace_meta m;
@@ -446,13 +425,9 @@ static int export_pcapng(sqlite3 *db, int64_t trace, const char *path, int link,
 		snprintf(err, errlen, "%s", strerror(-rc));
 		goto out;
 	}
-	qsort(po.pkts, po.n_pkts, sizeof(*po.pkts), pkt_cmp);
-	po.f = open_out(path);
-	if (!po.f) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		goto out;
-	}
+	if (po.n_pkts)
+		qsort(po.pkts, po.n_pkts, sizeof(*po.pkts), pkt_cmp);
+	po.f = out;
 	write_headers(po.f, link);
 	for (size_t i = 0; i < po.n_pkts; i++) {
 		struct out_pkt *k = &po.pkts[i];
@@ -466,9 +441,9 @@ static int export_pcapng(sqlite3 *db, int64_t trace, const char *path, int link,
 		write_epb(po.f, k->ts, frame, n, k->comment);
 		free(frame);
 	}
-	if (close_out(po.f) && !rc) {
+	if (ferror(po.f) && !rc) {
 		rc = -EIO;
-		snprintf(err, errlen, "%s: write failed", path);
+		snprintf(err, errlen, "write failed");
 	}
 	*count = po.n_pkts;
 	if (skipped)
@@ -546,11 +521,10 @@ static void json_field(FILE *f, const char *s)
 
 /* The rows of sql (one trace, bound as its parameter) as CSV with a header
  * line, or as JSON lines. */
-static int export_rows(sqlite3 *db, const char *sql, int64_t trace, const char *path, int json,
+static int export_rows(sqlite3 *db, const char *sql, int64_t trace, FILE *f, int json,
 		       uint64_t *count, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
-	FILE *f;
 	int rc = 0;
 
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
@@ -558,13 +532,6 @@ static int export_rows(sqlite3 *db, const char *sql, int64_t trace, const char *
 		return -EIO;
 	}
 	sqlite3_bind_int64(st, 1, trace);
-	f = open_out(path);
-	if (!f) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		sqlite3_finalize(st);
-		return rc;
-	}
 	int n = sqlite3_column_count(st);
 	if (!json) {
 		for (int i = 0; i < n; i++)
@@ -572,7 +539,8 @@ static int export_rows(sqlite3 *db, const char *sql, int64_t trace, const char *
 		fputc('\n', f);
 	}
 	*count = 0;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	int src;
+	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
 		if (json)
 			fputc('{', f);
 		for (int i = 0; i < n; i++) {
@@ -593,117 +561,152 @@ static int export_rows(sqlite3 *db, const char *sql, int64_t trace, const char *
 		fputs(json ? "}\n" : "\n", f);
 		(*count)++;
 	}
+	if (src != SQLITE_DONE) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+		rc = -EIO;
+	}
 	sqlite3_finalize(st);
-	if (close_out(f)) {
-		snprintf(err, errlen, "%s: write failed", path);
+	if (!rc && ferror(f)) {
+		snprintf(err, errlen, "write failed");
 		rc = -EIO;
 	}
 	return rc;
 }
 
+enum { O_TRACE = 256, O_PCAPNG, O_CSV, O_JSONL, O_EV_CSV, O_EV_JSONL, O_LINK, O_PORT };
+static const struct cli_opt opts[] = {
+    {"trace", O_TRACE, "ID", CLI_TRACE, CLI_TRACE_HELP},
+    {"pcapng", O_PCAPNG, "OUT", 0,
+     "pcapng for Wireshark/tshark: every command and response\n"
+     "is one TCP segment (IPv4, checksums set) between the\n"
+     "client (its recorded IPv4 address and port when it has\n"
+     "one above the TPM port, else 10.1.x.y) and the TPM at\n"
+     "10.0.0.1 port N, so the TPM 2.0 dissector decodes it\n"
+     "with no preferences changed. Nanosecond timestamps\n"
+     "(if_tsresol 9): imports keep the capture's times,\n"
+     "recordings are placed after the trace's wall-clock\n"
+     "start. Each packet has a comment with sequence number,\n"
+     "locality and latency. A message whose payload was not\n"
+     "stored is written as its 10-byte header",
+     "@file"},
+    {"link", O_LINK, "TYPE", CLI_CHOICE,
+     "pcapng link type: raw (default; raw IPv4, link type\n228) or ether (an Ethernet header)",
+     "raw ipv4 ether ethernet"},
+    {"port", O_PORT, "N", CLI_NUM, "the TPM's TCP port in the pcapng (default 2321)", NULL, 1,
+     65534},
+    {"csv", O_CSV, "OUT", 0, "one row per command with the decoded columns and a\nheader line",
+     "@file"},
+    {"jsonl", O_JSONL, "OUT", 0, "the same columns, one JSON object per line", "@file"},
+    {"events-csv", O_EV_CSV, "OUT", 0,
+     "the trace's events (record start and stop, backend\n"
+     "lost and back, IMA and TCG log lines, ...), which\n"
+     "pcapng cannot carry; they share the commands' seq\n"
+     "numbering, so both merge in order on seq",
+     "@file"},
+    {"events-jsonl", O_EV_JSONL, "OUT", 0, "the same, one JSON object per line", "@file"},
+};
+static const struct cli_form forms[] = {{0, "DB", NULL}};
+
 static int run_export(int argc, char **argv)
 {
-	static const struct option lo[] = {
-	    {"trace", required_argument, NULL, 't'},
-	    {"pcapng", required_argument, NULL, 'p'},
-	    {"csv", required_argument, NULL, 'c'},
-	    {"jsonl", required_argument, NULL, 'j'},
-	    {"events-csv", required_argument, NULL, 'e'},
-	    {"events-jsonl", required_argument, NULL, 'E'},
-	    {"link", required_argument, NULL, 'l'},
-	    {"port", required_argument, NULL, 'P'},
-	    {NULL, 0, NULL, 0},
-	};
 	const char *pcapng = NULL, *csv = NULL, *jsonl = NULL, *ev_csv = NULL, *ev_jsonl = NULL;
+	const char *trace_arg = NULL;
 	int64_t trace = 0;
-	int link = LINKTYPE_IPV4, c, ret = 1;
+	int link = LINKTYPE_IPV4, k, ret = 1, rc;
 	unsigned long port = 2321;
 	sqlite3 *db = NULL;
 	char err[512];
-	char *end;
 	uint64_t n = 0;
+	struct cli_parse p;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "t:p:c:j:l:P:", lo, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			trace = strtoll(optarg, &end, 10);
-			if (*end || trace <= 0)
-				return usage_error(&subcmd_export, "--trace %s: not a trace id",
-						   optarg);
+	cli_parse_init(&p, &subcmd_export, argc, argv);
+	while ((k = cli_next(&p)) > 0) {
+		switch (k) {
+		case O_TRACE:
+			trace_arg = p.arg;
 			break;
-		case 'p':
-			pcapng = optarg;
+		case O_PCAPNG:
+			pcapng = p.arg;
 			break;
-		case 'c':
-			csv = optarg;
+		case O_CSV:
+			csv = p.arg;
 			break;
-		case 'j':
-			jsonl = optarg;
+		case O_JSONL:
+			jsonl = p.arg;
 			break;
-		case 'e':
-			ev_csv = optarg;
+		case O_EV_CSV:
+			ev_csv = p.arg;
 			break;
-		case 'E':
-			ev_jsonl = optarg;
+		case O_EV_JSONL:
+			ev_jsonl = p.arg;
 			break;
-		case 'l':
-			if (!strcmp(optarg, "raw") || !strcmp(optarg, "ipv4"))
-				link = LINKTYPE_IPV4;
-			else if (!strcmp(optarg, "ether") || !strcmp(optarg, "ethernet"))
-				link = LINKTYPE_ETHERNET;
-			else
-				return usage_error(&subcmd_export,
-						   "--link %s: use 'raw' or 'ether'", optarg);
+		case O_LINK:
+			link = p.arg[0] == 'e' ? LINKTYPE_ETHERNET : LINKTYPE_IPV4;
 			break;
-		case 'P':
-			port = strtoul(optarg, &end, 10);
-			if (*end || !port || port > 65534)
-				return usage_error(&subcmd_export, "--port %s: not a TCP port",
-						   optarg);
+		case O_PORT:
+			port = (unsigned long)p.num;
 			break;
-		default:
-			return usage_error(&subcmd_export, "unknown option");
 		}
 	}
-	if (optind != argc - 1)
-		return usage_error(&subcmd_export, "give exactly one DB");
+	if (k < 0)
+		return EXIT_USAGE;
+	if (p.ind != argc - 1)
+		return usage_error(&subcmd_export,
+				   p.ind >= argc ? "which database? (DB)" : "give exactly one DB");
 	if (!pcapng && !csv && !jsonl && !ev_csv && !ev_jsonl)
 		return usage_error(&subcmd_export, "nothing to do: give --pcapng, --csv, --jsonl, "
 						   "--events-csv or --events-jsonl");
-	if (db_open(argv[optind], DB_READ, &db, err, sizeof err))
-		return die("export", "%s", err);
-	sqlite3_create_function(db, "tpm_rc_text", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
-				fn_rc_text, NULL, NULL);
-	if (!trace)
-		trace = db_last_trace(db);
-	struct trace_meta m;
-	if (!trace || trace_meta_get(db, trace, &m)) {
-		die("export", "%s: no trace %" PRId64, argv[optind], trace);
-		goto out;
-	}
-	if (pcapng) {
-		if (export_pcapng(db, trace, pcapng, link, (uint16_t)port, &n, err, sizeof err)) {
-			die("export", "%s", err);
-			goto out;
-		}
-		fprintf(stderr, "trace %" PRId64 ": %" PRIu64 " packets to %s\n", trace, n, pcapng);
-	}
+	const char *dbpath = argv[p.ind];
+	const char *const inputs[] = {dbpath, NULL};
 	const struct {
 		const char *path, *sql, *what;
 		int json;
-	} outs[] = {{csv, rows_sql, "rows", 0},
+	} outs[] = {{pcapng, NULL, "packets", 0},
+		    {csv, rows_sql, "rows", 0},
 		    {jsonl, rows_sql, "rows", 1},
 		    {ev_csv, events_sql, "events", 0},
 		    {ev_jsonl, events_sql, "events", 1}};
-	for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
+	/* Every output is checked before anything is read or written. */
+	for (size_t i = 0; i < CLI_COUNT(outs); i++) {
 		if (!outs[i].path)
 			continue;
-		if (export_rows(db, outs[i].sql, trace, outs[i].path, outs[i].json, &n, err,
-				sizeof err)) {
-			die("export", "%s", err);
+		if ((rc = cli_out_check("export", outs[i].path, inputs)))
+			return rc;
+		for (size_t j = 0; j < i; j++)
+			if (outs[j].path && strcmp(outs[i].path, "-") &&
+			    !strcmp(outs[i].path, outs[j].path))
+				return usage_error(&subcmd_export, "%s is given as two outputs",
+						   outs[i].path);
+	}
+	if (pcapng && !strcmp(pcapng, "-") && isatty(1))
+		return usage_error(&subcmd_export, "--pcapng -: standard output is a terminal");
+	db = cli_open_db("export", dbpath, 0);
+	if (!db)
+		return 1;
+	sqlite3_create_function(db, "tpm_rc_text", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+				fn_rc_text, NULL, NULL);
+	if (!(trace = cli_pick_trace("export", db, trace_arg)))
+		goto out;
+	for (size_t i = 0; i < CLI_COUNT(outs); i++) {
+		struct cli_out o;
+		if (!outs[i].path)
+			continue;
+		if (cli_out_open("export", &o, outs[i].path, inputs))
+			goto out;
+		err[0] = 0;
+		if (outs[i].sql)
+			rc = export_rows(db, outs[i].sql, trace, o.f, outs[i].json, &n, err,
+					 sizeof err);
+		else
+			rc = export_pcapng(db, trace, o.f, link, (uint16_t)port, &n, err,
+					   sizeof err);
+		if (rc) {
+			cli_out_close("export", &o, 0);
+			die("export", "%s: %s", outs[i].path, err);
 			goto out;
 		}
+		if (cli_out_close("export", &o, 1))
+			goto out;
 		fprintf(stderr, "trace %" PRId64 ": %" PRIu64 " %s to %s\n", trace, n, outs[i].what,
 			outs[i].path);
 	}
@@ -717,36 +720,15 @@ const struct subcommand subcmd_export = {
     "export",
     run_export,
     "write a trace as pcapng, CSV or JSON lines",
-    "usage: tpmtrace export DB [--trace ID] [--pcapng OUT [--link raw|ether] [--port N]]\n"
-    "                          [--csv OUT] [--jsonl OUT] [--events-csv OUT] [--events-jsonl OUT]\n"
-    "\n"
-    "Writes one trace (default: the newest) in one or more formats:\n"
-    "  --pcapng OUT  pcapng for Wireshark/tshark: every command and response is one\n"
-    "                TCP segment (IPv4, checksums set) between the client (its recorded\n"
-    "                IPv4 address and port when it has one above the TPM port, else\n"
-    "                10.1.x.y) and the TPM at 10.0.0.1 port N, so the TPM 2.0 dissector\n"
-    "                decodes it with no preferences changed. Nanosecond timestamps\n"
-    "                (if_tsresol 9): imports keep the capture's times, recordings are\n"
-    "                placed after the trace's wall-clock start. Each packet has a\n"
-    "                comment with sequence number, locality and latency. A message\n"
-    "                whose payload was not stored is written as its 10-byte header.\n"
-    "  --link raw    raw IPv4 link type 228 (default); 'ether' adds an Ethernet header\n"
-    "  --port N      the TPM's TCP port (default 2321)\n"
-    "  --csv OUT     one row per command with the decoded columns and a header line\n"
-    "  --jsonl OUT   the same columns, one JSON object per line\n"
-    "  --events-csv OUT, --events-jsonl OUT\n"
-    "                the trace's events (record start and stop, backend lost and back,\n"
-    "                IMA and TCG log lines, ...), which pcapng cannot carry; they share\n"
-    "                the commands' seq numbering, so both merge in order on seq\n"
-    "  --trace ID    the trace to export (default: the newest in DB)\n"
-    "  -h, --help    this text\n"
-    "OUT may be '-' for standard output (CSV, JSON lines). Files are created 0600.\n"
+    CLI_FORMS(forms),
+    CLI_OPTS(opts),
+    "Writes one trace in one or more formats. Each output is written to a temporary\n"
+    "file beside it and renamed into place when complete (created 0600); an output\n"
+    "that is the database itself is refused. OUT may be '-' for standard output.\n",
     "Columns: trace_id seq t_submit_ns t_done_ns latency_ns cc cc_name locality tag\n"
     "cmd_size rsp_size rc rc_text handle1 handle2 handle3 rsp_handle n_sessions\n"
     "sess_handle sess_attrs auth_kind auth pcr client_id client flags malformed;\n"
-    "for events: trace_id seq t_ns kind detail client_id client.\n"
-    "\n"
-    "Example:\n"
-    "  tpmtrace export traces.db --trace 3 --pcapng boot.pcapng --csv boot.csv\n"
-    "  tshark -r boot.pcapng -T fields -e tpm.req.cc -e tpm.resp.rc\n",
+    "for events: trace_id seq t_ns kind detail client_id client.\n",
+    "tpmtrace export traces.db --trace 3 --pcapng boot.pcapng --csv boot.csv\n"
+    "tshark -r boot.pcapng -T fields -e tpm.req.cc -e tpm.resp.rc\n",
 };

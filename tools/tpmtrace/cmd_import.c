@@ -1,6 +1,5 @@
 /* tpmtrace import KIND FILE... --db DB: existing traces into the database. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <math.h>
@@ -20,6 +19,7 @@
 #include "db/writer.h"
 #include "model/decode.h"
 #include "model/ftrace.h"
+#include "model/wire.h"
 #include "recorder/log_reader.h"
 #include "recorder/pcap_import.h"
 #include "recorder/rec_fill.h"
@@ -460,19 +460,126 @@ static int import_ftrace(struct import_sink *s, const char *file, const struct i
 	return 0;
 }
 
+/* ---- what a file is ---- */
+
+static int sniff_pcap(const char *file, const struct import_opts *o, char *err, size_t errlen)
+{
+	uint8_t b[4];
+	int regular;
+	(void)o;
+	long n = import_head(file, b, sizeof b, &regular, err, errlen);
+	if (n < 0)
+		return -EIO;
+	if (!regular)
+		return 0;
+	if (n == 0) {
+		snprintf(err, errlen, "%s: empty file, not a pcap or pcapng capture", file);
+		return -EINVAL;
+	}
+	/* pcap (microsecond or nanosecond, either byte order), pcapng SHB. */
+	static const uint32_t magic[] = {0xa1b2c3d4, 0xd4c3b2a1, 0xa1b23c4d, 0x4d3cb2a1,
+					 0x0a0d0d0a};
+	uint32_t m = n == 4 ? wire_get_u32(b) : 0;
+	for (size_t i = 0; i < sizeof magic / sizeof magic[0]; i++)
+		if (m == magic[i])
+			return 0;
+	snprintf(err, errlen, "%s: not a pcap or pcapng capture (no capture file magic number)",
+		 file);
+	return -EINVAL;
+}
+
+/* The check pass of a text importer over the whole file (mapped). */
+static int sniff_mapped(const char *file,
+			int (*check)(const void *m, size_t len, const char *f, char *err,
+				     size_t errlen),
+			char *err, size_t errlen)
+{
+	char head[1];
+	int regular;
+	if (import_head(file, head, 0, &regular, err, errlen) < 0)
+		return -EIO;
+	if (!regular)
+		return 0;
+	const void *m;
+	size_t len;
+	int rc = log_map_file(file, &m, &len, err, errlen);
+	if (rc)
+		return rc;
+	rc = check(m ? m : "", len, file, err, errlen);
+	log_unmap_file(m, len);
+	return rc;
+}
+
+static int swlog_check(const void *m, size_t len, const char *file, char *err, size_t errlen)
+{
+	static const struct swlog_ops none = {NULL, NULL};
+	struct swlog_stats st;
+	char why[400];
+	memset(&st, 0, sizeof st);
+	if (swlog_parse_mem(m, len, file, &none, NULL, &st, why, sizeof why)) {
+		snprintf(err, errlen, "%s: not a swtpm log at level 20 or more (%s)", file, why);
+		return -EINVAL;
+	}
+	if (!st.commands && !st.ctrl) {
+		snprintf(err, errlen,
+			 "%s: not a swtpm log at level 20 or more (no SWTPM_IO_Read dump and no "
+			 "control message in %llu lines)",
+			 file, (unsigned long long)st.lines);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int sniff_swtpm_log(const char *file, const struct import_opts *o, char *err, size_t errlen)
+{
+	(void)o;
+	return sniff_mapped(file, swlog_check, err, errlen);
+}
+
+static int ftrace_check(const void *m, size_t len, const char *file, char *err, size_t errlen)
+{
+	struct ftrace_stats st;
+	char why[400];
+	memset(&st, 0, sizeof st);
+	if (ftrace_parse_mem(m, len, file, NULL, NULL, &st, why, sizeof why)) {
+		snprintf(err, errlen, "%s: not ftrace function_graph output (%s)", file, why);
+		return -EINVAL;
+	}
+	if (st.ops == st.unattributed) {
+		snprintf(err, errlen,
+			 "%s: not ftrace function_graph output of the kernel's TPM functions (no "
+			 "timed tpm_transmit_cmd or tpm2_* call inside a known tpm2_* function; "
+			 "%u lines)",
+			 file, st.lines);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int sniff_ftrace(const char *file, const struct import_opts *o, char *err, size_t errlen)
+{
+	(void)o;
+	return sniff_mapped(file, ftrace_check, err, errlen);
+}
+
 /* ---- the importer table ----
- * One entry per KIND. To add one (ima, tcglog, swtpm-log, ftrace): write
+ * One entry per KIND. To add one: write a sniff function that recognises
+ * the format from the file's first bytes (or a check pass) and
  * `static int import_KIND(struct import_sink *, const char *file,
  * const struct import_opts *, char *err, size_t errlen)` that parses the file
  * (the parser itself belongs in recorder/) and calls import_sink_command /
- * import_sink_event / import_sink_client, then add a line here and a line to
- * the usage text's KIND list. Kind-specific options go into struct import_opts. */
+ * import_sink_event / import_sink_client, then add a line here, a mode bit
+ * and a synopsis form (K_*, forms[]) and the kind's options in opts[]. */
+enum { K_PCAP = 1, K_IMA = 2, K_TCG = 4, K_SWLOG = 8, K_FTRACE = 16 };
 static const struct importer importers[] = {
     {"pcap", "pcap or pcapng capture of TPM TCP traffic (raw, MS simulator framing)", "full",
-     import_pcap},
-    {"swtpm-log", "swtpm --log level=20 hex dumps", "full", import_swtpm_log},
-    {"ftrace", "ftrace function_graph text of the kernel's TPM functions", "none", import_ftrace},
-    /* ima and tcglog: import_logs.c, dispatched in run_import() */
+     sniff_pcap, import_pcap, NULL},
+    {"ima", "Linux IMA measurement list", "full", import_ima_sniff, NULL, import_ima_file},
+    {"tcglog", "TCG firmware event log", "full", import_tcglog_sniff, NULL, import_tcglog_file},
+    {"swtpm-log", "swtpm --log level=20 hex dumps", "full", sniff_swtpm_log, import_swtpm_log,
+     NULL},
+    {"ftrace", "ftrace function_graph text of the kernel's TPM functions", "none", sniff_ftrace,
+     import_ftrace, NULL},
 };
 
 static const struct importer *importer_find(const char *kind)
@@ -494,7 +601,8 @@ static void print_text(const struct import_sink *s)
 	       s->events, s->clients, span_ms, s->synthetic ? ", synthetic timestamps" : "");
 }
 
-static void print_json(const struct import_sink *s, const char *kind, const char *error, int first)
+static void print_json(const struct import_sink *s, const char *kind, const char *error, int first,
+		       const char *extra)
 {
 	printf("%s\n    {\"file\": ", first ? "" : ",");
 	json_str(stdout, s->file);
@@ -506,6 +614,10 @@ static void print_json(const struct import_sink *s, const char *kind, const char
 	}
 	if (s->trace_id > 0)
 		printf(", \"trace_id\": %" PRId64 ", \"status\": \"%s\"", s->trace_id, s->status);
+	if (extra) { /* a measurement log: its own members */
+		printf("%s}", extra);
+		return;
+	}
 	printf(", \"commands\": %" PRIu64 ", \"malformed\": %" PRIu64 ", \"no_response\": %" PRIu64
 	       ", \"events\": %" PRIu64 ", \"clients\": %" PRIu64 ", \"first_ns\": %" PRIu64
 	       ", \"last_ns\": %" PRIu64 ", \"span_ns\": %" PRIu64 ", \"synthetic_time\": %s",
@@ -520,141 +632,275 @@ static void print_json(const struct import_sink *s, const char *kind, const char
 
 /* ---- the subcommand ---- */
 
-/* The IMA and TCG log importers parse their own options (import_logs.c);
- * the first word that is not an option or its value names the KIND. */
-static const char *first_word(int argc, char **argv)
+enum {
+	O_DB = 256,
+	O_NAME,
+	O_PORT,
+	O_JSON,
+	O_KEEP,
+	O_RULE,
+	O_BANKS,
+	O_FORMAT,
+	O_LISTALG,
+	O_STRICT,
+	O_QUIET
+};
+static const struct cli_opt opts[] = {
+    {"db", O_DB, "DB", CLI_REQ,
+     "database file (created 0600 if missing, once every\nFILE was recognised; its directory "
+     "must exist)",
+     "@file"},
+    {"name", O_NAME, "NAME", 0, "trace name (default: the file's base name)"},
+    {"json", O_JSON, NULL, 0, "print the summary as one JSON object {\"version\": 1, ...}"},
+    {"keep-partial", O_KEEP, NULL, 0,
+     "a file that fails part-way keeps what was imported as\na trace with status 'incomplete' "
+     "(default: nothing)"},
+    {"quiet", O_QUIET, NULL, 0, "no summary line"},
+    {"port", O_PORT, "N", CLI_NUM,
+     "pcap: the TPM's TCP port (default 2321; N+1 is the\nplatform port)", NULL, 1, 65534, K_PCAP},
+    {"kernel-rule", O_RULE, "RULE", CLI_CHOICE,
+     "ima: what the kernel extended into each bank:\n"
+     "per-bank (Linux >= 5.8: H_bank(template data),\n"
+     "default), padded-sha1 (4.10-5.7: SHA-1 template hash\n"
+     "zero-padded), sha1-only (older: only the SHA-1 bank);\n"
+     "violations extend 0xff",
+     "per-bank padded-sha1 sha1-only", 0, 0, K_IMA},
+    {"banks", O_BANKS, "LIST", 0, "ima: PCR banks of the TPM (default sha1,sha256)", NULL, 0, 0,
+     K_IMA},
+    {"format", O_FORMAT, "F", CLI_CHOICE, "ima: auto (default), binary or ascii",
+     "auto binary ascii", 0, 0, K_IMA},
+    {"list-alg", O_LISTALG, "ALG", 0,
+     "ima: digest of the list (default: from a _sha256 style\nfile name suffix, else detected)",
+     "sha1 sha256 sha384 sha512", 0, 0, K_IMA},
+    {"strict", O_STRICT, NULL, 0,
+     "ima, tcglog: a truncated last record (ima: also a\n"
+     "template hash mismatch) is an error: exit 1",
+     NULL, 0, 0, K_IMA | K_TCG},
+};
+static const struct cli_form forms[] = {
+    {K_PCAP, "pcap FILE...", NULL},	{K_IMA, "ima FILE...", NULL},
+    {K_TCG, "tcglog FILE...", NULL},	{K_SWLOG, "swtpm-log FILE...", NULL},
+    {K_FTRACE, "ftrace FILE...", NULL},
+};
+
+static unsigned kind_mode(const struct importer *imp)
 {
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--db") || !strcmp(argv[i], "--name") ||
-		    !strcmp(argv[i], "--port") || !strcmp(argv[i], "--kernel-rule") ||
-		    !strcmp(argv[i], "--banks") || !strcmp(argv[i], "--format") ||
-		    !strcmp(argv[i], "--list-alg")) {
-			i++;
-			continue;
-		}
-		if (argv[i][0] != '-')
-			return argv[i];
-	}
-	return "";
+	return 1u << (imp - importers);
 }
 
 static int run_import(int argc, char **argv)
 {
-	const char *kind = first_word(argc, argv);
-	if (!strcmp(kind, "ima") || !strcmp(kind, "tcglog")) {
-		/* Hand over with KIND as argv[0], removed from the rest. */
-		char **av = calloc((size_t)argc, sizeof(char *));
-		int ac = 0, ret;
-		if (!av)
-			return die("import", "out of memory");
-		av[ac++] = (char *)kind;
-		for (int i = 1; i < argc; i++)
-			if (argv[i] != kind)
-				av[ac++] = argv[i];
-		ret = !strcmp(kind, "ima") ? import_ima_main(ac, av) : import_tcglog_main(ac, av);
-		free(av);
-		return ret;
-	}
-	static const struct option lo[] = {
-	    {"db", required_argument, NULL, 'd'},
-	    {"name", required_argument, NULL, 'n'},
-	    {"port", required_argument, NULL, 'p'},
-	    {"json", no_argument, NULL, 'j'},
-	    {NULL, 0, NULL, 0},
-	};
 	struct import_opts o = {.port = PCAP_IMPORT_DEFAULT_PORT};
 	char err[512];
-	sqlite3 *db = NULL;
-	int c, failed = 0;
+	int k, failed = 0, printed = 0;
 	uint64_t tot_cmd = 0, tot_mal = 0, tot_ev = 0, t0 = mono_ns();
+	struct cli_parse p;
 
 	/* GNU getopt permutes: options may follow the operands. */
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:n:p:j", lo, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			o.db = optarg;
+	cli_parse_init(&p, &subcmd_import, argc, argv);
+	while ((k = cli_next(&p)) > 0) {
+		switch (k) {
+		case O_DB:
+			o.db = p.arg;
 			break;
-		case 'n':
-			o.name = optarg;
+		case O_NAME:
+			o.name = p.arg;
 			break;
-		case 'p': {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (*end || !v || v > 65534)
-				return usage_error(&subcmd_import,
-						   "--port %s: not a TCP port below 65535", optarg);
-			o.port = (unsigned)v;
+		case O_PORT:
+			o.port = (unsigned)p.num;
 			break;
-		}
-		case 'j':
+		case O_JSON:
 			o.json = 1;
 			break;
-		default:
-			return usage_error(&subcmd_import, "unknown option");
+		case O_KEEP:
+			o.keep_partial = 1;
+			break;
+		case O_QUIET:
+			o.quiet = 1;
+			break;
+		case O_STRICT:
+			o.strict = 1;
+			break;
+		case O_RULE:
+			ima_rule_parse(p.arg, &o.ima.rule);
+			break;
+		case O_FORMAT:
+			o.ima.format = !strcmp(p.arg, "binary")	 ? IMA_FMT_BINARY
+				       : !strcmp(p.arg, "ascii") ? IMA_FMT_ASCII
+								 : IMA_FMT_AUTO;
+			break;
+		case O_BANKS: {
+			int n =
+			    pcr_alg_parse_list(p.arg, o.ima.banks, PCR_MAX_BANKS, err, sizeof err);
+			if (n < 0)
+				return usage_error(&subcmd_import, "--banks: %s", err);
+			o.ima.n_banks = (unsigned)n;
+			break;
+		}
+		case O_LISTALG: {
+			const struct pcr_alg *a = pcr_alg_by_name(p.arg);
+			if (!a)
+				return usage_error(&subcmd_import,
+						   "--list-alg: unknown digest '%s'", p.arg);
+			o.ima.list_alg = a->alg;
+			break;
+		}
 		}
 	}
-	char **ops = argv + optind;
-	int nops = argc - optind;
-	int ret = 0;
-	if (nops < 1) {
-		ret = usage_error(&subcmd_import,
-				  "which KIND of file? (pcap, ima, tcglog, swtpm-log, ftrace)");
-		goto out;
-	}
+	if (k < 0)
+		return EXIT_USAGE;
+	char **ops = argv + p.ind;
+	int nops = argc - p.ind;
+	if (nops < 1)
+		return usage_error(&subcmd_import,
+				   "which KIND of file? (pcap, ima, tcglog, swtpm-log, ftrace)");
 	const struct importer *imp = importer_find(ops[0]);
-	if (!imp) {
-		ret = usage_error(&subcmd_import, "unknown KIND '%s'", ops[0]);
-		goto out;
+	if (!imp)
+		return usage_error(&subcmd_import,
+				   "unknown KIND '%s' (pcap, ima, tcglog, swtpm-log, ftrace)",
+				   ops[0]);
+	char why[48];
+	snprintf(why, sizeof why, "with import %s", imp->kind);
+	if ((k = cli_only_mode(&p, kind_mode(imp), why)))
+		return k;
+	if (nops < 2)
+		return usage_error(&subcmd_import, "no FILE to import");
+	if (!o.db)
+		return usage_error(&subcmd_import, "--db DB is required");
+	if (o.name && nops > 2)
+		return usage_error(&subcmd_import, "--name names one trace: give one FILE with it");
+
+	/* Before anything is written: the database is none of the inputs, and
+	 * every FILE is there and of the named KIND. */
+	for (int i = 1; i < nops; i++)
+		if ((k = cli_out_check("import", o.db, (const char *const[]){ops[i], NULL})))
+			return k;
+	/* Files not of KIND (or not there) are reported first and skipped;
+	 * with none left, nothing is created. */
+	char *okf = calloc((size_t)nops, 1);
+	char(*why_not)[512] = calloc((size_t)nops, sizeof *why_not);
+	if (!okf || !why_not) {
+		free(okf);
+		free(why_not);
+		return die("import", "out of memory");
 	}
-	if (nops < 2) {
-		ret = usage_error(&subcmd_import, "no FILE to import");
-		goto out;
+	int n_ok = 0;
+	for (int i = 1; i < nops; i++) {
+		err[0] = 0;
+		if (imp->sniff(ops[i], &o, err, sizeof err)) {
+			snprintf(why_not[i], sizeof why_not[i], "%s", err[0] ? err : ops[i]);
+			die("import", "%s", why_not[i]);
+			failed++;
+		} else {
+			okf[i] = 1;
+			n_ok++;
+		}
 	}
-	if (!o.db) {
-		ret = usage_error(&subcmd_import, "--db DB is required");
-		goto out;
+	struct stat dbst;
+	int db_existed = stat(o.db, &dbst) == 0;
+	if (n_ok && cli_db_for_create("import", o.db))
+		n_ok = 0, failed = nops - 1;
+	if (n_ok && imp->run) {
+		/* Made here once; each file's sink opens it for writing. */
+		sqlite3 *probe = NULL;
+		if (db_open(o.db, DB_CREATE, &probe, err, sizeof err)) {
+			die("import", "%s", err);
+			n_ok = 0;
+			failed = nops - 1;
+		}
+		db_close(probe);
 	}
-	if (db_open(o.db, DB_CREATE, &db, err, sizeof err)) {
-		ret = die("import", "%s", err);
-		goto out;
+	if (!n_ok && !o.json) {
+		free(okf);
+		free(why_not);
+		return 1;
 	}
-	sqlite3_busy_timeout(db, 10000);
+	int imported = 0;
+
 	if (o.json)
 		printf("{\"version\": 1, \"imports\": [");
 	for (int i = 1; i < nops; i++) {
 		struct import_sink s;
+		int rc, erc = 0;
+		if (!okf[i]) {
+			if (o.json) {
+				memset(&s, 0, sizeof s);
+				s.file = ops[i];
+				print_json(&s, imp->kind, why_not[i], !printed++, NULL);
+			}
+			continue;
+		}
 		memset(&s, 0, sizeof(s));
 		s.o = &o;
 		s.file = ops[i];
 		s.payloads = imp->payloads;
-		s.db = db;
-		if (o.name) {
-			snprintf(s.name, sizeof s.name, "%s", o.name);
-		} else {
-			char *tmp = strdup(ops[i]);
-			snprintf(s.name, sizeof s.name, "%s", tmp ? basename(tmp) : ops[i]);
-			free(tmp);
-		}
 		err[0] = 0;
-		int rc = imp->run(&s, ops[i], &o, err, sizeof err);
-		int erc = sink_end(&s, rc != 0);
-		if (!rc && erc) {
-			rc = erc;
-			snprintf(err, sizeof err, "%s: %s: records were lost writing to %s", ops[i],
-				 strerror(-erc), o.db);
+		struct import_log_result lr;
+		memset(&lr, 0, sizeof lr);
+		if (imp->run) {
+			if ((rc = db_open(o.db, DB_WRITE, &s.db, err, sizeof err))) {
+				failed++;
+				die("import", "%s", err);
+				break;
+			}
+			sqlite3_busy_timeout(s.db, 10000);
+			if (o.name) {
+				snprintf(s.name, sizeof s.name, "%s", o.name);
+			} else {
+				char *tmp = strdup(ops[i]);
+				snprintf(s.name, sizeof s.name, "%s", tmp ? basename(tmp) : ops[i]);
+				free(tmp);
+			}
+			rc = imp->run(&s, ops[i], &o, err, sizeof err);
+			erc = sink_end(&s, rc != 0);
+			db_close(s.db);
+			s.db = NULL;
+			if (!rc && erc) {
+				rc = erc;
+				snprintf(err, sizeof err, "%s: %s: records were lost writing to %s",
+					 ops[i], strerror(-erc), o.db);
+			}
+		} else {
+			rc = imp->run_log(ops[i], &o, &lr, err, sizeof err);
+			s.trace_id = lr.trace_id;
+			snprintf(s.status, sizeof s.status, "%s", lr.status);
 		}
 		if (rc) {
 			failed++;
-			fprintf(stderr, "tpmtrace import: %s\n", err[0] ? err : "import failed");
+			die("import", "%s", err[0] ? err : "import failed");
+			/* All or nothing: a file that failed part-way leaves no
+			 * trace unless asked to. */
+			if (s.trace_id > 0 && o.keep_partial)
+				fprintf(stderr,
+					"tpmtrace import: %s: trace %lld kept as 'incomplete' "
+					"(--keep-partial)\n",
+					ops[i], (long long)s.trace_id);
+			else if (s.trace_id > 0 && !cli_trace_delete("import", o.db, s.trace_id))
+				s.trace_id = 0;
 		}
+		if (s.trace_id > 0)
+			imported++;
 		if (o.json)
-			print_json(&s, imp->kind, rc ? err : NULL, i == 1);
-		else if (s.trace_id > 0)
+			print_json(&s, imp->kind, rc ? err : NULL, !printed++,
+				   imp->run_log ? lr.json : NULL);
+		else if (!o.quiet && !rc && imp->run)
 			print_text(&s);
+		else if (!o.quiet && !rc)
+			printf("%s\n", lr.text);
 		tot_cmd += s.commands;
 		tot_mal += s.malformed;
 		tot_ev += s.events;
+	}
+	free(okf);
+	free(why_not);
+	/* A database this run created and left without a trace goes again. */
+	if (!imported && !db_existed) {
+		static const char *const suffix[] = {"", "-wal", "-shm"};
+		char pth[4200];
+		for (size_t j = 0; j < 3; j++) {
+			snprintf(pth, sizeof pth, "%s%s", o.db, suffix[j]);
+			unlink(pth);
+		}
 	}
 	uint64_t dt = mono_ns() - t0;
 	if (o.json)
@@ -662,34 +908,27 @@ static int run_import(int argc, char **argv)
 		       ", \"malformed\": %" PRIu64 ", \"events\": %" PRIu64
 		       ", \"elapsed_ns\": %" PRIu64 "}\n",
 		       nops - 1, failed, tot_cmd, tot_mal, tot_ev, dt);
-	else if (nops > 2)
+	else if (nops > 2 && !o.quiet)
 		printf("%d files (%d failed): %" PRIu64 " commands, %" PRIu64 " malformed, %" PRIu64
 		       " events in %.3f s\n",
 		       nops - 1, failed, tot_cmd, tot_mal, tot_ev, (double)dt / 1e9);
-	ret = failed ? 1 : 0;
-out:
-	db_close(db);
-	return ret;
+	return failed ? 1 : 0;
 }
 
 const struct subcommand subcmd_import = {
     "import",
     run_import,
     "import existing traces (pcap/pcapng, IMA lists, TCG event logs, swtpm logs, ftrace)",
-    "usage: tpmtrace import pcap FILE... --db DB [--name NAME] [--port N] [--json]\n"
-    "       tpmtrace import ima FILE... --db DB [--name NAME] [--kernel-rule RULE]\n"
-    "                           [--banks LIST] [--format F] [--list-alg ALG] [--strict]\n"
-    "                           [--quiet]\n"
-    "       tpmtrace import tcglog FILE... --db DB [--name NAME] [--strict] [--quiet]\n"
-    "       tpmtrace import swtpm-log FILE... --db DB [--name NAME] [--json]\n"
-    "       tpmtrace import ftrace FILE... --db DB [--name NAME] [--json]\n"
-    "\n"
+    CLI_FORMS(forms),
+    CLI_OPTS(opts),
     "Imports TPM traffic that was recorded by something else. Each FILE becomes one\n"
     "trace (kind 'import', source FILE) with one row per command, decoded like a live\n"
     "recording: command and response codes, sizes, handles, sessions, authorization\n"
     "kind, PCR index, flags and the reason a message did not parse. Payloads are\n"
-    "stored in full. A file that cannot be read, is truncated or holds no TPM traffic\n"
-    "is reported (naming the packet and byte offset) and leaves no trace behind.\n"
+    "stored in full. Imports are all or nothing: every FILE is recognised as the\n"
+    "KIND named before anything is written (a missing FILE or one of another format\n"
+    "is reported and creates no database), and a file that fails part-way (naming\n"
+    "the packet, entry or byte offset) leaves no trace behind unless --keep-partial.\n"
     "\n"
     "KIND:\n"
     "  pcap        pcap or pcapng (any number of sections) of TCP traffic to a TPM:\n"
@@ -720,31 +959,15 @@ const struct subcommand subcmd_import = {
     "              StartAuthSession, ...; docs/importers.md), its latency the\n"
     "              duration of tpm_transmit_cmd. No bytes (payloads 'none'; rc and\n"
     "              sizes NULL); without timestamps commands are laid end to end\n"
-    "              (flag 16). An 'ftrace' event names the function and line.\n"
-    "\n"
-    "Options:\n"
-    "  --db DB       database file (created if missing)\n"
-    "  --name NAME   trace name (default: the file's base name)\n"
-    "  --port N      pcap: the TPM's TCP port (default 2321; N+1 is the platform port)\n"
-    "  --json        pcap, swtpm-log, ftrace: print the summary as JSON\n"
-    "  --kernel-rule RULE  ima: per-bank (Linux >= 5.8, default), padded-sha1\n"
-    "                (4.10-5.7), sha1-only (older)\n"
-    "  --banks LIST  ima: PCR banks of the TPM (default sha1,sha256)\n"
-    "  --format F    ima: auto (default), binary, ascii\n"
-    "  --list-alg ALG  ima: digest of the list (default: file name suffix, else detected)\n"
-    "  --strict      ima, tcglog: a truncated last record (ima: also a template hash\n"
-    "                mismatch) is an error: exit 1, trace status 'incomplete'\n"
-    "  --quiet       ima, tcglog: no summary line\n"
-    "  -h, --help    this text\n"
-    "\n"
+    "              (flag 16). An 'ftrace' event names the function and line.\n",
     "Prints per file: trace id, commands, malformed, events, clients, time span.\n"
-    "Exit status: 0 all files imported, 1 a file failed, 2 usage error.\n"
-    "\n"
-    "Example:\n"
-    "  tpmtrace import pcap tpm2_log.pcap capture2.pcapng --db traces.db\n"
-    "  tpmtrace import pcap --port 2321 --json mssim.pcap --db traces.db\n"
-    "  tpmtrace import tcglog /sys/kernel/security/tpm0/binary_bios_measurements --db boot.db\n"
-    "  tpmtrace import ima /sys/kernel/security/ima/binary_runtime_measurements --db boot.db\n"
-    "  tpmtrace import swtpm-log /var/log/swtpm/vm1.log --db vm1.db\n"
-    "  tpmtrace import ftrace trace.txt --db boot.db\n",
+    "Exit status: 0 all files imported, 1 a file failed (or is not of KIND), 2 usage\n"
+    "error.\n",
+    "tpmtrace import pcap tpm2_log.pcap capture2.pcapng --db traces.db\n"
+    "tpmtrace import pcap --port 2321 --json mssim.pcap --db traces.db\n"
+    "tpmtrace import tcglog /sys/kernel/security/tpm0/binary_bios_measurements --db boot.db\n"
+    "tpmtrace import ima /sys/kernel/security/ima/binary_runtime_measurements --db boot.db\n"
+    "tpmtrace import swtpm-log swtpm.log --db vm1.db\n"
+    "tpmtrace import ftrace trace.txt --db boot.db\n",
+    "pcap ima tcglog swtpm-log ftrace",
 };

@@ -1,41 +1,43 @@
 /* tpmtrace list: the traces in a database. */
-#include <getopt.h>
 #include <string.h>
 
 #include "cli.h"
 #include "common.h"
 
-static const char usage[] =
-    "usage: tpmtrace list DB [--json]\n"
-    "\n"
-    "Lists the traces in a database: id, kind (record, replay, import), status\n"
-    "(complete, recording = unfinished, incomplete), start time, commands stored,\n"
-    "records dropped, name and source.\n"
-    "\n"
-    "Options:\n"
-    "  --json      one JSON object {\"version\":1,\"traces\":[...]}\n"
-    "  -h, --help  this text\n"
-    "\n"
-    "Example:\n"
-    "  tpmtrace list tpmtrace-demo.db\n";
+enum { O_JSON = 256 };
+static const struct cli_opt opts[] = {
+    {"json", O_JSON, NULL, 0, "one JSON object {\"version\":1,\"traces\":[...]}"},
+};
+static const struct cli_form forms[] = {{0, "DB", NULL}};
 
 static int run(int argc, char **argv);
-const struct subcommand subcmd_list = {"list", run, "list the traces in a database", usage};
+const struct subcommand subcmd_list = {
+    "list",
+    run,
+    "list the traces in a database",
+    CLI_FORMS(forms),
+    CLI_OPTS(opts),
+    "Lists the traces in a database: id, kind (record, replay, import), status\n"
+    "(complete, recording = unfinished, incomplete), start time, commands stored,\n"
+    "records dropped, name and source.\n",
+    NULL,
+    "tpmtrace list tpmtrace-demo.db\n",
+};
 
 static int run(int argc, char **argv)
 {
-	int json = 0, o;
-	static const struct option opts[] = {{"json", no_argument, 0, 'j'}, {0, 0, 0, 0}};
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (o == 'j')
+	int json = 0, k;
+	struct cli_parse p;
+	cli_parse_init(&p, &subcmd_list, argc, argv);
+	while ((k = cli_next(&p)) > 0)
+		if (k == O_JSON)
 			json = 1;
-		else
-			return usage_error(&subcmd_list, "unknown option");
-	}
-	if (optind != argc - 1)
-		return usage_error(&subcmd_list, "expected one database file");
-	sqlite3 *db = cli_open_db("list", argv[optind], 0);
+	if (k < 0)
+		return EXIT_USAGE;
+	if (p.ind != argc - 1)
+		return usage_error(&subcmd_list, p.ind >= argc ? "which database? (DB)"
+							       : "expected one database file");
+	sqlite3 *db = cli_open_db("list", argv[p.ind], 0);
 	if (!db)
 		return 1;
 	sqlite3_stmt *st;

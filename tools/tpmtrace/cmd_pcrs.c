@@ -1,57 +1,69 @@
 /* tpmtrace pcrs: the PCR values a trace leaves behind, computed in software
  * from its stored command bytes (replayer/pcr_replay.c). */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "common.h"
 #include "db/db.h"
 #include "recorder/log_reader.h"
 #include "replayer/pcr_replay.h"
 
 #define MAX_TRACES 16
 
-static const char usage[] =
-    "usage: tpmtrace pcrs DB [--trace ID]... [--banks LIST] [--pcrs LIST]\n"
-    "                     [--expect FILE] [--boot-aggregate-from ID] [--json]\n"
-    "\n"
+enum { O_TRACE = 256, O_BANKS, O_BANK, O_PCRS, O_EXPECT, O_BA, O_JSON, O_OUTPUT = 'o' };
+static const struct cli_opt opts[] = {
+    {"trace", O_TRACE, "ID", CLI_TRACE | CLI_MULTI,
+     "trace to replay: an id, latest or latest-replay\n"
+     "(default: the newest trace that is not a replay);\n"
+     "repeat to replay several into the same PCRs in the\n"
+     "order given (e.g. the firmware log, then the IMA list)"},
+    {"banks", O_BANKS, "LIST", 0, "banks to show, e.g. sha1,sha256 (default: those\nextended)",
+     "sha1 sha256 sha384 sha512 sm3_256"},
+    {"bank", O_BANK, "LIST", CLI_HIDDEN, "the same as --banks"},
+    {"pcrs", O_PCRS, "LIST", 0, "PCRs to show and compare, e.g. 0-9,14 (default 0-23)"},
+    {"expect", O_EXPECT, "FILE", 0,
+     "compare with tpm2_pcrread output, the pcrs: section of\n"
+     "tpm2_eventlog, or tsspcrread text ('N: hex'); reports\n"
+     "the matching PCRs and exits 1 on any mismatch",
+     "@file"},
+    {"boot-aggregate-from", O_BA, "ID", CLI_TRACE,
+     "check the IMA boot_aggregate of the replayed trace(s)\n"
+     "against the PCRs that firmware trace ID leaves:\n"
+     "H(PCR 0-9) (Linux >= 5.8, non-SHA-1 bank) or\n"
+     "H(PCR 0-7); exit 1 if neither matches"},
+    {"json", O_JSON, NULL, 0, "one JSON object {\"version\":1,...} instead of text"},
+    {"output", O_OUTPUT, "FILE", 0,
+     "write the result to FILE (created 0600, replaced only\nwhen complete) instead of standard "
+     "output",
+     "@file"},
+};
+static const struct cli_form forms[] = {{0, "DB", NULL}};
+
+static int run_pcrs(int argc, char **argv);
+
+const struct subcommand subcmd_pcrs = {
+    "pcrs",
+    run_pcrs,
+    "replay PCR extends in software",
+    CLI_FORMS(forms),
+    CLI_OPTS(opts),
     "Replays in software (OpenSSL) the PCR effect of a trace, recorded or imported:\n"
     "every TPM2_PCR_Extend, TPM2_PCR_Event, TPM2_PCR_Reset and TPM2_Startup(CLEAR)\n"
     "that the TPM answered with success, from the stored command bytes, in order.\n"
     "PCRs start at their reset values (PCR 17-22 all ones; PCR 0 = 3 or 4 after a\n"
     "Startup from locality 3 or 4). Prints PCR 0-23 of every bank the trace\n"
-    "extended, in the format of tpm2_pcrread.\n"
-    "\n"
-    "  --trace ID        trace to replay (default: the newest); repeat to replay\n"
-    "                    several into the same PCRs in the order given (e.g. the\n"
-    "                    firmware log, then the IMA list)\n"
-    "  --banks LIST      banks to show, e.g. sha1,sha256 (default: those extended);\n"
-    "                    --bank is the same\n"
-    "  --pcrs LIST       PCRs to show and compare, e.g. 0-9,14 (default 0-23)\n"
-    "  --expect FILE     compare with tpm2_pcrread output, the pcrs: section of\n"
-    "                    tpm2_eventlog, or tsspcrread text ('N: hex'); reports the\n"
-    "                    matching PCRs and exits 1 on any mismatch\n"
-    "  --boot-aggregate-from ID\n"
-    "                    check the IMA boot_aggregate of the replayed trace(s)\n"
-    "                    against the PCRs that firmware trace ID leaves: H(PCR 0-9)\n"
-    "                    (Linux >= 5.8, non-SHA-1 bank) or H(PCR 0-7); exit 1 if\n"
-    "                    neither matches\n"
-    "  --json            one JSON object instead of text\n"
-    "\n"
+    "extended, in the format of tpm2_pcrread. A trace that extends no PCR is an\n"
+    "error (unless --banks or --expect name the banks to show).\n",
     "Exit status: 0 ok (and everything compared matched), 1 mismatch or error,\n"
-    "2 usage error.\n"
-    "\n"
-    "Example:\n"
-    "  tpmtrace import tcglog binary_bios_measurements --db boot.db\n"
-    "  tpmtrace import ima binary_runtime_measurements --db boot.db\n"
-    "  tpmtrace pcrs boot.db --trace 1 --trace 2 --expect <(tpm2_pcrread)\n"
-    "  tpmtrace pcrs boot.db --trace 2 --boot-aggregate-from 1\n";
-
-static int run_pcrs(int argc, char **argv);
-
-const struct subcommand subcmd_pcrs = {"pcrs", run_pcrs, "replay PCR extends in software", usage};
+    "2 usage error.\n",
+    "tpmtrace import tcglog binary_bios_measurements --db boot.db\n"
+    "tpmtrace import ima binary_runtime_measurements --db boot.db\n"
+    "tpmtrace pcrs boot.db --trace 1 --trace 2 --expect <(tpm2_pcrread)\n"
+    "tpmtrace pcrs boot.db --trace 2 --boot-aggregate-from 1\n",
+};
 
 static int parse_pcr_list(const char *s, uint32_t *mask)
 {
@@ -113,81 +125,82 @@ static int replay_all(sqlite3 *db, const int64_t *ids, unsigned n, struct pcr_si
 
 static int run_pcrs(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"trace", required_argument, NULL, 't'},
-	    {"bank", required_argument, NULL, 'b'},
-	    {"banks", required_argument, NULL, 'b'},
-	    {"pcrs", required_argument, NULL, 'p'},
-	    {"expect", required_argument, NULL, 'e'},
-	    {"boot-aggregate-from", required_argument, NULL, 'a'},
-	    {"json", no_argument, NULL, 'j'},
-	    {NULL, 0, NULL, 0},
-	};
+	const char *trace_args[MAX_TRACES];
 	int64_t ids[MAX_TRACES];
 	unsigned n_ids = 0, n_show = 0;
 	uint16_t show[PCR_MAX_BANKS];
 	uint32_t mask = (1u << PCR_COUNT) - 1;
-	const char *expect_path = NULL, *dbpath = NULL;
+	const char *expect_path = NULL, *dbpath = NULL, *ba_arg = NULL, *outpath = NULL;
 	int64_t ba_from = 0;
-	int json = 0, c, rc = 1, mismatch = 0;
+	int json = 0, key, rc = 1, mismatch = 0;
 	char err[512];
 	sqlite3 *db = NULL;
 	struct pcr_sim sim, fw;
 	struct pcr_replay_stats st = {0};
 	struct pcr_expect *ex = NULL;
+	struct cli_out o = {0};
+	FILE *out = stdout;
+	struct cli_parse cp;
 
 	memset(&sim, 0, sizeof sim);
 	memset(&fw, 0, sizeof fw);
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		char *end;
-		switch (c) {
-		case 't':
+	cli_parse_init(&cp, &subcmd_pcrs, argc, argv);
+	while ((key = cli_next(&cp)) > 0) {
+		switch (key) {
+		case O_TRACE:
 			if (n_ids == MAX_TRACES)
 				return usage_error(&subcmd_pcrs, "at most %d --trace", MAX_TRACES);
-			ids[n_ids++] = strtoll(optarg, &end, 10);
-			if (*end || ids[n_ids - 1] <= 0)
-				return usage_error(&subcmd_pcrs, "bad trace id '%s'", optarg);
+			trace_args[n_ids++] = cp.arg;
 			break;
-		case 'b': {
-			int n = pcr_alg_parse_list(optarg, show, PCR_MAX_BANKS, err, sizeof err);
+		case O_BANK:
+		case O_BANKS: {
+			int n = pcr_alg_parse_list(cp.arg, show, PCR_MAX_BANKS, err, sizeof err);
 			if (n < 0)
-				return usage_error(&subcmd_pcrs, "--bank: %s", err);
+				return usage_error(&subcmd_pcrs, "--banks: %s", err);
 			n_show = (unsigned)n;
 			break;
 		}
-		case 'p':
-			if (parse_pcr_list(optarg, &mask))
+		case O_PCRS:
+			if (parse_pcr_list(cp.arg, &mask))
 				return usage_error(&subcmd_pcrs, "bad --pcrs '%s' (e.g. 0-9,14)",
-						   optarg);
+						   cp.arg);
 			break;
-		case 'e':
-			expect_path = optarg;
+		case O_EXPECT:
+			expect_path = cp.arg;
 			break;
-		case 'a':
-			ba_from = strtoll(optarg, &end, 10);
-			if (*end || ba_from <= 0)
-				return usage_error(&subcmd_pcrs, "bad trace id '%s'", optarg);
+		case O_BA:
+			ba_arg = cp.arg;
 			break;
-		case 'j':
+		case O_JSON:
 			json = 1;
 			break;
-		default:
-			return usage_error(&subcmd_pcrs, "unknown option");
+		case O_OUTPUT:
+			outpath = cp.arg;
+			break;
 		}
 	}
-	if (optind != argc - 1)
-		return usage_error(&subcmd_pcrs, optind >= argc ? "no DB given" : "one DB only");
-	dbpath = argv[optind];
+	if (key < 0)
+		return EXIT_USAGE;
+	if (cp.ind != argc - 1)
+		return usage_error(&subcmd_pcrs,
+				   cp.ind >= argc ? "which database? (DB)" : "one DB only");
+	dbpath = argv[cp.ind];
+	const char *const inputs[] = {dbpath, expect_path, NULL};
+	if (outpath && (rc = cli_out_check("pcrs", outpath, inputs)))
+		return rc;
+	rc = 1;
 	if (db_open(dbpath, DB_READ, &db, err, sizeof err))
 		return die("pcrs", "%s", err);
 	if (!n_ids) {
-		ids[n_ids++] = db_last_trace(db);
-		if (!ids[0]) {
-			die("pcrs", "%s: no traces", dbpath);
+		if (!(ids[n_ids++] = cli_pick_trace("pcrs", db, NULL)))
 			goto out;
-		}
+	} else {
+		for (unsigned i = 0; i < n_ids; i++)
+			if (!(ids[i] = cli_pick_trace("pcrs", db, trace_args[i])))
+				goto out;
 	}
+	if (ba_arg && !(ba_from = cli_pick_trace("pcrs", db, ba_arg)))
+		goto out;
 	if (pcr_sim_init(&sim) || pcr_sim_init(&fw)) {
 		die("pcrs", "out of memory");
 		goto out;
@@ -243,48 +256,67 @@ static int run_pcrs(int argc, char **argv)
 		if (want)
 			showb[ns++] = (int)i;
 	}
+	if (!ns) {
+		die("pcrs",
+		    "trace %lld extends no PCR (no PCR_Extend or PCR_Event answered with "
+		    "success): nothing to show (--banks shows the reset values)",
+		    (long long)ids[n_ids - 1]);
+		goto out;
+	}
+	if (outpath) {
+		if ((rc = cli_out_open("pcrs", &o, outpath, inputs)))
+			goto out;
+		rc = 1;
+		out = o.f;
+	}
 
 	char hex[2 * PCR_MAX_DIGEST + 1];
 	if (json) {
-		printf("{\"db\":\"%s\",\"traces\":[", dbpath);
+		fprintf(out, "{\"version\":1,\"db\":");
+		json_str(out, dbpath);
+		fprintf(out, ",\"traces\":[");
 		for (unsigned i = 0; i < n_ids; i++)
-			printf("%s%lld", i ? "," : "", (long long)ids[i]);
-		printf("],\"commands\":%llu,\"applied\":%llu,\"failed\":%llu,\"no_response\":%llu,"
-		       "\"no_bytes\":%llu,\"unparsable\":%llu,\"banks\":{",
-		       (unsigned long long)st.rows, (unsigned long long)st.applied,
-		       (unsigned long long)st.failed, (unsigned long long)st.no_rsp,
-		       (unsigned long long)st.no_bytes, (unsigned long long)st.bad);
+			fprintf(out, "%s%lld", i ? "," : "", (long long)ids[i]);
+		fprintf(out,
+			"],\"commands\":%llu,\"applied\":%llu,\"failed\":%llu,\"no_response\":%llu,"
+			"\"no_bytes\":%llu,\"unparsable\":%llu,\"banks\":{",
+			(unsigned long long)st.rows, (unsigned long long)st.applied,
+			(unsigned long long)st.failed, (unsigned long long)st.no_rsp,
+			(unsigned long long)st.no_bytes, (unsigned long long)st.bad);
 		for (unsigned k = 0; k < ns; k++) {
 			const struct pcr_sim_bank *b = &sim.bank[showb[k]];
-			printf("%s\"%s\":{", k ? "," : "", b->a->name);
+			fprintf(out, "%s\"%s\":{", k ? "," : "", b->a->name);
 			int first = 1;
 			for (unsigned p = 0; p < PCR_COUNT; p++) {
 				if (!(mask & (1u << p)))
 					continue;
 				log_hex(hex, b->pcr[p], b->a->size);
-				printf("%s\"%u\":\"%s\"", first ? "" : ",", p, hex);
+				fprintf(out, "%s\"%u\":\"%s\"", first ? "" : ",", p, hex);
 				first = 0;
 			}
-			printf("}");
+			fprintf(out, "}");
 		}
-		printf("}");
+		fprintf(out, "}");
 	} else {
 		for (unsigned k = 0; k < ns; k++) {
 			const struct pcr_sim_bank *b = &sim.bank[showb[k]];
-			printf("  %s:\n", b->a->name);
+			fprintf(out, "  %s:\n", b->a->name);
 			for (unsigned p = 0; p < PCR_COUNT; p++) {
 				if (!(mask & (1u << p)))
 					continue;
 				log_hex(hex, b->pcr[p], b->a->size);
-				printf("    %-2u: 0x%s\n", p, hex);
+				fprintf(out, "    %-2u: 0x%s\n", p, hex);
 			}
 		}
 	}
 
 	if (ex) {
 		unsigned compared = 0;
-		if (json)
-			printf(",\"expect\":{\"file\":\"%s\",\"banks\":{", expect_path);
+		if (json) {
+			fprintf(out, ",\"expect\":{\"file\":");
+			json_str(out, expect_path);
+			fprintf(out, ",\"banks\":{");
+		}
 		for (unsigned k = 0; k < ex->n_banks; k++) {
 			int bi = pcr_sim_bank(&sim, ex->alg[k]);
 			const struct pcr_sim_bank *b = &sim.bank[bi];
@@ -301,47 +333,47 @@ static int run_pcrs(int argc, char **argv)
 			if (bad)
 				mismatch = 1;
 			if (json) {
-				printf("%s\"%s\":{\"match\":[", k ? "," : "", b->a->name);
+				fprintf(out, "%s\"%s\":{\"match\":[", k ? "," : "", b->a->name);
 				int f = 1;
 				for (unsigned p = 0; p < PCR_COUNT; p++)
 					if (ok & (1u << p)) {
-						printf("%s%u", f ? "" : ",", p);
+						fprintf(out, "%s%u", f ? "" : ",", p);
 						f = 0;
 					}
-				printf("],\"mismatch\":[");
+				fprintf(out, "],\"mismatch\":[");
 				f = 1;
 				for (unsigned p = 0; p < PCR_COUNT; p++)
 					if (bad & (1u << p)) {
-						printf("%s%u", f ? "" : ",", p);
+						fprintf(out, "%s%u", f ? "" : ",", p);
 						f = 0;
 					}
-				printf("]}");
+				fprintf(out, "]}");
 				continue;
 			}
-			printf("expect %s: PCR ", b->a->name);
-			print_mask(stdout, ok);
-			printf(" match");
+			fprintf(out, "expect %s: PCR ", b->a->name);
+			print_mask(out, ok);
+			fprintf(out, " match");
 			if (bad) {
-				printf("; PCR ");
-				print_mask(stdout, bad);
-				printf(" differ");
+				fprintf(out, "; PCR ");
+				print_mask(out, bad);
+				fprintf(out, " differ");
 			}
-			printf("\n");
+			fprintf(out, "\n");
 			for (unsigned p = 0; p < PCR_COUNT; p++) {
 				if (!(bad & (1u << p)))
 					continue;
 				log_hex(hex, ex->v[k][p], b->a->size);
-				printf("  %s PCR %u: expected 0x%s\n", b->a->name, p, hex);
+				fprintf(out, "  %s PCR %u: expected 0x%s\n", b->a->name, p, hex);
 				log_hex(hex, b->pcr[p], b->a->size);
-				printf("  %s PCR %u: replayed 0x%s\n", b->a->name, p, hex);
+				fprintf(out, "  %s PCR %u: replayed 0x%s\n", b->a->name, p, hex);
 			}
 		}
 		if (json)
-			printf("},\"compared\":%u,\"ok\":%s}", compared,
-			       mismatch ? "false" : "true");
+			fprintf(out, "},\"compared\":%u,\"ok\":%s}", compared,
+				mismatch ? "false" : "true");
 		else
-			printf("expect: %u values compared, %s\n", compared,
-			       mismatch ? "MISMATCH" : "all match");
+			fprintf(out, "expect: %u values compared, %s\n", compared,
+				mismatch ? "MISMATCH" : "all match");
 	}
 
 	if (ba_from) {
@@ -353,13 +385,13 @@ static int run_pcrs(int argc, char **argv)
 			found = pcr_boot_aggregate_find(db, ids[i], &alg, want, err, sizeof err);
 		if (found) {
 			if (json)
-				printf("}\n");
+				fprintf(out, "}\n");
 			die("pcrs", "%s", err);
 			goto out;
 		}
 		if (pcr_replay_trace(db, ba_from, &fw, &fst, err, sizeof err)) {
 			if (json)
-				printf("}\n");
+				fprintf(out, "}\n");
 			die("pcrs", "%s", err);
 			goto out;
 		}
@@ -375,7 +407,8 @@ static int run_pcrs(int argc, char **argv)
 		}
 		log_hex(hex, want, a->size);
 		if (json)
-			printf(
+			fprintf(
+			    out,
 			    ",\"boot_aggregate\":{\"from\":%lld,\"bank\":\"%s\",\"value\":\"%s\","
 			    "\"match\":%s,\"pcrs\":\"%s\"}",
 			    (long long)ba_from, a->name, hex, which >= 0 ? "true" : "false",
@@ -383,11 +416,12 @@ static int run_pcrs(int argc, char **argv)
 			    : which == 7 ? "0-7"
 					 : "");
 		else if (which >= 0)
-			printf("boot_aggregate %s:%s = %s(PCR 0-%d of trace %lld): match%s\n",
-			       a->name, hex, a->name, which, (long long)ba_from,
-			       which == 9 ? " (Linux >= 5.8 rule)" : "");
+			fprintf(out, "boot_aggregate %s:%s = %s(PCR 0-%d of trace %lld): match%s\n",
+				a->name, hex, a->name, which, (long long)ba_from,
+				which == 9 ? " (Linux >= 5.8 rule)" : "");
 		else
-			printf(
+			fprintf(
+			    out,
 			    "boot_aggregate %s:%s matches neither %s(PCR 0-9) nor %s(PCR 0-7) of "
 			    "trace %lld: MISMATCH\n",
 			    a->name, hex, a->name, a->name, (long long)ba_from);
@@ -395,9 +429,13 @@ static int run_pcrs(int argc, char **argv)
 			mismatch = 1;
 	}
 	if (json)
-		printf("}\n");
+		fprintf(out, "}\n");
 	rc = mismatch ? 1 : 0;
+	if (outpath && cli_out_close("pcrs", &o, 1))
+		rc = 1;
 out:
+	if (o.f)
+		cli_out_close("pcrs", &o, 0);
 	free(ex);
 	pcr_sim_release(&sim);
 	pcr_sim_release(&fw);

@@ -15,12 +15,48 @@
 #include "model/tpm_cc.h"
 #include "replayer/hostcrypto.h"
 
-static const char usage[] =
-    "usage: tpmtrace predict DB [--trace ID] --profile NAME|FILE [--policy P]...\n"
-    "                        [--host-crypto measure|estimate] [--json]\n"
-    "       tpmtrace predict --synthetic CMD:N[,CMD:N...] --profile NAME|FILE [--gap-ms MS]\n"
-    "                        [--policy P]... [--host-crypto measure|estimate] [--json]\n"
-    "\n"
+enum { O_TRACE = 256, O_PROFILE, O_POLICY, O_SYNTH, O_GAP, O_HOST, O_JSON };
+enum { M_DB = 1, M_SYNTH = 2 };
+static const struct cli_opt opts[] = {
+    {"trace", O_TRACE, "ID", CLI_TRACE, CLI_TRACE_HELP, NULL, 0, 0, M_DB},
+    {"synthetic", O_SYNTH, "CMD:N[,CMD:N...]", CLI_REQ,
+     "no DB: a trace of N commands of each CMD in turn, sent\n"
+     "by the kernel with password authorization where the\n"
+     "command has an authorization handle, e.g.\n"
+     "pcr-extend:12313 or pcr-extend:1000,get-random:10",
+     NULL, 0, 0, M_SYNTH},
+    {"profile", O_PROFILE, "NAME|FILE", CLI_REQ,
+     "a profile file, a profile stored in DB, or a shipped\nprofile ('tpmtrace profile list')",
+     "@profile"},
+    {"policy", O_POLICY, "P", CLI_MULTI,
+     "all (default), a preset (as-recorded, password,\n"
+     "linux-6.10, linux-6.12, linux-6.12-no-pcr-integrity)\n"
+     "or a spec salt=null-ecc|persistent:0x81000001|none,\n"
+     "reuse=per-command|lazy|forever,encrypt=off|kernel|all,\n"
+     "nullkey=context-load|keep-loaded,pcr-integrity=on|off\n"
+     "(knobs left out keep linux-6.10's value); may be\nrepeated",
+     "@policy-all"},
+    {"gap-ms", O_GAP, "MS", CLI_REAL, "non-TPM time between synthetic commands (default 0)", NULL,
+     0, 600000, M_SYNTH},
+    {"host-crypto", O_HOST, "H", CLI_CHOICE,
+     "measure (default): time tpmtrace's own session crypto\n"
+     "on this host before predicting (a few ms: salted and\n"
+     "unsalted session set-up, HMAC of a command and its\n"
+     "response, parameter encryption, a Name) and price host\n"
+     "crypto with it; estimate: the constant figures of\n"
+     "model/predict.h, the same on every host (reproducible\noutput)",
+     "measure estimate"},
+    {"json", O_JSON, NULL, 0, "one JSON object {\"version\":1,...} on stdout"},
+};
+static const struct cli_form forms[] = {{M_DB, "DB", NULL}, {M_SYNTH, NULL, NULL}};
+
+static int run(int argc, char **argv);
+const struct subcommand subcmd_predict = {
+    "predict",
+    run,
+    "predict boot-time TPM cost under session policies",
+    CLI_FORMS(forms),
+    CLI_OPTS(opts),
     "Predicts what a trace costs under session policies on the TPM a latency profile\n"
     "describes. The trace is expanded under each policy by the same code the replayer\n"
     "uses (docs/policies.md), every command is priced from the profile, host-side crypto\n"
@@ -30,42 +66,13 @@ static const char usage[] =
     "against the recorded trace (when it has latencies), and a range for the TPM time\n"
     "from the profile's distributions (low: min or mean-1.645 sd; high: p95, mean+1.645 sd\n"
     "or max). Commands the profile lacks are priced at its fallback with a warning.\n"
-    "\n"
-    "Options:\n"
-    "  DB                 a tpmtrace database; the trace is streamed, not loaded\n"
-    "  --trace ID         the trace to expand (default: the newest)\n"
-    "  --profile P        a profile file, a profile stored in DB, or a shipped profile\n"
-    "                     ('tpmtrace profile list')\n"
-    "  --policy P         all (default), a preset (as-recorded, password, linux-6.10,\n"
-    "                     linux-6.12, linux-6.12-no-pcr-integrity) or a spec\n"
-    "                     salt=null-ecc|persistent:0x81000001|none,reuse=per-command|lazy|\n"
-    "                     forever,encrypt=off|kernel|all,nullkey=context-load|keep-loaded,\n"
-    "                     pcr-integrity=on|off (knobs left out keep linux-6.10's value);\n"
-    "                     may be repeated\n"
-    "  --synthetic S      no DB: a trace of N commands of each CMD in turn, sent by the\n"
-    "                     kernel with password authorization where the command has an\n"
-    "                     authorization handle, e.g. pcr-extend:12313 or\n"
-    "                     pcr-extend:1000,get-random:10\n"
-    "  --gap-ms MS        non-TPM time between synthetic commands (default 0)\n"
-    "  --host-crypto H    measure (default): time tpmtrace's own session crypto on this\n"
-    "                     host before predicting (a few ms: salted and unsalted session\n"
-    "                     set-up, HMAC of a command and its response, parameter\n"
-    "                     encryption, a Name) and price host crypto with it; estimate:\n"
-    "                     the constant figures of model/predict.h, the same on every\n"
-    "                     host (reproducible output)\n"
-    "  --json             one JSON object on stdout\n"
-    "  -h, --help         this text\n"
-    "\n"
-    "The per-operation host crypto figures are printed with the prediction.\n"
-    "\n"
-    "Examples:\n"
-    "  tpmtrace predict --synthetic pcr-extend:12313 --profile slb9670-linux-integrity\n"
-    "  tpmtrace predict boot.db --profile slb9670-linux-integrity --policy linux-6.10 "
-    "--policy 'salt=none,reuse=lazy'\n";
-
-static int run(int argc, char **argv);
-const struct subcommand subcmd_predict = {
-    "predict", run, "predict boot-time TPM cost under session policies", usage};
+    "The trace is streamed from DB, not loaded. A replay trace already holds its policy's\n"
+    "sessions: predicting one warns.\n",
+    "The per-operation host crypto figures are printed with the prediction.\n",
+    "tpmtrace predict --synthetic pcr-extend:12313 --profile slb9670-linux-integrity\n"
+    "tpmtrace predict boot.db --profile slb9670-linux-integrity --policy linux-6.10 "
+    "--policy 'salt=none,reuse=lazy'\n",
+};
 
 /* "pcr-extend" -> PCR_Extend */
 static uint32_t cc_from_user(const char *s, size_t len)
@@ -167,56 +174,49 @@ static int run(int argc, char **argv)
 	struct predictor *pr = NULL;
 
 	profile_init(&prof);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--json")) {
+	struct cli_parse p;
+	int key;
+	cli_parse_init(&p, &subcmd_predict, argc, argv);
+	while ((key = cli_next(&p)) > 0) {
+		switch (key) {
+		case O_JSON:
 			json = 1;
-			continue;
-		}
-		if (!strcmp(a, "--trace") || !strcmp(a, "--profile") || !strcmp(a, "--policy") ||
-		    !strcmp(a, "--synthetic") || !strcmp(a, "--gap-ms") ||
-		    !strcmp(a, "--host-crypto")) {
-			if (i + 1 >= argc)
-				return usage_error(&subcmd_predict, "%s needs a value", a);
-			const char *v = argv[++i];
-			if (!strcmp(a, "--trace"))
-				trace = v;
-			else if (!strcmp(a, "--profile"))
-				profname = v;
-			else if (!strcmp(a, "--synthetic"))
-				synth = v;
-			else if (!strcmp(a, "--host-crypto")) {
-				if (strcmp(v, "measure") && strcmp(v, "estimate"))
-					return usage_error(&subcmd_predict,
-							   "--host-crypto: '%s' is not measure or "
-							   "estimate",
-							   v);
-				measure_host = !strcmp(v, "measure");
-			} else if (!strcmp(a, "--gap-ms")) {
-				char *e;
-				gap_ms = strtod(v, &e);
-				if (*e || !*v || !(gap_ms >= 0) || gap_ms > PROFILE_MAX_MS)
-					return usage_error(&subcmd_predict,
-							   "--gap-ms: '%s' is not 0..%g", v,
-							   PROFILE_MAX_MS);
-			} else if (npol_args < PREDICT_MAX_POLICIES - 1)
-				pol_args[npol_args++] = v;
-			else
+			break;
+		case O_TRACE:
+			trace = p.arg;
+			break;
+		case O_PROFILE:
+			profname = p.arg;
+			break;
+		case O_SYNTH:
+			synth = p.arg;
+			break;
+		case O_HOST:
+			measure_host = !strcmp(p.arg, "measure");
+			break;
+		case O_GAP:
+			gap_ms = p.real;
+			break;
+		case O_POLICY:
+			if (npol_args >= PREDICT_MAX_POLICIES - 1)
 				return usage_error(&subcmd_predict, "too many --policy options");
-			continue;
+			pol_args[npol_args++] = p.arg;
+			break;
 		}
-		if (a[0] == '-' && a[1])
-			return usage_error(&subcmd_predict, "unknown option '%s'", a);
-		if (dbpath)
-			return usage_error(&subcmd_predict, "more than one database given");
-		dbpath = a;
 	}
-	if (!profname)
-		return usage_error(&subcmd_predict, "--profile is required");
+	if (key < 0)
+		return EXIT_USAGE;
+	if (p.ind < argc - 1)
+		return usage_error(&subcmd_predict, "more than one database given");
+	if (p.ind == argc - 1)
+		dbpath = argv[p.ind];
 	if (!dbpath == !synth)
 		return usage_error(&subcmd_predict, "give a DB or --synthetic (one of them)");
-	if (trace && !dbpath)
-		return usage_error(&subcmd_predict, "--trace needs a DB");
+	if ((key = cli_only_mode(&p, synth ? M_SYNTH : M_DB,
+				 synth ? "with --synthetic" : "with a DB")))
+		return key;
+	if (!profname)
+		return usage_error(&subcmd_predict, "--profile is required");
 
 	/* Policies: "all" expands to the presets; password is always computed
 	 * as the baseline, shown only if asked for. */
@@ -275,14 +275,21 @@ static int run(int argc, char **argv)
 		if ((rc = synthetic(pr, synth, gap_ms, desc, sizeof desc)))
 			goto out;
 	} else {
-		int64_t id = trace ? strtoll(trace, NULL, 10) : db_last_trace(db);
+		int64_t id = cli_pick_trace("predict", db, trace);
 		uint64_t n = 0;
-		if (id <= 0) {
-			rc = die("predict", "%s: %s", dbpath,
-				 trace ? "--trace must be a positive trace id"
-				       : "the database holds no trace");
+		char kind[16], tpol[128];
+		if (!id) {
+			rc = 1;
 			goto out;
 		}
+		cli_trace_kind(db, id, kind, sizeof kind, tpol, sizeof tpol);
+		if (!strcmp(kind, "replay"))
+			fprintf(
+			    stderr,
+			    "tpmtrace predict: warning: trace %lld is a replay under policy %s: "
+			    "its commands already carry that policy's sessions, and each policy "
+			    "adds its own on top (predict the recording it replayed instead)\n",
+			    (long long)id, tpol[0] ? tpol : "?");
 		rc = trace_stream_predict(db, id, pr, &n, err, sizeof err);
 		if (rc) {
 			rc = die("predict", "%s: %s", dbpath, err);
@@ -293,8 +300,17 @@ static int run(int argc, char **argv)
 				 dbpath, (long long)id);
 			goto out;
 		}
-		snprintf(desc, sizeof desc, "%s trace %lld: %llu commands, %llu events", dbpath,
-			 (long long)id, (unsigned long long)n, (unsigned long long)pr->in_events);
+		sqlite3_stmt *ev;
+		long long nev = 0;
+		if (sqlite3_prepare_v2(db, "SELECT count(*) FROM event WHERE trace_id=?", -1, &ev,
+				       NULL) == SQLITE_OK) {
+			sqlite3_bind_int64(ev, 1, id);
+			if (sqlite3_step(ev) == SQLITE_ROW)
+				nev = sqlite3_column_int64(ev, 0);
+			sqlite3_finalize(ev);
+		}
+		snprintf(desc, sizeof desc, "%s trace %lld: %llu commands, %lld events", dbpath,
+			 (long long)id, (unsigned long long)n, nev);
 	}
 	predict_finish(pr);
 

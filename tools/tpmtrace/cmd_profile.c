@@ -6,17 +6,38 @@
 #include <string.h>
 
 #include "cli.h"
+#include "common.h"
 #include "db/db.h"
 #include "model/profile.h"
 #include "model/tpm_cc.h"
 
-static const char usage[] =
-    "usage: tpmtrace profile import FORMAT FILE [DB] [--name NAME] [--output OUT] [--replace]\n"
-    "       tpmtrace profile export NAME|FILE [DB] [--output OUT]\n"
-    "       tpmtrace profile show NAME|FILE [DB]\n"
-    "       tpmtrace profile list [DB]\n"
-    "       tpmtrace profile learn DB [--trace ID] [--name NAME] [--output OUT] [--replace]\n"
-    "\n"
+enum { O_NAME = 256, O_REPLACE, O_TRACE, O_OUTPUT = 'o' };
+enum { M_IMPORT = 1, M_EXPORT = 2, M_SHOW = 4, M_LIST = 8, M_LEARN = 16 };
+static const struct cli_opt opts[] = {
+    {"name", O_NAME, "NAME", 0, "name to store the profile under (default: from the\nsource)", NULL,
+     0, 0, M_IMPORT | M_LEARN},
+    {"output", O_OUTPUT, "OUT", 0,
+     "write the text format to OUT (created 0600, replaced\nonly when complete)", "@file", 0, 0,
+     M_IMPORT | M_EXPORT | M_LEARN},
+    {"replace", O_REPLACE, NULL, 0, "replace a stored profile of the same name", NULL, 0, 0,
+     M_IMPORT | M_LEARN},
+    {"trace", O_TRACE, "ID", CLI_TRACE, CLI_TRACE_HELP, NULL, 0, 0, M_LEARN},
+};
+static const struct cli_form forms[] = {
+    {M_IMPORT, "import FORMAT FILE [DB]", NULL},
+    {M_EXPORT, "export NAME|FILE [DB]", NULL},
+    {M_SHOW, "show NAME|FILE [DB]", NULL},
+    {M_LIST, "list [DB]", NULL},
+    {M_LEARN, "learn DB", NULL},
+};
+
+static int run(int argc, char **argv);
+const struct subcommand subcmd_profile = {
+    "profile",
+    run,
+    "latency profiles: import, export, list, show, learn",
+    CLI_FORMS(forms),
+    CLI_OPTS(opts),
     "Latency profiles: what each TPM command costs on one TPM, per authorization kind\n"
     "(none, password, hmac, hmac+enc, policy, policy+enc) and key or session variant,\n"
     "with provenance and what the profile covers and lacks (docs/profiles.md).\n"
@@ -37,65 +58,88 @@ static const char usage[] =
     "                      and store it in DB (or write --output).\n"
     "\n"
     "NAME is looked up as a file (contains '/' or ends in .profile), then in DB, then\n"
-    "among the shipped profiles.\n"
-    "\n"
-    "Options:\n"
-    "  --name NAME     name to store the profile under (default: from the source)\n"
-    "  --output OUT    write the text format to OUT (0600, replaced atomically)\n"
-    "  --replace       replace a stored profile of the same name\n"
-    "  --trace ID      learn from trace ID (default: the newest trace)\n"
-    "  -h, --help      this text\n"
-    "\n"
-    "Examples:\n"
-    "  tpmtrace profile list\n"
-    "  tpmtrace profile show slb9670-linux-integrity\n"
-    "  tpmtrace profile import tpmscan IFX_7.85.17.51968_08836af27dda9f32.performance.yaml "
+    "among the shipped profiles.\n",
+    NULL,
+    "tpmtrace profile list\n"
+    "tpmtrace profile show slb9670-linux-integrity\n"
+    "tpmtrace profile import tpmscan IFX_7.85.17.51968_08836af27dda9f32.performance.yaml "
     "boot.db\n"
-    "  tpmtrace profile import ftrace pcr_extend.trace --output slb9670.profile\n"
-    "  tpmtrace profile learn boot.db --trace 3 --name my-laptop\n";
-
-static int run(int argc, char **argv);
-const struct subcommand subcmd_profile = {"profile", run,
-					  "latency profiles: import, export, "
-					  "list, show, learn",
-					  usage};
+    "tpmtrace profile import ftrace pcr_extend.trace --output slb9670.profile\n"
+    "tpmtrace profile learn boot.db --trace 3 --name my-laptop\n",
+    "import export show list learn",
+};
 
 struct opts {
 	const char *pos[4];
 	int npos;
 	const char *name, *output, *trace;
 	int replace;
+	unsigned mode;
 };
 
+/* Options anywhere after the action (GNU getopt permutes); the operands
+ * after the action in pos[]. */
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
+	static const struct {
+		const char *act;
+		unsigned mode;
+	} acts[] = {{"import", M_IMPORT},
+		    {"export", M_EXPORT},
+		    {"show", M_SHOW},
+		    {"list", M_LIST},
+		    {"learn", M_LEARN}};
+	struct cli_parse p;
+	int k;
 	memset(o, 0, sizeof *o);
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		const char **dst = !strcmp(a, "--name")	    ? &o->name
-				   : !strcmp(a, "--output") ? &o->output
-				   : !strcmp(a, "-o")	    ? &o->output
-				   : !strcmp(a, "--trace")  ? &o->trace
-							    : NULL;
-		if (dst) {
-			if (i + 1 >= argc)
-				return usage_error(&subcmd_profile, "%s needs a value", a);
-			*dst = argv[++i];
-		} else if (!strcmp(a, "--replace")) {
+	cli_parse_init(&p, &subcmd_profile, argc, argv);
+	while ((k = cli_next(&p)) > 0) {
+		if (k == O_NAME)
+			o->name = p.arg;
+		else if (k == O_OUTPUT)
+			o->output = p.arg;
+		else if (k == O_TRACE)
+			o->trace = p.arg;
+		else if (k == O_REPLACE)
 			o->replace = 1;
-		} else if (a[0] == '-' && a[1]) {
-			return usage_error(&subcmd_profile, "unknown option '%s'", a);
-		} else if (o->npos < 4) {
-			o->pos[o->npos++] = a;
-		} else {
-			return usage_error(&subcmd_profile, "too many arguments");
-		}
 	}
-	return 0;
+	if (k < 0)
+		return EXIT_USAGE;
+	if (p.ind >= argc)
+		return usage_error(&subcmd_profile, "missing action (import, export, show, list, "
+						    "learn)");
+	for (size_t i = 0; i < CLI_COUNT(acts); i++)
+		if (!strcmp(argv[p.ind], acts[i].act))
+			o->mode = acts[i].mode;
+	if (!o->mode)
+		return usage_error(&subcmd_profile, "unknown action '%s'", argv[p.ind]);
+	for (int i = p.ind + 1; i < argc; i++) {
+		if (o->npos == 4)
+			return usage_error(&subcmd_profile, "too many arguments");
+		o->pos[o->npos++] = argv[i];
+	}
+	char why[32];
+	snprintf(why, sizeof why, "with profile %s", argv[p.ind]);
+	return cli_only_mode(&p, o->mode, why);
+}
+
+/* Writes p to path atomically (cli_out), refusing any of inputs. */
+static int write_out(const struct profile *p, const char *path, const char *const *inputs)
+{
+	struct cli_out out;
+	int rc = cli_out_open("profile", &out, path, inputs);
+	if (rc)
+		return rc;
+	if (profile_write(out.f, p)) {
+		cli_out_close("profile", &out, 0);
+		return die("profile", "%s: write error", path);
+	}
+	return cli_out_close("profile", &out, 1);
 }
 
 /* Stores and/or writes p; prints it when neither is asked for. */
-static int deliver(struct profile *p, const char *dbpath, const struct opts *o)
+static int deliver(struct profile *p, const char *dbpath, const struct opts *o,
+		   const char *const *inputs)
 {
 	char err[512];
 	sqlite3 *db = NULL;
@@ -104,7 +148,11 @@ static int deliver(struct profile *p, const char *dbpath, const struct opts *o)
 		return die("profile", "out of memory");
 	if (!dbpath && !o->output)
 		return profile_write(stdout, p) ? die("profile", "write error") : 0;
+	if (o->output && (rc = cli_out_check("profile", o->output, inputs)))
+		return rc;
 	if (dbpath) {
+		if (cli_db_for_create("profile", dbpath))
+			return 1;
 		if ((rc = db_open(dbpath, DB_CREATE, &db, err, sizeof err)))
 			return die("profile", "%s", err);
 		rc = profile_db_store(db, p, o->replace, err, sizeof err);
@@ -114,8 +162,8 @@ static int deliver(struct profile *p, const char *dbpath, const struct opts *o)
 		fprintf(stderr, "stored profile '%s' (%zu entries) in %s\n", p->name, p->n, dbpath);
 	}
 	if (o->output) {
-		if (profile_save_file(o->output, p, err, sizeof err))
-			return die("profile", "%s", err);
+		if ((rc = write_out(p, o->output, inputs)))
+			return rc;
 		fprintf(stderr, "wrote profile '%s' (%zu entries) to %s\n", p->name, p->n,
 			o->output);
 	}
@@ -202,17 +250,18 @@ static int run(int argc, char **argv)
 	sqlite3 *db = NULL;
 	int rc;
 
-	if (argc < 2)
-		return usage_error(&subcmd_profile, "missing action (import, export, show, list, "
-						    "learn)");
 	if ((rc = parse_opts(argc, argv, &o)))
 		return rc;
 	profile_init(&p);
-	const char *act = argv[1];
-	if (!strcmp(act, "import")) {
+	if (o.mode == M_IMPORT) {
 		if (o.npos < 2 || o.npos > 3)
 			return usage_error(&subcmd_profile, "import needs FORMAT FILE [DB]");
-		const char *fmt = o.pos[0], *file = o.pos[1];
+		const char *fmt = o.pos[0], *file = o.pos[1],
+			   *dbpath = o.npos == 3 ? o.pos[2] : NULL;
+		const char *const inputs[] = {file, dbpath, NULL};
+		if (dbpath &&
+		    (rc = cli_out_check("profile", dbpath, (const char *const[]){file, NULL})))
+			return rc;
 		if (!strcmp(fmt, "profile"))
 			rc = profile_load_file(file, &p, err, sizeof err);
 		else if (!strcmp(fmt, "ftrace"))
@@ -222,31 +271,38 @@ static int run(int argc, char **argv)
 		else
 			return usage_error(&subcmd_profile,
 					   "unknown format '%s' (profile, ftrace, tpmscan)", fmt);
-		if (rc)
+		if (rc) {
+			profile_release(&p);
 			return die("profile", "%s", err);
-		rc = deliver(&p, o.npos == 3 ? o.pos[2] : NULL, &o);
-	} else if (!strcmp(act, "export") || !strcmp(act, "show")) {
+		}
+		rc = deliver(&p, dbpath, &o, inputs);
+	} else if (o.mode == M_EXPORT || o.mode == M_SHOW) {
+		const char *act = o.mode == M_SHOW ? "show" : "export";
 		if (o.npos < 1 || o.npos > 2)
 			return usage_error(&subcmd_profile, "%s needs NAME|FILE [DB]", act);
+		const char *const inputs[] = {o.pos[0], o.npos == 2 ? o.pos[1] : NULL, NULL};
+		if (o.output && (rc = cli_out_check("profile", o.output, inputs)))
+			return rc;
 		if ((rc = open_optional(o.npos == 2 ? o.pos[1] : NULL, &db)))
 			return rc;
 		rc = profile_resolve(db, o.pos[0], &p, &from, err, sizeof err);
 		db_close(db);
-		if (rc)
+		if (rc) {
+			profile_release(&p);
 			return die("profile", "%s", err);
-		if (act[0] == 's') {
-			rc = show(&p, from);
-		} else if (o.output) {
-			rc = profile_save_file(o.output, &p, err, sizeof err)
-				 ? die("profile", "%s", err)
-				 : 0;
-		} else {
-			rc = profile_write(stdout, &p) ? die("profile", "write error") : 0;
 		}
-	} else if (!strcmp(act, "list")) {
+		if (o.mode == M_SHOW)
+			rc = show(&p, from);
+		else if (o.output)
+			rc = write_out(&p, o.output, inputs);
+		else
+			rc = profile_write(stdout, &p) ? die("profile", "write error") : 0;
+	} else if (o.mode == M_LIST) {
 		char buf[128];
 		if (o.npos > 1)
 			return usage_error(&subcmd_profile, "list takes at most a DB");
+		if (o.npos == 1 && (rc = open_optional(o.pos[0], &db)))
+			return rc;
 		printf("%-34s %-10s %4s  %-16s %s\n", "name", "where", "cmds", "chip", "source");
 		for (unsigned i = 0; i < profile_builtin_count(); i++) {
 			struct profile b;
@@ -258,33 +314,32 @@ static int run(int argc, char **argv)
 			list_cb("shipped", b.name, b.chip, b.source, (int64_t)b.n);
 			profile_release(&b);
 		}
-		if (o.npos == 1) {
-			if ((rc = open_optional(o.pos[0], &db)))
-				return rc;
+		if (db) {
 			if (profile_db_list(db, list_cb, "database", err, sizeof err))
 				rc = die("profile", "%s: %s", o.pos[0], err);
 			db_close(db);
 		}
-	} else if (!strcmp(act, "learn")) {
+	} else {
 		if (o.npos != 1)
 			return usage_error(&subcmd_profile, "learn needs DB");
+		const char *const inputs[] = {o.pos[0], NULL};
+		if (o.output && (rc = cli_out_check("profile", o.output, inputs)))
+			return rc;
 		if (db_open(o.pos[0], DB_READ, &db, err, sizeof err))
 			return die("profile", "%s", err);
-		int64_t id = o.trace ? strtoll(o.trace, NULL, 10) : db_last_trace(db);
-		if (id <= 0) {
+		int64_t id = cli_pick_trace("profile", db, o.trace);
+		if (!id) {
 			db_close(db);
-			return die("profile", "%s: no trace to learn from%s", o.pos[0],
-				   o.trace ? " (bad --trace)" : "");
+			return 1;
 		}
 		rc = profile_learn(db, id, &p, err, sizeof err);
 		db_close(db);
-		if (rc)
-			return die("profile", "%s: %s", o.pos[0], err);
+		if (rc) {
+			profile_release(&p);
+			return die("profile", "%s: trace %lld: %s", o.pos[0], (long long)id, err);
+		}
 		/* learn stores into the DB it read unless only --output was asked. */
-		struct opts o2 = o;
-		rc = deliver(&p, o.output ? NULL : o.pos[0], &o2);
-	} else {
-		return usage_error(&subcmd_profile, "unknown action '%s'", act);
+		rc = deliver(&p, o.output ? NULL : o.pos[0], &o, inputs);
 	}
 	profile_release(&p);
 	return rc;

@@ -1,6 +1,5 @@
 /* tpmtrace record: the socket proxy in front of swtpm, recording into SQLite. */
 #include <errno.h>
-#include <getopt.h>
 #include <grp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,27 +12,167 @@
 
 #include "cli.h"
 #include "common.h"
-#include "record_pcap.h"
+#include "record.h"
 #include "db/db.h"
 #include "db/writer.h"
+#include "model/decode.h"
 #include "model/tpm_cc.h"
+#include "model/wire.h"
 #include "recorder/proxy.h"
 #include "recorder/recorder.h"
 #include "recorder/swtpm_spawn.h"
-#include "record_qemu.h"
 #include "replayer/emulate.h"
 
-static const char usage[] =
-    "usage: tpmtrace record [--db FILE] (--spawn-swtpm | --backend SPEC)\n"
-    "                       [--listen SPEC]... [--listen-mssim tcp:HOST:PORT]...\n"
-    "                       [--payloads none|redacted|full] [--name NAME]\n"
-    "                       [--swtpm-state DIR] [--timeout MS] [--queue-size N] [--quiet]\n"
-    "                       [--forward-only] [--emulate PROFILE [--emulate-seed N]]\n"
-    "                       [--mode OCTAL] [--group GROUP]\n"
-    "                       [-- COMMAND ARGS...]\n"
-    "       tpmtrace record --pcap-live IFACE [--port N] [--mssim] [--db FILE]\n"
-    "                       [--payloads MODE] [--name NAME] [--quiet] [-- COMMAND ARGS...]\n"
-    "\n"
+enum {
+	O_DB = 256,
+	O_SPAWN,
+	O_BACKEND,
+	O_LISTEN,
+	O_MSSIM,
+	O_PAYLOADS,
+	O_NAME,
+	O_STATE,
+	O_TIMEOUT,
+	O_QUIET,
+	O_QUEUE,
+	O_FWD,
+	O_EMU,
+	O_SEED,
+	O_MODE,
+	O_GROUP,
+	O_NOSTARTUP,
+	O_RM,
+	O_NORM,
+	O_PCAP,
+	O_PORT,
+	O_PCAP_MSSIM,
+	O_QEMU,
+	O_SWCTRL
+};
+enum { M_PROXY = 1, M_PCAP = 2, M_QEMU = 4 };
+static const struct cli_opt opts[] = {
+    {"db", O_DB, "FILE", 0,
+     "database file, created 0600 if missing (default\n"
+     "tpmtrace.db); nothing is created before the recorder\n"
+     "listens, and its directory must exist",
+     "@file"},
+    {"spawn-swtpm", O_SPAWN, NULL, CLI_REQ,
+     "start a private swtpm and record in front of it; it is\n"
+     "sent TPM2_Startup(CLEAR) before any client connects\n"
+     "(recorded as tpmtrace's own command, flag 32)",
+     NULL, 0, 0, M_PROXY | M_QEMU, 1},
+    {"backend", O_BACKEND, "SPEC", CLI_REQ,
+     "an already running swtpm: swtpm:host=H,port=P\n"
+     "(control at P+1), swtpm:path=SOCK (control at\n"
+     "SOCK.ctrl), tcp:H:P, unix:PATH",
+     "swtpm:host=127.0.0.1,port=2321 swtpm:path= tcp: unix:", 0, 0, M_PROXY, 1},
+    {"swtpm-ctrl", O_SWCTRL, "PATH", CLI_REQ,
+     "QEMU mode: the control socket of a running `swtpm\nsocket --ctrl type=unixio,path=PATH`",
+     "@file", 0, 0, M_QEMU, 1},
+    {"no-startup", O_NOSTARTUP, NULL, 0,
+     "with --spawn-swtpm: send no TPM2_Startup (firmware or\n"
+     "a kernel among the clients sends it)",
+     NULL, 0, 0, M_PROXY},
+    {"swtpm-state", O_STATE, "DIR", 0, "with --spawn-swtpm: keep swtpm's state in DIR", "@dir", 0,
+     0, M_PROXY | M_QEMU},
+    {"listen", O_LISTEN, "SPEC", CLI_MULTI,
+     "where clients connect: tcp:HOST:PORT (swtpm control\n"
+     "channel forwarded on PORT+1) or unix:PATH (control at\n"
+     "PATH.ctrl). Raw TPM commands and MS-simulator framing\n"
+     "are both accepted. Default: tcp:127.0.0.1:2321, or a\n"
+     "private unix socket with -- COMMAND (none when only\n"
+     "--listen-mssim is given)",
+     NULL, 0, 0, M_PROXY},
+    {"listen-mssim", O_MSSIM, "tcp:HOST:PORT", CLI_MULTI,
+     "serve the MS simulator's two ports (commands on PORT,\n"
+     "platform on PORT+1), mapped onto swtpm, for tpm2-tss's\n"
+     "mssim: TCTI",
+     NULL, 0, 0, M_PROXY},
+    {"rm", O_RM, NULL, 0,
+     "resource manager (the default with -- COMMAND): the\n"
+     "transient objects and sessions a client leaves loaded\n"
+     "are flushed when it disconnects, as /dev/tpmrm0 does;\n"
+     "the flushes are recorded as tpmtrace's own commands",
+     NULL, 0, 0, M_PROXY},
+    {"no-rm", O_NORM, NULL, 0, "no resource manager: clients' handles stay loaded", NULL, 0, 0,
+     M_PROXY},
+    {"payloads", O_PAYLOADS, "MODE", CLI_CHOICE,
+     "none: no raw bytes; redacted (default): raw bytes with\n"
+     "secrets zeroed (docs/security.md); full: everything,\n"
+     "secrets included (warns)",
+     "none redacted full"},
+    {"name", O_NAME, "NAME", 0, "a name for the trace"},
+    {"timeout", O_TIMEOUT, "MS", CLI_NUM,
+     "how long to wait for the backend's response (default\n120000)", NULL, 1, 3600000, M_PROXY},
+    {"queue-size", O_QUEUE, "N", CLI_NUM,
+     "records the writer queue holds before it drops (a\n"
+     "power of two; default 4096); their raw bytes get 512\n"
+     "bytes a record (at least 256 KiB, at most 64 MiB)",
+     NULL, 2, 1 << 24, M_PROXY},
+    {"quiet", O_QUIET, NULL, 0, "no summary at exit"},
+    {"forward-only", O_FWD, NULL, 0,
+     "proxy without recording (no database): the baseline\nthat tools/bench compares recording "
+     "against",
+     NULL, 0, 0, M_PROXY},
+    {"emulate", O_EMU, "PROFILE", 0,
+     "latency injection: hold every response until the\n"
+     "latency PROFILE gives for that command (by command\n"
+     "code, authorization kind and key/session variant,\n"
+     "drawn from its distribution) has passed since the\n"
+     "command was sent, so swtpm answers like the profiled\n"
+     "TPM. PROFILE is a file, a profile stored in the\n"
+     "database, or a shipped one. The recorded latencies\n"
+     "are the emulated ones (flag 4) and the trace's\n"
+     "'emulated' column names the profile",
+     "@profile", 0, 0, M_PROXY},
+    {"emulate-seed", O_SEED, "N", 0,
+     "seed of the latency draws (default: random, stored in\nthe trace's 'emulate' event)", NULL, 0,
+     0, M_PROXY},
+    {"mode", O_MODE, "OCTAL", 0,
+     "permissions of the database and its -wal/-shm files\n"
+     "(default 0600: the trace may show what ran and when,\n"
+     "even redacted); e.g. 0640 with --group to let a group\n"
+     "read it. Only read/write bits; never world-writable",
+     NULL, 0, 0, M_PROXY},
+    {"group", O_GROUP, "GROUP", 0, "group (name or number) that owns the database files", NULL, 0,
+     0, M_PROXY},
+    {"pcap-live", O_PCAP, "IFACE", CLI_REQ,
+     "no proxy: capture TPM traffic on TCP port N (--port,\n"
+     "default 2321) of IFACE with libpcap and decode it as\n"
+     "'import pcap' does (needs CAP_NET_RAW). Times are\n"
+     "capture times; with -- COMMAND, COMMAND must reach the\n"
+     "TPM itself",
+     NULL, 0, 0, M_PCAP},
+    {"port", O_PORT, "N", CLI_NUM, "--pcap-live: the TPM's TCP port (default 2321)", NULL, 1, 65534,
+     M_PCAP},
+    {"mssim", O_PCAP_MSSIM, NULL, 0,
+     "--pcap-live: capture port N+1 as the MS simulator's\nplatform port (its codes become "
+     "events)",
+     NULL, 0, 0, M_PCAP},
+    {"qemu-ctrl", O_QEMU, "PATH", CLI_REQ,
+     "QEMU mode: serve the unix socket QEMU's TPM emulator\n"
+     "backend connects to (created 0600), forward every\n"
+     "control message to swtpm and record it as an event\n"
+     "(INIT = power-on, SHUTDOWN, STOP = reset,\n"
+     "SET_LOCALITY, ...), and relay the data channel QEMU\n"
+     "hands over with CMD_SET_DATAFD, recording every\n"
+     "command with its locality. Stops when QEMU\n"
+     "disconnects, or on SIGINT/SIGTERM",
+     "@file", 0, 0, M_QEMU},
+};
+static const struct cli_form forms[] = {
+    {M_PROXY, NULL, "[-- COMMAND ARGS...]"},
+    {M_PCAP, NULL, "[-- COMMAND ARGS...]"},
+    {M_QEMU, NULL, NULL},
+};
+
+static int run(int argc, char **argv);
+const struct subcommand subcmd_record = {
+    "record",
+    run,
+    "record TPM traffic through a proxy",
+    CLI_FORMS(forms),
+    CLI_OPTS(opts),
     "Records every TPM command and response that passes through a proxy in front of\n"
     "swtpm, with monotonic timing, into a SQLite database. The proxy forwards every\n"
     "byte unchanged; recording never blocks the TPM path (records are dropped and\n"
@@ -43,59 +182,19 @@ static const char usage[] =
     "stops when it exits and returns its exit status (like strace or perf record).\n"
     "Without it, records until SIGINT or SIGTERM and exits with everything committed.\n"
     "\n"
-    "Options:\n"
-    "  --db FILE            database file, created 0600 if missing (default tpmtrace.db)\n"
-    "  --spawn-swtpm        start a private swtpm (fresh state, not started up: the\n"
-    "                       first command should be TPM2_Startup) and record in front of it\n"
-    "  --backend SPEC       an already running swtpm: swtpm:host=H,port=P (control at\n"
-    "                       P+1), swtpm:path=SOCK (control at SOCK.ctrl), tcp:H:P, unix:PATH\n"
-    "  --swtpm-state DIR    with --spawn-swtpm: keep swtpm's state in DIR\n"
-    "  --listen SPEC        where clients connect: tcp:HOST:PORT (swtpm control channel\n"
-    "                       forwarded on PORT+1) or unix:PATH (control at PATH.ctrl).\n"
-    "                       Raw TPM commands and MS-simulator framing are both accepted.\n"
-    "                       Default tcp:127.0.0.1:2321, or a private unix socket with\n"
-    "                       -- COMMAND. May be given several times.\n"
-    "  --listen-mssim tcp:HOST:PORT\n"
-    "                       serve the MS simulator's two ports (commands on PORT,\n"
-    "                       platform on PORT+1), mapped onto swtpm, for tpm2-tss's\n"
-    "                       mssim: TCTI. May be given several times.\n"
-    "  --payloads MODE      none: no raw bytes; redacted (default): raw bytes with\n"
-    "                       secrets zeroed (docs/security.md); full: everything, secrets\n"
-    "                       included (warns)\n"
-    "  --name NAME          a name for the trace\n"
-    "  --timeout MS         how long to wait for the backend's response (default 120000)\n"
-    "  --queue-size N       records the writer queue holds before it drops (a power of\n"
-    "                       two; default 4096); their raw bytes get 512 bytes a record\n"
-    "                       (at least 256 KiB, at most 64 MiB)\n"
-    "  --quiet              no summary at exit\n"
-    "  --forward-only       proxy without recording (no database): the baseline that\n"
-    "                       tools/bench compares recording against\n"
-    "  --emulate PROFILE    latency injection: hold every response until the latency\n"
-    "                       PROFILE gives for that command (by command code,\n"
-    "                       authorization kind and key/session variant, drawn from its\n"
-    "                       distribution) has passed since the command was sent, so\n"
-    "                       swtpm answers like the profiled TPM. PROFILE is a file, a\n"
-    "                       profile stored in the database, or a shipped one. The\n"
-    "                       recorded latencies are the emulated ones (flag 4) and the\n"
-    "                       trace's 'emulated' column names the profile\n"
-    "  --emulate-seed N     seed of the latency draws (default: random, stored in the\n"
-    "                       trace's 'emulate' event)\n"
-    "  --pcap-live IFACE    no proxy: capture TPM traffic on TCP port N (--port,\n"
-    "                       default 2321) of IFACE with libpcap and decode it as\n"
-    "                       'import pcap' does ('record --pcap-live lo --help' for more)\n"
-    "  --mode OCTAL         permissions of the database and its -wal/-shm files\n"
-    "                       (default 0600: the trace may show what ran and when, even\n"
-    "                       redacted); e.g. 0640 with --group to let a group read it.\n"
-    "                       Only read/write bits; never world-writable\n"
-    "  --group GROUP        group (name or number) that owns the database files\n"
-    "  -h, --help           this text\n"
-    "\n"
-    "Examples:\n"
-    "  tpmtrace record --spawn-swtpm --db boot.db -- tpm2_pcrread sha256:0,1\n"
-    "  tpmtrace record --backend swtpm:host=127.0.0.1,port=2321 --listen tcp:127.0.0.1:2331\n"
-    "  tpmtrace record --spawn-swtpm --emulate slb9670-linux-integrity -- tpm2_pcrread\n"
-    "  tpmtrace record --pcap-live lo --port 2321 --db lo.db\n"
-    "\n" RECORD_QEMU_USAGE;
+    "With --pcap-live there is no proxy: traffic on a TCP port is captured with\n"
+    "libpcap. With --qemu-ctrl, record stands between QEMU's -tpmdev emulator and\n"
+    "swtpm and records a whole VM (firmware, kernel, IMA, user space; or simply:\n"
+    "tpmtrace vm-record).\n",
+    NULL,
+    "tpmtrace record --spawn-swtpm --db boot.db -- tpm2_pcrread sha256:0,1\n"
+    "tpmtrace record --backend swtpm:host=127.0.0.1,port=2321 --listen tcp:127.0.0.1:2331\n"
+    "tpmtrace record --spawn-swtpm --emulate slb9670-linux-integrity -- tpm2_pcrread\n"
+    "tpmtrace record --pcap-live lo --port 2321 --db lo.db\n"
+    "tpmtrace record --qemu-ctrl /tmp/vtpm.sock --spawn-swtpm --db boot.db &\n",
+    NULL,
+    1,
+};
 
 /* Applies --mode/--group to the database and the WAL files SQLite made
  * beside it (they are created with the database's mode: 0600). */
@@ -114,10 +213,6 @@ static int widen_files(const char *db_path, long mode, gid_t gid)
 	}
 	return 0;
 }
-
-static int run(int argc, char **argv);
-const struct subcommand subcmd_record = {"record", run, "record TPM traffic through a proxy",
-					 usage};
 
 struct record_ctx {
 	int sfd;
@@ -149,22 +244,211 @@ static int on_wake(void *arg)
 	return 0;
 }
 
+static int parse(int argc, char **argv, struct record_args *a)
+{
+	struct cli_parse p;
+	char err[256];
+	int k;
+	memset(a, 0, sizeof *a);
+	a->db_path = "tpmtrace.db";
+	a->payloads = PAYLOADS_REDACTED;
+	a->timeout_ms = 120000;
+	a->rm = -1;
+	a->file_mode = -1;
+	a->gid = (gid_t)-1;
+	cli_parse_init(&p, &subcmd_record, argc, argv);
+	while ((k = cli_next(&p)) > 0) {
+		switch (k) {
+		case O_DB:
+			a->db_path = p.arg;
+			break;
+		case O_SPAWN:
+			a->spawn = 1;
+			break;
+		case O_BACKEND:
+			a->backend = p.arg;
+			break;
+		case O_LISTEN:
+		case O_MSSIM: {
+			struct endpoint ep;
+			int mssim = k == O_MSSIM;
+			if (endpoint_parse(p.arg, &ep, err, sizeof err) || (mssim && ep.is_unix))
+				return usage_error(
+				    &subcmd_record, "--%s '%s': expected %s", p.opt->name, p.arg,
+				    mssim ? "tcp:HOST:PORT" : "tcp:HOST:PORT or unix:PATH");
+			if ((mssim ? a->n_mssim : a->n_listen) == RECORD_MAX_LISTEN)
+				return usage_error(&subcmd_record, "too many --%s", p.opt->name);
+			if (mssim)
+				a->mssims[a->n_mssim++] = p.arg;
+			else
+				a->listens[a->n_listen++] = p.arg;
+			break;
+		}
+		case O_PAYLOADS:
+			a->payloads = payload_mode_parse(p.arg);
+			break;
+		case O_NAME:
+			a->name = p.arg;
+			break;
+		case O_STATE:
+			a->state = p.arg;
+			break;
+		case O_TIMEOUT:
+			a->timeout_ms = (long)p.num;
+			break;
+		case O_QUIET:
+			a->quiet = 1;
+			break;
+		case O_FWD:
+			a->forward_only = 1;
+			break;
+		case O_EMU:
+			a->emulate = p.arg;
+			break;
+		case O_NOSTARTUP:
+			a->no_startup = 1;
+			break;
+		case O_RM:
+			a->rm = 1;
+			break;
+		case O_NORM:
+			a->rm = 0;
+			break;
+		case O_SEED: {
+			char *e;
+			errno = 0;
+			a->seed = strtoull(p.arg, &e, 0);
+			if (errno || *e || !*p.arg || p.arg[0] == '-')
+				return usage_error(
+				    &subcmd_record,
+				    "--emulate-seed takes an unsigned integer, not '%s'", p.arg);
+			a->have_seed = 1;
+			break;
+		}
+		case O_MODE: {
+			char *end;
+			long m = strtol(p.arg, &end, 8);
+			if (*end || end == p.arg || m < 0 || (m & ~0666) || (m & 0002) ||
+			    (m & 0600) != 0600)
+				return usage_error(
+				    &subcmd_record,
+				    "--mode takes octal read/write bits with the "
+				    "owner's rw and nothing world-writable (e.g. 0640), "
+				    "not '%s'",
+				    p.arg);
+			a->file_mode = m;
+			break;
+		}
+		case O_GROUP: {
+			char *end;
+			struct group *g = getgrnam(p.arg);
+			unsigned long n = strtoul(p.arg, &end, 10);
+			if (g)
+				a->gid = g->gr_gid;
+			else if (!*end && end != p.arg)
+				a->gid = (gid_t)n;
+			else
+				return usage_error(&subcmd_record, "--group: no group '%s'", p.arg);
+			break;
+		}
+		case O_QUEUE:
+			a->queue = (unsigned long)p.num;
+			if (a->queue & (a->queue - 1))
+				return usage_error(
+				    &subcmd_record,
+				    "--queue-size takes a power of two from 2 to %u, "
+				    "not '%s'",
+				    1u << 24, p.arg);
+			break;
+		case O_PCAP:
+			a->iface = p.arg;
+			break;
+		case O_PORT:
+			a->port = (unsigned)p.num;
+			break;
+		case O_PCAP_MSSIM:
+			a->mssim = 1;
+			break;
+		case O_QEMU:
+			a->qemu_ctrl = p.arg;
+			break;
+		case O_SWCTRL:
+			a->swtpm_ctrl = p.arg;
+			break;
+		}
+	}
+	if (k < 0)
+		return EXIT_USAGE;
+	if (p.ind < argc) {
+		if (strcmp(argv[p.ind - 1], "--") != 0)
+			return usage_error(
+			    &subcmd_record,
+			    "unexpected argument '%s' (a command to run goes after --)",
+			    argv[p.ind]);
+		a->command = argv + p.ind;
+	}
+	if (a->iface && a->qemu_ctrl)
+		return usage_error(&subcmd_record,
+				   "--pcap-live and --qemu-ctrl are two modes: give one");
+	if (a->iface)
+		return cli_only_mode(&p, M_PCAP, "with --pcap-live");
+	if (a->qemu_ctrl)
+		return cli_only_mode(&p, M_QEMU, "with --qemu-ctrl");
+	if ((k = cli_only_mode(&p, M_PROXY, "without --pcap-live or --qemu-ctrl")))
+		return k;
+	if (a->spawn == !!a->backend)
+		return usage_error(&subcmd_record,
+				   "give exactly one of --spawn-swtpm and --backend");
+	if (a->state && !a->spawn)
+		return usage_error(&subcmd_record, "--swtpm-state goes with --spawn-swtpm");
+	if (a->no_startup && !a->spawn)
+		return usage_error(&subcmd_record, "--no-startup goes with --spawn-swtpm");
+	if (a->have_seed && !a->emulate)
+		return usage_error(&subcmd_record, "--emulate-seed goes with --emulate");
+	if (a->forward_only && (a->file_mode >= 0 || a->gid != (gid_t)-1))
+		return usage_error(&subcmd_record, "--mode and --group need a database, not "
+						   "--forward-only");
+	return 0;
+}
+
+/* TPM2_Startup(TPM_SU_CLEAR) (Part 3 section 9.3), sent to a swtpm tpmtrace
+ * spawned, before any client: a fresh swtpm is powered on but not started,
+ * as a TPM after power-on whose firmware has not run. */
+static int startup_spawned(struct recorder *rec)
+{
+	static const uint8_t su[12] = {0x80, 0x01, 0, 0, 0, 12, 0, 0, 0x01, 0x44, 0, 0};
+	uint8_t rsp[64];
+	size_t rl = 0;
+	int rc = recorder_own_command(rec, su, sizeof su, rsp, sizeof rsp, &rl);
+	if (rc)
+		return die("record", "TPM2_Startup of the spawned swtpm: %s", strerror(-rc));
+	uint32_t code = rl >= 10 ? wire_get_u32(rsp + 6) : TPM_RC_FAILURE;
+	/* TPM_RC_INITIALIZE: started already (a kept --swtpm-state). */
+	if (code && code != 0x100)
+		return die("record", "TPM2_Startup of the spawned swtpm answered 0x%x (%s)", code,
+			   tpm_rc_str(code));
+	return 0;
+}
+
 static int run(int argc, char **argv)
 {
-	const char *db_path = "tpmtrace.db", *backend = NULL, *name = NULL, *state = NULL;
-	const char *listens[8], *mssims[8];
-	int n_listen = 0, n_mssim = 0, spawn = 0, quiet = 0, payloads = PAYLOADS_REDACTED;
-	long timeout_ms = 120000;
-	unsigned long queue = 0;
-	int forward_only = 0;
-	const char *emulate = NULL;
-	uint64_t seed = 0;
-	int have_seed = 0;
+	struct record_args a;
+	int rc = parse(argc, argv, &a);
+	if (rc)
+		return rc;
+	if (a.iface)
+		return record_pcap_live(&a);
+	if (a.qemu_ctrl)
+		return record_qemu_main(&a);
+
+	const char *db_path = a.db_path, *backend = a.backend;
+	char **command = a.command;
+	int spawn = a.spawn, quiet = a.quiet, payloads = a.payloads, forward_only = a.forward_only;
+	int n_listen = a.n_listen;
+	const char *listens[RECORD_MAX_LISTEN + 1];
 	struct emulator em;
 	int have_em = 0;
 	char emdetail[400] = "";
-	long file_mode = -1;
-	gid_t file_gid = (gid_t)-1;
 	int64_t trace_id = 0;
 	char err[512], sockdir[64] = "", default_listen[128];
 	struct swtpm_child sw = {0};
@@ -174,167 +458,14 @@ static int run(int argc, char **argv)
 	struct recorder rec;
 	struct record_ctx x = {.sfd = -1};
 	sqlite3 *db = NULL;
-	int ret = 1, rc;
+	int ret = 1;
 	sigset_t mask, oldmask;
+	int rm = a.rm < 0 ? !!command : a.rm;
 
-	enum {
-		O_DB = 1,
-		O_SPAWN,
-		O_BACKEND,
-		O_LISTEN,
-		O_MSSIM,
-		O_PAYLOADS,
-		O_NAME,
-		O_STATE,
-		O_TIMEOUT,
-		O_QUIET,
-		O_QUEUE,
-		O_FWD,
-		O_EMU,
-		O_SEED,
-		O_MODE,
-		O_GROUP
-	};
-	static const struct option opts[] = {{"db", required_argument, 0, O_DB},
-					     {"spawn-swtpm", no_argument, 0, O_SPAWN},
-					     {"backend", required_argument, 0, O_BACKEND},
-					     {"listen", required_argument, 0, O_LISTEN},
-					     {"listen-mssim", required_argument, 0, O_MSSIM},
-					     {"payloads", required_argument, 0, O_PAYLOADS},
-					     {"name", required_argument, 0, O_NAME},
-					     {"swtpm-state", required_argument, 0, O_STATE},
-					     {"timeout", required_argument, 0, O_TIMEOUT},
-					     {"quiet", no_argument, 0, O_QUIET},
-					     {"queue-size", required_argument, 0, O_QUEUE},
-					     {"forward-only", no_argument, 0, O_FWD},
-					     {"emulate", required_argument, 0, O_EMU},
-					     {"emulate-seed", required_argument, 0, O_SEED},
-					     {"mode", required_argument, 0, O_MODE},
-					     {"group", required_argument, 0, O_GROUP},
-					     {0, 0, 0, 0}};
-	/* Between QEMU and swtpm: a mode of its own (record_qemu.c). */
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strncmp(argv[i], "--qemu-ctrl", 11))
-			return record_qemu_main(argc, argv);
-	/* Live capture instead of a proxy: its own options (record_pcap.c). */
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "--pcap-live") || !strncmp(argv[i], "--pcap-live=", 12))
-			return record_pcap_live(argc, argv);
-	int o;
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
-		switch (o) {
-		case O_DB:
-			db_path = optarg;
-			break;
-		case O_SPAWN:
-			spawn = 1;
-			break;
-		case O_BACKEND:
-			backend = optarg;
-			break;
-		case O_LISTEN:
-			if (n_listen == 8)
-				return usage_error(&subcmd_record, "too many --listen");
-			listens[n_listen++] = optarg;
-			break;
-		case O_MSSIM:
-			if (n_mssim == 8)
-				return usage_error(&subcmd_record, "too many --listen-mssim");
-			mssims[n_mssim++] = optarg;
-			break;
-		case O_PAYLOADS:
-			payloads = payload_mode_parse(optarg);
-			if (payloads < 0)
-				return usage_error(&subcmd_record,
-						   "--payloads takes none, redacted or full, not "
-						   "'%s'",
-						   optarg);
-			break;
-		case O_NAME:
-			name = optarg;
-			break;
-		case O_STATE:
-			state = optarg;
-			break;
-		case O_TIMEOUT:
-			timeout_ms = strtol(optarg, NULL, 10);
-			if (timeout_ms <= 0)
-				return usage_error(&subcmd_record, "--timeout takes milliseconds");
-			break;
-		case O_QUIET:
-			quiet = 1;
-			break;
-		case O_FWD:
-			forward_only = 1;
-			break;
-		case O_EMU:
-			emulate = optarg;
-			break;
-		case O_SEED: {
-			char *e;
-			errno = 0;
-			seed = strtoull(optarg, &e, 0);
-			if (errno || *e || !*optarg || optarg[0] == '-')
-				return usage_error(&subcmd_record,
-						   "--emulate-seed takes an unsigned integer, not "
-						   "'%s'",
-						   optarg);
-			have_seed = 1;
-			break;
-		}
-		case O_MODE: {
-			char *end;
-			file_mode = strtol(optarg, &end, 8);
-			if (*end || end == optarg || file_mode < 0 || (file_mode & ~0666) ||
-			    (file_mode & 0002) || (file_mode & 0600) != 0600)
-				return usage_error(
-				    &subcmd_record,
-				    "--mode takes octal read/write bits with the "
-				    "owner's rw and nothing world-writable (e.g. 0640), "
-				    "not '%s'",
-				    optarg);
-			break;
-		}
-		case O_GROUP: {
-			char *end;
-			struct group *g = getgrnam(optarg);
-			unsigned long n = strtoul(optarg, &end, 10);
-			if (g)
-				file_gid = g->gr_gid;
-			else if (!*end && end != optarg)
-				file_gid = (gid_t)n;
-			else
-				return usage_error(&subcmd_record, "--group: no group '%s'",
-						   optarg);
-			break;
-		}
-		case O_QUEUE:
-			queue = strtoul(optarg, NULL, 10);
-			if (queue < 2 || queue > (1u << 24) || (queue & (queue - 1)))
-				return usage_error(&subcmd_record,
-						   "--queue-size takes a power of two from 2 to %u",
-						   1u << 24);
-			break;
-		default:
-			return usage_error(&subcmd_record, "unknown option");
-		}
-	}
-	char **command = optind < argc ? argv + optind : NULL;
-	if (command && strcmp(argv[optind - 1], "--") != 0)
-		return usage_error(&subcmd_record,
-				   "unexpected argument '%s' (a command to run "
-				   "goes after --)",
-				   argv[optind]);
-	if (spawn == !!backend)
-		return usage_error(&subcmd_record,
-				   "give exactly one of --spawn-swtpm and --backend");
-	if (state && !spawn)
-		return usage_error(&subcmd_record, "--swtpm-state goes with --spawn-swtpm");
-	if (have_seed && !emulate)
-		return usage_error(&subcmd_record, "--emulate-seed goes with --emulate");
-
-	if (emulate) {
+	memcpy(listens, a.listens, sizeof a.listens);
+	if (!forward_only && cli_db_for_create("record", db_path))
+		return 1;
+	if (a.emulate) {
 		/* The profile is checked before anything is started or written:
 		 * a bad profile leaves no database and no trace behind. A
 		 * profile stored in an existing database is found there. */
@@ -342,8 +473,8 @@ static int run(int argc, char **argv)
 		if (!forward_only && access(db_path, F_OK) == 0 &&
 		    db_open(db_path, DB_READ, &pdb, err, sizeof err))
 			pdb = NULL;
-		rc = emulate_init(&em, pdb, emulate, have_seed ? seed : emulate_random_seed(), err,
-				  sizeof err);
+		rc = emulate_init(&em, pdb, a.emulate, a.have_seed ? a.seed : emulate_random_seed(),
+				  err, sizeof err);
 		db_close(pdb);
 		if (rc) {
 			die("record", "--emulate: %s", err);
@@ -371,7 +502,7 @@ static int run(int argc, char **argv)
 	x.sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 
 	if (spawn) {
-		rc = swtpm_spawn(&sw, state, SWTPM_SOCKETS, err, sizeof err);
+		rc = swtpm_spawn(&sw, a.state, SWTPM_SOCKETS, err, sizeof err);
 		if (rc) {
 			die("record", "%s", err);
 			goto out;
@@ -383,39 +514,11 @@ static int run(int argc, char **argv)
 		die("record", "%s", err);
 		goto out;
 	}
-	tr->timeout_ms = (int)timeout_ms;
+	tr->timeout_ms = (int)a.timeout_ms;
 
-	if (!forward_only) {
-		rc = db_open(db_path, DB_CREATE, &db, err, sizeof err);
-		if (rc) {
-			die("record", "%s", err);
-			goto out;
-		}
-		struct trace_info ti = {.name = name,
-					.kind = "record",
-					.source = spawn ? "swtpm (spawned)" : backend,
-					.payloads = payload_mode_str(payloads),
-					.emulated = have_em ? em.prof.name : NULL};
-		trace_id = db_trace_begin(db, &ti);
-		if (trace_id < 0) {
-			die("record", "%s: cannot add a trace: %s", db_path, sqlite3_errmsg(db));
-			goto out;
-		}
-		db_close(db);
-		db = NULL;
-		/* The writer sizes the payload ring from the queue. */
-		struct writer_cfg wc = {
-		    .path = db_path, .trace_id = trace_id, .queue_slots = (uint32_t)queue};
-		rc = writer_start(&w, &wc, err, sizeof err);
-		if (rc) {
-			die("record", "%s", err);
-			goto out;
-		}
-		if ((file_mode >= 0 || file_gid != (gid_t)-1) &&
-		    widen_files(db_path, file_mode, file_gid))
-			goto out;
-	}
-	recorder_init(&rec, w, tr, payloads);
+	/* Listening first: a listener that cannot be had (address in use)
+	 * ends here, before the database or a trace exists. */
+	recorder_init(&rec, NULL, tr, payloads);
 	if (have_em)
 		rec.emu = &em;
 	rc = proxy_new(&px, &rec);
@@ -423,7 +526,8 @@ static int run(int argc, char **argv)
 		die("record", "out of memory");
 		goto out;
 	}
-	if (!n_listen) {
+	proxy_set_rm(px, rm);
+	if (!n_listen && !a.n_mssim) {
 		if (command) {
 			snprintf(sockdir, sizeof sockdir, "%s/tpmtrace-XXXXXX",
 				 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -452,7 +556,7 @@ static int run(int argc, char **argv)
 		}
 		endpoint_ctrl_of(&ep, &ctrl);
 		if (proxy_listen(px, &ctrl, LISTEN_CTRL, err, sizeof err)) {
-			die("record", "control channel: %s", err);
+			die("record", "--listen %s: control channel: %s", listens[i], err);
 			goto out;
 		}
 		if (!tcti[0]) {
@@ -463,10 +567,10 @@ static int run(int argc, char **argv)
 					 ep.port);
 		}
 	}
-	for (int i = 0; i < n_mssim; i++) {
+	for (int i = 0; i < a.n_mssim; i++) {
 		struct endpoint ep, plat;
-		if (endpoint_parse(mssims[i], &ep, err, sizeof err) || ep.is_unix) {
-			die("record", "--listen-mssim '%s': expected tcp:HOST:PORT", mssims[i]);
+		if (endpoint_parse(a.mssims[i], &ep, err, sizeof err) || ep.is_unix) {
+			die("record", "--listen-mssim '%s': expected tcp:HOST:PORT", a.mssims[i]);
 			goto out;
 		}
 		plat = ep;
@@ -476,10 +580,46 @@ static int run(int argc, char **argv)
 			die("record", "--listen-mssim %s", err);
 			goto out;
 		}
+		if (!tcti[0])
+			snprintf(tcti, sizeof tcti, "mssim:host=%s,port=%u", ep.host, ep.port);
+	}
+
+	if (!forward_only) {
+		rc = db_open(db_path, DB_CREATE, &db, err, sizeof err);
+		if (rc) {
+			die("record", "%s", err);
+			goto out;
+		}
+		struct trace_info ti = {.name = a.name,
+					.kind = "record",
+					.source = spawn ? "swtpm (spawned)" : backend,
+					.payloads = payload_mode_str(payloads),
+					.emulated = have_em ? em.prof.name : NULL};
+		trace_id = db_trace_begin(db, &ti);
+		if (trace_id < 0) {
+			die("record", "%s: cannot add a trace: %s", db_path, sqlite3_errmsg(db));
+			goto out;
+		}
+		db_close(db);
+		db = NULL;
+		/* The writer sizes the payload ring from the queue. */
+		struct writer_cfg wc = {
+		    .path = db_path, .trace_id = trace_id, .queue_slots = (uint32_t)a.queue};
+		rc = writer_start(&w, &wc, err, sizeof err);
+		if (rc) {
+			die("record", "%s", err);
+			goto out;
+		}
+		if ((a.file_mode >= 0 || a.gid != (gid_t)-1) &&
+		    widen_files(db_path, a.file_mode, a.gid))
+			goto out;
+		rec.w = w;
 	}
 	recorder_event(&rec, "record-start", backend, 0);
 	if (have_em)
 		recorder_event(&rec, "emulate", emdetail, 0);
+	if (spawn && !a.no_startup && startup_spawned(&rec))
+		goto out;
 
 	if (command) {
 		if ((x.child = cli_spawn("record", command, &oldmask, tcti)) < 0)
@@ -492,6 +632,9 @@ static int run(int argc, char **argv)
 			tcti);
 	}
 	proxy_run(px, x.sfd, on_wake, &x);
+	/* The clients still connected go now (their leftovers flushed under
+	 * --rm), before the trace's last event. */
+	proxy_close_clients(px);
 	recorder_stop_event(&rec, "record-stop", x.stop_signal ? strsignal(x.stop_signal) : NULL);
 	proxy_free(px);
 	px = NULL;
@@ -500,22 +643,28 @@ static int run(int argc, char **argv)
 	if (w) {
 		rc = writer_stop(w, "complete", &st);
 		w = NULL;
+		rec.w = NULL;
 		if (rc)
 			fprintf(stderr, "tpmtrace record: could not finalize trace %lld in %s\n",
 				(long long)trace_id, db_path);
 	}
-	if (!quiet || st.dropped)
+	if (!quiet || st.dropped) {
 		fprintf(
 		    stderr,
 		    "tpmtrace record: trace %lld: %llu commands forwarded, %llu recorded, %llu "
 		    "dropped; %llu events recorded, %llu dropped%s; the TPM path waited for the "
-		    "writer %llu times\n",
+		    "writer %llu times",
 		    (long long)trace_id, (unsigned long long)rec.forwarded,
 		    (unsigned long long)st.commands, (unsigned long long)st.dropped_commands,
 		    (unsigned long long)st.events,
 		    (unsigned long long)(st.dropped - st.dropped_commands),
 		    st.dropped ? " (the database could not keep up or failed)" : "",
 		    (unsigned long long)st.waits);
+		if (rec.own)
+			fprintf(stderr, "; %llu of the commands sent by tpmtrace itself",
+				(unsigned long long)rec.own);
+		fputc('\n', stderr);
+	}
 	if (have_em && (!quiet || em.missing)) {
 		fprintf(stderr,
 			"tpmtrace record: emulated %s (%s, seed %llu): %llu responses held; %llu "

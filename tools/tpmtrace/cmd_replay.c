@@ -1,7 +1,6 @@
 /* tpmtrace replay: re-issue a stored trace against a TPM under a session
  * policy and store the run as a new trace (replayer/replay.h). */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,12 +15,78 @@
 #include "replayer/emulate.h"
 #include "replayer/replay.h"
 
-static const char usage[] =
-    "usage: tpmtrace replay DB [--trace ID] [--policy NAME|SPEC]\n"
-    "                       [--target spawn|TCTI] [--repeat N] [--allow-destructive]\n"
-    "                       [--auth HANDLE=VALUE]... [--emulate PROFILE [--emulate-seed N]]\n"
-    "                       [--json]\n"
-    "\n"
+enum {
+	O_TRACE = 256,
+	O_POLICY,
+	O_TARGET,
+	O_REPEAT,
+	O_ALLOW,
+	O_AUTH,
+	O_JSON,
+	O_EMU,
+	O_SEED,
+	O_MINFID
+};
+static const struct cli_opt opts[] = {
+    {"trace", O_TRACE, "ID", CLI_TRACE, CLI_TRACE_HELP},
+    {"policy", O_POLICY, "P", 0,
+     "as-recorded (default), password (every authorization\n"
+     "an empty password), linux-6.10 (a salted HMAC session\n"
+     "per protected command), linux-6.12 (one session kept:\n"
+     "lazy flush), linux-6.12-no-pcr-integrity (PCR_Extend\n"
+     "with a password), or a knob spec such as\n"
+     "'salt=null-ecc,reuse=lazy,encrypt=off'\n(docs/policies.md)",
+     "@policy"},
+    {"target", O_TARGET, "T", 0,
+     "spawn (default): a private swtpm with fresh state,\n"
+     "stopped afterwards; or a TCTI string:\n"
+     "device:/dev/tpmrm0, swtpm:path=SOCK,\n"
+     "swtpm:host=H,port=P, mssim:host=H,port=P, tabrmd.\n"
+     "What the replay creates on such a target is removed\n"
+     "at the end (docs/replay.md)",
+     "@tcti"},
+    {"repeat", O_REPEAT, "N", CLI_NUM,
+     "replay N times (each run is its own trace; with spawn,\neach on a fresh swtpm)", NULL, 1,
+     100000},
+    {"min-fidelity", O_MINFID, "PCT", CLI_REAL,
+     "exit 1 when a run's fidelity is below PCT percent\n"
+     "(default 95), or below an earlier run of the same\n"
+     "trace, policy and target stored in DB",
+     NULL, 0, 100},
+    {"allow-destructive", O_ALLOW, NULL, 0,
+     "on a target other than the spawned swtpm, also send\n"
+     "commands that change persistent state the replay did\n"
+     "not create (Clear, ChangeEPS, ChangePPS,\n"
+     "HierarchyChangeAuth, NV_UndefineSpace, EvictControl,\n"
+     "DictionaryAttackParameters, ...); refused otherwise"},
+    {"auth", O_AUTH, "HANDLE=VALUE", CLI_MULTI,
+     "authValue of an entity by its recorded handle (text,\n"
+     "or hex:HEX), e.g. --auth 0x40000001=ownerpw"},
+    {"emulate", O_EMU, "PROFILE", 0,
+     "latency injection: hold every response until the\n"
+     "latency PROFILE gives for that command (by command\n"
+     "code, authorization kind and key/session variant,\n"
+     "drawn from its distribution) has passed since it was\n"
+     "sent, so the target answers like the profiled TPM; the\n"
+     "stored latencies are the emulated ones (flag 4), the\n"
+     "run's 'emulated' column names the profile. PROFILE: a\n"
+     "file, a profile stored in DB, or a shipped one.\n"
+     "Compare with 'tpmtrace predict' (docs/profiles.md)",
+     "@profile"},
+    {"emulate-seed", O_SEED, "N", 0,
+     "seed of the latency draws (default: random; with\n"
+     "--repeat, run i uses N+i); stored in the run's\n'emulate' event"},
+    {"json", O_JSON, NULL, 0, "print the summary as JSON {\"version\":1,...} (no\nprogress bar)"},
+};
+static const struct cli_form forms[] = {{0, "DB", NULL}};
+
+static int run(int argc, char **argv);
+const struct subcommand subcmd_replay = {
+    "replay",
+    run,
+    "replay a trace against a TPM under a session policy",
+    CLI_FORMS(forms),
+    CLI_OPTS(opts),
     "Sends the commands of a stored trace to a TPM again, under a session policy,\n"
     "and stores each run in DB as a new trace (kind 'replay', parent = the source,\n"
     "with the policy and the target), with the latency of every command, so that\n"
@@ -38,62 +103,26 @@ static const char usage[] =
     "gives the fidelity: the share of source commands re-issued faithfully and\n"
     "answered as when recorded.\n"
     "Bytes that were redacted when recording are replaced by a valid substitute\n"
-    "(reported with the reason) or the command is refused (reported). See\n"
-    "docs/replay.md.\n"
-    "\n"
-    "Options:\n"
-    "  --trace ID           the trace to replay (default: the newest that is not a\n"
-    "                       replay)\n"
-    "  --policy P           as-recorded (default), password (every authorization an\n"
-    "                       empty password), linux-6.10 (a salted HMAC session per\n"
-    "                       protected command), linux-6.12 (one session kept: lazy\n"
-    "                       flush), linux-6.12-no-pcr-integrity (PCR_Extend with a\n"
-    "                       password), or a knob spec such as\n"
-    "                       'salt=null-ecc,reuse=lazy,encrypt=off' (docs/policies.md)\n"
-    "  --target T           spawn (default): a private swtpm with fresh state, stopped\n"
-    "                       afterwards; or a TCTI string: device:/dev/tpmrm0,\n"
-    "                       swtpm:path=SOCK, swtpm:host=H,port=P, mssim:host=H,port=P,\n"
-    "                       tabrmd\n"
-    "  --repeat N           replay N times (each run is its own trace; with spawn,\n"
-    "                       each on a fresh swtpm)\n"
-    "  --allow-destructive  on a target other than the spawned swtpm, also send\n"
-    "                       commands that change persistent state (Clear, ChangeEPS,\n"
-    "                       ChangePPS, HierarchyChangeAuth, NV_UndefineSpace,\n"
-    "                       EvictControl, DictionaryAttackParameters, ...); refused\n"
-    "                       otherwise\n"
-    "  --auth HANDLE=VALUE  authValue of an entity by its recorded handle (text, or\n"
-    "                       hex:HEX), e.g. --auth 0x40000001=ownerpw; may be repeated\n"
-    "  --emulate PROFILE    latency injection: hold every response until the latency\n"
-    "                       PROFILE gives for that command (by command code,\n"
-    "                       authorization kind and key/session variant, drawn from its\n"
-    "                       distribution) has passed since it was sent, so the target\n"
-    "                       answers like the profiled TPM; the stored latencies are the\n"
-    "                       emulated ones (flag 4), the run's 'emulated' column names\n"
-    "                       the profile. PROFILE: a file, a profile stored in DB, or a\n"
-    "                       shipped one. Compare with 'tpmtrace predict' (docs/profiles.md)\n"
-    "  --emulate-seed N     seed of the latency draws (default: random; with --repeat,\n"
-    "                       run i uses N+i); stored in the run's 'emulate' event\n"
-    "  --json               print the summary as JSON (no progress bar)\n"
-    "  -h, --help           this text\n"
-    "\n"
-    "Exit status: 0 when every run was stored complete; 1 when a run stopped (bad\n"
-    "input, target gone, response HMAC mismatch): it is stored with status\n"
-    "'incomplete' and the reason is printed; 2 usage error.\n"
-    "\n"
-    "Examples:\n"
-    "  tpmtrace replay boot.db --policy linux-6.10\n"
-    "  tpmtrace replay boot.db --policy linux-6.10 --emulate slb9670-linux-integrity\n"
-    "  tpmtrace replay boot.db --trace 3 --policy password --target device:/dev/tpmrm0\n"
-    "  tpmtrace sql boot.db \"SELECT * FROM command_stats WHERE trace_id IN (1, 4)\"\n";
-
-static int run(int argc, char **argv);
-const struct subcommand subcmd_replay = {
-    "replay", run, "replay a trace against a TPM under a session policy", usage};
+    "(reported with the reason) or the command is refused (reported). On a target\n"
+    "other than the spawned swtpm, everything the run created (NV indices,\n"
+    "persistent and transient objects, sessions) is removed at the end, also after\n"
+    "an error; what could not be removed is reported. See docs/replay.md.\n",
+    "Exit status: 0 when every run was stored complete with its fidelity at least\n"
+    "--min-fidelity; 1 when a run stopped (bad input, target gone, response HMAC\n"
+    "mismatch: it is stored with status 'incomplete' and the reason is printed), fell\n"
+    "below the fidelity asked for (the failing commands are printed) or left\n"
+    "something on the target; 2 usage error.\n",
+    "tpmtrace replay boot.db --policy linux-6.10\n"
+    "tpmtrace replay boot.db --policy linux-6.10 --emulate slb9670-linux-integrity\n"
+    "tpmtrace replay boot.db --trace 3 --policy password --target device:/dev/tpmrm0\n"
+    "tpmtrace sql boot.db \"SELECT * FROM command_stats WHERE trace_id IN (1, 4)\"\n",
+};
 
 static const char *const outcome_names[] = {"faithful", "substituted", "refused", "skipped",
 					    "failed"};
-static const char *const role_names[] = {
-    "original", "nullkey-init", "session-setup", "session-end", "name-lookup", "?", "startup", "?"};
+static const char *const role_names[] = {"original",	"nullkey-init", "session-setup",
+					 "session-end", "name-lookup",	"?",
+					 "startup",	"cleanup"};
 
 static void progress_cb(void *arg, uint64_t done, uint64_t total)
 {
@@ -168,6 +197,12 @@ static void print_json(FILE *f, const struct replay_result *r, int rc)
 			(unsigned long long)r->emulate_seed, (unsigned long long)r->emu_approx,
 			(unsigned long long)r->emu_missing, (unsigned long long)r->emu_late,
 			(unsigned long long)r->emu_late_ns, (unsigned long long)r->emu_debt_ns);
+	}
+	if (strcmp(r->target, "swtpm (spawned)")) {
+		fprintf(f, "\"cleaned\":%u,\"cleanup_left\":%u,\"cleanup_error\":", r->cleaned,
+			r->cleanup_left);
+		json_str(f, r->cleanup_left ? r->cleanup_err : NULL);
+		fputc(',', f);
 	}
 	fprintf(f, "\"sent_by_role\":{");
 	int first = 1;
@@ -252,6 +287,13 @@ static void print_text(FILE *f, const struct replay_result *r, int rc)
 			"  resubmitted %llu times after TPM_RC_RETRY/YIELDED/TESTING (the TPM did "
 			"not start the command)\n",
 			(unsigned long long)r->retries);
+	if (strcmp(r->target, "swtpm (spawned)")) {
+		fprintf(f, "  target left as found: %u entities the run created removed",
+			r->cleaned);
+		if (r->cleanup_left)
+			fprintf(f, "; %u could not be: %s", r->cleanup_left, r->cleanup_err);
+		fputc('\n', f);
+	}
 	fprintf(f, "  TPM time %.3f ms (recorded %.3f ms), host crypto %.3f ms, wall %.3f ms\n",
 		ms(r->tpm_ns), ms(r->src_tpm_ns), ms(r->crypto_ns), ms(r->wall_ns));
 	if (r->emulated[0])
@@ -294,51 +336,94 @@ static void print_text(FILE *f, const struct replay_result *r, int rc)
 			}
 }
 
+/* The fidelity of the newest earlier complete run of the same source,
+ * policy and target, as its replay-stop event stored it; -1 if none. */
+static double earlier_fidelity(const char *db_path, const struct replay_result *r, int64_t *which)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	char err[256];
+	double f = -1;
+	*which = 0;
+	if (db_open(db_path, DB_READ, &db, err, sizeof err))
+		return -1;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT t.id, e.detail FROM trace t JOIN event e ON e.trace_id=t.id"
+			       " AND e.kind='replay-stop' WHERE t.kind='replay' AND t.parent_id=?"
+			       " AND t.policy=? AND t.source=? AND t.status='complete' AND t.id<?"
+			       " ORDER BY t.id DESC LIMIT 1",
+			       -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, r->source_id);
+		sqlite3_bind_text(st, 2, r->policy, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, r->target, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, r->trace_id);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			const char *d = (const char *)sqlite3_column_text(st, 1);
+			const char *k = d ? strstr(d, "fidelity=") : NULL;
+			if (k) {
+				f = strtod(k + 9, NULL);
+				*which = sqlite3_column_int64(st, 0);
+			}
+		}
+	}
+	sqlite3_finalize(st);
+	db_close(db);
+	return f;
+}
+
+/* "failed x1: NV_DefineSpace ...; ..." of the reasons that cost fidelity
+ * (every outcome but faithful and skipped). */
+static void failing_list(const struct replay_result *r, char *b, size_t n)
+{
+	size_t used = 0;
+	b[0] = 0;
+	for (unsigned i = 0; i < r->n_reasons && used + 1 < n; i++) {
+		const struct replay_reason *x = &r->reasons[i];
+		if (x->outcome == REPLAY_FAITHFUL || x->outcome == REPLAY_SKIPPED)
+			continue;
+		used += (size_t)snprintf(b + used, n - used, "%s%s x%llu: %s", used ? "; " : "",
+					 outcome_names[x->outcome], (unsigned long long)x->count,
+					 x->text);
+	}
+	if (used >= n && n > 4)
+		strcpy(b + n - 4, "...");
+}
+
 static int run(int argc, char **argv)
 {
 	const char *trace = NULL, *policy = NULL, *target = NULL;
 	long repeat = 1;
-	int json = 0, allow = 0, o;
+	int json = 0, allow = 0, k;
 	static struct replay_auth auths[REPLAY_MAX_AUTHS];
 	unsigned n_auths = 0;
 	char err[256];
 	const char *emulate = NULL;
 	uint64_t seed = 0;
 	int have_seed = 0;
-	enum { O_TRACE = 1, O_POLICY, O_TARGET, O_REPEAT, O_ALLOW, O_AUTH, O_JSON, O_EMU, O_SEED };
-	static const struct option opts[] = {{"trace", required_argument, 0, O_TRACE},
-					     {"policy", required_argument, 0, O_POLICY},
-					     {"target", required_argument, 0, O_TARGET},
-					     {"repeat", required_argument, 0, O_REPEAT},
-					     {"allow-destructive", no_argument, 0, O_ALLOW},
-					     {"auth", required_argument, 0, O_AUTH},
-					     {"json", no_argument, 0, O_JSON},
-					     {"emulate", required_argument, 0, O_EMU},
-					     {"emulate-seed", required_argument, 0, O_SEED},
-					     {0, 0, 0, 0}};
+	double min_fid = 95.0;
+	struct cli_parse p;
 	/* A target that goes away mid-write must end the run with a message
 	 * and an incomplete trace, not kill tpmtrace: tss2's socket TCTIs
 	 * write without MSG_NOSIGNAL. */
 	signal(SIGPIPE, SIG_IGN);
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (o) {
+	cli_parse_init(&p, &subcmd_replay, argc, argv);
+	while ((k = cli_next(&p)) > 0) {
+		switch (k) {
 		case O_TRACE:
-			trace = optarg;
+			trace = p.arg;
 			break;
 		case O_POLICY:
-			policy = optarg;
+			policy = p.arg;
 			break;
 		case O_TARGET:
-			target = strcmp(optarg, "spawn") ? optarg : NULL;
+			target = strcmp(p.arg, "spawn") ? p.arg : NULL;
 			break;
-		case O_REPEAT: {
-			char *end;
-			repeat = strtol(optarg, &end, 10);
-			if (*end || repeat < 1 || repeat > 100000)
-				return usage_error(&subcmd_replay, "--repeat takes a count >= 1");
+		case O_REPEAT:
+			repeat = (long)p.num;
 			break;
-		}
+		case O_MINFID:
+			min_fid = p.real;
+			break;
 		case O_ALLOW:
 			allow = 1;
 			break;
@@ -346,34 +431,35 @@ static int run(int argc, char **argv)
 			if (n_auths == REPLAY_MAX_AUTHS)
 				return usage_error(&subcmd_replay, "at most %d --auth",
 						   REPLAY_MAX_AUTHS);
-			if (replay_auth_parse(optarg, &auths[n_auths], err, sizeof err))
-				return usage_error(&subcmd_replay, "%s", err);
+			if (replay_auth_parse(p.arg, &auths[n_auths], err, sizeof err))
+				return usage_error(&subcmd_replay, "--auth: %s", err);
 			n_auths++;
 			break;
 		case O_JSON:
 			json = 1;
 			break;
 		case O_EMU:
-			emulate = optarg;
+			emulate = p.arg;
 			break;
 		case O_SEED: {
 			char *end;
 			errno = 0;
-			seed = strtoull(optarg, &end, 0);
-			if (errno || *end || !*optarg || optarg[0] == '-')
-				return usage_error(&subcmd_replay,
-						   "--emulate-seed takes an unsigned integer");
+			seed = strtoull(p.arg, &end, 0);
+			if (errno || *end || !*p.arg || p.arg[0] == '-')
+				return usage_error(
+				    &subcmd_replay,
+				    "--emulate-seed takes an unsigned integer, not '%s'", p.arg);
 			have_seed = 1;
 			break;
 		}
-		default:
-			return usage_error(&subcmd_replay, "unknown option");
 		}
 	}
-	if (optind != argc - 1)
+	if (k < 0)
+		return EXIT_USAGE;
+	if (p.ind != argc - 1)
 		return usage_error(&subcmd_replay,
-				   optind >= argc ? "which database?" : "one database only");
-	const char *db_path = argv[optind];
+				   p.ind >= argc ? "which database? (DB)" : "one database only");
+	const char *db_path = argv[p.ind];
 	if (have_seed && !emulate)
 		return usage_error(&subcmd_replay, "--emulate-seed goes with --emulate");
 	if (!have_seed)
@@ -381,16 +467,14 @@ static int run(int argc, char **argv)
 	struct policy pol;
 	if (policy_parse(policy ? policy : "as-recorded", &pol, err, sizeof err))
 		return usage_error(&subcmd_replay, "--policy: %s", err);
-	int64_t trace_id = 0;
-	if (trace) {
-		sqlite3 *db = cli_open_db("replay", db_path, 0);
-		if (!db)
-			return 1;
-		trace_id = cli_pick_trace("replay", db, trace);
-		db_close(db);
-		if (!trace_id)
-			return 1;
-	}
+	/* The trace, by the rule every analysis command follows. */
+	sqlite3 *db = cli_open_db("replay", db_path, 0);
+	if (!db)
+		return 1;
+	int64_t trace_id = cli_pick_trace("replay", db, trace);
+	db_close(db);
+	if (!trace_id)
+		return 1;
 	struct progress pg;
 	progress_init(&pg, "replay", "commands", !json);
 	struct replay_opts ro = {.db_path = db_path,
@@ -406,7 +490,8 @@ static int run(int argc, char **argv)
 		ro.progress_arg = &pg;
 	}
 	static struct replay_result res;
-	int ret = 0;
+	int ret = 0, printed = 0;
+	char why[1200] = "";
 	if (json)
 		printf("{\"version\":1,\"runs\":[");
 	for (long i = 0; i < repeat; i++) {
@@ -414,21 +499,67 @@ static int run(int argc, char **argv)
 		int rc = replay_run(&ro, &res);
 		progress_done(&pg);
 		pg.t_start = mono_ns();
+		/* A run that never started (no target, bad profile) has no
+		 * summary: only the reason. */
+		if (rc && !res.trace_id) {
+			snprintf(why, sizeof why, "%s", res.err);
+			ret = 1;
+			break;
+		}
 		if (json) {
-			if (i)
+			if (printed++)
 				putchar(',');
 			print_json(stdout, &res, rc);
 		} else {
 			print_text(stdout, &res, rc);
 		}
 		if (rc) {
-			die("replay", "%s%s", res.err,
-			    res.trace_id ? " (the partial run is stored as incomplete)" : "");
+			snprintf(why, sizeof why, "%s (the partial run is stored as incomplete)",
+				 res.err);
+			ret = 1;
+			break;
+		}
+		if (res.cleanup_left) {
+			snprintf(
+			    why, sizeof why,
+			    "trace %lld: %u entities the run created could not be removed from "
+			    "the target: %s",
+			    (long long)res.trace_id, res.cleanup_left, res.cleanup_err);
+			ret = 1;
+			break;
+		}
+		double fid = res.processed
+				 ? 100.0 * (double)fidelity_n(&res) / (double)res.processed
+				 : 100.0;
+		int64_t prev_id;
+		double prev = earlier_fidelity(db_path, &res, &prev_id);
+		char fails[700];
+		if (fid + 1e-9 < min_fid || (prev >= 0 && fid + 0.05 < prev)) {
+			failing_list(&res, fails, sizeof fails);
+			if (fid + 1e-9 < min_fid)
+				snprintf(why, sizeof why,
+					 "trace %lld: fidelity %.1f%% is below %.1f%% "
+					 "(--min-fidelity): %s",
+					 (long long)res.trace_id, fid, min_fid, fails);
+			else
+				snprintf(why, sizeof why,
+					 "trace %lld: fidelity %.1f%% is below the %.1f%% of trace "
+					 "%lld (the same trace, policy and target): %s",
+					 (long long)res.trace_id, fid, prev, (long long)prev_id,
+					 fails);
 			ret = 1;
 			break;
 		}
 	}
-	if (json)
-		printf("]}\n");
+	if (json) {
+		printf("]");
+		if (why[0]) {
+			printf(",\"error\":");
+			json_str(stdout, why);
+		}
+		printf("}\n");
+	}
+	if (why[0])
+		die("replay", "%s", why);
 	return ret;
 }

@@ -26,10 +26,37 @@
 #include "model/profile.h"
 #include "model/tpm_cc.h"
 
-static const char usage[] =
-    "usage: tpmtrace report DB [--trace ID] [--compare ID]... [--profile NAME|FILE]\n"
-    "                       [--max-marks N] [--title TEXT] -o FILE\n"
-    "\n"
+enum { O_TRACE = 256, O_COMPARE, O_PROFILE, O_MAXMARKS, O_TITLE, O_OUTPUT = 'o' };
+static const struct cli_opt opts[] = {
+    {"output", O_OUTPUT, "FILE", CLI_REQ,
+     "the HTML file to write (created 0600, replaced only\nwhen complete); '-' for stdout",
+     "@file"},
+    {"trace", O_TRACE, "ID", CLI_TRACE, CLI_TRACE_HELP},
+    {"compare", O_COMPARE, "ID", CLI_MULTI,
+     "another trace (another boot, another machine) to set\n"
+     "beside it in the comparison chart and table; may be\n"
+     "repeated or given as ID,ID,..."},
+    {"profile", O_PROFILE, "P", 0,
+     "also predict the cost per policy on the TPM this\n"
+     "latency profile describes (a file, a profile stored\n"
+     "in DB or a shipped one: 'tpmtrace profile list')",
+     "@profile"},
+    {"max-marks", O_MAXMARKS, "N", CLI_NUM,
+     "draw one timeline mark per command up to N commands\n"
+     "(default 20000); past that, one mark per family and\n"
+     "time bin (the page says so)",
+     NULL, 0, 10000000},
+    {"title", O_TITLE, "TEXT", 0, "page title (default: the trace's name)"},
+};
+static const struct cli_form forms[] = {{0, "DB", NULL}};
+
+static int run(int argc, char **argv);
+const struct subcommand subcmd_report = {
+    "report",
+    run,
+    "write an HTML report with charts",
+    CLI_FORMS(forms),
+    CLI_OPTS(opts),
     "Writes one self-contained HTML file (inline SVG and CSS, a small inline script\n"
     "for zooming; nothing is loaded from the network, it opens from disk) with:\n"
     "  - the timeline: every command a mark on the time axis, one lane per command\n"
@@ -43,32 +70,14 @@ static const char usage[] =
     "    family, and with --profile the prediction per policy ('tpmtrace predict'),\n"
     "    with the factor against the password baseline on each bar;\n"
     "  - the table behind each chart.\n"
-    "\n"
-    "Options:\n"
-    "  -o, --output FILE  the HTML file to write (created 0600); '-' for stdout\n"
-    "  --trace ID         the trace (default: the newest that is not a replay)\n"
-    "  --compare ID       another trace (another boot, another machine) to set beside\n"
-    "                     it in the comparison chart and table; may be repeated or\n"
-    "                     given as ID,ID,...\n"
-    "  --profile P        also predict the cost per policy on the TPM this latency\n"
-    "                     profile describes (a file, a profile stored in DB or a\n"
-    "                     shipped one: 'tpmtrace profile list')\n"
-    "  --max-marks N      draw one timeline mark per command up to N commands\n"
-    "                     (default 20000); past that, one mark per family and time\n"
-    "                     bin (the page says so)\n"
-    "  --title TEXT       page title (default: the trace's name)\n"
-    "  -h, --help         this text\n"
-    "\n"
+    "The file is written beside FILE and renamed into place when complete: a failed\n"
+    "report leaves an earlier one as it was; FILE may not be the database.\n",
     "Exit status: 0 written, 1 error (no such trace, unreadable DB, cannot write),\n"
-    "2 usage error.\n"
-    "\n"
-    "Examples:\n"
-    "  tpmtrace report boot.db -o boot.html\n"
-    "  tpmtrace report boot.db --trace 1 --compare 4 --profile slb9670-linux-integrity "
-    "-o boot.html\n";
-
-static int run(int argc, char **argv);
-const struct subcommand subcmd_report = {"report", run, "write an HTML report with charts", usage};
+    "2 usage error.\n",
+    "tpmtrace report boot.db -o boot.html\n"
+    "tpmtrace report boot.db --trace 1 --compare 4 --profile slb9670-linux-integrity "
+    "-o boot.html\n",
+};
 
 /* ---- command families: the timeline's lanes and the bars' segments ---- */
 
@@ -346,19 +355,6 @@ static void top_add(struct rep *r, const struct top *t)
 		i--;
 	}
 	r->top[i] = *t;
-}
-
-static int64_t q_int(sqlite3 *db, const char *sql, int64_t id, int64_t dflt)
-{
-	sqlite3_stmt *st;
-	int64_t v = dflt;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return dflt;
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
 }
 
 static int load_clients(struct rep *r)
@@ -1301,69 +1297,56 @@ static int run(int argc, char **argv)
 	struct rep r;
 	sqlite3_stmt *ev = NULL, *ti = NULL;
 	FILE *f = NULL;
+	struct cli_out o = {0};
 
 	memset(&r, 0, sizeof r);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--trace") ||
-		    !strcmp(a, "--compare") || !strcmp(a, "--profile") ||
-		    !strcmp(a, "--max-marks") || !strcmp(a, "--title")) {
-			if (i + 1 >= argc)
-				return usage_error(&subcmd_report, "%s needs a value", a);
-			const char *v = argv[++i];
-			if (!strcmp(a, "-o") || !strcmp(a, "--output"))
-				out = v;
-			else if (!strcmp(a, "--trace"))
-				trace = v;
-			else if (!strcmp(a, "--profile"))
-				profname = v;
-			else if (!strcmp(a, "--title"))
-				title = v;
-			else if (!strcmp(a, "--compare")) {
-				if (parse_ids(v, cmp, &ncmp, 32))
-					return usage_error(&subcmd_report,
-							   "--compare: '%s' is not ID[,ID...] "
-							   "(at most 32)",
-							   v);
-			} else {
-				char *e;
-				long m = strtol(v, &e, 10);
-				if (*e || !*v || m < 0 || m > 10000000)
-					return usage_error(&subcmd_report,
-							   "--max-marks: '%s' is not 0..10000000",
-							   v);
-				max_marks = (unsigned)m;
-			}
-			continue;
+	struct cli_parse cp;
+	int key;
+	cli_parse_init(&cp, &subcmd_report, argc, argv);
+	while ((key = cli_next(&cp)) > 0) {
+		switch (key) {
+		case O_OUTPUT:
+			out = cp.arg;
+			break;
+		case O_TRACE:
+			trace = cp.arg;
+			break;
+		case O_PROFILE:
+			profname = cp.arg;
+			break;
+		case O_TITLE:
+			title = cp.arg;
+			break;
+		case O_COMPARE:
+			if (parse_ids(cp.arg, cmp, &ncmp, 32))
+				return usage_error(&subcmd_report,
+						   "--compare: '%s' is not ID[,ID...] (at most 32)",
+						   cp.arg);
+			break;
+		case O_MAXMARKS:
+			max_marks = (unsigned)cp.num;
+			break;
 		}
-		if (a[0] == '-' && a[1])
-			return usage_error(&subcmd_report, "unknown option '%s'", a);
-		if (dbpath)
-			return usage_error(&subcmd_report, "more than one database given");
-		dbpath = a;
 	}
-	if (!dbpath)
-		return usage_error(&subcmd_report, "which database?");
+	if (key < 0)
+		return EXIT_USAGE;
+	if (cp.ind < argc - 1)
+		return usage_error(&subcmd_report, "more than one database given");
+	if (cp.ind >= argc)
+		return usage_error(&subcmd_report, "which database? (DB)");
+	dbpath = argv[cp.ind];
 	if (!out)
 		return usage_error(&subcmd_report, "-o FILE is required");
+	const char *const inputs[] = {dbpath, NULL};
+	if ((rc = cli_out_check("report", out, inputs)))
+		return rc;
 
 	r.dbpath = dbpath;
 	r.max_marks = max_marks;
 	if (!(r.db = cli_open_db("report", dbpath, 0)))
 		return 1;
-	if (trace) {
-		if (!(r.id = cli_pick_trace("report", r.db, trace)))
-			goto out;
-	} else {
-		r.id = q_int(
-		    r.db, "SELECT coalesce(max(id),0) FROM trace WHERE kind<>'replay' OR ?", 0, 0);
-		if (!r.id)
-			r.id = db_last_trace(r.db);
-		if (!r.id) {
-			die("report", "%s: the database holds no trace", dbpath);
-			goto out;
-		}
-	}
+	if (!(r.id = cli_pick_trace("report", r.db, trace)))
+		goto out;
 	for (unsigned k = 0; k < ncmp; k++) {
 		char idb[32];
 		snprintf(idb, sizeof idb, "%lld", (long long)cmp[k]);
@@ -1429,17 +1412,9 @@ static int run(int argc, char **argv)
 		goto out;
 	}
 
-	if (!strcmp(out, "-")) {
-		f = stdout;
-	} else {
-		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		if (fd < 0 || !(f = fdopen(fd, "w"))) {
-			die("report", "%s: %s", out, strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			goto out;
-		}
-	}
+	if (cli_out_open("report", &o, out, inputs))
+		goto out;
+	f = o.f;
 	r.f = f;
 	static char fbuf[1 << 16];
 	setvbuf(f, fbuf, _IOFBF, sizeof fbuf);
@@ -1540,14 +1515,10 @@ static int run(int argc, char **argv)
 	      "document.body.setAttribute('data-script-ok','1');\n"
 	      "})();\n</script>\n</body></html>\n",
 	      f);
-	if (fflush(f) || ferror(f)) {
-		die("report", "%s: %s", out, strerror(errno));
-		goto out;
-	}
-	ret = 0;
+	ret = cli_out_close("report", &o, 1);
 out:
-	if (f && f != stdout && fclose(f) && !ret)
-		ret = die("report", "%s: %s", out, strerror(errno));
+	if (o.f)
+		cli_out_close("report", &o, 0);
 	sqlite3_finalize(ev);
 	sqlite3_finalize(ti);
 	for (size_t i = 0; i < r.n_ccs; i++)

@@ -1,5 +1,4 @@
 /* tpmtrace show: one decoded line per command and event. */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,24 +6,27 @@
 #include "common.h"
 #include "model/decode.h"
 
-static const char usage[] =
-    "usage: tpmtrace show DB [--trace ID] [--limit N]\n"
-    "\n"
+enum { O_TRACE = 256, O_LIMIT };
+static const struct cli_opt opts[] = {
+    {"trace", O_TRACE, "ID", CLI_TRACE, CLI_TRACE_HELP},
+    {"limit", O_LIMIT, "N", CLI_NUM, "at most N lines", NULL, 1, 1000000000},
+};
+static const struct cli_form forms[] = {{0, "DB", NULL}};
+
+static int run(int argc, char **argv);
+const struct subcommand subcmd_show = {
+    "show",
+    run,
+    "one decoded line per command",
+    CLI_FORMS(forms),
+    CLI_OPTS(opts),
     "One line per command in order: sequence number, time since the first command\n"
     "(seconds), command name, handles, sessions (handle and attributes: c continue,\n"
     "d decrypt, e encrypt, a audit), PCR, client, response code text and latency;\n"
-    "control events (ctrl:INIT, platform:POWER_ON, backend-lost, ...) as '--' lines.\n"
-    "\n"
-    "Options:\n"
-    "  --trace ID  the trace (default: the newest)\n"
-    "  --limit N   at most N lines\n"
-    "  -h, --help  this text\n"
-    "\n"
-    "Example:\n"
-    "  tpmtrace show tpmtrace-demo.db | less\n";
-
-static int run(int argc, char **argv);
-const struct subcommand subcmd_show = {"show", run, "one decoded line per command", usage};
+    "control events (ctrl:INIT, platform:POWER_ON, backend-lost, ...) as '--' lines.\n",
+    NULL,
+    "tpmtrace show tpmtrace-demo.db | less\n",
+};
 
 static void attrs_str(uint32_t a, char *out)
 {
@@ -46,22 +48,21 @@ static int run(int argc, char **argv)
 {
 	const char *trace_arg = NULL;
 	long limit = -1;
-	int o, ret = 1;
-	static const struct option opts[] = {{"trace", required_argument, 0, 't'},
-					     {"limit", required_argument, 0, 'l'},
-					     {0, 0, 0, 0}};
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (o == 't')
-			trace_arg = optarg;
-		else if (o == 'l')
-			limit = strtol(optarg, NULL, 10);
-		else
-			return usage_error(&subcmd_show, "unknown option");
+	int k, ret = 1;
+	struct cli_parse p;
+	cli_parse_init(&p, &subcmd_show, argc, argv);
+	while ((k = cli_next(&p)) > 0) {
+		if (k == O_TRACE)
+			trace_arg = p.arg;
+		else if (k == O_LIMIT)
+			limit = (long)p.num;
 	}
-	if (optind != argc - 1)
-		return usage_error(&subcmd_show, "expected one database file");
-	sqlite3 *db = cli_open_db("show", argv[optind], 0);
+	if (k < 0)
+		return EXIT_USAGE;
+	if (p.ind != argc - 1)
+		return usage_error(&subcmd_show, p.ind >= argc ? "which database? (DB)"
+							       : "expected one database file");
+	sqlite3 *db = cli_open_db("show", argv[p.ind], 0);
 	if (!db)
 		return 1;
 	sqlite3_stmt *st = NULL;

@@ -1,62 +1,79 @@
 /* tpmtrace sql: plain SQL with tpmtrace's functions registered. */
-#include <getopt.h>
 #include <string.h>
 
 #include "cli.h"
 #include "common.h"
 
-static const char usage[] =
-    "usage: tpmtrace sql DB 'QUERY' [--json] [--no-header] [--write]\n"
-    "\n"
-    "Runs SQL on a tpmtrace database with the functions tpm_cc_name(cc) and\n"
-    "percentile(x, p) (nearest-rank) registered. Output is one row per line, columns\n"
-    "separated by '|', with a header line. The file is opened read-only unless\n"
-    "--write is given. Tables and views: docs/schema.md.\n"
-    "\n"
-    "Options:\n"
-    "  --json       rows as a JSON array of objects\n"
-    "  --no-header  no header line\n"
-    "  --write      open the database for writing\n"
-    "  -h, --help   this text\n"
-    "\n"
-    "Example:\n"
-    "  tpmtrace sql tpmtrace-demo.db \\\n"
-    "    'SELECT tpm_cc_name(cc), percentile(latency_ns, 95) FROM command GROUP BY cc'\n";
+enum { O_JSON = 256, O_NOHEADER, O_WRITE };
+static const struct cli_opt opts[] = {
+    {"json", O_JSON, NULL, 0,
+     "{\"version\":1,\"rows\":[{column: value, ...}, ...]}; BLOBs\nas hex strings"},
+    {"no-header", O_NOHEADER, NULL, 0, "no header line"},
+    {"write", O_WRITE, NULL, 0, "open the database for writing"},
+};
+static const struct cli_form forms[] = {{0, "DB QUERY", NULL}};
 
 static int run(int argc, char **argv);
-const struct subcommand subcmd_sql = {"sql", run, "run SQL with tpmtrace's functions", usage};
+const struct subcommand subcmd_sql = {
+    "sql",
+    run,
+    "run SQL with tpmtrace's functions",
+    CLI_FORMS(forms),
+    CLI_OPTS(opts),
+    "Runs SQL on a tpmtrace database with the functions tpm_cc_name(cc) and\n"
+    "percentile(x, p) (nearest-rank) registered. Output is one row per line, columns\n"
+    "separated by '|', with a header line; BLOB values (raw command bytes) are\n"
+    "printed as hex. The file is opened read-only unless --write is given. Tables\n"
+    "and views: docs/schema.md.\n",
+    NULL,
+    "tpmtrace sql tpmtrace-demo.db \\\n"
+    "  'SELECT tpm_cc_name(cc), percentile(latency_ns, 95) FROM command GROUP BY cc'\n",
+};
+
+/* A BLOB as lower-case hex (quoted for JSON). */
+static void blob_hex(sqlite3_stmt *st, int i, int quote)
+{
+	const unsigned char *b = sqlite3_column_blob(st, i);
+	int n = sqlite3_column_bytes(st, i);
+	if (quote)
+		putchar('"');
+	for (int k = 0; k < n; k++)
+		printf("%02x", b[k]);
+	if (quote)
+		putchar('"');
+}
 
 static int run(int argc, char **argv)
 {
-	int json = 0, header = 1, write = 0, o, ret = 1;
-	static const struct option opts[] = {{"json", no_argument, 0, 'j'},
-					     {"no-header", no_argument, 0, 'n'},
-					     {"write", no_argument, 0, 'w'},
-					     {0, 0, 0, 0}};
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (o == 'j')
+	int json = 0, header = 1, write = 0, k, ret = 1;
+	struct cli_parse p;
+	cli_parse_init(&p, &subcmd_sql, argc, argv);
+	while ((k = cli_next(&p)) > 0) {
+		if (k == O_JSON)
 			json = 1;
-		else if (o == 'n')
+		else if (k == O_NOHEADER)
 			header = 0;
-		else if (o == 'w')
+		else if (k == O_WRITE)
 			write = 1;
-		else
-			return usage_error(&subcmd_sql, "unknown option");
 	}
-	if (optind != argc - 2)
+	if (k < 0)
+		return EXIT_USAGE;
+	if (p.ind != argc - 2)
 		return usage_error(&subcmd_sql, "expected a database file and one query");
-	sqlite3 *db = cli_open_db("sql", argv[optind], write);
+	int optind_ = p.ind;
+	sqlite3 *db = cli_open_db("sql", argv[optind_], write);
 	if (!db)
 		return 1;
-	const char *sql = argv[optind + 1], *tail;
+	const char *sql = argv[optind_ + 1], *tail;
 	sqlite3_stmt *st = NULL;
 	int first_row = 1;
+	char errbuf[512] = "";
 	if (json)
-		printf("[");
+		printf("{\"version\":1,\"rows\":[");
 	while (sql && *sql) {
 		if (sqlite3_prepare_v2(db, sql, -1, &st, &tail) != SQLITE_OK) {
-			die("sql", "%s", sqlite3_errmsg(db));
+			snprintf(errbuf, sizeof errbuf, "%s", sqlite3_errmsg(db));
+			die("sql", "%s", errbuf);
 			goto out;
 		}
 		if (!st) /* whitespace or comment */
@@ -81,6 +98,9 @@ static int run(int argc, char **argv)
 					case SQLITE_FLOAT:
 						printf("%.17g", sqlite3_column_double(st, i));
 						break;
+					case SQLITE_BLOB:
+						blob_hex(st, i, 1);
+						break;
 					default:
 						json_str(stdout,
 							 (const char *)sqlite3_column_text(st, i));
@@ -96,15 +116,22 @@ static int run(int argc, char **argv)
 					printed_header = 1;
 				}
 				for (int i = 0; i < cols; i++) {
+					if (i)
+						putchar('|');
+					if (sqlite3_column_type(st, i) == SQLITE_BLOB) {
+						blob_hex(st, i, 0);
+						continue;
+					}
 					const unsigned char *v = sqlite3_column_text(st, i);
-					printf("%s%s", i ? "|" : "", v ? (const char *)v : "");
+					printf("%s", v ? (const char *)v : "");
 				}
 				printf("\n");
 			}
 			first_row = 0;
 		}
 		if (rc != SQLITE_DONE) {
-			die("sql", "%s", sqlite3_errmsg(db));
+			snprintf(errbuf, sizeof errbuf, "%s", sqlite3_errmsg(db));
+			die("sql", "%s", errbuf);
 			goto out;
 		}
 		sqlite3_finalize(st);
@@ -113,8 +140,14 @@ static int run(int argc, char **argv)
 	}
 	ret = 0;
 out:
-	if (json)
-		printf("]\n");
+	if (json && !ret)
+		printf("]}\n");
+	else if (json) {
+		/* Still one JSON object: the rows so far and what went wrong. */
+		printf("],\"error\":");
+		json_str(stdout, errbuf);
+		printf("}\n");
+	}
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	return ret;

@@ -1,74 +1,36 @@
 /* tpmtrace stats: per-command-code latency statistics of a trace. */
-#include <getopt.h>
 #include <string.h>
 
 #include "cli.h"
 #include "common.h"
 
-static const char usage[] =
-    "usage: tpmtrace stats DB [--trace ID] [--json]\n"
-    "\n"
+enum { O_TRACE = 256, O_JSON };
+static const struct cli_opt opts[] = {
+    {"trace", O_TRACE, "ID", CLI_TRACE, CLI_TRACE_HELP},
+    {"json", O_JSON, NULL, 0, "{\"version\":1,\"trace\":{...},\"commands\":[...]}, times in ns"},
+};
+static const struct cli_form forms[] = {{0, "DB", NULL}};
+
+static int run(int argc, char **argv);
+const struct subcommand subcmd_stats = {
+    "stats",
+    run,
+    "per-command latency statistics",
+    CLI_FORMS(forms),
+    CLI_OPTS(opts),
     "Per command code: count, total, min, mean, p50, p95, p99 and max latency in\n"
     "milliseconds, and the latency of the first occurrence (cold TPM, cold caches),\n"
     "sorted by total time; then a one-line summary of the trace. Percentiles are\n"
-    "nearest-rank, as in the command_stats view (docs/schema.md).\n"
-    "\n"
-    "Options:\n"
-    "  --trace ID  the trace (default: the newest)\n"
-    "  --json      {\"version\":1,\"trace\":{...},\"commands\":[...]}, times in ns\n"
-    "  -h, --help  this text\n"
-    "\n"
-    "Example:\n"
-    "  tpmtrace stats tpmtrace-demo.db --trace 1\n";
+    "nearest-rank, as in the command_stats view (docs/schema.md). Commands tpmtrace\n"
+    "sent itself (the Startup of a spawned swtpm, the resource manager's flushes;\n"
+    "flag 32) are counted apart from the clients'.\n",
+    NULL,
+    "tpmtrace stats tpmtrace-demo.db --trace 1\n",
+};
 
-static int run(int argc, char **argv);
-const struct subcommand subcmd_stats = {"stats", run, "per-command latency statistics", usage};
-
-static int run(int argc, char **argv)
+/* Rows of (name, cc, count, total, min, mean, p50, p95, p99, max, first). */
+static void print_rows(sqlite3_stmt *st, int json)
 {
-	const char *trace_arg = NULL;
-	int json = 0, o, ret = 1;
-	static const struct option opts[] = {
-	    {"trace", required_argument, 0, 't'}, {"json", no_argument, 0, 'j'}, {0, 0, 0, 0}};
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (o == 't')
-			trace_arg = optarg;
-		else if (o == 'j')
-			json = 1;
-		else
-			return usage_error(&subcmd_stats, "unknown option");
-	}
-	if (optind != argc - 1)
-		return usage_error(&subcmd_stats, "expected one database file");
-	sqlite3 *db = cli_open_db("stats", argv[optind], 0);
-	if (!db)
-		return 1;
-	sqlite3_stmt *st = NULL, *sum = NULL;
-	int64_t id = cli_pick_trace("stats", db, trace_arg);
-	if (!id)
-		goto out;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT name, cc, count, total_ns, min_ns, mean_ns, p50_ns, p95_ns,"
-			       " p99_ns, max_ns, first_ns FROM command_stats WHERE trace_id=?"
-			       " ORDER BY total_ns DESC, cc",
-			       -1, &st, NULL) ||
-	    sqlite3_prepare_v2(db,
-			       "SELECT s.name, s.kind, s.status, s.stored, s.events, s.dropped,"
-			       " coalesce(s.tpm_ns,0), coalesce(s.span_ns,0), s.malformed,"
-			       " (SELECT count(*) FROM command c WHERE c.trace_id=s.trace_id"
-			       "  AND c.flags & 8) FROM trace_summary s WHERE trace_id=?",
-			       -1, &sum, NULL)) {
-		die("stats", "%s", sqlite3_errmsg(db));
-		goto out;
-	}
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(sum, 1, id);
-	if (json)
-		printf("{\"version\":1,\"commands\":[");
-	else
-		printf("%-26s %7s %11s %9s %9s %9s %9s %9s %9s %9s\n", "command", "count",
-		       "total ms", "min", "mean", "p50", "p95", "p99", "max", "first");
 	int n = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 0);
@@ -101,6 +63,89 @@ static int run(int argc, char **argv)
 		}
 		n++;
 	}
+}
+
+static int run(int argc, char **argv)
+{
+	const char *trace_arg = NULL;
+	int json = 0, k, ret = 1;
+	struct cli_parse p;
+	cli_parse_init(&p, &subcmd_stats, argc, argv);
+	while ((k = cli_next(&p)) > 0) {
+		if (k == O_TRACE)
+			trace_arg = p.arg;
+		else if (k == O_JSON)
+			json = 1;
+	}
+	if (k < 0)
+		return EXIT_USAGE;
+	if (p.ind != argc - 1)
+		return usage_error(&subcmd_stats, p.ind >= argc ? "which database? (DB)"
+								: "expected one database file");
+	sqlite3 *db = cli_open_db("stats", argv[p.ind], 0);
+	if (!db)
+		return 1;
+	sqlite3_stmt *st = NULL, *own = NULL, *sum = NULL;
+	int64_t id = cli_pick_trace("stats", db, trace_arg);
+	if (!id)
+		goto out;
+	/* The clients' commands from the command_stats view; tpmtrace's own
+	 * (flag 32) by the same definitions, apart. Counts are of the rows
+	 * stored, so that a recording that was killed before it closed its
+	 * trace row agrees with 'tpmtrace verify'. */
+	if (sqlite3_prepare_v2(db,
+			       "SELECT name, cc, count, total_ns, min_ns, mean_ns, p50_ns, p95_ns,"
+			       " p99_ns, max_ns, first_ns FROM command_stats WHERE trace_id=?"
+			       " ORDER BY total_ns DESC, cc",
+			       -1, &st, NULL) ||
+	    sqlite3_prepare_v2(
+		db,
+		"SELECT coalesce(tpm_cc_name(cc), printf('0x%08X', cc)), cc, count(*),"
+		" sum(latency_ns), min(latency_ns), avg(latency_ns), percentile(latency_ns, 50),"
+		" percentile(latency_ns, 95), percentile(latency_ns, 99), max(latency_ns),"
+		" (SELECT c2.latency_ns FROM command c2 WHERE c2.trace_id=c.trace_id AND"
+		"  c2.cc=c.cc AND c2.flags & 32 ORDER BY c2.seq LIMIT 1)"
+		" FROM command c WHERE trace_id=? AND flags & 32 AND latency_ns IS NOT NULL"
+		" GROUP BY cc ORDER BY sum(latency_ns) DESC, cc",
+		-1, &own, NULL) ||
+	    sqlite3_prepare_v2(
+		db,
+		"SELECT t.name, t.kind, t.status,"
+		" (SELECT count(*) FROM command c WHERE c.trace_id=t.id),"
+		" (SELECT count(*) FROM event e WHERE e.trace_id=t.id), t.dropped,"
+		" coalesce((SELECT sum(latency_ns) FROM command c WHERE"
+		"  c.trace_id=t.id AND NOT c.flags & 32),0),"
+		" coalesce((SELECT max(t_done_ns) - min(t_submit_ns) FROM command c"
+		"  WHERE c.trace_id=t.id),0),"
+		" (SELECT count(*) FROM command c WHERE c.trace_id=t.id AND c.flags & 2),"
+		" (SELECT count(*) FROM command c WHERE c.trace_id=t.id AND c.flags & 8),"
+		" (SELECT count(*) FROM command c WHERE c.trace_id=t.id AND c.flags & 32)"
+		" FROM trace t WHERE t.id=?",
+		-1, &sum, NULL)) {
+		die("stats", "%s", sqlite3_errmsg(db));
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(own, 1, id);
+	sqlite3_bind_int64(sum, 1, id);
+	if (json)
+		printf("{\"version\":1,\"commands\":[");
+	else
+		printf("%-26s %7s %11s %9s %9s %9s %9s %9s %9s %9s\n", "command", "count",
+		       "total ms", "min", "mean", "p50", "p95", "p99", "max", "first");
+	print_rows(st, json);
+	if (json) {
+		printf("],\"tpmtrace_commands\":[");
+		print_rows(own, json);
+	} else {
+		sqlite3_reset(own);
+		if (sqlite3_step(own) == SQLITE_ROW) {
+			printf("sent by tpmtrace itself (flag 32: Startup of the spawned swtpm, "
+			       "resource-manager flushes):\n");
+			sqlite3_reset(own);
+			print_rows(own, 0);
+		}
+	}
 	if (sqlite3_step(sum) != SQLITE_ROW) {
 		die("stats", "%s", sqlite3_errmsg(db));
 		goto out;
@@ -108,7 +153,7 @@ static int run(int argc, char **argv)
 	const char *tname = (const char *)sqlite3_column_text(sum, 0);
 	long long stored = sqlite3_column_int64(sum, 3), events = sqlite3_column_int64(sum, 4),
 		  dropped = sqlite3_column_int64(sum, 5), malformed = sqlite3_column_int64(sum, 8),
-		  noresp = sqlite3_column_int64(sum, 9);
+		  noresp = sqlite3_column_int64(sum, 9), nown = sqlite3_column_int64(sum, 10);
 	double tpm = sqlite3_column_double(sum, 6), span = sqlite3_column_double(sum, 7);
 	if (json) {
 		printf("],\"trace\":{\"id\":%lld,\"name\":", (long long)id);
@@ -117,20 +162,25 @@ static int run(int argc, char **argv)
 		json_str(stdout, (const char *)sqlite3_column_text(sum, 1));
 		printf(",\"status\":");
 		json_str(stdout, (const char *)sqlite3_column_text(sum, 2));
-		printf(",\"commands\":%lld,\"events\":%lld,\"dropped\":%lld,\"malformed\":%lld,"
+		printf(",\"commands\":%lld,\"tpmtrace_commands\":%lld,\"events\":%lld,"
+		       "\"dropped\":%lld,\"malformed\":%lld,"
 		       "\"no_response\":%lld,\"tpm_ns\":%.0f,\"span_ns\":%.0f}}\n",
-		       stored, events, dropped, malformed, noresp, tpm, span);
+		       stored, nown, events, dropped, malformed, noresp, tpm, span);
 	} else {
-		printf("trace %lld%s%s%s (%s, %s): %lld commands, %lld events, %lld dropped, %lld "
-		       "malformed, %lld without response; TPM time %.3f ms over %.3f ms\n",
+		char ownt[64] = "";
+		if (nown)
+			snprintf(ownt, sizeof ownt, " (%lld sent by tpmtrace)", nown);
+		printf("trace %lld%s%s%s (%s, %s): %lld commands%s, %lld events, %lld dropped, "
+		       "%lld malformed, %lld without response; TPM time %.3f ms over %.3f ms\n",
 		       (long long)id, tname ? " '" : "", tname ? tname : "", tname ? "'" : "",
 		       (const char *)sqlite3_column_text(sum, 1),
-		       (const char *)sqlite3_column_text(sum, 2), stored, events, dropped,
+		       (const char *)sqlite3_column_text(sum, 2), stored, ownt, events, dropped,
 		       malformed, noresp, ns_to_ms(tpm), ns_to_ms(span));
 	}
 	ret = 0;
 out:
 	sqlite3_finalize(st);
+	sqlite3_finalize(own);
 	sqlite3_finalize(sum);
 	sqlite3_close(db);
 	return ret;

@@ -1,55 +1,70 @@
 /* tpmtrace verify: integrity check and consistency of counts. */
-#include <getopt.h>
 #include <string.h>
 
 #include "cli.h"
 #include "common.h"
+#include "db/db.h"
 
-static const char usage[] =
-    "usage: tpmtrace verify DB [--json]\n"
-    "\n"
+enum { O_JSON = 256 };
+static const struct cli_opt opts[] = {
+    {"json", O_JSON, NULL, 0,
+     "{\"version\":1,\"integrity\":\"ok\",\"problems\":N,\"traces\":[...]};\n"
+     "a file that cannot be opened gives {\"version\":1,\"error\":...}"},
+};
+static const struct cli_form forms[] = {{0, "DB", NULL}};
+
+static int run(int argc, char **argv);
+const struct subcommand subcmd_verify = {
+    "verify",
+    run,
+    "check integrity and counts",
+    CLI_FORMS(forms),
+    CLI_OPTS(opts),
     "Checks a database: SQLite's PRAGMA integrity_check, then per trace that the\n"
     "stored commands and events match the counts written when recording ended, that\n"
     "sequence numbers are unique, and that latencies equal completion minus submit\n"
     "time. A trace still marked 'recording' was not closed (the recorder was killed\n"
     "or the machine lost power): everything committed before that is reported as its\n"
-    "unfinished tail, which is not an error.\n"
-    "Exit status: 0 consistent, 1 a problem was found.\n"
-    "\n"
-    "Options:\n"
-    "  --json      {\"version\":1,\"integrity\":\"ok\",\"problems\":N,\"traces\":[...]}\n"
-    "  -h, --help  this text\n"
-    "\n"
-    "Example:\n"
-    "  tpmtrace verify tpmtrace-demo.db\n";
-
-static int run(int argc, char **argv);
-const struct subcommand subcmd_verify = {"verify", run, "check integrity and counts", usage};
+    "unfinished tail, which is not an error.\n",
+    "Exit status: 0 consistent, 1 a problem was found (or the file is not a\n"
+    "tpmtrace database), 2 usage error.\n",
+    "tpmtrace verify tpmtrace-demo.db\n",
+};
 
 static int run(int argc, char **argv)
 {
-	int json = 0, o, problems = 0;
-	static const struct option opts[] = {{"json", no_argument, 0, 'j'}, {0, 0, 0, 0}};
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (o == 'j')
+	int json = 0, k, problems = 0;
+	struct cli_parse p;
+	cli_parse_init(&p, &subcmd_verify, argc, argv);
+	while ((k = cli_next(&p)) > 0)
+		if (k == O_JSON)
 			json = 1;
-		else
-			return usage_error(&subcmd_verify, "unknown option");
+	if (k < 0)
+		return EXIT_USAGE;
+	if (p.ind != argc - 1)
+		return usage_error(&subcmd_verify, p.ind >= argc ? "which database? (DB)"
+								 : "expected one database file");
+	sqlite3 *db = NULL;
+	char err[512];
+	if (db_open(argv[p.ind], DB_READ, &db, err, sizeof err)) {
+		if (json) {
+			printf("{\"version\":1,\"error\":");
+			json_str(stdout, err);
+			printf(",\"integrity\":null,\"traces\":[],\"problems\":1}\n");
+		}
+		return die("verify", "%s", err);
 	}
-	if (optind != argc - 1)
-		return usage_error(&subcmd_verify, "expected one database file");
-	sqlite3 *db = cli_open_db("verify", argv[optind], 0);
-	if (!db)
-		return 1;
 	sqlite3_stmt *st;
 	char integrity[512] = "";
 	if (sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, NULL) == SQLITE_OK) {
-		while (sqlite3_step(st) == SQLITE_ROW) {
+		int src;
+		while ((src = sqlite3_step(st)) == SQLITE_ROW) {
 			size_t l = strlen(integrity);
 			snprintf(integrity + l, sizeof integrity - l, "%s%s", l ? "; " : "",
 				 (const char *)sqlite3_column_text(st, 0));
 		}
+		if (src != SQLITE_DONE && !integrity[0])
+			snprintf(integrity, sizeof integrity, "%s", sqlite3_errmsg(db));
 		sqlite3_finalize(st);
 	} else {
 		snprintf(integrity, sizeof integrity, "%s", sqlite3_errmsg(db));
@@ -74,13 +89,13 @@ static int run(int argc, char **argv)
 	    " (SELECT max(seq) FROM (SELECT seq FROM command WHERE trace_id=t.id UNION ALL"
 	    "   SELECT seq FROM event WHERE trace_id=t.id))"
 	    " FROM trace t ORDER BY t.id";
-	int n = 0;
+	int n = 0, src = SQLITE_DONE;
+	char qerr[512] = "";
 	if (sqlite3_prepare_v2(db, q, -1, &st, NULL) != SQLITE_OK) {
-		die("verify", "%s", sqlite3_errmsg(db));
-		sqlite3_close(db);
-		return 1;
+		snprintf(qerr, sizeof qerr, "%s", sqlite3_errmsg(db));
+		st = NULL;
 	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (st && (src = sqlite3_step(st)) == SQLITE_ROW) {
 		long long id = sqlite3_column_int64(st, 0);
 		const char *status = (const char *)sqlite3_column_text(st, 1);
 		long long want_c = sqlite3_column_int64(st, 2),
@@ -128,11 +143,23 @@ static int run(int argc, char **argv)
 		}
 		n++;
 	}
+	if (st && src != SQLITE_DONE)
+		snprintf(qerr, sizeof qerr, "%s", sqlite3_errmsg(db));
 	sqlite3_finalize(st);
 	sqlite3_close(db);
-	if (json)
-		printf("],\"problems\":%d}\n", problems);
-	else
+	if (qerr[0])
+		problems++;
+	if (json) {
+		printf("]");
+		if (qerr[0]) {
+			printf(",\"error\":");
+			json_str(stdout, qerr);
+		}
+		printf(",\"problems\":%d}\n", problems);
+	} else {
+		if (qerr[0])
+			printf("reading the traces failed: %s\n", qerr);
 		printf("%s\n", problems ? "problems found" : "consistent");
+	}
 	return problems ? 1 : 0;
 }

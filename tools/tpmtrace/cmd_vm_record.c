@@ -2,7 +2,6 @@
  * a private swtpm, the QEMU interposer in between, the TPM wired into the
  * QEMU command line. */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,11 +14,28 @@
 #include "common.h"
 #include "record_qemu.h"
 
-static const char usage[] =
-    "usage: tpmtrace vm-record [--db FILE] [--payloads MODE] [--name NAME]\n"
-    "                          [--swtpm-state DIR] [--tpm-device tpm-tis|tpm-crb]\n"
-    "                          [--quiet] -- QEMU ARGS...\n"
-    "\n"
+enum { V_DB = 256, V_PAYLOADS, V_NAME, V_STATE, V_MODEL, V_QUIET };
+static const struct cli_opt opts[] = {
+    {"db", V_DB, "FILE", 0, "database file, created 0600 if missing (default\ntpmtrace.db)",
+     "@file"},
+    {"payloads", V_PAYLOADS, "MODE", CLI_CHOICE, "none | redacted (default) | full",
+     "none redacted full"},
+    {"name", V_NAME, "NAME", 0, "a name for the trace"},
+    {"swtpm-state", V_STATE, "DIR", 0,
+     "keep swtpm's state in DIR (default: a fresh TPM,\nremoved at the end)", "@dir"},
+    {"tpm-device", V_MODEL, "MODEL", CLI_CHOICE,
+     "QEMU's TPM front end: tpm-tis (default) or tpm-crb", "tpm-tis tpm-crb"},
+    {"quiet", V_QUIET, NULL, 0, "no summary at exit"},
+};
+static const struct cli_form forms[] = {{0, NULL, "-- QEMU ARGS..."}};
+
+static int run(int argc, char **argv);
+const struct subcommand subcmd_vm_record = {
+    "vm-record",
+    run,
+    "boot a VM under QEMU and record its TPM traffic",
+    CLI_FORMS(forms),
+    CLI_OPTS(opts),
     "Boots a VM and records all of its TPM traffic: starts a private swtpm (which\n"
     "waits for INIT, as a TPM waits for power), serves QEMU's TPM control socket\n"
     "through the interposer (see `tpmtrace record --help`, QEMU mode) and runs QEMU\n"
@@ -28,27 +44,16 @@ static const char usage[] =
     "  -device tpm-tis,tpmdev=tpm0\n"
     "The trace holds the firmware's measurements, the kernel's start-up commands,\n"
     "IMA's PCR extends and every user-space command, with control events for\n"
-    "power-on (ctrl:INIT), reset (ctrl:STOP) and shutdown (ctrl:SHUTDOWN).\n"
-    "SIGINT and SIGTERM are passed on to QEMU; the exit status is QEMU's.\n"
-    "\n"
-    "Options:\n"
-    "  --db FILE            database file, created 0600 if missing (default tpmtrace.db)\n"
-    "  --payloads MODE      none | redacted (default) | full\n"
-    "  --name NAME          a name for the trace\n"
-    "  --swtpm-state DIR    keep swtpm's state in DIR (default: a fresh TPM, removed\n"
-    "                       at the end)\n"
-    "  --tpm-device MODEL   QEMU's TPM front end: tpm-tis (default) or tpm-crb\n"
-    "  --quiet              no summary at exit\n"
-    "  -h, --help           this text\n"
-    "\n"
-    "Example:\n"
-    "  tpmtrace vm-record --db boot.db -- qemu-system-x86_64 -m 1G -nographic \\\n"
-    "      -kernel vmlinuz -initrd initrd.img -append 'console=ttyS0 ima_policy=tcb'\n"
-    "  tpmtrace stats boot.db\n";
-
-static int run(int argc, char **argv);
-const struct subcommand subcmd_vm_record = {
-    "vm-record", run, "boot a VM under QEMU and record its TPM traffic", usage};
+    "power-on (ctrl:INIT), reset (ctrl:STOP) and shutdown (ctrl:SHUTDOWN); the\n"
+    "firmware sends TPM2_Startup, as on a real machine.\n"
+    "SIGINT and SIGTERM are passed on to QEMU; the exit status is QEMU's.\n",
+    NULL,
+    "tpmtrace vm-record --db boot.db -- qemu-system-x86_64 -m 1G -nographic \\\n"
+    "    -kernel vmlinuz -initrd initrd.img -append 'console=ttyS0 ima_policy=tcb'\n"
+    "tpmtrace stats boot.db\n",
+    NULL,
+    1,
+};
 
 struct vm_ctx {
 	int sfd;
@@ -82,56 +87,47 @@ static int run(int argc, char **argv)
 	    .db_path = "tpmtrace.db", .payloads = PAYLOADS_REDACTED, .spawn = 1};
 	const char *model = "tpm-tis";
 	int quiet = 0, ret = 1;
-	enum { V_DB = 1, V_PAYLOADS, V_NAME, V_STATE, V_MODEL, V_QUIET };
-	static const struct option opts[] = {{"db", required_argument, 0, V_DB},
-					     {"payloads", required_argument, 0, V_PAYLOADS},
-					     {"name", required_argument, 0, V_NAME},
-					     {"swtpm-state", required_argument, 0, V_STATE},
-					     {"tpm-device", required_argument, 0, V_MODEL},
-					     {"quiet", no_argument, 0, V_QUIET},
-					     {0, 0, 0, 0}};
+	struct cli_parse p;
 	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+	cli_parse_init(&p, &subcmd_vm_record, argc, argv);
+	while ((c = cli_next(&p)) > 0) {
 		switch (c) {
 		case V_DB:
-			o.db_path = optarg;
+			o.db_path = p.arg;
 			break;
 		case V_PAYLOADS:
-			o.payloads = payload_mode_parse(optarg);
-			if (o.payloads < 0)
-				return usage_error(&subcmd_vm_record,
-						   "--payloads takes none, redacted or full");
+			o.payloads = payload_mode_parse(p.arg);
 			break;
 		case V_NAME:
-			o.name = optarg;
+			o.name = p.arg;
 			break;
 		case V_STATE:
-			o.swtpm_state = optarg;
+			o.swtpm_state = p.arg;
 			break;
 		case V_MODEL:
-			if (strcmp(optarg, "tpm-tis") && strcmp(optarg, "tpm-crb"))
-				return usage_error(&subcmd_vm_record,
-						   "--tpm-device takes tpm-tis or tpm-crb");
-			model = optarg;
+			model = p.arg;
 			break;
 		case V_QUIET:
 			quiet = 1;
 			break;
-		default:
-			return usage_error(&subcmd_vm_record, "unknown option");
 		}
 	}
-	if (optind >= argc || strcmp(argv[optind - 1], "--") != 0)
+	if (c < 0)
+		return EXIT_USAGE;
+	int optind_ = p.ind;
+	if (optind_ >= argc || strcmp(argv[optind_ - 1], "--") != 0)
 		return usage_error(&subcmd_vm_record, "give the QEMU command after --");
-	char **qargv = argv + optind;
-	int qargc = argc - optind;
+	char **qargv = argv + optind_;
+	int qargc = argc - optind_;
 	for (int i = 0; i < qargc; i++)
 		if (!strcmp(qargv[i], "-tpmdev"))
 			return usage_error(&subcmd_vm_record,
 					   "the QEMU command already has a -tpmdev; vm-record "
 					   "adds its own");
 
+	/* Nothing is started before the database is known to be usable. */
+	if (cli_db_for_create("vm-record", o.db_path))
+		return 1;
 	char dir[96];
 	snprintf(dir, sizeof dir, "%s/tpmtrace-vm-XXXXXX",
 		 getenv("TMPDIR") && strlen(getenv("TMPDIR")) < 60 ? getenv("TMPDIR") : "/tmp");

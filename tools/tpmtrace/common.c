@@ -1,8 +1,13 @@
 #include "common.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,32 +25,282 @@ sqlite3 *cli_open_db(const char *sub, const char *path, int write)
 	return db;
 }
 
+int cli_db_for_create(const char *sub, const char *path)
+{
+	struct stat st;
+	if (!path[0])
+		return die(sub, "the database path is empty");
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return die(sub, "%s: is a directory, not a database file", path);
+		if (!S_ISREG(st.st_mode))
+			return die(sub, "%s: not a regular file", path);
+		if (st.st_size == 0)
+			return die(
+			    sub,
+			    "%s: empty file, not a tpmtrace database (remove it and tpmtrace "
+			    "creates one)",
+			    path);
+		return 0;
+	}
+	if (errno != ENOENT)
+		return die(sub, "%s: %s", path, strerror(errno));
+	/* Only the file is created: a mistyped directory is an error, not a
+	 * new directory tree. */
+	char *copy = strdup(path);
+	if (!copy)
+		return die(sub, "out of memory");
+	const char *dir = dirname(copy);
+	int rc = 0;
+	if (stat(dir, &st) != 0)
+		rc = die(sub, "%s: directory %s: %s", path, dir, strerror(errno));
+	else if (!S_ISDIR(st.st_mode))
+		rc = die(sub, "%s: %s is not a directory", path, dir);
+	free(copy);
+	return rc;
+}
+
+static int64_t one_id(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t id = 0;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			id = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	return id;
+}
+
 int64_t cli_pick_trace(const char *sub, sqlite3 *db, const char *arg)
 {
-	if (!arg) {
-		int64_t id = db_last_trace(db);
-		if (!id)
+	int64_t id;
+	if (!arg || !strcmp(arg, "latest") || !strcmp(arg, "latest-replay")) {
+		int replay = arg && !strcmp(arg, "latest-replay");
+		id = one_id(db,
+			    !arg ? "SELECT coalesce(max(id),0) FROM trace WHERE kind <> 'replay'"
+			    : replay ? "SELECT coalesce(max(id),0) FROM trace WHERE kind = 'replay'"
+				     : "SELECT coalesce(max(id),0) FROM trace");
+		if (id)
+			return id;
+		if (!one_id(db, "SELECT count(*) FROM trace"))
 			die(sub, "the database holds no trace");
-		return id;
+		else if (replay)
+			die(sub, "the database holds no replay");
+		else
+			die(sub, "the database holds only replays (--trace latest-replay or an id "
+				 "picks one)");
+		return 0;
 	}
 	char *end;
-	long long id = strtoll(arg, &end, 10);
-	if (!*arg || *end || id <= 0) {
-		die(sub, "--trace takes a trace id (see 'tpmtrace list'), not '%s'", arg);
+	long long n = strtoll(arg, &end, 10);
+	if (!*arg || *end || n <= 0) {
+		die(sub,
+		    "--trace takes a trace id (see 'tpmtrace list'), latest or latest-replay, "
+		    "not '%s'",
+		    arg);
 		return 0;
 	}
 	sqlite3_stmt *st;
 	int found = 0;
 	if (sqlite3_prepare_v2(db, "SELECT 1 FROM trace WHERE id=?", -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int64(st, 1, n);
 		found = sqlite3_step(st) == SQLITE_ROW;
 		sqlite3_finalize(st);
 	}
 	if (!found) {
-		die(sub, "no trace %lld in this database (see 'tpmtrace list')", id);
+		die(sub, "no trace %lld in this database (see 'tpmtrace list')", n);
 		return 0;
 	}
-	return id;
+	return n;
+}
+
+void cli_trace_kind(sqlite3 *db, int64_t id, char *kind, size_t klen, char *policy, size_t plen)
+{
+	sqlite3_stmt *st;
+	kind[0] = policy[0] = 0;
+	if (sqlite3_prepare_v2(db, "SELECT kind, policy FROM trace WHERE id=?", -1, &st, NULL))
+		return;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const char *k = (const char *)sqlite3_column_text(st, 0);
+		const char *p = (const char *)sqlite3_column_text(st, 1);
+		snprintf(kind, klen, "%s", k ? k : "");
+		snprintf(policy, plen, "%s", p ? p : "");
+	}
+	sqlite3_finalize(st);
+}
+
+int cli_trace_delete(const char *sub, const char *db_path, int64_t id)
+{
+	sqlite3 *db = cli_open_db(sub, db_path, 1);
+	char err[256], sql[400];
+	if (!db)
+		return 1;
+	sqlite3_busy_timeout(db, 10000);
+	snprintf(sql, sizeof sql,
+		 "BEGIN IMMEDIATE; DELETE FROM command WHERE trace_id=%lld;"
+		 " DELETE FROM event WHERE trace_id=%lld; DELETE FROM client WHERE trace_id=%lld;"
+		 " DELETE FROM trace WHERE id=%lld; COMMIT",
+		 (long long)id, (long long)id, (long long)id, (long long)id);
+	int rc = db_exec(db, sql, err, sizeof err);
+	if (rc) {
+		db_exec(db, "ROLLBACK", NULL, 0);
+		die(sub, "%s: could not remove trace %lld: %s", db_path, (long long)id, err);
+	}
+	db_close(db);
+	return rc ? 1 : 0;
+}
+
+/* ---- outputs ---- */
+
+/* path with every symlink followed (also a dangling last one) and its
+ * directory made absolute: two names of one file give the same text. */
+static void resolve(const char *path, char *out, size_t n)
+{
+	char cur[PATH_MAX], t[PATH_MAX], d[PATH_MAX], rd[PATH_MAX];
+	snprintf(cur, sizeof cur, "%s", path);
+	for (int hops = 0; hops < 40; hops++) {
+		struct stat st;
+		if (lstat(cur, &st) || !S_ISLNK(st.st_mode))
+			break;
+		ssize_t k = readlink(cur, t, sizeof t - 1);
+		if (k < 0)
+			break;
+		t[k] = 0;
+		if (t[0] == '/') {
+			snprintf(cur, sizeof cur, "%s", t);
+		} else {
+			snprintf(d, sizeof d, "%s", cur);
+			snprintf(rd, sizeof rd, "%s", dirname(d));
+			snprintf(cur, sizeof cur, "%.2000s/%.2000s", rd, t);
+		}
+	}
+	if (realpath(cur, rd)) {
+		snprintf(out, n, "%s", rd);
+		return;
+	}
+	snprintf(d, sizeof d, "%s", cur);
+	snprintf(t, sizeof t, "%s", cur);
+	if (!realpath(dirname(d), rd)) {
+		snprintf(out, n, "%s", cur);
+		return;
+	}
+	snprintf(out, n, "%.2000s/%.2000s", strcmp(rd, "/") ? rd : "", basename(t));
+}
+
+/* Whether out names in (or in's -wal or -shm file). */
+static int same_file(const char *out, const char *in)
+{
+	static const char *const suffix[] = {"", "-wal", "-shm"};
+	char ro[PATH_MAX], ri[PATH_MAX], p[PATH_MAX + 8];
+	struct stat so, si;
+	int have_out = stat(out, &so) == 0;
+	resolve(out, ro, sizeof ro);
+	resolve(in, ri, sizeof ri);
+	for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
+		snprintf(p, sizeof p, "%s%s", ri, suffix[i]);
+		if (!strcmp(ro, p))
+			return 1;
+		snprintf(p, sizeof p, "%s%s", in, suffix[i]);
+		if (have_out && stat(p, &si) == 0 && si.st_dev == so.st_dev &&
+		    si.st_ino == so.st_ino)
+			return 1;
+	}
+	return 0;
+}
+
+int cli_out_check(const char *sub, const char *path, const char *const *inputs)
+{
+	if (!strcmp(path, "-"))
+		return 0;
+	for (unsigned i = 0; inputs && inputs[i]; i++) {
+		if (!same_file(path, inputs[i]))
+			continue;
+		fprintf(stderr,
+			"tpmtrace %s: %s: the output would overwrite the input %s; choose another "
+			"file\nTry 'tpmtrace %s --help'.\n",
+			sub, path, inputs[i], sub);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+int cli_out_open(const char *sub, struct cli_out *o, const char *path, const char *const *inputs)
+{
+	memset(o, 0, sizeof *o);
+	if (!strcmp(path, "-")) {
+		o->f = stdout;
+		o->to_stdout = 1;
+		return 0;
+	}
+	int rc = cli_out_check(sub, path, inputs);
+	if (rc)
+		return rc;
+	struct stat st;
+	if (!path[0])
+		return die(sub, "the output path is empty");
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return die(sub, "%s: is a directory", path);
+	if (strlen(path) >= sizeof o->path - 32)
+		return die(sub, "%s: path too long", path);
+	snprintf(o->path, sizeof o->path, "%s", path);
+	char d[sizeof o->path], b[sizeof o->path];
+	snprintf(d, sizeof d, "%s", path);
+	snprintf(b, sizeof b, "%s", path);
+	const char *dir = dirname(d), *base = basename(b);
+	int fd = -1;
+	for (int tries = 0; tries < 100 && fd < 0; tries++) {
+		uint32_t r = 0;
+		if (getrandom(&r, sizeof r, 0) != sizeof r)
+			r = (uint32_t)mono_ns() ^ (uint32_t)getpid() * 2654435761u;
+		snprintf(o->tmp, sizeof o->tmp, "%s/.%.200s.%08x.tmp", dir, base, r);
+		fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			return die(sub, "%s: cannot create a file in %s: %s", path, dir,
+				   strerror(errno));
+	}
+	if (fd < 0)
+		return die(sub, "%s: cannot create a temporary file", path);
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		close(fd);
+		unlink(o->tmp);
+		return die(sub, "%s: %s", path, strerror(errno));
+	}
+	return 0;
+}
+
+int cli_out_close(const char *sub, struct cli_out *o, int ok)
+{
+	int bad = !ok;
+	if (!o->f)
+		return bad;
+	if (o->to_stdout) {
+		if (fflush(stdout) && !bad)
+			bad = die(sub, "standard output: %s", strerror(errno));
+		o->f = NULL;
+		return bad;
+	}
+	if (!bad && (fflush(o->f) || ferror(o->f) || fsync(fileno(o->f))))
+		bad = die(sub, "%s: %s", o->path, strerror(errno ? errno : EIO));
+	if (fclose(o->f) && !bad)
+		bad = die(sub, "%s: %s", o->path, strerror(errno));
+	o->f = NULL;
+	if (!bad && rename(o->tmp, o->path))
+		bad = die(sub, "%s: %s", o->path, strerror(errno));
+	if (bad) {
+		unlink(o->tmp);
+		return 1;
+	}
+	char d[sizeof o->path];
+	snprintf(d, sizeof d, "%s", o->path);
+	int dfd = open(dirname(d), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	return 0;
 }
 
 void json_str(FILE *f, const char *s)

@@ -11,9 +11,49 @@
 
 /* Opens DB read-only (or read-write) and prints the error itself. */
 sqlite3 *cli_open_db(const char *sub, const char *path, int write);
-/* The trace to work on: the given id (checked to exist) or the newest.
+/* Before a subcommand creates or adds to the database path (record, import,
+ * calibrate --db, profile import): its directory must exist (nothing is
+ * created but the file), and an existing path must be a tpmtrace database (an
+ * empty file is refused too: SQLite would take it for a new database).
+ * Returns 0, or 1 with the error printed. */
+int cli_db_for_create(const char *sub, const char *path);
+
+/* The trace to work on, one rule for every analysis command (docs/cli.md):
+ * arg NULL: the newest trace that is not a replay; "latest": the newest
+ * trace; "latest-replay": the newest replay; else an id, checked to exist.
  * Returns 0 and prints an error when there is none. */
 int64_t cli_pick_trace(const char *sub, sqlite3 *db, const char *arg);
+/* The trace's kind and policy (replays), "" when unknown. */
+void cli_trace_kind(sqlite3 *db, int64_t id, char *kind, size_t klen, char *policy, size_t plen);
+/* The help text of --trace, the same everywhere. */
+#define CLI_TRACE_HELP                                                                             \
+	"the trace: an id, latest or latest-replay (default:\n"                                    \
+	"the newest trace that is not a replay)"
+/* Deletes a trace and every row of it (a failed import that must leave
+ * nothing behind). Returns 0 or 1 with the error printed. */
+int cli_trace_delete(const char *sub, const char *db_path, int64_t id);
+
+/* An output file written atomically (README: no command destroys a file):
+ * a temporary file in the same directory, created 0600 with
+ * O_EXCL|O_NOFOLLOW, renamed over path only when everything was written
+ * and synced, removed otherwise. "-" is standard output. */
+struct cli_out {
+	FILE *f;
+	int to_stdout;
+	char path[4096];
+	char tmp[4200];
+};
+/* Opens the output. inputs: the files the command reads, NULL-terminated; a
+ * database input also covers its -wal and -shm files. An output that is one
+ * of them (the same path, or through symlinks the same device and inode) is
+ * refused: EXIT_USAGE with the error printed. Other failures: 1. */
+int cli_out_open(const char *sub, struct cli_out *o, const char *path, const char *const *inputs);
+/* Refuses (EXIT_USAGE, printed) an output path that is one of the inputs,
+ * without creating anything: for outputs that are opened later. 0 if not. */
+int cli_out_check(const char *sub, const char *path, const char *const *inputs);
+/* ok: flush, fsync and rename into place (1 with the error printed if that
+ * fails); !ok: remove the temporary file (returns 1). */
+int cli_out_close(const char *sub, struct cli_out *o, int ok);
 /* Prints s as a JSON string (quoted, escaped). */
 void json_str(FILE *f, const char *s);
 /* Milliseconds with three decimals from ns. */

@@ -8,11 +8,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "recorder/ima_import.h"
+
 struct import_opts {
 	const char *db;
 	const char *name; /* trace name; default: the file's base name */
 	unsigned port;	  /* pcap: TPM TCP port */
 	int json;
+	int strict;	  /* ima, tcglog: a truncated last record is an error */
+	int quiet;	  /* no summary line */
+	int keep_partial; /* a file that fails part-way keeps its trace */
+	struct ima_opts ima;
 };
 
 struct import_sink;
@@ -46,16 +52,32 @@ int import_sink_event(struct import_sink *s, uint64_t t_ns, const char *kind, co
 void import_sink_note(struct import_sink *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* What a measurement-log import (ima, tcglog: import_logs.c) left: its
+ * trace, the summary line and the kind's own JSON members. */
+struct import_log_result {
+	int64_t trace_id;
+	char status[16];
+	char text[512];
+	char json[768]; /* ", \"entries\": 3, ..." */
+};
+
 struct importer {
 	const char *kind;
 	const char *summary;
 	/* trace.payloads of what it stores: "full", or "none" for a source
 	 * that shows which commands ran but not their bytes (ftrace). */
 	const char *payloads;
-	/* Imports one file. Returns 0, or non-zero with a message naming the
-	 * file (and offset or entry) in err. */
+	/* Whether file is of this kind at all, from its first bytes (or a
+	 * check pass), before anything is written: 0, or non-zero with
+	 * "FILE: not a ..." in err. */
+	int (*sniff)(const char *file, const struct import_opts *o, char *err, size_t errlen);
+	/* Imports one file through the sink. Returns 0, or non-zero with a
+	 * message naming the file (and offset or entry) in err. */
 	int (*run)(struct import_sink *s, const char *file, const struct import_opts *o, char *err,
 		   size_t errlen);
+	/* Or, for the measurement logs, on its own (recorder/log_store.h). */
+	int (*run_log)(const char *file, const struct import_opts *o, struct import_log_result *r,
+		       char *err, size_t errlen);
 };
 
 #endif

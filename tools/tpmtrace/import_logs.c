@@ -1,13 +1,16 @@
 /* tpmtrace import ima|tcglog: measurement logs into traces of synthesized
- * TPM2_PCR_Extend commands (recorder/ima_import.c, recorder/tcglog_import.c). */
+ * TPM2_PCR_Extend commands (recorder/ima_import.c, recorder/tcglog_import.c),
+ * and what tells such a log from other files. */
 #include "import_logs.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "recorder/ima_import.h"
@@ -15,129 +18,17 @@
 
 #define SUB "import"
 
-const char import_ima_usage[] =
-    "usage: tpmtrace import ima FILE... --db DB [--name N] [--kernel-rule RULE]\n"
-    "                           [--banks LIST] [--format auto|binary|ascii]\n"
-    "                           [--list-alg ALG] [--strict] [--quiet]\n"
-    "\n"
-    "Imports Linux IMA measurement lists (binary_runtime_measurements,\n"
-    "ascii_runtime_measurements, or the per-bank *_sha256 files of Linux >= 6.10),\n"
-    "one trace per FILE. Each entry becomes the TPM2_PCR_Extend the kernel sent\n"
-    "(one digest per bank) with a success response, flagged as synthetic time\n"
-    "(latency 0), and an 'ima' event row holding the entry as the ascii list\n"
-    "shows it. Templates: ima, ima-ng, ima-ngv2, ima-sig, ima-sigv2, ima-buf,\n"
-    "ima-modsig, evm-sig (binary only) and custom format strings. Byte order\n"
-    "(native or ima_canonical_fmt) is detected. Every template hash is checked\n"
-    "against its template data; mismatches are reported with entry and offset.\n"
-    "\n"
-    "  --db DB             database (created if missing)\n"
-    "  --name N            trace name (default: the file name)\n"
-    "  --kernel-rule RULE  what the kernel extended into each bank:\n"
-    "                        per-bank     Linux >= 5.8: H_bank(template data) (default)\n"
-    "                        padded-sha1  4.10-5.7: SHA-1 template hash, zero-padded\n"
-    "                        sha1-only    older: only the SHA-1 bank\n"
-    "                      violations extend 0xff (bank width for per-bank, else 20 bytes)\n"
-    "  --banks LIST        PCR banks of the TPM (default sha1,sha256)\n"
-    "  --format F          auto (default), binary or ascii\n"
-    "  --list-alg ALG      digest of the list (default: from a _sha256 style file name\n"
-    "                      suffix, else detected)\n"
-    "  --strict            a truncated last record or a template hash mismatch is an\n"
-    "                      error (exit 1, trace status 'incomplete')\n"
-    "  --quiet             no summary line\n"
-    "\n"
-    "Example:\n"
-    "  tpmtrace import ima /sys/kernel/security/ima/binary_runtime_measurements \\\n"
-    "      --db boot.db --kernel-rule per-bank --banks sha1,sha256\n"
-    "  tpmtrace pcrs boot.db --expect pcrs.yaml\n";
-
-const char import_tcglog_usage[] =
-    "usage: tpmtrace import tcglog FILE... --db DB [--name N] [--strict] [--quiet]\n"
-    "\n"
-    "Imports TCG firmware event logs (binary_bios_measurements), SHA-1 (TCG 1.2)\n"
-    "or crypto-agile (banks from the Spec ID Event03 header), one trace per FILE:\n"
-    "a TPM2_Startup(CLEAR) at the StartupLocality of the log (locality 0 if it\n"
-    "has none; 3 makes PCR 0 start at 00..03), then one TPM2_PCR_Extend per\n"
-    "measured event with all of its digests. EV_NO_ACTION events are not\n"
-    "extended. Every event is kept as a 'tcg' event row (type and description).\n"
-    "\n"
-    "  --db DB     database (created if missing)\n"
-    "  --name N    trace name (default: the file name)\n"
-    "  --strict    a truncated last event is an error (exit 1)\n"
-    "  --quiet     no summary line\n"
-    "\n"
-    "Example:\n"
-    "  tpmtrace import tcglog /sys/kernel/security/tpm0/binary_bios_measurements \\\n"
-    "      --db boot.db\n"
-    "  tpmtrace pcrs boot.db --trace 1 --expect <(tpm2_pcrread)\n";
-
 static void print_msg(void *ctx, int sev, const char *m)
 {
 	(void)ctx;
 	fprintf(stderr, "tpmtrace " SUB ": %s: %s\n", sev ? "error" : "warning", m);
 }
 
-static int help_or(int argc, char **argv, const char *usage)
+static void quiet_msg(void *ctx, int sev, const char *m)
 {
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(usage, stdout);
-			return 1;
-		}
-	return 0;
-}
-
-/* The options both importers take. */
-struct log_cli {
-	const char *db, *name;
-	int strict, quiet;
-};
-#define LOG_CLI_OPTIONS                                                                            \
-	{"db", required_argument, NULL, 'd'}, {"name", required_argument, NULL, 'n'},              \
-	    {"strict", no_argument, NULL, 's'},                                                    \
-	{                                                                                          \
-		"quiet", no_argument, NULL, 'q'                                                    \
-	}
-
-/* Takes --db, --name, --strict or --quiet: 1 if c was one of them. */
-static int log_cli_opt(int c, struct log_cli *o)
-{
-	switch (c) {
-	case 'd':
-		o->db = optarg;
-		return 1;
-	case 'n':
-		o->name = optarg;
-		return 1;
-	case 's':
-		o->strict = 1;
-		return 1;
-	case 'q':
-		o->quiet = 1;
-		return 1;
-	}
-	return 0;
-}
-
-/* After the options: 0, or EXIT_USAGE and why when --db or FILE is missing
- * (c: getopt's last answer, an unknown option when not -1). */
-static int log_cli_check(const struct log_cli *o, int c, int argc, const char *kind)
-{
-	if (c == -1 && o->db && optind < argc)
-		return 0;
-	if (c == -1)
-		fprintf(stderr, "tpmtrace import %s: %s\n", kind,
-			!o->db ? "--db is required" : "no FILE given");
-	fprintf(stderr, "Try 'tpmtrace import %s --help'.\n", kind);
-	return EXIT_USAGE;
-}
-
-/* One file's import failed: why, and the trace it left behind, if any. */
-static void log_cli_failed(const char *err, int64_t id)
-{
-	die(SUB, "%s", err);
-	if (id)
-		fprintf(stderr, "tpmtrace " SUB ": trace %lld kept as 'incomplete'\n",
-			(long long)id);
+	(void)ctx;
+	(void)sev;
+	(void)m;
 }
 
 static double now_s(void)
@@ -147,140 +38,205 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int import_ima_main(int argc, char **argv)
+long import_head(const char *file, void *buf, size_t cap, int *regular, char *err, size_t errlen)
 {
-	static const struct option opts[] = {
-	    LOG_CLI_OPTIONS,
-	    {"kernel-rule", required_argument, NULL, 'k'},
-	    {"banks", required_argument, NULL, 'b'},
-	    {"format", required_argument, NULL, 'f'},
-	    {"list-alg", required_argument, NULL, 'a'},
-	    {NULL, 0, NULL, 0},
-	};
-	struct ima_import_cfg cfg = {.msg = print_msg};
-	struct log_cli o = {0};
-	char err[512];
-	int c, rc = 0;
-
-	if (help_or(argc, argv, import_ima_usage))
+	struct stat st;
+	*regular = 0;
+	/* O_NONBLOCK: opening a FIFO without a writer must not hang here. */
+	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", file, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st)) {
+		snprintf(err, errlen, "%s: %s", file, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: is a directory", file);
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
 		return 0;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (log_cli_opt(c, &o))
-			continue;
-		switch (c) {
-		case 'k':
-			if (ima_rule_parse(optarg, &cfg.opts.rule))
-				return die(SUB,
-					   "unknown --kernel-rule '%s' (per-bank, padded-sha1, "
-					   "sha1-only)",
-					   optarg);
-			break;
-		case 'b': {
-			int n = pcr_alg_parse_list(optarg, cfg.opts.banks, PCR_MAX_BANKS, err,
-						   sizeof err);
-			if (n < 0)
-				return die(SUB, "--banks: %s", err);
-			cfg.opts.n_banks = (unsigned)n;
-			break;
-		}
-		case 'f':
-			if (!strcmp(optarg, "auto"))
-				cfg.opts.format = IMA_FMT_AUTO;
-			else if (!strcmp(optarg, "binary"))
-				cfg.opts.format = IMA_FMT_BINARY;
-			else if (!strcmp(optarg, "ascii"))
-				cfg.opts.format = IMA_FMT_ASCII;
-			else
-				return die(SUB, "unknown --format '%s' (auto, binary, ascii)",
-					   optarg);
-			break;
-		case 'a': {
-			const struct pcr_alg *a = pcr_alg_by_name(optarg);
-			if (!a)
-				return die(SUB, "unknown --list-alg '%s'", optarg);
-			cfg.opts.list_alg = a->alg;
-			break;
-		}
-		default:
-			return log_cli_check(&o, c, argc, "ima");
-		}
 	}
-	if (log_cli_check(&o, c, argc, "ima"))
-		return EXIT_USAGE;
-	cfg.db_path = o.db;
-	cfg.name = o.name;
-	cfg.strict = o.strict;
-	for (int i = optind; i < argc; i++) {
+	*regular = 1;
+	size_t got = 0;
+	while (got < cap) {
+		ssize_t n = read(fd, (char *)buf + got, cap - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(err, errlen, "%s: %s", file, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	return (long)got;
+}
+
+/* ---- IMA ---- */
+
+static int stop_at_first(void *ctx, const struct ima_entry *e)
+{
+	(void)ctx;
+	(void)e;
+	return 1;
+}
+
+int import_ima_sniff(const char *file, const struct import_opts *o, char *err, size_t errlen)
+{
+	/* A list's first entry (boot_aggregate) is small; 1 MiB holds it. */
+	size_t cap = 1 << 20;
+	uint8_t *b = malloc(cap);
+	int regular;
+	char why[400];
+	if (!b) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	long n = import_head(file, b, cap, &regular, err, errlen);
+	int rc = 0;
+	if (n < 0) {
+		rc = -EIO;
+	} else if (regular && n == 0) {
+		snprintf(err, errlen, "%s: empty file, not an IMA measurement list", file);
+		rc = -EINVAL;
+	} else if (regular) {
+		struct ima_opts io = o->ima;
 		struct ima_result res;
-		int64_t id = 0;
-		double t0 = now_s();
-		if (ima_import_file(argv[i], &cfg, &id, &res, err, sizeof err)) {
-			log_cli_failed(err, id);
-			rc = 1;
-			continue;
-		}
-		if (!o.quiet) {
-			const struct pcr_alg *la = pcr_alg_by_id(res.list_alg);
-			printf("%s: trace %lld: %llu entries (%llu violations, %llu template hash "
-			       "mismatches%s), %s list%s, %s digests, kernel rule %s, %.2f s\n",
-			       argv[i], (long long)id, (unsigned long long)res.entries,
-			       (unsigned long long)res.violations,
-			       (unsigned long long)res.mismatches,
-			       res.tail.truncated ? ", truncated last record ignored" : "",
-			       res.ascii ? "ascii" : "binary",
-			       res.ascii	? ""
-			       : res.big_endian ? " big-endian"
-						: " little-endian",
-			       la ? la->name : "?", ima_rule_str(cfg.opts.rule), now_s() - t0);
+		io.label = file;
+		memset(&res, 0, sizeof res);
+		int prc = ima_parse_mem(b, (size_t)n, &io, stop_at_first, quiet_msg, NULL, &res,
+					why, sizeof why);
+		if (prc != 1) {
+			if (prc == 0)
+				snprintf(why, sizeof why,
+					 "no complete entry in its first %ld bytes", n);
+			snprintf(err, errlen, "%s: not an IMA measurement list (%s)", file, why);
+			rc = -EINVAL;
 		}
 	}
+	free(b);
 	return rc;
 }
 
-int import_tcglog_main(int argc, char **argv)
+int import_ima_file(const char *file, const struct import_opts *o, struct import_log_result *r,
+		    char *err, size_t errlen)
 {
-	static const struct option opts[] = {LOG_CLI_OPTIONS, {NULL, 0, NULL, 0}};
-	struct tcg_import_cfg cfg = {.msg = print_msg};
-	struct log_cli o = {0};
-	char err[512];
-	int c, rc = 0;
+	struct ima_import_cfg cfg = {.msg = print_msg};
+	struct ima_result res;
+	double t0 = now_s();
+	cfg.opts = o->ima;
+	cfg.db_path = o->db;
+	cfg.name = o->name;
+	cfg.strict = o->strict;
+	int rc = ima_import_file(file, &cfg, &r->trace_id, &res, err, errlen);
+	snprintf(r->status, sizeof r->status, "%s", rc ? "incomplete" : "complete");
+	if (rc)
+		return rc;
+	const struct pcr_alg *la = pcr_alg_by_id(res.list_alg);
+	snprintf(r->text, sizeof r->text,
+		 "%s: trace %lld: %llu entries (%llu violations, %llu template hash "
+		 "mismatches%s), %s list%s, %s digests, kernel rule %s, %.2f s",
+		 file, (long long)r->trace_id, (unsigned long long)res.entries,
+		 (unsigned long long)res.violations, (unsigned long long)res.mismatches,
+		 res.tail.truncated ? ", truncated last record ignored" : "",
+		 res.ascii ? "ascii" : "binary",
+		 res.ascii	  ? ""
+		 : res.big_endian ? " big-endian"
+				  : " little-endian",
+		 la ? la->name : "?", ima_rule_str(cfg.opts.rule), now_s() - t0);
+	snprintf(r->json, sizeof r->json,
+		 ", \"entries\": %llu, \"violations\": %llu, \"mismatches\": %llu, "
+		 "\"truncated\": %s, \"format\": \"%s\", \"list_alg\": \"%s\", "
+		 "\"kernel_rule\": \"%s\"",
+		 (unsigned long long)res.entries, (unsigned long long)res.violations,
+		 (unsigned long long)res.mismatches, res.tail.truncated ? "true" : "false",
+		 res.ascii	  ? "ascii"
+		 : res.big_endian ? "binary-big-endian"
+				  : "binary",
+		 la ? la->name : "?", ima_rule_str(cfg.opts.rule));
+	return 0;
+}
 
-	if (help_or(argc, argv, import_tcglog_usage))
+/* ---- TCG ---- */
+
+int import_tcglog_sniff(const char *file, const struct import_opts *o, char *err, size_t errlen)
+{
+	/* The first event, TCG_PCR_EVENT (PFP 10.2.1): PCR, type, SHA-1
+	 * digest, event size, event data; in a crypto-agile log its data is the
+	 * Spec ID Event03 (PFP 9.4.5.1). */
+	uint8_t b[4096];
+	int regular;
+	(void)o;
+	long n = import_head(file, b, sizeof b, &regular, err, errlen);
+	if (n < 0)
+		return -EIO;
+	if (!regular)
 		return 0;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
-		if (!log_cli_opt(c, &o))
-			return log_cli_check(&o, c, argc, "tcglog");
-	if (log_cli_check(&o, c, argc, "tcglog"))
-		return EXIT_USAGE;
-	cfg.db_path = o.db;
-	cfg.name = o.name;
-	cfg.strict = o.strict;
-	for (int i = optind; i < argc; i++) {
-		struct tcg_result res;
-		int64_t id = 0;
-		if (tcg_import_file(argv[i], &cfg, &id, &res, err, sizeof err)) {
-			log_cli_failed(err, id);
-			rc = 1;
-			continue;
-		}
-		if (!o.quiet) {
-			char banks[128] = "sha1";
-			size_t k = 0;
-			for (unsigned b = 0; b < res.n_algs && k < sizeof banks - 16; b++) {
-				const struct pcr_alg *a = pcr_alg_by_id(res.algs[b]);
-				k += (size_t)snprintf(banks + k, sizeof banks - k, "%s%s",
-						      b ? "," : "", a ? a->name : "?");
-			}
-			printf("%s: trace %lld: %llu events, %llu extends, %s format, banks %s, "
-			       "startup locality %d%s\n",
-			       argv[i], (long long)id, (unsigned long long)res.events,
-			       (unsigned long long)res.extends,
-			       res.crypto_agile ? "crypto-agile" : "SHA-1", banks,
-			       res.startup_locality < 0 ? 0 : res.startup_locality,
-			       res.tail.truncated ? ", truncated last event ignored" : "");
-		}
+	if (n == 0) {
+		snprintf(err, errlen, "%s: empty file, not a TCG event log", file);
+		return -EINVAL;
 	}
-	return rc;
+	if (n >= 32) {
+		uint32_t pcr = get_u32_bo(b, 0), type = get_u32_bo(b + 4, 0),
+			 size = get_u32_bo(b + 28, 0);
+		if (type == EV_NO_ACTION && n >= 32 + 15 && size >= 16 &&
+		    !memcmp(b + 32, "Spec ID Event", 13))
+			return 0;
+		/* A SHA-1 log of TCG 1.2 has no header: its first event
+		 * must at least look like one. */
+		if (pcr < 24 && tcg_event_type_str(type) && size <= 1u << 20)
+			return 0;
+		snprintf(err, errlen,
+			 "%s: not a TCG event log (no Spec ID Event03 header, and no SHA-1 log "
+			 "event at offset 0: PCR %u, type 0x%08x)",
+			 file, pcr, type);
+		return -EINVAL;
+	}
+	snprintf(err, errlen, "%s: not a TCG event log (no Spec ID Event03 header; %ld bytes)",
+		 file, n);
+	return -EINVAL;
+}
+
+int import_tcglog_file(const char *file, const struct import_opts *o, struct import_log_result *r,
+		       char *err, size_t errlen)
+{
+	struct tcg_import_cfg cfg = {.msg = print_msg};
+	struct tcg_result res;
+	cfg.db_path = o->db;
+	cfg.name = o->name;
+	cfg.strict = o->strict;
+	int rc = tcg_import_file(file, &cfg, &r->trace_id, &res, err, errlen);
+	snprintf(r->status, sizeof r->status, "%s", rc ? "incomplete" : "complete");
+	if (rc)
+		return rc;
+	char banks[128] = "sha1";
+	size_t k = 0;
+	for (unsigned b = 0; b < res.n_algs && k < sizeof banks - 16; b++) {
+		const struct pcr_alg *a = pcr_alg_by_id(res.algs[b]);
+		k += (size_t)snprintf(banks + k, sizeof banks - k, "%s%s", b ? "," : "",
+				      a ? a->name : "?");
+	}
+	snprintf(r->text, sizeof r->text,
+		 "%s: trace %lld: %llu events, %llu extends, %s format, banks %s, "
+		 "startup locality %d%s",
+		 file, (long long)r->trace_id, (unsigned long long)res.events,
+		 (unsigned long long)res.extends, res.crypto_agile ? "crypto-agile" : "SHA-1",
+		 banks, res.startup_locality < 0 ? 0 : res.startup_locality,
+		 res.tail.truncated ? ", truncated last event ignored" : "");
+	snprintf(r->json, sizeof r->json,
+		 ", \"events\": %llu, \"extends\": %llu, \"truncated\": %s, \"format\": \"%s\", "
+		 "\"banks\": \"%s\", \"startup_locality\": %d",
+		 (unsigned long long)res.events, (unsigned long long)res.extends,
+		 res.tail.truncated ? "true" : "false", res.crypto_agile ? "crypto-agile" : "sha1",
+		 banks, res.startup_locality < 0 ? 0 : res.startup_locality);
+	return 0;
 }

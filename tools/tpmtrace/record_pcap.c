@@ -1,10 +1,9 @@
 /* tpmtrace record --pcap-live IFACE: TPM traffic on TCP captured live with
  * libpcap and decoded packet by packet exactly as `import pcap` decodes a
  * file (recorder/pcap_import.h), into a trace of kind 'record'. */
-#include "record_pcap.h"
+#include "record.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <pcap/pcap.h>
 #include <poll.h>
@@ -109,34 +108,11 @@ static void drain(struct live *l)
 	}
 }
 
-static const char live_usage[] =
-    "usage: tpmtrace record --pcap-live IFACE [--port N] [--mssim] [--db FILE]\n"
-    "                       [--payloads none|redacted|full] [--name NAME] [--quiet]\n"
-    "                       [-- COMMAND ARGS...]\n"
-    "\n"
-    "Captures TPM 2.0 traffic on TCP port N (default 2321) of interface IFACE with\n"
-    "libpcap, e.g. between a TSS and a networked simulator or swtpm on loopback,\n"
-    "and decodes it as 'tpmtrace import pcap' does (reassembly per connection, raw\n"
-    "or MS simulator framing, responses matched to commands; each connection is a\n"
-    "client). Needs CAP_NET_RAW. Times are capture times mapped onto the\n"
-    "monotonic clock; latency = response packet time - command packet time.\n"
-    "With --mssim, port N+1 is captured as the MS simulator's platform port\n"
-    "(its codes become events); swtpm's control port speaks another protocol\n"
-    "and is not captured.\n"
-    "\n"
-    "With -- COMMAND, runs COMMAND (it must reach the TPM itself, e.g. with\n"
-    "TPM2TOOLS_TCTI=swtpm:host=127.0.0.1,port=N), stops when it exits and returns\n"
-    "its exit status; otherwise captures until SIGINT or SIGTERM.\n"
-    "\n"
-    "Example:\n"
-    "  tpmtrace record --pcap-live lo --port 2321 --db lo.db -- \\\n"
-    "      sh -c 'TPM2TOOLS_TCTI=swtpm:host=127.0.0.1,port=2321 tpm2_getrandom 8'\n";
-
-int record_pcap_live(int argc, char **argv)
+int record_pcap_live(const struct record_args *a)
 {
-	const char *iface = NULL, *db_path = "tpmtrace.db", *name = NULL;
-	unsigned port = PCAP_IMPORT_DEFAULT_PORT;
-	int payloads = PAYLOADS_REDACTED, quiet = 0, mssim = 0, ret = 1, sfd = -1;
+	const char *iface = a->iface, *db_path = a->db_path, *name = a->name;
+	unsigned port = a->port ? a->port : PCAP_IMPORT_DEFAULT_PORT;
+	int payloads = a->payloads, quiet = a->quiet, mssim = a->mssim, ret = 1, sfd = -1;
 	char err[512], ebuf[PCAP_ERRBUF_SIZE], source[128], filter[96];
 	struct live l;
 	struct writer *w = NULL;
@@ -147,77 +123,11 @@ int record_pcap_live(int argc, char **argv)
 	sigset_t mask, oldmask;
 	int64_t trace_id = 0;
 	sqlite3 *db = NULL;
+	char **command = a->command;
 
 	memset(&l, 0, sizeof l);
-	enum { O_LIVE = 1, O_PORT, O_DB, O_PAYLOADS, O_NAME, O_QUIET, O_MSSIM, O_HELP };
-	static const struct option opts[] = {{"pcap-live", required_argument, 0, O_LIVE},
-					     {"port", required_argument, 0, O_PORT},
-					     {"db", required_argument, 0, O_DB},
-					     {"payloads", required_argument, 0, O_PAYLOADS},
-					     {"name", required_argument, 0, O_NAME},
-					     {"quiet", no_argument, 0, O_QUIET},
-					     {"mssim", no_argument, 0, O_MSSIM},
-					     {"help", no_argument, 0, O_HELP},
-					     {0, 0, 0, 0}};
-	int o;
-	optind = 1;
-	while ((o = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (o) {
-		case O_LIVE:
-			iface = optarg;
-			break;
-		case O_PORT: {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (*end || !v || v > 65534) {
-				fprintf(stderr,
-					"tpmtrace record: --port %s: not a TCP port below "
-					"65535\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			port = (unsigned)v;
-			break;
-		}
-		case O_DB:
-			db_path = optarg;
-			break;
-		case O_PAYLOADS:
-			payloads = payload_mode_parse(optarg);
-			if (payloads < 0) {
-				fprintf(stderr,
-					"tpmtrace record: --payloads takes none, redacted or "
-					"full\n");
-				return EXIT_USAGE;
-			}
-			break;
-		case O_NAME:
-			name = optarg;
-			break;
-		case O_QUIET:
-			quiet = 1;
-			break;
-		case O_MSSIM:
-			mssim = 1;
-			break;
-		case 'h':
-		case O_HELP:
-			fputs(live_usage, stdout);
-			return 0;
-		default:
-			fprintf(stderr, "tpmtrace record: option not valid with --pcap-live\n%s",
-				live_usage);
-			return EXIT_USAGE;
-		}
-	}
-	char **command = optind < argc ? argv + optind : NULL;
-	if (command && strcmp(argv[optind - 1], "--") != 0) {
-		fprintf(stderr,
-			"tpmtrace record: unexpected argument '%s' (a command to run goes "
-			"after --)\n",
-			argv[optind]);
-		return EXIT_USAGE;
-	}
+	if (cli_db_for_create(SUB, db_path))
+		return 1;
 
 	/* Signals arrive through a signalfd; blocked before the writer thread
 	 * starts, which would otherwise take (and drop) SIGCHLD. */

@@ -1,7 +1,6 @@
 /* tpmtrace record --qemu-ctrl: stand between QEMU's -tpmdev emulator and
  * swtpm and record the whole VM's TPM traffic (recorder/qemu_interposer.h). */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,9 +10,9 @@
 
 #include "cli.h"
 #include "db/db.h"
+#include "common.h"
+#include "record.h"
 #include "record_qemu.h"
-
-const char record_qemu_usage[] = RECORD_QEMU_USAGE;
 
 int qemu_session_start(struct qemu_session *s, const struct qemu_record_opts *o, const char *sub)
 {
@@ -99,69 +98,34 @@ static int stop_on_signal(void *arg)
 	return 0;
 }
 
-int record_qemu_main(int argc, char **argv)
+int record_qemu_main(const struct record_args *a)
 {
-	struct qemu_record_opts o = {.db_path = "tpmtrace.db", .payloads = PAYLOADS_REDACTED};
-	int quiet = 0, ret = 1;
-	enum { Q_CTRL = 1, Q_SWCTRL, Q_SPAWN, Q_STATE, Q_DB, Q_PAYLOADS, Q_NAME, Q_QUIET };
-	static const struct option opts[] = {{"qemu-ctrl", required_argument, 0, Q_CTRL},
-					     {"swtpm-ctrl", required_argument, 0, Q_SWCTRL},
-					     {"spawn-swtpm", no_argument, 0, Q_SPAWN},
-					     {"swtpm-state", required_argument, 0, Q_STATE},
-					     {"db", required_argument, 0, Q_DB},
-					     {"payloads", required_argument, 0, Q_PAYLOADS},
-					     {"name", required_argument, 0, Q_NAME},
-					     {"quiet", no_argument, 0, Q_QUIET},
-					     {0, 0, 0, 0}};
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
-		switch (c) {
-		case Q_CTRL:
-			o.qemu_ctrl = optarg;
-			break;
-		case Q_SWCTRL:
-			o.swtpm_ctrl = optarg;
-			break;
-		case Q_SPAWN:
-			o.spawn = 1;
-			break;
-		case Q_STATE:
-			o.swtpm_state = optarg;
-			break;
-		case Q_DB:
-			o.db_path = optarg;
-			break;
-		case Q_PAYLOADS:
-			o.payloads = payload_mode_parse(optarg);
-			if (o.payloads < 0) {
-				die("record", "--payloads takes none, redacted or full");
-				return EXIT_USAGE;
-			}
-			break;
-		case Q_NAME:
-			o.name = optarg;
-			break;
-		case Q_QUIET:
-			quiet = 1;
-			break;
-		default:
-			fprintf(stderr, "%s", record_qemu_usage);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		die("record", "unexpected argument '%s' in --qemu-ctrl mode", argv[optind]);
-		return EXIT_USAGE;
-	}
+	struct qemu_record_opts o = {.db_path = a->db_path,
+				     .payloads = a->payloads,
+				     .name = a->name,
+				     .qemu_ctrl = a->qemu_ctrl,
+				     .swtpm_ctrl = a->swtpm_ctrl,
+				     .swtpm_state = a->state,
+				     .spawn = a->spawn};
+	int quiet = a->quiet, ret = 1;
 	if (o.spawn == !!o.swtpm_ctrl) {
-		die("record", "--qemu-ctrl needs exactly one of --swtpm-ctrl and --spawn-swtpm");
+		fprintf(stderr,
+			"tpmtrace record: --qemu-ctrl needs exactly one of --swtpm-ctrl and "
+			"--spawn-swtpm\nTry 'tpmtrace record --help'.\n");
 		return EXIT_USAGE;
 	}
 	if (o.swtpm_state && !o.spawn) {
-		die("record", "--swtpm-state goes with --spawn-swtpm");
+		fprintf(stderr, "tpmtrace record: --swtpm-state goes with --spawn-swtpm\nTry "
+				"'tpmtrace record --help'.\n");
 		return EXIT_USAGE;
 	}
+	if (a->command) {
+		fprintf(stderr, "tpmtrace record: -- COMMAND does not go with --qemu-ctrl\nTry "
+				"'tpmtrace record --help'.\n");
+		return EXIT_USAGE;
+	}
+	if (cli_db_for_create("record", o.db_path))
+		return 1;
 
 	sigset_t mask;
 	sigemptyset(&mask);
