@@ -178,23 +178,32 @@ int endpoint_listen(const struct endpoint *ep, int *out, char *err, size_t errle
 	char name[200];
 	*out = -1;
 	if (ep->is_unix) {
+		/* The socket is bound under a temporary name, made 0600 (it is
+		 * the TPM: only its owner may use it by default) and listening
+		 * before it is renamed into place, so that a client that sees
+		 * the path can connect at once and nobody else can. */
 		struct sockaddr_un sa = {.sun_family = AF_UNIX};
 		struct stat st;
-		strcpy(sa.sun_path, ep->path);
+		int tmp = snprintf(sa.sun_path, sizeof sa.sun_path, "%s.%d~", ep->path,
+				   (int)getpid()) < (int)sizeof sa.sun_path;
+		if (!tmp)
+			strcpy(sa.sun_path, ep->path);
 		if (lstat(ep->path, &st) == 0 && S_ISSOCK(st.st_mode))
 			unlink(ep->path);
+		unlink(sa.sun_path);
 		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-		if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
-		    listen(fd, 64) < 0) {
+		int bound = fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
+		if (!bound || chmod(sa.sun_path, 0600) < 0 || listen(fd, 64) < 0 ||
+		    (tmp && rename(sa.sun_path, ep->path) < 0)) {
 			int e = errno;
 			snprintf(err, errlen, "cannot listen on %s: %s",
 				 endpoint_str(ep, name, sizeof name), strerror(e));
+			if (bound)
+				unlink(sa.sun_path);
 			if (fd >= 0)
 				close(fd);
 			return -e;
 		}
-		/* The socket is the TPM: only its owner may use it by default. */
-		chmod(ep->path, 0600);
 		*out = fd;
 		return 0;
 	}
