@@ -17,6 +17,7 @@ static const char *const mal_text[TPM_MAL_COUNT] = {
     [TPM_MAL_AUTH] = "sessions do not fill the authorization area",
     [TPM_MAL_TOO_MANY_SESSIONS] = "more than 3 sessions",
     [TPM_MAL_PARAM_SIZE] = "parameter size past the end",
+    [TPM_MAL_SIZE_BELOW_HEADER] = "size field smaller than the 10-byte header",
 };
 
 const char *tpm_malformed_str(int reason)

@@ -39,7 +39,8 @@ enum tpm_malformed {
 	TPM_MAL_AUTH_SIZE,    /* authorization size runs past the end */
 	TPM_MAL_AUTH,	      /* sessions do not fill the authorization area */
 	TPM_MAL_TOO_MANY_SESSIONS,
-	TPM_MAL_PARAM_SIZE, /* response parameterSize runs past the end */
+	TPM_MAL_PARAM_SIZE,	   /* response parameterSize runs past the end */
+	TPM_MAL_SIZE_BELOW_HEADER, /* size field below the 10-byte header (framing) */
 	TPM_MAL_COUNT
 };
 

@@ -16,7 +16,7 @@
 
 #define MAX_LISTEN		8
 #define MAX_CONN		1024
-#define IN_CAP			(TPM_MAX_MESSAGE + 64)
+#define IN_CAP			(FRAME_MAX_MESSAGE + 64)
 #define CLIENT_WRITE_TIMEOUT_MS 2000
 
 struct conn {
@@ -168,8 +168,19 @@ static int data_messages(struct proxy *p, struct conn *c, int eof)
 		case FRAME_MALFORMED:
 			/* Cannot be framed: record what arrived, close. */
 			recorder_malformed(p->rec, c->client, f.locality, c->in + f.off, f.len,
-					   f.reason);
+					   f.reason, f.declared);
 			return -1;
+		case FRAME_REFUSE: {
+			/* Never reaches the TPM: the client gets a TPM error. */
+			uint8_t err[TPM_HEADER_SIZE];
+			int wrc = reply(c, err, tpm_error_response(err, f.rc));
+			recorder_malformed(p->rec, c->client, f.locality, c->in + f.off, f.len,
+					   f.reason, f.declared);
+			if (wrc || !f.consume)
+				return -1;
+			consume(c, f.consume);
+			continue;
+		}
 		case FRAME_SESSION_END:
 			recorder_event(p->rec, "mssim", "SESSION_END", c->client);
 			return -1;
