@@ -30,6 +30,7 @@ static const char usage[] =
     "                       [--swtpm-state DIR] [--timeout MS] [--queue-size N] [--quiet]\n"
     "                       [--forward-only] [--emulate PROFILE [--emulate-seed N]]\n"
     "                       [--mode OCTAL] [--group GROUP]\n"
+    "                       [--idle-timeout SECONDS] [--max-per-peer N]\n"
     "                       [-- COMMAND ARGS...]\n"
     "       tpmtrace record --pcap-live IFACE [--port N] [--mssim] [--db FILE]\n"
     "                       [--payloads MODE] [--name NAME] [--quiet] [-- COMMAND ARGS...]\n"
@@ -88,6 +89,15 @@ static const char usage[] =
     "                       redacted); e.g. 0640 with --group to let a group read it.\n"
     "                       Only read/write bits; never world-writable\n"
     "  --group GROUP        group (name or number) that owns the database files\n"
+    "  --idle-timeout SECONDS\n"
+    "                       close a client connection silent this long (default\n"
+    "                       300; 0: never). The clock restarts when a client gets\n"
+    "                       its answer, so a long TPM command is not idleness\n"
+    "  --max-per-peer N     connections one peer (TCP address, or uid on a unix\n"
+    "                       socket) may hold (default 256). At this limit, and at\n"
+    "                       the limit of all connections (1024, fewer if the file\n"
+    "                       descriptor limit is lower), the oldest idle connection\n"
+    "                       is closed for the new one; every such close is an event\n"
     "  -h, --help           this text\n"
     "\n"
     "Examples:\n"
@@ -165,6 +175,8 @@ static int run(int argc, char **argv)
 	char emdetail[400] = "";
 	long file_mode = -1;
 	gid_t file_gid = (gid_t)-1;
+	double idle_s = PROXY_IDLE_TIMEOUT_MS / 1000.0;
+	unsigned long per_peer = PROXY_MAX_PER_PEER;
 	int64_t trace_id = 0;
 	char err[512], sockdir[64] = "", default_listen[128];
 	struct swtpm_child sw = {0};
@@ -193,7 +205,9 @@ static int run(int argc, char **argv)
 		O_EMU,
 		O_SEED,
 		O_MODE,
-		O_GROUP
+		O_GROUP,
+		O_IDLE,
+		O_PER_PEER
 	};
 	static const struct option opts[] = {{"db", required_argument, 0, O_DB},
 					     {"spawn-swtpm", no_argument, 0, O_SPAWN},
@@ -211,6 +225,8 @@ static int run(int argc, char **argv)
 					     {"emulate-seed", required_argument, 0, O_SEED},
 					     {"mode", required_argument, 0, O_MODE},
 					     {"group", required_argument, 0, O_GROUP},
+					     {"idle-timeout", required_argument, 0, O_IDLE},
+					     {"max-per-peer", required_argument, 0, O_PER_PEER},
 					     {0, 0, 0, 0}};
 	/* Between QEMU and swtpm: a mode of its own (record_qemu.c). */
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
@@ -307,6 +323,28 @@ static int run(int argc, char **argv)
 			else
 				return usage_error(&subcmd_record, "--group: no group '%s'",
 						   optarg);
+			break;
+		}
+		case O_IDLE: {
+			char *end;
+			idle_s = strtod(optarg, &end);
+			if (*end || end == optarg || !(idle_s >= 0) || idle_s > 86400 * 30)
+				return usage_error(&subcmd_record,
+						   "--idle-timeout takes seconds up to 30 days (0: "
+						   "never), not '%s'",
+						   optarg);
+			break;
+		}
+		case O_PER_PEER: {
+			char *end;
+			per_peer = strtoul(optarg, &end, 10);
+			if (*end || end == optarg || optarg[0] == '-' || !per_peer ||
+			    per_peer > PROXY_MAX_CONN)
+				return usage_error(
+				    &subcmd_record,
+				    "--max-per-peer takes a number from 1 to %u, not "
+				    "'%s'",
+				    PROXY_MAX_CONN, optarg);
 			break;
 		}
 		case O_QUEUE:
@@ -423,6 +461,9 @@ static int run(int argc, char **argv)
 		die("record", "out of memory");
 		goto out;
 	}
+	/* A timeout below 1 ms would be none at all: round it up. */
+	proxy_set_limits(px, idle_s > 0 && idle_s < 0.001 ? 1 : (unsigned)(idle_s * 1000 + 0.5),
+			 (unsigned)per_peer);
 	if (!n_listen) {
 		if (command) {
 			snprintf(sockdir, sizeof sockdir, "%s/tpmtrace-XXXXXX",
