@@ -1240,6 +1240,8 @@ static int unredact(struct rp *x, uint8_t *p, size_t *plen, size_t cap)
 	case TPM_CC_RSA_Encrypt:
 	case TPM_CC_EncryptDecrypt2:
 	case TPM_CC_ECC_Encrypt:
+	case TPM_CC_MakeCredential:
+	case TPM_CC_StirRandom:
 		/* Data, not a key: zeros of the same size cost the TPM the same. */
 		note(x, REPLAY_SUBSTITUTED, cc,
 		     "%s: data redacted when recording; %zu zero bytes of the same size sent",
