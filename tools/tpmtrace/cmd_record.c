@@ -424,7 +424,10 @@ static int run(int argc, char **argv)
 	tr->timeout_ms = (int)timeout_ms;
 
 	if (!forward_only) {
-		rc = db_open(db_path, DB_CREATE, &db, err, sizeof err);
+		/* Created (or adopted) at the mode asked for, not widened after. */
+		rc = file_mode >= 0 ? db_open_perm(db_path, DB_CREATE, (unsigned)file_mode, &db,
+						   err, sizeof err)
+				    : db_open(db_path, DB_CREATE, &db, err, sizeof err);
 		if (rc) {
 			die("record", "%s", err);
 			goto out;
