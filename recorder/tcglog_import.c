@@ -273,6 +273,11 @@ int tcg_parse(struct log_rd *rd, const char *label, tcg_event_fn cb, tcg_msg_fn 
 	for (uint64_t index = 0;; index++) {
 		size_t avail, need;
 		uint64_t off = log_rd_offset(rd);
+		if (index >= TCG_MAX_EVENTS)
+			return fail(&ps, index, off,
+				    "more than %u events: not a firmware event log this importer "
+				    "takes",
+				    TCG_MAX_EVENTS);
 		const uint8_t *p = log_rd_peek(rd, 8, &avail);
 		struct wire_rd r;
 		if (!p) {
@@ -392,7 +397,7 @@ int tcg_parse(struct log_rd *rd, const char *label, tcg_event_fn cb, tcg_msg_fn 
 		return truncated(&ps, index, off, avail, need);
 	}
 	if (rd->io_err) {
-		snprintf(err, errlen, "%s: read error: %s", ps.label, strerror(rd->io_err));
+		log_rd_error(rd, ps.label, err, errlen);
 		return -rd->io_err;
 	}
 	if (rd->too_big)
@@ -461,7 +466,7 @@ int tcg_import_file(const char *path, const struct tcg_import_cfg *cfg, int64_t 
 		res = &r0;
 	memset(res, 0, sizeof(*res));
 	int rc = log_import_begin(&ic.sink, &rd, cfg->db_path, cfg->name, "tcglog", path,
-				  "TCG firmware event log", err, errlen);
+				  cfg->follow, "TCG firmware event log", err, errlen);
 	if (rc)
 		return rc;
 	*trace_id = ic.sink.trace_id;

@@ -50,10 +50,14 @@ int tcg_parse(struct log_rd *rd, const char *label, tcg_event_fn cb, tcg_msg_fn 
 int tcg_parse_mem(const uint8_t *p, size_t len, const char *label, tcg_event_fn cb, tcg_msg_fn msg,
 		  void *ctx, struct tcg_result *res, char *err, size_t errlen);
 
+/* A sanity bound: firmware logs hold hundreds of events, a few thousand. */
+#define TCG_MAX_EVENTS 1000000u
+
 struct tcg_import_cfg {
 	const char *db_path;
 	const char *name;
 	int strict;
+	int follow; /* read a FIFO or character device (log_rd_open_file) */
 	tcg_msg_fn msg;
 	void *msg_ctx;
 };

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <libgen.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -277,7 +278,9 @@ static int import_pcap(struct import_sink *s, const char *file, const struct imp
 		       char *err, size_t errlen)
 {
 	static const struct pcap_import_ops ops = {pcap_on_client, pcap_on_command, pcap_on_event};
-	struct pcap_import_cfg cfg = {.tpm_port = (uint16_t)o->port};
+	struct pcap_import_cfg cfg = {.tpm_port = (uint16_t)o->port,
+				      .follow = o->follow,
+				      .idle_gap_ns = (uint64_t)(o->idle_gap_s * 1e9)};
 	struct pcap_import_stats st;
 	struct progress pg;
 	/* A bar only for files that take a while (about 1 s and more). */
@@ -352,10 +355,9 @@ static int import_swtpm_log(struct import_sink *s, const char *file, const struc
 	static const struct swlog_ops ops = {swlog_on_command, swlog_on_event},
 				      check = {NULL, NULL};
 	struct swlog_stats st;
-	(void)o;
 	const void *m;
 	size_t len;
-	int rc = log_map_file(file, &m, &len, err, errlen);
+	int rc = log_map_file(file, o->follow, &m, &len, NULL, err, errlen);
 	if (rc)
 		return rc;
 	/* A first pass finds bad input before any row is written, so a file that
@@ -424,8 +426,7 @@ static int import_ftrace(struct import_sink *s, const char *file, const struct i
 	struct ftrace_stats st;
 	const void *m;
 	size_t len;
-	(void)o;
-	int rc = log_map_file(file, &m, &len, err, errlen);
+	int rc = log_map_file(file, o->follow, &m, &len, NULL, err, errlen);
 	if (rc)
 		return rc;
 	/* Checked whole first, as for the other kinds: bad input leaves no trace. */
@@ -528,7 +529,7 @@ static const char *first_word(int argc, char **argv)
 		if (!strcmp(argv[i], "--db") || !strcmp(argv[i], "--name") ||
 		    !strcmp(argv[i], "--port") || !strcmp(argv[i], "--kernel-rule") ||
 		    !strcmp(argv[i], "--banks") || !strcmp(argv[i], "--format") ||
-		    !strcmp(argv[i], "--list-alg")) {
+		    !strcmp(argv[i], "--list-alg") || !strcmp(argv[i], "--idle-gap")) {
 			i++;
 			continue;
 		}
@@ -538,9 +539,28 @@ static const char *first_word(int argc, char **argv)
 	return "";
 }
 
+/* Ctrl-C, SIGTERM, SIGHUP: the importer stops at its next step and its
+ * trace is closed 'incomplete' like any failed import, never left
+ * 'recording'. (No SA_RESTART: a read waiting on a FIFO returns.) */
+static void on_stop(int sig)
+{
+	(void)sig;
+	log_stop_requested = 1;
+}
+
+void import_catch_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_stop};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 static int run_import(int argc, char **argv)
 {
 	const char *kind = first_word(argc, argv);
+	import_catch_signals();
 	if (!strcmp(kind, "ima") || !strcmp(kind, "tcglog")) {
 		/* Hand over with KIND as argv[0], removed from the rest. */
 		char **av = calloc((size_t)argc, sizeof(char *));
@@ -560,6 +580,8 @@ static int run_import(int argc, char **argv)
 	    {"name", required_argument, NULL, 'n'},
 	    {"port", required_argument, NULL, 'p'},
 	    {"json", no_argument, NULL, 'j'},
+	    {"follow", no_argument, NULL, 'f'},
+	    {"idle-gap", required_argument, NULL, 'g'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct import_opts o = {.port = PCAP_IMPORT_DEFAULT_PORT};
@@ -570,7 +592,7 @@ static int run_import(int argc, char **argv)
 
 	/* GNU getopt permutes: options may follow the operands. */
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:n:p:j", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:n:p:jfg:", lo, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			o.db = optarg;
@@ -590,6 +612,18 @@ static int run_import(int argc, char **argv)
 		case 'j':
 			o.json = 1;
 			break;
+		case 'f':
+			o.follow = 1;
+			break;
+		case 'g': {
+			char *end;
+			o.idle_gap_s = strtod(optarg, &end);
+			if (*end || end == optarg || !(o.idle_gap_s > 0) || o.idle_gap_s > 1e9)
+				return usage_error(&subcmd_import,
+						   "--idle-gap takes seconds above 0, not '%s'",
+						   optarg);
+			break;
+		}
 		default:
 			return usage_error(&subcmd_import, "unknown option");
 		}
@@ -677,12 +711,14 @@ const struct subcommand subcmd_import = {
     run_import,
     "import existing traces (pcap/pcapng, IMA lists, TCG event logs, swtpm logs, ftrace)",
     "usage: tpmtrace import pcap FILE... --db DB [--name NAME] [--port N] [--json]\n"
+    "                           [--idle-gap SECONDS] [--follow]\n"
     "       tpmtrace import ima FILE... --db DB [--name NAME] [--kernel-rule RULE]\n"
     "                           [--banks LIST] [--format F] [--list-alg ALG] [--strict]\n"
-    "                           [--quiet]\n"
+    "                           [--quiet] [--follow]\n"
     "       tpmtrace import tcglog FILE... --db DB [--name NAME] [--strict] [--quiet]\n"
-    "       tpmtrace import swtpm-log FILE... --db DB [--name NAME] [--json]\n"
-    "       tpmtrace import ftrace FILE... --db DB [--name NAME] [--json]\n"
+    "                           [--follow]\n"
+    "       tpmtrace import swtpm-log FILE... --db DB [--name NAME] [--json] [--follow]\n"
+    "       tpmtrace import ftrace FILE... --db DB [--name NAME] [--json] [--follow]\n"
     "\n"
     "Imports TPM traffic that was recorded by something else. Each FILE becomes one\n"
     "trace (kind 'import', source FILE) with one row per command, decoded like a live\n"
@@ -726,6 +762,12 @@ const struct subcommand subcmd_import = {
     "  --db DB       database file (created if missing)\n"
     "  --name NAME   trace name (default: the file's base name)\n"
     "  --port N      pcap: the TPM's TCP port (default 2321; N+1 is the platform port)\n"
+    "  --idle-gap SECONDS  pcap: a TCP connection without packets this long (capture\n"
+    "                time) is over, as one that ended with FIN or RST (default 300).\n"
+    "                The importer holds at most 65,536 connections open at once\n"
+    "                (64 MiB of their bytes); a capture that needs more is refused\n"
+    "  --follow      read a FIFO or character device to its end (at most 1 GiB);\n"
+    "                without it they are refused\n"
     "  --json        pcap, swtpm-log, ftrace: print the summary as JSON\n"
     "  --kernel-rule RULE  ima: per-bank (Linux >= 5.8, default), padded-sha1\n"
     "                (4.10-5.7), sha1-only (older)\n"

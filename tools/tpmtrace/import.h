@@ -13,6 +13,8 @@ struct import_opts {
 	const char *name; /* trace name; default: the file's base name */
 	unsigned port;	  /* pcap: TPM TCP port */
 	int json;
+	int follow;	   /* read FIFOs and character devices to their end */
+	double idle_gap_s; /* pcap: a connection silent this long is over; 0: default */
 };
 
 struct import_sink;

@@ -18,7 +18,7 @@
 const char import_ima_usage[] =
     "usage: tpmtrace import ima FILE... --db DB [--name N] [--kernel-rule RULE]\n"
     "                           [--banks LIST] [--format auto|binary|ascii]\n"
-    "                           [--list-alg ALG] [--strict] [--quiet]\n"
+    "                           [--list-alg ALG] [--strict] [--quiet] [--follow]\n"
     "\n"
     "Imports Linux IMA measurement lists (binary_runtime_measurements,\n"
     "ascii_runtime_measurements, or the per-bank *_sha256 files of Linux >= 6.10),\n"
@@ -44,6 +44,8 @@ const char import_ima_usage[] =
     "  --strict            a truncated last record or a template hash mismatch is an\n"
     "                      error (exit 1, trace status 'incomplete')\n"
     "  --quiet             no summary line\n"
+    "  --follow            read a FIFO or character device to its end (at most\n"
+    "                      1 GiB); without it they are refused\n"
     "\n"
     "Example:\n"
     "  tpmtrace import ima /sys/kernel/security/ima/binary_runtime_measurements \\\n"
@@ -52,6 +54,7 @@ const char import_ima_usage[] =
 
 const char import_tcglog_usage[] =
     "usage: tpmtrace import tcglog FILE... --db DB [--name N] [--strict] [--quiet]\n"
+    "                              [--follow]\n"
     "\n"
     "Imports TCG firmware event logs (binary_bios_measurements), SHA-1 (TCG 1.2)\n"
     "or crypto-agile (banks from the Spec ID Event03 header), one trace per FILE:\n"
@@ -64,6 +67,8 @@ const char import_tcglog_usage[] =
     "  --name N    trace name (default: the file name)\n"
     "  --strict    a truncated last event is an error (exit 1)\n"
     "  --quiet     no summary line\n"
+    "  --follow    read a FIFO or character device to its end (at most 1 GiB);\n"
+    "              without it they are refused\n"
     "\n"
     "Example:\n"
     "  tpmtrace import tcglog /sys/kernel/security/tpm0/binary_bios_measurements \\\n"
@@ -89,11 +94,11 @@ static int help_or(int argc, char **argv, const char *usage)
 /* The options both importers take. */
 struct log_cli {
 	const char *db, *name;
-	int strict, quiet;
+	int strict, quiet, follow;
 };
 #define LOG_CLI_OPTIONS                                                                            \
 	{"db", required_argument, NULL, 'd'}, {"name", required_argument, NULL, 'n'},              \
-	    {"strict", no_argument, NULL, 's'},                                                    \
+	    {"strict", no_argument, NULL, 's'}, {"follow", no_argument, NULL, 'F'},                \
 	{                                                                                          \
 		"quiet", no_argument, NULL, 'q'                                                    \
 	}
@@ -113,6 +118,9 @@ static int log_cli_opt(int c, struct log_cli *o)
 		return 1;
 	case 'q':
 		o->quiet = 1;
+		return 1;
+	case 'F':
+		o->follow = 1;
 		return 1;
 	}
 	return 0;
@@ -211,6 +219,7 @@ int import_ima_main(int argc, char **argv)
 	cfg.db_path = o.db;
 	cfg.name = o.name;
 	cfg.strict = o.strict;
+	cfg.follow = o.follow;
 	for (int i = optind; i < argc; i++) {
 		struct ima_result res;
 		int64_t id = 0;
@@ -257,6 +266,7 @@ int import_tcglog_main(int argc, char **argv)
 	cfg.db_path = o.db;
 	cfg.name = o.name;
 	cfg.strict = o.strict;
+	cfg.follow = o.follow;
 	for (int i = optind; i < argc; i++) {
 		struct tcg_result res;
 		int64_t id = 0;

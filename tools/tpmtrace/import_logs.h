@@ -9,4 +9,7 @@ int import_tcglog_main(int argc, char **argv);
 extern const char import_ima_usage[];
 extern const char import_tcglog_usage[];
 
+/* Stops the importers on SIGINT/SIGTERM/SIGHUP (cmd_import.c). */
+void import_catch_signals(void);
+
 #endif
