@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,21 +43,31 @@ static int open_input(const char *path, int follow, int *regular, char *err, siz
 		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 		return fd;
 	}
-	close(fd);
 	const char *kind = special_kind(sb.st_mode);
 	if (!follow || S_ISDIR(sb.st_mode)) {
+		close(fd);
 		snprintf(
-		    err, errlen, "%s: %s, not a file%s", path, kind ? kind : "not a regular file",
+		    err, errlen, "%s: %s, not a regular file%s", path, kind ? kind : "something",
 		    S_ISDIR(sb.st_mode) ? ""
 					: " (give --follow to read it to its end, at most 1 GiB)");
 		return -EINVAL;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		int e = errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
-		return -e;
+	/* A FIFO: wait for its writer (poll reports POLLIN once one wrote,
+	 * POLLHUP once one came and went), keeping this descriptor, so that a
+	 * writer that was quick is never left without a reader. Then block. */
+	if (S_ISFIFO(sb.st_mode)) {
+		struct pollfd pf = {.fd = fd, .events = POLLIN};
+		while (poll(&pf, 1, -1) < 0) {
+			if (errno != EINTR || log_stop_requested) {
+				int e = errno == EINTR ? EINTR : errno;
+				close(fd);
+				snprintf(err, errlen, "%s: %s", path,
+					 e == EINTR ? "interrupted" : strerror(e));
+				return -e;
+			}
+		}
 	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	return fd;
 }
 

@@ -31,7 +31,7 @@ for kind in tcglog ima pcap swtpm-log ftrace; do
 	timeout 1 "$TPMTRACE" import $kind /dev/zero --db "$T/z.db" 2>"$T/err"
 	st=$?
 	check "finding 8: import $kind /dev/zero ends within 1 s with an error (exit $st)" [ "$st" -eq 1 ]
-	check "... saying it is a character device" grep -q "a character device, not a file" "$T/err"
+	check "... saying it is a character device" grep -q "a character device, not a regular file" "$T/err"
 done
 expect_eq "finding 8: no trace left" "$(traces "$T/z.db" recording)|$(traces "$T/z.db" incomplete)|$(traces "$T/z.db" complete)" "0|0|0"
 mkfifo "$T/fifo"
