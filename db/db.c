@@ -26,7 +26,12 @@ static void fn_cc_name(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
 		return;
-	const char *n = tpm_cc_name((uint32_t)sqlite3_value_int64(argv[0]));
+	/* A code is a u32: anything else names nothing (4294967678 is not
+	 * PCR_Read's 0x17E). */
+	sqlite3_int64 v = sqlite3_value_int64(argv[0]);
+	if (sqlite3_value_numeric_type(argv[0]) != SQLITE_INTEGER || v < 0 || v > 0xFFFFFFFFll)
+		return;
+	const char *n = tpm_cc_name((uint32_t)v);
 	if (n)
 		sqlite3_result_text(ctx, n, -1, SQLITE_STATIC);
 }
@@ -46,11 +51,19 @@ static void pct_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	struct pct_state *s = sqlite3_aggregate_context(ctx, sizeof(*s));
 	if (!s)
 		return;
-	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
-		return;
+	/* p is a number from 0 to 100 (NULL or 'abc' is not 0); x a number or
+	 * NULL (skipped, as other aggregates do), never text taken as 0. */
+	int pt = sqlite3_value_numeric_type(argv[1]);
 	double p = sqlite3_value_double(argv[1]);
-	if (p < 0 || p > 100) {
+	if ((pt != SQLITE_INTEGER && pt != SQLITE_FLOAT) || !(p >= 0 && p <= 100)) {
 		s->bad = 1;
+		return;
+	}
+	int xt = sqlite3_value_numeric_type(argv[0]);
+	if (xt == SQLITE_NULL)
+		return;
+	if (xt != SQLITE_INTEGER && xt != SQLITE_FLOAT) {
+		s->bad = 2;
 		return;
 	}
 	s->p = p;
@@ -78,8 +91,11 @@ static void pct_final(sqlite3_context *ctx)
 	struct pct_state *s = sqlite3_aggregate_context(ctx, 0);
 	if (!s)
 		return;
-	if (s->bad) {
-		sqlite3_result_error(ctx, "percentile(): p must be between 0 and 100", -1);
+	if (s->bad == 2) {
+		sqlite3_result_error(ctx, "percentile(x, p): x must be a number (or NULL, skipped)",
+				     -1);
+	} else if (s->bad) {
+		sqlite3_result_error(ctx, "percentile(x, p): p must be a number from 0 to 100", -1);
 	} else if (s->n) {
 		qsort(s->v, s->n, sizeof(double), cmp_double);
 		size_t r = 1;

@@ -823,6 +823,7 @@ int ima_parse_mem(const uint8_t *p, size_t len, const struct ima_opts *o, ima_en
 struct import_ctx {
 	struct log_sink sink;
 	const struct ima_import_cfg *cfg;
+	struct ima_result *res;
 	char *err;
 	size_t errlen;
 };
@@ -847,6 +848,20 @@ static int import_entry(void *vctx, const struct ima_entry *e)
 		return -EBADMSG;
 	}
 	rc = log_sink_event(&ic->sink, "ima", e->line);
+	if (!rc && e->pcr >= PCR_COUNT) {
+		/* A TPM has PCRs 0-23: no extend is made up for another index;
+		 * the entry stays as its event row, and it is said. */
+		char m[256];
+		if (ic->res->bad_pcr++ < 5) {
+			snprintf(m, sizeof m,
+				 "%s: entry %llu at offset %llu: PCR index %u is not a PCR (0-23): "
+				 "kept as an event, not extended",
+				 ic->cfg->opts.label, (unsigned long long)e->index,
+				 (unsigned long long)e->offset, e->pcr);
+			import_msg(ic, 0, m);
+		}
+		return 0;
+	}
 	if (!rc)
 		rc = log_sink_extend(&ic->sink, e->pcr, 0, &e->ext);
 	if (rc)
@@ -869,6 +884,7 @@ int ima_import_file(const char *path, const struct ima_import_cfg *cfg, int64_t 
 	memset(res, 0, sizeof(*res));
 	c2.opts.label = path;
 	ic.cfg = &c2;
+	ic.res = res;
 	snprintf(notes, sizeof notes, "IMA measurement list; kernel rule %s",
 		 ima_rule_str(cfg->opts.rule));
 	int rc = log_import_begin(&ic.sink, &rd, cfg->db_path, cfg->name, "ima", path, cfg->follow,

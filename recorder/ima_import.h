@@ -60,6 +60,7 @@ struct ima_result {
 	uint64_t entries;
 	uint64_t violations;
 	uint64_t mismatches; /* template hash differs from the template data */
+	uint64_t bad_pcr;    /* entries for a PCR index beyond 23: not extended */
 	int ascii;
 	int big_endian;
 	uint16_t list_alg;

@@ -34,6 +34,7 @@ typedef int (*tcg_event_fn)(void *ctx, const struct tcg_event *e);
 struct tcg_result {
 	uint64_t events; /* including EV_NO_ACTION */
 	uint64_t extends;
+	uint64_t bad_pcr; /* events for a PCR index beyond 23: not extended */
 	int crypto_agile;
 	unsigned n_algs; /* banks of the Spec ID event (crypto-agile) */
 	uint16_t algs[PCR_MAX_BANKS];

@@ -167,6 +167,56 @@ static void test_open_modes(void)
 	db_close(db);
 }
 
+/* One value of an SQL expression as text ("NULL" for NULL), or "error: ...". */
+static const char *sql1(sqlite3 *db, const char *sql, char *buf, size_t len)
+{
+	sqlite3_stmt *st;
+	snprintf(buf, len, "error: prepare");
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return buf;
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		snprintf(buf, len, "%s",
+			 sqlite3_column_type(st, 0) == SQLITE_NULL
+			     ? "NULL"
+			     : (const char *)sqlite3_column_text(st, 0));
+	else
+		snprintf(buf, len, "error: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return buf;
+}
+
+/* Finding 11 of issue 15: the SQL functions say no instead of a quiet answer. */
+static void test_sql_functions(void)
+{
+	char p[600], err[256], b[256];
+	sqlite3 *db;
+	snprintf(p, sizeof p, "%s/fn.db", tl_tmpdir());
+	CHECK(db_open(p, DB_CREATE, &db, err, sizeof err) == 0, "%s", err);
+	CHECK(!strcmp(sql1(db, "SELECT tpm_cc_name(382)", b, sizeof b), "PCR_Read"), "%s", b);
+	/* 4294967678 = 2^32 + 382: not truncated to PCR_Read. */
+	CHECK(!strcmp(sql1(db, "SELECT tpm_cc_name(4294967678)", b, sizeof b), "NULL"), "%s", b);
+	CHECK(!strcmp(sql1(db, "SELECT tpm_cc_name(-1)", b, sizeof b), "NULL"), "%s", b);
+	CHECK(!strcmp(sql1(db, "SELECT tpm_cc_name('abc')", b, sizeof b), "NULL"), "%s", b);
+	static const char vals[] = "(SELECT 10 x UNION ALL SELECT 20 UNION ALL SELECT 30)";
+	char q[256];
+	snprintf(q, sizeof q, "SELECT percentile(x, 50) FROM %s", vals);
+	CHECK(!strcmp(sql1(db, q, b, sizeof b), "20"), "p50: %s", b);
+	snprintf(q, sizeof q, "SELECT percentile(x, NULL) FROM %s", vals);
+	CHECK(!strncmp(sql1(db, q, b, sizeof b), "error: percentile", 17), "p NULL: %s", b);
+	snprintf(q, sizeof q, "SELECT percentile(x, 'abc') FROM %s", vals);
+	CHECK(!strncmp(sql1(db, q, b, sizeof b), "error: percentile", 17), "p 'abc': %s", b);
+	CHECK(!strncmp(sql1(db, "SELECT percentile(x, 50) FROM (SELECT 'abc' x UNION ALL SELECT 5)",
+			    b, sizeof b),
+		       "error: percentile", 17),
+	      "x 'abc': %s", b);
+	CHECK(!strcmp(sql1(db, "SELECT percentile(x, 50) FROM (SELECT NULL x UNION ALL SELECT 5)",
+			   b, sizeof b),
+		      "5"),
+	      "NULL x skipped: %s", b);
+	db_close(db);
+}
+
 struct row {
 	uint32_t cc;
 	int64_t lat;
@@ -481,6 +531,7 @@ int main(void)
 {
 	test_open_checks();
 	test_open_modes();
+	test_sql_functions();
 	test_writer_and_stats();
 	test_drops_exact();
 	test_payload_ring();

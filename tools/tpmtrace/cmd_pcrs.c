@@ -224,6 +224,16 @@ static int run_pcrs(int argc, char **argv)
 			"tpmtrace pcrs: warning: %llu PCR commands have no recorded response; "
 			"not applied\n",
 			(unsigned long long)st.no_rsp);
+	if (sim.ignored_pcr && !json) {
+		/* Not silently: a PCR index a TPM does not have (0-23). */
+		fprintf(stderr,
+			"tpmtrace pcrs: warning: %llu PCR commands name an index beyond 23 (",
+			(unsigned long long)sim.ignored_pcr);
+		for (uint64_t i = 0; i < sim.ignored_pcr && i < 4; i++)
+			fprintf(stderr, "%s%u", i ? ", " : "", sim.ignored_idx[i]);
+		fprintf(stderr, "%s); a TPM has PCRs 0-23: not applied\n",
+			sim.ignored_pcr > 4 ? ", ..." : "");
+	}
 
 	/* Banks to show: as asked, else every bank extended (or expected). */
 	int showb[PCR_MAX_BANKS];
@@ -250,10 +260,11 @@ static int run_pcrs(int argc, char **argv)
 		for (unsigned i = 0; i < n_ids; i++)
 			printf("%s%lld", i ? "," : "", (long long)ids[i]);
 		printf("],\"commands\":%llu,\"applied\":%llu,\"failed\":%llu,\"no_response\":%llu,"
-		       "\"no_bytes\":%llu,\"unparsable\":%llu,\"banks\":{",
+		       "\"no_bytes\":%llu,\"unparsable\":%llu,\"beyond_pcr23\":%llu,\"banks\":{",
 		       (unsigned long long)st.rows, (unsigned long long)st.applied,
 		       (unsigned long long)st.failed, (unsigned long long)st.no_rsp,
-		       (unsigned long long)st.no_bytes, (unsigned long long)st.bad);
+		       (unsigned long long)st.no_bytes, (unsigned long long)st.bad,
+		       (unsigned long long)sim.ignored_pcr);
 		for (unsigned k = 0; k < ns; k++) {
 			const struct pcr_sim_bank *b = &sim.bank[showb[k]];
 			printf("%s\"%s\":{", k ? "," : "", b->a->name);

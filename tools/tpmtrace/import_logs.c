@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "common.h"
 #include "recorder/ima_import.h"
 #include "recorder/tcglog_import.h"
 
@@ -77,8 +78,11 @@ const char import_tcglog_usage[] =
 
 static void print_msg(void *ctx, int sev, const char *m)
 {
+	char buf[1024];
 	(void)ctx;
-	fprintf(stderr, "tpmtrace " SUB ": %s: %s\n", sev ? "error" : "warning", m);
+	/* Warnings quote the log (names, template names): escaped. */
+	fprintf(stderr, "tpmtrace " SUB ": %s: %s\n", sev ? "error" : "warning",
+		safe_text(m, buf, sizeof buf));
 }
 
 static int help_or(int argc, char **argv, const char *usage)
@@ -232,10 +236,11 @@ int import_ima_main(int argc, char **argv)
 		if (!o.quiet) {
 			const struct pcr_alg *la = pcr_alg_by_id(res.list_alg);
 			printf("%s: trace %lld: %llu entries (%llu violations, %llu template hash "
-			       "mismatches%s), %s list%s, %s digests, kernel rule %s, %.2f s\n",
+			       "mismatches, %llu for PCRs beyond 23 not extended%s), %s list%s, %s "
+			       "digests, kernel rule %s, %.2f s\n",
 			       argv[i], (long long)id, (unsigned long long)res.entries,
 			       (unsigned long long)res.violations,
-			       (unsigned long long)res.mismatches,
+			       (unsigned long long)res.mismatches, (unsigned long long)res.bad_pcr,
 			       res.tail.truncated ? ", truncated last record ignored" : "",
 			       res.ascii ? "ascii" : "binary",
 			       res.ascii	? ""
@@ -283,10 +288,10 @@ int import_tcglog_main(int argc, char **argv)
 				k += (size_t)snprintf(banks + k, sizeof banks - k, "%s%s",
 						      b ? "," : "", a ? a->name : "?");
 			}
-			printf("%s: trace %lld: %llu events, %llu extends, %s format, banks %s, "
-			       "startup locality %d%s\n",
+			printf("%s: trace %lld: %llu events, %llu extends (%llu for PCRs beyond 23 "
+			       "not made), %s format, banks %s, startup locality %d%s\n",
 			       argv[i], (long long)id, (unsigned long long)res.events,
-			       (unsigned long long)res.extends,
+			       (unsigned long long)res.extends, (unsigned long long)res.bad_pcr,
 			       res.crypto_agile ? "crypto-agile" : "SHA-1", banks,
 			       res.startup_locality < 0 ? 0 : res.startup_locality,
 			       res.tail.truncated ? ", truncated last event ignored" : "");
