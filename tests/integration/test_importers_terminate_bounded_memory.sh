@@ -94,7 +94,10 @@ out=$(peak "$TPMTRACE" import pcap "$T/many.pcap" --db "$T/p.db")
 set -- $out
 check "finding 7: 100k connections imported" [ "$1" -eq 0 ]
 echo "peak RSS importing 100,000 connections ($(stat -c %s "$T/many.pcap") bytes): $2 KB"
-check "finding 7: peak RSS under 32 MB ($2 KB)" [ "$2" -lt 32768 ]
+case ${TPMTRACE_TEST_BUILD:-} in
+*asan*) echo "memory bound not checked: ASan's shadow memory and quarantine dominate" ;;
+*) check "finding 7: peak RSS under 32 MB ($2 KB)" [ "$2" -lt 32768 ] ;;
+esac
 expect_eq "... one command per connection, each answered" \
 	"$(sqlite3 "$T/p.db" "SELECT count(*), sum(rc = 0), count(DISTINCT client_id) FROM command")" \
 	"100000|100000|100000"
