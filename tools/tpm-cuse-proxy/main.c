@@ -426,10 +426,21 @@ static void op_write(fuse_req_t req, const char *buf, size_t size, off_t off,
 		return;
 	}
 	if (hsize == 0) {
-		/* tpm_try_transmit: a zero size field. */
+		/* tpm_try_transmit: a zero size field, ENODATA; from the write,
+		 * or with O_NONBLOCK (queued) from the read that follows. */
+		int nb = !!(fi->flags & O_NONBLOCK);
+		if (nb) {
+			f->response_length = -ENODATA;
+			f->response_read = 0;
+			f->off = 0;
+			notify_poll(f);
+		}
 		pthread_mutex_unlock(&g.lock);
 		record_bad_write(f, buf, size, TPM_MAL_SIZE_BELOW_HEADER, 0);
-		fuse_reply_err(req, ENODATA);
+		if (nb)
+			fuse_reply_write(req, size);
+		else
+			fuse_reply_err(req, ENODATA);
 		return;
 	}
 	if (fr != FRAME_TPM_WHOLE) {
