@@ -48,9 +48,10 @@ int recorder_forward(struct recorder *r, uint32_t client, uint8_t locality, cons
 		tm->refused = (uint32_t)rc;
 		*rsp_len = tpm_error_response(rsp, (uint32_t)rc);
 		rc = 0;
+	} else {
+		r->forwarded++;
 	}
 	tm->rc = rc;
-	r->forwarded++;
 	if (r->emu && !rc) {
 		/* The client sees the profiled TPM: its response is held until
 		 * the drawn latency has passed since the command went out. */

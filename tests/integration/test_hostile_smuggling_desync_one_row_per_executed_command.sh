@@ -17,7 +17,9 @@
 #    database holds one row per command swtpm executed: swtpm's own PCRs equal
 #    `tpmtrace pcrs --expect` of the recording;
 #  - desync: a backend that answers more bytes than its header declares (in
-#    the same write, or later) never has those bytes handed to the next client.
+#    the same write, or later) never has those bytes handed to the next client;
+#  - the QEMU interposer's data channel frames by the same rule (a fake QEMU
+#    hands over a socketpair with SET_DATAFD).
 . "$TPMTRACE_TEST_LIB/common.sh"
 need swtpm sqlite3 python3 tpm2_pcrread tpm2_createprimary
 H=(python3 "$TPMTRACE_TEST_LIB/hostile.py")
@@ -137,4 +139,24 @@ expect_eq "... a backend-desync event" \
 	"$(sqlite3 "$T/d2.db" "SELECT count(*) FROM event WHERE kind='backend-desync' AND detail LIKE '%10 bytes%'")" 1
 expect_eq "... no stored response holds 0xBAD" \
 	"$(sqlite3 "$T/d2.db" "SELECT count(*) FROM command WHERE rc=2989")" 0
+
+# The QEMU interposer: pipelined commands, and an over-maximum one with an
+# extend behind it, on the data channel.
+"$TPMTRACE" record --qemu-ctrl "$T/qemu.ctrl" --spawn-swtpm --db "$T/q.db" --payloads full \
+	--quiet 2>"$T/q.err" &
+qrec=$!
+PIDS+=($qrec)
+wait_for_socket "$T/qemu.ctrl"
+out=$("${H[@]}" qemu "$T/qemu.ctrl")
+expect_eq "interposer: INIT and SET_DATAFD answered" "$(grep -c '^init 00000000\|^datafd 00000000' <<<"$out")" 2
+check "interposer: two commands in one write, two answers in order ($out)" \
+	[ "$(grep -c '^800100000014000000000008' <<<"$out")" -eq 1 -a "$(grep -c '^80020000001300000000' <<<"$out")" -eq 1 ]
+check "interposer: over the maximum: refused" grep -q "^$refused" <<<"$out"
+wait $qrec
+q2() { sqlite3 "$T/q.db" "$1"; }
+expect_eq "interposer: the pipelined extend recorded once, the one behind the refused command never" \
+	"$(q2 "SELECT count(*) FROM command WHERE instr(cmd, x'$(printf "BB%.0s" $(seq 32))') > 0")|$(q2 "SELECT count(*) FROM command WHERE instr(cmd, x'$(printf "AA%.0s" $(seq 32))') > 0")" \
+	"1|0"
+expect_eq "interposer: the refused command recorded with its declared size" \
+	"$(q2 "SELECT cmd_size, malformed FROM command WHERE cmd_size = 4105")" "4105|larger than 4096 bytes"
 finish

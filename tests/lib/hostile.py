@@ -15,6 +15,11 @@
   hostile.py mssim-locality HOST:PORT LOC   GetRandom(4) at locality LOC
   hostile.py idle SPEC N SECONDS      opens N connections and holds them; prints
                                       how many the proxy closed within SECONDS
+  hostile.py qemu CTRLPATH            QEMU's side of the interposer: INIT, then a data
+                                      channel by SET_DATAFD carrying Startup, then
+                                      GetRandom(8) and PCR_Extend(16) in one write,
+                                      then a command declaring 4105 bytes with a
+                                      PCR_Extend behind it
 
 Each exchange prints the answers it got (hex, one per line, framed by their
 headers) and then "eof" if the proxy closed the connection, or "open".
@@ -131,6 +136,23 @@ def main():
         s = connect(sys.argv[2])
         s.sendall(ms_frame(int(sys.argv[3]), getrandom(4)))
         answers(s, mssim=True)
+    elif what == "qemu":
+        ctrl = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        ctrl.connect(sys.argv[2])
+        ctrl.sendall(struct.pack(">II", 2, 0))  # CMD_INIT, flags 0
+        print("init " + ctrl.recv(4).hex())
+        mine, theirs = socket.socketpair()
+        socket.send_fds(ctrl, [struct.pack(">I", 0x10)], [theirs.fileno()])  # SET_DATAFD
+        print("datafd " + ctrl.recv(4).hex())
+        theirs.close()
+        mine.sendall(struct.pack(">HIIH", 0x8001, 12, 0x144, 0))  # Startup(CLEAR)
+        answers(mine, timeout=2.0)
+        mine.sendall(getrandom(8) + pcr_extend(16, 0xBB))
+        answers(mine, timeout=2.0)
+        big = struct.pack(">HII", 0x8001, 4105, 0x17D) + bytes(4105 - 10)
+        mine.sendall(big + pcr_extend(16, 0xAA))
+        answers(mine, timeout=2.0)
+        ctrl.close()
     elif what == "idle":
         n, secs = int(sys.argv[3]), float(sys.argv[4])
         socks = []
