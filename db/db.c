@@ -442,14 +442,20 @@ out:
 
 void db_close(sqlite3 *db)
 {
+	if (db)
+		sqlite3_close(db);
+}
+
+void db_close_for_readers(sqlite3 *db)
+{
 	if (!db)
 		return;
 	if (!sqlite3_db_readonly(db, "main")) {
 		/* A reader that may not write the directory (record --mode 0640
 		 * --group G) cannot open a database in WAL mode without its -shm:
-		 * the last writer to close leaves it in rollback mode; the next
-		 * writer turns WAL on again (db_open). Never waits: with others
-		 * still connected it stays WAL. */
+		 * leave it in rollback mode; the next writer turns WAL on again
+		 * (db_open). Never waits: with others still connected it stays
+		 * WAL. */
 		sqlite3_busy_timeout(db, 0);
 		sqlite3_exec(db, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL);
 	}

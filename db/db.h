@@ -28,9 +28,12 @@ int db_open(const char *path, enum db_open_mode mode, sqlite3 **out, char *err, 
 /* The same with perm in place of 0600 (record --mode). */
 int db_open_perm(const char *path, enum db_open_mode mode, unsigned perm, sqlite3 **out, char *err,
 		 size_t errlen);
-/* Closes; the last writer leaves the file in rollback-journal mode, so that
- * readers need no -shm (they may not be able to create one). */
 void db_close(sqlite3 *db);
+/* Closes a connection that ends a recording, import or replay (writer_stop):
+ * the file is left in rollback-journal mode if no other connection has it,
+ * so that readers need no -shm (they may not be able to create one). One
+ * journal-mode switch (~20 ms here), at the end only. */
+void db_close_for_readers(sqlite3 *db);
 
 /* Registers the tpmtrace SQL functions on a connection. */
 int db_register_functions(sqlite3 *db);

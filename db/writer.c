@@ -673,7 +673,7 @@ int writer_stop(struct writer *w, const char *status, struct writer_stats *final
 	sqlite3_finalize(w->ins_cmd);
 	sqlite3_finalize(w->ins_ev);
 	sqlite3_finalize(w->ins_client);
-	db_close(w->db);
+	db_close_for_readers(w->db);
 	close(w->wake_fd);
 	free(w->ring);
 	free(w->slots);
