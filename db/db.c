@@ -26,7 +26,12 @@ static void fn_cc_name(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
 		return;
-	const char *n = tpm_cc_name((uint32_t)sqlite3_value_int64(argv[0]));
+	/* A code is a u32: anything else names nothing (4294967678 is not
+	 * PCR_Read's 0x17E). */
+	sqlite3_int64 v = sqlite3_value_int64(argv[0]);
+	if (sqlite3_value_numeric_type(argv[0]) != SQLITE_INTEGER || v < 0 || v > 0xFFFFFFFFll)
+		return;
+	const char *n = tpm_cc_name((uint32_t)v);
 	if (n)
 		sqlite3_result_text(ctx, n, -1, SQLITE_STATIC);
 }
@@ -46,11 +51,19 @@ static void pct_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	struct pct_state *s = sqlite3_aggregate_context(ctx, sizeof(*s));
 	if (!s)
 		return;
-	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
-		return;
+	/* p is a number from 0 to 100 (NULL or 'abc' is not 0); x a number or
+	 * NULL (skipped, as other aggregates do), never text taken as 0. */
+	int pt = sqlite3_value_numeric_type(argv[1]);
 	double p = sqlite3_value_double(argv[1]);
-	if (p < 0 || p > 100) {
+	if ((pt != SQLITE_INTEGER && pt != SQLITE_FLOAT) || !(p >= 0 && p <= 100)) {
 		s->bad = 1;
+		return;
+	}
+	int xt = sqlite3_value_numeric_type(argv[0]);
+	if (xt == SQLITE_NULL)
+		return;
+	if (xt != SQLITE_INTEGER && xt != SQLITE_FLOAT) {
+		s->bad = 2;
 		return;
 	}
 	s->p = p;
@@ -78,8 +91,11 @@ static void pct_final(sqlite3_context *ctx)
 	struct pct_state *s = sqlite3_aggregate_context(ctx, 0);
 	if (!s)
 		return;
-	if (s->bad) {
-		sqlite3_result_error(ctx, "percentile(): p must be between 0 and 100", -1);
+	if (s->bad == 2) {
+		sqlite3_result_error(ctx, "percentile(x, p): x must be a number (or NULL, skipped)",
+				     -1);
+	} else if (s->bad) {
+		sqlite3_result_error(ctx, "percentile(x, p): p must be a number from 0 to 100", -1);
 	} else if (s->n) {
 		qsort(s->v, s->n, sizeof(double), cmp_double);
 		size_t r = 1;
@@ -178,17 +194,27 @@ static void sqlite_setup(void)
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
-/* A reader of a database that no writer has open (no -wal file beside it:
- * a writer's connection keeps one) opens it immutable, so that reading
- * leaves no -wal and -shm files behind (a read-only connection cannot remove
- * them). Fills uri ("file:PATH?immutable=1", PATH escaped) and returns 1,
+/* A reader of a database in WAL mode that no writer has open (no -wal file
+ * beside it: a writer's connection keeps one) opens it immutable, so that
+ * reading leaves no -wal and -shm files behind (a read-only connection
+ * cannot remove them). Fills uri ("file:PATH?immutable=1", PATH escaped) and returns 1,
  * or 0 to open path as it is. */
 static int readonly_uri(const char *path, char *uri, size_t len)
 {
 	char wal[4200];
 	struct stat st;
+	unsigned char hdr[20];
 	snprintf(wal, sizeof wal, "%s-wal", path);
 	if (lstat(wal, &st) == 0 || errno != ENOENT)
+		return 0;
+	/* Only a database in WAL mode (file format write version 2, byte 18
+	 * of the header) needs it: one in rollback-journal mode, as every
+	 * writer leaves it (db_close_for_readers), is read without files. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t got = fd >= 0 ? read(fd, hdr, sizeof hdr) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (got != (ssize_t)sizeof hdr || hdr[18] != 2)
 		return 0;
 	size_t n = (size_t)snprintf(uri, len, "file:");
 	for (const char *s = path; *s && n + 4 < len; s++) {
@@ -204,42 +230,182 @@ static int readonly_uri(const char *path, char *uri, size_t len)
 	return 1;
 }
 
+/* A read-only connection may not write anywhere: no statement changes the
+ * database (query_only) and none attaches another file, which is how VACUUM
+ * INTO writes its copy even on a read-only connection. */
+static int deny_attach(void *ctx, int action, const char *a, const char *b, const char *c,
+		       const char *d)
+{
+	(void)ctx, (void)a, (void)b, (void)c, (void)d;
+	return action == SQLITE_ATTACH ? SQLITE_DENY : SQLITE_OK;
+}
+
+/* The -wal, -shm (and -journal) SQLite would reuse beside a database it
+ * writes: never through a symbolic link, never another user's, and never
+ * readable or writable by more than the database itself (a leftover of a
+ * killed writer, or planted). Narrowed to the database's mode if wider. */
+static int companions_check(const char *path, mode_t dbmode, char *err, size_t errlen)
+{
+	static const char *const sfx[] = {"-wal", "-shm", "-journal"};
+	char p[4200];
+	for (size_t i = 0; i < sizeof sfx / sizeof sfx[0]; i++) {
+		struct stat st;
+		snprintf(p, sizeof p, "%s%s", path, sfx[i]);
+		if (lstat(p, &st) != 0)
+			continue;
+		if (!S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+			snprintf(
+			    err, errlen,
+			    "%s: %s; tpmtrace will not write its database beside it (remove it "
+			    "if no tpmtrace is using the database)",
+			    p,
+			    S_ISLNK(st.st_mode)	   ? "a symbolic link"
+			    : !S_ISREG(st.st_mode) ? "not a regular file"
+						   : "owned by another user");
+			return -EPERM;
+		}
+		if (st.st_mode & 0777 & ~dbmode) {
+			int fd = open(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+			int rc = fd < 0 || fchmod(fd, dbmode) ? -errno : 0;
+			if (fd >= 0)
+				close(fd);
+			if (rc) {
+				snprintf(err, errlen, "%s: cannot narrow its mode to %04o: %s", p,
+					 (unsigned)dbmode, strerror(-rc));
+				return rc;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Where a database to write goes (docs/security.md, "Files and
+ * permissions"): a new file is created with O_EXCL|O_NOFOLLOW at perm; an
+ * existing empty one is adopted only if it is ours, not reached through a
+ * symbolic link and no wider than perm; an existing database must not be
+ * writable by everyone. *nofollow: open it without following links. */
+static int write_target(const char *path, enum db_open_mode mode, unsigned perm, int *created,
+			int *nofollow, mode_t *dbmode, char *err, size_t errlen)
+{
+	struct stat st, tg;
+	*created = 0;
+	*nofollow = 1;
+	if (lstat(path, &st) != 0) {
+		if (errno != ENOENT || mode != DB_CREATE) {
+			int e = errno;
+			snprintf(err, errlen, "%s: %s", path, strerror(e));
+			return -e;
+		}
+		int rc = make_parent_dir(path);
+		if (rc) {
+			snprintf(err, errlen, "%s: cannot create its directory: %s", path,
+				 strerror(-rc));
+			return rc;
+		}
+		/* Created at its mode before SQLite opens it: the file may hold
+		 * secrets. Never through a link planted meanwhile. */
+		int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, perm);
+		if (fd < 0 || fchmod(fd, perm) != 0) {
+			int e = errno;
+			snprintf(err, errlen, "%s: %s", path, strerror(e));
+			if (fd >= 0) {
+				close(fd);
+				unlink(path);
+			}
+			return -e;
+		}
+		close(fd);
+		*created = 1;
+		*dbmode = perm;
+		return 0;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		/* A link to an existing database is followed; one to nothing or
+		 * to an empty file would have tpmtrace create its file wherever
+		 * the link points. */
+		if (stat(path, &tg) != 0) {
+			snprintf(err, errlen,
+				 "%s: a symbolic link to a file that does not exist; tpmtrace does "
+				 "not create a database through a symbolic link",
+				 path);
+			return -ELOOP;
+		}
+		if (S_ISREG(tg.st_mode) && tg.st_size == 0) {
+			snprintf(err, errlen,
+				 "%s: a symbolic link to an empty file; tpmtrace does not make a "
+				 "database of a file it reaches through a symbolic link",
+				 path);
+			return -ELOOP;
+		}
+		st = tg;
+		*nofollow = 0;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		return -EINVAL;
+	}
+	*dbmode = st.st_mode & 0777;
+	if (st.st_size == 0) {
+		/* An empty file is adopted as a new database. */
+		if (st.st_uid != geteuid()) {
+			snprintf(
+			    err, errlen,
+			    "%s: an empty file owned by uid %u; tpmtrace makes its databases of "
+			    "its own files only",
+			    path, (unsigned)st.st_uid);
+			return -EPERM;
+		}
+		if (st.st_mode & 0777 & ~perm) {
+			snprintf(err, errlen,
+				 "%s: an empty file with mode %04o, wider than the %04o of a new "
+				 "database (it would hold the trace): chmod %o it, or remove it",
+				 path, (unsigned)(st.st_mode & 0777), perm, perm);
+			return -EPERM;
+		}
+	} else if (st.st_mode & S_IWOTH) {
+		snprintf(err, errlen,
+			 "%s: mode %04o lets everyone write the database; chmod o-w it first", path,
+			 (unsigned)(st.st_mode & 0777));
+		return -EPERM;
+	}
+	return 0;
+}
+
 int db_open(const char *path, enum db_open_mode mode, sqlite3 **out, char *err, size_t errlen)
+{
+	return db_open_perm(path, mode, 0600, out, err, errlen);
+}
+
+int db_open_perm(const char *path, enum db_open_mode mode, unsigned perm, sqlite3 **out, char *err,
+		 size_t errlen)
 {
 	static pthread_once_t setup = PTHREAD_ONCE_INIT;
 	pthread_once(&setup, sqlite_setup);
 	sqlite3 *db = NULL;
-	int flags, rc = 0, created = 0;
+	int flags, rc = 0, created = 0, nofollow = 0;
 	int64_t app = 0, ver = 0, tables = 0;
+	mode_t dbmode = 0600;
 	struct stat st;
 	char msg[256];
 
 	*out = NULL;
-	if (stat(path, &st) != 0) {
-		if (mode != DB_CREATE) {
+	if (mode == DB_READ) {
+		if (stat(path, &st) != 0) {
 			rc = -errno;
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 			goto out;
 		}
-		rc = make_parent_dir(path);
-		if (rc) {
-			snprintf(err, errlen, "%s: cannot create its directory: %s", path,
-				 strerror(-rc));
+		if (!S_ISREG(st.st_mode)) {
+			rc = -EINVAL;
+			snprintf(err, errlen, "%s: not a regular file", path);
 			goto out;
 		}
-		/* Created 0600 before SQLite opens it: the file may hold secrets. */
-		int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (fd < 0) {
-			rc = -errno;
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	} else {
+		rc = write_target(path, mode, perm, &created, &nofollow, &dbmode, err, errlen);
+		if (!rc)
+			rc = companions_check(path, dbmode, err, errlen);
+		if (rc)
 			goto out;
-		}
-		close(fd);
-		created = 1;
-	} else if (!S_ISREG(st.st_mode)) {
-		rc = -EINVAL;
-		snprintf(err, errlen, "%s: not a regular file", path);
-		goto out;
 	}
 	flags = mode == DB_READ ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
 	char uri[4200];
@@ -248,12 +414,18 @@ int db_open(const char *path, enum db_open_mode mode, sqlite3 **out, char *err, 
 		name = uri;
 		flags |= SQLITE_OPEN_URI;
 	}
+	if (nofollow)
+		flags |= SQLITE_OPEN_NOFOLLOW;
 	if (sqlite3_open_v2(name, &db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		rc = -EIO;
 		snprintf(err, errlen, "%s: %s", path, db ? sqlite3_errmsg(db) : "cannot open");
 		goto out;
 	}
 	sqlite3_busy_timeout(db, 5000);
+	if (mode == DB_READ) {
+		db_exec(db, "PRAGMA query_only=1", NULL, 0);
+		sqlite3_set_authorizer(db, deny_attach, NULL);
+	}
 	if (pragma_int(db, "PRAGMA application_id", &app) ||
 	    pragma_int(db, "PRAGMA user_version", &ver) ||
 	    pragma_int(db, "SELECT count(*) FROM sqlite_schema", &tables)) {
@@ -314,6 +486,22 @@ void db_close(sqlite3 *db)
 {
 	if (db)
 		sqlite3_close(db);
+}
+
+void db_close_for_readers(sqlite3 *db)
+{
+	if (!db)
+		return;
+	if (!sqlite3_db_readonly(db, "main")) {
+		/* A reader that may not write the directory (record --mode 0640
+		 * --group G) cannot open a database in WAL mode without its -shm:
+		 * leave it in rollback mode; the next writer turns WAL on again
+		 * (db_open). Never waits: with others still connected it stays
+		 * WAL. */
+		sqlite3_busy_timeout(db, 0);
+		sqlite3_exec(db, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL);
+	}
+	sqlite3_close(db);
 }
 
 int64_t db_trace_begin(sqlite3 *db, const struct trace_info *ti)

@@ -18,9 +18,22 @@ enum db_open_mode {
 
 /* Opens a tpmtrace database. On error returns -errno or -EINVAL (not a tpmtrace
  * file, newer schema) and writes a message naming the file to err. Registers
- * tpm_cc_name() and percentile(). */
+ * tpm_cc_name() and percentile(). DB_READ connections write nothing anywhere
+ * (query_only, no ATTACH: not even VACUUM INTO). For writing, a new file is
+ * created 0600 with O_EXCL|O_NOFOLLOW; an existing empty file is adopted only
+ * if it is the caller's, reached without a symbolic link and no wider than
+ * 0600; a database writable by everyone is refused; -wal/-shm/-journal files
+ * left beside it are narrowed to its mode (docs/security.md). */
 int db_open(const char *path, enum db_open_mode mode, sqlite3 **out, char *err, size_t errlen);
+/* The same with perm in place of 0600 (record --mode). */
+int db_open_perm(const char *path, enum db_open_mode mode, unsigned perm, sqlite3 **out, char *err,
+		 size_t errlen);
 void db_close(sqlite3 *db);
+/* Closes a connection that ends a recording, import or replay (writer_stop):
+ * the file is left in rollback-journal mode if no other connection has it,
+ * so that readers need no -shm (they may not be able to create one). One
+ * journal-mode switch (~20 ms here), at the end only. */
+void db_close_for_readers(sqlite3 *db);
 
 /* Registers the tpmtrace SQL functions on a connection. */
 int db_register_functions(sqlite3 *db);

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -396,8 +397,9 @@ static const char ins_cmd_sql[] =
 int writer_start(struct writer **out, const struct writer_cfg *cfg, char *err, size_t errlen)
 {
 	struct writer *w = calloc(1, sizeof(*w));
-	int rc = -ENOMEM;
+	int rc = -ENOMEM, masked = 0;
 	const char *stall;
+	sigset_t oldmask;
 
 	*out = NULL;
 	if (!w)
@@ -461,6 +463,13 @@ int writer_start(struct writer **out, const struct writer_cfg *cfg, char *err, s
 	/* Rows are appended: a small page cache is enough, and memory stays
 	 * bounded however long the recording. */
 	db_exec(w->db, "PRAGMA cache_size=-256", NULL, 0);
+	/* The writer's threads take no process signals: a handler the caller
+	 * installed (import's Ctrl-C) must interrupt the caller's own blocking
+	 * read, not land on a thread that ignores it. */
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &oldmask);
+	masked = 1;
 	if (sqlite3_open_v2(cfg->path, &w->ckpt_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
 			    NULL) == SQLITE_OK) {
 		/* No busy wait: PASSIVE never waits anyway, and RESTART,
@@ -498,9 +507,12 @@ int writer_start(struct writer **out, const struct writer_cfg *cfg, char *err, s
 		rc = -rc;
 		goto fail;
 	}
+	pthread_sigmask(SIG_SETMASK, &oldmask, NULL);
 	*out = w;
 	return 0;
 fail:
+	if (masked)
+		pthread_sigmask(SIG_SETMASK, &oldmask, NULL);
 	if (w) {
 		sqlite3_finalize(w->ins_cmd);
 		sqlite3_finalize(w->ins_ev);
@@ -677,7 +689,7 @@ int writer_stop(struct writer *w, const char *status, struct writer_stats *final
 	sqlite3_finalize(w->ins_cmd);
 	sqlite3_finalize(w->ins_ev);
 	sqlite3_finalize(w->ins_client);
-	db_close(w->db);
+	db_close_for_readers(w->db);
 	close(w->wake_fd);
 	free(w->ring);
 	free(w->slots);

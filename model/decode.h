@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "model/tpm_cc.h"
+#include "model/wire.h"
 
 #define TPM_ST_RSP_COMMAND 0x00C4 /* TPM 1.2 style tag, used for some errors */
 #define TPM_ST_NO_SESSIONS 0x8001
@@ -39,7 +40,8 @@ enum tpm_malformed {
 	TPM_MAL_AUTH_SIZE,    /* authorization size runs past the end */
 	TPM_MAL_AUTH,	      /* sessions do not fill the authorization area */
 	TPM_MAL_TOO_MANY_SESSIONS,
-	TPM_MAL_PARAM_SIZE, /* response parameterSize runs past the end */
+	TPM_MAL_PARAM_SIZE,	   /* response parameterSize runs past the end */
+	TPM_MAL_SIZE_BELOW_HEADER, /* size field below the 10-byte header (framing) */
 	TPM_MAL_COUNT
 };
 
@@ -114,6 +116,57 @@ static inline uint32_t tpm_pack_attrs(const uint8_t *a, unsigned n)
 		v |= (uint32_t)a[i] << (8 * i);
 	return v;
 }
+
+/* ---- Part 2 unions, read per their selector ----
+ * Each reads its TPMT_ structure at r: the selector, then the union member
+ * the selector names (nothing for TPM_ALG_NULL). Returns 0, or -1 for a
+ * selector the union does not have: the reader is put in error, since what
+ * follows cannot be located. */
+
+/* TPMT_SYM_DEF (Part 2 11.1.6: algorithm, TPMU_SYM_KEY_BITS, TPMU_SYM_MODE) and
+ * TPMT_SYM_DEF_OBJECT (11.1.7, no XOR). AES, SM4, CAMELLIA and TDES have key
+ * bits and a mode; XOR's keyBits member is a hash algorithm and it has NO
+ * mode (TPMU_SYM_MODE is empty for XOR, as for NULL). */
+struct tpm_sym_def {
+	uint16_t alg;
+	uint16_t key_bits; /* block ciphers */
+	uint16_t mode;	   /* block ciphers; TPM_ALG_NULL (0x0010) otherwise */
+	uint16_t hash;	   /* XOR */
+};
+int tpm_rd_sym_def(struct wire_rd *r, int object, struct tpm_sym_def *d);
+
+/* A scheme and its details: TPMT_KEYEDHASH_SCHEME (12.1.12: HMAC {hashAlg},
+ * XOR {hashAlg, kdf}), TPMT_SIG_SCHEME (11.2.1.5: RSASSA, RSAPSS, ECDSA, SM2,
+ * ECSCHNORR, HMAC, EDDSA, EDDSA_PH {hashAlg}; ECDAA {hashAlg, count}),
+ * TPMT_RSA_SCHEME (11.2.4.2: RSASSA, RSAPSS, OAEP {hashAlg}; RSAES {}),
+ * TPMT_ECC_SCHEME (11.2.5.6: ECDSA, SM2, ECSCHNORR, ECDH, ECMQV, EDDSA,
+ * EDDSA_PH {hashAlg}; ECDAA {hashAlg, count}), TPMT_KDF_SCHEME (11.2.3.3:
+ * MGF1, KDF1_SP800_56A, KDF2, KDF1_SP800_108 {hashAlg}). */
+struct tpm_scheme {
+	uint16_t scheme;
+	uint16_t hash;
+	uint16_t kdf;	/* keyedhash XOR */
+	uint16_t count; /* ECDAA */
+};
+int tpm_rd_keyedhash_scheme(struct wire_rd *r, struct tpm_scheme *s);
+int tpm_rd_sig_scheme(struct wire_rd *r, struct tpm_scheme *s);
+int tpm_rd_rsa_scheme(struct wire_rd *r, struct tpm_scheme *s);
+int tpm_rd_ecc_scheme(struct wire_rd *r, struct tpm_scheme *s);
+int tpm_rd_kdf_scheme(struct wire_rd *r, struct tpm_scheme *s);
+
+/* TPMT_PUBLIC's type-specific parameters (TPMU_PUBLIC_PARMS, Part 2 12.2.3.7)
+ * for a type (KEYEDHASH, SYMCIPHER, RSA, ECC) and, for RSA and ECC, the
+ * key size or curve. Returns 0 or -1 (unknown type or selector). */
+struct tpm_public_parms {
+	uint16_t type;
+	struct tpm_sym_def symmetric; /* SYMCIPHER's sym, RSA's and ECC's symmetric */
+	struct tpm_scheme scheme;     /* keyedhash, RSA or ECC scheme */
+	struct tpm_scheme kdf;	      /* ECC */
+	uint16_t key_bits;	      /* RSA */
+	uint32_t exponent;	      /* RSA */
+	uint16_t curve;		      /* ECC */
+};
+int tpm_rd_public_parms(struct wire_rd *r, uint16_t type, struct tpm_public_parms *p);
 
 /* Text of a response code, from tss2-rc ("TPM2_RC_SUCCESS" for 0). */
 const char *tpm_rc_str(uint32_t rc);

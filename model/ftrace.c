@@ -73,8 +73,9 @@ static int is_session_fn(const char *name)
 	       strstr(name, "hmac_response");
 }
 
-#define FT_CPUS	    256
+#define FT_CPUS	    4096 /* CPU numbers taken: 0..4095 (kernel NR_CPUS is at most 8192) */
 #define FT_DEPTH    64
+#define FT_MAX_SEC  9000000000ull /* abstime seconds: t_ns stays far below INT64_MAX */
 #define FT_LINE_MAX 1024
 
 struct ft_frame {
@@ -149,7 +150,8 @@ static int ft_bad(char *err, size_t errlen, const char *path, unsigned line, con
 	return -EINVAL;
 }
 
-/* funcgraph-abstime: "  190.412307 |   1) ...": seconds.micros, then a bar. */
+/* funcgraph-abstime: "  190.412307 |   1) ...": seconds.micros, then a bar.
+ * Returns 1 with *t_ns, 0 if there is none, -1 if it is beyond FT_MAX_SEC. */
 static int ft_abstime(const char *s, uint64_t *t_ns)
 {
 	const char *q = s;
@@ -173,6 +175,8 @@ static int ft_abstime(const char *s, uint64_t *t_ns)
 		return 0;
 	for (int i = dfrac; i < 9; i++)
 		frac *= 10;
+	if (sec > FT_MAX_SEC)
+		return -1;
 	*t_ns = sec * 1000000000ull + frac;
 	return 1;
 }
@@ -185,7 +189,7 @@ int ftrace_parse_mem(const char *buf, size_t len, const char *path,
 	struct ft_parse p = {.op = op, .ctx = ctx, .st = st ? st : &dummy};
 	char line[FT_LINE_MAX];
 	unsigned lineno = 0;
-	struct ft_cpu *cpus = NULL;
+	struct ft_cpu **cpus = NULL; /* made for a CPU when it first appears */
 	int rc = 0;
 
 	memset(p.st, 0, sizeof *p.st);
@@ -224,6 +228,14 @@ int ftrace_parse_mem(const char *buf, size_t len, const char *path,
 		}
 		uint64_t t_ns = 0;
 		int has_time = ft_abstime(s, &t_ns);
+		if (has_time < 0) {
+			char msg[128], ts[32];
+			snprintf(ts, sizeof ts, "%.*s", (int)strcspn(s, " |"), s);
+			snprintf(msg, sizeof msg, "timestamp %s is beyond %llu seconds", ts,
+				 (unsigned long long)FT_MAX_SEC);
+			rc = ft_bad(err, errlen, path, lineno, msg);
+			goto out;
+		}
 		if (has_time)
 			s = strchr(s, '|') + 1;
 		bar = strrchr(s, '|');
@@ -239,15 +251,28 @@ int ftrace_parse_mem(const char *buf, size_t len, const char *path,
 		size_t fl = strlen(fn);
 		while (fl && isspace((unsigned char)fn[fl - 1]))
 			fn[--fl] = 0;
-		/* CPU: the first "N)" before the bar. */
+		/* CPU: the first "N)" before the bar. One that cannot be a
+		 * CPU is an error: folded into CPU 0 it would mix the nesting
+		 * of several CPUs. */
 		int cpu = 0;
 		for (char *q = s; *q; q++) {
 			if (isdigit((unsigned char)*q) &&
 			    (q == s || !isalnum((unsigned char)q[-1]))) {
 				char *e;
+				errno = 0;
 				long v = strtol(q, &e, 10);
 				if (*e == ')') {
-					cpu = v >= 0 && v < FT_CPUS ? (int)v : 0;
+					if (errno || v >= FT_CPUS || (q > s && q[-1] == '-')) {
+						char msg[128], num[24];
+						snprintf(num, sizeof num, "%.*s", (int)(e - q), q);
+						snprintf(msg, sizeof msg,
+							 "CPU %s%s is not one (0 to %d taken)",
+							 q > s && q[-1] == '-' ? "-" : "", num,
+							 FT_CPUS - 1);
+						rc = ft_bad(err, errlen, path, lineno, msg);
+						goto out;
+					}
+					cpu = (int)v;
 					break;
 				}
 			}
@@ -291,7 +316,11 @@ int ftrace_parse_mem(const char *buf, size_t len, const char *path,
 				goto out;
 			}
 		}
-		struct ft_cpu *c = &cpus[cpu];
+		if (!cpus[cpu] && !(cpus[cpu] = calloc(1, sizeof **cpus))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		struct ft_cpu *c = cpus[cpu];
 		size_t nmlen = strcspn(fn, "(");
 		char name[64];
 		if (fn[0] == '}') {
@@ -355,6 +384,8 @@ int ftrace_parse_mem(const char *buf, size_t len, const char *path,
 	}
 out:
 	p.st->lines = lineno;
+	for (int i = 0; i < FT_CPUS; i++)
+		free(cpus[i]);
 	free(cpus);
 	return rc;
 }

@@ -194,10 +194,8 @@ int pcr_sim_extend(struct pcr_sim *s, unsigned pcr, uint16_t alg, const uint8_t 
 	struct pcr_sim_bank *b = &s->bank[i];
 	if (len != b->a->size)
 		return -EINVAL;
-	if (pcr >= PCR_COUNT) {
-		s->ignored_pcr++;
+	if (pcr >= PCR_COUNT)
 		return -ERANGE;
-	}
 	uint8_t out[PCR_MAX_DIGEST];
 	int rc = digest_into(s, b, b->pcr[pcr], b->a->size, digest, len, out);
 	if (rc)
@@ -233,6 +231,15 @@ int pcr_sim_apply(struct pcr_sim *s, const uint8_t *cmd, size_t len, uint8_t loc
 	}
 	wire_rd_init(&r, cmd, len);
 	wire_skip(&r, c.param_off);
+	if ((c.cc == TPM_CC_PCR_Extend || c.cc == TPM_CC_PCR_Event || c.cc == TPM_CC_PCR_Reset) &&
+	    c.handles[0] >= PCR_COUNT && c.handles[0] != TPM_RH_NULL) {
+		/* No PCR of a TPM (0-23): nothing to apply, but said. */
+		if (s->ignored_pcr < sizeof s->ignored_idx / sizeof s->ignored_idx[0])
+			s->ignored_idx[s->ignored_pcr] = c.handles[0];
+		s->ignored_pcr++;
+		snprintf(err, errlen, "PCR index %u is not a PCR (0-23)", c.handles[0]);
+		return 0;
+	}
 	switch (c.cc) {
 	case TPM_CC_Startup:
 		/* Part 3 9.3: TPM_SU_CLEAR (0) resets the PCRs; TPM_SU_STATE keeps

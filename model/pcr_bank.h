@@ -63,7 +63,8 @@ struct pcr_sim {
 	void *ctx;		  /* EVP_MD_CTX *, reused for every extend */
 	uint8_t startup_locality; /* of the last TPM2_Startup(CLEAR) */
 	uint64_t applied;	  /* commands that changed PCRs */
-	uint64_t ignored_pcr;	  /* extends of a PCR outside 0-23 */
+	uint64_t ignored_pcr;	  /* PCR commands naming an index beyond 23 (not TPM_RH_NULL) */
+	uint32_t ignored_idx[4];  /* ... the first of them */
 };
 
 /* Starts with no banks; PCRs hold their power-on values. Returns 0 or -ENOMEM. */

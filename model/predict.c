@@ -193,7 +193,8 @@ void predict_finish(struct predictor *pr)
 		struct pred_result *r = &pr->r[i];
 		for (int k = 0; k < POL_ROLE__COUNT; k++)
 			r->by_role[k] = pr->st[i].emitted[k];
-		qsort(r->by_cc, r->n_cc, sizeof r->by_cc[0], cmp_cc);
+		if (r->n_cc > 1) /* by_cc may be NULL when there is none */
+			qsort(r->by_cc, r->n_cc, sizeof r->by_cc[0], cmp_cc);
 	}
 }
 

@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 enum {
-#define TPM_CC(name, code, hin, auth, hout, ctb, rtb) TPM_CC_##name = code,
+#define TPM_CC(name, code, hin, auth, hout, ctb, rtb, csec, rsec) TPM_CC_##name = code,
 #include "model/tpm_cc.def"
 #undef TPM_CC
 	TPM_CC_Vendor_TCG_Test = 0x20000000,
@@ -19,6 +19,10 @@ struct tpm_cc_info {
 	uint8_t handles_out;
 	uint8_t cmd_tpm2b; /* first command parameter may be encrypted (decrypt) */
 	uint8_t rsp_tpm2b; /* first response parameter may be encrypted (encrypt) */
+	/* The parameters that carry secrets (tpm_cc.def says how to read them):
+	 * "" none; never NULL. */
+	const char *cmd_secret;
+	const char *rsp_secret;
 };
 
 /* NULL for a code not in the table. */

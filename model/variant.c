@@ -6,10 +6,7 @@
 #include "model/wire.h"
 
 #define ALG_RSA	      0x0001
-#define ALG_RSAES     0x0015
-#define ALG_ECDAA     0x001A
 #define ALG_ECC	      0x0023
-#define ALG_NULL      0x0010
 #define ECC_NIST_P256 0x0003
 #define ECC_NIST_P384 0x0004
 #define ECC_NIST_P521 0x0005
@@ -20,53 +17,28 @@ int tpm_cc_has_variant(uint32_t cc)
 	       cc == TPM_CC_CreateLoaded;
 }
 
-/* Skips a TPMT_SYM_DEF_OBJECT (Part 2 11.1.7): the algorithm, then keyBits
- * and mode unless it is TPM_ALG_NULL. */
-static void skip_sym(struct wire_rd *r)
-{
-	if (wire_u16(r) != ALG_NULL) {
-		wire_u16(r);
-		wire_u16(r);
-	}
-}
-
-/* The key of a TPM2B_PUBLIC template (Part 2 12.2.4, 12.2.3.5 RSA parms,
- * 12.2.3.6 ECC parms). */
+/* The key of a TPM2B_PUBLIC template (Part 2 12.2.4; its parameters read per
+ * their unions' selectors, model/decode.c). */
 static int public_variant(struct wire_rd *r)
 {
 	uint16_t size;
+	struct tpm_public_parms p;
 	wire_u16(r); /* TPM2B_PUBLIC size */
 	uint16_t type = wire_u16(r);
 	wire_u16(r);	      /* nameAlg */
 	wire_u32(r);	      /* objectAttributes */
 	wire_tpm2b(r, &size); /* authPolicy */
-	if (r->err || (type != ALG_RSA && type != ALG_ECC))
+	if (r->err || (type != ALG_RSA && type != ALG_ECC) || tpm_rd_public_parms(r, type, &p))
 		return POL_VAR_NONE;
-	skip_sym(r);
-	uint16_t scheme = wire_u16(r);
-	if (type == ALG_RSA) {
-		if (scheme != ALG_NULL && scheme != ALG_RSAES)
-			wire_u16(r); /* the scheme's hashAlg */
-		uint16_t bits = wire_u16(r);
-		if (r->err)
-			return POL_VAR_NONE;
-		return bits == 2048   ? POL_VAR_RSA_2048
-		       : bits == 3072 ? POL_VAR_RSA_3072
-		       : bits == 4096 ? POL_VAR_RSA_4096
-				      : POL_VAR_NONE;
-	}
-	if (scheme != ALG_NULL) {
-		wire_u16(r); /* hashAlg */
-		if (scheme == ALG_ECDAA)
-			wire_u16(r); /* count */
-	}
-	uint16_t curve = wire_u16(r); /* Part 2 6.4 TPM_ECC_CURVE */
-	if (r->err)
-		return POL_VAR_NONE;
-	return curve == ECC_NIST_P256	? POL_VAR_ECC_P256
-	       : curve == ECC_NIST_P384 ? POL_VAR_ECC_P384
-	       : curve == ECC_NIST_P521 ? POL_VAR_ECC_P521
-					: POL_VAR_NONE;
+	if (type == ALG_RSA)
+		return p.key_bits == 2048   ? POL_VAR_RSA_2048
+		       : p.key_bits == 3072 ? POL_VAR_RSA_3072
+		       : p.key_bits == 4096 ? POL_VAR_RSA_4096
+					    : POL_VAR_NONE;
+	return p.curve == ECC_NIST_P256	  ? POL_VAR_ECC_P256
+	       : p.curve == ECC_NIST_P384 ? POL_VAR_ECC_P384
+	       : p.curve == ECC_NIST_P521 ? POL_VAR_ECC_P521
+					  : POL_VAR_NONE;
 }
 
 int tpm_cmd_variant(const uint8_t *cmd, size_t len)

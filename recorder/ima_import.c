@@ -317,6 +317,10 @@ static const uint8_t *hash_input(struct parser *ps, const uint8_t *td, uint32_t 
  * entry on. */
 static int finish_entry(struct parser *ps, struct ima_entry *e, ima_entry_fn cb)
 {
+	if (ps->res->entries >= IMA_MAX_ENTRIES)
+		return fail(ps, e->index, e->offset,
+			    "more than %u entries: not a measurement list this importer takes",
+			    IMA_MAX_ENTRIES);
 	size_t hlen;
 	const uint8_t *hin = hash_input(ps, e->tdata, e->tdata_len, &hlen);
 	uint8_t listed[PCR_MAX_DIGEST], sha1[20];
@@ -522,7 +526,7 @@ static int parse_binary(struct parser *ps, struct log_rd *rd, ima_entry_fn cb)
 			return rc;
 		log_rd_consume(rd, need);
 	}
-	snprintf(ps->err, ps->errlen, "%s: read error: %s", ps->o->label, strerror(rd->io_err));
+	log_rd_error(rd, ps->o->label, ps->err, ps->errlen);
 	return -rd->io_err;
 }
 
@@ -728,8 +732,7 @@ static int parse_ascii(struct parser *ps, struct log_rd *rd, ima_entry_fn cb)
 			return rc;
 	}
 	if (rd->io_err) {
-		snprintf(ps->err, ps->errlen, "%s: read error: %s", ps->o->label,
-			 strerror(rd->io_err));
+		log_rd_error(rd, ps->o->label, ps->err, ps->errlen);
 		return -rd->io_err;
 	}
 	return 0;
@@ -820,6 +823,7 @@ int ima_parse_mem(const uint8_t *p, size_t len, const struct ima_opts *o, ima_en
 struct import_ctx {
 	struct log_sink sink;
 	const struct ima_import_cfg *cfg;
+	struct ima_result *res;
 	char *err;
 	size_t errlen;
 };
@@ -844,6 +848,20 @@ static int import_entry(void *vctx, const struct ima_entry *e)
 		return -EBADMSG;
 	}
 	rc = log_sink_event(&ic->sink, "ima", e->line);
+	if (!rc && e->pcr >= PCR_COUNT) {
+		/* A TPM has PCRs 0-23: no extend is made up for another index;
+		 * the entry stays as its event row, and it is said. */
+		char m[256];
+		if (ic->res->bad_pcr++ < 5) {
+			snprintf(m, sizeof m,
+				 "%s: entry %llu at offset %llu: PCR index %u is not a PCR (0-23): "
+				 "kept as an event, not extended",
+				 ic->cfg->opts.label, (unsigned long long)e->index,
+				 (unsigned long long)e->offset, e->pcr);
+			import_msg(ic, 0, m);
+		}
+		return 0;
+	}
 	if (!rc)
 		rc = log_sink_extend(&ic->sink, e->pcr, 0, &e->ext);
 	if (rc)
@@ -866,10 +884,11 @@ int ima_import_file(const char *path, const struct ima_import_cfg *cfg, int64_t 
 	memset(res, 0, sizeof(*res));
 	c2.opts.label = path;
 	ic.cfg = &c2;
+	ic.res = res;
 	snprintf(notes, sizeof notes, "IMA measurement list; kernel rule %s",
 		 ima_rule_str(cfg->opts.rule));
-	int rc = log_import_begin(&ic.sink, &rd, cfg->db_path, cfg->name, "ima", path, notes, err,
-				  errlen);
+	int rc = log_import_begin(&ic.sink, &rd, cfg->db_path, cfg->name, "ima", path, cfg->follow,
+				  notes, err, errlen);
 	if (rc)
 		return rc;
 	*trace_id = ic.sink.trace_id;

@@ -60,6 +60,7 @@ struct ima_result {
 	uint64_t entries;
 	uint64_t violations;
 	uint64_t mismatches; /* template hash differs from the template data */
+	uint64_t bad_pcr;    /* entries for a PCR index beyond 23: not extended */
 	int ascii;
 	int big_endian;
 	uint16_t list_alg;
@@ -76,11 +77,15 @@ int ima_parse_mem(const uint8_t *p, size_t len, const struct ima_opts *o, ima_en
 		  ima_msg_fn msg, void *ctx, struct ima_result *res, char *err, size_t errlen);
 
 /* Import into a database: one trace per file. */
+/* A sanity bound: more entries than a kernel keeps in memory for years. */
+#define IMA_MAX_ENTRIES 50000000u
+
 struct ima_import_cfg {
 	struct ima_opts opts;
 	const char *db_path;
 	const char *name; /* trace name; NULL: the file name */
 	int strict;	  /* a truncated record or a hash mismatch is an error */
+	int follow;	  /* read a FIFO or character device (log_rd_open_file) */
 	ima_msg_fn msg;
 	void *msg_ctx;
 };

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,20 +12,100 @@
 
 #define INITIAL_CAP (64u << 10)
 
-int log_rd_open_file(struct log_rd *r, const char *path)
+volatile sig_atomic_t log_stop_requested;
+
+static const char *special_kind(mode_t m)
 {
+	return S_ISFIFO(m)   ? "a FIFO"
+	       : S_ISCHR(m)  ? "a character device"
+	       : S_ISBLK(m)  ? "a block device"
+	       : S_ISSOCK(m) ? "a socket"
+	       : S_ISDIR(m)  ? "a directory"
+			     : NULL;
+}
+
+/* Opens path for reading: a regular file, or with follow a special one
+ * (opened again without O_NONBLOCK, so that a FIFO waits for its writer).
+ * Returns the descriptor, or -errno with err set; *regular says which. */
+static int open_input(const char *path, int follow, int *regular, char *err, size_t errlen)
+{
+	struct stat sb;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &sb) < 0) {
+		int e = errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		if (fd >= 0)
+			close(fd);
+		return -e;
+	}
+	*regular = S_ISREG(sb.st_mode);
+	if (*regular) {
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+		return fd;
+	}
+	const char *kind = special_kind(sb.st_mode);
+	if (!follow || S_ISDIR(sb.st_mode)) {
+		close(fd);
+		snprintf(
+		    err, errlen, "%s: %s, not a regular file%s", path, kind ? kind : "something",
+		    S_ISDIR(sb.st_mode) ? ""
+					: " (give --follow to read it to its end, at most 1 GiB)");
+		return -EINVAL;
+	}
+	/* A FIFO: wait for its writer (poll reports POLLIN once one wrote,
+	 * POLLHUP once one came and went), keeping this descriptor, so that a
+	 * writer that was quick is never left without a reader. Then block. */
+	if (S_ISFIFO(sb.st_mode)) {
+		struct pollfd pf = {.fd = fd, .events = POLLIN};
+		while (poll(&pf, 1, -1) < 0) {
+			if (errno != EINTR || log_stop_requested) {
+				int e = errno == EINTR ? EINTR : errno;
+				close(fd);
+				snprintf(err, errlen, "%s: %s", path,
+					 e == EINTR ? "interrupted" : strerror(e));
+				return -e;
+			}
+		}
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+int log_rd_open_file(struct log_rd *r, const char *path, int follow, char *err, size_t errlen)
+{
+	int regular;
 	memset(r, 0, sizeof(*r));
-	r->f = fopen(path, "rbe");
-	if (!r->f)
-		return -errno;
+	int fd = open_input(path, follow, &regular, err, errlen);
+	if (fd < 0)
+		return fd;
+	r->limit = regular ? 0 : LOG_FOLLOW_MAX;
+	r->f = fdopen(fd, "rb");
+	if (!r->f) {
+		int e = errno;
+		close(fd);
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		return -e;
+	}
 	r->buf = malloc(INITIAL_CAP);
 	if (!r->buf) {
 		fclose(r->f);
 		r->f = NULL;
+		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	r->cap = INITIAL_CAP;
 	return 0;
+}
+
+void log_rd_error(const struct log_rd *r, const char *label, char *err, size_t errlen)
+{
+	if (r->io_err == EFBIG)
+		snprintf(err, errlen, "%s: more than %llu bytes read (--follow stops there)", label,
+			 (unsigned long long)r->limit);
+	else if (r->io_err == EINTR && log_stop_requested)
+		snprintf(err, errlen, "%s: interrupted", label);
+	else
+		snprintf(err, errlen, "%s: read error: %s", label, strerror(r->io_err));
 }
 
 void log_rd_open_mem(struct log_rd *r, const uint8_t *p, size_t len)
@@ -68,7 +149,23 @@ static void fill(struct log_rd *r, size_t n)
 		r->cap = cap;
 	}
 	while (r->end < n && !r->eof) {
-		size_t got = fread(r->buf + r->end, 1, r->cap - r->end, r->f);
+		size_t want = r->cap - r->end;
+		if (log_stop_requested) {
+			r->io_err = EINTR;
+			r->eof = 1;
+			break;
+		}
+		if (r->limit) {
+			uint64_t read_so_far = r->base + r->end;
+			if (read_so_far >= r->limit) {
+				r->io_err = EFBIG;
+				r->eof = 1;
+				break;
+			}
+			if (want > r->limit - read_so_far)
+				want = (size_t)(r->limit - read_so_far);
+		}
+		size_t got = fread(r->buf + r->end, 1, want, r->f);
 		r->end += got;
 		if (got == 0) {
 			if (ferror(r->f))
@@ -165,18 +262,83 @@ int log_unhex(const char *s, size_t slen, uint8_t *out, size_t n)
 	return 0;
 }
 
-int log_map_file(const char *path, const void **buf, size_t *len, char *err, size_t errlen)
+int log_map_file(const char *path, int follow, const void **buf, size_t *len, int *is_file,
+		 char *err, size_t errlen)
 {
 	struct stat sb;
-	int rc = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
+	int regular, rc = 0;
 	*buf = NULL;
 	*len = 0;
-	if (fd < 0 || fstat(fd, &sb) < 0) {
+	if (is_file)
+		*is_file = 0;
+	int fd = open_input(path, follow, &regular, err, errlen);
+	if (fd < 0)
+		return fd;
+	if (!regular) {
+		/* --follow: to the end of the stream, into memory that
+		 * log_unmap_file releases like a mapping. */
+		size_t cap = 1 << 20, n = 0;
+		uint8_t *m =
+		    mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		for (;;) {
+			if (m == MAP_FAILED) {
+				rc = -ENOMEM;
+				snprintf(err, errlen, "%s: out of memory", path);
+				break;
+			}
+			if (n == cap) {
+				if (cap >= LOG_FOLLOW_MAX) {
+					rc = -EFBIG;
+					snprintf(
+					    err, errlen,
+					    "%s: more than %llu bytes read (--follow stops there)",
+					    path, (unsigned long long)LOG_FOLLOW_MAX);
+					break;
+				}
+				uint8_t *g = mremap(m, cap, cap * 2, MREMAP_MAYMOVE);
+				if (g == MAP_FAILED) {
+					munmap(m, cap);
+					m = MAP_FAILED;
+					continue;
+				}
+				m = g;
+				cap *= 2;
+			}
+			if (log_stop_requested) {
+				rc = -EINTR;
+				snprintf(err, errlen, "%s: interrupted", path);
+				break;
+			}
+			ssize_t got = read(fd, m + n, cap - n);
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got < 0) {
+				rc = -errno;
+				snprintf(err, errlen, "%s: %s", path, strerror(errno));
+				break;
+			}
+			if (got == 0)
+				break;
+			n += (size_t)got;
+		}
+		close(fd);
+		if (rc || !n) {
+			if (m != MAP_FAILED)
+				munmap(m, cap);
+			return rc;
+		}
+		/* Trimmed to what was read, so that log_unmap_file(buf, len)
+		 * releases all of it. */
+		size_t page = (size_t)sysconf(_SC_PAGESIZE), keep = (n + page - 1) & ~(page - 1);
+		if (keep < cap)
+			munmap(m + keep, cap - keep);
+		*buf = m;
+		*len = n;
+		return 0;
+	}
+	if (fstat(fd, &sb) < 0) {
 		rc = -errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-	} else if (!S_ISREG(sb.st_mode)) {
-		rc = -EINVAL;
-		snprintf(err, errlen, "%s: not a regular file", path);
 	} else if (sb.st_size > 0) {
 		void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (m == MAP_FAILED) {
@@ -185,10 +347,11 @@ int log_map_file(const char *path, const void **buf, size_t *len, char *err, siz
 		} else {
 			*buf = m;
 			*len = (size_t)sb.st_size;
+			if (is_file)
+				*is_file = 1;
 		}
 	}
-	if (fd >= 0)
-		close(fd);
+	close(fd);
 	return rc;
 }
 

@@ -7,11 +7,15 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include "model/wire.h"
 
 #define LOG_RD_MAX_RECORD (16u << 20) /* one record or line: 16 MiB at most */
+/* A FIFO or character device read with --follow: at most this much (regular
+ * files are as long as they are). */
+#define LOG_FOLLOW_MAX ((uint64_t)1 << 30)
 
 /* Where a log ends inside a record: its offset and the bytes there. */
 struct log_tail {
@@ -27,12 +31,24 @@ struct log_rd {
 	size_t pos, end; /* unread bytes are buf[pos..end) */
 	uint64_t base;	 /* input offset of buf[0] */
 	int eof;
-	int io_err;  /* errno of a failed read */
-	int too_big; /* a record larger than LOG_RD_MAX_RECORD was asked for */
+	int io_err;	/* errno of a failed read; EFBIG: past limit */
+	int too_big;	/* a record larger than LOG_RD_MAX_RECORD was asked for */
+	uint64_t limit; /* bytes to read at most (0: no limit) */
 };
 
-/* Returns 0 or -errno. */
-int log_rd_open_file(struct log_rd *r, const char *path);
+/* Set (from a signal handler) to stop every importer's reading at its next
+ * step: readers end with EINTR, so that the import ends as any failed one
+ * does (its trace 'incomplete', never left 'recording'). */
+extern volatile sig_atomic_t log_stop_requested;
+
+/* Opens path for reading. A FIFO, socket or character or block device is
+ * refused (-EINVAL, err says what it is) unless follow is set: then it is
+ * read until its end, at most LOG_FOLLOW_MAX bytes (without follow, opening
+ * never waits for a FIFO's writer). Returns 0 or -errno with err set. */
+int log_rd_open_file(struct log_rd *r, const char *path, int follow, char *err, size_t errlen);
+/* A read error of r as a message naming label: "LABEL: read error: ...", or
+ * for the --follow limit what it is. */
+void log_rd_error(const struct log_rd *r, const char *label, char *err, size_t errlen);
 void log_rd_open_mem(struct log_rd *r, const uint8_t *p, size_t len);
 void log_rd_close(struct log_rd *r);
 
@@ -105,9 +121,12 @@ int log_hexval(char c);
 int log_unhex(const char *s, size_t slen, uint8_t *out, size_t n);
 
 /* Maps a whole regular file read-only: *buf is NULL for an empty file.
- * Returns 0, or -errno with a message naming path. log_unmap_file undoes
- * it (a NULL buf is fine). */
-int log_map_file(const char *path, const void **buf, size_t *len, char *err, size_t errlen);
+ * Special files as log_rd_open_file says: refused, or with follow read into
+ * memory to their end (at most LOG_FOLLOW_MAX bytes). *is_file (may be
+ * NULL): the bytes are a mapping of a regular file. Returns 0, or -errno with
+ * a message naming path. log_unmap_file undoes it (a NULL buf is fine). */
+int log_map_file(const char *path, int follow, const void **buf, size_t *len, int *is_file,
+		 char *err, size_t errlen);
 void log_unmap_file(const void *buf, size_t len);
 
 #endif

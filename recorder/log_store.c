@@ -163,15 +163,27 @@ int log_sink_close(struct log_sink *s, const char *status, struct writer_stats *
 }
 
 int log_import_begin(struct log_sink *s, struct log_rd *rd, const char *db_path, const char *name,
-		     const char *kind, const char *path, const char *notes, char *err,
+		     const char *kind, const char *path, int follow, const char *notes, char *err,
 		     size_t errlen)
 {
 	char source[4096];
 	const char *base = strrchr(path, '/');
 	memset(s, 0, sizeof(*s));
-	int rc = log_rd_open_file(rd, path);
-	if (rc) {
-		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+	int rc = log_rd_open_file(rd, path, follow, err, errlen);
+	if (rc)
+		return rc;
+	/* An empty input is no log (before, a 0-byte TCG log stored a lone
+	 * Startup): said here, before any trace is made. */
+	size_t avail;
+	if (!log_rd_peek(rd, 1, &avail)) {
+		rc = rd->io_err ? -rd->io_err : -ENODATA;
+		if (rd->io_err)
+			log_rd_error(rd, path, err, errlen);
+		else
+			snprintf(err, errlen, "%s: empty (0 bytes), not %s", path,
+				 !strcmp(kind, "ima") ? "an IMA measurement list"
+						      : "a TCG event log");
+		log_rd_close(rd);
 		return rc;
 	}
 	snprintf(source, sizeof source, "%s:%s", kind, path);

@@ -46,11 +46,13 @@ int log_sink_event(struct log_sink *s, const char *kind, const char *detail);
  * -errno. Safe to call on a sink that failed to open. */
 int log_sink_close(struct log_sink *s, const char *status, struct writer_stats *st);
 
-/* One log file imported as a trace: opens path (rd) and a sink for it, the
- * trace named name or else path's base name, with source "KIND:PATH".
- * Returns 0 or -errno with err set; on error nothing is left open. */
+/* One log file imported as a trace: opens path (rd; follow as
+ * log_rd_open_file takes it) and a sink for it, the trace named name or else
+ * path's base name, with source "KIND:PATH". An empty input is refused before
+ * any trace is made. Returns 0 or -errno with err set; on error nothing is
+ * left open. */
 int log_import_begin(struct log_sink *s, struct log_rd *rd, const char *db_path, const char *name,
-		     const char *kind, const char *path, const char *notes, char *err,
+		     const char *kind, const char *path, int follow, const char *notes, char *err,
 		     size_t errlen);
 /* Ends it, rc being its result so far. Under strict, a truncated tail (a
  * partial UNIT, e.g. "record") is an error that says where. Closes the trace

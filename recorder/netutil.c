@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -16,6 +17,7 @@
 
 #include "model/decode.h"
 #include "model/wire.h"
+#include "recorder/proxy_frame.h"
 
 static int parse_port(const char *s, unsigned *port)
 {
@@ -303,26 +305,33 @@ int read_full(int fd, void *buf, size_t len, int timeout_ms)
 int read_tpm_message(int fd, uint8_t *buf, size_t cap, size_t *len, int timeout_ms)
 {
 	size_t have = 0;
-	/* Usually the whole message arrives in one read. */
-	while (have < TPM_HEADER_SIZE) {
-		ssize_t n = read_some(fd, buf + have, cap - have, timeout_ms);
+	uint32_t size;
+	int reason, fr;
+	/* Framed by the rule every recorder shares (recorder/proxy_frame.h).
+	 * Usually the whole message arrives in one read, and so would bytes
+	 * the peer sent after it in the same breath. */
+	while ((fr = frame_tpm(buf, have, cap, &size, &reason)) == FRAME_TPM_MORE) {
+		/* Greedy until the size field is in, then exactly up to it. */
+		size_t want = have >= 6 ? size : cap;
+		ssize_t n = read_some(fd, buf + have, want - have, timeout_ms);
 		if (n < 0)
 			return (int)n;
 		if (n == 0)
 			return have ? -EPROTO : -ECONNRESET;
 		have += (size_t)n;
 	}
-	uint32_t size = wire_get_u32(buf + 2);
-	if (size < TPM_HEADER_SIZE || size > cap)
+	if (fr == FRAME_TPM_BAD)
 		return -EPROTO;
-	if (have < size) {
-		int rc = read_full(fd, buf + have, size - have, timeout_ms);
-		if (rc)
-			return rc == -ECONNRESET ? -EPROTO : rc;
-		have = size;
-	}
 	if (have > size)
-		return -EPROTO; /* the TPM never sends two responses */
+		return -EMSGSIZE; /* the peer never sends two messages */
 	*len = size;
 	return 0;
+}
+
+int pending_bytes(int fd)
+{
+	int n = 0;
+	if (ioctl(fd, FIONREAD, &n) != 0)
+		return 0;
+	return n;
 }

@@ -34,9 +34,14 @@ int write_full(int fd, const void *buf, size_t len, int timeout_ms);
 ssize_t read_some(int fd, void *buf, size_t cap, int timeout_ms);
 /* Reads exactly len bytes. */
 int read_full(int fd, void *buf, size_t len, int timeout_ms);
-/* Reads one whole TPM message (header, then the size it announces). Returns
- * -ECONNRESET for EOF before the first byte, -EPROTO for a bad size. */
+/* Reads one whole TPM message (header, then the size it announces, framed
+ * by frame_tpm with cap as the largest size). Returns -ECONNRESET for EOF
+ * before the first byte, -EPROTO for a bad size or EOF inside the message,
+ * -EMSGSIZE when more bytes came than the header declares (a peer that sends
+ * one message and waits never does that). */
 int read_tpm_message(int fd, uint8_t *buf, size_t cap, size_t *len, int timeout_ms);
+/* Bytes waiting to be read on a socket (FIONREAD); 0 on error. */
+int pending_bytes(int fd);
 
 void set_nodelay(int fd);
 

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <pcap/pcap.h>
 
@@ -32,6 +34,7 @@
 
 #define TCP_FIN 0x01
 #define TCP_SYN 0x02
+#define TCP_RST 0x04
 
 enum mode { MODE_UNKNOWN = 0, MODE_RAW, MODE_MSSIM };
 enum { TO_TPM = 0, FROM_TPM = 1 };
@@ -75,6 +78,11 @@ struct conn_key {
 
 struct conn {
 	struct conn *hnext;
+	struct conn *prev, *next;   /* open connections, in order of appearance */
+	struct conn *lprev, *lnext; /* ... least recently seen first */
+	uint64_t last_t;	    /* capture time of its last packet */
+	uint8_t fin;		    /* bit per direction: FIN seen */
+	size_t *held;		    /* the importer's count of bytes held */
 	struct conn_key key;
 	uint32_t id;
 	int platform; /* the simulator platform port (TPM port + 1) */
@@ -89,14 +97,16 @@ struct pcap_import {
 	struct pcap_import_ops ops;
 	void *ctx;
 	struct conn *hash[HASH_SIZE];
-	struct conn **order; /* connections in order of appearance */
-	size_t n_conn, cap_conn;
-	size_t n_flushed; /* connections before this are finished */
+	struct conn *first, *last; /* open connections, in order of appearance */
+	struct conn *lru, *mru;	   /* ... by their last packet */
+	size_t n_open;
+	size_t bytes; /* held for open connections: buffers, pending commands */
 	uint32_t last_id;
 	struct pcap_import_stats st;
-	uint64_t pkt; /* current packet number */
-	uint64_t t;   /* current packet time */
-	int rc;	      /* first callback failure */
+	uint64_t pkt;  /* current packet number */
+	uint64_t t;    /* current packet time */
+	int rc;	       /* first callback failure */
+	char why[200]; /* what went wrong, for a failure that is not a callback's */
 };
 
 const char *pcap_import_linktype_str(int dlt)
@@ -185,6 +195,7 @@ static int pending_push(struct conn *c, const uint8_t *cmd, size_t len, uint32_t
 		memcpy(p->cmd, cmd, len);
 	}
 	p->cmd_len = len;
+	*c->held += sizeof(*p) + len;
 	p->rsp_bytes = rsp_bytes;
 	p->locality = locality;
 	p->t = t;
@@ -208,9 +219,10 @@ static struct pending *pending_pop(struct conn *c)
 	return p;
 }
 
-static void pending_free(struct pending *p)
+static void pending_free(struct conn *c, struct pending *p)
 {
 	if (p) {
+		*c->held -= sizeof(*p) + p->cmd_len;
 		free(p->cmd);
 		free(p);
 	}
@@ -233,7 +245,7 @@ static void on_response(struct pcap_import *pi, struct conn *c, const uint8_t *r
 	}
 	pending_pop(c);
 	emit_command(pi, c, p, rsp, len);
-	pending_free(p);
+	pending_free(c, p);
 }
 
 /* ---- framing ---- */
@@ -398,7 +410,7 @@ static void dir_frame(struct pcap_import *pi, struct conn *c, int di, int final)
 					break;
 				}
 				dir_consume(d, c->head->rsp_bytes);
-				pending_free(pending_pop(c));
+				pending_free(c, pending_pop(c));
 				continue;
 			}
 			/* u32 size | response | u32 0 (sent as three writes). */
@@ -521,7 +533,7 @@ static void dir_frame(struct pcap_import *pi, struct conn *c, int di, int final)
 	}
 }
 
-static int dir_append(struct dir *d, const uint8_t *data, size_t len)
+static int dir_append(struct dir *d, size_t *held, const uint8_t *data, size_t len)
 {
 	if (d->len + len > d->cap) {
 		size_t cap = d->cap ? d->cap : 4096;
@@ -530,6 +542,7 @@ static int dir_append(struct dir *d, const uint8_t *data, size_t len)
 		uint8_t *b = realloc(d->buf, cap);
 		if (!b)
 			return -ENOMEM;
+		*held += cap - d->cap;
 		d->buf = b;
 		d->cap = cap;
 	}
@@ -555,7 +568,7 @@ static void dir_gap(struct pcap_import *pi, struct conn *c, int di, uint32_t mis
 static void dir_data(struct pcap_import *pi, struct conn *c, int di, const uint8_t *data,
 		     size_t len)
 {
-	if (dir_append(&c->d[di], data, len) < 0) {
+	if (dir_append(&c->d[di], c->held, data, len) < 0) {
 		pi->rc = -ENOMEM;
 		return;
 	}
@@ -577,6 +590,7 @@ static void dir_drain(struct pcap_import *pi, struct conn *c, int di)
 		uint32_t old = d->next_seq - s->seq; /* already seen */
 		if (old < s->len)
 			dir_data(pi, c, di, s->data + old, s->len - old);
+		*c->held -= sizeof(*s) + s->len;
 		free(s);
 	}
 }
@@ -592,6 +606,7 @@ static void dir_hold(struct pcap_import *pi, struct conn *c, int di, uint32_t se
 	}
 	s->seq = seq;
 	s->len = (uint32_t)len;
+	*c->held += sizeof(*s) + len;
 	s->t = pi->t;
 	s->pkt = pi->pkt;
 	memcpy(s->data, data, len);
@@ -673,6 +688,26 @@ static void format_peer(const struct conn_key *k, char *out, size_t len)
 	}
 }
 
+static void lru_unlink(struct pcap_import *pi, struct conn *c)
+{
+	*(c->lprev ? &c->lprev->lnext : &pi->lru) = c->lnext;
+	*(c->lnext ? &c->lnext->lprev : &pi->mru) = c->lprev;
+	c->lprev = c->lnext = NULL;
+}
+
+/* c had a packet now: the most recently seen. */
+static void lru_touch(struct pcap_import *pi, struct conn *c)
+{
+	c->last_t = pi->t;
+	if (pi->mru == c)
+		return;
+	if (c->lprev || c->lnext || pi->lru == c)
+		lru_unlink(pi, c);
+	c->lprev = pi->mru;
+	*(pi->mru ? &pi->mru->lnext : &pi->lru) = c;
+	pi->mru = c;
+}
+
 static struct conn *conn_get(struct pcap_import *pi, const struct conn_key *k, int platform)
 {
 	uint32_t h = key_hash(k);
@@ -681,43 +716,76 @@ static struct conn *conn_get(struct pcap_import *pi, const struct conn_key *k, i
 	for (c = pi->hash[h]; c; c = c->hnext)
 		if (!memcmp(&c->key, k, sizeof(*k)))
 			return c;
-	if (pi->n_conn == pi->cap_conn) {
-		size_t cap = pi->cap_conn ? pi->cap_conn * 2 : 64;
-		struct conn **o = realloc(pi->order, cap * sizeof(*o));
-		if (!o)
-			return NULL;
-		pi->order = o;
-		pi->cap_conn = cap;
-	}
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
 	c->key = *k;
 	c->platform = platform;
 	c->id = ++pi->last_id;
+	c->held = &pi->bytes;
+	pi->bytes += sizeof(*c);
 	format_peer(k, c->peer, sizeof c->peer);
 	c->hnext = pi->hash[h];
 	pi->hash[h] = c;
-	pi->order[pi->n_conn++] = c;
+	c->prev = pi->last;
+	*(pi->last ? &pi->last->next : &pi->first) = c;
+	pi->last = c;
+	pi->n_open++;
 	pi->st.clients++;
 	if (pi->ops.client && !pi->rc)
 		pi->rc = pi->ops.client(pi->ctx, c->id, c->peer, pi->t);
 	return c;
 }
 
-static void conn_free(struct conn *c)
+/* Takes c out of the importer (hash, lists) and frees it. */
+static void conn_free(struct pcap_import *pi, struct conn *c)
 {
+	struct conn **pp = &pi->hash[key_hash(&c->key)];
+	while (*pp && *pp != c)
+		pp = &(*pp)->hnext;
+	if (*pp)
+		*pp = c->hnext;
+	*(c->prev ? &c->prev->next : &pi->first) = c->next;
+	*(c->next ? &c->next->prev : &pi->last) = c->prev;
+	if (c->lprev || c->lnext || pi->lru == c)
+		lru_unlink(pi, c);
 	for (int di = 0; di < 2; di++) {
+		pi->bytes -= c->d[di].cap;
 		free(c->d[di].buf);
 		while (c->d[di].ooo) {
 			struct seg *s = c->d[di].ooo;
 			c->d[di].ooo = s->next;
+			pi->bytes -= sizeof(*s) + s->len;
 			free(s);
 		}
 	}
 	while (c->head)
-		pending_free(pending_pop(c));
+		pending_free(c, pending_pop(c));
+	pi->bytes -= sizeof(*c);
+	pi->n_open--;
 	free(c);
+}
+
+/* The connection is over (FIN both ways, RST, an idle gap, the end of the
+ * capture or section): what it still holds is framed as it is, commands
+ * without a response are emitted as such, and its memory is given back. */
+static void conn_finish(struct pcap_import *pi, struct conn *c)
+{
+	for (int di = 0; di < 2 && !pi->rc; di++) {
+		struct dir *d = &c->d[di];
+		if (d->ooo) {
+			dir_gap(pi, c, di, d->ooo->seq - d->next_seq);
+			dir_drain(pi, c, di);
+		}
+		dir_frame(pi, c, di, 1);
+	}
+	struct pending *p;
+	while (!pi->rc && (p = pending_pop(c))) {
+		if (p->cmd)
+			emit_command(pi, c, p, NULL, 0);
+		pending_free(c, p);
+	}
+	conn_free(pi, c);
 }
 
 /* ---- packets ---- */
@@ -790,6 +858,10 @@ int pcap_import_packet(struct pcap_import *pi, int dlt, uint64_t t_ns, const uin
 
 	if (pi->rc)
 		return pi->rc;
+	if (log_stop_requested) {
+		snprintf(pi->why, sizeof pi->why, "interrupted");
+		return pi->rc = -EINTR;
+	}
 	pi->pkt++;
 	pi->st.packets++;
 	pi->t = t_ns;
@@ -899,6 +971,32 @@ int pcap_import_packet(struct pcap_import *pi, int dlt, uint64_t t_ns, const uin
 	if (!c)
 		return pi->rc ? pi->rc : -ENOMEM;
 	dir_segment(pi, c, di, seq, flags, pkt + r.off, end - r.off, missing);
+	lru_touch(pi, c);
+	struct dir *d = &c->d[di];
+	if (!d->len && d->cap && !pi->rc) {
+		/* Nothing waits to be framed: an idle connection holds no buffer. */
+		pi->bytes -= d->cap;
+		free(d->buf);
+		d->buf = NULL;
+		d->cap = 0;
+	}
+	if (flags & TCP_FIN)
+		c->fin |= (uint8_t)(1u << di);
+	if (!pi->rc && (c->fin == 3 || (flags & TCP_RST)))
+		conn_finish(pi, c); /* over: both sides said so, or one reset it */
+	/* Connections silent for the idle gap (capture time) are over too. */
+	while (!pi->rc && pi->lru && pi->t > pi->lru->last_t &&
+	       pi->t - pi->lru->last_t > pi->cfg.idle_gap_ns)
+		conn_finish(pi, pi->lru);
+	if (!pi->rc && (pi->n_open > pi->cfg.max_open || pi->bytes > pi->cfg.max_bytes)) {
+		snprintf(pi->why, sizeof pi->why,
+			 "%zu TCP connections to the TPM open at once holding %zu bytes, more than "
+			 "the importer keeps (%u connections, %zu MiB; a connection ends with "
+			 "FIN or RST, or after %llu s without packets)",
+			 pi->n_open, pi->bytes, pi->cfg.max_open, pi->cfg.max_bytes >> 20,
+			 (unsigned long long)(pi->cfg.idle_gap_ns / 1000000000u));
+		pi->rc = -E2BIG;
+	}
 	return pi->rc;
 skip:
 	pi->st.skipped++;
@@ -916,6 +1014,12 @@ int pcap_import_new(struct pcap_import **out, const struct pcap_import_cfg *cfg,
 		pi->cfg = *cfg;
 	if (!pi->cfg.tpm_port)
 		pi->cfg.tpm_port = PCAP_IMPORT_DEFAULT_PORT;
+	if (!pi->cfg.idle_gap_ns)
+		pi->cfg.idle_gap_ns = (uint64_t)PCAP_IMPORT_IDLE_GAP_S * 1000000000u;
+	if (!pi->cfg.max_open)
+		pi->cfg.max_open = PCAP_IMPORT_MAX_OPEN;
+	if (!pi->cfg.max_bytes)
+		pi->cfg.max_bytes = PCAP_IMPORT_MAX_BYTES;
 	if (ops)
 		pi->ops = *ops;
 	pi->ctx = ctx;
@@ -929,25 +1033,8 @@ int pcap_import_finish(struct pcap_import *pi)
 {
 	/* Connections in order of appearance, so the output does not depend on
 	 * hashing. */
-	for (size_t i = pi->n_flushed; i < pi->n_conn && !pi->rc; i++) {
-		struct conn *c = pi->order[i];
-		for (int di = 0; di < 2 && !pi->rc; di++) {
-			struct dir *d = &c->d[di];
-			if (d->ooo) {
-				dir_gap(pi, c, di, d->ooo->seq - d->next_seq);
-				dir_drain(pi, c, di);
-			}
-			dir_frame(pi, c, di, 1);
-		}
-		struct pending *p;
-		while (!pi->rc && (p = pending_pop(c))) {
-			if (p->cmd)
-				emit_command(pi, c, p, NULL, 0);
-			pending_free(p);
-		}
-	}
-	if (!pi->rc)
-		pi->n_flushed = pi->n_conn;
+	while (pi->first && !pi->rc)
+		conn_finish(pi, pi->first);
 	return pi->rc;
 }
 
@@ -957,10 +1044,8 @@ int pcap_import_new_section(struct pcap_import *pi)
 	 * initialisation, with sequence numbers starting over): what was open is
 	 * finished, the same addresses and ports make a new connection. */
 	int rc = pcap_import_finish(pi);
-	memset(pi->hash, 0, sizeof(pi->hash));
-	for (size_t i = 0; i < pi->n_conn; i++)
-		conn_free(pi->order[i]);
-	pi->n_conn = pi->n_flushed = 0;
+	while (pi->first)
+		conn_free(pi, pi->first);
 	return rc;
 }
 
@@ -969,13 +1054,17 @@ void pcap_import_get_stats(const struct pcap_import *pi, struct pcap_import_stat
 	*st = pi->st;
 }
 
+const char *pcap_import_error(const struct pcap_import *pi)
+{
+	return pi->why;
+}
+
 void pcap_import_free(struct pcap_import *pi)
 {
 	if (!pi)
 		return;
-	for (size_t i = 0; i < pi->n_conn; i++)
-		conn_free(pi->order[i]);
-	free(pi->order);
+	while (pi->first)
+		conn_free(pi, pi->first);
 	free(pi);
 }
 
@@ -1060,9 +1149,22 @@ static void tstats_add(struct tstats *s, uint64_t t)
 	s->n++;
 }
 
-int pcap_import_mem(const uint8_t *buf, size_t len, const char *name,
-		    const struct pcap_import_cfg *cfg, const struct pcap_import_ops *ops, void *ctx,
-		    struct pcap_import_stats *st, char *err, size_t errlen)
+/* A capture mapped from its file is read front to back, twice: pages already
+ * read are handed back (they would otherwise all count as resident, a 1 GB
+ * capture as 1 GB of memory). Only for a private file mapping: elsewhere
+ * MADV_DONTNEED would zero the bytes. */
+static void give_back(const uint8_t *buf, size_t upto, int mapped)
+{
+	if (!mapped)
+		return;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), n = upto & ~(page - 1);
+	if (n)
+		madvise((void *)(uintptr_t)buf, n, MADV_DONTNEED);
+}
+
+static int import_mem(const uint8_t *buf, size_t len, const char *name,
+		      const struct pcap_import_cfg *cfg, const struct pcap_import_ops *ops,
+		      void *ctx, struct pcap_import_stats *st, char *err, size_t errlen, int mapped)
 {
 	char perr[PCAP_ERRBUF_SIZE];
 	size_t *starts = NULL, nsec, one = 0;
@@ -1107,9 +1209,16 @@ int pcap_import_mem(const uint8_t *buf, size_t len, const char *name,
 		}
 		for (;;) {
 			long off = ftell(pcap_file(p));
+			if (log_stop_requested) {
+				snprintf(err, errlen, "%s: interrupted", name);
+				rc = -EINTR;
+				break;
+			}
 			int r = pcap_next_ex(p, &h, &data);
 			if (r == 1) {
 				pktno++;
+				if (!(pktno & 4095))
+					give_back(buf, base + (size_t)(off < 0 ? 0 : off), mapped);
 				tstats_add(&ts, (uint64_t)h->ts.tv_sec * 1000000000ull +
 						    (uint64_t)h->ts.tv_usec);
 				continue;
@@ -1153,8 +1262,12 @@ int pcap_import_mem(const uint8_t *buf, size_t len, const char *name,
 						(uint64_t)h->ts.tv_sec * 1000000000ull +
 						    (uint64_t)h->ts.tv_usec,
 						data, h->caplen, h->len);
-			if (c2.progress && !(pi->pkt & 4095))
-				c2.progress(c2.progress_arg, pi->pkt, pktno);
+			if (!(pi->pkt & 4095)) {
+				long off = ftell(pcap_file(p));
+				give_back(buf, base + (size_t)(off < 0 ? 0 : off), mapped);
+				if (c2.progress)
+					c2.progress(c2.progress_arg, pi->pkt, pktno);
+			}
 		}
 		pcap_close(p);
 	}
@@ -1164,7 +1277,9 @@ int pcap_import_mem(const uint8_t *buf, size_t len, const char *name,
 		rc = pcap_import_finish(pi);
 	if (rc && !err[0] && errlen)
 		snprintf(err, errlen, "%s: import stopped at packet %" PRIu64 ": %s", name, pi->pkt,
-			 rc < 0 ? strerror(-rc) : "callback failed");
+			 pi->why[0] ? pi->why
+			 : rc < 0   ? strerror(-rc)
+				    : "callback failed");
 	if (st)
 		pcap_import_get_stats(pi, st);
 out:
@@ -1182,10 +1297,19 @@ int pcap_import_file(const char *path, const struct pcap_import_cfg *cfg,
 	size_t len;
 	if (errlen)
 		err[0] = 0;
-	int rc = log_map_file(path, &m, &len, err, errlen);
+	int is_file;
+	int rc = log_map_file(path, cfg && cfg->follow, &m, &len, &is_file, err, errlen);
 	if (rc)
 		return rc;
-	rc = pcap_import_mem(m ? m : (const void *)"", len, path, cfg, ops, ctx, st, err, errlen);
+	rc = import_mem(m ? m : (const void *)"", len, path, cfg, ops, ctx, st, err, errlen,
+			is_file);
 	log_unmap_file(m, len);
 	return rc;
+}
+
+int pcap_import_mem(const uint8_t *buf, size_t len, const char *name,
+		    const struct pcap_import_cfg *cfg, const struct pcap_import_ops *ops, void *ctx,
+		    struct pcap_import_stats *st, char *err, size_t errlen)
+{
+	return import_mem(buf, len, name, cfg, ops, ctx, st, err, errlen, 0);
 }

@@ -16,6 +16,15 @@
 #include "model/decode.h"
 
 #define PCAP_IMPORT_DEFAULT_PORT 2321
+/* What the importer keeps of a capture at once (pcap_import_cfg): a TCP
+ * connection ends with FIN from both sides or RST, or once it has had no
+ * packet for the idle gap (capture time; longer than the slowest TPM command
+ * measured, 177 s); at most so many connections and bytes of theirs
+ * (buffered messages, commands waiting for a response) are held: a capture
+ * that needs more is refused with a message naming the packet. */
+#define PCAP_IMPORT_IDLE_GAP_S 300
+#define PCAP_IMPORT_MAX_OPEN   65536
+#define PCAP_IMPORT_MAX_BYTES  ((size_t)64 << 20)
 
 /* One command with its response (if any) as seen on the wire. */
 struct pcap_tpm_cmd {
@@ -65,6 +74,13 @@ struct pcap_import_cfg {
 	 * its end with the packets done and the file's total (for a progress bar). */
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;
+	/* 0: the defaults above. */
+	uint64_t idle_gap_ns;
+	uint32_t max_open;
+	size_t max_bytes;
+	/* pcap_import_file: read a FIFO or character device to its end (up to
+	 * PCAP_IMPORT_MAX_FOLLOW bytes) instead of refusing it. */
+	int follow;
 };
 
 struct pcap_import_stats {
@@ -101,6 +117,8 @@ int pcap_import_finish(struct pcap_import *pi);
  * same addresses and ports then belong to new connections (new client ids). */
 int pcap_import_new_section(struct pcap_import *pi);
 void pcap_import_get_stats(const struct pcap_import *pi, struct pcap_import_stats *st);
+/* Why pcap_import_packet failed when no callback did (bounds), or "". */
+const char *pcap_import_error(const struct pcap_import *pi);
 void pcap_import_free(struct pcap_import *pi);
 
 /* Imports a whole capture held in memory; name is used in messages. Checks

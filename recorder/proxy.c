@@ -7,19 +7,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "db/db.h"
 #include "model/decode.h"
 #include "model/tpm_cc.h"
 #include "model/wire.h"
 #include "recorder/proxy_frame.h"
 
 #define MAX_LISTEN		8
-#define MAX_CONN		1024
-#define IN_CAP			(TPM_MAX_MESSAGE + 64)
+#define IN_CAP			(FRAME_MAX_MESSAGE + 64)
 #define CLIENT_WRITE_TIMEOUT_MS 2000
+#define FD_RESERVE		32  /* descriptors left for the backend, the writer, SQLite */
+#define ACCEPT_BACKOFF_MS	100 /* out of descriptors and nothing to close: wait */
+#define CONN_CACHE		8   /* closed connections kept for the next accepts */
+#define PEER_SLOTS		(4 * PROXY_MAX_CONN) /* open addressing, power of two */
+
 /* The resource manager: handles one client may leave loaded (a TPM holds a
  * few: swtpm 3 objects, 64 sessions), for so many clients at once. */
 #define RM_MAX_HANDLES 64
@@ -42,8 +49,11 @@ struct conn {
 	enum listen_kind kind;
 	enum frame_mode mode;
 	uint32_t client;
-	pid_t pid; /* the peer process (unix sockets), else 0 */
-	int owner; /* index into proxy.owners, -1 none yet */
+	uint64_t peer; /* hash of the peer: its address, or its uid on a unix socket */
+	uint64_t last; /* when it was accepted or last sent something (mono ns) */
+	char who[48];  /* the peer, for events */
+	pid_t pid;     /* the peer process (unix sockets), else 0 */
+	int owner;     /* index into proxy.owners, -1 none yet */
 	size_t in_len;
 	uint8_t in[IN_CAP];
 };
@@ -58,8 +68,22 @@ struct proxy {
 	struct recorder *rec;
 	struct listener lis[MAX_LISTEN];
 	unsigned n_lis;
-	struct conn *conns[MAX_CONN];
+	struct conn *conns[PROXY_MAX_CONN];
 	unsigned n_conns;
+	unsigned max_conn, per_peer;
+	uint64_t idle_ns;	/* 0: connections never time out */
+	uint64_t next_idle;	/* no connection times out before this */
+	uint64_t backoff_until; /* accepts paused (out of descriptors) until then */
+	int backoff_logged;	/* an event was logged for this shortage */
+	struct conn *cache[CONN_CACHE];
+	unsigned n_cache;
+	/* Connections per peer: slots stay taken (n may drop to 0) until the
+	 * table is rebuilt from the open connections. */
+	struct {
+		uint64_t peer;
+		unsigned n;
+	} peers[PEER_SLOTS];
+	unsigned n_peer_slots;
 	uint8_t locality; /* set through the control channel for raw clients */
 	int powered;	  /* MS simulator power state as seen by platform clients */
 	int rm;		  /* resource-manager mode (proxy_set_rm) */
@@ -68,6 +92,21 @@ struct proxy {
 	uint8_t rsp[TPM_MAX_MESSAGE + 16];
 };
 
+/* Connections in all: as many as the descriptor limit leaves room for, so
+ * that the limit is met here, at a connection the proxy can choose, and not
+ * at accept() or at the backend's reconnection (and poll() refuses more
+ * descriptors than the limit). Read again when the limit may have changed
+ * under a running proxy (prlimit). */
+static void conn_limit(struct proxy *p)
+{
+	struct rlimit rl;
+	p->max_conn = PROXY_MAX_CONN;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < PROXY_MAX_CONN + FD_RESERVE)
+		p->max_conn = rl.rlim_cur > 2 * FD_RESERVE ? (unsigned)rl.rlim_cur - FD_RESERVE
+							   : (unsigned)rl.rlim_cur / 2;
+}
+
 int proxy_new(struct proxy **out, struct recorder *rec)
 {
 	struct proxy *p = calloc(1, sizeof(*p));
@@ -75,8 +114,17 @@ int proxy_new(struct proxy **out, struct recorder *rec)
 		return -ENOMEM;
 	p->rec = rec;
 	p->powered = 1;
+	p->idle_ns = (uint64_t)PROXY_IDLE_TIMEOUT_MS * 1000000u;
+	p->per_peer = PROXY_MAX_PER_PEER;
+	conn_limit(p);
 	*out = p;
 	return 0;
+}
+
+void proxy_set_limits(struct proxy *p, unsigned idle_ms, unsigned per_peer)
+{
+	p->idle_ns = (uint64_t)idle_ms * 1000000u;
+	p->per_peer = per_peer ? per_peer : PROXY_MAX_PER_PEER;
 }
 
 int proxy_listen(struct proxy *p, const struct endpoint *ep, enum listen_kind kind, char *err,
@@ -242,6 +290,32 @@ static void rm_release(struct proxy *p, int i)
 			p->conns[k]->owner = -1;
 }
 
+/* The slot counting peer's connections (taken for it if add). */
+static unsigned *peer_count(struct proxy *p, uint64_t peer, int add)
+{
+	static unsigned none;
+	if (add && p->n_peer_slots >= PEER_SLOTS / 2) {
+		/* Full of peers that have gone: count the open ones again. */
+		memset(p->peers, 0, sizeof p->peers);
+		p->n_peer_slots = 0;
+		for (unsigned i = 0; i < p->n_conns; i++)
+			(*peer_count(p, p->conns[i]->peer, 1))++;
+	}
+	for (unsigned k = (unsigned)peer & (PEER_SLOTS - 1);; k = (k + 1) & (PEER_SLOTS - 1)) {
+		if (p->peers[k].peer == peer)
+			return &p->peers[k].n;
+		if (!p->peers[k].peer) {
+			if (!add) {
+				none = 0;
+				return &none;
+			}
+			p->peers[k].peer = peer;
+			p->n_peer_slots++;
+			return &p->peers[k].n;
+		}
+	}
+}
+
 static void conn_close(struct proxy *p, unsigned i)
 {
 	struct conn *c = p->conns[i];
@@ -249,41 +323,100 @@ static void conn_close(struct proxy *p, unsigned i)
 	 * stay until it exits. */
 	if (c->owner >= 0 && !p->owners[c->owner].pid)
 		rm_release(p, c->owner);
-	close(p->conns[i]->fd);
-	free(p->conns[i]);
+	unsigned *n = peer_count(p, c->peer, 0);
+	if (*n)
+		(*n)--;
+	close(c->fd);
+	if (p->n_cache < CONN_CACHE)
+		p->cache[p->n_cache++] = c;
+	else
+		free(c);
 	p->conns[i] = p->conns[--p->n_conns];
 }
 
-static void accept_one(struct proxy *p, struct listener *l)
+/* Closes connection i to make room (or because it idled), with an event. */
+static void conn_drop(struct proxy *p, unsigned i, const char *kind, const char *why, uint64_t now)
+{
+	struct conn *c = p->conns[i];
+	char detail[200];
+	snprintf(detail, sizeof detail, "%s; %s idle %.1f s", why, c->who,
+		 (double)(now - c->last) / 1e9);
+	recorder_event(p->rec, kind, detail, c->client);
+	conn_close(p, i);
+}
+
+/* The connection to close for a new one: the oldest idle one of peer, or of
+ * the peer with most connections when peer is 0. -1 if there is none. */
+static int victim(struct proxy *p, uint64_t peer)
+{
+	int best = -1;
+	if (!peer) {
+		/* The peer holding most connections gives one up. */
+		unsigned most = 0;
+		for (unsigned k = 0; k < PEER_SLOTS; k++)
+			if (p->peers[k].n > most) {
+				most = p->peers[k].n;
+				peer = p->peers[k].peer;
+			}
+	}
+	for (unsigned i = 0; i < p->n_conns; i++)
+		if (p->conns[i]->peer == peer &&
+		    (best < 0 || p->conns[i]->last < p->conns[best]->last))
+			best = (int)i;
+	return best;
+}
+
+static uint64_t peer_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ull;
+	return h ? h : 1;
+}
+
+static void accept_one(struct proxy *p, struct listener *l, uint64_t now)
 {
 	struct sockaddr_storage sa;
 	socklen_t sl = sizeof sa;
 	int fd = accept4(l->fd, (struct sockaddr *)&sa, &sl, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+		/* Out of descriptors: the oldest idle connections make room (down
+		 * to what the limit, maybe lowered under us, allows, and one at
+		 * least), else accepts pause a while: the listener would wake
+		 * poll at once, again and again, with nothing to take. */
+		conn_limit(p);
+		int v = victim(p, 0);
+		while (v >= 0) {
+			conn_drop(p, (unsigned)v, "conn-evicted", "out of file descriptors", now);
+			v = p->n_conns > p->max_conn ? victim(p, 0) : -1;
+		}
+		sl = sizeof sa;
+		fd = accept4(l->fd, (struct sockaddr *)&sa, &sl, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+			p->backoff_until = now + (uint64_t)ACCEPT_BACKOFF_MS * 1000000u;
+			if (!p->backoff_logged)
+				recorder_event(p->rec, "accept-paused", strerror(errno), 0);
+			p->backoff_logged = 1;
+			return;
+		}
+	}
 	if (fd < 0)
 		return;
-	if (p->n_conns == MAX_CONN) {
-		close(fd);
-		return;
-	}
-	struct conn *c = malloc(sizeof(*c));
-	if (!c) {
-		close(fd);
-		return;
-	}
-	c->fd = fd;
-	c->kind = l->kind;
-	c->mode = FRAME_MODE_UNKNOWN;
-	c->in_len = 0;
-	c->pid = 0;
-	c->owner = -1;
+	p->backoff_logged = 0;
+	char who[48];
+	uint32_t client;
+	pid_t pid = 0;
 	if (l->ep.is_unix) {
 		struct ucred cr;
 		socklen_t cl = sizeof cr;
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) == 0 && cr.pid > 0) {
-			c->client = recorder_client_pid(p->rec, cr.pid, cr.uid);
-			c->pid = cr.pid;
-		} else
-			c->client = recorder_client_peer(p->rec, "unix");
+			client = recorder_client_pid(p->rec, cr.pid, cr.uid);
+			pid = cr.pid;
+			snprintf(who, sizeof who, "uid %u", (unsigned)cr.uid);
+		} else {
+			client = recorder_client_peer(p->rec, "unix");
+			snprintf(who, sizeof who, "unix");
+		}
 	} else {
 		char host[INET6_ADDRSTRLEN] = "?";
 		set_nodelay(fd);
@@ -293,9 +426,44 @@ static void accept_one(struct proxy *p, struct listener *l)
 		else if (sa.ss_family == AF_INET6)
 			inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&sa)->sin6_addr, host,
 				  sizeof host);
-		c->client = recorder_client_peer(p->rec, host);
+		client = recorder_client_peer(p->rec, host);
+		snprintf(who, sizeof who, "%s", host);
 	}
+	uint64_t peer = peer_hash(who);
+	unsigned same = *peer_count(p, peer, 0);
+	char why[96];
+	int v = -1;
+	if (same >= p->per_peer) {
+		snprintf(why, sizeof why, "%u connections of %s (the limit per peer)", same, who);
+		v = victim(p, peer);
+	} else if (p->n_conns >= p->max_conn) {
+		snprintf(why, sizeof why, "%u connections (the limit)", p->n_conns);
+		v = victim(p, 0);
+	}
+	if (v >= 0)
+		conn_drop(p, (unsigned)v, "conn-evicted", why, now);
+	struct conn *c = p->n_cache ? p->cache[--p->n_cache] : malloc(sizeof(*c));
+	if (!c || p->n_conns >= p->max_conn) {
+		recorder_event(p->rec, "conn-refused",
+			       c ? "no connection to close" : "out of memory", client);
+		free(c);
+		close(fd);
+		return;
+	}
+	c->fd = fd;
+	c->kind = l->kind;
+	c->mode = FRAME_MODE_UNKNOWN;
+	c->in_len = 0;
+	c->pid = pid;
+	c->owner = -1;
+	c->client = client;
+	c->peer = peer;
+	c->last = now;
+	snprintf(c->who, sizeof c->who, "%s", who);
+	(*peer_count(p, peer, 1))++; /* before c is in conns: a recount would count it */
 	p->conns[p->n_conns++] = c;
+	if (p->idle_ns && (!p->next_idle || now + p->idle_ns < p->next_idle))
+		p->next_idle = now + p->idle_ns;
 }
 
 /* Sends the response in the connection's framing. Returns 0 or -errno. */
@@ -325,6 +493,9 @@ static int forward(struct proxy *p, struct conn *c, uint8_t locality, const uint
 	size_t rsp_len = 0;
 	recorder_forward(p->rec, c->client, locality, cmd, len, p->rsp, sizeof p->rsp, &rsp_len,
 			 &tm);
+	/* The client's idle time starts when it has its answer: a command
+	 * the TPM takes minutes over is not idleness. */
+	c->last = tm.t_done;
 	int rc = reply(c, p->rsp, rsp_len);
 	recorder_log(p->rec, c->client, locality, cmd, len, p->rsp, rsp_len, &tm);
 	if (p->rm && !tm.rc)
@@ -347,8 +518,19 @@ static int data_messages(struct proxy *p, struct conn *c, int eof)
 		case FRAME_MALFORMED:
 			/* Cannot be framed: record what arrived, close. */
 			recorder_malformed(p->rec, c->client, f.locality, c->in + f.off, f.len,
-					   f.reason);
+					   f.reason, f.declared);
 			return -1;
+		case FRAME_REFUSE: {
+			/* Never reaches the TPM: the client gets a TPM error. */
+			uint8_t err[TPM_HEADER_SIZE];
+			int wrc = reply(c, err, tpm_error_response(err, f.rc));
+			recorder_malformed(p->rec, c->client, f.locality, c->in + f.off, f.len,
+					   f.reason, f.declared);
+			if (wrc || !f.consume)
+				return -1;
+			consume(c, f.consume);
+			continue;
+		}
 		case FRAME_SESSION_END:
 			recorder_event(p->rec, "mssim", "SESSION_END", c->client);
 			return -1;
@@ -500,7 +682,7 @@ static int platform_messages(struct proxy *p, struct conn *c, int eof)
 }
 
 /* Reads what a connection has and handles complete messages. */
-static int conn_readable(struct proxy *p, struct conn *c)
+static int conn_readable(struct proxy *p, struct conn *c, uint64_t now)
 {
 	int eof = 0;
 	if (c->in_len == IN_CAP)
@@ -514,6 +696,7 @@ static int conn_readable(struct proxy *p, struct conn *c)
 		eof = 1;
 	} else {
 		c->in_len += (size_t)n;
+		c->last = now;
 	}
 	switch (c->kind) {
 	case LISTEN_DATA:
@@ -530,17 +713,84 @@ static int conn_readable(struct proxy *p, struct conn *c)
 	return -1;
 }
 
+/* Closes the connections that have been silent for the idle timeout and
+ * notes when the next one would; a connection with bytes waiting is not
+ * idle (they arrived while the proxy was busy with another client). */
+static void expire_idle(struct proxy *p, uint64_t now)
+{
+	uint64_t next = 0;
+	for (unsigned i = p->n_conns; i-- > 0;) {
+		struct conn *c = p->conns[i];
+		uint8_t b;
+		if (now - c->last >= p->idle_ns) {
+			if (recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 1) {
+				c->last = now;
+			} else {
+				char why[64];
+				snprintf(why, sizeof why, "silent for the idle timeout (%.0f s)",
+					 (double)p->idle_ns / 1e9);
+				conn_drop(p, i, "conn-idle-timeout", why, now);
+				continue;
+			}
+		}
+		if (!next || c->last + p->idle_ns < next)
+			next = c->last + p->idle_ns;
+	}
+	p->next_idle = next;
+}
+
+/* The descriptor limit was lowered below what the proxy holds: the oldest
+ * idle connections go until it fits again. Returns 1 if any went. */
+static int shrink(struct proxy *p, uint64_t now)
+{
+	int did = 0;
+	conn_limit(p);
+	while (p->n_conns > p->max_conn) {
+		int v = victim(p, 0);
+		if (v < 0)
+			break;
+		conn_drop(p, (unsigned)v, "conn-evicted", "the file descriptor limit was lowered",
+			  now);
+		did = 1;
+	}
+	return did;
+}
+
+static int ms_until(uint64_t now, uint64_t then)
+{
+	if (then <= now)
+		return 0;
+	uint64_t ms = (then - now + 999999) / 1000000;
+	return ms > 60000 ? 60000 : (int)ms;
+}
+
 int proxy_run(struct proxy *p, int wake_fd, int (*wake)(void *ctx), void *ctx)
 {
-	struct pollfd *pfd = calloc(1 + MAX_LISTEN + MAX_CONN + RM_MAX_OWNERS, sizeof(*pfd));
+	struct pollfd *pfd = calloc(1 + MAX_LISTEN + PROXY_MAX_CONN + RM_MAX_OWNERS, sizeof(*pfd));
 	int own_ix[RM_MAX_OWNERS];
 	if (!pfd)
 		return -ENOMEM;
 	for (;;) {
-		unsigned n = 0;
+		uint64_t now = mono_ns();
+		int timeout = -1;
+		if (p->idle_ns && p->next_idle && now >= p->next_idle)
+			expire_idle(p, now);
+		if (p->idle_ns && p->next_idle)
+			timeout = ms_until(now, p->next_idle);
+		unsigned n = 0, n_lis = 0;
 		pfd[n++] = (struct pollfd){.fd = wake_fd, .events = POLLIN};
-		for (unsigned i = 0; i < p->n_lis; i++)
-			pfd[n++] = (struct pollfd){.fd = p->lis[i].fd, .events = POLLIN};
+		if (p->backoff_until && now >= p->backoff_until) {
+			p->backoff_until = 0;
+			conn_limit(p); /* raised again meanwhile? */
+		}
+		if (now >= p->backoff_until) {
+			for (unsigned i = 0; i < p->n_lis; i++)
+				pfd[n++] = (struct pollfd){.fd = p->lis[i].fd, .events = POLLIN};
+			n_lis = p->n_lis;
+		} else {
+			int b = ms_until(now, p->backoff_until);
+			timeout = timeout < 0 || b < timeout ? b : timeout;
+		}
 		unsigned nc = p->n_conns;
 		for (unsigned i = 0; i < nc; i++)
 			pfd[n++] = (struct pollfd){.fd = p->conns[i]->fd, .events = POLLIN};
@@ -551,14 +801,24 @@ int proxy_run(struct proxy *p, int wake_fd, int (*wake)(void *ctx), void *ctx)
 				pfd[n++] =
 				    (struct pollfd){.fd = p->owners[i].pidfd, .events = POLLIN};
 			}
-		int r = poll(pfd, n, -1);
+		int r = poll(pfd, n, timeout);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
+			if (errno == EINVAL && shrink(p, now))
+				continue; /* more descriptors than the limit now allows */
+			if (errno == ENOMEM) {
+				struct timespec ts = {0, 10 * 1000 * 1000};
+				nanosleep(&ts, NULL);
+				continue;
+			}
 			break;
 		}
+		if (r == 0)
+			continue;
 		if ((pfd[0].revents & POLLIN) && wake(ctx))
 			break;
+		now = mono_ns();
 		/* Processes that exited first: their leftovers are flushed before
 		 * the next client's command (a shell's next tool) is forwarded. */
 		for (unsigned i = 0; i < no; i++)
@@ -567,15 +827,15 @@ int proxy_run(struct proxy *p, int wake_fd, int (*wake)(void *ctx), void *ctx)
 		/* Connections first (in index order), then new ones. Iterate
 		 * backwards over the snapshot so removals do not skip any. */
 		for (unsigned i = nc; i-- > 0;) {
-			short ev = pfd[1 + p->n_lis + i].revents;
+			short ev = pfd[1 + n_lis + i].revents;
 			if (!ev)
 				continue;
-			if (conn_readable(p, p->conns[i]) < 0)
+			if (conn_readable(p, p->conns[i], now) < 0)
 				conn_close(p, i);
 		}
-		for (unsigned i = 0; i < p->n_lis; i++)
+		for (unsigned i = 0; i < n_lis; i++)
 			if (pfd[1 + i].revents & POLLIN)
-				accept_one(p, &p->lis[i]);
+				accept_one(p, &p->lis[i], now);
 	}
 	free(pfd);
 	return 0;
@@ -595,6 +855,8 @@ void proxy_free(struct proxy *p)
 	if (!p)
 		return;
 	proxy_close_clients(p);
+	while (p->n_cache)
+		free(p->cache[--p->n_cache]);
 	for (unsigned i = 0; i < p->n_lis; i++) {
 		close(p->lis[i].fd);
 		if (p->lis[i].ep.is_unix)

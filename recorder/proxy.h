@@ -17,7 +17,17 @@ enum listen_kind {
 
 struct proxy;
 
+/* Defaults of the limits below (docs/recording.md says how they were chosen). */
+#define PROXY_IDLE_TIMEOUT_MS 300000 /* a client silent this long is closed */
+#define PROXY_MAX_PER_PEER    256    /* connections of one peer (address or uid) */
+#define PROXY_MAX_CONN	      1024   /* connections in all (fewer if the fd limit is low) */
+
 int proxy_new(struct proxy **out, struct recorder *rec);
+/* Limits (call before proxy_run): idle_ms 0 = never time out; per_peer 0 =
+ * the default. At a limit the oldest idle connection (of that peer, or of the
+ * peer with most connections) is closed to make room for the new one; every
+ * such close, timeout and refusal is an event. */
+void proxy_set_limits(struct proxy *p, unsigned idle_ms, unsigned per_peer);
 /* Adds a listening socket. For LISTEN_DATA the matching control listener
  * (port+1 or PATH.ctrl) is added too when with_ctrl is set. */
 int proxy_listen(struct proxy *p, const struct endpoint *ep, enum listen_kind kind, char *err,

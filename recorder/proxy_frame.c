@@ -55,10 +55,28 @@ const char *ms_name(uint32_t c)
 	return "UNKNOWN";
 }
 
+int frame_tpm(const uint8_t *in, size_t len, size_t max, uint32_t *size, int *reason)
+{
+	*size = 0;
+	*reason = 0;
+	if (len < 6)
+		return FRAME_TPM_MORE;
+	*size = wire_get_u32(in + 2);
+	if (*size < TPM_HEADER_SIZE) {
+		*reason = TPM_MAL_SIZE_BELOW_HEADER;
+		return FRAME_TPM_BAD;
+	}
+	if (*size > max) {
+		*reason = TPM_MAL_TOO_LARGE;
+		return FRAME_TPM_BAD;
+	}
+	return len < *size ? FRAME_TPM_MORE : FRAME_TPM_WHOLE;
+}
+
 static void set(struct frame *f, enum frame_what what, size_t off, size_t len, size_t consume,
 		uint8_t loc, int reason)
 {
-	*f = (struct frame){what, off, len, consume, loc, reason};
+	*f = (struct frame){what, off, len, consume, loc, reason, 0, 0};
 }
 
 /* Not enough bytes yet: wait, or close quietly if the client is gone. */
@@ -67,9 +85,24 @@ static void more(struct frame *f, int eof)
 	set(f, eof ? FRAME_CLOSE : FRAME_MORE, 0, 0, 0, 0, 0);
 }
 
+/* A command refused before the TPM: what arrived of it (at most a message's
+ * worth) is recorded, the client gets TPM_RC_COMMAND_SIZE, as a TPM answers
+ * a commandSize that does not fit (Part 1 18.2, Part 2 6.6.3). */
+static void refuse(struct frame *f, size_t off, size_t have, size_t consume, uint8_t loc,
+		   int reason, uint32_t declared)
+{
+	set(f, FRAME_REFUSE, off, have < FRAME_MAX_MESSAGE ? have : FRAME_MAX_MESSAGE, consume, loc,
+	    reason);
+	f->rc = TPM_RC_COMMAND_SIZE;
+	f->declared = declared;
+}
+
 void frame_data(enum frame_mode *mode, const uint8_t *in, size_t in_len, int eof,
 		uint8_t raw_locality, struct frame *f)
 {
+	uint32_t size;
+	int reason, r;
+
 	if (in_len == 0)
 		return more(f, eof);
 	if (*mode == FRAME_MODE_UNKNOWN) {
@@ -81,29 +114,22 @@ void frame_data(enum frame_mode *mode, const uint8_t *in, size_t in_len, int eof
 		*mode = !in[0] && !in[1] && !in[2] ? FRAME_MODE_MSSIM : FRAME_MODE_RAW;
 	}
 	if (*mode == FRAME_MODE_RAW) {
-		if (in_len < TPM_HEADER_SIZE) {
-			if (eof)
-				return set(f, FRAME_MALFORMED, 0, in_len, 0, raw_locality,
-					   TPM_MAL_SHORT_HEADER);
-			return more(f, 0);
+		r = frame_tpm(in, in_len, FRAME_MAX_MESSAGE, &size, &reason);
+		if (r == FRAME_TPM_BAD)
+			/* The stream cannot be framed past this size field. */
+			return refuse(f, 0, in_len, 0, raw_locality, reason, size);
+		if (r == FRAME_TPM_MORE) {
+			if (!eof)
+				return more(f, 0);
+			/* The client left in the middle of a command. */
+			set(f, FRAME_MALFORMED, 0, in_len, 0, raw_locality,
+			    in_len < TPM_HEADER_SIZE ? TPM_MAL_SHORT_HEADER : TPM_MAL_SIZE_OVER);
+			f->declared = size;
+			return;
 		}
-		uint32_t size = wire_get_u32(in + 2);
-		if (size < TPM_HEADER_SIZE || size > TPM_MAX_MESSAGE)
-			/* Cannot be framed: record what arrived, close. */
-			return set(f, FRAME_MALFORMED, 0, in_len, 0, raw_locality,
-				   size < TPM_HEADER_SIZE ? TPM_MAL_SIZE_UNDER : TPM_MAL_TOO_LARGE);
-		if (in_len < size) {
-			if (eof)
-				return set(f, FRAME_MALFORMED, 0, in_len, 0, raw_locality,
-					   TPM_MAL_SIZE_OVER);
-			return more(f, 0);
-		}
-		/* A client sends one command and waits for its answer, so bytes
-		 * beyond the size field came with the same command: hand the TPM
-		 * all of them, as swtpm reading the socket would, and let it
-		 * answer TPM_RC_COMMAND_SIZE. */
-		size_t len = in_len > size ? in_len : size;
-		return set(f, FRAME_COMMAND, 0, len, len, raw_locality, 0);
+		/* Exactly the declared bytes; the rest is the client's next
+		 * command (never appended to this one). */
+		return set(f, FRAME_COMMAND, 0, size, size, raw_locality, 0);
 	}
 	/* MS simulator framing on the command port. */
 	if (in_len < 4)
@@ -114,16 +140,31 @@ void frame_data(enum frame_mode *mode, const uint8_t *in, size_t in_len, int eof
 		if (in_len < 9)
 			return more(f, eof);
 		uint8_t loc = in[4];
-		uint32_t size = wire_get_u32(in + 5);
-		if (size < TPM_HEADER_SIZE || size > TPM_MAX_MESSAGE)
-			return set(f, FRAME_MALFORMED, 9, in_len - 9, 0, loc,
-				   size < TPM_HEADER_SIZE ? TPM_MAL_SIZE_UNDER : TPM_MAL_TOO_LARGE);
+		size = wire_get_u32(in + 5);
+		if (size < TPM_HEADER_SIZE || size > FRAME_MAX_MESSAGE)
+			return refuse(f, 9, in_len - 9, 0, loc,
+				      size < TPM_HEADER_SIZE ? TPM_MAL_SIZE_BELOW_HEADER
+							     : TPM_MAL_TOO_LARGE,
+				      size);
 		if (in_len < 9 + (size_t)size) {
-			if (eof)
-				return set(f, FRAME_MALFORMED, 9, in_len - 9, 0, loc,
-					   TPM_MAL_SIZE_OVER);
+			if (eof) {
+				set(f, FRAME_MALFORMED, 9, in_len - 9, 0, loc, TPM_MAL_SIZE_OVER);
+				f->declared = size;
+				return;
+			}
 			return more(f, 0);
 		}
+		/* The frame and the command inside it must agree on the size:
+		 * otherwise the TPM would see one length and the record another.
+		 * The simulator framing stays intact, so the connection does. */
+		uint32_t inner;
+		r = frame_tpm(in + 9, size, FRAME_MAX_MESSAGE, &inner, &reason);
+		if (r != FRAME_TPM_WHOLE || inner != size)
+			return refuse(f, 9, size, 9 + (size_t)size, loc,
+				      r == FRAME_TPM_BAD ? reason
+				      : inner > size	 ? TPM_MAL_SIZE_OVER
+							 : TPM_MAL_SIZE_UNDER,
+				      inner);
 		return set(f, FRAME_COMMAND, 9, size, 9 + (size_t)size, loc, 0);
 	}
 	if (code == MS_REMOTE_HANDSHAKE) {
@@ -134,7 +175,8 @@ void frame_data(enum frame_mode *mode, const uint8_t *in, size_t in_len, int eof
 	}
 	if (code == MS_SESSION_END)
 		return set(f, FRAME_SESSION_END, 0, 0, 0, 0, 0);
-	set(f, FRAME_MALFORMED, 0, in_len, 0, raw_locality, TPM_MAL_BAD_TAG);
+	set(f, FRAME_MALFORMED, 0, in_len < FRAME_MAX_MESSAGE ? in_len : FRAME_MAX_MESSAGE, 0,
+	    raw_locality, TPM_MAL_BAD_TAG);
 }
 
 int frame_platform(const uint8_t *in, size_t in_len, size_t *used)

@@ -17,6 +17,7 @@
 #include "model/decode.h"
 #include "model/wire.h"
 #include "recorder/netutil.h"
+#include "recorder/proxy_frame.h"
 
 #define CTRL_CAP      (64 * 1024 + 64)
 #define IO_TIMEOUT_MS 120000
@@ -40,7 +41,8 @@ struct qemu_interposer {
 	unsigned long n_ctrl;
 	uint8_t req[CTRL_CAP];
 	uint8_t rsp[CTRL_CAP];
-	uint8_t cmd[TPM_MAX_MESSAGE + 64];
+	size_t cmd_len;			     /* bytes from QEMU not handled yet */
+	uint8_t cmd[FRAME_MAX_MESSAGE + 64]; /* ... they start a command */
 	uint8_t out[TPM_MAX_MESSAGE + 64];
 };
 
@@ -53,6 +55,19 @@ static int fd_transmit(struct transport *t, uint8_t locality, const uint8_t *cmd
 	(void)locality;
 	if (f->fd < 0)
 		return -ENOTCONN;
+	int stale = pending_bytes(f->fd);
+	if (stale > 0) {
+		/* swtpm sent more than its last response declared: those bytes
+		 * are dropped, never taken for this command's answer. */
+		uint8_t junk[512];
+		t->stale = (uint32_t)stale;
+		while (stale > 0) {
+			ssize_t n = recv(f->fd, junk, sizeof junk, MSG_DONTWAIT);
+			if (n <= 0)
+				break;
+			stale -= (int)n;
+		}
+	}
 	int rc = write_full(f->fd, cmd, len, t->timeout_ms);
 	if (!rc)
 		rc = read_tpm_message(f->fd, rsp, cap, rsp_len, t->timeout_ms);
@@ -255,6 +270,7 @@ static uint32_t take_datafd(struct qemu_interposer *qi, int qfd, int *rc)
 	close_fd(&qi->qdata);
 	close_fd(&qi->data.fd);
 	qi->qdata = qfd;
+	qi->cmd_len = 0;
 	qi->data.fd = sp[0];
 	return 0;
 }
@@ -370,25 +386,56 @@ static int ctrl_request(struct qemu_interposer *qi, struct recorder *rec)
 	return 0;
 }
 
-/* One command on the data channel. Returns 0, or -1 when QEMU closed it. */
-static int data_command(struct qemu_interposer *qi, struct recorder *rec)
+/* What QEMU sent on the data channel: every whole command in it, each
+ * exactly the bytes its size field declares (recorder/proxy_frame.h); the
+ * rest waits for more. Returns 0, or -1 when the channel is to be closed
+ * (QEMU closed it, or sent what cannot be framed). */
+static int data_readable(struct qemu_interposer *qi, struct recorder *rec)
 {
-	size_t len = 0, rsp_len = 0;
-	struct rec_timing tm = {0};
-	int rc = read_tpm_message(qi->qdata, qi->cmd, sizeof qi->cmd, &len, IO_TIMEOUT_MS);
-	if (rc) {
-		if (rc == -EPROTO) {
-			recorder_malformed(rec, qi->client, qi->locality, qi->cmd, TPM_HEADER_SIZE,
-					   TPM_MAL_TOO_LARGE);
+	int eof = 0;
+	ssize_t n =
+	    recv(qi->qdata, qi->cmd + qi->cmd_len, sizeof qi->cmd - qi->cmd_len, MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n <= 0)
+		eof = 1;
+	else
+		qi->cmd_len += (size_t)n;
+	for (;;) {
+		uint32_t size;
+		int reason;
+		int fr = frame_tpm(qi->cmd, qi->cmd_len, FRAME_MAX_MESSAGE, &size, &reason);
+		if (fr == FRAME_TPM_MORE) {
+			if (eof && qi->cmd_len)
+				recorder_malformed(
+				    rec, qi->client, qi->locality, qi->cmd, qi->cmd_len,
+				    qi->cmd_len < TPM_HEADER_SIZE ? TPM_MAL_SHORT_HEADER
+								  : TPM_MAL_SIZE_OVER,
+				    size);
+			return eof ? -1 : 0;
 		}
-		return -1;
+		if (fr == FRAME_TPM_BAD) {
+			/* Never reaches swtpm; QEMU gets a TPM error, and the
+			 * channel, which cannot be framed past it, is closed. */
+			uint8_t e[TPM_HEADER_SIZE];
+			size_t el = tpm_error_response(e, TPM_RC_COMMAND_SIZE);
+			write_full(qi->qdata, e, el, IO_TIMEOUT_MS);
+			recorder_malformed(rec, qi->client, qi->locality, qi->cmd, qi->cmd_len,
+					   reason, size);
+			return -1;
+		}
+		size_t rsp_len = 0;
+		struct rec_timing tm = {0};
+		recorder_forward(rec, qi->client, qi->locality, qi->cmd, size, qi->out,
+				 sizeof qi->out, &rsp_len, &tm);
+		/* QEMU reads the 10-byte header, then the size it announces. */
+		int wrc = write_full(qi->qdata, qi->out, rsp_len, IO_TIMEOUT_MS);
+		recorder_log(rec, qi->client, qi->locality, qi->cmd, size, qi->out, rsp_len, &tm);
+		memmove(qi->cmd, qi->cmd + size, qi->cmd_len - size);
+		qi->cmd_len -= size;
+		if (wrc)
+			return -1;
 	}
-	recorder_forward(rec, qi->client, qi->locality, qi->cmd, len, qi->out, sizeof qi->out,
-			 &rsp_len, &tm);
-	/* QEMU reads the 10-byte header, then the size it announces. */
-	int wrc = write_full(qi->qdata, qi->out, rsp_len, IO_TIMEOUT_MS);
-	recorder_log(rec, qi->client, qi->locality, qi->cmd, len, qi->out, rsp_len, &tm);
-	return wrc ? -1 : 0;
 }
 
 static void accept_qemu(struct qemu_interposer *qi, struct recorder *rec)
@@ -442,9 +489,10 @@ int qemu_interposer_run(struct qemu_interposer *qi, struct recorder *rec, int wa
 		/* Data before control: QEMU waits for each answer, so at most
 		 * one of them has something, but a closing QEMU may have both. */
 		if (i_data >= 0 && p[i_data].revents) {
-			if (data_command(qi, rec) < 0) {
+			if (data_readable(qi, rec) < 0) {
 				recorder_event(rec, "data-channel-closed", NULL, qi->client);
 				close_fd(&qi->qdata);
+				qi->cmd_len = 0;
 			}
 		}
 		if (i_ctrl >= 0 && p[i_ctrl].revents) {

@@ -39,8 +39,19 @@ int recorder_forward(struct recorder *r, uint32_t client, uint8_t locality, cons
 	tm->t_submit = mono_ns();
 	rc = r->backend->ops->transmit(r->backend, locality, cmd, len, rsp, cap, rsp_len);
 	tm->t_done = mono_ns();
+	if (r->backend->stale) {
+		tm->stale = r->backend->stale;
+		r->backend->stale = 0;
+	}
+	if (rc > 0) {
+		/* Not sent; the transport's answer is the client's. */
+		tm->refused = (uint32_t)rc;
+		*rsp_len = tpm_error_response(rsp, (uint32_t)rc);
+		rc = 0;
+	} else {
+		r->forwarded++;
+	}
 	tm->rc = rc;
-	r->forwarded++;
 	if (r->emu && !rc) {
 		/* The client sees the profiled TPM: its response is held until
 		 * the drawn latency has passed since the command went out. */
@@ -65,9 +76,12 @@ int recorder_forward(struct recorder *r, uint32_t client, uint8_t locality, cons
 /* The event recorder_forward noted, before the command's own row. */
 static void log_backend_change(struct recorder *r, uint32_t client, const struct rec_timing *tm)
 {
-	char detail[300];
+	char detail[400];
 	if (tm->backend_change == REC_BACKEND_LOST) {
-		snprintf(detail, sizeof detail, "%s: %s", r->backend->desc, strerror(-tm->rc));
+		snprintf(detail, sizeof detail, "%s: %s", r->backend->desc,
+			 tm->rc == -EMSGSIZE ? "answered more bytes than its response header "
+					       "declares (backend desync; connection reset)"
+					     : strerror(-tm->rc));
 		recorder_event(r, "backend-lost", detail, client);
 	} else if (tm->backend_change == REC_BACKEND_BACK) {
 		recorder_event(r, "backend-back", r->backend->desc, client);
@@ -82,6 +96,21 @@ void recorder_log(struct recorder *r, uint32_t client, uint8_t locality, const u
 
 	if (!r->w)
 		return;
+	if (tm->stale) {
+		char detail[420];
+		snprintf(detail, sizeof detail,
+			 "%s: %u bytes beyond the size its last response declared were waiting "
+			 "before this command; dropped (with the connection where it can be made "
+			 "again)",
+			 r->backend->desc, tm->stale);
+		recorder_event(r, "backend-desync", detail, client);
+	}
+	if (tm->refused) {
+		char detail[360];
+		snprintf(detail, sizeof detail, "%s: locality %u refused; not sent, answered 0x%x",
+			 r->backend->desc, locality, tm->refused);
+		recorder_event(r, "backend-refused", detail, client);
+	}
 	if (tm->backend_change)
 		log_backend_change(r, client, tm);
 	if (r->unstored)
@@ -145,7 +174,7 @@ int recorder_own_command(struct recorder *r, const uint8_t *cmd, size_t len, uin
 }
 
 void recorder_malformed(struct recorder *r, uint32_t client, uint8_t locality, const uint8_t *buf,
-			size_t len, int reason)
+			size_t len, int reason, uint32_t declared)
 {
 	struct tpm_cmd c;
 	if (!r->w)
@@ -158,7 +187,7 @@ void recorder_malformed(struct recorder *r, uint32_t client, uint8_t locality, c
 	struct rec *x = writer_reserve(r->w, REC_COMMAND, keep);
 	if (!x)
 		return;
-	rec_fill_decoded(x, &c, len, NULL, 0);
+	rec_fill_decoded(x, &c, declared ? declared : len, NULL, 0);
 	x->locality = locality;
 	x->client_id = client;
 	x->t_submit = x->t_done = mono_ns();

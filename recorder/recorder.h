@@ -55,6 +55,8 @@ struct rec_timing {
 	 * (REC_BACKEND_BACK) with this command: recorder_log stores the event,
 	 * so that recorder_forward never touches the writer. */
 	int8_t backend_change;
+	uint32_t stale;	  /* unasked bytes dropped before this command (transport.h) */
+	uint32_t refused; /* the transport answered this TPM_RC itself (positive rc) */
 };
 enum { REC_BACKEND_LOST = 1, REC_BACKEND_BACK = 2 };
 
@@ -79,9 +81,11 @@ int recorder_command(struct recorder *r, uint32_t client, uint8_t locality, cons
 int recorder_own_command(struct recorder *r, const uint8_t *cmd, size_t len, uint8_t *rsp,
 			 size_t cap, size_t *rsp_len);
 
-/* Records bytes that could not be framed as a command (never forwarded). */
+/* Records bytes that could not be framed as a command (never forwarded):
+ * what arrived of it (buf, len; its header is never zeroed) and, as the
+ * row's cmd_size, the size its header declared (declared; 0: len). */
 void recorder_malformed(struct recorder *r, uint32_t client, uint8_t locality, const uint8_t *buf,
-			size_t len, int reason);
+			size_t len, int reason, uint32_t declared);
 
 /* Records a control event (INIT, SET_LOCALITY, POWER_ON, backend-lost, ...). */
 void recorder_event(struct recorder *r, const char *kind, const char *detail, uint32_t client);

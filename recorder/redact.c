@@ -26,72 +26,40 @@ const char *payload_mode_str(int mode)
 	return "redacted";
 }
 
-/* Zeroes the contents of the TPM2B at off, if it lies inside the buffer. */
-static int zero_tpm2b(uint8_t *buf, size_t len, size_t off)
+/* Zeroes the secret parameters of a message as the command table's layout
+ * says (model/tpm_cc.def: S a secret TPM2B, B a TPM2B kept, 1 2 4 8 an
+ * integer kept, !N an integer zeroed), reading from off. A parameter that
+ * runs past the end stops the walk: nothing beyond it can be located (the
+ * message is malformed; its bytes are the decoder's business). Returns 1 if
+ * anything was zeroed. */
+static int redact_layout(uint8_t *buf, size_t len, size_t off, const char *layout)
 {
 	struct wire_rd r;
-	uint16_t n;
+	int did = 0;
 	wire_rd_init(&r, buf, len);
 	r.off = off;
-	const uint8_t *p = wire_tpm2b(&r, &n);
-	if (!p || !n)
-		return 0;
-	memset(buf + (p - buf), 0, n);
-	return 1;
-}
-
-/* Commands whose first parameter is a secret: sensitive areas (Part 3 12.1
- * Create, 24.1 CreatePrimary: TPM2B_SENSITIVE_CREATE holds userAuth and data),
- * new authorization values, and symmetric keys handed in. */
-static int cmd_first_param_secret(uint32_t cc)
-{
-	switch (cc) {
-	case TPM_CC_Create:
-	case TPM_CC_CreatePrimary:
-	case TPM_CC_CreateLoaded:
-	case TPM_CC_LoadExternal:
-	case TPM_CC_HierarchyChangeAuth:
-	case TPM_CC_NV_ChangeAuth:
-	case TPM_CC_ObjectChangeAuth:
-	case TPM_CC_NV_DefineSpace:
-	case TPM_CC_NV_DefineSpace2:
-	case TPM_CC_PCR_SetAuthValue:
-	case TPM_CC_HMAC_Start:
-	case TPM_CC_HashSequenceStart:
-	case TPM_CC_Import:
-	case TPM_CC_Duplicate:
-	/* Data written to an NV index is what NV_Read returns (Part 3 31.7);
-	 * plaintext handed in for encryption (Part 3 14.2 RSA_Encrypt, 15.3
-	 * EncryptDecrypt2, 14.8 ECC_Encrypt). */
-	case TPM_CC_NV_Write:
-	case TPM_CC_RSA_Encrypt:
-	case TPM_CC_EncryptDecrypt2:
-	case TPM_CC_ECC_Encrypt:
-		return 1;
+	for (const char *l = layout; *l && !r.err; l++) {
+		int secret = *l == '!' || *l == 'S';
+		if (*l == '!')
+			l++;
+		if (*l == 'S' || *l == 'B') {
+			uint16_t n;
+			const uint8_t *p = wire_tpm2b(&r, &n);
+			if (p && n && secret) {
+				memset(buf + (p - buf), 0, n);
+				did = 1;
+			}
+		} else if (*l >= '1' && *l <= '8') {
+			const uint8_t *p = wire_skip(&r, (size_t)(*l - '0'));
+			if (p && secret) {
+				memset(buf + (p - buf), 0, (size_t)(*l - '0'));
+				did = 1;
+			}
+		} else {
+			break; /* not a layout (tests/unit/test_tpm_cc.c checks them) */
+		}
 	}
-	return 0;
-}
-
-/* Responses whose first parameter is a secret: random bytes, unsealed data,
- * NV contents, decrypted data, shared secrets, released credentials. */
-static int rsp_first_param_secret(uint32_t cc)
-{
-	switch (cc) {
-	case TPM_CC_GetRandom:
-	case TPM_CC_Unseal:
-	case TPM_CC_NV_Read:
-	case TPM_CC_RSA_Decrypt:
-	case TPM_CC_ECDH_ZGen:
-	case TPM_CC_ECDH_KeyGen:
-	case TPM_CC_ZGen_2Phase:
-	case TPM_CC_EncryptDecrypt:
-	case TPM_CC_EncryptDecrypt2:
-	case TPM_CC_ECC_Decrypt:
-	case TPM_CC_ActivateCredential:
-	case TPM_CC_Duplicate:
-		return 1;
-	}
-	return 0;
+	return did;
 }
 
 int redact_command(uint8_t *buf, size_t len, const struct tpm_cmd *c)
@@ -115,16 +83,24 @@ int redact_command(uint8_t *buf, size_t len, const struct tpm_cmd *c)
 			did = 1;
 		}
 	}
-	if (cmd_first_param_secret(c->cc))
-		did |= zero_tpm2b(buf, len, c->param_off);
+	if (c->info && c->info->cmd_secret[0])
+		did |= redact_layout(buf, len, c->param_off, c->info->cmd_secret);
 	return did;
 }
 
 int redact_response(uint8_t *buf, size_t len, const struct tpm_cmd *c, const struct tpm_rsp *r)
 {
-	if (r->malformed || r->rc != 0 || !c->info)
+	if (r->malformed || r->rc != 0) {
+		/* An error response is its header (Part 1 18.4); anything else
+		 * in one, or in a response that does not parse, is unknown. */
+		if (len <= TPM_HEADER_SIZE)
+			return 0;
+		memset(buf + TPM_HEADER_SIZE, 0, len - TPM_HEADER_SIZE);
+		return 1;
+	}
+	if (!c->info || !c->info->rsp_secret[0])
 		return 0;
-	if (rsp_first_param_secret(c->cc))
-		return zero_tpm2b(buf, len, r->param_off);
-	return 0;
+	/* The parameters end where parameterSize says (the sessions follow). */
+	size_t end = (size_t)r->param_off + r->param_size;
+	return redact_layout(buf, end <= len ? end : len, r->param_off, c->info->rsp_secret);
 }

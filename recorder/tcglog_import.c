@@ -222,8 +222,16 @@ static int read_spec_id(struct parser *ps, const uint8_t *p, uint32_t n, uint64_
 	wire_rd_init(&r, p, n);
 	wire_skip(&r, 16 + 4 + 4);
 	uint32_t na = wire_u32_bo(&r, 0);
-	if (r.err || na == 0 || na > PCR_MAX_BANKS)
-		return fail(ps, 0, off, "Spec ID event lists %u algorithms", na);
+	if (r.err)
+		return fail(ps, 0, off,
+			    "Spec ID event of %u bytes, too short for its 28-byte header", n);
+	if (na == 0 || na > PCR_MAX_BANKS)
+		return fail(ps, 0, off, "Spec ID event lists %u algorithms (1 to %u taken)", na,
+			    PCR_MAX_BANKS);
+	if (wire_left(&r) < 4 * (size_t)na)
+		return fail(ps, 0, off,
+			    "Spec ID event of %u bytes, too short for the %u algorithms it lists",
+			    n, na);
 	for (uint32_t i = 0; i < na; i++) {
 		ps->alg[i] = wire_u16_bo(&r, 0);
 		ps->size[i] = wire_u16_bo(&r, 0);
@@ -273,6 +281,11 @@ int tcg_parse(struct log_rd *rd, const char *label, tcg_event_fn cb, tcg_msg_fn 
 	for (uint64_t index = 0;; index++) {
 		size_t avail, need;
 		uint64_t off = log_rd_offset(rd);
+		if (index >= TCG_MAX_EVENTS)
+			return fail(&ps, index, off,
+				    "more than %u events: not a firmware event log this importer "
+				    "takes",
+				    TCG_MAX_EVENTS);
 		const uint8_t *p = log_rd_peek(rd, 8, &avail);
 		struct wire_rd r;
 		if (!p) {
@@ -392,7 +405,7 @@ int tcg_parse(struct log_rd *rd, const char *label, tcg_event_fn cb, tcg_msg_fn 
 		return truncated(&ps, index, off, avail, need);
 	}
 	if (rd->io_err) {
-		snprintf(err, errlen, "%s: read error: %s", ps.label, strerror(rd->io_err));
+		log_rd_error(rd, ps.label, err, errlen);
 		return -rd->io_err;
 	}
 	if (rd->too_big)
@@ -416,6 +429,7 @@ int tcg_parse_mem(const uint8_t *p, size_t len, const char *label, tcg_event_fn 
 struct import_ctx {
 	struct log_sink sink;
 	const struct tcg_import_cfg *cfg;
+	struct tcg_result *res;
 	const char *path;
 	int started;
 	char *err;
@@ -442,6 +456,20 @@ static int import_event(void *vctx, const struct tcg_event *e)
 	}
 	if (!rc)
 		rc = log_sink_event(&ic->sink, "tcg", e->desc);
+	if (!rc && !e->no_action && e->pcr >= PCR_COUNT) {
+		/* A TPM has PCRs 0-23: no extend is made up for another index;
+		 * the event stays as its row, and it is said. */
+		char m[256];
+		if (ic->res->bad_pcr++ < 5) {
+			snprintf(m, sizeof m,
+				 "%s: event %llu at offset %llu: PCR index %u is not a PCR (0-23): "
+				 "kept as an event, not extended",
+				 ic->path, (unsigned long long)e->index,
+				 (unsigned long long)e->offset, e->pcr);
+			import_msg(ic, 0, m);
+		}
+		return 0;
+	}
 	if (!rc && !e->no_action)
 		rc = log_sink_extend(&ic->sink, e->pcr, 0, &e->digests);
 	if (rc)
@@ -460,8 +488,9 @@ int tcg_import_file(const char *path, const struct tcg_import_cfg *cfg, int64_t 
 	if (!res)
 		res = &r0;
 	memset(res, 0, sizeof(*res));
+	ic.res = res;
 	int rc = log_import_begin(&ic.sink, &rd, cfg->db_path, cfg->name, "tcglog", path,
-				  "TCG firmware event log", err, errlen);
+				  cfg->follow, "TCG firmware event log", err, errlen);
 	if (rc)
 		return rc;
 	*trace_id = ic.sink.trace_id;

@@ -34,6 +34,7 @@ typedef int (*tcg_event_fn)(void *ctx, const struct tcg_event *e);
 struct tcg_result {
 	uint64_t events; /* including EV_NO_ACTION */
 	uint64_t extends;
+	uint64_t bad_pcr; /* events for a PCR index beyond 23: not extended */
 	int crypto_agile;
 	unsigned n_algs; /* banks of the Spec ID event (crypto-agile) */
 	uint16_t algs[PCR_MAX_BANKS];
@@ -50,10 +51,14 @@ int tcg_parse(struct log_rd *rd, const char *label, tcg_event_fn cb, tcg_msg_fn 
 int tcg_parse_mem(const uint8_t *p, size_t len, const char *label, tcg_event_fn cb, tcg_msg_fn msg,
 		  void *ctx, struct tcg_result *res, char *err, size_t errlen);
 
+/* A sanity bound: firmware logs hold hundreds of events, a few thousand. */
+#define TCG_MAX_EVENTS 1000000u
+
 struct tcg_import_cfg {
 	const char *db_path;
 	const char *name;
 	int strict;
+	int follow; /* read a FIFO or character device (log_rd_open_file) */
 	tcg_msg_fn msg;
 	void *msg_ctx;
 };

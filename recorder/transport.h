@@ -10,8 +10,11 @@ struct transport;
 
 struct transport_ops {
 	/* Sends one whole command at the given locality and receives the whole
-	 * response. Returns 0, or -errno when the TPM could not be reached (the
-	 * response is then undefined). */
+	 * response. Returns 0, -errno when the TPM could not be reached (the
+	 * response is then undefined; -EMSGSIZE: it answered more bytes than
+	 * its response header declares), or a TPM response code (positive)
+	 * when the command could not be sent as asked (TPM_RC_LOCALITY: the
+	 * backend refused the locality) and the TPM was not asked. */
 	int (*transmit)(struct transport *t, uint8_t locality, const uint8_t *cmd, size_t len,
 			uint8_t *rsp, size_t cap, size_t *rsp_len);
 	/* Sends one swtpm control-channel message and receives its answer
@@ -25,6 +28,11 @@ struct transport {
 	const struct transport_ops *ops;
 	char desc[256]; /* e.g. "swtpm:path=/run/x.sock" */
 	int timeout_ms; /* how long to wait for a response */
+	/* Bytes the backend had sent, unasked, when the next command was to
+	 * go out: more than an earlier response's header declared. transmit
+	 * drops them (with the connection, where it can reconnect) and notes
+	 * how many here; the recorder reports and clears it. */
+	uint32_t stale;
 };
 
 /* swtpm's control channel (swtpm_ioctls(3), include/swtpm/tpm_ioctl.h). */
@@ -68,6 +76,8 @@ int transport_tcti_open(const char *conf, struct transport **out, char *err, siz
 
 /* Fills a TPM error response (10 bytes, tag NO_SESSIONS) with rc. */
 size_t tpm_error_response(uint8_t *rsp, uint32_t rc);
-#define TPM_RC_FAILURE 0x101u
+#define TPM_RC_FAILURE	    0x101u
+#define TPM_RC_COMMAND_SIZE 0x142u /* Part 2 6.6.3: commandSize does not fit */
+#define TPM_RC_LOCALITY	    0x907u /* Part 2 6.6.3: a locality the TPM does not take */
 
 #endif

@@ -107,8 +107,12 @@ static int set_locality(struct swtpm_transport *s, uint8_t loc)
 	int rc = swtpm_ctrl(&s->t, req, sizeof req, rsp, sizeof rsp, &n);
 	if (rc)
 		return rc;
-	if (n < 4 || wire_get_u32(rsp) != 0)
+	if (n < 4)
 		return -EPROTO;
+	if (wire_get_u32(rsp) != 0)
+		/* swtpm said no (it takes localities 0-4): the command is not
+		 * sent; its client hears what a TPM says to such a locality. */
+		return (int)TPM_RC_LOCALITY;
 	s->locality = loc;
 	return 0;
 }
@@ -121,6 +125,11 @@ static int swtpm_transmit(struct transport *t, uint8_t locality, const uint8_t *
 
 	if (locality != s->locality && (rc = set_locality(s, locality)) != 0)
 		return rc;
+	if (s->fd >= 0 && (t->stale = (uint32_t)pending_bytes(s->fd)) != 0)
+		/* Bytes nobody asked for: the previous response was followed
+		 * by more than its header declared. Never the next client's
+		 * answer: a fresh connection is made for this command. */
+		drop_conn(&s->fd);
 	/* Reconnect once if the kept connection turns out to be dead before
 	 * anything was sent (swtpm restarted); never resend after a partial
 	 * exchange: the command may have executed. */

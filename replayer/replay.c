@@ -529,25 +529,18 @@ static int pub_parse(const uint8_t *tpm2b, size_t len, struct pubinfo *p)
 	wire_tpm2b(&r, &n); /* authPolicy */
 	switch (p->type) {
 	case TPM_ALG_RSA:
-	case TPM_ALG_ECC:
-		if (wire_u16(&r) != TPM_ALG_NULL) { /* symmetric */
-			wire_u16(&r);
-			wire_u16(&r);
-		}
-		if (wire_u16(&r) != TPM_ALG_NULL) /* scheme */
-			wire_u16(&r);
-		if (p->type == TPM_ALG_RSA) {
-			wire_u16(&r); /* keyBits */
-			p->exponent = wire_u32(&r);
-			p->x = wire_tpm2b(&r, &p->xl);
-		} else {
-			wire_u16(&r);			  /* curve */
-			if (wire_u16(&r) != TPM_ALG_NULL) /* kdf */
-				wire_u16(&r);
-			p->x = wire_tpm2b(&r, &p->xl);
+	case TPM_ALG_ECC: {
+		/* The parameters per their unions' selectors (model/decode.c):
+		 * an ECDAA scheme has a count, a KDF a hash, RSAES nothing. */
+		struct tpm_public_parms pp;
+		if (tpm_rd_public_parms(&r, p->type, &pp))
+			return -EPROTO;
+		p->exponent = pp.exponent;
+		p->x = wire_tpm2b(&r, &p->xl);
+		if (p->type == TPM_ALG_ECC)
 			p->y = wire_tpm2b(&r, &p->yl);
-		}
 		break;
+	}
 	default:
 		return r.err ? -EPROTO : 0;
 	}
@@ -992,15 +985,31 @@ static int start_session(struct rp *x)
 	uint16_t nc_len = n;
 	wire_tpm2b(&r, &n); /* encryptedSalt: made for the recording TPM's key */
 	uint8_t type = wire_u8(&r);
-	uint16_t sym = wire_u16(&r), bits = 0, mode = 0;
-	if (sym != TPM_ALG_NULL) {
-		bits = wire_u16(&r);
-		mode = wire_u16(&r);
-	}
+	/* TPMT_SYM_DEF per its selector: XOR has a hash and no mode. */
+	struct tpm_sym_def sd;
+	int sym_rc = tpm_rd_sym_def(&r, 0, &sd);
+	uint16_t sym = sd.alg, bits = sd.key_bits, mode = sd.mode;
 	uint16_t hash = wire_u16(&r);
-	if (r.err || sc->c.n_handles != 2)
-		return fail(x, -EPROTO, "source seq %llu: StartAuthSession does not parse",
-			    (unsigned long long)sc->seq);
+	if (r.err || sc->c.n_handles != 2) {
+		/* Refused with its reason, as other refusals are: one command
+		 * that does not parse does not end the replay. */
+		if (sym_rc)
+			note(x, REPLAY_REFUSED, sc->c.cc,
+			     "StartAuthSession: symmetric algorithm 0x%04x is not one a "
+			     "TPMT_SYM_DEF has",
+			     sym);
+		else
+			note(x, REPLAY_REFUSED, sc->c.cc,
+			     "StartAuthSession: its parameters run past the end");
+		return 0;
+	}
+	if (sym == TPM_ALG_XOR) {
+		note(x, REPLAY_REFUSED, sc->c.cc,
+		     "StartAuthSession: symmetric XOR (hash 0x%04x) parameter obfuscation is not "
+		     "supported here",
+		     sd.hash);
+		return 0;
+	}
 	if (sc->c.n_sessions)
 		note(x, REPLAY_SUBSTITUTED, sc->c.cc,
 		     "StartAuthSession: its audit session dropped");
@@ -1275,6 +1284,8 @@ static int unredact(struct rp *x, uint8_t *p, size_t *plen, size_t cap)
 	case TPM_CC_RSA_Encrypt:
 	case TPM_CC_EncryptDecrypt2:
 	case TPM_CC_ECC_Encrypt:
+	case TPM_CC_MakeCredential:
+	case TPM_CC_StirRandom:
 		/* Data, not a key: zeros of the same size cost the TPM the same. */
 		note(x, REPLAY_SUBSTITUTED, cc,
 		     "%s: data redacted when recording; %zu zero bytes of the same size sent",
@@ -2252,21 +2263,24 @@ static int one_command(struct rp *x, sqlite3_stmt *st)
 		note(x, REPLAY_SKIPPED, 0, "malformed when recorded and never sent to the TPM");
 		goto done;
 	}
+	/* A stored command that cannot be sent is refused with its reason and
+	 * the replay goes on, as for any other refusal (what depended on it is
+	 * refused in turn). */
 	if (!sc.cmd || sc.len < TPM_HEADER_SIZE) {
-		rc = fail(x, -EBADMSG,
-			  "%s: trace %lld, seq %llu: command bytes missing or shorter "
-			  "than a TPM header (%zu bytes)",
-			  x->o->db_path, (long long)x->res->source_id, (unsigned long long)sc.seq,
-			  sc.len);
+		note(x, REPLAY_REFUSED, 0,
+		     "%s: trace %lld, seq %llu: command bytes missing or shorter than a TPM "
+		     "header (%zu bytes): not sent",
+		     x->o->db_path, (long long)x->res->source_id, (unsigned long long)sc.seq,
+		     sc.len);
 		goto done;
 	}
 	tpm_cmd_decode(sc.cmd, sc.len, &sc.c);
 	if (sc.c.malformed && !(sc.flags & REC_F_MALFORMED)) {
-		rc = fail(x, -EBADMSG,
-			  "%s: trace %lld, seq %llu: stored command does not parse (%s at %zu "
-			  "bytes): the trace is damaged",
-			  x->o->db_path, (long long)x->res->source_id, (unsigned long long)sc.seq,
-			  tpm_malformed_str(sc.c.malformed), sc.len);
+		note(x, REPLAY_REFUSED, sc.c.cc,
+		     "%s: trace %lld, seq %llu: stored command does not parse (%s at %zu bytes): "
+		     "not sent",
+		     x->o->db_path, (long long)x->res->source_id, (unsigned long long)sc.seq,
+		     tpm_malformed_str(sc.c.malformed), sc.len);
 		goto done;
 	}
 	if (sc.rsp && !sc.rsp_handle && sc.c.info && sc.c.info->handles_out &&

@@ -25,6 +25,7 @@
 
 #define TPM_ALG_SHA1	  0x0004
 #define TPM_ALG_AES	  0x0006
+#define TPM_ALG_XOR	  0x000A
 #define TPM_ALG_SHA256	  0x000B
 #define TPM_ALG_SHA384	  0x000C
 #define TPM_ALG_SHA512	  0x000D

@@ -138,17 +138,11 @@ static int ecc_public(struct sess_crypto *c, const uint8_t *tpm2b, size_t len,
 	wire_u16(&r);
 	uint16_t type = wire_u16(&r);
 	key->name_alg = wire_u16(&r);
-	wire_u32(&r);			    /* objectAttributes */
-	wire_tpm2b(&r, &size);		    /* authPolicy */
-	if (wire_u16(&r) != TPM_ALG_NULL) { /* symmetric: keyBits, mode */
-		wire_u16(&r);
-		wire_u16(&r);
-	}
-	if (wire_u16(&r) != TPM_ALG_NULL) /* scheme: details hash */
-		wire_u16(&r);
-	wire_u16(&r);			  /* curveID */
-	if (wire_u16(&r) != TPM_ALG_NULL) /* kdf: hash */
-		wire_u16(&r);
+	wire_u32(&r);	       /* objectAttributes */
+	wire_tpm2b(&r, &size); /* authPolicy */
+	struct tpm_public_parms pp;
+	if (type != TPM_ALG_ECC || tpm_rd_public_parms(&r, type, &pp))
+		return -EPROTO; /* per the unions' selectors (model/decode.c) */
 	const uint8_t *x = wire_tpm2b(&r, &xl);
 	const uint8_t *y = wire_tpm2b(&r, &yl);
 	if (r.err || wire_left(&r) || type != TPM_ALG_ECC || xl > 32 || yl > 32)

@@ -2,15 +2,17 @@
  * proxy drives it: bytes arrive in pieces (sizes from the input) into the
  * connection's bounded buffer, messages are taken off as they complete, and
  * the stream ends with EOF. Checked beyond memory safety: every message lies
- * inside the buffer, a command is at least a header and at most the buffer,
- * every handled message makes progress (no endless loop), and a malformed
- * record never reaches past what arrived. The same bytes also go through the
- * platform-port and control-channel framing.
- * Input: [0] piece size seed, [1] raw-client locality, then the stream. */
+ * inside the buffer, a command is at least a header and at most
+ * FRAME_MAX_MESSAGE and exactly as long as its size field says (never a byte
+ * of the next one), every handled message makes progress (no endless loop),
+ * and a malformed or refused record never reaches past what arrived. The same bytes also go through
+ * the platform-port and control-channel framing. Input: [0] piece size seed, [1] raw-client
+ * locality, then the stream. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/decode.h"
+#include "model/wire.h"
 #include "recorder/proxy_frame.h"
 
 #define IN_CAP (TPM_MAX_MESSAGE + 64) /* as recorder/proxy.c */
@@ -61,11 +63,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				closed = 1;
 				break;
 			}
-			check(f.what == FRAME_COMMAND || f.what == FRAME_HANDSHAKE);
+			if (f.what == FRAME_REFUSE) {
+				check(f.off + f.len <= in_len && f.len <= FRAME_MAX_MESSAGE);
+				check(f.rc != 0 && f.reason != 0);
+				if (!f.consume) {
+					closed = 1;
+					break;
+				}
+			}
+			check(f.what == FRAME_COMMAND || f.what == FRAME_HANDSHAKE ||
+			      f.what == FRAME_REFUSE);
 			check(f.consume > 0 && f.consume <= in_len);
 			if (f.what == FRAME_COMMAND) {
-				check(f.len >= TPM_HEADER_SIZE && f.off + f.len <= in_len);
-				check(f.off + f.len <= f.consume || f.off == 0);
+				check(f.len >= TPM_HEADER_SIZE && f.len <= FRAME_MAX_MESSAGE);
+				check(f.off + f.len <= in_len && f.off + f.len == f.consume);
+				check(wire_get_u32(in + f.off + 2) == f.len);
 				struct tpm_cmd c;
 				tpm_cmd_decode(in + f.off, f.len, &c);
 			}

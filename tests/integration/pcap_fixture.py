@@ -15,6 +15,13 @@
       Rewrites a classic Ethernet pcap (as text2pcap/editcap write it) to
       KIND = sll | sll2 | null: the Ethernet header is replaced by the other
       link-layer header, packets are otherwise unchanged.
+  pcap_fixture.py many N OUT.pcap [--no-fin]
+      A classic pcap (raw IPv4) of N TCP connections to port 2321, one command
+      each as tpm2-tss's swtpm TCTI makes them: GetRandom(16), its answer, FIN
+      both ways (carried by the data segments); client ports cycle from 10000,
+      a new client address every 50000 connections, 100 us between
+      connections. --no-fin: no FIN (connections end only by the importer's
+      idle gap).
 """
 import struct
 import sys
@@ -123,8 +130,34 @@ def relink(args):
     open(dst, "wb").write(b"".join(out))
 
 
+def many(args):
+    n, dst = int(args[0]), args[1]
+    fin = "--no-fin" not in args
+    out = [struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 228)]
+    cmd = struct.pack(">HIIH", 0x8001, 12, 0x17B, 16)
+    rsp = struct.pack(">HIIH", 0x8001, 28, 0, 16) + bytes(range(16))
+    lo = bytes([127, 0, 0, 1])
+
+    def packet(t_us, sport, dport, seq, flags, payload, client):
+        tcp = struct.pack(">HHIIBBHHH", sport, dport, seq, 0, 5 << 4, flags, 65535, 0, 0)
+        src, dst = (client, lo) if dport == 2321 else (lo, client)
+        ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 40 + len(payload), 0, 0x4000, 64, 6, 0, src, dst)
+        d = ip + tcp + payload
+        return struct.pack("<IIII", t_us // 10**6, t_us % 10**6, len(d), len(d)) + d
+
+    for i in range(n):
+        port = 10000 + i % 50000  # never the TPM ports
+        t = 1700000000 * 10**6 + i * 100
+        f = 0x18 | (0x01 if fin else 0)  # PSH ACK (FIN)
+        seq = (i * 4096) & 0xFFFFFFFF  # a new connection on a reused port starts afresh
+        client = bytes([127, 1, i // 50000 % 256, 1])  # a new address every 50000
+        out.append(packet(t, port, 2321, seq, f, cmd, client))
+        out.append(packet(t + 50, 2321, port, seq, f, rsp, client))
+    open(dst, "wb").write(b"".join(out))
+
+
 if __name__ == "__main__":
-    cmds = {"dump": dump, "platform": platform, "relink": relink}
+    cmds = {"dump": dump, "platform": platform, "relink": relink, "many": many}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         sys.exit(__doc__)
     cmds[sys.argv[1]](sys.argv[2:])

@@ -23,6 +23,9 @@
  *             a response that does not come (a proxy that lost it) ends the
  *             run with a failure instead of a hang; the first one lost stops
  *             the run, since every later answer would be out of step
+ *   --extra same|late (before --serve): a backend out of step once (fault
+ *             injection): after its first answer, a second 10-byte answer
+ *             with response code 0xBAD, in the same write or 50 ms later
  *
  * Commands: startup, getrandom, pcrextend (PCR 16, password session),
  * getcap (TPM_PROPERTIES), pcrread (sha256 PCR 16), big (a 4000-byte
@@ -229,6 +232,7 @@ static int exchange_device(int fd, const uint8_t *cmd, size_t len, uint8_t *rsp,
 }
 
 static long close_after = -1; /* --close-after N: a target that goes away */
+static int extra = 0;	      /* --extra: 1 same write, 2 late */
 
 static int serve(const char *spec, int garbage)
 {
@@ -281,9 +285,18 @@ static int serve(const char *spec, int garbage)
 			 * client writing on this connection again gets EPIPE. */
 			if (close_after == 1)
 				shutdown(fd, SHUT_RD);
-			if (garbage ? write_full(fd, junk, sizeof junk, 10000)
-				    : write_full(fd, ok, sizeof ok, 10000))
+			static const uint8_t bad[20] = {0x80, 0x01, 0, 0, 0, 10, 0, 0, 0,    0,
+							0x80, 0x01, 0, 0, 0, 10, 0, 0, 0x0b, 0xad};
+			if (extra == 1 ? write_full(fd, bad, sizeof bad, 10000)
+			    : garbage  ? write_full(fd, junk, sizeof junk, 10000)
+				       : write_full(fd, ok, sizeof ok, 10000))
 				break;
+			if (extra == 2) {
+				usleep(50000);
+				if (write_full(fd, bad + 10, 10, 10000))
+					break;
+			}
+			extra = 0;
 			if (close_after > 0 && --close_after == 0) {
 				/* Answered, then gone: the client's next write
 				 * meets a closed socket. */
@@ -369,6 +382,7 @@ int main(int argc, char **argv)
 					     {"serve-garbage", required_argument, 0, 'G'},
 					     {"tag", required_argument, 0, 't'},
 					     {"close-after", required_argument, 0, 'A'},
+					     {"extra", required_argument, 0, 'X'},
 					     {"log", required_argument, 0, 'l'},
 					     {"timeout", required_argument, 0, 'T'},
 					     {0, 0, 0, 0}};
@@ -415,6 +429,13 @@ int main(int argc, char **argv)
 			return serve(optarg, 0);
 		case 'G':
 			return serve(optarg, 1);
+		case 'X':
+			extra = !strcmp(optarg, "same") ? 1 : !strcmp(optarg, "late") ? 2 : -1;
+			if (extra < 0) {
+				fprintf(stderr, "tpmclient: --extra takes same or late\n");
+				return 2;
+			}
+			break;
 		case 'A':
 			close_after = strtol(optarg, NULL, 10);
 			break;

@@ -2,6 +2,7 @@
  * stalled writer counted exactly, payload bytes intact through its ring as it
  * grows), and the statistics view against the same statistics computed here
  * from the raw rows. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -60,6 +61,161 @@ static void test_open_checks(void)
 	fclose(f);
 	CHECK(db_open(p, DB_READ, &db, err, sizeof err) < 0, "text file opened");
 	CHECK(strstr(err, p) != NULL, "message names the file: %s", err);
+}
+
+static unsigned mode_of(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 ? (unsigned)(st.st_mode & 0777) : 07777;
+}
+
+static void touch(const char *p, unsigned mode)
+{
+	FILE *f = fopen(p, "w");
+	if (f)
+		fclose(f);
+	chmod(p, mode);
+}
+
+/* Finding 5 of issue 15: modes enforced where the database is written. */
+static void test_open_modes(void)
+{
+	char p[600], q[640], err[512];
+	sqlite3 *db = NULL;
+	struct stat st;
+
+	/* An empty file of mode 0666 is not adopted (before: database, -wal and
+	 * -shm all 0666, no word said). */
+	snprintf(p, sizeof p, "%s/pre.db", tl_tmpdir());
+	touch(p, 0666);
+	CHECK(db_open(p, DB_CREATE, &db, err, sizeof err) == -EPERM && !db,
+	      "0666 empty file adopted");
+	CHECK(strstr(err, "0666") && strstr(err, "wider"), "message: %s", err);
+	CHECK(stat(p, &st) == 0 && st.st_size == 0, "the refused file was written");
+	chmod(p, 0600);
+	CHECK(db_open(p, DB_CREATE, &db, err, sizeof err) == 0, "0600 empty file: %s", err);
+	db_close(db);
+	/* ... and at the mode record --mode asks for. */
+	snprintf(p, sizeof p, "%s/pre640.db", tl_tmpdir());
+	touch(p, 0640);
+	CHECK(db_open(p, DB_CREATE, &db, err, sizeof err) == -EPERM, "0640 adopted as 0600");
+	CHECK(db_open_perm(p, DB_CREATE, 0640, &db, err, sizeof err) == 0, "--mode 0640: %s", err);
+	db_close(db);
+	snprintf(p, sizeof p, "%s/new640.db", tl_tmpdir());
+	CHECK(db_open_perm(p, DB_CREATE, 0640, &db, err, sizeof err) == 0, "%s", err);
+	db_close(db);
+	CHECK(mode_of(p) == 0640, "created at --mode: %o", mode_of(p));
+
+	/* A symbolic link to an empty file is not followed: the target stays
+	 * empty. A dangling one gets a clear message, not "File exists". */
+	snprintf(p, sizeof p, "%s/target", tl_tmpdir());
+	touch(p, 0600);
+	snprintf(q, sizeof q, "%s/link.db", tl_tmpdir());
+	CHECK(symlink(p, q) == 0, "symlink");
+	CHECK(db_open(q, DB_CREATE, &db, err, sizeof err) == -ELOOP, "link to an empty file");
+	CHECK(stat(p, &st) == 0 && st.st_size == 0, "the link's target was filled");
+	CHECK(strstr(err, "symbolic link to an empty file"), "message: %s", err);
+	snprintf(q, sizeof q, "%s/dangling.db", tl_tmpdir());
+	CHECK(symlink("/nonexistent/x.db", q) == 0, "symlink");
+	CHECK(db_open(q, DB_CREATE, &db, err, sizeof err) == -ELOOP, "dangling link");
+	CHECK(strstr(err, "does not exist") && !strstr(err, "File exists"), "message: %s", err);
+	/* A link to a database is followed, for reading and writing. */
+	snprintf(p, sizeof p, "%s/real.db", tl_tmpdir());
+	CHECK(db_open(p, DB_CREATE, &db, err, sizeof err) == 0, "%s", err);
+	db_close(db);
+	snprintf(q, sizeof q, "%s/good-link.db", tl_tmpdir());
+	CHECK(symlink(p, q) == 0, "symlink");
+	CHECK(db_open(q, DB_WRITE, &db, err, sizeof err) == 0, "link to a database: %s", err);
+	db_close(db);
+
+	/* A database everyone may write is refused; -wal/-shm left wider than
+	 * the database are narrowed to its mode. */
+	chmod(p, 0606);
+	CHECK(db_open(p, DB_WRITE, &db, err, sizeof err) == -EPERM, "world-writable opened");
+	chmod(p, 0600);
+	snprintf(q, sizeof q, "%s-shm", p);
+	touch(q, 0666);
+	CHECK(db_open(p, DB_WRITE, &db, err, sizeof err) == 0, "%s", err);
+	CHECK(mode_of(q) == 0600, "-shm narrowed: %o", mode_of(q));
+	db_close(db);
+
+	/* Read-only: no statement writes, here or elsewhere. */
+	CHECK(db_open(p, DB_READ, &db, err, sizeof err) == 0, "%s", err);
+	snprintf(q, sizeof q, "%s/copy.db", tl_tmpdir());
+	char sql[800];
+	snprintf(sql, sizeof sql, "VACUUM INTO '%s'", q);
+	CHECK(sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK, "VACUUM INTO ran");
+	CHECK(access(q, F_OK) != 0, "VACUUM INTO wrote %s", q);
+	snprintf(sql, sizeof sql, "ATTACH '%s' AS x", q);
+	CHECK(sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK && access(q, F_OK) != 0,
+	      "ATTACH ran");
+	CHECK(sqlite3_exec(db, "DELETE FROM trace", NULL, NULL, NULL) != SQLITE_OK, "DELETE ran");
+	CHECK(sqlite3_exec(db, "CREATE TEMP TABLE t(x)", NULL, NULL, NULL) != SQLITE_OK,
+	      "CREATE TEMP ran");
+	db_close(db);
+
+	/* The end of a recording leaves no WAL mode behind (readers need no
+	 * -shm). */
+	CHECK(db_open(p, DB_WRITE, &db, err, sizeof err) == 0, "%s", err);
+	db_close_for_readers(db);
+	CHECK(db_open(p, DB_READ, &db, err, sizeof err) == 0, "%s", err);
+	sqlite3_stmt *st2;
+	sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st2, NULL);
+	CHECK(sqlite3_step(st2) == SQLITE_ROW &&
+		  !strcmp((const char *)sqlite3_column_text(st2, 0), "delete"),
+	      "journal mode after the last writer: %s", sqlite3_column_text(st2, 0));
+	sqlite3_finalize(st2);
+	db_close(db);
+}
+
+/* One value of an SQL expression as text ("NULL" for NULL), or "error: ...". */
+static const char *sql1(sqlite3 *db, const char *sql, char *buf, size_t len)
+{
+	sqlite3_stmt *st;
+	snprintf(buf, len, "error: prepare");
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return buf;
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		snprintf(buf, len, "%s",
+			 sqlite3_column_type(st, 0) == SQLITE_NULL
+			     ? "NULL"
+			     : (const char *)sqlite3_column_text(st, 0));
+	else
+		snprintf(buf, len, "error: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return buf;
+}
+
+/* Finding 11 of issue 15: the SQL functions say no instead of a quiet answer. */
+static void test_sql_functions(void)
+{
+	char p[600], err[256], b[256];
+	sqlite3 *db;
+	snprintf(p, sizeof p, "%s/fn.db", tl_tmpdir());
+	CHECK(db_open(p, DB_CREATE, &db, err, sizeof err) == 0, "%s", err);
+	CHECK(!strcmp(sql1(db, "SELECT tpm_cc_name(382)", b, sizeof b), "PCR_Read"), "%s", b);
+	/* 4294967678 = 2^32 + 382: not truncated to PCR_Read. */
+	CHECK(!strcmp(sql1(db, "SELECT tpm_cc_name(4294967678)", b, sizeof b), "NULL"), "%s", b);
+	CHECK(!strcmp(sql1(db, "SELECT tpm_cc_name(-1)", b, sizeof b), "NULL"), "%s", b);
+	CHECK(!strcmp(sql1(db, "SELECT tpm_cc_name('abc')", b, sizeof b), "NULL"), "%s", b);
+	static const char vals[] = "(SELECT 10 x UNION ALL SELECT 20 UNION ALL SELECT 30)";
+	char q[256];
+	snprintf(q, sizeof q, "SELECT percentile(x, 50) FROM %s", vals);
+	CHECK(!strcmp(sql1(db, q, b, sizeof b), "20"), "p50: %s", b);
+	snprintf(q, sizeof q, "SELECT percentile(x, NULL) FROM %s", vals);
+	CHECK(!strncmp(sql1(db, q, b, sizeof b), "error: percentile", 17), "p NULL: %s", b);
+	snprintf(q, sizeof q, "SELECT percentile(x, 'abc') FROM %s", vals);
+	CHECK(!strncmp(sql1(db, q, b, sizeof b), "error: percentile", 17), "p 'abc': %s", b);
+	CHECK(!strncmp(sql1(db, "SELECT percentile(x, 50) FROM (SELECT 'abc' x UNION ALL SELECT 5)",
+			    b, sizeof b),
+		       "error: percentile", 17),
+	      "x 'abc': %s", b);
+	CHECK(!strcmp(sql1(db, "SELECT percentile(x, 50) FROM (SELECT NULL x UNION ALL SELECT 5)",
+			   b, sizeof b),
+		      "5"),
+	      "NULL x skipped: %s", b);
+	db_close(db);
 }
 
 struct row {
@@ -379,6 +535,8 @@ static void test_payload_ring(void)
 int main(void)
 {
 	test_open_checks();
+	test_open_modes();
+	test_sql_functions();
 	test_writer_and_stats();
 	test_drops_exact();
 	test_payload_ring();

@@ -34,6 +34,7 @@
 #include "db/writer.h"
 #include "model/decode.h"
 #include "model/wire.h"
+#include "recorder/proxy_frame.h"
 #include "recorder/recorder.h"
 #include "recorder/transport.h"
 
@@ -386,10 +387,11 @@ fail:
 	pthread_mutex_unlock(&g.lock);
 }
 
-static void record_bad_write(struct cfile *f, const char *buf, size_t size, int reason)
+static void record_bad_write(struct cfile *f, const char *buf, size_t size, int reason,
+			     uint32_t declared)
 {
 	pthread_mutex_lock(&g.rec_lock);
-	recorder_malformed(&g.rec, f->client, 0, (const uint8_t *)buf, size, reason);
+	recorder_malformed(&g.rec, f->client, 0, (const uint8_t *)buf, size, reason, declared);
 	pthread_mutex_unlock(&g.rec_lock);
 }
 
@@ -398,9 +400,11 @@ static void op_write(fuse_req_t req, const char *buf, size_t size, off_t off,
 		     struct fuse_file_info *fi)
 {
 	struct cfile *f = file_of(fi);
+	uint32_t hsize = size >= 6 ? wire_get_u32((const uint8_t *)buf + 2) : 0;
+	int reason;
 	(void)off;
 	if (size > TPM_MAX_MESSAGE) {
-		record_bad_write(f, buf, size, TPM_MAL_TOO_LARGE);
+		record_bad_write(f, buf, size, TPM_MAL_TOO_LARGE, hsize);
 		fuse_reply_err(req, E2BIG);
 		return;
 	}
@@ -410,28 +414,54 @@ static void op_write(fuse_req_t req, const char *buf, size_t size, off_t off,
 		fuse_reply_err(req, EBUSY);
 		return;
 	}
-	uint32_t hsize = size >= 6 ? wire_get_u32((const uint8_t *)buf + 2) : 0;
+	/* The framing rule every recorder shares (recorder/proxy_frame.h): the
+	 * command is exactly the bytes its size field declares. */
+	int fr = frame_tpm((const uint8_t *)buf, size, FRAME_MAX_MESSAGE, &hsize, &reason);
 	if (size < 6 || size < hsize) {
 		pthread_mutex_unlock(&g.lock);
 		record_bad_write(f, buf, size,
-				 size < TPM_HEADER_SIZE ? TPM_MAL_SHORT_HEADER : TPM_MAL_SIZE_OVER);
+				 size < TPM_HEADER_SIZE ? TPM_MAL_SHORT_HEADER : TPM_MAL_SIZE_OVER,
+				 hsize);
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
-	if (g.kind != BACKEND_DEVICE && hsize == 0) {
-		/* tpm_try_transmit: a zero size field. A device backend
-		 * answers such writes itself. */
+	if (hsize == 0) {
+		/* tpm_try_transmit: a zero size field, ENODATA; from the write,
+		 * or with O_NONBLOCK (queued) from the read that follows. */
+		int nb = !!(fi->flags & O_NONBLOCK);
+		if (nb) {
+			f->response_length = -ENODATA;
+			f->response_read = 0;
+			f->off = 0;
+			notify_poll(f);
+		}
 		pthread_mutex_unlock(&g.lock);
-		record_bad_write(f, buf, size, TPM_MAL_SIZE_UNDER);
-		fuse_reply_err(req, ENODATA);
+		record_bad_write(f, buf, size, TPM_MAL_SIZE_BELOW_HEADER, 0);
+		if (nb)
+			fuse_reply_write(req, size);
+		else
+			fuse_reply_err(req, ENODATA);
+		return;
+	}
+	if (fr != FRAME_TPM_WHOLE) {
+		/* A size field below the header's 10 bytes: answered here with
+		 * TPM_RC_COMMAND_SIZE, as a TPM would, without reaching it. */
+		f->response_length = (long)tpm_error_response(f->buf, TPM_RC_COMMAND_SIZE);
+		f->response_read = 0;
+		f->off = 0;
+		notify_poll(f);
+		pthread_mutex_unlock(&g.lock);
+		record_bad_write(f, buf, size, reason, hsize);
+		fuse_reply_write(req, size);
 		return;
 	}
 	f->response_length = 0;
 	f->response_read = 0;
 	f->off = 0;
-	/* A kernel device gets exactly what the client wrote (its driver
-	 * sends the size field's worth); a socket gets the framed command. */
-	f->cmd_len = g.kind == BACKEND_DEVICE ? size : hsize;
+	/* Exactly the declared bytes, whatever the backend: the kernel's
+	 * driver, too, sends the size field's worth and drops the rest of the
+	 * write (tpm_try_transmit). */
+	f->cmd_len = hsize;
 	memcpy(f->cmd, buf, f->cmd_len);
 	f->wsize = size;
 	f->enqueued = 1;

@@ -319,15 +319,22 @@ static int trace_meta_get(sqlite3 *db, int64_t id, struct trace_meta *m)
 }
 
 /* Imported traces keep the capture's wall-clock times; recorded ones count
- * CLOCK_MONOTONIC, placed after the trace's wall-clock start. */
+ * CLOCK_MONOTONIC, placed after the trace's wall-clock start. Any stored
+ * value is taken (a crafted database may hold INT64_MIN): nothing overflows,
+ * times before the start or the epoch count as 0, sums saturate. */
 static uint64_t wall_ns(const struct trace_meta *m, int64_t t)
 {
+	if (t < 0)
+		t = 0;
 	if (!strcmp(m->kind, "import"))
 		return (uint64_t)t;
-	int64_t rel = t - m->start_ns;
-	if (rel < 0)
-		rel = 0;
-	return (uint64_t)m->wall_start * 1000000000ull + (uint64_t)rel;
+	uint64_t rel = m->start_ns > 0 && t > m->start_ns ? (uint64_t)t - (uint64_t)m->start_ns
+		       : m->start_ns <= 0		  ? (uint64_t)t
+							  : 0;
+	uint64_t base = m->wall_start > 0 && (uint64_t)m->wall_start < UINT64_MAX / 1000000000u
+			    ? (uint64_t)m->wall_start * 1000000000u
+			    : 0;
+	return base > UINT64_MAX - rel ? UINT64_MAX : base + rel;
 }
 
 static int export_pcapng(sqlite3 *db, int64_t trace, FILE *out, int link, uint16_t port,
@@ -378,7 +385,8 @@ static int export_pcapng(sqlite3 *db, int64_t trace, FILE *out, int link, uint16
 			note = ", payload not stored";
 		}
 		if (cmd_len > MAX_SEGMENT) {
-			skipped++;
+			/* Left out with its response: both counted. */
+			skipped += has_rsp ? 2 : 1;
 			continue;
 		}
 		if (!flow_get(&po, client, peer)) {
@@ -425,7 +433,7 @@ static int export_pcapng(sqlite3 *db, int64_t trace, FILE *out, int link, uint16
 		snprintf(err, errlen, "%s", strerror(-rc));
 		goto out;
 	}
-	if (po.n_pkts)
+	if (po.n_pkts > 1) /* pkts is NULL for a trace without commands */
 		qsort(po.pkts, po.n_pkts, sizeof(*po.pkts), pkt_cmp);
 	po.f = out;
 	write_headers(po.f, link);
@@ -447,7 +455,9 @@ static int export_pcapng(sqlite3 *db, int64_t trace, FILE *out, int link, uint16
 	}
 	*count = po.n_pkts;
 	if (skipped)
-		fprintf(stderr, "tpmtrace export: %" PRIu64 " messages over %d bytes left out\n",
+		fprintf(stderr,
+			"tpmtrace export: %" PRIu64 " messages left out of the pcapng: over %d "
+			"bytes, or the response to a command that was\n",
 			skipped, MAX_SEGMENT);
 out:
 	for (size_t i = 0; i < po.n_pkts; i++) {

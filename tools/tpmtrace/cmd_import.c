@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <libgen.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -277,7 +278,9 @@ static int import_pcap(struct import_sink *s, const char *file, const struct imp
 		       char *err, size_t errlen)
 {
 	static const struct pcap_import_ops ops = {pcap_on_client, pcap_on_command, pcap_on_event};
-	struct pcap_import_cfg cfg = {.tpm_port = (uint16_t)o->port};
+	struct pcap_import_cfg cfg = {.tpm_port = (uint16_t)o->port,
+				      .follow = o->follow,
+				      .idle_gap_ns = (uint64_t)(o->idle_gap_s * 1e9)};
 	struct pcap_import_stats st;
 	struct progress pg;
 	/* A bar only for files that take a while (about 1 s and more). */
@@ -352,10 +355,9 @@ static int import_swtpm_log(struct import_sink *s, const char *file, const struc
 	static const struct swlog_ops ops = {swlog_on_command, swlog_on_event},
 				      check = {NULL, NULL};
 	struct swlog_stats st;
-	(void)o;
 	const void *m;
 	size_t len;
-	int rc = log_map_file(file, &m, &len, err, errlen);
+	int rc = log_map_file(file, o->follow, &m, &len, NULL, err, errlen);
 	if (rc)
 		return rc;
 	/* A first pass finds bad input before any row is written, so a file that
@@ -424,8 +426,7 @@ static int import_ftrace(struct import_sink *s, const char *file, const struct i
 	struct ftrace_stats st;
 	const void *m;
 	size_t len;
-	(void)o;
-	int rc = log_map_file(file, &m, &len, err, errlen);
+	int rc = log_map_file(file, o->follow, &m, &len, NULL, err, errlen);
 	if (rc)
 		return rc;
 	/* Checked whole first, as for the other kinds: bad input leaves no trace. */
@@ -502,7 +503,7 @@ static int sniff_mapped(const char *file,
 		return 0;
 	const void *m;
 	size_t len;
-	int rc = log_map_file(file, &m, &len, err, errlen);
+	int rc = log_map_file(file, 0, &m, &len, NULL, err, errlen);
 	if (rc)
 		return rc;
 	rc = check(m ? m : "", len, file, err, errlen);
@@ -643,7 +644,9 @@ enum {
 	O_FORMAT,
 	O_LISTALG,
 	O_STRICT,
-	O_QUIET
+	O_QUIET,
+	O_FOLLOW,
+	O_IDLEGAP
 };
 static const struct cli_opt opts[] = {
     {"db", O_DB, "DB", CLI_REQ,
@@ -656,8 +659,17 @@ static const struct cli_opt opts[] = {
      "a file that fails part-way keeps what was imported as\na trace with status 'incomplete' "
      "(default: nothing)"},
     {"quiet", O_QUIET, NULL, 0, "no summary line"},
+    {"follow", O_FOLLOW, NULL, 0,
+     "read a FIFO or character device to its end (at most\n1 GiB); without it they are refused"},
     {"port", O_PORT, "N", CLI_NUM,
      "pcap: the TPM's TCP port (default 2321; N+1 is the\nplatform port)", NULL, 1, 65534, K_PCAP},
+    {"idle-gap", O_IDLEGAP, "SECONDS", CLI_REAL,
+     "pcap: a TCP connection without packets this long\n"
+     "(capture time) is over, as one that ended with FIN or\n"
+     "RST (default 300). At most 65,536 connections (64 MiB\n"
+     "of their bytes) are held open at once; a capture that\n"
+     "needs more is refused",
+     NULL, 0, 1000000000, K_PCAP},
     {"kernel-rule", O_RULE, "RULE", CLI_CHOICE,
      "ima: what the kernel extended into each bank:\n"
      "per-bank (Linux >= 5.8: H_bank(template data),\n"
@@ -688,6 +700,24 @@ static unsigned kind_mode(const struct importer *imp)
 	return 1u << (imp - importers);
 }
 
+/* Ctrl-C, SIGTERM, SIGHUP: the importer stops at its next step and its
+ * trace is closed 'incomplete' like any failed import, never left
+ * 'recording'. (No SA_RESTART: a read waiting on a FIFO returns.) */
+static void on_stop(int sig)
+{
+	(void)sig;
+	log_stop_requested = 1;
+}
+
+void import_catch_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_stop};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 static int run_import(int argc, char **argv)
 {
 	struct import_opts o = {.port = PCAP_IMPORT_DEFAULT_PORT};
@@ -696,6 +726,7 @@ static int run_import(int argc, char **argv)
 	uint64_t tot_cmd = 0, tot_mal = 0, tot_ev = 0, t0 = mono_ns();
 	struct cli_parse p;
 
+	import_catch_signals();
 	/* GNU getopt permutes: options may follow the operands. */
 	cli_parse_init(&p, &subcmd_import, argc, argv);
 	while ((k = cli_next(&p)) > 0) {
@@ -714,6 +745,16 @@ static int run_import(int argc, char **argv)
 			break;
 		case O_KEEP:
 			o.keep_partial = 1;
+			break;
+		case O_FOLLOW:
+			o.follow = 1;
+			break;
+		case O_IDLEGAP:
+			if (!(p.real > 0))
+				return usage_error(&subcmd_import,
+						   "--idle-gap takes seconds above 0, not '%s'",
+						   p.arg);
+			o.idle_gap_s = p.real;
 			break;
 		case O_QUIET:
 			o.quiet = 1;

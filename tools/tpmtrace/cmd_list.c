@@ -82,15 +82,19 @@ static int run(int argc, char **argv)
 			json_str(stdout, (const char *)sqlite3_column_text(st, 9));
 			printf("}");
 		} else {
-			printf("%4lld  %-7s %-10s %-20s %9lld %8lld  %s%s%s\n",
-			       (long long)sqlite3_column_int64(st, 0),
-			       (const char *)sqlite3_column_text(st, 1),
-			       (const char *)sqlite3_column_text(st, 2),
-			       sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3)
-							  : "-",
-			       (long long)sqlite3_column_int64(st, 4),
-			       (long long)sqlite3_column_int64(st, 5), name ? name : "",
-			       name && src ? " / " : "", src ? src : "");
+			/* Names and sources are whatever the file holds: escaped. */
+			char kd[64], stt[64], at[64], nm[1024], sr[1024];
+			printf(
+			    "%4lld  %-7s %-10s %-20s %9lld %8lld  %s%s%s\n",
+			    (long long)sqlite3_column_int64(st, 0),
+			    safe_text((const char *)sqlite3_column_text(st, 1), kd, sizeof kd),
+			    safe_text((const char *)sqlite3_column_text(st, 2), stt, sizeof stt),
+			    sqlite3_column_text(st, 3)
+				? safe_text((const char *)sqlite3_column_text(st, 3), at, sizeof at)
+				: "-",
+			    (long long)sqlite3_column_int64(st, 4),
+			    (long long)sqlite3_column_int64(st, 5), safe_text(name, nm, sizeof nm),
+			    name && src ? " / " : "", safe_text(src, sr, sizeof sr));
 		}
 		n++;
 	}

@@ -237,6 +237,16 @@ static int run_pcrs(int argc, char **argv)
 			"tpmtrace pcrs: warning: %llu PCR commands have no recorded response; "
 			"not applied\n",
 			(unsigned long long)st.no_rsp);
+	if (sim.ignored_pcr && !json) {
+		/* Not silently: a PCR index a TPM does not have (0-23). */
+		fprintf(stderr,
+			"tpmtrace pcrs: warning: %llu PCR commands name an index beyond 23 (",
+			(unsigned long long)sim.ignored_pcr);
+		for (uint64_t i = 0; i < sim.ignored_pcr && i < 4; i++)
+			fprintf(stderr, "%s%u", i ? ", " : "", sim.ignored_idx[i]);
+		fprintf(stderr, "%s); a TPM has PCRs 0-23: not applied\n",
+			sim.ignored_pcr > 4 ? ", ..." : "");
+	}
 
 	/* Banks to show: as asked, else every bank extended (or expected). */
 	int showb[PCR_MAX_BANKS];
@@ -257,10 +267,16 @@ static int run_pcrs(int argc, char **argv)
 			showb[ns++] = (int)i;
 	}
 	if (!ns) {
-		die("pcrs",
-		    "trace %lld extends no PCR (no PCR_Extend or PCR_Event answered with "
-		    "success): nothing to show (--banks shows the reset values)",
-		    (long long)ids[n_ids - 1]);
+		if (sim.ignored_pcr)
+			die("pcrs",
+			    "trace %lld extends no PCR 0-23 (its %llu PCR commands name indices "
+			    "beyond 23): nothing to show (--banks shows the reset values)",
+			    (long long)ids[n_ids - 1], (unsigned long long)sim.ignored_pcr);
+		else
+			die("pcrs",
+			    "trace %lld extends no PCR (no PCR_Extend or PCR_Event answered with "
+			    "success): nothing to show (--banks shows the reset values)",
+			    (long long)ids[n_ids - 1]);
 		goto out;
 	}
 	if (outpath) {
@@ -279,10 +295,11 @@ static int run_pcrs(int argc, char **argv)
 			fprintf(out, "%s%lld", i ? "," : "", (long long)ids[i]);
 		fprintf(out,
 			"],\"commands\":%llu,\"applied\":%llu,\"failed\":%llu,\"no_response\":%llu,"
-			"\"no_bytes\":%llu,\"unparsable\":%llu,\"banks\":{",
+			"\"no_bytes\":%llu,\"unparsable\":%llu,\"beyond_pcr23\":%llu,\"banks\":{",
 			(unsigned long long)st.rows, (unsigned long long)st.applied,
 			(unsigned long long)st.failed, (unsigned long long)st.no_rsp,
-			(unsigned long long)st.no_bytes, (unsigned long long)st.bad);
+			(unsigned long long)st.no_bytes, (unsigned long long)st.bad,
+			(unsigned long long)sim.ignored_pcr);
 		for (unsigned k = 0; k < ns; k++) {
 			const struct pcr_sim_bank *b = &sim.bank[showb[k]];
 			fprintf(out, "%s\"%s\":{", k ? "," : "", b->a->name);

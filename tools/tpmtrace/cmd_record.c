@@ -47,7 +47,9 @@ enum {
 	O_PORT,
 	O_PCAP_MSSIM,
 	O_QEMU,
-	O_SWCTRL
+	O_SWCTRL,
+	O_IDLE,
+	O_PER_PEER
 };
 enum { M_PROXY = 1, M_PCAP = 2, M_QEMU = 4 };
 static const struct cli_opt opts[] = {
@@ -136,6 +138,18 @@ static const struct cli_opt opts[] = {
      NULL, 0, 0, M_PROXY},
     {"group", O_GROUP, "GROUP", 0, "group (name or number) that owns the database files", NULL, 0,
      0, M_PROXY},
+    {"idle-timeout", O_IDLE, "SECONDS", CLI_REAL,
+     "close a client connection silent this long (default\n"
+     "300; 0: never). The clock restarts when a client gets\n"
+     "its answer, so a long TPM command is not idleness",
+     NULL, 0, 86400 * 30, M_PROXY},
+    {"max-per-peer", O_PER_PEER, "N", CLI_NUM,
+     "connections one peer (TCP address, or uid on a unix\n"
+     "socket) may hold (default 256). At this limit, and at\n"
+     "the limit of all connections (1024, fewer if the file\n"
+     "descriptor limit is lower), the oldest idle connection\n"
+     "is closed for the new one; every such close is an event",
+     NULL, 1, PROXY_MAX_CONN, M_PROXY},
     {"pcap-live", O_PCAP, "IFACE", CLI_REQ,
      "no proxy: capture TPM traffic on TCP port N (--port,\n"
      "default 2321) of IFACE with libpcap and decode it as\n"
@@ -181,6 +195,12 @@ const struct subcommand subcmd_record = {
     "With -- COMMAND, runs COMMAND with TPM2TOOLS_TCTI and TCTI pointing at the proxy,\n"
     "stops when it exits and returns its exit status (like strace or perf record).\n"
     "Without it, records until SIGINT or SIGTERM and exits with everything committed.\n"
+    "\n"
+    "A command is exactly the bytes its size field declares (at most 4096): one\n"
+    "declaring more, or less than its 10-byte header, is answered\n"
+    "TPM_RC_COMMAND_SIZE without reaching the TPM and stored as malformed. Idle\n"
+    "clients are closed after --idle-timeout; at a connection limit the oldest\n"
+    "idle connection makes room for the new one; each such close is an event.\n"
     "\n"
     "With --pcap-live there is no proxy: traffic on a TCP port is captured with\n"
     "libpcap. With --qemu-ctrl, record stands between QEMU's -tpmdev emulator and\n"
@@ -256,6 +276,8 @@ static int parse(int argc, char **argv, struct record_args *a)
 	a->rm = -1;
 	a->file_mode = -1;
 	a->gid = (gid_t)-1;
+	a->idle_s = PROXY_IDLE_TIMEOUT_MS / 1000.0;
+	a->per_peer = PROXY_MAX_PER_PEER;
 	cli_parse_init(&p, &subcmd_record, argc, argv);
 	while ((k = cli_next(&p)) > 0) {
 		switch (k) {
@@ -313,6 +335,12 @@ static int parse(int argc, char **argv, struct record_args *a)
 			break;
 		case O_NORM:
 			a->rm = 0;
+			break;
+		case O_IDLE:
+			a->idle_s = p.real;
+			break;
+		case O_PER_PEER:
+			a->per_peer = (unsigned)p.num;
 			break;
 		case O_SEED: {
 			char *e;
@@ -527,6 +555,10 @@ static int run(int argc, char **argv)
 		goto out;
 	}
 	proxy_set_rm(px, rm);
+	/* A timeout below 1 ms would be none at all: round it up. */
+	proxy_set_limits(px,
+			 a.idle_s > 0 && a.idle_s < 0.001 ? 1 : (unsigned)(a.idle_s * 1000 + 0.5),
+			 a.per_peer);
 	if (!n_listen && !a.n_mssim) {
 		if (command) {
 			snprintf(sockdir, sizeof sockdir, "%s/tpmtrace-XXXXXX",
@@ -585,7 +617,10 @@ static int run(int argc, char **argv)
 	}
 
 	if (!forward_only) {
-		rc = db_open(db_path, DB_CREATE, &db, err, sizeof err);
+		/* Created (or adopted) at the mode asked for, not widened after. */
+		rc = a.file_mode >= 0 ? db_open_perm(db_path, DB_CREATE, (unsigned)a.file_mode, &db,
+						     err, sizeof err)
+				      : db_open(db_path, DB_CREATE, &db, err, sizeof err);
 		if (rc) {
 			die("record", "%s", err);
 			goto out;

@@ -246,6 +246,10 @@ static double xpos(const struct rep *r, uint64_t t)
 
 static void html(FILE *f, const char *s)
 {
+	char buf[8192];
+	/* Control characters and the like shown as \xNN (common.c), then
+	 * HTML's own. */
+	s = s ? safe_text(s, buf, sizeof buf) : NULL;
 	for (; s && *s; s++) {
 		switch (*s) {
 		case '<':
@@ -796,9 +800,10 @@ static void latency_section(struct rep *r)
 	size_t rows = 0;
 
 	for (size_t i = 0; i < r->n_ccs; i++)
-		if (r->ccs[i].n)
+		if (r->ccs[i].n > 1)
 			qsort(r->ccs[i].v, r->ccs[i].n, sizeof(uint64_t), cmp_u64);
-	qsort(r->ccs, r->n_ccs, sizeof *r->ccs, cmp_cc_total);
+	if (r->n_ccs > 1) /* ccs is NULL for a trace without commands */
+		qsort(r->ccs, r->n_ccs, sizeof *r->ccs, cmp_cc_total);
 	for (size_t i = 0; i < r->n_ccs; i++) {
 		struct cc_lat *c = &r->ccs[i];
 		if (!c->n)
@@ -1450,7 +1455,11 @@ static int run(int argc, char **argv)
 		(long long)r.id, (unsigned long long)r.n_cmd, (unsigned long long)r.n_ev,
 		r.aggregate);
 	html(f, title ? title : tname ? tname : "tpmtrace report");
-	fprintf(f, "</h1><div class=\"sub\">trace %lld (%s, %s)", (long long)r.id, kind, status);
+	fprintf(f, "</h1><div class=\"sub\">trace %lld (", (long long)r.id);
+	html(f, kind);
+	fputs(", ", f);
+	html(f, status);
+	fputs(")", f);
 	if (source) {
 		fputs(" &#183; source ", f);
 		html(f, source);

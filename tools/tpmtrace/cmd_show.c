@@ -91,10 +91,13 @@ static int run(int argc, char **argv)
 		double rel = t0 < 0 ? 0 : (double)(t - t0) / 1e9;
 		n++;
 		if (sqlite3_column_int(st, 0) == 1) {
+			/* Event kinds and details come from files (IMA file
+			 * names, TCG event text): escaped. */
 			const char *detail = (const char *)sqlite3_column_text(st, 17);
+			char kb[256], db_[4096];
 			printf("%6lld %11.6f  -- %s%s%s\n", (long long)seq, rel,
-			       (const char *)sqlite3_column_text(st, 16), detail ? " " : "",
-			       detail ? detail : "");
+			       safe_text((const char *)sqlite3_column_text(st, 16), kb, sizeof kb),
+			       detail ? " " : "", safe_text(detail, db_, sizeof db_));
 			continue;
 		}
 		uint32_t cc = (uint32_t)sqlite3_column_int64(st, 3);
@@ -124,7 +127,11 @@ static int run(int argc, char **argv)
 		else if (sqlite3_column_type(st, 15) != SQLITE_NULL)
 			snprintf(extra, sizeof extra, "-> 0x%08llX",
 				 (unsigned long long)sqlite3_column_int64(st, 15));
-		const char *mal = (const char *)sqlite3_column_text(st, 14);
+		char malbuf[256];
+		const char *mal = sqlite3_column_text(st, 14)
+				      ? safe_text((const char *)sqlite3_column_text(st, 14), malbuf,
+						  sizeof malbuf)
+				      : NULL;
 		const char *rctext = sqlite3_column_type(st, 12) == SQLITE_NULL
 					 ? "(no response)"
 					 : tpm_rc_str((uint32_t)sqlite3_column_int64(st, 12));

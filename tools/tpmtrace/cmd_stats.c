@@ -29,10 +29,12 @@ const struct subcommand subcmd_stats = {
 };
 
 /* Rows of (name, cc, count, total, min, mean, p50, p95, p99, max, first). */
-static void print_rows(sqlite3_stmt *st, int json)
+/* Prints the rows of st; returns the last sqlite3_step status (SQLITE_DONE
+ * when all went well). */
+static int print_rows(sqlite3_stmt *st, int json)
 {
-	int n = 0;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	int n = 0, src;
+	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 0);
 		if (json) {
 			printf("%s{\"name\":", n ? "," : "");
@@ -50,8 +52,10 @@ static void print_rows(sqlite3_stmt *st, int json)
 			       (long long)sqlite3_column_int64(st, 9),
 			       (long long)sqlite3_column_int64(st, 10));
 		} else {
+			char nb[256];
 			printf("%-26s %7lld %11.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f\n",
-			       name, (long long)sqlite3_column_int64(st, 2),
+			       safe_text(name, nb, sizeof nb),
+			       (long long)sqlite3_column_int64(st, 2),
 			       ns_to_ms(sqlite3_column_double(st, 3)),
 			       ns_to_ms(sqlite3_column_double(st, 4)),
 			       ns_to_ms(sqlite3_column_double(st, 5)),
@@ -63,6 +67,7 @@ static void print_rows(sqlite3_stmt *st, int json)
 		}
 		n++;
 	}
+	return src;
 }
 
 static int run(int argc, char **argv)
@@ -133,21 +138,38 @@ static int run(int argc, char **argv)
 	else
 		printf("%-26s %7s %11s %9s %9s %9s %9s %9s %9s %9s\n", "command", "count",
 		       "total ms", "min", "mean", "p50", "p95", "p99", "max", "first");
-	print_rows(st, json);
-	if (json) {
+	int src = print_rows(st, json);
+	if (src == SQLITE_DONE && json) {
 		printf("],\"tpmtrace_commands\":[");
-		print_rows(own, json);
-	} else {
+		src = print_rows(own, json);
+	} else if (src == SQLITE_DONE) {
 		sqlite3_reset(own);
-		if (sqlite3_step(own) == SQLITE_ROW) {
+		if ((src = sqlite3_step(own)) == SQLITE_ROW) {
 			printf("sent by tpmtrace itself (flag 32: Startup of the spawned swtpm, "
 			       "resource-manager flushes):\n");
 			sqlite3_reset(own);
-			print_rows(own, 0);
+			src = print_rows(own, 0);
 		}
 	}
-	if (sqlite3_step(sum) != SQLITE_ROW) {
-		die("stats", "%s", sqlite3_errmsg(db));
+	if (src == SQLITE_DONE)
+		src = sqlite3_step(sum);
+	if (src != SQLITE_ROW) {
+		printf(json ? "]}\n" : "\n");
+		fflush(stdout);
+		/* Say what it means, not SQLite's "no more rows available" or a
+		 * bare "integer overflow". */
+		if (src == SQLITE_DONE)
+			die("stats", "%s: trace %lld has no row in the trace table", argv[p.ind],
+			    (long long)id);
+		else if (strstr(sqlite3_errmsg(db), "integer overflow"))
+			die("stats",
+			    "%s: trace %lld: the sum of its latencies or the span of its "
+			    "timestamps overflows 64 bits; its times are not ones a recording "
+			    "makes (a damaged or hand-made file)",
+			    argv[p.ind], (long long)id);
+		else
+			die("stats", "%s: trace %lld: %s", argv[p.ind], (long long)id,
+			    sqlite3_errmsg(db));
 		goto out;
 	}
 	const char *tname = (const char *)sqlite3_column_text(sum, 0);
@@ -170,12 +192,14 @@ static int run(int argc, char **argv)
 		char ownt[64] = "";
 		if (nown)
 			snprintf(ownt, sizeof ownt, " (%lld sent by tpmtrace)", nown);
+		char nb[1024], kb[64], sb[64];
 		printf("trace %lld%s%s%s (%s, %s): %lld commands%s, %lld events, %lld dropped, "
 		       "%lld malformed, %lld without response; TPM time %.3f ms over %.3f ms\n",
-		       (long long)id, tname ? " '" : "", tname ? tname : "", tname ? "'" : "",
-		       (const char *)sqlite3_column_text(sum, 1),
-		       (const char *)sqlite3_column_text(sum, 2), stored, ownt, events, dropped,
-		       malformed, noresp, ns_to_ms(tpm), ns_to_ms(span));
+		       (long long)id, tname ? " '" : "",
+		       tname ? safe_text(tname, nb, sizeof nb) : "", tname ? "'" : "",
+		       safe_text((const char *)sqlite3_column_text(sum, 1), kb, sizeof kb),
+		       safe_text((const char *)sqlite3_column_text(sum, 2), sb, sizeof sb), stored,
+		       ownt, events, dropped, malformed, noresp, ns_to_ms(tpm), ns_to_ms(span));
 	}
 	ret = 0;
 out:

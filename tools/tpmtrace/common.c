@@ -30,6 +30,12 @@ int cli_db_for_create(const char *sub, const char *path)
 	struct stat st;
 	if (!path[0])
 		return die(sub, "the database path is empty");
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && stat(path, &st) == 0 &&
+	    S_ISREG(st.st_mode) && st.st_size == 0)
+		return die(sub,
+			   "%s: a symbolic link to an empty file; tpmtrace does not make a "
+			   "database of a file it reaches through a symbolic link",
+			   path);
 	if (stat(path, &st) == 0) {
 		if (S_ISDIR(st.st_mode))
 			return die(sub, "%s: is a directory, not a database file", path);
@@ -320,6 +326,59 @@ void json_str(FILE *f, const char *s)
 			fputc(c, f);
 	}
 	fputc('"', f);
+}
+
+/* Length of the UTF-8 sequence at s that a terminal shows as text (not a C1
+ * control), or 0. */
+static size_t utf8_text(const unsigned char *s)
+{
+	size_t n = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 ? 2 : 0;
+	if (!n || (s[0] == 0xC2 && s[1] >= 0x80 && s[1] <= 0x9F))
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+	return n;
+}
+
+const char *safe_text(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+	if (!len)
+		return buf;
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
+		char tmp[8];
+		size_t n, adv = 1;
+		if (*p == '\\') {
+			memcpy(tmp, "\\\\", 2);
+			n = 2;
+		} else if (*p >= 0x20 && *p < 0x7F) {
+			tmp[0] = (char)*p;
+			n = 1;
+		} else if (*p >= 0x80 && (adv = utf8_text(p)) != 0) {
+			memcpy(tmp, p, adv);
+			n = adv;
+		} else {
+			snprintf(tmp, sizeof tmp, "\\x%02x", *p);
+			n = 4;
+			adv = 1;
+		}
+		if (o + n + 4 > len) {
+			snprintf(buf + o, len - o, "%s", len - o > 3 ? "..." : "");
+			return buf;
+		}
+		memcpy(buf + o, tmp, n);
+		o += n;
+		p += adv;
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+void print_safe(FILE *f, const char *s)
+{
+	char buf[4096];
+	fputs(safe_text(s, buf, sizeof buf), f);
 }
 
 double ns_to_ms(double ns)

@@ -56,6 +56,14 @@ int cli_out_check(const char *sub, const char *path, const char *const *inputs);
 int cli_out_close(const char *sub, struct cli_out *o, int ok);
 /* Prints s as a JSON string (quoted, escaped). */
 void json_str(FILE *f, const char *s);
+/* s for a terminal: control characters, DEL, C1 controls and bytes that are
+ * not UTF-8 as \xNN (a backslash as \\), so that a name or detail from a
+ * database or a log never reaches the terminal as an escape sequence. Writes
+ * at most len bytes into buf (cut with "..." when longer) and returns it; NULL
+ * gives "". */
+const char *safe_text(const char *s, char *buf, size_t len);
+/* The same, printed. */
+void print_safe(FILE *f, const char *s);
 /* Milliseconds with three decimals from ns. */
 double ns_to_ms(double ns);
 

@@ -19,6 +19,8 @@ struct import_opts {
 	int quiet;	  /* no summary line */
 	int keep_partial; /* a file that fails part-way keeps its trace */
 	struct ima_opts ima;
+	int follow;	   /* read FIFOs and character devices to their end */
+	double idle_gap_s; /* pcap: a connection silent this long is over; 0: default */
 };
 
 struct import_sink;

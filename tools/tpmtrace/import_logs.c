@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "common.h"
 #include "recorder/ima_import.h"
 #include "recorder/tcglog_import.h"
 
@@ -20,8 +21,11 @@
 
 static void print_msg(void *ctx, int sev, const char *m)
 {
+	char buf[1024];
 	(void)ctx;
-	fprintf(stderr, "tpmtrace " SUB ": %s: %s\n", sev ? "error" : "warning", m);
+	/* Warnings quote the log (names, template names): escaped. */
+	fprintf(stderr, "tpmtrace " SUB ": %s: %s\n", sev ? "error" : "warning",
+		safe_text(m, buf, sizeof buf));
 }
 
 static void quiet_msg(void *ctx, int sev, const char *m)
@@ -42,7 +46,12 @@ long import_head(const char *file, void *buf, size_t cap, int *regular, char *er
 {
 	struct stat st;
 	*regular = 0;
-	/* O_NONBLOCK: opening a FIFO without a writer must not hang here. */
+	/* Only a regular file is opened: opening and closing a FIFO here would
+	 * let its writer start and lose what it wrote before the import opens
+	 * it again (a pipe's bytes go when its last reader closes). */
+	if (stat(file, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return 0;
+	/* O_NONBLOCK: a file replaced by a FIFO meanwhile must not hang here. */
 	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		snprintf(err, errlen, "%s: %s", file, strerror(errno));
@@ -137,6 +146,7 @@ int import_ima_file(const char *file, const struct import_opts *o, struct import
 	cfg.db_path = o->db;
 	cfg.name = o->name;
 	cfg.strict = o->strict;
+	cfg.follow = o->follow;
 	int rc = ima_import_file(file, &cfg, &r->trace_id, &res, err, errlen);
 	snprintf(r->status, sizeof r->status, "%s", rc ? "incomplete" : "complete");
 	if (rc)
@@ -144,9 +154,11 @@ int import_ima_file(const char *file, const struct import_opts *o, struct import
 	const struct pcr_alg *la = pcr_alg_by_id(res.list_alg);
 	snprintf(r->text, sizeof r->text,
 		 "%s: trace %lld: %llu entries (%llu violations, %llu template hash "
-		 "mismatches%s), %s list%s, %s digests, kernel rule %s, %.2f s",
+		 "mismatches, %llu for PCRs beyond 23 not extended%s), %s list%s, %s digests, "
+		 "kernel rule %s, %.2f s",
 		 file, (long long)r->trace_id, (unsigned long long)res.entries,
 		 (unsigned long long)res.violations, (unsigned long long)res.mismatches,
+		 (unsigned long long)res.bad_pcr,
 		 res.tail.truncated ? ", truncated last record ignored" : "",
 		 res.ascii ? "ascii" : "binary",
 		 res.ascii	  ? ""
@@ -155,10 +167,11 @@ int import_ima_file(const char *file, const struct import_opts *o, struct import
 		 la ? la->name : "?", ima_rule_str(cfg.opts.rule), now_s() - t0);
 	snprintf(r->json, sizeof r->json,
 		 ", \"entries\": %llu, \"violations\": %llu, \"mismatches\": %llu, "
-		 "\"truncated\": %s, \"format\": \"%s\", \"list_alg\": \"%s\", "
-		 "\"kernel_rule\": \"%s\"",
+		 "\"beyond_pcr23\": %llu, \"truncated\": %s, \"format\": \"%s\", "
+		 "\"list_alg\": \"%s\", \"kernel_rule\": \"%s\"",
 		 (unsigned long long)res.entries, (unsigned long long)res.violations,
-		 (unsigned long long)res.mismatches, res.tail.truncated ? "true" : "false",
+		 (unsigned long long)res.mismatches, (unsigned long long)res.bad_pcr,
+		 res.tail.truncated ? "true" : "false",
 		 res.ascii	  ? "ascii"
 		 : res.big_endian ? "binary-big-endian"
 				  : "binary",
@@ -214,6 +227,7 @@ int import_tcglog_file(const char *file, const struct import_opts *o, struct imp
 	cfg.db_path = o->db;
 	cfg.name = o->name;
 	cfg.strict = o->strict;
+	cfg.follow = o->follow;
 	int rc = tcg_import_file(file, &cfg, &r->trace_id, &res, err, errlen);
 	snprintf(r->status, sizeof r->status, "%s", rc ? "incomplete" : "complete");
 	if (rc)
@@ -226,17 +240,20 @@ int import_tcglog_file(const char *file, const struct import_opts *o, struct imp
 				      a ? a->name : "?");
 	}
 	snprintf(r->text, sizeof r->text,
-		 "%s: trace %lld: %llu events, %llu extends, %s format, banks %s, "
-		 "startup locality %d%s",
+		 "%s: trace %lld: %llu events, %llu extends (%llu for PCRs beyond 23 not made), "
+		 "%s format, banks %s, startup locality %d%s",
 		 file, (long long)r->trace_id, (unsigned long long)res.events,
-		 (unsigned long long)res.extends, res.crypto_agile ? "crypto-agile" : "SHA-1",
-		 banks, res.startup_locality < 0 ? 0 : res.startup_locality,
+		 (unsigned long long)res.extends, (unsigned long long)res.bad_pcr,
+		 res.crypto_agile ? "crypto-agile" : "SHA-1", banks,
+		 res.startup_locality < 0 ? 0 : res.startup_locality,
 		 res.tail.truncated ? ", truncated last event ignored" : "");
-	snprintf(r->json, sizeof r->json,
-		 ", \"events\": %llu, \"extends\": %llu, \"truncated\": %s, \"format\": \"%s\", "
-		 "\"banks\": \"%s\", \"startup_locality\": %d",
-		 (unsigned long long)res.events, (unsigned long long)res.extends,
-		 res.tail.truncated ? "true" : "false", res.crypto_agile ? "crypto-agile" : "sha1",
-		 banks, res.startup_locality < 0 ? 0 : res.startup_locality);
+	snprintf(
+	    r->json, sizeof r->json,
+	    ", \"events\": %llu, \"extends\": %llu, \"beyond_pcr23\": %llu, \"truncated\": %s, "
+	    "\"format\": \"%s\", \"banks\": \"%s\", \"startup_locality\": %d",
+	    (unsigned long long)res.events, (unsigned long long)res.extends,
+	    (unsigned long long)res.bad_pcr, res.tail.truncated ? "true" : "false",
+	    res.crypto_agile ? "crypto-agile" : "sha1", banks,
+	    res.startup_locality < 0 ? 0 : res.startup_locality);
 	return 0;
 }

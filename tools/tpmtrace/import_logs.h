@@ -19,4 +19,7 @@ int import_tcglog_file(const char *file, const struct import_opts *o, struct imp
  * twice). */
 long import_head(const char *file, void *buf, size_t cap, int *regular, char *err, size_t errlen);
 
+/* Stops the importers on SIGINT/SIGTERM/SIGHUP (cmd_import.c). */
+void import_catch_signals(void);
+
 #endif

@@ -20,8 +20,10 @@ struct record_args {
 	unsigned long queue;
 	uint64_t seed;
 	int have_seed;
-	long file_mode; /* -1: default */
-	gid_t gid;	/* (gid_t)-1: default */
+	long file_mode;	   /* -1: default */
+	gid_t gid;	   /* (gid_t)-1: default */
+	double idle_s;	   /* --idle-timeout */
+	unsigned per_peer; /* --max-per-peer */
 	/* --pcap-live */
 	const char *iface;
 	unsigned port;
