@@ -15,6 +15,7 @@
 #include <sqlite3.h>
 
 #include "db/db.h"
+#include "db/trace_stream.h"
 #include "db/writer.h"
 #include "model/decode.h"
 #include "model/wire.h"
@@ -143,6 +144,7 @@ struct rp {
 	size_t n_ctx, cap_ctx;
 	struct privmap *priv;
 	size_t n_priv, cap_priv;
+	uint8_t *origin; /* per client id (trace_origins_load) */
 	uint8_t buf[TPM_MAX_MESSAGE];
 };
 
@@ -2138,7 +2140,16 @@ static int one_command(struct rp *x, sqlite3_stmt *st)
 	sc.pc.n_handles = sc.c.n_handles;
 	memcpy(sc.pc.handles, sc.c.handles, sizeof sc.pc.handles);
 	sc.pc.auth_kind = sc.c.auth_kind;
+	/* The origin rule predict uses (db/trace_stream.h). */
 	sc.pc.origin = POL_ORIGIN_UNKNOWN;
+	if (x->origin && sqlite3_column_type(st, 10) != SQLITE_NULL) {
+		int64_t cl = sqlite3_column_int64(st, 10);
+		if (cl >= 0 && cl < TRACE_MAX_CLIENTS) {
+			sc.pc.origin = x->origin[cl] & ~TRACE_ORIGIN_HWRNG;
+			sc.pc.hwrng = !!(x->origin[cl] & TRACE_ORIGIN_HWRNG);
+		}
+	}
+	sc.pc.kstartup = (uint8_t)policy_startup_cmd(sc.c.cc, sc.cmd, sc.len);
 	sc.pc.variant = (uint8_t)tpm_cmd_variant_of(&sc.c, sc.cmd, sc.len);
 	sc.pc.has_rc = (uint8_t)sc.has_rc;
 	sc.pc.rc = sc.rc;
@@ -2154,7 +2165,13 @@ static int one_command(struct rp *x, sqlite3_stmt *st)
 			goto done;
 		}
 	}
+	uint64_t sent = x->ps.emitted[POL_ROLE_ORIGINAL];
 	rc = policy_expand_cmd(&x->ps, &sc.pc);
+	if (!rc && !x->fatal && x->ps.emitted[POL_ROLE_ORIGINAL] == sent)
+		note(x, REPLAY_SKIPPED, sc.c.cc,
+		     "%s: the policy does not send it (a read of the kernel's TPM hwrng, "
+		     "hwrng=off)",
+		     tpm_cc_name(sc.c.cc));
 done:
 	if (!x->fatal)
 		x->res->outcome[x->cur_outcome]++;
@@ -2192,6 +2209,11 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 	}
 	if ((rc = source_check(x, db)))
 		goto out;
+	if ((rc = trace_origins_load(db, res->source_id, &x->origin))) {
+		snprintf(res->err, sizeof res->err, "%s: reading the clients of trace %lld: %s",
+			 o->db_path, (long long)res->source_id, sqlite3_errmsg(db));
+		goto out;
+	}
 	if (o->emulate) {
 		/* Before anything is started or stored: a bad profile leaves the
 		 * database as it was. */
@@ -2268,7 +2290,7 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 	 * seq would sort the whole trace, blobs included, before the first row. */
 	if (sqlite3_prepare_v2(
 		db,
-		"SELECT 0, seq, cmd, rsp, flags, rc, rsp_handle, NULL, cc, latency_ns"
+		"SELECT 0, seq, cmd, rsp, flags, rc, rsp_handle, NULL, cc, latency_ns, client_id"
 		" FROM command WHERE trace_id=? ORDER BY seq",
 		-1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db,
@@ -2294,11 +2316,19 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 				continue;
 			}
 			if (first) {
+				/* The target starts the way the trace did: a trace
+				 * that begins with Startup, or with a command the TPM
+				 * refused as not started yet (a recording from
+				 * power-on: the firmware probes, then starts it),
+				 * starts the TPM itself; any other gets one here. */
 				const uint8_t *b = sqlite3_column_blob(st, 2);
 				int n = sqlite3_column_bytes(st, 2);
+				int at_power_on =
+				    sqlite3_column_type(st, 5) != SQLITE_NULL &&
+				    (uint32_t)sqlite3_column_int64(st, 5) == TPM_RC_INITIALIZE;
 				first = 0;
-				if (!b || n < TPM_HEADER_SIZE ||
-				    wire_get_u32(b + 6) != TPM_CC_Startup)
+				if (!at_power_on && (!b || n < TPM_HEADER_SIZE ||
+						     wire_get_u32(b + 6) != TPM_CC_Startup))
 					if (startup(x))
 						break;
 			}
@@ -2360,6 +2390,7 @@ out:
 	for (size_t i = 0; i < x->n_priv; i++)
 		free(x->priv[i].priv);
 	free(x->priv);
+	free(x->origin);
 	free(x);
 	return rc;
 }
