@@ -13,11 +13,13 @@
 
 #include "cli.h"
 #include "common.h"
+#include "db/db.h"
 #include "record_qemu.h"
 
 static const char usage[] =
     "usage: tpmtrace vm-record [--db FILE] [--payloads MODE] [--name NAME]\n"
     "                          [--swtpm-state DIR] [--tpm-device tpm-tis|tpm-crb]\n"
+    "                          [--emulate PROFILE [--emulate-seed N]]\n"
     "                          [--quiet] -- QEMU ARGS...\n"
     "\n"
     "Boots a VM and records all of its TPM traffic: starts a private swtpm (which\n"
@@ -29,6 +31,9 @@ static const char usage[] =
     "The trace holds the firmware's measurements, the kernel's start-up commands,\n"
     "IMA's PCR extends and every user-space command, with control events for\n"
     "power-on (ctrl:INIT), reset (ctrl:STOP) and shutdown (ctrl:SHUTDOWN).\n"
+    "Commands up to the kernel's first (its TPM probe) are the firmware's (client\n"
+    "'firmware'), later ones the guest's (client 'guest'); `tpmtrace attribute`\n"
+    "with the guest kernel's ftrace tells the kernel's from user space's.\n"
     "SIGINT and SIGTERM are passed on to QEMU; the exit status is QEMU's.\n"
     "\n"
     "Options:\n"
@@ -38,13 +43,17 @@ static const char usage[] =
     "  --swtpm-state DIR    keep swtpm's state in DIR (default: a fresh TPM, removed\n"
     "                       at the end)\n"
     "  --tpm-device MODEL   QEMU's TPM front end: tpm-tis (default) or tpm-crb\n"
+    "  --emulate PROFILE    latency injection, as `tpmtrace record --emulate`: the\n"
+    "                       guest sees the profiled TPM's latencies (flag 4)\n"
+    "  --emulate-seed N     seed of the latency draws (default: random; stored in\n"
+    "                       the trace's 'emulate' event)\n"
     "  --quiet              no summary at exit\n"
     "  -h, --help           this text\n"
     "\n"
     "Example:\n"
     "  tpmtrace vm-record --db boot.db -- qemu-system-x86_64 -m 1G -nographic \\\n"
     "      -kernel vmlinuz -initrd initrd.img -append 'console=ttyS0 ima_policy=tcb'\n"
-    "  tpmtrace stats boot.db\n";
+    "  tpmtrace stats boot.db --by origin\n";
 
 static int run(int argc, char **argv);
 const struct subcommand subcmd_vm_record = {
@@ -80,15 +89,19 @@ static int run(int argc, char **argv)
 {
 	struct qemu_record_opts o = {
 	    .db_path = "tpmtrace.db", .payloads = PAYLOADS_REDACTED, .spawn = 1};
-	const char *model = "tpm-tis";
-	int quiet = 0, ret = 1;
-	enum { V_DB = 1, V_PAYLOADS, V_NAME, V_STATE, V_MODEL, V_QUIET };
+	const char *model = "tpm-tis", *emulate = NULL;
+	int quiet = 0, ret = 1, have_seed = 0, have_em = 0;
+	unsigned long long seed = 0;
+	struct emulator em;
+	enum { V_DB = 1, V_PAYLOADS, V_NAME, V_STATE, V_MODEL, V_QUIET, V_EMU, V_SEED };
 	static const struct option opts[] = {{"db", required_argument, 0, V_DB},
 					     {"payloads", required_argument, 0, V_PAYLOADS},
 					     {"name", required_argument, 0, V_NAME},
 					     {"swtpm-state", required_argument, 0, V_STATE},
 					     {"tpm-device", required_argument, 0, V_MODEL},
 					     {"quiet", no_argument, 0, V_QUIET},
+					     {"emulate", required_argument, 0, V_EMU},
+					     {"emulate-seed", required_argument, 0, V_SEED},
 					     {0, 0, 0, 0}};
 	int c;
 	optind = 1;
@@ -118,6 +131,21 @@ static int run(int argc, char **argv)
 		case V_QUIET:
 			quiet = 1;
 			break;
+		case V_EMU:
+			emulate = optarg;
+			break;
+		case V_SEED: {
+			char *e;
+			errno = 0;
+			seed = strtoull(optarg, &e, 0);
+			if (errno || *e || !*optarg || optarg[0] == '-')
+				return usage_error(&subcmd_vm_record,
+						   "--emulate-seed takes an unsigned integer, not "
+						   "'%s'",
+						   optarg);
+			have_seed = 1;
+			break;
+		}
 		default:
 			return usage_error(&subcmd_vm_record, "unknown option");
 		}
@@ -131,6 +159,24 @@ static int run(int argc, char **argv)
 			return usage_error(&subcmd_vm_record,
 					   "the QEMU command already has a -tpmdev; vm-record "
 					   "adds its own");
+	if (have_seed && !emulate)
+		return usage_error(&subcmd_vm_record, "--emulate-seed goes with --emulate");
+	if (emulate) {
+		/* Checked before anything starts: a bad profile leaves nothing
+		 * behind. A profile stored in an existing database is found there. */
+		char err[512];
+		sqlite3 *pdb = NULL;
+		if (access(o.db_path, F_OK) == 0 &&
+		    db_open(o.db_path, DB_READ, &pdb, err, sizeof err))
+			pdb = NULL;
+		int erc = emulate_init(&em, pdb, emulate, have_seed ? seed : emulate_random_seed(),
+				       err, sizeof err);
+		db_close(pdb);
+		if (erc)
+			return die("vm-record", "--emulate: %s", err);
+		have_em = 1;
+		o.emu = &em;
+	}
 
 	char dir[96];
 	snprintf(dir, sizeof dir, "%s/tpmtrace-vm-XXXXXX",
@@ -190,6 +236,17 @@ out:
 	}
 	if (qemu_session_finish(&s, "vm-record", quiet) && ret == 0)
 		ret = 1;
+	if (have_em) {
+		if (!quiet || em.missing)
+			fprintf(stderr,
+				"tpmtrace vm-record: emulated %s (%s, seed %llu): %llu responses "
+				"held; %llu priced from another variant or authorization, %llu at "
+				"the fallback %.3f ms\n",
+				em.prof.name, em.from, (unsigned long long)em.seed,
+				(unsigned long long)em.commands, (unsigned long long)em.approx,
+				(unsigned long long)em.missing, em.fallback_ms);
+		emulate_release(&em);
+	}
 	rmdir(dir);
 	if (x.sfd >= 0)
 		close(x.sfd);
