@@ -1,12 +1,15 @@
 /* tpmtrace stats: per-command-code latency statistics of a trace. */
+#include <errno.h>
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "common.h"
+#include "db/trace_stream.h"
 
 static const char usage[] =
-    "usage: tpmtrace stats DB [--trace ID] [--json]\n"
+    "usage: tpmtrace stats DB [--trace ID] [--by command|origin] [--json]\n"
     "\n"
     "Per command code: count, total, min, mean, p50, p95, p99 and max latency in\n"
     "milliseconds, and the latency of the first occurrence (cold TPM, cold caches),\n"
@@ -15,27 +18,105 @@ static const char usage[] =
     "\n"
     "Options:\n"
     "  --trace ID  the trace (default: the newest)\n"
-    "  --json      {\"version\":1,\"trace\":{...},\"commands\":[...]}, times in ns\n"
+    "  --by WHAT   command (default): per command code; origin: per origin of the\n"
+    "              commands (firmware, kernel, userspace, unknown), the one predict\n"
+    "              and replay use (docs/policies.md), with the kernel's hwrng reads\n"
+    "  --json      {\"version\":1,\"trace\":{...},\"commands\":[...]} (--by origin:\n"
+    "              \"origins\" instead of \"commands\"), times in ns\n"
     "  -h, --help  this text\n"
     "\n"
-    "Example:\n"
-    "  tpmtrace stats tpmtrace-demo.db --trace 1\n";
+    "Examples:\n"
+    "  tpmtrace stats tpmtrace-demo.db --trace 1\n"
+    "  tpmtrace stats tpmtrace-demo.db --by origin\n";
 
 static int run(int argc, char **argv);
 const struct subcommand subcmd_stats = {"stats", run, "per-command latency statistics", usage};
 
+/* Commands, latency total and maximum per origin (trace_client_origin). */
+static int by_origin(sqlite3 *db, int64_t id, int json)
+{
+	struct {
+		long long n, n_lat, hwrng;
+		double total, max;
+	} org[POL_ORIGIN__COUNT];
+	uint8_t *o = NULL;
+	sqlite3_stmt *st = NULL;
+	int rc = trace_origins_load(db, id, &o);
+	memset(org, 0, sizeof org);
+	if (rc || sqlite3_prepare_v2(db,
+				     "SELECT client_id, count(*), coalesce(sum(latency_ns),0),"
+				     " coalesce(max(latency_ns),0), count(latency_ns) FROM command"
+				     " WHERE trace_id=? GROUP BY client_id",
+				     -1, &st, NULL)) {
+		free(o);
+		return die("stats", "%s", rc == -ENOMEM ? "out of memory" : sqlite3_errmsg(db));
+	}
+	sqlite3_bind_int64(st, 1, id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t cl = sqlite3_column_int64(st, 0);
+		int k = POL_ORIGIN_UNKNOWN, hw = 0;
+		if (sqlite3_column_type(st, 0) != SQLITE_NULL && cl >= 0 &&
+		    cl < TRACE_MAX_CLIENTS) {
+			k = o[cl] & ~TRACE_ORIGIN_HWRNG;
+			hw = !!(o[cl] & TRACE_ORIGIN_HWRNG);
+		}
+		org[k].n += sqlite3_column_int64(st, 1);
+		org[k].total += sqlite3_column_double(st, 2);
+		if (sqlite3_column_double(st, 3) > org[k].max)
+			org[k].max = sqlite3_column_double(st, 3);
+		org[k].n_lat += sqlite3_column_int64(st, 4);
+		if (hw)
+			org[k].hwrng += sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	free(o);
+	/* In boot order: firmware, kernel, user space, then what is not known. */
+	static const int order[] = {POL_ORIGIN_FIRMWARE, POL_ORIGIN_KERNEL, POL_ORIGIN_USER,
+				    POL_ORIGIN_UNKNOWN};
+	if (json)
+		printf("{\"version\":1,\"origins\":[");
+	else
+		printf("%-12s %7s %11s %9s %9s %7s\n", "origin", "count", "total ms", "mean", "max",
+		       "hwrng");
+	int n = 0;
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+		int k = order[i];
+		if (!org[k].n)
+			continue;
+		double mean = org[k].n_lat ? org[k].total / (double)org[k].n_lat : 0;
+		if (json)
+			printf("%s{\"origin\":\"%s\",\"count\":%lld,\"total_ns\":%.0f,"
+			       "\"mean_ns\":%.0f,\"max_ns\":%.0f,\"hwrng\":%lld}",
+			       n ? "," : "", pol_origin_str(k), org[k].n, org[k].total, mean,
+			       org[k].max, org[k].hwrng);
+		else
+			printf("%-12s %7lld %11.3f %9.3f %9.3f %7lld\n", pol_origin_str(k),
+			       org[k].n, ns_to_ms(org[k].total), ns_to_ms(mean),
+			       ns_to_ms(org[k].max), org[k].hwrng);
+		n++;
+	}
+	return 0;
+}
+
 static int run(int argc, char **argv)
 {
 	const char *trace_arg = NULL;
-	int json = 0, o, ret = 1;
-	static const struct option opts[] = {
-	    {"trace", required_argument, 0, 't'}, {"json", no_argument, 0, 'j'}, {0, 0, 0, 0}};
+	int json = 0, o, ret = 1, origin = 0;
+	static const struct option opts[] = {{"trace", required_argument, 0, 't'},
+					     {"json", no_argument, 0, 'j'},
+					     {"by", required_argument, 0, 'b'},
+					     {0, 0, 0, 0}};
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (o == 't')
 			trace_arg = optarg;
 		else if (o == 'j')
 			json = 1;
+		else if (o == 'b' && (!strcmp(optarg, "origin") || !strcmp(optarg, "command")))
+			origin = !strcmp(optarg, "origin");
+		else if (o == 'b')
+			return usage_error(&subcmd_stats, "--by takes command or origin, not '%s'",
+					   optarg);
 		else
 			return usage_error(&subcmd_stats, "unknown option");
 	}
@@ -64,13 +145,17 @@ static int run(int argc, char **argv)
 	}
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(sum, 1, id);
-	if (json)
+	if (origin) {
+		if (by_origin(db, id, json))
+			goto out;
+	} else if (json) {
 		printf("{\"version\":1,\"commands\":[");
-	else
+	} else {
 		printf("%-26s %7s %11s %9s %9s %9s %9s %9s %9s %9s\n", "command", "count",
 		       "total ms", "min", "mean", "p50", "p95", "p99", "max", "first");
+	}
 	int n = 0;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (!origin && sqlite3_step(st) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 0);
 		if (json) {
 			printf("%s{\"name\":", n ? "," : "");
