@@ -20,6 +20,7 @@
 	X(export) \
 	X(pcrs) \
 	X(replay) \
+	X(strip) \
 	X(predict) \
 	X(profile) \
 	X(calibrate) \
