@@ -11,6 +11,7 @@
 #define SUBCOMMANDS(X) \
 	X(record) \
 	X(vm_record) \
+	X(attribute) \
 	X(list) \
 	X(stats) \
 	X(show) \
