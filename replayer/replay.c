@@ -650,9 +650,11 @@ static int build_cmd(struct rp *x, uint32_t cc, const uint32_t *handles, unsigne
 		wire_wr_u32(&w, 0);
 		for (unsigned i = 0; i < na; i++) {
 			if (!a[i].is_sess) {
+				/* A password session's attributes are sent as the
+				 * policy says (SeaBIOS sets continueSession). */
 				wire_wr_u32(&w, TPM_RS_PW);
 				wire_wr_u16(&w, 0);
-				wire_wr_u8(&w, 0);
+				wire_wr_u8(&w, a[i].attrs);
 				wire_wr_tpm2b(&w, a[i].pw, (uint16_t)a[i].pw_len);
 				continue;
 			}
@@ -1648,6 +1650,7 @@ static int replay_original(struct rp *x, const struct pol_out *po)
 	if (plan == PLAN_PASSWORD) {
 		for (unsigned i = 0; po->auth_kind != TPM_AUTH_NONE && i < n_auth && i < 3; i++) {
 			a[na].pw = av[i];
+			a[na].attrs = po->sess_attrs;
 			a[na++].pw_len = avl[i];
 		}
 	} else if (plan == PLAN_KERNEL) {
@@ -1668,6 +1671,7 @@ static int replay_original(struct rp *x, const struct pol_out *po)
 			const struct tpm_session *s = &c->sess[i];
 			if (s->handle == TPM_RS_PW) {
 				a[na].pw = i < n_auth ? av[i] : NULL;
+				a[na].attrs = s->attrs;
 				a[na++].pw_len = i < n_auth ? avl[i] : 0;
 				continue;
 			}
@@ -2180,6 +2184,25 @@ done:
 	return x->fatal ? x->fatal : rc;
 }
 
+/* Whether the trace's first command to succeed is TPM2_Startup: then the
+ * trace starts the TPM itself (whatever it sent before was refused). Without
+ * response codes: whether its first command is Startup. */
+static int trace_starts_itself(sqlite3 *db, int64_t id)
+{
+	sqlite3_stmt *st;
+	int r = 0;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT cc FROM command WHERE trace_id=? AND (rc=0 OR rc IS NULL)"
+			       " ORDER BY seq LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		r = (uint32_t)sqlite3_column_int64(st, 0) == TPM_CC_Startup;
+	sqlite3_finalize(st);
+	return r;
+}
+
 int replay_run(const struct replay_opts *o, struct replay_result *res)
 {
 	struct rp *x = calloc(1, sizeof *x);
@@ -2299,7 +2322,7 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 			       -1, &ev, NULL) != SQLITE_OK) {
 		fail(x, -EIO, "%s: %s", o->db_path, sqlite3_errmsg(db));
 	} else {
-		int first = 1, rc_ev;
+		int first = 1, rc_ev, starts_itself = trace_starts_itself(db, res->source_id);
 		sqlite3_bind_int64(st, 1, res->source_id);
 		sqlite3_bind_int64(ev, 1, res->source_id);
 		rc = sqlite3_step(st);
@@ -2317,20 +2340,13 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 			}
 			if (first) {
 				/* The target starts the way the trace did: a trace
-				 * that begins with Startup, or with a command the TPM
-				 * refused as not started yet (a recording from
-				 * power-on: the firmware probes, then starts it),
-				 * starts the TPM itself; any other gets one here. */
-				const uint8_t *b = sqlite3_column_blob(st, 2);
-				int n = sqlite3_column_bytes(st, 2);
-				int at_power_on =
-				    sqlite3_column_type(st, 5) != SQLITE_NULL &&
-				    (uint32_t)sqlite3_column_int64(st, 5) == TPM_RC_INITIALIZE;
+				 * whose first command to succeed is Startup (a
+				 * recording from power-on: SeaBIOS probes with
+				 * ReadClock before it starts the TPM) starts the TPM
+				 * itself; any other gets a Startup here. */
 				first = 0;
-				if (!at_power_on && (!b || n < TPM_HEADER_SIZE ||
-						     wire_get_u32(b + 6) != TPM_CC_Startup))
-					if (startup(x))
-						break;
+				if (!starts_itself && startup(x))
+					break;
 			}
 			src_stat_row(x, st);
 			one_command(x, st);
