@@ -127,19 +127,18 @@ struct ft_cpu {
 
 /* Tasks seen in context-switch lines ("0) a-1 => b-2"): each task keeps its
  * own call stack, so that a task that sleeps inside a traced function (the
- * TPM driver waits for the chip) and the one that runs meanwhile on the same
- * CPU do not nest into each other. */
+ * TPM driver waits for the chip, the hwrng for the driver's lock) and the one
+ * that runs meanwhile on the same CPU do not nest into each other. A task
+ * with no open frame needs no stack: its entry is reused (a boot has far more
+ * tasks than ever wait at once). */
 #define FT_TASKS 64
 struct ft_task {
 	char name[48];
-	struct ft_cpu *st;
+	struct ft_cpu st;
 };
 struct ft_tasks {
 	struct ft_task t[FT_TASKS];
-	unsigned n;
-	struct ft_cpu own[FT_TASKS];
-	unsigned n_own;
-	struct ft_cpu *cur[FT_CPUS]; /* the running task's stack per CPU, or NULL */
+	int cur[FT_CPUS]; /* the running task's entry + 1 per CPU; 0: the CPU's own stack */
 };
 
 static void ft_trim(char *s, size_t n, const char *from, const char *to)
@@ -153,20 +152,29 @@ static void ft_trim(char *s, size_t n, const char *from, const char *to)
 	s[l] = 0;
 }
 
+/* The entry of task name, or a free one (no open frame, not running)
+ * named so, or NULL. */
 static struct ft_task *ft_task_get(struct ft_tasks *k, const char *name)
 {
-	for (unsigned i = 0; i < k->n; i++)
-		if (!strcmp(k->t[i].name, name))
-			return &k->t[i];
-	if (k->n == FT_TASKS)
-		return NULL;
-	struct ft_task *t = &k->t[k->n++];
-	snprintf(t->name, sizeof t->name, "%s", name);
-	t->st = NULL;
-	return t;
+	struct ft_task *free_one = NULL;
+	for (int i = 0; i < FT_TASKS; i++) {
+		struct ft_task *t = &k->t[i];
+		if (t->name[0] && !strcmp(t->name, name))
+			return t;
+		if (!free_one && !t->st.depth) {
+			int running = 0;
+			for (int c = 0; c < FT_CPUS && !running; c++)
+				running = k->cur[c] == i + 1;
+			if (!running)
+				free_one = t;
+		}
+	}
+	if (free_one)
+		snprintf(free_one->name, sizeof free_one->name, "%s", name);
+	return free_one;
 }
 
-/* "CPU) FROM => TO": the stack of CPU so far is FROM's; TO's is next. */
+/* "CPU) FROM => TO": what is open on the CPU so far is FROM's; TO runs next. */
 static void ft_switch(struct ft_tasks *k, struct ft_cpu *cpus, const char *s)
 {
 	char *e;
@@ -177,18 +185,17 @@ static void ft_switch(struct ft_tasks *k, struct ft_cpu *cpus, const char *s)
 	char from[48], to[48];
 	ft_trim(from, sizeof from, e + 1, arrow);
 	ft_trim(to, sizeof to, arrow + 2, arrow + strlen(arrow));
-	struct ft_cpu *cur = k->cur[cpu] ? k->cur[cpu] : &cpus[cpu];
-	struct ft_task *a = ft_task_get(k, from), *b = ft_task_get(k, to);
-	if (a && !a->st)
-		a->st = cur;
-	if (!b)
-		return;
-	if (!b->st) {
-		if (k->n_own == FT_TASKS)
-			return;
-		b->st = &k->own[k->n_own++];
+	if (!k->cur[cpu] && cpus[cpu].depth) {
+		/* Frames opened before the first switch seen: FROM's. */
+		struct ft_task *a = ft_task_get(k, from);
+		if (a && !a->st.depth) {
+			a->st = cpus[cpu];
+			cpus[cpu].depth = 0;
+		}
 	}
-	k->cur[cpu] = b->st;
+	k->cur[cpu] = 0;
+	struct ft_task *b = ft_task_get(k, to);
+	k->cur[cpu] = b ? (int)(b - k->t) + 1 : 0;
 }
 
 /* A transmission already open on this CPU: the one timed is the outermost. */
@@ -409,7 +416,7 @@ static int ft_parse(const char *buf, size_t len, const char *path,
 				goto out;
 			}
 		}
-		struct ft_cpu *c = tasks->cur[cpu] ? tasks->cur[cpu] : &cpus[cpu];
+		struct ft_cpu *c = tasks->cur[cpu] ? &tasks->t[tasks->cur[cpu] - 1].st : &cpus[cpu];
 		size_t nmlen = strcspn(fn, "(");
 		char name[64];
 		if (fn[0] == '}') {
