@@ -124,8 +124,9 @@ static int run(int argc, char **argv)
 		       (unsigned long long)r.checked, (unsigned long long)r.first_seq,
 		       r.boundary_moved ? "true" : "false");
 	else
-		printf("trace %lld: %llu commands: %llu firmware, %llu kernel (and %llu hwrng "
-		       "reads), %llu user space, %llu after the ftrace ends (left as recorded); "
+		printf("trace %lld: %llu commands: %llu firmware, %llu kernel, %llu the kernel's "
+		       "TPM hwrng (reads and their sessions), %llu user space, %llu after the "
+		       "ftrace ends (left as recorded); "
 		       "the kernel starts at seq %llu%s; %llu of %llu transmissions checked "
 		       "against the command their function names\n",
 		       (long long)id, (unsigned long long)r.commands,
