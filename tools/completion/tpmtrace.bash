@@ -32,10 +32,17 @@ _tpmtrace()
 	--link)
 		COMPREPLY=($(compgen -W "raw ether" -- "$cur"))
 		return ;;
+	--by)
+		COMPREPLY=($(compgen -W "command origin" -- "$cur"))
+		return ;;
+	--emulate)
+		COMPREPLY=($(compgen -W "$("$prog" profile list 2>/dev/null | awk 'NR>1 {print $1}')" -- "$cur")
+			$(compgen -f -- "$cur"))
+		return ;;
 	--target)
 		COMPREPLY=($(compgen -W "spawn device:/dev/tpmrm0 device:/dev/tpm0 swtpm: mssim: tabrmd" -- "$cur"))
 		return ;;
-	--db | -o | --output | --pcapng | --csv | --jsonl | --expect | --swtpm-state)
+	--db | -o | --output | --pcapng | --csv | --jsonl | --expect | --swtpm-state | --ftrace)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
 	esac
