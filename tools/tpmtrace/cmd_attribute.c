@@ -27,8 +27,8 @@ static const char usage[] =
     "changed. The commands get the clients 'firmware', 'kernel', 'kernel'/'hwrng' and\n"
     "'userspace', which predict, replay, stats --by origin and report read\n"
     "(docs/policies.md); commands after the ftrace's last transmission (the guest's\n"
-    "power-off, after it read its trace) stay the guest's. An 'attribute' event\n"
-    "records the run.\n"
+    "power-off, after it read its trace) keep their client (vm-record's 'guest').\n"
+    "An 'attribute' event records the run.\n"
     "\n"
     "The guest must trace from boot on: give its kernel the command line that\n"
     "--kernel-cmdline prints (CONFIG_FUNCTION_GRAPH_TRACER and DYNAMIC_FTRACE), and\n"
@@ -126,7 +126,7 @@ static int run(int argc, char **argv)
 	else
 		printf("trace %lld: %llu commands: %llu firmware, %llu kernel, %llu the kernel's "
 		       "TPM hwrng (reads and their sessions), %llu user space, %llu after the "
-		       "ftrace ends (left as recorded); "
+		       "ftrace ends (their client unchanged); "
 		       "the kernel starts at seq %llu%s; %llu of %llu transmissions checked "
 		       "against the command their function names\n",
 		       (long long)id, (unsigned long long)r.commands,
