@@ -48,6 +48,13 @@ H=$(hmac_trace "$DB" hmac)
 check "both boots emulated $PROFILE" \
 	[ "$(q "SELECT group_concat(emulated) FROM trace WHERE id IN ($S, $H)")" = "$PROFILE,$PROFILE" ]
 check "stock boot: no session commands" [ "$(q "SELECT count(*) FROM command WHERE trace_id=$S AND cc IN (0x161, 0x176)")" = 0 ]
+# An ftrace of another boot does not line up: refused, nothing changed.
+before=$(q "SELECT group_concat(client_id) FROM (SELECT client_id FROM command WHERE trace_id=$H ORDER BY seq)")
+"$TPMTRACE" attribute "$DB" --trace "$H" --ftrace "$VM_WORK/stock.ftrace" >"$VM_WORK/wrong.out" 2>&1
+rc=$?
+check "attribute of the HMAC boot with the stock boot's ftrace: exit status 1 (got $rc)" [ "$rc" = 1 ]
+check "... says where it does not line up" grep -q 'does not line up with trace' "$VM_WORK/wrong.out"
+check "... and changes nothing" [ "$(q "SELECT group_concat(client_id) FROM (SELECT client_id FROM command WHERE trace_id=$H ORDER BY seq)")" = "$before" ]
 
 # ---- the stock boot's origins, and its replay under linux-6.12 --------------
 "$TPMTRACE" stats "$DB" --trace "$S" --by origin --json >"$VM_WORK/origin.json"
