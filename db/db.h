@@ -43,7 +43,7 @@ uint64_t mono_ns(void);
 
 struct trace_info {
 	const char *name;
-	const char *kind; /* record | replay | import */
+	const char *kind; /* record | replay | import | derived */
 	const char *source;
 	const char *payloads;
 	const char *policy;

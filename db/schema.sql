@@ -12,7 +12,7 @@ CREATE TABLE meta (
 CREATE TABLE trace (
 	id INTEGER PRIMARY KEY,
 	name TEXT,
-	kind TEXT NOT NULL,                -- record | replay | import
+	kind TEXT NOT NULL,                -- record | replay | import | derived
 	source TEXT,                       -- backend, replay target or imported file
 	started_at TEXT,                   -- wall clock, ISO 8601 UTC
 	start_ns INTEGER,                  -- monotonic time of the start

@@ -8,13 +8,40 @@
 #include "model/predict.h"
 #include "model/variant.h"
 
-/* Origins of the trace's clients, indexed by client id (small ids only). */
-#define MAX_CLIENTS 65536
+static int names(const char *s, const char *what)
+{
+	return s && !strcmp(s, what);
+}
 
-static int load_origins(sqlite3 *db, int64_t trace_id, uint8_t **out)
+int trace_client_origin(const char *comm, const char *peer, int has_pid, int trace_names_kernel,
+			int *hwrng)
+{
+	if (hwrng)
+		*hwrng = 0;
+	for (int k = 0; k < 2; k++) {
+		const char *s = k ? peer : comm;
+		if (s && (strstr(s, "firmware") || strstr(s, "bios") || strstr(s, "uefi") ||
+			  strstr(s, "ovmf")))
+			return POL_ORIGIN_FIRMWARE;
+	}
+	if (names(comm, "kernel") || names(peer, "kernel") || names(comm, "ima") ||
+	    names(peer, "ima")) {
+		if (hwrng)
+			*hwrng = names(peer, "hwrng");
+		return POL_ORIGIN_KERNEL;
+	}
+	if (names(comm, "userspace") || names(peer, "userspace"))
+		return POL_ORIGIN_USER;
+	if (has_pid && trace_names_kernel)
+		return POL_ORIGIN_USER;
+	return POL_ORIGIN_UNKNOWN;
+}
+
+int trace_origins_load(sqlite3 *db, int64_t trace_id, uint8_t **out)
 {
 	sqlite3_stmt *st;
-	uint8_t *o = calloc(MAX_CLIENTS, 1);
+	uint8_t *o = calloc(TRACE_MAX_CLIENTS, 1);
+	int names_kernel = 0, rc = 0;
 	if (!o)
 		return -ENOMEM;
 	if (sqlite3_prepare_v2(db, "SELECT id, pid, comm, peer FROM client WHERE trace_id=?", -1,
@@ -23,26 +50,33 @@ static int load_origins(sqlite3 *db, int64_t trace_id, uint8_t **out)
 		return -EIO;
 	}
 	sqlite3_bind_int64(st, 1, trace_id);
-	int any_kernel = 0;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		const char *comm = (const char *)sqlite3_column_text(st, 2);
-		const char *peer = (const char *)sqlite3_column_text(st, 3);
-		if (id < 0 || id >= MAX_CLIENTS)
-			continue;
-		if ((comm && !strcmp(comm, "kernel")) || (peer && !strcmp(peer, "kernel"))) {
-			o[id] = POL_ORIGIN_KERNEL;
-			any_kernel = 1;
-		} else if (sqlite3_column_type(st, 1) != SQLITE_NULL) {
-			o[id] = POL_ORIGIN_USER;
+	/* Two passes: whether a pid means userspace depends on the whole trace. */
+	for (int pass = 0; pass < 2; pass++) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			int64_t id = sqlite3_column_int64(st, 0);
+			int hw;
+			int org = trace_client_origin((const char *)sqlite3_column_text(st, 2),
+						      (const char *)sqlite3_column_text(st, 3),
+						      sqlite3_column_type(st, 1) != SQLITE_NULL,
+						      names_kernel, &hw);
+			if (pass == 0) {
+				names_kernel |=
+				    org == POL_ORIGIN_KERNEL || org == POL_ORIGIN_FIRMWARE;
+				continue;
+			}
+			if (id >= 0 && id < TRACE_MAX_CLIENTS)
+				o[id] = (uint8_t)(org | (hw ? TRACE_ORIGIN_HWRNG : 0));
+		}
+		if (sqlite3_reset(st) != SQLITE_OK) {
+			rc = -EIO;
+			break;
 		}
 	}
-	/* Only a trace that tells the kernel's commands apart has userspace
-	 * clients; otherwise every command is priced as if the kernel sent it,
-	 * which is also what replay does. */
-	if (!any_kernel)
-		memset(o, POL_ORIGIN_UNKNOWN, MAX_CLIENTS);
 	sqlite3_finalize(st);
+	if (rc) {
+		free(o);
+		return rc;
+	}
 	*out = o;
 	return 0;
 }
@@ -63,7 +97,7 @@ int trace_stream(sqlite3 *db, int64_t trace_id, const struct trace_stream_ops *o
 		rc = -ENOENT;
 		goto out;
 	}
-	if ((rc = load_origins(db, trace_id, &origin))) {
+	if ((rc = trace_origins_load(db, trace_id, &origin))) {
 		if (rc == -EIO)
 			goto dberr;
 		goto out;
@@ -72,7 +106,7 @@ int trace_stream(sqlite3 *db, int64_t trace_id, const struct trace_stream_ops *o
 			       "SELECT seq, cc, handle1, handle2, handle3, auth_kind, sess_attrs,"
 			       " rc, t_submit_ns, t_done_ns, latency_ns, client_id,"
 			       /* the bytes only where they give the variant (model/variant.h) */
-			       " CASE WHEN cc IN (0x131, 0x153, 0x176, 0x191) THEN cmd END"
+			       " CASE WHEN cc IN (0x131, 0x153, 0x176, 0x191, 0x17A) THEN cmd END"
 			       " FROM command WHERE trace_id=? AND cc IS NOT NULL ORDER BY seq",
 			       -1, &cs, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db,
@@ -110,12 +144,19 @@ int trace_stream(sqlite3 *db, int64_t trace_id, const struct trace_stream_ops *o
 		}
 		if (sqlite3_column_type(cs, 11) != SQLITE_NULL) {
 			int64_t cl = sqlite3_column_int64(cs, 11);
-			if (cl >= 0 && cl < MAX_CLIENTS)
-				c.origin = origin[cl];
+			if (cl >= 0 && cl < TRACE_MAX_CLIENTS) {
+				c.origin = origin[cl] & ~TRACE_ORIGIN_HWRNG;
+				c.hwrng = !!(origin[cl] & TRACE_ORIGIN_HWRNG);
+			}
 		}
-		if (sqlite3_column_type(cs, 12) == SQLITE_BLOB)
-			c.variant = (uint8_t)tpm_cmd_variant(sqlite3_column_blob(cs, 12),
-							     (size_t)sqlite3_column_bytes(cs, 12));
+		const uint8_t *blob = NULL;
+		size_t blen = 0;
+		if (sqlite3_column_type(cs, 12) == SQLITE_BLOB) {
+			blob = sqlite3_column_blob(cs, 12);
+			blen = (size_t)sqlite3_column_bytes(cs, 12);
+			c.variant = (uint8_t)tpm_cmd_variant(blob, blen);
+		}
+		c.kstartup = (uint8_t)policy_startup_cmd(c.cc, blob, blen);
 		int64_t lat =
 		    sqlite3_column_type(cs, 10) == SQLITE_NULL ? -1 : sqlite3_column_int64(cs, 10);
 		(*n_cmds)++;

@@ -66,6 +66,40 @@ static int is_transmit(const char *name)
 	       !strcmp(name, "tpm_try_transmit");
 }
 
+/* Who a transmission is for (struct ftrace_op: user, hwrng): user space's
+ * commands go through tpm_dev_transmit (tpm-dev-common.c; static, so its
+ * callers are named too in case it is inlined), the kernel's hwrng reads
+ * through tpm_hwrng_read (tpm-chip.c); the kernel's own flush of its session
+ * before a user command is tpm2_end_auth_session (tpm2-sessions.c). */
+static const char *const user_fns[] = {"tpm_dev_transmit", "tpm_common_write",
+				       "tpm_dev_async_work"};
+#define FN_HWRNG    "tpm_hwrng_read"
+#define FN_KEND	    "tpm2_end_auth_session"
+#define FN_TRANSMIT "tpm_transmit,tpm_transmit_cmd"
+
+static int is_user_fn(const char *name)
+{
+	for (size_t i = 0; i < sizeof user_fns / sizeof user_fns[0]; i++)
+		if (!strcmp(name, user_fns[i]))
+			return 1;
+	return 0;
+}
+
+const char *ftrace_guest_cmdline(void)
+{
+	static char line[1024];
+	if (line[0])
+		return line;
+	size_t n = (size_t)snprintf(line, sizeof line,
+				    "ftrace=function_graph trace_options=funcgraph-abstime "
+				    "ftrace_filter=" FN_TRANSMIT "," FN_HWRNG "," FN_KEND);
+	for (size_t i = 0; i < sizeof user_fns / sizeof user_fns[0] && n < sizeof line; i++)
+		n += (size_t)snprintf(line + n, sizeof line - n, ",%s", user_fns[i]);
+	for (size_t i = 0; i < N_FTRACE_FNS && n < sizeof line; i++)
+		n += (size_t)snprintf(line + n, sizeof line - n, ",%s", ftrace_fns[i].fn);
+	return line;
+}
+
 /* Functions that mean an HMAC session is in use for the enclosing command. */
 static int is_session_fn(const char *name)
 {
@@ -92,6 +126,79 @@ struct ft_cpu {
 	int depth;
 };
 
+/* Tasks seen in context-switch lines ("0) a-1 => b-2"): each task keeps its
+ * own call stack, so that a task that sleeps inside a traced function (the
+ * TPM driver waits for the chip, the hwrng for the driver's lock) and the one
+ * that runs meanwhile on the same CPU do not nest into each other. A task
+ * with no open frame needs no stack: its entry is reused (a boot has far more
+ * tasks than ever wait at once). */
+#define FT_TASKS 64
+struct ft_task {
+	char name[48];
+	struct ft_cpu st;
+};
+struct ft_tasks {
+	struct ft_task t[FT_TASKS];
+	int cur[FT_CPUS]; /* the running task's entry + 1 per CPU; 0: the CPU's own stack */
+};
+
+static void ft_trim(char *s, size_t n, const char *from, const char *to)
+{
+	while (from < to && isspace((unsigned char)*from))
+		from++;
+	while (to > from && isspace((unsigned char)to[-1]))
+		to--;
+	size_t l = (size_t)(to - from) < n - 1 ? (size_t)(to - from) : n - 1;
+	memcpy(s, from, l);
+	s[l] = 0;
+}
+
+/* The entry of task name, or a free one (no open frame, not running)
+ * named so, or NULL. */
+static struct ft_task *ft_task_get(struct ft_tasks *k, const char *name)
+{
+	struct ft_task *free_one = NULL;
+	for (int i = 0; i < FT_TASKS; i++) {
+		struct ft_task *t = &k->t[i];
+		if (t->name[0] && !strcmp(t->name, name))
+			return t;
+		if (!free_one && !t->st.depth) {
+			int running = 0;
+			for (int c = 0; c < FT_CPUS && !running; c++)
+				running = k->cur[c] == i + 1;
+			if (!running)
+				free_one = t;
+		}
+	}
+	if (free_one)
+		snprintf(free_one->name, sizeof free_one->name, "%s", name);
+	return free_one;
+}
+
+/* "CPU) FROM => TO": what is open on the CPU so far is FROM's; TO runs next. */
+static void ft_switch(struct ft_tasks *k, struct ft_cpu **cpus, const char *s)
+{
+	char *e;
+	const char *arrow = strstr(s, "=>");
+	long cpu = strtol(s, &e, 10);
+	if (!arrow || e == s || *e != ')' || cpu < 0 || cpu >= FT_CPUS)
+		return;
+	char from[48], to[48];
+	ft_trim(from, sizeof from, e + 1, arrow);
+	ft_trim(to, sizeof to, arrow + 2, arrow + strlen(arrow));
+	if (!k->cur[cpu] && cpus[cpu] && cpus[cpu]->depth) {
+		/* Frames opened before the first switch seen: FROM's. */
+		struct ft_task *a = ft_task_get(k, from);
+		if (a && !a->st.depth) {
+			a->st = *cpus[cpu];
+			cpus[cpu]->depth = 0;
+		}
+	}
+	k->cur[cpu] = 0;
+	struct ft_task *b = ft_task_get(k, to);
+	k->cur[cpu] = b ? (int)(b - k->t) + 1 : 0;
+}
+
 /* A transmission already open on this CPU: the one timed is the outermost. */
 static int inside_transmit(const struct ft_cpu *c)
 {
@@ -105,6 +212,7 @@ struct ft_parse {
 	int (*op)(void *ctx, const struct ftrace_op *o);
 	void *ctx;
 	struct ftrace_stats *st;
+	int transmit_only; /* ftrace_parse_transmissions */
 };
 
 /* Emits an operation for the innermost command function on the stack (or fn
@@ -119,8 +227,16 @@ static int ft_sample(struct ft_parse *p, struct ft_cpu *c, int cpu, int fn, int 
 			idx = c->f[d].fn;
 			session |= c->f[d].session;
 		}
-	for (int d = 0; d < c->depth; d++)
+	for (int d = 0; d < c->depth; d++) {
 		c->f[d].had_sample = 1;
+		if (is_user_fn(c->f[d].name))
+			o.user = 1;
+		else if (!strcmp(c->f[d].name, FN_HWRNG))
+			o.hwrng = 1;
+	}
+	for (int d = 0; d < c->depth && o.user; d++)
+		if (!strcmp(c->f[d].name, FN_KEND))
+			o.user = 0;
 	if (has_time) {
 		o.has_time = 1;
 		o.t_start_ns = t_ns;
@@ -181,23 +297,29 @@ static int ft_abstime(const char *s, uint64_t *t_ns)
 	return 1;
 }
 
-int ftrace_parse_mem(const char *buf, size_t len, const char *path,
-		     int (*op)(void *ctx, const struct ftrace_op *o), void *ctx,
-		     struct ftrace_stats *st, char *err, size_t errlen)
+static int ft_parse(const char *buf, size_t len, const char *path,
+		    int (*op)(void *ctx, const struct ftrace_op *o), void *ctx,
+		    struct ftrace_stats *st, char *err, size_t errlen, int transmit_only)
 {
 	struct ftrace_stats dummy;
-	struct ft_parse p = {.op = op, .ctx = ctx, .st = st ? st : &dummy};
+	struct ft_parse p = {
+	    .op = op, .ctx = ctx, .st = st ? st : &dummy, .transmit_only = transmit_only};
 	char line[FT_LINE_MAX];
 	unsigned lineno = 0;
 	struct ft_cpu **cpus = NULL; /* made for a CPU when it first appears */
+	struct ft_tasks *tasks = NULL;
 	int rc = 0;
 
 	memset(p.st, 0, sizeof *p.st);
 	if (len && memchr(buf, 0, len))
 		return ft_bad(err, errlen, path, 1, "binary data, not ftrace text");
 	cpus = calloc(FT_CPUS, sizeof *cpus);
-	if (!cpus)
+	tasks = calloc(1, sizeof *tasks);
+	if (!cpus || !tasks) {
+		free(cpus);
+		free(tasks);
 		return -ENOMEM;
+	}
 	for (size_t off = 0; off < len;) {
 		const char *l = buf + off;
 		const char *nl = memchr(l, '\n', len - off);
@@ -218,9 +340,12 @@ int ftrace_parse_mem(const char *buf, size_t len, const char *path,
 		char *bar = strrchr(s, '|');
 		if (!bar) {
 			/* Context switches ("1) a-1 => b-2"), separators, irq marks. */
-			if (strstr(s, "=>") || *s == '-' || strstr(s, "=====>") ||
-			    strstr(s, "<====="))
+			if (strstr(s, "=====>") || strstr(s, "<=====") || *s == '-')
 				continue;
+			if (strstr(s, "=>")) {
+				ft_switch(tasks, cpus, s);
+				continue;
+			}
 			rc = ft_bad(err, errlen, path, lineno,
 				    "not a function_graph line (expected 'CPU) DURATION | "
 				    "function')");
@@ -320,7 +445,7 @@ int ftrace_parse_mem(const char *buf, size_t len, const char *path,
 			rc = -ENOMEM;
 			goto out;
 		}
-		struct ft_cpu *c = cpus[cpu];
+		struct ft_cpu *c = tasks->cur[cpu] ? &tasks->t[tasks->cur[cpu] - 1].st : cpus[cpu];
 		size_t nmlen = strcspn(fn, "(");
 		char name[64];
 		if (fn[0] == '}') {
@@ -339,7 +464,7 @@ int ftrace_parse_mem(const char *buf, size_t len, const char *path,
 			if (is_transmit(fr.name)) {
 				if (!inside_transmit(c) && !fr.had_sample)
 					rc = ft_sample(&p, c, cpu, -1, 0, ms, lineno, ht, t0);
-			} else if (fr.fn >= 0 && !fr.had_sample) {
+			} else if (fr.fn >= 0 && !fr.had_sample && !p.transmit_only) {
 				rc = ft_sample(&p, c, cpu, fr.fn, fr.session, ms, lineno, ht, t0);
 			}
 			if (rc)
@@ -376,7 +501,7 @@ int ftrace_parse_mem(const char *buf, size_t len, const char *path,
 		if (is_transmit(name)) {
 			if (!inside_transmit(c))
 				rc = ft_sample(&p, c, cpu, -1, 0, ms, lineno, has_time, t_ns);
-		} else if ((fi = ftrace_fn(name)) >= 0) {
+		} else if ((fi = ftrace_fn(name)) >= 0 && !p.transmit_only) {
 			rc = ft_sample(&p, c, cpu, fi, 0, ms, lineno, has_time, t_ns);
 		}
 		if (rc)
@@ -387,5 +512,20 @@ out:
 	for (int i = 0; i < FT_CPUS; i++)
 		free(cpus[i]);
 	free(cpus);
+	free(tasks);
 	return rc;
+}
+
+int ftrace_parse_mem(const char *buf, size_t len, const char *path,
+		     int (*op)(void *ctx, const struct ftrace_op *o), void *ctx,
+		     struct ftrace_stats *st, char *err, size_t errlen)
+{
+	return ft_parse(buf, len, path, op, ctx, st, err, errlen, 0);
+}
+
+int ftrace_parse_transmissions(const char *buf, size_t len, const char *path,
+			       int (*op)(void *ctx, const struct ftrace_op *o), void *ctx,
+			       struct ftrace_stats *st, char *err, size_t errlen)
+{
+	return ft_parse(buf, len, path, op, ctx, st, err, errlen, 1);
 }

@@ -32,6 +32,11 @@ struct ftrace_op {
 	unsigned line; /* 1-based line that completed it */
 	int has_time;  /* funcgraph-abstime was on: t_start_ns is the kernel's clock */
 	uint64_t t_start_ns;
+	/* Who asked for it, from the functions around it (when traced): */
+	int user;  /* user space: inside tpm_dev_transmit (tpm_common_write,
+		    * tpm_dev_async_work), but not the kernel's own flush of its
+		    * session there (tpm2_end_auth_session) */
+	int hwrng; /* the kernel's TPM hwrng: inside tpm_hwrng_read */
 };
 
 struct ftrace_stats {
@@ -48,6 +53,21 @@ struct ftrace_stats {
 int ftrace_parse_mem(const char *buf, size_t len, const char *name,
 		     int (*op)(void *ctx, const struct ftrace_op *o), void *ctx,
 		     struct ftrace_stats *st, char *err, size_t errlen);
+
+/* The same, but one operation per transmission only (the outermost
+ * tpm_transmit_cmd/tpm_transmit): a tpm2_* function that transmitted nothing
+ * (a session reused, nothing to flush) is no command. For lining a guest's
+ * ftrace up with the TPM commands recorded outside (db/trace_attribute.h). */
+int ftrace_parse_transmissions(const char *buf, size_t len, const char *name,
+			       int (*op)(void *ctx, const struct ftrace_op *o), void *ctx,
+			       struct ftrace_stats *st, char *err, size_t errlen);
+
+/* The kernel command line that makes a guest trace what
+ * ftrace_parse_transmissions needs from boot on: function_graph limited to
+ * the transmissions, the functions of ftrace_fn_name() and the ones that tell
+ * user space and the hwrng apart, with absolute times. Functions a kernel
+ * lacks are ignored by it. */
+const char *ftrace_guest_cmdline(void);
 
 /* The function -> command code table, for documentation and tests: entry i,
  * or NULL past the end. */

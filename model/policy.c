@@ -8,6 +8,7 @@
 
 #include "model/decode.h"
 #include "model/tpm_cc.h"
+#include "model/wire.h"
 
 struct preset {
 	const char *name;
@@ -68,12 +69,13 @@ void policy_spec(const struct policy *p, char *buf, size_t len)
 		snprintf(salt, sizeof salt, "persistent:0x%08x", p->salt_handle);
 	else
 		snprintf(salt, sizeof salt, "%s", salt_names[p->salt]);
-	/* nullkey only means something with the null-key salt. */
-	snprintf(buf, len, "salt=%s,reuse=%s,encrypt=%s%s%s,pcr-integrity=%s", salt,
+	/* nullkey only means something with the null-key salt; hwrng is named
+	 * only when off (every preset models a kernel with HW_RANDOM_TPM). */
+	snprintf(buf, len, "salt=%s,reuse=%s,encrypt=%s%s%s,pcr-integrity=%s%s", salt,
 		 reuse_names[p->reuse], enc_names[p->encrypt],
 		 p->salt == POL_SALT_NULL_ECC ? ",nullkey=" : "",
 		 p->salt == POL_SALT_NULL_ECC ? nullkey_names[p->nullkey] : "",
-		 p->pcr_integrity ? "on" : "off");
+		 p->pcr_integrity ? "on" : "off", p->hwrng_off ? ",hwrng=off" : "");
 }
 
 /* Index of the len bytes at s in names[], or -1. */
@@ -125,13 +127,13 @@ int policy_parse(const char *text, struct policy *p, char *err, size_t errlen)
 		}
 		size_t klen = (size_t)(eq - s), vlen = len - klen - 1;
 		const char *v = eq + 1;
-		static const char *const knobs[] = {"salt", "reuse", "encrypt", "nullkey",
-						    "pcr-integrity"};
-		int k = pick(s, klen, knobs, 5), val = -1;
+		static const char *const knobs[] = {"salt",    "reuse",		"encrypt",
+						    "nullkey", "pcr-integrity", "hwrng"};
+		int k = pick(s, klen, knobs, 6), val = -1;
 		if (k < 0) {
 			snprintf(err, errlen,
 				 "offset %zu: unknown knob '%.*s' (knobs: salt, reuse, encrypt, "
-				 "nullkey, pcr-integrity)",
+				 "nullkey, pcr-integrity, hwrng)",
 				 off, (int)klen, s);
 			return -EINVAL;
 		}
@@ -212,6 +214,17 @@ int policy_parse(const char *text, struct policy *p, char *err, size_t errlen)
 			p->pcr_integrity = val;
 			break;
 		}
+		case 5: {
+			static const char *const onoff[] = {"off", "on"};
+			if ((val = pick(v, vlen, onoff, 2)) < 0) {
+				snprintf(err, errlen,
+					 "offset %zu: hwrng='%.*s' (expected on or off)",
+					 (size_t)(v - text), (int)vlen, v);
+				return -EINVAL;
+			}
+			p->hwrng_off = !val;
+			break;
+		}
 		}
 		s = end ? end + 1 : s + len;
 		if (end && !*s) {
@@ -267,6 +280,49 @@ const char *pol_role_str(int r)
 		return "name-lookup";
 	}
 	return "?";
+}
+
+const char *pol_origin_str(int origin)
+{
+	switch (origin) {
+	case POL_ORIGIN_KERNEL:
+		return "kernel";
+	case POL_ORIGIN_USER:
+		return "userspace";
+	case POL_ORIGIN_FIRMWARE:
+		return "firmware";
+	}
+	return "unknown";
+}
+
+int policy_startup_cmd(uint32_t cc, const uint8_t *cmd, size_t len)
+{
+	/* TPM 2.0 Part 3, 30.2: GetCapability's parameters start with the
+	 * capability (TPM_CAP_COMMANDS 2, TPM_CAP_TPM_PROPERTIES 6). */
+	if (cc == TPM_CC_Startup || cc == TPM_CC_SelfTest)
+		return 1;
+	if (cc != TPM_CC_GetCapability)
+		return 0;
+	if (!cmd || len < TPM_HEADER_SIZE + 4)
+		return 1;
+	uint32_t cap = wire_get_u32(cmd + TPM_HEADER_SIZE);
+	return cap == 2 || cap == 6;
+}
+
+int policy_kernel_first_cmd(const uint8_t *cmd, size_t len)
+{
+	/* Part 3, 10.2 (SelfTest: fullTest, a TPMI_YES_NO) and 30.2
+	 * (GetCapability: capability, property, propertyCount); TPM_PT_TOTAL_
+	 * COMMANDS is PT_FIXED + 41 (Part 2, 6.13). */
+	if (len < TPM_HEADER_SIZE || wire_get_u16(cmd) != 0x8001)
+		return 0;
+	uint32_t cc = wire_get_u32(cmd + 6);
+	if (cc == TPM_CC_GetCapability && len == TPM_HEADER_SIZE + 12)
+		return wire_get_u32(cmd + 10) == 6 && wire_get_u32(cmd + 14) == 0x129 &&
+		       wire_get_u32(cmd + 18) == 1;
+	if (cc == TPM_CC_SelfTest && len == TPM_HEADER_SIZE + 1)
+		return cmd[10] == 0;
+	return 0;
 }
 
 int policy_kernel_protects(uint32_t cc)
@@ -470,7 +526,23 @@ int policy_expand_cmd(struct pol_state *s, const struct pol_cmd *c)
 	int rc = 0;
 
 	s->in_commands++;
-	if (!s->started && (rc = start(s)))
+	if (p->mode == POL_MODE_SESSIONS && c->origin == POL_ORIGIN_FIRMWARE) {
+		/* Before the kernel: no session key, no session, no flush event.
+		 * A Startup here is a new boot: the next kernel registers again. */
+		if (c->cc == TPM_CC_Startup && (!c->has_rc || c->rc == 0)) {
+			s->started = 0;
+			s->session_live = 0;
+			s->nullkey_loaded = 0;
+		}
+		return put(s, c->cc, c->auth_kind, POL_ROLE_ORIGINAL, c->variant,
+			   c->sess_attrs & 0xff, 0, c);
+	}
+	/* The kernel registers its null key after its start-up commands
+	 * (tpm2_auto_startup: tpm2_sessions_init after tpm2_get_cc_attrs_tbl);
+	 * a trace that does not tell the kernel's commands apart registers it
+	 * before the first command. */
+	int defer = p->mode == POL_MODE_SESSIONS && c->origin == POL_ORIGIN_KERNEL && c->kstartup;
+	if (!s->started && !defer && (rc = start(s)))
 		return rc;
 	switch (p->mode) {
 	case POL_MODE_AS_RECORDED:
@@ -496,6 +568,10 @@ int policy_expand_cmd(struct pol_state *s, const struct pol_cmd *c)
 		return put(s, c->cc, c->auth_kind, POL_ROLE_ORIGINAL, c->variant,
 			   c->sess_attrs & 0xff, 0, c);
 	}
+	/* A kernel without HW_RANDOM_TPM never reads the TPM's hwrng: no
+	 * GetRandom, no session for it, no flush after it. */
+	if (c->hwrng && p->hwrng_off)
+		return 0;
 	if (c->cc == TPM_CC_Shutdown && p->reuse != POL_REUSE_FOREVER && (rc = end_session(s, c)))
 		return rc;
 	if (c->cc == TPM_CC_Startup) {

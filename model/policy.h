@@ -56,12 +56,13 @@ struct policy {
 	enum pol_encrypt encrypt;
 	enum pol_nullkey nullkey;
 	int pcr_integrity; /* 0: PCR_Extend keeps a password session (disable_pcr_integrity=1) */
+	int hwrng_off;	   /* 1: a kernel without HW_RANDOM_TPM: the hwrng's reads are not sent */
 };
 
 /* Parses a preset name (as-recorded, password, linux-6.10, linux-6.12,
  * linux-6.12-no-pcr-integrity) or a custom spec "salt=…,reuse=…,encrypt=…,
- * nullkey=…[,pcr-integrity=on|off]". Returns 0, or -EINVAL with err naming the
- * offending knob and its offset in text. */
+ * nullkey=…[,pcr-integrity=on|off][,hwrng=on|off]". Returns 0, or -EINVAL with
+ * err naming the offending knob and its offset in text. */
 int policy_parse(const char *text, struct policy *p, char *err, size_t errlen);
 /* Writes the canonical spec of p ("salt=null-ecc,reuse=lazy,…") to buf. */
 void policy_spec(const struct policy *p, char *buf, size_t len);
@@ -69,12 +70,19 @@ void policy_spec(const struct policy *p, char *buf, size_t len);
 const char *policy_preset_name(unsigned i);
 
 /* Who sent a trace command. The kernel strategies only touch the kernel's own
- * commands; a userspace command is passed through and is a flush event. */
+ * commands; a userspace command is passed through and is a flush event; the
+ * firmware's commands (before the kernel's first) are passed through and are
+ * no event at all: the kernel has not registered its session key yet. */
 enum pol_origin {
 	POL_ORIGIN_UNKNOWN = 0, /* treated as the kernel (IMA, synthetic traces) */
 	POL_ORIGIN_KERNEL,
 	POL_ORIGIN_USER,
+	POL_ORIGIN_FIRMWARE,
 };
+#define POL_ORIGIN__COUNT 4
+
+/* The origin's name: "unknown", "kernel", "userspace", "firmware". */
+const char *pol_origin_str(int origin);
 
 /* One command of the input trace. */
 struct pol_cmd {
@@ -85,6 +93,8 @@ struct pol_cmd {
 	uint8_t origin;	   /* enum pol_origin */
 	uint8_t variant;   /* enum pol_variant of the command's key or salt (model/variant.h) */
 	uint8_t has_rc;	   /* rc is known */
+	uint8_t hwrng;	   /* a read of the kernel's TPM hwrng (tpm_hwrng_read) */
+	uint8_t kstartup;  /* policy_startup_cmd(): the kernel's start-up, before its key */
 	uint32_t sess_attrs;
 	uint32_t rc;
 	uint64_t seq;
@@ -164,5 +174,22 @@ int policy_event_from_kind(const char *kind);
 /* True if the kernel would protect this command with its HMAC session
  * (drivers/char/tpm/tpm2-cmd.c, trusted_tpm2.c). */
 int policy_kernel_protects(uint32_t cc);
+
+/* True for the commands the kernel sends before it registers its null key
+ * (tpm2_probe, tpm2_auto_startup up to tpm2_sessions_init): Startup,
+ * SelfTest, GetCapability of TPM properties or of the command table. Without
+ * the command's bytes (cmd NULL) every GetCapability counts as such. A
+ * kernel's command that is not one of these starts the policy's registration
+ * (pol_cmd.kstartup). */
+int policy_startup_cmd(uint32_t cc, const uint8_t *cmd, size_t len);
+
+/* True for the first command a Linux kernel sends to the TPM it finds, where
+ * a VM boot's firmware part ends: tpm2_probe's GetCapability(TPM_CAP_TPM_
+ * PROPERTIES, TPM_PT_TOTAL_COMMANDS, 1) (tpm_tis and the other drivers that
+ * probe the TPM's version), or, for CRB, which is not probed, the first
+ * attempt of tpm2_do_selftest, SelfTest(fullTest=NO). SeaBIOS sends neither
+ * (its SelfTest is a full one); OVMF sends SelfTest(NO) too, so with OVMF and
+ * CRB the firmware part ends too early by this rule alone. */
+int policy_kernel_first_cmd(const uint8_t *cmd, size_t len);
 
 #endif

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "model/decode.h"
+#include "model/policy.h"
 #include "model/wire.h"
 #include "recorder/netutil.h"
 #include "recorder/proxy_frame.h"
@@ -38,6 +39,11 @@ struct qemu_interposer {
 	char lis_path[108];
 	uint8_t locality;
 	uint32_t client;
+	/* Whose commands: the firmware's until the kernel's first command
+	 * (policy_kernel_first_cmd), the guest's (kernel or user space, not
+	 * told apart here) from then on until the next power-on. */
+	int in_guest;
+	uint32_t side_client[2]; /* client ids of "firmware" and "guest", 0 until made */
 	unsigned long n_ctrl;
 	uint8_t req[CTRL_CAP];
 	uint8_t rsp[CTRL_CAP];
@@ -379,6 +385,8 @@ static int ctrl_request(struct qemu_interposer *qi, struct recorder *rec)
 		    rsp_len >= 4 && code != SWTPM_CMD_GET_CAPABILITY ? wire_get_u32(qi->rsp) : 0;
 		if (code == SWTPM_CMD_SET_LOCALITY && !rc && len >= 5 && result == 0)
 			qi->locality = qi->req[4];
+		if (code == SWTPM_CMD_INIT)
+			qi->in_guest = 0;
 	}
 	ctrl_event(qi, rec, code, qi->req, len, result, rc);
 	if (write_full(qi->qctrl, qi->rsp, rsp_len, IO_TIMEOUT_MS))
@@ -426,11 +434,17 @@ static int data_readable(struct qemu_interposer *qi, struct recorder *rec)
 		}
 		size_t rsp_len = 0;
 		struct rec_timing tm = {0};
-		recorder_forward(rec, qi->client, qi->locality, qi->cmd, size, qi->out,
-				 sizeof qi->out, &rsp_len, &tm);
+		if (!qi->in_guest && policy_kernel_first_cmd(qi->cmd, size))
+			qi->in_guest = 1;
+		uint32_t *cl = &qi->side_client[qi->in_guest];
+		if (!*cl)
+			*cl = recorder_client_peer(rec, qi->in_guest ? "guest" : "firmware");
+		uint32_t client = *cl;
+		recorder_forward(rec, client, qi->locality, qi->cmd, size, qi->out, sizeof qi->out,
+				 &rsp_len, &tm);
 		/* QEMU reads the 10-byte header, then the size it announces. */
 		int wrc = write_full(qi->qdata, qi->out, rsp_len, IO_TIMEOUT_MS);
-		recorder_log(rec, qi->client, qi->locality, qi->cmd, size, qi->out, rsp_len, &tm);
+		recorder_log(rec, client, qi->locality, qi->cmd, size, qi->out, rsp_len, &tm);
 		memmove(qi->cmd, qi->cmd + size, qi->cmd_len - size);
 		qi->cmd_len -= size;
 		if (wrc)

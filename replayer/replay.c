@@ -15,6 +15,7 @@
 #include <sqlite3.h>
 
 #include "db/db.h"
+#include "db/trace_stream.h"
 #include "db/writer.h"
 #include "model/decode.h"
 #include "model/wire.h"
@@ -177,6 +178,7 @@ struct rp {
 	struct handle_set before[N_CLEAN_KINDS];
 	uint32_t made_nv[MADE_MAX], made_persist[MADE_MAX];
 	unsigned n_made_nv, n_made_persist;
+	uint8_t *origin; /* per client id (trace_origins_load) */
 	uint8_t buf[TPM_MAX_MESSAGE];
 };
 
@@ -676,9 +678,11 @@ static int build_cmd(struct rp *x, uint32_t cc, const uint32_t *handles, unsigne
 		wire_wr_u32(&w, 0);
 		for (unsigned i = 0; i < na; i++) {
 			if (!a[i].is_sess) {
+				/* A password session's attributes are sent as the
+				 * policy says (SeaBIOS sets continueSession). */
 				wire_wr_u32(&w, TPM_RS_PW);
 				wire_wr_u16(&w, 0);
-				wire_wr_u8(&w, 0);
+				wire_wr_u8(&w, a[i].attrs);
 				wire_wr_tpm2b(&w, a[i].pw, (uint16_t)a[i].pw_len);
 				continue;
 			}
@@ -1777,6 +1781,7 @@ static int replay_original(struct rp *x, const struct pol_out *po)
 	if (plan == PLAN_PASSWORD) {
 		for (unsigned i = 0; po->auth_kind != TPM_AUTH_NONE && i < n_auth && i < 3; i++) {
 			a[na].pw = av[i];
+			a[na].attrs = po->sess_attrs;
 			a[na++].pw_len = avl[i];
 		}
 	} else if (plan == PLAN_KERNEL) {
@@ -1797,6 +1802,7 @@ static int replay_original(struct rp *x, const struct pol_out *po)
 			const struct tpm_session *s = &c->sess[i];
 			if (s->handle == TPM_RS_PW) {
 				a[na].pw = i < n_auth ? av[i] : NULL;
+				a[na].attrs = s->attrs;
 				a[na++].pw_len = i < n_auth ? avl[i] : 0;
 				continue;
 			}
@@ -2290,7 +2296,16 @@ static int one_command(struct rp *x, sqlite3_stmt *st)
 	sc.pc.n_handles = sc.c.n_handles;
 	memcpy(sc.pc.handles, sc.c.handles, sizeof sc.pc.handles);
 	sc.pc.auth_kind = sc.c.auth_kind;
+	/* The origin rule predict uses (db/trace_stream.h). */
 	sc.pc.origin = POL_ORIGIN_UNKNOWN;
+	if (x->origin && sqlite3_column_type(st, 10) != SQLITE_NULL) {
+		int64_t cl = sqlite3_column_int64(st, 10);
+		if (cl >= 0 && cl < TRACE_MAX_CLIENTS) {
+			sc.pc.origin = x->origin[cl] & ~TRACE_ORIGIN_HWRNG;
+			sc.pc.hwrng = !!(x->origin[cl] & TRACE_ORIGIN_HWRNG);
+		}
+	}
+	sc.pc.kstartup = (uint8_t)policy_startup_cmd(sc.c.cc, sc.cmd, sc.len);
 	sc.pc.variant = (uint8_t)tpm_cmd_variant_of(&sc.c, sc.cmd, sc.len);
 	sc.pc.has_rc = (uint8_t)sc.has_rc;
 	sc.pc.rc = sc.rc;
@@ -2318,7 +2333,13 @@ static int one_command(struct rp *x, sqlite3_stmt *st)
 			goto done;
 		}
 	}
+	uint64_t sent = x->ps.emitted[POL_ROLE_ORIGINAL];
 	rc = policy_expand_cmd(&x->ps, &sc.pc);
+	if (!rc && !x->fatal && x->ps.emitted[POL_ROLE_ORIGINAL] == sent)
+		note(x, REPLAY_SKIPPED, sc.c.cc,
+		     "%s: the policy does not send it (a read of the kernel's TPM hwrng, "
+		     "hwrng=off)",
+		     tpm_cc_name(sc.c.cc));
 done:
 	if (!x->fatal)
 		x->res->outcome[x->cur_outcome]++;
@@ -2485,6 +2506,25 @@ static void cleanup_target(struct rp *x)
 	x->cur_role = POL_ROLE_ORIGINAL;
 }
 
+/* Whether the trace's first command to succeed is TPM2_Startup: then the
+ * trace starts the TPM itself (whatever it sent before was refused). Without
+ * response codes: whether its first command is Startup. */
+static int trace_starts_itself(sqlite3 *db, int64_t id)
+{
+	sqlite3_stmt *st;
+	int r = 0;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT cc FROM command WHERE trace_id=? AND (rc=0 OR rc IS NULL)"
+			       " ORDER BY seq LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		r = (uint32_t)sqlite3_column_int64(st, 0) == TPM_CC_Startup;
+	sqlite3_finalize(st);
+	return r;
+}
+
 int replay_run(const struct replay_opts *o, struct replay_result *res)
 {
 	struct rp *x = calloc(1, sizeof *x);
@@ -2514,6 +2554,11 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 	}
 	if ((rc = source_check(x, db)))
 		goto out;
+	if ((rc = trace_origins_load(db, res->source_id, &x->origin))) {
+		snprintf(res->err, sizeof res->err, "%s: reading the clients of trace %lld: %s",
+			 o->db_path, (long long)res->source_id, sqlite3_errmsg(db));
+		goto out;
+	}
 	if (o->emulate) {
 		/* Before anything is started or stored: a bad profile leaves the
 		 * database as it was. */
@@ -2592,7 +2637,7 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 	 * seq would sort the whole trace, blobs included, before the first row. */
 	if (sqlite3_prepare_v2(
 		db,
-		"SELECT 0, seq, cmd, rsp, flags, rc, rsp_handle, NULL, cc, latency_ns"
+		"SELECT 0, seq, cmd, rsp, flags, rc, rsp_handle, NULL, cc, latency_ns, client_id"
 		" FROM command WHERE trace_id=? ORDER BY seq",
 		-1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db,
@@ -2601,7 +2646,7 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 			       -1, &ev, NULL) != SQLITE_OK) {
 		fail(x, -EIO, "%s: %s", o->db_path, sqlite3_errmsg(db));
 	} else {
-		int first = 1, rc_ev;
+		int first = 1, rc_ev, starts_itself = trace_starts_itself(db, res->source_id);
 		sqlite3_bind_int64(st, 1, res->source_id);
 		sqlite3_bind_int64(ev, 1, res->source_id);
 		rc = sqlite3_step(st);
@@ -2618,13 +2663,14 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 				continue;
 			}
 			if (first) {
-				const uint8_t *b = sqlite3_column_blob(st, 2);
-				int n = sqlite3_column_bytes(st, 2);
+				/* The target starts the way the trace did: a trace
+				 * whose first command to succeed is Startup (a
+				 * recording from power-on: SeaBIOS probes with
+				 * ReadClock before it starts the TPM) starts the TPM
+				 * itself; any other gets a Startup here. */
 				first = 0;
-				if (!b || n < TPM_HEADER_SIZE ||
-				    wire_get_u32(b + 6) != TPM_CC_Startup)
-					if (startup(x))
-						break;
+				if (!starts_itself && startup(x))
+					break;
 			}
 			src_stat_row(x, st);
 			one_command(x, st);
@@ -2695,6 +2741,7 @@ out:
 	for (size_t i = 0; i < x->n_priv; i++)
 		free(x->priv[i].priv);
 	free(x->priv);
+	free(x->origin);
 	free(x);
 	return rc;
 }

@@ -223,6 +223,110 @@ static void test_events(void)
 	CHECK(t.gr == 1 && t.n == 1, "password GetRandom");
 }
 
+/* A VM boot's origins under linux-6.12: the firmware's commands pass as
+ * recorded and start nothing; the kernel registers its null key after its
+ * start-up commands; user space's commands and the hwrng's reads end the
+ * session; hwrng=off drops the hwrng's reads. */
+static void run_boot(const char *pol, struct tally *t)
+{
+	struct policy p;
+	struct pol_state s;
+	char err[256];
+	const struct {
+		uint32_t cc;
+		uint8_t origin, kstartup, hwrng;
+	} boot[] = {
+	    {TPM_CC_Startup, POL_ORIGIN_FIRMWARE, 1, 0},
+	    {TPM_CC_PCR_Extend, POL_ORIGIN_FIRMWARE, 0, 0},
+	    {TPM_CC_PCR_Extend, POL_ORIGIN_FIRMWARE, 0, 0},
+	    {TPM_CC_PCR_Extend, POL_ORIGIN_FIRMWARE, 0, 0},
+	    {TPM_CC_GetRandom, POL_ORIGIN_FIRMWARE, 0, 0},
+	    {TPM_CC_GetCapability, POL_ORIGIN_KERNEL, 1, 0}, /* tpm2_probe */
+	    {TPM_CC_SelfTest, POL_ORIGIN_KERNEL, 1, 0},
+	    {TPM_CC_GetCapability, POL_ORIGIN_KERNEL, 1, 0}, /* tpm2_get_cc_attrs_tbl */
+	    {TPM_CC_GetCapability, POL_ORIGIN_KERNEL, 1, 0},
+	    {TPM_CC_GetCapability, POL_ORIGIN_KERNEL, 0, 0}, /* TPM_CAP_PCRS */
+	    {TPM_CC_PCR_Read, POL_ORIGIN_KERNEL, 0, 0},
+	    {TPM_CC_PCR_Extend, POL_ORIGIN_KERNEL, 0, 0},
+	    {TPM_CC_PCR_Extend, POL_ORIGIN_KERNEL, 0, 0},
+	    {TPM_CC_GetRandom, POL_ORIGIN_KERNEL, 0, 1},
+	    {TPM_CC_PCR_Extend, POL_ORIGIN_KERNEL, 0, 0},
+	    {TPM_CC_GetCapability, POL_ORIGIN_USER, 1, 0},
+	    {TPM_CC_PCR_Extend, POL_ORIGIN_KERNEL, 0, 0},
+	    {TPM_CC_Shutdown, POL_ORIGIN_KERNEL, 0, 0},
+	};
+	memset(t, 0, sizeof *t);
+	CHECK(policy_parse(pol, &p, err, sizeof err) == 0, "%s: %s", pol, err);
+	policy_expand_init(&s, &p, count, t);
+	for (size_t i = 0; i < sizeof boot / sizeof boot[0]; i++) {
+		struct pol_cmd c = {.cc = boot[i].cc,
+				    .origin = boot[i].origin,
+				    .kstartup = boot[i].kstartup,
+				    .hwrng = boot[i].hwrng,
+				    .has_rc = 1};
+		if (c.cc == TPM_CC_PCR_Extend) {
+			c.n_handles = 1;
+			c.handles[0] = boot[i].origin == POL_ORIGIN_FIRMWARE ? 0 : 10;
+			c.auth_kind = TPM_AUTH_PASSWORD;
+		}
+		CHECK(policy_expand_cmd(&s, &c) == 0, "expand");
+	}
+}
+
+static void test_origins(void)
+{
+	struct tally t;
+	run_boot("linux-6.12", &t);
+	CHECK(!strcmp(t.seq, "xEEEGxxxxPSFxxLAFEEGFLAFEFxLAFEFx"), "6.12 boot %s", t.seq);
+	CHECK(t.pe_auth[TPM_AUTH_PASSWORD] == 3 && t.pe_auth[TPM_AUTH_HMAC] == 4,
+	      "firmware extends as recorded, kernel's with HMAC: pw=%u hmac=%u",
+	      t.pe_auth[TPM_AUTH_PASSWORD], t.pe_auth[TPM_AUTH_HMAC]);
+	run_boot("salt=null-ecc,reuse=lazy,hwrng=off", &t);
+	CHECK(!strcmp(t.seq, "xEEEGxxxxPSFxxLAFEEEFxLAFEFx"), "hwrng=off boot %s", t.seq);
+	run_boot("linux-6.12-no-pcr-integrity", &t);
+	CHECK(!strcmp(t.seq, "xEEEGxxxxPSFxxEELAFGFExEx"), "no-pcr-integrity boot %s", t.seq);
+	run_boot("as-recorded", &t);
+	CHECK(t.n == 18 && t.cp == 0, "as-recorded boot n=%u", t.n);
+
+	/* A firmware Startup after the kernel's commands is a new boot: the next
+	 * kernel registers its null key again. */
+	struct policy p;
+	struct pol_state s;
+	char err[256];
+	memset(&t, 0, sizeof t);
+	CHECK(policy_parse("linux-6.12", &p, err, sizeof err) == 0, "%s", err);
+	policy_expand_init(&s, &p, count, &t);
+	struct pol_cmd e = extend();
+	e.origin = POL_ORIGIN_KERNEL;
+	struct pol_cmd su = {.cc = TPM_CC_Startup, .origin = POL_ORIGIN_FIRMWARE, .has_rc = 1};
+	policy_expand_cmd(&s, &e);
+	policy_expand_cmd(&s, &su);
+	policy_expand_cmd(&s, &e);
+	CHECK(!strcmp(t.seq, "PSFLAFExPSFLAFE"), "reboot %s", t.seq);
+
+	/* The kernel's start-up commands and its first command, from bytes. */
+	static const uint8_t probe[] = {0x80, 0x01, 0, 0, 0, 22, 0,    0, 0x01, 0x7A, 0,
+					0,    0,    6, 0, 0, 1,	 0x29, 0, 0,	0,    1};
+	static const uint8_t pcrs[] = {0x80, 0x01, 0, 0, 0, 22, 0, 0, 0x01, 0x7A, 0,
+				       0,    0,	   5, 0, 0, 0,	0, 0, 0,    0,	  1};
+	static const uint8_t st_no[] = {0x80, 0x01, 0, 0, 0, 11, 0, 0, 0x01, 0x43, 0};
+	static const uint8_t st_yes[] = {0x80, 0x01, 0, 0, 0, 11, 0, 0, 0x01, 0x43, 1};
+	CHECK(policy_kernel_first_cmd(probe, sizeof probe), "tpm2_probe's GetCapability");
+	CHECK(!policy_kernel_first_cmd(pcrs, sizeof pcrs), "GetCapability(PCRS) is not");
+	CHECK(policy_kernel_first_cmd(st_no, sizeof st_no), "SelfTest(NO)");
+	CHECK(!policy_kernel_first_cmd(st_yes, sizeof st_yes), "SeaBIOS's full SelfTest is not");
+	CHECK(!policy_kernel_first_cmd(probe, 9), "short");
+	CHECK(policy_startup_cmd(TPM_CC_GetCapability, probe, sizeof probe), "probe: start-up");
+	CHECK(!policy_startup_cmd(TPM_CC_GetCapability, pcrs, sizeof pcrs), "PCRS: not start-up");
+	CHECK(policy_startup_cmd(TPM_CC_GetCapability, NULL, 0), "no bytes: start-up");
+	CHECK(policy_startup_cmd(TPM_CC_SelfTest, NULL, 0) &&
+		  !policy_startup_cmd(TPM_CC_PCR_Read, NULL, 0),
+	      "SelfTest, PCR_Read");
+	CHECK(!strcmp(pol_origin_str(POL_ORIGIN_FIRMWARE), "firmware") &&
+		  !strcmp(pol_origin_str(POL_ORIGIN_USER), "userspace"),
+	      "origin names");
+}
+
 static void test_parse_errors(void)
 {
 	struct policy p;
@@ -245,6 +349,7 @@ static void test_parse_errors(void)
 	    {"reuse", "neither a preset"},
 	    {"reuse=lazy,salt", "not knob=value"},
 	    {"pcr-integrity=maybe", "pcr-integrity='maybe'"},
+	    {"reuse=lazy,hwrng=sometimes", "offset 17: hwrng='sometimes'"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		err[0] = 0;
@@ -272,6 +377,16 @@ static void test_parse_errors(void)
 	CHECK(p.salt == q.salt && p.reuse == q.reuse && p.encrypt == q.encrypt &&
 		  p.nullkey == q.nullkey && p.pcr_integrity == q.pcr_integrity,
 	      "preset = spec");
+	CHECK(policy_parse("reuse=lazy,hwrng=off", &p, err, sizeof err) == 0 && p.hwrng_off,
+	      "hwrng=off: %s", err);
+	policy_spec(&p, spec, sizeof spec);
+	CHECK(strstr(spec, ",hwrng=off") && policy_parse(spec, &q, err, sizeof err) == 0 &&
+		  !memcmp(&p, &q, sizeof p),
+	      "hwrng round trip: %s", spec);
+	CHECK(policy_parse("linux-6.12", &p, err, sizeof err) == 0 && !p.hwrng_off,
+	      "presets model HW_RANDOM_TPM");
+	policy_spec(&p, spec, sizeof spec);
+	CHECK(!strstr(spec, "hwrng"), "hwrng named only when off: %s", spec);
 	CHECK(policy_event_from_kind("suspend") == POL_EV_SUSPEND, "event kind");
 	CHECK(policy_event_from_kind("SET_LOCALITY") == 0, "irrelevant event");
 }
@@ -280,6 +395,7 @@ int main(void)
 {
 	test_presets();
 	test_events();
+	test_origins();
 	test_parse_errors();
 	return tl_finish("test_policy");
 }

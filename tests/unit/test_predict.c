@@ -189,9 +189,34 @@ static void test_stream(void)
 	unlink(path);
 }
 
+/* The one origin rule (db/trace_stream.h) predict, replay, stats and report use. */
+static void test_origin_rule(void)
+{
+	int hw = -1;
+	CHECK(trace_client_origin(NULL, "firmware", 0, 0, &hw) == POL_ORIGIN_FIRMWARE && hw == 0,
+	      "vm-record's firmware client");
+	CHECK(trace_client_origin("seabios", NULL, 1, 1, NULL) == POL_ORIGIN_FIRMWARE, "a BIOS");
+	CHECK(trace_client_origin("kernel", "guest", 0, 1, &hw) == POL_ORIGIN_KERNEL && hw == 0,
+	      "attribute's kernel client");
+	CHECK(trace_client_origin("kernel", "hwrng", 0, 1, &hw) == POL_ORIGIN_KERNEL && hw == 1,
+	      "the kernel's hwrng");
+	CHECK(trace_client_origin(NULL, "kernel", 0, 0, NULL) == POL_ORIGIN_KERNEL, "peer kernel");
+	CHECK(trace_client_origin("userspace", "guest", 0, 1, NULL) == POL_ORIGIN_USER,
+	      "attribute's user-space client");
+	CHECK(trace_client_origin("tpm2_getcap", NULL, 1, 1, NULL) == POL_ORIGIN_USER,
+	      "a process, in a trace that names the kernel");
+	CHECK(trace_client_origin("tpm2_getcap", NULL, 1, 0, NULL) == POL_ORIGIN_UNKNOWN,
+	      "a process, in a trace that does not: priced as the kernel's");
+	CHECK(trace_client_origin(NULL, "guest", 0, 1, NULL) == POL_ORIGIN_UNKNOWN,
+	      "vm-record's guest client, not told apart");
+	CHECK(trace_client_origin(NULL, "127.0.0.1:4000", 0, 1, NULL) == POL_ORIGIN_UNKNOWN,
+	      "a TCP peer");
+}
+
 int main(void)
 {
 	test_acceptance();
 	test_stream();
+	test_origin_rule();
 	return tl_finish("test_predict");
 }

@@ -19,6 +19,10 @@
 #
 # Knobs (set before vm_run / vm_boot; all optional):
 #   TPMTRACE_VM_CACHE   kernel cache dir (default $HOME/.cache/tpmtrace-vm)
+#   VM_KERNEL_BUILD     hmac | stock (set before vm_init): boot Linux 6.12 built
+#                       from linux-source-6.12 by tests/vm/linux-6.12.recipe
+#                       instead of the linux-image-amd64 package (cached; see
+#                       vm_kernel_build). vm_kernel_build_use VARIANT switches.
 #   VM_TIMEOUT          seconds for the whole boot (default 300)
 #   VM_TPM              tpm-tis (default) | tpm-crb | none
 #   VM_APPEND           extra kernel command line words (e.g. ima_policy=tcb)
@@ -137,7 +141,11 @@ vm_init() {
 		trap vm_cleanup EXIT
 	fi
 
-	vm_kernel_fetch || return
+	if [ -n "${VM_KERNEL_BUILD:-}" ]; then
+		vm_kernel_build_use "$VM_KERNEL_BUILD" || return
+	else
+		vm_kernel_fetch || return
+	fi
 	vm_root_base || return
 }
 
@@ -203,6 +211,184 @@ vm_kernel_fetch() {
 	VM_KVER=${VM_KERNEL##*/vmlinuz-}
 	[ -d "$VM_KROOT/lib/modules/$VM_KVER" ] || vm_die "no modules for $VM_KVER in $VM_KROOT" || return
 	return 0
+}
+
+# ---- Kernels built from source (VM_KERNEL_BUILD) ----------------------------
+# A kernel built from Debian's linux-source-6.12 with the options of
+# tests/vm/linux-6.12.recipe, one bzImage per variant of the recipe (hmac:
+# CONFIG_TCG_TPM2_HMAC=y, stock: =n), everything built in (no modules). Cached
+# in $VM_CACHE/linux-build/KEY/VARIANT, KEY = source package version + gcc
+# version + SHA-256 of the recipe; the first build makes every variant under a
+# flock, with ccache (CCACHE_DIR=$VM_CACHE/ccache) when it is installed. The
+# unpacked source (1.7 GB) is removed after the build.
+
+VM_KERNEL_RECIPE=$VM_HARNESS_DIR/linux-6.12.recipe
+VM_KERNEL_SRC_PKG=linux-source-6.12
+
+# vm_kernel_recipe_opts VARIANT PASS: the recipe's scripts/config arguments for
+# a variant (-e X / -d X), PASS 1 (before second-pass) or 2.
+vm_kernel_recipe_opts() {
+	awk -v want="$1" -v pass="$2" '
+		/^[[:space:]]*(#|$)/ { next }
+		$1 == "second-pass" { p = 2; next }
+		{
+			v = $1; o = $2; n = split(v, a, ":")
+			if (n == 2) { if (a[1] != want) next; v = a[2] }
+			if ((p ? p : 1) != pass) next
+			if (v == "y") print "-e " o; else if (v == "n") print "-d " o
+			else { print "bad recipe line: " $0 > "/dev/stderr"; exit 1 }
+		}' "$VM_KERNEL_RECIPE"
+}
+
+# vm_kernel_variants: the variant names the recipe uses.
+vm_kernel_variants() {
+	sed -n 's/^\([a-z0-9_-]*\):[yn] .*/\1/p' "$VM_KERNEL_RECIPE" | sort -u
+}
+
+# vm_kernel_build_deps: the source package and the build tools, installed when
+# missing and we may (root). Returns 77 (after SKIP) when they cannot be had.
+vm_kernel_build_deps() {
+	local t
+	if ! dpkg-query -W -f='${Status}' "$VM_KERNEL_SRC_PKG" 2>/dev/null | grep -q 'ok installed'; then
+		vm_apt_install "$VM_KERNEL_SRC_PKG" >/dev/null 2>&1 ||
+			{ vm_skip "$VM_KERNEL_SRC_PKG is not installed and cannot be (apt-get install $VM_KERNEL_SRC_PKG)"; return; }
+	fi
+	for t in make:make gcc:gcc flex:flex bison:bison bc:bc xz:xz-utils perl:perl; do
+		vm_need "${t%%:*}" "${t#*:}" || { vm_skip "${t%%:*} (package ${t#*:}) is needed to build the kernel"; return; }
+	done
+	if [ ! -e /usr/include/libelf.h ]; then
+		vm_apt_install libelf-dev >/dev/null 2>&1 || { vm_skip "libelf-dev is needed to build the kernel (objtool)"; return; }
+	fi
+	command -v ccache >/dev/null || vm_apt_install ccache >/dev/null 2>&1 || true
+	return 0
+}
+
+# vm_kernel_build_key: the cache key of the recipe's build: the source
+# package's version, gcc's, and the recipe's lines without comments (a comment
+# edited rebuilds nothing).
+vm_kernel_build_key() {
+	local ver gcc sum
+	ver=$(dpkg-query -W -f='${Version}' "$VM_KERNEL_SRC_PKG" 2>/dev/null) || return 1
+	gcc=$(gcc -dumpfullversion 2>/dev/null || gcc -dumpversion)
+	sum=$(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$VM_KERNEL_RECIPE" | sha256sum | cut -c1-12)
+	echo "${ver//[^A-Za-z0-9.+-]/_}-gcc$gcc-$sum"
+}
+
+# vm_kernel_build: every variant of the recipe built into the cache (once).
+# Sets VM_KBUILD_DIR. Build times go to VM_KBUILD_DIR/times.
+vm_kernel_build() {
+	local rc key
+	vm_kernel_build_deps || return
+	key=$(vm_kernel_build_key) || { vm_die "cannot read the version of $VM_KERNEL_SRC_PKG"; return; }
+	VM_KBUILD_DIR=$VM_CACHE/linux-build/$key
+	mkdir -p "$VM_CACHE/linux-build" || return 1
+	(
+		flock 9
+		[ -e "$VM_KBUILD_DIR/.built" ] && exit 0
+		vm_kernel_build_locked
+	) 9>"$VM_CACHE/linux-build/.lock"
+	rc=$?
+	[ $rc = 0 ] || vm_die "building the kernel from $VM_KERNEL_SRC_PKG failed (log: $VM_CACHE/linux-build/work/build-*.log)"
+}
+
+# vm_children_cpu PID: CPU seconds (user + system) of the finished children of
+# shell PID so far (cutime and cstime of /proc/PID/stat, in 1/100 s).
+vm_children_cpu() {
+	local st
+	read -r -a st <"/proc/$1/stat"
+	echo $(((st[15] + st[16]) / 100))
+}
+
+# Runs under the flock: unpack, configure and build each variant, check the
+# options, install into VM_KBUILD_DIR, remove the source. The work dir has a
+# fixed path so that ccache sees the same compiler arguments every time.
+vm_kernel_build_locked() {
+	local w=$VM_CACHE/linux-build/work src v obj opt want got kver t0 t1 c0 cc=gcc me=$BASHPID
+	local tarball
+	tarball=$(dpkg -L "$VM_KERNEL_SRC_PKG" | grep -m1 '/usr/src/linux-source-.*\.tar\.[a-z]*$') ||
+		{ echo "no source tarball in $VM_KERNEL_SRC_PKG" >&2; return 1; }
+	rm -rf "$w" "$VM_KBUILD_DIR.tmp" && mkdir -p "$w" "$VM_KBUILD_DIR.tmp" || return 1
+	if command -v ccache >/dev/null; then
+		cc="ccache gcc"
+		export CCACHE_DIR=$VM_CACHE/ccache CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-2G}
+	fi
+	vm_log "building Linux from $tarball (once; about 10 minutes of CPU per cold build, less with ccache)"
+	t0=$(date +%s)
+	tar -xf "$tarball" -C "$w" || return 1
+	src=$(find "$w" -mindepth 1 -maxdepth 1 -type d | head -n1)
+	t1=$(date +%s)
+	echo "unpack $((t1 - t0))" >"$VM_KBUILD_DIR.tmp/times"
+	for v in $(vm_kernel_variants); do
+		obj=$w/obj-$v
+		t0=$(date +%s)
+		c0=$(vm_children_cpu "$me")
+		{
+			# shellcheck disable=SC2046 # the options are words
+			make -C "$src" O="$obj" ARCH=x86_64 tinyconfig &&
+				"$src/scripts/config" --file "$obj/.config" $(vm_kernel_recipe_opts "$v" 1) \
+					--set-str LOCALVERSION "-tpmtrace-$v" -d LOCALVERSION_AUTO &&
+				make -C "$src" O="$obj" ARCH=x86_64 olddefconfig &&
+				"$src/scripts/config" --file "$obj/.config" $(vm_kernel_recipe_opts "$v" 2) &&
+				make -C "$src" O="$obj" ARCH=x86_64 olddefconfig
+		} >"$w/build-$v.log" 2>&1 || return 1
+		# Every option as the recipe asks, or the recipe is wrong for this source.
+		for opt in $(vm_kernel_recipe_opts "$v" 1 | tr ' ' ':') $(vm_kernel_recipe_opts "$v" 2 | tr ' ' ':'); do
+			want=${opt%%:*}
+			got=$("$src/scripts/config" --file "$obj/.config" -s "${opt#*:}")
+			if { [ "$want" = -e ] && [ "$got" != y ]; } || { [ "$want" = -d ] && [ "$got" = y ]; }; then
+				echo "CONFIG_${opt#*:}: the recipe asks $([ "$want" = -e ] && echo y || echo n), the configuration has '$got'" >&2
+				return 1
+			fi
+		done
+		make -C "$src" O="$obj" ARCH=x86_64 CC="$cc" -j"${VM_KBUILD_JOBS:-2}" bzImage >>"$w/build-$v.log" 2>&1 || return 1
+		kver=$(make -s -C "$src" O="$obj" ARCH=x86_64 kernelrelease 2>/dev/null)
+		t1=$(date +%s)
+		mkdir -p "$VM_KBUILD_DIR.tmp/$v/boot" "$VM_KBUILD_DIR.tmp/$v/lib/modules/$kver/kernel" &&
+			cp "$obj/arch/x86/boot/bzImage" "$VM_KBUILD_DIR.tmp/$v/boot/vmlinuz-$kver" &&
+			cp "$obj/.config" "$VM_KBUILD_DIR.tmp/$v/boot/config-$kver" &&
+			cp "$obj/System.map" "$VM_KBUILD_DIR.tmp/$v/boot/System.map-$kver" &&
+			cp "$obj/modules.builtin" "$VM_KBUILD_DIR.tmp/$v/lib/modules/$kver/" &&
+			cp "$w/build-$v.log" "$VM_KBUILD_DIR.tmp/$v/build.log" || return 1
+		c0=$(($(vm_children_cpu "$me") - c0))
+		echo "$v $((t1 - t0)) s, $c0 s of CPU" >>"$VM_KBUILD_DIR.tmp/times"
+		vm_log "built $kver in $((t1 - t0)) s ($c0 s of CPU)"
+	done
+	[ -z "${CCACHE_DIR:-}" ] || ccache -s >"$VM_KBUILD_DIR.tmp/ccache-stats" 2>&1
+	cp "$VM_KERNEL_RECIPE" "$VM_KBUILD_DIR.tmp/recipe" &&
+		rm -rf "$VM_KBUILD_DIR" && mv "$VM_KBUILD_DIR.tmp" "$VM_KBUILD_DIR" &&
+		touch "$VM_KBUILD_DIR/.built" || return 1
+	rm -rf "$w"
+}
+
+# vm_kernel_build_use VARIANT: boot the built kernel of that variant (building
+# it first if needed). Sets VM_KERNEL, VM_KVER, VM_KROOT, VM_KERNEL_VARIANT.
+# Callable again after vm_init to switch variants; the guest checks that the
+# kernel is what it claims (HMAC: /sys/class/tpm/tpm0/null_name exists).
+vm_kernel_build_use() {
+	local v=$1
+	vm_kernel_variants | grep -qx -- "$v" ||
+		{ vm_die "VM_KERNEL_BUILD=$v: not a variant of $VM_KERNEL_RECIPE ($(vm_kernel_variants | tr '\n' ' '))"; return; }
+	vm_kernel_build || return
+	VM_KROOT=$VM_KBUILD_DIR/$v
+	VM_KERNEL=$(find "$VM_KROOT/boot" -name 'vmlinuz-*' | head -n1)
+	[ -n "$VM_KERNEL" ] || vm_die "no vmlinuz in $VM_KROOT/boot" || return
+	VM_KVER=${VM_KERNEL##*/vmlinuz-}
+	VM_KERNEL_VARIANT=$v
+	# No modules: the initramfs gets an empty modules directory for depmod.
+	mkdir -p "$VM_ROOT/usr/lib/modules/$VM_KVER" || return 1
+}
+
+# vm_kernel_guard_conf: the guest's check of the kernel under test, for
+# /etc/vm.conf: what the variant claimed was built with (its config) against
+# what the booted kernel shows: with HMAC sessions it exports its null key's
+# Name.
+vm_kernel_guard_conf() {
+	[ -n "${VM_KERNEL_VARIANT:-}" ] || return 0
+	if cat "$VM_KBUILD_DIR/$VM_KERNEL_VARIANT"/boot/config-* | grep -qx 'CONFIG_TCG_TPM2_HMAC=y'; then
+		echo "VM_EXPECT_NULL_NAME=1"
+	else
+		echo "VM_EXPECT_NULL_NAME=0"
+	fi
 }
 
 # Staging root with a merged-/usr layout, busybox applets and a few dirs.
@@ -341,6 +527,7 @@ vm_initramfs() {
 	cat >"$r/etc/vm.conf" <<-EOF
 		VM_LOAD_MODULES="virtio_pci virtio_blk ${VM_EXT4_IMG:+ext4 crc32c_generic} ${VM_MODULES:-}"
 		VM_HAVE_EXT4=${VM_EXT4_IMG:+1}
+		$(vm_kernel_guard_conf)
 	EOF
 	printf 'root:x:0:0:root:/root:/bin/sh\n' >"$r/etc/passwd"
 	printf 'root:x:0:\n' >"$r/etc/group"
@@ -460,8 +647,18 @@ vm_boot() {
 		return 1
 	fi
 	VM_GUEST_RC=$(cat "$VM_OUT/.guest-rc")
+	vm_guest_errors || return 1
 	vm_log "guest script exited $VM_GUEST_RC; boot-to-result ${VM_ELAPSED}s"
 	return 0
+}
+
+# vm_guest_errors: fails, naming them, when the guest's /init found the boot
+# not as asked (an ext4 image that did not mount, a kernel that is not the
+# variant claimed): guest-init.sh writes them to /out/.vm-error.
+vm_guest_errors() {
+	[ -e "$VM_OUT/.vm-error" ] || return 0
+	while IFS= read -r l; do vm_die "guest: $l"; done <"$VM_OUT/.vm-error"
+	return 1
 }
 
 # vm_run_checked GUEST_SCRIPT [WHAT]: vm_run, checked ("WHAT booted and

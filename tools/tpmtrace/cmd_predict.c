@@ -33,8 +33,10 @@ static const struct cli_opt opts[] = {
      "linux-6.10, linux-6.12, linux-6.12-no-pcr-integrity)\n"
      "or a spec salt=null-ecc|persistent:0x81000001|none,\n"
      "reuse=per-command|lazy|forever,encrypt=off|kernel|all,\n"
-     "nullkey=context-load|keep-loaded,pcr-integrity=on|off\n"
-     "(knobs left out keep linux-6.10's value); may be\nrepeated",
+     "nullkey=context-load|keep-loaded,pcr-integrity=on|off,\n"
+     "hwrng=on|off (knobs left out keep linux-6.10's value;\n"
+     "docs/policies.md, also for the origins - firmware,\n"
+     "kernel, user space - a policy honours); may be repeated",
      "@policy-all"},
     {"gap-ms", O_GAP, "MS", CLI_REAL, "non-TPM time between synthetic commands (default 0)", NULL,
      0, 600000, M_SYNTH},

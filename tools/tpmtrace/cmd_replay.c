@@ -35,7 +35,8 @@ static const struct cli_opt opts[] = {
      "per protected command), linux-6.12 (one session kept:\n"
      "lazy flush), linux-6.12-no-pcr-integrity (PCR_Extend\n"
      "with a password), or a knob spec such as\n"
-     "'salt=null-ecc,reuse=lazy,encrypt=off'\n(docs/policies.md)",
+     "'salt=null-ecc,reuse=lazy,encrypt=off'\n(docs/policies.md; no policy wraps the "
+     "firmware's or\nuser space's commands)",
      "@policy"},
     {"target", O_TARGET, "T", 0,
      "spawn (default): a private swtpm with fresh state,\n"

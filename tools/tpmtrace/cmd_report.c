@@ -183,7 +183,7 @@ static enum family family_of(uint32_t cc)
 #define MAX_RUNS  400  /* phase runs drawn */
 #define MAX_EVMK  2000 /* event marks drawn */
 #define LAT_ROWS  40   /* command codes drawn in the latency chart */
-#define MAX_CLNTS 65536
+#define MAX_CLNTS TRACE_MAX_CLIENTS
 
 enum origin { ORG_UNKNOWN, ORG_FIRMWARE, ORG_KERNEL, ORG_USER };
 static const char *const org_name[] = {"unknown", "firmware", "kernel", "userspace"};
@@ -363,36 +363,19 @@ static void top_add(struct rep *r, const struct top *t)
 
 static int load_clients(struct rep *r)
 {
-	sqlite3_stmt *st;
-	r->client_org = calloc(MAX_CLNTS, 1);
-	if (!r->client_org)
-		return -ENOMEM;
-	if (sqlite3_prepare_v2(r->db, "SELECT id, pid, comm, peer FROM client WHERE trace_id=?", -1,
-			       &st, NULL) != SQLITE_OK)
-		return -EIO;
-	sqlite3_bind_int64(st, 1, r->id);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		const char *comm = (const char *)sqlite3_column_text(st, 2);
-		const char *peer = (const char *)sqlite3_column_text(st, 3);
-		uint8_t o = ORG_UNKNOWN;
-		if (id < 0 || id >= MAX_CLNTS)
-			continue;
-		for (int k = 0; k < 2; k++) {
-			const char *s = k ? peer : comm;
-			if (!s)
-				continue;
-			if (strstr(s, "firmware") || strstr(s, "bios") || strstr(s, "uefi") ||
-			    strstr(s, "ovmf"))
-				o = ORG_FIRMWARE;
-			else if (!strcmp(s, "kernel") || strstr(s, "ima"))
-				o = ORG_KERNEL;
-		}
-		if (o == ORG_UNKNOWN && sqlite3_column_type(st, 1) != SQLITE_NULL)
-			o = ORG_USER;
-		r->client_org[id] = o;
-	}
-	sqlite3_finalize(st);
+	/* The origin rule predict and replay use (trace_client_origin). */
+	static const uint8_t org_of[POL_ORIGIN__COUNT] = {
+	    [POL_ORIGIN_UNKNOWN] = ORG_UNKNOWN,
+	    [POL_ORIGIN_KERNEL] = ORG_KERNEL,
+	    [POL_ORIGIN_USER] = ORG_USER,
+	    [POL_ORIGIN_FIRMWARE] = ORG_FIRMWARE,
+	};
+	int rc = trace_origins_load(r->db, r->id, &r->client_org);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < MAX_CLNTS; i++)
+		r->client_org[i] =
+		    org_of[(r->client_org[i] & ~TRACE_ORIGIN_HWRNG) % POL_ORIGIN__COUNT];
 	return 0;
 }
 

@@ -1,13 +1,25 @@
 /* tpmtrace stats: per-command-code latency statistics of a trace. */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "common.h"
+#include "db/trace_stream.h"
 
-enum { O_TRACE = 256, O_JSON };
+enum { O_TRACE = 256, O_JSON, O_BY };
 static const struct cli_opt opts[] = {
     {"trace", O_TRACE, "ID", CLI_TRACE, CLI_TRACE_HELP},
-    {"json", O_JSON, NULL, 0, "{\"version\":1,\"trace\":{...},\"commands\":[...]}, times in ns"},
+    {"by", O_BY, "WHAT", CLI_CHOICE,
+     "command (default): per command code; origin: per\n"
+     "origin of the commands (firmware, kernel, userspace,\n"
+     "unknown), the one predict and replay use\n"
+     "(docs/policies.md); column hwrng: how many of them are\n"
+     "the kernel's TPM hwrng's (its reads and their sessions)",
+     "command origin"},
+    {"json", O_JSON, NULL, 0,
+     "{\"version\":1,\"trace\":{...},\"commands\":[...]} (--by\n"
+     "origin: \"origins\" instead of \"commands\"), times in ns"},
 };
 static const struct cli_form forms[] = {{0, "DB", NULL}};
 
@@ -25,7 +37,8 @@ const struct subcommand subcmd_stats = {
     "sent itself (the Startup of a spawned swtpm, the resource manager's flushes;\n"
     "flag 32) are counted apart from the clients'.\n",
     NULL,
-    "tpmtrace stats tpmtrace-demo.db --trace 1\n",
+    "tpmtrace stats tpmtrace-demo.db --trace 1\n"
+    "tpmtrace stats tpmtrace-demo.db --by origin\n",
 };
 
 /* Rows of (name, cc, count, total, min, mean, p50, p95, p99, max, first). */
@@ -70,10 +83,76 @@ static int print_rows(sqlite3_stmt *st, int json)
 	return src;
 }
 
+/* Commands, latency total and maximum per origin (trace_client_origin). */
+static int by_origin(sqlite3 *db, int64_t id, int json)
+{
+	struct {
+		long long n, n_lat, hwrng;
+		double total, max;
+	} org[POL_ORIGIN__COUNT];
+	uint8_t *o = NULL;
+	sqlite3_stmt *st = NULL;
+	int rc = trace_origins_load(db, id, &o);
+	memset(org, 0, sizeof org);
+	if (rc || sqlite3_prepare_v2(db,
+				     "SELECT client_id, count(*), coalesce(sum(latency_ns),0),"
+				     " coalesce(max(latency_ns),0), count(latency_ns) FROM command"
+				     " WHERE trace_id=? GROUP BY client_id",
+				     -1, &st, NULL)) {
+		free(o);
+		return die("stats", "%s", rc == -ENOMEM ? "out of memory" : sqlite3_errmsg(db));
+	}
+	sqlite3_bind_int64(st, 1, id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t cl = sqlite3_column_int64(st, 0);
+		int k = POL_ORIGIN_UNKNOWN, hw = 0;
+		if (sqlite3_column_type(st, 0) != SQLITE_NULL && cl >= 0 &&
+		    cl < TRACE_MAX_CLIENTS) {
+			k = o[cl] & ~TRACE_ORIGIN_HWRNG;
+			hw = !!(o[cl] & TRACE_ORIGIN_HWRNG);
+		}
+		org[k].n += sqlite3_column_int64(st, 1);
+		org[k].total += sqlite3_column_double(st, 2);
+		if (sqlite3_column_double(st, 3) > org[k].max)
+			org[k].max = sqlite3_column_double(st, 3);
+		org[k].n_lat += sqlite3_column_int64(st, 4);
+		if (hw)
+			org[k].hwrng += sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	free(o);
+	/* In boot order: firmware, kernel, user space, then what is not known. */
+	static const int order[] = {POL_ORIGIN_FIRMWARE, POL_ORIGIN_KERNEL, POL_ORIGIN_USER,
+				    POL_ORIGIN_UNKNOWN};
+	if (json)
+		printf("{\"version\":1,\"origins\":[");
+	else
+		printf("%-12s %7s %11s %9s %9s %7s\n", "origin", "count", "total ms", "mean", "max",
+		       "hwrng");
+	int n = 0;
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+		int k = order[i];
+		if (!org[k].n)
+			continue;
+		double mean = org[k].n_lat ? org[k].total / (double)org[k].n_lat : 0;
+		if (json)
+			printf("%s{\"origin\":\"%s\",\"count\":%lld,\"total_ns\":%.0f,"
+			       "\"mean_ns\":%.0f,\"max_ns\":%.0f,\"hwrng\":%lld}",
+			       n ? "," : "", pol_origin_str(k), org[k].n, org[k].total, mean,
+			       org[k].max, org[k].hwrng);
+		else
+			printf("%-12s %7lld %11.3f %9.3f %9.3f %7lld\n", pol_origin_str(k),
+			       org[k].n, ns_to_ms(org[k].total), ns_to_ms(mean),
+			       ns_to_ms(org[k].max), org[k].hwrng);
+		n++;
+	}
+	return 0;
+}
+
 static int run(int argc, char **argv)
 {
 	const char *trace_arg = NULL;
-	int json = 0, k, ret = 1;
+	int json = 0, k, ret = 1, origin = 0;
 	struct cli_parse p;
 	cli_parse_init(&p, &subcmd_stats, argc, argv);
 	while ((k = cli_next(&p)) > 0) {
@@ -81,6 +160,8 @@ static int run(int argc, char **argv)
 			trace_arg = p.arg;
 		else if (k == O_JSON)
 			json = 1;
+		else if (k == O_BY)
+			origin = !strcmp(p.arg, "origin");
 	}
 	if (k < 0)
 		return EXIT_USAGE;
@@ -133,16 +214,23 @@ static int run(int argc, char **argv)
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(own, 1, id);
 	sqlite3_bind_int64(sum, 1, id);
-	if (json)
+	int src = SQLITE_DONE;
+	if (origin) {
+		/* Per origin instead of per command code; the summary follows. */
+		if (by_origin(db, id, json))
+			goto out;
+	} else if (json) {
 		printf("{\"version\":1,\"commands\":[");
-	else
+		src = print_rows(st, json);
+	} else {
 		printf("%-26s %7s %11s %9s %9s %9s %9s %9s %9s %9s\n", "command", "count",
 		       "total ms", "min", "mean", "p50", "p95", "p99", "max", "first");
-	int src = print_rows(st, json);
-	if (src == SQLITE_DONE && json) {
+		src = print_rows(st, json);
+	}
+	if (!origin && src == SQLITE_DONE && json) {
 		printf("],\"tpmtrace_commands\":[");
 		src = print_rows(own, json);
-	} else if (src == SQLITE_DONE) {
+	} else if (!origin && src == SQLITE_DONE) {
 		sqlite3_reset(own);
 		if ((src = sqlite3_step(own)) == SQLITE_ROW) {
 			printf("sent by tpmtrace itself (flag 32: Startup of the spawned swtpm, "

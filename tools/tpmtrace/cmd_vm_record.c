@@ -12,9 +12,10 @@
 
 #include "cli.h"
 #include "common.h"
+#include "db/db.h"
 #include "record_qemu.h"
 
-enum { V_DB = 256, V_PAYLOADS, V_NAME, V_STATE, V_MODEL, V_QUIET };
+enum { V_DB = 256, V_PAYLOADS, V_NAME, V_STATE, V_MODEL, V_QUIET, V_EMU, V_SEED };
 static const struct cli_opt opts[] = {
     {"db", V_DB, "FILE", 0, "database file, created 0600 if missing (default\ntpmtrace.db)",
      "@file"},
@@ -25,6 +26,12 @@ static const struct cli_opt opts[] = {
      "keep swtpm's state in DIR (default: a fresh TPM,\nremoved at the end)", "@dir"},
     {"tpm-device", V_MODEL, "MODEL", CLI_CHOICE,
      "QEMU's TPM front end: tpm-tis (default) or tpm-crb", "tpm-tis tpm-crb"},
+    {"emulate", V_EMU, "PROFILE", 0,
+     "latency injection, as `tpmtrace record --emulate`: the\n"
+     "guest sees the profiled TPM's latencies (flag 4)",
+     "@profile"},
+    {"emulate-seed", V_SEED, "N", 0,
+     "seed of the latency draws (default: random; stored in\nthe trace's 'emulate' event)"},
     {"quiet", V_QUIET, NULL, 0, "no summary at exit"},
 };
 static const struct cli_form forms[] = {{0, NULL, "-- QEMU ARGS..."}};
@@ -46,11 +53,14 @@ const struct subcommand subcmd_vm_record = {
     "IMA's PCR extends and every user-space command, with control events for\n"
     "power-on (ctrl:INIT), reset (ctrl:STOP) and shutdown (ctrl:SHUTDOWN); the\n"
     "firmware sends TPM2_Startup, as on a real machine.\n"
+    "Commands up to the kernel's first (its TPM probe) are the firmware's (client\n"
+    "'firmware'), later ones the guest's (client 'guest'); `tpmtrace attribute`\n"
+    "with the guest kernel's ftrace tells the kernel's from user space's.\n"
     "SIGINT and SIGTERM are passed on to QEMU; the exit status is QEMU's.\n",
     NULL,
     "tpmtrace vm-record --db boot.db -- qemu-system-x86_64 -m 1G -nographic \\\n"
     "    -kernel vmlinuz -initrd initrd.img -append 'console=ttyS0 ima_policy=tcb'\n"
-    "tpmtrace stats boot.db\n",
+    "tpmtrace stats boot.db --by origin\n",
     NULL,
     1,
 };
@@ -85,8 +95,10 @@ static int run(int argc, char **argv)
 {
 	struct qemu_record_opts o = {
 	    .db_path = "tpmtrace.db", .payloads = PAYLOADS_REDACTED, .spawn = 1};
-	const char *model = "tpm-tis";
-	int quiet = 0, ret = 1;
+	const char *model = "tpm-tis", *emulate = NULL;
+	int quiet = 0, ret = 1, have_seed = 0, have_em = 0;
+	unsigned long long seed = 0;
+	struct emulator em;
 	struct cli_parse p;
 	int c;
 	cli_parse_init(&p, &subcmd_vm_record, argc, argv);
@@ -110,6 +122,20 @@ static int run(int argc, char **argv)
 		case V_QUIET:
 			quiet = 1;
 			break;
+		case V_EMU:
+			emulate = p.arg;
+			break;
+		case V_SEED: {
+			char *e;
+			errno = 0;
+			seed = strtoull(p.arg, &e, 0);
+			if (errno || *e || !*p.arg || p.arg[0] == '-')
+				return usage_error(
+				    &subcmd_vm_record,
+				    "--emulate-seed takes an unsigned integer, not '%s'", p.arg);
+			have_seed = 1;
+			break;
+		}
 		}
 	}
 	if (c < 0)
@@ -125,9 +151,27 @@ static int run(int argc, char **argv)
 					   "the QEMU command already has a -tpmdev; vm-record "
 					   "adds its own");
 
+	if (have_seed && !emulate)
+		return usage_error(&subcmd_vm_record, "--emulate-seed goes with --emulate");
 	/* Nothing is started before the database is known to be usable. */
 	if (cli_db_for_create("vm-record", o.db_path))
 		return 1;
+	if (emulate) {
+		/* Checked before anything starts: a bad profile leaves nothing
+		 * behind. A profile stored in an existing database is found there. */
+		char err[512];
+		sqlite3 *pdb = NULL;
+		if (access(o.db_path, F_OK) == 0 &&
+		    db_open(o.db_path, DB_READ, &pdb, err, sizeof err))
+			pdb = NULL;
+		int erc = emulate_init(&em, pdb, emulate, have_seed ? seed : emulate_random_seed(),
+				       err, sizeof err);
+		db_close(pdb);
+		if (erc)
+			return die("vm-record", "--emulate: %s", err);
+		have_em = 1;
+		o.emu = &em;
+	}
 	char dir[96];
 	snprintf(dir, sizeof dir, "%s/tpmtrace-vm-XXXXXX",
 		 getenv("TMPDIR") && strlen(getenv("TMPDIR")) < 60 ? getenv("TMPDIR") : "/tmp");
@@ -186,6 +230,17 @@ out:
 	}
 	if (qemu_session_finish(&s, "vm-record", quiet) && ret == 0)
 		ret = 1;
+	if (have_em) {
+		if (!quiet || em.missing)
+			fprintf(stderr,
+				"tpmtrace vm-record: emulated %s (%s, seed %llu): %llu responses "
+				"held; %llu priced from another variant or authorization, %llu at "
+				"the fallback %.3f ms\n",
+				em.prof.name, em.from, (unsigned long long)em.seed,
+				(unsigned long long)em.commands, (unsigned long long)em.approx,
+				(unsigned long long)em.missing, em.fallback_ms);
+		emulate_release(&em);
+	}
 	rmdir(dir);
 	if (x.sfd >= 0)
 		close(x.sfd);

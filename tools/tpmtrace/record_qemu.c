@@ -43,7 +43,8 @@ int qemu_session_start(struct qemu_session *s, const struct qemu_record_opts *o,
 	struct trace_info ti = {.name = o->name,
 				.kind = "record",
 				.source = source,
-				.payloads = payload_mode_str(o->payloads)};
+				.payloads = payload_mode_str(o->payloads),
+				.emulated = o->emu ? o->emu->prof.name : NULL};
 	s->trace_id = db_trace_begin(db, &ti);
 	if (s->trace_id < 0) {
 		die(sub, "%s: cannot add a trace: %s", o->db_path, sqlite3_errmsg(db));
@@ -58,6 +59,13 @@ int qemu_session_start(struct qemu_session *s, const struct qemu_record_opts *o,
 	}
 	recorder_init(&s->rec, s->w, qemu_interposer_transport(s->qi), o->payloads);
 	recorder_event(&s->rec, "record-start", source, 0);
+	if (o->emu) {
+		char detail[300];
+		s->rec.emu = o->emu;
+		snprintf(detail, sizeof detail, "profile=%s from=%s seed=%llu", o->emu->prof.name,
+			 o->emu->from, (unsigned long long)o->emu->seed);
+		recorder_event(&s->rec, "emulate", detail, 0);
+	}
 	return 0;
 }
 

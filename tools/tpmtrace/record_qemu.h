@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "db/writer.h"
+#include "replayer/emulate.h"
 #include "recorder/qemu_interposer.h"
 #include "recorder/recorder.h"
 #include "recorder/swtpm_spawn.h"
@@ -18,6 +19,7 @@ struct qemu_record_opts {
 	const char *swtpm_state; /* with spawn: state directory */
 	int spawn;
 	int payloads;
+	struct emulator *emu; /* latency injection (replayer/emulate.h), or NULL */
 };
 
 struct qemu_session {

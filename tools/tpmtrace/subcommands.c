@@ -9,6 +9,7 @@
 #define SUBCOMMANDS(X) \
 	X(record) \
 	X(vm_record) \
+	X(attribute) \
 	X(list) \
 	X(stats) \
 	X(show) \
@@ -18,6 +19,7 @@
 	X(export) \
 	X(pcrs) \
 	X(replay) \
+	X(strip) \
 	X(predict) \
 	X(profile) \
 	X(calibrate) \

@@ -1,0 +1,133 @@
+#!/bin/bash
+# Predict the HMAC boot from a stock boot: the same guest workload (IMA's tcb
+# policy measuring 240 programs from ext4, tpm2-tools commands between them)
+# boots on Linux 6.12 built without CONFIG_TCG_TPM2_HMAC and on the same
+# kernel built with it (tests/vm/linux-6.12.recipe), both under `tpmtrace
+# vm-record --emulate slb9670-linux-integrity --emulate-seed 17`, so that the
+# guest waits for TPM responses as long as on an Infineon SLB9670. Then:
+#
+# - the stock boot is a SeaBIOS + kernel + user-space trace: `stats --by
+#   origin` shows the three origins, and `replay --policy linux-6.12` of it
+#   wraps no firmware command in a session (the firmware's commands come
+#   first and as recorded, the kernel's null key after them);
+# - `predict --policy linux-6.12` of the stock trace gives the HMAC boot's TPM
+#   time within 5% and its sessions within one per flush event whose place
+#   depends on timing: the reads of the kernel's TPM hwrng (early in boot
+#   every max(1 s, uptime/2)), which fall elsewhere between the extends of a
+#   boot that takes longer. A read that falls elsewhere moves one session:
+#   one ContextLoad and one StartAuthSession, two FlushContext (the null
+#   key's and the session's). Both are printed side by side.
+#
+# No timing is compared. The HMAC boot's TPM time is its commands priced by
+# the same profile (`predict --policy as-recorded`: each command at the mean
+# the emulation draws it from), not the latencies recorded: those are wall
+# clock (each response held until its drawn latency had passed, plus however
+# late the host let it go), and a test never compares wall-clock timings. The
+# emulation is there so that both guests boot at an SLB9670's pace, which is
+# what places the hwrng's reads; the seed makes the draws repeatable.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=harness.sh
+. "$HERE/harness.sh"
+# shellcheck source=hmac-lib.sh
+. "$HERE/hmac-lib.sh"
+
+command -v python3 >/dev/null || { echo "python3 is needed to read the predictions" >&2; exit 1; }
+hmac_setup
+DB=$VM_WORK/boots.db
+PROFILE=slb9670-linux-integrity
+EMU=(--emulate "$PROFILE" --emulate-seed 17)
+q() { "$TPMTRACE" sql "$DB" --no-header "$1"; }
+
+hmac_boot stock "$DB" stock "${EMU[@]}"
+check "stock kernel: no null key Name in sysfs" [ "$(vm_get null_name)" = absent ]
+hmac_boot hmac "$DB" hmac "${EMU[@]}"
+check "HMAC kernel: the null key's Name is in sysfs" [ "$(vm_get null_name)" = present ]
+S=$(hmac_trace "$DB" stock)
+H=$(hmac_trace "$DB" hmac)
+check "both boots emulated $PROFILE" \
+	[ "$(q "SELECT group_concat(emulated) FROM trace WHERE id IN ($S, $H)")" = "$PROFILE,$PROFILE" ]
+check "stock boot: no session commands" [ "$(q "SELECT count(*) FROM command WHERE trace_id=$S AND cc IN (0x161, 0x176)")" = 0 ]
+# An ftrace of another boot does not line up: refused, nothing changed.
+before=$(q "SELECT group_concat(client_id) FROM (SELECT client_id FROM command WHERE trace_id=$H ORDER BY seq)")
+"$TPMTRACE" attribute "$DB" --trace "$H" --ftrace "$VM_WORK/stock.ftrace" >"$VM_WORK/wrong.out" 2>&1
+rc=$?
+check "attribute of the HMAC boot with the stock boot's ftrace: exit status 1 (got $rc)" [ "$rc" = 1 ]
+check "... says where it does not line up" grep -q 'does not line up with trace' "$VM_WORK/wrong.out"
+check "... and changes nothing" [ "$(q "SELECT group_concat(client_id) FROM (SELECT client_id FROM command WHERE trace_id=$H ORDER BY seq)")" = "$before" ]
+
+# ---- the stock boot's origins, and its replay under linux-6.12 --------------
+"$TPMTRACE" stats "$DB" --trace "$S" --by origin --json >"$VM_WORK/origin.json"
+check "stats --by origin --json: exit status" [ $? = 0 ]
+"$TPMTRACE" stats "$DB" --trace "$S" --by origin
+origin_n() { python3 -c 'import json,sys; print(sum(o["count"] for o in json.load(open(sys.argv[1]))["origins"] if o["origin"] == sys.argv[2]))' "$VM_WORK/origin.json" "$1"; }
+for o in firmware kernel userspace; do
+	n=$(origin_n $o)
+	check "stock boot: $o commands (got $n)" [ "$n" -gt 0 ]
+done
+n_fw=$(origin_n firmware)
+"$TPMTRACE" replay "$DB" --trace "$S" --policy linux-6.12 --json >"$VM_WORK/replay.json" 2>"$VM_WORK/replay.err"
+check "replay --policy linux-6.12 of the stock boot: exit status" [ $? = 0 ]
+R=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["trace"])' "$VM_WORK/replay.json" 2>/dev/null)
+R=${R:-0}
+# The replay's first n_fw commands are the firmware's, as recorded; its first
+# session command (the null key's CreatePrimary) comes after them.
+fw_src=$(q "SELECT group_concat(cc || '/' || auth_kind || '/' || cmd_size, ' ') FROM (SELECT c.cc, c.auth_kind, c.cmd_size FROM command c JOIN client l ON l.trace_id=c.trace_id AND l.id=c.client_id WHERE c.trace_id=$S AND l.peer='firmware' ORDER BY c.seq)")
+fw_rep=$(q "SELECT group_concat(cc || '/' || auth_kind || '/' || cmd_size, ' ') FROM (SELECT cc, auth_kind, cmd_size FROM command WHERE trace_id=$R ORDER BY seq LIMIT $n_fw)")
+check "replay: the firmware's $n_fw commands first, as recorded" [ -n "$fw_src" -a "$fw_src" = "$fw_rep" ]
+first_sess=$(q "SELECT count(*) FROM command WHERE trace_id=$R AND seq < (SELECT min(seq) FROM command WHERE trace_id=$R AND cc IN (0x131, 0x161, 0x176))")
+check "replay: no session command among the firmware's (first at command $((first_sess + 1)), firmware's end at $n_fw)" \
+	[ "$first_sess" -gt "$n_fw" ]
+check "replay: the kernel's extends with HMAC sessions" \
+	[ "$(q "SELECT count(*) FROM command WHERE trace_id=$R AND cc=0x182 AND auth_kind=2")" -ge "$HMAC_PROGRAMS" ]
+
+# ---- predicted (from the stock boot) vs the real HMAC boot -------------------
+"$TPMTRACE" predict "$DB" --trace "$S" --profile "$PROFILE" --policy linux-6.12 --host-crypto estimate \
+	--json >"$VM_WORK/pred.json" 2>/dev/null
+check "predict the stock boot under linux-6.12: exit status" [ $? = 0 ]
+"$TPMTRACE" predict "$DB" --trace "$H" --profile "$PROFILE" --policy as-recorded --host-crypto estimate \
+	--json >"$VM_WORK/real.json" 2>/dev/null
+check "price the HMAC boot as recorded: exit status" [ $? = 0 ]
+# The hwrng's reads: the GetRandom commands of the kernel's hwrng client.
+reads() { q "SELECT count(*) FROM command c JOIN client l ON l.trace_id=c.trace_id AND l.id=c.client_id WHERE c.trace_id=$1 AND c.cc=0x17B AND l.comm='kernel' AND l.peer='hwrng'"; }
+hw_s=$(reads "$S")
+hw_h=$(reads "$H")
+check "the hwrng's reads are told apart (stock $hw_s, HMAC $hw_h)" [ "$hw_s" -ge 1 -a "$hw_h" -ge 1 ]
+python3 - "$VM_WORK/pred.json" "$VM_WORK/real.json" "$hw_s" "$hw_h" >"$VM_WORK/compare.txt" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))["policies"][0]
+r = json.load(open(sys.argv[2]))["policies"][0]
+hw_s, hw_h = int(sys.argv[3]), int(sys.argv[4])
+# The hwrng's reads: flush events whose place between the extends depends on
+# timing (a read may fall where a session is live or not, or just before a
+# user-space command that flushes anyway); each moves at most one session:
+# one ContextLoad and StartAuthSession, two FlushContext.
+tol = max(hw_s, hw_h)
+per = {"ContextLoad": 1, "StartAuthSession": 1, "FlushContext": 2}
+rel = p["tpm_ms"] / r["tpm_ms"] - 1
+print(f"{'':18} {'predicted':>10} {'real HMAC':>10}")
+print(f"{'TPM time (ms)':18} {p['tpm_ms']:10.1f} {r['tpm_ms']:10.1f}   {rel * 100:+.2f}%")
+ok = abs(rel) <= 0.05
+for cc in ("ContextLoad", "StartAuthSession", "FlushContext", "CreatePrimary", "ContextSave", "PCR_Extend", "GetRandom"):
+    a, b = p["by_command"].get(cc, 0), r["by_command"].get(cc, 0)
+    print(f"{cc:18} {a:10} {b:10}")
+    if cc in per and abs(a - b) > per[cc] * tol:
+        ok = False
+print(f"{'commands':18} {p['commands']:10} {r['commands']:10}")
+print(f"hwrng reads: stock boot {hw_s}, HMAC boot {hw_h}: ContextLoad and StartAuthSession may differ by {tol}, FlushContext by {2 * tol}")
+print("within bounds" if ok else "OUT OF BOUNDS")
+sys.exit(0 if ok else 1)
+PY
+rc=$?
+cat "$VM_WORK/compare.txt"
+check "predicted TPM time within 5% and session commands within the hwrng's flushes" [ "$rc" = 0 ]
+
+# The hwrng knob: a kernel without HW_RANDOM_TPM sends none of the hwrng's
+# reads (and no session or flush for them); user space's GetRandom stays.
+"$TPMTRACE" predict "$DB" --trace "$S" --profile "$PROFILE" --policy linux-6.12 \
+	--policy 'salt=null-ecc,reuse=lazy,hwrng=off' --host-crypto estimate --json >"$VM_WORK/hw.json" 2>/dev/null
+check "predict with hwrng=off: exit status" [ $? = 0 ]
+gr() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["policies"][int(sys.argv[2])]["by_command"].get("GetRandom", 0))' "$VM_WORK/hw.json" "$1"; }
+check "hwrng=off drops the stock boot's $hw_s hwrng reads ($(gr 0) -> $(gr 1) GetRandom)" [ "$(gr 1)" = $(($(gr 0) - hw_s)) ]
+
+finish
