@@ -645,6 +645,15 @@ static int build_cmd(struct rp *x, uint32_t cc, const uint32_t *handles, unsigne
 		wire_wr_u32(&w, handles[i]);
 	if (na) {
 		size_t size_at = w.off;
+		/* Other sessions that decrypt or encrypt enter the first one's
+		 * HMAC (Part 1 19.6.5). */
+		const struct sess *dec = NULL, *enc = NULL;
+		for (unsigned i = 1; i < na; i++) {
+			if (a[i].is_sess && (a[i].attrs & TPMA_SESSION_DECRYPT))
+				dec = a[i].s;
+			if (a[i].is_sess && (a[i].attrs & TPMA_SESSION_ENCRYPT))
+				enc = a[i].s;
+		}
 		wire_wr_u32(&w, 0);
 		for (unsigned i = 0; i < na; i++) {
 			if (!a[i].is_sess) {
@@ -666,8 +675,9 @@ static int build_cmd(struct rp *x, uint32_t cc, const uint32_t *handles, unsigne
 			s->attrs = a[i].attrs;
 			if ((rc = sess_cphash(&x->cr, s->hash_alg, cc, names, nh, params, plen,
 					      cph)) ||
-			    (rc = sess_cmd_hmac(s, &x->cr, cph, a[i].key_auth, a[i].key_auth_len,
-						hmac)))
+			    (rc = sess_cmd_hmac_first(s, &x->cr, cph, a[i].key_auth,
+						      a[i].key_auth_len, i ? NULL : dec,
+						      i ? NULL : enc, hmac)))
 				return rc;
 			wire_wr_tpm2b(&w, hmac, s->dsize);
 		}
