@@ -1642,7 +1642,9 @@ static int replay_original(struct rp *x, const struct pol_out *po)
 		}
 
 	int plan = PLAN_RECORDED;
-	if (x->pol.mode == POL_MODE_PASSWORD)
+	if (policy_auth_kept(c->auth_kind))
+		plan = PLAN_RECORDED; /* as the expansion did (policy_auth_kept) */
+	else if (x->pol.mode == POL_MODE_PASSWORD)
 		plan = PLAN_PASSWORD;
 	else if (x->pol.mode == POL_MODE_SESSIONS && policy_kernel_protects(c->cc))
 		plan = po->auth_kind == TPM_AUTH_PASSWORD ? PLAN_PASSWORD
