@@ -92,8 +92,9 @@ const struct subcommand subcmd_replay = {
 
 static const char *const outcome_names[] = {"faithful", "substituted", "refused", "skipped",
 					    "failed"};
-static const char *const role_names[] = {
-    "original", "nullkey-init", "session-setup", "session-end", "name-lookup", "?", "startup", "?"};
+static const char *const role_names[] = {"original",	"nullkey-init", "session-setup",
+					 "session-end", "name-lookup",	"?",
+					 "startup",	"rm-client-end"};
 
 static void progress_cb(void *arg, uint64_t done, uint64_t total)
 {
