@@ -341,6 +341,11 @@ int policy_kernel_protects(uint32_t cc)
 	return 0;
 }
 
+int policy_auth_kept(int auth_kind)
+{
+	return auth_kind == TPM_AUTH_POLICY || auth_kind == TPM_AUTH_POLICY_ENC;
+}
+
 void policy_expand_init(struct pol_state *s, const struct policy *p, pol_emit_fn emit, void *ctx)
 {
 	memset(s, 0, sizeof *s);
@@ -549,6 +554,9 @@ int policy_expand_cmd(struct pol_state *s, const struct pol_cmd *c)
 		return put(s, c->cc, c->auth_kind, POL_ROLE_ORIGINAL, c->variant,
 			   c->sess_attrs & 0xff, 0, c);
 	case POL_MODE_PASSWORD: {
+		if (policy_auth_kept(c->auth_kind))
+			return put(s, c->cc, c->auth_kind, POL_ROLE_ORIGINAL, c->variant,
+				   c->sess_attrs & 0xff, 0, c);
 		/* A password session only goes where an authorization handle is
 		 * (Part 1, 19.6.x); audit or encrypt-only sessions disappear. */
 		const struct tpm_cc_info *ci = tpm_cc_lookup(c->cc);
@@ -578,7 +586,7 @@ int policy_expand_cmd(struct pol_state *s, const struct pol_cmd *c)
 		s->session_live = 0;
 		s->nullkey_loaded = 0;
 	}
-	if (policy_kernel_protects(c->cc))
+	if (policy_kernel_protects(c->cc) && !policy_auth_kept(c->auth_kind))
 		return expand_protected(s, c);
 	return put(s, c->cc, c->auth_kind, POL_ROLE_ORIGINAL, c->variant, c->sess_attrs & 0xff, 0,
 		   c);

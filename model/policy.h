@@ -174,6 +174,11 @@ int policy_event_from_kind(const char *kind);
 /* True if the kernel would protect this command with its HMAC session
  * (drivers/char/tpm/tpm2-cmd.c, trusted_tpm2.c). */
 int policy_kernel_protects(uint32_t cc);
+/* 1 when a command authorized with this kind (enum tpm_auth_kind) keeps its
+ * recorded sessions under every policy: a policy session (PolicyPCR, ...)
+ * has no password or HMAC equivalent (the object may have no userWithAuth),
+ * so the presets leave e.g. a PCR-sealed key's Unseal alone. */
+int policy_auth_kept(int auth_kind);
 
 /* True for the commands the kernel sends before it registers its null key
  * (tpm2_probe, tpm2_auto_startup up to tpm2_sessions_init): Startup,

@@ -41,6 +41,7 @@
 #define MAX_SESS			32
 #define ROLE_STARTUP			6   /* by_role index of the Startup we add */
 #define ROLE_CLEANUP			7   /* ... and of what removes the run's leftovers */
+#define ROLE_CLIENT_END			8   /* ... and of a client's space flushed */
 #define CLEAN_MAX			256 /* handles of one kind listed on a target */
 #define MADE_MAX			32
 
@@ -59,6 +60,8 @@ static const uint32_t clean_kinds[] = {0x80000000, 0x02000000, 0x03000000, 0x010
 struct obj {
 	uint32_t rec, rep;
 	uint8_t used, has_name;
+	uint8_t created; /* by a command of the replay, for client (rm_spaces) */
+	uint32_t client;
 	struct tpm_name name;
 	uint16_t publen;
 	uint8_t pub[PUB_MAX]; /* TPM2B_PUBLIC, size included */
@@ -66,7 +69,7 @@ struct obj {
 
 /* A session the trace started, as re-created on the target. */
 struct rsess {
-	uint32_t rec;
+	uint32_t rec, client;
 	uint8_t used, type;
 	uint8_t bound, pol_authvalue, pol_password;
 	struct sess s;
@@ -104,6 +107,7 @@ struct privmap {
 
 struct src_cmd {
 	uint64_t seq;
+	uint32_t client; /* client_id */
 	const uint8_t *cmd, *rsp;
 	size_t len, rsp_len;
 	uint32_t flags;
@@ -164,6 +168,14 @@ struct rp {
 	uint32_t nk_loaded;
 	struct sess ks;
 	int ks_live;
+	/* The trace was recorded in front of a resource manager with a space
+	 * per client (tpm-cuse-proxy on /dev/tpmrmN): when a client has sent its
+	 * last command, its objects and sessions are flushed as closing
+	 * /dev/tpmrm0 does (tpm2_flush_space), so that a multi-process trace
+	 * (clevis: one tpm2-tools process per step) fits the target's slots. */
+	int rm_spaces;
+	uint64_t *cl_last; /* by client id: seq of its last command */
+	size_t n_cl;
 	struct obj objs[MAX_OBJS];
 	struct rsess sess[MAX_SESS];
 	struct ctxmap *ctx;
@@ -675,6 +687,15 @@ static int build_cmd(struct rp *x, uint32_t cc, const uint32_t *handles, unsigne
 		wire_wr_u32(&w, handles[i]);
 	if (na) {
 		size_t size_at = w.off;
+		/* Other sessions that decrypt or encrypt enter the first one's
+		 * HMAC (Part 1 19.6.5). */
+		const struct sess *dec = NULL, *enc = NULL;
+		for (unsigned i = 1; i < na; i++) {
+			if (a[i].is_sess && (a[i].attrs & TPMA_SESSION_DECRYPT))
+				dec = a[i].s;
+			if (a[i].is_sess && (a[i].attrs & TPMA_SESSION_ENCRYPT))
+				enc = a[i].s;
+		}
 		wire_wr_u32(&w, 0);
 		for (unsigned i = 0; i < na; i++) {
 			if (!a[i].is_sess) {
@@ -698,8 +719,9 @@ static int build_cmd(struct rp *x, uint32_t cc, const uint32_t *handles, unsigne
 			s->attrs = a[i].attrs;
 			if ((rc = sess_cphash(&x->cr, s->hash_alg, cc, names, nh, params, plen,
 					      cph)) ||
-			    (rc = sess_cmd_hmac(s, &x->cr, cph, a[i].key_auth, a[i].key_auth_len,
-						hmac)))
+			    (rc = sess_cmd_hmac_first(s, &x->cr, cph, a[i].key_auth,
+						      a[i].key_auth_len, i ? NULL : dec,
+						      i ? NULL : enc, hmac)))
 				return rc;
 			wire_wr_tpm2b(&w, hmac, s->dsize);
 		}
@@ -1071,6 +1093,7 @@ static int start_session(struct rp *x)
 	rs->type = type;
 	rs->bound = bind != TPM_RH_NULL;
 	rs->bind_name = bind_name;
+	rs->client = sc->client;
 	return 0;
 }
 
@@ -1173,8 +1196,12 @@ static int context_load(struct rp *x)
 		int rc = xfer(x, sc->cmd, sc->len);
 		if (rc < 0)
 			return rc;
-		if (!rc && x->t.rsp_len >= TPM_HEADER_SIZE + 4 && (sc->rsp_handle >> 24) == 0x80)
-			obj_add(x, sc->rsp_handle, wire_get_u32(x->t.rsp + TPM_HEADER_SIZE));
+		if (!rc && x->t.rsp_len >= TPM_HEADER_SIZE + 4 && (sc->rsp_handle >> 24) == 0x80) {
+			struct obj *o =
+			    obj_add(x, sc->rsp_handle, wire_get_u32(x->t.rsp + TPM_HEADER_SIZE));
+			o->created = 1;
+			o->client = sc->client;
+		}
 		if (rc)
 			x->res->failed++;
 		if (rc)
@@ -1210,10 +1237,15 @@ static int context_load(struct rp *x)
 			o->rep = rep;
 			o->used = 1;
 		}
+		/* Loaded into this client's space (rm_spaces), whoever saved it. */
+		o->created = 1;
+		o->client = sc->client;
 	} else {
 		struct rsess *s = sess_find(x, sc->rsp_handle);
-		if (s)
+		if (s) {
 			s->s.handle = rep;
+			s->client = sc->client;
+		}
 	}
 	return 0;
 }
@@ -1489,8 +1521,11 @@ static void capture(struct rp *x, const uint32_t *hs, const uint8_t *pp, size_t 
 	uint16_t n;
 	struct obj *o = NULL;
 	if (c->info && c->info->handles_out && (sc->rsp_handle >> 24) == 0x80 &&
-	    x->t.rsp_len >= TPM_HEADER_SIZE + 4)
+	    x->t.rsp_len >= TPM_HEADER_SIZE + 4) {
 		o = obj_add(x, sc->rsp_handle, wire_get_u32(x->t.rsp + TPM_HEADER_SIZE));
+		o->created = 1;
+		o->client = sc->client;
+	}
 	wire_rd_init(&r, pp, pl);
 	wire_rd_init(&q, sent, sent_len);
 	switch (c->cc) {
@@ -1767,7 +1802,9 @@ static int replay_original(struct rp *x, const struct pol_out *po)
 		}
 
 	int plan = PLAN_RECORDED;
-	if (x->pol.mode == POL_MODE_PASSWORD)
+	if (policy_auth_kept(c->auth_kind))
+		plan = PLAN_RECORDED; /* as the expansion did (policy_auth_kept) */
+	else if (x->pol.mode == POL_MODE_PASSWORD)
 		plan = PLAN_PASSWORD;
 	else if (x->pol.mode == POL_MODE_SESSIONS && policy_kernel_protects(c->cc))
 		plan = po->auth_kind == TPM_AUTH_PASSWORD ? PLAN_PASSWORD
@@ -2245,6 +2282,85 @@ static void src_stats_finish(struct rp *x, sqlite3 *db, int streamed_all)
 	}
 }
 
+/* FlushContext of a target handle, sent for the replay's own bookkeeping
+ * (role rm-client-end); a TPM error is not the trace's and is ignored. */
+static int flush_target(struct rp *x, uint32_t rep)
+{
+	uint8_t cmd[14];
+	wire_put_u16(cmd, TPM_ST_NO_SESSIONS);
+	wire_put_u32(cmd + 2, sizeof cmd);
+	wire_put_u32(cmd + 6, TPM_CC_FlushContext);
+	wire_put_u32(cmd + 10, rep);
+	int saved = x->cur_role, rc;
+	x->cur_role = ROLE_CLIENT_END;
+	rc = xfer(x, cmd, sizeof cmd);
+	x->cur_role = saved;
+	return rc < 0 ? rc : 0;
+}
+
+/* A client of a per-client-space trace sent its last command: what it still
+ * has loaded goes, as when it closed /dev/tpmrm0. */
+static void client_end(struct rp *x, uint32_t client)
+{
+	for (int i = 0; i < MAX_OBJS && !x->fatal; i++) {
+		struct obj *o = &x->objs[i];
+		if (o->used && o->created && o->client == client && (o->rec >> 24) == 0x80 &&
+		    !flush_target(x, o->rep))
+			o->used = 0;
+	}
+	for (int i = 0; i < MAX_SESS && !x->fatal; i++) {
+		struct rsess *r = &x->sess[i];
+		if (r->used && r->client == client && !flush_target(x, r->s.handle))
+			r->used = 0;
+	}
+}
+
+/* rm_spaces: the trace came from tpm-cuse-proxy in front of a /dev/tpmrmN
+ * node (source "cuse:NODE <- .../tpmrmN"), where each client had its own
+ * resource-manager space; cl_last: each client's last command. */
+static int rm_spaces_init(struct rp *x, sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	const char *src = NULL, *be;
+	if (sqlite3_prepare_v2(db, "SELECT source FROM trace WHERE id=?", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, x->res->source_id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		src = (const char *)sqlite3_column_text(st, 0);
+	be = src && !strncmp(src, "cuse:", 5) ? strstr(src, " <- ") : NULL;
+	if (be) {
+		const char *base = strrchr(be + 4, '/');
+		x->rm_spaces = !strncmp(base ? base + 1 : be + 4, "tpmrm", 5);
+	}
+	sqlite3_finalize(st);
+	if (!x->rm_spaces)
+		return 0;
+	if (sqlite3_prepare_v2(
+		db,
+		"SELECT client_id, max(seq) FROM command WHERE trace_id=? AND"
+		" client_id BETWEEN 0 AND 65535 GROUP BY client_id ORDER BY client_id",
+		-1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, x->res->source_id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		size_t id = (size_t)sqlite3_column_int64(st, 0);
+		if (id >= x->n_cl) {
+			uint64_t *n = realloc(x->cl_last, (id + 1) * sizeof *n);
+			if (!n) {
+				sqlite3_finalize(st);
+				return -ENOMEM;
+			}
+			memset(n + x->n_cl, 0, (id + 1 - x->n_cl) * sizeof *n);
+			x->cl_last = n;
+			x->n_cl = id + 1;
+		}
+		x->cl_last[id] = (uint64_t)sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
 /* One source row: checks, then hands it to the policy expansion. */
 static int one_command(struct rp *x, sqlite3_stmt *st)
 {
@@ -2260,6 +2376,7 @@ static int one_command(struct rp *x, sqlite3_stmt *st)
 	sc.has_rc = sqlite3_column_type(st, 5) != SQLITE_NULL;
 	sc.rc = (uint32_t)sqlite3_column_int64(st, 5);
 	sc.rsp_handle = (uint32_t)sqlite3_column_int64(st, 6);
+	sc.client = (uint32_t)sqlite3_column_int64(st, 10);
 	x->cur = &sc;
 	x->cur_outcome = REPLAY_FAITHFUL;
 	x->cur_reason[0] = 0;
@@ -2344,6 +2461,8 @@ done:
 	if (!x->fatal)
 		x->res->outcome[x->cur_outcome]++;
 	x->res->processed++;
+	if (!x->fatal && x->rm_spaces && sc.client < x->n_cl && x->cl_last[sc.client] == sc.seq)
+		client_end(x, sc.client);
 	x->cur = NULL;
 	return x->fatal ? x->fatal : rc;
 }
@@ -2559,6 +2678,10 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 			 o->db_path, (long long)res->source_id, sqlite3_errmsg(db));
 		goto out;
 	}
+	if ((rc = rm_spaces_init(x, db))) {
+		snprintf(res->err, sizeof res->err, "%s: %s", o->db_path, sqlite3_errmsg(db));
+		goto out;
+	}
 	if (o->emulate) {
 		/* Before anything is started or stored: a bad profile leaves the
 		 * database as it was. */
@@ -2742,6 +2865,7 @@ out:
 		free(x->priv[i].priv);
 	free(x->priv);
 	free(x->origin);
+	free(x->cl_last);
 	free(x);
 	return rc;
 }

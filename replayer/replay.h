@@ -26,6 +26,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* pol_role (model/policy.h), then the replay's own: the Startup it adds, its
+ * clean-up of an external target, a recorded client's space flushed. */
+#define REPLAY_N_ROLES 9
+
 #define REPLAY_MAX_AUTHS   16
 #define REPLAY_MAX_REASONS 32
 #define REPLAY_MAX_CC	   128
@@ -95,12 +99,12 @@ struct replay_result {
 	uint64_t processed;	  /* source commands handled */
 	uint64_t sent;		  /* commands sent to the TPM, policy extras included */
 	uint64_t outcome[REPLAY__OUTCOMES];
-	uint64_t by_role[8];   /* commands sent per pol_role */
-	uint64_t failed;       /* TPM errors where the recording had success */
-	uint64_t hmac_checked; /* response HMACs verified */
-	uint64_t retries;      /* resubmissions after TPM_RC_RETRY/YIELDED/TESTING */
-	uint64_t tpm_ns;       /* sum of command latencies */
-	uint64_t crypto_ns;    /* host session cryptography */
+	uint64_t by_role[REPLAY_N_ROLES]; /* commands sent per pol_role (and the replay's own) */
+	uint64_t failed;		  /* TPM errors where the recording had success */
+	uint64_t hmac_checked;		  /* response HMACs verified */
+	uint64_t retries;		  /* resubmissions after TPM_RC_RETRY/YIELDED/TESTING */
+	uint64_t tpm_ns;		  /* sum of command latencies */
+	uint64_t crypto_ns;		  /* host session cryptography */
 	uint64_t wall_ns;
 	uint64_t src_tpm_ns;
 	struct replay_reason reasons[REPLAY_MAX_REASONS];

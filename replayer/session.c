@@ -455,9 +455,12 @@ static size_t hmac_key(const struct sess *s, const uint8_t *auth, size_t auth_le
 	return s->key_len + auth_len;
 }
 
+/* n3, n4: the nonceTPM of other sessions that decrypt / encrypt the command,
+ * in the first session's command HMAC only (NULL otherwise). */
 static int session_hmac(const struct sess *s, struct sess_crypto *c, const uint8_t *phash,
 			const uint8_t *n1, size_t n1len, const uint8_t *n2, size_t n2len,
-			uint8_t attrs, const uint8_t *auth, size_t auth_len, uint8_t *out)
+			const struct sess *n3, const struct sess *n4, uint8_t attrs,
+			const uint8_t *auth, size_t auth_len, uint8_t *out)
 {
 	uint8_t k[2 * SESS_MAX_DIGEST];
 	size_t kl = hmac_key(s, auth, auth_len, k);
@@ -468,6 +471,10 @@ static int session_hmac(const struct sess *s, struct sess_crypto *c, const uint8
 		rc = mac_update(c, n1, n1len);
 	if (!rc && n2len)
 		rc = mac_update(c, n2, n2len);
+	if (!rc && n3 && n3->nonce_tpm_len)
+		rc = mac_update(c, n3->nonce_tpm, n3->nonce_tpm_len);
+	if (!rc && n4 && n4->nonce_tpm_len)
+		rc = mac_update(c, n4->nonce_tpm, n4->nonce_tpm_len);
 	if (!rc)
 		rc = mac_update(c, &attrs, 1);
 	if (!rc)
@@ -480,14 +487,23 @@ int sess_cmd_hmac(const struct sess *s, struct sess_crypto *c, const uint8_t *cp
 		  const uint8_t *auth, size_t auth_len, uint8_t *out)
 {
 	return session_hmac(s, c, cphash, s->nonce_caller, s->nonce_caller_len, s->nonce_tpm,
-			    s->nonce_tpm_len, s->attrs, auth, auth_len, out);
+			    s->nonce_tpm_len, NULL, NULL, s->attrs, auth, auth_len, out);
+}
+
+int sess_cmd_hmac_first(const struct sess *s, struct sess_crypto *c, const uint8_t *cphash,
+			const uint8_t *auth, size_t auth_len, const struct sess *dec,
+			const struct sess *enc, uint8_t *out)
+{
+	return session_hmac(s, c, cphash, s->nonce_caller, s->nonce_caller_len, s->nonce_tpm,
+			    s->nonce_tpm_len, dec == enc ? NULL : dec, enc, s->attrs, auth,
+			    auth_len, out);
 }
 
 int sess_rsp_hmac(const struct sess *s, struct sess_crypto *c, const uint8_t *rphash,
 		  uint8_t rsp_attrs, const uint8_t *auth, size_t auth_len, uint8_t *out)
 {
 	return session_hmac(s, c, rphash, s->nonce_tpm, s->nonce_tpm_len, s->nonce_caller,
-			    s->nonce_caller_len, rsp_attrs, auth, auth_len, out);
+			    s->nonce_caller_len, NULL, NULL, rsp_attrs, auth, auth_len, out);
 }
 
 int sess_aes_cfb(struct sess_crypto *c, const uint8_t key[16], const uint8_t iv[16], int enc,

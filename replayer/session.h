@@ -150,6 +150,15 @@ int sess_rphash(struct sess_crypto *c, uint16_t hash_alg, uint32_t rc, uint32_t 
 int sess_cmd_hmac(const struct sess *s, struct sess_crypto *c, const uint8_t *cphash,
 		  const uint8_t *auth, size_t auth_len, uint8_t *out);
 
+/* The command HMAC of the first session when another session of the command
+ * decrypts its first parameter (dec) or encrypts the response's (enc): their
+ * nonceTPM follow the two nonces, decrypt's first, one of them only when it is
+ * the same session (Part 1 19.6.5; tpm2-tss iesys_gen_auths). systemd-cryptsetup
+ * unseals with a policy session first and an encrypting HMAC session second. */
+int sess_cmd_hmac_first(const struct sess *s, struct sess_crypto *c, const uint8_t *cphash,
+			const uint8_t *auth, size_t auth_len, const struct sess *dec,
+			const struct sess *enc, uint8_t *out);
+
 /* Response HMAC (Part 1 19.6.6): the nonces in the other order:
  * HMAC(rpHash || nonceTPM || nonceCaller || sessionAttributes). */
 int sess_rsp_hmac(const struct sess *s, struct sess_crypto *c, const uint8_t *rphash,

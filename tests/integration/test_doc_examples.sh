@@ -133,7 +133,14 @@ skipped=()
 for ((b = 0; b < nblocks; b++)); do
 	src=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[int(sys.argv[2])]["source"])' "$T/examples.json" $b)
 	qs=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[int(sys.argv[2])].get("quickstart",""))' "$T/examples.json" $b)
+	elsewhere=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[int(sys.argv[2])].get("elsewhere",""))' "$T/examples.json" $b)
 	mapfile -d '' cmds < <(python3 -c 'import json,sys; [sys.stdout.write(c + "\0") for c in json.load(open(sys.argv[1]))[int(sys.argv[2])]["commands"]]' "$T/examples.json" $b)
+	if [ -n "$elsewhere" ]; then
+		for c in "${cmds[@]}"; do
+			skipped+=("$src: ${c%%$'\n'*} -- $elsewhere")
+		done
+		continue
+	fi
 	if [ -n "$qs" ]; then
 		for c in "${cmds[@]}"; do
 			if [ "$qs" = "sh quickstart-setup" ]; then

@@ -60,8 +60,8 @@ DESTDIR=$STAGE cmake --install "$B" --prefix /usr >"$T/install.log" 2>&1
 expect_eq "cmake --install exits 0" $? 0
 check "binary installed" test -x "$STAGE/usr/bin/tpmtrace"
 if [ -f "$B/bin/tpm-cuse-proxy" ]; then
-	check "tpm-cuse-proxy installed in sbin" test -x "$STAGE/usr/sbin/tpm-cuse-proxy"
-	check "tpm-cuse-proxy installed once (not in bin)" test ! -e "$STAGE/usr/bin/tpm-cuse-proxy"
+	check "tpm-cuse-proxy installed in bin (where its unit runs it)" test -x "$STAGE/usr/bin/tpm-cuse-proxy"
+	check "tpm-cuse-proxy installed once (not in sbin)" test ! -e "$STAGE/usr/sbin/tpm-cuse-proxy"
 fi
 check "the generator is not installed" test ! -e "$STAGE/usr/bin/tpmtrace-gendoc"
 expect_eq "installed tpmtrace(1) is the generated one" "$(cmp "$STAGE/usr/share/man/man1/tpmtrace.1" "$B/man/tpmtrace.1" && echo same)" same

@@ -73,6 +73,12 @@ for path in [os.path.join(SRC, 'README.md')] + sorted(glob.glob(os.path.join(SRC
         source = '%s:%d' % (rel, line_no)
         if tag.startswith('sh quickstart'):
             blocks.append({'source': source, 'quickstart': tag, 'commands': commands(body.splitlines())})
+        elif tag.startswith('sh record-boot'):
+            # Installs into the system and reads a machine's boot: run word
+            # for word in a Debian image by the VM tests instead.
+            blocks.append({'source': source, 'commands': commands(body.splitlines()),
+                           'elsewhere': 'run word for word in a Debian image by '
+                                        'tests/vm/test_vm_boot_luks_*.sh'})
         elif tag == 'sh':
             add(source, body.splitlines())
         elif tag == '':

@@ -71,6 +71,22 @@ static int count(void *ctx, const struct pol_out *o)
 	return 0;
 }
 
+struct unseal_tally {
+	unsigned n, unseal, auth, attrs;
+};
+
+static int count_unseal(void *ctx, const struct pol_out *o)
+{
+	struct unseal_tally *t = ctx;
+	t->n++;
+	if (o->cc == TPM_CC_Unseal) {
+		t->unseal++;
+		t->auth = o->auth_kind;
+		t->attrs = o->sess_attrs;
+	}
+	return 0;
+}
+
 static struct pol_cmd extend(void)
 {
 	struct pol_cmd c = {
@@ -391,11 +407,41 @@ static void test_parse_errors(void)
 	CHECK(policy_event_from_kind("SET_LOCALITY") == 0, "irrelevant event");
 }
 
+/* An Unseal authorized by a policy session (systemd-cryptsetup's, clevis's)
+ * keeps its sessions under every preset: no session set-up, no password, the
+ * recorded authorization kind and attributes. */
+static void test_policy_auth_kept(void)
+{
+	static const char *const presets[] = {"password", "linux-6.10", "linux-6.12",
+					      "linux-6.12-no-pcr-integrity"};
+	for (unsigned i = 0; i < sizeof presets / sizeof presets[0]; i++) {
+		struct policy p;
+		struct pol_state s;
+		char err[256];
+		struct unseal_tally t = {0};
+		CHECK(policy_parse(presets[i], &p, err, sizeof err) == 0, "%s", err);
+		struct pol_cmd c = {.cc = TPM_CC_Unseal,
+				    .n_handles = 1,
+				    .auth_kind = TPM_AUTH_POLICY,
+				    .sess_attrs = 0x4101,
+				    .has_rc = 1};
+		c.handles[0] = 0x80000001;
+		policy_expand_init(&s, &p, count_unseal, &t);
+		CHECK(policy_expand_cmd(&s, &c) == 0, "%s: expand", presets[i]);
+		CHECK(t.unseal == 1 && t.auth == TPM_AUTH_POLICY && t.attrs == 0x01,
+		      "%s: Unseal as recorded (n %u, auth %u, attrs 0x%x)", presets[i], t.unseal,
+		      t.auth, t.attrs);
+		CHECK(!policy_auth_kept(TPM_AUTH_HMAC) && policy_auth_kept(TPM_AUTH_POLICY_ENC),
+		      "policy_auth_kept");
+	}
+}
+
 int main(void)
 {
 	test_presets();
 	test_events();
 	test_origins();
+	test_policy_auth_kept();
 	test_parse_errors();
 	return tl_finish("test_policy");
 }

@@ -38,8 +38,10 @@ int guardian_start(int dir, const char *name);
  * reads and polls, one "check=result" line each, so that a CUSE node can be
  * compared with the kernel's. */
 int devtools_probe(const char *path, int exclusive_check);
-/* Times PCR_Extend (PCR 16, SHA-256) round trips (write + read) on each of the
- * paths, interleaved in rounds, and prints per-path medians in microseconds. */
-int devtools_bench(const char *const *paths, int n_paths, int count, int rounds, int json);
+/* Times PCR_Extend (PCR 16, SHA-256) or, with getrandom, GetRandom (16 bytes)
+ * round trips (write + read) on each of the paths, interleaved in rounds, and
+ * prints per-path medians in microseconds. */
+int devtools_bench(const char *const *paths, int n_paths, int count, int rounds, int json,
+		   int getrandom);
 
 #endif

@@ -252,7 +252,8 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int devtools_bench(const char *const *paths, int n_paths, int count, int rounds, int json)
+int devtools_bench(const char *const *paths, int n_paths, int count, int rounds, int json,
+		   int getrandom)
 {
 	int fds[8];
 	uint64_t *t[8] = {0};
@@ -277,18 +278,19 @@ int devtools_bench(const char *const *paths, int n_paths, int count, int rounds,
 	for (int r = 0; r < rounds; r++) {
 		for (int i = 0; i < n_paths; i++) {
 			for (int k = 0; k < count; k++) {
-				size_t len = cmd_pcr_extend(cmd, ++seq);
+				size_t len =
+				    getrandom ? cmd_getrandom(cmd, 16) : cmd_pcr_extend(cmd, ++seq);
 				uint64_t t0 = now_ns();
 				ssize_t w = write(fds[i], cmd, len);
 				ssize_t n = w == (ssize_t)len ? read(fds[i], rsp, sizeof rsp) : -1;
 				uint64_t t1 = now_ns();
 				if (n < TPM_HEADER_SIZE || wire_get_u32(rsp + 6) != 0) {
-					fprintf(
-					    stderr,
-					    "tpm-cuse-proxy --bench: %s: PCR_Extend failed (%s, "
-					    "rc 0x%x)\n",
-					    paths[i], n < 0 ? strerror(errno) : "response",
-					    n >= TPM_HEADER_SIZE ? wire_get_u32(rsp + 6) : 0);
+					fprintf(stderr,
+						"tpm-cuse-proxy --bench: %s: %s failed (%s, "
+						"rc 0x%x)\n",
+						paths[i], getrandom ? "GetRandom" : "PCR_Extend",
+						n < 0 ? strerror(errno) : "response",
+						n >= TPM_HEADER_SIZE ? wire_get_u32(rsp + 6) : 0);
 					goto out;
 				}
 				t[i][(size_t)r * (size_t)count + (size_t)k] = t1 - t0;

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -46,7 +47,8 @@ static const char usage[] =
     "                      [--pidfile FILE] [--initrd]\n"
     "       tpm-cuse-proxy --restore [--name NAME] [--dev-dir DIR]\n"
     "       tpm-cuse-proxy --probe DEVICE [--exclusive]\n"
-    "       tpm-cuse-proxy --bench DEVICE[,DEVICE...] [--count N] [--rounds R] [--json]\n"
+    "       tpm-cuse-proxy --bench DEVICE[,DEVICE...] [--bench-command extend|getrandom]\n"
+    "                      [--count N] [--rounds R] [--json]\n"
     "\n"
     "Serves a CUSE character device /dev/NAME that behaves like the kernel's TPM\n"
     "devices: a write carries one whole command, a read returns the response (or\n"
@@ -88,9 +90,11 @@ static const char usage[] =
     "                    are kernel TPM devices when --name is not given) and exit\n"
     "  --probe DEVICE    print how DEVICE answers good and bad writes, reads, polls\n"
     "                    (to compare a CUSE node with the kernel's)\n"
-    "  --bench LIST      median PCR_Extend round trip (write+read) on each device,\n"
-    "                    interleaved: --count commands per device per round\n"
-    "                    (default 1), --rounds (default 1000), --json\n"
+    "  --bench LIST      median round trip (write+read) of one command on each\n"
+    "                    device, interleaved: --count commands per device per round\n"
+    "                    (default 1), --rounds (default 1000), --json;\n"
+    "                    --bench-command extend (PCR_Extend of PCR 16, default) or\n"
+    "                    getrandom (GetRandom of 16 bytes)\n"
     "  -h, --help        this text\n"
     "\n"
     "Examples:\n"
@@ -149,6 +153,13 @@ static struct {
 	struct fuse_session *se;
 	char err[600];
 	int setup_failed;
+	/* Test-only fault switch (tests/vm/test_vm_boot_luks_*.sh), from
+	 * TPMTRACE_FAULT_CUSE_CRASH=CC or CC:after: the proxy dies of SIGABRT
+	 * when the first command with code CC arrives (before it is sent
+	 * on), or once its response is with the client (":after"), as a
+	 * crash in the middle of a client's sequence would. */
+	uint32_t crash_cc;
+	int crash_after;
 } g = {.lock = PTHREAD_MUTEX_INITIALIZER,
        .rec_lock = PTHREAD_MUTEX_INITIALIZER,
        .cond = PTHREAD_COND_INITIALIZER,
@@ -181,6 +192,34 @@ static int client_errno(int rc)
 	if (rc == -ETIME || rc == -ETIMEDOUT)
 		return ETIME;
 	return EIO;
+}
+
+static void fault_crash_init(void)
+{
+	const char *s = getenv("TPMTRACE_FAULT_CUSE_CRASH");
+	char *end;
+	if (!s || !*s)
+		return;
+	unsigned long cc = strtoul(s, &end, 0);
+	if (cc == 0 || cc > 0xffffffffUL || (*end && strcmp(end, ":after") != 0)) {
+		msg("TPMTRACE_FAULT_CUSE_CRASH: not CC or CC:after: '%s'; ignored", s);
+		return;
+	}
+	g.crash_cc = (uint32_t)cc;
+	g.crash_after = *end != 0;
+	msg("TPMTRACE_FAULT_CUSE_CRASH: will crash at command 0x%x%s", g.crash_cc,
+	    g.crash_after ? ", once answered" : "");
+}
+
+static void fault_crash(const uint8_t *cmd, size_t len, int after)
+{
+	if (!g.crash_cc || after != g.crash_after || len < TPM_HEADER_SIZE ||
+	    wire_get_u32(cmd + 6) != g.crash_cc)
+		return;
+	struct rlimit none = {0, 0};
+	setrlimit(RLIMIT_CORE, &none); /* no core file in the initramfs */
+	msg("TPMTRACE_FAULT_CUSE_CRASH: crashing at command 0x%x", g.crash_cc);
+	abort();
 }
 
 static void file_unref(struct cfile *f)
@@ -269,6 +308,7 @@ static void *worker_main(void *arg)
 		 * thread also feeds, so it is taken for the record only: an
 		 * open or a bad write elsewhere never waits for the TPM. */
 		g.rec.backend = f->tr ? f->tr : g.shared;
+		fault_crash(cmd, cmd_len, 0);
 		int rc =
 		    recorder_forward(&g.rec, client, 0, cmd, cmd_len, rsp, RSP_CAP, &rsp_len, &tm);
 
@@ -297,6 +337,7 @@ static void *worker_main(void *arg)
 		}
 		notify_poll(f);
 		pthread_mutex_unlock(&g.lock);
+		fault_crash(cmd, cmd_len, 1);
 
 		/* The client has its answer; now the record. It may name the
 		 * backend (g.rec.backend: in front of a tpmrm node, f's own
@@ -698,7 +739,7 @@ int main(int argc, char **argv)
 	const char *backend = NULL, *db_path = NULL, *trace_name = NULL, *probe = NULL,
 		   *bench = NULL, *pidfile = NULL;
 	int no_record = 0, foreground = 0, debug = 0, restore = 0, payloads = PAYLOADS_REDACTED;
-	int excl = -1, count = 1, rounds = 1000, json = 0, ret = 1;
+	int excl = -1, count = 1, rounds = 1000, json = 0, ret = 1, bench_getrandom = 0;
 	struct writer *w = NULL;
 	pthread_t worker;
 	int worker_started = 0;
@@ -728,7 +769,8 @@ int main(int argc, char **argv)
 		OPT_JSON,
 		OPT_HELP,
 		OPT_PIDFILE,
-		OPT_INITRD
+		OPT_INITRD,
+		OPT_BENCH_CMD
 	};
 	static const struct option opts[] = {{"backend", required_argument, 0, OPT_BACKEND},
 					     {"name", required_argument, 0, OPT_NAME},
@@ -753,6 +795,7 @@ int main(int argc, char **argv)
 					     {"help", no_argument, 0, OPT_HELP},
 					     {"pidfile", required_argument, 0, OPT_PIDFILE},
 					     {"initrd", no_argument, 0, OPT_INITRD},
+					     {"bench-command", required_argument, 0, OPT_BENCH_CMD},
 					     {0, 0, 0, 0}};
 	int o;
 	while ((o = getopt_long(argc, argv, "hf", opts, NULL)) != -1) {
@@ -832,6 +875,13 @@ int main(int argc, char **argv)
 		case OPT_JSON:
 			json = 1;
 			break;
+		case OPT_BENCH_CMD:
+			if (strcmp(optarg, "extend") && strcmp(optarg, "getrandom")) {
+				msg("--bench-command takes extend or getrandom, not '%s'", optarg);
+				return 2;
+			}
+			bench_getrandom = !strcmp(optarg, "getrandom");
+			break;
 		case OPT_PIDFILE:
 			pidfile = optarg;
 			break;
@@ -867,7 +917,7 @@ int main(int argc, char **argv)
 			msg("--count and --rounds take positive numbers");
 			return 2;
 		}
-		ret = devtools_bench(paths, n, count, rounds, json) ? 1 : 0;
+		ret = devtools_bench(paths, n, count, rounds, json, bench_getrandom) ? 1 : 0;
 		free(list);
 		return ret;
 	}
@@ -905,6 +955,7 @@ int main(int argc, char **argv)
 	g.exclusive = excl >= 0 ? excl : strncmp(g.name, "tpmrm", 5) != 0;
 	if (payloads == PAYLOADS_FULL && !no_record)
 		msg("--payloads full: secrets will be stored in %s", db_path);
+	fault_crash_init();
 
 	/* A leftover from a proxy that died without its guardian: put the
 	 * kernel's node back before taking it over again. */

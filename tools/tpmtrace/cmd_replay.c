@@ -123,7 +123,7 @@ static const char *const outcome_names[] = {"faithful", "substituted", "refused"
 					    "failed"};
 static const char *const role_names[] = {"original",	"nullkey-init", "session-setup",
 					 "session-end", "name-lookup",	"?",
-					 "startup",	"cleanup"};
+					 "startup",	"cleanup",	"rm-client-end"};
 
 static void progress_cb(void *arg, uint64_t done, uint64_t total)
 {
@@ -207,7 +207,7 @@ static void print_json(FILE *f, const struct replay_result *r, int rc)
 	}
 	fprintf(f, "\"sent_by_role\":{");
 	int first = 1;
-	for (int i = 0; i < 8; i++) {
+	for (int i = 0; i < REPLAY_N_ROLES; i++) {
 		if (!r->by_role[i])
 			continue;
 		fprintf(f, "%s\"%s\":%llu", first ? "" : ",", role_names[i],
@@ -277,7 +277,7 @@ static void print_text(FILE *f, const struct replay_result *r, int rc)
 			100.0 * (double)fidelity_n(r) / (double)r->processed,
 			(unsigned long long)fidelity_n(r), (unsigned long long)r->processed);
 	fprintf(f, "  commands sent %llu:", (unsigned long long)r->sent);
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < REPLAY_N_ROLES; i++)
 		if (r->by_role[i])
 			fprintf(f, " %s %llu", role_names[i], (unsigned long long)r->by_role[i]);
 	fprintf(f,
