@@ -923,7 +923,8 @@ static int name_of(struct rp *x, uint32_t rec, uint32_t rep, struct tpm_name *ou
  * or a fatal -errno. */
 static int start_raw(struct rp *x, uint32_t rk, struct obj *key, uint32_t rb,
 		     const uint8_t *bind_auth, size_t bind_len, uint8_t type, uint16_t sym,
-		     uint16_t bits, uint16_t mode, uint16_t hash, uint16_t nc_len, struct sess *out)
+		     uint16_t bits, uint16_t mode, uint16_t hash, uint16_t nc_len, struct sess *out,
+		     struct authent *a, unsigned na, const struct tpm_name *names)
 {
 	uint8_t salt[SESS_MAX_DIGEST], secret[600], cmd[TPM_MAX_MESSAGE];
 	size_t salt_len = 0, secret_len = 0;
@@ -957,11 +958,14 @@ static int start_raw(struct rp *x, uint32_t rk, struct obj *key, uint32_t rb,
 	out->nonce_caller_len = nc_len;
 	sess_nonce_roll(out);
 	wire_wr_init(&w, cmd, sizeof cmd);
-	wire_wr_u16(&w, TPM_ST_NO_SESSIONS);
-	wire_wr_u32(&w, 0);
-	wire_wr_u32(&w, TPM_CC_StartAuthSession);
-	wire_wr_u32(&w, rk);
-	wire_wr_u32(&w, rb);
+	if (!na) {
+		wire_wr_u16(&w, TPM_ST_NO_SESSIONS);
+		wire_wr_u32(&w, 0);
+		wire_wr_u32(&w, TPM_CC_StartAuthSession);
+		wire_wr_u32(&w, rk);
+		wire_wr_u32(&w, rb);
+	}
+	size_t p0 = w.off;
 	wire_wr_tpm2b(&w, out->nonce_caller, nc_len);
 	wire_wr_tpm2b(&w, secret, (uint16_t)secret_len);
 	wire_wr_u8(&w, type);
@@ -971,14 +975,37 @@ static int start_raw(struct rp *x, uint32_t rk, struct obj *key, uint32_t rb,
 		wire_wr_u16(&w, mode);
 	}
 	wire_wr_u16(&w, hash);
-	wire_put_u32(cmd + 2, (uint32_t)w.off);
 	crypto_time(x, t0, tpm0);
-	rc = xfer(x, cmd, w.off);
-	if (rc)
-		goto out;
-	wire_rd_init(&r, x->t.rsp, x->t.rsp_len);
-	wire_skip(&r, TPM_HEADER_SIZE);
-	uint32_t h = wire_u32(&r);
+	uint32_t h;
+	if (na) {
+		/* The recording's own sessions (an encryption session for
+		 * nonceCaller, as systemd-cryptsetup starts its policy session
+		 * under its HMAC session): carried, with our nonce in clear
+		 * before send_auth encrypts it. */
+		uint8_t *pp = NULL;
+		size_t pl = 0;
+		uint32_t hs[2] = {rk, rb};
+		rc = send_auth(x, TPM_CC_StartAuthSession, hs, 2, names, a, na, cmd + p0,
+			       w.off - p0, &pp, &pl);
+		if (rc)
+			goto out;
+		wire_rd_init(&r, x->t.rsp, x->t.rsp_len);
+		wire_skip(&r, TPM_HEADER_SIZE);
+		h = wire_u32(&r); /* the handle area; send_auth checked the rest */
+		if (r.err) {
+			rc = fail(x, -EPROTO, "malformed StartAuthSession response");
+			goto out;
+		}
+		wire_rd_init(&r, pp, pl);
+	} else {
+		wire_put_u32(cmd + 2, (uint32_t)w.off);
+		rc = xfer(x, cmd, w.off);
+		if (rc)
+			goto out;
+		wire_rd_init(&r, x->t.rsp, x->t.rsp_len);
+		wire_skip(&r, TPM_HEADER_SIZE);
+		h = wire_u32(&r);
+	}
 	const uint8_t *nt = wire_tpm2b(&r, &n);
 	if (r.err) {
 		rc = fail(x, -EPROTO, "malformed StartAuthSession response");
@@ -1036,9 +1063,6 @@ static int start_session(struct rp *x)
 		     sd.hash);
 		return 0;
 	}
-	if (sc->c.n_sessions)
-		note(x, REPLAY_SUBSTITUTED, sc->c.cc,
-		     "StartAuthSession: its audit session dropped");
 	unsigned ds = sess_digest_size(hash);
 	if (!ds ||
 	    (sym != TPM_ALG_NULL && (sym != TPM_ALG_AES || bits != 128 || mode != TPM_ALG_CFB)) ||
@@ -1068,9 +1092,42 @@ static int start_session(struct rp *x)
 		if (rc < 0 && rc != -ENOENT)
 			return rc;
 	}
+	/* Its own sessions (no authorization handles: audit, encrypt or
+	 * decrypt only), under the target's keys of those sessions. */
+	struct authent a[TPM_MAX_SESSIONS];
+	struct tpm_name names[2];
+	unsigned na = 0;
+	memset(a, 0, sizeof a);
+	for (unsigned i = 0; i < sc->c.n_sessions && i < TPM_MAX_SESSIONS; i++) {
+		const struct tpm_session *ts = &sc->c.sess[i];
+		struct rsess *ars = ts->handle == TPM_RS_PW ? NULL : sess_find(x, ts->handle);
+		if (!ars) {
+			note(x, REPLAY_REFUSED, sc->c.cc,
+			     "StartAuthSession: session 0x%08x was started before the trace (or "
+			     "refused)",
+			     ts->handle);
+			return 0;
+		}
+		a[na].is_sess = 1;
+		a[na].s = &ars->s;
+		a[na].rs = ars;
+		a[na++].attrs = ts->attrs;
+	}
+	if (na) {
+		int e = name_of(x, tpm_key, rk, &names[0]);
+		if (!e)
+			e = name_of(x, bind, rb, &names[1]);
+		if (e == -ENOENT) {
+			note(x, REPLAY_REFUSED, sc->c.cc,
+			     "StartAuthSession: the Name of tpmKey or bind is unknown");
+			return 0;
+		}
+		if (e)
+			return e;
+	}
 	struct sess s;
 	int rc = start_raw(x, rk, key, rb, ba ? ba->value : NULL, ba ? ba->len : 0, type, sym, bits,
-			   mode, hash, nc_len, &s);
+			   mode, hash, nc_len, &s, a, na, names);
 	if (rc == -ENOTSUP) {
 		note(x, REPLAY_REFUSED, sc->c.cc,
 		     "StartAuthSession: cannot salt to the key 0x%08x (neither ECC nor RSA, or its "
@@ -1930,7 +1987,11 @@ compare:
 		x->n_deferred = 0;
 		x->cur_role = POL_ROLE_ORIGINAL;
 	}
-	if (c->cc == TPM_CC_Startup && (uint32_t)rc == TPM_RC_INITIALIZE && !x->spawned) {
+	/* A Startup that the recording's TPM refused as already started (a
+	 * client's at boot, after the firmware's) got the same answer here:
+	 * compared as any command. */
+	if (c->cc == TPM_CC_Startup && (uint32_t)rc == TPM_RC_INITIALIZE && !x->spawned &&
+	    !(sc->has_rc && sc->rc == TPM_RC_INITIALIZE)) {
 		note(x, REPLAY_SUBSTITUTED, c->cc, "Startup: the target was already started");
 		return 0;
 	}
@@ -2039,7 +2100,7 @@ static int emit(void *ctx, const struct pol_out *o)
 					key = obj_add(x, h, h);
 				rc = start_raw(x, h, key, TPM_RH_NULL, NULL, 0, TPM_SE_HMAC,
 					       TPM_ALG_AES, 128, TPM_ALG_CFB, TPM_ALG_SHA256, 32,
-					       &x->ks);
+					       &x->ks, NULL, 0, NULL);
 				if (rc == -ENOTSUP)
 					rc = fail(x, -ENOTSUP,
 						  "salt=persistent:0x%08x: that key cannot salt a "
