@@ -6,9 +6,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "model/decode.h"
-#include "model/tpm_cc.h"
-#include "model/wire.h"
+#include "model/tpm/decode.h"
+#include "model/tpm/tpm_cc.h"
+#include "model/tpm/wire.h"
 
 struct preset {
 	const char *name;

@@ -91,7 +91,7 @@ struct pol_cmd {
 	uint8_t n_handles;
 	uint8_t auth_kind; /* enum tpm_auth_kind as recorded */
 	uint8_t origin;	   /* enum pol_origin */
-	uint8_t variant;   /* enum pol_variant of the command's key or salt (model/variant.h) */
+	uint8_t variant;   /* enum pol_variant of the command's key or salt (model/tpm/variant.h) */
 	uint8_t has_rc;	   /* rc is known */
 	uint8_t hwrng;	   /* a read of the kernel's TPM hwrng (tpm_hwrng_read) */
 	uint8_t kstartup;  /* policy_startup_cmd(): the kernel's start-up, before its key */
@@ -123,7 +123,7 @@ enum pol_variant {
 	POL_VAR_SALTED_ECC, /* StartAuthSession salted by ECDH with a P-256 key */
 	POL_VAR_SALTED,	    /* StartAuthSession salted with a key of unknown type */
 	POL_VAR_UNSALTED,   /* StartAuthSession without salt */
-	/* Keys of a trace's own CreatePrimary/Create (model/variant.h). */
+	/* Keys of a trace's own CreatePrimary/Create (model/tpm/variant.h). */
 	POL_VAR_RSA_2048,
 	POL_VAR_RSA_3072,
 	POL_VAR_RSA_4096,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Redaction from the command table (issue 15, finding 4), every command code:
 # tests/lib/redactcheck builds a command and a response for each code of
-# model/tpm_cc.def with a marker in every parameter its secret columns name
+# model/tpm/tpm_cc.def with a marker in every parameter its secret columns name
 # (and public markers elsewhere, and a password per authorized handle),
 # records them through recorder_log with the default payloads, and checks the
 # stored rows (secret bytes zeroed, sizes kept, the rest intact) and the
