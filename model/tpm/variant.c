@@ -2,7 +2,6 @@
 #include "model/tpm/variant.h"
 
 #include "model/tpm/decode.h"
-#include "model/policy.h"
 #include "model/tpm/wire.h"
 
 #define ALG_RSA	      0x0001
@@ -80,4 +79,29 @@ int tpm_cmd_variant_of(const struct tpm_cmd *c, const uint8_t *cmd, size_t len)
 	 * inSensitive, then the public template. */
 	wire_tpm2b(&r, &sz);
 	return public_variant(&r);
+}
+
+const char *pol_variant_str(int v)
+{
+	switch (v) {
+	case POL_VAR_ECC_P256:
+		return "ecc-p256";
+	case POL_VAR_SALTED_ECC:
+		return "salted-ecc";
+	case POL_VAR_SALTED:
+		return "salted";
+	case POL_VAR_UNSALTED:
+		return "unsalted";
+	case POL_VAR_RSA_2048:
+		return "rsa-2048";
+	case POL_VAR_RSA_3072:
+		return "rsa-3072";
+	case POL_VAR_RSA_4096:
+		return "rsa-4096";
+	case POL_VAR_ECC_P384:
+		return "ecc-p384";
+	case POL_VAR_ECC_P521:
+		return "ecc-p521";
+	}
+	return "-";
 }

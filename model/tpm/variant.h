@@ -10,10 +10,29 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Key or session variants that change a command's latency. */
+enum pol_variant {
+	POL_VAR_NONE = 0,
+	POL_VAR_ECC_P256,   /* CreatePrimary of the ECC P-256 null key */
+	POL_VAR_SALTED_ECC, /* StartAuthSession salted by ECDH with a P-256 key */
+	POL_VAR_SALTED,	    /* StartAuthSession salted with a key of unknown type */
+	POL_VAR_UNSALTED,   /* StartAuthSession without salt */
+	/* Keys of a trace's own CreatePrimary/Create (below). */
+	POL_VAR_RSA_2048,
+	POL_VAR_RSA_3072,
+	POL_VAR_RSA_4096,
+	POL_VAR_ECC_P384,
+	POL_VAR_ECC_P521,
+	POL_VAR__COUNT, /* at most 16: predict's price cache keeps 4 bits */
+};
+
+/* The profile spelling of a variant ("-" for none). */
+const char *pol_variant_str(int v);
+
 /* Command codes whose variant depends on their parameters. */
 int tpm_cc_has_variant(uint32_t cc);
 
-/* enum pol_variant (model/policy.h) of a whole command; POL_VAR_NONE when it
+/* enum pol_variant of a whole command; POL_VAR_NONE when it
  * has none or the bytes do not tell. */
 int tpm_cmd_variant(const uint8_t *cmd, size_t len);
 /* The same for a command the caller has decoded already (c from cmd). */

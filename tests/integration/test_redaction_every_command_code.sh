@@ -10,7 +10,7 @@
 # (raw, hex, base64, UTF-16) in pcapng, CSV, JSONL, the event exports or the
 # HTML, while the public markers are found in the pcapng (the search works).
 # docs/security.md names every command the table marks.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need python3
 RC=${TPMTRACE_TEST_BUILD:-$(dirname "$TPMTRACE")/..}/tests/redactcheck
 S=(python3 "$TPMTRACE_TEST_LIB/secret_search.py")
