@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "model/tpm_cc.h"
+#include "model/tpm/tpm_cc.h"
 #include "schema_sql.h"
 
 uint64_t mono_ns(void)

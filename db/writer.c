@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "db/db.h"
-#include "model/decode.h"
+#include "model/tpm/decode.h"
 
 #define BATCH_MAX	    8192
 #define IDLE_SLEEP_MIN_US   500

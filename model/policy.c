@@ -6,9 +6,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "model/decode.h"
-#include "model/tpm_cc.h"
-#include "model/wire.h"
+#include "model/tpm/decode.h"
+#include "model/tpm/tpm_cc.h"
+#include "model/tpm/wire.h"
 
 struct preset {
 	const char *name;
@@ -238,31 +238,6 @@ int policy_parse(const char *text, struct policy *p, char *err, size_t errlen)
 	}
 	policy_spec(p, p->name, sizeof p->name);
 	return 0;
-}
-
-const char *pol_variant_str(int v)
-{
-	switch (v) {
-	case POL_VAR_ECC_P256:
-		return "ecc-p256";
-	case POL_VAR_SALTED_ECC:
-		return "salted-ecc";
-	case POL_VAR_SALTED:
-		return "salted";
-	case POL_VAR_UNSALTED:
-		return "unsalted";
-	case POL_VAR_RSA_2048:
-		return "rsa-2048";
-	case POL_VAR_RSA_3072:
-		return "rsa-3072";
-	case POL_VAR_RSA_4096:
-		return "rsa-4096";
-	case POL_VAR_ECC_P384:
-		return "ecc-p384";
-	case POL_VAR_ECC_P521:
-		return "ecc-p521";
-	}
-	return "-";
 }
 
 const char *pol_role_str(int r)

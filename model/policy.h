@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/tpm/variant.h"
+
 /* TPMA_SESSION bits (TPM 2.0 Part 2, 8.4). */
 #define POL_SA_CONTINUE 0x01u
 #define POL_SA_DECRYPT	0x20u
@@ -91,7 +93,7 @@ struct pol_cmd {
 	uint8_t n_handles;
 	uint8_t auth_kind; /* enum tpm_auth_kind as recorded */
 	uint8_t origin;	   /* enum pol_origin */
-	uint8_t variant;   /* enum pol_variant of the command's key or salt (model/variant.h) */
+	uint8_t variant;   /* enum pol_variant of the command's key or salt (model/tpm/variant.h) */
 	uint8_t has_rc;	   /* rc is known */
 	uint8_t hwrng;	   /* a read of the kernel's TPM hwrng (tpm_hwrng_read) */
 	uint8_t kstartup;  /* policy_startup_cmd(): the kernel's start-up, before its key */
@@ -116,24 +118,6 @@ enum pol_role {
 	POL_ROLE__COUNT,
 };
 
-/* Key or session variants that change a command's latency. */
-enum pol_variant {
-	POL_VAR_NONE = 0,
-	POL_VAR_ECC_P256,   /* CreatePrimary of the ECC P-256 null key */
-	POL_VAR_SALTED_ECC, /* StartAuthSession salted by ECDH with a P-256 key */
-	POL_VAR_SALTED,	    /* StartAuthSession salted with a key of unknown type */
-	POL_VAR_UNSALTED,   /* StartAuthSession without salt */
-	/* Keys of a trace's own CreatePrimary/Create (model/variant.h). */
-	POL_VAR_RSA_2048,
-	POL_VAR_RSA_3072,
-	POL_VAR_RSA_4096,
-	POL_VAR_ECC_P384,
-	POL_VAR_ECC_P521,
-	POL_VAR__COUNT, /* at most 16: predict's price cache keeps 4 bits */
-};
-
-/* The profile spelling of a variant ("-" for none). */
-const char *pol_variant_str(int v);
 const char *pol_role_str(int r);
 
 /* One command to send. */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/decode.h"
+#include "model/tpm/decode.h"
 
 static struct pred_cache_slot *price(struct predictor *pr, uint32_t cc, int auth, int variant)
 {

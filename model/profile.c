@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "model/decode.h"
-#include "model/tpm_cc.h"
+#include "model/tpm/decode.h"
+#include "model/tpm/tpm_cc.h"
 
 void profile_init(struct profile *p)
 {

@@ -14,10 +14,10 @@
 #include <unistd.h>
 
 #include "db/db.h"
-#include "model/decode.h"
-#include "model/tpm_cc.h"
-#include "model/wire.h"
-#include "recorder/proxy_frame.h"
+#include "model/tpm/decode.h"
+#include "model/tpm/tpm_cc.h"
+#include "model/tpm/wire.h"
+#include "recorder/transport/frame.h"
 
 #define MAX_LISTEN		8
 #define IN_CAP			(FRAME_MAX_MESSAGE + 64)

@@ -6,7 +6,7 @@
 #ifndef TPMTRACE_PROXY_H
 #define TPMTRACE_PROXY_H
 
-#include "recorder/netutil.h"
+#include "recorder/transport/netutil.h"
 #include "recorder/recorder.h"
 
 enum listen_kind {

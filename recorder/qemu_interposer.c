@@ -14,11 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "model/decode.h"
+#include "model/tpm/decode.h"
 #include "model/policy.h"
-#include "model/wire.h"
-#include "recorder/netutil.h"
-#include "recorder/proxy_frame.h"
+#include "model/tpm/wire.h"
+#include "recorder/transport/netutil.h"
+#include "recorder/transport/frame.h"
 
 #define CTRL_CAP      (64 * 1024 + 64)
 #define IO_TIMEOUT_MS 120000
@@ -395,7 +395,7 @@ static int ctrl_request(struct qemu_interposer *qi, struct recorder *rec)
 }
 
 /* What QEMU sent on the data channel: every whole command in it, each
- * exactly the bytes its size field declares (recorder/proxy_frame.h); the
+ * exactly the bytes its size field declares (recorder/transport/frame.h); the
  * rest waits for more. Returns 0, or -1 when the channel is to be closed
  * (QEMU closed it, or sent what cannot be framed). */
 static int data_readable(struct qemu_interposer *qi, struct recorder *rec)

@@ -12,8 +12,8 @@
 #include <stddef.h>
 
 #include "recorder/recorder.h"
-#include "recorder/swtpm_spawn.h"
-#include "recorder/transport.h"
+#include "recorder/transport/swtpm_spawn.h"
+#include "recorder/transport/transport.h"
 
 struct qemu_interposer;
 

@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include "db/db.h"
-#include "model/decode.h"
-#include "recorder/rec_fill.h"
-#include "replayer/emulate.h"
+#include "model/tpm/decode.h"
+#include "db/rec_fill.h"
+#include "model/emulate.h"
 
 void recorder_init(struct recorder *r, struct writer *w, struct transport *backend, int payloads)
 {

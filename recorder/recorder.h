@@ -10,8 +10,8 @@
 #include <sys/types.h>
 
 #include "db/writer.h"
-#include "recorder/redact.h"
-#include "recorder/transport.h"
+#include "model/tpm/redact.h"
+#include "recorder/transport/transport.h"
 
 #define RECORDER_MAX_CLIENTS 256
 
@@ -30,7 +30,7 @@ struct emulator;
 
 struct recorder {
 	struct writer *w;     /* NULL: forward only, record nothing */
-	struct emulator *emu; /* latency injection (replayer/emulate.h), or NULL */
+	struct emulator *emu; /* latency injection (model/emulate.h), or NULL */
 	struct transport *backend;
 	int payloads; /* enum payload_mode */
 	uint32_t next_client;

@@ -1,5 +1,5 @@
-/* tpmtrace calibrate (see calibrate.h). Raw commands built with model/wire.h
- * (TPM 2.0 Part 3 gives each layout); sessions through replayer/session.h. */
+/* tpmtrace calibrate (see calibrate.h). Raw commands built with model/tpm/wire.h
+ * (TPM 2.0 Part 3 gives each layout); sessions through model/tpm/session.h. */
 #include "replayer/calibrate.h"
 
 #include <errno.h>
@@ -11,11 +11,11 @@
 #include <unistd.h>
 
 #include "db/db.h"
-#include "model/decode.h"
-#include "model/wire.h"
-#include "recorder/swtpm_spawn.h"
-#include "replayer/session.h"
-#include "replayer/tpmconn.h"
+#include "model/tpm/decode.h"
+#include "model/tpm/wire.h"
+#include "recorder/transport/swtpm_spawn.h"
+#include "model/tpm/session.h"
+#include "recorder/transport/tpmconn.h"
 
 #define TPM_RH_OWNER	     0x40000001u
 #define TPM_RC_INITIALIZE    0x100u
@@ -138,7 +138,7 @@ static void rsp_params(struct cal *k, struct wire_rd *r, uint32_t *handle)
  *   hmac      the salted HMAC session k->hs, continueSession (Part 1 19.6);
  *   hmac+enc  the same with decrypt when the first command parameter is a
  *             TPM2B and encrypt when the first response parameter is one
- *             (Part 1 21: model/tpm_cc.def says which), as tpm2-tools and the
+ *             (Part 1 21: model/tpm/tpm_cc.def says which), as tpm2-tools and the
  *             kernel send them;
  *   none      no session.
  * The response HMAC is verified and an encrypted response parameter

@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "db/db.h"
-#include "model/decode.h"
-#include "model/wire.h"
-#include "replayer/session.h"
-#include "replayer/tpmconn.h"
+#include "model/tpm/decode.h"
+#include "model/tpm/wire.h"
+#include "model/tpm/session.h"
+#include "recorder/transport/tpmconn.h"
 
 #define HC_BATCHES  5
 #define HC_BATCH_NS 200000 /* a batch lasts at least 0.2 ms */

@@ -1,5 +1,5 @@
 /* Host-side crypto cost measured on this host with tpmtrace's own session
- * code (replayer/session.h), for `tpmtrace predict` (model/predict.h,
+ * code (model/tpm/session.h), for `tpmtrace predict` (model/predict.h,
  * struct pred_host).
  *
  * Each figure is the time per call of the session functions the replayer

@@ -8,8 +8,8 @@
 
 #include <openssl/evp.h>
 
-#include "model/tpm_cc.h"
-#include "recorder/log_reader.h"
+#include "model/tpm/tpm_cc.h"
+#include "recorder/import/log_reader.h"
 
 int pcr_replay_trace(sqlite3 *db, int64_t trace_id, struct pcr_sim *s, struct pcr_replay_stats *st,
 		     char *err, size_t errlen)

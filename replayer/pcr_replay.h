@@ -11,7 +11,7 @@
 
 #include <sqlite3.h>
 
-#include "model/pcr_bank.h"
+#include "model/tpm/pcr_bank.h"
 
 struct pcr_replay_stats {
 	uint64_t rows;	   /* PCR-related commands read */

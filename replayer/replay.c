@@ -15,18 +15,18 @@
 #include <sqlite3.h>
 
 #include "db/db.h"
-#include "db/trace_stream.h"
+#include "model/trace_stream.h"
 #include "db/writer.h"
-#include "model/decode.h"
-#include "model/wire.h"
+#include "model/tpm/decode.h"
+#include "model/tpm/wire.h"
 #include "recorder/recorder.h"
-#include "recorder/redact.h"
-#include "recorder/swtpm_spawn.h"
+#include "model/tpm/redact.h"
+#include "recorder/transport/swtpm_spawn.h"
 #include "model/policy.h"
-#include "model/variant.h"
-#include "replayer/emulate.h"
-#include "replayer/session.h"
-#include "replayer/tpmconn.h"
+#include "model/tpm/variant.h"
+#include "model/emulate.h"
+#include "model/tpm/session.h"
+#include "recorder/transport/tpmconn.h"
 
 #define TPM_RC_INITIALIZE		0x100u
 #define TPM_RH_OWNER			0x40000001u
@@ -544,7 +544,7 @@ static int pub_parse(const uint8_t *tpm2b, size_t len, struct pubinfo *p)
 	switch (p->type) {
 	case TPM_ALG_RSA:
 	case TPM_ALG_ECC: {
-		/* The parameters per their unions' selectors (model/decode.c):
+		/* The parameters per their unions' selectors (model/tpm/decode.c):
 		 * an ECDAA scheme has a count, a KDF a hash, RSAES nothing. */
 		struct tpm_public_parms pp;
 		if (tpm_rd_public_parms(&r, p->type, &pp))
@@ -1317,7 +1317,7 @@ static int all_zero(const uint8_t *p, size_t n)
 	return 1;
 }
 
-/* The recorder zeroes secrets and keeps sizes (recorder/redact.c). Replaces
+/* The recorder zeroes secrets and keeps sizes (model/tpm/redact.c). Replaces
  * what was zeroed by a valid substitute, or refuses (returns 1). */
 static int unredact(struct rp *x, uint8_t *p, size_t *plen, size_t cap)
 {
@@ -2474,7 +2474,7 @@ static int one_command(struct rp *x, sqlite3_stmt *st)
 	sc.pc.n_handles = sc.c.n_handles;
 	memcpy(sc.pc.handles, sc.c.handles, sizeof sc.pc.handles);
 	sc.pc.auth_kind = sc.c.auth_kind;
-	/* The origin rule predict uses (db/trace_stream.h). */
+	/* The origin rule predict uses (model/trace_stream.h). */
 	sc.pc.origin = POL_ORIGIN_UNKNOWN;
 	if (x->origin && sqlite3_column_type(st, 10) != SQLITE_NULL) {
 		int64_t cl = sqlite3_column_int64(st, 10);

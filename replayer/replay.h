@@ -49,7 +49,7 @@ struct replay_opts {
 	int allow_destructive;
 	const struct replay_auth *auths;
 	unsigned n_auths;
-	/* Latency injection (replayer/emulate.h): a profile file, a profile
+	/* Latency injection (model/emulate.h): a profile file, a profile
 	 * stored in the database, or a shipped one; NULL: none. */
 	const char *emulate;
 	uint64_t emulate_seed;

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "db/db.h"
-#include "model/wire.h"
-#include "replayer/tpmconn.h"
+#include "model/tpm/wire.h"
+#include "recorder/transport/tpmconn.h"
 
 int main(int argc, char **argv)
 {

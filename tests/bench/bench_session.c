@@ -20,10 +20,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "model/decode.h"
-#include "model/wire.h"
-#include "replayer/session.h"
-#include "replayer/tpmconn.h"
+#include "model/tpm/decode.h"
+#include "model/tpm/wire.h"
+#include "model/tpm/session.h"
+#include "recorder/transport/tpmconn.h"
 #include "swtpm.h"
 
 #ifdef TPMTRACE_HAVE_ESYS

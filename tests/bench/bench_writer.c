@@ -9,7 +9,7 @@
 
 #include "db/db.h"
 #include "db/writer.h"
-#include "model/tpm_cc.h"
+#include "model/tpm/tpm_cc.h"
 
 static double run(const char *dir, long n, uint32_t payload, const char *label)
 {

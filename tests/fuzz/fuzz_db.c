@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "db/db.h"
-#include "model/decode.h"
-#include "recorder/netutil.h"
+#include "model/tpm/decode.h"
+#include "recorder/transport/netutil.h"
 #include "tools/tpmtrace/cli.h"
 
 SUBCOMMAND(stats);

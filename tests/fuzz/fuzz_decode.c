@@ -1,5 +1,5 @@
 /* libFuzzer target: the command/response decoder and the redaction that runs
- * on every recorded message (model/decode.c, recorder/redact.c).
+ * on every recorded message (model/tpm/decode.c, model/tpm/redact.c).
  * Input: 1 byte of flags (bit 0: make the size field match the length, so
  * that the fuzzer reaches past the header at once), 4 bytes of command code
  * for the response, then a command; the same bytes are also decoded as a
@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/decode.h"
-#include "model/wire.h"
-#include "recorder/redact.h"
+#include "model/tpm/decode.h"
+#include "model/tpm/wire.h"
+#include "model/tpm/redact.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,4 +1,4 @@
-/* libFuzzer target: the socket proxy's framing (recorder/proxy_frame.c) as the
+/* libFuzzer target: the socket proxy's framing (recorder/transport/frame.c) as the
  * proxy drives it: bytes arrive in pieces (sizes from the input) into the
  * connection's bounded buffer, messages are taken off as they complete, and
  * the stream ends with EOF. Checked beyond memory safety: every message lies
@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/decode.h"
-#include "model/wire.h"
-#include "recorder/proxy_frame.h"
+#include "model/tpm/decode.h"
+#include "model/tpm/wire.h"
+#include "recorder/transport/frame.h"
 
 #define IN_CAP (TPM_MAX_MESSAGE + 64) /* as recorder/proxy.c */
 

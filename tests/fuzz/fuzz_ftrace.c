@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/ftrace.h"
+#include "recorder/import/ftrace.h"
 
 static int on_op(void *ctx, const struct ftrace_op *o)
 {

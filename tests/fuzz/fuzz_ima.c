@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "recorder/ima_import.h"
+#include "recorder/import/ima_import.h"
 
 static int on_entry(void *ctx, const struct ima_entry *e)
 {

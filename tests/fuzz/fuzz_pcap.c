@@ -9,7 +9,7 @@
 
 #include <pcap/pcap.h>
 
-#include "recorder/pcap_import.h"
+#include "recorder/import/pcap_import.h"
 
 static volatile uint32_t sink;
 

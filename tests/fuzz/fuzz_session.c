@@ -1,5 +1,5 @@
 /* libFuzzer target: response verification of a replay session
- * (replayer/session.c sess_rsp_open): the response HMAC check and the
+ * (model/tpm/session.c sess_rsp_open): the response HMAC check and the
  * decryption of an encrypted first response parameter, on responses a
  * hostile or broken TPM could send. The target also fixes up the HMAC of
  * every response it can lay out, so that the decryption path behind a valid
@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/decode.h"
-#include "model/tpm_cc.h"
-#include "model/wire.h"
-#include "replayer/session.h"
+#include "model/tpm/decode.h"
+#include "model/tpm/tpm_cc.h"
+#include "model/tpm/wire.h"
+#include "model/tpm/session.h"
 
 static const uint32_t ccs[] = {TPM_CC_PCR_Extend, TPM_CC_Unseal,   TPM_CC_GetRandom,
 			       TPM_CC_NV_Read,	  TPM_CC_Create,   TPM_CC_CreatePrimary,

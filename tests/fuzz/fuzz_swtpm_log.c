@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "recorder/swtpm_log.h"
+#include "recorder/import/swtpm_log.h"
 
 static int on_command(void *ctx, const struct swlog_cmd *c)
 {

@@ -3,8 +3,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/pcr_bank.h"
-#include "recorder/tcglog_import.h"
+#include "model/tpm/pcr_bank.h"
+#include "recorder/import/tcglog_import.h"
 
 static int on_event(void *ctx, const struct tcg_event *e)
 {

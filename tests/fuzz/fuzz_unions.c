@@ -1,4 +1,4 @@
-/* libFuzzer target: the Part 2 union readers (model/decode.c: TPMT_SYM_DEF,
+/* libFuzzer target: the Part 2 union readers (model/tpm/decode.c: TPMT_SYM_DEF,
  * TPMT_SYM_DEF_OBJECT, the keyedhash, signature, RSA, ECC and KDF schemes,
  * TPMU_PUBLIC_PARMS) on arbitrary bytes. Checked beyond memory safety: a
  * reader either succeeds, having read exactly its selector and the member the
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/decode.h"
-#include "model/wire.h"
+#include "model/tpm/decode.h"
+#include "model/tpm/wire.h"
 
 static void check(int ok)
 {

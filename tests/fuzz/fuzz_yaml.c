@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/yaml.h"
+#include "recorder/import/yaml.h"
 
 static unsigned walk(const struct ynode *n)
 {

@@ -9,9 +9,9 @@
 
 #include <openssl/evp.h>
 
-#include "model/pcr_bank.h"
-#include "recorder/ima_import.h"
-#include "recorder/tcglog_import.h"
+#include "model/tpm/pcr_bank.h"
+#include "recorder/import/ima_import.h"
+#include "recorder/import/tcglog_import.h"
 #include "testlib.h"
 
 static char path_buf[4096];

@@ -8,7 +8,7 @@
 # "Try 'tpmtrace SUB --help'."), nothing on stdout, no file created (in the
 # inputs' directory or the working directory) and every input byte for byte
 # as it was (sha256 before and after).
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3 sha256sum tpm2_getrandom
 I=$T/in
 W=$T/cwd

@@ -20,7 +20,7 @@
 # (TPMTRACE_FAULT_CALIBRATE_AUTH_PASSWORD, faultproof/
 # calibrate_prices_wrong_form) must fail this test.
 # Then bad input and refusals.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm tpm2_getcap sqlite3 python3
 
 # The demo trace, recorded on a spawned swtpm.

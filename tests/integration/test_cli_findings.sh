@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The eight findings of "a CLI a user can trust", each a named case: what a
 # new user following README.md, docs/ and --help ran into, and what holds now.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm tpm2_createprimary tpm2_getcap sqlite3 python3 sha256sum
 cd "$T" || exit 1
 sum() { sha256sum <"$1" | cut -d' ' -f1; }

@@ -7,7 +7,7 @@
 # lines, "tpmtrace SUB: ..." and "Try 'tpmtrace SUB --help'."); the overview
 # documents the exit codes. Progress bars appear on a pseudo-terminal only
 # (script(1) gives one), not when piped and not under CI.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need script swtpm tpm2_getrandom sqlite3
 SRC=$TPMTRACE_SRC/tools/tpmtrace
 PCAP=$TPMTRACE_SHARED_DATA/pcap/esys-duplicate.int.pcap

@@ -10,7 +10,7 @@
 #    directory reads the database once recording has ended (before: every
 #    read subcommand failed, "attempt to write a readonly database", the -shm
 #    being gone).
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3 setpriv tpm2_getrandom
 [ "$(id -u)" -eq 0 ] || skip "needs root to read as another user (setpriv)"
 G=$(getent group nogroup tss | head -1 | cut -d: -f1)

@@ -11,7 +11,7 @@
 # run on this machine is skipped, and the list of skips is printed with the
 # reason: a hardware TPM or securityfs, CUSE on the host, a VM, building or
 # installing. The quickstart blocks are run word for word by test_docs.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm tpm2_startup tpm2_pcrread sqlite3 python3 tshark
 DATA=$TPMTRACE_SHARED_DATA
 [ -d "$DATA/pcap" ] || skip "the shared data is not at $DATA"

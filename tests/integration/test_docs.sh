@@ -6,7 +6,7 @@
 #  - docs/sql-cookbook.md: every ```sql cookbook query runs on the demo
 #    database and returns rows; a few answers are checked against the data;
 #  - docs/schema.md names every table, view and column of db/schema.sql.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm tpm2_startup sqlite3 python3
 DOCS=$TPMTRACE_SRC/docs
 blocks() { # blocks FILE TAG: the blocks fenced as ```TAG, separated by NUL

@@ -34,7 +34,7 @@
 # missing one, given to record and replay --emulate: a message naming the
 # file:line, exit status 1, nothing written (no database, no new trace).
 #   EMULATE_POLICIES="as-recorded ..." replays under those presets only.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3 python3
 
 PROF=$T/scaled.profile

@@ -8,7 +8,7 @@
 #    response, and both are counted (before: one message counted);
 #    `stats` on latencies whose sum overflows says so (before: "integer
 #    overflow").
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3 tshark tpm2_getrandom
 db=$T/empty.db
 check "record a trace of 0 commands" "$TPMTRACE" record --spawn-swtpm --no-startup --db "$db" --quiet -- true

@@ -10,7 +10,7 @@
 # backend-lost event's reason, not from a stopwatch: the killed backend's
 # closed socket (not the timeout), the hung one's timeout; the waits
 # themselves are printed.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3 timeout
 
 FAILURE=80010000000a00000101 # TPM_ST_NO_SESSIONS, size 10, TPM_RC_FAILURE

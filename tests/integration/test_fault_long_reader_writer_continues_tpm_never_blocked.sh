@@ -7,7 +7,7 @@
 # nothing is warned about, the TPM path never waits for the writer (its wait
 # count is 0), what is stored is counted exactly, and the long reader's
 # snapshot stays the same throughout (it really held a transaction).
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3
 
 N=30000

@@ -9,7 +9,7 @@
 # (A real power cut also loses the page cache; WAL with synchronous=NORMAL
 # may then lose the last batches but never corrupts the file. Killing the
 # processes cannot simulate that part; it needs a VM.)
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3 setsid
 
 q() { sqlite3 "$1" "$2"; }

@@ -12,7 +12,7 @@
 # may not hit). A target that is
 # not there at all is refused with a message naming it. (A swtpm killed
 # mid-run is tests/integration/test_replay.sh, "target gone".)
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3
 
 db=$T/src.db

@@ -11,7 +11,7 @@
 #    accept) it closes the oldest idle connection, and with nothing left to
 #    close it pauses accepting instead of spinning, and serves again once
 #    descriptors are free.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3 python3 prlimit
 H=(python3 "$TPMTRACE_TEST_LIB/hostile.py")
 ulimit -n 4096 2>/dev/null || skip "cannot raise the descriptor limit for 1,100 sockets"

@@ -20,7 +20,7 @@
 #    the same write, or later) never has those bytes handed to the next client;
 #  - the QEMU interposer's data channel frames by the same rule (a fake QEMU
 #    hands over a socketpair with SET_DATAFD).
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3 python3 tpm2_pcrread tpm2_createprimary
 H=(python3 "$TPMTRACE_TEST_LIB/hostile.py")
 

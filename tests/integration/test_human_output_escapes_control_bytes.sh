@@ -5,7 +5,7 @@
 # its control characters escaped (\x1b), never as raw ESC sequences (before:
 # an IMA file name's ESC sequence reached `show` raw, a trace's name and
 # source reached `list` raw). UTF-8 text stays as it is.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need sqlite3
 D=$TPMTRACE_SHARED_DATA
 [ -d "$D/ima" ] || skip "no shared data at $D"

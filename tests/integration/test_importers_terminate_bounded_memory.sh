@@ -14,7 +14,7 @@
 #    MB, ~8.5 KiB per connection kept to the end); a capture holding more
 #    connections open at once than the importer keeps is refused with a
 #    message; --idle-gap ends silent connections.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need python3 sqlite3
 FIX=$TPMTRACE_SRC/tests/integration/pcap_fixture.py
 D=$TPMTRACE_SHARED_DATA

@@ -3,7 +3,7 @@
 # dropped, name / source), and --json with the same and the replay's parent
 # and policy; the counts are those of the database's rows. A missing file is
 # an error that creates nothing.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3 python3
 
 db=$T/l.db

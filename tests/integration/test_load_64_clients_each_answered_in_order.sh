@@ -9,7 +9,7 @@
 # CPU long enough to drop records (a busy machine, the sanitizer build), each
 # client's rows must still be its log in order with only the dropped ones
 # missing, and recorded + dropped = forwarded.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3 tpm2_createprimary
 
 CLIENTS=${LOAD_CLIENTS:-64}

@@ -3,7 +3,7 @@
 # tpm2_eventlog's pcrs: section, tsspcrread values read from a real TPM
 # (ima-evm-utils samples), the kernel's boot_aggregate, and a real swtpm
 # read with tpm2_pcrread after tpm2_pcrextend of random digests.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 [ -d "$TPMTRACE_SHARED_DATA" ] || skip "the shared test data is not at $TPMTRACE_SHARED_DATA"
 need tpm2_eventlog tpm2_pcrextend tpm2_pcrread swtpm xxd openssl sqlite3 python3
 D=$T

@@ -5,7 +5,7 @@
 # subcommands, a subcommand's options and their values; 'cmake --install' into
 # a staging DESTDIR puts the binaries (each once), the pages and the completion
 # in place, and the installed binary runs.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need groff man cmake
 PCAP=$TPMTRACE_SHARED_DATA/pcap/esys-duplicate.int.pcap
 [ -f "$PCAP" ] || skip "$PCAP missing (the shared test data)"

@@ -6,7 +6,7 @@
 # applies, the packet and byte offset; no trace is left behind (and no
 # database is created by an import that imported nothing), and good files
 # given alongside are still imported. Run it in the sanitizer build too.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 DATA=$TPMTRACE_SHARED_DATA/pcap
 GOOD=$DATA/esys-get-random.int.pcap
 [ -r "$GOOD" ] || skip "$GOOD missing"

@@ -3,7 +3,7 @@
 # malformed command, and the command codes, response codes, message sizes and
 # timestamps equal what Wireshark's TPM 2.0 dissector (tshark) reads from the
 # same file.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 . "$TPMTRACE_TEST_LIB/tshark.sh"
 DATA=$TPMTRACE_SHARED_DATA/pcap
 need tshark sqlite3

@@ -7,7 +7,7 @@
 # Every variant must give the commands and response codes that tshark reads
 # from the original capture, with the original timestamps. Also: several
 # sections with different link types in one file, and two interleaved clients.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 F=$TPMTRACE_SHARED_DATA/pcap/esys-create-session-auth-ecc.int.pcap
 FIX=$TPMTRACE_SRC/tests/integration/pcap_fixture.py
 need tshark text2pcap mergecap editcap sqlite3 python3

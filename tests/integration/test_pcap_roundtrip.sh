@@ -3,7 +3,7 @@
 # and Ethernet), check with tshark that command codes, response codes, sizes
 # and times survive, import the exports again and compare every stored column
 # with sqlite3. Also checks the CSV and JSON lines exports against the rows.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 . "$TPMTRACE_TEST_LIB/tshark.sh"
 DATA=$TPMTRACE_SHARED_DATA/pcap
 need tshark sqlite3

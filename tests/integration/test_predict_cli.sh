@@ -2,7 +2,7 @@
 # tpmtrace predict and profile on the command line: the synthetic SLB9670
 # figure, a trace streamed from a real database, and bad input (empty trace,
 # a profile lacking commands, corrupt and absurd profiles) with nothing written.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need sqlite3
 num() { sed -nE "s/.*\"$1\":([0-9.e+-]+).*/\1/p"; }
 # One line per policy object of the JSON.

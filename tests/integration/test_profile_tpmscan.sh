@@ -4,7 +4,7 @@
 # max and sample count of the measurement at the line the entry cites; and
 # that every measurement is either imported, reported as failed, or reported
 # as a duplicate. Then stores one in a database and reads it back.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 D="${TPMTRACE_SHARED_DATA:-}/profiles/tpmscan"
 ls "$D"/*.performance.yaml >/dev/null 2>&1 || skip "no TPMScan data in $D"
 

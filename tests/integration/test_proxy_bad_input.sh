@@ -7,7 +7,7 @@
 # reaching swtpm, recorded with its reason and header, and the connection is
 # closed; a truncated command is recorded; another client's traffic continues
 # unaffected meanwhile.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3
 
 start_swtpm "$T/ref"

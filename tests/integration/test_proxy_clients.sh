@@ -4,7 +4,7 @@
 # MS-simulator framing, tpm2-tss's swtpm TCTI (control channel forwarded) and
 # its mssim TCTI (platform port mapped onto swtpm). Every command is answered,
 # serialized to the one backend and recorded exactly once with its client.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm tpm2_getrandom sqlite3
 
 start_swtpm "$T/sw"

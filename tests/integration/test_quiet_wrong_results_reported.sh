@@ -13,7 +13,7 @@
 #    into CPU 0, "nested deeper than 64"; a negative submit time);
 #  - a Spec ID event too short for its header says so (before: "bad digest
 #    size 0").
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need sqlite3 python3
 D=$TPMTRACE_SHARED_DATA
 [ -d "$D/ima" ] || skip "no shared data at $D"

@@ -8,7 +8,7 @@
 # the swtpm it spawned, the resource manager's flushes of what each tool left
 # loaded) are recorded apart, under a client of their own. Then the statistics
 # views are read from the stock sqlite3 shell and checked against the raw rows.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm tpm2_startup tshark sqlite3
 
 db=$T/demo.db

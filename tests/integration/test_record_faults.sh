@@ -4,7 +4,7 @@
 # (2) SIGKILL of the recorder: integrity_check passes and every committed batch
 # is there. Disk full and a read-only database need root (a tmpfs mount, a
 # recorder run as nobody): test_record_faults_disk_full_read_only_as_root.sh.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3
 
 # summary FIELD: a number from the recorder's exit summary.

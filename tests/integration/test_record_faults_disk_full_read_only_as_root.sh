@@ -4,7 +4,7 @@
 # when space returns; (2) the database directory and files made read-only
 # mid-recording (the recorder running as nobody): traffic continues, counts
 # exact. Skipped as a whole without root (tests/README.md, "Skips").
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3 setpriv
 [ "$(id -u)" -eq 0 ] || skip "needs root: mounts a size-limited tmpfs and runs the recorder as nobody"
 

@@ -5,7 +5,7 @@
 # --swtpm-state DIR: the spawned swtpm keeps its state in DIR, so an NV index
 # defined in one recording is there in the next one on the same DIR, and not
 # on a fresh swtpm.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3 tpm2_startup tpm2_nvdefine tpm2_nvwrite tpm2_nvread xxd
 
 # ---- --forward-only --------------------------------------------------------

@@ -11,7 +11,7 @@
 # what is stored is counted exactly: stored + dropped = sent. How many are
 # stored depends on how much CPU the writer gets on this machine: printed
 # here, measured by `tools/bench record` (no drop expected on an idle host).
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3
 
 start_swtpm "$T/sw"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Redaction from the command table (issue 15, finding 4), every command code:
 # tests/lib/redactcheck builds a command and a response for each code of
-# model/tpm_cc.def with a marker in every parameter its secret columns name
+# model/tpm/tpm_cc.def with a marker in every parameter its secret columns name
 # (and public markers elsewhere, and a password per authorized handle),
 # records them through recorder_log with the default payloads, and checks the
 # stored rows (secret bytes zeroed, sizes kept, the rest intact) and the
@@ -10,7 +10,7 @@
 # (raw, hex, base64, UTF-16) in pcapng, CSV, JSONL, the event exports or the
 # HTML, while the public markers are found in the pcapng (the search works).
 # docs/security.md names every command the table marks.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need python3
 RC=${TPMTRACE_TEST_BUILD:-$(dirname "$TPMTRACE")/..}/tests/redactcheck
 S=(python3 "$TPMTRACE_TEST_LIB/secret_search.py")

@@ -11,7 +11,7 @@
 # alignment, UTF-16), is in the database, its live WAL and shm, or what is
 # left at exit, nor in the pcapng, CSV, JSONL and event exports and the HTML
 # report; with --payloads full the same search finds them (it works).
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm tpm2_create tpm2_import tpm2_makecredential tpm2_activatecredential tpm2_encryptdecrypt \
 	tpm2_hmac tpm2_nvdefine sqlite3 python3 xxd
 S=(python3 "$TPMTRACE_TEST_LIB/secret_search.py")

@@ -7,7 +7,7 @@
 # exactly. Then bad input: a damaged trace, a target that goes away mid-run,
 # a file that is not a tpmtrace database, a trace without payloads, and a
 # destructive command against a target that is not the spawned swtpm.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm tpm2_startup sqlite3 python3
 
 PRESETS="as-recorded password linux-6.10 linux-6.12 linux-6.12-no-pcr-integrity"

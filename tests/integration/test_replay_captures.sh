@@ -13,7 +13,7 @@
 # HMACs: the replay knows the authValue its own NV_DefineSpace gave the index.
 # A run below the default --min-fidelity (95%) is still stored complete, but
 # exits 1 with one line naming the commands that failed and why.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm python3
 DATA=$TPMTRACE_SHARED_DATA/pcap
 [ -d "$DATA" ] || skip "the shared captures are not at $DATA"

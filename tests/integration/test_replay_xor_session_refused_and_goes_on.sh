@@ -5,7 +5,7 @@
 # ended there: "StartAuthSession does not parse". Now it parses, the replayer
 # refuses it with its reason (XOR obfuscation is not done here) and goes on:
 # the commands after it are replayed and the run is complete.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3 tpm2_startup
 db=$T/x.db
 # tag, size 45, StartAuthSession, tpmKey and bind TPM_RH_NULL, a 16-byte

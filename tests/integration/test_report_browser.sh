@@ -5,7 +5,7 @@
 # a screenshot is kept in the build directory (artifacts/report-*.png).
 # Inputs: the demo workload recorded against a spawned swtpm and replayed under
 # two policies, and a real capture from ../shared/data/pcap imported.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm tpm2_startup sqlite3 python3
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$CHROMIUM" ] || skip "chromium is not installed (apt-get install chromium)"

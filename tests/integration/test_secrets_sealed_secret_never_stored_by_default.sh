@@ -13,7 +13,7 @@
 # widen them. (test_record_demo.sh checks the demo workload's secret and
 # GetRandom bytes in the final file; this test adds passwords, NV data,
 # hex/base64 forms, the WAL while live, and permissions.)
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm tpm2_create tpm2_unseal tpm2_nvdefine sqlite3 base64 xxd
 
 SECRET="tpmtrace-secret-$(head -c 12 /dev/urandom | xxd -p)"

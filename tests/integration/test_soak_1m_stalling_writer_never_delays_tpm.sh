@@ -16,7 +16,7 @@
 # A recorder that waited on the writer (TPMTRACE_FAULT_WRITER_BLOCK_WHEN_FULL,
 # faultproof/soak_tpm_path_waits_for_writer) must fail this test.
 #   SOAK_COUNT, SOAK_STALL_MS, SOAK_STALL_EVERY_MS change 1,000,000 / 500 / 2000.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need sqlite3
 
 N=${SOAK_COUNT:-1000000}

@@ -2,7 +2,7 @@
 # Every C source and header of the project is formatted as the project's
 # .clang-format says: clang-format --dry-run -Werror on each file git tracks
 # (or every *.c/*.h under the top-level folders outside a git checkout).
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need clang-format
 cd "$TPMTRACE_SRC" || exit 1
 check ".clang-format is there" test -f .clang-format

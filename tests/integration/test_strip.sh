@@ -8,7 +8,7 @@
 # nothing. The example of docs/policies.md runs word for word. Then bad input:
 # no such trace, not a database: a message, exit status 1, no trace added.
 # (The same against a real HMAC kernel: tests/vm/test_vm_hmac_kernel.sh.)
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3 python3
 
 db=$T/boot.db

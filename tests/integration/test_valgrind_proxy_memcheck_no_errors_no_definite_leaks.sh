@@ -5,7 +5,7 @@
 # tpm2-tools, then stopping cleanly. Zero memcheck errors and zero definitely
 # lost bytes. (Skipped in the sanitizer build: memcheck and ASan exclude each
 # other.)
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need valgrind swtpm sqlite3 tpm2_getrandom
 case ${TPMTRACE_TEST_BUILD:-} in
 *asan* | *fuzz*) skip "valgrind does not run sanitizer builds" ;;

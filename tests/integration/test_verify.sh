@@ -5,7 +5,7 @@
 # latency that is not completion minus submit, a corrupt file (pages
 # overwritten), a file that is not a database at all. An unfinished trace is
 # reported, not an error. Each bad copy is made from the same good database.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3 python3
 
 good=$T/good.db

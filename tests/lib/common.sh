@@ -2,7 +2,20 @@
 # directory, real swtpm instances and a cleanup trap; checks are counted and the
 # test ends with "N passed, N failed".
 set -u
-: "${TPMTRACE:?run through ctest (TPMTRACE unset)}"
+# Run through ctest, or directly (bash tests/integration/test_NAME.sh) against
+# the build in ./build: the variables ctest sets (tests/CMakeLists.txt), with
+# those defaults.
+TPMTRACE_TEST_LIB=${TPMTRACE_TEST_LIB:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
+TPMTRACE_SRC=${TPMTRACE_SRC:-$(cd "$TPMTRACE_TEST_LIB/../.." && pwd)}
+TPMTRACE_TEST_BUILD=${TPMTRACE_TEST_BUILD:-$TPMTRACE_SRC/build}
+TPMTRACE_BIN=${TPMTRACE_BIN:-$TPMTRACE_TEST_BUILD/bin}
+TPMTRACE=${TPMTRACE:-$TPMTRACE_BIN/tpmtrace}
+TPMTRACE_SHARED_DATA=${TPMTRACE_SHARED_DATA:-$TPMTRACE_SRC/../shared/data}
+export TPMTRACE TPMTRACE_BIN TPMTRACE_SRC TPMTRACE_SHARED_DATA TPMTRACE_TEST_LIB TPMTRACE_TEST_BUILD
+if [ ! -x "$TPMTRACE" ]; then
+	echo "$TPMTRACE is not built: cmake -B build && cmake --build build (or run the test through ctest)" >&2
+	exit 1
+fi
 TPMCLIENT=${TPMTRACE_TEST_BUILD:-$(dirname "$TPMTRACE")/..}/tests/tpmclient
 T=$(mktemp -d "${TMPDIR:-/tmp}/tpmtrace-it.XXXXXX")
 PASS=0

@@ -1,5 +1,5 @@
 /* redactcheck DB MARKERS: redaction of every command code in the command
- * table (model/tpm_cc.def), through the recorder's own path.
+ * table (model/tpm/tpm_cc.def), through the recorder's own path.
  *
  * For each code it builds a command and a success response whose parameters
  * follow the table's secret layout (cmd_secret, rsp_secret), every TPM2B
@@ -24,9 +24,9 @@
 
 #include "db/db.h"
 #include "db/writer.h"
-#include "model/decode.h"
-#include "model/tpm_cc.h"
-#include "model/wire.h"
+#include "model/tpm/decode.h"
+#include "model/tpm/tpm_cc.h"
+#include "model/tpm/wire.h"
 #include "recorder/recorder.h"
 #include "testlib.h"
 

@@ -50,9 +50,9 @@
 #include <unistd.h>
 
 #include "db/db.h"
-#include "model/decode.h"
-#include "model/wire.h"
-#include "recorder/netutil.h"
+#include "model/tpm/decode.h"
+#include "model/tpm/wire.h"
+#include "recorder/transport/netutil.h"
 
 /* --mix: what command i of client tag asks, so that its answer can be checked. */
 enum { MIX_EXTEND, MIX_RANDOM, MIX_CAP, MIX_PUBLIC };

@@ -8,7 +8,7 @@
 # against a deliberately broken fixture (the guest's results file, the files
 # and query answers it reads) in which A holds and a later part does not; it
 # must fail there, and pass on the same fixture with every part true.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need python3
 S=$TPMTRACE_SRC/tests
 

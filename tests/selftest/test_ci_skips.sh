@@ -3,7 +3,7 @@
 # a test that exits 77 passes ctest, but under CI=true it fails the run unless
 # the allow-list names it (for that build or any) with a reason; outside CI it
 # is noted. A failed test fails the run either way.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need cmake ctest
 P=$T/proj
 mkdir -p "$P"

@@ -5,7 +5,7 @@
 # run by a test (common.sh wraps them) fails after TPMTRACE_TEST_CLIENT_TIMEOUT
 # seconds, instead of either waiting for ctest's limit. (timeout(1) -s KILL
 # around them only turns a hang into exit 137.)
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need python3 timeout
 
 # A peer that accepts, reads, and answers nothing (data and control socket).

@@ -4,7 +4,7 @@
 # checks only A), and no check or expect_eq has a command substitution in its
 # description while it reads $? (the substitution resets it). The lint itself
 # must find each bad form in a fixture and leave the good ones alone.
-. "$TPMTRACE_TEST_LIB/common.sh"
+. "$(dirname "$0")/../lib/common.sh"
 need python3
 LINT=$TPMTRACE_TEST_LIB/lint_checks.py
 S=$TPMTRACE_SRC/tests

@@ -10,7 +10,7 @@
 
 #include "db/db.h"
 #include "db/writer.h"
-#include "model/tpm_cc.h"
+#include "model/tpm/tpm_cc.h"
 #include "testlib.h"
 
 static char path[512];

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/decode.h"
-#include "model/wire.h"
-#include "recorder/redact.h"
+#include "model/tpm/decode.h"
+#include "model/tpm/wire.h"
+#include "model/tpm/redact.h"
 #include "testlib.h"
 
 /* Decodes a heap copy of exactly len bytes. */

@@ -1,4 +1,4 @@
-/* Part 2 unions read per their selector (model/decode.c), one table per union,
+/* Part 2 unions read per their selector (model/tpm/decode.c), one table per union,
  * every selector at least once (issue 15, finding 12): the bytes each selector
  * is followed by, what is read, and that the reader stops exactly after the
  * structure (a marker follows each one). A selector the union does not have
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/decode.h"
-#include "model/wire.h"
+#include "model/tpm/decode.h"
+#include "model/tpm/wire.h"
 #include "testlib.h"
 
 #define MARK 0xBEEF

@@ -1,4 +1,4 @@
-/* The framing rule every recorder shares (recorder/proxy_frame.h): a command
+/* The framing rule every recorder shares (recorder/transport/frame.h): a command
  * is exactly the bytes its size field declares, never more and never fewer;
  * what follows is the next command, in order; a size field that cannot be a
  * command's is refused (TPM_RC_COMMAND_SIZE) with its header and declared
@@ -6,10 +6,10 @@
  * proxy's frame_data in raw and MS-simulator framing. */
 #include <string.h>
 
-#include "model/decode.h"
-#include "model/wire.h"
-#include "recorder/proxy_frame.h"
-#include "recorder/transport.h"
+#include "model/tpm/decode.h"
+#include "model/tpm/wire.h"
+#include "recorder/transport/frame.h"
+#include "recorder/transport/transport.h"
 #include "testlib.h"
 
 /* A GetRandom(n) command (12 bytes) at b. */

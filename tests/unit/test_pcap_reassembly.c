@@ -13,8 +13,8 @@
 #include "testlib.h"
 
 #include "db/writer.h"
-#include "model/wire.h"
-#include "recorder/pcap_import.h"
+#include "model/tpm/wire.h"
+#include "recorder/import/pcap_import.h"
 
 /* TPM2_Startup(TPM_SU_CLEAR): Part 3 section 9.3. */
 static const uint8_t startup[] = {0x80, 0x01, 0, 0, 0, 12, 0, 0, 0x01, 0x44, 0, 0};

@@ -2,9 +2,9 @@
  * and spec parsing errors. */
 #include <string.h>
 
-#include "model/decode.h"
+#include "model/tpm/decode.h"
 #include "model/policy.h"
-#include "model/tpm_cc.h"
+#include "model/tpm/tpm_cc.h"
 #include "testlib.h"
 
 /* Counts of what the expander sent, per command code of interest and role. */

@@ -9,11 +9,11 @@
 #include <unistd.h>
 
 #include "db/db.h"
-#include "db/trace_stream.h"
-#include "model/decode.h"
+#include "model/trace_stream.h"
+#include "model/tpm/decode.h"
 #include "model/predict.h"
 #include "model/profile.h"
-#include "model/tpm_cc.h"
+#include "model/tpm/tpm_cc.h"
 #include "testlib.h"
 
 /* Published measurements on the SLB9670 (linux-integrity list, reference
@@ -189,7 +189,7 @@ static void test_stream(void)
 	unlink(path);
 }
 
-/* The one origin rule (db/trace_stream.h) predict, replay, stats and report use. */
+/* The one origin rule (model/trace_stream.h) predict, replay, stats and report use. */
 static void test_origin_rule(void)
 {
 	int hw = -1;

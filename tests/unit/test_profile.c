@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "db/db.h"
-#include "model/decode.h"
+#include "model/tpm/decode.h"
 #include "model/profile.h"
-#include "model/tpm_cc.h"
+#include "model/tpm/tpm_cc.h"
 #include "testlib.h"
 
 static const char good[] = "tpmtrace-profile 1\n"

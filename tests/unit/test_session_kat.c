@@ -1,4 +1,4 @@
-/* Known-answer tests of the session primitives (replayer/session.c) against
+/* Known-answer tests of the session primitives (model/tpm/session.c) against
  * published vectors. The protocol as a whole (salt, session key, HMACs, CFB
  * with KDFa keys) is checked by a real TPM in test_session_swtpm.c. */
 #include <errno.h>
@@ -7,7 +7,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
-#include "replayer/session.h"
+#include "model/tpm/session.h"
 #include "testlib.h"
 
 static struct sess_crypto c;

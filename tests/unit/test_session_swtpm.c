@@ -10,10 +10,10 @@
 
 #include <openssl/evp.h>
 
-#include "model/decode.h"
-#include "model/wire.h"
-#include "replayer/session.h"
-#include "replayer/tpmconn.h"
+#include "model/tpm/decode.h"
+#include "model/tpm/wire.h"
+#include "model/tpm/session.h"
+#include "recorder/transport/tpmconn.h"
 #include "swtpm.h"
 #include "testlib.h"
 

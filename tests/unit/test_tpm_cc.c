@@ -1,4 +1,4 @@
-/* The command table (model/tpm_cc.def): internal consistency of every row,
+/* The command table (model/tpm/tpm_cc.def): internal consistency of every row,
  * the lookup functions, and spot checks against the TPM 2.0 Library spec.
  *
  * Sources of the spot-check values (read, not copied):
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "model/tpm_cc.h"
+#include "model/tpm/tpm_cc.h"
 #include "testlib.h"
 
 struct expect {

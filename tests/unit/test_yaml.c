@@ -1,11 +1,11 @@
-/* model/yaml.c: documents read through libyaml into the ynode tree that the
+/* recorder/import/yaml.c: documents read through libyaml into the ynode tree that the
  * TPMScan importer walks; the refusals (aliases, non-scalar keys, depth, two
  * documents, syntax errors) name the file and line. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "model/yaml.h"
+#include "recorder/import/yaml.h"
 #include "testlib.h"
 
 static struct ynode *parse_ok(const char *text)

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "cuse_proxy.h"
-#include "model/decode.h"
-#include "model/wire.h"
+#include "model/tpm/decode.h"
+#include "model/tpm/wire.h"
 
 static const char *errname(int e)
 {

@@ -33,11 +33,11 @@
 #include "cuse_proxy.h"
 #include "db/db.h"
 #include "db/writer.h"
-#include "model/decode.h"
-#include "model/wire.h"
-#include "recorder/proxy_frame.h"
+#include "model/tpm/decode.h"
+#include "model/tpm/wire.h"
+#include "recorder/transport/frame.h"
 #include "recorder/recorder.h"
-#include "recorder/transport.h"
+#include "recorder/transport/transport.h"
 
 static const char usage[] =
     "usage: tpm-cuse-proxy --backend DEVICE|TCTI --name NAME (--db FILE | --no-record)\n"
@@ -455,7 +455,7 @@ static void op_write(fuse_req_t req, const char *buf, size_t size, off_t off,
 		fuse_reply_err(req, EBUSY);
 		return;
 	}
-	/* The framing rule every recorder shares (recorder/proxy_frame.h): the
+	/* The framing rule every recorder shares (recorder/transport/frame.h): the
 	 * command is exactly the bytes its size field declares. */
 	int fr = frame_tpm((const uint8_t *)buf, size, FRAME_MAX_MESSAGE, &hsize, &reason);
 	if (size < 6 || size < hsize) {

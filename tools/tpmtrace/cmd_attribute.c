@@ -1,13 +1,13 @@
 /* tpmtrace attribute: firmware, kernel or user space for every command of a
- * VM boot, from the guest kernel's ftrace (db/trace_attribute.h). */
+ * VM boot, from the guest kernel's ftrace (recorder/import/trace_attribute.h). */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 #include "common.h"
-#include "db/trace_attribute.h"
-#include "model/ftrace.h"
-#include "recorder/log_reader.h"
+#include "recorder/import/trace_attribute.h"
+#include "recorder/import/ftrace.h"
+#include "recorder/import/log_reader.h"
 
 enum { M_DB = 1, M_CMDLINE = 2 };
 enum { O_TRACE = 256, O_FTRACE, O_CMDLINE, O_JSON };

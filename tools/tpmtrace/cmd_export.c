@@ -16,9 +16,9 @@
 
 #include "db/db.h"
 #include "db/writer.h"
-#include "model/decode.h"
-#include "model/tpm_cc.h"
-#include "model/wire.h"
+#include "model/tpm/decode.h"
+#include "model/tpm/tpm_cc.h"
+#include "model/tpm/wire.h"
 
 SUBCOMMAND(export);
 

@@ -18,13 +18,13 @@
 
 #include "db/db.h"
 #include "db/writer.h"
-#include "model/decode.h"
-#include "model/ftrace.h"
-#include "model/wire.h"
-#include "recorder/log_reader.h"
-#include "recorder/pcap_import.h"
-#include "recorder/rec_fill.h"
-#include "recorder/swtpm_log.h"
+#include "model/tpm/decode.h"
+#include "recorder/import/ftrace.h"
+#include "model/tpm/wire.h"
+#include "recorder/import/log_reader.h"
+#include "recorder/import/pcap_import.h"
+#include "db/rec_fill.h"
+#include "recorder/import/swtpm_log.h"
 
 SUBCOMMAND(import);
 

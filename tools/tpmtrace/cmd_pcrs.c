@@ -8,7 +8,7 @@
 #include "cli.h"
 #include "common.h"
 #include "db/db.h"
-#include "recorder/log_reader.h"
+#include "recorder/import/log_reader.h"
 #include "replayer/pcr_replay.h"
 
 #define MAX_TRACES 16

@@ -8,11 +8,11 @@
 #include "cli.h"
 #include "common.h"
 #include "db/db.h"
-#include "db/trace_stream.h"
-#include "model/decode.h"
+#include "model/trace_stream.h"
+#include "model/tpm/decode.h"
 #include "model/predict.h"
 #include "model/profile.h"
-#include "model/tpm_cc.h"
+#include "model/tpm/tpm_cc.h"
 #include "replayer/hostcrypto.h"
 
 enum { O_TRACE = 256, O_PROFILE, O_POLICY, O_SYNTH, O_GAP, O_HOST, O_JSON };

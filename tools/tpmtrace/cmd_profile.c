@@ -9,7 +9,7 @@
 #include "common.h"
 #include "db/db.h"
 #include "model/profile.h"
-#include "model/tpm_cc.h"
+#include "model/tpm/tpm_cc.h"
 
 enum { O_NAME = 256, O_REPLACE, O_TRACE, O_OUTPUT = 'o' };
 enum { M_IMPORT = 1, M_EXPORT = 2, M_SHOW = 4, M_LIST = 8, M_LEARN = 16 };

@@ -15,13 +15,13 @@
 #include "record.h"
 #include "db/db.h"
 #include "db/writer.h"
-#include "model/decode.h"
-#include "model/tpm_cc.h"
-#include "model/wire.h"
+#include "model/tpm/decode.h"
+#include "model/tpm/tpm_cc.h"
+#include "model/tpm/wire.h"
 #include "recorder/proxy.h"
 #include "recorder/recorder.h"
-#include "recorder/swtpm_spawn.h"
-#include "replayer/emulate.h"
+#include "recorder/transport/swtpm_spawn.h"
+#include "model/emulate.h"
 
 enum {
 	O_DB = 256,

@@ -10,9 +10,9 @@
 #include "cli.h"
 #include "common.h"
 #include "db/db.h"
-#include "model/tpm_cc.h"
+#include "model/tpm/tpm_cc.h"
 #include "model/policy.h"
-#include "replayer/emulate.h"
+#include "model/emulate.h"
 #include "replayer/replay.h"
 
 enum {

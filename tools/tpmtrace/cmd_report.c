@@ -20,11 +20,11 @@
 #include "cli.h"
 #include "common.h"
 #include "db/db.h"
-#include "db/trace_stream.h"
+#include "model/trace_stream.h"
 #include "model/predict.h"
 #include "replayer/hostcrypto.h"
 #include "model/profile.h"
-#include "model/tpm_cc.h"
+#include "model/tpm/tpm_cc.h"
 
 enum { O_TRACE = 256, O_COMPARE, O_PROFILE, O_MAXMARKS, O_TITLE, O_OUTPUT = 'o' };
 static const struct cli_opt opts[] = {
@@ -107,7 +107,7 @@ static int has_prefix(const char *s, const char *p)
 	return !strncmp(s, p, strlen(p));
 }
 
-/* By the command's name (model/tpm_cc.def), grouped as Part 3 groups them. */
+/* By the command's name (model/tpm/tpm_cc.def), grouped as Part 3 groups them. */
 static enum family family_of(uint32_t cc)
 {
 	static const char *const lifecycle[] = {"Startup",

@@ -4,7 +4,7 @@
 
 #include "cli.h"
 #include "common.h"
-#include "model/decode.h"
+#include "model/tpm/decode.h"
 
 enum { O_TRACE = 256, O_LIMIT };
 static const struct cli_opt opts[] = {

@@ -5,7 +5,7 @@
 
 #include "cli.h"
 #include "common.h"
-#include "db/trace_stream.h"
+#include "model/trace_stream.h"
 
 enum { O_TRACE = 256, O_JSON, O_BY };
 static const struct cli_opt opts[] = {

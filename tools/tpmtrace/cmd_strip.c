@@ -1,10 +1,10 @@
-/* tpmtrace strip: the password-equivalent of a trace (db/trace_strip.h). */
+/* tpmtrace strip: the password-equivalent of a trace (model/trace_strip.h). */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 #include "common.h"
-#include "db/trace_strip.h"
+#include "model/trace_strip.h"
 
 enum { O_TRACE = 256, O_NAME, O_JSON };
 static const struct cli_opt opts[] = {

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "recorder/ima_import.h"
+#include "recorder/import/ima_import.h"
 
 struct import_opts {
 	const char *db;
@@ -25,7 +25,7 @@ struct import_opts {
 
 struct import_sink;
 
-/* A command as an importer found it. The sink decodes it (model/decode.h) and
+/* A command as an importer found it. The sink decodes it (model/tpm/decode.h) and
  * stores the decoded columns the way a live recording does. */
 struct import_cmd {
 	uint64_t t_submit_ns, t_done_ns;
@@ -77,7 +77,7 @@ struct importer {
 	 * message naming the file (and offset or entry) in err. */
 	int (*run)(struct import_sink *s, const char *file, const struct import_opts *o, char *err,
 		   size_t errlen);
-	/* Or, for the measurement logs, on its own (recorder/log_store.h). */
+	/* Or, for the measurement logs, on its own (recorder/import/log_store.h). */
 	int (*run_log)(const char *file, const struct import_opts *o, struct import_log_result *r,
 		       char *err, size_t errlen);
 };

@@ -1,5 +1,5 @@
 /* tpmtrace import ima|tcglog: measurement logs into traces of synthesized
- * TPM2_PCR_Extend commands (recorder/ima_import.c, recorder/tcglog_import.c),
+ * TPM2_PCR_Extend commands (recorder/import/ima_import.c, recorder/import/tcglog_import.c),
  * and what tells such a log from other files. */
 #include "import_logs.h"
 
@@ -14,8 +14,8 @@
 
 #include "cli.h"
 #include "common.h"
-#include "recorder/ima_import.h"
-#include "recorder/tcglog_import.h"
+#include "recorder/import/ima_import.h"
+#include "recorder/import/tcglog_import.h"
 
 #define SUB "import"
 

@@ -1,6 +1,6 @@
 /* tpmtrace record --pcap-live IFACE: TPM traffic on TCP captured live with
  * libpcap and decoded packet by packet exactly as `import pcap` decodes a
- * file (recorder/pcap_import.h), into a trace of kind 'record'. */
+ * file (recorder/import/pcap_import.h), into a trace of kind 'record'. */
 #include "record.h"
 
 #include <errno.h>
@@ -20,9 +20,9 @@
 #include "common.h"
 #include "db/db.h"
 #include "db/writer.h"
-#include "recorder/pcap_import.h"
+#include "recorder/import/pcap_import.h"
 #include "recorder/recorder.h"
-#include "recorder/redact.h"
+#include "model/tpm/redact.h"
 
 #define SUB "record"
 

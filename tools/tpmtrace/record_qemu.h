@@ -6,10 +6,10 @@
 #include <stdint.h>
 
 #include "db/writer.h"
-#include "replayer/emulate.h"
+#include "model/emulate.h"
 #include "recorder/qemu_interposer.h"
 #include "recorder/recorder.h"
-#include "recorder/swtpm_spawn.h"
+#include "recorder/transport/swtpm_spawn.h"
 
 struct qemu_record_opts {
 	const char *db_path;
@@ -19,7 +19,7 @@ struct qemu_record_opts {
 	const char *swtpm_state; /* with spawn: state directory */
 	int spawn;
 	int payloads;
-	struct emulator *emu; /* latency injection (replayer/emulate.h), or NULL */
+	struct emulator *emu; /* latency injection (model/emulate.h), or NULL */
 };
 
 struct qemu_session {

@@ -1,0 +1,35 @@
+#include "db/rec_fill.h"
+
+void rec_fill_decoded(struct rec *r, const struct tpm_cmd *c, size_t cmd_len,
+		      const struct tpm_rsp *rsp, size_t rsp_len)
+{
+	r->cc = c->cc;
+	r->tag = c->tag;
+	r->cmd_size = (uint32_t)cmd_len;
+	r->n_handles = c->n_handles;
+	for (unsigned i = 0; i < c->n_handles && i < 3; i++)
+		r->handles[i] = c->handles[i];
+	r->n_sessions = c->n_sessions;
+	if (c->n_sessions) {
+		r->sess_handle = c->sess[0].handle;
+		r->sess_attrs = tpm_pack_attrs(c->sess_attrs, c->n_sessions);
+	}
+	r->auth_kind = c->auth_kind;
+	r->pcr = c->pcr;
+	r->malformed = (uint8_t)c->malformed;
+	if (rsp) {
+		r->has_rsp = 1;
+		r->rc = rsp->rc;
+		r->rsp_size = (uint32_t)rsp_len;
+		if (rsp->n_handles) {
+			r->has_rsp_handle = 1;
+			r->rsp_handle = rsp->handle;
+		}
+		if (!r->malformed)
+			r->malformed = (uint8_t)rsp->malformed;
+	} else {
+		r->flags |= REC_F_NO_RESPONSE;
+	}
+	if (r->malformed)
+		r->flags |= REC_F_MALFORMED;
+}

@@ -1,0 +1,403 @@
+#include "model/tpm/decode.h"
+
+#include <tss2/tss2_rc.h>
+
+#include "model/tpm/wire.h"
+
+static const char *const mal_text[TPM_MAL_COUNT] = {
+    [TPM_MAL_NONE] = "",
+    [TPM_MAL_SHORT_HEADER] = "shorter than the 10-byte header",
+    [TPM_MAL_SIZE_OVER] = "size field larger than the bytes received (truncated)",
+    [TPM_MAL_SIZE_UNDER] = "size field smaller than the bytes received",
+    [TPM_MAL_TOO_LARGE] = "larger than 4096 bytes",
+    [TPM_MAL_BAD_TAG] = "unknown tag",
+    [TPM_MAL_UNKNOWN_CC] = "unknown command code",
+    [TPM_MAL_HANDLES] = "handle area past the end",
+    [TPM_MAL_AUTH_SIZE] = "authorization size past the end",
+    [TPM_MAL_AUTH] = "sessions do not fill the authorization area",
+    [TPM_MAL_TOO_MANY_SESSIONS] = "more than 3 sessions",
+    [TPM_MAL_PARAM_SIZE] = "parameter size past the end",
+    [TPM_MAL_SIZE_BELOW_HEADER] = "size field smaller than the 10-byte header",
+};
+
+const char *tpm_malformed_str(int reason)
+{
+	if (reason < 0 || reason >= TPM_MAL_COUNT)
+		return "unknown reason";
+	return mal_text[reason];
+}
+
+const char *tpm_auth_kind_str(int kind)
+{
+	switch (kind) {
+	case TPM_AUTH_NONE:
+		return "none";
+	case TPM_AUTH_PASSWORD:
+		return "password";
+	case TPM_AUTH_HMAC:
+		return "hmac";
+	case TPM_AUTH_HMAC_ENC:
+		return "hmac+enc";
+	case TPM_AUTH_POLICY:
+		return "policy";
+	case TPM_AUTH_POLICY_ENC:
+		return "policy+enc";
+	}
+	return "?";
+}
+
+const char *tpm_rc_str(uint32_t rc)
+{
+	return Tss2_RC_Decode(rc);
+}
+
+/* Common header checks (Part 1 18.2): 10 bytes, size field equal to the
+ * message length, at most TPM_MAX_MESSAGE, a known tag. */
+static int header_check(const uint8_t *buf, size_t len, uint16_t *tag, uint32_t *size,
+			uint32_t *code)
+{
+	if (len < TPM_HEADER_SIZE)
+		return TPM_MAL_SHORT_HEADER;
+	*tag = wire_get_u16(buf);
+	*size = wire_get_u32(buf + 2);
+	*code = wire_get_u32(buf + 6);
+	if (len > TPM_MAX_MESSAGE)
+		return TPM_MAL_TOO_LARGE;
+	if (*size > len)
+		return TPM_MAL_SIZE_OVER;
+	if (*size < len)
+		return TPM_MAL_SIZE_UNDER;
+	return 0;
+}
+
+/* One session in an authorization area (Part 1 18.6 command, 18.8 response):
+ * command: handle, nonce, attributes, hmac; response: nonce, attributes, hmac. */
+static void session_read(struct wire_rd *r, struct tpm_session *s, int with_handle)
+{
+	s->handle = with_handle ? wire_u32(r) : 0;
+	s->nonce_off = (uint16_t)r->off + 2;
+	wire_tpm2b(r, &s->nonce_size);
+	s->attrs = wire_u8(r);
+	s->hmac_off = (uint16_t)r->off + 2;
+	wire_tpm2b(r, &s->hmac_size);
+}
+
+static uint8_t auth_kind_of(const struct tpm_cmd *c)
+{
+	uint8_t kind = TPM_AUTH_NONE;
+	for (unsigned i = 0; i < c->n_sessions; i++) {
+		uint32_t h = c->sess[i].handle;
+		int enc = c->sess[i].attrs & (TPMA_SESSION_DECRYPT | TPMA_SESSION_ENCRYPT);
+		uint8_t k;
+		if (h == TPM_RS_PW)
+			k = TPM_AUTH_PASSWORD;
+		else if ((h >> 24) == 0x03)
+			k = enc ? TPM_AUTH_POLICY_ENC : TPM_AUTH_POLICY;
+		else
+			k = enc ? TPM_AUTH_HMAC_ENC : TPM_AUTH_HMAC;
+		/* Sessions that only encrypt do not authorize; the heaviest wins. */
+		if (k > kind)
+			kind = k;
+	}
+	return kind;
+}
+
+int tpm_cmd_decode(const uint8_t *buf, size_t len, struct tpm_cmd *c)
+{
+	struct wire_rd r;
+	int mal;
+
+	memset(c, 0, sizeof(*c));
+	c->pcr = -1;
+	mal = header_check(buf, len, &c->tag, &c->size, &c->cc);
+	/* A message cut short still has a readable header: keep its fields. */
+	if (mal)
+		goto out;
+	if (c->tag != TPM_ST_NO_SESSIONS && c->tag != TPM_ST_SESSIONS) {
+		mal = TPM_MAL_BAD_TAG;
+		goto out;
+	}
+	c->info = tpm_cc_lookup(c->cc);
+	if (!c->info) {
+		mal = TPM_MAL_UNKNOWN_CC;
+		goto out;
+	}
+	wire_rd_init(&r, buf, len);
+	wire_skip(&r, TPM_HEADER_SIZE);
+	for (unsigned i = 0; i < c->info->handles_in; i++)
+		c->handles[i] = wire_u32(&r);
+	if (r.err) {
+		mal = TPM_MAL_HANDLES;
+		goto out;
+	}
+	c->n_handles = c->info->handles_in;
+	switch (c->cc) {
+	case TPM_CC_PCR_Extend:
+	case TPM_CC_PCR_Event:
+	case TPM_CC_PCR_Reset:
+		if (c->handles[0] <= 31)
+			c->pcr = (int32_t)c->handles[0];
+		break;
+	}
+	if (c->tag == TPM_ST_SESSIONS) {
+		c->auth_size = wire_u32(&r);
+		if (r.err || c->auth_size > wire_left(&r)) {
+			mal = TPM_MAL_AUTH_SIZE;
+			goto out;
+		}
+		size_t end = r.off + c->auth_size;
+		struct wire_rd a;
+		wire_rd_init(&a, buf, end);
+		a.off = r.off;
+		while (wire_left(&a) > 0) {
+			if (c->n_sessions == TPM_MAX_SESSIONS) {
+				mal = TPM_MAL_TOO_MANY_SESSIONS;
+				goto out;
+			}
+			session_read(&a, &c->sess[c->n_sessions], 1);
+			if (a.err) {
+				mal = TPM_MAL_AUTH;
+				goto out;
+			}
+			c->sess_attrs[c->n_sessions] = c->sess[c->n_sessions].attrs;
+			c->n_sessions++;
+		}
+		if (c->n_sessions == 0) {
+			mal = TPM_MAL_AUTH;
+			goto out;
+		}
+		r.off = end;
+	}
+	c->param_off = (uint32_t)r.off;
+	c->param_size = (uint32_t)(len - r.off);
+	c->auth_kind = auth_kind_of(c);
+out:
+	c->malformed = mal;
+	return mal;
+}
+
+int tpm_rsp_decode(const uint8_t *buf, size_t len, uint32_t cc, struct tpm_rsp *p)
+{
+	struct wire_rd r;
+	const struct tpm_cc_info *info;
+	int mal;
+
+	memset(p, 0, sizeof(*p));
+	mal = header_check(buf, len, &p->tag, &p->size, &p->rc);
+	if (mal)
+		goto out;
+	if (p->tag != TPM_ST_NO_SESSIONS && p->tag != TPM_ST_SESSIONS &&
+	    p->tag != TPM_ST_RSP_COMMAND) {
+		mal = TPM_MAL_BAD_TAG;
+		goto out;
+	}
+	/* An error response is the header alone (Part 1 18.4). */
+	info = tpm_cc_lookup(cc);
+	if (p->rc != 0 || !info)
+		goto out;
+	wire_rd_init(&r, buf, len);
+	wire_skip(&r, TPM_HEADER_SIZE);
+	if (info->handles_out) {
+		p->handle = wire_u32(&r);
+		if (r.err) {
+			mal = TPM_MAL_HANDLES;
+			goto out;
+		}
+		p->n_handles = 1;
+	}
+	if (p->tag == TPM_ST_SESSIONS) {
+		p->param_size = wire_u32(&r);
+		p->param_off = (uint32_t)r.off;
+		if (r.err || !wire_skip(&r, p->param_size)) {
+			mal = TPM_MAL_PARAM_SIZE;
+			goto out;
+		}
+		while (wire_left(&r) > 0) {
+			if (p->n_sessions == TPM_MAX_SESSIONS) {
+				mal = TPM_MAL_TOO_MANY_SESSIONS;
+				goto out;
+			}
+			session_read(&r, &p->sess[p->n_sessions], 0);
+			if (r.err) {
+				mal = TPM_MAL_AUTH;
+				goto out;
+			}
+			p->n_sessions++;
+		}
+	} else {
+		p->param_off = (uint32_t)r.off;
+		p->param_size = (uint32_t)(len - r.off);
+	}
+out:
+	p->malformed = mal;
+	return mal;
+}
+
+/* ---- Part 2 unions (see decode.h) ---- */
+
+enum {
+	ALG_RSA = 0x0001,
+	ALG_TDES = 0x0003,
+	ALG_HMAC = 0x0005,
+	ALG_AES = 0x0006,
+	ALG_MGF1 = 0x0007,
+	ALG_KEYEDHASH = 0x0008,
+	ALG_XOR = 0x000A,
+	ALG_NULL = 0x0010,
+	ALG_SM4 = 0x0013,
+	ALG_RSASSA = 0x0014,
+	ALG_RSAES = 0x0015,
+	ALG_RSAPSS = 0x0016,
+	ALG_OAEP = 0x0017,
+	ALG_ECDSA = 0x0018,
+	ALG_ECDH = 0x0019,
+	ALG_ECDAA = 0x001A,
+	ALG_SM2 = 0x001B,
+	ALG_ECSCHNORR = 0x001C,
+	ALG_ECMQV = 0x001D,
+	ALG_KDF1_SP800_56A = 0x0020,
+	ALG_KDF2 = 0x0021,
+	ALG_KDF1_SP800_108 = 0x0022,
+	ALG_ECC = 0x0023,
+	ALG_SYMCIPHER = 0x0025,
+	ALG_CAMELLIA = 0x0026,
+	ALG_EDDSA = 0x0060,
+	ALG_EDDSA_PH = 0x0061,
+};
+
+/* A selector the union does not have: nothing after it can be located. */
+static int bad_selector(struct wire_rd *r)
+{
+	r->err = 1;
+	return -1;
+}
+
+int tpm_rd_sym_def(struct wire_rd *r, int object, struct tpm_sym_def *d)
+{
+	memset(d, 0, sizeof *d);
+	d->alg = wire_u16(r);
+	d->mode = ALG_NULL;
+	switch (d->alg) {
+	case ALG_NULL:
+		break;
+	case ALG_XOR:
+		if (object)
+			return bad_selector(r); /* TPMI_ALG_SYM_OBJECT has no XOR */
+		d->hash = wire_u16(r);		/* TPMU_SYM_KEY_BITS.xor; no mode */
+		break;
+	case ALG_AES:
+	case ALG_SM4:
+	case ALG_CAMELLIA:
+	case ALG_TDES:
+		d->key_bits = wire_u16(r);
+		d->mode = wire_u16(r);
+		break;
+	default:
+		return bad_selector(r);
+	}
+	return r->err ? -1 : 0;
+}
+
+/* Schemes whose details are {hashAlg} (TPMS_SCHEME_HASH and its aliases). */
+static int hash_details(uint16_t s)
+{
+	switch (s) {
+	case ALG_HMAC:
+	case ALG_RSASSA:
+	case ALG_RSAPSS:
+	case ALG_OAEP:
+	case ALG_ECDSA:
+	case ALG_ECDH:
+	case ALG_ECMQV:
+	case ALG_SM2:
+	case ALG_ECSCHNORR:
+	case ALG_EDDSA:
+	case ALG_EDDSA_PH:
+	case ALG_MGF1:
+	case ALG_KDF1_SP800_56A:
+	case ALG_KDF2:
+	case ALG_KDF1_SP800_108:
+		return 1;
+	}
+	return 0;
+}
+
+/* scheme, then its details, for the selectors in allowed. */
+static int rd_scheme(struct wire_rd *r, struct tpm_scheme *s, const uint16_t *allowed, size_t n)
+{
+	memset(s, 0, sizeof *s);
+	s->scheme = wire_u16(r);
+	if (s->scheme == ALG_NULL)
+		return r->err ? -1 : 0;
+	size_t i = 0;
+	while (i < n && allowed[i] != s->scheme)
+		i++;
+	if (i == n)
+		return bad_selector(r);
+	if (s->scheme == ALG_RSAES)
+		return r->err ? -1 : 0; /* TPMS_ENC_SCHEME_RSAES is empty */
+	s->hash = wire_u16(r);
+	if (s->scheme == ALG_ECDAA)
+		s->count = wire_u16(r);
+	else if (s->scheme == ALG_XOR)
+		s->kdf = wire_u16(r);
+	else if (!hash_details(s->scheme))
+		return bad_selector(r);
+	return r->err ? -1 : 0;
+}
+
+int tpm_rd_keyedhash_scheme(struct wire_rd *r, struct tpm_scheme *s)
+{
+	static const uint16_t a[] = {ALG_HMAC, ALG_XOR};
+	return rd_scheme(r, s, a, sizeof a / sizeof a[0]);
+}
+
+int tpm_rd_sig_scheme(struct wire_rd *r, struct tpm_scheme *s)
+{
+	static const uint16_t a[] = {ALG_RSASSA,    ALG_RSAPSS, ALG_ECDSA, ALG_ECDAA,	ALG_SM2,
+				     ALG_ECSCHNORR, ALG_HMAC,	ALG_EDDSA, ALG_EDDSA_PH};
+	return rd_scheme(r, s, a, sizeof a / sizeof a[0]);
+}
+
+int tpm_rd_rsa_scheme(struct wire_rd *r, struct tpm_scheme *s)
+{
+	static const uint16_t a[] = {ALG_RSASSA, ALG_RSAPSS, ALG_RSAES, ALG_OAEP};
+	return rd_scheme(r, s, a, sizeof a / sizeof a[0]);
+}
+
+int tpm_rd_ecc_scheme(struct wire_rd *r, struct tpm_scheme *s)
+{
+	static const uint16_t a[] = {ALG_ECDSA, ALG_ECDAA, ALG_SM2,   ALG_ECSCHNORR,
+				     ALG_ECDH,	ALG_ECMQV, ALG_EDDSA, ALG_EDDSA_PH};
+	return rd_scheme(r, s, a, sizeof a / sizeof a[0]);
+}
+
+int tpm_rd_kdf_scheme(struct wire_rd *r, struct tpm_scheme *s)
+{
+	static const uint16_t a[] = {ALG_MGF1, ALG_KDF1_SP800_56A, ALG_KDF2, ALG_KDF1_SP800_108};
+	return rd_scheme(r, s, a, sizeof a / sizeof a[0]);
+}
+
+int tpm_rd_public_parms(struct wire_rd *r, uint16_t type, struct tpm_public_parms *p)
+{
+	memset(p, 0, sizeof *p);
+	p->type = type;
+	switch (type) {
+	case ALG_KEYEDHASH: /* TPMS_KEYEDHASH_PARMS */
+		return tpm_rd_keyedhash_scheme(r, &p->scheme);
+	case ALG_SYMCIPHER: /* TPMS_SYMCIPHER_PARMS */
+		return tpm_rd_sym_def(r, 1, &p->symmetric);
+	case ALG_RSA: /* TPMS_RSA_PARMS */
+		if (tpm_rd_sym_def(r, 1, &p->symmetric) || tpm_rd_rsa_scheme(r, &p->scheme))
+			return -1;
+		p->key_bits = wire_u16(r);
+		p->exponent = wire_u32(r);
+		return r->err ? -1 : 0;
+	case ALG_ECC: /* TPMS_ECC_PARMS */
+		if (tpm_rd_sym_def(r, 1, &p->symmetric) || tpm_rd_ecc_scheme(r, &p->scheme))
+			return -1;
+		p->curve = wire_u16(r);
+		return tpm_rd_kdf_scheme(r, &p->kdf);
+	}
+	return bad_selector(r);
+}

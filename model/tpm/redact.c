@@ -1,0 +1,106 @@
+#include "model/tpm/redact.h"
+
+#include <string.h>
+
+#include "model/tpm/wire.h"
+
+int payload_mode_parse(const char *s)
+{
+	if (!strcmp(s, "none"))
+		return PAYLOADS_NONE;
+	if (!strcmp(s, "redacted"))
+		return PAYLOADS_REDACTED;
+	if (!strcmp(s, "full"))
+		return PAYLOADS_FULL;
+	return -1;
+}
+
+const char *payload_mode_str(int mode)
+{
+	switch (mode) {
+	case PAYLOADS_NONE:
+		return "none";
+	case PAYLOADS_FULL:
+		return "full";
+	}
+	return "redacted";
+}
+
+/* Zeroes the secret parameters of a message as the command table's layout
+ * says (model/tpm/tpm_cc.def: S a secret TPM2B, B a TPM2B kept, 1 2 4 8 an
+ * integer kept, !N an integer zeroed), reading from off. A parameter that
+ * runs past the end stops the walk: nothing beyond it can be located (the
+ * message is malformed; its bytes are the decoder's business). Returns 1 if
+ * anything was zeroed. */
+static int redact_layout(uint8_t *buf, size_t len, size_t off, const char *layout)
+{
+	struct wire_rd r;
+	int did = 0;
+	wire_rd_init(&r, buf, len);
+	r.off = off;
+	for (const char *l = layout; *l && !r.err; l++) {
+		int secret = *l == '!' || *l == 'S';
+		if (*l == '!')
+			l++;
+		if (*l == 'S' || *l == 'B') {
+			uint16_t n;
+			const uint8_t *p = wire_tpm2b(&r, &n);
+			if (p && n && secret) {
+				memset(buf + (p - buf), 0, n);
+				did = 1;
+			}
+		} else if (*l >= '1' && *l <= '8') {
+			const uint8_t *p = wire_skip(&r, (size_t)(*l - '0'));
+			if (p && secret) {
+				memset(buf + (p - buf), 0, (size_t)(*l - '0'));
+				did = 1;
+			}
+		} else {
+			break; /* not a layout (tests/unit/test_tpm_cc.c checks them) */
+		}
+	}
+	return did;
+}
+
+int redact_command(uint8_t *buf, size_t len, const struct tpm_cmd *c)
+{
+	int did = 0;
+	if (c->malformed && c->malformed != TPM_MAL_NONE) {
+		/* Unparsed bytes may hold anything: keep only the header. */
+		if (len > TPM_HEADER_SIZE) {
+			memset(buf + TPM_HEADER_SIZE, 0, len - TPM_HEADER_SIZE);
+			did = 1;
+		}
+		return did;
+	}
+	/* Password sessions carry the password in the hmac field (Part 1 19.8.4);
+	 * a policy session may too (PolicyPassword). */
+	for (unsigned i = 0; i < c->n_sessions; i++) {
+		const struct tpm_session *s = &c->sess[i];
+		if ((s->handle == TPM_RS_PW || (s->handle >> 24) == 0x03) && s->hmac_size &&
+		    s->hmac_off + s->hmac_size <= len) {
+			memset(buf + s->hmac_off, 0, s->hmac_size);
+			did = 1;
+		}
+	}
+	if (c->info && c->info->cmd_secret[0])
+		did |= redact_layout(buf, len, c->param_off, c->info->cmd_secret);
+	return did;
+}
+
+int redact_response(uint8_t *buf, size_t len, const struct tpm_cmd *c, const struct tpm_rsp *r)
+{
+	if (r->malformed || r->rc != 0) {
+		/* An error response is its header (Part 1 18.4); anything else
+		 * in one, or in a response that does not parse, is unknown. */
+		if (len <= TPM_HEADER_SIZE)
+			return 0;
+		memset(buf + TPM_HEADER_SIZE, 0, len - TPM_HEADER_SIZE);
+		return 1;
+	}
+	if (!c->info || !c->info->rsp_secret[0])
+		return 0;
+	/* The parameters end where parameterSize says (the sessions follow). */
+	size_t end = (size_t)r->param_off + r->param_size;
+	return redact_layout(buf, end <= len ? end : len, r->param_off, c->info->rsp_secret);
+}

@@ -1,0 +1,66 @@
+#include "model/tpm/tpm_cc.h"
+
+#include <stddef.h>
+#include <strings.h>
+
+#define CC_FIRST 0x11Fu
+#define CC_LAST	 0x1A1u
+
+/* Indexed by code - CC_FIRST: a lookup is one bounds check and one load. */
+static const struct tpm_cc_info cc_by_code[CC_LAST - CC_FIRST + 1] = {
+#define TPM_CC(name_, code, hin, auth, hout, ctb, rtb, csec, rsec)                                 \
+	[(code)-CC_FIRST] = {#name_, code, hin, auth, hout, ctb, rtb, csec, rsec},
+#include "model/tpm/tpm_cc.def"
+#undef TPM_CC
+};
+
+static const struct tpm_cc_info cc_list[] = {
+#define TPM_CC(name_, code, hin, auth, hout, ctb, rtb, csec, rsec)                                 \
+	{#name_, code, hin, auth, hout, ctb, rtb, csec, rsec},
+#include "model/tpm/tpm_cc.def"
+#undef TPM_CC
+    /* Part 2 6.5.2: the one vendor-specific code the TCG reserves for testing;
+     * its data in and out are opaque, so kept secret. */
+    {"Vendor_TCG_Test", TPM_CC_Vendor_TCG_Test, 0, 0, 0, 1, 1, "S", "S"},
+};
+
+const struct tpm_cc_info *tpm_cc_lookup(uint32_t cc)
+{
+	if (cc >= CC_FIRST && cc <= CC_LAST) {
+		const struct tpm_cc_info *i = &cc_by_code[cc - CC_FIRST];
+		return i->name ? i : NULL;
+	}
+	if (cc == TPM_CC_Vendor_TCG_Test)
+		return &cc_list[sizeof(cc_list) / sizeof(cc_list[0]) - 1];
+	return NULL;
+}
+
+const char *tpm_cc_name(uint32_t cc)
+{
+	const struct tpm_cc_info *i = tpm_cc_lookup(cc);
+	return i ? i->name : NULL;
+}
+
+const struct tpm_cc_info *tpm_cc_at(unsigned i)
+{
+	return i < sizeof(cc_list) / sizeof(cc_list[0]) ? &cc_list[i] : NULL;
+}
+
+uint32_t tpm_cc_from_name(const char *name)
+{
+	if (!strncasecmp(name, "TPM2_CC_", 8))
+		name += 8;
+	else if (!strncasecmp(name, "TPM_CC_", 7))
+		name += 7;
+	else if (!strncasecmp(name, "TPM2_", 5))
+		name += 5;
+	for (unsigned i = 0; i < sizeof(cc_list) / sizeof(cc_list[0]); i++)
+		if (!strcasecmp(cc_list[i].name, name))
+			return cc_list[i].cc;
+	/* Part 2 6.5.2: the second names of 0x155 and 0x15B (tpm_cc.def). */
+	if (!strcasecmp(name, "MAC"))
+		return 0x155;
+	if (!strcasecmp(name, "MAC_Start"))
+		return 0x15B;
+	return 0;
+}

@@ -1,0 +1,38 @@
+/* The command table (model/tpm/tpm_cc.def) as data. */
+#ifndef TPMTRACE_TPM_CC_H
+#define TPMTRACE_TPM_CC_H
+
+#include <stdint.h>
+
+enum {
+#define TPM_CC(name, code, hin, auth, hout, ctb, rtb, csec, rsec) TPM_CC_##name = code,
+#include "model/tpm/tpm_cc.def"
+#undef TPM_CC
+	TPM_CC_Vendor_TCG_Test = 0x20000000,
+};
+
+struct tpm_cc_info {
+	const char *name; /* without the TPM2_ prefix, e.g. "PCR_Extend" */
+	uint32_t cc;
+	uint8_t handles_in;
+	uint8_t auth_handles;
+	uint8_t handles_out;
+	uint8_t cmd_tpm2b; /* first command parameter may be encrypted (decrypt) */
+	uint8_t rsp_tpm2b; /* first response parameter may be encrypted (encrypt) */
+	/* The parameters that carry secrets (tpm_cc.def says how to read them):
+	 * "" none; never NULL. */
+	const char *cmd_secret;
+	const char *rsp_secret;
+};
+
+/* NULL for a code not in the table. */
+const struct tpm_cc_info *tpm_cc_lookup(uint32_t cc);
+/* The name, or NULL for an unknown code. */
+const char *tpm_cc_name(uint32_t cc);
+/* The code for a name ("PCR_Extend", "TPM2_PCR_Extend" or "TPM_CC_PCR_Extend";
+ * case-insensitive); 0 if there is none. */
+uint32_t tpm_cc_from_name(const char *name);
+/* Iterates over the table: entry i, or NULL past the end. */
+const struct tpm_cc_info *tpm_cc_at(unsigned i);
+
+#endif

@@ -1,0 +1,219 @@
+#include "recorder/import/log_store.h"
+#include "db/rec_fill.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "db/db.h"
+#include "model/tpm/decode.h"
+#include "model/tpm/wire.h"
+
+int log_build_extend(uint8_t *buf, size_t cap, uint32_t pcr, const struct pcr_digests *d)
+{
+	struct wire_wr w;
+	wire_wr_init(&w, buf, cap);
+	/* Part 1 18.2 header, Part 3 22.2 PCR_Extend: handle, then the
+	 * authorization area with one password session (TPM_RS_PW, empty
+	 * nonce, attributes 0 as the Linux kernel sends them, empty password),
+	 * then TPML_DIGEST_VALUES. */
+	wire_wr_u16(&w, TPM_ST_SESSIONS);
+	wire_wr_u32(&w, 0); /* size, patched below */
+	wire_wr_u32(&w, TPM_CC_PCR_Extend);
+	wire_wr_u32(&w, pcr);
+	wire_wr_u32(&w, 9);
+	wire_wr_u32(&w, TPM_RS_PW);
+	wire_wr_u16(&w, 0);
+	wire_wr_u8(&w, 0);
+	wire_wr_u16(&w, 0);
+	wire_wr_u32(&w, d->n);
+	for (unsigned i = 0; i < d->n; i++) {
+		wire_wr_u16(&w, d->v[i].alg);
+		wire_wr_bytes(&w, d->v[i].d, d->v[i].size);
+	}
+	if (w.err)
+		return -ENOSPC;
+	wire_put_u32(buf + 2, (uint32_t)w.off);
+	return (int)w.off;
+}
+
+int log_build_success_rsp(uint8_t *buf, size_t cap, int with_session)
+{
+	struct wire_wr w;
+	wire_wr_init(&w, buf, cap);
+	/* Part 1 18.4/18.8: a command with sessions gets parameterSize and one
+	 * response session (empty nonce, attributes, empty hmac) back. */
+	wire_wr_u16(&w, with_session ? TPM_ST_SESSIONS : TPM_ST_NO_SESSIONS);
+	wire_wr_u32(&w, 0);
+	wire_wr_u32(&w, 0); /* TPM_RC_SUCCESS */
+	if (with_session) {
+		wire_wr_u32(&w, 0);
+		wire_wr_u16(&w, 0);
+		wire_wr_u8(&w, 0);
+		wire_wr_u16(&w, 0);
+	}
+	if (w.err)
+		return -ENOSPC;
+	wire_put_u32(buf + 2, (uint32_t)w.off);
+	return (int)w.off;
+}
+
+int log_sink_open(struct log_sink *s, const char *db_path, const char *name, const char *source,
+		  const char *notes, char *err, size_t errlen)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	struct trace_info ti = {
+	    .name = name, .kind = "import", .source = source, .payloads = "full"};
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	rc = db_open(db_path, DB_CREATE, &db, err, errlen);
+	if (rc)
+		goto out;
+	s->trace_id = db_trace_begin(db, &ti);
+	if (s->trace_id < 0) {
+		rc = (int)s->trace_id;
+		snprintf(err, errlen, "%s: cannot create the trace row: %s", db_path,
+			 sqlite3_errmsg(db));
+		goto out;
+	}
+	if (notes && sqlite3_prepare_v2(db, "UPDATE trace SET notes=? WHERE id=?", -1, &st, NULL) ==
+			 SQLITE_OK) {
+		sqlite3_bind_text(st, 1, notes, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, s->trace_id);
+		sqlite3_step(st);
+	}
+	/* Statements first: sqlite3_close() refuses a connection that has any. */
+	sqlite3_finalize(st);
+	st = NULL;
+	db_close(db);
+	db = NULL;
+	struct writer_cfg cfg = {.path = db_path, .trace_id = s->trace_id, .block_when_full = 1};
+	rc = writer_start(&s->w, &cfg, err, errlen);
+out:
+	sqlite3_finalize(st);
+	db_close(db);
+	return rc;
+}
+
+static int store(struct log_sink *s, const uint8_t *cmd, size_t cmd_len, const uint8_t *rsp,
+		 size_t rsp_len, uint8_t locality)
+{
+	struct tpm_cmd c;
+	struct tpm_rsp p;
+	tpm_cmd_decode(cmd, cmd_len, &c);
+	tpm_rsp_decode(rsp, rsp_len, c.cc, &p);
+	struct rec *r = writer_reserve(s->w, REC_COMMAND, (uint32_t)(cmd_len + rsp_len));
+	if (!r)
+		return -ENOBUFS;
+	s->ordinal++;
+	memcpy(r->payload, cmd, cmd_len);
+	memcpy(r->payload + cmd_len, rsp, rsp_len);
+	r->cmd_len = (uint32_t)cmd_len;
+	r->rsp_len = (uint32_t)rsp_len;
+	r->locality = locality;
+	r->flags = REC_F_SYNTHETIC_TIME;
+	rec_fill_decoded(r, &c, cmd_len, &p, rsp_len);
+	r->t_submit = s->ordinal;
+	r->t_done = s->ordinal;
+	writer_publish(s->w);
+	s->commands++;
+	return 0;
+}
+
+int log_sink_extend(struct log_sink *s, uint32_t pcr, uint8_t locality, const struct pcr_digests *d)
+{
+	uint8_t cmd[LOG_CMD_MAX], rsp[LOG_RSP_LEN];
+	int n = log_build_extend(cmd, sizeof cmd, pcr, d);
+	int m = log_build_success_rsp(rsp, sizeof rsp, 1);
+	if (n < 0 || m < 0)
+		return -ENOSPC;
+	return store(s, cmd, (size_t)n, rsp, (size_t)m, locality);
+}
+
+int log_sink_startup(struct log_sink *s, uint8_t locality)
+{
+	uint8_t cmd[12], rsp[10];
+	struct wire_wr w;
+	wire_wr_init(&w, cmd, sizeof cmd);
+	wire_wr_u16(&w, TPM_ST_NO_SESSIONS);
+	wire_wr_u32(&w, sizeof cmd);
+	wire_wr_u32(&w, TPM_CC_Startup);
+	wire_wr_u16(&w, 0); /* TPM_SU_CLEAR */
+	int m = log_build_success_rsp(rsp, sizeof rsp, 0);
+	if (w.err || m < 0)
+		return -ENOSPC;
+	return store(s, cmd, sizeof cmd, rsp, (size_t)m, locality);
+}
+
+int log_sink_event(struct log_sink *s, const char *kind, const char *detail)
+{
+	/* Same synthetic clock as the command that follows it. */
+	return writer_event(s->w, s->ordinal + 1, kind, detail, 0);
+}
+
+int log_sink_close(struct log_sink *s, const char *status, struct writer_stats *st)
+{
+	int rc = 0;
+	if (s->w)
+		rc = writer_stop(s->w, status, st);
+	s->w = NULL;
+	return rc;
+}
+
+int log_import_begin(struct log_sink *s, struct log_rd *rd, const char *db_path, const char *name,
+		     const char *kind, const char *path, int follow, const char *notes, char *err,
+		     size_t errlen)
+{
+	char source[4096];
+	const char *base = strrchr(path, '/');
+	memset(s, 0, sizeof(*s));
+	int rc = log_rd_open_file(rd, path, follow, err, errlen);
+	if (rc)
+		return rc;
+	/* An empty input is no log (before, a 0-byte TCG log stored a lone
+	 * Startup): said here, before any trace is made. */
+	size_t avail;
+	if (!log_rd_peek(rd, 1, &avail)) {
+		rc = rd->io_err ? -rd->io_err : -ENODATA;
+		if (rd->io_err)
+			log_rd_error(rd, path, err, errlen);
+		else
+			snprintf(err, errlen, "%s: empty (0 bytes), not %s", path,
+				 !strcmp(kind, "ima") ? "an IMA measurement list"
+						      : "a TCG event log");
+		log_rd_close(rd);
+		return rc;
+	}
+	snprintf(source, sizeof source, "%s:%s", kind, path);
+	rc = log_sink_open(s, db_path,
+			   name	  ? name
+			   : base ? base + 1
+				  : path,
+			   source, notes, err, errlen);
+	if (rc) {
+		log_sink_close(s, "incomplete", NULL);
+		log_rd_close(rd);
+	}
+	return rc;
+}
+
+int log_import_end(struct log_sink *s, struct log_rd *rd, int rc, const char *db_path,
+		   const char *path, int strict, const char *unit, const struct log_tail *tail,
+		   char *err, size_t errlen)
+{
+	if (!rc && tail->truncated && strict) {
+		snprintf(err, errlen,
+			 "%s: truncated %s at offset %llu (%llu trailing bytes) (--strict)", path,
+			 unit, (unsigned long long)tail->offset, (unsigned long long)tail->bytes);
+		rc = -EBADMSG;
+	}
+	int src = log_sink_close(s, rc ? "incomplete" : "complete", NULL);
+	if (!rc && src) {
+		snprintf(err, errlen, "%s: cannot finish the trace row", db_path);
+		rc = src;
+	}
+	log_rd_close(rd);
+	return rc;
+}

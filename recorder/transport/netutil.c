@@ -1,0 +1,337 @@
+#include "recorder/transport/netutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "model/tpm/decode.h"
+#include "model/tpm/wire.h"
+#include "recorder/transport/frame.h"
+
+static int parse_port(const char *s, unsigned *port)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+	if (!*s || *end || v == 0 || v > 65535)
+		return -EINVAL;
+	*port = (unsigned)v;
+	return 0;
+}
+
+int endpoint_parse(const char *spec, struct endpoint *ep, char *err, size_t errlen)
+{
+	memset(ep, 0, sizeof(*ep));
+	if (!strncmp(spec, "unix:", 5)) {
+		if (strlen(spec + 5) == 0 || strlen(spec + 5) >= sizeof ep->path) {
+			snprintf(err, errlen, "'%s': unix socket path empty or too long", spec);
+			return -EINVAL;
+		}
+		ep->is_unix = 1;
+		strcpy(ep->path, spec + 5);
+		return 0;
+	}
+	if (!strncmp(spec, "tcp:", 4)) {
+		const char *hp = spec + 4;
+		const char *colon = strrchr(hp, ':');
+		if (!colon || colon == hp || (size_t)(colon - hp) >= sizeof ep->host ||
+		    parse_port(colon + 1, &ep->port)) {
+			snprintf(err, errlen, "'%s': expected tcp:HOST:PORT", spec);
+			return -EINVAL;
+		}
+		memcpy(ep->host, hp, (size_t)(colon - hp));
+		/* [::1] style */
+		if (ep->host[0] == '[') {
+			size_t n = strlen(ep->host);
+			if (n > 2 && ep->host[n - 1] == ']') {
+				memmove(ep->host, ep->host + 1, n - 2);
+				ep->host[n - 2] = 0;
+			}
+		}
+		return 0;
+	}
+	snprintf(err, errlen, "'%s': expected tcp:HOST:PORT or unix:PATH", spec);
+	return -EINVAL;
+}
+
+void endpoint_ctrl_of(const struct endpoint *data, struct endpoint *ctrl)
+{
+	*ctrl = *data;
+	if (data->is_unix)
+		snprintf(ctrl->path, sizeof ctrl->path, "%.100s.ctrl", data->path);
+	else
+		ctrl->port = data->port + 1;
+}
+
+int endpoint_parse_tcti(const char *spec, struct endpoint *data, struct endpoint *ctrl, char *err,
+			size_t errlen)
+{
+	if (!strncmp(spec, "swtpm:", 6) || !strcmp(spec, "swtpm")) {
+		const char *p = spec[5] ? spec + 6 : "";
+		memset(data, 0, sizeof(*data));
+		strcpy(data->host, "localhost");
+		data->port = 2321;
+		while (*p) {
+			const char *comma = strchr(p, ',');
+			size_t n = comma ? (size_t)(comma - p) : strlen(p);
+			char kv[160];
+			if (n >= sizeof kv) {
+				snprintf(err, errlen, "'%s': option too long", spec);
+				return -EINVAL;
+			}
+			memcpy(kv, p, n);
+			kv[n] = 0;
+			if (!strncmp(kv, "host=", 5) && n - 5 < sizeof data->host) {
+				strcpy(data->host, kv + 5);
+			} else if (!strncmp(kv, "port=", 5) && !parse_port(kv + 5, &data->port)) {
+			} else if (!strncmp(kv, "path=", 5) && n - 5 < sizeof data->path - 6 &&
+				   n > 5) {
+				data->is_unix = 1;
+				strcpy(data->path, kv + 5);
+			} else {
+				snprintf(err, errlen,
+					 "'%s': unknown or bad option '%s' (expected host=, port=, "
+					 "path=)",
+					 spec, kv);
+				return -EINVAL;
+			}
+			p += n + (comma ? 1 : 0);
+		}
+	} else if (endpoint_parse(spec, data, err, errlen)) {
+		snprintf(err, errlen,
+			 "'%s': expected swtpm:host=H,port=P, swtpm:path=SOCK, tcp:H:P or "
+			 "unix:PATH",
+			 spec);
+		return -EINVAL;
+	}
+	endpoint_ctrl_of(data, ctrl);
+	return 0;
+}
+
+const char *endpoint_str(const struct endpoint *ep, char *buf, size_t len)
+{
+	if (ep->is_unix)
+		snprintf(buf, len, "unix:%s", ep->path);
+	else
+		snprintf(buf, len, "tcp:%s:%u", ep->host, ep->port);
+	return buf;
+}
+
+void set_nodelay(int fd)
+{
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+int endpoint_connect(const struct endpoint *ep, int *out)
+{
+	int fd, rc;
+	*out = -1;
+	if (ep->is_unix) {
+		struct sockaddr_un sa = {.sun_family = AF_UNIX};
+		strcpy(sa.sun_path, ep->path);
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return -errno;
+		if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+			rc = -errno;
+			close(fd);
+			return rc;
+		}
+		*out = fd;
+		return 0;
+	}
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res, *ai;
+	char port[8];
+	snprintf(port, sizeof port, "%u", ep->port);
+	if (getaddrinfo(ep->host, port, &hints, &res))
+		return -EHOSTUNREACH;
+	rc = -ECONNREFUSED;
+	for (ai = res; ai; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+		if (fd < 0)
+			continue;
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+			set_nodelay(fd);
+			*out = fd;
+			rc = 0;
+			break;
+		}
+		rc = -errno;
+		close(fd);
+	}
+	freeaddrinfo(res);
+	return rc;
+}
+
+int endpoint_listen(const struct endpoint *ep, int *out, char *err, size_t errlen)
+{
+	int fd, one = 1;
+	char name[200];
+	*out = -1;
+	if (ep->is_unix) {
+		/* The socket is bound under a temporary name, made 0600 (it is
+		 * the TPM: only its owner may use it by default) and listening
+		 * before it is renamed into place, so that a client that sees
+		 * the path can connect at once and nobody else can. */
+		struct sockaddr_un sa = {.sun_family = AF_UNIX};
+		struct stat st;
+		int tmp = snprintf(sa.sun_path, sizeof sa.sun_path, "%s.%d~", ep->path,
+				   (int)getpid()) < (int)sizeof sa.sun_path;
+		if (!tmp)
+			strcpy(sa.sun_path, ep->path);
+		if (lstat(ep->path, &st) == 0 && S_ISSOCK(st.st_mode))
+			unlink(ep->path);
+		unlink(sa.sun_path);
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		int bound = fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
+		if (!bound || chmod(sa.sun_path, 0600) < 0 || listen(fd, 64) < 0 ||
+		    (tmp && rename(sa.sun_path, ep->path) < 0)) {
+			int e = errno;
+			snprintf(err, errlen, "cannot listen on %s: %s",
+				 endpoint_str(ep, name, sizeof name), strerror(e));
+			if (bound)
+				unlink(sa.sun_path);
+			if (fd >= 0)
+				close(fd);
+			return -e;
+		}
+		*out = fd;
+		return 0;
+	}
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE}, *res;
+	char port[8];
+	snprintf(port, sizeof port, "%u", ep->port);
+	if (getaddrinfo(ep->host, port, &hints, &res)) {
+		snprintf(err, errlen, "cannot resolve %s", endpoint_str(ep, name, sizeof name));
+		return -EHOSTUNREACH;
+	}
+	fd = socket(res->ai_family, res->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		    res->ai_protocol);
+	if (fd >= 0)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	if (fd < 0 || bind(fd, res->ai_addr, res->ai_addrlen) < 0 || listen(fd, 64) < 0) {
+		int e = errno;
+		snprintf(err, errlen, "cannot listen on %s: %s",
+			 endpoint_str(ep, name, sizeof name), strerror(e));
+		if (fd >= 0)
+			close(fd);
+		freeaddrinfo(res);
+		return -e;
+	}
+	freeaddrinfo(res);
+	*out = fd;
+	return 0;
+}
+
+static int wait_fd(int fd, short ev, int timeout_ms)
+{
+	struct pollfd p = {.fd = fd, .events = ev};
+	int n;
+	do
+		n = poll(&p, 1, timeout_ms);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if (n == 0)
+		return -ETIMEDOUT;
+	return 0;
+}
+
+int write_full(int fd, const void *buf, size_t len, int timeout_ms)
+{
+	const uint8_t *p = buf;
+	while (len) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n > 0) {
+			p += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			int rc = wait_fd(fd, POLLOUT, timeout_ms);
+			if (rc)
+				return rc;
+			continue;
+		}
+		return n < 0 ? -errno : -EIO;
+	}
+	return 0;
+}
+
+ssize_t read_some(int fd, void *buf, size_t cap, int timeout_ms)
+{
+	for (;;) {
+		ssize_t n = recv(fd, buf, cap, MSG_DONTWAIT);
+		if (n >= 0)
+			return n;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			return -errno;
+		int rc = wait_fd(fd, POLLIN, timeout_ms);
+		if (rc)
+			return rc;
+	}
+}
+
+int read_full(int fd, void *buf, size_t len, int timeout_ms)
+{
+	uint8_t *p = buf;
+	while (len) {
+		ssize_t n = read_some(fd, p, len, timeout_ms);
+		if (n < 0)
+			return (int)n;
+		if (n == 0)
+			return -ECONNRESET;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int read_tpm_message(int fd, uint8_t *buf, size_t cap, size_t *len, int timeout_ms)
+{
+	size_t have = 0;
+	uint32_t size;
+	int reason, fr;
+	/* Framed by the rule every recorder shares (recorder/transport/frame.h).
+	 * Usually the whole message arrives in one read, and so would bytes
+	 * the peer sent after it in the same breath. */
+	while ((fr = frame_tpm(buf, have, cap, &size, &reason)) == FRAME_TPM_MORE) {
+		/* Greedy until the size field is in, then exactly up to it. */
+		size_t want = have >= 6 ? size : cap;
+		ssize_t n = read_some(fd, buf + have, want - have, timeout_ms);
+		if (n < 0)
+			return (int)n;
+		if (n == 0)
+			return have ? -EPROTO : -ECONNRESET;
+		have += (size_t)n;
+	}
+	if (fr == FRAME_TPM_BAD)
+		return -EPROTO;
+	if (have > size)
+		return -EMSGSIZE; /* the peer never sends two messages */
+	*len = size;
+	return 0;
+}
+
+int pending_bytes(int fd)
+{
+	int n = 0;
+	if (ioctl(fd, FIONREAD, &n) != 0)
+		return 0;
+	return n;
+}
