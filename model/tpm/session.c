@@ -182,14 +182,17 @@ static void kdf_mask(uint8_t *out, uint32_t bits)
 		out[0] &= (uint8_t)((1u << (bits % 8)) - 1);
 }
 
-int sess_kdfa(struct sess_crypto *c, uint16_t hash_alg, const uint8_t *key, size_t keylen,
-	      const char *label, const uint8_t *u, size_t ulen, const uint8_t *v, size_t vlen,
-	      uint32_t bits, uint8_t *out)
+/* Both KDFs in counter mode: block i is HMAC_key(i || label || 0 || u || v ||
+ * bits) for KDFa (key set), H(i || z || label || 0 || u || v) for KDFe. */
+static int kdf_counter(struct sess_crypto *c, uint16_t hash_alg, const uint8_t *key, size_t keylen,
+		       const uint8_t *z, size_t zlen, const char *label, const uint8_t *u,
+		       size_t ulen, const uint8_t *v, size_t vlen, uint32_t bits, uint8_t *out)
 {
 	unsigned ds = sess_digest_size(hash_alg);
 	size_t want = (bits + 7) / 8, done = 0;
 	uint8_t be_bits[4], be_i[4], blk[SESS_MAX_DIGEST];
 	int rc = 0;
+	int (*update)(struct sess_crypto *, const void *, size_t) = key ? mac_update : md_update;
 	if (!ds)
 		return -ENOTSUP;
 	if (!label)
@@ -197,19 +200,21 @@ int sess_kdfa(struct sess_crypto *c, uint16_t hash_alg, const uint8_t *key, size
 	wire_put_u32(be_bits, bits);
 	for (uint32_t i = 1; done < want; i++) {
 		wire_put_u32(be_i, i);
-		rc = mac_begin(c, hash_alg, key, keylen);
+		rc = key ? mac_begin(c, hash_alg, key, keylen) : md_begin(c, hash_alg);
 		if (!rc)
-			rc = mac_update(c, be_i, 4);
+			rc = update(c, be_i, 4);
+		if (!rc && zlen)
+			rc = update(c, z, zlen);
 		if (!rc)
-			rc = mac_update(c, label, strlen(label) + 1);
+			rc = update(c, label, strlen(label) + 1);
 		if (!rc && ulen)
-			rc = mac_update(c, u, ulen);
+			rc = update(c, u, ulen);
 		if (!rc && vlen)
-			rc = mac_update(c, v, vlen);
+			rc = update(c, v, vlen);
+		if (!rc && key)
+			rc = update(c, be_bits, 4);
 		if (!rc)
-			rc = mac_update(c, be_bits, 4);
-		if (!rc)
-			rc = mac_final(c, blk);
+			rc = key ? mac_final(c, blk) : md_final(c, blk);
 		if (rc)
 			goto out;
 		size_t n = want - done < ds ? want - done : ds;
@@ -222,43 +227,21 @@ out:
 	return rc;
 }
 
+int sess_kdfa(struct sess_crypto *c, uint16_t hash_alg, const uint8_t *key, size_t keylen,
+	      const char *label, const uint8_t *u, size_t ulen, const uint8_t *v, size_t vlen,
+	      uint32_t bits, uint8_t *out)
+{
+	static const uint8_t empty[1];
+	/* An empty HMAC key is still a key (KDFa, not KDFe). */
+	return kdf_counter(c, hash_alg, key ? key : empty, key ? keylen : 0, NULL, 0, label, u,
+			   ulen, v, vlen, bits, out);
+}
+
 int sess_kdfe(struct sess_crypto *c, uint16_t hash_alg, const uint8_t *z, size_t zlen,
 	      const char *label, const uint8_t *u, size_t ulen, const uint8_t *v, size_t vlen,
 	      uint32_t bits, uint8_t *out)
 {
-	unsigned ds = sess_digest_size(hash_alg);
-	size_t want = (bits + 7) / 8, done = 0;
-	uint8_t be_i[4], blk[SESS_MAX_DIGEST];
-	int rc = 0;
-	if (!ds)
-		return -ENOTSUP;
-	if (!label)
-		label = "";
-	for (uint32_t i = 1; done < want; i++) {
-		wire_put_u32(be_i, i);
-		rc = md_begin(c, hash_alg);
-		if (!rc)
-			rc = md_update(c, be_i, 4);
-		if (!rc && zlen)
-			rc = md_update(c, z, zlen);
-		if (!rc)
-			rc = md_update(c, label, strlen(label) + 1);
-		if (!rc && ulen)
-			rc = md_update(c, u, ulen);
-		if (!rc && vlen)
-			rc = md_update(c, v, vlen);
-		if (!rc)
-			rc = md_final(c, blk);
-		if (rc)
-			goto out;
-		size_t n = want - done < ds ? want - done : ds;
-		memcpy(out + done, blk, n);
-		done += n;
-	}
-	kdf_mask(out, bits);
-out:
-	OPENSSL_cleanse(blk, sizeof(blk));
-	return rc;
+	return kdf_counter(c, hash_alg, NULL, 0, z, zlen, label, u, ulen, v, vlen, bits, out);
 }
 
 /* ---- ECC salt (Part 1 C.6.1, Part 3 11.1 TPM2_StartAuthSession) ---- */

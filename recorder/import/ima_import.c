@@ -110,20 +110,6 @@ struct parser {
 	int order_settled; /* ascii: byte order confirmed by a matching hash */
 };
 
-static void say(struct parser *ps, int sev, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void say(struct parser *ps, int sev, const char *fmt, ...)
-{
-	char m[512];
-	va_list ap;
-	if (!ps->msg)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(m, sizeof m, fmt, ap);
-	va_end(ap);
-	ps->msg(ps->ctx, sev, m);
-}
-
 static int fail(struct parser *ps, uint64_t index, uint64_t off, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static int fail(struct parser *ps, uint64_t index, uint64_t off, const char *fmt, ...)
@@ -370,14 +356,14 @@ static int finish_entry(struct parser *ps, struct ima_entry *e, ima_entry_fn cb)
 	if (!e->hash_ok) {
 		ps->res->mismatches++;
 		if (ps->res->mismatches <= MAX_MISMATCH_MSGS)
-			say(ps, 0,
-			    "%s: entry %llu at offset %llu: template hash does not match the "
-			    "template data (%s)%s",
-			    ps->o->label, (unsigned long long)e->index,
-			    (unsigned long long)e->offset, ps->tname,
-			    ps->res->mismatches == MAX_MISMATCH_MSGS
-				? "; further mismatches counted only"
-				: "");
+			log_say(ps->msg, ps->ctx, 0,
+				"%s: entry %llu at offset %llu: template hash does not match the "
+				"template data (%s)%s",
+				ps->o->label, (unsigned long long)e->index,
+				(unsigned long long)e->offset, ps->tname,
+				ps->res->mismatches == MAX_MISMATCH_MSGS
+				    ? "; further mismatches counted only"
+				    : "");
 	}
 	e->line = ps->line;
 	return cb ? cb(ps->ctx, e) : 0;
@@ -386,10 +372,10 @@ static int finish_entry(struct parser *ps, struct ima_entry *e, ima_entry_fn cb)
 static int truncated(struct parser *ps, uint64_t index, uint64_t off, size_t have, size_t need)
 {
 	ps->res->tail = (struct log_tail){1, off, have};
-	say(ps, 0,
-	    "%s: truncated record at offset %llu (entry %llu): the file ends %zu bytes into a "
-	    "record of at least %zu bytes; those bytes are ignored",
-	    ps->o->label, (unsigned long long)off, (unsigned long long)index, have, need);
+	log_say(ps->msg, ps->ctx, 0,
+		"%s: truncated record at offset %llu (entry %llu): the file ends %zu bytes into a "
+		"record of at least %zu bytes; those bytes are ignored",
+		ps->o->label, (unsigned long long)off, (unsigned long long)index, have, need);
 	return 0;
 }
 

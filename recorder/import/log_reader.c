@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -359,4 +360,17 @@ void log_unmap_file(const void *buf, size_t len)
 {
 	if (buf)
 		munmap((void *)buf, len);
+}
+
+void log_say(void (*msg)(void *ctx, int severity, const char *m), void *ctx, int severity,
+	     const char *fmt, ...)
+{
+	char m[512];
+	va_list ap;
+	if (!msg)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof m, fmt, ap);
+	va_end(ap);
+	msg(ctx, severity, m);
 }

@@ -50,6 +50,10 @@ int log_rd_open_file(struct log_rd *r, const char *path, int follow, char *err, 
  * for the --follow limit what it is. */
 void log_rd_error(const struct log_rd *r, const char *label, char *err, size_t errlen);
 void log_rd_open_mem(struct log_rd *r, const uint8_t *p, size_t len);
+/* A parser's message to its caller, formatted (at most 511 bytes); nothing
+ * when msg is NULL. */
+void log_say(void (*msg)(void *ctx, int severity, const char *m), void *ctx, int severity,
+	     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void log_rd_close(struct log_rd *r);
 
 /* Makes n bytes at the current position available. Returns them, or NULL when

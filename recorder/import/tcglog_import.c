@@ -88,20 +88,6 @@ static int fail(struct parser *ps, uint64_t index, uint64_t off, const char *fmt
 	return -EINVAL;
 }
 
-static void say(struct parser *ps, int sev, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void say(struct parser *ps, int sev, const char *fmt, ...)
-{
-	char m[512];
-	va_list ap;
-	if (!ps->msg)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(m, sizeof m, fmt, ap);
-	va_end(ap);
-	ps->msg(ps->ctx, sev, m);
-}
-
 /* Text of event data that is ASCII or UCS-2 (versions, actions, boot entries). */
 static size_t printable(const uint8_t *p, size_t n, char *out, size_t cap)
 {
@@ -181,10 +167,10 @@ static void describe(struct parser *ps, const struct tcg_event *e)
 static int truncated(struct parser *ps, uint64_t index, uint64_t off, size_t have, size_t need)
 {
 	ps->res->tail = (struct log_tail){1, off, have};
-	say(ps, 0,
-	    "%s: truncated event at offset %llu (event %llu): the file ends %zu bytes into an "
-	    "event of at least %zu bytes; those bytes are ignored",
-	    ps->label, (unsigned long long)off, (unsigned long long)index, have, need);
+	log_say(ps->msg, ps->ctx, 0,
+		"%s: truncated event at offset %llu (event %llu): the file ends %zu bytes into an "
+		"event of at least %zu bytes; those bytes are ignored",
+		ps->label, (unsigned long long)off, (unsigned long long)index, have, need);
 	return 0;
 }
 
@@ -382,7 +368,8 @@ int tcg_parse(struct log_rd *rd, const char *label, tcg_event_fn cb, tcg_msg_fn 
 			e.startup_locality = startup_locality(e.data, dl);
 			if (e.startup_locality >= 0) {
 				if (res->extends)
-					say(&ps, 0,
+					log_say(
+					    ps.msg, ps.ctx, 0,
 					    "%s: event %llu at offset %llu: StartupLocality after "
 					    "the first measurement",
 					    ps.label, (unsigned long long)index,

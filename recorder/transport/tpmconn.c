@@ -416,3 +416,17 @@ int tpmconn_pcr_read(struct tpmconn *t, uint16_t hash_alg, uint32_t pcr, uint8_t
 	*len = dl;
 	return 0;
 }
+
+int tpmconn_kernel_session(struct tpmconn *t, struct sess_crypto *c, const struct tpm_ecc_key *key,
+			   const uint8_t *ctx, size_t ctx_len, struct sess *s)
+{
+	uint32_t h;
+	struct tpm_ecc_key k = *key;
+	int rc = tpmconn_context_load(t, ctx, ctx_len, &h);
+	if (rc)
+		return rc;
+	k.handle = h;
+	rc = tpmconn_start_salted(t, c, &k, s);
+	int frc = tpmconn_flush(t, h);
+	return rc ? rc : frc;
+}

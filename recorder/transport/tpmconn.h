@@ -108,6 +108,13 @@ int tpmconn_read_public(struct tpmconn *t, struct sess_crypto *c, uint32_t handl
 int tpmconn_start_salted(struct tpmconn *t, struct sess_crypto *c,
 			 const struct tpm_ecc_key *tpm_key, struct sess *s);
 
+/* The per-command prologue of Linux 6.10's HMAC sessions: ContextLoad of the
+ * null key's saved context (ctx), StartAuthSession salted to it, FlushContext
+ * of the loaded key. key: the null key (its handle is replaced by the loaded
+ * one). Returns 0, a TPM rc, or -errno; the key is flushed in any case. */
+int tpmconn_kernel_session(struct tpmconn *t, struct sess_crypto *c, const struct tpm_ecc_key *key,
+			   const uint8_t *ctx, size_t ctx_len, struct sess *s);
+
 /* Sends a command built by sess_cmd_build (in t->cmd, len bytes) and opens the
  * response: see sess_rsp_open. */
 int tpmconn_session_cmd(struct tpmconn *t, struct sess *s, struct sess_crypto *c, uint32_t cc,

@@ -64,15 +64,7 @@ static double wall_now(void)
 
 static int kernel_session(struct sess *s)
 {
-	uint32_t h;
-	struct tpm_ecc_key k = null_key;
-	int rc = tpmconn_context_load(&t, null_ctx, null_ctx_len, &h);
-	if (rc)
-		return rc;
-	k.handle = h;
-	rc = tpmconn_start_salted(&t, &c, &k, s);
-	int frc = tpmconn_flush(&t, h);
-	return rc ? rc : frc;
+	return tpmconn_kernel_session(&t, &c, &null_key, null_ctx, null_ctx_len, s);
 }
 
 struct result {

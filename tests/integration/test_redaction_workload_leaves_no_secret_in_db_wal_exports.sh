@@ -29,16 +29,7 @@ HMACKEY=$(hex 32)
 cat >"$T/workload.sh" <<EOW
 set -e
 cd "\$1"
-tpm2_startup -c
-tpm2_createprimary -Q -C o -c prim.ctx
-tpm2_flushcontext -t
-# seal and unseal
-printf '%s' '$SECRET' | tpm2_create -Q -C prim.ctx -p '$OBJPASS' -i- -u seal.pub -r seal.priv
-tpm2_flushcontext -t
-tpm2_load -Q -C prim.ctx -u seal.pub -r seal.priv -c seal.ctx
-tpm2_flushcontext -t
-tpm2_unseal -c seal.ctx -p '$OBJPASS' -o unsealed
-tpm2_flushcontext -t
+$(seal_unseal_lines "$SECRET" "$OBJPASS")
 # a credential: made by the TPM, activated by it
 tpm2_createek -Q -c 0x81010009 -G rsa -u ek.pub
 tpm2_createak -Q -C 0x81010009 -c ak.ctx -G rsa -g sha256 -s rsassa -u ak.pub -n ak.name

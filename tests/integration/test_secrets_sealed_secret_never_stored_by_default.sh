@@ -27,15 +27,7 @@ NVDATA="nvdata-$(head -c 10 /dev/urandom | xxd -p)"
 cat >"$T/workload.sh" <<EOW
 set -e
 cd "\$1"
-tpm2_startup -c
-tpm2_createprimary -Q -C o -c prim.ctx
-tpm2_flushcontext -t
-printf '%s' '$SECRET' | tpm2_create -Q -C prim.ctx -p '$OBJPASS' -i- -u seal.pub -r seal.priv
-tpm2_flushcontext -t
-tpm2_load -Q -C prim.ctx -u seal.pub -r seal.priv -c seal.ctx
-tpm2_flushcontext -t
-tpm2_unseal -c seal.ctx -p '$OBJPASS' -o unsealed
-tpm2_flushcontext -t
+$(seal_unseal_lines "$SECRET" "$OBJPASS")
 tpm2_nvdefine -Q 0x1500020 -C o -s 64 -p '$NVPASS' -a "authread|authwrite"
 printf '%s' '$NVDATA' >nvdata
 tpm2_nvwrite -Q 0x1500020 -C 0x1500020 -P '$NVPASS' -i nvdata

@@ -156,3 +156,21 @@ wait_until() {
 }
 
 . "$(dirname "${BASH_SOURCE[0]}")/check_guard.sh"
+
+# seal_unseal_lines SECRET PASSWORD: the lines of a tpm2-tools workload (for
+# a script run through a recorder) that starts the TPM, makes a primary, seals
+# SECRET under PASSWORD, loads and unseals it into ./unsealed, flushing what
+# each tool leaves loaded.
+seal_unseal_lines() {
+	cat <<-EOS
+		tpm2_startup -c
+		tpm2_createprimary -Q -C o -c prim.ctx
+		tpm2_flushcontext -t
+		printf '%s' '$1' | tpm2_create -Q -C prim.ctx -p '$2' -i- -u seal.pub -r seal.priv
+		tpm2_flushcontext -t
+		tpm2_load -Q -C prim.ctx -u seal.pub -r seal.priv -c seal.ctx
+		tpm2_flushcontext -t
+		tpm2_unseal -c seal.ctx -p '$2' -o unsealed
+		tpm2_flushcontext -t
+	EOS
+}

@@ -103,10 +103,15 @@ static void roff_token_(FILE *f, const char *tok)
 	}
 }
 
+static void man_token(void *f, const char *tok)
+{
+	roff_token(f, tok);
+	fputc('\n', f);
+}
+
 static void man_synopsis(FILE *f, const struct subcommand *sc, const struct cli_form *fm)
 {
 	char tok[600];
-	uint64_t done = 0;
 	/* .SY/.YS (groff's man extensions): the form as one hanging block. */
 	fprintf(f, ".SY \"tpmtrace %s\"\n", sc->name);
 	for (const char *s = fm && fm->head ? fm->head : ""; *s;) {
@@ -122,21 +127,7 @@ static void man_synopsis(FILE *f, const struct subcommand *sc, const struct cli_
 		fputc('\n', f);
 		s += k + (s[k] == ' ');
 	}
-	for (int pass = 0; pass < 2; pass++)
-		for (unsigned i = 0; i < sc->n_opts; i++) {
-			const struct cli_opt *o = &sc->opts[i];
-			if (!cli_in_form(o, fm) || (done & (1ull << i)))
-				continue;
-			int req = !!(o->flags & CLI_REQ);
-			for (unsigned j = i; o->group && j < sc->n_opts; j++)
-				if (sc->opts[j].group == o->group && cli_in_form(&sc->opts[j], fm))
-					req |= !!(sc->opts[j].flags & CLI_REQ);
-			if (req != !pass)
-				continue;
-			cli_option_token(sc, fm, i, tok, sizeof tok, &done);
-			roff_token(f, tok);
-			fputc('\n', f);
-		}
+	cli_synopsis_options(sc, fm, man_token, f);
 	if (fm && fm->tail) {
 		roff_token(f, fm->tail);
 		fputc('\n', f);

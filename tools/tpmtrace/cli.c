@@ -297,6 +297,34 @@ void cli_option_token(const struct subcommand *sc, const struct cli_form *fm, un
 		snprintf(tok, n, "[%s]%s", one, o->flags & CLI_MULTI ? "..." : "");
 }
 
+void cli_synopsis_options(const struct subcommand *sc, const struct cli_form *fm,
+			  void (*emit)(void *ctx, const char *tok), void *ctx)
+{
+	char tok[600];
+	uint64_t done = 0;
+	/* Required options and groups first, then the optional ones. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (unsigned i = 0; i < sc->n_opts; i++) {
+			const struct cli_opt *o = &sc->opts[i];
+			if (!cli_in_form(o, fm) || (done & (1ull << i)))
+				continue;
+			int req = !!(o->flags & CLI_REQ);
+			for (unsigned j = i; o->group && j < sc->n_opts; j++)
+				if (sc->opts[j].group == o->group && cli_in_form(&sc->opts[j], fm))
+					req |= !!(sc->opts[j].flags & CLI_REQ);
+			if (req != !pass)
+				continue;
+			cli_option_token(sc, fm, i, tok, sizeof tok, &done);
+			emit(ctx, tok);
+		}
+	}
+}
+
+static void synopsis_token(void *ctx, const char *tok)
+{
+	put_token(ctx, tok, strlen(tok));
+}
+
 void cli_synopsis(FILE *f, const struct subcommand *sc, const struct cli_form *fm, int width,
 		  int indent)
 {
@@ -311,23 +339,7 @@ void cli_synopsis(FILE *f, const struct subcommand *sc, const struct cli_form *f
 			put_token(&l, s, k);
 		s += k + (s[k] == ' ');
 	}
-	/* Required options and groups first, then the optional ones. */
-	uint64_t done = 0;
-	for (int pass = 0; pass < 2; pass++) {
-		for (unsigned i = 0; i < sc->n_opts; i++) {
-			const struct cli_opt *o = &sc->opts[i];
-			if (!cli_in_form(o, fm) || (done & (1ull << i)))
-				continue;
-			int req = !!(o->flags & CLI_REQ);
-			for (unsigned j = i; o->group && j < sc->n_opts; j++)
-				if (sc->opts[j].group == o->group && cli_in_form(&sc->opts[j], fm))
-					req |= !!(sc->opts[j].flags & CLI_REQ);
-			if (req != !pass)
-				continue;
-			cli_option_token(sc, fm, i, tok, sizeof tok, &done);
-			put_token(&l, tok, strlen(tok));
-		}
-	}
+	cli_synopsis_options(sc, fm, synopsis_token, &l);
 	if (fm && fm->tail)
 		put_token(&l, fm->tail, strlen(fm->tail));
 	fputc('\n', f);

@@ -96,6 +96,10 @@ int cli_in_form(const struct cli_opt *o, const struct cli_form *fm);
  * *done. */
 void cli_option_token(const struct subcommand *sc, const struct cli_form *fm, unsigned i, char *tok,
 		      size_t n, uint64_t *done);
+/* Each option token of a form's synopsis, in order: the required options and
+ * groups first, then the optional ones (usage lines and the man page). */
+void cli_synopsis_options(const struct subcommand *sc, const struct cli_form *fm,
+			  void (*emit)(void *ctx, const char *tok), void *ctx);
 
 #define CLI_MAX_OPTS 48
 
