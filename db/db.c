@@ -80,6 +80,14 @@ static void pct_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	s->v[s->n++] = sqlite3_value_double(argv[0]);
 }
 
+size_t db_nearest_rank(size_t n, double p)
+{
+	size_t r = 1;
+	while (r < n && (double)r * 100 < p * (double)n)
+		r++;
+	return r;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -98,10 +106,7 @@ static void pct_final(sqlite3_context *ctx)
 		sqlite3_result_error(ctx, "percentile(x, p): p must be a number from 0 to 100", -1);
 	} else if (s->n) {
 		qsort(s->v, s->n, sizeof(double), cmp_double);
-		size_t r = 1;
-		while (r < s->n && (double)r * 100 < s->p * (double)s->n)
-			r++;
-		double v = s->v[r - 1];
+		double v = s->v[db_nearest_rank(s->n, s->p) - 1];
 		if (v == (double)(int64_t)v)
 			sqlite3_result_int64(ctx, (int64_t)v);
 		else

@@ -36,6 +36,11 @@ void db_close(sqlite3 *db);
 void db_close_for_readers(sqlite3 *db);
 
 /* Registers the tpmtrace SQL functions on a connection. */
+/* The nearest rank (1-based) of percentile p (0-100) among n sorted values:
+ * the smallest r >= 1 with r * 100 >= p * n, at most n; the definition of
+ * percentile() and the command_stats view, used by every percentile shown. */
+size_t db_nearest_rank(size_t n, double p);
+
 int db_register_functions(sqlite3 *db);
 
 /* Current monotonic time in ns (CLOCK_MONOTONIC). */

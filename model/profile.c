@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "db/db.h"
 #include "model/tpm/decode.h"
 #include "model/tpm/tpm_cc.h"
 
@@ -662,9 +663,8 @@ void prof_entry_stats(struct prof_entry *e, double *v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		sq += (v[i] - e->mean_ms) * (v[i] - e->mean_ms);
 	/* Nearest rank, as the command_stats view and percentile() do. */
-	size_t r50 = (n * 50 + 99) / 100, r95 = (n * 95 + 99) / 100;
-	e->p50_ms = v[(r50 ? r50 : 1) - 1];
-	e->p95_ms = v[(r95 ? r95 : 1) - 1];
+	e->p50_ms = v[db_nearest_rank(n, 50) - 1];
+	e->p95_ms = v[db_nearest_rank(n, 95) - 1];
 	e->min_ms = v[0];
 	e->max_ms = v[n - 1];
 	if (n > 1)

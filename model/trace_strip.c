@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/tpm/constants.h"
 #include "db/db.h"
 #include "model/trace_stream.h"
 #include "model/tpm/decode.h"
@@ -18,7 +19,6 @@
  * fixedTPM, fixedParent, sensitiveDataOrigin, userWithAuth, decrypt,
  * restricted (TPM 2.0 Part 2, 8.3). */
 #define NULL_KEY_ATTRS 0x00030472u
-#define TPM_ALG_ECC    0x0023
 
 /* The kernel's HMAC session area in a command (handle, 32-byte nonce,
  * attributes, 32-byte HMAC) and a response (nonce, attributes, HMAC), and the

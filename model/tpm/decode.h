@@ -7,25 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/tpm/constants.h"
 #include "model/tpm/tpm_cc.h"
 #include "model/tpm/wire.h"
-
-#define TPM_ST_RSP_COMMAND 0x00C4 /* TPM 1.2 style tag, used for some errors */
-#define TPM_ST_NO_SESSIONS 0x8001
-#define TPM_ST_SESSIONS	   0x8002
-#define TPM_HEADER_SIZE	   10
-#define TPM_MAX_MESSAGE	   4096 /* the kernel's TPM_BUFSIZE */
-#define TPM_MAX_SESSIONS   3
-#define TPM_RS_PW	   0x40000009u
-#define TPM_RH_NULL	   0x40000007u
-
-/* Session attributes (Part 2 8.4, TPMA_SESSION). */
-#define TPMA_SESSION_CONTINUESESSION 0x01
-#define TPMA_SESSION_AUDITEXCLUSIVE  0x02
-#define TPMA_SESSION_AUDITRESET	     0x04
-#define TPMA_SESSION_DECRYPT	     0x20
-#define TPMA_SESSION_ENCRYPT	     0x40
-#define TPMA_SESSION_AUDIT	     0x80
 
 /* Why a message did not parse. 0 means it did. */
 enum tpm_malformed {

@@ -9,19 +9,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/tpm/constants.h"
+
 #define PCR_COUNT      24 /* PC Client: PCR 0-23 */
 #define PCR_MAX_BANKS  8
 #define PCR_MAX_DIGEST 64
-
-/* TPM_ALG_ID values of hash algorithms (TPM 2.0 Part 2 section 6.3). */
-#define TPM_ALG_SHA1	 0x0004
-#define TPM_ALG_SHA256	 0x000B
-#define TPM_ALG_SHA384	 0x000C
-#define TPM_ALG_SHA512	 0x000D
-#define TPM_ALG_SM3_256	 0x0012
-#define TPM_ALG_SHA3_256 0x0027
-#define TPM_ALG_SHA3_384 0x0028
-#define TPM_ALG_SHA3_512 0x0029
 
 struct pcr_alg {
 	uint16_t alg;

@@ -23,19 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TPM_ALG_SHA1	  0x0004
-#define TPM_ALG_AES	  0x0006
-#define TPM_ALG_XOR	  0x000A
-#define TPM_ALG_SHA256	  0x000B
-#define TPM_ALG_SHA384	  0x000C
-#define TPM_ALG_SHA512	  0x000D
-#define TPM_ALG_NULL	  0x0010
-#define TPM_ALG_ECC	  0x0023
-#define TPM_ALG_CFB	  0x0043
-#define TPM_ECC_NIST_P256 0x0003
-
-#define TPM_SE_HMAC   0x00
-#define TPM_SE_POLICY 0x01
+#include "model/tpm/constants.h"
 
 #define SESS_MAX_DIGEST 64 /* SHA-512 */
 #define SESS_MAX_NAME	(2 + SESS_MAX_DIGEST)

@@ -4,11 +4,8 @@
 #include "model/tpm/decode.h"
 #include "model/tpm/wire.h"
 
-#define ALG_RSA	      0x0001
-#define ALG_ECC	      0x0023
-#define ECC_NIST_P256 0x0003
-#define ECC_NIST_P384 0x0004
-#define ECC_NIST_P521 0x0005
+#define ALG_RSA 0x0001
+#define ALG_ECC 0x0023
 
 int tpm_cc_has_variant(uint32_t cc)
 {
@@ -34,10 +31,10 @@ static int public_variant(struct wire_rd *r)
 		       : p.key_bits == 3072 ? POL_VAR_RSA_3072
 		       : p.key_bits == 4096 ? POL_VAR_RSA_4096
 					    : POL_VAR_NONE;
-	return p.curve == ECC_NIST_P256	  ? POL_VAR_ECC_P256
-	       : p.curve == ECC_NIST_P384 ? POL_VAR_ECC_P384
-	       : p.curve == ECC_NIST_P521 ? POL_VAR_ECC_P521
-					  : POL_VAR_NONE;
+	return p.curve == TPM_ECC_NIST_P256   ? POL_VAR_ECC_P256
+	       : p.curve == TPM_ECC_NIST_P384 ? POL_VAR_ECC_P384
+	       : p.curve == TPM_ECC_NIST_P521 ? POL_VAR_ECC_P521
+					      : POL_VAR_NONE;
 }
 
 int tpm_cmd_variant(const uint8_t *cmd, size_t len)

@@ -8,11 +8,11 @@
 #include <tss2/tss2_tcti.h>
 #include <tss2/tss2_tctildr.h>
 
+#include "model/tpm/constants.h"
 #include "db/db.h"
 #include "model/tpm/wire.h"
 #include "model/emulate.h"
 
-#define TPM_ST_CREATION 0x8021
 /* Part 2 8.3, TPMA_OBJECT of the kernel's null key: fixedTPM | fixedParent |
  * sensitiveDataOrigin | userWithAuth | noDA | restricted | decrypt. */
 #define NULL_KEY_ATTRS 0x00030472u

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/tpm/constants.h"
+
 struct transport;
 
 struct transport_ops {
@@ -76,8 +78,5 @@ int transport_tcti_open(const char *conf, struct transport **out, char *err, siz
 
 /* Fills a TPM error response (10 bytes, tag NO_SESSIONS) with rc. */
 size_t tpm_error_response(uint8_t *rsp, uint32_t rc);
-#define TPM_RC_FAILURE	    0x101u
-#define TPM_RC_COMMAND_SIZE 0x142u /* Part 2 6.6.3: commandSize does not fit */
-#define TPM_RC_LOCALITY	    0x907u /* Part 2 6.6.3: a locality the TPM does not take */
 
 #endif
