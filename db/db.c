@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "model/tpm/decode.h"
 #include "model/tpm/tpm_cc.h"
 #include "schema_sql.h"
 
@@ -32,6 +33,27 @@ static void fn_cc_name(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	if (sqlite3_value_numeric_type(argv[0]) != SQLITE_INTEGER || v < 0 || v > 0xFFFFFFFFll)
 		return;
 	const char *n = tpm_cc_name((uint32_t)v);
+	if (n)
+		sqlite3_result_text(ctx, n, -1, SQLITE_STATIC);
+}
+
+/* tpm_rc_text(rc): what a response code means (tpm2-tss's decoding). */
+static void fn_rc_text(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+		return;
+	sqlite3_result_text(ctx, tpm_rc_str((uint32_t)sqlite3_value_int64(argv[0])), -1,
+			    SQLITE_TRANSIENT);
+}
+
+/* tpm_auth_name(auth_kind): none, password, hmac, hmac+enc, policy,
+ * policy+enc (the spelling of profiles and --json), or NULL. */
+static void fn_auth_name(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	if (sqlite3_value_numeric_type(argv[0]) != SQLITE_INTEGER)
+		return;
+	sqlite3_int64 v = sqlite3_value_int64(argv[0]);
+	const char *n = v >= 0 && v <= TPM_AUTH_POLICY_ENC ? tpm_auth_kind_str((int)v) : NULL;
 	if (n)
 		sqlite3_result_text(ctx, n, -1, SQLITE_STATIC);
 }
@@ -120,6 +142,14 @@ int db_register_functions(sqlite3 *db)
 	int rc = sqlite3_create_function(db, "tpm_cc_name", 1,
 					 SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
 					 NULL, fn_cc_name, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function(db, "tpm_rc_text", 1,
+					     SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+					     NULL, fn_rc_text, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function(db, "tpm_auth_name", 1,
+					     SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+					     NULL, fn_auth_name, NULL, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_create_function(db, "percentile", 2, SQLITE_UTF8 | SQLITE_INNOCUOUS,
 					     NULL, NULL, pct_step, pct_final);

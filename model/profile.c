@@ -31,15 +31,13 @@ void profile_release(struct profile *p)
 	profile_init(p);
 }
 
-static const char *const auth_names[] = {"none",     "password", "hmac",
-					 "hmac+enc", "policy",	 "policy+enc"};
-
+/* The authorization kinds are spelled as the decoder names them. */
 int prof_auth_parse(const char *s)
 {
 	if (!strcmp(s, "*"))
 		return PROFILE_AUTH_ANY;
-	for (int i = 0; i < 6; i++)
-		if (!strcmp(s, auth_names[i]))
+	for (int i = TPM_AUTH_NONE; i <= TPM_AUTH_POLICY_ENC; i++)
+		if (!strcmp(s, tpm_auth_kind_str(i)))
 			return i;
 	return -1;
 }
@@ -48,7 +46,7 @@ const char *prof_auth_str(int auth)
 {
 	if (auth == PROFILE_AUTH_ANY)
 		return "*";
-	return auth >= 0 && auth < 6 ? auth_names[auth] : "?";
+	return tpm_auth_kind_str(auth);
 }
 
 const char *prof_match_str(int m)

@@ -471,21 +471,12 @@ out:
 
 /* ---- CSV and JSON lines ---- */
 
-static void fn_rc_text(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
-		return;
-	sqlite3_result_text(ctx, tpm_rc_str((uint32_t)sqlite3_value_int64(argv[0])), -1,
-			    SQLITE_TRANSIENT);
-}
-
 static const char rows_sql[] =
     "SELECT c.trace_id, c.seq, c.t_submit_ns, c.t_done_ns, c.latency_ns, c.cc,"
     " tpm_cc_name(c.cc) AS cc_name, c.locality, c.tag, c.cmd_size, c.rsp_size, c.rc,"
     " tpm_rc_text(c.rc) AS rc_text, c.handle1, c.handle2, c.handle3, c.rsp_handle,"
     " c.n_sessions, c.sess_handle, c.sess_attrs, c.auth_kind,"
-    " CASE c.auth_kind WHEN 0 THEN 'none' WHEN 1 THEN 'password' WHEN 2 THEN 'hmac'"
-    "  WHEN 3 THEN 'hmac+enc' WHEN 4 THEN 'policy' WHEN 5 THEN 'policy+enc' END AS auth,"
+    " tpm_auth_name(c.auth_kind) AS auth,"
     " c.pcr, c.client_id, coalesce(cl.peer, cl.comm) AS client, c.flags, c.malformed"
     " FROM command c LEFT JOIN client cl ON cl.trace_id = c.trace_id AND cl.id = c.client_id"
     " WHERE c.trace_id = ? ORDER BY c.seq";
@@ -693,8 +684,6 @@ static int run_export(int argc, char **argv)
 	db = cli_open_db("export", dbpath, 0);
 	if (!db)
 		return 1;
-	sqlite3_create_function(db, "tpm_rc_text", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
-				fn_rc_text, NULL, NULL);
 	if (!(trace = cli_pick_trace("export", db, trace_arg)))
 		goto out;
 	for (size_t i = 0; i < CLI_COUNT(outs); i++) {
