@@ -27,6 +27,24 @@ static int io_err(sqlite3 *db, char *err, size_t errlen)
 	return -EIO;
 }
 
+/* A trace without latencies: the axis is the records' order (seq). */
+static int order_axis(struct report_data *d, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(d->db,
+			       "SELECT min(s), max(s) FROM (SELECT seq s FROM command WHERE "
+			       "trace_id=?1 UNION ALL SELECT seq FROM event WHERE trace_id=?1)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return io_err(d->db, err, errlen);
+	sqlite3_bind_int64(st, 1, d->id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		d->t0 = (uint64_t)sqlite3_column_int64(st, 0);
+		d->t1 = (uint64_t)sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
 /* The time axis covers commands and events: one scan for the counts, the
  * range and the TPM time. */
 static int load_axis(struct report_data *d, char *err, size_t errlen)
@@ -36,8 +54,9 @@ static int load_axis(struct report_data *d, char *err, size_t errlen)
 	if (sqlite3_prepare_v2(d->db,
 			       "SELECT count(*), min(t_submit_ns), "
 			       "max(coalesce(t_done_ns,t_submit_ns)), "
-			       "coalesce(sum(latency_ns),0) FROM command WHERE trace_id=?1 "
-			       "UNION ALL SELECT count(*), min(t_ns), max(t_ns), 0 FROM event "
+			       "coalesce(sum(latency_ns),0), count(latency_ns) FROM command "
+			       "WHERE trace_id=?1 UNION ALL SELECT count(*), min(t_ns), max(t_ns), "
+			       "0, 0 FROM event "
 			       "WHERE trace_id=?1",
 			       -1, &st, NULL) != SQLITE_OK)
 		return io_err(d->db, err, errlen);
@@ -53,6 +72,7 @@ static int load_axis(struct report_data *d, char *err, size_t errlen)
 			c0 = lo;
 			c1 = hi;
 			d->tpm_ns = sqlite3_column_double(st, 3);
+			d->timed = sqlite3_column_int64(st, 4) > 0;
 		} else {
 			d->n_ev = (uint64_t)n;
 			e0 = lo;
@@ -67,7 +87,7 @@ static int load_axis(struct report_data *d, char *err, size_t errlen)
 		hi = e1;
 	d->t0 = lo > 0 ? (uint64_t)lo : 0;
 	d->t1 = hi > 0 ? (uint64_t)hi : d->t0;
-	return 0;
+	return d->timed ? 0 : order_axis(d, err, errlen);
 }
 
 static int load_trace_row(struct report_data *d)
@@ -128,7 +148,7 @@ static int load_events(struct report_data *d, char *err, size_t errlen)
 	while (d->n_evk < RD_MAX_EV && sqlite3_step(st) == SQLITE_ROW) {
 		struct rd_event *e = &d->ev[d->n_evk++];
 		e->seq = sqlite3_column_int64(st, 0);
-		e->t = (uint64_t)sqlite3_column_int64(st, 1);
+		e->t = d->timed ? (uint64_t)sqlite3_column_int64(st, 1) : (uint64_t)e->seq;
 		e->kind = dup_col(st, 2);
 		e->detail = dup_col(st, 3);
 	}
@@ -291,6 +311,15 @@ static int cmd_add(struct report_data *d, const struct rd_cmd *c, int64_t client
 	return 0;
 }
 
+/* Non-TPM time as predict_cmd() sums it (model/predict.c). */
+static void gap_add(struct report_data *d, uint64_t t_submit, uint64_t t_done, uint64_t *prev_done)
+{
+	if (t_submit && *prev_done && t_submit > *prev_done)
+		d->gap_ns += (double)(t_submit - *prev_done);
+	if (t_done)
+		*prev_done = t_done;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -322,9 +351,10 @@ int report_data_stream(struct report_data *d,
 	sqlite3_stmt *st = NULL;
 	int rc = 0, s;
 	uint8_t cur_org = 255;
+	uint64_t prev_done = 0;
 	if (sqlite3_prepare_v2(d->db,
-			       "SELECT seq, t_submit_ns, latency_ns, cc, rc, client_id FROM "
-			       "command WHERE trace_id=? ORDER BY seq",
+			       "SELECT seq, t_submit_ns, latency_ns, cc, rc, client_id, t_done_ns "
+			       "FROM command WHERE trace_id=? ORDER BY seq",
 			       -1, &st, NULL) != SQLITE_OK)
 		return io_err(d->db, err, errlen);
 	sqlite3_bind_int64(st, 1, d->id);
@@ -341,6 +371,10 @@ int report_data_stream(struct report_data *d,
 		c.rc = (uint32_t)sqlite3_column_int64(st, 4);
 		c.fam = tpm_cc_family(c.cc);
 		int64_t client = sqlite3_column_int64(st, 5);
+		gap_add(d, (uint64_t)sqlite3_column_int64(st, 1),
+			(uint64_t)sqlite3_column_int64(st, 6), &prev_done);
+		if (!d->timed)
+			c.t = c.seq;
 		if ((rc = cmd_add(d, &c, client)))
 			break;
 		if (d->aggregate)

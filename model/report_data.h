@@ -73,6 +73,11 @@ struct report_data {
 	uint64_t t0, t1; /* the time axis: commands and events */
 	uint64_t n_cmd, n_ev, n_lat;
 	double tpm_ns; /* sum of recorded latencies */
+	double gap_ns; /* non-TPM time: gaps between a response and the next command,
+			* summed as predict sums them */
+	/* 0: no command has a latency (an imported log): the axis is the order
+	 * of records (seq), t0..t1 and every t below are seq numbers. */
+	int timed;
 	unsigned max_marks;
 	int aggregate;	   /* n_cmd > max_marks: bins instead of one mark per command */
 	struct rd_cc *ccs; /* by total time, the costliest first, after streaming */

@@ -11,20 +11,22 @@
 #include "replayer/hostcrypto.h"
 #include "report_html.h"
 
-enum { O_TRACE = 256, O_COMPARE, O_PROFILE, O_MAXMARKS, O_TITLE, O_OUTPUT = 'o' };
+enum { O_TRACE = 256, O_COMPARE, O_PROFILE, O_MAXMARKS, O_TITLE, O_JSON, O_HOST, O_OUTPUT = 'o' };
 static const struct cli_opt opts[] = {
-    {"output", O_OUTPUT, "FILE", CLI_REQ,
-     "the HTML file to write (created 0600, replaced only\nwhen complete); '-' for stdout",
+    {"output", O_OUTPUT, "FILE", 0,
+     "the HTML file to write (created 0600, replaced only\nwhen complete); '-' for stdout;\n"
+     "required unless --json",
      "@file"},
     {"trace", O_TRACE, "ID", CLI_TRACE, CLI_TRACE_HELP},
     {"compare", O_COMPARE, "ID", CLI_MULTI,
      "another trace (another boot, another machine) to set\n"
      "beside it in the comparison chart and table; may be\n"
      "repeated or given as ID,ID,..."},
-    {"profile", O_PROFILE, "P", 0,
+    {"profile", O_PROFILE, "P", CLI_MULTI,
      "also predict the cost per policy on the TPM this\n"
      "latency profile describes (a file, a profile stored\n"
-     "in DB or a shipped one: 'tpmtrace profile list')",
+     "in DB or a shipped one: 'tpmtrace profile list');\n"
+     "may be given up to 4 times",
      "@profile"},
     {"max-marks", O_MAXMARKS, "N", CLI_NUM,
      "draw one timeline mark per command up to N commands\n"
@@ -32,6 +34,15 @@ static const struct cli_opt opts[] = {
      "time bin (the page says so)",
      NULL, 0, 10000000},
     {"title", O_TITLE, "TEXT", 0, "page title (default: the trace's name)"},
+    {"host-crypto", O_HOST, "H", CLI_CHOICE,
+     "how predictions price host crypto, as in 'tpmtrace\n"
+     "predict': measure (default) on this host, or estimate\n"
+     "(the constants of model/predict.h: reproducible)",
+     "measure estimate"},
+    {"json", O_JSON, NULL, 0,
+     "print the answer (the headline table: per policy TPM\n"
+     "and total time, factors, fallback share) as one JSON\n"
+     "object {\"version\":1,...} on stdout, or into -o FILE"},
 };
 static const struct cli_form forms[] = {{0, "DB", NULL}};
 
@@ -44,16 +55,25 @@ const struct subcommand subcmd_report = {
     CLI_OPTS(opts),
     "Writes one self-contained HTML file (inline SVG and CSS, a small inline script\n"
     "for zooming; nothing is loaded from the network, it opens from disk) with:\n"
-    "  - the timeline: every command a mark on the time axis, one lane per command\n"
+    "  - first, the answer: one row per session policy with TPM time, total time,\n"
+    "    x password (on TPM time and on totals), x as recorded, the share priced\n"
+    "    from the profile's measurements against its fallback (and the commands\n"
+    "    that fell back; over 25% the row is marked 'mostly fallback') and the\n"
+    "    TPM time's range where the profile has spread; for the replays measured\n"
+    "    on the trace's own TPM and for each --profile (--json prints this table);\n"
+    "  - the timeline: every command a mark on the time axis (at least 1 px wide,\n"
+    "    its title naming seq, command and latency), one lane per command\n"
     "    family, control events (ctrl:INIT, platform:POWER_ON, SET_LOCALITY,\n"
     "    record-start/stop, backend-lost, ...) and phases (firmware, kernel,\n"
-    "    userspace, from the clients, where known);\n"
+    "    userspace, from the clients, where known); a trace without latencies\n"
+    "    (an imported log) is drawn on its record order, not on time, and says so;\n"
     "  - the latency distribution per command code (box and strip plot, log scale);\n"
     "  - the 20 slowest commands with their position in the trace;\n"
     "  - the policy comparison: TPM time per session policy of the replays of this\n"
     "    trace stored in DB (kind 'replay', parent = the trace), stacked by command\n"
     "    family, and with --profile the prediction per policy ('tpmtrace predict'),\n"
-    "    with the factor against the password baseline on each bar;\n"
+    "    with the factor against the password baseline on each bar and a value\n"
+    "    axis naming its measure (TPM time, total time);\n"
     "  - the table behind each chart.\n"
     "The file is written beside FILE and renamed into place when complete: a failed\n"
     "report leaves an earlier one as it was; FILE may not be the database.\n",
@@ -61,7 +81,8 @@ const struct subcommand subcmd_report = {
     "2 usage error.\n",
     "tpmtrace report boot.db -o boot.html\n"
     "tpmtrace report boot.db --trace 1 --compare 4 --profile slb9670-linux-integrity "
-    "-o boot.html\n",
+    "-o boot.html\n"
+    "tpmtrace report boot.db --profile slb9670-linux-integrity --json\n",
 };
 
 static int parse_ids(const char *s, int64_t *ids, unsigned *n, unsigned max)
@@ -80,9 +101,11 @@ static int parse_ids(const char *s, int64_t *ids, unsigned *n, unsigned max)
 }
 
 struct report_args {
-	const char *dbpath, *out, *trace, *profname, *title;
+	const char *dbpath, *out, *trace, *title;
+	const char *profiles[REPORT_MAX_PROFILES];
 	int64_t cmp[32];
-	unsigned ncmp, max_marks;
+	unsigned ncmp, max_marks, nprof;
+	int json, estimate_host;
 };
 
 /* Returns 0, or the exit status of a usage error. */
@@ -101,7 +124,16 @@ static int parse(int argc, char **argv, struct report_args *a)
 			a->trace = cp.arg;
 			break;
 		case O_PROFILE:
-			a->profname = cp.arg;
+			if (a->nprof == REPORT_MAX_PROFILES)
+				return usage_error(&subcmd_report, "--profile: at most %d",
+						   REPORT_MAX_PROFILES);
+			a->profiles[a->nprof++] = cp.arg;
+			break;
+		case O_JSON:
+			a->json = 1;
+			break;
+		case O_HOST:
+			a->estimate_host = !strcmp(cp.arg, "estimate");
 			break;
 		case O_TITLE:
 			a->title = cp.arg;
@@ -124,6 +156,8 @@ static int parse(int argc, char **argv, struct report_args *a)
 	if (cp.ind >= argc)
 		return usage_error(&subcmd_report, "which database? (DB)");
 	a->dbpath = argv[cp.ind];
+	if (!a->out && a->json)
+		a->out = "-";
 	if (!a->out)
 		return usage_error(&subcmd_report, "-o FILE is required");
 	return 0;
@@ -133,6 +167,7 @@ static int run(int argc, char **argv)
 {
 	struct report_args a = {0};
 	struct report_data d = {0};
+	struct report_answer *ans = calloc(1, sizeof *ans);
 	struct pred_host host;
 	char err[1024] = "";
 	int ret = 1, rc;
@@ -141,13 +176,18 @@ static int run(int argc, char **argv)
 	struct cli_out o = {0};
 	static char fbuf[1 << 16];
 
-	if ((rc = parse(argc, argv, &a)))
+	if (!ans)
+		return die("report", "out of memory");
+	if ((rc = parse(argc, argv, &a))) {
+		free(ans);
 		return rc;
+	}
 	const char *const inputs[] = {a.dbpath, NULL};
-	if ((rc = cli_out_check("report", a.out, inputs)))
-		return rc;
-	if (!(db = cli_open_db("report", a.dbpath, 0)))
-		return 1;
+	if ((rc = cli_out_check("report", a.out, inputs)) ||
+	    !(db = cli_open_db("report", a.dbpath, 0))) {
+		free(ans);
+		return rc ? rc : 1;
+	}
 	if (!(id = cli_pick_trace("report", db, a.trace)))
 		goto out;
 	for (unsigned k = 0; k < a.ncmp; k++) {
@@ -162,13 +202,23 @@ static int run(int argc, char **argv)
 	}
 	/* Host crypto as 'tpmtrace predict' prices it: measured here with the
 	 * replayer's session code, the constant estimate if that fails. */
-	int measured = a.profname && !host_crypto_measure(&host);
-	struct report_html_opts ho = {a.title, a.dbpath,   a.cmp,
-				      a.ncmp,  a.profname, measured ? &host : NULL};
+	int measured = a.nprof && !a.estimate_host && !host_crypto_measure(&host);
+	struct report_html_opts ho = {
+	    a.title, a.dbpath, a.cmp, a.ncmp, a.profiles, a.nprof, measured ? &host : NULL};
 	if (cli_out_open("report", &o, a.out, inputs))
 		goto out;
 	setvbuf(o.f, fbuf, _IOFBF, sizeof fbuf);
-	if ((rc = report_html_write(o.f, &d, &ho, err, sizeof err))) {
+	if (a.json) {
+		rc = report_data_stream(&d, NULL, NULL, err, sizeof err);
+		if (!rc)
+			rc = report_answer_compute(ans, &d, a.cmp, a.ncmp, a.profiles, a.nprof,
+						   ho.host, err, sizeof err);
+		if (!rc)
+			report_json_write(o.f, ans);
+	} else {
+		rc = report_html_write(o.f, &d, &ho, ans, err, sizeof err);
+	}
+	if (rc) {
 		die("report", "%s: %s", a.dbpath, rc == -ENOMEM ? "out of memory" : err);
 		goto out;
 	}
@@ -176,6 +226,8 @@ static int run(int argc, char **argv)
 out:
 	if (o.f)
 		cli_out_close("report", &o, 0);
+	report_answer_free(ans);
+	free(ans);
 	report_data_free(&d);
 	db_close(db);
 	return ret;

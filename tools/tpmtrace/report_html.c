@@ -135,13 +135,18 @@ static const char css[] =
     "svg text{font:11px system-ui,sans-serif;fill:#333}\n"
     ".grid{stroke:#e5e7eb;stroke-width:1}\n"
     ".m{shape-rendering:crispEdges}\n"
+    ".mk{stroke-width:1px;vector-effect:non-scaling-stroke}\n"
+    ".axis-title{font-weight:600}\n"
+    "tr.mostly-fallback td{background:#fff4d6}.flag{color:#b45309}\n"
+    ".fb{color:#666;font-size:11.5px;white-space:normal;max-width:300px}"
+    ".fb summary{margin:0;font-size:11.5px}td.share{text-align:left}\n"
     "footer{color:#777;font-size:12px;padding:0 28px 24px}\n";
 
 static void fam_classes(FILE *f)
 {
 	fputs("<style>", f);
 	for (int i = 0; i < TPM_FAM__COUNT; i++)
-		fprintf(f, ".f%d{fill:%s}", i, fam_color[i]);
+		fprintf(f, ".f%d{fill:%s}.mk.f%d{stroke:%s}", i, fam_color[i], i, fam_color[i]);
 	fputs("</style>\n", f);
 }
 
@@ -181,6 +186,15 @@ static const char *ev_class(const char *kind)
 #define Y_PH   LANE_H
 #define Y_FAM  (2 * LANE_H)
 
+/* A timeline tick: time from the first record, or a seq number. */
+static const char *axis_label(const struct report_data *d, double t, char *b, size_t l)
+{
+	if (d->timed)
+		return fmt_axis(t, b, l);
+	snprintf(b, l, "#%.0f", (double)d->t0 + t);
+	return b;
+}
+
 static void timeline_open(struct rep *r)
 {
 	FILE *f = r->f;
@@ -189,14 +203,25 @@ static void timeline_open(struct rep *r)
 	int h = Y_FAM + TPM_FAM__COUNT * LANE_H;
 
 	fprintf(f, "<section id=\"timeline-section\"><h2>Timeline</h2>\n");
-	fprintf(f,
-		"<p class=\"note\">Every command is a mark at the time it was sent, as wide as "
-		"its latency (at least a hair), in the lane of its command family. Control "
-		"events are the lines in the top lane; phases (firmware, kernel, userspace) "
-		"come from the clients that sent the commands. Hover a mark for its details. "
-		"Span %s, %llu commands, %llu events.</p>\n",
-		fmt_dur(span, b1, sizeof b1), (unsigned long long)r->d->n_cmd,
-		(unsigned long long)r->d->n_ev);
+	if (r->d->timed)
+		fprintf(
+		    f,
+		    "<p class=\"note\" id=\"axis-note\" data-axis=\"time\">Every command is "
+		    "a mark at the time it was sent, as wide as its latency and at least 1 px, "
+		    "in the lane of its command family. Control events are the lines in the top "
+		    "lane; phases (firmware, kernel, userspace) come from the clients that sent "
+		    "the commands. Hover a mark for its seq, command and latency. The axis is "
+		    "time from the first record: span %s, %llu commands, %llu events.</p>\n",
+		    fmt_dur(span, b1, sizeof b1), (unsigned long long)r->d->n_cmd,
+		    (unsigned long long)r->d->n_ev);
+	else
+		fprintf(f,
+			"<p class=\"warn\" id=\"axis-note\" data-axis=\"order\">This trace has no "
+			"latencies (an imported log without timing): the axis is the order of its "
+			"records (seq %llu to %llu), not time; marks are 1 px wide. %llu commands, "
+			"%llu events.</p>\n",
+			(unsigned long long)r->d->t0, (unsigned long long)r->d->t1,
+			(unsigned long long)r->d->n_cmd, (unsigned long long)r->d->n_ev);
 	if (r->d->aggregate)
 		fprintf(f,
 			"<p class=\"warn\" id=\"aggregated\">%llu commands is more than %u: the "
@@ -252,11 +277,11 @@ static void mark_write(void *ctx, const struct report_data *d, const struct rd_c
 			w = lw;
 	}
 	fprintf(r->f,
-		"<rect class=\"m f%d\" x=\"%.3f\" y=\"%d\" width=\"%.3f\" height=\"%d\">"
-		"<title>#%llu %s %s",
+		"<rect class=\"m mk f%d\" x=\"%.3f\" y=\"%d\" width=\"%.3f\" height=\"%d\">"
+		"<title>seq %llu: %s, latency %s",
 		c->fam, x, Y_FAM + c->fam * LANE_H + 2, w, LANE_H - 4, (unsigned long long)c->seq,
 		cc_label(c->cc, nb, sizeof nb),
-		c->lat >= 0 ? fmt_dur((double)c->lat, lb, sizeof lb) : "");
+		c->lat >= 0 ? fmt_dur((double)c->lat, lb, sizeof lb) : "not recorded");
 	if (c->has_rc && c->rc)
 		fprintf(r->f, " rc 0x%X", c->rc);
 	fputs("</title></rect>\n", r->f);
@@ -331,7 +356,7 @@ static void timeline_close(struct rep *r)
 		double step = nice_step(span, 10);
 		for (double t = 0; t < span * 0.96; t += step)
 			fprintf(f, "<span style=\"left:%.3f%%\">%s</span>", 100 * t / span,
-				fmt_axis(t, b1, sizeof b1));
+				axis_label(r->d, t, b1, sizeof b1));
 	}
 	fputs("</div></div></div></div>\n", f);
 	fputs("<div class=\"legend\"><span><i style=\"background:#d62728\"></i>power, "
@@ -547,9 +572,10 @@ static void top_section(struct rep *r)
 	fputs("</table></section>\n", f);
 }
 
-static void bars_chart(FILE *f, const char *id, struct report_bar *bars, unsigned n, int base,
+/* measure: what the bars measure, the axis title ("TPM time", "total time"). */
+static void bars_chart(FILE *f, const char *id, const struct report_bar *bars, unsigned n, int base,
 		       const char *const *seg_names, const char *const *seg_colors, int nseg,
-		       const char *unit_note)
+		       const char *measure, const char *unit_note)
 {
 	char b1[32];
 	double max = 0;
@@ -559,11 +585,25 @@ static void bars_chart(FILE *f, const char *id, struct report_bar *bars, unsigne
 			max = bars[i].total;
 	if (max <= 0)
 		max = 1;
-	int h = (int)(n * RH + 10);
+	double step = nice_step(max, 5), top = ceil(max / step) * step;
+	int yb = (int)(n * RH + 6), h = yb + 40;
 	fprintf(f,
 		"<svg id=\"%s\" class=\"policy-chart\" viewBox=\"0 0 1000 %d\" width=\"1000\" "
 		"height=\"%d\" data-bars=\"%u\" role=\"img\" aria-label=\"policy comparison\">\n",
 		id, h, h, n);
+	/* The value axis: ticks with units, and what is measured. */
+	fprintf(f, "<g class=\"value-axis\" data-measure=\"%s\">", measure);
+	for (double v = 0; v <= top * 1.0001; v += step) {
+		double x = X0 + (X1 - X0) * v / top;
+		fprintf(f,
+			"<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"2\" y2=\"%d\"/>"
+			"<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>",
+			x, x, yb, x, yb + 14, fmt_axis(v, b1, sizeof b1));
+	}
+	fprintf(f,
+		"<text class=\"axis-title\" x=\"%.0f\" y=\"%d\" text-anchor=\"middle\">%s</text>"
+		"</g>\n",
+		(X0 + X1) / 2, yb + 32, measure);
 	for (unsigned i = 0; i < n; i++) {
 		const struct report_bar *b = &bars[i];
 		double y = i * RH + 6, x = X0;
@@ -576,34 +616,36 @@ static void bars_chart(FILE *f, const char *id, struct report_bar *bars, unsigne
 		fprintf(f, "\"><text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">", X0 - 8, y + 15);
 		html(f, b->label);
 		fputs("</text>", f);
-		for (int s = 0; s < nseg; s++) {
-			if (b->seg[s] <= 0)
+		for (int k = 0; k < nseg; k++) {
+			if (b->seg[k] <= 0)
 				continue;
-			double w = (X1 - X0) * b->seg[s] / max;
+			double w = (X1 - X0) * b->seg[k] / top;
 			fprintf(f,
 				"<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"20\" "
 				"fill=\"%s\"><title>%s: %s</title></rect>",
-				x, y, w, seg_colors[s], seg_names[s],
-				fmt_dur(b->seg[s], b1, sizeof b1));
+				x, y, w, seg_colors[k], seg_names[k],
+				fmt_dur(b->seg[k], b1, sizeof b1));
 			x += w;
 		}
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s", x + 6, y + 15,
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s %s", x + 6, y + 15, measure,
 			fmt_dur(b->total, b1, sizeof b1));
-		if (base >= 0)
+		if (base >= 0) {
 			fprintf(f,
 				" &#183; <tspan class=\"factor\" font-weight=\"bold\">%.2f&times;"
-				"</tspan>",
+				"</tspan> vs ",
 				factor);
+			html(f, bars[base].label);
+		}
 		fputs("</text></g>\n", f);
 	}
 	fputs("</svg>\n<div class=\"legend\">", f);
-	for (int s = 0; s < nseg; s++) {
+	for (int k = 0; k < nseg; k++) {
 		int used = 0;
 		for (unsigned i = 0; i < n; i++)
-			used |= bars[i].seg[s] > 0;
+			used |= bars[i].seg[k] > 0;
 		if (used)
-			fprintf(f, "<span><i style=\"background:%s\"></i>%s</span>", seg_colors[s],
-				seg_names[s]);
+			fprintf(f, "<span><i style=\"background:%s\"></i>%s</span>", seg_colors[k],
+				seg_names[k]);
 	}
 	fprintf(f, "</div><p class=\"note\">%s</p>\n", unit_note);
 }
@@ -633,61 +675,45 @@ static void bars_table(FILE *f, const char *id, const struct report_bar *bars, u
 	fputs("</table></details>\n", f);
 }
 
-static int predicted_section(struct rep *r, const struct report_html_opts *o, char *err,
-			     size_t errlen)
+static void predicted_section(struct rep *r, const struct report_prediction *p)
 {
 	static const char *const seg_names[] = {"TPM time (profile)", "host crypto",
 						"non-TPM time (gaps)"};
 	static const char *const seg_colors[] = {"#1f77b4", "#ff7f0e", "#c7c7c7"};
-	struct report_prediction p;
 	FILE *f = r->f;
-	int rc = report_predict(r->d, o->profile, o->host, &p, err, errlen);
-	if (rc) {
-		report_prediction_free(&p);
-		return rc;
-	}
 	fputs("<h3>Predicted on ", f);
-	html(f, p.profile);
-	if (*p.chip) {
+	html(f, p->profile);
+	if (*p->chip) {
 		fputs(" (", f);
-		html(f, p.chip);
+		html(f, p->chip);
 		fputs(")", f);
 	}
 	fputs("</h3>\n", f);
-	bars_chart(f, "policy-predicted", p.bars, p.n, p.base, seg_names, seg_colors, 3,
+	bars_chart(f, "policy-predicted", p->bars, p->n, p->base, seg_names, seg_colors, 3,
+		   "total time",
 		   "The trace expanded under each policy by the replayer's own expansion code and "
 		   "priced from the latency profile (as 'tpmtrace predict' does); host crypto "
 		   "as measured on the host that made this report with tpmtrace's own session "
-		   "code (a constant estimate where it could not be measured). The factor on "
-		   "each bar is against the password policy.");
-	bars_table(f, "policy-predicted-table", p.bars, p.n, p.base, seg_names, 3);
-	report_prediction_free(&p);
-	return 0;
+		   "code (a constant estimate where it could not be measured). Bars are the "
+		   "total time (TPM + host crypto + non-TPM time); the headline table above "
+		   "gives the TPM time and its factor beside it.");
+	bars_table(f, "policy-predicted-table", p->bars, p->n, p->base, seg_names, 3);
 }
 
-static int policy_section(struct rep *r, const struct report_html_opts *o, char *err, size_t errlen)
+static void policy_section(struct rep *r, const struct report_answer *a)
 {
 	FILE *f = r->f;
-	struct report_bar *bars = calloc(RD_MAX_BARS, sizeof *bars);
-	unsigned n = 0;
-	int base = 0, rc = 0;
-	if (!bars)
-		return -ENOMEM;
 	fputs("<section id=\"policy-section\"><h2>Cost per session policy</h2>\n", f);
-	if ((rc = report_measured_bars(r->d, o->cmp, o->ncmp, bars, &n, &base))) {
-		snprintf(err, errlen, "%s", sqlite3_errmsg(r->d->db));
-		goto out;
-	}
-	if (n > 1) {
+	if (a->nbars > 1) {
 		fputs("<h3>Measured: this trace, its replays and the traces compared</h3>\n", f);
-		bars_chart(f, "policy-measured", bars, n, base, fam_name, fam_color, TPM_FAM__COUNT,
-			   base > 0 ? "Sum of command latencies (TPM time) per trace, stacked by "
-				      "command family; replays of the same policy are averaged. "
-				      "The factor on each bar is against the password replay."
-				    : "Sum of command latencies (TPM time) per trace, stacked by "
-				      "command family; replays of the same policy are averaged. "
-				      "The factor on each bar is against the recorded trace.");
-		bars_table(f, "policy-measured-table", bars, n, base, fam_name, TPM_FAM__COUNT);
+		bars_chart(f, "policy-measured", a->bars, a->nbars, a->base, fam_name, fam_color,
+			   TPM_FAM__COUNT, "TPM time",
+			   "Sum of command latencies (TPM time) per trace, stacked by command "
+			   "family; replays of the same policy are averaged. The headline table "
+			   "above gives the total (TPM time + the recording's non-TPM time) "
+			   "beside it.");
+		bars_table(f, "policy-measured-table", a->bars, a->nbars, a->base, fam_name,
+			   TPM_FAM__COUNT);
 	} else {
 		fprintf(
 		    f,
@@ -697,12 +723,94 @@ static int policy_section(struct rep *r, const struct report_html_opts *o, char 
 		    "to predict.</p>\n",
 		    (long long)r->d->id, (long long)r->d->id);
 	}
-	if (o->profile && (rc = predicted_section(r, o, err, errlen)))
-		goto out;
+	for (unsigned i = 0; i < a->npred; i++)
+		predicted_section(r, &a->pred[i]);
 	fputs("</section>\n", f);
-out:
-	free(bars);
-	return rc;
+}
+
+/* ---- the answer: one row per policy ---- */
+
+static void factor_cell(FILE *f, double x)
+{
+	if (x > 0)
+		fprintf(f, "<td>%.2f&times;</td>", x);
+	else
+		fputs("<td>-</td>", f);
+}
+
+static void headline_row(FILE *f, const struct report_row *w)
+{
+	char b1[32], b2[32];
+	fprintf(f,
+		"<tr class=\"headline-row%s\" data-kind=\"%s\" data-tpm-ms=\"%.6f\" "
+		"data-total-ms=\"%.6f\" data-x-password=\"%.6f\" data-fallback-share=\"%.4f\" "
+		"data-mostly-fallback=\"%d\" data-policy=\"",
+		w->mostly_fallback ? " mostly-fallback" : "", w->kind, w->tpm_ms, w->total_ms,
+		w->x_password_total, w->fallback_share, w->mostly_fallback);
+	html(f, w->policy);
+	fputs("\"><td class=\"l\">", f);
+	html(f, w->source);
+	fputs("</td><td class=\"l\"><b>", f);
+	html(f, w->policy);
+	fprintf(f, "</b></td><td>%s</td><td>%s</td>", fmt_dur(w->tpm_ms * 1e6, b1, sizeof b1),
+		fmt_dur(w->total_ms * 1e6, b2, sizeof b2));
+	factor_cell(f, w->x_password_tpm);
+	factor_cell(f, w->x_password_total);
+	factor_cell(f, w->x_recorded_total);
+	if (strcmp(w->kind, "predicted"))
+		fputs("<td class=\"share\">100% measured</td><td>-</td>", f);
+	else {
+		fprintf(f, "<td class=\"share\">%.0f%% measured, %.0f%% fallback",
+			100 * (1 - w->fallback_share), 100 * w->fallback_share);
+		if (w->mostly_fallback)
+			fputs("<div class=\"flag\"><b>mostly fallback</b></div>", f);
+		if (*w->fell_back) {
+			fprintf(f,
+				"<details class=\"fb\"><summary>%llu commands fell back</summary>",
+				(unsigned long long)w->fallback_cmds);
+			html(f, w->fell_back);
+			fputs("</details>", f);
+		}
+		fputs("</td>", f);
+		if (w->hi_ms > w->lo_ms)
+			fprintf(f, "<td>%s..%s</td>", fmt_dur(w->lo_ms * 1e6, b1, sizeof b1),
+				fmt_dur(w->hi_ms * 1e6, b2, sizeof b2));
+		else
+			fputs("<td>-</td>", f);
+	}
+	fputs("</tr>\n", f);
+}
+
+static void headline_section(struct rep *r, const struct report_answer *a)
+{
+	FILE *f = r->f;
+	const struct report_headline *h = &a->h;
+	char b1[32], b2[32];
+	fputs("<section id=\"headline\"><h2>The answer: cost per session policy</h2>\n", f);
+	fprintf(f,
+		"<p class=\"note\">TPM time is the sum of command latencies; total adds the "
+		"host's crypto (predictions) and the recording's non-TPM time (%s; recorded "
+		"TPM time %s). &times; password compares with the password policy of the "
+		"same source, &times; as recorded the total with the recording's. A "
+		"prediction with more than %.0f%% of its TPM time priced at the profile's "
+		"fallback (commands the profile lacks) is marked <b>mostly fallback</b>: its "
+		"factors are guesses. Range: the TPM time with every profile entry at its "
+		"low and its high figure.</p>\n",
+		fmt_dur(h->non_tpm_ms * 1e6, b1, sizeof b1),
+		fmt_dur(h->recorded_tpm_ms * 1e6, b2, sizeof b2), 100 * REPORT_FALLBACK_WARN);
+	if (!h->n || (h->n == 1 && !a->npred))
+		fputs("<p class=\"warn\" id=\"no-answer\">Nothing to compare yet: replay the "
+		      "trace under a policy or pass <code>--profile NAME</code>.</p>\n",
+		      f);
+	fputs("<table id=\"headline-table\"><tr><th class=\"l\">source</th>"
+	      "<th class=\"l\">policy</th><th>TPM time</th><th>total time</th>"
+	      "<th>&times; password<br>(TPM)</th><th>&times; password<br>(total)</th>"
+	      "<th>&times; as recorded<br>(total)</th><th class=\"l\">priced from</th>"
+	      "<th>TPM range</th></tr>\n",
+	      f);
+	for (unsigned i = 0; i < h->n; i++)
+		headline_row(f, &h->rows[i]);
+	fputs("</table></section>\n", f);
 }
 
 /* ---- the page ---- */
@@ -749,10 +857,12 @@ static void page_head(struct rep *r, const struct report_html_opts *o)
 		"<div class=\"card\"><b id=\"n-commands\">%llu</b><span>commands</span></div>"
 		"<div class=\"card\"><b id=\"n-events\">%llu</b><span>events</span></div>"
 		"<div class=\"card\"><b>%s</b><span>TPM time (sum of latencies)</span></div>"
-		"<div class=\"card\"><b>%s</b><span>span</span></div>",
+		"<div class=\"card\"><b>%s</b><span>%s</span></div>",
 		(unsigned long long)d->n_cmd, (unsigned long long)d->n_ev,
-		fmt_dur(d->tpm_ns, b1, sizeof b1),
-		fmt_dur(d->t1 > d->t0 ? (double)(d->t1 - d->t0) : 0, b2, sizeof b2));
+		d->timed ? fmt_dur(d->tpm_ns, b1, sizeof b1) : "none recorded",
+		d->timed ? fmt_dur(d->t1 > d->t0 ? (double)(d->t1 - d->t0) : 0, b2, sizeof b2)
+			 : "order only",
+		d->timed ? "span" : "no timing: axis by seq");
 	if (d->dropped)
 		fprintf(f, "<div class=\"card\"><b>%lld</b><span>dropped</span></div>",
 			(long long)d->dropped);
@@ -780,22 +890,44 @@ static void page_foot(struct rep *r)
 	      f);
 }
 
-int report_html_write(FILE *f, struct report_data *d, const struct report_html_opts *o, char *err,
-		      size_t errlen)
+int report_html_write(FILE *f, struct report_data *d, const struct report_html_opts *o,
+		      struct report_answer *a, char *err, size_t errlen)
 {
-	struct rep r = {f, d, 0};
+	char *body = NULL;
+	size_t blen = 0;
 	int rc;
+	FILE *mf = open_memstream(&body, &blen);
+	struct rep r = {mf, d, 0};
+	if (!mf) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	for (int i = 0; i < TPM_FAM__COUNT; i++)
 		fam_name[i] = tpm_family_name((enum tpm_family)i);
-	page_head(&r, o);
+	/* The sections that stream the trace are written aside: the answer,
+	 * which needs the whole trace, comes first on the page. */
 	timeline_open(&r);
-	if ((rc = report_data_stream(d, mark_write, &r, err, errlen)))
-		return rc;
-	timeline_close(&r);
-	latency_section(&r);
-	top_section(&r);
-	if ((rc = policy_section(&r, o, err, errlen)))
-		return rc;
-	page_foot(&r);
-	return 0;
+	rc = report_data_stream(d, mark_write, &r, err, errlen);
+	if (!rc) {
+		timeline_close(&r);
+		latency_section(&r);
+		top_section(&r);
+	}
+	if (fclose(mf) && !rc) {
+		snprintf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+	}
+	if (!rc)
+		rc = report_answer_compute(a, d, o->cmp, o->ncmp, o->profiles, o->nprofiles,
+					   o->host, err, errlen);
+	if (!rc) {
+		r.f = f;
+		page_head(&r, o);
+		headline_section(&r, a);
+		fwrite(body, 1, blen, f);
+		policy_section(&r, a);
+		page_foot(&r);
+	}
+	free(body);
+	return rc;
 }
