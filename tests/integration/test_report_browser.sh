@@ -50,6 +50,15 @@ class P(HTMLParser):
             k('bars:'+a.get('data-kind','')); 
             if a.get('data-factor') and float(a['data-factor'])>0: k('factors')
         if tag=='p' and a.get('id')=='aggregated': k('aggregated-note')
+        if tag=='p' and a.get('id')=='axis-note': s.attrs['axis']=a.get('data-axis','')
+        if tag=='tr' and 'headline-row' in cls:
+            k('headline:'+a.get('data-kind',''))
+            if a.get('data-x-password') and float(a['data-x-password'])>0: k('headline-xpw')
+            if a.get('data-fallback-share') is not None: k('headline-share')
+            if a.get('data-mostly-fallback')=='1': k('headline-mostly-fallback')
+        if tag=='g' and 'value-axis' in cls and a.get('data-measure'): k('value-axes')
+        if tag=='text' and 'axis-title' in cls: k('axis-titles')
+        if tag=='rect' and 'mk' in cls: k('marks-min1px')
         if tag=='tspan' and 'factor' in cls: k('factor-labels')
         if tag in ('script','link','img','iframe') and (a.get('src') or a.get('href')): k('external')
 P_=P(); P_.feed(open(sys.argv[1]).read())
@@ -110,6 +119,44 @@ check "screenshot is a PNG" bash -c "head -c 8 '$ART/report-demo.png' | od -An -
 top1=$(grep -o 'data-seq="[0-9]*" data-latency-ns="[0-9]*"' "$T/demo.dom" | head -1 | grep -o 'latency-ns="[0-9]*"' | tr -dc 0-9)
 expect_eq "slowest command" "$top1" "$(sqlite3 "$DB" "SELECT max(latency_ns) FROM command WHERE trace_id=1")"
 
+# ---- the answer first: headline table within the first 1,000 px ----
+# A copy of the page with a probe appended: it writes the table's bottom edge,
+# its rows and every chart's value-axis title into the DOM Chromium dumps.
+sed 's|</body></html>|<script>var t=document.getElementById("headline-table").getBoundingClientRect();document.body.setAttribute("data-headline-bottom",Math.ceil(t.bottom+window.scrollY));</script></body></html>|' \
+	"$HTML" >"$T/probe.html"
+timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+	--user-data-dir="$(mktemp -d "$T/chromium.XXXXXX")" --window-size=1320,1000 \
+	--dump-dom "file://$T/probe.html" >"$T/probe.dom" 2>/dev/null
+bottom=$(grep -o 'data-headline-bottom="[0-9]*"' "$T/probe.dom" | tr -dc 0-9)
+check "headline table measured" test -n "$bottom"
+check "headline table ends within the first 1,000 px ($bottom)" test "${bottom:-9999}" -le 1000
+expect_eq "headline: the recording and every replayed policy" \
+	"$(($(val "$T/demo.facts" headline:recorded) + $(val "$T/demo.facts" headline:replay)))" $((1 + n_pol))
+expect_eq "headline: every preset predicted" "$(val "$T/demo.facts" headline:predicted)" 5
+expect_eq "headline: every row has x password" "$(val "$T/demo.facts" headline-xpw)" $((1 + n_pol + 5))
+expect_eq "headline: every row has a fallback share" "$(val "$T/demo.facts" headline-share)" $((1 + n_pol + 5))
+charts=$(grep -c 'class="policy-chart"' "$T/demo.dom")
+expect_eq "every chart has a value axis" "$(val "$T/demo.facts" value-axes)" "$charts"
+expect_eq "every value axis has a title" "$(val "$T/demo.facts" axis-titles)" "$charts"
+check "value axes name their measure" grep -q 'data-measure="TPM time"' "$T/demo.dom"
+check "... TPM time and total time" grep -q 'data-measure="total time"' "$T/demo.dom"
+expect_eq "timeline on time" "$(val "$T/demo.facts" axis)" time
+expect_eq "every command mark at least 1 px (non-scaling stroke)" \
+	"$(val "$T/demo.facts" marks-min1px)" "$n_cmd"
+check "mark titles name seq, command and latency" \
+	grep -qE '<title>seq [0-9]+: [A-Za-z_]+, latency [0-9.]+ [µm]?s' "$T/demo.dom"
+# The mark in the table, the text and the JSON agree with the shares.
+J=$T/demo.json
+check "report --json" "$TPMTRACE" report "$DB" --trace 1 --profile slb9670-linux-integrity --json -o "$J"
+mf_json=$(python3 -c "import json,sys;d=json.load(open(sys.argv[1]));print(sum(p['mostly_fallback'] for p in d['predicted'][0]['policies']))" "$J")
+mf_share=$(python3 -c "import json,sys;d=json.load(open(sys.argv[1]));print(sum(p['fallback_share']>d['fallback_threshold'] for p in d['predicted'][0]['policies']))" "$J")
+expect_eq "JSON marks exactly the rows over the threshold" "$mf_json" "$mf_share"
+expect_eq "page marks the same rows" "$(val "$T/demo.facts" headline-mostly-fallback)" "$mf_json"
+timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+	--user-data-dir="$(mktemp -d "$T/chromium.XXXXXX")" --window-size=1320,1000 \
+	--screenshot="$ART/report-demo-first-screen.png" "file://$HTML" >/dev/null 2>&1
+check "screenshot of the first screen" test -s "$ART/report-demo-first-screen.png"
+
 # ---- the same file with marks aggregated: the page says so, counts still add up ----
 check "report --max-marks 50" "$TPMTRACE" report "$DB" --trace 1 --max-marks 50 -o "$T/agg.html"
 browser "$T/agg.dom" "$ART/report-demo-aggregated.png" "$T/agg.log" "$T/agg.html"
@@ -137,6 +184,7 @@ expect_eq "no console errors (aggregated)" "$(console_errors "$T/agg.log")" ""
 	expect_eq "pcap: latency rows" "$(val "$T/pcap.facts" latrows)" "$p_cc"
 	expect_eq "pcap: predicted bars" "$(val "$T/pcap.facts" bars:predicted)" 5
 	expect_eq "no console errors (pcap)" "$(console_errors "$T/pcap.log")" ""
+	expect_eq "pcap: timeline on time" "$(val "$T/pcap.facts" axis)" time
 	check "screenshot of the capture report" test -s "$ART/report-pcap.png"
 }
 
@@ -148,5 +196,19 @@ check "names the trace" grep -q "no trace 99" "$T/err"
 expect_eq "no -o is a usage error" $? 2
 "$TPMTRACE" report "$DB" -o /nonexistent/dir/x.html 2>"$T/err"
 expect_eq "unwritable output exits 1" $? 1
-echo "artifacts: $ART/report-demo.png $ART/report-pcap.png"
+# ---- a log without latencies: the axis is order, and the page says so ----
+{
+	LDB=$T/nolat.db
+	sqlite3 "$DB" ".backup '$LDB'"
+	sqlite3 "$LDB" "UPDATE command SET latency_ns=NULL WHERE trace_id=1"
+	check "report of a trace without latencies" "$TPMTRACE" report "$LDB" --trace 1 -o "$T/nolat.html"
+	browser "$T/nolat.dom" "$ART/report-nolat.png" "$T/nolat.log" "$T/nolat.html"
+	dom_query "$T/nolat.dom" >"$T/nolat.facts"
+	expect_eq "no latencies: axis is order" "$(val "$T/nolat.facts" axis)" order
+	check "no latencies: says so" grep -q 'the axis is the order of its records' "$T/nolat.dom"
+	check "no latencies: ticks are seq numbers" grep -qE '<span style="left:[0-9.]+%">#[0-9]+</span>' "$T/nolat.dom"
+	check "no latencies: no span in ns" bash -c "! grep -q '<span>span</span>' '$T/nolat.dom'"
+	expect_eq "no latencies: every command marked" "$(val "$T/nolat.facts" marks)" "$n_cmd"
+}
+echo "artifacts: $ART/report-demo.png $ART/report-demo-first-screen.png $ART/report-pcap.png"
 finish

@@ -1,0 +1,72 @@
+/* The report's answer: one row per session policy with the TPM time, the
+ * total, the factors against password and against the recording, how much
+ * of the time the profile priced at its fallback and the profile's range;
+ * for the replays measured on the trace's own TPM and for each profile's
+ * prediction. `report` shows it first, `report --json` prints it. */
+#ifndef TPMTRACE_REPORT_HEADLINE_H
+#define TPMTRACE_REPORT_HEADLINE_H
+
+#include <stdio.h>
+
+#include "model/report_data.h"
+
+/* A prediction with more than this share of its TPM time priced at the
+ * profile's fallback (commands the profile lacks) is marked "mostly
+ * fallback": a guess, not a measurement. A quarter: beyond it the fallback
+ * figure, not the profile, decides the factor. */
+#define REPORT_FALLBACK_WARN 0.25
+
+struct report_row {
+	char source[160]; /* "measured" or the profile's name */
+	char policy[128];
+	char kind[12]; /* recorded | replay | predicted */
+	unsigned runs;
+	uint64_t commands;
+	double tpm_ms, total_ms;
+	double lo_ms, hi_ms; /* TPM time's range; lo == hi: no spread known */
+	/* 0 where there is nothing to compare with. */
+	double x_password_tpm, x_password_total, x_recorded_total;
+	double fallback_ms, fallback_share;
+	uint64_t fallback_cmds;
+	char fell_back[256]; /* the command codes priced at the fallback */
+	int mostly_fallback;
+};
+
+#define REPORT_MAX_ROWS (RD_MAX_BARS + 4 * PREDICT_MAX_POLICIES)
+
+struct report_headline {
+	int64_t trace_id;
+	int timed;
+	double recorded_tpm_ms, non_tpm_ms, recorded_total_ms;
+	struct report_row rows[REPORT_MAX_ROWS];
+	unsigned n;
+};
+
+/* Everything the answer and the policy charts need: the measured bars, one
+ * prediction per profile asked for, and the headline built from both. */
+#define REPORT_MAX_PROFILES 4
+struct report_answer {
+	struct report_bar bars[RD_MAX_BARS];
+	unsigned nbars;
+	int base; /* the password replay's bar, or 0 (the recording) */
+	struct report_prediction pred[REPORT_MAX_PROFILES];
+	unsigned npred;
+	struct report_headline h;
+};
+
+/* After report_data_stream(). host may be NULL (the constant estimate).
+ * Returns 0 or an error with err set; free with report_answer_free() either
+ * way. */
+int report_answer_compute(struct report_answer *a, const struct report_data *d, const int64_t *cmp,
+			  unsigned ncmp, const char *const *profiles, unsigned nprof,
+			  const struct pred_host *host, char *err, size_t errlen);
+void report_answer_free(struct report_answer *a);
+
+void report_headline_init(struct report_headline *h, const struct report_data *d);
+/* The recording and its replays (not the compared traces) from
+ * report_measured_bars(). */
+void report_headline_measured(struct report_headline *h, const struct report_bar *bars, unsigned n,
+			      int base);
+void report_headline_predicted(struct report_headline *h, const struct report_prediction *p);
+
+#endif

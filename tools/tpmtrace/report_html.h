@@ -1,0 +1,29 @@
+/* Renders `tpmtrace report`'s HTML page and JSON from model/report_data.h and
+ * model/report_headline.h. */
+#ifndef TPMTRACE_REPORT_HTML_H
+#define TPMTRACE_REPORT_HTML_H
+
+#include <stdio.h>
+
+#include "model/report_data.h"
+#include "model/report_headline.h"
+
+struct report_html_opts {
+	const char *title;  /* NULL: the trace's name */
+	const char *dbpath; /* shown in the header */
+	const int64_t *cmp; /* traces set beside it */
+	unsigned ncmp;
+	const char *const *profiles; /* predict on each of these profiles */
+	unsigned nprofiles;
+	const struct pred_host *host; /* host crypto for predictions; NULL: estimate */
+};
+
+/* Streams d's commands (report_data_stream), computes the answer into a
+ * (report_answer_compute) and writes the page to f, the answer first.
+ * Returns 0, or an error with err set; a is freed by the caller. */
+int report_html_write(FILE *f, struct report_data *d, const struct report_html_opts *o,
+		      struct report_answer *a, char *err, size_t errlen);
+/* The answer as one JSON object (`report --json`). */
+void report_json_write(FILE *f, const struct report_answer *a);
+
+#endif

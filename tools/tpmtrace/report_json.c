@@ -1,0 +1,59 @@
+/* `tpmtrace report --json`: the answer (model/report_headline.h) as one JSON
+ * object, the numbers of the page's headline table. */
+#include <string.h>
+
+#include "common.h"
+#include "report_html.h"
+
+static void json_row(FILE *f, const struct report_row *w)
+{
+	fputs("{\"policy\":", f);
+	json_str(f, w->policy);
+	fprintf(f,
+		",\"kind\":\"%s\",\"runs\":%u,\"commands\":%llu,\"tpm_ms\":%.6f,"
+		"\"total_ms\":%.6f,\"tpm_low_ms\":%.6f,\"tpm_high_ms\":%.6f,"
+		"\"factor_vs_password_tpm\":%.6f,\"factor_vs_password\":%.6f,"
+		"\"factor_vs_recorded\":%.6f,\"priced_at_fallback\":%llu,"
+		"\"fallback_ms\":%.6f,\"fallback_share\":%.6f,\"mostly_fallback\":%s,"
+		"\"fell_back\":",
+		w->kind, w->runs, (unsigned long long)w->commands, w->tpm_ms, w->total_ms, w->lo_ms,
+		w->hi_ms, w->x_password_tpm, w->x_password_total, w->x_recorded_total,
+		(unsigned long long)w->fallback_cmds, w->fallback_ms, w->fallback_share,
+		w->mostly_fallback ? "true" : "false");
+	json_str(f, w->fell_back);
+	fputs("}", f);
+}
+
+void report_json_write(FILE *f, const struct report_answer *a)
+{
+	const struct report_headline *h = &a->h;
+	fprintf(f,
+		"{\"version\":1,\"trace\":%lld,\"timed\":%s,\"recorded_tpm_ms\":%.6f,"
+		"\"non_tpm_ms\":%.6f,\"recorded_total_ms\":%.6f,\"fallback_threshold\":%.2f,"
+		"\"measured\":[",
+		(long long)h->trace_id, h->timed ? "true" : "false", h->recorded_tpm_ms,
+		h->non_tpm_ms, h->recorded_total_ms, REPORT_FALLBACK_WARN);
+	int first = 1;
+	for (unsigned i = 0; i < h->n; i++)
+		if (strcmp(h->rows[i].kind, "predicted")) {
+			fputs(first ? "" : ",", f);
+			first = 0;
+			json_row(f, &h->rows[i]);
+		}
+	fputs("],\"predicted\":[", f);
+	for (unsigned p = 0; p < a->npred; p++) {
+		fputs(p ? ",{\"profile\":" : "{\"profile\":", f);
+		json_str(f, a->pred[p].profile);
+		fputs(",\"policies\":[", f);
+		first = 1;
+		for (unsigned i = 0; i < h->n; i++)
+			if (!strcmp(h->rows[i].kind, "predicted") &&
+			    !strcmp(h->rows[i].source, a->pred[p].profile)) {
+				fputs(first ? "" : ",", f);
+				first = 0;
+				json_row(f, &h->rows[i]);
+			}
+		fputs("]}", f);
+	}
+	fputs("]}\n", f);
+}
