@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/db.h"
 #include "model/profile.h"
 
 const char *rd_origin_name(enum rd_origin o)
@@ -396,12 +397,7 @@ int report_data_stream(struct report_data *d,
 /* Nearest rank, as the command_stats view: the smallest v with rank >= p% of n. */
 uint64_t report_pctl(const struct rd_cc *c, double p)
 {
-	size_t k = (size_t)ceil(p / 100.0 * (double)c->n);
-	if (k < 1)
-		k = 1;
-	if (k > c->n)
-		k = c->n;
-	return c->v[k - 1];
+	return c->n ? c->v[db_nearest_rank(c->n, p) - 1] : 0;
 }
 
 /* ---- policy comparison ---- */
