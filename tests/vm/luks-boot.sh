@@ -616,7 +616,7 @@ luks_check_replay_json() {
 	python3 - "$f" >"$f.sum" 2>/dev/null <<-'EOF'
 		import json, sys
 		r = json.load(open(sys.argv[1]))["runs"][0]
-		print(r["status"], r["fidelity"], r["hmac_verified"], r["failed"], r["refused"], r["sent"],
+		print(r["status"], "%.4f" % r["fidelity"], r["hmac_verified"], r["failed"], r["refused"], r["sent"],
 		      "%.1f" % (r["tpm_ns"] / 1e6), r["substituted"])
 	EOF
 	local status fid hmac failed refused sent tpm subst
