@@ -86,7 +86,7 @@ if [ -n "$CC" ]; then
 			return argc > 9 ? db_open(0, 0, 0, 0, 0) : tpm_cc_name(0x144) == 0;
 		}
 	EOF
-	flags=$(pkg-config --libs libcrypto tss2-rc tss2-mu)
+	flags=$(pkg-config --libs libcrypto tss2-rc)
 	"$CC" $san -I"$S" -I"$B/generated" "$T/probe.c" "$libtpm" $flags -o "$T/probe" >"$T/probe.err" 2>&1
 	rc=$?
 	check "a program of the protocol room links with that room alone" [ "$rc" = 0 ]
