@@ -505,21 +505,6 @@ static void csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void json_field(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
 /* The rows of sql (one trace, bound as its parameter) as CSV with a header
  * line, or as JSON lines. */
 static int export_rows(sqlite3 *db, const char *sql, int64_t trace, FILE *f, int json,
@@ -555,7 +540,7 @@ static int export_rows(sqlite3 *db, const char *sql, int64_t trace, FILE *f, int
 			else if (t == SQLITE_NULL)
 				fputs(json ? "null" : "", f);
 			else if (json)
-				json_field(f, (const char *)sqlite3_column_text(st, i));
+				json_str(f, (const char *)sqlite3_column_text(st, i));
 			else
 				csv_field(f, (const char *)sqlite3_column_text(st, i));
 		}
