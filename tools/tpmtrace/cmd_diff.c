@@ -87,7 +87,7 @@ static void json_side(const struct tdiff_side *s)
 	if (s->p50_ns >= 0)
 		printf(",\"p50_ns\":%lld,\"p95_ns\":%lld", (long long)s->p50_ns,
 		       (long long)s->p95_ns);
-	else if (s->timed || s->count)
+	else
 		printf(",\"p50_ns\":null,\"p95_ns\":null");
 	putchar('}');
 }
