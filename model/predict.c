@@ -1,10 +1,12 @@
 #include "model/predict.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/tpm/decode.h"
+#include "model/tpm/tpm_cc.h"
 
 static struct pred_cache_slot *price(struct predictor *pr, uint32_t cc, int auth, int variant)
 {
@@ -152,8 +154,11 @@ int predict_cmd(struct predictor *pr, const struct pol_cmd *c, uint64_t t_submit
 		pr->recorded_tpm_ms += (double)latency_ns / 1e6;
 		pr->recorded_n++;
 	}
-	if (t_submit_ns && pr->have_prev && t_submit_ns > pr->prev_done_ns)
-		pr->gap_ms += (double)(t_submit_ns - pr->prev_done_ns) / 1e6;
+	if (t_submit_ns && pr->have_prev) {
+		pr->gap_known = 1;
+		if (t_submit_ns > pr->prev_done_ns)
+			pr->gap_ms += (double)(t_submit_ns - pr->prev_done_ns) / 1e6;
+	}
 	if (t_done_ns) {
 		pr->prev_done_ns = t_done_ns;
 		pr->have_prev = 1;
@@ -179,6 +184,7 @@ int predict_event(struct predictor *pr, enum pol_event ev)
 void predict_add_gap(struct predictor *pr, double ms)
 {
 	pr->gap_ms += ms;
+	pr->gap_known = 1;
 }
 
 static int cmp_cc(const void *a, const void *b)
@@ -201,4 +207,175 @@ void predict_finish(struct predictor *pr)
 double predict_total_ms(const struct predictor *pr, unsigned i)
 {
 	return pr->r[i].tpm_ms + pr->r[i].host_ms + pr->gap_ms;
+}
+
+void predict_factors(const struct predictor *pr, unsigned i, unsigned base, struct pred_factors *f)
+{
+	double tot = predict_total_ms(pr, i), base_tot = predict_total_ms(pr, base);
+	double rec_tot = pr->recorded_tpm_ms + pr->gap_ms;
+	memset(f, 0, sizeof *f);
+	f->total_known = pr->gap_known;
+	f->have_rec = pr->recorded_n > 0;
+	f->tpm_vs_base = pr->r[base].tpm_ms > 0 ? pr->r[i].tpm_ms / pr->r[base].tpm_ms : 0;
+	f->total_vs_base = base_tot > 0 ? tot / base_tot : 0;
+	if (f->have_rec) {
+		f->tpm_vs_rec = pr->recorded_tpm_ms > 0 ? pr->r[i].tpm_ms / pr->recorded_tpm_ms : 0;
+		f->total_vs_rec = rec_tot > 0 ? tot / rec_tot : 0;
+	}
+}
+
+static int add_policy(const char *name, struct policy *pols, int *show, unsigned *npol, char *err,
+		      size_t errlen)
+{
+	if (*npol >= PREDICT_MAX_POLICIES - 1) {
+		snprintf(err, errlen, "too many policies (at most %d)", PREDICT_MAX_POLICIES - 1);
+		return -EINVAL;
+	}
+	char why[256];
+	if (policy_parse(name, &pols[*npol], why, sizeof why)) {
+		snprintf(err, errlen, "--policy '%s': %s", name, why);
+		return -EINVAL;
+	}
+	show[(*npol)++] = 1;
+	return 0;
+}
+
+int predict_policies(const char *const *args, unsigned n_args, struct policy *pols, int *show,
+		     unsigned *npol, unsigned *base, char *err, size_t errlen)
+{
+	static const char *const all[] = {"all"};
+	int rc;
+	*npol = 0;
+	if (!n_args) {
+		args = all;
+		n_args = 1;
+	}
+	for (unsigned k = 0; k < n_args; k++) {
+		if (strcmp(args[k], "all")) {
+			if ((rc = add_policy(args[k], pols, show, npol, err, errlen)))
+				return rc;
+			continue;
+		}
+		const char *n;
+		for (unsigned j = 0; (n = policy_preset_name(j)); j++)
+			if ((rc = add_policy(n, pols, show, npol, err, errlen)))
+				return rc;
+	}
+	for (unsigned k = 0; k < *npol; k++)
+		if (pols[k].mode == POL_MODE_PASSWORD) {
+			*base = k;
+			return 0;
+		}
+	policy_parse("password", &pols[*npol], err, errlen);
+	show[*npol] = 0;
+	*base = (*npol)++;
+	return 0;
+}
+
+/* "pcr-extend" -> PCR_Extend */
+static uint32_t cc_from_user(const char *s, size_t len)
+{
+	char buf[64];
+	if (len >= sizeof buf)
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		buf[i] = s[i] == '-' ? '_' : s[i];
+	buf[len] = 0;
+	return tpm_cc_from_name(buf);
+}
+
+/* One "CMD:N" of a synthetic spec: its code and count. */
+static int synthetic_item(const char *s, size_t len, uint32_t *cc, long long *n, char *err,
+			  size_t errlen)
+{
+	const char *colon = memchr(s, ':', len);
+	char *end;
+	if (!colon) {
+		snprintf(err, errlen, "'%.*s' is not CMD:N (e.g. pcr-extend:12313)", (int)len, s);
+		return -EINVAL;
+	}
+	if (!(*cc = cc_from_user(s, (size_t)(colon - s)))) {
+		snprintf(err, errlen, "unknown command '%.*s'", (int)(colon - s), s);
+		return -EINVAL;
+	}
+	errno = 0;
+	*n = strtoll(colon + 1, &end, 10);
+	if (end != s + len || errno || *n <= 0 || *n > 1000000000LL) {
+		snprintf(err, errlen, "count '%.*s' is not 1..1000000000",
+			 (int)(s + len - colon - 1), colon + 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int predict_synthetic(struct predictor *pr, const char *spec, double gap_ms, char *desc,
+		      size_t dlen, char *err, size_t errlen)
+{
+	size_t dl = 0;
+	uint64_t total = 0;
+	int rc;
+	desc[0] = 0;
+	for (const char *s = spec; *s;) {
+		size_t len = strcspn(s, ",");
+		uint32_t cc;
+		long long n;
+		if ((rc = synthetic_item(s, len, &cc, &n, err, errlen)))
+			return rc;
+		const struct tpm_cc_info *ci = tpm_cc_lookup(cc);
+		struct pol_cmd c = {.cc = cc, .origin = POL_ORIGIN_KERNEL, .has_rc = 1};
+		c.auth_kind = ci && ci->auth_handles ? TPM_AUTH_PASSWORD : TPM_AUTH_NONE;
+		if (cc == TPM_CC_PCR_Extend) {
+			c.n_handles = 1;
+			c.handles[0] = 10; /* IMA's PCR */
+		}
+		for (long long i = 0; i < n; i++) {
+			c.seq = total++;
+			if ((rc = predict_cmd(pr, &c, 0, 0, -1))) {
+				snprintf(err, errlen, "expansion failed (%d)", rc);
+				return rc;
+			}
+		}
+		dl += (size_t)snprintf(desc + dl, dl < dlen ? dlen - dl : 0, "%s%lld x %s",
+				       dl ? ", " : "", n, tpm_cc_name(cc));
+		s += len;
+		if (*s)
+			s++;
+	}
+	if (gap_ms >= 0)
+		predict_add_gap(pr, total > 1 ? gap_ms * (double)(total - 1) : 0);
+	return 0;
+}
+
+static void warning_text(const struct predictor *pr, const struct pred_missing *x, char *w,
+			 size_t n)
+{
+	const char *nm = tpm_cc_name(x->cc) ? tpm_cc_name(x->cc) : "?";
+	const char *vs = x->variant ? pol_variant_str(x->variant) : "";
+	if (x->how == PROF_MISSING)
+		snprintf(w, n, "profile %s lacks %s (%s%s%s): priced at its fallback %.3f ms",
+			 pr->prof->name, nm, prof_auth_str(x->auth), x->variant ? ", " : "", vs,
+			 pr->fallback_ms);
+	else
+		snprintf(w, n, "profile %s has no %s with %s%s%s: priced as %s %s (%s)",
+			 pr->prof->name, nm, prof_auth_str(x->auth), x->variant ? ", " : "", vs,
+			 prof_auth_str(x->used->auth), x->used->variant, prof_match_str(x->how));
+}
+
+unsigned predict_warnings(const struct predictor *pr, char (*w)[256], unsigned max)
+{
+	unsigned nw = 0;
+	for (unsigned k = 0; k < pr->n_pol; k++) {
+		const struct pred_result *r = &pr->r[k];
+		for (unsigned m = 0; m < r->n_miss; m++) {
+			char t[256];
+			unsigned j;
+			warning_text(pr, &r->miss[m], t, sizeof t);
+			for (j = 0; j < nw; j++)
+				if (!strcmp(w[j], t))
+					break;
+			if (j == nw && nw < max)
+				strcpy(w[nw++], t);
+		}
+	}
+	return nw;
 }

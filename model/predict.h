@@ -102,6 +102,7 @@ struct predictor {
 	double gap_ms;		/* non-TPM time: gaps between a response and the next command */
 	uint64_t prev_done_ns;
 	int have_prev;
+	int gap_known; /* non-TPM time is known: timed gaps seen, or predict_add_gap */
 };
 
 /* Prepares a prediction of n policies (at most PREDICT_MAX_POLICIES). The
@@ -123,5 +124,38 @@ void predict_finish(struct predictor *pr);
 
 /* Predicted total of policy i: TPM + host crypto + non-TPM time. */
 double predict_total_ms(const struct predictor *pr, unsigned i);
+
+/* Policy i against the baseline policy base (password) and against the
+ * recorded trace, on TPM time and on totals. A total factor is meaningful
+ * only when the non-TPM time is known (a recorded trace's gaps, or
+ * --gap-ms for a synthetic one): total_known says so. A factor whose
+ * divisor is 0 is 0. */
+struct pred_factors {
+	double tpm_vs_base, total_vs_base;
+	double tpm_vs_rec, total_vs_rec; /* only with have_rec */
+	int total_known, have_rec;
+};
+void predict_factors(const struct predictor *pr, unsigned i, unsigned base, struct pred_factors *f);
+
+/* The policies of a prediction from the --policy arguments (none: all):
+ * "all" expands to the presets; password is added as the baseline when
+ * not asked for (show[k] 0). Returns 0, or -EINVAL with err naming the bad
+ * argument. pols/show hold PREDICT_MAX_POLICIES. */
+int predict_policies(const char *const *args, unsigned n_args, struct policy *pols, int *show,
+		     unsigned *npol, unsigned *base, char *err, size_t errlen);
+
+/* Feeds a synthetic trace, spec "CMD:N[,CMD:N...]" (pcr-extend:12313): N
+ * commands of each CMD in turn, sent by the kernel with password
+ * authorization where the command has an authorization handle; gap_ms of
+ * non-TPM time between commands when gap_ms >= 0 (< 0: unknown). desc gets
+ * "12313 x PCR_Extend". Returns 0, -EINVAL (err: what is wrong with spec)
+ * or the expansion's error. */
+int predict_synthetic(struct predictor *pr, const char *spec, double gap_ms, char *desc,
+		      size_t dlen, char *err, size_t errlen);
+
+/* The warnings of a prediction: each (command, authorization, variant) the
+ * profile approximated or lacked, once, as text. Returns how many (at
+ * most max). */
+unsigned predict_warnings(const struct predictor *pr, char (*w)[256], unsigned max);
 
 #endif

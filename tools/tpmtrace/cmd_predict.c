@@ -38,8 +38,12 @@ static const struct cli_opt opts[] = {
      "docs/policies.md, also for the origins - firmware,\n"
      "kernel, user space - a policy honours); may be repeated",
      "@policy-all"},
-    {"gap-ms", O_GAP, "MS", CLI_REAL, "non-TPM time between synthetic commands (default 0)", NULL,
-     0, 600000, M_SYNTH},
+    {"gap-ms", O_GAP, "MS", CLI_REAL,
+     "non-TPM time between synthetic commands; with it the\n"
+     "totals are whole and x password is given on totals\n"
+     "as well as on TPM time (default: unknown, totals are\n"
+     "TPM and host crypto only)",
+     NULL, 0, 600000, M_SYNTH},
     {"host-crypto", O_HOST, "H", CLI_CHOICE,
      "measure (default): time tpmtrace's own session crypto\n"
      "on this host before predicting (a few ms: salted and\n"
@@ -64,78 +68,20 @@ const struct subcommand subcmd_predict = {
     "uses (docs/policies.md), every command is priced from the profile, host-side crypto\n"
     "and the trace's non-TPM time (gaps between a response and the next command) are\n"
     "added. Per policy it prints the command counts (total and session setup), TPM time,\n"
-    "host crypto time, predicted total, the factor against the password baseline and\n"
-    "against the recorded trace (when it has latencies), and a range for the TPM time\n"
+    "host crypto time, predicted total, the factor against the password baseline on TPM\n"
+    "time and on totals (when the non-TPM time is known: a recorded trace, or --gap-ms),\n"
+    "the same against the recorded trace (when it has latencies), and a range for the TPM time\n"
     "from the profile's distributions (low: min or mean-1.645 sd; high: p95, mean+1.645 sd\n"
     "or max). Commands the profile lacks are priced at its fallback with a warning.\n"
     "The trace is streamed from DB, not loaded. A replay trace already holds its policy's\n"
     "sessions: predicting one warns.\n",
     "The per-operation host crypto figures are printed with the prediction.\n",
     "tpmtrace predict --synthetic pcr-extend:12313 --profile slb9670-linux-integrity\n"
+    "tpmtrace predict --synthetic pcr-extend:12313 --gap-ms 1.99 --profile "
+    "slb9670-linux-integrity\n"
     "tpmtrace predict boot.db --profile slb9670-linux-integrity --policy linux-6.10 "
     "--policy 'salt=none,reuse=lazy'\n",
 };
-
-/* "pcr-extend" -> PCR_Extend */
-static uint32_t cc_from_user(const char *s, size_t len)
-{
-	char buf[64];
-	if (len >= sizeof buf)
-		return 0;
-	for (size_t i = 0; i < len; i++)
-		buf[i] = s[i] == '-' ? '_' : s[i];
-	buf[len] = 0;
-	return tpm_cc_from_name(buf);
-}
-
-static int synthetic(struct predictor *pr, const char *spec, double gap_ms, char *desc, size_t dlen)
-{
-	const char *s = spec;
-	size_t dl = 0;
-	uint64_t total = 0;
-	desc[0] = 0;
-	while (*s) {
-		size_t len = strcspn(s, ",");
-		const char *colon = memchr(s, ':', len);
-		char *end;
-		if (!colon)
-			return usage_error(
-			    &subcmd_predict,
-			    "--synthetic: '%.*s' is not CMD:N (e.g. pcr-extend:12313)", (int)len,
-			    s);
-		uint32_t cc = cc_from_user(s, (size_t)(colon - s));
-		if (!cc)
-			return usage_error(&subcmd_predict, "--synthetic: unknown command '%.*s'",
-					   (int)(colon - s), s);
-		errno = 0;
-		long long n = strtoll(colon + 1, &end, 10);
-		if (end != s + len || errno || n <= 0 || n > 1000000000LL)
-			return usage_error(&subcmd_predict,
-					   "--synthetic: count '%.*s' is not 1..1000000000",
-					   (int)(s + len - colon - 1), colon + 1);
-		const struct tpm_cc_info *ci = tpm_cc_lookup(cc);
-		struct pol_cmd c = {.cc = cc, .origin = POL_ORIGIN_KERNEL, .has_rc = 1};
-		c.auth_kind = ci && ci->auth_handles ? TPM_AUTH_PASSWORD : TPM_AUTH_NONE;
-		if (cc == TPM_CC_PCR_Extend) {
-			c.n_handles = 1;
-			c.handles[0] = 10; /* IMA's PCR */
-		}
-		for (long long i = 0; i < n; i++) {
-			c.seq = total++;
-			int rc = predict_cmd(pr, &c, 0, 0, -1);
-			if (rc)
-				return die("predict", "expansion failed (%d)", rc);
-		}
-		dl += (size_t)snprintf(desc + dl, dl < dlen ? dlen - dl : 0, "%s%lld x %s",
-				       dl ? ", " : "", n, tpm_cc_name(cc));
-		s += len;
-		if (*s)
-			s++;
-	}
-	if (total > 1)
-		predict_add_gap(pr, gap_ms * (double)(total - 1));
-	return 0;
-}
 
 static void fmt_time(char *b, size_t l, double ms)
 {
@@ -158,51 +104,60 @@ static void json_cc_key(unsigned i, uint32_t cc)
 	json_str(stdout, nm ? nm : hex);
 }
 
-static int run(int argc, char **argv)
-{
-	const char *dbpath = NULL, *trace = NULL, *profname = NULL, *synth = NULL;
+/* The command line. */
+struct pcfg {
+	const char *dbpath, *trace, *profname, *synth;
 	const char *pol_args[PREDICT_MAX_POLICIES];
-	unsigned npol_args = 0;
-	int json = 0, rc = 0, measure_host = 1;
-	double gap_ms = 0;
-	struct pred_host host;
-	char err[1024], desc[512] = "";
-	struct policy pols[PREDICT_MAX_POLICIES];
-	unsigned npol = 0;
-	int show[PREDICT_MAX_POLICIES] = {0};
-	struct profile prof;
-	const char *from = "";
-	sqlite3 *db = NULL;
-	struct predictor *pr = NULL;
+	unsigned npol_args;
+	int json, measure_host;
+	double gap_ms; /* < 0: not given */
+};
 
-	profile_init(&prof);
+/* The prediction and what it was made from. */
+struct pstate {
+	struct profile prof;
+	const char *from;
+	sqlite3 *db;
+	struct predictor *pr;
+	struct pred_host host;
+	char desc[512];
+	struct policy pols[PREDICT_MAX_POLICIES];
+	int show[PREDICT_MAX_POLICIES];
+	unsigned npol, base, nwarn;
+	char warns[32][256];
+};
+
+/* Returns 0, or the exit status (the usage error printed). */
+static int parse_args(int argc, char **argv, struct pcfg *c)
+{
 	struct cli_parse p;
 	int key;
+	*c = (struct pcfg){.measure_host = 1, .gap_ms = -1};
 	cli_parse_init(&p, &subcmd_predict, argc, argv);
 	while ((key = cli_next(&p)) > 0) {
 		switch (key) {
 		case O_JSON:
-			json = 1;
+			c->json = 1;
 			break;
 		case O_TRACE:
-			trace = p.arg;
+			c->trace = p.arg;
 			break;
 		case O_PROFILE:
-			profname = p.arg;
+			c->profname = p.arg;
 			break;
 		case O_SYNTH:
-			synth = p.arg;
+			c->synth = p.arg;
 			break;
 		case O_HOST:
-			measure_host = !strcmp(p.arg, "measure");
+			c->measure_host = !strcmp(p.arg, "measure");
 			break;
 		case O_GAP:
-			gap_ms = p.real;
+			c->gap_ms = p.real;
 			break;
 		case O_POLICY:
-			if (npol_args >= PREDICT_MAX_POLICIES - 1)
+			if (c->npol_args >= PREDICT_MAX_POLICIES - 1)
 				return usage_error(&subcmd_predict, "too many --policy options");
-			pol_args[npol_args++] = p.arg;
+			c->pol_args[c->npol_args++] = p.arg;
 			break;
 		}
 	}
@@ -211,263 +166,226 @@ static int run(int argc, char **argv)
 	if (p.ind < argc - 1)
 		return usage_error(&subcmd_predict, "more than one database given");
 	if (p.ind == argc - 1)
-		dbpath = argv[p.ind];
-	if (!dbpath == !synth)
+		c->dbpath = argv[p.ind];
+	if (!c->dbpath == !c->synth)
 		return usage_error(&subcmd_predict, "give a DB or --synthetic (one of them)");
-	if ((key = cli_only_mode(&p, synth ? M_SYNTH : M_DB,
-				 synth ? "with --synthetic" : "with a DB")))
+	if ((key = cli_only_mode(&p, c->synth ? M_SYNTH : M_DB,
+				 c->synth ? "with --synthetic" : "with a DB")))
 		return key;
-	if (!profname)
+	if (!c->profname)
 		return usage_error(&subcmd_predict, "--profile is required");
+	return 0;
+}
 
-	/* Policies: "all" expands to the presets; password is always computed
-	 * as the baseline, shown only if asked for. */
-	if (!npol_args)
-		pol_args[npol_args++] = "all";
-	for (unsigned k = 0; k < npol_args; k++) {
-		if (!strcmp(pol_args[k], "all")) {
-			const char *n;
-			for (unsigned j = 0; (n = policy_preset_name(j)); j++) {
-				if (npol >= PREDICT_MAX_POLICIES - 1)
-					return usage_error(&subcmd_predict, "too many policies");
-				policy_parse(n, &pols[npol], err, sizeof err);
-				show[npol++] = 1;
-			}
-			continue;
-		}
-		if (npol >= PREDICT_MAX_POLICIES - 1)
-			return usage_error(&subcmd_predict, "too many policies");
-		if (policy_parse(pol_args[k], &pols[npol], err, sizeof err))
-			return usage_error(&subcmd_predict, "--policy '%s': %s", pol_args[k], err);
-		show[npol++] = 1;
+/* Streams the trace of DB into the predictor; 0 or 1 (printed). */
+static int feed_trace(const struct pcfg *c, struct pstate *s)
+{
+	char err[1024], kind[16], tpol[128];
+	uint64_t n = 0;
+	int64_t id = cli_pick_trace("predict", s->db, c->trace);
+	if (!id)
+		return 1;
+	cli_trace_kind(s->db, id, kind, sizeof kind, tpol, sizeof tpol);
+	if (!strcmp(kind, "replay"))
+		fprintf(stderr,
+			"tpmtrace predict: warning: trace %lld is a replay under policy %s: "
+			"its commands already carry that policy's sessions, and each policy "
+			"adds its own on top (predict the recording it replayed instead)\n",
+			(long long)id, tpol[0] ? tpol : "?");
+	if (trace_stream_predict(s->db, id, s->pr, &n, err, sizeof err))
+		return die("predict", "%s: %s", c->dbpath, err);
+	if (!n)
+		return die("predict", "%s: trace %lld is empty (no commands to expand)", c->dbpath,
+			   (long long)id);
+	sqlite3_stmt *ev;
+	long long nev = 0;
+	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM event WHERE trace_id=?", -1, &ev,
+			       NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(ev, 1, id);
+		if (sqlite3_step(ev) == SQLITE_ROW)
+			nev = sqlite3_column_int64(ev, 0);
+		sqlite3_finalize(ev);
 	}
-	int base = -1;
-	for (unsigned k = 0; k < npol; k++)
-		if (pols[k].mode == POL_MODE_PASSWORD && base < 0)
-			base = (int)k;
-	if (base < 0) {
-		policy_parse("password", &pols[npol], err, sizeof err);
-		show[npol] = 0;
-		base = (int)npol++;
-	}
+	snprintf(s->desc, sizeof s->desc, "%s trace %lld: %llu commands, %lld events", c->dbpath,
+		 (long long)id, (unsigned long long)n, nev);
+	return 0;
+}
 
-	if (dbpath && db_open(dbpath, DB_READ, &db, err, sizeof err))
+/* Profile, predictor, host crypto; 0 or the exit status (printed). */
+static int prepare(const struct pcfg *c, struct pstate *s)
+{
+	char err[1024];
+	int rc;
+	if (predict_policies(c->pol_args, c->npol_args, s->pols, s->show, &s->npol, &s->base, err,
+			     sizeof err))
+		return usage_error(&subcmd_predict, "%s", err);
+	if (c->dbpath && db_open(c->dbpath, DB_READ, &s->db, err, sizeof err))
 		return die("predict", "%s", err);
-	if (profile_resolve(db, profname, &prof, &from, err, sizeof err)) {
-		rc = die("predict", "%s", err);
-		goto out;
+	if (profile_resolve(s->db, c->profname, &s->prof, &s->from, err, sizeof err))
+		return die("predict", "%s", err);
+	s->pr = malloc(sizeof *s->pr);
+	if (!s->pr || predict_init(s->pr, &s->prof, s->pols, s->npol))
+		return die("predict", "out of memory");
+	predict_host_estimate(&s->host);
+	if (c->measure_host) {
+		if ((rc = host_crypto_measure(&s->host)))
+			return die("predict",
+				   "measuring host crypto failed (%s); --host-crypto "
+				   "estimate uses the constant estimate",
+				   strerror(-rc));
+		predict_set_host(s->pr, &s->host);
 	}
-	pr = malloc(sizeof *pr);
-	if (!pr || predict_init(pr, &prof, pols, npol)) {
-		rc = die("predict", "out of memory");
-		goto out;
-	}
-	predict_host_estimate(&host);
-	if (measure_host) {
-		if ((rc = host_crypto_measure(&host))) {
-			rc = die("predict",
-				 "measuring host crypto failed (%s); --host-crypto "
-				 "estimate uses the constant estimate",
-				 strerror(-rc));
-			goto out;
-		}
-		predict_set_host(pr, &host);
-	}
-	if (synth) {
-		if ((rc = synthetic(pr, synth, gap_ms, desc, sizeof desc)))
-			goto out;
-	} else {
-		int64_t id = cli_pick_trace("predict", db, trace);
-		uint64_t n = 0;
-		char kind[16], tpol[128];
-		if (!id) {
-			rc = 1;
-			goto out;
-		}
-		cli_trace_kind(db, id, kind, sizeof kind, tpol, sizeof tpol);
-		if (!strcmp(kind, "replay"))
-			fprintf(
-			    stderr,
-			    "tpmtrace predict: warning: trace %lld is a replay under policy %s: "
-			    "its commands already carry that policy's sessions, and each policy "
-			    "adds its own on top (predict the recording it replayed instead)\n",
-			    (long long)id, tpol[0] ? tpol : "?");
-		rc = trace_stream_predict(db, id, pr, &n, err, sizeof err);
-		if (rc) {
-			rc = die("predict", "%s: %s", dbpath, err);
-			goto out;
-		}
-		if (!n) {
-			rc = die("predict", "%s: trace %lld is empty (no commands to expand)",
-				 dbpath, (long long)id);
-			goto out;
-		}
-		sqlite3_stmt *ev;
-		long long nev = 0;
-		if (sqlite3_prepare_v2(db, "SELECT count(*) FROM event WHERE trace_id=?", -1, &ev,
-				       NULL) == SQLITE_OK) {
-			sqlite3_bind_int64(ev, 1, id);
-			if (sqlite3_step(ev) == SQLITE_ROW)
-				nev = sqlite3_column_int64(ev, 0);
-			sqlite3_finalize(ev);
-		}
-		snprintf(desc, sizeof desc, "%s trace %lld: %llu commands, %lld events", dbpath,
-			 (long long)id, (unsigned long long)n, nev);
-	}
-	predict_finish(pr);
+	return 0;
+}
 
-	double base_total = predict_total_ms(pr, (unsigned)base);
-	int have_rec = pr->recorded_n > 0;
-	double rec_total = pr->recorded_tpm_ms + pr->gap_ms;
-
-	/* Warnings: each (command, authorization, variant) the profile had to
-	 * approximate or lacked, once, with the commands affected. */
-	unsigned nwarn = 0;
-	char warns[32][256];
-	for (unsigned k = 0; k < npol; k++) {
-		const struct pred_result *r = &pr->r[k];
-		for (unsigned m = 0; m < r->n_miss; m++) {
-			const struct pred_missing *x = &r->miss[m];
-			char w[256];
-			if (x->how == PROF_MISSING)
-				snprintf(
-				    w, sizeof w,
-				    "profile %s lacks %s (%s%s%s): priced at its fallback %.3f "
-				    "ms",
-				    prof.name, tpm_cc_name(x->cc) ? tpm_cc_name(x->cc) : "?",
-				    prof_auth_str(x->auth), x->variant ? ", " : "",
-				    x->variant ? pol_variant_str(x->variant) : "", pr->fallback_ms);
-			else
-				snprintf(w, sizeof w,
-					 "profile %s has no %s with %s%s%s: priced as %s %s (%s)",
-					 prof.name, tpm_cc_name(x->cc) ? tpm_cc_name(x->cc) : "?",
-					 prof_auth_str(x->auth), x->variant ? ", " : "",
-					 x->variant ? pol_variant_str(x->variant) : "",
-					 prof_auth_str(x->used->auth), x->used->variant,
-					 prof_match_str(x->how));
-			unsigned j;
-			for (j = 0; j < nwarn; j++)
-				if (!strcmp(warns[j], w))
-					break;
-			if (j == nwarn && nwarn < 32)
-				strcpy(warns[nwarn++], w);
-		}
+static void json_policy(const struct pstate *s, unsigned k)
+{
+	const struct predictor *pr = s->pr;
+	const struct pred_result *r = &pr->r[k];
+	struct pred_factors f;
+	char spec[160];
+	predict_factors(pr, k, s->base, &f);
+	policy_spec(&r->pol, spec, sizeof spec);
+	printf("{\"name\":");
+	json_str(stdout, r->pol.name);
+	printf(",\"spec\":");
+	json_str(stdout, spec);
+	printf(",\"commands\":%llu,\"by_role\":{", (unsigned long long)r->commands);
+	for (int ro = 0; ro < POL_ROLE__COUNT; ro++)
+		printf("%s\"%s\":%llu", ro ? "," : "", pol_role_str(ro),
+		       (unsigned long long)r->by_role[ro]);
+	printf("},\"by_command\":{");
+	for (unsigned c = 0; c < r->n_cc; c++) {
+		json_cc_key(c, r->by_cc[c].cc);
+		printf(":%llu", (unsigned long long)r->by_cc[c].n);
 	}
-	for (unsigned j = 0; j < nwarn; j++)
-		fprintf(stderr, "tpmtrace predict: warning: %s\n", warns[j]);
-
-	if (json) {
-		printf("{\"version\":1,\"profile\":");
-		json_str(stdout, prof.name);
-		printf(",\"profile_from\":");
-		json_str(stdout, from);
-		printf(",\"trace\":");
-		json_str(stdout, desc);
-		printf(",\"input_commands\":%llu,\"non_tpm_ms\":%.6f",
-		       (unsigned long long)pr->in_commands, pr->gap_ms);
-		if (have_rec)
-			printf(",\"recorded_tpm_ms\":%.6f,\"recorded_total_ms\":%.6f",
-			       pr->recorded_tpm_ms, rec_total);
-		printf(",\"host_crypto\":\"%s\",\"host_crypto_per_op_ms\":{\"salt_ecc\":%.6f,"
-		       "\"salt\":%.6f,\"unsalted\":%.6f,\"hmac\":%.6f,\"enc\":%.6f,\"name\":%.6f}",
-		       host.measured ? "measured on this host" : "constant estimate, not measured",
-		       host.salt_ecc, host.salt, host.unsalted, host.hmac, host.enc, host.name);
-		printf(",\"policies\":[");
-		int first = 1;
-		for (unsigned k = 0; k < npol; k++) {
-			const struct pred_result *r = &pr->r[k];
-			char spec[160];
-			if (!show[k])
-				continue;
-			policy_spec(&r->pol, spec, sizeof spec);
-			printf("%s{\"name\":", first ? "" : ",");
-			first = 0;
-			json_str(stdout, r->pol.name);
-			printf(",\"spec\":");
-			json_str(stdout, spec);
-			printf(",\"commands\":%llu,\"by_role\":{", (unsigned long long)r->commands);
-			for (int ro = 0; ro < POL_ROLE__COUNT; ro++)
-				printf("%s\"%s\":%llu", ro ? "," : "", pol_role_str(ro),
-				       (unsigned long long)r->by_role[ro]);
-			printf("},\"by_command\":{");
-			for (unsigned c = 0; c < r->n_cc; c++) {
-				json_cc_key(c, r->by_cc[c].cc);
-				printf(":%llu", (unsigned long long)r->by_cc[c].n);
-			}
-			printf("},\"tpm_ms_by_command\":{");
-			for (unsigned c = 0; c < r->n_cc; c++) {
-				json_cc_key(c, r->by_cc[c].cc);
-				printf(":%.6f", r->by_cc[c].tpm_ms);
-			}
-			printf("},\"tpm_ms\":%.6f,\"tpm_low_ms\":%.6f,\"tpm_high_ms\":%.6f,"
-			       "\"tpm_ms_without_spread\":%.6f,\"host_crypto_ms\":%.6f,"
-			       "\"total_ms\":%.6f,\"factor_vs_password\":%.6f",
-			       r->tpm_ms, r->tpm_lo_ms, r->tpm_hi_ms, r->nospread_ms, r->host_ms,
-			       predict_total_ms(pr, k),
-			       base_total > 0 ? predict_total_ms(pr, k) / base_total : 0);
-			if (have_rec)
-				printf(",\"factor_vs_recorded\":%.6f",
-				       rec_total > 0 ? predict_total_ms(pr, k) / rec_total : 0);
-			printf(",\"approximated\":%llu,\"priced_at_fallback\":%llu}",
-			       (unsigned long long)r->approx, (unsigned long long)r->missing);
-		}
-		printf("],\"warnings\":[");
-		for (unsigned j = 0; j < nwarn; j++) {
-			printf("%s", j ? "," : "");
-			json_str(stdout, warns[j]);
-		}
-		printf("]}\n");
-		goto out;
+	printf("},\"tpm_ms_by_command\":{");
+	for (unsigned c = 0; c < r->n_cc; c++) {
+		json_cc_key(c, r->by_cc[c].cc);
+		printf(":%.6f", r->by_cc[c].tpm_ms);
 	}
+	printf("},\"tpm_ms\":%.6f,\"tpm_low_ms\":%.6f,\"tpm_high_ms\":%.6f,"
+	       "\"tpm_ms_without_spread\":%.6f,\"host_crypto_ms\":%.6f,"
+	       "\"total_ms\":%.6f,\"factor_vs_password\":%.6f,\"factor_vs_password_tpm\":%.6f,"
+	       "\"factor_vs_password_total\":",
+	       r->tpm_ms, r->tpm_lo_ms, r->tpm_hi_ms, r->nospread_ms, r->host_ms,
+	       predict_total_ms(pr, k), f.total_vs_base, f.tpm_vs_base);
+	if (f.total_known)
+		printf("%.6f", f.total_vs_base);
+	else
+		printf("null");
+	if (f.have_rec)
+		printf(",\"factor_vs_recorded\":%.6f,\"factor_vs_recorded_tpm\":%.6f,"
+		       "\"factor_vs_recorded_total\":%.6f",
+		       f.total_vs_rec, f.tpm_vs_rec, f.total_vs_rec);
+	printf(",\"approximated\":%llu,\"priced_at_fallback\":%llu}", (unsigned long long)r->approx,
+	       (unsigned long long)r->missing);
+}
 
-	char a[32], b[32], c[32], d[32], e[32], f[32];
-	printf("profile: %s (%s)%s%s\n", prof.name, from, prof.chip ? ", " : "",
-	       prof.chip ? prof.chip : "");
-	printf("trace:   %s\n", desc);
+static void print_json(const struct pstate *s)
+{
+	const struct predictor *pr = s->pr;
+	const struct pred_host *h = &s->host;
+	printf("{\"version\":1,\"profile\":");
+	json_str(stdout, s->prof.name);
+	printf(",\"profile_from\":");
+	json_str(stdout, s->from);
+	printf(",\"trace\":");
+	json_str(stdout, s->desc);
+	printf(",\"input_commands\":%llu,\"non_tpm_ms\":%.6f,\"non_tpm_known\":%s",
+	       (unsigned long long)pr->in_commands, pr->gap_ms, pr->gap_known ? "true" : "false");
+	if (pr->recorded_n)
+		printf(",\"recorded_tpm_ms\":%.6f,\"recorded_total_ms\":%.6f", pr->recorded_tpm_ms,
+		       pr->recorded_tpm_ms + pr->gap_ms);
+	printf(",\"host_crypto\":\"%s\",\"host_crypto_per_op_ms\":{\"salt_ecc\":%.6f,"
+	       "\"salt\":%.6f,\"unsalted\":%.6f,\"hmac\":%.6f,\"enc\":%.6f,\"name\":%.6f}",
+	       h->measured ? "measured on this host" : "constant estimate, not measured",
+	       h->salt_ecc, h->salt, h->unsalted, h->hmac, h->enc, h->name);
+	printf(",\"policies\":[");
+	int first = 1;
+	for (unsigned k = 0; k < s->npol; k++) {
+		if (!s->show[k])
+			continue;
+		printf("%s", first ? "" : ",");
+		first = 0;
+		json_policy(s, k);
+	}
+	printf("],\"warnings\":[");
+	for (unsigned j = 0; j < s->nwarn; j++) {
+		printf("%s", j ? "," : "");
+		json_str(stdout, s->warns[j]);
+	}
+	printf("]}\n");
+}
+
+static void text_policy(const struct pstate *s, unsigned k)
+{
+	const struct pred_result *r = &s->pr->r[k];
+	struct pred_factors f;
+	char a[32], b[32], c[32], d[32], e[32], ft[16], fr[24];
+	double tot = predict_total_ms(s->pr, k);
+	predict_factors(s->pr, k, s->base, &f);
+	fmt_time(a, sizeof a, r->tpm_ms);
+	fmt_time(b, sizeof b, r->host_ms);
+	fmt_time(c, sizeof c, tot);
+	fmt_time(d, sizeof d, r->tpm_lo_ms);
+	fmt_time(e, sizeof e, r->tpm_hi_ms);
+	if (f.total_known)
+		snprintf(ft, sizeof ft, "%.2f", f.total_vs_base);
+	else
+		snprintf(ft, sizeof ft, "-");
+	if (f.have_rec)
+		snprintf(fr, sizeof fr, " %8.2f %8.2f", f.tpm_vs_rec, f.total_vs_rec);
+	else
+		fr[0] = 0;
+	uint64_t setup = r->by_role[POL_ROLE_NULLKEY_INIT] + r->by_role[POL_ROLE_SESSION_SETUP] +
+			 r->by_role[POL_ROLE_SESSION_END] + r->by_role[POL_ROLE_NAME_LOOKUP];
+	printf("%-30.30s %10llu %9llu %12s %11s %12s %8.2f %8s%s  %s..%s", r->pol.name,
+	       (unsigned long long)r->commands, (unsigned long long)setup, a, b, c, f.tpm_vs_base,
+	       ft, fr, d, e);
+	if (r->tpm_ms > 0 && r->nospread_ms / r->tpm_ms > 0.005)
+		printf(" (no spread data for %.0f%%)", 100 * r->nospread_ms / r->tpm_ms);
+	printf("\n");
+}
+
+static void print_text(const struct pstate *s)
+{
+	const struct predictor *pr = s->pr;
+	const struct pred_host *h = &s->host;
+	char a[32], b[32];
+	printf("profile: %s (%s)%s%s\n", s->prof.name, s->from, s->prof.chip ? ", " : "",
+	       s->prof.chip ? s->prof.chip : "");
+	printf("trace:   %s\n", s->desc);
 	fmt_time(a, sizeof a, pr->gap_ms);
-	printf("non-TPM time (gaps between commands): %s\n", a);
-	if (have_rec) {
+	if (pr->gap_known)
+		printf("non-TPM time (gaps between commands): %s\n", a);
+	else
+		printf("non-TPM time: unknown (--gap-ms gives it): totals are TPM time and host "
+		       "crypto only, x passwd on totals is not given\n");
+	if (pr->recorded_n) {
 		fmt_time(a, sizeof a, pr->recorded_tpm_ms);
-		fmt_time(b, sizeof b, rec_total);
+		fmt_time(b, sizeof b, pr->recorded_tpm_ms + pr->gap_ms);
 		printf("recorded: TPM time %s, total %s\n", a, b);
 	}
 	printf("host crypto: %s: salted session %.1f us, unsalted %.1f us, HMAC per command "
 	       "%.1f us, parameter encryption +%.1f us, Name %.1f us\n\n",
-	       host.measured ? "measured on this host (tpmtrace's session code)"
-			     : "constant estimate, not measured (model/predict.h)",
-	       host.salt_ecc * 1e3, host.unsalted * 1e3, host.hmac * 1e3, host.enc * 1e3,
-	       host.name * 1e3);
-	printf("%-30s %10s %9s %12s %11s %12s %8s %9s  %s\n", "policy", "commands", "setup",
-	       "TPM time", "host crypto", "total", "x passwd", have_rec ? "x record" : "",
-	       "TPM range (low..high)");
-	for (unsigned k = 0; k < npol; k++) {
-		const struct pred_result *r = &pr->r[k];
-		if (!show[k])
-			continue;
-		double tot = predict_total_ms(pr, k);
-		fmt_time(a, sizeof a, r->tpm_ms);
-		fmt_time(b, sizeof b, r->host_ms);
-		fmt_time(c, sizeof c, tot);
-		fmt_time(d, sizeof d, r->tpm_lo_ms);
-		fmt_time(e, sizeof e, r->tpm_hi_ms);
-		if (have_rec)
-			snprintf(f, sizeof f, "%.2f", rec_total > 0 ? tot / rec_total : 0);
-		else
-			f[0] = 0;
-		uint64_t setup =
-		    r->by_role[POL_ROLE_NULLKEY_INIT] + r->by_role[POL_ROLE_SESSION_SETUP] +
-		    r->by_role[POL_ROLE_SESSION_END] + r->by_role[POL_ROLE_NAME_LOOKUP];
-		printf("%-30.30s %10llu %9llu %12s %11s %12s %8.2f %9s  %s..%s", r->pol.name,
-		       (unsigned long long)r->commands, (unsigned long long)setup, a, b, c,
-		       base_total > 0 ? tot / base_total : 0, f, d, e);
-		if (r->tpm_ms > 0 && r->nospread_ms / r->tpm_ms > 0.005)
-			printf(" (no spread data for %.0f%%)", 100 * r->nospread_ms / r->tpm_ms);
-		printf("\n");
-	}
+	       h->measured ? "measured on this host (tpmtrace's session code)"
+			   : "constant estimate, not measured (model/predict.h)",
+	       h->salt_ecc * 1e3, h->unsalted * 1e3, h->hmac * 1e3, h->enc * 1e3, h->name * 1e3);
+	printf("%-30s %10s %9s %12s %11s %12s %17s%s\n", "", "", "", "", "", "", "x password",
+	       pr->recorded_n ? "        x recorded" : "");
+	printf("%-30s %10s %9s %12s %11s %12s %8s %8s", "policy", "commands", "setup", "TPM time",
+	       "host crypto", "total", "TPM", "total");
+	if (pr->recorded_n)
+		printf(" %8s %8s", "TPM", "total");
+	printf("  TPM range (low..high)\n");
+	for (unsigned k = 0; k < s->npol; k++)
+		if (s->show[k])
+			text_policy(s, k);
 	printf("\ncommands sent per policy:\n");
-	for (unsigned k = 0; k < npol; k++) {
+	for (unsigned k = 0; k < s->npol; k++) {
 		const struct pred_result *r = &pr->r[k];
-		if (!show[k])
+		if (!s->show[k])
 			continue;
 		printf("  %-30.30s", r->pol.name);
 		for (unsigned j = 0; j < r->n_cc && j < 8; j++)
@@ -478,9 +396,44 @@ static int run(int argc, char **argv)
 			printf(" ...");
 		printf("\n");
 	}
+}
+
+static int run(int argc, char **argv)
+{
+	static struct pstate s;
+	struct pcfg c;
+	char err[1024];
+	int rc = parse_args(argc, argv, &c);
+	if (rc)
+		return rc;
+	memset(&s, 0, sizeof s);
+	s.from = "";
+	profile_init(&s.prof);
+	if ((rc = prepare(&c, &s)))
+		goto out;
+	if (c.synth) {
+		rc = predict_synthetic(s.pr, c.synth, c.gap_ms, s.desc, sizeof s.desc, err,
+				       sizeof err);
+		if (rc == -EINVAL)
+			rc = usage_error(&subcmd_predict, "--synthetic: %s", err);
+		else if (rc)
+			rc = die("predict", "%s", err);
+	} else {
+		rc = feed_trace(&c, &s);
+	}
+	if (rc)
+		goto out;
+	predict_finish(s.pr);
+	s.nwarn = predict_warnings(s.pr, s.warns, 32);
+	for (unsigned j = 0; j < s.nwarn; j++)
+		fprintf(stderr, "tpmtrace predict: warning: %s\n", s.warns[j]);
+	if (c.json)
+		print_json(&s);
+	else
+		print_text(&s);
 out:
-	free(pr);
-	profile_release(&prof);
-	db_close(db);
+	free(s.pr);
+	profile_release(&s.prof);
+	db_close(s.db);
 	return rc;
 }

@@ -13,6 +13,7 @@
 #include "model/tpm/tpm_cc.h"
 #include "model/policy.h"
 #include "model/emulate.h"
+#include "model/run_stats.h"
 #include "replayer/replay.h"
 
 enum {
@@ -36,8 +37,8 @@ static const struct cli_opt opts[] = {
      "lazy flush), linux-6.12-no-pcr-integrity (PCR_Extend\n"
      "with a password), or a knob spec such as\n"
      "'salt=null-ecc,reuse=lazy,encrypt=off'\n(docs/policies.md; no policy wraps the "
-     "firmware's or\nuser space's commands)",
-     "@policy"},
+     "firmware's or\nuser space's commands); all: every preset in turn",
+     "@policy-all"},
     {"target", O_TARGET, "T", 0,
      "spawn (default): a private swtpm with fresh state,\n"
      "stopped afterwards; or a TCTI string:\n"
@@ -47,8 +48,11 @@ static const struct cli_opt opts[] = {
      "at the end (docs/replay.md)",
      "@tcti"},
     {"repeat", O_REPEAT, "N", CLI_NUM,
-     "replay N times (each run is its own trace; with spawn,\neach on a fresh swtpm)", NULL, 1,
-     100000},
+     "replay N times (each run is its own trace; with spawn,\n"
+     "each on a fresh swtpm); with N > 1 or --policy all, a\n"
+     "table of mean +- standard deviation of TPM and total\n"
+     "time per policy follows (as perf stat -r)",
+     NULL, 1, 100000},
     {"min-fidelity", O_MINFID, "PCT", CLI_REAL,
      "exit 1 when a run's fidelity is below PCT percent\n"
      "(default 95), or below an earlier run of the same\n"
@@ -116,6 +120,7 @@ const struct subcommand subcmd_replay = {
     "tpmtrace replay boot.db --policy linux-6.10\n"
     "tpmtrace replay boot.db --policy linux-6.10 --emulate slb9670-linux-integrity\n"
     "tpmtrace replay boot.db --trace 3 --policy password --target device:/dev/tpmrm0\n"
+    "tpmtrace replay boot.db --trace 1 --policy all --repeat 3\n"
     "tpmtrace sql boot.db \"SELECT * FROM command_stats WHERE trace_id IN (1, 4)\"\n",
 };
 
@@ -390,170 +395,158 @@ static void failing_list(const struct replay_result *r, char *b, size_t n)
 		strcpy(b + n - 4, "...");
 }
 
-static int run(int argc, char **argv)
+/* What the command line asked for. */
+struct rcfg {
+	const char *db_path, *trace, *policy, *target, *emulate;
+	long repeat;
+	int json, allow, have_seed;
+	struct replay_auth *auths;
+	unsigned n_auths;
+	uint64_t seed;
+	double min_fid;
+	int64_t trace_id;
+	/* The policies to run: one, or every preset (--policy all). */
+	const char *pols[16];
+	unsigned n_pols;
+	struct run_stats tpm[16], wall[16];
+	int64_t first_id[16], last_id[16];
+};
+
+/* The reason a run ends the command (why), or 0 to go on. */
+static int check_run(const struct rcfg *c, const struct replay_result *r, int rc, char *why,
+		     size_t n)
 {
-	const char *trace = NULL, *policy = NULL, *target = NULL;
-	long repeat = 1;
-	int json = 0, allow = 0, k;
-	static struct replay_auth auths[REPLAY_MAX_AUTHS];
-	unsigned n_auths = 0;
-	char err[256];
-	const char *emulate = NULL;
-	uint64_t seed = 0;
-	int have_seed = 0;
-	double min_fid = 95.0;
-	struct cli_parse p;
-	/* A target that goes away mid-write must end the run with a message
-	 * and an incomplete trace, not kill tpmtrace: tss2's socket TCTIs
-	 * write without MSG_NOSIGNAL. */
-	signal(SIGPIPE, SIG_IGN);
-	cli_parse_init(&p, &subcmd_replay, argc, argv);
-	while ((k = cli_next(&p)) > 0) {
-		switch (k) {
-		case O_TRACE:
-			trace = p.arg;
-			break;
-		case O_POLICY:
-			policy = p.arg;
-			break;
-		case O_TARGET:
-			target = strcmp(p.arg, "spawn") ? p.arg : NULL;
-			break;
-		case O_REPEAT:
-			repeat = (long)p.num;
-			break;
-		case O_MINFID:
-			min_fid = p.real;
-			break;
-		case O_ALLOW:
-			allow = 1;
-			break;
-		case O_AUTH:
-			if (n_auths == REPLAY_MAX_AUTHS)
-				return usage_error(&subcmd_replay, "at most %d --auth",
-						   REPLAY_MAX_AUTHS);
-			if (replay_auth_parse(p.arg, &auths[n_auths], err, sizeof err))
-				return usage_error(&subcmd_replay, "--auth: %s", err);
-			n_auths++;
-			break;
-		case O_JSON:
-			json = 1;
-			break;
-		case O_EMU:
-			emulate = p.arg;
-			break;
-		case O_SEED: {
-			char *end;
-			errno = 0;
-			seed = strtoull(p.arg, &end, 0);
-			if (errno || *end || !*p.arg || p.arg[0] == '-')
-				return usage_error(
-				    &subcmd_replay,
-				    "--emulate-seed takes an unsigned integer, not '%s'", p.arg);
-			have_seed = 1;
-			break;
-		}
-		}
-	}
-	if (k < 0)
-		return EXIT_USAGE;
-	if (p.ind != argc - 1)
-		return usage_error(&subcmd_replay,
-				   p.ind >= argc ? "which database? (DB)" : "one database only");
-	const char *db_path = argv[p.ind];
-	if (have_seed && !emulate)
-		return usage_error(&subcmd_replay, "--emulate-seed goes with --emulate");
-	if (!have_seed)
-		seed = emulate_random_seed();
-	struct policy pol;
-	if (policy_parse(policy ? policy : "as-recorded", &pol, err, sizeof err))
-		return usage_error(&subcmd_replay, "--policy: %s", err);
-	/* The trace, by the rule every analysis command follows. */
-	sqlite3 *db = cli_open_db("replay", db_path, 0);
-	if (!db)
+	if (rc) {
+		snprintf(why, n, "%s (the partial run is stored as incomplete)", r->err);
 		return 1;
-	int64_t trace_id = cli_pick_trace("replay", db, trace);
-	db_close(db);
-	if (!trace_id)
-		return 1;
-	struct progress pg;
-	progress_init(&pg, "replay", "commands", !json);
-	struct replay_opts ro = {.db_path = db_path,
-				 .trace_id = trace_id,
-				 .policy = policy,
-				 .target = target,
-				 .allow_destructive = allow,
-				 .auths = auths,
-				 .n_auths = n_auths,
-				 .emulate = emulate};
-	if (pg.enabled) {
-		ro.progress = progress_cb;
-		ro.progress_arg = &pg;
 	}
+	if (r->cleanup_left) {
+		snprintf(why, n,
+			 "trace %lld: %u entities the run created could not be removed from "
+			 "the target: %s",
+			 (long long)r->trace_id, r->cleanup_left, r->cleanup_err);
+		return 1;
+	}
+	double fid = r->processed ? 100.0 * (double)fidelity_n(r) / (double)r->processed : 100.0;
+	int64_t prev_id;
+	double prev = earlier_fidelity(c->db_path, r, &prev_id);
+	char fails[700];
+	if (!(fid + 1e-9 < c->min_fid || (prev >= 0 && fid + 0.05 < prev)))
+		return 0;
+	failing_list(r, fails, sizeof fails);
+	if (fid + 1e-9 < c->min_fid)
+		snprintf(why, n, "trace %lld: fidelity %.1f%% is below %.1f%% (--min-fidelity): %s",
+			 (long long)r->trace_id, fid, c->min_fid, fails);
+	else
+		snprintf(why, n,
+			 "trace %lld: fidelity %.1f%% is below the %.1f%% of trace %lld (the "
+			 "same trace, policy and target): %s",
+			 (long long)r->trace_id, fid, prev, (long long)prev_id, fails);
+	return 1;
+}
+
+/* --repeat runs of policy k; each run printed as it ends. Returns 0, or 1
+ * with why set. */
+static int run_policy(struct rcfg *c, unsigned k, struct progress *pg, int *printed, char *why,
+		      size_t n)
+{
 	static struct replay_result res;
-	int ret = 0, printed = 0;
-	char why[1200] = "";
-	if (json)
-		printf("{\"version\":1,\"runs\":[");
-	for (long i = 0; i < repeat; i++) {
-		ro.emulate_seed = seed + (uint64_t)i;
+	struct replay_opts ro = {.db_path = c->db_path,
+				 .trace_id = c->trace_id,
+				 .policy = c->pols[k],
+				 .target = c->target,
+				 .allow_destructive = c->allow,
+				 .auths = c->auths,
+				 .n_auths = c->n_auths,
+				 .emulate = c->emulate};
+	if (pg->enabled) {
+		ro.progress = progress_cb;
+		ro.progress_arg = pg;
+	}
+	for (long i = 0; i < c->repeat; i++) {
+		ro.emulate_seed = c->seed + (uint64_t)i;
 		int rc = replay_run(&ro, &res);
-		progress_done(&pg);
-		pg.t_start = mono_ns();
+		progress_done(pg);
+		pg->t_start = mono_ns();
 		/* A run that never started (no target, bad profile) has no
 		 * summary: only the reason. */
 		if (rc && !res.trace_id) {
-			snprintf(why, sizeof why, "%s", res.err);
-			ret = 1;
-			break;
+			snprintf(why, n, "%s", res.err);
+			return 1;
 		}
-		if (json) {
-			if (printed++)
+		if (c->json) {
+			if ((*printed)++)
 				putchar(',');
 			print_json(stdout, &res, rc);
 		} else {
 			print_text(stdout, &res, rc);
 		}
-		if (rc) {
-			snprintf(why, sizeof why, "%s (the partial run is stored as incomplete)",
-				 res.err);
-			ret = 1;
-			break;
-		}
-		if (res.cleanup_left) {
-			snprintf(
-			    why, sizeof why,
-			    "trace %lld: %u entities the run created could not be removed from "
-			    "the target: %s",
-			    (long long)res.trace_id, res.cleanup_left, res.cleanup_err);
-			ret = 1;
-			break;
-		}
-		double fid = res.processed
-				 ? 100.0 * (double)fidelity_n(&res) / (double)res.processed
-				 : 100.0;
-		int64_t prev_id;
-		double prev = earlier_fidelity(db_path, &res, &prev_id);
-		char fails[700];
-		if (fid + 1e-9 < min_fid || (prev >= 0 && fid + 0.05 < prev)) {
-			failing_list(&res, fails, sizeof fails);
-			if (fid + 1e-9 < min_fid)
-				snprintf(why, sizeof why,
-					 "trace %lld: fidelity %.1f%% is below %.1f%% "
-					 "(--min-fidelity): %s",
-					 (long long)res.trace_id, fid, min_fid, fails);
-			else
-				snprintf(why, sizeof why,
-					 "trace %lld: fidelity %.1f%% is below the %.1f%% of trace "
-					 "%lld (the same trace, policy and target): %s",
-					 (long long)res.trace_id, fid, prev, (long long)prev_id,
-					 fails);
-			ret = 1;
-			break;
-		}
+		if (check_run(c, &res, rc, why, n))
+			return 1;
+		run_stats_add(&c->tpm[k], ms(res.tpm_ns));
+		run_stats_add(&c->wall[k], ms(res.wall_ns));
+		if (!c->first_id[k])
+			c->first_id[k] = res.trace_id;
+		c->last_id[k] = res.trace_id;
 	}
-	if (json) {
+	return 0;
+}
+
+/* Mean +- standard deviation per policy, in the manner of perf stat -r. */
+static void print_summary(const struct rcfg *c)
+{
+	if (c->json) {
+		printf(",\"summary\":[");
+		for (unsigned k = 0; k < c->n_pols && c->tpm[k].n; k++) {
+			printf("%s{\"policy\":", k ? "," : "");
+			json_str(stdout, c->pols[k]);
+			printf(",\"runs\":%llu,\"first_trace\":%lld,\"last_trace\":%lld,"
+			       "\"tpm_ms_mean\":%.6f,\"tpm_ms_sd\":%.6f,\"total_ms_mean\":%.6f,"
+			       "\"total_ms_sd\":%.6f}",
+			       (unsigned long long)c->tpm[k].n, (long long)c->first_id[k],
+			       (long long)c->last_id[k], c->tpm[k].mean, run_stats_sd(&c->tpm[k]),
+			       c->wall[k].mean, run_stats_sd(&c->wall[k]));
+		}
 		printf("]");
+		return;
+	}
+	printf("\nper policy over %ld run%s each (mean +- sample standard deviation; total = "
+	       "wall time of the run):\n",
+	       c->repeat, c->repeat == 1 ? "" : "s");
+	printf("  %-30s %5s %-9s %32s %32s\n", "policy", "runs", "traces", "TPM time ms",
+	       "total ms");
+	for (unsigned k = 0; k < c->n_pols && c->tpm[k].n; k++) {
+		char ids[32], a[48], b[48];
+		snprintf(ids, sizeof ids, "%lld-%lld", (long long)c->first_id[k],
+			 (long long)c->last_id[k]);
+		snprintf(a, sizeof a, "%.3f +- %.3f (%.1f%%)", c->tpm[k].mean,
+			 run_stats_sd(&c->tpm[k]),
+			 c->tpm[k].mean > 0 ? 100 * run_stats_sd(&c->tpm[k]) / c->tpm[k].mean : 0);
+		snprintf(b, sizeof b, "%.3f +- %.3f (%.1f%%)", c->wall[k].mean,
+			 run_stats_sd(&c->wall[k]),
+			 c->wall[k].mean > 0 ? 100 * run_stats_sd(&c->wall[k]) / c->wall[k].mean
+					     : 0);
+		printf("  %-30.30s %5llu %-9s %32s %32s\n", c->pols[k],
+		       (unsigned long long)c->tpm[k].n, ids, a, b);
+	}
+}
+
+/* Every policy asked for, each --repeat times. */
+static int replay_policies(struct rcfg *c)
+{
+	struct progress pg;
+	int ret = 0, printed = 0;
+	char why[1200] = "";
+	progress_init(&pg, "replay", "commands", !c->json);
+	if (c->json)
+		printf("{\"version\":1,\"runs\":[");
+	for (unsigned k = 0; k < c->n_pols && !ret; k++)
+		ret = run_policy(c, k, &pg, &printed, why, sizeof why);
+	if (c->json)
+		printf("]");
+	if (c->n_pols > 1 || c->repeat > 1)
+		print_summary(c);
+	if (c->json) {
 		if (why[0]) {
 			printf(",\"error\":");
 			json_str(stdout, why);
@@ -563,4 +556,107 @@ static int run(int argc, char **argv)
 	if (why[0])
 		die("replay", "%s", why);
 	return ret;
+}
+
+/* The policies to run (one, or every preset for "all"), checked. */
+static int pick_policies(struct rcfg *c)
+{
+	struct policy pol;
+	char err[256];
+	if (c->policy && !strcmp(c->policy, "all")) {
+		const char *nm;
+		for (unsigned j = 0; (nm = policy_preset_name(j)) && c->n_pols < 16; j++)
+			c->pols[c->n_pols++] = nm;
+		return 0;
+	}
+	if (policy_parse(c->policy ? c->policy : "as-recorded", &pol, err, sizeof err))
+		return usage_error(&subcmd_replay, "--policy: %s", err);
+	c->pols[c->n_pols++] = c->policy ? c->policy : "as-recorded";
+	return 0;
+}
+
+static int run(int argc, char **argv)
+{
+	static struct replay_auth auths[REPLAY_MAX_AUTHS];
+	static struct rcfg c;
+	char err[256];
+	int k;
+	struct cli_parse p;
+	memset(&c, 0, sizeof c);
+	c.repeat = 1;
+	c.min_fid = 95.0;
+	c.auths = auths;
+	/* A target that goes away mid-write must end the run with a message
+	 * and an incomplete trace, not kill tpmtrace: tss2's socket TCTIs
+	 * write without MSG_NOSIGNAL. */
+	signal(SIGPIPE, SIG_IGN);
+	cli_parse_init(&p, &subcmd_replay, argc, argv);
+	while ((k = cli_next(&p)) > 0) {
+		switch (k) {
+		case O_TRACE:
+			c.trace = p.arg;
+			break;
+		case O_POLICY:
+			c.policy = p.arg;
+			break;
+		case O_TARGET:
+			c.target = strcmp(p.arg, "spawn") ? p.arg : NULL;
+			break;
+		case O_REPEAT:
+			c.repeat = (long)p.num;
+			break;
+		case O_MINFID:
+			c.min_fid = p.real;
+			break;
+		case O_ALLOW:
+			c.allow = 1;
+			break;
+		case O_AUTH:
+			if (c.n_auths == REPLAY_MAX_AUTHS)
+				return usage_error(&subcmd_replay, "at most %d --auth",
+						   REPLAY_MAX_AUTHS);
+			if (replay_auth_parse(p.arg, &auths[c.n_auths], err, sizeof err))
+				return usage_error(&subcmd_replay, "--auth: %s", err);
+			c.n_auths++;
+			break;
+		case O_JSON:
+			c.json = 1;
+			break;
+		case O_EMU:
+			c.emulate = p.arg;
+			break;
+		case O_SEED: {
+			char *end;
+			errno = 0;
+			c.seed = strtoull(p.arg, &end, 0);
+			if (errno || *end || !*p.arg || p.arg[0] == '-')
+				return usage_error(
+				    &subcmd_replay,
+				    "--emulate-seed takes an unsigned integer, not '%s'", p.arg);
+			c.have_seed = 1;
+			break;
+		}
+		}
+	}
+	if (k < 0)
+		return EXIT_USAGE;
+	if (p.ind != argc - 1)
+		return usage_error(&subcmd_replay,
+				   p.ind >= argc ? "which database? (DB)" : "one database only");
+	c.db_path = argv[p.ind];
+	if (c.have_seed && !c.emulate)
+		return usage_error(&subcmd_replay, "--emulate-seed goes with --emulate");
+	if (!c.have_seed)
+		c.seed = emulate_random_seed();
+	if ((k = pick_policies(&c)))
+		return k;
+	/* The trace, by the rule every analysis command follows. */
+	sqlite3 *db = cli_open_db("replay", c.db_path, 0);
+	if (!db)
+		return 1;
+	c.trace_id = cli_pick_trace("replay", db, c.trace);
+	db_close(db);
+	if (!c.trace_id)
+		return 1;
+	return replay_policies(&c);
 }

@@ -13,6 +13,7 @@
 	X(list) \
 	X(stats) \
 	X(show) \
+	X(diff) \
 	X(sql) \
 	X(verify) \
 	X(import) \

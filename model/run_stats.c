@@ -1,0 +1,16 @@
+#include "model/run_stats.h"
+
+#include <math.h>
+
+void run_stats_add(struct run_stats *s, double x)
+{
+	s->n++;
+	double d = x - s->mean;
+	s->mean += d / (double)s->n;
+	s->m2 += d * (x - s->mean);
+}
+
+double run_stats_sd(const struct run_stats *s)
+{
+	return s->n > 1 ? sqrt(s->m2 / (double)(s->n - 1)) : 0.0;
+}

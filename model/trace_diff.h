@@ -1,0 +1,51 @@
+/* Two traces compared per command code, in the manner of `perf diff`: count,
+ * total latency and nearest-rank p50/p95 (the percentile() SQL function) in
+ * each, sorted by the difference in total time. The traces may live in one
+ * database or two. Only the clients' commands count: those tpmtrace sent
+ * itself (flag 32, a replay's clean-up) are left out, as in command_stats. */
+#ifndef TPMTRACE_TRACE_DIFF_H
+#define TPMTRACE_TRACE_DIFF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+struct tdiff_side {
+	uint64_t count;	  /* commands of this code */
+	uint64_t timed;	  /* of which with a recorded latency */
+	int64_t total_ns; /* sum of latencies (0 when none) */
+	int64_t p50_ns;	  /* -1 when no latency */
+	int64_t p95_ns;	  /* -1 when no latency */
+};
+
+struct tdiff_row {
+	uint32_t cc;
+	struct tdiff_side a, b;
+};
+
+struct tdiff {
+	struct tdiff_row *rows; /* sorted: largest |b.total - a.total| first */
+	unsigned n;
+	struct tdiff_side total_a, total_b; /* every command (p50/p95 -1) */
+};
+
+/* Loads trace ida of da and idb of db (da may equal db) and compares them.
+ * Returns 0, -ENOENT (a trace does not exist; err names it), -ENOMEM or
+ * -EIO (err set). */
+int trace_diff_load(sqlite3 *da, int64_t ida, sqlite3 *db, int64_t idb, struct tdiff *out,
+		    char *err, size_t errlen);
+void trace_diff_release(struct tdiff *d);
+
+enum tdiff_order {
+	TDIFF_BY_TIME = 0, /* largest |b.total - a.total| first (the default) */
+	TDIFF_BY_COUNT,	   /* largest |b.count - a.count| first */
+};
+/* Orders the rows (ties: the other key, then the code). */
+void trace_diff_sort(struct tdiff *d, enum tdiff_order by);
+
+/* b - a of the totals in ns; b / a of the totals (NAN when a is 0). */
+int64_t tdiff_delta_ns(const struct tdiff_row *r);
+double tdiff_ratio(int64_t a, int64_t b);
+
+#endif

@@ -1,0 +1,245 @@
+/* tpmtrace diff: two traces compared per command code (model/trace_diff.h),
+ * in the manner of perf diff. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "common.h"
+#include "db/db.h"
+#include "model/tpm/tpm_cc.h"
+#include "model/trace_diff.h"
+
+enum { O_JSON = 256, O_LIMIT, O_SORT };
+static const struct cli_opt opts[] = {
+    {"limit", O_LIMIT, "N", CLI_NUM, "print the first N command codes only (text)", NULL, 1,
+     1000000},
+    {"sort", O_SORT, "KEY", CLI_CHOICE,
+     "time (default): largest difference in total time\n"
+     "first; count: largest difference in the number of\n"
+     "commands first (what a policy adds or removes)",
+     "time count"},
+    {"json", O_JSON, NULL, 0,
+     "one JSON object {\"version\":1,\"a\":{...},\"b\":{...},\n"
+     "\"commands\":[...]} with latencies in ns"},
+};
+static const struct cli_form forms[] = {{0, "DB A B", NULL}, {0, "DB1:A DB2:B", NULL}};
+
+static int run(int argc, char **argv);
+const struct subcommand subcmd_diff = {
+    "diff",
+    run,
+    "compare two traces per command code",
+    CLI_FORMS(forms),
+    CLI_OPTS(opts),
+    "Compares trace B with trace A per command code, in the manner of perf diff:\n"
+    "the count, total latency, p50 and p95 (nearest rank, as the command_stats view\n"
+    "and the percentile() SQL function) in each, the differences B - A and the\n"
+    "ratios B / A, sorted by the difference in total time, largest first. A and B\n"
+    "are trace ids (or latest, latest-replay) in one DB, or DB1:A and DB2:B for\n"
+    "traces in two databases. It is how a recorded boot is compared with its replay\n"
+    "under another policy, or two kernels' boots. The commands tpmtrace sent itself\n"
+    "(a replay's clean-up, flag 32) are left out; counts include commands without a\n"
+    "latency (imported logs), times only those with one. --sort count puts first\n"
+    "what a policy adds (StartAuthSession, ContextLoad, FlushContext under\n"
+    "linux-6.10), whatever each command cost on the TPMs compared.\n",
+    NULL,
+    "tpmtrace diff boot.db 1 3\n"
+    "tpmtrace diff boot.db 1 3 --sort count --limit 5\n"
+    "tpmtrace diff boot.db:1 demo.db:4 --json\n",
+};
+
+struct side {
+	const char *path, *id_arg;
+	sqlite3 *db;
+	int64_t id;
+	char kind[16], policy[128];
+};
+
+/* "DB:ID" split at its last colon. */
+static int split_operand(const char *s, struct side *x, char *buf, size_t n)
+{
+	const char *c = strrchr(s, ':');
+	if (!c || c == s || !c[1] || (size_t)(c - s) >= n)
+		return -1;
+	memcpy(buf, s, (size_t)(c - s));
+	buf[c - s] = 0;
+	x->path = buf;
+	x->id_arg = c + 1;
+	return 0;
+}
+
+static int open_side(struct side *x)
+{
+	if (!(x->db = cli_open_db("diff", x->path, 0)))
+		return 1;
+	if (!(x->id = cli_pick_trace("diff", x->db, x->id_arg)))
+		return 1;
+	cli_trace_kind(x->db, x->id, x->kind, sizeof x->kind, x->policy, sizeof x->policy);
+	return 0;
+}
+
+static void json_side(const struct tdiff_side *s)
+{
+	printf("{\"count\":%llu,\"timed\":%llu,\"total_ns\":%lld", (unsigned long long)s->count,
+	       (unsigned long long)s->timed, (long long)s->total_ns);
+	if (s->p50_ns >= 0)
+		printf(",\"p50_ns\":%lld,\"p95_ns\":%lld", (long long)s->p50_ns,
+		       (long long)s->p95_ns);
+	else
+		printf(",\"p50_ns\":null,\"p95_ns\":null");
+	putchar('}');
+}
+
+static void json_ratio(const char *key, int64_t a, int64_t b)
+{
+	double r = (a >= 0 && b >= 0) ? tdiff_ratio(a, b) : NAN;
+	if (isnan(r))
+		printf(",\"%s\":null", key);
+	else
+		printf(",\"%s\":%.6f", key, r);
+}
+
+static void print_json(const struct side *A, const struct side *B, const struct tdiff *d)
+{
+	const struct side *s[2] = {A, B};
+	const struct tdiff_side *t[2] = {&d->total_a, &d->total_b};
+	printf("{\"version\":1");
+	for (int i = 0; i < 2; i++) {
+		printf(",\"%s\":{\"db\":", i ? "b" : "a");
+		json_str(stdout, s[i]->path);
+		printf(",\"trace\":%lld,\"kind\":", (long long)s[i]->id);
+		json_str(stdout, s[i]->kind);
+		printf(",\"policy\":");
+		json_str(stdout, s[i]->policy[0] ? s[i]->policy : NULL);
+		printf(",\"commands\":%llu,\"total_ns\":%lld}", (unsigned long long)t[i]->count,
+		       (long long)t[i]->total_ns);
+	}
+	printf(",\"commands\":[");
+	for (unsigned i = 0; i < d->n; i++) {
+		const struct tdiff_row *r = &d->rows[i];
+		printf("%s{\"cc\":%u,\"name\":", i ? "," : "", r->cc);
+		json_str(stdout, tpm_cc_name(r->cc));
+		printf(",\"a\":");
+		json_side(&r->a);
+		printf(",\"b\":");
+		json_side(&r->b);
+		printf(",\"count_delta\":%lld,\"total_delta_ns\":%lld",
+		       (long long)r->b.count - (long long)r->a.count, (long long)tdiff_delta_ns(r));
+		json_ratio("count_ratio", (int64_t)r->a.count, (int64_t)r->b.count);
+		json_ratio("total_ratio", r->a.total_ns, r->b.total_ns);
+		json_ratio("p50_ratio", r->a.p50_ns, r->b.p50_ns);
+		json_ratio("p95_ratio", r->a.p95_ns, r->b.p95_ns);
+		putchar('}');
+	}
+	printf("]}\n");
+}
+
+/* "12.345" ms, or "-" when there is no latency. */
+static const char *ms_or_dash(char *b, size_t n, int64_t ns)
+{
+	if (ns < 0)
+		snprintf(b, n, "-");
+	else
+		snprintf(b, n, "%.3f", (double)ns / 1e6);
+	return b;
+}
+
+static const char *ratio_str(char *b, size_t n, int64_t a, int64_t x)
+{
+	double r = (a >= 0 && x >= 0) ? tdiff_ratio(a, x) : NAN;
+	if (isnan(r))
+		snprintf(b, n, "-");
+	else
+		snprintf(b, n, "%.2fx", r);
+	return b;
+}
+
+static void print_text(const struct side *A, const struct side *B, const struct tdiff *d,
+		       long limit)
+{
+	const struct side *s[2] = {A, B};
+	const struct tdiff_side *t[2] = {&d->total_a, &d->total_b};
+	for (int i = 0; i < 2; i++) {
+		printf("%s: %s trace %lld (%s%s%s): %llu commands, TPM time %.3f ms\n",
+		       i ? "B" : "A", s[i]->path, (long long)s[i]->id, s[i]->kind,
+		       s[i]->policy[0] ? ", policy " : "", s[i]->policy,
+		       (unsigned long long)t[i]->count, (double)t[i]->total_ns / 1e6);
+	}
+	printf("\n%-26s %7s %7s %7s %12s %12s %12s %8s %9s %9s %9s %9s\n", "command", "count A",
+	       "count B", "delta", "total A ms", "total B ms", "delta ms", "ratio", "p50 A",
+	       "p50 B", "p95 A", "p95 B");
+	for (unsigned i = 0; i < d->n && (limit <= 0 || i < (unsigned long)limit); i++) {
+		const struct tdiff_row *r = &d->rows[i];
+		char nb[16], q[6][24];
+		const char *nm = tpm_cc_name(r->cc);
+		if (!nm) {
+			snprintf(nb, sizeof nb, "0x%08X", r->cc);
+			nm = nb;
+		}
+		printf("%-26s %7llu %7llu %+7lld %12.3f %12.3f %+12.3f %8s %9s %9s %9s %9s\n", nm,
+		       (unsigned long long)r->a.count, (unsigned long long)r->b.count,
+		       (long long)r->b.count - (long long)r->a.count, (double)r->a.total_ns / 1e6,
+		       (double)r->b.total_ns / 1e6, (double)tdiff_delta_ns(r) / 1e6,
+		       ratio_str(q[0], sizeof q[0], r->a.total_ns, r->b.total_ns),
+		       ms_or_dash(q[1], sizeof q[1], r->a.p50_ns),
+		       ms_or_dash(q[2], sizeof q[2], r->b.p50_ns),
+		       ms_or_dash(q[3], sizeof q[3], r->a.p95_ns),
+		       ms_or_dash(q[4], sizeof q[4], r->b.p95_ns));
+	}
+	if (limit > 0 && d->n > (unsigned long)limit)
+		printf("... %u more command codes (--limit)\n", d->n - (unsigned)limit);
+}
+
+static int run(int argc, char **argv)
+{
+	int json = 0, k, rc = 1;
+	enum tdiff_order order = TDIFF_BY_TIME;
+	long limit = 0;
+	struct cli_parse p;
+	struct side A = {0}, B = {0};
+	char pa[4096], pb[4096], err[512];
+	cli_parse_init(&p, &subcmd_diff, argc, argv);
+	while ((k = cli_next(&p)) > 0) {
+		if (k == O_JSON)
+			json = 1;
+		else if (k == O_SORT)
+			order = strcmp(p.arg, "count") ? TDIFF_BY_TIME : TDIFF_BY_COUNT;
+		else if (k == O_LIMIT)
+			limit = (long)p.num;
+	}
+	if (k < 0)
+		return EXIT_USAGE;
+	int nop = argc - p.ind;
+	if (nop == 3) {
+		A.path = B.path = argv[p.ind];
+		A.id_arg = argv[p.ind + 1];
+		B.id_arg = argv[p.ind + 2];
+	} else if (nop == 2 && strchr(argv[p.ind], ':')) {
+		if (split_operand(argv[p.ind], &A, pa, sizeof pa) ||
+		    split_operand(argv[p.ind + 1], &B, pb, sizeof pb))
+			return usage_error(&subcmd_diff, "two traces in two databases are DB1:A "
+							 "DB2:B (e.g. boot.db:1 other.db:2)");
+	} else {
+		return usage_error(&subcmd_diff, "give DB A B, or DB1:A DB2:B");
+	}
+	struct tdiff d = {0};
+	if (open_side(&A) || open_side(&B))
+		goto out;
+	if (trace_diff_load(A.db, A.id, B.db, B.id, &d, err, sizeof err)) {
+		die("diff", "%s", err);
+		goto out;
+	}
+	trace_diff_sort(&d, order);
+	if (json)
+		print_json(&A, &B, &d);
+	else
+		print_text(&A, &B, &d, limit);
+	rc = 0;
+out:
+	trace_diff_release(&d);
+	db_close(A.db);
+	db_close(B.db);
+	return rc;
+}
