@@ -116,6 +116,15 @@ static uint64_t count_delta(const struct tdiff_row *r)
 	return mag((int64_t)r->b.count - (int64_t)r->a.count);
 }
 
+int64_t tdiff_added_ns(const struct tdiff_row *r)
+{
+	int64_t dc = (int64_t)r->b.count - (int64_t)r->a.count;
+	const struct tdiff_side *more = dc >= 0 ? &r->b : &r->a;
+	if (!dc || !more->timed)
+		return 0;
+	return (int64_t)((double)dc * ((double)more->total_ns / (double)more->timed));
+}
+
 /* Largest time difference first; then the larger count difference; then
  * by code, so the order is total. */
 static int cmp_time(const void *x, const void *y)
@@ -137,11 +146,21 @@ static int cmp_count(const void *x, const void *y)
 	return cmp_time(x, y);
 }
 
+static int cmp_added(const void *x, const void *y)
+{
+	uint64_t da = mag(tdiff_added_ns(x)), db = mag(tdiff_added_ns(y));
+	if (da != db)
+		return da < db ? 1 : -1;
+	return cmp_time(x, y);
+}
+
 void trace_diff_sort(struct tdiff *d, enum tdiff_order by)
 {
 	if (d->n > 1)
 		qsort(d->rows, d->n, sizeof d->rows[0],
-		      by == TDIFF_BY_COUNT ? cmp_count : cmp_time);
+		      by == TDIFF_BY_COUNT  ? cmp_count
+		      : by == TDIFF_BY_TIME ? cmp_time
+					    : cmp_added);
 }
 
 int trace_diff_load(sqlite3 *da, int64_t ida, sqlite3 *db, int64_t idb, struct tdiff *out,
@@ -157,7 +176,7 @@ int trace_diff_load(sqlite3 *da, int64_t ida, sqlite3 *db, int64_t idb, struct t
 		trace_diff_release(out);
 		return rc;
 	}
-	trace_diff_sort(out, TDIFF_BY_TIME);
+	trace_diff_sort(out, TDIFF_BY_ADDED);
 	return 0;
 }
 

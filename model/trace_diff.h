@@ -1,6 +1,7 @@
 /* Two traces compared per command code, in the manner of `perf diff`: count,
  * total latency and nearest-rank p50/p95 (the percentile() SQL function) in
- * each, sorted by the difference in total time. The traces may live in one
+ * each, sorted first by the time that commands added or removed account for,
+ * then by the difference in total time. The traces may live in one
  * database or two. Only the clients' commands count: those tpmtrace sent
  * itself (flag 32, a replay's clean-up) are left out, as in command_stats. */
 #ifndef TPMTRACE_TRACE_DIFF_H
@@ -25,7 +26,7 @@ struct tdiff_row {
 };
 
 struct tdiff {
-	struct tdiff_row *rows; /* sorted: largest |b.total - a.total| first */
+	struct tdiff_row *rows; /* sorted (trace_diff_sort), TDIFF_BY_ADDED at load */
 	unsigned n;
 	struct tdiff_side total_a, total_b; /* every command (p50/p95 -1) */
 };
@@ -38,12 +39,18 @@ int trace_diff_load(sqlite3 *da, int64_t ida, sqlite3 *db, int64_t idb, struct t
 void trace_diff_release(struct tdiff *d);
 
 enum tdiff_order {
-	TDIFF_BY_TIME = 0, /* largest |b.total - a.total| first (the default) */
-	TDIFF_BY_COUNT,	   /* largest |b.count - a.count| first */
+	TDIFF_BY_ADDED = 0, /* largest |tdiff_added_ns| first, then by time (the default) */
+	TDIFF_BY_TIME,	    /* largest |b.total - a.total| first */
+	TDIFF_BY_COUNT,	    /* largest |b.count - a.count| first */
 };
 /* Orders the rows (ties: the other key, then the code). */
 void trace_diff_sort(struct tdiff *d, enum tdiff_order by);
 
+/* The part of the time difference that the change in count accounts for:
+ * (b.count - a.count) times the mean latency on the side that has more of
+ * them (0 without latencies). The rest of b - a is the commands both have
+ * becoming slower or faster. */
+int64_t tdiff_added_ns(const struct tdiff_row *r);
 /* b - a of the totals in ns; b / a of the totals (NAN when a is 0). */
 int64_t tdiff_delta_ns(const struct tdiff_row *r);
 double tdiff_ratio(int64_t a, int64_t b);

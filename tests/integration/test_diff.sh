@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # tpmtrace diff: the demo workload (real tpm2-tools through the proxy) against
 # its linux-6.10 replay on a private swtpm. The commands the policy adds come
-# first with --sort count and their count deltas equal what `tpmtrace sql`
-# counts in each trace; every number of --json equals its SQL computation
-# (count, total, nearest-rank p50/p95 by percentile()); the default order is
-# by the difference in total time; one database or two (DB1:A DB2:B); bad
+# first, by default (the time the count change accounts for) also against a
+# replay emulating a slower TPM, and with --sort count; their count deltas
+# equal what `tpmtrace sql` counts in each trace; every number of --json
+# equals its SQL computation (count, total, nearest-rank p50/p95 by
+# percentile()); --sort time orders by the time difference; one database or two (DB1:A DB2:B); bad
 # operands are usage errors and missing traces errors naming them.
 . "$(dirname "$0")/../lib/common.sh"
 need swtpm tpm2_startup sqlite3 python3
@@ -65,15 +66,46 @@ for c in j['commands']:
 for side, tid in (('a', 1), ('b', 2)):
     assert j[side]['commands'] == sum(v[0] for (t, _), v in want.items() if t == tid), side
     assert j[side]['total_ns'] == sum(v[2] for (t, _), v in want.items() if t == tid), side
-# The default order: the absolute time difference never grows down the list.
-d = [abs(c['total_delta_ns']) for c in j['commands']]
+# The default order: the time the count change accounts for (count delta x
+# the mean latency of the side with more) never grows down the list.
+for c in j['commands']:
+    dc = c['count_delta']
+    more = c['b'] if dc >= 0 else c['a']
+    want_added = int(dc * more['total_ns'] / more['timed']) if dc and more['timed'] else 0
+    assert abs(c['added_ns'] - want_added) <= 1, (c['name'], c['added_ns'], want_added)
+d = [abs(c['added_ns']) for c in j['commands']]
 assert d == sorted(d, reverse=True), d
 print('ok', len(j['commands']))
 PY
 expect_eq "--json equals the SQL computation" "$?" 0
 grep -q '^ok' "$T/py.out" || cat "$T/py.out" >&2
 
-# Text and JSON agree on the order (text: the default, by time).
+# The default order, on the demo as tools/demo makes it (200 extends, the
+# linux-6.10 replay on swtpm emulating the SLB9670, whose every command is
+# slower): the per-command prologue linux-6.10 adds comes first, before
+# PCR_Extend (in both traces, slower by more than FlushContext adds) and
+# CreatePrimary (the null key, added once).
+demo=$T/demo200.db
+"$TPMTRACE" record --spawn-swtpm --db "$demo" --name demo -- "$TPMTRACE_SRC/tools/demo-workload" 200 >/dev/null 2>"$T/rec2.err"
+expect_eq "the demo workload (200 extends) recorded" "$?" 0
+"$TPMTRACE" replay "$demo" --trace 1 --policy linux-6.10 --emulate slb9670-linux-integrity --emulate-seed 1 \
+	>/dev/null 2>"$T/rep2.err"
+expect_eq "its linux-6.10 replay emulating the SLB9670" "$?" 0
+"$TPMTRACE" diff "$demo" 1 2 >"$T/emu.txt" 2>"$T/e"
+first3=$(awk 'f && NF { print $1 } /^command / { f = 1 }' "$T/emu.txt" | head -3 | tr '\n' ' ')
+expect_eq "default order: the prologue linux-6.10 adds, costliest first" "$first3" "StartAuthSession ContextLoad FlushContext "
+for c in StartAuthSession ContextLoad FlushContext; do
+	want=$(($("$TPMTRACE" sql "$demo" --no-header "SELECT count(*) FROM command WHERE trace_id=2 AND flags & 32 = 0 AND tpm_cc_name(cc)='$c'") -
+		$("$TPMTRACE" sql "$demo" --no-header "SELECT count(*) FROM command WHERE trace_id=1 AND flags & 32 = 0 AND tpm_cc_name(cc)='$c'")))
+	got=$(awk -v c=$c '$1 == c { print $4 }' "$T/emu.txt")
+	expect_eq "demo: $c count delta equals SQL's" "$got" "+$want"
+done
+"$TPMTRACE" diff "$demo" 1 2 --sort time --json >"$T/time.json" 2>"$T/e"
+expect_eq "diff --sort time" "$?" 0
+bytime() { python3 -c 'import json,sys; d = [abs(c["total_delta_ns"]) for c in json.load(open(sys.argv[1]))["commands"]]; exit(d != sorted(d, reverse=True))' "$1"; }
+check "--sort time: the time difference never grows down the list" bytime "$T/time.json"
+
+# Text and JSON agree on the order (the default).
 text_order=$("$TPMTRACE" diff "$db" 1 2 | awk 'f && NF { print $1 } /^command / { f = 1 }' | tr '\n' ' ')
 json_order=$(python3 -c 'import json,sys; print(" ".join(c["name"] for c in json.load(open(sys.argv[1]))["commands"]) + " ")' "$T/d.json")
 expect_eq "text in the JSON's order" "$text_order" "$json_order"

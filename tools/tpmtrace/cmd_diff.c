@@ -16,10 +16,12 @@ static const struct cli_opt opts[] = {
     {"limit", O_LIMIT, "N", CLI_NUM, "print the first N command codes only (text)", NULL, 1,
      1000000},
     {"sort", O_SORT, "KEY", CLI_CHOICE,
-     "time (default): largest difference in total time\n"
-     "first; count: largest difference in the number of\n"
-     "commands first (what a policy adds or removes)",
-     "time count"},
+     "added (default): largest time that commands added\n"
+     "or removed account for first (count difference x\n"
+     "mean latency), then by time; time: largest\n"
+     "difference in total time first; count: largest\n"
+     "difference in the number of commands first",
+     "added time count"},
     {"json", O_JSON, NULL, 0,
      "one JSON object {\"version\":1,\"a\":{...},\"b\":{...},\n"
      "\"commands\":[...]} with latencies in ns"},
@@ -36,14 +38,17 @@ const struct subcommand subcmd_diff = {
     "Compares trace B with trace A per command code, in the manner of perf diff:\n"
     "the count, total latency, p50 and p95 (nearest rank, as the command_stats view\n"
     "and the percentile() SQL function) in each, the differences B - A and the\n"
-    "ratios B / A, sorted by the difference in total time, largest first. A and B\n"
-    "are trace ids (or latest, latest-replay) in one DB, or DB1:A and DB2:B for\n"
-    "traces in two databases. It is how a recorded boot is compared with its replay\n"
+    "ratios B / A. Rows come sorted by the time that the commands added or removed\n"
+    "account for (the count difference times the mean latency), then by the\n"
+    "difference in total time, largest first: what a policy adds (StartAuthSession,\n"
+    "ContextLoad, FlushContext under linux-6.10) comes before the commands that\n"
+    "both traces have and that got slower on another TPM. A and B are trace ids\n"
+    "(or latest, latest-replay) in one DB, or DB1:A and DB2:B for traces in two\n"
+    "databases. It is how a recorded boot is compared with its replay\n"
     "under another policy, or two kernels' boots. The commands tpmtrace sent itself\n"
     "(a replay's clean-up, flag 32) are left out; counts include commands without a\n"
-    "latency (imported logs), times only those with one. --sort count puts first\n"
-    "what a policy adds (StartAuthSession, ContextLoad, FlushContext under\n"
-    "linux-6.10), whatever each command cost on the TPMs compared.\n",
+    "latency (imported logs), times only those with one. --sort time orders by\n"
+    "the difference in total time alone, --sort count by the count difference.\n",
     NULL,
     "tpmtrace diff boot.db 1 3\n"
     "tpmtrace diff boot.db 1 3 --sort count --limit 5\n"
@@ -125,8 +130,9 @@ static void print_json(const struct side *A, const struct side *B, const struct 
 		json_side(&r->a);
 		printf(",\"b\":");
 		json_side(&r->b);
-		printf(",\"count_delta\":%lld,\"total_delta_ns\":%lld",
-		       (long long)r->b.count - (long long)r->a.count, (long long)tdiff_delta_ns(r));
+		printf(",\"count_delta\":%lld,\"total_delta_ns\":%lld,\"added_ns\":%lld",
+		       (long long)r->b.count - (long long)r->a.count, (long long)tdiff_delta_ns(r),
+		       (long long)tdiff_added_ns(r));
 		json_ratio("count_ratio", (int64_t)r->a.count, (int64_t)r->b.count);
 		json_ratio("total_ratio", r->a.total_ns, r->b.total_ns);
 		json_ratio("p50_ratio", r->a.p50_ns, r->b.p50_ns);
@@ -195,7 +201,7 @@ static void print_text(const struct side *A, const struct side *B, const struct 
 static int run(int argc, char **argv)
 {
 	int json = 0, k, rc = 1;
-	enum tdiff_order order = TDIFF_BY_TIME;
+	enum tdiff_order order = TDIFF_BY_ADDED;
 	long limit = 0;
 	struct cli_parse p;
 	struct side A = {0}, B = {0};
@@ -205,7 +211,9 @@ static int run(int argc, char **argv)
 		if (k == O_JSON)
 			json = 1;
 		else if (k == O_SORT)
-			order = strcmp(p.arg, "count") ? TDIFF_BY_TIME : TDIFF_BY_COUNT;
+			order = !strcmp(p.arg, "count")	 ? TDIFF_BY_COUNT
+				: !strcmp(p.arg, "time") ? TDIFF_BY_TIME
+							 : TDIFF_BY_ADDED;
 		else if (k == O_LIMIT)
 			limit = (long)p.num;
 	}
