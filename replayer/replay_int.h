@@ -258,7 +258,6 @@ void capture(struct rp *x, const uint32_t *hs, const uint8_t *pp, size_t pl, str
 	     unsigned na, const uint8_t *sent, size_t sent_len);
 
 /* replay_step.c: a source command sent again, and the policy's kernel steps */
-int replay_original(struct rp *x, const struct pol_out *po);
 int emit(void *ctx, const struct pol_out *o);
 
 /* replay_clean.c: leaving an external target as it was */

@@ -59,65 +59,32 @@ static int on_own_entity(struct rp *x, const struct tpm_cmd *c)
 	return 0;
 }
 
-int replay_original(struct rp *x, const struct pol_out *po)
-{
-	struct src_cmd *sc = x->cur;
-	const struct tpm_cmd *c = &sc->c;
-	const struct tpm_cc_info *ci = c->info;
-	uint32_t hs[3] = {0};
+/* What replay_original works on for one source command: the target's
+ * handles, Names, the parameters (as sent, and as the response returned
+ * them), and the authorization area. */
+struct orig {
+	struct src_cmd *sc;
+	const struct tpm_cmd *c;
+	uint32_t hs[3];
 	struct tpm_name names[3];
-	uint8_t params[TPM_MAX_MESSAGE], *pp = NULL;
-	size_t plen, pl = 0;
+	uint8_t params[TPM_MAX_MESSAGE], *pp;
+	size_t plen, pl;
 	struct authent a[TPM_MAX_SESSIONS];
-	unsigned na = 0;
-	int rc, need_names = 0;
+	unsigned na;
+	int need_names;
 	uint8_t sent[TPM_MAX_MESSAGE];
-	size_t sent_len = 0;
+	size_t sent_len;
+	struct replay_auth after;
+};
 
-	memset(a, 0, sizeof a);
-	if (!x->spawned && !x->o->allow_destructive && replay_is_destructive(c->cc) &&
-	    !on_own_entity(x, c)) {
-		note(x, REPLAY_REFUSED, c->cc,
-		     "%s is destructive and the target is not the spawned swtpm "
-		     "(--allow-destructive)",
-		     tpm_cc_name(c->cc));
-		return 0;
-	}
-	if (c->malformed) {
-		/* The TPM got these bytes when recording and answered: send them
-		 * again as they are. */
-		rc = xfer(x, sc->cmd, sc->len);
-		goto compare;
-	}
-	if (c->cc == TPM_CC_StartAuthSession)
-		return start_session(x);
-	if (c->cc == TPM_CC_ContextLoad)
-		return context_load(x);
-	for (unsigned i = 0; i < c->n_handles; i++) {
-		if (map_handle(x, c->handles[i], &hs[i])) {
-			note(x, REPLAY_REFUSED, c->cc,
-			     "%s: handle 0x%08x was not created in this replay (made before the "
-			     "trace "
-			     "started, or by a command that was refused or failed)",
-			     tpm_cc_name(c->cc), c->handles[i]);
-			return 0;
-		}
-	}
-	plen = c->param_size;
-	memcpy(params, sc->cmd + c->param_off, plen);
-	if (c->cc == TPM_CC_FlushContext && plen == 4) {
-		uint32_t h;
-		if (map_handle(x, wire_get_u32(params), &h)) {
-			note(x, REPLAY_REFUSED, c->cc,
-			     "FlushContext of 0x%08x, made before the trace started",
-			     wire_get_u32(params));
-			return 0;
-		}
-		wire_put_u32(params, h);
-	}
-	if (unredact(x, params, &plen, sizeof params))
-		return 0;
-	if (c->cc == TPM_CC_Load && plen >= 2 && wire_get_u16(params) + 2u <= plen) {
+/* Load: the recorded private blob (and public area) replaced by the ones the
+ * target made for it. Returns 0 or a fatal -errno. */
+static int orig_load_blob(struct rp *x, struct orig *o)
+{
+	struct src_cmd *sc = o->sc;
+	uint8_t *params = o->params;
+	size_t plen = o->plen;
+	if (plen >= 2 && wire_get_u16(params) + 2u <= plen) {
 		size_t pvl = wire_get_u16(params) + 2u;
 		struct privmap *m = priv_find(x, params, pvl);
 		sc->load_priv = m ? m - x->priv : -1;
@@ -136,20 +103,63 @@ int replay_original(struct rp *x, const struct pol_out *po)
 			memcpy(np, m->priv, m->privlen);
 			memcpy(np + m->privlen, pub, publ);
 			memcpy(params, np, nl);
-			plen = nl;
+			o->plen = nl;
 		}
 	}
+	return 0;
+}
+
+/* The handles mapped to the target's and the parameters made ready to send.
+ * Returns 1 when the command is not sent (*rc: replay_original's result),
+ * 0 to go on. */
+static int orig_params(struct rp *x, struct orig *o, int *rc)
+{
+	struct src_cmd *sc = o->sc;
+	const struct tpm_cmd *c = o->c;
+	*rc = 0;
+	for (unsigned i = 0; i < c->n_handles; i++) {
+		if (map_handle(x, c->handles[i], &o->hs[i])) {
+			note(x, REPLAY_REFUSED, c->cc,
+			     "%s: handle 0x%08x was not created in this replay (made before the "
+			     "trace "
+			     "started, or by a command that was refused or failed)",
+			     tpm_cc_name(c->cc), c->handles[i]);
+			return 1;
+		}
+	}
+	o->plen = c->param_size;
+	memcpy(o->params, sc->cmd + c->param_off, o->plen);
+	if (c->cc == TPM_CC_FlushContext && o->plen == 4) {
+		uint32_t h;
+		if (map_handle(x, wire_get_u32(o->params), &h)) {
+			note(x, REPLAY_REFUSED, c->cc,
+			     "FlushContext of 0x%08x, made before the trace started",
+			     wire_get_u32(o->params));
+			return 1;
+		}
+		wire_put_u32(o->params, h);
+	}
+	if (unredact(x, o->params, &o->plen, sizeof o->params))
+		return 1;
+	if (c->cc == TPM_CC_Load && (*rc = orig_load_blob(x, o)))
+		return 1;
 	/* A parameter that was sent encrypted under a recorded session's key
 	 * cannot be recovered: that key is gone. */
 	for (unsigned i = 0; i < c->n_sessions; i++)
-		if ((c->sess[i].attrs & TPMA_SESSION_DECRYPT) && plen >= 2 &&
-		    wire_get_u16(params)) {
+		if ((c->sess[i].attrs & TPMA_SESSION_DECRYPT) && o->plen >= 2 &&
+		    wire_get_u16(o->params)) {
 			note(x, REPLAY_REFUSED, c->cc,
 			     "%s: first parameter was encrypted under a recorded session key",
 			     tpm_cc_name(c->cc));
-			return 0;
+			return 1;
 		}
+	return 0;
+}
 
+/* How the command is authorised on the target: as recorded, with a password,
+ * or in the kernel's session (the policy's mode). */
+static int orig_plan(struct rp *x, const struct tpm_cmd *c, const struct pol_out *po)
+{
 	int plan = PLAN_RECORDED;
 	if (policy_auth_kept(c->auth_kind))
 		plan = PLAN_RECORDED; /* as the expansion did (policy_auth_kept) */
@@ -159,20 +169,78 @@ int replay_original(struct rp *x, const struct pol_out *po)
 		plan = po->auth_kind == TPM_AUTH_PASSWORD ? PLAN_PASSWORD
 		       : po->auth_kind >= TPM_AUTH_HMAC	  ? PLAN_KERNEL
 							  : PLAN_RECORDED;
+	return plan;
+}
+
+/* PLAN_RECORDED: the authorization area the recording shows, with the
+ * trace's own sessions as re-created on the target. Returns 1 when the
+ * command is not sent, 0 to go on. */
+static int orig_auth_recorded(struct rp *x, struct orig *o, unsigned n_auth, const uint8_t **av,
+			      const size_t *avl)
+{
+	const struct tpm_cmd *c = o->c;
+	struct authent *a = o->a;
+	for (unsigned i = 0; i < c->n_sessions; i++) {
+		const struct tpm_session *s = &c->sess[i];
+		if (s->handle == TPM_RS_PW) {
+			a[o->na].pw = i < n_auth ? av[i] : NULL;
+			a[o->na].attrs = s->attrs;
+			a[o->na++].pw_len = i < n_auth ? avl[i] : 0;
+			continue;
+		}
+		struct rsess *rs = sess_find(x, s->handle);
+		if (!rs) {
+			note(x, REPLAY_REFUSED, c->cc,
+			     "%s: session 0x%08x was started before the trace (or refused)",
+			     tpm_cc_name(c->cc), s->handle);
+			return 1;
+		}
+		a[o->na].is_sess = 1;
+		a[o->na].s = &rs->s;
+		a[o->na].rs = rs;
+		a[o->na].attrs = s->attrs;
+		o->need_names = 1;
+		if (i < n_auth) {
+			int use_auth = 1;
+			if (rs->type != TPM_SE_HMAC) {
+				use_auth = rs->pol_authvalue;
+				if (rs->pol_password) {
+					a[o->na].pw_in_hmac = 1;
+					a[o->na].pw = av[i];
+					a[o->na].pw_len = avl[i];
+				}
+			}
+			a[o->na].key_auth = use_auth ? av[i] : NULL;
+			a[o->na].key_auth_len = use_auth ? avl[i] : 0;
+			a[o->na].inc_auth = use_auth;
+		}
+		o->na++;
+	}
+	return 0;
+}
+
+/* The authorization area after the plan. Returns 1 when the command is not
+ * sent (*rc: replay_original's result), 0 to go on. */
+static int orig_auth(struct rp *x, struct orig *o, int plan, const struct pol_out *po, int *rc)
+{
+	const struct tpm_cmd *c = o->c;
+	const struct tpm_cc_info *ci = c->info;
+	struct authent *a = o->a;
 	unsigned n_auth = ci ? ci->auth_handles : 0;
 	const uint8_t *av[TPM_MAX_SESSIONS];
 	size_t avl[TPM_MAX_SESSIONS];
+	*rc = 0;
 	for (unsigned i = 0; i < TPM_MAX_SESSIONS; i++)
 		auth_value(x, i, &av[i], &avl[i]);
 	if (plan == PLAN_PASSWORD) {
 		for (unsigned i = 0; po->auth_kind != TPM_AUTH_NONE && i < n_auth && i < 3; i++) {
-			a[na].pw = av[i];
-			a[na].attrs = po->sess_attrs;
-			a[na++].pw_len = avl[i];
+			a[o->na].pw = av[i];
+			a[o->na].attrs = po->sess_attrs;
+			a[o->na++].pw_len = avl[i];
 		}
 	} else if (plan == PLAN_KERNEL) {
-		if (!x->ks_live && (rc = kernel_resume(x)))
-			return rc;
+		if (!x->ks_live && (*rc = kernel_resume(x)))
+			return 1;
 		a[0].is_sess = 1;
 		a[0].s = &x->ks;
 		a[0].attrs = po->sess_attrs;
@@ -181,79 +249,61 @@ int replay_original(struct rp *x, const struct pol_out *po)
 			a[0].key_auth_len = avl[0];
 			a[0].inc_auth = 1;
 		}
-		na = 1;
-		need_names = 1;
-	} else {
-		for (unsigned i = 0; i < c->n_sessions; i++) {
-			const struct tpm_session *s = &c->sess[i];
-			if (s->handle == TPM_RS_PW) {
-				a[na].pw = i < n_auth ? av[i] : NULL;
-				a[na].attrs = s->attrs;
-				a[na++].pw_len = i < n_auth ? avl[i] : 0;
-				continue;
-			}
-			struct rsess *rs = sess_find(x, s->handle);
-			if (!rs) {
-				note(x, REPLAY_REFUSED, c->cc,
-				     "%s: session 0x%08x was started before the trace (or refused)",
-				     tpm_cc_name(c->cc), s->handle);
-				return 0;
-			}
-			a[na].is_sess = 1;
-			a[na].s = &rs->s;
-			a[na].rs = rs;
-			a[na].attrs = s->attrs;
-			need_names = 1;
-			if (i < n_auth) {
-				int use_auth = 1;
-				if (rs->type != TPM_SE_HMAC) {
-					use_auth = rs->pol_authvalue;
-					if (rs->pol_password) {
-						a[na].pw_in_hmac = 1;
-						a[na].pw = av[i];
-						a[na].pw_len = avl[i];
-					}
-				}
-				a[na].key_auth = use_auth ? av[i] : NULL;
-				a[na].key_auth_len = use_auth ? avl[i] : 0;
-				a[na].inc_auth = use_auth;
-			}
-			na++;
+		o->na = 1;
+		o->need_names = 1;
+	} else
+		return orig_auth_recorded(x, o, n_auth, av, avl);
+	return 0;
+}
+
+/* The Names of the handles, for the sessions' HMACs. Returns 1 when the
+ * command is not sent (*rc: replay_original's result), 0 to go on. */
+static int orig_names(struct rp *x, struct orig *o, int *rc)
+{
+	const struct tpm_cmd *c = o->c;
+	struct authent *a = o->a;
+	for (unsigned i = 0; i < c->n_handles; i++) {
+		*rc = name_of(x, c->handles[i], o->hs[i], &o->names[i]);
+		if (*rc == -ENOENT) {
+			note(x, REPLAY_REFUSED, c->cc, "%s: the Name of 0x%08x is unknown",
+			     tpm_cc_name(c->cc), c->handles[i]);
+			*rc = 0;
+			return 1;
 		}
+		if (*rc)
+			return 1;
 	}
-	if (need_names) {
-		for (unsigned i = 0; i < c->n_handles; i++) {
-			rc = name_of(x, c->handles[i], hs[i], &names[i]);
-			if (rc == -ENOENT) {
-				note(x, REPLAY_REFUSED, c->cc, "%s: the Name of 0x%08x is unknown",
-				     tpm_cc_name(c->cc), c->handles[i]);
-				return 0;
-			}
-			if (rc)
-				return rc;
+	/* Part 1 19.6.5: a session bound to the entity it authorizes
+	 * leaves the authValue out of the HMAC key. */
+	for (unsigned i = 0; i < o->na && i < c->n_handles; i++)
+		if (a[i].rs && a[i].rs->bound && a[i].rs->type == TPM_SE_HMAC &&
+		    a[i].rs->bind_name.size == o->names[i].size &&
+		    !memcmp(a[i].rs->bind_name.b, o->names[i].b, o->names[i].size)) {
+			a[i].key_auth = NULL;
+			a[i].key_auth_len = 0;
+			a[i].inc_auth = 0;
 		}
-		/* Part 1 19.6.5: a session bound to the entity it authorizes
-		 * leaves the authValue out of the HMAC key. */
-		for (unsigned i = 0; i < na && i < c->n_handles; i++)
-			if (a[i].rs && a[i].rs->bound && a[i].rs->type == TPM_SE_HMAC &&
-			    a[i].rs->bind_name.size == names[i].size &&
-			    !memcmp(a[i].rs->bind_name.b, names[i].b, names[i].size)) {
-				a[i].key_auth = NULL;
-				a[i].key_auth_len = 0;
-				a[i].inc_auth = 0;
-			}
-	}
+	return 0;
+}
+
+/* The command sent with its authorization area, and what a success made
+ * taken note of (capture). *rc: the TPM's response code or a -errno.
+ * Returns 1 when replay_original is done (*rc: its result), 0 to compare. */
+static int orig_send(struct rp *x, struct orig *o, int plan, int *rc)
+{
+	struct src_cmd *sc = o->sc;
+	const struct tpm_cmd *c = o->c;
 	/* Keep the second parameter as sent (Load's inPublic) before the first
 	 * may be encrypted in place. */
-	sent_len = plen;
-	memcpy(sent, params, plen);
-	struct replay_auth after;
-	if (na && auth_after(c->cc, params, plen, &after))
-		a[0].auth_after = &after;
-	rc = send_auth(x, c->cc, hs, c->n_handles, names, a, na, params, plen, &pp, &pl);
-	if (rc < 0)
-		return rc;
-	if (rc > 0 && plan == PLAN_KERNEL && x->ks_live && sc->has_rc && !sc->rc) {
+	o->sent_len = o->plen;
+	memcpy(o->sent, o->params, o->plen);
+	if (o->na && auth_after(c->cc, o->params, o->plen, &o->after))
+		o->a[0].auth_after = &o->after;
+	*rc = send_auth(x, c->cc, o->hs, c->n_handles, o->names, o->a, o->na, o->params, o->plen,
+			&o->pp, &o->pl);
+	if (*rc < 0)
+		return 1;
+	if (*rc > 0 && plan == PLAN_KERNEL && x->ks_live && sc->has_rc && !sc->rc) {
 		/* The kernel flushes its session when a command fails; the
 		 * expansion, which follows the recording, did not expect this
 		 * failure. */
@@ -262,12 +312,49 @@ int replay_original(struct rp *x, const struct pol_out *po)
 		     "%s failed where the recording succeeded: the kernel session was flushed",
 		     tpm_cc_name(c->cc));
 		int e = emit(x, &end);
-		if (e)
-			return e;
+		if (e) {
+			*rc = e;
+			return 1;
+		}
 	}
-	if (rc == 0)
-		capture(x, hs, pp, pl, a, na, sent, sent_len);
-compare:
+	if (*rc == 0)
+		capture(x, o->hs, o->pp, o->pl, o->a, o->na, o->sent, o->sent_len);
+	return 0;
+}
+
+/* The recording shows the command answered with a retry-class warning and
+ * resubmitted, the target here answered at once: the resubmission is not
+ * sent again, and what this answer made is kept for it (struct rp). */
+static void orig_arm_resub(struct rp *x, const struct orig *o, int rc)
+{
+	struct src_cmd *sc = o->sc;
+	x->resub_armed = 1;
+	x->resub_seq = sc->seq;
+	x->resub_len = sc->len;
+	memcpy(x->resub, sc->cmd, sc->len);
+	x->resub_outcome = x->cur_outcome;
+	snprintf(x->resub_reason, sizeof x->resub_reason, "%s", x->cur_reason);
+	x->resub_ok = rc == 0 && !o->c->malformed && x->t.rsp_len <= sizeof x->resub_rsp &&
+		      o->pl <= sizeof x->resub_pp && o->sent_len <= sizeof x->resub_sent;
+	if (x->resub_ok) {
+		memcpy(x->resub_hs, o->hs, sizeof x->resub_hs);
+		x->resub_load_priv = sc->load_priv;
+		x->resub_rsp_len = x->t.rsp_len;
+		memcpy(x->resub_rsp, x->t.rsp, x->t.rsp_len);
+		x->resub_pl = o->pl;
+		if (o->pl)
+			memcpy(x->resub_pp, o->pp, o->pl);
+		x->resub_sent_len = o->sent_len;
+		memcpy(x->resub_sent, o->sent, o->sent_len);
+	}
+}
+
+/* The target's answer compared with the recording's. Returns 0 or the
+ * fatal -errno. */
+static int orig_compare(struct rp *x, const struct orig *o, int rc)
+{
+	struct src_cmd *sc = o->sc;
+	const struct tpm_cmd *c = o->c;
 	if (rc < 0)
 		return rc;
 	if (c->cc == TPM_CC_Startup && (!rc || (uint32_t)rc == TPM_RC_INITIALIZE) && !x->started) {
@@ -284,27 +371,8 @@ compare:
 		return 0;
 	}
 	if (sc->has_rc && tpmconn_rc_is_retry(sc->rc) && !tpmconn_rc_is_retry((uint32_t)rc) &&
-	    sc->len <= sizeof x->resub) {
-		x->resub_armed = 1;
-		x->resub_seq = sc->seq;
-		x->resub_len = sc->len;
-		memcpy(x->resub, sc->cmd, sc->len);
-		x->resub_outcome = x->cur_outcome;
-		snprintf(x->resub_reason, sizeof x->resub_reason, "%s", x->cur_reason);
-		x->resub_ok = rc == 0 && !c->malformed && x->t.rsp_len <= sizeof x->resub_rsp &&
-			      pl <= sizeof x->resub_pp && sent_len <= sizeof x->resub_sent;
-		if (x->resub_ok) {
-			memcpy(x->resub_hs, hs, sizeof x->resub_hs);
-			x->resub_load_priv = sc->load_priv;
-			x->resub_rsp_len = x->t.rsp_len;
-			memcpy(x->resub_rsp, x->t.rsp, x->t.rsp_len);
-			x->resub_pl = pl;
-			if (pl)
-				memcpy(x->resub_pp, pp, pl);
-			x->resub_sent_len = sent_len;
-			memcpy(x->resub_sent, sent, sent_len);
-		}
-	}
+	    sc->len <= sizeof x->resub)
+		orig_arm_resub(x, o, rc);
 	if (!sc->has_rc || (uint32_t)rc != sc->rc) {
 		struct replay_cc_stat *st = cc_stat(x->res, c->cc);
 		if (st)
@@ -316,6 +384,47 @@ compare:
 		}
 	}
 	return 0;
+}
+
+/* A source command sent again to the target (the policy's ORIGINAL step):
+ * refused when it cannot be, its handles and parameters mapped, authorised
+ * after the plan, sent, and its answer compared with the recording's. */
+static int replay_original(struct rp *x, const struct pol_out *po)
+{
+	struct orig o;
+	int rc;
+
+	memset(&o, 0, sizeof o);
+	o.sc = x->cur;
+	o.c = &o.sc->c;
+	const struct tpm_cmd *c = o.c;
+	if (!x->spawned && !x->o->allow_destructive && replay_is_destructive(c->cc) &&
+	    !on_own_entity(x, c)) {
+		note(x, REPLAY_REFUSED, c->cc,
+		     "%s is destructive and the target is not the spawned swtpm "
+		     "(--allow-destructive)",
+		     tpm_cc_name(c->cc));
+		return 0;
+	}
+	if (c->malformed) {
+		/* The TPM got these bytes when recording and answered: send them
+		 * again as they are. */
+		return orig_compare(x, &o, xfer(x, o.sc->cmd, o.sc->len));
+	}
+	if (c->cc == TPM_CC_StartAuthSession)
+		return start_session(x);
+	if (c->cc == TPM_CC_ContextLoad)
+		return context_load(x);
+	if (orig_params(x, &o, &rc))
+		return rc;
+	int plan = orig_plan(x, c, po);
+	if (orig_auth(x, &o, plan, po, &rc))
+		return rc;
+	if (o.need_names && orig_names(x, &o, &rc))
+		return rc;
+	if (orig_send(x, &o, plan, &rc))
+		return rc;
+	return orig_compare(x, &o, rc);
 }
 
 /* ---- policy steps ------------------------------------------------------ */
