@@ -605,59 +605,62 @@ static int trace_starts_itself(sqlite3 *db, int64_t id)
 	return r;
 }
 
-int replay_run(const struct replay_opts *o, struct replay_result *res)
+/* The run's set-up before a target is touched: the policy, the source
+ * checked, its clients, the profile emulated (a bad one leaves the database
+ * as it was). Returns 0, or an error with res->err set. */
+static int run_prepare(struct rp *x, sqlite3 **db)
 {
-	struct rp *x = calloc(1, sizeof *x);
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL, *ev = NULL;
+	const struct replay_opts *o = x->o;
+	struct replay_result *res = x->res;
 	char err[512];
-	int rc, streamed_all = 0;
-	uint64_t t_start = mono_ns();
-
-	memset(res, 0, sizeof *res);
-	res->status = "incomplete";
-	if (!x) {
-		snprintf(res->err, sizeof res->err, "out of memory");
-		return -ENOMEM;
-	}
-	x->o = o;
-	x->res = res;
-	res->source_id = o->trace_id;
+	int rc;
 	if ((rc = policy_parse(o->policy ? o->policy : "as-recorded", &x->pol, err, sizeof err))) {
 		snprintf(res->err, sizeof res->err, "--policy: %.480s", err);
-		goto out;
+		return rc;
 	}
 	snprintf(res->policy, sizeof res->policy, "%s", x->pol.name);
-	if ((rc = db_open(o->db_path, DB_WRITE, &db, err, sizeof err))) {
+	if ((rc = db_open(o->db_path, DB_WRITE, db, err, sizeof err))) {
 		snprintf(res->err, sizeof res->err, "%s", err);
-		goto out;
+		return rc;
 	}
-	if ((rc = source_check(x, db)))
-		goto out;
-	if ((rc = trace_origins_load(db, res->source_id, &x->origin))) {
+	if ((rc = source_check(x, *db)))
+		return rc;
+	if ((rc = trace_origins_load(*db, res->source_id, &x->origin))) {
 		snprintf(res->err, sizeof res->err, "%s: reading the clients of trace %lld: %s",
-			 o->db_path, (long long)res->source_id, sqlite3_errmsg(db));
-		goto out;
+			 o->db_path, (long long)res->source_id, sqlite3_errmsg(*db));
+		return rc;
 	}
-	if ((rc = rm_spaces_init(x, db))) {
-		snprintf(res->err, sizeof res->err, "%s: %s", o->db_path, sqlite3_errmsg(db));
-		goto out;
+	if ((rc = rm_spaces_init(x, *db))) {
+		snprintf(res->err, sizeof res->err, "%s: %s", o->db_path, sqlite3_errmsg(*db));
+		return rc;
 	}
 	if (o->emulate) {
 		/* Before anything is started or stored: a bad profile leaves the
 		 * database as it was. */
-		if ((rc = emulate_init(&x->em, db, o->emulate, o->emulate_seed, err, sizeof err))) {
+		if ((rc =
+			 emulate_init(&x->em, *db, o->emulate, o->emulate_seed, err, sizeof err))) {
 			snprintf(res->err, sizeof res->err, "--emulate: %.490s", err);
-			goto out;
+			return rc;
 		}
 		x->have_em = 1;
 		snprintf(res->emulated, sizeof res->emulated, "%s", x->em.prof.name);
 		res->emulate_seed = o->emulate_seed;
 	}
+	return 0;
+}
+
+/* The target: a private swtpm spawned, or the one named, opened (and what it
+ * holds listed, for the cleanup). Returns 0, or an error with res->err set. */
+static int run_connect(struct rp *x)
+{
+	const struct replay_opts *o = x->o;
+	struct replay_result *res = x->res;
+	char err[512];
+	int rc;
 	if (!o->target) {
 		if ((rc = swtpm_spawn(&x->sw, NULL, SWTPM_SOCKETS, err, sizeof err))) {
 			snprintf(res->err, sizeof res->err, "%s", err);
-			goto out;
+			return rc;
 		}
 		x->spawned = 1;
 		snprintf(res->target, sizeof res->target, "swtpm (spawned)");
@@ -667,15 +670,27 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 	if ((rc = tpmconn_open(&x->t, x->spawned ? x->sw.tcti : o->target))) {
 		snprintf(res->err, sizeof res->err, "cannot open the target '%s' (TCTI error 0x%x)",
 			 x->spawned ? x->sw.tcti : o->target, x->t.tss_rc);
-		goto out;
+		return rc;
 	}
 	x->t.max_retries = REPLAY_MAX_RETRIES;
 	if (!x->spawned)
 		snapshot(x);
 	if ((rc = sess_crypto_init(&x->cr))) {
 		snprintf(res->err, sizeof res->err, "OpenSSL set-up failed");
-		goto out;
+		return rc;
 	}
+	return 0;
+}
+
+/* The run's own trace begun (*id), its writer started, every exchange with
+ * the target stored from here on, the policy's expansion set up. Returns 0,
+ * or an error with res->err set. */
+static int run_begin(struct rp *x, sqlite3 *db, int64_t *id)
+{
+	const struct replay_opts *o = x->o;
+	struct replay_result *res = x->res;
+	char err[512];
+	int rc;
 	char name[64];
 	snprintf(name, sizeof name, "replay of %lld", (long long)res->source_id);
 	struct trace_info ti = {.name = name,
@@ -685,22 +700,21 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 				.policy = x->pol.name,
 				.parent_id = res->source_id,
 				.emulated = x->have_em ? x->em.prof.name : NULL};
-	int64_t id = db_trace_begin(db, &ti);
-	if (id < 0) {
+	*id = db_trace_begin(db, &ti);
+	if (*id < 0) {
 		snprintf(res->err, sizeof res->err, "%s: cannot add a trace: %s", o->db_path,
 			 sqlite3_errmsg(db));
-		rc = -EIO;
-		goto out;
+		return -EIO;
 	}
-	res->trace_id = id;
+	res->trace_id = *id;
 	/* The writer blocks instead of dropping, and yields the CPUs to
 	 * this thread and a local swtpm (writer.h). */
 	struct writer_cfg wc = {
-	    .path = o->db_path, .trace_id = id, .block_when_full = 1, .nice = 10};
+	    .path = o->db_path, .trace_id = *id, .block_when_full = 1, .nice = 10};
 	if ((rc = writer_start(&x->w, &wc, err, sizeof err))) {
 		snprintf(res->err, sizeof res->err, "%s", err);
-		db_trace_end(db, id, 0, 0, 0, "incomplete");
-		goto out;
+		db_trace_end(db, *id, 0, 0, 0, "incomplete");
+		return rc;
 	}
 	recorder_init(&x->rec, x->w, NULL, PAYLOADS_REDACTED);
 	x->t.on_xfer = on_xfer;
@@ -715,7 +729,16 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 		 x->pol.name, res->target);
 	writer_event(x->w, mono_ns(), "replay-start", err, 0);
 	policy_expand_init(&x->ps, &x->pol, emit, x);
+	return 0;
+}
 
+/* The source's commands and events in seq order, through the policy. */
+static void run_stream(struct rp *x, sqlite3 *db)
+{
+	const struct replay_opts *o = x->o;
+	struct replay_result *res = x->res;
+	sqlite3_stmt *st = NULL, *ev = NULL;
+	int rc, streamed_all = 0;
 	/* Commands and events share one sequence: two cursors in seq order
 	 * (each on its (trace_id, seq) index), merged here. A UNION ordered by
 	 * seq would sort the whole trace, blobs included, before the first row. */
@@ -769,9 +792,17 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 	}
 	src_stats_finish(x, db, streamed_all);
 	sqlite3_finalize(ev);
-	ev = NULL;
 	sqlite3_finalize(st);
-	st = NULL;
+}
+
+/* The end of the run: the PCRs read, the target cleaned, the fidelity
+ * stored with the run's trace and the writer stopped. Returns 0 or the
+ * run's fatal error. */
+static int run_finish(struct rp *x, int64_t id)
+{
+	const struct replay_opts *o = x->o;
+	struct replay_result *res = x->res;
+	int rc;
 	if (!x->fatal && read_pcrs(x))
 		fail(x, -EIO, "the target stopped answering while reading the PCRs");
 	cleanup_target(x);
@@ -798,7 +829,14 @@ int replay_run(const struct replay_opts *o, struct replay_result *res)
 	rc = x->fatal;
 	if (!rc)
 		res->status = "complete";
-out:
+	return rc;
+}
+
+/* Whatever the run holds released (the emulator's figures kept in res), x
+ * freed. */
+static void run_release(struct rp *x, sqlite3 *db, uint64_t t_start)
+{
+	struct replay_result *res = x->res;
 	res->wall_ns = mono_ns() - t_start;
 	res->retries = x->t.retries;
 	if (x->have_em) {
@@ -810,8 +848,6 @@ out:
 		res->emu_debt_ns = x->em.debt_ns;
 		emulate_release(&x->em);
 	}
-	sqlite3_finalize(st);
-	sqlite3_finalize(ev);
 	if (x->w)
 		writer_stop(x->w, "incomplete", NULL);
 	db_close(db);
@@ -828,5 +864,30 @@ out:
 	free(x->origin);
 	free(x->cl_last);
 	free(x);
+}
+
+int replay_run(const struct replay_opts *o, struct replay_result *res)
+{
+	struct rp *x = calloc(1, sizeof *x);
+	sqlite3 *db = NULL;
+	int64_t id = 0;
+	int rc;
+	uint64_t t_start = mono_ns();
+
+	memset(res, 0, sizeof *res);
+	res->status = "incomplete";
+	if (!x) {
+		snprintf(res->err, sizeof res->err, "out of memory");
+		return -ENOMEM;
+	}
+	x->o = o;
+	x->res = res;
+	res->source_id = o->trace_id;
+	if (!(rc = run_prepare(x, &db)) && !(rc = run_connect(x)) &&
+	    !(rc = run_begin(x, db, &id))) {
+		run_stream(x, db);
+		rc = run_finish(x, id);
+	}
+	run_release(x, db, t_start);
 	return rc;
 }
