@@ -13,34 +13,8 @@
 
 int replay_is_destructive(uint32_t cc)
 {
-	switch (cc) {
-	case TPM_CC_Clear:
-	case TPM_CC_ClearControl:
-	case TPM_CC_ChangeEPS:
-	case TPM_CC_ChangePPS:
-	case TPM_CC_HierarchyChangeAuth:
-	case TPM_CC_HierarchyControl:
-	case TPM_CC_SetPrimaryPolicy:
-	case TPM_CC_NV_UndefineSpace:
-	case TPM_CC_NV_UndefineSpaceSpecial:
-	case TPM_CC_NV_GlobalWriteLock:
-	case TPM_CC_NV_ChangeAuth:
-	case TPM_CC_DictionaryAttackParameters:
-	case TPM_CC_DictionaryAttackLockReset:
-	case TPM_CC_EvictControl:
-	case TPM_CC_PCR_Allocate:
-	case TPM_CC_PCR_SetAuthPolicy:
-	case TPM_CC_PCR_SetAuthValue:
-	case TPM_CC_PP_Commands:
-	case TPM_CC_SetCommandCodeAuditStatus:
-	case TPM_CC_ClockSet:
-	case TPM_CC_ClockRateAdjust:
-	case TPM_CC_FieldUpgradeStart:
-	case TPM_CC_FieldUpgradeData:
-	case TPM_CC_SetAlgorithmSet:
-		return 1;
-	}
-	return 0;
+	const struct tpm_cc_info *i = tpm_cc_lookup(cc);
+	return i && i->destructive; /* the column of model/tpm/tpm_cc.def */
 }
 
 int replay_auth_parse(const char *s, struct replay_auth *a, char *err, size_t errlen)
