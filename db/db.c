@@ -22,19 +22,33 @@ uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The command table's row of an SQL argument: a code is a u32, anything else
+ * names nothing (4294967678 is not PCR_Read's 0x17E). */
+static const struct tpm_cc_info *arg_cc(sqlite3_value *a)
+{
+	if (sqlite3_value_type(a) == SQLITE_NULL)
+		return NULL;
+	sqlite3_int64 v = sqlite3_value_int64(a);
+	if (sqlite3_value_numeric_type(a) != SQLITE_INTEGER || v < 0 || v > 0xFFFFFFFFll)
+		return NULL;
+	return tpm_cc_lookup((uint32_t)v);
+}
+
 /* tpm_cc_name(cc): the command's name, or NULL. */
 static void fn_cc_name(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
-		return;
-	/* A code is a u32: anything else names nothing (4294967678 is not
-	 * PCR_Read's 0x17E). */
-	sqlite3_int64 v = sqlite3_value_int64(argv[0]);
-	if (sqlite3_value_numeric_type(argv[0]) != SQLITE_INTEGER || v < 0 || v > 0xFFFFFFFFll)
-		return;
-	const char *n = tpm_cc_name((uint32_t)v);
-	if (n)
-		sqlite3_result_text(ctx, n, -1, SQLITE_STATIC);
+	const struct tpm_cc_info *i = arg_cc(argv[0]);
+	if (i)
+		sqlite3_result_text(ctx, i->name, -1, SQLITE_STATIC);
+}
+
+/* tpm_cc_destructive(cc): 1 or 0 (the column of tpm_cc.def), NULL for a code
+ * not in the table; in any file, whatever columns its tpm_cc table has. */
+static void fn_cc_destructive(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const struct tpm_cc_info *i = arg_cc(argv[0]);
+	if (i)
+		sqlite3_result_int(ctx, i->destructive);
 }
 
 /* tpm_rc_text(rc): what a response code means (tpm2-tss's decoding). */
@@ -151,6 +165,10 @@ int db_register_functions(sqlite3 *db)
 					     SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
 					     NULL, fn_auth_name, NULL, NULL);
 	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function(db, "tpm_cc_destructive", 1,
+					     SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+					     NULL, fn_cc_destructive, NULL, NULL);
+	if (rc == SQLITE_OK)
 		rc = sqlite3_create_function(db, "percentile", 2, SQLITE_UTF8 | SQLITE_INNOCUOUS,
 					     NULL, NULL, pct_step, pct_final);
 	return rc == SQLITE_OK ? 0 : -EIO;
@@ -173,7 +191,7 @@ static int fill_cc_table(sqlite3 *db)
 	sqlite3_stmt *st;
 	const struct tpm_cc_info *i;
 	int rc = 0;
-	if (sqlite3_prepare_v2(db, "INSERT INTO tpm_cc VALUES (?,?,?,?,?,?,?)", -1, &st, NULL))
+	if (sqlite3_prepare_v2(db, "INSERT INTO tpm_cc VALUES (?,?,?,?,?,?,?,?)", -1, &st, NULL))
 		return -EIO;
 	for (unsigned k = 0; (i = tpm_cc_at(k)); k++) {
 		sqlite3_bind_int64(st, 1, i->cc);
@@ -183,6 +201,7 @@ static int fill_cc_table(sqlite3 *db)
 		sqlite3_bind_int(st, 5, i->handles_out);
 		sqlite3_bind_int(st, 6, i->cmd_tpm2b);
 		sqlite3_bind_int(st, 7, i->rsp_tpm2b);
+		sqlite3_bind_int(st, 8, i->destructive);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			rc = -EIO;
 		sqlite3_reset(st);

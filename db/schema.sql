@@ -89,7 +89,8 @@ CREATE TABLE tpm_cc (
 	cc INTEGER PRIMARY KEY,
 	name TEXT NOT NULL,
 	handles_in INTEGER, auth_handles INTEGER, handles_out INTEGER,
-	cmd_tpm2b INTEGER, rsp_tpm2b INTEGER
+	cmd_tpm2b INTEGER, rsp_tpm2b INTEGER,
+	destructive INTEGER
 );
 
 -- Commands with names and milliseconds, for reading by hand.

@@ -132,7 +132,8 @@ int replay_auth_parse(const char *s, struct replay_auth *a, char *err, size_t er
 
 /* True for commands that destroy or change persistent TPM state that a trace
  * did not create (hierarchy auth and seeds, NV indices, persistent objects,
- * dictionary-attack settings, PCR allocation, clock, firmware). */
+ * dictionary-attack settings, PCR allocation, clock, firmware): the
+ * destructive column of model/tpm/tpm_cc.def. */
 int replay_is_destructive(uint32_t cc);
 
 #endif

@@ -8,20 +8,20 @@
 
 /* Indexed by code - CC_FIRST: a lookup is one bounds check and one load. */
 static const struct tpm_cc_info cc_by_code[CC_LAST - CC_FIRST + 1] = {
-#define TPM_CC(name_, code, hin, auth, hout, ctb, rtb, csec, rsec)                                 \
-	[(code)-CC_FIRST] = {#name_, code, hin, auth, hout, ctb, rtb, csec, rsec},
+#define TPM_CC(name_, code, hin, auth, hout, ctb, rtb, csec, rsec, destr)                          \
+	[(code)-CC_FIRST] = {#name_, code, hin, auth, hout, ctb, rtb, csec, rsec, destr},
 #include "model/tpm/tpm_cc.def"
 #undef TPM_CC
 };
 
 static const struct tpm_cc_info cc_list[] = {
-#define TPM_CC(name_, code, hin, auth, hout, ctb, rtb, csec, rsec)                                 \
-	{#name_, code, hin, auth, hout, ctb, rtb, csec, rsec},
+#define TPM_CC(name_, code, hin, auth, hout, ctb, rtb, csec, rsec, destr)                          \
+	{#name_, code, hin, auth, hout, ctb, rtb, csec, rsec, destr},
 #include "model/tpm/tpm_cc.def"
 #undef TPM_CC
     /* Part 2 6.5.2: the one vendor-specific code the TCG reserves for testing;
      * its data in and out are opaque, so kept secret. */
-    {"Vendor_TCG_Test", TPM_CC_Vendor_TCG_Test, 0, 0, 0, 1, 1, "S", "S"},
+    {"Vendor_TCG_Test", TPM_CC_Vendor_TCG_Test, 0, 0, 0, 1, 1, "S", "S", 0},
 };
 
 const struct tpm_cc_info *tpm_cc_lookup(uint32_t cc)

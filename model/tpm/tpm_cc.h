@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 enum {
-#define TPM_CC(name, code, hin, auth, hout, ctb, rtb, csec, rsec) TPM_CC_##name = code,
+#define TPM_CC(name, code, hin, auth, hout, ctb, rtb, csec, rsec, destr) TPM_CC_##name = code,
 #include "model/tpm/tpm_cc.def"
 #undef TPM_CC
 	TPM_CC_Vendor_TCG_Test = 0x20000000,
@@ -23,6 +23,9 @@ struct tpm_cc_info {
 	 * "" none; never NULL. */
 	const char *cmd_secret;
 	const char *rsp_secret;
+	/* Changes what a TPM keeps across runs (tpm_cc.def says which): a replay
+	 * refuses it on hardware unless asked to (replay_is_destructive). */
+	uint8_t destructive;
 };
 
 /* NULL for a code not in the table. */

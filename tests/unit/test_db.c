@@ -199,6 +199,21 @@ static void test_sql_functions(void)
 	CHECK(!strcmp(sql1(db, "SELECT tpm_cc_name(4294967678)", b, sizeof b), "NULL"), "%s", b);
 	CHECK(!strcmp(sql1(db, "SELECT tpm_cc_name(-1)", b, sizeof b), "NULL"), "%s", b);
 	CHECK(!strcmp(sql1(db, "SELECT tpm_cc_name('abc')", b, sizeof b), "NULL"), "%s", b);
+	/* The destructive column of tpm_cc.def, as a function and in the table:
+	 * Clear (0x126) and EvictControl (0x120) are, Startup (0x144) is not. */
+	CHECK(!strcmp(sql1(db, "SELECT tpm_cc_destructive(294)", b, sizeof b), "1"), "%s", b);
+	CHECK(!strcmp(sql1(db, "SELECT tpm_cc_destructive(288)", b, sizeof b), "1"), "%s", b);
+	CHECK(!strcmp(sql1(db, "SELECT tpm_cc_destructive(324)", b, sizeof b), "0"), "%s", b);
+	CHECK(!strcmp(sql1(db, "SELECT tpm_cc_destructive(4294967590)", b, sizeof b), "NULL"), "%s",
+	      b);
+	CHECK(!strcmp(sql1(db, "SELECT count(*) FROM tpm_cc WHERE destructive", b, sizeof b), "24"),
+	      "%s", b);
+	CHECK(!strcmp(sql1(db,
+			   "SELECT count(*) FROM tpm_cc WHERE destructive IS NOT "
+			   "tpm_cc_destructive(cc)",
+			   b, sizeof b),
+		      "0"),
+	      "%s", b);
 	static const char vals[] = "(SELECT 10 x UNION ALL SELECT 20 UNION ALL SELECT 30)";
 	char q[256];
 	snprintf(q, sizeof q, "SELECT percentile(x, 50) FROM %s", vals);

@@ -21,10 +21,11 @@ const struct subcommand subcmd_sql = {
     CLI_FORMS(forms),
     CLI_OPTS(opts),
     "Runs SQL on a tpmtrace database with the functions tpm_cc_name(cc),\n"
-    "tpm_rc_text(rc), tpm_auth_name(auth_kind) and percentile(x, p) (nearest-rank)\n"
-    "registered. Output is one row per line, columns separated by '|', with a\n"
-    "header line; BLOB values (raw command bytes) are printed as hex. The file is\n"
-    "opened read-only unless --write is given. Tables and views: docs/schema.md.\n",
+    "tpm_cc_destructive(cc), tpm_rc_text(rc), tpm_auth_name(auth_kind) and\n"
+    "percentile(x, p) (nearest-rank) registered. Output is one row per line,\n"
+    "columns separated by '|', with a header line; BLOB values (raw command bytes)\n"
+    "are printed as hex. The file is opened read-only unless --write is given.\n"
+    "Tables and views: docs/schema.md.\n",
     NULL,
     "tpmtrace sql tpmtrace-demo.db \\\n"
     "  'SELECT tpm_cc_name(cc), percentile(latency_ns, 95) FROM command GROUP BY cc'\n",

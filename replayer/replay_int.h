@@ -1,0 +1,261 @@
+/* The replay engine's private header (replayer/ only; the interface is
+ * replay.h): the state of one run (struct rp), the maps it keeps, and the
+ * functions its files share. See docs/replay.md. */
+#ifndef TPMTRACE_REPLAY_INT_H
+#define TPMTRACE_REPLAY_INT_H
+
+#include "replayer/replay.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "db/db.h"
+#include "db/writer.h"
+#include "model/emulate.h"
+#include "model/policy.h"
+#include "model/tpm/constants.h"
+#include "model/tpm/decode.h"
+#include "model/tpm/redact.h"
+#include "model/tpm/session.h"
+#include "model/tpm/variant.h"
+#include "model/tpm/wire.h"
+#include "model/trace_stream.h"
+#include "recorder/recorder.h"
+#include "recorder/transport/swtpm_spawn.h"
+#include "recorder/transport/tpmconn.h"
+
+#define PUB_MAX		1200
+#define MAX_OBJS	64
+#define MAX_SESS	32
+#define ROLE_STARTUP	6   /* by_role index of the Startup we add */
+#define ROLE_CLEANUP	7   /* ... and of what removes the run's leftovers */
+#define ROLE_CLIENT_END 8   /* ... and of a client's space flushed */
+#define CLEAN_MAX	256 /* handles of one kind listed on a target */
+#define MADE_MAX	32
+
+/* Handles of one kind (GetCapability TPM_CAP_HANDLES) on the target. */
+struct handle_set {
+	unsigned n;
+	uint32_t h[CLEAN_MAX];
+};
+/* The kinds of handle a run may leave behind (clean_kinds[] in replay_clean.c). */
+#define N_CLEAN_KINDS 5
+
+/* An entity the replay knows: recorded handle, the target's handle, its Name
+ * and (objects) its public area, for salts and Names without extra commands. */
+struct obj {
+	uint32_t rec, rep;
+	uint8_t used, has_name;
+	uint8_t created; /* by a command of the replay, for client (rm_spaces) */
+	uint32_t client;
+	struct tpm_name name;
+	uint16_t publen;
+	uint8_t pub[PUB_MAX]; /* TPM2B_PUBLIC, size included */
+};
+
+/* A session the trace started, as re-created on the target. */
+struct rsess {
+	uint32_t rec, client;
+	uint8_t used, type;
+	uint8_t bound, pol_authvalue, pol_password;
+	struct sess s;
+	struct tpm_name bind_name;
+};
+
+/* ContextSave of the recording <-> ContextSave of the replay. */
+struct ctxmap {
+	uint8_t digest[32]; /* SHA-256 of the recorded TPMS_CONTEXT */
+	uint8_t *blob;
+	size_t len;
+	uint32_t rec_handle;
+	struct obj o; /* the object saved (not for sessions) */
+	int is_obj;
+};
+
+/* outPrivate (and outPublic) of the recording <-> those the target made:
+ * a private blob only loads on the TPM that wrapped it (Part 1 23.3). */
+struct privmap {
+	uint8_t digest[32];  /* SHA-256 of the recorded TPM2B_PRIVATE */
+	uint8_t *priv, *pub; /* TPM2Bs, size included */
+	size_t privlen, publen;
+	int has_auth; /* the userAuth the replay's Create sent */
+	struct replay_auth auth;
+};
+
+/* authValues the replay itself gave entities it created (learn_auth). */
+#define REPLAY_MAX_LEARNED 64
+
+/* Resubmissions of one command the TPM answered with a retry-class warning
+ * (tpm2-tss ESYS and the kernel's tpm_transmit resend such a command too):
+ * enough for a busy TPM, bounded so that one stuck answer cannot hang a
+ * run. */
+#define REPLAY_MAX_RETRIES 16
+
+struct src_cmd {
+	uint64_t seq;
+	uint32_t client; /* client_id */
+	const uint8_t *cmd, *rsp;
+	size_t len, rsp_len;
+	uint32_t flags;
+	int has_rc;
+	uint32_t rc, rsp_handle;
+	struct tpm_cmd c;
+	struct pol_cmd pc;
+	long load_priv; /* Load: the x->priv entry its blob maps to, or -1 */
+};
+
+struct rp {
+	const struct replay_opts *o;
+	struct replay_result *res;
+	struct policy pol;
+	struct pol_state ps;
+	struct sess_crypto cr;
+	struct tpmconn t;
+	struct emulator em;
+	int have_em;
+	struct swtpm_child sw;
+	int spawned;
+	struct writer *w;
+	struct recorder rec;
+	int fatal;
+	struct src_cmd *cur;
+	int cur_outcome; /* REPLAY_* of the current source command */
+	char cur_reason[200];
+	int cur_role;
+	struct replay_auth learned[REPLAY_MAX_LEARNED];
+	unsigned n_learned;
+	/* A command the recording shows answered TPM_RC_RETRY (or YIELDED,
+	 * TESTING) and resubmitted, which the target here answered at once:
+	 * the recording's resubmission (the same bytes next) is not sent again. */
+	int resub_armed;
+	uint64_t resub_seq;
+	size_t resub_len;
+	uint8_t resub[TPM_MAX_MESSAGE];
+	/* When it succeeded: what the bookkeeping of a success needs (the
+	 * handles and the response it got, the parameters it sent), done again
+	 * with the resubmission's recorded response, which is the one later
+	 * commands refer to (a Create's outPrivate, a CreatePrimary's handle). */
+	int resub_ok;
+	int resub_outcome; /* the command's own outcome: its resubmission's too */
+	char resub_reason[200];
+	uint32_t resub_hs[3];
+	long resub_load_priv;
+	size_t resub_rsp_len, resub_pl, resub_sent_len;
+	uint8_t resub_rsp[TPM_MAX_MESSAGE], resub_pp[TPM_MAX_MESSAGE], resub_sent[TPM_MAX_MESSAGE];
+	/* The kernel registers its null key after TPM2_Startup: policy steps
+	 * that come before the TPM is started wait for it. */
+	int started;
+	struct pol_out deferred[8];
+	unsigned n_deferred;
+	/* the kernel's null key and its session */
+	struct tpm_ecc_key nk;
+	uint8_t nk_ctx[2048];
+	size_t nk_ctx_len;
+	uint32_t nk_loaded;
+	struct sess ks;
+	int ks_live;
+	/* The trace was recorded in front of a resource manager with a space
+	 * per client (tpm-cuse-proxy on /dev/tpmrmN): when a client has sent its
+	 * last command, its objects and sessions are flushed as closing
+	 * /dev/tpmrm0 does (tpm2_flush_space), so that a multi-process trace
+	 * (clevis: one tpm2-tools process per step) fits the target's slots. */
+	int rm_spaces;
+	uint64_t *cl_last; /* by client id: seq of its last command */
+	size_t n_cl;
+	struct obj objs[MAX_OBJS];
+	struct rsess sess[MAX_SESS];
+	struct ctxmap *ctx;
+	size_t n_ctx, cap_ctx;
+	struct privmap *priv;
+	size_t n_priv, cap_priv;
+	/* On a target other than the spawned swtpm: what it held before the run
+	 * (have_before: listed), and the NV indices and persistent objects the
+	 * run made itself (the destructive commands that remove them again are
+	 * the run's own business). */
+	int have_before, before_due;
+	struct handle_set before[N_CLEAN_KINDS];
+	uint32_t made_nv[MADE_MAX], made_persist[MADE_MAX];
+	unsigned n_made_nv, n_made_persist;
+	uint8_t *origin; /* per client id (trace_origins_load) */
+	uint8_t buf[TPM_MAX_MESSAGE];
+};
+
+/* One entry of an authorization area (Part 1 18.5). */
+struct authent {
+	int is_sess;
+	struct sess *s;
+	struct rsess *rs; /* NULL for the kernel's session */
+	uint8_t attrs;
+	/* the authValue in the HMAC and CFB keys (Part 1 19.6.5, 21.2) */
+	const uint8_t *key_auth;
+	size_t key_auth_len;
+	int inc_auth; /* the authValue is part of the keys (key_auth may be empty) */
+	/* the authValue of the response HMAC key when the command changed it
+	 * (auth_after); NULL: key_auth */
+	const struct replay_auth *auth_after;
+	/* password (TPM_RS_PW, or a policy session after PolicyPassword) */
+	const uint8_t *pw;
+	size_t pw_len;
+	int pw_in_hmac;
+};
+
+/* replay.c: outcome bookkeeping and the exchange with the target */
+void note(struct rp *x, int outcome, uint32_t cc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+struct replay_cc_stat *cc_stat(struct replay_result *r, uint32_t cc);
+int fail(struct rp *x, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rsp, size_t rsp_len,
+	     uint64_t t0, uint64_t t1, int rc);
+int xfer(struct rp *x, const uint8_t *cmd, size_t len);
+
+/* replay_maps.c: entities (handles, sessions, authValues) and the context and private-blob maps */
+struct obj *obj_find(struct rp *x, uint32_t rec);
+struct obj *obj_add(struct rp *x, uint32_t rec, uint32_t rep);
+void obj_set_name(struct obj *o, const uint8_t *n, uint16_t len);
+void obj_set_pub(struct obj *o, const uint8_t *tpm2b, size_t len);
+struct rsess *sess_find(struct rp *x, uint32_t rec);
+void sess_drop(struct rp *x, uint32_t rec);
+int map_handle(struct rp *x, uint32_t rec, uint32_t *rep);
+const struct replay_auth *auth_for(struct rp *x, uint32_t rec);
+void learn_auth(struct rp *x, uint32_t rec, const uint8_t *value, size_t len);
+const uint8_t *sensitive_create_auth(struct wire_rd *r, uint16_t *len);
+int ctx_add(struct rp *x, const uint8_t *rec_blob, size_t rec_len, const uint8_t *blob, size_t len,
+	    uint32_t rec_handle);
+struct privmap *priv_find(struct rp *x, const uint8_t *tpm2b, size_t len);
+int priv_add(struct rp *x, const uint8_t *rec, size_t rec_len, const uint8_t *priv, size_t privlen,
+	     const uint8_t *pub, size_t publen);
+int rec_rsp_params(struct rp *x, const uint8_t **p, size_t *len);
+int context_load(struct rp *x);
+
+/* replay_cmd.c: public areas, building commands and opening responses, Names, the trace's own
+ * sessions */
+void crypto_time(struct rp *x, uint64_t t0, uint64_t tpm0);
+int auth_after(uint32_t cc, const uint8_t *params, size_t plen, struct replay_auth *out);
+int send_auth(struct rp *x, uint32_t cc, const uint32_t *handles, unsigned nh,
+	      const struct tpm_name *names, struct authent *a, unsigned na, uint8_t *params,
+	      size_t plen, uint8_t **pp, size_t *pl);
+int read_public(struct rp *x, uint32_t rep, struct obj *o);
+int name_of(struct rp *x, uint32_t rec, uint32_t rep, struct tpm_name *out);
+int start_raw(struct rp *x, uint32_t rk, struct obj *key, uint32_t rb, const uint8_t *bind_auth,
+	      size_t bind_len, uint8_t type, uint16_t sym, uint16_t bits, uint16_t mode,
+	      uint16_t hash, uint16_t nc_len, struct sess *out, struct authent *a, unsigned na,
+	      const struct tpm_name *names);
+int start_session(struct rp *x);
+
+/* replay_learn.c: redacted bytes, authValues learnt, what a success leaves behind */
+int unredact(struct rp *x, uint8_t *p, size_t *plen, size_t cap);
+void auth_value(struct rp *x, unsigned i, const uint8_t **v, size_t *len);
+int in_list(const uint32_t *l, unsigned n, uint32_t h);
+void capture(struct rp *x, const uint32_t *hs, const uint8_t *pp, size_t pl, struct authent *a,
+	     unsigned na, const uint8_t *sent, size_t sent_len);
+
+/* replay_step.c: a source command sent again, and the policy's kernel steps */
+int emit(void *ctx, const struct pol_out *o);
+
+/* replay_clean.c: leaving an external target as it was */
+void snapshot(struct rp *x);
+void cleanup_target(struct rp *x);
+
+#endif

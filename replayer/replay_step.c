@@ -1,0 +1,541 @@
+/* The replay engine's steps: a recorded command sent again to the target
+ * (replay_original) and the kernel policy's own steps (emit) (replay_int.h). */
+#include "replayer/replay_int.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { PLAN_RECORDED, PLAN_PASSWORD, PLAN_KERNEL };
+
+/* A protected command finds no kernel session because an earlier command
+ * failed on the target (not in the recording) and the session was flushed:
+ * start one as the policy would. */
+static int kernel_resume(struct rp *x)
+{
+	struct pol_out o = {.role = POL_ROLE_SESSION_SETUP};
+	int rc = 0, ctxload = x->pol.salt == POL_SALT_NULL_ECC &&
+			      x->pol.nullkey == POL_NULLKEY_CONTEXT_LOAD;
+	note(x, REPLAY__OUTCOMES, x->cur->c.cc,
+	     "session started again after a failed command (not in the policy's sequence)");
+	if (ctxload) {
+		o.cc = TPM_CC_ContextLoad;
+		if ((rc = emit(x, &o)))
+			return rc;
+	}
+	o.cc = TPM_CC_StartAuthSession;
+	o.variant = x->pol.salt == POL_SALT_NULL_ECC	 ? POL_VAR_SALTED_ECC
+		    : x->pol.salt == POL_SALT_PERSISTENT ? POL_VAR_SALTED
+							 : POL_VAR_UNSALTED;
+	o.handle = x->pol.salt_handle;
+	if ((rc = emit(x, &o)))
+		return rc;
+	if (ctxload) {
+		o.cc = TPM_CC_FlushContext;
+		rc = emit(x, &o);
+	}
+	x->cur_role = POL_ROLE_ORIGINAL;
+	return rc;
+}
+
+/* A destructive command on an entity this run made itself: undefining an
+ * NV index it defined, evicting a persistent object it made (or making one:
+ * undone at the end). It changes nothing the target had before the run. */
+static int on_own_entity(struct rp *x, const struct tpm_cmd *c)
+{
+	switch (c->cc) {
+	case TPM_CC_NV_UndefineSpace:
+		return c->n_handles >= 2 && in_list(x->made_nv, x->n_made_nv, c->handles[1]);
+	case TPM_CC_NV_UndefineSpaceSpecial:
+	case TPM_CC_NV_ChangeAuth:
+		return c->n_handles >= 1 && in_list(x->made_nv, x->n_made_nv, c->handles[0]);
+	case TPM_CC_EvictControl:
+		return c->n_handles >= 2 &&
+		       ((c->handles[1] >> 24) == 0x80 ||
+			in_list(x->made_persist, x->n_made_persist, c->handles[1]));
+	}
+	return 0;
+}
+
+/* What replay_original works on for one source command: the target's
+ * handles, Names, the parameters (as sent, and as the response returned
+ * them), and the authorization area. */
+struct orig {
+	struct src_cmd *sc;
+	const struct tpm_cmd *c;
+	uint32_t hs[3];
+	struct tpm_name names[3];
+	uint8_t params[TPM_MAX_MESSAGE], *pp;
+	size_t plen, pl;
+	struct authent a[TPM_MAX_SESSIONS];
+	unsigned na;
+	int need_names;
+	uint8_t sent[TPM_MAX_MESSAGE];
+	size_t sent_len;
+	struct replay_auth after;
+};
+
+/* Load: the recorded private blob (and public area) replaced by the ones the
+ * target made for it. Returns 0 or a fatal -errno. */
+static int orig_load_blob(struct rp *x, struct orig *o)
+{
+	struct src_cmd *sc = o->sc;
+	uint8_t *params = o->params;
+	size_t plen = o->plen;
+	if (plen >= 2 && wire_get_u16(params) + 2u <= plen) {
+		size_t pvl = wire_get_u16(params) + 2u;
+		struct privmap *m = priv_find(x, params, pvl);
+		sc->load_priv = m ? m - x->priv : -1;
+		if (m) {
+			uint8_t np[TPM_MAX_MESSAGE];
+			size_t rest = plen - pvl, nl;
+			const uint8_t *pub = params + pvl;
+			size_t publ = rest;
+			if (m->pub) {
+				pub = m->pub;
+				publ = m->publen; /* inPublic is the only other parameter */
+			}
+			nl = m->privlen + publ;
+			if (nl > sizeof np)
+				return fail(x, -ENOBUFS, "Load too large");
+			memcpy(np, m->priv, m->privlen);
+			memcpy(np + m->privlen, pub, publ);
+			memcpy(params, np, nl);
+			o->plen = nl;
+		}
+	}
+	return 0;
+}
+
+/* The handles mapped to the target's and the parameters made ready to send.
+ * Returns 1 when the command is not sent (*rc: replay_original's result),
+ * 0 to go on. */
+static int orig_params(struct rp *x, struct orig *o, int *rc)
+{
+	struct src_cmd *sc = o->sc;
+	const struct tpm_cmd *c = o->c;
+	*rc = 0;
+	for (unsigned i = 0; i < c->n_handles; i++) {
+		if (map_handle(x, c->handles[i], &o->hs[i])) {
+			note(x, REPLAY_REFUSED, c->cc,
+			     "%s: handle 0x%08x was not created in this replay (made before the "
+			     "trace "
+			     "started, or by a command that was refused or failed)",
+			     tpm_cc_name(c->cc), c->handles[i]);
+			return 1;
+		}
+	}
+	o->plen = c->param_size;
+	memcpy(o->params, sc->cmd + c->param_off, o->plen);
+	if (c->cc == TPM_CC_FlushContext && o->plen == 4) {
+		uint32_t h;
+		if (map_handle(x, wire_get_u32(o->params), &h)) {
+			note(x, REPLAY_REFUSED, c->cc,
+			     "FlushContext of 0x%08x, made before the trace started",
+			     wire_get_u32(o->params));
+			return 1;
+		}
+		wire_put_u32(o->params, h);
+	}
+	if (unredact(x, o->params, &o->plen, sizeof o->params))
+		return 1;
+	if (c->cc == TPM_CC_Load && (*rc = orig_load_blob(x, o)))
+		return 1;
+	/* A parameter that was sent encrypted under a recorded session's key
+	 * cannot be recovered: that key is gone. */
+	for (unsigned i = 0; i < c->n_sessions; i++)
+		if ((c->sess[i].attrs & TPMA_SESSION_DECRYPT) && o->plen >= 2 &&
+		    wire_get_u16(o->params)) {
+			note(x, REPLAY_REFUSED, c->cc,
+			     "%s: first parameter was encrypted under a recorded session key",
+			     tpm_cc_name(c->cc));
+			return 1;
+		}
+	return 0;
+}
+
+/* How the command is authorised on the target: as recorded, with a password,
+ * or in the kernel's session (the policy's mode). */
+static int orig_plan(struct rp *x, const struct tpm_cmd *c, const struct pol_out *po)
+{
+	int plan = PLAN_RECORDED;
+	if (policy_auth_kept(c->auth_kind))
+		plan = PLAN_RECORDED; /* as the expansion did (policy_auth_kept) */
+	else if (x->pol.mode == POL_MODE_PASSWORD)
+		plan = PLAN_PASSWORD;
+	else if (x->pol.mode == POL_MODE_SESSIONS && policy_kernel_protects(c->cc))
+		plan = po->auth_kind == TPM_AUTH_PASSWORD ? PLAN_PASSWORD
+		       : po->auth_kind >= TPM_AUTH_HMAC	  ? PLAN_KERNEL
+							  : PLAN_RECORDED;
+	return plan;
+}
+
+/* PLAN_RECORDED: the authorization area the recording shows, with the
+ * trace's own sessions as re-created on the target. Returns 1 when the
+ * command is not sent, 0 to go on. */
+static int orig_auth_recorded(struct rp *x, struct orig *o, unsigned n_auth, const uint8_t **av,
+			      const size_t *avl)
+{
+	const struct tpm_cmd *c = o->c;
+	struct authent *a = o->a;
+	for (unsigned i = 0; i < c->n_sessions; i++) {
+		const struct tpm_session *s = &c->sess[i];
+		if (s->handle == TPM_RS_PW) {
+			a[o->na].pw = i < n_auth ? av[i] : NULL;
+			a[o->na].attrs = s->attrs;
+			a[o->na++].pw_len = i < n_auth ? avl[i] : 0;
+			continue;
+		}
+		struct rsess *rs = sess_find(x, s->handle);
+		if (!rs) {
+			note(x, REPLAY_REFUSED, c->cc,
+			     "%s: session 0x%08x was started before the trace (or refused)",
+			     tpm_cc_name(c->cc), s->handle);
+			return 1;
+		}
+		a[o->na].is_sess = 1;
+		a[o->na].s = &rs->s;
+		a[o->na].rs = rs;
+		a[o->na].attrs = s->attrs;
+		o->need_names = 1;
+		if (i < n_auth) {
+			int use_auth = 1;
+			if (rs->type != TPM_SE_HMAC) {
+				use_auth = rs->pol_authvalue;
+				if (rs->pol_password) {
+					a[o->na].pw_in_hmac = 1;
+					a[o->na].pw = av[i];
+					a[o->na].pw_len = avl[i];
+				}
+			}
+			a[o->na].key_auth = use_auth ? av[i] : NULL;
+			a[o->na].key_auth_len = use_auth ? avl[i] : 0;
+			a[o->na].inc_auth = use_auth;
+		}
+		o->na++;
+	}
+	return 0;
+}
+
+/* The authorization area after the plan. Returns 1 when the command is not
+ * sent (*rc: replay_original's result), 0 to go on. */
+static int orig_auth(struct rp *x, struct orig *o, int plan, const struct pol_out *po, int *rc)
+{
+	const struct tpm_cmd *c = o->c;
+	const struct tpm_cc_info *ci = c->info;
+	struct authent *a = o->a;
+	unsigned n_auth = ci ? ci->auth_handles : 0;
+	const uint8_t *av[TPM_MAX_SESSIONS];
+	size_t avl[TPM_MAX_SESSIONS];
+	*rc = 0;
+	for (unsigned i = 0; i < TPM_MAX_SESSIONS; i++)
+		auth_value(x, i, &av[i], &avl[i]);
+	if (plan == PLAN_PASSWORD) {
+		for (unsigned i = 0; po->auth_kind != TPM_AUTH_NONE && i < n_auth && i < 3; i++) {
+			a[o->na].pw = av[i];
+			a[o->na].attrs = po->sess_attrs;
+			a[o->na++].pw_len = avl[i];
+		}
+	} else if (plan == PLAN_KERNEL) {
+		if (!x->ks_live && (*rc = kernel_resume(x)))
+			return 1;
+		a[0].is_sess = 1;
+		a[0].s = &x->ks;
+		a[0].attrs = po->sess_attrs;
+		if (n_auth) {
+			a[0].key_auth = av[0];
+			a[0].key_auth_len = avl[0];
+			a[0].inc_auth = 1;
+		}
+		o->na = 1;
+		o->need_names = 1;
+	} else
+		return orig_auth_recorded(x, o, n_auth, av, avl);
+	return 0;
+}
+
+/* The Names of the handles, for the sessions' HMACs. Returns 1 when the
+ * command is not sent (*rc: replay_original's result), 0 to go on. */
+static int orig_names(struct rp *x, struct orig *o, int *rc)
+{
+	const struct tpm_cmd *c = o->c;
+	struct authent *a = o->a;
+	for (unsigned i = 0; i < c->n_handles; i++) {
+		*rc = name_of(x, c->handles[i], o->hs[i], &o->names[i]);
+		if (*rc == -ENOENT) {
+			note(x, REPLAY_REFUSED, c->cc, "%s: the Name of 0x%08x is unknown",
+			     tpm_cc_name(c->cc), c->handles[i]);
+			*rc = 0;
+			return 1;
+		}
+		if (*rc)
+			return 1;
+	}
+	/* Part 1 19.6.5: a session bound to the entity it authorizes
+	 * leaves the authValue out of the HMAC key. */
+	for (unsigned i = 0; i < o->na && i < c->n_handles; i++)
+		if (a[i].rs && a[i].rs->bound && a[i].rs->type == TPM_SE_HMAC &&
+		    a[i].rs->bind_name.size == o->names[i].size &&
+		    !memcmp(a[i].rs->bind_name.b, o->names[i].b, o->names[i].size)) {
+			a[i].key_auth = NULL;
+			a[i].key_auth_len = 0;
+			a[i].inc_auth = 0;
+		}
+	return 0;
+}
+
+/* The command sent with its authorization area, and what a success made
+ * taken note of (capture). *rc: the TPM's response code or a -errno.
+ * Returns 1 when replay_original is done (*rc: its result), 0 to compare. */
+static int orig_send(struct rp *x, struct orig *o, int plan, int *rc)
+{
+	struct src_cmd *sc = o->sc;
+	const struct tpm_cmd *c = o->c;
+	/* Keep the second parameter as sent (Load's inPublic) before the first
+	 * may be encrypted in place. */
+	o->sent_len = o->plen;
+	memcpy(o->sent, o->params, o->plen);
+	if (o->na && auth_after(c->cc, o->params, o->plen, &o->after))
+		o->a[0].auth_after = &o->after;
+	*rc = send_auth(x, c->cc, o->hs, c->n_handles, o->names, o->a, o->na, o->params, o->plen,
+			&o->pp, &o->pl);
+	if (*rc < 0)
+		return 1;
+	if (*rc > 0 && plan == PLAN_KERNEL && x->ks_live && sc->has_rc && !sc->rc) {
+		/* The kernel flushes its session when a command fails; the
+		 * expansion, which follows the recording, did not expect this
+		 * failure. */
+		struct pol_out end = {.cc = TPM_CC_FlushContext, .role = POL_ROLE_SESSION_END};
+		note(x, REPLAY__OUTCOMES, c->cc,
+		     "%s failed where the recording succeeded: the kernel session was flushed",
+		     tpm_cc_name(c->cc));
+		int e = emit(x, &end);
+		if (e) {
+			*rc = e;
+			return 1;
+		}
+	}
+	if (*rc == 0)
+		capture(x, o->hs, o->pp, o->pl, o->a, o->na, o->sent, o->sent_len);
+	return 0;
+}
+
+/* The recording shows the command answered with a retry-class warning and
+ * resubmitted, the target here answered at once: the resubmission is not
+ * sent again, and what this answer made is kept for it (struct rp). */
+static void orig_arm_resub(struct rp *x, const struct orig *o, int rc)
+{
+	struct src_cmd *sc = o->sc;
+	x->resub_armed = 1;
+	x->resub_seq = sc->seq;
+	x->resub_len = sc->len;
+	memcpy(x->resub, sc->cmd, sc->len);
+	x->resub_outcome = x->cur_outcome;
+	snprintf(x->resub_reason, sizeof x->resub_reason, "%s", x->cur_reason);
+	x->resub_ok = rc == 0 && !o->c->malformed && x->t.rsp_len <= sizeof x->resub_rsp &&
+		      o->pl <= sizeof x->resub_pp && o->sent_len <= sizeof x->resub_sent;
+	if (x->resub_ok) {
+		memcpy(x->resub_hs, o->hs, sizeof x->resub_hs);
+		x->resub_load_priv = sc->load_priv;
+		x->resub_rsp_len = x->t.rsp_len;
+		memcpy(x->resub_rsp, x->t.rsp, x->t.rsp_len);
+		x->resub_pl = o->pl;
+		if (o->pl)
+			memcpy(x->resub_pp, o->pp, o->pl);
+		x->resub_sent_len = o->sent_len;
+		memcpy(x->resub_sent, o->sent, o->sent_len);
+	}
+}
+
+/* The target's answer compared with the recording's. Returns 0 or the
+ * fatal -errno. */
+static int orig_compare(struct rp *x, const struct orig *o, int rc)
+{
+	struct src_cmd *sc = o->sc;
+	const struct tpm_cmd *c = o->c;
+	if (rc < 0)
+		return rc;
+	if (c->cc == TPM_CC_Startup && (!rc || (uint32_t)rc == TPM_RC_INITIALIZE) && !x->started) {
+		x->started = 1;
+		if (x->before_due)
+			snapshot(x);
+		for (unsigned i = 0; i < x->n_deferred && !x->fatal; i++)
+			emit(x, &x->deferred[i]);
+		x->n_deferred = 0;
+		x->cur_role = POL_ROLE_ORIGINAL;
+	}
+	/* A Startup that the recording's TPM refused as already started (a
+	 * client's at boot, after the firmware's) got the same answer here:
+	 * compared as any command. */
+	if (c->cc == TPM_CC_Startup && (uint32_t)rc == TPM_RC_INITIALIZE && !x->spawned &&
+	    !(sc->has_rc && sc->rc == TPM_RC_INITIALIZE)) {
+		note(x, REPLAY_SUBSTITUTED, c->cc, "Startup: the target was already started");
+		return 0;
+	}
+	if (sc->has_rc && tpmconn_rc_is_retry(sc->rc) && !tpmconn_rc_is_retry((uint32_t)rc) &&
+	    sc->len <= sizeof x->resub)
+		orig_arm_resub(x, o, rc);
+	if (!sc->has_rc || (uint32_t)rc != sc->rc) {
+		struct replay_cc_stat *st = cc_stat(x->res, c->cc);
+		if (st)
+			st->rc_differs++;
+		if (rc && (!sc->has_rc || sc->rc == 0)) {
+			x->res->failed++;
+			note(x, REPLAY__OUTCOMES, c->cc, "%s: the target answered 0x%x (%s)",
+			     tpm_cc_name(c->cc), rc, tpm_rc_str((uint32_t)rc));
+		}
+	}
+	return 0;
+}
+
+/* A source command sent again to the target (the policy's ORIGINAL step):
+ * refused when it cannot be, its handles and parameters mapped, authorised
+ * after the plan, sent, and its answer compared with the recording's. */
+static int replay_original(struct rp *x, const struct pol_out *po)
+{
+	struct orig o;
+	int rc;
+
+	memset(&o, 0, sizeof o);
+	o.sc = x->cur;
+	o.c = &o.sc->c;
+	const struct tpm_cmd *c = o.c;
+	if (!x->spawned && !x->o->allow_destructive && replay_is_destructive(c->cc) &&
+	    !on_own_entity(x, c)) {
+		note(x, REPLAY_REFUSED, c->cc,
+		     "%s is destructive and the target is not the spawned swtpm "
+		     "(--allow-destructive)",
+		     tpm_cc_name(c->cc));
+		return 0;
+	}
+	if (c->malformed) {
+		/* The TPM got these bytes when recording and answered: send them
+		 * again as they are. */
+		return orig_compare(x, &o, xfer(x, o.sc->cmd, o.sc->len));
+	}
+	if (c->cc == TPM_CC_StartAuthSession)
+		return start_session(x);
+	if (c->cc == TPM_CC_ContextLoad)
+		return context_load(x);
+	if (orig_params(x, &o, &rc))
+		return rc;
+	int plan = orig_plan(x, c, po);
+	if (orig_auth(x, &o, plan, po, &rc))
+		return rc;
+	if (o.need_names && orig_names(x, &o, &rc))
+		return rc;
+	if (orig_send(x, &o, plan, &rc))
+		return rc;
+	return orig_compare(x, &o, rc);
+}
+
+/* ---- policy steps ------------------------------------------------------ */
+
+static int kstep(struct rp *x, int rc, const char *what)
+{
+	if (rc == -EIO)
+		return fail(x, rc, "the target stopped answering (TCTI error 0x%x) during %s",
+			    x->t.tss_rc, what);
+	if (rc < 0)
+		return fail(x, rc, "policy step %s failed: %s", what, strerror(-rc));
+	if (rc > 0)
+		return fail(x, -EPROTO, "policy step %s failed: TPM rc 0x%x (%s)", what, rc,
+			    tpm_rc_str((uint32_t)rc));
+	return 0;
+}
+
+int emit(void *ctx, const struct pol_out *o)
+{
+	struct rp *x = ctx;
+	uint64_t t0, tpm0;
+	int rc = 0;
+	if (x->fatal)
+		return x->fatal;
+	if (o->role != POL_ROLE_ORIGINAL && !x->started) {
+		if (x->n_deferred == sizeof x->deferred / sizeof x->deferred[0])
+			return fail(x, -EPROTO, "policy steps before TPM2_Startup");
+		x->deferred[x->n_deferred] = *o;
+		x->deferred[x->n_deferred++].src = NULL;
+		return 0;
+	}
+	x->cur_role = o->role;
+	switch (o->role) {
+	case POL_ROLE_ORIGINAL:
+		rc = replay_original(x, o);
+		break;
+	case POL_ROLE_NULLKEY_INIT:
+		if (o->cc == TPM_CC_CreatePrimary)
+			rc = kstep(x,
+				   tpmconn_create_null_primary(&x->t, &x->cr, TPM_RH_NULL, &x->nk),
+				   "CreatePrimary of the null key");
+		else if (o->cc == TPM_CC_ContextSave)
+			rc = kstep(x,
+				   tpmconn_context_save(&x->t, x->nk.handle, x->nk_ctx,
+							sizeof x->nk_ctx, &x->nk_ctx_len),
+				   "ContextSave of the null key");
+		else
+			rc = kstep(x, tpmconn_flush(&x->t, x->nk.handle),
+				   "FlushContext of the null key");
+		break;
+	case POL_ROLE_SESSION_SETUP:
+		if (o->cc == TPM_CC_ContextLoad) {
+			rc = kstep(
+			    x, tpmconn_context_load(&x->t, x->nk_ctx, x->nk_ctx_len, &x->nk_loaded),
+			    "ContextLoad of the null key");
+		} else if (o->cc == TPM_CC_StartAuthSession) {
+			t0 = mono_ns();
+			tpm0 = x->res->tpm_ns;
+			if (o->variant == POL_VAR_SALTED_ECC) {
+				struct tpm_ecc_key k = x->nk;
+				if (x->pol.nullkey == POL_NULLKEY_CONTEXT_LOAD)
+					k.handle = x->nk_loaded;
+				rc = tpmconn_start_salted(&x->t, &x->cr, &k, &x->ks);
+				crypto_time(x, t0, tpm0);
+			} else {
+				/* salt=persistent:H (o->handle) or salt=none */
+				struct obj *key = NULL;
+				uint32_t h = o->variant == POL_VAR_SALTED ? o->handle : TPM_RH_NULL;
+				if (h != TPM_RH_NULL && !(key = obj_find(x, h)))
+					key = obj_add(x, h, h);
+				rc = start_raw(x, h, key, TPM_RH_NULL, NULL, 0, TPM_SE_HMAC,
+					       TPM_ALG_AES, 128, TPM_ALG_CFB, TPM_ALG_SHA256, 32,
+					       &x->ks, NULL, 0, NULL);
+				if (rc == -ENOTSUP)
+					rc = fail(x, -ENOTSUP,
+						  "salt=persistent:0x%08x: that key cannot salt a "
+						  "session (not loaded, or neither ECC nor RSA)",
+						  h);
+			}
+			rc = kstep(x, rc, "StartAuthSession");
+			x->ks_live = !rc;
+		} else {
+			rc = kstep(x, tpmconn_flush(&x->t, x->nk_loaded),
+				   "FlushContext of the null key");
+		}
+		break;
+	case POL_ROLE_SESSION_END:
+		if (x->ks_live)
+			rc = kstep(x, tpmconn_flush(&x->t, x->ks.handle),
+				   "FlushContext of the session");
+		x->ks_live = 0;
+		break;
+	case POL_ROLE_NAME_LOOKUP: {
+		uint32_t rep;
+		struct tpm_name nm;
+		if (!map_handle(x, o->handle, &rep)) {
+			struct obj *ob = obj_find(x, o->handle);
+			if (!ob)
+				ob = obj_add(x, o->handle, rep);
+			rc = read_public(x, rep, ob);
+			if (rc > 0)
+				rc = 0; /* the command itself will be refused or fail */
+		}
+		(void)nm;
+		break;
+	}
+	}
+	x->cur_role = POL_ROLE_ORIGINAL;
+	return x->fatal ? x->fatal : (rc < 0 ? rc : 0);
+}
