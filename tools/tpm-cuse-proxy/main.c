@@ -15,8 +15,7 @@
 #include <unistd.h>
 
 #include "cuse_proxy.h"
-#include "db/db.h"
-#include "db/writer.h"
+#include "recorder/record_session.h"
 
 static const char usage[] =
     "usage: tpm-cuse-proxy --backend DEVICE|TCTI --name NAME (--db FILE | --no-record)\n"
@@ -402,28 +401,18 @@ static int prepare(const struct opts *o, int *begun)
 	return 0;
 }
 
-/* A trace in the database and the writer that fills it. */
-static int start_recording(const struct opts *o, const char *node_path, struct writer **w)
+/* A trace in the database and the writer that fills it
+ * (recorder/record_session.h). */
+static int start_recording(const struct opts *o, const char *node_path, struct record_session *rs)
 {
-	sqlite3 *db = NULL;
-	if (db_open(o->db_path, DB_CREATE, &db, g.err, sizeof g.err)) {
-		msg("%s", g.err);
-		return -1;
-	}
 	char source[600];
 	snprintf(source, sizeof source, "cuse:%s <- %s", node_path, o->backend);
-	struct trace_info ti = {.name = o->trace_name,
-				.kind = "record",
-				.source = source,
-				.payloads = payload_mode_str(o->payloads)};
-	int64_t trace_id = db_trace_begin(db, &ti);
-	db_close(db);
-	if (trace_id < 0) {
-		msg("%s: cannot add a trace", o->db_path);
-		return -1;
-	}
-	struct writer_cfg wc = {.path = o->db_path, .trace_id = trace_id};
-	if (writer_start(w, &wc, g.err, sizeof g.err)) {
+	struct record_trace_cfg tc = {.db_path = o->db_path,
+				      .file_mode = -1,
+				      .name = o->trace_name,
+				      .source = source,
+				      .payloads = o->payloads};
+	if (record_session_begin(rs, &tc, g.err, sizeof g.err)) {
 		msg("%s", g.err);
 		return -1;
 	}
@@ -432,7 +421,8 @@ static int start_recording(const struct opts *o, const char *node_path, struct w
 
 /* The backend, the recording, the worker and the device; then the FUSE loop
  * until a signal or the backend ends it. Returns the exit status. */
-static int serve(const struct opts *o, char *argv0, const char *node_path, struct writer **w)
+static int serve(const struct opts *o, char *argv0, const char *node_path,
+		 struct record_session *rs)
 {
 	sigset_t mask, old;
 
@@ -448,9 +438,9 @@ static int serve(const struct opts *o, char *argv0, const char *node_path, struc
 		msg("backend: %s", g.err);
 		return 1;
 	}
-	if (!o->no_record && start_recording(o, node_path, w))
+	if (!o->no_record && start_recording(o, node_path, rs))
 		return 1;
-	recorder_init(&g.rec, *w, g.shared ? g.shared : &g.none, o->payloads);
+	recorder_init(&g.rec, rs->w, g.shared ? g.shared : &g.none, o->payloads);
 	recorder_event(&g.rec, "record-start", o->backend, 0);
 	if (cuse_worker_start()) {
 		msg("cannot start the worker thread");
@@ -468,7 +458,7 @@ static int serve(const struct opts *o, char *argv0, const char *node_path, struc
 
 /* The kernel's node back first, so that it is never missing; then the
  * worker, the device, the recording. Returns ret, or 1 on a failure. */
-static int teardown(const struct opts *o, const char *node_path, struct writer *w, int ret)
+static int teardown(const struct opts *o, const char *node_path, struct record_session *rs, int ret)
 {
 	if (g.taken_over) {
 		int rc = node_restore(g.dev_fd, g.name, g.err, sizeof g.err);
@@ -484,10 +474,10 @@ static int teardown(const struct opts *o, const char *node_path, struct writer *
 	cuse_worker_stop();
 	if (g.se)
 		cuse_lowlevel_teardown(g.se);
-	if (w) {
+	if (rs->w) {
 		struct writer_stats st;
 		recorder_stop_event(&g.rec, "record-stop", NULL);
-		if (writer_stop(w, "complete", &st) != 0)
+		if (record_session_end(rs, &st) != 0)
 			ret = 1;
 		else
 			msg("%llu commands, %llu events recorded, %llu dropped",
@@ -506,8 +496,10 @@ static int teardown(const struct opts *o, const char *node_path, struct writer *
 int main(int argc, char **argv)
 {
 	struct opts o;
-	struct writer *w = NULL;
+	struct record_session rs;
 	int rc, begun = 0;
+
+	record_session_init(&rs);
 
 	if ((rc = parse_options(argc, argv, &o)) >= 0)
 		return rc;
@@ -537,7 +529,7 @@ int main(int argc, char **argv)
 	char node_path[512];
 	snprintf(node_path, sizeof node_path, "%s/%s", g.dev_dir_name, g.name);
 	if (prepare(&o, &begun))
-		return begun ? teardown(&o, node_path, w, 1) : 1;
-	rc = serve(&o, argv[0], node_path, &w);
-	return teardown(&o, node_path, w, rc);
+		return begun ? teardown(&o, node_path, &rs, 1) : 1;
+	rc = serve(&o, argv[0], node_path, &rs);
+	return teardown(&o, node_path, &rs, rc);
 }
