@@ -87,6 +87,40 @@ static int pick(const char *s, size_t len, const char *const *names, int n)
 	return -1;
 }
 
+/* The value of salt= (v, vlen bytes of text) into p. */
+static int parse_salt(const char *text, const char *v, size_t vlen, struct policy *p, char *err,
+		      size_t errlen)
+{
+	int val;
+
+	if (vlen > 11 && !strncmp(v, "persistent:", 11)) {
+		char buf[16] = "", *e;
+		size_t hl = vlen - 11;
+		if (hl < sizeof buf)
+			memcpy(buf, v + 11, hl);
+		unsigned long h = hl < sizeof buf ? strtoul(buf, &e, 0) : 0;
+		if (hl >= sizeof buf || *e || !hl || (h >> 24) != 0x81) {
+			snprintf(err, errlen,
+				 "offset %zu: salt=persistent needs a persistent "
+				 "handle 0x81xxxxxx, not '%.*s'",
+				 (size_t)(v - text) + 11, (int)hl, v + 11);
+			return -EINVAL;
+		}
+		p->salt = POL_SALT_PERSISTENT;
+		p->salt_handle = (uint32_t)h;
+		return 0;
+	}
+	if ((val = pick(v, vlen, salt_names, 3)) >= 0 && val != POL_SALT_PERSISTENT) {
+		p->salt = (enum pol_salt)val;
+		return 0;
+	}
+	snprintf(err, errlen,
+		 "offset %zu: salt='%.*s' (expected null-ecc, "
+		 "persistent:0x81xxxxxx or none)",
+		 (size_t)(v - text), (int)vlen, v);
+	return -EINVAL;
+}
+
 int policy_parse(const char *text, struct policy *p, char *err, size_t errlen)
 {
 	unsigned seen = 0;
@@ -144,35 +178,8 @@ int policy_parse(const char *text, struct policy *p, char *err, size_t errlen)
 		seen |= 1u << k;
 		switch (k) {
 		case 0:
-			if (vlen > 11 && !strncmp(v, "persistent:", 11)) {
-				char buf[16] = "", *e;
-				size_t hl = vlen - 11;
-				if (hl < sizeof buf)
-					memcpy(buf, v + 11, hl);
-				unsigned long h = hl < sizeof buf ? strtoul(buf, &e, 0) : 0;
-				if (hl >= sizeof buf || *e || !hl || (h >> 24) != 0x81) {
-					snprintf(err, errlen,
-						 "offset %zu: salt=persistent needs a persistent "
-						 "handle 0x81xxxxxx, not '%.*s'",
-						 (size_t)(v - text) + 11, (int)hl, v + 11);
-					return -EINVAL;
-				}
-				p->salt = POL_SALT_PERSISTENT;
-				p->salt_handle = (uint32_t)h;
-				val = 0;
-			} else if ((val = pick(v, vlen, salt_names, 3)) >= 0 &&
-				   val != POL_SALT_PERSISTENT) {
-				p->salt = (enum pol_salt)val;
-			} else {
-				val = -1;
-			}
-			if (val < 0) {
-				snprintf(err, errlen,
-					 "offset %zu: salt='%.*s' (expected null-ecc, "
-					 "persistent:0x81xxxxxx or none)",
-					 (size_t)(v - text), (int)vlen, v);
+			if (parse_salt(text, v, vlen, p, err, errlen))
 				return -EINVAL;
-			}
 			break;
 		case 1:
 			if ((val = pick(v, vlen, reuse_names, 3)) < 0) {

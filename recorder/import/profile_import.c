@@ -300,6 +300,115 @@ static int ts_number(const struct ynode *map, const char *key, double *out, cons
 	return 0;
 }
 
+/* The variant of measurement it (key parameters kp) from its parameters, in
+ * a fixed order. */
+static void ts_variant(const struct ynode *it, const char *kp, char *var, size_t vlen)
+{
+	char tmp[512];
+	const char *v;
+	if (kp)
+		key_params(var, vlen, kp);
+	if ((v = scalar_of(it, "hash algorithm"))) {
+		const char *h = LOOKUP(hash_algs, v);
+		/* Older files spell names: "SHA-256" -> sha256. */
+		char hn[32];
+		size_t hl = 0;
+		for (const char *c = v; *c && hl + 1 < sizeof hn; c++)
+			if (*c != '-')
+				hn[hl++] = *c;
+		hn[hl] = 0;
+		var_add(var, vlen, h ? h : hn);
+	}
+	if ((v = scalar_of(it, "algorithm"))) {
+		const char *a = LOOKUP(sym_algs, v), *kl = scalar_of(it, "key length");
+		snprintf(tmp, sizeof tmp, "%s%s%s", a ? a : v, kl ? "-" : "", kl ? kl : "");
+		var_add(var, vlen, tmp);
+	}
+	if ((v = scalar_of(it, "mode"))) {
+		const char *m = LOOKUP(sym_modes, v);
+		var_add(var, vlen, m ? m : v);
+	}
+	if ((v = scalar_of(it, "encrypt/decrypt?")))
+		var_add(var, vlen, v);
+	if ((v = scalar_of(it, "scheme"))) {
+		const char *s = LOOKUP(schemes, v);
+		var_add(var, vlen, s ? s : v);
+	}
+	if ((v = scalar_of(it, "data length (bytes)"))) {
+		snprintf(tmp, sizeof tmp, "%sb", v);
+		var_add(var, vlen, tmp);
+	}
+	if (!var[0])
+		snprintf(var, vlen, "-");
+}
+
+/* The profile's header fields from the file's top level (root, already
+ * checked to name a manufacturer and a firmware) and what the import made of
+ * it: the commands covered, the measurements left out and why. */
+static void ts_describe(struct profile *p, const struct ynode *root, const char *path,
+			const char *covers, const char *failed, unsigned skipped_dup)
+{
+	const char *manu = scalar_of(root, "Manufacturer");
+	const char *chip = scalar_of(root, "Vendor string");
+	const char *fw = scalar_of(root, "Firmware version");
+	char tmp[512];
+
+	/* Name: tpmscan-<manufacturer>-<chip>-<firmware>, lower case. */
+	char name[160];
+	size_t nl = 0;
+	snprintf(tmp, sizeof tmp, "tpmscan %s %s %s", manu, chip ? chip : "", fw);
+	for (const char *c = tmp; *c && nl + 1 < sizeof name; c++) {
+		if (isalnum((unsigned char)*c) || *c == '.')
+			name[nl++] = (char)tolower((unsigned char)*c);
+		else if (*c == ' ' && nl && name[nl - 1] != '-')
+			name[nl++] = '-';
+	}
+	name[nl] = 0;
+	profile_set(p, "name", name);
+	/* Manufacturer is the 4-character TPM_PT_MANUFACTURER ("STM " has a blank). */
+	snprintf(tmp, sizeof tmp, "%s", manu);
+	for (size_t l = strlen(tmp); l && tmp[l - 1] == ' ';)
+		tmp[--l] = 0;
+	profile_set(p, "vendor", tmp);
+	if (chip)
+		profile_set(p, "chip", chip);
+	profile_set(p, "firmware", fw);
+	if (scalar_of(root, "Execution date/time"))
+		profile_set(p, "date", scalar_of(root, "Execution date/time"));
+	profile_set(p, "measured-by", "TPMScan dataset (tpm2-algtest), CHES 2024");
+	snprintf(tmp, sizeof tmp, "crocs-muni/tpmscan-dataset, %s", base_name(path));
+	profile_set(p, "source", tmp);
+	profile_set(p, "covers", covers);
+	profile_set(p, "lacks",
+		    "PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext "
+		    "CreatePrimary ReadPublic (not measured by tpm2-algtest)");
+	profile_set(p, "note",
+		    "avg/min/max over the listed iterations through tpm2-tss with password "
+		    "authorization; bus and driver included, so transport-ms is 0.");
+	const char *dev = scalar_of(root, "Device name");
+	const char *sys = scalar_of(root, "System information");
+	if (dev || sys) {
+		snprintf(tmp, sizeof tmp, "host: %s%s%s", dev ? dev : "", dev && sys ? "; " : "",
+			 sys ? sys : "");
+		profile_set(p, "note", tmp);
+	}
+	if (failed[0]) {
+		snprintf(tmp, sizeof tmp, "not imported (failed on the chip or unusable): ");
+		char *all = malloc(strlen(tmp) + strlen(failed) + 1);
+		if (all) {
+			strcpy(all, tmp);
+			strcat(all, failed);
+			profile_set(p, "note", all);
+			free(all);
+		}
+	}
+	if (skipped_dup) {
+		snprintf(tmp, sizeof tmp, "%u duplicate measurements skipped (first kept)",
+			 skipped_dup);
+		profile_set(p, "note", tmp);
+	}
+}
+
 int profile_import_tpmscan(const char *path, struct profile *p, char *err, size_t errlen)
 {
 	char *buf = NULL;
@@ -319,7 +428,6 @@ int profile_import_tpmscan(const char *path, struct profile *p, char *err, size_
 		goto out;
 	}
 	const char *manu = scalar_of(root, "Manufacturer");
-	const char *chip = scalar_of(root, "Vendor string");
 	const char *fw = scalar_of(root, "Firmware version");
 	if (!manu || !fw) {
 		rc = ts_bad(err, errlen, path, 1,
@@ -376,44 +484,7 @@ int profile_import_tpmscan(const char *path, struct profile *p, char *err, size_
 					 it->line, op->key);
 				continue;
 			}
-			/* Variant from the parameters, in a fixed order. */
-			const char *v;
-			if (kp)
-				key_params(e.variant, sizeof e.variant, kp);
-			if ((v = scalar_of(it, "hash algorithm"))) {
-				const char *h = LOOKUP(hash_algs, v);
-				/* Older files spell names: "SHA-256" -> sha256. */
-				char hn[32];
-				size_t hl = 0;
-				for (const char *c = v; *c && hl + 1 < sizeof hn; c++)
-					if (*c != '-')
-						hn[hl++] = *c;
-				hn[hl] = 0;
-				var_add(e.variant, sizeof e.variant, h ? h : hn);
-			}
-			if ((v = scalar_of(it, "algorithm"))) {
-				const char *a = LOOKUP(sym_algs, v),
-					   *kl = scalar_of(it, "key length");
-				snprintf(tmp, sizeof tmp, "%s%s%s", a ? a : v, kl ? "-" : "",
-					 kl ? kl : "");
-				var_add(e.variant, sizeof e.variant, tmp);
-			}
-			if ((v = scalar_of(it, "mode"))) {
-				const char *m = LOOKUP(sym_modes, v);
-				var_add(e.variant, sizeof e.variant, m ? m : v);
-			}
-			if ((v = scalar_of(it, "encrypt/decrypt?")))
-				var_add(e.variant, sizeof e.variant, v);
-			if ((v = scalar_of(it, "scheme"))) {
-				const char *s = LOOKUP(schemes, v);
-				var_add(e.variant, sizeof e.variant, s ? s : v);
-			}
-			if ((v = scalar_of(it, "data length (bytes)"))) {
-				snprintf(tmp, sizeof tmp, "%sb", v);
-				var_add(e.variant, sizeof e.variant, tmp);
-			}
-			if (!e.variant[0])
-				strcpy(e.variant, "-");
+			ts_variant(it, kp, e.variant, sizeof e.variant);
 			/* tpm2-algtest authorizes with password sessions. */
 			const struct tpm_cc_info *ci = tpm_cc_lookup(e.cc);
 			e.auth = ci && ci->auth_handles ? TPM_AUTH_PASSWORD : TPM_AUTH_NONE;
@@ -459,60 +530,7 @@ int profile_import_tpmscan(const char *path, struct profile *p, char *err, size_
 			    NULL);
 		goto out;
 	}
-	/* Name: tpmscan-<manufacturer>-<chip>-<firmware>, lower case. */
-	char name[160];
-	size_t nl = 0;
-	snprintf(tmp, sizeof tmp, "tpmscan %s %s %s", manu, chip ? chip : "", fw);
-	for (const char *c = tmp; *c && nl + 1 < sizeof name; c++) {
-		if (isalnum((unsigned char)*c) || *c == '.')
-			name[nl++] = (char)tolower((unsigned char)*c);
-		else if (*c == ' ' && nl && name[nl - 1] != '-')
-			name[nl++] = '-';
-	}
-	name[nl] = 0;
-	profile_set(p, "name", name);
-	/* Manufacturer is the 4-character TPM_PT_MANUFACTURER ("STM " has a blank). */
-	snprintf(tmp, sizeof tmp, "%s", manu);
-	for (size_t l = strlen(tmp); l && tmp[l - 1] == ' ';)
-		tmp[--l] = 0;
-	profile_set(p, "vendor", tmp);
-	if (chip)
-		profile_set(p, "chip", chip);
-	profile_set(p, "firmware", fw);
-	if (scalar_of(root, "Execution date/time"))
-		profile_set(p, "date", scalar_of(root, "Execution date/time"));
-	profile_set(p, "measured-by", "TPMScan dataset (tpm2-algtest), CHES 2024");
-	snprintf(tmp, sizeof tmp, "crocs-muni/tpmscan-dataset, %s", base_name(path));
-	profile_set(p, "source", tmp);
-	profile_set(p, "covers", covers);
-	profile_set(p, "lacks",
-		    "PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext "
-		    "CreatePrimary ReadPublic (not measured by tpm2-algtest)");
-	profile_set(p, "note",
-		    "avg/min/max over the listed iterations through tpm2-tss with password "
-		    "authorization; bus and driver included, so transport-ms is 0.");
-	const char *dev = scalar_of(root, "Device name");
-	const char *sys = scalar_of(root, "System information");
-	if (dev || sys) {
-		snprintf(tmp, sizeof tmp, "host: %s%s%s", dev ? dev : "", dev && sys ? "; " : "",
-			 sys ? sys : "");
-		profile_set(p, "note", tmp);
-	}
-	if (failed[0]) {
-		snprintf(tmp, sizeof tmp, "not imported (failed on the chip or unusable): ");
-		char *all = malloc(strlen(tmp) + strlen(failed) + 1);
-		if (all) {
-			strcpy(all, tmp);
-			strcat(all, failed);
-			profile_set(p, "note", all);
-			free(all);
-		}
-	}
-	if (skipped_dup) {
-		snprintf(tmp, sizeof tmp, "%u duplicate measurements skipped (first kept)",
-			 skipped_dup);
-		profile_set(p, "note", tmp);
-	}
+	ts_describe(p, root, path, covers, failed, skipped_dup);
 	rc = 0;
 out:
 	if (rc)

@@ -1,43 +1,21 @@
-/* tpm-cuse-proxy: a CUSE character device with the semantics of the kernel's
- * TPM devices (drivers/char/tpm/tpm-dev-common.c) in front of a real TPM.
- * Every command is forwarded to the backend and recorded.
- *
- * Threads: the FUSE loop (main thread) answers open/read/write/poll/release
- * at once; one worker thread sends commands to the backend, one at a time,
- * and completes the requests that wait for it. The recorder's writer is
- * single-producer: every call that feeds it (recorder_log, _event,
- * _malformed, _client_pid) happens under rec_lock; recorder_forward, which
- * never touches the writer, runs in the worker outside it, so the TPM's
- * time never blocks the FUSE loop. Lock order: rec_lock before lock. */
-#define FUSE_USE_VERSION 31
-#include <cuse_lowlevel.h>
-#include <fuse_lowlevel.h>
+/* tpm-cuse-proxy: options, the diagnostics modes, and the set-up and tear-down
+ * of the proxy (detaching, the guardian, the recording, the CUSE device of
+ * cuse_dev.c). */
+#include "cuse_state.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
-#include <poll.h>
-#include <pthread.h>
-#include <pwd.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cuse_proxy.h"
-#include "db/db.h"
-#include "db/writer.h"
-#include "model/tpm/decode.h"
-#include "model/tpm/wire.h"
-#include "recorder/transport/frame.h"
-#include "recorder/recorder.h"
-#include "recorder/transport/transport.h"
+#include "recorder/record_session.h"
 
 static const char usage[] =
     "usage: tpm-cuse-proxy --backend DEVICE|TCTI --name NAME (--db FILE | --no-record)\n"
@@ -103,546 +81,6 @@ static const char usage[] =
     "  tpm-cuse-proxy --backend /dev/tpm0 --name tpm0 --takeover --db /run/boot.db\n"
     "  tpm-cuse-proxy --restore --name tpm0\n";
 
-#define RSP_CAP (TPM_MAX_MESSAGE + 64)
-
-enum backend_kind { BACKEND_DEVICE, BACKEND_SWTPM, BACKEND_TCTI };
-
-struct cfile {
-	uint32_t client;
-	struct transport *tr; /* own backend open (per-open spaces), else NULL */
-	int refs;
-	/* The kernel's file_priv state (tpm-dev-common.c). */
-	int enqueued;	      /* command queued or at the backend */
-	int response_read;    /* the response was (partly) read */
-	long response_length; /* bytes left to read, or -errno to report */
-	size_t off;
-	size_t cmd_len;
-	size_t wsize;	 /* bytes the client wrote (write's result) */
-	fuse_req_t wreq; /* a blocking write waiting for the TPM */
-	fuse_req_t rreq; /* a blocking read waiting for the TPM */
-	size_t rsize;
-	struct fuse_pollhandle *ph;
-	struct cfile *qnext;
-	uint8_t cmd[TPM_MAX_MESSAGE];
-	uint8_t buf[RSP_CAP];
-};
-
-static struct {
-	pthread_mutex_t lock;	  /* files, queue */
-	pthread_mutex_t rec_lock; /* recorder (single producer) */
-	pthread_cond_t cond;
-	struct cfile *qhead, *qtail;
-	int stop;
-	int n_open;
-	int exclusive;
-	enum backend_kind kind;
-	int per_open;	      /* one backend open per client open */
-	char reopen_name[16]; /* "N": an O_PATH fd on the backend node... */
-	int proc_fd_dir;      /* ...reopened in /proc/<our pid>/fd */
-	char backend_desc[256];
-	struct transport *shared;
-	struct recorder rec;
-	struct transport none; /* placeholder backend when per-open */
-	const char *dev_dir_name, *name;
-	int dev_fd; /* O_PATH on dev_dir_name */
-	int takeover, taken_over;
-	int mode;
-	long uid, gid;
-	int ready_fd; /* daemon mode: tells the parent we are serving */
-	int guard_fd;
-	struct fuse_session *se;
-	char err[600];
-	int setup_failed;
-	/* Test-only fault switch (tests/vm/test_vm_boot_luks_*.sh), from
-	 * TPMTRACE_FAULT_CUSE_CRASH=CC or CC:after: the proxy dies of SIGABRT
-	 * when the first command with code CC arrives (before it is sent
-	 * on), or once its response is with the client (":after"), as a
-	 * crash in the middle of a client's sequence would. */
-	uint32_t crash_cc;
-	int crash_after;
-} g = {.lock = PTHREAD_MUTEX_INITIALIZER,
-       .rec_lock = PTHREAD_MUTEX_INITIALIZER,
-       .cond = PTHREAD_COND_INITIALIZER,
-       .mode = -1,
-       .uid = -1,
-       .gid = -1,
-       .ready_fd = -1,
-       .guard_fd = -1,
-       .proc_fd_dir = -1,
-       .dev_fd = -1};
-
-static void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void msg(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("tpm-cuse-proxy: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-/* The errno a client of the kernel's device would see for a backend that
- * could not be reached: the driver's own for a device backend, EIO (or ETIME,
- * the TIS driver's timeout) for a socket or TCTI. */
-static int client_errno(int rc)
-{
-	if (g.kind == BACKEND_DEVICE)
-		return -rc;
-	if (rc == -ETIME || rc == -ETIMEDOUT)
-		return ETIME;
-	return EIO;
-}
-
-static void fault_crash_init(void)
-{
-	const char *s = getenv("TPMTRACE_FAULT_CUSE_CRASH");
-	char *end;
-	if (!s || !*s)
-		return;
-	unsigned long cc = strtoul(s, &end, 0);
-	if (cc == 0 || cc > 0xffffffffUL || (*end && strcmp(end, ":after") != 0)) {
-		msg("TPMTRACE_FAULT_CUSE_CRASH: not CC or CC:after: '%s'; ignored", s);
-		return;
-	}
-	g.crash_cc = (uint32_t)cc;
-	g.crash_after = *end != 0;
-	msg("TPMTRACE_FAULT_CUSE_CRASH: will crash at command 0x%x%s", g.crash_cc,
-	    g.crash_after ? ", once answered" : "");
-}
-
-static void fault_crash(const uint8_t *cmd, size_t len, int after)
-{
-	if (!g.crash_cc || after != g.crash_after || len < TPM_HEADER_SIZE ||
-	    wire_get_u32(cmd + 6) != g.crash_cc)
-		return;
-	struct rlimit none = {0, 0};
-	setrlimit(RLIMIT_CORE, &none); /* no core file in the initramfs */
-	msg("TPMTRACE_FAULT_CUSE_CRASH: crashing at command 0x%x", g.crash_cc);
-	abort();
-}
-
-static void file_unref(struct cfile *f)
-{
-	/* lock held */
-	if (--f->refs == 0) {
-		if (f->tr)
-			f->tr->ops->close(f->tr);
-		if (f->ph)
-			fuse_pollhandle_destroy(f->ph);
-		free(f);
-	}
-}
-
-static void notify_poll(struct cfile *f)
-{
-	if (f->ph) {
-		fuse_lowlevel_notify_poll(f->ph);
-		fuse_pollhandle_destroy(f->ph);
-		f->ph = NULL;
-	}
-}
-
-/* tpm_common_read: the whole response, or the part asked for; an error the
- * backend left (O_NONBLOCK write) is returned once; nothing pending reads 0. */
-static void serve_read(struct cfile *f, fuse_req_t req, size_t size)
-{
-	if (f->response_length) {
-		f->response_read = 1;
-		if (f->response_length < 0) {
-			int e = (int)-f->response_length;
-			f->response_length = 0;
-			f->off = 0;
-			fuse_reply_err(req, e);
-			return;
-		}
-		size_t n = size < (size_t)f->response_length ? size : (size_t)f->response_length;
-		if (n == 0) {
-			/* A zero-length read drops the response, as in the kernel. */
-			f->response_length = 0;
-			f->off = 0;
-			fuse_reply_buf(req, NULL, 0);
-			return;
-		}
-		fuse_reply_buf(req, (const char *)f->buf + f->off, n);
-		f->off += n;
-		f->response_length -= (long)n;
-		if (!f->response_length)
-			f->off = 0;
-		return;
-	}
-	f->off = 0;
-	fuse_reply_buf(req, NULL, 0);
-}
-
-static void *worker_main(void *arg)
-{
-	uint8_t *rsp = malloc(RSP_CAP), *cmd = malloc(TPM_MAX_MESSAGE);
-	(void)arg;
-	if (!rsp || !cmd) {
-		free(rsp);
-		free(cmd);
-		return NULL;
-	}
-	pthread_mutex_lock(&g.lock);
-	for (;;) {
-		while (!g.qhead && !g.stop)
-			pthread_cond_wait(&g.cond, &g.lock);
-		if (!g.qhead)
-			break;
-		struct cfile *f = g.qhead;
-		g.qhead = f->qnext;
-		if (!g.qhead)
-			g.qtail = NULL;
-		/* Our own copy: the client may write its next command as soon
-		 * as it has the response, while this one is being logged. */
-		size_t cmd_len = f->cmd_len;
-		uint32_t client = f->client;
-		memcpy(cmd, f->cmd, cmd_len);
-		pthread_mutex_unlock(&g.lock);
-
-		size_t rsp_len = 0;
-		struct rec_timing tm = {0};
-		/* Only this thread forwards (g.rec's backend and counters are
-		 * its own); rec_lock guards the writer queue, which the FUSE
-		 * thread also feeds, so it is taken for the record only: an
-		 * open or a bad write elsewhere never waits for the TPM. */
-		g.rec.backend = f->tr ? f->tr : g.shared;
-		fault_crash(cmd, cmd_len, 0);
-		int rc =
-		    recorder_forward(&g.rec, client, 0, cmd, cmd_len, rsp, RSP_CAP, &rsp_len, &tm);
-
-		pthread_mutex_lock(&g.lock);
-		f->enqueued = 0;
-		f->off = 0;
-		if (rc) {
-			f->response_length = -client_errno(rc);
-		} else {
-			memcpy(f->buf, rsp, rsp_len);
-			f->response_length = (long)rsp_len;
-		}
-		if (f->wreq) {
-			/* A blocking write returns the backend's error itself. */
-			if (rc) {
-				f->response_length = 0;
-				fuse_reply_err(f->wreq, client_errno(rc));
-			} else {
-				fuse_reply_write(f->wreq, f->wsize);
-			}
-			f->wreq = NULL;
-		}
-		if (f->rreq) {
-			serve_read(f, f->rreq, f->rsize);
-			f->rreq = NULL;
-		}
-		notify_poll(f);
-		pthread_mutex_unlock(&g.lock);
-		fault_crash(cmd, cmd_len, 1);
-
-		/* The client has its answer; now the record. It may name the
-		 * backend (g.rec.backend: in front of a tpmrm node, f's own
-		 * transport), so f is released after it: a client that closed
-		 * meanwhile would otherwise have freed that transport. */
-		pthread_mutex_lock(&g.rec_lock);
-		recorder_log(&g.rec, client, 0, cmd, cmd_len, rsp, rsp_len, &tm);
-		pthread_mutex_unlock(&g.rec_lock);
-		pthread_mutex_lock(&g.lock);
-		file_unref(f);
-	}
-	pthread_mutex_unlock(&g.lock);
-	free(rsp);
-	free(cmd);
-	return NULL;
-}
-
-static struct cfile *file_of(struct fuse_file_info *fi)
-{
-	return (struct cfile *)(uintptr_t)fi->fh;
-}
-
-/* A fresh open of the backend node, through the O_PATH descriptor kept in
- * /proc/<pid>/fd: it survives --takeover's renames and the initramfs's
- * switch of root, where the node's path no longer names it for us. */
-static int reopen_backend(struct transport **out, char *err, size_t errlen)
-{
-	int fd = openat(g.proc_fd_dir, g.reopen_name, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", g.backend_desc, strerror(errno));
-		return -errno;
-	}
-	int rc = transport_device_from_fd(fd, g.backend_desc, out);
-	if (rc)
-		close(fd);
-	return rc;
-}
-
-static void op_open(fuse_req_t req, struct fuse_file_info *fi)
-{
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
-	char err[512];
-	struct cfile *f;
-
-	pthread_mutex_lock(&g.lock);
-	if (g.exclusive && g.n_open > 0) {
-		/* tpm_open: one open of /dev/tpmN at a time. */
-		pthread_mutex_unlock(&g.lock);
-		fuse_reply_err(req, EBUSY);
-		return;
-	}
-	g.n_open++;
-	pthread_mutex_unlock(&g.lock);
-
-	f = calloc(1, sizeof(*f));
-	if (!f) {
-		fuse_reply_err(req, ENOMEM);
-		goto fail;
-	}
-	f->refs = 1;
-	f->response_read = 1;
-	if (g.per_open) {
-		/* Each open of /dev/tpmrm0 is its own resource manager space,
-		 * flushed when it is closed: keep that per client. */
-		int rc = reopen_backend(&f->tr, err, sizeof err);
-		if (rc) {
-			free(f);
-			fuse_reply_err(req, -rc);
-			goto fail;
-		}
-	}
-	pthread_mutex_lock(&g.rec_lock);
-	f->client = recorder_client_pid(&g.rec, ctx->pid, ctx->uid);
-	pthread_mutex_unlock(&g.rec_lock);
-	fi->fh = (uint64_t)(uintptr_t)f;
-	fi->direct_io = 1;
-	fi->nonseekable = 1;
-	if (fuse_reply_open(req, fi) != 0) {
-		pthread_mutex_lock(&g.lock);
-		file_unref(f);
-		g.n_open--;
-		pthread_mutex_unlock(&g.lock);
-	}
-	return;
-fail:
-	pthread_mutex_lock(&g.lock);
-	g.n_open--;
-	pthread_mutex_unlock(&g.lock);
-}
-
-static void record_bad_write(struct cfile *f, const char *buf, size_t size, int reason,
-			     uint32_t declared)
-{
-	pthread_mutex_lock(&g.rec_lock);
-	recorder_malformed(&g.rec, f->client, 0, (const uint8_t *)buf, size, reason, declared);
-	pthread_mutex_unlock(&g.rec_lock);
-}
-
-/* tpm_common_write. */
-static void op_write(fuse_req_t req, const char *buf, size_t size, off_t off,
-		     struct fuse_file_info *fi)
-{
-	struct cfile *f = file_of(fi);
-	uint32_t hsize = size >= 6 ? wire_get_u32((const uint8_t *)buf + 2) : 0;
-	int reason;
-	(void)off;
-	if (size > TPM_MAX_MESSAGE) {
-		record_bad_write(f, buf, size, TPM_MAL_TOO_LARGE, hsize);
-		fuse_reply_err(req, E2BIG);
-		return;
-	}
-	pthread_mutex_lock(&g.lock);
-	if ((!f->response_read && f->response_length) || f->enqueued) {
-		pthread_mutex_unlock(&g.lock);
-		fuse_reply_err(req, EBUSY);
-		return;
-	}
-	/* The framing rule every recorder shares (recorder/transport/frame.h): the
-	 * command is exactly the bytes its size field declares. */
-	int fr = frame_tpm((const uint8_t *)buf, size, FRAME_MAX_MESSAGE, &hsize, &reason);
-	if (size < 6 || size < hsize) {
-		pthread_mutex_unlock(&g.lock);
-		record_bad_write(f, buf, size,
-				 size < TPM_HEADER_SIZE ? TPM_MAL_SHORT_HEADER : TPM_MAL_SIZE_OVER,
-				 hsize);
-		fuse_reply_err(req, EINVAL);
-		return;
-	}
-	if (hsize == 0) {
-		/* tpm_try_transmit: a zero size field, ENODATA; from the write,
-		 * or with O_NONBLOCK (queued) from the read that follows. */
-		int nb = !!(fi->flags & O_NONBLOCK);
-		if (nb) {
-			f->response_length = -ENODATA;
-			f->response_read = 0;
-			f->off = 0;
-			notify_poll(f);
-		}
-		pthread_mutex_unlock(&g.lock);
-		record_bad_write(f, buf, size, TPM_MAL_SIZE_BELOW_HEADER, 0);
-		if (nb)
-			fuse_reply_write(req, size);
-		else
-			fuse_reply_err(req, ENODATA);
-		return;
-	}
-	if (fr != FRAME_TPM_WHOLE) {
-		/* A size field below the header's 10 bytes: answered here with
-		 * TPM_RC_COMMAND_SIZE, as a TPM would, without reaching it. */
-		f->response_length = (long)tpm_error_response(f->buf, TPM_RC_COMMAND_SIZE);
-		f->response_read = 0;
-		f->off = 0;
-		notify_poll(f);
-		pthread_mutex_unlock(&g.lock);
-		record_bad_write(f, buf, size, reason, hsize);
-		fuse_reply_write(req, size);
-		return;
-	}
-	f->response_length = 0;
-	f->response_read = 0;
-	f->off = 0;
-	/* Exactly the declared bytes, whatever the backend: the kernel's
-	 * driver, too, sends the size field's worth and drops the rest of the
-	 * write (tpm_try_transmit). */
-	f->cmd_len = hsize;
-	memcpy(f->cmd, buf, f->cmd_len);
-	f->wsize = size;
-	f->enqueued = 1;
-	f->refs++;
-	if (!(fi->flags & O_NONBLOCK))
-		f->wreq = req;
-	f->qnext = NULL;
-	if (g.qtail)
-		g.qtail->qnext = f;
-	else
-		g.qhead = f;
-	g.qtail = f;
-	pthread_cond_signal(&g.cond);
-	pthread_mutex_unlock(&g.lock);
-	if (fi->flags & O_NONBLOCK)
-		fuse_reply_write(req, size); /* the result comes with the read */
-}
-
-static void op_read(fuse_req_t req, size_t size, off_t off, struct fuse_file_info *fi)
-{
-	struct cfile *f = file_of(fi);
-	(void)off;
-	pthread_mutex_lock(&g.lock);
-	if (f->enqueued) {
-		/* In flight: the kernel's read waits for the command's worker to
-		 * finish (it holds buffer_mutex), O_NONBLOCK or not; so does this
-		 * one. A second read on top of a waiting one is refused. */
-		if (f->rreq) {
-			pthread_mutex_unlock(&g.lock);
-			fuse_reply_err(req, EAGAIN);
-			return;
-		}
-		f->rreq = req;
-		f->rsize = size;
-		pthread_mutex_unlock(&g.lock);
-		return;
-	}
-	serve_read(f, req, size);
-	pthread_mutex_unlock(&g.lock);
-}
-
-/* tpm_common_poll: readable while a response (or part of it) waits,
- * writable otherwise. */
-static void op_poll(fuse_req_t req, struct fuse_file_info *fi, struct fuse_pollhandle *ph)
-{
-	struct cfile *f = file_of(fi);
-	unsigned mask;
-	pthread_mutex_lock(&g.lock);
-	if (ph) {
-		if (f->ph)
-			fuse_pollhandle_destroy(f->ph);
-		f->ph = ph;
-	}
-	mask = f->response_length ? POLLIN | POLLRDNORM : POLLOUT | POLLWRNORM;
-	pthread_mutex_unlock(&g.lock);
-	fuse_reply_poll(req, mask);
-}
-
-static void op_release(fuse_req_t req, struct fuse_file_info *fi)
-{
-	struct cfile *f = file_of(fi);
-	pthread_mutex_lock(&g.lock);
-	if (f->ph) {
-		fuse_pollhandle_destroy(f->ph);
-		f->ph = NULL;
-	}
-	g.n_open--;
-	file_unref(f);
-	pthread_mutex_unlock(&g.lock);
-	fuse_reply_err(req, 0);
-}
-
-static void op_ioctl(fuse_req_t req, int cmd, void *arg, struct fuse_file_info *fi, unsigned flags,
-		     const void *in_buf, size_t in_bufsz, size_t out_bufsz)
-{
-	/* The kernel's TPM devices have no ioctls. */
-	fuse_reply_err(req, ENOTTY);
-}
-
-static void signal_ready(int ok)
-{
-	if (g.ready_fd >= 0) {
-		char c = ok ? 'R' : 'F';
-		if (write(g.ready_fd, &c, 1) < 0) {
-			/* the parent is gone; nothing to tell */
-		}
-		close(g.ready_fd);
-		g.ready_fd = -1;
-	}
-}
-
-static void op_init_done(void *userdata)
-{
-	char node[512];
-	(void)userdata;
-	snprintf(node, sizeof node, "%s/%s", g.dev_dir_name, g.name);
-	if (g.takeover) {
-		int rc = node_takeover(g.dev_fd, g.name, g.mode, g.uid, g.gid, g.err, sizeof g.err);
-		if (rc) {
-			g.setup_failed = 1;
-			msg("--takeover: %s", g.err);
-			signal_ready(0);
-			fuse_session_exit(g.se);
-			return;
-		}
-		g.taken_over = 1;
-		pthread_mutex_lock(&g.rec_lock);
-		recorder_event(&g.rec, "takeover", node, 0);
-		pthread_mutex_unlock(&g.rec_lock);
-	} else {
-		struct stat st;
-		for (int i = 0;
-		     i < 500 && (fstatat(g.dev_fd, g.name, &st, 0) != 0 || !S_ISCHR(st.st_mode));
-		     i++)
-			usleep(10000);
-		if (fchmodat(g.dev_fd, g.name, g.mode >= 0 ? (mode_t)g.mode : 0600, 0) != 0 ||
-		    fchownat(g.dev_fd, g.name, g.uid >= 0 ? (uid_t)g.uid : 0,
-			     g.gid >= 0 ? (gid_t)g.gid : 0, 0)) {
-			g.setup_failed = 1;
-			msg("cannot set mode/owner of %s: %s", node, strerror(errno));
-			signal_ready(0);
-			fuse_session_exit(g.se);
-			return;
-		}
-	}
-	msg("serving %s (backend %s)%s", node, g.shared ? g.shared->desc : g.backend_desc,
-	    g.rec.w ? "" : ", not recording");
-	signal_ready(1);
-}
-
-static const struct cuse_lowlevel_ops cuse_ops = {
-    .init_done = op_init_done,
-    .open = op_open,
-    .read = op_read,
-    .write = op_write,
-    .release = op_release,
-    .ioctl = op_ioctl,
-    .poll = op_poll,
-};
-
 /* Detaches after the device is ready: the parent waits for one byte. */
 static int daemonize(void)
 {
@@ -692,259 +130,223 @@ static int parse_group(const char *s, long *gid)
 	return 0;
 }
 
-static int open_backend(const char *spec, char *err, size_t errlen)
-{
-	if (spec[0] == '/') {
-		const char *base = strrchr(spec, '/') + 1;
-		g.kind = BACKEND_DEVICE;
-		g.per_open = !strncmp(base, "tpmrm", 5);
-		if (g.per_open) {
-			/* Reopened through /proc for every client: stays valid
-			 * when --takeover renames the node. */
-			int fd = open(spec, O_PATH | O_CLOEXEC);
-			struct stat st;
-			if (fd < 0 || fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode)) {
-				snprintf(err, errlen, "%s: %s", spec,
-					 fd < 0 ? strerror(errno) : "not a character device");
-				return -ENODEV;
-			}
-			snprintf(g.reopen_name, sizeof g.reopen_name, "%d", fd);
-			snprintf(g.backend_desc, sizeof g.backend_desc, "device:%s", spec);
-			g.proc_fd_dir = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
-			if (g.proc_fd_dir < 0) {
-				snprintf(err, errlen, "/proc/self/fd: %s", strerror(errno));
-				return -errno;
-			}
-			/* Opened once now so that a bad backend fails here. */
-			struct transport *t;
-			int rc = reopen_backend(&t, err, errlen);
-			if (rc)
-				return rc;
-			t->ops->close(t);
-			snprintf(g.none.desc, sizeof g.none.desc, "device:%s", spec);
-			return 0;
-		}
-		return transport_device_open(spec, &g.shared, err, errlen);
-	}
-	if (!strncmp(spec, "swtpm", 5) || !strncmp(spec, "tcp:", 4) || !strncmp(spec, "unix:", 5)) {
-		g.kind = BACKEND_SWTPM;
-		return transport_swtpm_open(spec, &g.shared, err, errlen);
-	}
-	g.kind = BACKEND_TCTI;
-	return transport_tcti_open(spec, &g.shared, err, errlen);
-}
+struct opts {
+	const char *backend, *db_path, *trace_name, *probe, *bench, *pidfile;
+	int no_record, foreground, debug, restore, payloads;
+	int excl, count, rounds, json, bench_getrandom;
+};
 
-int main(int argc, char **argv)
-{
-	const char *backend = NULL, *db_path = NULL, *trace_name = NULL, *probe = NULL,
-		   *bench = NULL, *pidfile = NULL;
-	int no_record = 0, foreground = 0, debug = 0, restore = 0, payloads = PAYLOADS_REDACTED;
-	int excl = -1, count = 1, rounds = 1000, json = 0, ret = 1, bench_getrandom = 0;
-	struct writer *w = NULL;
-	pthread_t worker;
-	int worker_started = 0;
+enum {
+	OPT_BACKEND = 1,
+	OPT_NAME,
+	OPT_DB,
+	OPT_NOREC,
+	OPT_MODE,
+	OPT_GROUP,
+	OPT_TAKEOVER,
+	OPT_FG,
+	OPT_PAYLOADS,
+	OPT_TNAME,
+	OPT_EXCL,
+	OPT_SHARED,
+	OPT_DEVDIR,
+	OPT_DEBUG,
+	OPT_RESTORE,
+	OPT_PROBE,
+	OPT_BENCH,
+	OPT_COUNT,
+	OPT_ROUNDS,
+	OPT_JSON,
+	OPT_HELP,
+	OPT_PIDFILE,
+	OPT_INITRD,
+	OPT_BENCH_CMD
+};
 
-	g.dev_dir_name = "/dev";
-	g.name = NULL;
-	enum {
-		OPT_BACKEND = 1,
-		OPT_NAME,
-		OPT_DB,
-		OPT_NOREC,
-		OPT_MODE,
-		OPT_GROUP,
-		OPT_TAKEOVER,
-		OPT_FG,
-		OPT_PAYLOADS,
-		OPT_TNAME,
-		OPT_EXCL,
-		OPT_SHARED,
-		OPT_DEVDIR,
-		OPT_DEBUG,
-		OPT_RESTORE,
-		OPT_PROBE,
-		OPT_BENCH,
-		OPT_COUNT,
-		OPT_ROUNDS,
-		OPT_JSON,
-		OPT_HELP,
-		OPT_PIDFILE,
-		OPT_INITRD,
-		OPT_BENCH_CMD
-	};
-	static const struct option opts[] = {{"backend", required_argument, 0, OPT_BACKEND},
-					     {"name", required_argument, 0, OPT_NAME},
-					     {"db", required_argument, 0, OPT_DB},
-					     {"no-record", no_argument, 0, OPT_NOREC},
-					     {"mode", required_argument, 0, OPT_MODE},
-					     {"group", required_argument, 0, OPT_GROUP},
-					     {"takeover", no_argument, 0, OPT_TAKEOVER},
-					     {"foreground", no_argument, 0, OPT_FG},
-					     {"payloads", required_argument, 0, OPT_PAYLOADS},
-					     {"trace-name", required_argument, 0, OPT_TNAME},
-					     {"exclusive", no_argument, 0, OPT_EXCL},
-					     {"shared", no_argument, 0, OPT_SHARED},
-					     {"dev-dir", required_argument, 0, OPT_DEVDIR},
-					     {"debug", no_argument, 0, OPT_DEBUG},
-					     {"restore", no_argument, 0, OPT_RESTORE},
-					     {"probe", required_argument, 0, OPT_PROBE},
-					     {"bench", required_argument, 0, OPT_BENCH},
-					     {"count", required_argument, 0, OPT_COUNT},
-					     {"rounds", required_argument, 0, OPT_ROUNDS},
-					     {"json", no_argument, 0, OPT_JSON},
-					     {"help", no_argument, 0, OPT_HELP},
-					     {"pidfile", required_argument, 0, OPT_PIDFILE},
-					     {"initrd", no_argument, 0, OPT_INITRD},
-					     {"bench-command", required_argument, 0, OPT_BENCH_CMD},
-					     {0, 0, 0, 0}};
-	int o;
-	while ((o = getopt_long(argc, argv, "hf", opts, NULL)) != -1) {
-		switch (o) {
-		case OPT_BACKEND:
-			backend = optarg;
-			break;
-		case OPT_NAME:
-			g.name = optarg;
-			break;
-		case OPT_DB:
-			db_path = optarg;
-			break;
-		case OPT_NOREC:
-			no_record = 1;
-			break;
-		case OPT_MODE: {
-			char *end;
-			long m = strtol(optarg, &end, 8);
-			if (*end || m < 0 || m > 07777) {
-				msg("--mode takes an octal mode, not '%s'", optarg);
-				return 2;
-			}
-			g.mode = (int)m;
-			break;
-		}
-		case OPT_GROUP:
-			if (parse_group(optarg, &g.gid)) {
-				msg("--group: no group '%s'", optarg);
-				return 2;
-			}
-			break;
-		case OPT_TAKEOVER:
-			g.takeover = 1;
-			break;
-		case 'f':
-		case OPT_FG:
-			foreground = 1;
-			break;
-		case OPT_PAYLOADS:
-			payloads = payload_mode_parse(optarg);
-			if (payloads < 0) {
-				msg("--payloads takes none, redacted or full, not '%s'", optarg);
-				return 2;
-			}
-			break;
-		case OPT_TNAME:
-			trace_name = optarg;
-			break;
-		case OPT_EXCL:
-			excl = 1;
-			break;
-		case OPT_SHARED:
-			excl = 0;
-			break;
-		case OPT_DEVDIR:
-			g.dev_dir_name = optarg;
-			break;
-		case OPT_DEBUG:
-			debug = foreground = 1;
-			break;
-		case OPT_RESTORE:
-			restore = 1;
-			break;
-		case OPT_PROBE:
-			probe = optarg;
-			break;
-		case OPT_BENCH:
-			bench = optarg;
-			break;
-		case OPT_COUNT:
-			count = atoi(optarg);
-			break;
-		case OPT_ROUNDS:
-			rounds = atoi(optarg);
-			break;
-		case OPT_JSON:
-			json = 1;
-			break;
-		case OPT_BENCH_CMD:
-			if (strcmp(optarg, "extend") && strcmp(optarg, "getrandom")) {
-				msg("--bench-command takes extend or getrandom, not '%s'", optarg);
-				return 2;
-			}
-			bench_getrandom = !strcmp(optarg, "getrandom");
-			break;
-		case OPT_PIDFILE:
-			pidfile = optarg;
-			break;
-		case OPT_INITRD:
-			/* systemd leaves processes whose argv[0] starts with '@'
-			 * running across the switch to the real root
-			 * (https://systemd.io/ROOT_STORAGE_DAEMONS/). */
-			argv[0][0] = '@';
-			break;
-		case 'h':
-		case OPT_HELP:
-			fputs(usage, stdout);
-			return 0;
-		default:
-			fprintf(stderr, "Try 'tpm-cuse-proxy --help'.\n");
+static const struct option long_opts[] = {{"backend", required_argument, 0, OPT_BACKEND},
+					  {"name", required_argument, 0, OPT_NAME},
+					  {"db", required_argument, 0, OPT_DB},
+					  {"no-record", no_argument, 0, OPT_NOREC},
+					  {"mode", required_argument, 0, OPT_MODE},
+					  {"group", required_argument, 0, OPT_GROUP},
+					  {"takeover", no_argument, 0, OPT_TAKEOVER},
+					  {"foreground", no_argument, 0, OPT_FG},
+					  {"payloads", required_argument, 0, OPT_PAYLOADS},
+					  {"trace-name", required_argument, 0, OPT_TNAME},
+					  {"exclusive", no_argument, 0, OPT_EXCL},
+					  {"shared", no_argument, 0, OPT_SHARED},
+					  {"dev-dir", required_argument, 0, OPT_DEVDIR},
+					  {"debug", no_argument, 0, OPT_DEBUG},
+					  {"restore", no_argument, 0, OPT_RESTORE},
+					  {"probe", required_argument, 0, OPT_PROBE},
+					  {"bench", required_argument, 0, OPT_BENCH},
+					  {"count", required_argument, 0, OPT_COUNT},
+					  {"rounds", required_argument, 0, OPT_ROUNDS},
+					  {"json", no_argument, 0, OPT_JSON},
+					  {"help", no_argument, 0, OPT_HELP},
+					  {"pidfile", required_argument, 0, OPT_PIDFILE},
+					  {"initrd", no_argument, 0, OPT_INITRD},
+					  {"bench-command", required_argument, 0, OPT_BENCH_CMD},
+					  {0, 0, 0, 0}};
+
+/* One option (getopt_long's result opt, its argument in optarg) into o or g.
+ * Returns -1 to go on, else the exit status. */
+static int apply_option(int opt, char **argv, struct opts *o)
+{
+	switch (opt) {
+	case OPT_BACKEND:
+		o->backend = optarg;
+		break;
+	case OPT_NAME:
+		g.name = optarg;
+		break;
+	case OPT_DB:
+		o->db_path = optarg;
+		break;
+	case OPT_NOREC:
+		o->no_record = 1;
+		break;
+	case OPT_MODE: {
+		char *end;
+		long m = strtol(optarg, &end, 8);
+		if (*end || m < 0 || m > 07777) {
+			msg("--mode takes an octal mode, not '%s'", optarg);
 			return 2;
 		}
+		g.mode = (int)m;
+		break;
 	}
+	case OPT_GROUP:
+		if (parse_group(optarg, &g.gid)) {
+			msg("--group: no group '%s'", optarg);
+			return 2;
+		}
+		break;
+	case OPT_TAKEOVER:
+		g.takeover = 1;
+		break;
+	case 'f':
+	case OPT_FG:
+		o->foreground = 1;
+		break;
+	case OPT_PAYLOADS:
+		o->payloads = payload_mode_parse(optarg);
+		if (o->payloads < 0) {
+			msg("--payloads takes none, redacted or full, not '%s'", optarg);
+			return 2;
+		}
+		break;
+	case OPT_TNAME:
+		o->trace_name = optarg;
+		break;
+	case OPT_EXCL:
+		o->excl = 1;
+		break;
+	case OPT_SHARED:
+		o->excl = 0;
+		break;
+	case OPT_DEVDIR:
+		g.dev_dir_name = optarg;
+		break;
+	case OPT_DEBUG:
+		o->debug = o->foreground = 1;
+		break;
+	case OPT_RESTORE:
+		o->restore = 1;
+		break;
+	case OPT_PROBE:
+		o->probe = optarg;
+		break;
+	case OPT_BENCH:
+		o->bench = optarg;
+		break;
+	case OPT_COUNT:
+		o->count = atoi(optarg);
+		break;
+	case OPT_ROUNDS:
+		o->rounds = atoi(optarg);
+		break;
+	case OPT_JSON:
+		o->json = 1;
+		break;
+	case OPT_BENCH_CMD:
+		if (strcmp(optarg, "extend") && strcmp(optarg, "getrandom")) {
+			msg("--bench-command takes extend or getrandom, not '%s'", optarg);
+			return 2;
+		}
+		o->bench_getrandom = !strcmp(optarg, "getrandom");
+		break;
+	case OPT_PIDFILE:
+		o->pidfile = optarg;
+		break;
+	case OPT_INITRD:
+		/* systemd leaves processes whose argv[0] starts with '@'
+		 * running across the switch to the real root
+		 * (https://systemd.io/ROOT_STORAGE_DAEMONS/). */
+		argv[0][0] = '@';
+		break;
+	case 'h':
+	case OPT_HELP:
+		fputs(usage, stdout);
+		return 0;
+	default:
+		fprintf(stderr, "Try 'tpm-cuse-proxy --help'.\n");
+		return 2;
+	}
+	return -1;
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int parse_options(int argc, char **argv, struct opts *o)
+{
+	int opt, rc;
+
+	*o = (struct opts){.payloads = PAYLOADS_REDACTED, .excl = -1, .count = 1, .rounds = 1000};
+	g.dev_dir_name = "/dev";
+	g.name = NULL;
+	while ((opt = getopt_long(argc, argv, "hf", long_opts, NULL)) != -1)
+		if ((rc = apply_option(opt, argv, o)) >= 0)
+			return rc;
 	if (optind < argc) {
 		msg("unexpected argument '%s'", argv[optind]);
 		return 2;
 	}
-	if (probe)
-		return devtools_probe(probe, excl == 1) ? 1 : 0;
-	if (bench) {
-		const char *paths[8];
-		int n = 0;
-		char *list = strdup(bench), *save = NULL;
-		for (char *p = strtok_r(list, ",", &save); p && n < 8;
-		     p = strtok_r(NULL, ",", &save))
-			paths[n++] = p;
-		if (count <= 0 || rounds <= 0) {
-			msg("--count and --rounds take positive numbers");
-			return 2;
-		}
-		ret = devtools_bench(paths, n, count, rounds, json, bench_getrandom) ? 1 : 0;
-		free(list);
-		return ret;
+	return -1;
+}
+
+/* --probe and --bench. Returns -1 when neither was asked for. */
+static int run_devtools(const struct opts *o)
+{
+	if (o->probe)
+		return devtools_probe(o->probe, o->excl == 1) ? 1 : 0;
+	if (!o->bench)
+		return -1;
+	const char *paths[8];
+	int n = 0;
+	char *list = strdup(o->bench), *save = NULL;
+	for (char *p = strtok_r(list, ",", &save); p && n < 8; p = strtok_r(NULL, ",", &save))
+		paths[n++] = p;
+	if (o->count <= 0 || o->rounds <= 0) {
+		msg("--count and --rounds take positive numbers");
+		return 2;
 	}
-	/* The device directory and /sys/class, held open (takeover.c). */
-	g.dev_fd = open(g.dev_dir_name, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (g.dev_fd < 0) {
-		msg("%s: %s", g.dev_dir_name, strerror(errno));
-		return 1;
-	}
-	takeover_init();
-	if (restore) {
-		int rc = g.name ? node_restore(g.dev_fd, g.name, g.err, sizeof g.err)
-				: node_restore_all(g.dev_fd, g.err, sizeof g.err);
-		if (rc < 0) {
-			msg("--restore: %s", g.err);
-			return 1;
-		}
-		msg("%s", rc ? "restored the kernel's TPM node" : "nothing to restore");
-		return 0;
-	}
+	int ret =
+	    devtools_bench(paths, n, o->count, o->rounds, o->json, o->bench_getrandom) ? 1 : 0;
+	free(list);
+	return ret;
+}
+
+/* What the proxy needs and --restore does not. Returns -1 when it is all
+ * there, else the exit status. */
+static int check_proxy_options(const struct opts *o)
+{
 	if (!g.name)
 		g.name = "tpmproxy0";
-	if (!backend) {
+	if (!o->backend) {
 		msg("--backend is required (e.g. --backend /dev/tpmrm0)");
 		return 2;
 	}
-	if (!db_path && !no_record) {
+	if (!o->db_path && !o->no_record) {
 		msg("give --db FILE, or --no-record to forward without recording");
 		return 2;
 	}
@@ -952,32 +354,39 @@ int main(int argc, char **argv)
 		msg("--name takes a plain device name (no '/')");
 		return 2;
 	}
-	g.exclusive = excl >= 0 ? excl : strncmp(g.name, "tpmrm", 5) != 0;
-	if (payloads == PAYLOADS_FULL && !no_record)
-		msg("--payloads full: secrets will be stored in %s", db_path);
-	fault_crash_init();
+	g.exclusive = o->excl >= 0 ? o->excl : strncmp(g.name, "tpmrm", 5) != 0;
+	if (o->payloads == PAYLOADS_FULL && !o->no_record)
+		msg("--payloads full: secrets will be stored in %s", o->db_path);
+	return -1;
+}
 
+/* Before any TPM, CUSE or database descriptor is open: a leftover node put
+ * back, detaching, the pid file, the guardian. Returns 0, or -1 once the
+ * reason was printed (before: exit status 1 at once; after: through the
+ * tear-down, *begun set). */
+static int prepare(const struct opts *o, int *begun)
+{
 	/* A leftover from a proxy that died without its guardian: put the
 	 * kernel's node back before taking it over again. */
 	if (g.takeover) {
 		int rc = node_restore(g.dev_fd, g.name, g.err, sizeof g.err);
 		if (rc < 0) {
 			msg("--takeover: %s", g.err);
-			return 1;
+			return -1;
 		}
 		if (rc > 0)
 			msg("restored %s/%s left over by an earlier run", g.dev_dir_name, g.name);
 	}
-
-	if (!foreground && daemonize() != 0) {
+	if (!o->foreground && daemonize() != 0) {
 		msg("cannot detach: %s", strerror(errno));
-		return 1;
+		return -1;
 	}
-	if (pidfile) {
-		FILE *pf = fopen(pidfile, "we");
+	*begun = 1;
+	if (o->pidfile) {
+		FILE *pf = fopen(o->pidfile, "we");
 		if (!pf || fprintf(pf, "%d\n", (int)getpid()) < 0 || fclose(pf) != 0) {
-			msg("cannot write %s: %s", pidfile, strerror(errno));
-			goto out;
+			msg("cannot write %s: %s", o->pidfile, strerror(errno));
+			return -1;
 		}
 	}
 	/* The guardian holds no TPM, CUSE or database descriptor: fork it
@@ -986,77 +395,71 @@ int main(int argc, char **argv)
 		g.guard_fd = guardian_start(g.dev_fd, g.name);
 		if (g.guard_fd < 0) {
 			msg("cannot start the guardian: %s", strerror(-g.guard_fd));
-			goto out;
+			return -1;
 		}
 	}
+	return 0;
+}
+
+/* A trace in the database and the writer that fills it
+ * (recorder/record_session.h). */
+static int start_recording(const struct opts *o, const char *node_path, struct record_session *rs)
+{
+	char source[600];
+	snprintf(source, sizeof source, "cuse:%s <- %s", node_path, o->backend);
+	struct record_trace_cfg tc = {.db_path = o->db_path,
+				      .file_mode = -1,
+				      .name = o->trace_name,
+				      .source = source,
+				      .payloads = o->payloads};
+	if (record_session_begin(rs, &tc, g.err, sizeof g.err)) {
+		msg("%s", g.err);
+		return -1;
+	}
+	return 0;
+}
+
+/* The backend, the recording, the worker and the device; then the FUSE loop
+ * until a signal or the backend ends it. Returns the exit status. */
+static int serve(const struct opts *o, char *argv0, const char *node_path,
+		 struct record_session *rs)
+{
+	sigset_t mask, old;
 
 	/* Only the main thread takes SIGTERM/SIGINT/SIGHUP (they stop the
 	 * FUSE loop); the writer and the worker never see them. */
-	sigset_t mask, old;
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &mask, &old);
 
-	char node_path[512];
-	snprintf(node_path, sizeof node_path, "%s/%s", g.dev_dir_name, g.name);
-	if (open_backend(backend, g.err, sizeof g.err)) {
+	if (open_backend(o->backend, g.err, sizeof g.err)) {
 		msg("backend: %s", g.err);
-		goto out;
+		return 1;
 	}
-	if (!no_record) {
-		sqlite3 *db = NULL;
-		if (db_open(db_path, DB_CREATE, &db, g.err, sizeof g.err)) {
-			msg("%s", g.err);
-			goto out;
-		}
-		char source[600];
-		snprintf(source, sizeof source, "cuse:%s <- %s", node_path, backend);
-		struct trace_info ti = {.name = trace_name,
-					.kind = "record",
-					.source = source,
-					.payloads = payload_mode_str(payloads)};
-		int64_t trace_id = db_trace_begin(db, &ti);
-		db_close(db);
-		if (trace_id < 0) {
-			msg("%s: cannot add a trace", db_path);
-			goto out;
-		}
-		struct writer_cfg wc = {.path = db_path, .trace_id = trace_id};
-		if (writer_start(&w, &wc, g.err, sizeof g.err)) {
-			msg("%s", g.err);
-			goto out;
-		}
-	}
-	recorder_init(&g.rec, w, g.shared ? g.shared : &g.none, payloads);
-	recorder_event(&g.rec, "record-start", backend, 0);
-	if (pthread_create(&worker, NULL, worker_main, NULL) != 0) {
+	if (!o->no_record && start_recording(o, node_path, rs))
+		return 1;
+	recorder_init(&g.rec, rs->w, g.shared ? g.shared : &g.none, o->payloads);
+	recorder_event(&g.rec, "record-start", o->backend, 0);
+	if (cuse_worker_start()) {
 		msg("cannot start the worker thread");
-		goto out;
+		return 1;
 	}
-	worker_started = 1;
-
-	char devname[300];
-	/* With --takeover the CUSE node is born as NAME.real and swapped with
-	 * the kernel's NAME in one step (takeover.c). */
-	snprintf(devname, sizeof devname, "DEVNAME=%s%s", g.name, g.takeover ? ".real" : "");
-	const char *dev_info[] = {devname};
-	struct cuse_info ci = {.dev_info_argc = 1, .dev_info_argv = dev_info};
-	char *fargv[] = {argv[0], "-f", "-s", debug ? "-d" : NULL, NULL};
-	int multithreaded;
-	g.se = cuse_lowlevel_setup(debug ? 4 : 3, fargv, &ci, &cuse_ops, &multithreaded, NULL);
-	if (!g.se) {
+	if (cuse_device_setup(argv0, o->debug)) {
 		msg("cannot create the CUSE device %s (is the cuse module loaded?)", g.name);
-		goto out;
+		return 1;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	fuse_session_loop(g.se);
 	pthread_sigmask(SIG_BLOCK, &mask, NULL);
-	ret = g.setup_failed ? 1 : 0;
+	return g.setup_failed ? 1 : 0;
+}
 
-out:
-	/* The kernel's node first, so that it is never missing. */
+/* The kernel's node back first, so that it is never missing; then the
+ * worker, the device, the recording. Returns ret, or 1 on a failure. */
+static int teardown(const struct opts *o, const char *node_path, struct record_session *rs, int ret)
+{
 	if (g.taken_over) {
 		int rc = node_restore(g.dev_fd, g.name, g.err, sizeof g.err);
 		if (rc < 0) {
@@ -1068,32 +471,13 @@ out:
 		pthread_mutex_unlock(&g.rec_lock);
 	}
 	signal_ready(0);
-	if (worker_started) {
-		pthread_mutex_lock(&g.lock);
-		g.stop = 1;
-		/* Requests still queued get ENODEV: the device is going away. */
-		while (g.qhead) {
-			struct cfile *f = g.qhead;
-			g.qhead = f->qnext;
-			f->enqueued = 0;
-			if (f->wreq)
-				fuse_reply_err(f->wreq, ENODEV);
-			if (f->rreq)
-				fuse_reply_err(f->rreq, ENODEV);
-			f->wreq = f->rreq = NULL;
-			file_unref(f);
-		}
-		g.qtail = NULL;
-		pthread_cond_signal(&g.cond);
-		pthread_mutex_unlock(&g.lock);
-		pthread_join(worker, NULL);
-	}
+	cuse_worker_stop();
 	if (g.se)
 		cuse_lowlevel_teardown(g.se);
-	if (w) {
+	if (rs->w) {
 		struct writer_stats st;
 		recorder_stop_event(&g.rec, "record-stop", NULL);
-		if (writer_stop(w, "complete", &st) != 0)
+		if (record_session_end(rs, &st) != 0)
 			ret = 1;
 		else
 			msg("%llu commands, %llu events recorded, %llu dropped",
@@ -1104,7 +488,48 @@ out:
 		g.shared->ops->close(g.shared);
 	if (g.guard_fd >= 0)
 		close(g.guard_fd);
-	if (pidfile)
-		unlink(pidfile);
+	if (o->pidfile)
+		unlink(o->pidfile);
 	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	struct record_session rs;
+	int rc, begun = 0;
+
+	record_session_init(&rs);
+
+	if ((rc = parse_options(argc, argv, &o)) >= 0)
+		return rc;
+	if ((rc = run_devtools(&o)) >= 0)
+		return rc;
+	/* The device directory and /sys/class, held open (takeover.c). */
+	g.dev_fd = open(g.dev_dir_name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (g.dev_fd < 0) {
+		msg("%s: %s", g.dev_dir_name, strerror(errno));
+		return 1;
+	}
+	takeover_init();
+	if (o.restore) {
+		rc = g.name ? node_restore(g.dev_fd, g.name, g.err, sizeof g.err)
+			    : node_restore_all(g.dev_fd, g.err, sizeof g.err);
+		if (rc < 0) {
+			msg("--restore: %s", g.err);
+			return 1;
+		}
+		msg("%s", rc ? "restored the kernel's TPM node" : "nothing to restore");
+		return 0;
+	}
+	if ((rc = check_proxy_options(&o)) >= 0)
+		return rc;
+	fault_crash_init();
+
+	char node_path[512];
+	snprintf(node_path, sizeof node_path, "%s/%s", g.dev_dir_name, g.name);
+	if (prepare(&o, &begun))
+		return begun ? teardown(&o, node_path, &rs, 1) : 1;
+	rc = serve(&o, argv[0], node_path, &rs);
+	return teardown(&o, node_path, &rs, rc);
 }

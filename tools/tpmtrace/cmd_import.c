@@ -28,211 +28,6 @@
 
 SUBCOMMAND(import);
 
-struct import_sink {
-	const struct import_opts *o;
-	const char *file;
-	const char *payloads;
-	sqlite3 *db;
-	struct writer *w;
-	int64_t trace_id;
-	char name[256];
-	char notes[1024];
-	uint64_t commands, malformed, no_response, events, clients;
-	uint64_t t_first, t_last;
-	int have_time;
-	int synthetic;
-	struct writer_stats final;
-	char status[16];
-	char err[512];
-};
-
-/* ---- the sink ---- */
-
-static void sink_time(struct import_sink *s, uint64_t t)
-{
-	if (!s->have_time || t < s->t_first)
-		s->t_first = t;
-	s->have_time = 1;
-	if (t > s->t_last)
-		s->t_last = t;
-}
-
-/* The trace is made on the first record, so a file without TPM traffic or
- * one that does not parse leaves nothing behind. */
-static int sink_begin(struct import_sink *s)
-{
-	struct trace_info ti = {0};
-	struct writer_cfg wc = {0};
-
-	if (s->w)
-		return 0;
-	if (s->err[0])
-		return -EIO;
-	ti.name = s->name;
-	ti.kind = "import";
-	ti.source = s->file;
-	ti.payloads = s->payloads;
-	s->trace_id = db_trace_begin(s->db, &ti);
-	if (s->trace_id < 0) {
-		snprintf(s->err, sizeof s->err, "%s: cannot create a trace: %s", s->o->db,
-			 sqlite3_errmsg(s->db));
-		return (int)s->trace_id;
-	}
-	wc.path = s->o->db;
-	wc.trace_id = s->trace_id;
-	wc.block_when_full = 1;
-	int rc = writer_start(&s->w, &wc, s->err, sizeof s->err);
-	if (rc) {
-		db_trace_end(s->db, s->trace_id, 0, 0, 0, "incomplete");
-		s->w = NULL;
-	}
-	return rc;
-}
-
-int import_sink_client(struct import_sink *s, uint32_t id, const char *comm, const char *peer,
-		       uint64_t first_ns)
-{
-	int rc = sink_begin(s);
-	if (rc)
-		return rc;
-	size_t cl = strlen(comm ? comm : "") + 1, pl = strlen(peer ? peer : "") + 1;
-	struct rec *r = writer_reserve(s->w, REC_CLIENT, (uint32_t)(cl + pl));
-	if (!r)
-		return -ENOBUFS;
-	r->client_id = id;
-	r->t_submit = first_ns;
-	r->cmd_len = (uint32_t)(cl + pl);
-	memcpy(r->payload, comm ? comm : "", cl);
-	memcpy(r->payload + cl, peer ? peer : "", pl);
-	writer_publish(s->w);
-	s->clients++;
-	return 0;
-}
-
-/* A command known only by its code and timing (ftrace): no payload; the
- * writer stores tag, sizes and response code as NULL (rec.no_bytes). */
-static int sink_command_nobytes(struct import_sink *s, const struct import_cmd *c)
-{
-	struct rec *r = writer_reserve(s->w, REC_COMMAND, 0);
-	if (!r)
-		return -ENOBUFS;
-	r->t_submit = c->t_submit_ns;
-	r->t_done = c->t_done_ns;
-	r->has_rsp = 1;
-	r->no_bytes = 1;
-	r->locality = c->locality < 0 ? 0 : (uint8_t)c->locality;
-	r->client_id = c->client_id;
-	r->flags = c->flags;
-	r->cc = c->cc;
-	r->auth_kind = (uint8_t)c->auth_kind;
-	r->pcr = -1;
-	s->commands++;
-	if (r->flags & REC_F_SYNTHETIC_TIME)
-		s->synthetic = 1;
-	sink_time(s, c->t_submit_ns);
-	sink_time(s, c->t_done_ns);
-	writer_publish(s->w);
-	return 0;
-}
-
-int import_sink_command(struct import_sink *s, const struct import_cmd *c)
-{
-	struct tpm_cmd dc;
-	struct tpm_rsp dr;
-	int rc = sink_begin(s);
-
-	if (rc)
-		return rc;
-	if (!c->cmd)
-		return sink_command_nobytes(s, c);
-	tpm_cmd_decode(c->cmd, c->cmd_len, &dc);
-	if (c->rsp)
-		tpm_rsp_decode(c->rsp, c->rsp_len, dc.info ? dc.cc : 0, &dr);
-	struct rec *r = writer_reserve(s->w, REC_COMMAND, (uint32_t)(c->cmd_len + c->rsp_len));
-	if (!r)
-		return -ENOBUFS;
-	r->t_submit = c->t_submit_ns;
-	r->t_done = c->rsp ? c->t_done_ns : 0;
-	r->locality = c->locality < 0 ? 0 : (uint8_t)c->locality;
-	r->client_id = c->client_id;
-	r->flags = c->flags;
-	rec_fill_decoded(r, &dc, c->cmd_len, c->rsp ? &dr : NULL, c->rsp_len);
-	r->cmd_len = (uint32_t)c->cmd_len;
-	r->rsp_len = (uint32_t)c->rsp_len;
-	if (c->cmd_len)
-		memcpy(r->payload, c->cmd, c->cmd_len);
-	if (c->rsp_len)
-		memcpy(r->payload + c->cmd_len, c->rsp, c->rsp_len);
-	s->commands++;
-	if (r->flags & REC_F_MALFORMED)
-		s->malformed++;
-	if (r->flags & REC_F_NO_RESPONSE)
-		s->no_response++;
-	if (r->flags & REC_F_SYNTHETIC_TIME)
-		s->synthetic = 1;
-	sink_time(s, c->t_submit_ns);
-	if (c->rsp)
-		sink_time(s, c->t_done_ns);
-	writer_publish(s->w);
-	return 0;
-}
-
-int import_sink_event(struct import_sink *s, uint64_t t_ns, const char *kind, const char *detail,
-		      uint32_t client_id)
-{
-	int rc = sink_begin(s);
-	if (rc)
-		return rc;
-	rc = writer_event(s->w, t_ns, kind, detail, client_id);
-	if (!rc) {
-		s->events++;
-		sink_time(s, t_ns);
-	}
-	return rc;
-}
-
-void import_sink_note(struct import_sink *s, const char *fmt, ...)
-{
-	size_t n = strlen(s->notes);
-	va_list ap;
-	if (n && n + 2 < sizeof s->notes) {
-		strcpy(s->notes + n, "; ");
-		n += 2;
-	}
-	va_start(ap, fmt);
-	vsnprintf(s->notes + n, sizeof s->notes - n, fmt, ap);
-	va_end(ap);
-}
-
-/* Drains the writer and closes the trace row; returns 0 or -EIO. */
-static int sink_end(struct import_sink *s, int failed)
-{
-	int rc = 0;
-	snprintf(s->status, sizeof s->status, "%s", failed ? "incomplete" : "complete");
-	if (!s->w)
-		return 0;
-	rc = writer_stop(s->w, s->status, &s->final);
-	s->w = NULL;
-	if (s->final.dropped) {
-		snprintf(s->status, sizeof s->status, "incomplete");
-		db_trace_end(s->db, s->trace_id, s->final.commands, s->final.events,
-			     s->final.dropped, s->status);
-		rc = rc ? rc : -EIO;
-	}
-	if (s->notes[0]) {
-		sqlite3_stmt *st;
-		if (sqlite3_prepare_v2(s->db, "UPDATE trace SET notes=? WHERE id=?", -1, &st,
-				       NULL) == SQLITE_OK) {
-			sqlite3_bind_text(st, 1, s->notes, -1, SQLITE_STATIC);
-			sqlite3_bind_int64(st, 2, s->trace_id);
-			if (sqlite3_step(st) != SQLITE_DONE)
-				rc = rc ? rc : -EIO;
-			sqlite3_finalize(st);
-		}
-	}
-	return rc;
-}
-
 /* ---- pcap / pcapng ---- */
 
 static int pcap_on_client(void *ctx, uint32_t id, const char *peer, uint64_t first_ns)
@@ -718,76 +513,82 @@ void import_catch_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-static int run_import(int argc, char **argv)
+/* One option k (its argument in p) into o. Returns 0 or the usage exit status. */
+static int parse_option(int k, const struct cli_parse *p, struct import_opts *o)
 {
-	struct import_opts o = {.port = PCAP_IMPORT_DEFAULT_PORT};
 	char err[512];
-	int k, failed = 0, printed = 0;
-	uint64_t tot_cmd = 0, tot_mal = 0, tot_ev = 0, t0 = mono_ns();
-	struct cli_parse p;
 
-	import_catch_signals();
+	switch (k) {
+	case O_DB:
+		o->db = p->arg;
+		break;
+	case O_NAME:
+		o->name = p->arg;
+		break;
+	case O_PORT:
+		o->port = (unsigned)p->num;
+		break;
+	case O_JSON:
+		o->json = 1;
+		break;
+	case O_KEEP:
+		o->keep_partial = 1;
+		break;
+	case O_FOLLOW:
+		o->follow = 1;
+		break;
+	case O_IDLEGAP:
+		if (!(p->real > 0))
+			return usage_error(&subcmd_import,
+					   "--idle-gap takes seconds above 0, not '%s'", p->arg);
+		o->idle_gap_s = p->real;
+		break;
+	case O_QUIET:
+		o->quiet = 1;
+		break;
+	case O_STRICT:
+		o->strict = 1;
+		break;
+	case O_RULE:
+		ima_rule_parse(p->arg, &o->ima.rule);
+		break;
+	case O_FORMAT:
+		o->ima.format = !strcmp(p->arg, "binary")  ? IMA_FMT_BINARY
+				: !strcmp(p->arg, "ascii") ? IMA_FMT_ASCII
+							   : IMA_FMT_AUTO;
+		break;
+	case O_BANKS: {
+		int n = pcr_alg_parse_list(p->arg, o->ima.banks, PCR_MAX_BANKS, err, sizeof err);
+		if (n < 0)
+			return usage_error(&subcmd_import, "--banks: %s", err);
+		o->ima.n_banks = (unsigned)n;
+		break;
+	}
+	case O_LISTALG: {
+		const struct pcr_alg *a = pcr_alg_by_name(p->arg);
+		if (!a)
+			return usage_error(&subcmd_import, "--list-alg: unknown digest '%s'",
+					   p->arg);
+		o->ima.list_alg = a->alg;
+		break;
+	}
+	}
+	return 0;
+}
+
+/* The options into o, KIND into *imp, the files into files[1..nfiles-1]
+ * (files[0] is KIND). Returns 0 or the usage exit status. */
+static int parse(int argc, char **argv, struct import_opts *o, const struct importer **imp,
+		 char ***files, int *nfiles)
+{
+	struct cli_parse p;
+	int k;
+
 	/* GNU getopt permutes: options may follow the operands. */
 	cli_parse_init(&p, &subcmd_import, argc, argv);
-	while ((k = cli_next(&p)) > 0) {
-		switch (k) {
-		case O_DB:
-			o.db = p.arg;
-			break;
-		case O_NAME:
-			o.name = p.arg;
-			break;
-		case O_PORT:
-			o.port = (unsigned)p.num;
-			break;
-		case O_JSON:
-			o.json = 1;
-			break;
-		case O_KEEP:
-			o.keep_partial = 1;
-			break;
-		case O_FOLLOW:
-			o.follow = 1;
-			break;
-		case O_IDLEGAP:
-			if (!(p.real > 0))
-				return usage_error(&subcmd_import,
-						   "--idle-gap takes seconds above 0, not '%s'",
-						   p.arg);
-			o.idle_gap_s = p.real;
-			break;
-		case O_QUIET:
-			o.quiet = 1;
-			break;
-		case O_STRICT:
-			o.strict = 1;
-			break;
-		case O_RULE:
-			ima_rule_parse(p.arg, &o.ima.rule);
-			break;
-		case O_FORMAT:
-			o.ima.format = !strcmp(p.arg, "binary")	 ? IMA_FMT_BINARY
-				       : !strcmp(p.arg, "ascii") ? IMA_FMT_ASCII
-								 : IMA_FMT_AUTO;
-			break;
-		case O_BANKS: {
-			int n =
-			    pcr_alg_parse_list(p.arg, o.ima.banks, PCR_MAX_BANKS, err, sizeof err);
-			if (n < 0)
-				return usage_error(&subcmd_import, "--banks: %s", err);
-			o.ima.n_banks = (unsigned)n;
-			break;
-		}
-		case O_LISTALG: {
-			const struct pcr_alg *a = pcr_alg_by_name(p.arg);
-			if (!a)
-				return usage_error(&subcmd_import,
-						   "--list-alg: unknown digest '%s'", p.arg);
-			o.ima.list_alg = a->alg;
-			break;
-		}
-		}
-	}
+	while ((k = cli_next(&p)) > 0)
+		if ((k = parse_option(k, &p, o)))
+			return k;
 	if (k < 0)
 		return EXIT_USAGE;
 	char **ops = argv + p.ind;
@@ -795,129 +596,162 @@ static int run_import(int argc, char **argv)
 	if (nops < 1)
 		return usage_error(&subcmd_import,
 				   "which KIND of file? (pcap, ima, tcglog, swtpm-log, ftrace)");
-	const struct importer *imp = importer_find(ops[0]);
-	if (!imp)
+	*imp = importer_find(ops[0]);
+	if (!*imp)
 		return usage_error(&subcmd_import,
 				   "unknown KIND '%s' (pcap, ima, tcglog, swtpm-log, ftrace)",
 				   ops[0]);
 	char why[48];
-	snprintf(why, sizeof why, "with import %s", imp->kind);
-	if ((k = cli_only_mode(&p, kind_mode(imp), why)))
+	snprintf(why, sizeof why, "with import %s", (*imp)->kind);
+	if ((k = cli_only_mode(&p, kind_mode(*imp), why)))
 		return k;
 	if (nops < 2)
 		return usage_error(&subcmd_import, "no FILE to import");
-	if (!o.db)
+	if (!o->db)
 		return usage_error(&subcmd_import, "--db DB is required");
-	if (o.name && nops > 2)
+	if (o->name && nops > 2)
 		return usage_error(&subcmd_import, "--name names one trace: give one FILE with it");
+	*files = ops;
+	*nfiles = nops;
+	return 0;
+}
 
-	/* Before anything is written: the database is none of the inputs, and
-	 * every FILE is there and of the named KIND. */
-	for (int i = 1; i < nops; i++)
-		if ((k = cli_out_check("import", o.db, (const char *const[]){ops[i], NULL})))
-			return k;
-	/* Files not of KIND (or not there) are reported first and skipped;
-	 * with none left, nothing is created. */
-	char *okf = calloc((size_t)nops, 1);
-	char(*why_not)[512] = calloc((size_t)nops, sizeof *why_not);
-	if (!okf || !why_not) {
-		free(okf);
-		free(why_not);
-		return die("import", "out of memory");
+/* Imports one file (already known to be of the importer's kind). Returns 0,
+ * or non-zero with err set (*db_failed set when the database would not even
+ * open); s and lr get what the import left. */
+static int import_file(const struct importer *imp, const struct import_opts *o, const char *file,
+		       struct import_sink *s, struct import_log_result *lr, char *err,
+		       size_t errlen, int *db_failed)
+{
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	memset(lr, 0, sizeof(*lr));
+	s->file = file;
+	err[0] = 0;
+	if (!imp->run) {
+		rc = imp->run_log(file, o, lr, err, errlen);
+		s->trace_id = lr->trace_id;
+		snprintf(s->status, sizeof s->status, "%s", lr->status);
+		return rc;
 	}
+	if ((rc = import_sink_open(s, o->db, file, o->name, imp->payloads, err, errlen))) {
+		*db_failed = 1;
+		return rc;
+	}
+	rc = imp->run(s, file, o, err, errlen);
+	int erc = import_sink_close(s, rc != 0);
+	if (!rc && erc) {
+		rc = erc;
+		snprintf(err, errlen, "%s: %s: records were lost writing to %s", file,
+			 strerror(-erc), o->db);
+	}
+	return rc;
+}
+
+/* A failed file: its message; its trace goes unless --keep-partial. */
+static void import_failed(const struct import_opts *o, const char *file, struct import_sink *s,
+			  const char *err)
+{
+	die("import", "%s", err[0] ? err : "import failed");
+	/* All or nothing: a file that failed part-way leaves no trace unless
+	 * asked to. */
+	if (s->trace_id > 0 && o->keep_partial)
+		fprintf(stderr,
+			"tpmtrace import: %s: trace %lld kept as 'incomplete' (--keep-partial)\n",
+			file, (long long)s->trace_id);
+	else if (s->trace_id > 0 && !cli_trace_delete("import", o->db, s->trace_id))
+		s->trace_id = 0;
+}
+
+/* Before anything is written: the database is none of the inputs, and every
+ * FILE is there and of the named KIND. Files not of KIND (or not there) are
+ * reported first and skipped (okf[i] 0, why_not[i] the reason). Returns the
+ * number of files left, or -1 for an exit status in *ret. */
+static int check_files(const struct importer *imp, const struct import_opts *o, char **files,
+		       int nfiles, char *okf, char (*why_not)[512], int *failed, int *ret)
+{
+	char err[512];
 	int n_ok = 0;
-	for (int i = 1; i < nops; i++) {
+
+	for (int i = 1; i < nfiles; i++)
+		if ((*ret = cli_out_check("import", o->db, (const char *const[]){files[i], NULL})))
+			return -1;
+	for (int i = 1; i < nfiles; i++) {
 		err[0] = 0;
-		if (imp->sniff(ops[i], &o, err, sizeof err)) {
-			snprintf(why_not[i], sizeof why_not[i], "%s", err[0] ? err : ops[i]);
+		if (imp->sniff(files[i], o, err, sizeof err)) {
+			snprintf(why_not[i], sizeof why_not[i], "%s", err[0] ? err : files[i]);
 			die("import", "%s", why_not[i]);
-			failed++;
+			(*failed)++;
 		} else {
 			okf[i] = 1;
 			n_ok++;
 		}
 	}
-	struct stat dbst;
-	int db_existed = stat(o.db, &dbst) == 0;
-	if (n_ok && cli_db_for_create("import", o.db))
-		n_ok = 0, failed = nops - 1;
+	if (n_ok && cli_db_for_create("import", o->db))
+		n_ok = 0, *failed = nfiles - 1;
 	if (n_ok && imp->run) {
 		/* Made here once; each file's sink opens it for writing. */
 		sqlite3 *probe = NULL;
-		if (db_open(o.db, DB_CREATE, &probe, err, sizeof err)) {
+		if (db_open(o->db, DB_CREATE, &probe, err, sizeof err)) {
 			die("import", "%s", err);
 			n_ok = 0;
-			failed = nops - 1;
+			*failed = nfiles - 1;
 		}
 		db_close(probe);
 	}
-	if (!n_ok && !o.json) {
+	return n_ok;
+}
+
+static int run_import(int argc, char **argv)
+{
+	struct import_opts o = {.port = PCAP_IMPORT_DEFAULT_PORT};
+	const struct importer *imp = NULL;
+	char err[512], **files = NULL;
+	int nfiles = 0, failed = 0, printed = 0, imported = 0, ret = 0;
+	uint64_t tot_cmd = 0, tot_mal = 0, tot_ev = 0, t0 = mono_ns();
+
+	import_catch_signals();
+	if ((ret = parse(argc, argv, &o, &imp, &files, &nfiles)))
+		return ret;
+	char *okf = calloc((size_t)nfiles, 1);
+	char(*why_not)[512] = calloc((size_t)nfiles, sizeof *why_not);
+	if (!okf || !why_not) {
 		free(okf);
 		free(why_not);
-		return 1;
+		return die("import", "out of memory");
 	}
-	int imported = 0;
-
+	struct stat dbst;
+	int db_existed = stat(o.db, &dbst) == 0;
+	int n_ok = check_files(imp, &o, files, nfiles, okf, why_not, &failed, &ret);
+	if (n_ok < 0 || (!n_ok && !o.json)) {
+		free(okf);
+		free(why_not);
+		return n_ok < 0 ? ret : 1;
+	}
 	if (o.json)
 		printf("{\"version\": 1, \"imports\": [");
-	for (int i = 1; i < nops; i++) {
+	for (int i = 1; i < nfiles; i++) {
 		struct import_sink s;
-		int rc, erc = 0;
+		struct import_log_result lr;
 		if (!okf[i]) {
 			if (o.json) {
 				memset(&s, 0, sizeof s);
-				s.file = ops[i];
+				s.file = files[i];
 				print_json(&s, imp->kind, why_not[i], !printed++, NULL);
 			}
 			continue;
 		}
-		memset(&s, 0, sizeof(s));
-		s.o = &o;
-		s.file = ops[i];
-		s.payloads = imp->payloads;
-		err[0] = 0;
-		struct import_log_result lr;
-		memset(&lr, 0, sizeof lr);
-		if (imp->run) {
-			if ((rc = db_open(o.db, DB_WRITE, &s.db, err, sizeof err))) {
-				failed++;
-				die("import", "%s", err);
-				break;
-			}
-			sqlite3_busy_timeout(s.db, 10000);
-			if (o.name) {
-				snprintf(s.name, sizeof s.name, "%s", o.name);
-			} else {
-				char *tmp = strdup(ops[i]);
-				snprintf(s.name, sizeof s.name, "%s", tmp ? basename(tmp) : ops[i]);
-				free(tmp);
-			}
-			rc = imp->run(&s, ops[i], &o, err, sizeof err);
-			erc = sink_end(&s, rc != 0);
-			db_close(s.db);
-			s.db = NULL;
-			if (!rc && erc) {
-				rc = erc;
-				snprintf(err, sizeof err, "%s: %s: records were lost writing to %s",
-					 ops[i], strerror(-erc), o.db);
-			}
-		} else {
-			rc = imp->run_log(ops[i], &o, &lr, err, sizeof err);
-			s.trace_id = lr.trace_id;
-			snprintf(s.status, sizeof s.status, "%s", lr.status);
+		int db_failed = 0;
+		int rc = import_file(imp, &o, files[i], &s, &lr, err, sizeof err, &db_failed);
+		if (db_failed) {
+			failed++;
+			die("import", "%s", err);
+			break;
 		}
 		if (rc) {
 			failed++;
-			die("import", "%s", err[0] ? err : "import failed");
-			/* All or nothing: a file that failed part-way leaves no
-			 * trace unless asked to. */
-			if (s.trace_id > 0 && o.keep_partial)
-				fprintf(stderr,
-					"tpmtrace import: %s: trace %lld kept as 'incomplete' "
-					"(--keep-partial)\n",
-					ops[i], (long long)s.trace_id);
-			else if (s.trace_id > 0 && !cli_trace_delete("import", o.db, s.trace_id))
-				s.trace_id = 0;
+			import_failed(&o, files[i], &s, err);
 		}
 		if (s.trace_id > 0)
 			imported++;
@@ -948,11 +782,11 @@ static int run_import(int argc, char **argv)
 		printf("\n  ], \"files\": %d, \"failed\": %d, \"commands\": %" PRIu64
 		       ", \"malformed\": %" PRIu64 ", \"events\": %" PRIu64
 		       ", \"elapsed_ns\": %" PRIu64 "}\n",
-		       nops - 1, failed, tot_cmd, tot_mal, tot_ev, dt);
-	else if (nops > 2 && !o.quiet)
+		       nfiles - 1, failed, tot_cmd, tot_mal, tot_ev, dt);
+	else if (nfiles > 2 && !o.quiet)
 		printf("%d files (%d failed): %" PRIu64 " commands, %" PRIu64 " malformed, %" PRIu64
 		       " events in %.3f s\n",
-		       nops - 1, failed, tot_cmd, tot_mal, tot_ev, (double)dt / 1e9);
+		       nfiles - 1, failed, tot_cmd, tot_mal, tot_ev, (double)dt / 1e9);
 	return failed ? 1 : 0;
 }
 

@@ -9,6 +9,7 @@
 #include "common.h"
 #include "db/db.h"
 #include "recorder/import/log_reader.h"
+#include "replayer/pcr_check.h"
 #include "replayer/pcr_replay.h"
 
 #define MAX_TRACES 16
@@ -123,59 +124,55 @@ static int replay_all(sqlite3 *db, const int64_t *ids, unsigned n, struct pcr_si
 	return 0;
 }
 
-static int run_pcrs(int argc, char **argv)
-{
+struct pcrs_args {
 	const char *trace_args[MAX_TRACES];
-	int64_t ids[MAX_TRACES];
-	unsigned n_ids = 0, n_show = 0;
+	unsigned n_ids, n_show;
 	uint16_t show[PCR_MAX_BANKS];
-	uint32_t mask = (1u << PCR_COUNT) - 1;
-	const char *expect_path = NULL, *dbpath = NULL, *ba_arg = NULL, *outpath = NULL;
-	int64_t ba_from = 0;
-	int json = 0, key, rc = 1, mismatch = 0;
-	char err[512];
-	sqlite3 *db = NULL;
-	struct pcr_sim sim, fw;
-	struct pcr_replay_stats st = {0};
-	struct pcr_expect *ex = NULL;
-	struct cli_out o = {0};
-	FILE *out = stdout;
-	struct cli_parse cp;
+	uint32_t mask;
+	const char *expect_path, *dbpath, *ba_arg, *outpath;
+	int json;
+};
 
-	memset(&sim, 0, sizeof sim);
-	memset(&fw, 0, sizeof fw);
+static int parse(int argc, char **argv, struct pcrs_args *a)
+{
+	struct cli_parse cp;
+	char err[512];
+	int key;
+
+	memset(a, 0, sizeof *a);
+	a->mask = (1u << PCR_COUNT) - 1;
 	cli_parse_init(&cp, &subcmd_pcrs, argc, argv);
 	while ((key = cli_next(&cp)) > 0) {
 		switch (key) {
 		case O_TRACE:
-			if (n_ids == MAX_TRACES)
+			if (a->n_ids == MAX_TRACES)
 				return usage_error(&subcmd_pcrs, "at most %d --trace", MAX_TRACES);
-			trace_args[n_ids++] = cp.arg;
+			a->trace_args[a->n_ids++] = cp.arg;
 			break;
 		case O_BANK:
 		case O_BANKS: {
-			int n = pcr_alg_parse_list(cp.arg, show, PCR_MAX_BANKS, err, sizeof err);
+			int n = pcr_alg_parse_list(cp.arg, a->show, PCR_MAX_BANKS, err, sizeof err);
 			if (n < 0)
 				return usage_error(&subcmd_pcrs, "--banks: %s", err);
-			n_show = (unsigned)n;
+			a->n_show = (unsigned)n;
 			break;
 		}
 		case O_PCRS:
-			if (parse_pcr_list(cp.arg, &mask))
+			if (parse_pcr_list(cp.arg, &a->mask))
 				return usage_error(&subcmd_pcrs, "bad --pcrs '%s' (e.g. 0-9,14)",
 						   cp.arg);
 			break;
 		case O_EXPECT:
-			expect_path = cp.arg;
+			a->expect_path = cp.arg;
 			break;
 		case O_BA:
-			ba_arg = cp.arg;
+			a->ba_arg = cp.arg;
 			break;
 		case O_JSON:
-			json = 1;
+			a->json = 1;
 			break;
 		case O_OUTPUT:
-			outpath = cp.arg;
+			a->outpath = cp.arg;
 			break;
 		}
 	}
@@ -184,88 +181,243 @@ static int run_pcrs(int argc, char **argv)
 	if (cp.ind != argc - 1)
 		return usage_error(&subcmd_pcrs,
 				   cp.ind >= argc ? "which database? (DB)" : "one DB only");
-	dbpath = argv[cp.ind];
-	const char *const inputs[] = {dbpath, expect_path, NULL};
-	if (outpath && (rc = cli_out_check("pcrs", outpath, inputs)))
+	a->dbpath = argv[cp.ind];
+	return 0;
+}
+
+/* What the replay could not apply, on stderr. */
+static void warn_stats(const struct pcr_replay_stats *st, const struct pcr_sim *sim, int json)
+{
+	if (st->no_bytes && !json)
+		fprintf(stderr,
+			"tpmtrace pcrs: warning: %llu PCR commands have no stored bytes "
+			"(payloads=none); the values below are wrong\n",
+			(unsigned long long)st->no_bytes);
+	if (st->bad)
+		fprintf(stderr, "tpmtrace pcrs: warning: %llu PCR commands do not parse\n",
+			(unsigned long long)st->bad);
+	if (st->no_rsp)
+		fprintf(stderr,
+			"tpmtrace pcrs: warning: %llu PCR commands have no recorded response; "
+			"not applied\n",
+			(unsigned long long)st->no_rsp);
+	if (sim->ignored_pcr && !json) {
+		/* Not silently: a PCR index a TPM does not have (0-23). */
+		fprintf(stderr,
+			"tpmtrace pcrs: warning: %llu PCR commands name an index beyond 23 (",
+			(unsigned long long)sim->ignored_pcr);
+		for (uint64_t i = 0; i < sim->ignored_pcr && i < 4; i++)
+			fprintf(stderr, "%s%u", i ? ", " : "", sim->ignored_idx[i]);
+		fprintf(stderr, "%s); a TPM has PCRs 0-23: not applied\n",
+			sim->ignored_pcr > 4 ? ", ..." : "");
+	}
+}
+
+/* The PCR values of the banks showb[0..ns-1] (JSON: the object's opening
+ * members; it stays open for what follows). */
+static void print_values(FILE *out, const struct pcrs_args *a, const int64_t *ids,
+			 const struct pcr_replay_stats *st, const struct pcr_sim *sim,
+			 const int *showb, unsigned ns)
+{
+	char hex[2 * PCR_MAX_DIGEST + 1];
+	if (!a->json) {
+		for (unsigned k = 0; k < ns; k++) {
+			const struct pcr_sim_bank *b = &sim->bank[showb[k]];
+			fprintf(out, "  %s:\n", b->a->name);
+			for (unsigned p = 0; p < PCR_COUNT; p++) {
+				if (!(a->mask & (1u << p)))
+					continue;
+				log_hex(hex, b->pcr[p], b->a->size);
+				fprintf(out, "    %-2u: 0x%s\n", p, hex);
+			}
+		}
+		return;
+	}
+	fprintf(out, "{\"version\":1,\"db\":");
+	json_str(out, a->dbpath);
+	fprintf(out, ",\"traces\":[");
+	for (unsigned i = 0; i < a->n_ids; i++)
+		fprintf(out, "%s%lld", i ? "," : "", (long long)ids[i]);
+	fprintf(out,
+		"],\"commands\":%llu,\"applied\":%llu,\"failed\":%llu,\"no_response\":%llu,"
+		"\"no_bytes\":%llu,\"unparsable\":%llu,\"beyond_pcr23\":%llu,\"banks\":{",
+		(unsigned long long)st->rows, (unsigned long long)st->applied,
+		(unsigned long long)st->failed, (unsigned long long)st->no_rsp,
+		(unsigned long long)st->no_bytes, (unsigned long long)st->bad,
+		(unsigned long long)sim->ignored_pcr);
+	for (unsigned k = 0; k < ns; k++) {
+		const struct pcr_sim_bank *b = &sim->bank[showb[k]];
+		fprintf(out, "%s\"%s\":{", k ? "," : "", b->a->name);
+		int first = 1;
+		for (unsigned p = 0; p < PCR_COUNT; p++) {
+			if (!(a->mask & (1u << p)))
+				continue;
+			log_hex(hex, b->pcr[p], b->a->size);
+			fprintf(out, "%s\"%u\":\"%s\"", first ? "" : ",", p, hex);
+			first = 0;
+		}
+		fprintf(out, "}");
+	}
+	fprintf(out, "}");
+}
+
+static void json_pcr_list(FILE *out, uint32_t m)
+{
+	int f = 1;
+	for (unsigned p = 0; p < PCR_COUNT; p++)
+		if (m & (1u << p)) {
+			fprintf(out, "%s%u", f ? "" : ",", p);
+			f = 0;
+		}
+}
+
+/* The comparison with --expect. */
+static void print_expect(FILE *out, const struct pcrs_args *a, const struct pcr_expect *ex,
+			 const struct pcr_sim *sim, const struct pcr_expect_result *r)
+{
+	char hex[2 * PCR_MAX_DIGEST + 1];
+	if (a->json) {
+		fprintf(out, ",\"expect\":{\"file\":");
+		json_str(out, a->expect_path);
+		fprintf(out, ",\"banks\":{");
+	}
+	for (unsigned k = 0; k < ex->n_banks; k++) {
+		const struct pcr_sim_bank *b = &sim->bank[r->bank[k]];
+		uint32_t ok = r->ok[k], bad = r->bad[k];
+		if (a->json) {
+			fprintf(out, "%s\"%s\":{\"match\":[", k ? "," : "", b->a->name);
+			json_pcr_list(out, ok);
+			fprintf(out, "],\"mismatch\":[");
+			json_pcr_list(out, bad);
+			fprintf(out, "]}");
+			continue;
+		}
+		fprintf(out, "expect %s: PCR ", b->a->name);
+		print_mask(out, ok);
+		fprintf(out, " match");
+		if (bad) {
+			fprintf(out, "; PCR ");
+			print_mask(out, bad);
+			fprintf(out, " differ");
+		}
+		fprintf(out, "\n");
+		for (unsigned p = 0; p < PCR_COUNT; p++) {
+			if (!(bad & (1u << p)))
+				continue;
+			log_hex(hex, ex->v[k][p], b->a->size);
+			fprintf(out, "  %s PCR %u: expected 0x%s\n", b->a->name, p, hex);
+			log_hex(hex, b->pcr[p], b->a->size);
+			fprintf(out, "  %s PCR %u: replayed 0x%s\n", b->a->name, p, hex);
+		}
+	}
+	if (a->json)
+		fprintf(out, "},\"compared\":%u,\"ok\":%s}", r->compared,
+			r->mismatch ? "false" : "true");
+	else
+		fprintf(out, "expect: %u values compared, %s\n", r->compared,
+			r->mismatch ? "MISMATCH" : "all match");
+}
+
+/* The boot_aggregate check against firmware trace from. */
+static void print_boot_aggregate(FILE *out, int json, int64_t from, const struct pcr_ba_result *r)
+{
+	char hex[2 * PCR_MAX_DIGEST + 1];
+	const struct pcr_alg *a = pcr_alg_by_id(r->alg);
+	int which = r->which;
+	log_hex(hex, r->want, a->size);
+	if (json)
+		fprintf(out,
+			",\"boot_aggregate\":{\"from\":%lld,\"bank\":\"%s\",\"value\":\"%s\","
+			"\"match\":%s,\"pcrs\":\"%s\"}",
+			(long long)from, a->name, hex, which >= 0 ? "true" : "false",
+			which == 9   ? "0-9"
+			: which == 7 ? "0-7"
+				     : "");
+	else if (which >= 0)
+		fprintf(out, "boot_aggregate %s:%s = %s(PCR 0-%d of trace %lld): match%s\n",
+			a->name, hex, a->name, which, (long long)from,
+			which == 9 ? " (Linux >= 5.8 rule)" : "");
+	else
+		fprintf(out,
+			"boot_aggregate %s:%s matches neither %s(PCR 0-9) nor %s(PCR 0-7) of "
+			"trace %lld: MISMATCH\n",
+			a->name, hex, a->name, a->name, (long long)from);
+}
+
+/* The traces to replay (default: the newest that is not a replay) and the
+ * --boot-aggregate-from one. Returns 0, or 1 once the reason was printed. */
+static int pick_traces(sqlite3 *db, const struct pcrs_args *a, int64_t *ids, unsigned *n_ids,
+		       int64_t *ba_from)
+{
+	*n_ids = a->n_ids;
+	if (!a->n_ids) {
+		if (!(ids[0] = cli_pick_trace("pcrs", db, NULL)))
+			return 1;
+		*n_ids = 1;
+	}
+	for (unsigned i = 0; i < a->n_ids; i++)
+		if (!(ids[i] = cli_pick_trace("pcrs", db, a->trace_args[i])))
+			return 1;
+	if (a->ba_arg && !(*ba_from = cli_pick_trace("pcrs", db, a->ba_arg)))
+		return 1;
+	return 0;
+}
+
+/* The banks to compute besides those extended: --banks, and the expected
+ * ones (a TPM has them even if the trace never extends them: they hold reset
+ * values then). Returns 0, or 1 once the reason was printed. */
+static int add_banks(struct pcr_sim *sim, const struct pcrs_args *a, struct pcr_expect **ex)
+{
+	char err[512];
+	for (unsigned i = 0; i < a->n_show; i++)
+		if (pcr_sim_bank(sim, a->show[i]) < 0)
+			return die("pcrs", "bank %s cannot be computed here",
+				   pcr_alg_by_id(a->show[i])->name);
+	if (!a->expect_path)
+		return 0;
+	*ex = calloc(1, sizeof(**ex));
+	if (!*ex || pcr_expect_parse_file(a->expect_path, *ex, err, sizeof err) < 0)
+		return die("pcrs", "%s", *ex ? err : "out of memory");
+	for (unsigned i = 0; i < (*ex)->n_banks; i++)
+		pcr_sim_bank(sim, (*ex)->alg[i]);
+	return 0;
+}
+
+static int run_pcrs(int argc, char **argv)
+{
+	struct pcrs_args a;
+	int64_t ids[MAX_TRACES], ba_from = 0;
+	unsigned n_ids = 0;
+	int rc, mismatch = 0, showb[PCR_MAX_BANKS];
+	char err[512];
+	sqlite3 *db = NULL;
+	struct pcr_sim sim, fw;
+	struct pcr_replay_stats st = {0};
+	struct pcr_expect *ex = NULL;
+	struct cli_out o = {0};
+	FILE *out = stdout;
+
+	if ((rc = parse(argc, argv, &a)))
+		return rc;
+	const char *const inputs[] = {a.dbpath, a.expect_path, NULL};
+	if (a.outpath && (rc = cli_out_check("pcrs", a.outpath, inputs)))
 		return rc;
 	rc = 1;
-	if (db_open(dbpath, DB_READ, &db, err, sizeof err))
+	memset(&sim, 0, sizeof sim);
+	memset(&fw, 0, sizeof fw);
+	if (db_open(a.dbpath, DB_READ, &db, err, sizeof err))
 		return die("pcrs", "%s", err);
-	if (!n_ids) {
-		if (!(ids[n_ids++] = cli_pick_trace("pcrs", db, NULL)))
-			goto out;
-	} else {
-		for (unsigned i = 0; i < n_ids; i++)
-			if (!(ids[i] = cli_pick_trace("pcrs", db, trace_args[i])))
-				goto out;
-	}
-	if (ba_arg && !(ba_from = cli_pick_trace("pcrs", db, ba_arg)))
+	if (pick_traces(db, &a, ids, &n_ids, &ba_from))
 		goto out;
 	if (pcr_sim_init(&sim) || pcr_sim_init(&fw)) {
 		die("pcrs", "out of memory");
 		goto out;
 	}
-	for (unsigned i = 0; i < n_show; i++)
-		if (pcr_sim_bank(&sim, show[i]) < 0) {
-			die("pcrs", "bank %s cannot be computed here",
-			    pcr_alg_by_id(show[i])->name);
-			goto out;
-		}
-	if (expect_path) {
-		ex = calloc(1, sizeof(*ex));
-		if (!ex || pcr_expect_parse_file(expect_path, ex, err, sizeof err) < 0) {
-			die("pcrs", "%s", ex ? err : "out of memory");
-			goto out;
-		}
-		/* Expected banks exist on the TPM even if the trace never
-		 * extends them: they hold reset values then. */
-		for (unsigned i = 0; i < ex->n_banks; i++)
-			pcr_sim_bank(&sim, ex->alg[i]);
-	}
-	if (replay_all(db, ids, n_ids, &sim, &st))
+	if (add_banks(&sim, &a, &ex) || replay_all(db, ids, n_ids, &sim, &st))
 		goto out;
-	if (st.no_bytes && !json)
-		fprintf(stderr,
-			"tpmtrace pcrs: warning: %llu PCR commands have no stored bytes "
-			"(payloads=none); the values below are wrong\n",
-			(unsigned long long)st.no_bytes);
-	if (st.bad)
-		fprintf(stderr, "tpmtrace pcrs: warning: %llu PCR commands do not parse\n",
-			(unsigned long long)st.bad);
-	if (st.no_rsp)
-		fprintf(stderr,
-			"tpmtrace pcrs: warning: %llu PCR commands have no recorded response; "
-			"not applied\n",
-			(unsigned long long)st.no_rsp);
-	if (sim.ignored_pcr && !json) {
-		/* Not silently: a PCR index a TPM does not have (0-23). */
-		fprintf(stderr,
-			"tpmtrace pcrs: warning: %llu PCR commands name an index beyond 23 (",
-			(unsigned long long)sim.ignored_pcr);
-		for (uint64_t i = 0; i < sim.ignored_pcr && i < 4; i++)
-			fprintf(stderr, "%s%u", i ? ", " : "", sim.ignored_idx[i]);
-		fprintf(stderr, "%s); a TPM has PCRs 0-23: not applied\n",
-			sim.ignored_pcr > 4 ? ", ..." : "");
-	}
-
+	warn_stats(&st, &sim, a.json);
 	/* Banks to show: as asked, else every bank extended (or expected). */
-	int showb[PCR_MAX_BANKS];
-	unsigned ns = 0;
-	for (unsigned i = 0; i < sim.n_banks; i++) {
-		int want = 0;
-		if (n_show) {
-			for (unsigned k = 0; k < n_show; k++)
-				want |= show[k] == sim.bank[i].a->alg;
-		} else {
-			for (unsigned p = 0; p < PCR_COUNT; p++)
-				want |= sim.bank[i].extends[p] != 0;
-			if (ex)
-				for (unsigned k = 0; k < ex->n_banks; k++)
-					want |= ex->alg[k] == sim.bank[i].a->alg;
-		}
-		if (want)
-			showb[ns++] = (int)i;
-	}
+	unsigned ns = pcr_banks_to_show(&sim, a.show, a.n_show, ex, showb);
 	if (!ns) {
 		if (sim.ignored_pcr)
 			die("pcrs",
@@ -279,176 +431,35 @@ static int run_pcrs(int argc, char **argv)
 			    (long long)ids[n_ids - 1]);
 		goto out;
 	}
-	if (outpath) {
-		if ((rc = cli_out_open("pcrs", &o, outpath, inputs)))
+	if (a.outpath) {
+		if ((rc = cli_out_open("pcrs", &o, a.outpath, inputs)))
 			goto out;
 		rc = 1;
 		out = o.f;
 	}
-
-	char hex[2 * PCR_MAX_DIGEST + 1];
-	if (json) {
-		fprintf(out, "{\"version\":1,\"db\":");
-		json_str(out, dbpath);
-		fprintf(out, ",\"traces\":[");
-		for (unsigned i = 0; i < n_ids; i++)
-			fprintf(out, "%s%lld", i ? "," : "", (long long)ids[i]);
-		fprintf(out,
-			"],\"commands\":%llu,\"applied\":%llu,\"failed\":%llu,\"no_response\":%llu,"
-			"\"no_bytes\":%llu,\"unparsable\":%llu,\"beyond_pcr23\":%llu,\"banks\":{",
-			(unsigned long long)st.rows, (unsigned long long)st.applied,
-			(unsigned long long)st.failed, (unsigned long long)st.no_rsp,
-			(unsigned long long)st.no_bytes, (unsigned long long)st.bad,
-			(unsigned long long)sim.ignored_pcr);
-		for (unsigned k = 0; k < ns; k++) {
-			const struct pcr_sim_bank *b = &sim.bank[showb[k]];
-			fprintf(out, "%s\"%s\":{", k ? "," : "", b->a->name);
-			int first = 1;
-			for (unsigned p = 0; p < PCR_COUNT; p++) {
-				if (!(mask & (1u << p)))
-					continue;
-				log_hex(hex, b->pcr[p], b->a->size);
-				fprintf(out, "%s\"%u\":\"%s\"", first ? "" : ",", p, hex);
-				first = 0;
-			}
-			fprintf(out, "}");
-		}
-		fprintf(out, "}");
-	} else {
-		for (unsigned k = 0; k < ns; k++) {
-			const struct pcr_sim_bank *b = &sim.bank[showb[k]];
-			fprintf(out, "  %s:\n", b->a->name);
-			for (unsigned p = 0; p < PCR_COUNT; p++) {
-				if (!(mask & (1u << p)))
-					continue;
-				log_hex(hex, b->pcr[p], b->a->size);
-				fprintf(out, "    %-2u: 0x%s\n", p, hex);
-			}
-		}
-	}
-
+	print_values(out, &a, ids, &st, &sim, showb, ns);
 	if (ex) {
-		unsigned compared = 0;
-		if (json) {
-			fprintf(out, ",\"expect\":{\"file\":");
-			json_str(out, expect_path);
-			fprintf(out, ",\"banks\":{");
-		}
-		for (unsigned k = 0; k < ex->n_banks; k++) {
-			int bi = pcr_sim_bank(&sim, ex->alg[k]);
-			const struct pcr_sim_bank *b = &sim.bank[bi];
-			uint32_t ok = 0, bad = 0;
-			for (unsigned p = 0; p < PCR_COUNT; p++) {
-				if (!(ex->present[k] & mask & (1u << p)))
-					continue;
-				compared++;
-				if (!memcmp(ex->v[k][p], b->pcr[p], b->a->size))
-					ok |= 1u << p;
-				else
-					bad |= 1u << p;
-			}
-			if (bad)
-				mismatch = 1;
-			if (json) {
-				fprintf(out, "%s\"%s\":{\"match\":[", k ? "," : "", b->a->name);
-				int f = 1;
-				for (unsigned p = 0; p < PCR_COUNT; p++)
-					if (ok & (1u << p)) {
-						fprintf(out, "%s%u", f ? "" : ",", p);
-						f = 0;
-					}
-				fprintf(out, "],\"mismatch\":[");
-				f = 1;
-				for (unsigned p = 0; p < PCR_COUNT; p++)
-					if (bad & (1u << p)) {
-						fprintf(out, "%s%u", f ? "" : ",", p);
-						f = 0;
-					}
-				fprintf(out, "]}");
-				continue;
-			}
-			fprintf(out, "expect %s: PCR ", b->a->name);
-			print_mask(out, ok);
-			fprintf(out, " match");
-			if (bad) {
-				fprintf(out, "; PCR ");
-				print_mask(out, bad);
-				fprintf(out, " differ");
-			}
-			fprintf(out, "\n");
-			for (unsigned p = 0; p < PCR_COUNT; p++) {
-				if (!(bad & (1u << p)))
-					continue;
-				log_hex(hex, ex->v[k][p], b->a->size);
-				fprintf(out, "  %s PCR %u: expected 0x%s\n", b->a->name, p, hex);
-				log_hex(hex, b->pcr[p], b->a->size);
-				fprintf(out, "  %s PCR %u: replayed 0x%s\n", b->a->name, p, hex);
-			}
-		}
-		if (json)
-			fprintf(out, "},\"compared\":%u,\"ok\":%s}", compared,
-				mismatch ? "false" : "true");
-		else
-			fprintf(out, "expect: %u values compared, %s\n", compared,
-				mismatch ? "MISMATCH" : "all match");
+		struct pcr_expect_result er;
+		pcr_expect_compare(&sim, ex, a.mask, &er);
+		mismatch = er.mismatch;
+		print_expect(out, &a, ex, &sim, &er);
 	}
-
 	if (ba_from) {
-		uint16_t alg = 0;
-		uint8_t want[PCR_MAX_DIGEST], got[PCR_MAX_DIGEST];
-		struct pcr_replay_stats fst = {0};
-		int found = -ENOENT, which = -1;
-		for (unsigned i = 0; i < n_ids && found == -ENOENT; i++)
-			found = pcr_boot_aggregate_find(db, ids[i], &alg, want, err, sizeof err);
-		if (found) {
-			if (json)
+		struct pcr_ba_result bar;
+		if (pcr_boot_aggregate_check(db, ids, n_ids, ba_from, &fw, &bar, err, sizeof err)) {
+			if (a.json)
 				fprintf(out, "}\n");
 			die("pcrs", "%s", err);
 			goto out;
 		}
-		if (pcr_replay_trace(db, ba_from, &fw, &fst, err, sizeof err)) {
-			if (json)
-				fprintf(out, "}\n");
-			die("pcrs", "%s", err);
-			goto out;
-		}
-		const struct pcr_alg *a = pcr_alg_by_id(alg);
-		/* Try the >= 5.8 rule (PCR 0-9, non-SHA-1 banks) first, then 0-7. */
-		static const unsigned lasts[] = {9, 7};
-		for (unsigned i = 0; i < 2 && which < 0; i++) {
-			if (lasts[i] == 9 && alg == TPM_ALG_SHA1)
-				continue;
-			if (!pcr_boot_aggregate_calc(&fw, alg, lasts[i], got) &&
-			    !memcmp(got, want, a->size))
-				which = (int)lasts[i];
-		}
-		log_hex(hex, want, a->size);
-		if (json)
-			fprintf(
-			    out,
-			    ",\"boot_aggregate\":{\"from\":%lld,\"bank\":\"%s\",\"value\":\"%s\","
-			    "\"match\":%s,\"pcrs\":\"%s\"}",
-			    (long long)ba_from, a->name, hex, which >= 0 ? "true" : "false",
-			    which == 9	 ? "0-9"
-			    : which == 7 ? "0-7"
-					 : "");
-		else if (which >= 0)
-			fprintf(out, "boot_aggregate %s:%s = %s(PCR 0-%d of trace %lld): match%s\n",
-				a->name, hex, a->name, which, (long long)ba_from,
-				which == 9 ? " (Linux >= 5.8 rule)" : "");
-		else
-			fprintf(
-			    out,
-			    "boot_aggregate %s:%s matches neither %s(PCR 0-9) nor %s(PCR 0-7) of "
-			    "trace %lld: MISMATCH\n",
-			    a->name, hex, a->name, a->name, (long long)ba_from);
-		if (which < 0)
+		print_boot_aggregate(out, a.json, ba_from, &bar);
+		if (bar.which < 0)
 			mismatch = 1;
 	}
-	if (json)
+	if (a.json)
 		fprintf(out, "}\n");
 	rc = mismatch ? 1 : 0;
-	if (outpath && cli_out_close("pcrs", &o, 1))
+	if (a.outpath && cli_out_close("pcrs", &o, 1))
 		rc = 1;
 out:
 	if (o.f)

@@ -19,6 +19,7 @@
 #include "model/tpm/tpm_cc.h"
 #include "model/tpm/wire.h"
 #include "recorder/proxy.h"
+#include "recorder/record_session.h"
 #include "recorder/recorder.h"
 #include "recorder/transport/swtpm_spawn.h"
 #include "model/emulate.h"
@@ -264,165 +265,149 @@ static int on_wake(void *arg)
 	return 0;
 }
 
-static int parse(int argc, char **argv, struct record_args *a)
+/* One option k (its argument in p) into a. Returns 0 or the usage exit status. */
+static int parse_option(int k, const struct cli_parse *p, struct record_args *a)
 {
-	struct cli_parse p;
 	char err[256];
+
+	switch (k) {
+	case O_DB:
+		a->db_path = p->arg;
+		break;
+	case O_SPAWN:
+		a->spawn = 1;
+		break;
+	case O_BACKEND:
+		a->backend = p->arg;
+		break;
+	case O_LISTEN:
+	case O_MSSIM: {
+		struct endpoint ep;
+		int mssim = k == O_MSSIM;
+		if (endpoint_parse(p->arg, &ep, err, sizeof err) || (mssim && ep.is_unix))
+			return usage_error(&subcmd_record, "--%s '%s': expected %s", p->opt->name,
+					   p->arg,
+					   mssim ? "tcp:HOST:PORT" : "tcp:HOST:PORT or unix:PATH");
+		if ((mssim ? a->n_mssim : a->n_listen) == RECORD_MAX_LISTEN)
+			return usage_error(&subcmd_record, "too many --%s", p->opt->name);
+		if (mssim)
+			a->mssims[a->n_mssim++] = p->arg;
+		else
+			a->listens[a->n_listen++] = p->arg;
+		break;
+	}
+	case O_PAYLOADS:
+		a->payloads = payload_mode_parse(p->arg);
+		break;
+	case O_NAME:
+		a->name = p->arg;
+		break;
+	case O_STATE:
+		a->state = p->arg;
+		break;
+	case O_TIMEOUT:
+		a->timeout_ms = (long)p->num;
+		break;
+	case O_QUIET:
+		a->quiet = 1;
+		break;
+	case O_FWD:
+		a->forward_only = 1;
+		break;
+	case O_EMU:
+		a->emulate = p->arg;
+		break;
+	case O_NOSTARTUP:
+		a->no_startup = 1;
+		break;
+	case O_RM:
+		a->rm = 1;
+		break;
+	case O_NORM:
+		a->rm = 0;
+		break;
+	case O_IDLE:
+		a->idle_s = p->real;
+		break;
+	case O_PER_PEER:
+		a->per_peer = (unsigned)p->num;
+		break;
+	case O_SEED: {
+		char *e;
+		errno = 0;
+		a->seed = strtoull(p->arg, &e, 0);
+		if (errno || *e || !*p->arg || p->arg[0] == '-')
+			return usage_error(&subcmd_record,
+					   "--emulate-seed takes an unsigned integer, not '%s'",
+					   p->arg);
+		a->have_seed = 1;
+		break;
+	}
+	case O_MODE: {
+		char *end;
+		long m = strtol(p->arg, &end, 8);
+		if (*end || end == p->arg || m < 0 || (m & ~0666) || (m & 0002) ||
+		    (m & 0600) != 0600)
+			return usage_error(&subcmd_record,
+					   "--mode takes octal read/write bits with the "
+					   "owner's rw and nothing world-writable (e.g. 0640), "
+					   "not '%s'",
+					   p->arg);
+		a->file_mode = m;
+		break;
+	}
+	case O_GROUP: {
+		char *end;
+		struct group *g = getgrnam(p->arg);
+		unsigned long n = strtoul(p->arg, &end, 10);
+		if (g)
+			a->gid = g->gr_gid;
+		else if (!*end && end != p->arg)
+			a->gid = (gid_t)n;
+		else
+			return usage_error(&subcmd_record, "--group: no group '%s'", p->arg);
+		break;
+	}
+	case O_QUEUE:
+		a->queue = (unsigned long)p->num;
+		if (a->queue & (a->queue - 1))
+			return usage_error(&subcmd_record,
+					   "--queue-size takes a power of two from 2 to %u, "
+					   "not '%s'",
+					   1u << 24, p->arg);
+		break;
+	case O_PCAP:
+		a->iface = p->arg;
+		break;
+	case O_PORT:
+		a->port = (unsigned)p->num;
+		break;
+	case O_PCAP_MSSIM:
+		a->mssim = 1;
+		break;
+	case O_QEMU:
+		a->qemu_ctrl = p->arg;
+		break;
+	case O_SWCTRL:
+		a->swtpm_ctrl = p->arg;
+		break;
+	}
+	return 0;
+}
+
+/* The options that go together (or not), once all are read. */
+static int check_args(struct cli_parse *p, struct record_args *a)
+{
 	int k;
-	memset(a, 0, sizeof *a);
-	a->db_path = "tpmtrace.db";
-	a->payloads = PAYLOADS_REDACTED;
-	a->timeout_ms = 120000;
-	a->rm = -1;
-	a->file_mode = -1;
-	a->gid = (gid_t)-1;
-	a->idle_s = PROXY_IDLE_TIMEOUT_MS / 1000.0;
-	a->per_peer = PROXY_MAX_PER_PEER;
-	cli_parse_init(&p, &subcmd_record, argc, argv);
-	while ((k = cli_next(&p)) > 0) {
-		switch (k) {
-		case O_DB:
-			a->db_path = p.arg;
-			break;
-		case O_SPAWN:
-			a->spawn = 1;
-			break;
-		case O_BACKEND:
-			a->backend = p.arg;
-			break;
-		case O_LISTEN:
-		case O_MSSIM: {
-			struct endpoint ep;
-			int mssim = k == O_MSSIM;
-			if (endpoint_parse(p.arg, &ep, err, sizeof err) || (mssim && ep.is_unix))
-				return usage_error(
-				    &subcmd_record, "--%s '%s': expected %s", p.opt->name, p.arg,
-				    mssim ? "tcp:HOST:PORT" : "tcp:HOST:PORT or unix:PATH");
-			if ((mssim ? a->n_mssim : a->n_listen) == RECORD_MAX_LISTEN)
-				return usage_error(&subcmd_record, "too many --%s", p.opt->name);
-			if (mssim)
-				a->mssims[a->n_mssim++] = p.arg;
-			else
-				a->listens[a->n_listen++] = p.arg;
-			break;
-		}
-		case O_PAYLOADS:
-			a->payloads = payload_mode_parse(p.arg);
-			break;
-		case O_NAME:
-			a->name = p.arg;
-			break;
-		case O_STATE:
-			a->state = p.arg;
-			break;
-		case O_TIMEOUT:
-			a->timeout_ms = (long)p.num;
-			break;
-		case O_QUIET:
-			a->quiet = 1;
-			break;
-		case O_FWD:
-			a->forward_only = 1;
-			break;
-		case O_EMU:
-			a->emulate = p.arg;
-			break;
-		case O_NOSTARTUP:
-			a->no_startup = 1;
-			break;
-		case O_RM:
-			a->rm = 1;
-			break;
-		case O_NORM:
-			a->rm = 0;
-			break;
-		case O_IDLE:
-			a->idle_s = p.real;
-			break;
-		case O_PER_PEER:
-			a->per_peer = (unsigned)p.num;
-			break;
-		case O_SEED: {
-			char *e;
-			errno = 0;
-			a->seed = strtoull(p.arg, &e, 0);
-			if (errno || *e || !*p.arg || p.arg[0] == '-')
-				return usage_error(
-				    &subcmd_record,
-				    "--emulate-seed takes an unsigned integer, not '%s'", p.arg);
-			a->have_seed = 1;
-			break;
-		}
-		case O_MODE: {
-			char *end;
-			long m = strtol(p.arg, &end, 8);
-			if (*end || end == p.arg || m < 0 || (m & ~0666) || (m & 0002) ||
-			    (m & 0600) != 0600)
-				return usage_error(
-				    &subcmd_record,
-				    "--mode takes octal read/write bits with the "
-				    "owner's rw and nothing world-writable (e.g. 0640), "
-				    "not '%s'",
-				    p.arg);
-			a->file_mode = m;
-			break;
-		}
-		case O_GROUP: {
-			char *end;
-			struct group *g = getgrnam(p.arg);
-			unsigned long n = strtoul(p.arg, &end, 10);
-			if (g)
-				a->gid = g->gr_gid;
-			else if (!*end && end != p.arg)
-				a->gid = (gid_t)n;
-			else
-				return usage_error(&subcmd_record, "--group: no group '%s'", p.arg);
-			break;
-		}
-		case O_QUEUE:
-			a->queue = (unsigned long)p.num;
-			if (a->queue & (a->queue - 1))
-				return usage_error(
-				    &subcmd_record,
-				    "--queue-size takes a power of two from 2 to %u, "
-				    "not '%s'",
-				    1u << 24, p.arg);
-			break;
-		case O_PCAP:
-			a->iface = p.arg;
-			break;
-		case O_PORT:
-			a->port = (unsigned)p.num;
-			break;
-		case O_PCAP_MSSIM:
-			a->mssim = 1;
-			break;
-		case O_QEMU:
-			a->qemu_ctrl = p.arg;
-			break;
-		case O_SWCTRL:
-			a->swtpm_ctrl = p.arg;
-			break;
-		}
-	}
-	if (k < 0)
-		return EXIT_USAGE;
-	if (p.ind < argc) {
-		if (strcmp(argv[p.ind - 1], "--") != 0)
-			return usage_error(
-			    &subcmd_record,
-			    "unexpected argument '%s' (a command to run goes after --)",
-			    argv[p.ind]);
-		a->command = argv + p.ind;
-	}
+
 	if (a->iface && a->qemu_ctrl)
 		return usage_error(&subcmd_record,
 				   "--pcap-live and --qemu-ctrl are two modes: give one");
 	if (a->iface)
-		return cli_only_mode(&p, M_PCAP, "with --pcap-live");
+		return cli_only_mode(p, M_PCAP, "with --pcap-live");
 	if (a->qemu_ctrl)
-		return cli_only_mode(&p, M_QEMU, "with --qemu-ctrl");
-	if ((k = cli_only_mode(&p, M_PROXY, "without --pcap-live or --qemu-ctrl")))
+		return cli_only_mode(p, M_QEMU, "with --qemu-ctrl");
+	if ((k = cli_only_mode(p, M_PROXY, "without --pcap-live or --qemu-ctrl")))
 		return k;
 	if (a->spawn == !!a->backend)
 		return usage_error(&subcmd_record,
@@ -437,6 +422,36 @@ static int parse(int argc, char **argv, struct record_args *a)
 		return usage_error(&subcmd_record, "--mode and --group need a database, not "
 						   "--forward-only");
 	return 0;
+}
+
+static int parse(int argc, char **argv, struct record_args *a)
+{
+	struct cli_parse p;
+	int k;
+	memset(a, 0, sizeof *a);
+	a->db_path = "tpmtrace.db";
+	a->payloads = PAYLOADS_REDACTED;
+	a->timeout_ms = 120000;
+	a->rm = -1;
+	a->file_mode = -1;
+	a->gid = (gid_t)-1;
+	a->idle_s = PROXY_IDLE_TIMEOUT_MS / 1000.0;
+	a->per_peer = PROXY_MAX_PER_PEER;
+	cli_parse_init(&p, &subcmd_record, argc, argv);
+	while ((k = cli_next(&p)) > 0)
+		if ((k = parse_option(k, &p, a)))
+			return k;
+	if (k < 0)
+		return EXIT_USAGE;
+	if (p.ind < argc) {
+		if (strcmp(argv[p.ind - 1], "--") != 0)
+			return usage_error(
+			    &subcmd_record,
+			    "unexpected argument '%s' (a command to run goes after --)",
+			    argv[p.ind]);
+		a->command = argv + p.ind;
+	}
+	return check_args(&p, a);
 }
 
 /* TPM2_Startup(TPM_SU_CLEAR) (Part 3 section 9.3), sent to a swtpm tpmtrace
@@ -458,117 +473,28 @@ static int startup_spawned(struct recorder *rec)
 	return 0;
 }
 
-static int run(int argc, char **argv)
+/* The listeners: --listen (data and control channel), --listen-mssim
+ * (command and platform port), or by default tcp:127.0.0.1:2321 (with
+ * -- COMMAND a socket in a fresh directory, sockdir). tcti gets the TCTI of
+ * the first, for clients. */
+static int listen_all(struct proxy *px, const struct record_args *a, char *sockdir, size_t sdlen,
+		      char *tcti, size_t tlen)
 {
-	struct record_args a;
-	int rc = parse(argc, argv, &a);
-	if (rc)
-		return rc;
-	if (a.iface)
-		return record_pcap_live(&a);
-	if (a.qemu_ctrl)
-		return record_qemu_main(&a);
-
-	const char *db_path = a.db_path, *backend = a.backend;
-	char **command = a.command;
-	int spawn = a.spawn, quiet = a.quiet, payloads = a.payloads, forward_only = a.forward_only;
-	int n_listen = a.n_listen;
 	const char *listens[RECORD_MAX_LISTEN + 1];
-	struct emulator em;
-	int have_em = 0;
-	char emdetail[400] = "";
-	int64_t trace_id = 0;
-	char err[512], sockdir[64] = "", default_listen[128];
-	struct swtpm_child sw = {0};
-	struct transport *tr = NULL;
-	struct writer *w = NULL;
-	struct proxy *px = NULL;
-	struct recorder rec;
-	struct record_ctx x = {.sfd = -1};
-	sqlite3 *db = NULL;
-	int ret = 1;
-	sigset_t mask, oldmask;
-	int rm = a.rm < 0 ? !!command : a.rm;
+	char err[512], default_listen[128];
+	int n_listen = a->n_listen;
 
-	memcpy(listens, a.listens, sizeof a.listens);
-	if (!forward_only && cli_db_for_create("record", db_path))
-		return 1;
-	if (a.emulate) {
-		/* The profile is checked before anything is started or written:
-		 * a bad profile leaves no database and no trace behind. A
-		 * profile stored in an existing database is found there. */
-		sqlite3 *pdb = NULL;
-		if (!forward_only && access(db_path, F_OK) == 0 &&
-		    db_open(db_path, DB_READ, &pdb, err, sizeof err))
-			pdb = NULL;
-		rc = emulate_init(&em, pdb, a.emulate, a.have_seed ? a.seed : emulate_random_seed(),
-				  err, sizeof err);
-		db_close(pdb);
-		if (rc) {
-			die("record", "--emulate: %s", err);
-			return 1;
-		}
-		have_em = 1;
-		snprintf(emdetail, sizeof emdetail, "profile=%s from=%s seed=%llu", em.prof.name,
-			 em.from, (unsigned long long)em.seed);
-	}
-
-	if (payloads == PAYLOADS_FULL)
-		fprintf(stderr,
-			"tpmtrace record: --payloads full: secrets (unsealed data, random "
-			"bytes, passwords, sensitive areas) will be stored in %s\n",
-			db_path);
-
-	/* Signals arrive through a signalfd that the proxy loop watches. */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGCHLD);
-	sigaddset(&mask, SIGHUP);
-	sigprocmask(SIG_BLOCK, &mask, &oldmask);
-	signal(SIGPIPE, SIG_IGN);
-	x.sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-
-	if (spawn) {
-		rc = swtpm_spawn(&sw, a.state, SWTPM_SOCKETS, err, sizeof err);
-		if (rc) {
-			die("record", "%s", err);
-			goto out;
-		}
-		backend = sw.tcti;
-	}
-	rc = transport_swtpm_open(backend, &tr, err, sizeof err);
-	if (rc) {
-		die("record", "%s", err);
-		goto out;
-	}
-	tr->timeout_ms = (int)a.timeout_ms;
-
-	/* Listening first: a listener that cannot be had (address in use)
-	 * ends here, before the database or a trace exists. */
-	recorder_init(&rec, NULL, tr, payloads);
-	if (have_em)
-		rec.emu = &em;
-	rc = proxy_new(&px, &rec);
-	if (rc) {
-		die("record", "out of memory");
-		goto out;
-	}
-	proxy_set_rm(px, rm);
-	/* A timeout below 1 ms would be none at all: round it up. */
-	proxy_set_limits(px,
-			 a.idle_s > 0 && a.idle_s < 0.001 ? 1 : (unsigned)(a.idle_s * 1000 + 0.5),
-			 a.per_peer);
-	if (!n_listen && !a.n_mssim) {
-		if (command) {
-			snprintf(sockdir, sizeof sockdir, "%s/tpmtrace-XXXXXX",
+	memcpy(listens, a->listens, sizeof a->listens);
+	if (!n_listen && !a->n_mssim) {
+		if (a->command) {
+			snprintf(sockdir, sdlen, "%s/tpmtrace-XXXXXX",
 				 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 			if (strlen(sockdir) > 40 || !mkdtemp(sockdir)) {
-				snprintf(sockdir, sizeof sockdir, "/tmp/tpmtrace-XXXXXX");
+				snprintf(sockdir, sdlen, "/tmp/tpmtrace-XXXXXX");
 				if (!mkdtemp(sockdir)) {
-					die("record", "cannot create a socket directory: %s",
-					    strerror(errno));
-					goto out;
+					sockdir[0] = 0;
+					return die("record", "cannot create a socket directory: %s",
+						   strerror(errno));
 				}
 			}
 			snprintf(default_listen, sizeof default_listen, "unix:%s/tpm.sock",
@@ -578,93 +504,182 @@ static int run(int argc, char **argv)
 		}
 		listens[n_listen++] = default_listen;
 	}
-	char tcti[200] = "";
 	for (int i = 0; i < n_listen; i++) {
 		struct endpoint ep, ctrl;
 		if (endpoint_parse(listens[i], &ep, err, sizeof err) ||
-		    proxy_listen(px, &ep, LISTEN_DATA, err, sizeof err)) {
-			die("record", "--listen %s", err);
-			goto out;
-		}
+		    proxy_listen(px, &ep, LISTEN_DATA, err, sizeof err))
+			return die("record", "--listen %s", err);
 		endpoint_ctrl_of(&ep, &ctrl);
-		if (proxy_listen(px, &ctrl, LISTEN_CTRL, err, sizeof err)) {
-			die("record", "--listen %s: control channel: %s", listens[i], err);
-			goto out;
-		}
+		if (proxy_listen(px, &ctrl, LISTEN_CTRL, err, sizeof err))
+			return die("record", "--listen %s: control channel: %s", listens[i], err);
 		if (!tcti[0]) {
 			if (ep.is_unix)
-				snprintf(tcti, sizeof tcti, "swtpm:path=%s", ep.path);
+				snprintf(tcti, tlen, "swtpm:path=%s", ep.path);
 			else
-				snprintf(tcti, sizeof tcti, "swtpm:host=%s,port=%u", ep.host,
-					 ep.port);
+				snprintf(tcti, tlen, "swtpm:host=%s,port=%u", ep.host, ep.port);
 		}
 	}
-	for (int i = 0; i < a.n_mssim; i++) {
+	for (int i = 0; i < a->n_mssim; i++) {
 		struct endpoint ep, plat;
-		if (endpoint_parse(a.mssims[i], &ep, err, sizeof err) || ep.is_unix) {
-			die("record", "--listen-mssim '%s': expected tcp:HOST:PORT", a.mssims[i]);
-			goto out;
-		}
+		if (endpoint_parse(a->mssims[i], &ep, err, sizeof err) || ep.is_unix)
+			return die("record", "--listen-mssim '%s': expected tcp:HOST:PORT",
+				   a->mssims[i]);
 		plat = ep;
 		plat.port++;
 		if (proxy_listen(px, &ep, LISTEN_DATA, err, sizeof err) ||
-		    proxy_listen(px, &plat, LISTEN_MSSIM_PLAT, err, sizeof err)) {
-			die("record", "--listen-mssim %s", err);
-			goto out;
-		}
+		    proxy_listen(px, &plat, LISTEN_MSSIM_PLAT, err, sizeof err))
+			return die("record", "--listen-mssim %s", err);
 		if (!tcti[0])
-			snprintf(tcti, sizeof tcti, "mssim:host=%s,port=%u", ep.host, ep.port);
+			snprintf(tcti, tlen, "mssim:host=%s,port=%u", ep.host, ep.port);
 	}
+	return 0;
+}
 
-	if (!forward_only) {
-		/* Created (or adopted) at the mode asked for, not widened after. */
-		rc = a.file_mode >= 0 ? db_open_perm(db_path, DB_CREATE, (unsigned)a.file_mode, &db,
-						     err, sizeof err)
-				      : db_open(db_path, DB_CREATE, &db, err, sizeof err);
-		if (rc) {
-			die("record", "%s", err);
-			goto out;
-		}
-		struct trace_info ti = {.name = a.name,
-					.kind = "record",
-					.source = spawn ? "swtpm (spawned)" : backend,
-					.payloads = payload_mode_str(payloads),
-					.emulated = have_em ? em.prof.name : NULL};
-		trace_id = db_trace_begin(db, &ti);
-		if (trace_id < 0) {
-			die("record", "%s: cannot add a trace: %s", db_path, sqlite3_errmsg(db));
-			goto out;
-		}
-		db_close(db);
-		db = NULL;
-		/* The writer sizes the payload ring from the queue. */
-		struct writer_cfg wc = {
-		    .path = db_path, .trace_id = trace_id, .queue_slots = (uint32_t)a.queue};
-		rc = writer_start(&w, &wc, err, sizeof err);
-		if (rc) {
-			die("record", "%s", err);
-			goto out;
-		}
-		if ((a.file_mode >= 0 || a.gid != (gid_t)-1) &&
-		    widen_files(db_path, a.file_mode, a.gid))
-			goto out;
-		rec.w = w;
+static void print_summary(const struct recorder *rec, int64_t trace_id,
+			  const struct writer_stats *st)
+{
+	fprintf(stderr,
+		"tpmtrace record: trace %lld: %llu commands forwarded, %llu recorded, %llu "
+		"dropped; %llu events recorded, %llu dropped%s; the TPM path waited for the "
+		"writer %llu times",
+		(long long)trace_id, (unsigned long long)rec->forwarded,
+		(unsigned long long)st->commands, (unsigned long long)st->dropped_commands,
+		(unsigned long long)st->events,
+		(unsigned long long)(st->dropped - st->dropped_commands),
+		st->dropped ? " (the database could not keep up or failed)" : "",
+		(unsigned long long)st->waits);
+	if (rec->own)
+		fprintf(stderr, "; %llu of the commands sent by tpmtrace itself",
+			(unsigned long long)rec->own);
+	fputc('\n', stderr);
+}
+
+static void print_emulation(const struct emulator *em)
+{
+	fprintf(stderr,
+		"tpmtrace record: emulated %s (%s, seed %llu): %llu responses held; %llu "
+		"priced from another variant or authorization, %llu at the fallback "
+		"%.3f ms",
+		em->prof.name, em->from, (unsigned long long)em->seed,
+		(unsigned long long)em->commands, (unsigned long long)em->approx,
+		(unsigned long long)em->missing, em->fallback_ms);
+	for (unsigned k = 0; k < em->n_missing_cc; k++)
+		fprintf(stderr, "%s%s", k ? ", " : " (",
+			tpm_cc_name(em->missing_cc[k]) ? tpm_cc_name(em->missing_cc[k]) : "?");
+	fprintf(stderr,
+		"%s; %llu came after their drawn latency (%.3f ms in all, %.3f ms not "
+		"made up by later holds)\n",
+		em->n_missing_cc ? ")" : "", (unsigned long long)em->late,
+		(double)em->late_ns / 1e6, (double)em->debt_ns / 1e6);
+}
+
+/* The trace and its writer (not with --forward-only), at --mode/--group. */
+static int begin_trace(struct record_session *s, const struct record_args *a, const char *source,
+		       const struct emulator *em, struct recorder *rec)
+{
+	char err[512];
+	struct record_trace_cfg tc = {.db_path = a->db_path,
+				      .file_mode = a->file_mode,
+				      .name = a->name,
+				      .source = source,
+				      .emulated = em ? em->prof.name : NULL,
+				      .payloads = a->payloads,
+				      .queue_slots = (uint32_t)a->queue};
+	if (a->forward_only)
+		return 0;
+	if (record_session_begin(s, &tc, err, sizeof err))
+		return die("record", "%s", err);
+	if ((a->file_mode >= 0 || a->gid != (gid_t)-1) &&
+	    widen_files(a->db_path, a->file_mode, a->gid))
+		return 1;
+	rec->w = s->w;
+	return 0;
+}
+
+/* The socket proxy: in front of a swtpm (spawned or given), recording until
+ * a signal or the end of -- COMMAND. */
+static int record_proxy(const struct record_args *a)
+{
+	const char *backend = a->backend;
+	struct emulator em;
+	int have_em = 0, ret = 1, rc;
+	char err[512], sockdir[64] = "", tcti[200] = "";
+	struct swtpm_child sw = {0};
+	struct transport *tr = NULL;
+	struct proxy *px = NULL;
+	struct recorder rec;
+	struct record_session s;
+	struct record_ctx x = {.sfd = -1};
+	int rm = a->rm < 0 ? !!a->command : a->rm;
+
+	record_session_init(&s);
+	if (!a->forward_only && cli_db_for_create("record", a->db_path))
+		return 1;
+	/* The profile is checked before anything is started or written: a
+	 * bad profile leaves no database and no trace behind. */
+	if (a->emulate) {
+		if (record_emulator_init(&em, a->forward_only ? NULL : a->db_path, a->emulate,
+					 a->have_seed, a->seed, err, sizeof err))
+			return die("record", "--emulate: %s", err);
+		have_em = 1;
 	}
-	recorder_event(&rec, "record-start", backend, 0);
+	if (a->payloads == PAYLOADS_FULL)
+		fprintf(stderr,
+			"tpmtrace record: --payloads full: secrets (unsealed data, random "
+			"bytes, passwords, sensitive areas) will be stored in %s\n",
+			a->db_path);
+	/* Signals arrive through a signalfd that the proxy loop watches. */
+	record_session_signals(&s, RECORD_SIG_CHLD);
+	x.sfd = s.sfd;
+	if (a->spawn) {
+		if (swtpm_spawn(&sw, a->state, SWTPM_SOCKETS, err, sizeof err)) {
+			die("record", "%s", err);
+			goto out;
+		}
+		backend = sw.tcti;
+	}
+	if (transport_swtpm_open(backend, &tr, err, sizeof err)) {
+		die("record", "%s", err);
+		goto out;
+	}
+	tr->timeout_ms = (int)a->timeout_ms;
+	/* Listening first: a listener that cannot be had (address in use)
+	 * ends here, before the database or a trace exists. */
+	recorder_init(&rec, NULL, tr, a->payloads);
 	if (have_em)
+		rec.emu = &em;
+	if (proxy_new(&px, &rec)) {
+		die("record", "out of memory");
+		goto out;
+	}
+	proxy_set_rm(px, rm);
+	/* A timeout below 1 ms would be none at all: round it up. */
+	proxy_set_limits(
+	    px, a->idle_s > 0 && a->idle_s < 0.001 ? 1 : (unsigned)(a->idle_s * 1000 + 0.5),
+	    a->per_peer);
+	if (listen_all(px, a, sockdir, sizeof sockdir, tcti, sizeof tcti))
+		goto out;
+	if (begin_trace(&s, a, a->spawn ? "swtpm (spawned)" : backend, have_em ? &em : NULL, &rec))
+		goto out;
+	recorder_event(&rec, "record-start", backend, 0);
+	if (have_em) {
+		char emdetail[400];
+		snprintf(emdetail, sizeof emdetail, "profile=%s from=%s seed=%llu", em.prof.name,
+			 em.from, (unsigned long long)em.seed);
 		recorder_event(&rec, "emulate", emdetail, 0);
-	if (spawn && !a.no_startup && startup_spawned(&rec))
+	}
+	if (a->spawn && !a->no_startup && startup_spawned(&rec))
 		goto out;
 
-	if (command) {
-		if ((x.child = cli_spawn("record", command, &oldmask, tcti)) < 0)
+	if (a->command) {
+		if ((x.child = cli_spawn("record", a->command, &s.oldmask, tcti)) < 0)
 			goto out;
-	} else if (!quiet) {
+	} else if (!a->quiet) {
 		fprintf(stderr,
 			"tpmtrace record: recording into %s (trace %lld); clients: "
 			"TPM2TOOLS_TCTI=%s; stop with Ctrl-C\n",
-			forward_only ? "nothing (--forward-only)" : db_path, (long long)trace_id,
-			tcti);
+			a->forward_only ? "nothing (--forward-only)" : a->db_path,
+			(long long)s.trace_id, tcti);
 	}
 	proxy_run(px, x.sfd, on_wake, &x);
 	/* The clients still connected go now (their leftovers flushed under
@@ -675,67 +690,44 @@ static int run(int argc, char **argv)
 	px = NULL;
 
 	struct writer_stats st = {0};
-	if (w) {
-		rc = writer_stop(w, "complete", &st);
-		w = NULL;
+	if (s.w) {
+		rc = record_session_end(&s, &st);
 		rec.w = NULL;
 		if (rc)
 			fprintf(stderr, "tpmtrace record: could not finalize trace %lld in %s\n",
-				(long long)trace_id, db_path);
+				(long long)s.trace_id, a->db_path);
 	}
-	if (!quiet || st.dropped) {
-		fprintf(
-		    stderr,
-		    "tpmtrace record: trace %lld: %llu commands forwarded, %llu recorded, %llu "
-		    "dropped; %llu events recorded, %llu dropped%s; the TPM path waited for the "
-		    "writer %llu times",
-		    (long long)trace_id, (unsigned long long)rec.forwarded,
-		    (unsigned long long)st.commands, (unsigned long long)st.dropped_commands,
-		    (unsigned long long)st.events,
-		    (unsigned long long)(st.dropped - st.dropped_commands),
-		    st.dropped ? " (the database could not keep up or failed)" : "",
-		    (unsigned long long)st.waits);
-		if (rec.own)
-			fprintf(stderr, "; %llu of the commands sent by tpmtrace itself",
-				(unsigned long long)rec.own);
-		fputc('\n', stderr);
-	}
-	if (have_em && (!quiet || em.missing)) {
-		fprintf(stderr,
-			"tpmtrace record: emulated %s (%s, seed %llu): %llu responses held; %llu "
-			"priced from another variant or authorization, %llu at the fallback "
-			"%.3f ms",
-			em.prof.name, em.from, (unsigned long long)em.seed,
-			(unsigned long long)em.commands, (unsigned long long)em.approx,
-			(unsigned long long)em.missing, em.fallback_ms);
-		for (unsigned k = 0; k < em.n_missing_cc; k++)
-			fprintf(stderr, "%s%s", k ? ", " : " (",
-				tpm_cc_name(em.missing_cc[k]) ? tpm_cc_name(em.missing_cc[k])
-							      : "?");
-		fprintf(stderr,
-			"%s; %llu came after their drawn latency (%.3f ms in all, %.3f ms not "
-			"made up by later holds)\n",
-			em.n_missing_cc ? ")" : "", (unsigned long long)em.late,
-			(double)em.late_ns / 1e6, (double)em.debt_ns / 1e6);
-	}
-	ret = command ? cli_exit_status(x.child_status) : 0;
+	if (!a->quiet || st.dropped)
+		print_summary(&rec, s.trace_id, &st);
+	if (have_em && (!a->quiet || em.missing))
+		print_emulation(&em);
+	ret = a->command ? cli_exit_status(x.child_status) : 0;
 out:
 	if (x.child > 0) {
 		kill(x.child, SIGTERM);
 		waitpid(x.child, NULL, 0);
 	}
 	proxy_free(px);
-	if (w)
-		writer_stop(w, "incomplete", NULL);
-	db_close(db);
+	record_session_close(&s);
 	if (tr)
 		tr->ops->close(tr);
 	swtpm_stop(&sw);
 	if (sockdir[0])
 		rmdir(sockdir);
-	if (x.sfd >= 0)
-		close(x.sfd);
 	if (have_em)
 		emulate_release(&em);
 	return ret;
+}
+
+static int run(int argc, char **argv)
+{
+	struct record_args a;
+	int rc = parse(argc, argv, &a);
+	if (rc)
+		return rc;
+	if (a.iface)
+		return record_pcap_live(&a);
+	if (a.qemu_ctrl)
+		return record_qemu_main(&a);
+	return record_proxy(&a);
 }

@@ -91,118 +91,91 @@ static int on_signal(void *arg)
 	return 0;
 }
 
-static int run(int argc, char **argv)
+struct vm_args {
+	struct qemu_record_opts o;
+	const char *model, *emulate;
+	int quiet, have_seed;
+	unsigned long long seed;
+	char **qargv; /* the QEMU command */
+	int qargc;
+};
+
+static int parse(int argc, char **argv, struct vm_args *a)
 {
-	struct qemu_record_opts o = {
-	    .db_path = "tpmtrace.db", .payloads = PAYLOADS_REDACTED, .spawn = 1};
-	const char *model = "tpm-tis", *emulate = NULL;
-	int quiet = 0, ret = 1, have_seed = 0, have_em = 0;
-	unsigned long long seed = 0;
-	struct emulator em;
 	struct cli_parse p;
 	int c;
+
+	memset(a, 0, sizeof *a);
+	a->o.db_path = "tpmtrace.db";
+	a->o.payloads = PAYLOADS_REDACTED;
+	a->o.spawn = 1;
+	a->model = "tpm-tis";
 	cli_parse_init(&p, &subcmd_vm_record, argc, argv);
 	while ((c = cli_next(&p)) > 0) {
 		switch (c) {
 		case V_DB:
-			o.db_path = p.arg;
+			a->o.db_path = p.arg;
 			break;
 		case V_PAYLOADS:
-			o.payloads = payload_mode_parse(p.arg);
+			a->o.payloads = payload_mode_parse(p.arg);
 			break;
 		case V_NAME:
-			o.name = p.arg;
+			a->o.name = p.arg;
 			break;
 		case V_STATE:
-			o.swtpm_state = p.arg;
+			a->o.swtpm_state = p.arg;
 			break;
 		case V_MODEL:
-			model = p.arg;
+			a->model = p.arg;
 			break;
 		case V_QUIET:
-			quiet = 1;
+			a->quiet = 1;
 			break;
 		case V_EMU:
-			emulate = p.arg;
+			a->emulate = p.arg;
 			break;
 		case V_SEED: {
 			char *e;
 			errno = 0;
-			seed = strtoull(p.arg, &e, 0);
+			a->seed = strtoull(p.arg, &e, 0);
 			if (errno || *e || !*p.arg || p.arg[0] == '-')
 				return usage_error(
 				    &subcmd_vm_record,
 				    "--emulate-seed takes an unsigned integer, not '%s'", p.arg);
-			have_seed = 1;
+			a->have_seed = 1;
 			break;
 		}
 		}
 	}
 	if (c < 0)
 		return EXIT_USAGE;
-	int optind_ = p.ind;
-	if (optind_ >= argc || strcmp(argv[optind_ - 1], "--") != 0)
+	if (p.ind >= argc || strcmp(argv[p.ind - 1], "--") != 0)
 		return usage_error(&subcmd_vm_record, "give the QEMU command after --");
-	char **qargv = argv + optind_;
-	int qargc = argc - optind_;
-	for (int i = 0; i < qargc; i++)
-		if (!strcmp(qargv[i], "-tpmdev"))
+	a->qargv = argv + p.ind;
+	a->qargc = argc - p.ind;
+	for (int i = 0; i < a->qargc; i++)
+		if (!strcmp(a->qargv[i], "-tpmdev"))
 			return usage_error(&subcmd_vm_record,
 					   "the QEMU command already has a -tpmdev; vm-record "
 					   "adds its own");
-
-	if (have_seed && !emulate)
+	if (a->have_seed && !a->emulate)
 		return usage_error(&subcmd_vm_record, "--emulate-seed goes with --emulate");
-	/* Nothing is started before the database is known to be usable. */
-	if (cli_db_for_create("vm-record", o.db_path))
-		return 1;
-	if (emulate) {
-		/* Checked before anything starts: a bad profile leaves nothing
-		 * behind. A profile stored in an existing database is found there. */
-		char err[512];
-		sqlite3 *pdb = NULL;
-		if (access(o.db_path, F_OK) == 0 &&
-		    db_open(o.db_path, DB_READ, &pdb, err, sizeof err))
-			pdb = NULL;
-		int erc = emulate_init(&em, pdb, emulate, have_seed ? seed : emulate_random_seed(),
-				       err, sizeof err);
-		db_close(pdb);
-		if (erc)
-			return die("vm-record", "--emulate: %s", err);
-		have_em = 1;
-		o.emu = &em;
-	}
-	char dir[96];
-	snprintf(dir, sizeof dir, "%s/tpmtrace-vm-XXXXXX",
-		 getenv("TMPDIR") && strlen(getenv("TMPDIR")) < 60 ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(dir))
-		return die("vm-record", "cannot create a socket directory: %s", strerror(errno));
-	char sock[128], chardev[200], device[64];
-	snprintf(sock, sizeof sock, "%s/vtpm-ctrl.sock", dir);
-	o.qemu_ctrl = sock;
+	return 0;
+}
+
+/* Starts the QEMU command with a TPM of model a->model whose emulator
+ * backend is the control socket sock. */
+static pid_t spawn_qemu(const struct vm_args *a, const char *sock, const sigset_t *mask)
+{
+	char chardev[200], device[64];
 	snprintf(chardev, sizeof chardev, "socket,id=chrtpm,path=%s", sock);
-	snprintf(device, sizeof device, "%s,tpmdev=tpm0", model);
-
-	sigset_t mask, old;
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &mask, &old);
-	signal(SIGPIPE, SIG_IGN);
-	struct vm_ctx x = {.sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)};
-
-	struct qemu_session s;
-	if (qemu_session_start(&s, &o, "vm-record"))
-		goto out;
-
-	char **full = calloc((size_t)qargc + 8, sizeof(char *));
+	snprintf(device, sizeof device, "%s,tpmdev=tpm0", a->model);
+	char **full = calloc((size_t)a->qargc + 8, sizeof(char *));
 	if (!full)
-		goto out;
+		return -1;
 	int n = 0;
-	for (int i = 0; i < qargc; i++)
-		full[n++] = qargv[i];
+	for (int i = 0; i < a->qargc; i++)
+		full[n++] = a->qargv[i];
 	full[n++] = "-chardev";
 	full[n++] = chardev;
 	full[n++] = "-tpmdev";
@@ -210,11 +183,50 @@ static int run(int argc, char **argv)
 	full[n++] = "-device";
 	full[n++] = device;
 	full[n] = NULL;
-	x.qemu = cli_spawn("vm-record", full, &old, NULL);
+	pid_t pid = cli_spawn("vm-record", full, mask, NULL);
 	free(full);
+	return pid;
+}
+
+static int run(int argc, char **argv)
+{
+	struct vm_args a;
+	int ret = 1, have_em = 0;
+	struct emulator em;
+	int rc = parse(argc, argv, &a);
+	if (rc)
+		return rc;
+	/* Nothing is started before the database is known to be usable. */
+	if (cli_db_for_create("vm-record", a.o.db_path))
+		return 1;
+	if (a.emulate) {
+		/* Checked before anything starts: a bad profile leaves nothing
+		 * behind. A profile stored in an existing database is found there. */
+		char err[512];
+		if (record_emulator_init(&em, a.o.db_path, a.emulate, a.have_seed, a.seed, err,
+					 sizeof err))
+			return die("vm-record", "--emulate: %s", err);
+		have_em = 1;
+		a.o.emu = &em;
+	}
+	char dir[96];
+	snprintf(dir, sizeof dir, "%s/tpmtrace-vm-XXXXXX",
+		 getenv("TMPDIR") && strlen(getenv("TMPDIR")) < 60 ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(dir))
+		return die("vm-record", "cannot create a socket directory: %s", strerror(errno));
+	char sock[128];
+	snprintf(sock, sizeof sock, "%s/vtpm-ctrl.sock", dir);
+	a.o.qemu_ctrl = sock;
+
+	struct vm_ctx x = {.sfd = -1};
+	struct qemu_session s;
+	if (qemu_session_start(&s, &a.o, "vm-record", RECORD_SIG_CHLD))
+		goto out;
+	x.sfd = s.rs.sfd;
+	x.qemu = spawn_qemu(&a, sock, &s.rs.oldmask);
 	if (x.qemu < 0)
 		goto out;
-	int rc = qemu_interposer_run(s.qi, &s.rec, x.sfd, on_signal, &x);
+	rc = qemu_interposer_run(s.qi, &s.rec, x.sfd, on_signal, &x);
 	if (rc < 0)
 		die("vm-record", "interposer: %s", strerror(-rc));
 	if (!x.exited) {
@@ -228,10 +240,10 @@ out:
 		kill(x.qemu, SIGTERM);
 		waitpid(x.qemu, NULL, 0);
 	}
-	if (qemu_session_finish(&s, "vm-record", quiet) && ret == 0)
+	if (qemu_session_finish(&s, "vm-record", a.quiet) && ret == 0)
 		ret = 1;
 	if (have_em) {
-		if (!quiet || em.missing)
+		if (!a.quiet || em.missing)
 			fprintf(stderr,
 				"tpmtrace vm-record: emulated %s (%s, seed %llu): %llu responses "
 				"held; %llu priced from another variant or authorization, %llu at "
@@ -242,7 +254,5 @@ out:
 		emulate_release(&em);
 	}
 	rmdir(dir);
-	if (x.sfd >= 0)
-		close(x.sfd);
 	return ret;
 }

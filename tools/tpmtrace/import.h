@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "recorder/import/ima_import.h"
+#include "recorder/import/import_sink.h"
 
 struct import_opts {
 	const char *db;
@@ -22,37 +23,6 @@ struct import_opts {
 	int follow;	   /* read FIFOs and character devices to their end */
 	double idle_gap_s; /* pcap: a connection silent this long is over; 0: default */
 };
-
-struct import_sink;
-
-/* A command as an importer found it. The sink decodes it (model/tpm/decode.h) and
- * stores the decoded columns the way a live recording does. */
-struct import_cmd {
-	uint64_t t_submit_ns, t_done_ns;
-	const uint8_t *cmd;
-	size_t cmd_len;
-	const uint8_t *rsp; /* NULL: no response */
-	size_t rsp_len;
-	int locality; /* -1 unknown (stored as 0) */
-	uint32_t client_id;
-	uint32_t flags; /* extra REC_F_* bits, e.g. REC_F_SYNTHETIC_TIME */
-	/* Sources without bytes (ftrace): cmd NULL, cmd_len 0; the command code
-	 * and authorization kind are given here and stored as they are; the
-	 * response code and sizes are stored as NULL (unknown), the latency as
-	 * t_done_ns - t_submit_ns. */
-	uint32_t cc;
-	int auth_kind;
-};
-
-/* Each returns 0 or -errno (the writer failed or the trace could not be made). */
-int import_sink_client(struct import_sink *s, uint32_t id, const char *comm, const char *peer,
-		       uint64_t first_ns);
-int import_sink_command(struct import_sink *s, const struct import_cmd *c);
-int import_sink_event(struct import_sink *s, uint64_t t_ns, const char *kind, const char *detail,
-		      uint32_t client_id);
-/* Appends a sentence to the trace's notes column. */
-void import_sink_note(struct import_sink *s, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 
 /* What a measurement-log import (ima, tcglog: import_logs.c) left: its
  * trace, the summary line and the kind's own JSON members. */

@@ -21,6 +21,7 @@
 #include "db/db.h"
 #include "db/writer.h"
 #include "recorder/import/pcap_import.h"
+#include "recorder/record_session.h"
 #include "recorder/recorder.h"
 #include "model/tpm/redact.h"
 
@@ -108,89 +109,139 @@ static void drain(struct live *l)
 	}
 }
 
+/* The capture, before anything else: a command started before it is active
+ * would lose its first packets. Only TCP to and from port (and port + 1, the
+ * simulator's platform port, with mssim). */
+static int capture_open(struct live *l, const char *iface, unsigned port, int mssim,
+			struct bpf_program *prog, int *have_prog)
+{
+	char ebuf[PCAP_ERRBUF_SIZE], filter[96];
+
+	l->pc = pcap_create(iface, ebuf);
+	if (!l->pc)
+		return die(SUB, "--pcap-live %s: %s", iface, ebuf);
+	pcap_set_snaplen(l->pc, 262144);
+	pcap_set_promisc(l->pc, 0);
+	pcap_set_immediate_mode(l->pc, 1);
+	pcap_set_buffer_size(l->pc, 8 << 20);
+	pcap_set_tstamp_precision(l->pc, PCAP_TSTAMP_PRECISION_NANO);
+	int prc = pcap_activate(l->pc);
+	if (prc < 0)
+		return die(SUB, "--pcap-live %s: %s%s", iface, pcap_geterr(l->pc),
+			   prc == PCAP_ERROR_PERM_DENIED ? " (capturing needs CAP_NET_RAW)" : "");
+	l->nano = pcap_get_tstamp_precision(l->pc) == PCAP_TSTAMP_PRECISION_NANO;
+	snprintf(filter, sizeof filter, mssim ? "tcp port %u or tcp port %u" : "tcp port %u", port,
+		 port + 1);
+	if (pcap_compile(l->pc, prog, filter, 1, PCAP_NETMASK_UNKNOWN) < 0 ||
+	    (*have_prog = 1, pcap_setfilter(l->pc, prog) < 0))
+		return die(SUB, "--pcap-live %s: filter '%s': %s", iface, filter,
+			   pcap_geterr(l->pc));
+	l->dlt = pcap_datalink(l->pc);
+	/* pcap_import handles the link types a pcap file may have; a live
+	 * loopback is DLT_EN10MB on Linux. */
+	l->clock_off = (int64_t)mono_ns() - (int64_t)realtime_ns();
+	return 0;
+}
+
+/* Packets until a stop signal (passed on to the child, if any, which then
+ * ends it) or the child's end. */
+static void capture_loop(struct live *l, int sfd, pid_t *child, int *child_status, int *stop_signal)
+{
+	struct pollfd pf[2] = {{.fd = pcap_get_selectable_fd(l->pc), .events = POLLIN},
+			       {.fd = sfd, .events = POLLIN}};
+	for (int done = 0; !done && !l->cb_rc;) {
+		int n = poll(pf, 2, pf[0].fd >= 0 ? 200 : 10);
+		if (n < 0 && errno != EINTR)
+			break;
+		pcap_dispatch(l->pc, -1, on_packet, (u_char *)l);
+		struct signalfd_siginfo si;
+		while (read(sfd, &si, sizeof si) == sizeof si) {
+			if (si.ssi_signo == SIGCHLD) {
+				if (*child > 0 &&
+				    waitpid(*child, child_status, WNOHANG) == *child) {
+					*child = 0;
+					done = 1;
+				}
+			} else {
+				*stop_signal = (int)si.ssi_signo;
+				if (*child > 0)
+					kill(*child, (int)si.ssi_signo);
+				else
+					done = 1;
+			}
+		}
+	}
+}
+
+/* What is left in the kernel's buffer, the connections still open, the
+ * kernel's drops (an event), the trace's last event; then the writer. */
+static void capture_finish(struct live *l, struct record_session *s, const struct record_args *a,
+			   int stop_signal)
+{
+	drain(l);
+	pcap_import_finish(l->pi);
+
+	struct pcap_stat ps = {0};
+	int have_ps = pcap_stats(l->pc, &ps) == 0;
+	if (have_ps && ps.ps_drop) {
+		char d[64];
+		snprintf(d, sizeof d, "%u packets dropped by the kernel", ps.ps_drop);
+		recorder_event(&l->rec, "capture_gap", d, 0);
+	}
+	recorder_stop_event(&l->rec, "record-stop", stop_signal ? strsignal(stop_signal) : NULL);
+	struct pcap_import_stats st;
+	pcap_import_get_stats(l->pi, &st);
+	struct writer_stats ws = {0};
+	if (record_session_end(s, &ws))
+		fprintf(stderr, "tpmtrace record: could not finalize trace %lld in %s\n",
+			(long long)s->trace_id, a->db_path);
+	if (!a->quiet || ws.dropped || (have_ps && ps.ps_drop))
+		fprintf(stderr,
+			"tpmtrace record: trace %lld: %" PRIu64 " packets, %" PRIu64
+			" TPM segments, %" PRIu64 " commands (%" PRIu64 " malformed, %" PRIu64
+			" without response), %" PRIu64 " clients; %llu rows dropped by the "
+			"writer, %u packets dropped by the kernel\n",
+			(long long)s->trace_id, l->packets, st.tpm_packets, st.commands,
+			st.malformed, st.no_response, st.clients, (unsigned long long)ws.dropped,
+			have_ps ? ps.ps_drop : 0);
+}
+
 int record_pcap_live(const struct record_args *a)
 {
-	const char *iface = a->iface, *db_path = a->db_path, *name = a->name;
+	const char *iface = a->iface;
 	unsigned port = a->port ? a->port : PCAP_IMPORT_DEFAULT_PORT;
-	int payloads = a->payloads, quiet = a->quiet, mssim = a->mssim, ret = 1, sfd = -1;
-	char err[512], ebuf[PCAP_ERRBUF_SIZE], source[128], filter[96];
+	int ret = 1;
+	char err[512], ebuf[PCAP_ERRBUF_SIZE], source[128];
 	struct live l;
-	struct writer *w = NULL;
 	struct bpf_program prog;
 	int have_prog = 0;
 	pid_t child = 0;
 	int child_status = 0, stop_signal = 0;
-	sigset_t mask, oldmask;
-	int64_t trace_id = 0;
-	sqlite3 *db = NULL;
-	char **command = a->command;
+	struct record_session s;
 
 	memset(&l, 0, sizeof l);
-	if (cli_db_for_create(SUB, db_path))
+	record_session_init(&s);
+	if (cli_db_for_create(SUB, a->db_path))
 		return 1;
-
 	/* Signals arrive through a signalfd; blocked before the writer thread
 	 * starts, which would otherwise take (and drop) SIGCHLD. */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGCHLD);
-	sigaddset(&mask, SIGHUP);
-	sigprocmask(SIG_BLOCK, &mask, &oldmask);
-
-	/* Capture first: a command started before the capture is active would
-	 * lose its first packets. */
-	l.pc = pcap_create(iface, ebuf);
-	if (!l.pc) {
-		die(SUB, "--pcap-live %s: %s", iface, ebuf);
+	if (record_session_signals(&s, RECORD_SIG_CHLD) < 0) {
+		die(SUB, "signalfd failed");
 		goto out;
 	}
-	pcap_set_snaplen(l.pc, 262144);
-	pcap_set_promisc(l.pc, 0);
-	pcap_set_immediate_mode(l.pc, 1);
-	pcap_set_buffer_size(l.pc, 8 << 20);
-	pcap_set_tstamp_precision(l.pc, PCAP_TSTAMP_PRECISION_NANO);
-	int prc = pcap_activate(l.pc);
-	if (prc < 0) {
-		die(SUB, "--pcap-live %s: %s%s", iface, pcap_geterr(l.pc),
-		    prc == PCAP_ERROR_PERM_DENIED ? " (capturing needs CAP_NET_RAW)" : "");
+	if (capture_open(&l, iface, port, a->mssim, &prog, &have_prog))
 		goto out;
-	}
-	l.nano = pcap_get_tstamp_precision(l.pc) == PCAP_TSTAMP_PRECISION_NANO;
-	snprintf(filter, sizeof filter, mssim ? "tcp port %u or tcp port %u" : "tcp port %u", port,
-		 port + 1);
-	if (pcap_compile(l.pc, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) < 0 ||
-	    (have_prog = 1, pcap_setfilter(l.pc, &prog) < 0)) {
-		die(SUB, "--pcap-live %s: filter '%s': %s", iface, filter, pcap_geterr(l.pc));
-		goto out;
-	}
-	l.dlt = pcap_datalink(l.pc);
-	/* pcap_import handles the link types a pcap file may have; a live
-	 * loopback is DLT_EN10MB on Linux. */
-	l.clock_off = (int64_t)mono_ns() - (int64_t)realtime_ns();
-
-	if (db_open(db_path, DB_CREATE, &db, err, sizeof err)) {
-		die(SUB, "%s", err);
-		goto out;
-	}
 	snprintf(source, sizeof source, "pcap-live:%s tcp port %u", iface, port);
-	struct trace_info ti = {.name = name,
-				.kind = "record",
-				.source = source,
-				.payloads = payload_mode_str(payloads)};
-	trace_id = db_trace_begin(db, &ti);
-	if (trace_id < 0) {
-		die(SUB, "%s: cannot add a trace: %s", db_path, sqlite3_errmsg(db));
-		goto out;
-	}
-	db_close(db);
-	db = NULL;
-	struct writer_cfg wc = {.path = db_path, .trace_id = trace_id};
-	if (writer_start(&w, &wc, err, sizeof err)) {
+	struct record_trace_cfg tc = {.db_path = a->db_path,
+				      .file_mode = -1,
+				      .name = a->name,
+				      .source = source,
+				      .payloads = a->payloads};
+	if (record_session_begin(&s, &tc, err, sizeof err)) {
 		die(SUB, "%s", err);
 		goto out;
 	}
-	recorder_init(&l.rec, w, NULL, payloads);
+	recorder_init(&l.rec, s.w, NULL, a->payloads);
 	static const struct pcap_import_ops ops = {on_client, on_command, on_event};
 	struct pcap_import_cfg cfg = {.tpm_port = (uint16_t)port, .ts_res_ns = l.nano ? 1 : 1000};
 	if (pcap_import_new(&l.pi, &cfg, &ops, &l)) {
@@ -198,88 +249,32 @@ int record_pcap_live(const struct record_args *a)
 		goto out;
 	}
 	recorder_event(&l.rec, "record-start", source, 0);
-
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sfd < 0 || pcap_setnonblock(l.pc, 1, ebuf) < 0) {
+	if (pcap_setnonblock(l.pc, 1, ebuf) < 0) {
 		die(SUB, "signalfd/pcap_setnonblock failed");
 		goto out;
 	}
-	if (command) {
-		if ((child = cli_spawn(SUB, command, &oldmask, NULL)) < 0)
+	if (a->command) {
+		if ((child = cli_spawn(SUB, a->command, &s.oldmask, NULL)) < 0)
 			goto out;
-	} else if (!quiet) {
+	} else if (!a->quiet) {
 		fprintf(stderr,
 			"tpmtrace record: capturing TPM traffic on %s, TCP port %u, into %s (trace "
 			"%lld); stop with Ctrl-C\n",
-			iface, port, db_path, (long long)trace_id);
+			iface, port, a->db_path, (long long)s.trace_id);
 	}
-
-	struct pollfd pf[2] = {{.fd = pcap_get_selectable_fd(l.pc), .events = POLLIN},
-			       {.fd = sfd, .events = POLLIN}};
-	for (int done = 0; !done && !l.cb_rc;) {
-		int n = poll(pf, 2, pf[0].fd >= 0 ? 200 : 10);
-		if (n < 0 && errno != EINTR)
-			break;
-		pcap_dispatch(l.pc, -1, on_packet, (u_char *)&l);
-		struct signalfd_siginfo si;
-		while (read(sfd, &si, sizeof si) == sizeof si) {
-			if (si.ssi_signo == SIGCHLD) {
-				if (child > 0 && waitpid(child, &child_status, WNOHANG) == child) {
-					child = 0;
-					done = 1;
-				}
-			} else {
-				stop_signal = (int)si.ssi_signo;
-				if (child > 0)
-					kill(child, (int)si.ssi_signo);
-				else
-					done = 1;
-			}
-		}
-	}
-	drain(&l);
-	pcap_import_finish(l.pi);
-
-	struct pcap_stat ps = {0};
-	int have_ps = pcap_stats(l.pc, &ps) == 0;
-	if (have_ps && ps.ps_drop) {
-		char d[64];
-		snprintf(d, sizeof d, "%u packets dropped by the kernel", ps.ps_drop);
-		recorder_event(&l.rec, "capture_gap", d, 0);
-	}
-	recorder_stop_event(&l.rec, "record-stop", stop_signal ? strsignal(stop_signal) : NULL);
-	struct pcap_import_stats st;
-	pcap_import_get_stats(l.pi, &st);
-	struct writer_stats ws = {0};
-	int src = writer_stop(w, "complete", &ws);
-	w = NULL;
-	if (src)
-		fprintf(stderr, "tpmtrace record: could not finalize trace %lld in %s\n",
-			(long long)trace_id, db_path);
-	if (!quiet || ws.dropped || (have_ps && ps.ps_drop))
-		fprintf(stderr,
-			"tpmtrace record: trace %lld: %" PRIu64 " packets, %" PRIu64
-			" TPM segments, %" PRIu64 " commands (%" PRIu64 " malformed, %" PRIu64
-			" without response), %" PRIu64 " clients; %llu rows dropped by the "
-			"writer, %u packets dropped by the kernel\n",
-			(long long)trace_id, l.packets, st.tpm_packets, st.commands, st.malformed,
-			st.no_response, st.clients, (unsigned long long)ws.dropped,
-			have_ps ? ps.ps_drop : 0);
-	ret = command ? cli_exit_status(child_status) : l.cb_rc ? 1 : 0;
+	capture_loop(&l, s.sfd, &child, &child_status, &stop_signal);
+	capture_finish(&l, &s, a, stop_signal);
+	ret = a->command ? cli_exit_status(child_status) : l.cb_rc ? 1 : 0;
 out:
 	if (child > 0) {
 		kill(child, SIGTERM);
 		waitpid(child, NULL, 0);
 	}
-	if (w)
-		writer_stop(w, "incomplete", NULL);
+	record_session_close(&s);
 	pcap_import_free(l.pi);
 	if (have_prog)
 		pcap_freecode(&prog);
 	if (l.pc)
 		pcap_close(l.pc);
-	db_close(db);
-	if (sfd >= 0)
-		close(sfd);
 	return ret;
 }

@@ -8,6 +8,7 @@
 #include "db/writer.h"
 #include "model/emulate.h"
 #include "recorder/qemu_interposer.h"
+#include "recorder/record_session.h"
 #include "recorder/recorder.h"
 #include "recorder/transport/swtpm_spawn.h"
 
@@ -24,18 +25,20 @@ struct qemu_record_opts {
 
 struct qemu_session {
 	struct swtpm_child sw;
-	struct writer *w;
+	struct record_session rs; /* stop signals (rs.sfd), trace, writer */
 	struct recorder rec;
 	struct qemu_interposer *qi;
-	int64_t trace_id;
 	const char *db_path;
 };
 
-/* Starts swtpm (if asked), the trace and the interposer. Prints errors with
- * the subcommand's name. Returns 0 or 1. */
-int qemu_session_start(struct qemu_session *s, const struct qemu_record_opts *o, const char *sub);
-/* Ends the trace and stops swtpm; prints a summary unless quiet. Returns 0,
- * or 1 when the trace could not be finalized. */
+/* Takes the stop signals (SIGCHLD too with RECORD_SIG_CHLD in sig_flags),
+ * then starts swtpm (if asked), the trace and the interposer. Prints errors
+ * with the subcommand's name. Returns 0 or 1; either way
+ * qemu_session_finish releases what was started. */
+int qemu_session_start(struct qemu_session *s, const struct qemu_record_opts *o, const char *sub,
+		       unsigned sig_flags);
+/* Ends the trace, stops swtpm, closes the signalfd; prints a summary unless
+ * quiet. Returns 0, or 1 when the trace could not be finalized. */
 int qemu_session_finish(struct qemu_session *s, const char *sub, int quiet);
 
 #endif

@@ -1,0 +1,99 @@
+#include "recorder/record_session.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "db/db.h"
+#include "model/emulate.h"
+#include "model/tpm/redact.h"
+
+void record_session_init(struct record_session *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->sfd = -1;
+	sigemptyset(&s->oldmask);
+}
+
+int record_session_signals(struct record_session *s, unsigned flags)
+{
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	if (flags & RECORD_SIG_CHLD)
+		sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, &s->oldmask);
+	signal(SIGPIPE, SIG_IGN);
+	s->sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	return s->sfd < 0 ? -errno : 0;
+}
+
+int record_session_begin(struct record_session *s, const struct record_trace_cfg *c, char *err,
+			 size_t errlen)
+{
+	sqlite3 *db = NULL;
+	int rc;
+
+	rc = c->file_mode >= 0
+		 ? db_open_perm(c->db_path, DB_CREATE, (unsigned)c->file_mode, &db, err, errlen)
+		 : db_open(c->db_path, DB_CREATE, &db, err, errlen);
+	if (rc)
+		return rc < 0 ? rc : -EIO;
+	struct trace_info ti = {.name = c->name,
+				.kind = "record",
+				.source = c->source,
+				.payloads = payload_mode_str(c->payloads),
+				.emulated = c->emulated};
+	int64_t id = db_trace_begin(db, &ti);
+	if (id < 0) {
+		snprintf(err, errlen, "%s: cannot add a trace: %s", c->db_path, sqlite3_errmsg(db));
+		db_close(db);
+		return (int)id;
+	}
+	db_close(db);
+	s->trace_id = id;
+	/* The writer sizes the payload ring from the queue. */
+	struct writer_cfg wc = {.path = c->db_path, .trace_id = id, .queue_slots = c->queue_slots};
+	rc = writer_start(&s->w, &wc, err, errlen);
+	if (rc) {
+		s->w = NULL;
+		return rc < 0 ? rc : -EIO;
+	}
+	return 0;
+}
+
+int record_session_end(struct record_session *s, struct writer_stats *st)
+{
+	int rc = 0;
+	if (s->w) {
+		rc = writer_stop(s->w, "complete", st);
+		s->w = NULL;
+	}
+	return rc;
+}
+
+void record_session_close(struct record_session *s)
+{
+	if (s->w)
+		writer_stop(s->w, "incomplete", NULL);
+	s->w = NULL;
+	if (s->sfd >= 0)
+		close(s->sfd);
+	s->sfd = -1;
+}
+
+int record_emulator_init(struct emulator *em, const char *db_path, const char *spec, int have_seed,
+			 uint64_t seed, char *err, size_t errlen)
+{
+	sqlite3 *pdb = NULL;
+	if (db_path && access(db_path, F_OK) == 0 && db_open(db_path, DB_READ, &pdb, err, errlen))
+		pdb = NULL;
+	int rc = emulate_init(em, pdb, spec, have_seed ? seed : emulate_random_seed(), err, errlen);
+	db_close(pdb);
+	return rc;
+}

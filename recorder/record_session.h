@@ -1,0 +1,65 @@
+/* The set-up every live recorder front end shares (the socket proxy, live
+ * pcap capture, the QEMU interposer, vm-record, the CUSE proxy): the stop
+ * signals taken through a signalfd, a trace of kind 'record' in the
+ * database, the writer that fills it; and their tear-down. */
+#ifndef TPMTRACE_RECORD_SESSION_H
+#define TPMTRACE_RECORD_SESSION_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db/writer.h"
+
+struct record_session {
+	int sfd;	  /* signalfd of the stop signals, or -1 */
+	sigset_t oldmask; /* the signal mask before (for a child to start with) */
+	int64_t trace_id; /* 0: no trace (forward only) */
+	struct writer *w; /* NULL: nothing recorded */
+};
+
+/* An empty session: no signalfd, no trace, no writer. */
+void record_session_init(struct record_session *s);
+
+enum { RECORD_SIG_CHLD = 1 }; /* SIGCHLD too: the front end runs a child */
+
+/* Blocks SIGINT, SIGTERM and SIGHUP (and SIGCHLD with RECORD_SIG_CHLD) and
+ * takes them through s->sfd (non-blocking, close-on-exec); SIGPIPE is
+ * ignored (a client gone is an error return, not a death). Call it before
+ * any thread starts: a thread would otherwise take them. Returns 0 or
+ * -errno (s->sfd stays -1; the signals stay blocked). */
+int record_session_signals(struct record_session *s, unsigned flags);
+
+struct record_trace_cfg {
+	const char *db_path;
+	long file_mode; /* -1: the default (0600); else created (or adopted) at it */
+	const char *name, *source, *emulated;
+	int payloads;	      /* enum payload_mode */
+	uint32_t queue_slots; /* writer queue; 0: the default */
+};
+
+/* Opens the database (created if missing), begins a trace of kind 'record'
+ * and starts its writer into s->trace_id, s->w. Returns 0 or -errno with err
+ * set (what and where). */
+int record_session_begin(struct record_session *s, const struct record_trace_cfg *c, char *err,
+			 size_t errlen);
+
+/* Stops the writer, the trace marked complete; st (if not NULL) gets its
+ * counts. Returns writer_stop's result; 0 without a writer. */
+int record_session_end(struct record_session *s, struct writer_stats *st);
+
+struct emulator;
+
+/* Latency emulation for a recording (model/emulate.h) from a profile name
+ * or file (spec); a profile stored in db_path is found there when that
+ * database exists (db_path NULL: none). Checked before anything is started,
+ * so that a bad profile leaves nothing behind. seed: have_seed ? seed : a
+ * random one. Returns 0 or -errno with err set. */
+int record_emulator_init(struct emulator *em, const char *db_path, const char *spec, int have_seed,
+			 uint64_t seed, char *err, size_t errlen);
+
+/* Releases what is left: a writer still running stops with the trace marked
+ * incomplete, the signalfd is closed. */
+void record_session_close(struct record_session *s);
+
+#endif
