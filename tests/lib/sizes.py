@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""The size rules of the tree (docs/architecture.md): every C file of the
+rooms and the front ends (model/ db/ recorder/ replayer/ tools/) is at most
+MAX_FILE lines, and no function in them is longer than MAX_FUNC lines.
+Generated tables (*.def) are not C files here. A function is counted from
+the line of its name (a definition at column 0 followed by "{" at column 0,
+the project's .clang-format style) to its closing "}" at column 0.
+
+Usage: sizes.py SOURCE_DIR [--list N]   (exit 0 ok, 1 a rule broken)"""
+import os
+import re
+import sys
+
+MAX_FILE = 1000
+MAX_FUNC = 150
+TOPS = ("model", "db", "recorder", "replayer", "tools")
+DEF = re.compile(r"^[A-Za-z_].*\)\s*$")
+
+
+def functions(lines):
+    """(name, first line, length) of each function: its body opens with "{"
+    alone at column 0 (the project's style; struct initialisers do not),
+    its signature runs back to the line at column 0 above (continuation
+    lines are indented), its body ends at the next "}" at column 0."""
+    i = 0
+    while i < len(lines):
+        if lines[i] == "{" and i > 0:
+            j = i - 1
+            while j > 0 and lines[j][:1] in (" ", "\t"):
+                j -= 1
+            sig = " ".join(l.strip() for l in lines[j:i])
+            m = re.search(r"(\w+)\s*\(", sig)
+            k = i + 1
+            while k < len(lines) and not lines[k].startswith("}"):
+                k += 1
+            if DEF.match(lines[j]) or m:
+                yield (m.group(1) if m else sig), j + 1, k - j + 1
+            i = k
+        i += 1
+
+
+def main():
+    src = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
+    listing = int(sys.argv[sys.argv.index("--list") + 1]) if "--list" in sys.argv else 0
+    bad, funcs, n_files = [], [], 0
+    for top in TOPS:
+        for d, dirs, files in os.walk(os.path.join(src, top)):
+            dirs[:] = sorted(x for x in dirs if not x.startswith("build"))
+            for f in sorted(files):
+                if not f.endswith(".c"):
+                    continue
+                path = os.path.join(d, f)
+                rel = os.path.relpath(path, src)
+                lines = open(path, errors="replace").read().split("\n")
+                n = len(lines) - (lines[-1] == "")
+                n_files += 1
+                if n > MAX_FILE:
+                    bad.append(f"{rel}: {n} lines (at most {MAX_FILE})")
+                for name, at, length in functions(lines):
+                    funcs.append((length, f"{rel}:{at}", name))
+                    if length > MAX_FUNC:
+                        bad.append(f"{rel}:{at}: {name}() is {length} lines (at most {MAX_FUNC})")
+    for length, where, name in sorted(funcs, reverse=True)[:listing]:
+        print(f"{length:5d} {where} {name}")
+    for b in bad:
+        print("sizes:", b)
+    if not bad:
+        longest = max(funcs) if funcs else (0, "-", "-")
+        print(f"sizes: {n_files} C files, each at most {MAX_FILE} lines; {len(funcs)} functions, "
+              f"the longest {longest[2]}() at {longest[1]} with {longest[0]} lines")
+    return 1 if bad else 0
+
+
+sys.exit(main())
