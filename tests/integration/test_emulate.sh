@@ -165,6 +165,11 @@ for p in ${EMULATE_POLICIES:-as-recorded password linux-6.10 linux-6.12 linux-6.
 done
 
 # ---- record --emulate: the proxy holds the responses ----------------------------
+# 50 extends at 20 ms each: long beside swtpm's own answer even on a loaded
+# machine, so that a response released early (the fault halves the hold) is
+# seen as early, not hidden by a late answer.
+PROF=$T/record.profile
+printf 'tpmtrace-profile 1\nname: slb9670-scaled-16\ntransport-ms: 0\nPCR_Extend password - mean=20\nStartup none - mean=0.4\n' >"$PROF"
 db2=$T/rec.db
 "$TPMTRACE" record --spawn-swtpm --no-startup --db "$db2" --emulate "$PROF" --emulate-seed 7 -- bash -c \
 	"'$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd startup --quiet >/dev/null && '$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd pcrextend --count 50 --quiet >/dev/null" 2>"$T/rec2.err"
