@@ -182,7 +182,9 @@ static enum mode detect_mode(const uint8_t *b, size_t len)
 
 static void dir_consume(struct dir *d, size_t n)
 {
-	memmove(d->buf, d->buf + n, d->len - n);
+	/* n == 0 on an empty direction, whose buffer may not exist yet. */
+	if (n && d->len > n)
+		memmove(d->buf, d->buf + n, d->len - n);
 	d->len -= n;
 }
 
