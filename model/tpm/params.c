@@ -777,6 +777,50 @@ int tpm_params_known(uint32_t cc)
 
 /* ---- whole messages ---- */
 
+/* The handles' names in the Part 3 tables ("handleN" for the others). */
+static const char *handle_name(uint32_t cc, int rsp, unsigned i)
+{
+	static const struct {
+		uint32_t cc;
+		const char *in[3], *out;
+	} t[] = {
+	    {TPM_CC_PCR_Extend, {"pcrHandle"}, NULL},
+	    {TPM_CC_StartAuthSession, {"tpmKey", "bind"}, "sessionHandle"},
+	    {TPM_CC_ContextSave, {"saveHandle"}, NULL},
+	    {TPM_CC_ContextLoad, {NULL}, "loadedHandle"},
+	    {TPM_CC_CreatePrimary, {"primaryHandle"}, "objectHandle"},
+	    {TPM_CC_Create, {"parentHandle"}, NULL},
+	    {TPM_CC_Load, {"parentHandle"}, "objectHandle"},
+	    {TPM_CC_Unseal, {"itemHandle"}, NULL},
+	    {TPM_CC_NV_DefineSpace, {"authHandle"}, NULL},
+	    {TPM_CC_NV_UndefineSpace, {"authHandle", "nvIndex"}, NULL},
+	    {TPM_CC_NV_UndefineSpaceSpecial, {"nvIndex", "platform"}, NULL},
+	    {TPM_CC_NV_Read, {"authHandle", "nvIndex"}, NULL},
+	    {TPM_CC_NV_Write, {"authHandle", "nvIndex"}, NULL},
+	    {TPM_CC_NV_Increment, {"authHandle", "nvIndex"}, NULL},
+	    {TPM_CC_NV_Extend, {"authHandle", "nvIndex"}, NULL},
+	    {TPM_CC_NV_SetBits, {"authHandle", "nvIndex"}, NULL},
+	    {TPM_CC_NV_WriteLock, {"authHandle", "nvIndex"}, NULL},
+	    {TPM_CC_NV_ReadLock, {"authHandle", "nvIndex"}, NULL},
+	    {TPM_CC_NV_ReadPublic, {"nvIndex"}, NULL},
+	    {TPM_CC_PolicyPCR, {"policySession"}, NULL},
+	    {TPM_CC_PolicyGetDigest, {"policySession"}, NULL},
+	    {TPM_CC_PolicyRestart, {"sessionHandle"}, NULL},
+	    {TPM_CC_PolicyAuthValue, {"policySession"}, NULL},
+	    {TPM_CC_PolicyPassword, {"policySession"}, NULL},
+	    {TPM_CC_Quote, {"signHandle"}, NULL},
+	    {TPM_CC_ReadPublic, {"objectHandle"}, NULL},
+	};
+	static const char *const generic[3] = {"handle1", "handle2", "handle3"};
+	for (unsigned k = 0; k < sizeof t / sizeof t[0]; k++)
+		if (t[k].cc == cc) {
+			const char *n = rsp ? t[k].out : i < 3 ? t[k].in[i] : NULL;
+			if (n)
+				return n;
+		}
+	return generic[i < 3 ? i : 0];
+}
+
 static void header(struct dec *d, uint16_t tag, uint32_t size, const char *code_name, uint32_t code,
 		   const char *code_text)
 {
@@ -857,9 +901,7 @@ int tpm_explain_cmd(const uint8_t *buf, size_t len, int redacted, tpm_field_fn f
 	if (c.n_handles) {
 		group(&d, "Handles", NULL);
 		for (unsigned i = 0; i < c.n_handles; i++) {
-			char hn[16];
-			snprintf(hn, sizeof hn, "handle%u", i + 1);
-			handle(&d, hn, c.handles[i]);
+			handle(&d, handle_name(c.cc, 0, i), c.handles[i]);
 		}
 		end(&d);
 	}
@@ -894,7 +936,7 @@ int tpm_explain_rsp(const uint8_t *buf, size_t len, const uint8_t *cmd, size_t c
 		return 0;
 	if (r.n_handles) {
 		group(&d, "Handles", NULL);
-		handle(&d, "handle1", r.handle);
+		handle(&d, handle_name(cc, 1, 0), r.handle);
 		end(&d);
 	}
 	if (c.info && c.info->rsp_secret[0])
