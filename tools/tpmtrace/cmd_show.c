@@ -48,7 +48,7 @@ const struct subcommand subcmd_show = {
     "tpmtrace show tpmtrace-demo.db | less\n"
     "tpmtrace show demo.db --cc PCR_Extend,0x17e --rc ok --limit 5\n"
     "tpmtrace show demo.db --slower-than 1 --json\n"
-    "tpmtrace show demo.db --seq 30 -V\n",
+    "tpmtrace show demo.db --seq 2 -V\n",
 };
 
 struct show {
