@@ -185,10 +185,12 @@ static void tpm2b(struct dec *d, const char *name)
 /* The rest of the area as hex. */
 static void rest(struct dec *d, const char *name, size_t end_off)
 {
-	if (end_off > d->r.off && end_off <= d->r.len) {
-		const uint8_t *p = wire_skip(&d->r, end_off - d->r.off);
-		bytes(d, name, p, end_off - (size_t)(p - d->r.p));
-	}
+	if (d->r.err || end_off <= d->r.off || end_off > d->r.len)
+		return;
+	size_t n = end_off - d->r.off;
+	const uint8_t *p = wire_skip(&d->r, n);
+	if (p)
+		bytes(d, name, p, n);
 }
 
 /* A TPM2B holding a structure: the size, then fn on its contents, which must

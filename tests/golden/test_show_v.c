@@ -59,6 +59,47 @@ static int load(const char *path, struct msg *m)
 	return m->cmd_len >= 10 && m->rsp_len >= 10 ? 0 : -1;
 }
 
+static void discard(void *ctx, const struct tpm_field *f)
+{
+	char line[64];
+	(void)ctx;
+	tpm_field_format(f, line, sizeof line); /* cut: formatting must stay in bounds */
+}
+
+/* Every truncation of a message, in a buffer of exactly that length (the
+ * sanitizer build sees any read past it), and every single-byte change of the
+ * parameters: explained without reading out of bounds; a truncated message is
+ * reported as not parsing (-1). */
+static void damaged(const char *file, const struct msg *m)
+{
+	for (size_t len = 0; len < m->cmd_len; len++) {
+		uint8_t *b = malloc(len ? len : 1);
+		memcpy(b, m->cmd, len);
+		int rc = tpm_explain_cmd(b, len, m->redacted, discard, NULL);
+		CHECK(rc == -1, "%s: command cut to %zu bytes reported (%d)", file, len, rc);
+		free(b);
+	}
+	for (size_t len = 0; len < m->rsp_len; len++) {
+		uint8_t *b = malloc(len ? len : 1);
+		memcpy(b, m->rsp, len);
+		int rc = tpm_explain_rsp(b, len, m->cmd, m->cmd_len, m->redacted, discard, NULL);
+		CHECK(rc == -1, "%s: response cut to %zu bytes reported (%d)", file, len, rc);
+		free(b);
+	}
+	uint8_t *b = malloc(m->rsp_len > m->cmd_len ? m->rsp_len : m->cmd_len);
+	for (size_t i = 10; i < m->cmd_len; i++) {
+		memcpy(b, m->cmd, m->cmd_len);
+		b[i] ^= 0xFF;
+		tpm_explain_cmd(b, m->cmd_len, m->redacted, discard, NULL);
+	}
+	for (size_t i = 10; i < m->rsp_len; i++) {
+		memcpy(b, m->rsp, m->rsp_len);
+		b[i] ^= 0xFF;
+		tpm_explain_rsp(b, m->rsp_len, m->cmd, m->cmd_len, m->redacted, discard, NULL);
+	}
+	free(b);
+}
+
 int main(void)
 {
 	const char *src = getenv("TPMTRACE_SRC");
@@ -86,6 +127,7 @@ int main(void)
 		    tpm_explain_rsp(m.rsp, m.rsp_len, m.cmd, m.cmd_len, m.redacted, render, out);
 		fclose(out);
 		files++;
+		damaged(e->d_name, &m);
 		uint32_t cc = wire_get_u32(m.cmd + 6);
 		for (unsigned i = 0; i < N_LISTED; i++)
 			if (listed[i] == cc) {
