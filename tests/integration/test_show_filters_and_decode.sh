@@ -64,7 +64,9 @@ bad_usage() { "$TPMTRACE" show "$db" "$@" >/dev/null 2>&1; [ $? -eq 2 ]; }
 check "--cc with an unknown name is a usage error" bad_usage --cc NoSuchCommand
 check "--rc with a bad value is a usage error" bad_usage --rc maybe
 check "--seq B-A is a usage error" bad_usage --seq 9-3
-check "-V without --seq N is a usage error" bad_usage -V
+check "-V with --seq of an event is an error" test "$("$TPMTRACE" show "$db" --seq 1 -V >/dev/null 2>&1; echo $?)" = 1
+expect_eq "-V explains each command the filters keep" "$("$TPMTRACE" show "$db" --cc Unseal,GetRandom -V | grep -c '^Command: ')" \
+	"$(q 'SELECT count(*) FROM command WHERE trace_id=1 AND cc IN (350, 379)')"
 
 # -V on every command: the listed codes decode by name, nothing shows "?".
 listed="386 382 374 353 354 357 305 339 343 350 379 378 298 334 311 361 290 383 344 371"
@@ -90,7 +92,8 @@ s=$(q 'SELECT min(seq) FROM command WHERE trace_id=1 AND cc=386')
 check "-V --json parses, version 1" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["version"] == 1 and d["name"] == "PCR_Extend" and d["command"] and d["response"]' "$T/v.json"
+c = d["commands"]
+assert d["version"] == 1 and len(c) == 1 and c[0]["name"] == "PCR_Extend" and c[0]["command"] and c[0]["response"]' "$T/v.json"
 
 # Redacted (the default): the secret is shown as <redacted>, never as zeros.
 db2=$T/redacted.db

@@ -25,7 +25,7 @@ static const struct cli_opt opts[] = {
      NULL, 0, 1000000000},
     {"json", O_JSON, NULL, 0, "one JSON object (\"version\": 1)"},
     {"verbose", O_VERBOSE, NULL, 0,
-     "with --seq N: that command and its response\nexplained field by field (as tshark -V)"},
+     "each command the filters keep and its response\nexplained field by field (as tshark -V)"},
 };
 static const struct cli_form forms[] = {{0, "DB", NULL}};
 
@@ -33,7 +33,7 @@ static int run(int argc, char **argv);
 const struct subcommand subcmd_show = {
     "show",
     run,
-    "one decoded line per command; one command explained",
+    "one decoded line per command, or explained field by field",
     CLI_FORMS(forms),
     CLI_OPTS(opts),
     "One line per command in order: sequence number, time since the first command\n"
@@ -41,14 +41,15 @@ const struct subcommand subcmd_show = {
     "d decrypt, e encrypt, a audit), PCR, client, response code text and latency;\n"
     "control events (ctrl:INIT, platform:POWER_ON, backend-lost, ...) as '--' lines.\n"
     "The filters combine (all must hold); with any filter but --seq, events are\n"
-    "left out. With --seq N -V, that command and its response are explained field\n"
-    "by field: header, handles, authorization areas, parameters by name (TPM 2.0\n"
-    "Part 3) or hex; redacted fields are shown as <redacted>.\n",
+    "left out. With -V, each command kept (--seq N: that one) and its response are\n"
+    "explained field by field: header, handles, authorization areas, parameters by\n"
+    "name (TPM 2.0 Part 3) or hex; redacted fields are shown as <redacted>.\n",
     NULL,
     "tpmtrace show tpmtrace-demo.db | less\n"
     "tpmtrace show demo.db --cc PCR_Extend,0x17e --rc ok --limit 5\n"
     "tpmtrace show demo.db --slower-than 1 --json\n"
-    "tpmtrace show demo.db --seq 2 -V\n",
+    "tpmtrace show demo.db --seq 2 -V\n"
+    "tpmtrace show demo.db --cc Unseal,GetRandom -V --limit 2\n",
 };
 
 struct show {
@@ -214,8 +215,6 @@ static int parse(struct show *s, int argc, char **argv, int *ind)
 	*ind = p.ind;
 	if ((s->cc && filter_cc(s)) || filter_rest(s))
 		return EXIT_USAGE;
-	if (s->verbose && (!s->seq || s->seq_a != s->seq_b))
-		return usage_error(&subcmd_show, "-V explains one command: give --seq N");
 	return 0;
 }
 
@@ -248,24 +247,20 @@ static void field_out(void *ctx, const struct tpm_field *f)
 		free(line);
 }
 
-static int explain(sqlite3 *db, int64_t id, const struct show *s)
+static void bind_filters(sqlite3_stmt *st, int64_t id, const struct show *s)
 {
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(
-		db,
-		"SELECT c.cc, c.cmd, c.rsp, c.flags, c.client_id, cl.comm, c.latency_ns, c.rc"
-		" FROM command c LEFT JOIN client cl ON cl.trace_id=c.trace_id"
-		" AND cl.id=c.client_id WHERE c.trace_id=?1 AND c.seq=?2",
-		-1, &st, NULL))
-		return die("show", "%s", sqlite3_errmsg(db));
 	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, s->seq_a);
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		return die("show", "trace %lld has no command with seq %lld", (long long)id,
-			   (long long)s->seq_a);
-	}
+	for (unsigned i = 0; i < s->n_bind; i++)
+		sqlite3_bind_int64(st, (int)i + 2, s->bind[i]);
+	if (s->comm)
+		sqlite3_bind_text(st, 40, s->comm, -1, SQLITE_STATIC);
+}
+
+/* One command of the row st and its response, field by field. */
+static void explain_one(sqlite3_stmt *st, int64_t id, const struct show *s, int first)
+{
 	uint32_t cc = (uint32_t)sqlite3_column_int64(st, 0);
+	long long seq = sqlite3_column_int64(st, 8);
 	const char *name = tpm_cc_name(cc);
 	int redacted = sqlite3_column_int(st, 3) & 1;
 	const uint8_t *cmd = sqlite3_column_blob(st, 1);
@@ -276,13 +271,12 @@ static int explain(sqlite3 *db, int64_t id, const struct show *s)
 	safe_text((const char *)sqlite3_column_text(st, 5), comm, sizeof comm);
 	struct explain_out o = {s->json, 1};
 	if (s->json) {
-		printf("{\"version\":1,\"trace\":%lld,\"seq\":%lld,\"cc\":%u,\"name\":",
-		       (long long)id, (long long)s->seq_a, cc);
+		printf("%s{\"seq\":%lld,\"cc\":%u,\"name\":", first ? "" : ",", seq, cc);
 		json_str(stdout, name ? name : "");
 		printf(",\"redacted\":%s,\"command\":[", redacted ? "true" : "false");
 	} else {
-		printf("Command: seq %lld, trace %lld, client %d (%s), %s (0x%08X)%s\n",
-		       (long long)s->seq_a, (long long)id, sqlite3_column_int(st, 4), comm,
+		printf("%sCommand: seq %lld, trace %lld, client %d (%s), %s (0x%08X)%s\n",
+		       first ? "" : "\n", seq, (long long)id, sqlite3_column_int(st, 4), comm,
 		       name ? name : "unknown", cc, redacted ? ", redacted" : "");
 	}
 	if (cmd)
@@ -303,8 +297,33 @@ static int explain(sqlite3 *db, int64_t id, const struct show *s)
 	else if (!s->json && sqlite3_column_type(st, 7) != SQLITE_NULL)
 		printf("    (bytes not stored: the trace's payloads are none)\n");
 	if (s->json)
+		printf("]}");
+}
+
+/* -V: every command the filters keep, explained. */
+static int explain(sqlite3 *db, int64_t id, const struct show *s)
+{
+	char sql[2048];
+	sqlite3_stmt *st;
+	snprintf(sql, sizeof sql,
+		 "SELECT cc, cmd, rsp, flags, client_id,"
+		 " (SELECT comm FROM client l WHERE l.trace_id=?1 AND l.id=client_id),"
+		 " latency_ns, rc, seq FROM command WHERE trace_id=?1%s ORDER BY seq",
+		 s->where);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+		return die("show", "%s", sqlite3_errmsg(db));
+	bind_filters(st, id, s);
+	long n = 0;
+	if (s->json)
+		printf("{\"version\":1,\"trace\":%lld,\"commands\":[", (long long)id);
+	while ((s->limit < 0 || n < s->limit) && sqlite3_step(st) == SQLITE_ROW)
+		explain_one(st, id, s, n++ == 0);
+	if (s->json)
 		printf("]}\n");
 	sqlite3_finalize(st);
+	if (!n && s->seq && s->seq_a == s->seq_b)
+		return die("show", "trace %lld has no command with seq %lld", (long long)id,
+			   (long long)s->seq_a);
 	return 0;
 }
 
@@ -448,11 +467,7 @@ static int list(sqlite3 *db, int64_t id, const struct show *s)
 	    s->where, s->ev_where);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
 		return die("show", "%s", sqlite3_errmsg(db));
-	sqlite3_bind_int64(st, 1, id);
-	for (unsigned i = 0; i < s->n_bind; i++)
-		sqlite3_bind_int64(st, (int)i + 2, s->bind[i]);
-	if (s->comm)
-		sqlite3_bind_text(st, 40, s->comm, -1, SQLITE_STATIC);
+	bind_filters(st, id, s);
 	int64_t t0 = first_time(db, id);
 	long n = 0;
 	if (s->json)
