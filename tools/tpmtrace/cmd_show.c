@@ -1,15 +1,31 @@
-/* tpmtrace show: one decoded line per command and event. */
+/* tpmtrace show: one decoded line per command and event, filtered; or one
+ * command and its response explained field by field (-V). */
+#include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "common.h"
 #include "model/tpm/decode.h"
+#include "model/tpm/params.h"
 
-enum { O_TRACE = 256, O_LIMIT };
+enum { O_TRACE = 256, O_LIMIT, O_CC, O_RC, O_CLIENT, O_SEQ, O_SLOWER, O_JSON, O_VERBOSE = 'V' };
 static const struct cli_opt opts[] = {
     {"trace", O_TRACE, "ID", CLI_TRACE, CLI_TRACE_HELP},
     {"limit", O_LIMIT, "N", CLI_NUM, "at most N lines", NULL, 1, 1000000000},
+    {"cc", O_CC, "NAME[,NAME]", 0,
+     "only these command codes: names as in the command\ntable (case-insensitive) or hex codes "
+     "(0x182)"},
+    {"rc", O_RC, "ok|error|HEX", 0,
+     "only commands answered with success, with an\nerror, or with this response code (hex)"},
+    {"client", O_CLIENT, "ID|COMM", 0, "only this client: its number or its process name"},
+    {"seq", O_SEQ, "A-B|N", 0, "only sequence numbers A to B, or N"},
+    {"slower-than", O_SLOWER, "MS", CLI_REAL, "only commands with a latency above MS milliseconds",
+     NULL, 0, 1000000000},
+    {"json", O_JSON, NULL, 0, "one JSON object (\"version\": 1)"},
+    {"verbose", O_VERBOSE, NULL, 0,
+     "each command the filters keep and its response\nexplained field by field (as tshark -V)"},
 };
 static const struct cli_form forms[] = {{0, "DB", NULL}};
 
@@ -17,15 +33,36 @@ static int run(int argc, char **argv);
 const struct subcommand subcmd_show = {
     "show",
     run,
-    "one decoded line per command",
+    "one decoded line per command, or explained field by field",
     CLI_FORMS(forms),
     CLI_OPTS(opts),
     "One line per command in order: sequence number, time since the first command\n"
     "(seconds), command name, handles, sessions (handle and attributes: c continue,\n"
     "d decrypt, e encrypt, a audit), PCR, client, response code text and latency;\n"
-    "control events (ctrl:INIT, platform:POWER_ON, backend-lost, ...) as '--' lines.\n",
+    "control events (ctrl:INIT, platform:POWER_ON, backend-lost, ...) as '--' lines.\n"
+    "The filters combine (all must hold); with any filter but --seq, events are\n"
+    "left out. With -V, each command kept (--seq N: that one) and its response are\n"
+    "explained field by field: header, handles, authorization areas, parameters by\n"
+    "name (TPM 2.0 Part 3) or hex; redacted fields are shown as <redacted>.\n",
     NULL,
-    "tpmtrace show tpmtrace-demo.db | less\n",
+    "tpmtrace show tpmtrace-demo.db | less\n"
+    "tpmtrace show demo.db --cc PCR_Extend,0x17e --rc ok --limit 5\n"
+    "tpmtrace show demo.db --slower-than 1 --json\n"
+    "tpmtrace show demo.db --seq 2 -V\n"
+    "tpmtrace show demo.db --cc Unseal,GetRandom -V --limit 2\n",
+};
+
+struct show {
+	const char *trace_arg, *cc, *rc, *client, *seq;
+	long limit;
+	double slower;
+	int has_slower, json, verbose;
+	int64_t seq_a, seq_b;
+	/* the WHERE clause of commands and of events, and its bound values */
+	char where[1024], ev_where[128];
+	int64_t bind[40];
+	unsigned n_bind;
+	const char *comm; /* ?40 */
 };
 
 static void attrs_str(uint32_t a, char *out)
@@ -44,107 +81,427 @@ static void attrs_str(uint32_t a, char *out)
 	out[n] = 0;
 }
 
-static int run(int argc, char **argv)
+static int parse_i64(const char *s, int base, int64_t *v)
 {
-	const char *trace_arg = NULL;
-	long limit = -1;
-	int k, ret = 1;
+	char *e;
+	errno = 0;
+	long long x = strtoll(s, &e, base);
+	if (errno || e == s || *e || x < 0)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+/* Appends " AND ..." with a new bound value; returns its number. */
+static unsigned add_bind(struct show *s, int64_t v)
+{
+	s->bind[s->n_bind] = v;
+	return 2 + s->n_bind++;
+}
+
+static void cat(struct show *s, const char *fmt, unsigned a, unsigned b)
+{
+	size_t l = strlen(s->where);
+	snprintf(s->where + l, sizeof s->where - l, fmt, a, b);
+}
+
+static int filter_cc(struct show *s)
+{
+	char buf[512];
+	snprintf(buf, sizeof buf, "%s", s->cc);
+	cat(s, " AND cc IN (", 0, 0);
+	int n = 0;
+	for (char *sp, *t = strtok_r(buf, ",", &sp); t; t = strtok_r(NULL, ",", &sp)) {
+		int64_t v = 0;
+		if (!(v = tpm_cc_from_name(t)) && (strncasecmp(t, "0x", 2) || parse_i64(t, 16, &v)))
+			return usage_error(
+			    &subcmd_show, "--cc: '%s' is neither a command name nor a hex code", t);
+		if (n >= 30)
+			return usage_error(&subcmd_show, "--cc: at most 30 codes");
+		cat(s, n++ ? ",?%u" : "?%u", add_bind(s, v), 0);
+	}
+	if (!n)
+		return usage_error(&subcmd_show, "--cc: which command codes?");
+	cat(s, ")", 0, 0);
+	return 0;
+}
+
+static int filter_rest(struct show *s)
+{
+	int64_t v;
+	if (s->rc) {
+		if (!strcasecmp(s->rc, "ok"))
+			cat(s, " AND rc = 0", 0, 0);
+		else if (!strcasecmp(s->rc, "error"))
+			cat(s, " AND rc <> 0", 0, 0);
+		else if (!parse_i64(s->rc, 16, &v))
+			cat(s, " AND rc = ?%u", add_bind(s, v), 0);
+		else
+			return usage_error(&subcmd_show,
+					   "--rc: '%s' is not ok, error or a hex code", s->rc);
+	}
+	if (s->client) {
+		if (!parse_i64(s->client, 10, &v)) {
+			cat(s, " AND client_id = ?%u", add_bind(s, v), 0);
+		} else {
+			s->comm = s->client;
+			cat(s,
+			    " AND client_id IN (SELECT id FROM client WHERE trace_id=?1 AND "
+			    "comm=?40)",
+			    0, 0);
+		}
+	}
+	if (s->seq) {
+		const char *dash = strchr(s->seq + 1, '-');
+		char a[32];
+		snprintf(a, sizeof a, "%.*s", dash ? (int)(dash - s->seq) : 31, s->seq);
+		if (parse_i64(a, 10, &s->seq_a) ||
+		    (dash ? parse_i64(dash + 1, 10, &s->seq_b) : (s->seq_b = s->seq_a, 0)) ||
+		    s->seq_b < s->seq_a)
+			return usage_error(&subcmd_show, "--seq: '%s' is not N or A-B (A <= B)",
+					   s->seq);
+		unsigned ia = add_bind(s, s->seq_a), ib = add_bind(s, s->seq_b);
+		cat(s, " AND seq BETWEEN ?%u AND ?%u", ia, ib);
+		snprintf(s->ev_where, sizeof s->ev_where, " AND seq BETWEEN ?%u AND ?%u", ia, ib);
+	}
+	if (s->has_slower)
+		cat(s, " AND latency_ns > ?%u", add_bind(s, (int64_t)(s->slower * 1e6)), 0);
+	if (s->cc || s->rc || s->client || s->has_slower)
+		snprintf(s->ev_where, sizeof s->ev_where, " AND 0");
+	return 0;
+}
+
+static int parse(struct show *s, int argc, char **argv, int *ind)
+{
+	int k;
 	struct cli_parse p;
 	cli_parse_init(&p, &subcmd_show, argc, argv);
 	while ((k = cli_next(&p)) > 0) {
-		if (k == O_TRACE)
-			trace_arg = p.arg;
-		else if (k == O_LIMIT)
-			limit = (long)p.num;
+		switch (k) {
+		case O_TRACE:
+			s->trace_arg = p.arg;
+			break;
+		case O_LIMIT:
+			s->limit = (long)p.num;
+			break;
+		case O_CC:
+			s->cc = p.arg;
+			break;
+		case O_RC:
+			s->rc = p.arg;
+			break;
+		case O_CLIENT:
+			s->client = p.arg;
+			break;
+		case O_SEQ:
+			s->seq = p.arg;
+			break;
+		case O_SLOWER:
+			s->slower = p.real, s->has_slower = 1;
+			break;
+		case O_JSON:
+			s->json = 1;
+			break;
+		case O_VERBOSE:
+			s->verbose = 1;
+			break;
+		}
 	}
 	if (k < 0)
 		return EXIT_USAGE;
 	if (p.ind != argc - 1)
 		return usage_error(&subcmd_show, p.ind >= argc ? "which database? (DB)"
 							       : "expected one database file");
-	sqlite3 *db = cli_open_db("show", argv[p.ind], 0);
-	if (!db)
-		return 1;
-	sqlite3_stmt *st = NULL;
-	int64_t id = cli_pick_trace("show", db, trace_arg);
-	if (!id)
-		goto out;
+	*ind = p.ind;
+	if ((s->cc && filter_cc(s)) || filter_rest(s))
+		return EXIT_USAGE;
+	return 0;
+}
+
+/* ---- -V ---- */
+
+struct explain_out {
+	int json, first;
+};
+
+static void field_out(void *ctx, const struct tpm_field *f)
+{
+	struct explain_out *o = ctx;
+	char small[512], *line = small;
+	int n = tpm_field_format(f, small, sizeof small);
+	if (n >= (int)sizeof small && (line = malloc((size_t)n + 1)))
+		tpm_field_format(f, line, (size_t)n + 1);
+	if (!line)
+		line = small;
+	if (o->json) {
+		printf("%s{\"depth\":%u,\"name\":", o->first ? "" : ",", f->depth);
+		json_str(stdout, f->name ? f->name : "");
+		printf(",\"redacted\":%s,\"text\":", f->kind == TPM_F_REDACTED ? "true" : "false");
+		json_str(stdout, line);
+		printf("}");
+	} else {
+		printf("%*s%s\n", 4 * (int)(f->depth + 1), "", line);
+	}
+	o->first = 0;
+	if (line != small)
+		free(line);
+}
+
+static void bind_filters(sqlite3_stmt *st, int64_t id, const struct show *s)
+{
+	sqlite3_bind_int64(st, 1, id);
+	for (unsigned i = 0; i < s->n_bind; i++)
+		sqlite3_bind_int64(st, (int)i + 2, s->bind[i]);
+	if (s->comm)
+		sqlite3_bind_text(st, 40, s->comm, -1, SQLITE_STATIC);
+}
+
+/* One command of the row st and its response, field by field. */
+static void explain_one(sqlite3_stmt *st, int64_t id, const struct show *s, int first)
+{
+	uint32_t cc = (uint32_t)sqlite3_column_int64(st, 0);
+	long long seq = sqlite3_column_int64(st, 8);
+	const char *name = tpm_cc_name(cc);
+	int redacted = sqlite3_column_int(st, 3) & 1;
+	const uint8_t *cmd = sqlite3_column_blob(st, 1);
+	size_t cmd_len = (size_t)sqlite3_column_bytes(st, 1);
+	const uint8_t *rsp = sqlite3_column_blob(st, 2);
+	size_t rsp_len = (size_t)sqlite3_column_bytes(st, 2);
+	char comm[128];
+	safe_text((const char *)sqlite3_column_text(st, 5), comm, sizeof comm);
+	struct explain_out o = {s->json, 1};
+	if (s->json) {
+		printf("%s{\"seq\":%lld,\"cc\":%u,\"name\":", first ? "" : ",", seq, cc);
+		json_str(stdout, name ? name : "");
+		printf(",\"redacted\":%s,\"command\":[", redacted ? "true" : "false");
+	} else {
+		printf("%sCommand: seq %lld, trace %lld, client %d (%s), %s (0x%08X)%s\n",
+		       first ? "" : "\n", seq, (long long)id, sqlite3_column_int(st, 4), comm,
+		       name ? name : "unknown", cc, redacted ? ", redacted" : "");
+	}
+	if (cmd)
+		tpm_explain_cmd(cmd, cmd_len, redacted, field_out, &o);
+	else if (!s->json)
+		printf("    (bytes not stored: the trace's payloads are none)\n");
+	if (s->json)
+		printf("],\"response\":[");
+	else if (sqlite3_column_type(st, 7) == SQLITE_NULL)
+		printf("Response: none\n");
+	else if (sqlite3_column_type(st, 6) != SQLITE_NULL)
+		printf("Response: latency %.3f ms\n", ns_to_ms(sqlite3_column_double(st, 6)));
+	else
+		printf("Response:\n");
+	o.first = 1;
+	if (rsp)
+		tpm_explain_rsp(rsp, rsp_len, cmd, cmd_len, redacted, field_out, &o);
+	else if (!s->json && sqlite3_column_type(st, 7) != SQLITE_NULL)
+		printf("    (bytes not stored: the trace's payloads are none)\n");
+	if (s->json)
+		printf("]}");
+}
+
+/* -V: every command the filters keep, explained. */
+static int explain(sqlite3 *db, int64_t id, const struct show *s)
+{
+	char sql[2048];
+	sqlite3_stmt *st;
+	snprintf(sql, sizeof sql,
+		 "SELECT cc, cmd, rsp, flags, client_id,"
+		 " (SELECT comm FROM client l WHERE l.trace_id=?1 AND l.id=client_id),"
+		 " latency_ns, rc, seq FROM command WHERE trace_id=?1%s ORDER BY seq",
+		 s->where);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+		return die("show", "%s", sqlite3_errmsg(db));
+	bind_filters(st, id, s);
+	long n = 0;
+	if (s->json)
+		printf("{\"version\":1,\"trace\":%lld,\"commands\":[", (long long)id);
+	while ((s->limit < 0 || n < s->limit) && sqlite3_step(st) == SQLITE_ROW)
+		explain_one(st, id, s, n++ == 0);
+	if (s->json)
+		printf("]}\n");
+	sqlite3_finalize(st);
+	if (!n && s->seq && s->seq_a == s->seq_b)
+		return die("show", "trace %lld has no command with seq %lld", (long long)id,
+			   (long long)s->seq_a);
+	return 0;
+}
+
+/* ---- the list ---- */
+
+static void print_event(sqlite3_stmt *st, int64_t seq, double rel, const struct show *s, int first)
+{
+	const char *kind = (const char *)sqlite3_column_text(st, 16);
+	const char *detail = (const char *)sqlite3_column_text(st, 17);
+	if (s->json) {
+		printf("%s{\"type\":\"event\",\"seq\":%lld,\"t\":%.9f,\"kind\":", first ? "" : ",",
+		       (long long)seq, rel);
+		json_str(stdout, kind ? kind : "");
+		printf(",\"detail\":");
+		if (detail)
+			json_str(stdout, detail);
+		else
+			printf("null");
+		printf("}");
+		return;
+	}
+	/* Event kinds and details come from files (IMA file names, TCG event
+	 * text): escaped. */
+	char kb[256], db_[4096];
+	printf("%6lld %11.6f  -- %s%s%s\n", (long long)seq, rel, safe_text(kind, kb, sizeof kb),
+	       detail ? " " : "", safe_text(detail, db_, sizeof db_));
+}
+
+static void json_int_or_null(const char *key, sqlite3_stmt *st, int col)
+{
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		printf(",\"%s\":null", key);
+	else
+		printf(",\"%s\":%lld", key, (long long)sqlite3_column_int64(st, col));
+}
+
+static void print_command_json(sqlite3_stmt *st, int64_t seq, double rel, int first)
+{
+	uint32_t cc = (uint32_t)sqlite3_column_int64(st, 3);
+	const char *name = tpm_cc_name(cc);
+	printf("%s{\"type\":\"command\",\"seq\":%lld,\"t\":%.9f,\"cc\":%u,\"name\":",
+	       first ? "" : ",", (long long)seq, rel, cc);
+	json_str(stdout, name ? name : "");
+	printf(",\"handles\":[");
+	for (int h = 0; h < 3 && sqlite3_column_type(st, 4 + h) != SQLITE_NULL; h++)
+		printf("%s%lld", h ? "," : "", (long long)sqlite3_column_int64(st, 4 + h));
+	printf("]");
+	json_int_or_null("n_sessions", st, 7);
+	json_int_or_null("sess_handle", st, 8);
+	json_int_or_null("sess_attrs", st, 9);
+	json_int_or_null("pcr", st, 10);
+	json_int_or_null("client", st, 11);
+	json_int_or_null("rc", st, 12);
+	json_int_or_null("latency_ns", st, 13);
+	json_int_or_null("rsp_handle", st, 15);
+	json_int_or_null("flags", st, 18);
+	printf(",\"malformed\":");
+	if (sqlite3_column_text(st, 14))
+		json_str(stdout, (const char *)sqlite3_column_text(st, 14));
+	else
+		printf("null");
+	printf("}");
+}
+
+static void print_command(sqlite3_stmt *st, int64_t seq, double rel)
+{
+	uint32_t cc = (uint32_t)sqlite3_column_int64(st, 3);
+	const char *name = tpm_cc_name(cc);
+	char namebuf[16], hbuf[64] = "", sbuf[48] = "", extra[48] = "";
+	if (!name) {
+		snprintf(namebuf, sizeof namebuf, "0x%08X", cc);
+		name = namebuf;
+	}
+	for (int h = 0; h < 3; h++) {
+		if (sqlite3_column_type(st, 4 + h) == SQLITE_NULL)
+			break;
+		size_t l = strlen(hbuf);
+		snprintf(hbuf + l, sizeof hbuf - l, "%s0x%08llX", h ? "," : "",
+			 (unsigned long long)sqlite3_column_int64(st, 4 + h));
+	}
+	int ns = sqlite3_column_int(st, 7);
+	if (ns) {
+		char a[8];
+		attrs_str((uint32_t)sqlite3_column_int64(st, 9) & 0xff, a);
+		snprintf(sbuf, sizeof sbuf, "s=0x%08llX/%s%s",
+			 (unsigned long long)sqlite3_column_int64(st, 8), a, ns > 1 ? "+" : "");
+	}
+	if (sqlite3_column_type(st, 10) != SQLITE_NULL)
+		snprintf(extra, sizeof extra, "pcr=%d", sqlite3_column_int(st, 10));
+	else if (sqlite3_column_type(st, 15) != SQLITE_NULL)
+		snprintf(extra, sizeof extra, "-> 0x%08llX",
+			 (unsigned long long)sqlite3_column_int64(st, 15));
+	char malbuf[256];
+	const char *mal =
+	    sqlite3_column_text(st, 14)
+		? safe_text((const char *)sqlite3_column_text(st, 14), malbuf, sizeof malbuf)
+		: NULL;
+	const char *rctext = sqlite3_column_type(st, 12) == SQLITE_NULL
+				 ? "(no response)"
+				 : tpm_rc_str((uint32_t)sqlite3_column_int64(st, 12));
+	printf("%6lld %11.6f  %-22s %-23s %-20s %-13s c%-3d %-30s", (long long)seq, rel, name, hbuf,
+	       sbuf, extra, sqlite3_column_int(st, 11), mal ? mal : rctext);
+	if (sqlite3_column_type(st, 13) != SQLITE_NULL)
+		printf(" %9.3f ms\n", ns_to_ms(sqlite3_column_double(st, 13)));
+	else
+		printf("\n");
+}
+
+/* The time of the trace's first row with a time: the origin of the second
+ * column, whatever the filters keep. */
+static int64_t first_time(sqlite3 *db, int64_t id)
+{
+	sqlite3_stmt *st;
+	int64_t t0 = -1;
 	if (sqlite3_prepare_v2(
 		db,
-		"SELECT 0, seq, t_submit_ns, cc, handle1, handle2, handle3, n_sessions,"
-		" sess_handle, sess_attrs, pcr, client_id, rc, latency_ns, malformed, rsp_handle,"
-		" NULL, NULL FROM command WHERE trace_id=?1"
-		" UNION ALL SELECT 1, seq, t_ns, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
-		" client_id, NULL, NULL, NULL, NULL, kind, detail FROM event WHERE trace_id=?1"
-		" ORDER BY 2",
-		-1, &st, NULL)) {
-		die("show", "%s", sqlite3_errmsg(db));
-		goto out;
-	}
+		"SELECT t FROM (SELECT seq, t_submit_ns t FROM command WHERE trace_id=?1"
+		" AND t_submit_ns IS NOT NULL UNION ALL SELECT seq, t_ns FROM event"
+		" WHERE trace_id=?1 AND t_ns IS NOT NULL) ORDER BY seq LIMIT 1",
+		-1, &st, NULL))
+		return -1;
 	sqlite3_bind_int64(st, 1, id);
-	int64_t t0 = -1;
-	long n = 0;
-	while ((limit < 0 || n < limit) && sqlite3_step(st) == SQLITE_ROW) {
-		int64_t seq = sqlite3_column_int64(st, 1), t = sqlite3_column_int64(st, 2);
-		if (t0 < 0 && sqlite3_column_type(st, 2) != SQLITE_NULL)
-			t0 = t;
-		double rel = t0 < 0 ? 0 : (double)(t - t0) / 1e9;
-		n++;
-		if (sqlite3_column_int(st, 0) == 1) {
-			/* Event kinds and details come from files (IMA file
-			 * names, TCG event text): escaped. */
-			const char *detail = (const char *)sqlite3_column_text(st, 17);
-			char kb[256], db_[4096];
-			printf("%6lld %11.6f  -- %s%s%s\n", (long long)seq, rel,
-			       safe_text((const char *)sqlite3_column_text(st, 16), kb, sizeof kb),
-			       detail ? " " : "", safe_text(detail, db_, sizeof db_));
-			continue;
-		}
-		uint32_t cc = (uint32_t)sqlite3_column_int64(st, 3);
-		const char *name = tpm_cc_name(cc);
-		char namebuf[16], hbuf[64] = "", sbuf[48] = "", extra[48] = "";
-		if (!name) {
-			snprintf(namebuf, sizeof namebuf, "0x%08X", cc);
-			name = namebuf;
-		}
-		for (int h = 0; h < 3; h++) {
-			if (sqlite3_column_type(st, 4 + h) == SQLITE_NULL)
-				break;
-			size_t l = strlen(hbuf);
-			snprintf(hbuf + l, sizeof hbuf - l, "%s0x%08llX", h ? "," : "",
-				 (unsigned long long)sqlite3_column_int64(st, 4 + h));
-		}
-		int ns = sqlite3_column_int(st, 7);
-		if (ns) {
-			char a[8];
-			attrs_str((uint32_t)sqlite3_column_int64(st, 9) & 0xff, a);
-			snprintf(sbuf, sizeof sbuf, "s=0x%08llX/%s%s",
-				 (unsigned long long)sqlite3_column_int64(st, 8), a,
-				 ns > 1 ? "+" : "");
-		}
-		if (sqlite3_column_type(st, 10) != SQLITE_NULL)
-			snprintf(extra, sizeof extra, "pcr=%d", sqlite3_column_int(st, 10));
-		else if (sqlite3_column_type(st, 15) != SQLITE_NULL)
-			snprintf(extra, sizeof extra, "-> 0x%08llX",
-				 (unsigned long long)sqlite3_column_int64(st, 15));
-		char malbuf[256];
-		const char *mal = sqlite3_column_text(st, 14)
-				      ? safe_text((const char *)sqlite3_column_text(st, 14), malbuf,
-						  sizeof malbuf)
-				      : NULL;
-		const char *rctext = sqlite3_column_type(st, 12) == SQLITE_NULL
-					 ? "(no response)"
-					 : tpm_rc_str((uint32_t)sqlite3_column_int64(st, 12));
-		printf("%6lld %11.6f  %-22s %-23s %-20s %-13s c%-3d %-30s", (long long)seq, rel,
-		       name, hbuf, sbuf, extra, sqlite3_column_int(st, 11), mal ? mal : rctext);
-		if (sqlite3_column_type(st, 13) != SQLITE_NULL)
-			printf(" %9.3f ms\n", ns_to_ms(sqlite3_column_double(st, 13)));
-		else
-			printf("\n");
-	}
-	ret = 0;
-out:
+	if (sqlite3_step(st) == SQLITE_ROW)
+		t0 = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
+	return t0;
+}
+
+static int list(sqlite3 *db, int64_t id, const struct show *s)
+{
+	char sql[2048];
+	sqlite3_stmt *st;
+	snprintf(
+	    sql, sizeof sql,
+	    "SELECT 0, seq, t_submit_ns, cc, handle1, handle2, handle3, n_sessions,"
+	    " sess_handle, sess_attrs, pcr, client_id, rc, latency_ns, malformed, rsp_handle,"
+	    " NULL, NULL, flags FROM command WHERE trace_id=?1%s"
+	    " UNION ALL SELECT 1, seq, t_ns, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
+	    " client_id, NULL, NULL, NULL, NULL, kind, detail, NULL FROM event WHERE trace_id=?1%s"
+	    " ORDER BY 2",
+	    s->where, s->ev_where);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
+		return die("show", "%s", sqlite3_errmsg(db));
+	bind_filters(st, id, s);
+	int64_t t0 = first_time(db, id);
+	long n = 0;
+	if (s->json)
+		printf("{\"version\":1,\"trace\":%lld,\"rows\":[", (long long)id);
+	while ((s->limit < 0 || n < s->limit) && sqlite3_step(st) == SQLITE_ROW) {
+		int64_t seq = sqlite3_column_int64(st, 1), t = sqlite3_column_int64(st, 2);
+		double rel = t0 < 0 || sqlite3_column_type(st, 2) == SQLITE_NULL
+				 ? 0
+				 : (double)(t - t0) / 1e9;
+		if (sqlite3_column_int(st, 0) == 1)
+			print_event(st, seq, rel, s, n == 0);
+		else if (s->json)
+			print_command_json(st, seq, rel, n == 0);
+		else
+			print_command(st, seq, rel);
+		n++;
+	}
+	if (s->json)
+		printf("]}\n");
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int run(int argc, char **argv)
+{
+	struct show s = {.limit = -1};
+	int ind = 0, ret = parse(&s, argc, argv, &ind);
+	if (ret)
+		return ret;
+	sqlite3 *db = cli_open_db("show", argv[ind], 0);
+	if (!db)
+		return 1;
+	int64_t id = cli_pick_trace("show", db, s.trace_arg);
+	ret = !id ? 1 : s.verbose ? explain(db, id, &s) : list(db, id, &s);
 	sqlite3_close(db);
 	return ret;
 }
