@@ -204,6 +204,13 @@ void predict_finish(struct predictor *pr)
 	}
 }
 
+double predict_fallback_share(const struct predictor *pr, unsigned k)
+{
+	const struct pred_result *r = &pr->r[k];
+	/* Every command the profile lacks is priced at exactly the fallback. */
+	return r->tpm_ms > 0 ? (double)r->missing * pr->fallback_ms / r->tpm_ms : 0;
+}
+
 double predict_total_ms(const struct predictor *pr, unsigned i)
 {
 	return pr->r[i].tpm_ms + pr->r[i].host_ms + pr->gap_ms;

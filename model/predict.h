@@ -42,6 +42,11 @@ void predict_host_estimate(struct pred_host *h);
 #define PREDICT_MAX_POLICIES 16
 #define PREDICT_MAX_MISSING  64
 
+/* A prediction with more than this share of its TPM time priced at the
+ * profile's fallback (commands the profile lacks) is marked "mostly
+ * fallback" by predict and report: it is more guess than measurement. */
+#define PREDICT_FALLBACK_WARN 0.25
+
 struct pred_missing {
 	uint32_t cc;
 	uint8_t auth;
@@ -123,6 +128,8 @@ void predict_add_gap(struct predictor *pr, double ms);
 void predict_finish(struct predictor *pr);
 
 /* Predicted total of policy i: TPM + host crypto + non-TPM time. */
+/* The share of policy k's TPM time priced at the fallback (0 when none). */
+double predict_fallback_share(const struct predictor *pr, unsigned k);
 double predict_total_ms(const struct predictor *pr, unsigned i);
 
 /* Policy i against the baseline policy base (password) and against the

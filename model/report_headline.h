@@ -14,7 +14,7 @@
  * profile's fallback (commands the profile lacks) is marked "mostly
  * fallback": a guess, not a measurement. A quarter: beyond it the fallback
  * figure, not the profile, decides the factor. */
-#define REPORT_FALLBACK_WARN 0.25
+#define REPORT_FALLBACK_WARN PREDICT_FALLBACK_WARN
 
 struct report_row {
 	char source[160]; /* "measured" or the profile's name */

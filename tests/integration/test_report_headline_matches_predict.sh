@@ -3,7 +3,8 @@
 # headline table of the HTML page, `report --json` and `predict --json` give
 # the same TPM time, total, factors and fallback counts per policy; the
 # measured rows equal the database's sums; the "mostly fallback" mark is set
-# exactly where the fallback share exceeds the documented threshold (25%).
+# exactly where the fallback share exceeds the documented threshold (25%),
+# in the report and in predict alike.
 . "$(dirname "$0")/../lib/common.sh"
 need swtpm tpm2_startup sqlite3 python3
 DB=$T/demo.db
@@ -46,6 +47,9 @@ for x in rows:
         same(f"{x['policy']} {k}", x.get(k), q.get(k))
     if x['mostly_fallback'] != (x['fallback_share'] > r['fallback_threshold']):
         bad.append(f"{x['policy']}: mark disagrees with share")
+    same(f"{x['policy']} fallback share (predict)", x.get('fallback_share'), q.get('fallback_share'), 1e-5)
+    if x['mostly_fallback'] != q.get('mostly_fallback'):
+        bad.append(f"{x['policy']}: report and predict mark it differently")
 meas = {x['policy']: x for x in r['measured']}
 same("as recorded = sum of latencies", meas['as recorded']['tpm_ms'], rec_sum / 1e6)
 same("password replay = its sum", meas['password']['tpm_ms'], rep_sum / 1e6)

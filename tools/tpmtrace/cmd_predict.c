@@ -278,8 +278,11 @@ static void json_policy(const struct pstate *s, unsigned k)
 		printf(",\"factor_vs_recorded\":%.6f,\"factor_vs_recorded_tpm\":%.6f,"
 		       "\"factor_vs_recorded_total\":%.6f",
 		       f.total_vs_rec, f.tpm_vs_rec, f.total_vs_rec);
-	printf(",\"approximated\":%llu,\"priced_at_fallback\":%llu}", (unsigned long long)r->approx,
-	       (unsigned long long)r->missing);
+	double share = predict_fallback_share(pr, k);
+	printf(",\"approximated\":%llu,\"priced_at_fallback\":%llu,\"fallback_share\":%.6f,"
+	       "\"mostly_fallback\":%s}",
+	       (unsigned long long)r->approx, (unsigned long long)r->missing, share,
+	       share > PREDICT_FALLBACK_WARN ? "true" : "false");
 }
 
 static void print_json(const struct pstate *s)
@@ -345,6 +348,10 @@ static void text_policy(const struct pstate *s, unsigned k)
 	       ft, fr, d, e);
 	if (r->tpm_ms > 0 && r->nospread_ms / r->tpm_ms > 0.005)
 		printf(" (no spread data for %.0f%%)", 100 * r->nospread_ms / r->tpm_ms);
+	double share = predict_fallback_share(s->pr, k);
+	if (share > PREDICT_FALLBACK_WARN)
+		printf(" MOSTLY FALLBACK: %.0f%% of the TPM time priced at the fallback",
+		       100 * share);
 	printf("\n");
 }
 
