@@ -257,6 +257,72 @@ out:
 	return 0;
 }
 
+/* A rewritten command: its copy (the last row inserted) gets the password
+ * session or none in place of the HMAC one, in its bytes and sizes.
+ * Returns -1 on a database error. */
+static int strip_rewrite(sqlite3 *db, sqlite3_stmt *get, sqlite3_stmt *upd, const struct row *r,
+			 struct strip_result *res, uint8_t *cbuf, size_t cbufsz, uint8_t *rbuf,
+			 size_t rbufsz)
+{
+	int64_t new_id = sqlite3_last_insert_rowid(db);
+	const struct tpm_cc_info *ci = tpm_cc_lookup(r->cc);
+	int pw = ci && ci->auth_handles;
+	sqlite3_bind_int64(get, 1, r->id);
+	if (sqlite3_step(get) != SQLITE_ROW)
+		return -1;
+	const uint8_t *cb = sqlite3_column_blob(get, 0), *rb = sqlite3_column_blob(get, 1);
+	size_t cl = (size_t)sqlite3_column_bytes(get, 0), rl = (size_t)sqlite3_column_bytes(get, 1);
+	int64_t csz = sqlite3_column_int64(get, 2), rsz = sqlite3_column_int64(get, 3);
+	int rsz_null = sqlite3_column_type(get, 3) == SQLITE_NULL;
+	size_t ncl = cb ? rewrite_cmd(cb, cl, pw, cbuf, cbufsz) : 0;
+	size_t nrl = rb ? rewrite_rsp(rb, rl, r->cc, pw, rbuf, rbufsz) : 0;
+	int ok = r->has_rc && r->rc == 0;
+	if (cb && ncl)
+		csz = (int64_t)ncl;
+	else
+		csz -= HMAC_CMD_SESSION - (pw ? PW_CMD_SESSION : -4);
+	if (rb && (nrl || !ok))
+		rsz = nrl ? (int64_t)nrl : rsz;
+	else if (ok && !rsz_null)
+		rsz -= HMAC_RSP_SESSION - (pw ? PW_RSP_SESSION : -4);
+	if (!cb || !ncl || (ok && (!rb || !nrl)))
+		res->sizes_assumed++;
+	sqlite3_bind_int(upd, 1, pw ? TPM_ST_SESSIONS : TPM_ST_NO_SESSIONS);
+	sqlite3_bind_int64(upd, 2, csz);
+	if (rsz_null)
+		sqlite3_bind_null(upd, 3);
+	else
+		sqlite3_bind_int64(upd, 3, rsz);
+	sqlite3_bind_int(upd, 4, pw ? 1 : 0);
+	if (pw) {
+		sqlite3_bind_int64(upd, 5, TPM_RS_PW);
+		sqlite3_bind_int(upd, 6, 0);
+	} else {
+		sqlite3_bind_null(upd, 5);
+		sqlite3_bind_null(upd, 6);
+	}
+	sqlite3_bind_int(upd, 7, pw ? TPM_AUTH_PASSWORD : TPM_AUTH_NONE);
+	if (cb && ncl)
+		sqlite3_bind_blob(upd, 8, cbuf, (int)ncl, SQLITE_TRANSIENT);
+	else if (cb)
+		sqlite3_bind_blob(upd, 8, cb, (int)cl, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(upd, 8);
+	if (rb && nrl)
+		sqlite3_bind_blob(upd, 9, rbuf, (int)nrl, SQLITE_TRANSIENT);
+	else if (rb)
+		sqlite3_bind_blob(upd, 9, rb, (int)rl, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(upd, 9);
+	sqlite3_bind_int64(upd, 10, new_id);
+	sqlite3_reset(get);
+	if (sqlite3_step(upd) != SQLITE_DONE)
+		return -1;
+	sqlite3_reset(upd);
+	sqlite3_clear_bindings(upd);
+	return 0;
+}
+
 #define COLS                                                                                       \
 	"seq, t_submit_ns, t_done_ns, latency_ns, cc, locality, tag, cmd_size, rsp_size, rc,"      \
 	" handle1, handle2, handle3, rsp_handle, n_sessions, sess_handle, sess_attrs, auth_kind,"  \
@@ -347,63 +413,8 @@ int trace_strip(sqlite3 *db, int64_t src, const char *name, struct strip_result 
 		res->commands++;
 		if (w[i].act != REWRITE)
 			continue;
-		int64_t new_id = sqlite3_last_insert_rowid(db);
-		const struct tpm_cc_info *ci = tpm_cc_lookup(w[i].cc);
-		int pw = ci && ci->auth_handles;
-		sqlite3_bind_int64(get, 1, w[i].id);
-		if (sqlite3_step(get) != SQLITE_ROW)
+		if (strip_rewrite(db, get, upd, &w[i], res, cbuf, sizeof cbuf, rbuf, sizeof rbuf))
 			goto dberr;
-		const uint8_t *cb = sqlite3_column_blob(get, 0), *rb = sqlite3_column_blob(get, 1);
-		size_t cl = (size_t)sqlite3_column_bytes(get, 0),
-		       rl = (size_t)sqlite3_column_bytes(get, 1);
-		int64_t csz = sqlite3_column_int64(get, 2), rsz = sqlite3_column_int64(get, 3);
-		int rsz_null = sqlite3_column_type(get, 3) == SQLITE_NULL;
-		size_t ncl = cb ? rewrite_cmd(cb, cl, pw, cbuf, sizeof cbuf) : 0;
-		size_t nrl = rb ? rewrite_rsp(rb, rl, w[i].cc, pw, rbuf, sizeof rbuf) : 0;
-		int ok = w[i].has_rc && w[i].rc == 0;
-		if (cb && ncl)
-			csz = (int64_t)ncl;
-		else
-			csz -= HMAC_CMD_SESSION - (pw ? PW_CMD_SESSION : -4);
-		if (rb && (nrl || !ok))
-			rsz = nrl ? (int64_t)nrl : rsz;
-		else if (ok && !rsz_null)
-			rsz -= HMAC_RSP_SESSION - (pw ? PW_RSP_SESSION : -4);
-		if (!cb || !ncl || (ok && (!rb || !nrl)))
-			res->sizes_assumed++;
-		sqlite3_bind_int(upd, 1, pw ? TPM_ST_SESSIONS : TPM_ST_NO_SESSIONS);
-		sqlite3_bind_int64(upd, 2, csz);
-		if (rsz_null)
-			sqlite3_bind_null(upd, 3);
-		else
-			sqlite3_bind_int64(upd, 3, rsz);
-		sqlite3_bind_int(upd, 4, pw ? 1 : 0);
-		if (pw) {
-			sqlite3_bind_int64(upd, 5, TPM_RS_PW);
-			sqlite3_bind_int(upd, 6, 0);
-		} else {
-			sqlite3_bind_null(upd, 5);
-			sqlite3_bind_null(upd, 6);
-		}
-		sqlite3_bind_int(upd, 7, pw ? TPM_AUTH_PASSWORD : TPM_AUTH_NONE);
-		if (cb && ncl)
-			sqlite3_bind_blob(upd, 8, cbuf, (int)ncl, SQLITE_TRANSIENT);
-		else if (cb)
-			sqlite3_bind_blob(upd, 8, cb, (int)cl, SQLITE_TRANSIENT);
-		else
-			sqlite3_bind_null(upd, 8);
-		if (rb && nrl)
-			sqlite3_bind_blob(upd, 9, rbuf, (int)nrl, SQLITE_TRANSIENT);
-		else if (rb)
-			sqlite3_bind_blob(upd, 9, rb, (int)rl, SQLITE_TRANSIENT);
-		else
-			sqlite3_bind_null(upd, 9);
-		sqlite3_bind_int64(upd, 10, new_id);
-		sqlite3_reset(get);
-		if (sqlite3_step(upd) != SQLITE_DONE)
-			goto dberr;
-		sqlite3_reset(upd);
-		sqlite3_clear_bindings(upd);
 	}
 	sqlite3_finalize(ins);
 	sqlite3_finalize(get);

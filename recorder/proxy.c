@@ -670,7 +670,9 @@ static int platform_messages(struct proxy *p, struct conn *c, int eof)
 			break;
 		}
 		char kind[48];
-		snprintf(kind, sizeof kind, "platform:%s", ms_name(code));
+		/* SEND_COMMAND is no request of the platform port: unknown there. */
+		const char *nm = code != MS_SEND_COMMAND ? ms_name(code) : NULL;
+		snprintf(kind, sizeof kind, "platform:%s", nm ? nm : "UNKNOWN");
 		recorder_event(p->rec, kind, result ? "failed" : NULL, c->client);
 		consume(c, used);
 		uint8_t out[4];

@@ -277,6 +277,48 @@ static void header(struct cal *k, struct profile *p, const char *target)
 	p->transport_ms = 0;
 }
 
+/* A kind's profile entry from its m measured times v (sorted here) and its
+ * cold call; ms: room for m figures. */
+static int cal_entry(struct profile *p, const struct kind *d, uint64_t *v, unsigned m, double *ms,
+		     uint64_t cold_ns, unsigned warmup, char *err, size_t errlen)
+{
+	/* Rounded to 1 ns: the profile keeps 6 decimals of a millisecond. */
+	qsort(v, m, sizeof *v, cmp_u64);
+	for (unsigned j = 0; j < m; j++)
+		ms[j] = (double)v[j] / 1e6;
+	struct prof_entry e = {.cc = d->cc, .auth = d->auth};
+	snprintf(e.variant, sizeof e.variant, "%s", d->variant);
+	prof_entry_stats(&e, ms, m);
+	/* To the nanosecond, the resolution of the clock. */
+	double *f[] = {&e.mean_ms, &e.p50_ms, &e.p95_ms, &e.stdev_ms, &e.min_ms, &e.max_ms};
+	for (unsigned j = 0; j < 6; j++)
+		if (isfinite(*f[j]))
+			*f[j] = round(*f[j] * 1e6) / 1e6;
+	if (e.min_ms <= 0) {
+		/* A clock that did not move: keep the figures positive. */
+		e.min_ms = 1e-6;
+		if (e.p50_ms <= 0)
+			e.p50_ms = 1e-6;
+		if (e.p95_ms <= 0)
+			e.p95_ms = 1e-6;
+		if (e.mean_ms <= 0)
+			e.mean_ms = 1e-6;
+		if (e.max_ms <= 0)
+			e.max_ms = 1e-6;
+	}
+	char comment[160];
+	snprintf(comment, sizeof comment, "cold (first call) %.6f ms; %u warm-up calls",
+		 (double)cold_ns / 1e6, warmup);
+	e.comment = comment;
+	int rc = profile_add(p, &e);
+	if (rc) {
+		char name[64];
+		snprintf(err, errlen, "%s: cannot add the entry (%s)",
+			 kind_name(d, name, sizeof name), strerror(-rc));
+	}
+	return rc;
+}
+
 int calibrate_run(const struct calibrate_opts *o, struct profile *p, struct calibrate_result *res,
 		  char *err, size_t errlen)
 {
@@ -373,40 +415,9 @@ int calibrate_run(const struct calibrate_opts *o, struct profile *p, struct cali
 		unsigned m = o->iterations;
 		if (d->nv && hw)
 			continue;
-		/* Rounded to 1 ns: the profile keeps 6 decimals of a millisecond. */
-		uint64_t *v = ns + (size_t)i * o->iterations;
-		qsort(v, m, sizeof *v, cmp_u64);
-		for (unsigned j = 0; j < m; j++)
-			ms[j] = (double)v[j] / 1e6;
-		struct prof_entry e = {.cc = d->cc, .auth = d->auth};
-		snprintf(e.variant, sizeof e.variant, "%s", d->variant);
-		prof_entry_stats(&e, ms, m);
-		/* To the nanosecond, the resolution of the clock. */
-		double *f[] = {&e.mean_ms, &e.p50_ms, &e.p95_ms, &e.stdev_ms, &e.min_ms, &e.max_ms};
-		for (unsigned j = 0; j < 6; j++)
-			if (isfinite(*f[j]))
-				*f[j] = round(*f[j] * 1e6) / 1e6;
-		if (e.min_ms <= 0) {
-			/* A clock that did not move: keep the figures positive. */
-			e.min_ms = 1e-6;
-			if (e.p50_ms <= 0)
-				e.p50_ms = 1e-6;
-			if (e.p95_ms <= 0)
-				e.p95_ms = 1e-6;
-			if (e.mean_ms <= 0)
-				e.mean_ms = 1e-6;
-			if (e.max_ms <= 0)
-				e.max_ms = 1e-6;
-		}
-		char comment[160];
-		snprintf(comment, sizeof comment, "cold (first call) %.6f ms; %u warm-up calls",
-			 (double)cold[i] / 1e6, o->warmup);
-		e.comment = comment;
-		if ((rc = profile_add(p, &e))) {
-			snprintf(err, errlen, "%s: cannot add the entry (%s)",
-				 kind_name(d, name, sizeof name), strerror(-rc));
+		if ((rc = cal_entry(p, d, ns + (size_t)i * o->iterations, m, ms, cold[i], o->warmup,
+				    err, errlen)))
 			break;
-		}
 		res->kinds_measured++;
 		snprintf(covers + strlen(covers), sizeof covers - strlen(covers), "%s%s",
 			 covers[0] ? ", " : "", kind_name(d, name, sizeof name));

@@ -297,6 +297,103 @@ static int ft_abstime(const char *s, uint64_t *t_ns)
 	return 1;
 }
 
+/* The CPU of a line: the first "N)" before the bar. One that cannot be a
+ * CPU is an error: folded into CPU 0 it would mix the nesting of several
+ * CPUs. */
+static int ft_line_cpu(const char *s, int *cpu, char *err, size_t errlen, const char *path,
+		       unsigned lineno)
+{
+	*cpu = 0;
+	for (const char *q = s; *q; q++) {
+		if (isdigit((unsigned char)*q) && (q == s || !isalnum((unsigned char)q[-1]))) {
+			char *e;
+			errno = 0;
+			long v = strtol(q, &e, 10);
+			if (*e == ')') {
+				if (errno || v >= FT_CPUS || (q > s && q[-1] == '-')) {
+					char msg[128], num[24];
+					snprintf(num, sizeof num, "%.*s", (int)(e - q), q);
+					snprintf(
+					    msg, sizeof msg, "CPU %s%s is not one (0 to %d taken)",
+					    q > s && q[-1] == '-' ? "-" : "", num, FT_CPUS - 1);
+					return ft_bad(err, errlen, path, lineno, msg);
+				}
+				*cpu = (int)v;
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The duration of a line: "[+!#*@$] 123.45 us" before the bar; NAN if there
+ * is none. */
+static int ft_line_ms(const char *s, double *ms_out, char *err, size_t errlen, const char *path,
+		      unsigned lineno)
+{
+	double ms = NAN;
+	const char *unit = strstr(s, " us");
+	double scale = 1e-3;
+	*ms_out = NAN;
+	if (!unit) {
+		unit = strstr(s, " ms");
+		scale = 1;
+	}
+	if (unit && (unit[3] == 0 || isspace((unsigned char)unit[3]))) {
+		const char *sp = unit;
+		while (sp > s && !isspace((unsigned char)sp[-1]))
+			sp--;
+		char num[48];
+		size_t nlen = (size_t)(unit - sp);
+		char *e;
+		if (nlen == 0 || nlen >= sizeof num)
+			return ft_bad(err, errlen, path, lineno, "duration without a number");
+		memcpy(num, sp, nlen);
+		num[nlen] = 0;
+		errno = 0;
+		double v = strtod(num, &e);
+		if (*e || errno || !isfinite(v)) {
+			char msg[128];
+			snprintf(msg, sizeof msg, "duration '%s' is not a number", num);
+			return ft_bad(err, errlen, path, lineno, msg);
+		}
+		ms = v * scale;
+		if (ms < 0 || ms > PROFILE_MAX_MS) {
+			char msg[128];
+			snprintf(msg, sizeof msg, "duration %s %s is %s", num,
+				 scale == 1 ? "ms" : "us",
+				 ms < 0 ? "negative" : "absurd (over 10 minutes)");
+			return ft_bad(err, errlen, path, lineno, msg);
+		}
+	}
+	*ms_out = ms;
+	return 0;
+}
+
+/* A closing line: the duration belongs to the frame being closed. Output
+ * that starts inside a call closes frames it never opened. */
+static int ft_close(struct ft_parse *p, struct ft_cpu *c, int cpu, double ms, unsigned lineno,
+		    int has_time, uint64_t t_ns)
+{
+	if (!c->depth)
+		return 0;
+	struct ft_frame fr = c->f[--c->depth];
+	if (isnan(ms))
+		return 0;
+	/* The start: the opening line's time, else the close's minus the
+	 * duration. */
+	uint64_t dur = (uint64_t)llround(ms * 1e6);
+	uint64_t t0 = fr.has_time ? fr.t_ns : t_ns >= dur ? t_ns - dur : 0;
+	int ht = fr.has_time || has_time;
+	if (is_transmit(fr.name)) {
+		if (!inside_transmit(c) && !fr.had_sample)
+			return ft_sample(p, c, cpu, -1, 0, ms, lineno, ht, t0);
+	} else if (fr.fn >= 0 && !fr.had_sample && !p->transmit_only) {
+		return ft_sample(p, c, cpu, fr.fn, fr.session, ms, lineno, ht, t0);
+	}
+	return 0;
+}
+
 static int ft_parse(const char *buf, size_t len, const char *path,
 		    int (*op)(void *ctx, const struct ftrace_op *o), void *ctx,
 		    struct ftrace_stats *st, char *err, size_t errlen, int transmit_only)
@@ -376,71 +473,12 @@ static int ft_parse(const char *buf, size_t len, const char *path,
 		size_t fl = strlen(fn);
 		while (fl && isspace((unsigned char)fn[fl - 1]))
 			fn[--fl] = 0;
-		/* CPU: the first "N)" before the bar. One that cannot be a
-		 * CPU is an error: folded into CPU 0 it would mix the nesting
-		 * of several CPUs. */
-		int cpu = 0;
-		for (char *q = s; *q; q++) {
-			if (isdigit((unsigned char)*q) &&
-			    (q == s || !isalnum((unsigned char)q[-1]))) {
-				char *e;
-				errno = 0;
-				long v = strtol(q, &e, 10);
-				if (*e == ')') {
-					if (errno || v >= FT_CPUS || (q > s && q[-1] == '-')) {
-						char msg[128], num[24];
-						snprintf(num, sizeof num, "%.*s", (int)(e - q), q);
-						snprintf(msg, sizeof msg,
-							 "CPU %s%s is not one (0 to %d taken)",
-							 q > s && q[-1] == '-' ? "-" : "", num,
-							 FT_CPUS - 1);
-						rc = ft_bad(err, errlen, path, lineno, msg);
-						goto out;
-					}
-					cpu = (int)v;
-					break;
-				}
-			}
-		}
-		/* Duration: "[+!#*@$] 123.45 us" before the bar. */
-		double ms = NAN;
-		char *unit = strstr(s, " us");
-		double scale = 1e-3;
-		if (!unit) {
-			unit = strstr(s, " ms");
-			scale = 1;
-		}
-		if (unit && (unit[3] == 0 || isspace((unsigned char)unit[3]))) {
-			char *sp = unit;
-			while (sp > s && !isspace((unsigned char)sp[-1]))
-				sp--;
-			char num[48];
-			size_t nlen = (size_t)(unit - sp);
-			char *e;
-			if (nlen == 0 || nlen >= sizeof num) {
-				rc = ft_bad(err, errlen, path, lineno, "duration without a number");
-				goto out;
-			}
-			memcpy(num, sp, nlen);
-			num[nlen] = 0;
-			errno = 0;
-			double v = strtod(num, &e);
-			if (*e || errno || !isfinite(v)) {
-				char msg[128];
-				snprintf(msg, sizeof msg, "duration '%s' is not a number", num);
-				rc = ft_bad(err, errlen, path, lineno, msg);
-				goto out;
-			}
-			ms = v * scale;
-			if (ms < 0 || ms > PROFILE_MAX_MS) {
-				char msg[128];
-				snprintf(msg, sizeof msg, "duration %s %s is %s", num,
-					 scale == 1 ? "ms" : "us",
-					 ms < 0 ? "negative" : "absurd (over 10 minutes)");
-				rc = ft_bad(err, errlen, path, lineno, msg);
-				goto out;
-			}
-		}
+		int cpu;
+		if ((rc = ft_line_cpu(s, &cpu, err, errlen, path, lineno)))
+			goto out;
+		double ms;
+		if ((rc = ft_line_ms(s, &ms, err, errlen, path, lineno)))
+			goto out;
 		if (!cpus[cpu] && !(cpus[cpu] = calloc(1, sizeof **cpus))) {
 			rc = -ENOMEM;
 			goto out;
@@ -449,25 +487,7 @@ static int ft_parse(const char *buf, size_t len, const char *path,
 		size_t nmlen = strcspn(fn, "(");
 		char name[64];
 		if (fn[0] == '}') {
-			/* Close: the duration belongs to the frame being closed. Output
-			 * that starts inside a call closes frames it never opened. */
-			if (!c->depth)
-				continue;
-			struct ft_frame fr = c->f[--c->depth];
-			if (isnan(ms))
-				continue;
-			/* The start: the opening line's time, else the close's minus
-			 * the duration. */
-			uint64_t dur = (uint64_t)llround(ms * 1e6);
-			uint64_t t0 = fr.has_time ? fr.t_ns : t_ns >= dur ? t_ns - dur : 0;
-			int ht = fr.has_time || has_time;
-			if (is_transmit(fr.name)) {
-				if (!inside_transmit(c) && !fr.had_sample)
-					rc = ft_sample(&p, c, cpu, -1, 0, ms, lineno, ht, t0);
-			} else if (fr.fn >= 0 && !fr.had_sample && !p.transmit_only) {
-				rc = ft_sample(&p, c, cpu, fr.fn, fr.session, ms, lineno, ht, t0);
-			}
-			if (rc)
+			if ((rc = ft_close(&p, c, cpu, ms, lineno, has_time, t_ns)))
 				goto out;
 			continue;
 		}

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "recorder/import/pcap_import.h"
+#include "recorder/transport/frame.h"
 
 /* Framing limits. A TPM message is at most a few KiB (the kernel allows 4096,
  * the simulator 4096 + headers); a size field beyond this is garbage, not a
@@ -17,20 +18,10 @@
 #define HASH_SIZE  4096
 #define CLIENT_MAX 64
 
-/* MS simulator command-port codes (TpmTcpProtocol.h). */
-#define MSSIM_SEND_COMMAND     8
-#define MSSIM_HASH_START       5
-#define MSSIM_HASH_DATA	       6
-#define MSSIM_HASH_END	       7
-#define MSSIM_REMOTE_HANDSHAKE 15
-#define MSSIM_SESSION_END      20
-#define MSSIM_STOP	       21
-
 #define TCP_FIN 0x01
 #define TCP_SYN 0x02
 #define TCP_RST 0x04
 
-enum mode { MODE_UNKNOWN = 0, MODE_RAW, MODE_MSSIM };
 enum { TO_TPM = 0, FROM_TPM = 1 };
 
 struct seg {
@@ -80,7 +71,7 @@ struct conn {
 	struct conn_key key;
 	uint32_t id;
 	int platform; /* the simulator platform port (TPM port + 1) */
-	enum mode mode;
+	enum frame_mode mode;
 	char peer[CLIENT_MAX];
 	struct dir d[2];
 	struct pending *head, *tail;

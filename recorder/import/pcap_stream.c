@@ -128,58 +128,6 @@ static void on_response(struct pcap_import *pi, struct conn *c, const uint8_t *r
 
 /* ---- framing ---- */
 
-static int is_tpm_tag(uint16_t tag)
-{
-	return tag == TPM_ST_NO_SESSIONS || tag == TPM_ST_SESSIONS ||
-	       (tag >= 0x00C1 && tag <= 0x00C6);
-}
-
-static const char *platform_name(uint32_t code)
-{
-	static const char *const names[] = {
-	    [1] = "POWER_ON",
-	    [2] = "POWER_OFF",
-	    [3] = "PHYS_PRES_ON",
-	    [4] = "PHYS_PRES_OFF",
-	    [5] = "HASH_START",
-	    [6] = "HASH_DATA",
-	    [7] = "HASH_END",
-	    [8] = "SEND_COMMAND",
-	    [9] = "CANCEL_ON",
-	    [10] = "CANCEL_OFF",
-	    [11] = "NV_ON",
-	    [12] = "NV_OFF",
-	    [13] = "KEY_CACHE_ON",
-	    [14] = "KEY_CACHE_OFF",
-	    [15] = "REMOTE_HANDSHAKE",
-	    [16] = "SET_ALTERNATIVE_RESULT",
-	    [17] = "RESET",
-	    [18] = "RESTART",
-	    [20] = "SESSION_END",
-	    [21] = "STOP",
-	    [25] = "GET_COMMAND_RESPONSE_SIZES",
-	    [30] = "TEST_FAILURE_MODE",
-	};
-	if (code < sizeof(names) / sizeof(names[0]) && names[code])
-		return names[code];
-	return NULL;
-}
-
-/* The connection's framing, from its first bytes: raw TPM messages start with
- * a TPM tag; the simulator's start with a big-endian u32 (8 for a command, a
- * response size below 64 KiB), so with two zero bytes. */
-static enum mode detect_mode(const uint8_t *b, size_t len)
-{
-	if (len < 2)
-		return MODE_UNKNOWN;
-	uint16_t v = wire_get_u16(b);
-	if (is_tpm_tag(v))
-		return MODE_RAW;
-	if (v == 0)
-		return MODE_MSSIM;
-	return MODE_RAW; /* garbage: framed by the size field, reported malformed */
-}
-
 static void dir_consume(struct dir *d, size_t n)
 {
 	/* n == 0 on an empty direction, whose buffer may not exist yet. */
@@ -211,7 +159,7 @@ static void frame_garbage(struct pcap_import *pi, struct conn *c, int di)
 
 /* Platform port (TPM port + 1): the client sends u32 codes, the simulator
  * answers each with a u32; only requests matter. */
-static int frame_platform(struct pcap_import *pi, struct conn *c, int di, int final)
+static int pcap_frame_platform(struct pcap_import *pi, struct conn *c, int di, int final)
 {
 	struct dir *d = &c->d[di];
 	char detail[96], kind[32];
@@ -226,7 +174,7 @@ static int frame_platform(struct pcap_import *pi, struct conn *c, int di, int fi
 		return 0;
 	}
 	uint32_t code = wire_get_u32(d->buf);
-	const char *name = platform_name(code);
+	const char *name = ms_name(code);
 	if (!name) {
 		snprintf(kind, sizeof kind, "PLATFORM_%" PRIu32, code);
 		name = kind;
@@ -357,17 +305,17 @@ static int frame_mssim_cmd(struct pcap_import *pi, struct conn *c, int final)
 	uint32_t reply = 0;
 	uint32_t arg = 0;
 	switch (code) {
-	case MSSIM_SEND_COMMAND:
+	case MS_SEND_COMMAND:
 		return frame_mssim_send(pi, c, final);
-	case MSSIM_REMOTE_HANDSHAKE: /* u32 client version -> version, flags, 0 */
+	case MS_REMOTE_HANDSHAKE: /* u32 client version -> version, flags, 0 */
 		need = 8;
 		reply = 12;
 		break;
-	case MSSIM_HASH_START:
-	case MSSIM_HASH_END:
+	case MS_SIGNAL_HASH_START:
+	case MS_SIGNAL_HASH_END:
 		reply = 4;
 		break;
-	case MSSIM_HASH_DATA: /* u32 size | data -> 0 */
+	case MS_SIGNAL_HASH_DATA: /* u32 size | data -> 0 */
 		if (d->len < 8) {
 			if (final)
 				d->len = 0;
@@ -383,8 +331,8 @@ static int frame_mssim_cmd(struct pcap_import *pi, struct conn *c, int final)
 		need = 8 + (size_t)arg;
 		reply = 4;
 		break;
-	case MSSIM_SESSION_END:
-	case MSSIM_STOP:
+	case MS_SESSION_END:
+	case MS_STOP:
 		break;
 	default:
 		snprintf(detail, sizeof detail,
@@ -398,14 +346,14 @@ static int frame_mssim_cmd(struct pcap_import *pi, struct conn *c, int final)
 			d->len = 0;
 		return 0;
 	}
-	if (code == MSSIM_HASH_DATA)
+	if (code == MS_SIGNAL_HASH_DATA)
 		snprintf(detail, sizeof detail, "%" PRIu32 " bytes", arg);
-	else if (code == MSSIM_REMOTE_HANDSHAKE)
+	else if (code == MS_REMOTE_HANDSHAKE)
 		snprintf(detail, sizeof detail, "client version %" PRIu32,
 			 wire_get_u32(d->buf + 4));
 	else
 		snprintf(detail, sizeof detail, "simulator command port");
-	emit_event(pi, c, platform_name(code), detail);
+	emit_event(pi, c, ms_name(code), detail);
 	if (reply && pending_push(c, NULL, 0, reply, -1, pi->t, pi->pkt) < 0)
 		pi->rc = -ENOMEM;
 	dir_consume(d, need);
@@ -429,17 +377,17 @@ static void dir_frame(struct pcap_import *pi, struct conn *c, int di, int final)
 		if (!d->len)
 			break;
 		if (c->platform) {
-			more = frame_platform(pi, c, di, final);
+			more = pcap_frame_platform(pi, c, di, final);
 		} else {
-			if (c->mode == MODE_UNKNOWN) {
-				c->mode = detect_mode(d->buf, d->len);
-				if (c->mode == MODE_UNKNOWN) {
+			if (c->mode == FRAME_MODE_UNKNOWN) {
+				c->mode = frame_detect_mode(d->buf, d->len, 1);
+				if (c->mode == FRAME_MODE_UNKNOWN) {
 					if (final)
 						frame_garbage(pi, c, di);
 					break;
 				}
 			}
-			if (c->mode == MODE_RAW)
+			if (c->mode == FRAME_MODE_RAW)
 				more = frame_raw(pi, c, di, final);
 			else if (di == FROM_TPM)
 				more = frame_mssim_rsp(pi, c, final);

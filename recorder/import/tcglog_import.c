@@ -247,6 +247,43 @@ static int startup_locality(const uint8_t *p, uint32_t n)
 	return p[16];
 }
 
+/* The fields of one event of len bytes at p (its sizes checked): in the
+ * SHA-1 format or with the Spec ID event's digests; data size dl. Returns
+ * non-zero if the bytes ran out (a length error of the caller's). */
+static int tcg_read_event(const struct parser *ps, struct tcg_event *e, const uint8_t *p,
+			  size_t len, int sha1_fmt, uint32_t dl)
+{
+	struct wire_rd r;
+	wire_rd_init(&r, p, len);
+	e->pcr = wire_u32_bo(&r, 0);
+	e->type = wire_u32_bo(&r, 0);
+	if (sha1_fmt) {
+		e->digests.n = 1;
+		e->digests.v[0].alg = TPM_ALG_SHA1;
+		e->digests.v[0].size = 20;
+		const uint8_t *d = wire_skip(&r, 20);
+		if (d)
+			memcpy(e->digests.v[0].d, d, 20);
+	} else {
+		e->digests.n = wire_u32_bo(&r, 0);
+		for (unsigned i = 0; i < e->digests.n; i++) {
+			struct pcr_digest *x = &e->digests.v[i];
+			x->alg = wire_u16_bo(&r, 0);
+			unsigned k = 0;
+			while (k + 1 < ps->n_algs && ps->alg[k] != x->alg)
+				k++;
+			x->size = ps->size[k];
+			const uint8_t *d = wire_skip(&r, x->size);
+			if (d)
+				memcpy(x->d, d, x->size);
+		}
+	}
+	wire_u32_bo(&r, 0);
+	e->data = wire_skip(&r, dl);
+	e->data_len = dl;
+	return r.err;
+}
+
 int tcg_parse(struct log_rd *rd, const char *label, tcg_event_fn cb, tcg_msg_fn msg, void *ctx,
 	      struct tcg_result *res, char *err, size_t errlen)
 {
@@ -273,7 +310,6 @@ int tcg_parse(struct log_rd *rd, const char *label, tcg_event_fn cb, tcg_msg_fn 
 				    "takes",
 				    TCG_MAX_EVENTS);
 		const uint8_t *p = log_rd_peek(rd, 8, &avail);
-		struct wire_rd r;
 		if (!p) {
 			if (avail && !only_fill_left(rd))
 				return truncated(&ps, index, off, avail, 8);
@@ -327,34 +363,7 @@ int tcg_parse(struct log_rd *rd, const char *label, tcg_event_fn cb, tcg_msg_fn 
 			need += dl;
 			goto short_event;
 		}
-		wire_rd_init(&r, p, need + dl);
-		e.pcr = wire_u32_bo(&r, 0);
-		e.type = wire_u32_bo(&r, 0);
-		if (sha1_fmt) {
-			e.digests.n = 1;
-			e.digests.v[0].alg = TPM_ALG_SHA1;
-			e.digests.v[0].size = 20;
-			const uint8_t *d = wire_skip(&r, 20);
-			if (d)
-				memcpy(e.digests.v[0].d, d, 20);
-		} else {
-			e.digests.n = wire_u32_bo(&r, 0);
-			for (unsigned i = 0; i < e.digests.n; i++) {
-				struct pcr_digest *x = &e.digests.v[i];
-				x->alg = wire_u16_bo(&r, 0);
-				unsigned k = 0;
-				while (k + 1 < ps.n_algs && ps.alg[k] != x->alg)
-					k++;
-				x->size = ps.size[k];
-				const uint8_t *d = wire_skip(&r, x->size);
-				if (d)
-					memcpy(x->d, d, x->size);
-			}
-		}
-		wire_u32_bo(&r, 0);
-		e.data = wire_skip(&r, dl);
-		e.data_len = dl;
-		if (r.err)
+		if (tcg_read_event(&ps, &e, p, need + dl, sha1_fmt, dl))
 			return fail(&ps, index, off, "internal length error");
 		e.no_action = e.type == EV_NO_ACTION;
 		if (index == 0 && e.no_action && dl >= 16 &&

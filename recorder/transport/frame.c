@@ -23,6 +23,8 @@ const char *ms_name(uint32_t c)
 		return "HASH_DATA";
 	case MS_SIGNAL_HASH_END:
 		return "HASH_END";
+	case MS_SEND_COMMAND:
+		return "SEND_COMMAND";
 	case MS_SIGNAL_CANCEL_ON:
 		return "CANCEL_ON";
 	case MS_SIGNAL_CANCEL_OFF:
@@ -52,7 +54,18 @@ const char *ms_name(uint32_t c)
 	case MS_TEST_FAILURE_MODE:
 		return "TEST_FAILURE_MODE";
 	}
-	return "UNKNOWN";
+	return NULL;
+}
+
+enum frame_mode frame_detect_mode(const uint8_t *in, size_t len, int either_side)
+{
+	size_t zeros = either_side ? 2 : 3;
+	if (len < zeros)
+		return FRAME_MODE_UNKNOWN;
+	for (size_t i = 0; i < zeros; i++)
+		if (in[i])
+			return FRAME_MODE_RAW;
+	return FRAME_MODE_MSSIM;
 }
 
 int frame_tpm(const uint8_t *in, size_t len, size_t max, uint32_t *size, int *reason)
@@ -109,9 +122,9 @@ void frame_data(enum frame_mode *mode, const uint8_t *in, size_t in_len, int eof
 		/* MS-simulator framing starts with a small big-endian u32 code
 		 * (8 = TPM_SEND_COMMAND); anything else is taken as a raw
 		 * command, as swtpm itself decides. */
-		if (in_len < 3)
+		*mode = frame_detect_mode(in, in_len, 0);
+		if (*mode == FRAME_MODE_UNKNOWN)
 			return more(f, eof);
-		*mode = !in[0] && !in[1] && !in[2] ? FRAME_MODE_MSSIM : FRAME_MODE_RAW;
 	}
 	if (*mode == FRAME_MODE_RAW) {
 		r = frame_tpm(in, in_len, FRAME_MAX_MESSAGE, &size, &reason);

@@ -37,6 +37,8 @@ enum {
 	MS_TEST_FAILURE_MODE = 30,
 };
 
+/* The name of a simulator code ("POWER_ON", "SEND_COMMAND"), or NULL for a
+ * code TpmTcpProtocol.h does not define. */
 const char *ms_name(uint32_t code);
 
 /* The largest TPM message the recorders pass on in either direction: the
@@ -64,6 +66,20 @@ enum { FRAME_TPM_BAD = -1, FRAME_TPM_MORE = 0, FRAME_TPM_WHOLE = 1 };
 int frame_tpm(const uint8_t *in, size_t len, size_t max, uint32_t *size, int *reason);
 
 enum frame_mode { FRAME_MODE_UNKNOWN = 0, FRAME_MODE_RAW, FRAME_MODE_MSSIM };
+
+/* A connection's framing from its first bytes in[0..len): MS-simulator framing
+ * starts with a big-endian u32 that is small, raw TPM messages with a TPM tag
+ * (0x80xx, or 0x00C1..0x00C6 of TPM 1.2): FRAME_MODE_MSSIM when the leading
+ * bytes are zero, FRAME_MODE_RAW otherwise (garbage included: the size field
+ * frames it and reports it malformed), FRAME_MODE_UNKNOWN while too few bytes
+ * are there. The one rule for the socket proxy and the capture importer; the
+ * number of zero bytes differs with what the first bytes can be:
+ *   either_side 0: a client's command stream (the proxy decides on it alone):
+ *     the u32 is a command code, every one below 256, so three zero bytes;
+ *   either_side 1: the first bytes seen of either direction (a capture may
+ *     show the TPM's side first): the u32 may be a response's size, up to 64
+ *     KiB, so only its two high bytes are surely zero. */
+enum frame_mode frame_detect_mode(const uint8_t *in, size_t len, int either_side);
 
 enum frame_what {
 	FRAME_MORE = 1,	   /* wait for more bytes */

@@ -162,8 +162,36 @@ static void test_mssim(void)
 	      "simulator frame over the maximum");
 }
 
+/* The one detection rule (frame_detect_mode): a command stream is the
+ * simulator's on three zero bytes (a code below 256), the first bytes of
+ * either side on two (a response's size field below 64 KiB). */
+static void test_detect(void)
+{
+	uint8_t b[12];
+	getrandom(b, 8);
+	CHECK(frame_detect_mode(b, 12, 0) == FRAME_MODE_RAW &&
+		  frame_detect_mode(b, 12, 1) == FRAME_MODE_RAW,
+	      "a raw command (tag 0x8001) is raw on either rule");
+	wire_put_u32(b, MS_SEND_COMMAND);
+	CHECK(frame_detect_mode(b, 4, 0) == FRAME_MODE_MSSIM &&
+		  frame_detect_mode(b, 4, 1) == FRAME_MODE_MSSIM,
+	      "SEND_COMMAND is the simulator's on either rule");
+	wire_put_u32(b, 300); /* a simulator response of 300 bytes */
+	CHECK(frame_detect_mode(b, 4, 1) == FRAME_MODE_MSSIM,
+	      "a response size of 300 is the simulator's seen from either side");
+	CHECK(frame_detect_mode(b, 4, 0) == FRAME_MODE_RAW,
+	      "... but no command code: raw on a command stream");
+	CHECK(frame_detect_mode(b, 2, 0) == FRAME_MODE_UNKNOWN &&
+		  frame_detect_mode(b, 1, 1) == FRAME_MODE_UNKNOWN,
+	      "too few bytes: undecided");
+	CHECK(!strcmp(ms_name(MS_SEND_COMMAND), "SEND_COMMAND") && !ms_name(19) &&
+		  !strcmp(ms_name(MS_SIGNAL_POWER_ON), "POWER_ON"),
+	      "one table of the simulator's code names");
+}
+
 int main(void)
 {
+	test_detect();
 	test_frame_tpm();
 	test_raw();
 	test_mssim();

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The size rules (docs/architecture.md): tests/lib/sizes.py reads every C file
+# of the rooms and the front ends. It passes on the tree as it stands, and
+# fails, naming the file, the line and the function, on a copy of the cost
+# model room with one function a line over the limit; a function exactly at
+# the limit passes, and so does a signature over several lines counted from
+# its name; a file over 1,000 lines fails too.
+. "$(dirname "$0")/../lib/common.sh"
+need python3
+S=$TPMTRACE_SRC
+Z=$TPMTRACE_TEST_LIB/sizes.py
+
+python3 "$Z" "$S" >"$T/tree.out" 2>&1
+rc=$?
+tail -1 "$T/tree.out"
+check "the tree: every file and function within the limits" [ "$rc" = 0 ]
+check "... and says so, with the longest function" \
+	grep -Eq '^sizes: [0-9]+ C files, each at most 1000 lines; [0-9]+ functions, the longest' "$T/tree.out"
+check "... no violation named" [ "$(grep -c 'lines (at most' "$T/tree.out")" = 0 ]
+
+# A C function of n lines in the project's style (name at column 0, "{" and
+# "}" alone at column 0): a two-line signature, the braces, n - 4 statements.
+c_function() { # NAME N [SIGNATURE LINES...]
+	local name=$1 n=$2 i
+	printf 'int %s(int a,\n\tint b)\n{\n\tint x = a + b;\n' "$name"
+	for ((i = 0; i < n - 6; i++)); do printf '\tx += %d;\n' "$i"; done
+	printf '\treturn x;\n}\n'
+}
+
+copy() { # the cost model room is enough: sizes.py walks what is there
+	rm -rf "$T/c"
+	mkdir -p "$T/c"
+	cp -r "$S/model" "$T/c/"
+}
+
+copy
+python3 "$Z" "$T/c" >"$T/copy.out" 2>&1
+rc=$?
+check "a copy of model/ alone passes" [ "$rc" = 0 ]
+
+# At the limit: 150 lines, a two-line signature counted from its name.
+copy
+{
+	printf '/* at the limit */\n'
+	c_function at_limit 150
+} >"$T/c/model/at_limit.c"
+python3 "$Z" "$T/c" --list 1 >"$T/limit.out" 2>&1
+rc=$?
+cat "$T/limit.out"
+check "a function of exactly 150 lines passes" [ "$rc" = 0 ]
+check "... counted as 150 from the line of its name" grep -q '^  150 model/at_limit.c:2 at_limit$' "$T/limit.out"
+
+# One line over: named with its file, line and length.
+copy
+{
+	printf '/* one over */\n'
+	c_function too_long 151
+} >"$T/c/model/too_long.c"
+python3 "$Z" "$T/c" >"$T/long.out" 2>&1
+rc=$?
+cat "$T/long.out"
+check "a function of 151 lines fails" [ "$rc" = 1 ]
+check "... the sizes: line naming it" \
+	grep -qx 'sizes: model/too_long.c:2: too_long() is 151 lines (at most 150)' "$T/long.out"
+check "... and nothing else" [ "$(grep -c 'lines (at most' "$T/long.out")" = 1 ]
+
+# An existing file made longer than 1,000 lines (by functions each small).
+copy
+f=$T/c/model/predict.c
+for i in $(seq 1 60); do c_function "pad_$i" 20; done >>"$f"
+python3 "$Z" "$T/c" >"$T/file.out" 2>&1
+rc=$?
+n=$(wc -l <"$f")
+check "a file of $n lines fails" [ "$rc" = 1 ]
+check "... the sizes: line naming it" grep -qx "sizes: model/predict.c: $n lines (at most 1000)" "$T/file.out"
+finish
