@@ -1,135 +1,98 @@
-#shellcheck shell = bash
-#tests / vm / luks - boot.sh-- the body of test_vm_boot_luks_dracut.sh and
-#test_vm_boot_luks_initramfs_tools.sh : a real Debian 12 boot(tests / vm / image.sh)
-#whose LUKS root the TPM unlocks in the initramfs, recorded by tpm - cuse - proxy
-#from the initramfs through switch - root into the running system, and by
-# `tpmtrace vm - record` around the same boot.
+# shellcheck shell=bash
+# tests/vm/luks-boot.sh -- the body of test_vm_boot_luks_dracut.sh and
+# test_vm_boot_luks_initramfs_tools.sh: a real Debian 12 boot (tests/vm/image.sh)
+# whose LUKS root the TPM unlocks in the initramfs, recorded by tpm-cuse-proxy
+# from the initramfs through switch-root into the running system, and by
+# `tpmtrace vm-record` around the same boot.
 #
-#luks_boot_main VARIANT
+#   luks_boot_main VARIANT
 #
-#Boot 1(tpmtrace.record) : the unlock's commands are in the initramfs trace,
-#by process, in order, with latencies; the initramfs and real - root traces
-#together hold every user - space command the vm - record trace shows(matched
-#by bytes, the kernel resource manager's own context commands aside);
-#/ dev / tpmrm0 is the proxy's node after the hand-over and serves
-#tpm2_getrandom; the recorded unlock replays through / dev / tpmrm0 under every
-#preset with every response HMAC verified and the TPM's handles as found;
-#after the shutdown `tpmtrace verify` accepts the databases.On the host the
-#unlock replays against swtpm under every preset and `predict` prices it.
-#Boot 2(same machine) : the initramfs proxy crashes during the unlock
-#(TPMTRACE_FAULT_CUSE_CRASH) and / var / lib / tpmtrace is full at the hand - over:
-#the root is unlocked by the TPM all the same, the guardian restored the
-#kernel's node, recording stops with the reason in the journal, the TPM
-#path works.
-#Before any boot : without tpm - cuse - proxy the documented initramfs build fails
-#with a message and keeps the initramfs it had.
+# Boot 1 (tpmtrace.record): the unlock's commands are in the initramfs trace,
+# by process, in order, with latencies; the initramfs and real-root traces
+# together hold every user-space command the vm-record trace shows (matched
+# by bytes, the kernel resource manager's own context commands aside);
+# /dev/tpmrm0 is the proxy's node after the hand-over and serves
+# tpm2_getrandom; the recorded unlock replays through /dev/tpmrm0 under every
+# preset with every response HMAC verified and the TPM's handles as found;
+# after the shutdown `tpmtrace verify` accepts the databases. On the host the
+# unlock replays against swtpm under every preset and `predict` prices it.
+# Boot 2 (same machine): the initramfs proxy crashes during the unlock
+# (TPMTRACE_FAULT_CUSE_CRASH) and /var/lib/tpmtrace is full at the hand-over:
+# the root is unlocked by the TPM all the same, the guardian restored the
+# kernel's node, recording stops with the reason in the journal, the TPM
+# path works.
+# Before any boot: without tpm-cuse-proxy the documented initramfs build fails
+# with a message and keeps the initramfs it had.
 
-LUKS_PRESETS = "as-recorded password linux-6.10 linux-6.12 linux-6.12-no-pcr-integrity"
+LUKS_PRESETS="as-recorded password linux-6.10 linux-6.12 linux-6.12-no-pcr-integrity"
 
-#The test's own files in the guest (not part of the documented install).
-    luks_guest_files()
-{
-#DIR local d =
-	    $1 mkdir - p "$d/usr/local/lib/tpmtrace-vmtest"
-			 "$d/etc/systemd/system/multi-user.target.wants"
-			 "$d/etc/systemd/system/sysinit.target.wants"
-			 "$d/usr/lib/systemd/system-shutdown" cat>
-		"$d/etc/systemd/system/tpmtrace-vmtest.service"
-	    << -'EOF'
-	       [Unit] Description = tpmtrace VM test : checks once the system is up(tests / vm /
-											luks -
-										    boot.sh) After =
-		    multi -
-		    user.target
-		    [Service] Type =
-			 oneshot ExecStart =
-			     / usr / local / lib / tpmtrace -
-			     vmtest /
-				 check.sh StandardOutput =
-				 journal +
-				 console StandardError =
-				     journal +
-				     console TimeoutStartSec =
-					 infinity
-		     [Install] WantedBy =
-			  multi - user.target EOF ln -
-			      sfn / etc / systemd / system /
-				  tpmtrace -
-			      vmtest.service
-			      "$d/etc/systemd/system/multi-user.target.wants/tpmtrace-vmtest.service"
-#A full / var / lib / tpmtrace at the hand - over : a small tmpfs filled up.
-			      cat> "$d/etc/systemd/system/tpmtrace-vmtest-fullvar.service"
-			  << -'EOF'
-			     [Unit] Description =
-				  tpmtrace VM test : / var / lib / tpmtrace full before the hand -
-				  over DefaultDependencies =
-				      no ConditionKernelCommandLine = tpmtrace.test.fullvar After =
-					  local -
-					  fs
-					      .target Before =
-					      tpm -
-					      cuse -
-					      proxy
-						  .service sysinit.target
-					      [Service] Type = oneshot RemainAfterExit = yes ExecStart =
-						   / bin /
-						       sh -
-						   c 'mkdir -p /var/lib/tpmtrace && mount -t tmpfs -o size=64k,mode=0700 tpmtrace-full /var/lib/tpmtrace && { dd if=/dev/zero of=/var/lib/tpmtrace/fill bs=4k 2>/dev/null; true; }'
-						   [Install] WantedBy =
-							sysinit.target EOF ln -
-							    sfn / etc / systemd / system /
-								tpmtrace -
-							    vmtest -
-							    fullvar.service
-							    "$d/etc/systemd/system/sysinit.target.wants/tpmtrace-vmtest-fullvar.service"
-#After every service stopped and the file systems went read - only : the
-#results and / var / lib / tpmtrace as the shutdown left them, as a tar on
-#the harness's results disk.
-							    cat>
-							    "$d/usr/lib/systemd/system-shutdown/tpmtrace-vmtest"
-							<< -'EOF'
-#!/ bin / sh
-							   O = / var / lib / tpmtrace -
-							       vmtest / out[-e $O /.guest - rc] ||
-									    exit 0 for b in / sys /
-										block / vd *;
-	do
-		["$(cat $b/serial 2>/dev/null)" = results] &&dev =
-		    / dev / ${b## * / } done[-n "$dev"] ||
-		    exit 0 tar - c - f "$dev" - C $O.-
-			    C / var /
-				lib tpmtrace sync EOF
-				    chmod 755 "$d/usr/lib/systemd/system-shutdown/"
-					      "tpmtrace-vmtest" cat >
-			"$d/usr/local/lib/tpmtrace-vmtest/check.sh" << -EOF
-#!/ bin / sh
-									   PRESETS =
-			"$LUKS_PRESETS" EOF cat >> "$d/usr/local/lib/tpmtrace-vmtest/check.sh"
-						       << -'EOF'
-#In the booted system(tpmtrace - vmtest.service) : what the host cannot
-#see from outside, into / var / lib / tpmtrace - vmtest / out.
-							  O =
-			    / var / lib / tpmtrace - vmtest / out rm - rf $O &&mkdir -
-			    p $O export TPM2TOOLS_TCTI = device : / dev / tpmrm0 kv()
-		{
-			echo "$1=$2" >> $O / results;
-		}
-	node()
-	{
-		if
-			[-c "$1"];
-		then stat - c '%t:%T' "$1";
-		else echo missing;
-		fi;
-	}
-	hexdev()
-	{
-		printf '%x:%x' "${1%%:*}"
-			       "${1##*:}";
-	}
+# The test's own files in the guest (not part of the documented install).
+luks_guest_files() { # DIR
+	local d=$1
+	mkdir -p "$d/usr/local/lib/tpmtrace-vmtest" "$d/etc/systemd/system/multi-user.target.wants" \
+		"$d/etc/systemd/system/sysinit.target.wants" "$d/usr/lib/systemd/system-shutdown"
+	cat >"$d/etc/systemd/system/tpmtrace-vmtest.service" <<-'EOF'
+		[Unit]
+		Description=tpmtrace VM test: checks once the system is up (tests/vm/luks-boot.sh)
+		After=multi-user.target
+		[Service]
+		Type=oneshot
+		ExecStart=/usr/local/lib/tpmtrace-vmtest/check.sh
+		StandardOutput=journal+console
+		StandardError=journal+console
+		TimeoutStartSec=infinity
+		[Install]
+		WantedBy=multi-user.target
+	EOF
+	ln -sfn /etc/systemd/system/tpmtrace-vmtest.service \
+		"$d/etc/systemd/system/multi-user.target.wants/tpmtrace-vmtest.service"
+	# A full /var/lib/tpmtrace at the hand-over: a small tmpfs filled up.
+	cat >"$d/etc/systemd/system/tpmtrace-vmtest-fullvar.service" <<-'EOF'
+		[Unit]
+		Description=tpmtrace VM test: /var/lib/tpmtrace full before the hand-over
+		DefaultDependencies=no
+		ConditionKernelCommandLine=tpmtrace.test.fullvar
+		After=local-fs.target
+		Before=tpm-cuse-proxy.service sysinit.target
+		[Service]
+		Type=oneshot
+		RemainAfterExit=yes
+		ExecStart=/bin/sh -c 'mkdir -p /var/lib/tpmtrace && mount -t tmpfs -o size=64k,mode=0700 tpmtrace-full /var/lib/tpmtrace && { dd if=/dev/zero of=/var/lib/tpmtrace/fill bs=4k 2>/dev/null; true; }'
+		[Install]
+		WantedBy=sysinit.target
+	EOF
+	ln -sfn /etc/systemd/system/tpmtrace-vmtest-fullvar.service \
+		"$d/etc/systemd/system/sysinit.target.wants/tpmtrace-vmtest-fullvar.service"
+	# After every service stopped and the file systems went read-only: the
+	# results and /var/lib/tpmtrace as the shutdown left them, as a tar on
+	# the harness's results disk.
+	cat >"$d/usr/lib/systemd/system-shutdown/tpmtrace-vmtest" <<-'EOF'
+		#!/bin/sh
+		O=/var/lib/tpmtrace-vmtest/out
+		[ -e $O/.guest-rc ] || exit 0
+		for b in /sys/block/vd*; do
+			[ "$(cat $b/serial 2>/dev/null)" = results ] && dev=/dev/${b##*/}
+		done
+		[ -n "$dev" ] || exit 0
+		tar -c -f "$dev" -C $O . -C /var/lib tpmtrace
+		sync
+	EOF
+	chmod 755 "$d/usr/lib/systemd/system-shutdown/tpmtrace-vmtest"
+	cat >"$d/usr/local/lib/tpmtrace-vmtest/check.sh" <<-EOF
+		#!/bin/sh
+		PRESETS="$LUKS_PRESETS"
+	EOF
+	cat >>"$d/usr/local/lib/tpmtrace-vmtest/check.sh" <<-'EOF'
+		# In the booted system (tpmtrace-vmtest.service): what the host cannot
+		# see from outside, into /var/lib/tpmtrace-vmtest/out.
+		O=/var/lib/tpmtrace-vmtest/out
+		rm -rf $O && mkdir -p $O
+		export TPM2TOOLS_TCTI=device:/dev/tpmrm0
+		kv() { echo "$1=$2" >>$O/results; }
+		node() { if [ -c "$1" ]; then stat -c '%t:%T' "$1"; else echo missing; fi; }
+		hexdev() { printf '%x:%x' "${1%%:*}" "${1##*:}"; }
 		mode=
-		for a in $(cat /proc/cmdline);
-		do case $a in tpmtrace.test=*) mode=${a#tpmtrace.test=} ;; esac; done
+		for a in $(cat /proc/cmdline); do case $a in tpmtrace.test=*) mode=${a#tpmtrace.test=} ;; esac; done
 		kv mode "$mode"
 		kv uptime "$(cut -d' ' -f1 /proc/uptime)"
 		systemctl show -p FirmwareTimestampMonotonic -p LoaderTimestampMonotonic -p KernelTimestampMonotonic \
@@ -150,12 +113,12 @@ LUKS_PRESETS = "as-recorded password linux-6.10 linux-6.12 linux-6.12-no-pcr-int
 		systemctl status --no-pager -l tpm-cuse-proxy.service >$O/unit-status.txt 2>&1
 		journalctl -b --no-pager -o short-monotonic >$O/journal.txt 2>&1
 		journalctl -b --no-pager -o cat -u tpm-cuse-proxy.service >$O/unit-journal.txt 2>&1
-#A later user of / dev / tpmrm0, after the hand - over.
+		# A later user of /dev/tpmrm0, after the hand-over.
 		tpm2_getrandom --hex 8 >$O/getrandom.txt 2>&1
 		kv getrandom $?
-#The end of what the host compares with vm - record : GetRandom of 41
-#bytes, which nothing else sends(after it / dev / tpm0 is read
-#directly, which no proxy records).
+		# The end of what the host compares with vm-record: GetRandom of 41
+		# bytes, which nothing else sends (after it /dev/tpm0 is read
+		# directly, which no proxy records).
 		tpm2_getrandom 41 >/dev/null 2>&1
 		kv marker $?
 		case $mode in
@@ -164,330 +127,231 @@ LUKS_PRESETS = "as-recorded password linux-6.10 linux-6.12 linux-6.12-no-pcr-int
 			kv unlock_db "$db"
 			cp "$db" /tmp/unlock.db
 			[ ! -e "$db-wal" ] || cp "$db-wal" /tmp/unlock.db-wal
-#The TPM's own view (/dev/tpm0: no resource manager) of what
-#is loaded, before and after the replays.
+			# The TPM's own view (/dev/tpm0: no resource manager) of what
+			# is loaded, before and after the replays.
 			handles() {
 				for c in handles-transient handles-persistent handles-loaded-session handles-saved-session; do
 					echo "# $c"
-					TPM2TOOLS_TCTI=device:
-			/ dev / tpm0 tpm2_getcap $c 2 > &1 done
-}
+					TPM2TOOLS_TCTI=device:/dev/tpm0 tpm2_getcap $c 2>&1
+				done
+			}
 			handles >$O/handles-before.txt
-			for p in $PRESETS;
-			do
-				tpmtrace replay / tmp /
-					unlock.db-- target device : / dev /
-								    tpmrm0-- policy $p-- json >
-				    $O / replay - $p.json 2 > $O / replay - $p.err kv replay_$p $
-				    ? handles > $O / handles - after -
-						    $p.txt done tpmtrace verify / tmp / unlock.db >
-					  $O / verify - replayed.txt 2 > &1 kv verify_replayed $
-				    ? cp / tmp / unlock.db $O / unlock -
-					      replayed.db tpm2_getrandom-- hex 8 >>
-					  $O / getrandom.txt 2 > &1 kv getrandom_after_replays $
-				    ?
-#docs / record - boot.md's worked example, as a user types it.
-				    (cd / &&sh - e / usr / local / lib / tpmtrace -
-				     vmtest / example.sh) > $O / example.txt 2 >
-					&1 kv example $
-				    ? ;
-			;
+			for p in $PRESETS; do
+				tpmtrace replay /tmp/unlock.db --target device:/dev/tpmrm0 --policy $p --json \
+					>$O/replay-$p.json 2>$O/replay-$p.err
+				kv replay_$p $?
+				handles >$O/handles-after-$p.txt
+			done
+			tpmtrace verify /tmp/unlock.db >$O/verify-replayed.txt 2>&1
+			kv verify_replayed $?
+			cp /tmp/unlock.db $O/unlock-replayed.db
+			tpm2_getrandom --hex 8 >>$O/getrandom.txt 2>&1
+			kv getrandom_after_replays $?
+			# docs/record-boot.md's worked example, as a user types it.
+			(cd / && sh -e /usr/local/lib/tpmtrace-vmtest/example.sh) >$O/example.txt 2>&1
+			kv example $?
+			;;
 		crash)
 			kv fullvar "$(findmnt -n -o FSTYPE /var/lib/tpmtrace)"
 			kv initrd_db_kept "$(ls /run/tpmtrace/initrd-tpmrm0.db 2>/dev/null)"
-			for x in '' -wal;
-		do
-			[!-e / run / tpmtrace / initrd - tpmrm0.db$x] ||
-			    cp / run / tpmtrace / initrd - tpmrm0.db$x $O / crash -
-				initrd.db$x done;
-		;
-		esac kv checks_done 1 echo 0 >
-		    $O /.guest - rc sync systemctl poweroff-- no -
-			block EOF
-			    chmod 755 "$d/usr/local/lib/tpmtrace-vmtest/check.sh" vm_image_doc_block
-				record -
-			boot - example >
-		    "$d/usr/local/lib/tpmtrace-vmtest/example.sh"
-		}
+			for x in '' -wal; do
+				[ ! -e /run/tpmtrace/initrd-tpmrm0.db$x ] || cp /run/tpmtrace/initrd-tpmrm0.db$x $O/crash-initrd.db$x
+			done
+			;;
+		esac
+		kv checks_done 1
+		echo 0 >$O/.guest-rc
+		sync
+		systemctl poweroff --no-block
+	EOF
+	chmod 755 "$d/usr/local/lib/tpmtrace-vmtest/check.sh"
+	vm_image_doc_block record-boot-example >"$d/usr/local/lib/tpmtrace-vmtest/example.sh"
+}
 
-		lq()
-		{
-			"$TPMTRACE" sql "$1" --no - header "$2";
-		}
+lq() { "$TPMTRACE" sql "$1" --no-header "$2"; }
 
-#One command a line, "cc key" : the command's bytes with transient handles
-#masked where the kernel's resource manager replaces the virtual handles a
-#/ dev / tpmrm0 client uses by the TPM's: in the handle area, and in
-#FlushContext's parameter (Part 3, 28.4: flushHandle is not in the handle
-#area).Recorded traces only(a replay stored in the same file is not ).
-		luks_cmd_keys()
-		{
-#DB[MORE SQL CONDITIONS] lq
-			    "$1"
-			    "SELECT c.cc, ifnull(t.handles_in, 0), lower(hex(c.cmd)) FROM command c
-			    LEFT JOIN tpm_cc t ON t.cc = c.cc WHERE c.flags & 2 =
-				0 AND c.trace_id IN(SELECT id FROM trace WHERE kind = 'record')
-				    ${2 : -} ORDER BY c.trace_id, c.seq " |
-								      awk -
-								      F '|' '{ h = $3 n = $1 == 357
-								  ? 1 : $2 for (i = 0; i < n; i++)
-			{
-				p = 21 + 8 * i if (substr(h, p, 2) == "80") h =
-					substr(h, 1, p + 1) "xxxxxx" substr(h, p + 8)
+# One command a line, "cc key": the command's bytes with transient handles
+# masked where the kernel's resource manager replaces the virtual handles a
+# /dev/tpmrm0 client uses by the TPM's: in the handle area, and in
+# FlushContext's parameter (Part 3, 28.4: flushHandle is not in the handle
+# area). Recorded traces only (a replay stored in the same file is not).
+luks_cmd_keys() { # DB [MORE SQL CONDITIONS]
+	lq "$1" "SELECT c.cc, ifnull(t.handles_in, 0), lower(hex(c.cmd)) FROM command c
+		LEFT JOIN tpm_cc t ON t.cc = c.cc WHERE c.flags & 2 = 0
+		AND c.trace_id IN (SELECT id FROM trace WHERE kind = 'record') ${2:-} ORDER BY c.trace_id, c.seq" |
+		awk -F'|' '{
+			h = $3
+			n = $1 == 357 ? 1 : $2
+			for (i = 0; i < n; i++) {
+				p = 21 + 8 * i
+				if (substr(h, p, 2) == "80") h = substr(h, 1, p + 1) "xxxxxx" substr(h, p + 8)
 			}
 			print $1, h
-		}
-		'
-		}
+		}'
+}
 
-		luks_boot_main()
-		{
-			local v = $1 t0 t1 rc[-x "$TPMTRACE"] ||
-			{
-				echo "tpmtrace binary not found at $TPMTRACE" > &2;
-				exit 1;
-			}
-			vm_need_proxy || exit 1 vm_init rc = $
-			    ? [$rc = 0] || exit $rc trap 'luks_host_swtpm_stop; vm_cleanup' EXIT
-#shellcheck source = image.sh
-					       ."$VM_HARNESS_DIR/image.sh" VM_TIMEOUT =
-			      ${VM_TIMEOUT_LUKS : -900} t0 =
-				  $(vm_image_now) vm_image_build "$v" rc = $
-			      ? [$rc = 0] || exit $rc t1 =
-				    $(vm_image_now) echo
-				    "image: $IMG ($(vm_image_secs " $t0 " " $t1
-				    ")s; built in $(sed -n 's/^t_total=//p' " $IMG /
-				    meta
-				    ")s when cold)" check
-				    "image built (or cached) with a kernel"[-n "$VM_IMAGE_KVER"]
+luks_boot_main() {
+	local v=$1 t0 t1 rc
+	[ -x "$TPMTRACE" ] || { echo "tpmtrace binary not found at $TPMTRACE" >&2; exit 1; }
+	vm_need_proxy || exit 1
+	vm_init
+	rc=$?
+	[ $rc = 0 ] || exit $rc
+	trap 'luks_host_swtpm_stop; vm_cleanup' EXIT
+	# shellcheck source=image.sh
+	. "$VM_HARNESS_DIR/image.sh"
+	VM_TIMEOUT=${VM_TIMEOUT_LUKS:-900}
+	t0=$(vm_image_now)
+	vm_image_build "$v"
+	rc=$?
+	[ $rc = 0 ] || exit $rc
+	t1=$(vm_image_now)
+	echo "image: $IMG ($(vm_image_secs "$t0" "$t1")s; built in $(sed -n 's/^t_total=//p' "$IMG/meta")s when cold)"
+	check "image built (or cached) with a kernel" [ -n "$VM_IMAGE_KVER" ]
 
-#-- -- the documented install, and the test's own units ----
-				    t0 =
-					$(vm_image_now) luks_guest_files
-					"$VM_WORK/extra" vm_image_install "$v"
-					"$VM_WORK/extra" ||
-					exit 1 t1 =
-					    $(vm_image_now) echo
-						    "install (docs/record-boot.md blocks, "
-						    "initramfs, the no-proxy trial, into the "
-						    "volume): $(vm_image_secs " $t0 " " $t1 ")s"
-#The commands the install ran are the documentation's, in order.
-						    sed -
-						    n 's/^+ //p' "$VM_IMAGE_INSTALL_LOG" >
-						"$VM_WORK/ran.txt" {
-						    vm_image_doc_block record - boot -
-						    install vm_image_doc_block "record-boot-$v"} >
-						"$VM_WORK/doc.txt" check
-						"the image build ran docs/record-boot.md's install "
-						"blocks, word for word ($(wc -l <" $VM_WORK /
-							ran.txt ") commands)" cmp -
-						    s "$VM_WORK/doc.txt"
-						      "$VM_WORK/ran.txt" cmp -
-						    s "$VM_WORK/doc.txt"
-						      "$VM_WORK/ran.txt" ||
-					    diff "$VM_WORK/doc.txt"
-						 "$VM_WORK/ran.txt" > & 2 local U =
-						$VM_WORK / image /
-						upper check
-						"cmake --install put tpm-cuse-proxy in /usr/bin"
-						    [-x "$U/usr/bin/tpm-cuse-proxy"] check
-						"... the hand-over script in /usr/libexec/tpmtrace"
-						    [-x "$U/usr/libexec/tpmtrace/"
-							"tpm-cuse-proxy-handover"] check
-						"... the unit, enabled"
-						    [-L
-						     "$U/etc/systemd/system/sysinit.target.wants/"
-						     "tpm-cuse-proxy.service"] case $v in dracut)
-						    check
-				"... the dracut module"[-x "$U/usr/lib/dracut/modules.d/"
-							   "90tpm-cuse-proxy/module-setup.sh"];
-			;
-	initramfs-tools) check "... the initramfs-tools hook" [ -x "$U/usr/share/initramfs-tools/hooks/tpm-cuse-proxy" ] ;
-	;
-	esac check
-		"the initramfs ($(du -h " $VM_INITRD
-		" | cut -f1)) holds tpm-cuse-proxy" luks_initrd_has_proxy
+	# ---- the documented install, and the test's own units ----
+	t0=$(vm_image_now)
+	luks_guest_files "$VM_WORK/extra"
+	vm_image_install "$v" "$VM_WORK/extra" || exit 1
+	t1=$(vm_image_now)
+	echo "install (docs/record-boot.md blocks, initramfs, the no-proxy trial, into the volume): $(vm_image_secs "$t0" "$t1")s"
+	# The commands the install ran are the documentation's, in order.
+	sed -n 's/^+ //p' "$VM_IMAGE_INSTALL_LOG" >"$VM_WORK/ran.txt"
+	{
+		vm_image_doc_block record-boot-install
+		vm_image_doc_block "record-boot-$v"
+	} >"$VM_WORK/doc.txt"
+	check "the image build ran docs/record-boot.md's install blocks, word for word ($(wc -l <"$VM_WORK/ran.txt") commands)" \
+		cmp -s "$VM_WORK/doc.txt" "$VM_WORK/ran.txt"
+	cmp -s "$VM_WORK/doc.txt" "$VM_WORK/ran.txt" || diff "$VM_WORK/doc.txt" "$VM_WORK/ran.txt" >&2
+	local U=$VM_WORK/image/upper
+	check "cmake --install put tpm-cuse-proxy in /usr/bin" [ -x "$U/usr/bin/tpm-cuse-proxy" ]
+	check "... the hand-over script in /usr/libexec/tpmtrace" [ -x "$U/usr/libexec/tpmtrace/tpm-cuse-proxy-handover" ]
+	check "... the unit, enabled" [ -L "$U/etc/systemd/system/sysinit.target.wants/tpm-cuse-proxy.service" ]
+	case $v in
+	dracut) check "... the dracut module" [ -x "$U/usr/lib/dracut/modules.d/90tpm-cuse-proxy/module-setup.sh" ] ;;
+	initramfs-tools) check "... the initramfs-tools hook" [ -x "$U/usr/share/initramfs-tools/hooks/tpm-cuse-proxy" ] ;;
+	esac
+	check "the initramfs ($(du -h "$VM_INITRD" | cut -f1)) holds tpm-cuse-proxy" luks_initrd_has_proxy
 
-#The proxy binary missing(tried on a layer over the installed image).
-		    check
-		"without tpm-cuse-proxy the $v initramfs build fails (status $VM_IMAGE_NOPROXY_RC)"
-		    ["$VM_IMAGE_NOPROXY_RC" != 0] check
-		"... saying that tpm-cuse-proxy is missing" grep -
-		q -
-		E
-		"tpm-cuse-proxy is not installed|module 'tpm-cuse-proxy' cannot be found or "
-		"installed"
-		"$VM_IMAGE_NOPROXY_LOG" check
-		"... and the initramfs it had is kept"["$VM_IMAGE_NOPROXY_KEPT" = 1]["$fail" = 0] ||
-	    tail - n 20 "$VM_IMAGE_NOPROXY_LOG" > & 2
+	# The proxy binary missing (tried on a layer over the installed image).
+	check "without tpm-cuse-proxy the $v initramfs build fails (status $VM_IMAGE_NOPROXY_RC)" \
+		[ "$VM_IMAGE_NOPROXY_RC" != 0 ]
+	check "... saying that tpm-cuse-proxy is missing" grep -q -E \
+		"tpm-cuse-proxy is not installed|module 'tpm-cuse-proxy' cannot be found or installed" \
+		"$VM_IMAGE_NOPROXY_LOG"
+	check "... and the initramfs it had is kept" [ "$VM_IMAGE_NOPROXY_KEPT" = 1 ]
+	[ "$fail" = 0 ] || tail -n 20 "$VM_IMAGE_NOPROXY_LOG" >&2
 
-#-- -- boot 1 : recorded, under vm - record -- --
-		vm_image_tpmstate ||
-	    exit 1 local VMREC =
-	    $VM_WORK / vmrecord.db VM_SWTPM = 0 VM_TPM_ARGS = () VM_QEMU_PREFIX =
-		("$TPMTRACE" vm - record-- db "$VMREC" --swtpm -
-		 state "$VM_IMAGE_TPMSTATE" --name "luks boot $v" --) VM_IMAGE_APPEND =
-		    "tpmtrace.record tpmtrace.test=record" VM_OUT =
-			$VM_WORK / out1 vm_image_boot "$v" rc = $ ? check
-	    "boot 1 ($v, recorded) reached the system and reported results"["$rc" =
-										0] if["$rc" != 0]; then
+	# ---- boot 1: recorded, under vm-record ----
+	vm_image_tpmstate || exit 1
+	local VMREC=$VM_WORK/vmrecord.db
+	VM_SWTPM=0
+	VM_TPM_ARGS=()
+	VM_QEMU_PREFIX=("$TPMTRACE" vm-record --db "$VMREC" --swtpm-state "$VM_IMAGE_TPMSTATE" --name "luks boot $v" --)
+	VM_IMAGE_APPEND="tpmtrace.record tpmtrace.test=record"
+	VM_OUT=$VM_WORK/out1
+	vm_image_boot "$v"
+	rc=$?
+	check "boot 1 ($v, recorded) reached the system and reported results" [ "$rc" = 0 ]
+	if [ "$rc" != 0 ]; then
 		grep -a -i -E "tpm|crypt|clevis|luks|emergency|failed" "$VM_CONSOLE" | tail -n 40 >&2
 		finish
 	fi
 	echo "boot 1: QEMU start to power-off ${VM_ELAPSED}s; guest uptime at the check $(vm_get uptime)s"
 	luks_check_boot1 "$v"
 
-#-- -- boot 2 : the proxy crashes in the unlock, / var is full at the hand - over -- --
+	# ---- boot 2: the proxy crashes in the unlock, /var is full at the hand-over ----
 	local VMREC2=$VM_WORK/vmrecord2.db
 	VM_QEMU_PREFIX=("$TPMTRACE" vm-record --db "$VMREC2" --swtpm-state "$VM_IMAGE_TPMSTATE" --name "luks boot $v crash" --)
 	case $v in
-#systemd - cryptsetup falls back to a passphrase on any TPM error of its
-#session(and does not try the TPM again) : the crash comes once the
-#Unseal is answered, while its session(flushes) is still going on.
-	dracut) VM_IMAGE_APPEND="systemd.setenv=TPMTRACE_FAULT_CUSE_CRASH=0x15e:after" ;
-	;
-#clevis runs one tpm2 - tools process per step and retries the whole
-#sequence : the crash comes when the Unseal arrives, before it is sent.
-	initramfs-tools) VM_IMAGE_APPEND="TPMTRACE_FAULT_CUSE_CRASH=0x15e" ;
-	;
-	esac VM_IMAGE_APPEND +=
-	    " tpmtrace.record tpmtrace.test=crash tpmtrace.test.fullvar" VM_OUT =
-		$VM_WORK / out2 vm_image_boot "$v" rc =
-		    $ ? check "boot 2 ($v, proxy crash in the unlock, full /var) reached the system"
-			    ["$rc" = 0] if["$rc" != 0];
-	then grep - a - i -
-		E "tpm|crypt|clevis|luks|emergency|failed|passphrase"
-		  "$VM_CONSOLE" |
-	    tail - n 40 > &2 finish fi echo
-			  "boot 2: QEMU start to power-off ${VM_ELAPSED}s" luks_check_boot2
-			  "$v" finish
-		}
+	# systemd-cryptsetup falls back to a passphrase on any TPM error of its
+	# session (and does not try the TPM again): the crash comes once the
+	# Unseal is answered, while its session (flushes) is still going on.
+	dracut) VM_IMAGE_APPEND="systemd.setenv=TPMTRACE_FAULT_CUSE_CRASH=0x15e:after" ;;
+	# clevis runs one tpm2-tools process per step and retries the whole
+	# sequence: the crash comes when the Unseal arrives, before it is sent.
+	initramfs-tools) VM_IMAGE_APPEND="TPMTRACE_FAULT_CUSE_CRASH=0x15e" ;;
+	esac
+	VM_IMAGE_APPEND+=" tpmtrace.record tpmtrace.test=crash tpmtrace.test.fullvar"
+	VM_OUT=$VM_WORK/out2
+	vm_image_boot "$v"
+	rc=$?
+	check "boot 2 ($v, proxy crash in the unlock, full /var) reached the system" [ "$rc" = 0 ]
+	if [ "$rc" != 0 ]; then
+		grep -a -i -E "tpm|crypt|clevis|luks|emergency|failed|passphrase" "$VM_CONSOLE" | tail -n 40 >&2
+		finish
+	fi
+	echo "boot 2: QEMU start to power-off ${VM_ELAPSED}s"
+	luks_check_boot2 "$v"
+	finish
+}
 
-#luks_initrd_has_proxy : the initramfs's file list (lsinitrd/lsinitramfs,
-#made by vm_image_install) names tpm - cuse - proxy.
-		luks_initrd_has_proxy(){grep - q -
-					E '(^|[ /])usr/bin/tpm-cuse-proxy$' "$VM_IMAGE_INITRD_LIST"}
+# luks_initrd_has_proxy: the initramfs's file list (lsinitrd/lsinitramfs,
+# made by vm_image_install) names tpm-cuse-proxy.
+luks_initrd_has_proxy() {
+	grep -q -E '(^|[ /])usr/bin/tpm-cuse-proxy$' "$VM_IMAGE_INITRD_LIST"
+}
 
-		luks_check_boot1()
-		{
-			local v = $1 O = $VM_OUT K db boot K =
-			    $(vm_get kernel_node) check
-			    "guest checks ran to the end"["$(vm_get checks_done)" = 1] check
-			    "root is the LUKS2 volume, open (cryptsetup status)"
-				["$(vm_get root_luks)" = 0] check
-			    "... with the TPM binding ($( [ " $v
-			    " = dracut ] && echo systemd-tpm2 || echo clevis) token)" grep -
-			    q -
-			    E "systemd-tpm2|clevis"
-			      "$O/luksdump.txt" check
-			      "after the hand-over /dev/tpmrm0 is the proxy's node (got $(vm_get "
-			      "node_tpmrm0), kernel's $K)" luks_is_proxy_node
-			      "$(vm_get node_tpmrm0)"
-			      "$K"
-			      "$(vm_get node_tpmrm0_real)" check
-			      "tpm-cuse-proxy.service is active, one proxy and its guardian run"
-				  ["$(vm_get unit)/$(vm_get proxies)/$(vm_get guards)" =
-				       active / 1 / 1] check
-			    "a later tpm2_getrandom works through it"["$(vm_get getrandom)" =
-									  0] db =
-				$(ls "$O" / tpmtrace / initrd - tpmrm0 - *.db 2 > / dev / null |
-				  head - n1) boot =
-				    $O / tpmtrace /
-					    boot.db check
-					    "the initramfs trace was handed over to "
-					    "/var/lib/tpmtrace (initrd-tpmrm0-TIME.db)"[-n
-											"$db"] check
-					    "boot.db is there after the shutdown"[-s "$boot"]
-										 [-n "$db"] &&
-					[-s "$boot"] ||
-			{
-				cat "$O/results" > &2;
-				finish;
-			}
-#Copies : verify must see the files as the shutdown left them.
-			cp "$db"
-			   "$VM_WORK/initrd.db" &&
-			{
-				[!-e "$db-wal"] || cp "$db-wal"
-						      "$VM_WORK/initrd.db-wal";
-			}
-			local verify_rc "$TPMTRACE" verify
-					"$db" > "$VM_WORK/verify-initrd.txt" 2 > & 1 verify_rc = $
-			    ? check
-				  "after the shutdown, tpmtrace verify accepts the initramfs trace"
-				      ["$verify_rc" = 0] "$TPMTRACE" verify "$boot" >
-				  "$VM_WORK/verify-boot.txt" 2 > & 1 verify_rc = $
-			      ? check
-				"after the shutdown, tpmtrace verify accepts boot.db"["$verify_rc" =
-											  0] check
-				"boot.db's trace was finalized by the shutdown (complete, none "
-				"dropped)"["$(lq " $boot " " SELECT status || '/' ||
-					       dropped FROM trace ")" = complete / 0] check
-				"the initramfs trace is complete, none dropped"
-				    ["$(lq " $db " " SELECT status || '/' ||
-					 dropped FROM trace WHERE kind = 'record' ")" =
-					 complete / 0] check
-				"docs/record-boot.md's worked example ran in the guest"
-				    ["$(vm_get example)" = 0]
+luks_check_boot1() {
+	local v=$1 O=$VM_OUT K db boot
+	K=$(vm_get kernel_node)
+	check "guest checks ran to the end" [ "$(vm_get checks_done)" = 1 ]
+	check "root is the LUKS2 volume, open (cryptsetup status)" [ "$(vm_get root_luks)" = 0 ]
+	check "... with the TPM binding ($( [ "$v" = dracut ] && echo systemd-tpm2 || echo clevis) token)" \
+		grep -q -E "systemd-tpm2|clevis" "$O/luksdump.txt"
+	check "after the hand-over /dev/tpmrm0 is the proxy's node (got $(vm_get node_tpmrm0), kernel's $K)" \
+		luks_is_proxy_node "$(vm_get node_tpmrm0)" "$K" "$(vm_get node_tpmrm0_real)"
+	check "tpm-cuse-proxy.service is active, one proxy and its guardian run" \
+		[ "$(vm_get unit)/$(vm_get proxies)/$(vm_get guards)" = active/1/1 ]
+	check "a later tpm2_getrandom works through it" [ "$(vm_get getrandom)" = 0 ]
+	db=$(ls "$O"/tpmtrace/initrd-tpmrm0-*.db 2>/dev/null | head -n1)
+	boot=$O/tpmtrace/boot.db
+	check "the initramfs trace was handed over to /var/lib/tpmtrace (initrd-tpmrm0-TIME.db)" [ -n "$db" ]
+	check "boot.db is there after the shutdown" [ -s "$boot" ]
+	[ -n "$db" ] && [ -s "$boot" ] || { cat "$O/results" >&2; finish; }
+	# Copies: verify must see the files as the shutdown left them.
+	cp "$db" "$VM_WORK/initrd.db" && { [ ! -e "$db-wal" ] || cp "$db-wal" "$VM_WORK/initrd.db-wal"; }
+	local verify_rc
+	"$TPMTRACE" verify "$db" >"$VM_WORK/verify-initrd.txt" 2>&1
+	verify_rc=$?
+	check "after the shutdown, tpmtrace verify accepts the initramfs trace" [ "$verify_rc" = 0 ]
+	"$TPMTRACE" verify "$boot" >"$VM_WORK/verify-boot.txt" 2>&1
+	verify_rc=$?
+	check "after the shutdown, tpmtrace verify accepts boot.db" [ "$verify_rc" = 0 ]
+	check "boot.db's trace was finalized by the shutdown (complete, none dropped)" \
+		[ "$(lq "$boot" "SELECT status || '/' || dropped FROM trace")" = complete/0 ]
+	check "the initramfs trace is complete, none dropped" \
+		[ "$(lq "$db" "SELECT status || '/' || dropped FROM trace WHERE kind = 'record'")" = complete/0 ]
+	check "docs/record-boot.md's worked example ran in the guest" [ "$(vm_get example)" = 0 ]
 
-#The unlock : process, order, latency, success, before the switch of root.
-				luks_check_unlock
-				"$v"
-				"$db"
+	# The unlock: process, order, latency, success, before the switch of root.
+	luks_check_unlock "$v" "$db"
 
-#Zero lost across switch - root and hand - over.The window : from the
-#kernel 's last start-up command (IMA' s boot_aggregate, the first extend
-#of PCR 10) to the guest's marker (GetRandom of 41 bytes). In it, every
-#command of the two CUSE traces is in the vm - record trace of the same
-#boot, in order, byte for byte(transient handles aside, which the
-#resource manager maps), and every other command vm - record saw is the
-#kernel 's own: its resource manager' s ContextLoad / ContextSave /
-#FlushContext, the hwrng's GetRandom of 64 bytes.
-				check
-				"vm-record's trace is complete"["$(lq " $VMREC " " SELECT status
-								    FROM trace ")" = complete] check
-				"the guest sent the end marker through the proxy"
-				    ["$(vm_get marker)" = 0] local MARK =
-					"379 80010000000c0000017b0029"
-			{
-				luks_cmd_keys "$db";
-				luks_cmd_keys "$boot";
-			}
-			| awk - v m =
-			    "$MARK" '{ print } $0 == m { exit }' > "$VM_WORK/cuse.keys"
-#A command the TPM answered TPM_RC_RETRY(0x922), YIELDED(0x908) or
-#TESTING(0x90A) the kernel sends again by itself(tpm_transmit) : the
-#client sees one command, the final answer; the attempts are the kernel's.
-			    local n_retry n_retry =
-				$(lq
-				  "$VMREC"
-				  "SELECT count(*) FROM command WHERE rc IN (0x922, 0x908, 0x90A)")
-				    luks_cmd_keys
-				"$VMREC"
-				"AND ifnull(c.rc, 0) NOT IN (0x922, 0x908, 0x90A)" |
-				awk - v m = "$MARK" ' on{print} $0 == m
-			{
-				exit
-			}
-			!on &&$1 == 386 && substr($2, 21, 8) == "0000000a"
-			{
-				on = 1
-			}
-			' >"$VM_WORK/vmrec.keys" awk - v out = "$VM_WORK/unmatched.txt" ' NR == FNR
-			{
-				a[++n] = $0;
-				next
-			}
-			{
-				if (j < n && $0 == a[j + 1])
-					j++;
-				else
-					print > out
-			}
-			END
-			{
-				print j, n
-			}' "$VM_WORK/cuse.keys" "$VM_WORK/vmrec.keys" >"$VM_WORK/match.txt"
+	# Zero lost across switch-root and hand-over. The window: from the
+	# kernel's last start-up command (IMA's boot_aggregate, the first extend
+	# of PCR 10) to the guest's marker (GetRandom of 41 bytes). In it, every
+	# command of the two CUSE traces is in the vm-record trace of the same
+	# boot, in order, byte for byte (transient handles aside, which the
+	# resource manager maps), and every other command vm-record saw is the
+	# kernel's own: its resource manager's ContextLoad/ContextSave/
+	# FlushContext, the hwrng's GetRandom of 64 bytes.
+	check "vm-record's trace is complete" [ "$(lq "$VMREC" "SELECT status FROM trace")" = complete ]
+	check "the guest sent the end marker through the proxy" [ "$(vm_get marker)" = 0 ]
+	local MARK="379 80010000000c0000017b0029"
+	{ luks_cmd_keys "$db"; luks_cmd_keys "$boot"; } | awk -v m="$MARK" '{ print } $0 == m { exit }' >"$VM_WORK/cuse.keys"
+	# A command the TPM answered TPM_RC_RETRY (0x922), YIELDED (0x908) or
+	# TESTING (0x90A) the kernel sends again by itself (tpm_transmit): the
+	# client sees one command, the final answer; the attempts are the kernel's.
+	local n_retry
+	n_retry=$(lq "$VMREC" "SELECT count(*) FROM command WHERE rc IN (0x922, 0x908, 0x90A)")
+	luks_cmd_keys "$VMREC" "AND ifnull(c.rc, 0) NOT IN (0x922, 0x908, 0x90A)" | awk -v m="$MARK" '
+		on { print } $0 == m { exit }
+		!on && $1 == 386 && substr($2, 21, 8) == "0000000a" { on = 1 }' >"$VM_WORK/vmrec.keys"
+	awk -v out="$VM_WORK/unmatched.txt" '
+		NR == FNR { a[++n] = $0; next }
+		{ if (j < n && $0 == a[j + 1]) j++; else print > out }
+		END { print j, n }' "$VM_WORK/cuse.keys" "$VM_WORK/vmrec.keys" >"$VM_WORK/match.txt"
 	touch "$VM_WORK/unmatched.txt"
 	local matched n_cuse other n_rm
 	read -r matched n_cuse <"$VM_WORK/match.txt"
@@ -503,12 +367,11 @@ LUKS_PRESETS = "as-recorded password linux-6.10 linux-6.12 linux-6.12-no-pcr-int
 		"(initramfs $(lq "$db" "SELECT count(*) FROM command WHERE trace_id IN (SELECT id FROM trace WHERE kind = 'record')")," \
 		"real root: the rest) + $n_rm the kernel's own; $n_retry resubmitted by the kernel after TPM_RC_RETRY (whole boot)"
 
-#In the guest : replay of the unlock through / dev / tpmrm0 under every preset.
+	# In the guest: replay of the unlock through /dev/tpmrm0 under every preset.
 	local p before
 	before=$(cat "$O/handles-before.txt")
 	check "the TPM's handles were read before the replays" grep -q "handles-transient" "$O/handles-before.txt"
-	for p in $LUKS_PRESETS;
-			do
+	for p in $LUKS_PRESETS; do
 		check "guest: replay --target device:/dev/tpmrm0 --policy $p exits 0" [ "$(vm_get "replay_$p")" = 0 ]
 		luks_check_replay_json "$O/replay-$p.json" "guest $p"
 		check "guest $p: the TPM's handles (transient, persistent, sessions) as before" \
@@ -517,36 +380,30 @@ LUKS_PRESETS = "as-recorded password linux-6.10 linux-6.12 linux-6.12-no-pcr-int
 	check "guest: the unlock trace with its replays passes verify" [ "$(vm_get verify_replayed)" = 0 ]
 	check "guest: /dev/tpmrm0 still serves tpm2_getrandom after the replays" [ "$(vm_get getrandom_after_replays)" = 0 ]
 
-#On the host : the unlock against swtpm under every preset.The swtpm
-#runs on a copy of this machine's TPM state (the seeds the sealed key
-#was made under) with PCR 7 extended as SeaBIOS did in boot 1(its
-#extends, from the vm - record trace), so that the policy holds.
-#A fresh one per preset : on a bare swtpm(no resource manager) a
-#linux - 6.12 replay leaves its kernel session loaded, as the kernel's
-#lazy flush would.
+	# On the host: the unlock against swtpm under every preset. The swtpm
+	# runs on a copy of this machine's TPM state (the seeds the sealed key
+	# was made under) with PCR 7 extended as SeaBIOS did in boot 1 (its
+	# extends, from the vm-record trace), so that the policy holds.
+	# A fresh one per preset: on a bare swtpm (no resource manager) a
+	# linux-6.12 replay leaves its kernel session loaded, as the kernel's
+	# lazy flush would.
 	local rec
 	rec=$(lq "$VM_WORK/initrd.db" "SELECT min(id) FROM trace WHERE kind = 'record'")
-	for p in $LUKS_PRESETS;
-			do
-			luks_host_swtpm "$VM_WORK/hosttpm" check
-					"host $p: a swtpm on this machine's TPM state, PCR 7 as at "
-					"boot ($(cat " $VM_WORK /
-				hosttpm /
-				pcr7.txt "))"[-n "$(cat " $VM_WORK / hosttpm / pcr7.txt ")" -
-						  a "$(cat " $VM_WORK / hosttpm / pcr7.txt ")" =
-						  "$(luks_guest_pcr7)"] cp
-				"$VM_WORK/initrd.db"
-				"$VM_WORK/host-$p.db"[!-e "$VM_WORK/initrd.db-wal"] ||
-			    cp "$VM_WORK/initrd.db-wal"
-			       "$VM_WORK/host-$p.db-wal"
-			       "$TPMTRACE" replay "$VM_WORK/host-$p.db" --trace "$rec" --target
-				"swtpm:path=$VM_WORK/hosttpm/s.sock" --policy "$p" --json >
-				"$VM_WORK/host-$p.json" 2 > "$VM_WORK/host-$p.err" rc =
-			    $ ? check "host: replay against swtpm --policy $p exits 0"
-				    ["$rc" = 0] luks_check_replay_json
-				"$VM_WORK/host-$p.json"
-				"host $p" luks_host_swtpm_stop done local prof n_prof =
-				    0 for prof in "$SRC" / model / profiles/*.profile; do
+	for p in $LUKS_PRESETS; do
+		luks_host_swtpm "$VM_WORK/hosttpm"
+		check "host $p: a swtpm on this machine's TPM state, PCR 7 as at boot ($(cat "$VM_WORK/hosttpm/pcr7.txt"))" \
+			[ -n "$(cat "$VM_WORK/hosttpm/pcr7.txt")" -a "$(cat "$VM_WORK/hosttpm/pcr7.txt")" = "$(luks_guest_pcr7)" ]
+		cp "$VM_WORK/initrd.db" "$VM_WORK/host-$p.db"
+		[ ! -e "$VM_WORK/initrd.db-wal" ] || cp "$VM_WORK/initrd.db-wal" "$VM_WORK/host-$p.db-wal"
+		"$TPMTRACE" replay "$VM_WORK/host-$p.db" --trace "$rec" --target "swtpm:path=$VM_WORK/hosttpm/s.sock" \
+			--policy "$p" --json >"$VM_WORK/host-$p.json" 2>"$VM_WORK/host-$p.err"
+		rc=$?
+		check "host: replay against swtpm --policy $p exits 0" [ "$rc" = 0 ]
+		luks_check_replay_json "$VM_WORK/host-$p.json" "host $p"
+		luks_host_swtpm_stop
+	done
+	local prof n_prof=0
+	for prof in "$SRC"/model/profiles/*.profile; do
 		"$TPMTRACE" predict "$VM_WORK/initrd.db" --trace "$rec" --profile "$prof" \
 			>"$VM_WORK/predict-$(basename "$prof" .profile).txt" 2>&1 && n_prof=$((n_prof + 1))
 	done
