@@ -142,6 +142,17 @@ int profile_check_entry(const struct prof_entry *e, char *err, size_t errlen)
 	return 0;
 }
 
+int profile_check(const struct profile *p, char *err, size_t errlen)
+{
+	char why[1024];
+	for (size_t i = 0; i < p->n; i++)
+		if (profile_check_entry(&p->e[i], why, sizeof why)) {
+			snprintf(err, errlen, "entry %zu: %s", i + 1, why);
+			return -EINVAL;
+		}
+	return 0;
+}
+
 static int same_key(const struct prof_entry *a, const struct prof_entry *b)
 {
 	return a->cc == b->cc && a->auth == b->auth && !strcmp(a->variant, b->variant);

@@ -60,6 +60,9 @@ int profile_write(FILE *f, const struct profile *p);
 /* Checks one entry's figures (positive, finite, ordered, not absurd). Returns
  * 0 or -EINVAL with a message (without file:line). */
 int profile_check_entry(const struct prof_entry *e, char *err, size_t errlen);
+/* Checks every entry (profile_check_entry): 0, or -EINVAL with the message
+ * of the first bad one as "entry N: ..." (N from 1). */
+int profile_check(const struct profile *p, char *err, size_t errlen);
 /* Appends a copy of e (comment duplicated). Returns 0 or -ENOMEM, -EEXIST. */
 int profile_add(struct profile *p, const struct prof_entry *e);
 /* Sets a header string field (replaces; source/note append a line). */
@@ -99,6 +102,12 @@ const char *profile_builtin_name(unsigned i, char *buf, size_t len);
 const char *profile_builtin_text(unsigned i);
 /* Loads shipped profile name. Returns 0, -ENOENT, or -EINVAL. */
 int profile_load_builtin(const char *name, struct profile *p, char *err, size_t errlen);
+/* Calls fn for every shipped profile, in order, with its name, chip, source
+ * and entry count. One that does not load is skipped; the return is then
+ * -EINVAL with the first such error in err (the others are still listed). */
+int profile_builtin_list(void (*fn)(void *ctx, const char *name, const char *chip,
+				    const char *source, int64_t entries),
+			 void *ctx, char *err, size_t errlen);
 
 /* Finds a profile by what a user typed: a file path (contains '/' or ends in
  * .profile and exists), else a profile stored in db (if db), else a shipped
@@ -109,9 +118,19 @@ int profile_resolve(sqlite3 *db, const char *arg, struct profile *p, const char 
 /* Importers. path is the file; errors name path:line. */
 int profile_import_ftrace(const char *path, struct profile *p, char *err, size_t errlen);
 int profile_import_tpmscan(const char *path, struct profile *p, char *err, size_t errlen);
+/* Reads path in format "profile" (the text format), "ftrace" or "tpmscan"
+ * (the importers above; implemented with them in recorder/import). Returns
+ * 0, -ENOTSUP for another format (err: "unknown format ..."), or the
+ * loader's error. */
+int profile_import_file(const char *format, const char *path, struct profile *p, char *err,
+			size_t errlen);
 
 /* Database: tables profile and profile_entry (db/schema.sql). */
 int profile_db_store(sqlite3 *db, const struct profile *p, int replace, char *err, size_t errlen);
+/* Opens (creating if missing) the database at dbpath and stores p in it.
+ * Errors: db_open's message, or "DBPATH: message" from the store. */
+int profile_db_store_path(const char *dbpath, const struct profile *p, int replace, char *err,
+			  size_t errlen);
 /* Returns 0, -ENOENT when there is no such profile, or -EIO. */
 int profile_db_load(sqlite3 *db, const char *name, struct profile *p, char *err, size_t errlen);
 /* Calls fn for every stored profile name (with entry count). */

@@ -44,6 +44,27 @@ int profile_load_builtin(const char *name, struct profile *p, char *err, size_t 
 	return -ENOENT;
 }
 
+int profile_builtin_list(void (*fn)(void *ctx, const char *name, const char *chip,
+				    const char *source, int64_t entries),
+			 void *ctx, char *err, size_t errlen)
+{
+	char buf[128], why[1024];
+	int rc = 0;
+	for (unsigned i = 0; i < profile_builtin_count(); i++) {
+		struct profile b;
+		profile_builtin_name(i, buf, sizeof buf);
+		if (profile_load_builtin(buf, &b, why, sizeof why)) {
+			if (!rc)
+				snprintf(err, errlen, "%s", why);
+			rc = -EINVAL;
+			continue;
+		}
+		fn(ctx, b.name, b.chip, b.source, (int64_t)b.n);
+		profile_release(&b);
+	}
+	return rc;
+}
+
 int profile_resolve(sqlite3 *db, const char *arg, struct profile *p, const char **from, char *err,
 		    size_t errlen)
 {

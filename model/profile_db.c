@@ -40,6 +40,21 @@ static void bind_ms(sqlite3_stmt *st, int i, double ms)
 		sqlite3_bind_int64(st, i, llround(ms * 1e6));
 }
 
+int profile_db_store_path(const char *dbpath, const struct profile *p, int replace, char *err,
+			  size_t errlen)
+{
+	char why[1024];
+	sqlite3 *db = NULL;
+	int rc = db_open(dbpath, DB_CREATE, &db, err, errlen);
+	if (rc)
+		return rc;
+	rc = profile_db_store(db, p, replace, why, sizeof why);
+	db_close(db);
+	if (rc)
+		snprintf(err, errlen, "%s: %s", dbpath, why);
+	return rc;
+}
+
 int profile_db_store(sqlite3 *db, const struct profile *p, int replace, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;

@@ -539,3 +539,16 @@ out:
 	free(buf);
 	return rc;
 }
+
+int profile_import_file(const char *format, const char *path, struct profile *p, char *err,
+			size_t errlen)
+{
+	if (!strcmp(format, "profile"))
+		return profile_load_file(path, p, err, errlen);
+	if (!strcmp(format, "ftrace"))
+		return profile_import_ftrace(path, p, err, errlen);
+	if (!strcmp(format, "tpmscan"))
+		return profile_import_tpmscan(path, p, err, errlen);
+	snprintf(err, errlen, "unknown format '%s' (profile, ftrace, tpmscan)", format);
+	return -ENOTSUP;
+}

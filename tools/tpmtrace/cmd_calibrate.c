@@ -8,7 +8,6 @@
 
 #include "cli.h"
 #include "common.h"
-#include "db/db.h"
 #include "model/profile.h"
 #include "replayer/calibrate.h"
 
@@ -82,6 +81,34 @@ static void progress(void *arg, unsigned i, unsigned n, const char *kind, unsign
 	fflush(stderr);
 }
 
+/* Writes p to out (atomically) and/or stores it in dbpath; prints it when
+ * neither is given. Returns 0 or 1 (reported). */
+static int deliver(const struct profile *p, const char *out, const char *dbpath, int replace,
+		   const char *const *inputs)
+{
+	char err[1024];
+	/* A profile that does not read back is a bug here, not bad input: check
+	 * it before anything is written. */
+	if (profile_check(p, err, sizeof err))
+		return die("calibrate", "%s (nothing written)", err);
+	if (out) {
+		struct cli_out o;
+		if (cli_out_open("calibrate", &o, out, inputs))
+			return 1;
+		if (profile_write(o.f, p)) {
+			cli_out_close("calibrate", &o, 0);
+			return die("calibrate", "%s: write error", out);
+		}
+		if (cli_out_close("calibrate", &o, 1))
+			return 1;
+	}
+	if (dbpath && profile_db_store_path(dbpath, p, replace, err, sizeof err))
+		return die("calibrate", "%s", err);
+	if (!out && !dbpath && profile_write(stdout, p))
+		return die("calibrate", "write error");
+	return 0;
+}
+
 static int run(int argc, char **argv)
 {
 	struct calibrate_opts co = {.iterations = 20, .warmup = 2};
@@ -90,7 +117,6 @@ static int run(int argc, char **argv)
 	char err[1024];
 	struct profile p;
 	struct calibrate_result res;
-	sqlite3 *db = NULL;
 	struct cli_parse cp;
 	int k;
 	cli_parse_init(&cp, &subcmd_calibrate, argc, argv);
@@ -154,51 +180,18 @@ static int run(int argc, char **argv)
 				"tpmtrace calibrate: %u handle(s) may be left on the TPM; nothing "
 				"written\n",
 				res.left);
-		goto out;
+	} else if (!deliver(&p, out, dbpath, replace, inputs)) {
+		if (!quiet)
+			fprintf(
+			    stderr,
+			    "tpmtrace calibrate: profile '%s' from %s: %u kinds measured, %u "
+			    "skipped; %llu commands sent; %u handles removed afterwards%s%s%s%s\n",
+			    p.name, res.target, res.kinds_measured, res.kinds_skipped,
+			    (unsigned long long)res.commands, res.cleaned,
+			    out ? "; written to " : "", out ? out : "",
+			    dbpath ? "; stored in " : "", dbpath ? dbpath : "");
+		ret = 0;
 	}
-	/* A profile that does not read back is a bug here, not bad input: check
-	 * it before anything is written. */
-	for (size_t i = 0; i < p.n; i++)
-		if (profile_check_entry(&p.e[i], err, sizeof err)) {
-			die("calibrate", "entry %zu: %s (nothing written)", i + 1, err);
-			goto out;
-		}
-	if (out) {
-		struct cli_out o;
-		if (cli_out_open("calibrate", &o, out, inputs))
-			goto out;
-		if (profile_write(o.f, &p)) {
-			cli_out_close("calibrate", &o, 0);
-			die("calibrate", "%s: write error", out);
-			goto out;
-		}
-		if (cli_out_close("calibrate", &o, 1))
-			goto out;
-	}
-	if (dbpath) {
-		if (db_open(dbpath, DB_CREATE, &db, err, sizeof err)) {
-			die("calibrate", "%s", err);
-			goto out;
-		}
-		if (profile_db_store(db, &p, replace, err, sizeof err)) {
-			die("calibrate", "%s: %s", dbpath, err);
-			goto out;
-		}
-	}
-	if (!out && !dbpath && profile_write(stdout, &p)) {
-		die("calibrate", "write error");
-		goto out;
-	}
-	if (!quiet)
-		fprintf(stderr,
-			"tpmtrace calibrate: profile '%s' from %s: %u kinds measured, %u skipped; "
-			"%llu commands sent; %u handles removed afterwards%s%s%s%s\n",
-			p.name, res.target, res.kinds_measured, res.kinds_skipped,
-			(unsigned long long)res.commands, res.cleaned, out ? "; written to " : "",
-			out ? out : "", dbpath ? "; stored in " : "", dbpath ? dbpath : "");
-	ret = 0;
-out:
-	db_close(db);
 	profile_release(&p);
 	return ret;
 }

@@ -141,8 +141,7 @@ static int write_out(const struct profile *p, const char *path, const char *cons
 static int deliver(struct profile *p, const char *dbpath, const struct opts *o,
 		   const char *const *inputs)
 {
-	char err[512];
-	sqlite3 *db = NULL;
+	char err[1024];
 	int rc;
 	if (o->name && profile_set(p, "name", o->name))
 		return die("profile", "out of memory");
@@ -153,12 +152,8 @@ static int deliver(struct profile *p, const char *dbpath, const struct opts *o,
 	if (dbpath) {
 		if (cli_db_for_create("profile", dbpath))
 			return 1;
-		if ((rc = db_open(dbpath, DB_CREATE, &db, err, sizeof err)))
+		if (profile_db_store_path(dbpath, p, o->replace, err, sizeof err))
 			return die("profile", "%s", err);
-		rc = profile_db_store(db, p, o->replace, err, sizeof err);
-		db_close(db);
-		if (rc)
-			return die("profile", "%s: %s", dbpath, err);
 		fprintf(stderr, "stored profile '%s' (%zu entries) in %s\n", p->name, p->n, dbpath);
 	}
 	if (o->output) {
@@ -241,106 +236,112 @@ static void list_cb(void *ctx, const char *name, const char *chip, const char *s
 	       chip ? chip : "-", (int)(l > 60 ? 60 : l), source ? source : "");
 }
 
+static int act_import(const struct opts *o, struct profile *p)
+{
+	char err[1024];
+	int rc;
+	if (o->npos < 2 || o->npos > 3)
+		return usage_error(&subcmd_profile, "import needs FORMAT FILE [DB]");
+	const char *fmt = o->pos[0], *file = o->pos[1], *dbpath = o->npos == 3 ? o->pos[2] : NULL;
+	const char *const inputs[] = {file, dbpath, NULL};
+	if (dbpath && (rc = cli_out_check("profile", dbpath, (const char *const[]){file, NULL})))
+		return rc;
+	rc = profile_import_file(fmt, file, p, err, sizeof err);
+	if (rc == -ENOTSUP)
+		return usage_error(&subcmd_profile, "%s", err);
+	if (rc)
+		return die("profile", "%s", err);
+	return deliver(p, dbpath, o, inputs);
+}
+
+/* show and export: a profile by name or file. */
+static int act_show_export(const struct opts *o, struct profile *p)
+{
+	const char *act = o->mode == M_SHOW ? "show" : "export", *from = "";
+	char err[1024];
+	sqlite3 *db;
+	int rc;
+	if (o->npos < 1 || o->npos > 2)
+		return usage_error(&subcmd_profile, "%s needs NAME|FILE [DB]", act);
+	const char *const inputs[] = {o->pos[0], o->npos == 2 ? o->pos[1] : NULL, NULL};
+	if (o->output && (rc = cli_out_check("profile", o->output, inputs)))
+		return rc;
+	if ((rc = open_optional(o->npos == 2 ? o->pos[1] : NULL, &db)))
+		return rc;
+	rc = profile_resolve(db, o->pos[0], p, &from, err, sizeof err);
+	db_close(db);
+	if (rc)
+		return die("profile", "%s", err);
+	if (o->mode == M_SHOW)
+		return show(p, from);
+	if (o->output)
+		return write_out(p, o->output, inputs);
+	return profile_write(stdout, p) ? die("profile", "write error") : 0;
+}
+
+static int act_list(const struct opts *o)
+{
+	char err[1024];
+	sqlite3 *db = NULL;
+	int rc;
+	if (o->npos > 1)
+		return usage_error(&subcmd_profile, "list takes at most a DB");
+	if (o->npos == 1 && (rc = open_optional(o->pos[0], &db)))
+		return rc;
+	printf("%-34s %-10s %4s  %-16s %s\n", "name", "where", "cmds", "chip", "source");
+	rc = 0;
+	if (profile_builtin_list(list_cb, "shipped", err, sizeof err))
+		rc = die("profile", "%s", err);
+	if (db) {
+		if (profile_db_list(db, list_cb, "database", err, sizeof err))
+			rc = die("profile", "%s: %s", o->pos[0], err);
+		db_close(db);
+	}
+	return rc;
+}
+
+static int act_learn(const struct opts *o, struct profile *p)
+{
+	char err[1024];
+	sqlite3 *db = NULL;
+	int rc;
+	if (o->npos != 1)
+		return usage_error(&subcmd_profile, "learn needs DB");
+	const char *const inputs[] = {o->pos[0], NULL};
+	if (o->output && (rc = cli_out_check("profile", o->output, inputs)))
+		return rc;
+	if (db_open(o->pos[0], DB_READ, &db, err, sizeof err))
+		return die("profile", "%s", err);
+	int64_t id = cli_pick_trace("profile", db, o->trace);
+	if (!id) {
+		db_close(db);
+		return 1;
+	}
+	rc = profile_learn(db, id, p, err, sizeof err);
+	db_close(db);
+	if (rc)
+		return die("profile", "%s: trace %lld: %s", o->pos[0], (long long)id, err);
+	/* learn stores into the DB it read unless only --output was asked. */
+	return deliver(p, o->output ? NULL : o->pos[0], o, inputs);
+}
+
 static int run(int argc, char **argv)
 {
 	struct opts o;
 	struct profile p;
-	char err[1024];
-	const char *from = "";
-	sqlite3 *db = NULL;
 	int rc;
 
 	if ((rc = parse_opts(argc, argv, &o)))
 		return rc;
 	profile_init(&p);
-	if (o.mode == M_IMPORT) {
-		if (o.npos < 2 || o.npos > 3)
-			return usage_error(&subcmd_profile, "import needs FORMAT FILE [DB]");
-		const char *fmt = o.pos[0], *file = o.pos[1],
-			   *dbpath = o.npos == 3 ? o.pos[2] : NULL;
-		const char *const inputs[] = {file, dbpath, NULL};
-		if (dbpath &&
-		    (rc = cli_out_check("profile", dbpath, (const char *const[]){file, NULL})))
-			return rc;
-		if (!strcmp(fmt, "profile"))
-			rc = profile_load_file(file, &p, err, sizeof err);
-		else if (!strcmp(fmt, "ftrace"))
-			rc = profile_import_ftrace(file, &p, err, sizeof err);
-		else if (!strcmp(fmt, "tpmscan"))
-			rc = profile_import_tpmscan(file, &p, err, sizeof err);
-		else
-			return usage_error(&subcmd_profile,
-					   "unknown format '%s' (profile, ftrace, tpmscan)", fmt);
-		if (rc) {
-			profile_release(&p);
-			return die("profile", "%s", err);
-		}
-		rc = deliver(&p, dbpath, &o, inputs);
-	} else if (o.mode == M_EXPORT || o.mode == M_SHOW) {
-		const char *act = o.mode == M_SHOW ? "show" : "export";
-		if (o.npos < 1 || o.npos > 2)
-			return usage_error(&subcmd_profile, "%s needs NAME|FILE [DB]", act);
-		const char *const inputs[] = {o.pos[0], o.npos == 2 ? o.pos[1] : NULL, NULL};
-		if (o.output && (rc = cli_out_check("profile", o.output, inputs)))
-			return rc;
-		if ((rc = open_optional(o.npos == 2 ? o.pos[1] : NULL, &db)))
-			return rc;
-		rc = profile_resolve(db, o.pos[0], &p, &from, err, sizeof err);
-		db_close(db);
-		if (rc) {
-			profile_release(&p);
-			return die("profile", "%s", err);
-		}
-		if (o.mode == M_SHOW)
-			rc = show(&p, from);
-		else if (o.output)
-			rc = write_out(&p, o.output, inputs);
-		else
-			rc = profile_write(stdout, &p) ? die("profile", "write error") : 0;
-	} else if (o.mode == M_LIST) {
-		char buf[128];
-		if (o.npos > 1)
-			return usage_error(&subcmd_profile, "list takes at most a DB");
-		if (o.npos == 1 && (rc = open_optional(o.pos[0], &db)))
-			return rc;
-		printf("%-34s %-10s %4s  %-16s %s\n", "name", "where", "cmds", "chip", "source");
-		for (unsigned i = 0; i < profile_builtin_count(); i++) {
-			struct profile b;
-			profile_builtin_name(i, buf, sizeof buf);
-			if (profile_load_builtin(buf, &b, err, sizeof err)) {
-				rc = die("profile", "%s", err);
-				continue;
-			}
-			list_cb("shipped", b.name, b.chip, b.source, (int64_t)b.n);
-			profile_release(&b);
-		}
-		if (db) {
-			if (profile_db_list(db, list_cb, "database", err, sizeof err))
-				rc = die("profile", "%s: %s", o.pos[0], err);
-			db_close(db);
-		}
-	} else {
-		if (o.npos != 1)
-			return usage_error(&subcmd_profile, "learn needs DB");
-		const char *const inputs[] = {o.pos[0], NULL};
-		if (o.output && (rc = cli_out_check("profile", o.output, inputs)))
-			return rc;
-		if (db_open(o.pos[0], DB_READ, &db, err, sizeof err))
-			return die("profile", "%s", err);
-		int64_t id = cli_pick_trace("profile", db, o.trace);
-		if (!id) {
-			db_close(db);
-			return 1;
-		}
-		rc = profile_learn(db, id, &p, err, sizeof err);
-		db_close(db);
-		if (rc) {
-			profile_release(&p);
-			return die("profile", "%s: trace %lld: %s", o.pos[0], (long long)id, err);
-		}
-		/* learn stores into the DB it read unless only --output was asked. */
-		rc = deliver(&p, o.output ? NULL : o.pos[0], &o, inputs);
-	}
+	if (o.mode == M_IMPORT)
+		rc = act_import(&o, &p);
+	else if (o.mode == M_EXPORT || o.mode == M_SHOW)
+		rc = act_show_export(&o, &p);
+	else if (o.mode == M_LIST)
+		rc = act_list(&o);
+	else
+		rc = act_learn(&o, &p);
 	profile_release(&p);
 	return rc;
 }

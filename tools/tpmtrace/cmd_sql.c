@@ -44,9 +44,97 @@ static void blob_hex(sqlite3_stmt *st, int i, int quote)
 		putchar('"');
 }
 
+/* One row as a JSON object (after a comma unless it is the first). */
+static void print_row_json(sqlite3_stmt *st, int cols, int first_row)
+{
+	printf("%s{", first_row ? "" : ",");
+	for (int i = 0; i < cols; i++) {
+		if (i)
+			printf(",");
+		json_str(stdout, sqlite3_column_name(st, i));
+		printf(":");
+		switch (sqlite3_column_type(st, i)) {
+		case SQLITE_NULL:
+			printf("null");
+			break;
+		case SQLITE_INTEGER:
+			printf("%lld", (long long)sqlite3_column_int64(st, i));
+			break;
+		case SQLITE_FLOAT:
+			printf("%.17g", sqlite3_column_double(st, i));
+			break;
+		case SQLITE_BLOB:
+			blob_hex(st, i, 1);
+			break;
+		default:
+			json_str(stdout, (const char *)sqlite3_column_text(st, i));
+		}
+	}
+	printf("}");
+}
+
+/* One row as text, columns separated by '|', preceded by the header line
+ * when with_header. */
+static void print_row_text(sqlite3_stmt *st, int cols, int with_header)
+{
+	if (with_header) {
+		for (int i = 0; i < cols; i++)
+			printf("%s%s", i ? "|" : "", sqlite3_column_name(st, i));
+		printf("\n");
+	}
+	for (int i = 0; i < cols; i++) {
+		if (i)
+			putchar('|');
+		if (sqlite3_column_type(st, i) == SQLITE_BLOB) {
+			blob_hex(st, i, 0);
+			continue;
+		}
+		const unsigned char *v = sqlite3_column_text(st, i);
+		printf("%s", v ? (const char *)v : "");
+	}
+	printf("\n");
+}
+
+/* Runs every statement of sql in turn, printing its rows. Returns 0, or 1
+ * with errbuf set to SQLite's message (already reported). */
+static int run_statements(sqlite3 *db, const char *sql, int json, int header, char *errbuf,
+			  size_t errlen)
+{
+	const char *tail;
+	sqlite3_stmt *st = NULL;
+	int first_row = 1;
+	while (sql && *sql) {
+		if (sqlite3_prepare_v2(db, sql, -1, &st, &tail) != SQLITE_OK) {
+			snprintf(errbuf, errlen, "%s", sqlite3_errmsg(db));
+			return die("sql", "%s", errbuf);
+		}
+		if (!st) /* whitespace or comment */
+			break;
+		int cols = sqlite3_column_count(st), rc, printed_header = 0;
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			if (json) {
+				print_row_json(st, cols, first_row);
+			} else {
+				print_row_text(st, cols, header && !printed_header);
+				printed_header = 1;
+			}
+			first_row = 0;
+		}
+		if (rc != SQLITE_DONE) {
+			snprintf(errbuf, errlen, "%s", sqlite3_errmsg(db));
+			sqlite3_finalize(st);
+			return die("sql", "%s", errbuf);
+		}
+		sqlite3_finalize(st);
+		st = NULL;
+		sql = tail;
+	}
+	return 0;
+}
+
 static int run(int argc, char **argv)
 {
-	int json = 0, header = 1, write = 0, k, ret = 1;
+	int json = 0, header = 1, write = 0, k, ret;
 	struct cli_parse p;
 	cli_parse_init(&p, &subcmd_sql, argc, argv);
 	while ((k = cli_next(&p)) > 0) {
@@ -61,86 +149,13 @@ static int run(int argc, char **argv)
 		return EXIT_USAGE;
 	if (p.ind != argc - 2)
 		return usage_error(&subcmd_sql, "expected a database file and one query");
-	int optind_ = p.ind;
-	sqlite3 *db = cli_open_db("sql", argv[optind_], write);
+	sqlite3 *db = cli_open_db("sql", argv[p.ind], write);
 	if (!db)
 		return 1;
-	const char *sql = argv[optind_ + 1], *tail;
-	sqlite3_stmt *st = NULL;
-	int first_row = 1;
 	char errbuf[512] = "";
 	if (json)
 		printf("{\"version\":1,\"rows\":[");
-	while (sql && *sql) {
-		if (sqlite3_prepare_v2(db, sql, -1, &st, &tail) != SQLITE_OK) {
-			snprintf(errbuf, sizeof errbuf, "%s", sqlite3_errmsg(db));
-			die("sql", "%s", errbuf);
-			goto out;
-		}
-		if (!st) /* whitespace or comment */
-			break;
-		int cols = sqlite3_column_count(st), rc, printed_header = 0;
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			if (json) {
-				printf("%s{", first_row ? "" : ",");
-				for (int i = 0; i < cols; i++) {
-					if (i)
-						printf(",");
-					json_str(stdout, sqlite3_column_name(st, i));
-					printf(":");
-					switch (sqlite3_column_type(st, i)) {
-					case SQLITE_NULL:
-						printf("null");
-						break;
-					case SQLITE_INTEGER:
-						printf("%lld",
-						       (long long)sqlite3_column_int64(st, i));
-						break;
-					case SQLITE_FLOAT:
-						printf("%.17g", sqlite3_column_double(st, i));
-						break;
-					case SQLITE_BLOB:
-						blob_hex(st, i, 1);
-						break;
-					default:
-						json_str(stdout,
-							 (const char *)sqlite3_column_text(st, i));
-					}
-				}
-				printf("}");
-			} else {
-				if (header && !printed_header) {
-					for (int i = 0; i < cols; i++)
-						printf("%s%s", i ? "|" : "",
-						       sqlite3_column_name(st, i));
-					printf("\n");
-					printed_header = 1;
-				}
-				for (int i = 0; i < cols; i++) {
-					if (i)
-						putchar('|');
-					if (sqlite3_column_type(st, i) == SQLITE_BLOB) {
-						blob_hex(st, i, 0);
-						continue;
-					}
-					const unsigned char *v = sqlite3_column_text(st, i);
-					printf("%s", v ? (const char *)v : "");
-				}
-				printf("\n");
-			}
-			first_row = 0;
-		}
-		if (rc != SQLITE_DONE) {
-			snprintf(errbuf, sizeof errbuf, "%s", sqlite3_errmsg(db));
-			die("sql", "%s", errbuf);
-			goto out;
-		}
-		sqlite3_finalize(st);
-		st = NULL;
-		sql = tail;
-	}
-	ret = 0;
-out:
+	ret = run_statements(db, argv[p.ind + 1], json, header, errbuf, sizeof errbuf);
 	if (json && !ret)
 		printf("]}\n");
 	else if (json) {
@@ -149,7 +164,6 @@ out:
 		json_str(stdout, errbuf);
 		printf("}\n");
 	}
-	sqlite3_finalize(st);
 	sqlite3_close(db);
 	return ret;
 }
