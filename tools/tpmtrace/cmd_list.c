@@ -3,6 +3,7 @@
 
 #include "cli.h"
 #include "common.h"
+#include "db/trace_list.h"
 
 enum { O_JSON = 256 };
 static const struct cli_opt opts[] = {
@@ -24,6 +25,51 @@ const struct subcommand subcmd_list = {
     "tpmtrace list tpmtrace-demo.db\n",
 };
 
+static void print_json(const struct db_trace_list *l)
+{
+	printf("{\"version\":1,\"traces\":[");
+	for (size_t n = 0; n < l->n; n++) {
+		const struct db_trace_row *r = &l->rows[n];
+		printf("%s{\"id\":%lld,\"kind\":", n ? "," : "", (long long)r->id);
+		json_str(stdout, r->kind);
+		printf(",\"status\":");
+		json_str(stdout, r->status);
+		printf(",\"started_at\":");
+		json_str(stdout, r->started_at);
+		printf(",\"commands\":%lld,\"dropped\":%lld,\"name\":", (long long)r->commands,
+		       (long long)r->dropped);
+		json_str(stdout, r->name);
+		printf(",\"source\":");
+		json_str(stdout, r->source);
+		printf(",\"parent_id\":");
+		if (!r->has_parent)
+			printf("null");
+		else
+			printf("%lld", (long long)r->parent_id);
+		printf(",\"policy\":");
+		json_str(stdout, r->policy);
+		printf("}");
+	}
+	printf("]}\n");
+}
+
+static void print_text(const struct db_trace_list *l)
+{
+	printf("%4s  %-7s %-10s %-20s %9s %8s  %s\n", "id", "kind", "status", "started", "commands",
+	       "dropped", "name / source");
+	for (size_t n = 0; n < l->n; n++) {
+		const struct db_trace_row *r = &l->rows[n];
+		/* Names and sources are whatever the file holds: escaped. */
+		char kd[64], stt[64], at[64], nm[1024], sr[1024];
+		printf("%4lld  %-7s %-10s %-20s %9lld %8lld  %s%s%s\n", (long long)r->id,
+		       safe_text(r->kind, kd, sizeof kd), safe_text(r->status, stt, sizeof stt),
+		       r->started_at ? safe_text(r->started_at, at, sizeof at) : "-",
+		       (long long)r->commands, (long long)r->dropped,
+		       safe_text(r->name, nm, sizeof nm), r->name && r->source ? " / " : "",
+		       safe_text(r->source, sr, sizeof sr));
+	}
+}
+
 static int run(int argc, char **argv)
 {
 	int json = 0, k;
@@ -40,67 +86,20 @@ static int run(int argc, char **argv)
 	sqlite3 *db = cli_open_db("list", argv[p.ind], 0);
 	if (!db)
 		return 1;
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT t.id, t.kind, t.status, t.started_at, "
-			       "(SELECT count(*) FROM command c WHERE c.trace_id=t.id), t.dropped, "
-			       "t.name, t.source, t.parent_id, t.policy FROM trace t ORDER BY t.id",
-			       -1, &st, NULL) != SQLITE_OK) {
-		die("list", "%s", sqlite3_errmsg(db));
-		sqlite3_close(db);
-		return 1;
-	}
-	if (json)
-		printf("{\"version\":1,\"traces\":[");
-	else
-		printf("%4s  %-7s %-10s %-20s %9s %8s  %s\n", "id", "kind", "status", "started",
-		       "commands", "dropped", "name / source");
-	int n = 0;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 6);
-		const char *src = (const char *)sqlite3_column_text(st, 7);
-		if (json) {
-			printf("%s{\"id\":%lld,\"kind\":", n ? "," : "",
-			       (long long)sqlite3_column_int64(st, 0));
-			json_str(stdout, (const char *)sqlite3_column_text(st, 1));
-			printf(",\"status\":");
-			json_str(stdout, (const char *)sqlite3_column_text(st, 2));
-			printf(",\"started_at\":");
-			json_str(stdout, (const char *)sqlite3_column_text(st, 3));
-			printf(",\"commands\":%lld,\"dropped\":%lld,\"name\":",
-			       (long long)sqlite3_column_int64(st, 4),
-			       (long long)sqlite3_column_int64(st, 5));
-			json_str(stdout, name);
-			printf(",\"source\":");
-			json_str(stdout, src);
-			printf(",\"parent_id\":");
-			if (sqlite3_column_type(st, 8) == SQLITE_NULL)
-				printf("null");
-			else
-				printf("%lld", (long long)sqlite3_column_int64(st, 8));
-			printf(",\"policy\":");
-			json_str(stdout, (const char *)sqlite3_column_text(st, 9));
-			printf("}");
-		} else {
-			/* Names and sources are whatever the file holds: escaped. */
-			char kd[64], stt[64], at[64], nm[1024], sr[1024];
-			printf(
-			    "%4lld  %-7s %-10s %-20s %9lld %8lld  %s%s%s\n",
-			    (long long)sqlite3_column_int64(st, 0),
-			    safe_text((const char *)sqlite3_column_text(st, 1), kd, sizeof kd),
-			    safe_text((const char *)sqlite3_column_text(st, 2), stt, sizeof stt),
-			    sqlite3_column_text(st, 3)
-				? safe_text((const char *)sqlite3_column_text(st, 3), at, sizeof at)
-				: "-",
-			    (long long)sqlite3_column_int64(st, 4),
-			    (long long)sqlite3_column_int64(st, 5), safe_text(name, nm, sizeof nm),
-			    name && src ? " / " : "", safe_text(src, sr, sizeof sr));
-		}
-		n++;
-	}
-	if (json)
-		printf("]}\n");
-	sqlite3_finalize(st);
+	struct db_trace_list l;
+	char err[512];
+	int rc = db_trace_list(db, &l, err, sizeof err);
 	sqlite3_close(db);
+	if (rc) {
+		db_trace_list_free(&l);
+		return die("list", "%s", err);
+	}
+	/* As before the move into db/: a failure part-way (l.incomplete) ends
+	 * the list where it happened, without a message. */
+	if (json)
+		print_json(&l);
+	else
+		print_text(&l);
+	db_trace_list_free(&l);
 	return 0;
 }

@@ -5,7 +5,8 @@
 
 #include "cli.h"
 #include "common.h"
-#include "model/trace_stream.h"
+#include "db/stats.h"
+#include "model/origin_stats.h"
 
 enum { O_TRACE = 256, O_JSON, O_BY };
 static const struct cli_opt opts[] = {
@@ -41,112 +42,110 @@ const struct subcommand subcmd_stats = {
     "tpmtrace stats tpmtrace-demo.db --by origin\n",
 };
 
-/* Rows of (name, cc, count, total, min, mean, p50, p95, p99, max, first). */
-/* Prints the rows of st; returns the last sqlite3_step status (SQLITE_DONE
- * when all went well). */
-static int print_rows(sqlite3_stmt *st, int json)
+/* Prints rows of per-command-code statistics. */
+static void print_rows(const struct db_cc_stats *r, size_t nr, int json)
 {
-	int n = 0, src;
-	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 0);
+	for (size_t n = 0; n < nr; n++, r++) {
 		if (json) {
 			printf("%s{\"name\":", n ? "," : "");
-			json_str(stdout, name);
+			json_str(stdout, r->name);
 			printf(",\"cc\":%lld,\"count\":%lld,\"total_ns\":%lld,\"min_ns\":%lld,"
 			       "\"mean_ns\":%.0f,\"p50_ns\":%lld,\"p95_ns\":%lld,\"p99_ns\":%lld,"
 			       "\"max_ns\":%lld,\"first_ns\":%lld}",
-			       (long long)sqlite3_column_int64(st, 1),
-			       (long long)sqlite3_column_int64(st, 2),
-			       (long long)sqlite3_column_int64(st, 3),
-			       (long long)sqlite3_column_int64(st, 4), sqlite3_column_double(st, 5),
-			       (long long)sqlite3_column_int64(st, 6),
-			       (long long)sqlite3_column_int64(st, 7),
-			       (long long)sqlite3_column_int64(st, 8),
-			       (long long)sqlite3_column_int64(st, 9),
-			       (long long)sqlite3_column_int64(st, 10));
+			       (long long)r->cc, (long long)r->count, (long long)r->total.i,
+			       (long long)r->min.i, r->mean, (long long)r->p50.i,
+			       (long long)r->p95.i, (long long)r->p99.i, (long long)r->max.i,
+			       (long long)r->first.i);
 		} else {
 			char nb[256];
 			printf("%-26s %7lld %11.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f\n",
-			       safe_text(name, nb, sizeof nb),
-			       (long long)sqlite3_column_int64(st, 2),
-			       ns_to_ms(sqlite3_column_double(st, 3)),
-			       ns_to_ms(sqlite3_column_double(st, 4)),
-			       ns_to_ms(sqlite3_column_double(st, 5)),
-			       ns_to_ms(sqlite3_column_double(st, 6)),
-			       ns_to_ms(sqlite3_column_double(st, 7)),
-			       ns_to_ms(sqlite3_column_double(st, 8)),
-			       ns_to_ms(sqlite3_column_double(st, 9)),
-			       ns_to_ms(sqlite3_column_double(st, 10)));
+			       safe_text(r->name, nb, sizeof nb), (long long)r->count,
+			       ns_to_ms(r->total.d), ns_to_ms(r->min.d), ns_to_ms(r->mean),
+			       ns_to_ms(r->p50.d), ns_to_ms(r->p95.d), ns_to_ms(r->p99.d),
+			       ns_to_ms(r->max.d), ns_to_ms(r->first.d));
 		}
-		n++;
 	}
-	return src;
 }
 
-/* Commands, latency total and maximum per origin (trace_client_origin). */
-static int by_origin(sqlite3 *db, int64_t id, int json)
+/* Commands, latency total and maximum per origin. */
+static int print_origins(sqlite3 *db, int64_t id, int json)
 {
-	struct {
-		long long n, n_lat, hwrng;
-		double total, max;
-	} org[POL_ORIGIN__COUNT];
-	uint8_t *o = NULL;
-	sqlite3_stmt *st = NULL;
-	int rc = trace_origins_load(db, id, &o);
-	memset(org, 0, sizeof org);
-	if (rc || sqlite3_prepare_v2(db,
-				     "SELECT client_id, count(*), coalesce(sum(latency_ns),0),"
-				     " coalesce(max(latency_ns),0), count(latency_ns) FROM command"
-				     " WHERE trace_id=? GROUP BY client_id",
-				     -1, &st, NULL)) {
-		free(o);
-		return die("stats", "%s", rc == -ENOMEM ? "out of memory" : sqlite3_errmsg(db));
-	}
-	sqlite3_bind_int64(st, 1, id);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t cl = sqlite3_column_int64(st, 0);
-		int k = POL_ORIGIN_UNKNOWN, hw = 0;
-		if (sqlite3_column_type(st, 0) != SQLITE_NULL && cl >= 0 &&
-		    cl < TRACE_MAX_CLIENTS) {
-			k = o[cl] & ~TRACE_ORIGIN_HWRNG;
-			hw = !!(o[cl] & TRACE_ORIGIN_HWRNG);
-		}
-		org[k].n += sqlite3_column_int64(st, 1);
-		org[k].total += sqlite3_column_double(st, 2);
-		if (sqlite3_column_double(st, 3) > org[k].max)
-			org[k].max = sqlite3_column_double(st, 3);
-		org[k].n_lat += sqlite3_column_int64(st, 4);
-		if (hw)
-			org[k].hwrng += sqlite3_column_int64(st, 1);
-	}
-	sqlite3_finalize(st);
-	free(o);
-	/* In boot order: firmware, kernel, user space, then what is not known. */
-	static const int order[] = {POL_ORIGIN_FIRMWARE, POL_ORIGIN_KERNEL, POL_ORIGIN_USER,
-				    POL_ORIGIN_UNKNOWN};
+	struct origin_stats org[POL_ORIGIN__COUNT];
+	char err[512];
+	int no = origin_stats_load(db, id, org, err, sizeof err);
+	if (no < 0)
+		return die("stats", "%s", err);
 	if (json)
 		printf("{\"version\":1,\"origins\":[");
 	else
 		printf("%-12s %7s %11s %9s %9s %7s\n", "origin", "count", "total ms", "mean", "max",
 		       "hwrng");
-	int n = 0;
-	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
-		int k = order[i];
-		if (!org[k].n)
-			continue;
-		double mean = org[k].n_lat ? org[k].total / (double)org[k].n_lat : 0;
+	for (int n = 0; n < no; n++) {
+		const struct origin_stats *o = &org[n];
 		if (json)
 			printf("%s{\"origin\":\"%s\",\"count\":%lld,\"total_ns\":%.0f,"
 			       "\"mean_ns\":%.0f,\"max_ns\":%.0f,\"hwrng\":%lld}",
-			       n ? "," : "", pol_origin_str(k), org[k].n, org[k].total, mean,
-			       org[k].max, org[k].hwrng);
+			       n ? "," : "", pol_origin_str(o->origin), o->n, o->total, o->mean,
+			       o->max, o->hwrng);
 		else
-			printf("%-12s %7lld %11.3f %9.3f %9.3f %7lld\n", pol_origin_str(k),
-			       org[k].n, ns_to_ms(org[k].total), ns_to_ms(mean),
-			       ns_to_ms(org[k].max), org[k].hwrng);
-		n++;
+			printf("%-12s %7lld %11.3f %9.3f %9.3f %7lld\n", pol_origin_str(o->origin),
+			       o->n, ns_to_ms(o->total), ns_to_ms(o->mean), ns_to_ms(o->max),
+			       o->hwrng);
 	}
 	return 0;
+}
+
+/* The per-command-code tables: the clients' commands, then tpmtrace's own
+ * (when all of the clients' were read). */
+static void print_commands(const struct db_stats *s, int json)
+{
+	if (json) {
+		printf("{\"version\":1,\"commands\":[");
+	} else {
+		printf("%-26s %7s %11s %9s %9s %9s %9s %9s %9s %9s\n", "command", "count",
+		       "total ms", "min", "mean", "p50", "p95", "p99", "max", "first");
+	}
+	print_rows(s->cmds, s->n_cmds, json);
+	if (!s->cmds_done)
+		return;
+	if (json) {
+		printf("],\"tpmtrace_commands\":[");
+	} else if (s->n_own) {
+		printf("sent by tpmtrace itself (flag 32: Startup of the spawned swtpm, "
+		       "resource-manager flushes):\n");
+	}
+	print_rows(s->own, s->n_own, json);
+}
+
+static void print_summary(int64_t id, const struct db_trace_summary *t, int json)
+{
+	if (json) {
+		printf("],\"trace\":{\"id\":%lld,\"name\":", (long long)id);
+		json_str(stdout, t->name);
+		printf(",\"kind\":");
+		json_str(stdout, t->kind);
+		printf(",\"status\":");
+		json_str(stdout, t->status);
+		printf(",\"commands\":%lld,\"tpmtrace_commands\":%lld,\"events\":%lld,"
+		       "\"dropped\":%lld,\"malformed\":%lld,"
+		       "\"no_response\":%lld,\"tpm_ns\":%.0f,\"span_ns\":%.0f}}\n",
+		       (long long)t->commands, (long long)t->own, (long long)t->events,
+		       (long long)t->dropped, (long long)t->malformed, (long long)t->no_response,
+		       t->tpm_ns, t->span_ns);
+	} else {
+		char ownt[64] = "";
+		if (t->own)
+			snprintf(ownt, sizeof ownt, " (%lld sent by tpmtrace)", (long long)t->own);
+		char nb[1024], kb[64], sb[64];
+		printf("trace %lld%s%s%s (%s, %s): %lld commands%s, %lld events, %lld dropped, "
+		       "%lld malformed, %lld without response; TPM time %.3f ms over %.3f ms\n",
+		       (long long)id, t->name ? " '" : "",
+		       t->name ? safe_text(t->name, nb, sizeof nb) : "", t->name ? "'" : "",
+		       safe_text(t->kind, kb, sizeof kb), safe_text(t->status, sb, sizeof sb),
+		       (long long)t->commands, ownt, (long long)t->events, (long long)t->dropped,
+		       (long long)t->malformed, (long long)t->no_response, ns_to_ms(t->tpm_ns),
+		       ns_to_ms(t->span_ns));
+	}
 }
 
 static int run(int argc, char **argv)
@@ -171,129 +170,33 @@ static int run(int argc, char **argv)
 	sqlite3 *db = cli_open_db("stats", argv[p.ind], 0);
 	if (!db)
 		return 1;
-	sqlite3_stmt *st = NULL, *own = NULL, *sum = NULL;
+	struct db_stats s;
+	char err[1024];
+	memset(&s, 0, sizeof s);
 	int64_t id = cli_pick_trace("stats", db, trace_arg);
 	if (!id)
 		goto out;
-	/* The clients' commands from the command_stats view; tpmtrace's own
-	 * (flag 32) by the same definitions, apart. Counts are of the rows
-	 * stored, so that a recording that was killed before it closed its
-	 * trace row agrees with 'tpmtrace verify'. */
-	if (sqlite3_prepare_v2(db,
-			       "SELECT name, cc, count, total_ns, min_ns, mean_ns, p50_ns, p95_ns,"
-			       " p99_ns, max_ns, first_ns FROM command_stats WHERE trace_id=?"
-			       " ORDER BY total_ns DESC, cc",
-			       -1, &st, NULL) ||
-	    sqlite3_prepare_v2(
-		db,
-		"SELECT coalesce(tpm_cc_name(cc), printf('0x%08X', cc)), cc, count(*),"
-		" sum(latency_ns), min(latency_ns), avg(latency_ns), percentile(latency_ns, 50),"
-		" percentile(latency_ns, 95), percentile(latency_ns, 99), max(latency_ns),"
-		" (SELECT c2.latency_ns FROM command c2 WHERE c2.trace_id=c.trace_id AND"
-		"  c2.cc=c.cc AND c2.flags & 32 ORDER BY c2.seq LIMIT 1)"
-		" FROM command c WHERE trace_id=? AND flags & 32 AND latency_ns IS NOT NULL"
-		" GROUP BY cc ORDER BY sum(latency_ns) DESC, cc",
-		-1, &own, NULL) ||
-	    sqlite3_prepare_v2(
-		db,
-		"SELECT t.name, t.kind, t.status,"
-		" (SELECT count(*) FROM command c WHERE c.trace_id=t.id),"
-		" (SELECT count(*) FROM event e WHERE e.trace_id=t.id), t.dropped,"
-		" coalesce((SELECT sum(latency_ns) FROM command c WHERE"
-		"  c.trace_id=t.id AND NOT c.flags & 32),0),"
-		" coalesce((SELECT max(t_done_ns) - min(t_submit_ns) FROM command c"
-		"  WHERE c.trace_id=t.id),0),"
-		" (SELECT count(*) FROM command c WHERE c.trace_id=t.id AND c.flags & 2),"
-		" (SELECT count(*) FROM command c WHERE c.trace_id=t.id AND c.flags & 8),"
-		" (SELECT count(*) FROM command c WHERE c.trace_id=t.id AND c.flags & 32)"
-		" FROM trace t WHERE t.id=?",
-		-1, &sum, NULL)) {
-		die("stats", "%s", sqlite3_errmsg(db));
+	/* Per origin instead of per command code; the summary follows. */
+	if (db_stats_load(db, id, !origin, &s, err, sizeof err) && !s.started) {
+		die("stats", "%s", err);
 		goto out;
 	}
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(own, 1, id);
-	sqlite3_bind_int64(sum, 1, id);
-	int src = SQLITE_DONE;
 	if (origin) {
-		/* Per origin instead of per command code; the summary follows. */
-		if (by_origin(db, id, json))
+		if (print_origins(db, id, json))
 			goto out;
-	} else if (json) {
-		printf("{\"version\":1,\"commands\":[");
-		src = print_rows(st, json);
 	} else {
-		printf("%-26s %7s %11s %9s %9s %9s %9s %9s %9s %9s\n", "command", "count",
-		       "total ms", "min", "mean", "p50", "p95", "p99", "max", "first");
-		src = print_rows(st, json);
+		print_commands(&s, json);
 	}
-	if (!origin && src == SQLITE_DONE && json) {
-		printf("],\"tpmtrace_commands\":[");
-		src = print_rows(own, json);
-	} else if (!origin && src == SQLITE_DONE) {
-		sqlite3_reset(own);
-		if ((src = sqlite3_step(own)) == SQLITE_ROW) {
-			printf("sent by tpmtrace itself (flag 32: Startup of the spawned swtpm, "
-			       "resource-manager flushes):\n");
-			sqlite3_reset(own);
-			src = print_rows(own, 0);
-		}
-	}
-	if (src == SQLITE_DONE)
-		src = sqlite3_step(sum);
-	if (src != SQLITE_ROW) {
+	if (!s.have_sum) {
 		printf(json ? "]}\n" : "\n");
 		fflush(stdout);
-		/* Say what it means, not SQLite's "no more rows available" or a
-		 * bare "integer overflow". */
-		if (src == SQLITE_DONE)
-			die("stats", "%s: trace %lld has no row in the trace table", argv[p.ind],
-			    (long long)id);
-		else if (strstr(sqlite3_errmsg(db), "integer overflow"))
-			die("stats",
-			    "%s: trace %lld: the sum of its latencies or the span of its "
-			    "timestamps overflows 64 bits; its times are not ones a recording "
-			    "makes (a damaged or hand-made file)",
-			    argv[p.ind], (long long)id);
-		else
-			die("stats", "%s: trace %lld: %s", argv[p.ind], (long long)id,
-			    sqlite3_errmsg(db));
+		die("stats", "%s: %s", argv[p.ind], err);
 		goto out;
 	}
-	const char *tname = (const char *)sqlite3_column_text(sum, 0);
-	long long stored = sqlite3_column_int64(sum, 3), events = sqlite3_column_int64(sum, 4),
-		  dropped = sqlite3_column_int64(sum, 5), malformed = sqlite3_column_int64(sum, 8),
-		  noresp = sqlite3_column_int64(sum, 9), nown = sqlite3_column_int64(sum, 10);
-	double tpm = sqlite3_column_double(sum, 6), span = sqlite3_column_double(sum, 7);
-	if (json) {
-		printf("],\"trace\":{\"id\":%lld,\"name\":", (long long)id);
-		json_str(stdout, tname);
-		printf(",\"kind\":");
-		json_str(stdout, (const char *)sqlite3_column_text(sum, 1));
-		printf(",\"status\":");
-		json_str(stdout, (const char *)sqlite3_column_text(sum, 2));
-		printf(",\"commands\":%lld,\"tpmtrace_commands\":%lld,\"events\":%lld,"
-		       "\"dropped\":%lld,\"malformed\":%lld,"
-		       "\"no_response\":%lld,\"tpm_ns\":%.0f,\"span_ns\":%.0f}}\n",
-		       stored, nown, events, dropped, malformed, noresp, tpm, span);
-	} else {
-		char ownt[64] = "";
-		if (nown)
-			snprintf(ownt, sizeof ownt, " (%lld sent by tpmtrace)", nown);
-		char nb[1024], kb[64], sb[64];
-		printf("trace %lld%s%s%s (%s, %s): %lld commands%s, %lld events, %lld dropped, "
-		       "%lld malformed, %lld without response; TPM time %.3f ms over %.3f ms\n",
-		       (long long)id, tname ? " '" : "",
-		       tname ? safe_text(tname, nb, sizeof nb) : "", tname ? "'" : "",
-		       safe_text((const char *)sqlite3_column_text(sum, 1), kb, sizeof kb),
-		       safe_text((const char *)sqlite3_column_text(sum, 2), sb, sizeof sb), stored,
-		       ownt, events, dropped, malformed, noresp, ns_to_ms(tpm), ns_to_ms(span));
-	}
+	print_summary(id, &s.sum, json);
 	ret = 0;
 out:
-	sqlite3_finalize(st);
-	sqlite3_finalize(own);
-	sqlite3_finalize(sum);
+	db_stats_free(&s);
 	sqlite3_close(db);
 	return ret;
 }

@@ -1,0 +1,93 @@
+/* The rows of 'tpmtrace list' (db/trace_list.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/trace_list.h"
+
+/* A copy of column i's text, NULL for NULL; *oom set when the copy failed. */
+static char *col_text(sqlite3_stmt *st, int i, int *oom)
+{
+	const char *t = (const char *)sqlite3_column_text(st, i);
+	char *c = t ? strdup(t) : NULL;
+	if (t && !c)
+		*oom = 1;
+	return c;
+}
+
+static int read_row(sqlite3_stmt *st, struct db_trace_row *r)
+{
+	int oom = 0;
+	memset(r, 0, sizeof *r);
+	r->id = sqlite3_column_int64(st, 0);
+	r->kind = col_text(st, 1, &oom);
+	r->status = col_text(st, 2, &oom);
+	r->started_at = col_text(st, 3, &oom);
+	r->commands = sqlite3_column_int64(st, 4);
+	r->dropped = sqlite3_column_int64(st, 5);
+	r->name = col_text(st, 6, &oom);
+	r->source = col_text(st, 7, &oom);
+	r->has_parent = sqlite3_column_type(st, 8) != SQLITE_NULL;
+	r->parent_id = sqlite3_column_int64(st, 8);
+	r->policy = col_text(st, 9, &oom);
+	return oom ? -ENOMEM : 0;
+}
+
+static void free_row(struct db_trace_row *r)
+{
+	free(r->kind);
+	free(r->status);
+	free(r->started_at);
+	free(r->name);
+	free(r->source);
+	free(r->policy);
+}
+
+int db_trace_list(sqlite3 *db, struct db_trace_list *l, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int src, ret = 0;
+	memset(l, 0, sizeof *l);
+	if (sqlite3_prepare_v2(db,
+			       "SELECT t.id, t.kind, t.status, t.started_at, "
+			       "(SELECT count(*) FROM command c WHERE c.trace_id=t.id), t.dropped, "
+			       "t.name, t.source, t.parent_id, t.policy FROM trace t ORDER BY t.id",
+			       -1, &st, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+		return -EIO;
+	}
+	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+		if (l->n == cap) {
+			size_t nc = cap ? 2 * cap : 16;
+			struct db_trace_row *p = realloc(l->rows, nc * sizeof *p);
+			if (!p)
+				break;
+			l->rows = p;
+			cap = nc;
+		}
+		if (read_row(st, &l->rows[l->n])) {
+			free_row(&l->rows[l->n]);
+			break;
+		}
+		l->n++;
+	}
+	if (src == SQLITE_ROW) {
+		snprintf(err, errlen, "out of memory");
+		ret = -ENOMEM;
+	} else if (src != SQLITE_DONE) {
+		l->incomplete = 1;
+		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+void db_trace_list_free(struct db_trace_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free_row(&l->rows[i]);
+	free(l->rows);
+	memset(l, 0, sizeof *l);
+}
