@@ -115,15 +115,7 @@ int profile_builtin_list(void (*fn)(void *ctx, const char *name, const char *chi
 int profile_resolve(sqlite3 *db, const char *arg, struct profile *p, const char **from, char *err,
 		    size_t errlen);
 
-/* Importers. path is the file; errors name path:line. */
-int profile_import_ftrace(const char *path, struct profile *p, char *err, size_t errlen);
-int profile_import_tpmscan(const char *path, struct profile *p, char *err, size_t errlen);
-/* Reads path in format "profile" (the text format), "ftrace" or "tpmscan"
- * (the importers above; implemented with them in recorder/import). Returns
- * 0, -ENOTSUP for another format (err: "unknown format ..."), or the
- * loader's error. */
-int profile_import_file(const char *format, const char *path, struct profile *p, char *err,
-			size_t errlen);
+/* Importers from other formats: recorder/import/profile_import.h. */
 
 /* Database: tables profile and profile_entry (db/schema.sql). */
 int profile_db_store(sqlite3 *db, const struct profile *p, int replace, char *err, size_t errlen);

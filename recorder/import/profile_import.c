@@ -9,7 +9,7 @@
 
 #include "model/tpm/decode.h"
 #include "recorder/import/ftrace.h"
-#include "model/profile.h"
+#include "recorder/import/profile_import.h"
 #include "model/tpm/tpm_cc.h"
 #include "recorder/import/yaml.h"
 

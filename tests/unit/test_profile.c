@@ -12,6 +12,7 @@
 #include "db/db.h"
 #include "model/tpm/decode.h"
 #include "model/profile.h"
+#include "recorder/import/profile_import.h"
 #include "model/tpm/tpm_cc.h"
 #include "testlib.h"
 

@@ -9,6 +9,7 @@
 #include "common.h"
 #include "db/db.h"
 #include "model/profile.h"
+#include "recorder/import/profile_import.h"
 #include "model/tpm/tpm_cc.h"
 
 enum { O_NAME = 256, O_REPLACE, O_TRACE, O_OUTPUT = 'o' };
