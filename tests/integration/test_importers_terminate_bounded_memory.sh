@@ -19,10 +19,10 @@ need python3 sqlite3
 FIX=$TPMTRACE_SRC/tests/integration/pcap_fixture.py
 D=$TPMTRACE_SHARED_DATA
 [ -d "$D/tcg" ] || skip "no shared data at $D"
-peak() { # CMD...: runs it; "EXIT PEAK_RSS_KB" on stdout
+peak() { # CMD...: runs it; "EXIT PEAK_RSS_KB" on stdout, its stderr in $T/peak.err
 	python3 -c 'import resource, subprocess, sys
-r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=open(sys.argv[0] + ".err", "w"))
-print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
+r = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=open(sys.argv[1], "w"))
+print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$T/peak.err" "$@"
 }
 traces() { [ -e "$1" ] && sqlite3 "$1" "SELECT count(*) FROM trace WHERE status='$2'" || echo 0; }
 
