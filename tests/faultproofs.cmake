@@ -30,7 +30,7 @@ tpmtrace_faultproof(record_faults_as_nobody_skips
 tpmtrace_faultproof(soak_tpm_path_waits_for_writer
 	integration/test_soak_1m_stalling_writer_never_delays_tpm.sh
 	--env TPMTRACE_FAULT_WRITER_BLOCK_WHEN_FULL=1 --env SOAK_COUNT=20000
-	--env SOAK_STALL_MS=100 --env SOAK_STALL_EVERY_MS=200
+	--env SOAK_STALL_MS=100 --env SOAK_STALL_EVERY_MS=200 --env SOAK_QUEUE=64
 	-e "the TPM path never waited for the writer" -e "stalls made the writer drop")
 
 # Emulation: responses released before their drawn latency (halfway) are

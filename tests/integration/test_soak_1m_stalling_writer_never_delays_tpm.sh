@@ -15,7 +15,7 @@
 # and without stalls) are printed here and compared in `tools/bench soak`.
 # A recorder that waited on the writer (TPMTRACE_FAULT_WRITER_BLOCK_WHEN_FULL,
 # faultproof/soak_tpm_path_waits_for_writer) must fail this test.
-#   SOAK_COUNT, SOAK_STALL_MS, SOAK_STALL_EVERY_MS change 1,000,000 / 500 / 2000.
+#   SOAK_COUNT, SOAK_STALL_MS, SOAK_STALL_EVERY_MS, SOAK_QUEUE change 1,000,000 / 500 / 2000 / 1024.
 . "$(dirname "$0")/../lib/common.sh"
 need sqlite3
 
@@ -25,7 +25,7 @@ case ${TPMTRACE_TEST_BUILD:-} in
 esac
 STALL_MS=${SOAK_STALL_MS:-500}
 STALL_EVERY_MS=${SOAK_STALL_EVERY_MS:-2000}
-QUEUE=1024
+QUEUE=${SOAK_QUEUE:-1024}
 
 "$TPMCLIENT" --serve "unix:$T/instant.sock" &
 PIDS+=($!)
