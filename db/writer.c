@@ -394,12 +394,25 @@ static const char ins_cmd_sql[] =
     " sess_handle, sess_attrs, auth_kind, pcr, client_id, flags, malformed, cmd, rsp)"
     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 
+/* The writer's threads take no process signals: a handler the caller
+ * installed (import's Ctrl-C) must interrupt the caller's own blocking read,
+ * not land on a thread that ignores it. A thread starts with its creator's
+ * mask, so all are blocked around pthread_create only. */
+static int thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int rc = pthread_create(t, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
 int writer_start(struct writer **out, const struct writer_cfg *cfg, char *err, size_t errlen)
 {
 	struct writer *w = calloc(1, sizeof(*w));
-	int rc = -ENOMEM, masked = 0;
+	int rc = -ENOMEM;
 	const char *stall;
-	sigset_t oldmask;
 
 	*out = NULL;
 	if (!w)
@@ -463,13 +476,6 @@ int writer_start(struct writer **out, const struct writer_cfg *cfg, char *err, s
 	/* Rows are appended: a small page cache is enough, and memory stays
 	 * bounded however long the recording. */
 	db_exec(w->db, "PRAGMA cache_size=-256", NULL, 0);
-	/* The writer's threads take no process signals: a handler the caller
-	 * installed (import's Ctrl-C) must interrupt the caller's own blocking
-	 * read, not land on a thread that ignores it. */
-	sigset_t all;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &oldmask);
-	masked = 1;
 	if (sqlite3_open_v2(cfg->path, &w->ckpt_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
 			    NULL) == SQLITE_OK) {
 		/* No busy wait: PASSIVE never waits anyway, and RESTART,
@@ -482,7 +488,7 @@ int writer_start(struct writer **out, const struct writer_cfg *cfg, char *err, s
 		pthread_mutex_init(&w->ckpt_mu, NULL);
 		pthread_cond_init(&w->ckpt_cv, &ca);
 		pthread_condattr_destroy(&ca);
-		if (pthread_create(&w->ckpt_thread, NULL, checkpoint_main, w) == 0)
+		if (thread_start(&w->ckpt_thread, checkpoint_main, w) == 0)
 			w->ckpt_started = 1;
 	}
 	if (!w->ckpt_started)
@@ -501,18 +507,15 @@ int writer_start(struct writer **out, const struct writer_cfg *cfg, char *err, s
 		rc = -EIO;
 		goto fail;
 	}
-	rc = pthread_create(&w->thread, NULL, writer_main, w);
+	rc = thread_start(&w->thread, writer_main, w);
 	if (rc) {
 		snprintf(err, errlen, "cannot start the writer thread: %s", strerror(rc));
 		rc = -rc;
 		goto fail;
 	}
-	pthread_sigmask(SIG_SETMASK, &oldmask, NULL);
 	*out = w;
 	return 0;
 fail:
-	if (masked)
-		pthread_sigmask(SIG_SETMASK, &oldmask, NULL);
 	if (w) {
 		sqlite3_finalize(w->ins_cmd);
 		sqlite3_finalize(w->ins_ev);

@@ -366,6 +366,23 @@ static int victim(struct proxy *p, uint64_t peer)
 	return best;
 }
 
+/* Reads the descriptor limit again and closes the oldest idle connections
+ * (of the peer holding most) until the proxy fits in it; with one_at_least,
+ * one goes even if it fits. Returns how many went. */
+static int evict_to_limit(struct proxy *p, int one_at_least, const char *why, uint64_t now)
+{
+	int did = 0;
+	conn_limit(p);
+	while (p->n_conns > p->max_conn || (one_at_least && !did)) {
+		int v = victim(p, 0);
+		if (v < 0)
+			break;
+		conn_drop(p, (unsigned)v, "conn-evicted", why, now);
+		did++;
+	}
+	return did;
+}
+
 static uint64_t peer_hash(const char *s)
 {
 	uint64_t h = 1469598103934665603ull; /* FNV-1a */
@@ -384,12 +401,7 @@ static void accept_one(struct proxy *p, struct listener *l, uint64_t now)
 		 * to what the limit, maybe lowered under us, allows, and one at
 		 * least), else accepts pause a while: the listener would wake
 		 * poll at once, again and again, with nothing to take. */
-		conn_limit(p);
-		int v = victim(p, 0);
-		while (v >= 0) {
-			conn_drop(p, (unsigned)v, "conn-evicted", "out of file descriptors", now);
-			v = p->n_conns > p->max_conn ? victim(p, 0) : -1;
-		}
+		evict_to_limit(p, 1, "out of file descriptors", now);
 		sl = sizeof sa;
 		fd = accept4(l->fd, (struct sockaddr *)&sa, &sl, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
@@ -741,23 +753,6 @@ static void expire_idle(struct proxy *p, uint64_t now)
 	p->next_idle = next;
 }
 
-/* The descriptor limit was lowered below what the proxy holds: the oldest
- * idle connections go until it fits again. Returns 1 if any went. */
-static int shrink(struct proxy *p, uint64_t now)
-{
-	int did = 0;
-	conn_limit(p);
-	while (p->n_conns > p->max_conn) {
-		int v = victim(p, 0);
-		if (v < 0)
-			break;
-		conn_drop(p, (unsigned)v, "conn-evicted", "the file descriptor limit was lowered",
-			  now);
-		did = 1;
-	}
-	return did;
-}
-
 static int ms_until(uint64_t now, uint64_t then)
 {
 	if (then <= now)
@@ -807,7 +802,8 @@ int proxy_run(struct proxy *p, int wake_fd, int (*wake)(void *ctx), void *ctx)
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno == EINVAL && shrink(p, now))
+			if (errno == EINVAL &&
+			    evict_to_limit(p, 0, "the file descriptor limit was lowered", now))
 				continue; /* more descriptors than the limit now allows */
 			if (errno == ENOMEM) {
 				struct timespec ts = {0, 10 * 1000 * 1000};

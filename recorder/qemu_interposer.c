@@ -415,11 +415,8 @@ static int data_readable(struct qemu_interposer *qi, struct recorder *rec)
 		int fr = frame_tpm(qi->cmd, qi->cmd_len, FRAME_MAX_MESSAGE, &size, &reason);
 		if (fr == FRAME_TPM_MORE) {
 			if (eof && qi->cmd_len)
-				recorder_malformed(
-				    rec, qi->client, qi->locality, qi->cmd, qi->cmd_len,
-				    qi->cmd_len < TPM_HEADER_SIZE ? TPM_MAL_SHORT_HEADER
-								  : TPM_MAL_SIZE_OVER,
-				    size);
+				recorder_malformed(rec, qi->client, qi->locality, qi->cmd,
+						   qi->cmd_len, reason, size);
 			return eof ? -1 : 0;
 		}
 		if (fr == FRAME_TPM_BAD) {

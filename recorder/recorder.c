@@ -145,15 +145,6 @@ void recorder_log(struct recorder *r, uint32_t client, uint8_t locality, const u
 	writer_publish(r->w);
 }
 
-int recorder_command(struct recorder *r, uint32_t client, uint8_t locality, const uint8_t *cmd,
-		     size_t len, uint8_t *rsp, size_t cap, size_t *rsp_len)
-{
-	struct rec_timing tm = {0};
-	int rc = recorder_forward(r, client, locality, cmd, len, rsp, cap, rsp_len, &tm);
-	recorder_log(r, client, locality, cmd, len, rsp, *rsp_len, &tm);
-	return rc;
-}
-
 static struct recorder_client_key *slot_for_new(struct recorder *r);
 
 int recorder_own_command(struct recorder *r, const uint8_t *cmd, size_t len, uint8_t *rsp,

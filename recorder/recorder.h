@@ -60,24 +60,21 @@ struct rec_timing {
 };
 enum { REC_BACKEND_LOST = 1, REC_BACKEND_BACK = 2 };
 
-/* The two halves of recorder_command, so that a proxy can answer its client
- * before spending anything on the record: forward (timed; it touches only
- * the backend and the recorder's counters, never the writer), then log. */
+/* A command in two halves, so that a recorder can answer its client before
+ * spending anything on the record: forward (timed; it touches only the
+ * backend and the recorder's counters, never the writer), then log. The
+ * response (or a TPM_RC_FAILURE response when the backend failed) is in rsp;
+ * recorder_forward returns 0 or the backend's -errno (the response is still
+ * valid to send). */
 int recorder_forward(struct recorder *r, uint32_t client, uint8_t locality, const uint8_t *cmd,
 		     size_t len, uint8_t *rsp, size_t cap, size_t *rsp_len, struct rec_timing *tm);
 void recorder_log(struct recorder *r, uint32_t client, uint8_t locality, const uint8_t *cmd,
 		  size_t len, const uint8_t *rsp, size_t rsp_len, const struct rec_timing *tm);
 
-/* Forwards one whole command and records it. The response (or a TPM_RC_FAILURE
- * response when the backend failed) is in rsp. Returns 0 or the backend's
- * -errno (the response is still valid to send). */
-int recorder_command(struct recorder *r, uint32_t client, uint8_t locality, const uint8_t *cmd,
-		     size_t len, uint8_t *rsp, size_t cap, size_t *rsp_len);
-
 /* A command tpmtrace sends itself, not a client (the Startup of a swtpm it
  * spawned, the resource manager's flushes): forwarded and recorded like a
  * client's, with flag REC_F_OWN and a client of its own (comm "tpmtrace"),
- * so that a reader tells them apart. Returns as recorder_command. */
+ * so that a reader tells them apart. Returns as recorder_forward. */
 int recorder_own_command(struct recorder *r, const uint8_t *cmd, size_t len, uint8_t *rsp,
 			 size_t cap, size_t *rsp_len);
 

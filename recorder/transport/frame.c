@@ -71,7 +71,8 @@ enum frame_mode frame_detect_mode(const uint8_t *in, size_t len, int either_side
 int frame_tpm(const uint8_t *in, size_t len, size_t max, uint32_t *size, int *reason)
 {
 	*size = 0;
-	*reason = 0;
+	/* If no more bytes come: what arrived is cut off. */
+	*reason = len < TPM_HEADER_SIZE ? TPM_MAL_SHORT_HEADER : TPM_MAL_SIZE_OVER;
 	if (len < 6)
 		return FRAME_TPM_MORE;
 	*size = wire_get_u32(in + 2);
@@ -83,7 +84,10 @@ int frame_tpm(const uint8_t *in, size_t len, size_t max, uint32_t *size, int *re
 		*reason = TPM_MAL_TOO_LARGE;
 		return FRAME_TPM_BAD;
 	}
-	return len < *size ? FRAME_TPM_MORE : FRAME_TPM_WHOLE;
+	if (len < *size)
+		return FRAME_TPM_MORE;
+	*reason = 0;
+	return FRAME_TPM_WHOLE;
 }
 
 static void set(struct frame *f, enum frame_what what, size_t off, size_t len, size_t consume,
@@ -135,8 +139,7 @@ void frame_data(enum frame_mode *mode, const uint8_t *in, size_t in_len, int eof
 			if (!eof)
 				return more(f, 0);
 			/* The client left in the middle of a command. */
-			set(f, FRAME_MALFORMED, 0, in_len, 0, raw_locality,
-			    in_len < TPM_HEADER_SIZE ? TPM_MAL_SHORT_HEADER : TPM_MAL_SIZE_OVER);
+			set(f, FRAME_MALFORMED, 0, in_len, 0, raw_locality, reason);
 			f->declared = size;
 			return;
 		}

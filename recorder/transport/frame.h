@@ -56,10 +56,12 @@ enum { FRAME_TPM_BAD = -1, FRAME_TPM_MORE = 0, FRAME_TPM_WHOLE = 1 };
  * as the size field of its header says (TPM 2.0 Part 1 18.2, commandSize /
  * responseSize), at least the 10-byte header and at most max bytes. Given
  * in[0..len), the start of a message:
- *   FRAME_TPM_WHOLE  *size is its length and all of it is there; the bytes
- *                    after it are the next message's;
+ *   FRAME_TPM_WHOLE  *size is its length and all of it is there (*reason 0);
+ *                    the bytes after it are the next message's;
  *   FRAME_TPM_MORE   more bytes are needed (*size is the size field once the
- *                    first 6 bytes are there, else 0);
+ *                    first 6 bytes are there, else 0; *reason is what the
+ *                    bytes are if the stream ends here: TPM_MAL_SHORT_HEADER
+ *                    below the 10-byte header, else TPM_MAL_SIZE_OVER);
  *   FRAME_TPM_BAD    the size field cannot be a message's (*reason is
  *                    TPM_MAL_SIZE_BELOW_HEADER or TPM_MAL_TOO_LARGE, *size the
  *                    field): nothing after it can be framed. */

@@ -128,9 +128,10 @@ static void rsp_reader(struct tpmconn *t, struct wire_rd *r)
 }
 
 /* Takes the point of an ECC TPM2B_PUBLIC (Part 2 12.2.4 TPMT_PUBLIC, 12.2.3.6
- * TPMS_ECC_PARMS) and its Name. */
+ * TPMS_ECC_PARMS) and its Name, which must be the one the TPM returned with
+ * it (tpm_name, tpm_name_len): else every cpHash would be wrong. */
 static int ecc_public(struct sess_crypto *c, const uint8_t *tpm2b, size_t len,
-		      struct tpm_ecc_key *key)
+		      const uint8_t *tpm_name, uint16_t tpm_name_len, struct tpm_ecc_key *key)
 {
 	struct wire_rd r;
 	uint16_t size, xl, yl;
@@ -145,13 +146,18 @@ static int ecc_public(struct sess_crypto *c, const uint8_t *tpm2b, size_t len,
 		return -EPROTO; /* per the unions' selectors (model/tpm/decode.c) */
 	const uint8_t *x = wire_tpm2b(&r, &xl);
 	const uint8_t *y = wire_tpm2b(&r, &yl);
-	if (r.err || wire_left(&r) || type != TPM_ALG_ECC || xl > 32 || yl > 32)
+	if (r.err || wire_left(&r) || xl > 32 || yl > 32)
 		return -EPROTO;
 	memcpy(key->x, x, xl);
 	memcpy(key->y, y, yl);
 	key->xlen = xl;
 	key->ylen = yl;
-	return sess_name_public(c, tpm2b, len, &key->name);
+	int rc = sess_name_public(c, tpm2b, len, &key->name);
+	if (rc)
+		return rc;
+	if (tpm_name_len != key->name.size || memcmp(tpm_name, key->name.b, tpm_name_len))
+		return -EPROTO;
+	return 0;
 }
 
 void tpmconn_wr_null_key_public(struct wire_wr *w, const uint8_t *x, size_t xl, const uint8_t *y,
@@ -207,13 +213,7 @@ int tpmconn_create_null_primary(struct tpmconn *t, struct sess_crypto *c, uint32
 	const uint8_t *name = wire_tpm2b(&r, &n);
 	if (r.err)
 		return -EPROTO;
-	rc = ecc_public(c, t->rsp + pub_off, pub_len, key);
-	if (rc)
-		return rc;
-	/* Our Name must be the TPM's: else every cpHash would be wrong. */
-	if (n != key->name.size || memcmp(name, key->name.b, n))
-		return -EPROTO;
-	return 0;
+	return ecc_public(c, t->rsp + pub_off, pub_len, name, n, key);
 }
 
 int tpmconn_read_public(struct tpmconn *t, struct sess_crypto *c, uint32_t handle,
@@ -235,12 +235,7 @@ int tpmconn_read_public(struct tpmconn *t, struct sess_crypto *c, uint32_t handl
 	if (r.err)
 		return -EPROTO;
 	key->handle = handle;
-	rc = ecc_public(c, t->rsp + pub_off, pub_len, key);
-	if (rc)
-		return rc;
-	if (n != key->name.size || memcmp(name, key->name.b, n))
-		return -EPROTO;
-	return 0;
+	return ecc_public(c, t->rsp + pub_off, pub_len, name, n, key);
 }
 
 int tpmconn_context_save(struct tpmconn *t, uint32_t handle, uint8_t *blob, size_t cap, size_t *len)

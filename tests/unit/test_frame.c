@@ -29,8 +29,10 @@ static void test_frame_tpm(void)
 	int reason;
 	size_t n = getrandom(b, 8);
 	for (size_t k = 0; k < 12; k++)
-		CHECK(frame_tpm(b, k, 4096, &size, &reason) == FRAME_TPM_MORE, "%zu bytes: more",
-		      k);
+		CHECK(frame_tpm(b, k, 4096, &size, &reason) == FRAME_TPM_MORE &&
+			  reason ==
+			      (k < TPM_HEADER_SIZE ? TPM_MAL_SHORT_HEADER : TPM_MAL_SIZE_OVER),
+		      "%zu bytes: more (cut off there: reason %d)", k, reason);
 	CHECK(frame_tpm(b, n, 4096, &size, &reason) == FRAME_TPM_WHOLE && size == 12, "whole");
 	/* Trailing bytes belong to the next message. */
 	getrandom(b + n, 16);
