@@ -391,12 +391,8 @@ static void print_command_json(sqlite3_stmt *st, int64_t seq, double rel, int fi
 static void print_command(sqlite3_stmt *st, int64_t seq, double rel)
 {
 	uint32_t cc = (uint32_t)sqlite3_column_int64(st, 3);
-	const char *name = tpm_cc_name(cc);
 	char namebuf[16], hbuf[64] = "", sbuf[48] = "", extra[48] = "";
-	if (!name) {
-		snprintf(namebuf, sizeof namebuf, "0x%08X", cc);
-		name = namebuf;
-	}
+	const char *name = cc_label(cc, namebuf, sizeof namebuf);
 	for (int h = 0; h < 3; h++) {
 		if (sqlite3_column_type(st, 4 + h) == SQLITE_NULL)
 			break;
