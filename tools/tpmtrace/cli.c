@@ -223,6 +223,15 @@ int cli_given(const struct cli_parse *p, int key)
 	return 0;
 }
 
+const char *cli_db_operand(const struct cli_parse *p)
+{
+	if (p->ind == p->argc - 1)
+		return p->argv[p->ind];
+	usage_error(p->sc,
+		    p->ind >= p->argc ? "which database? (DB)" : "expected one database file");
+	return NULL;
+}
+
 int cli_only_mode(const struct cli_parse *p, unsigned mode, const char *why)
 {
 	for (unsigned i = 0; i < p->sc->n_opts; i++) {

@@ -132,5 +132,8 @@ int cli_next(struct cli_parse *p);
 int cli_only_mode(const struct cli_parse *p, unsigned mode, const char *why);
 /* Whether the option with this key was given. */
 int cli_given(const struct cli_parse *p, int key);
+/* After parsing, for the subcommands that take one DB operand: the operand,
+ * or NULL with the usage error printed (none given, or more than one). */
+const char *cli_db_operand(const struct cli_parse *p);
 
 #endif

@@ -640,10 +640,8 @@ static int run(int argc, char **argv)
 	}
 	if (k < 0)
 		return EXIT_USAGE;
-	if (p.ind != argc - 1)
-		return usage_error(&subcmd_replay,
-				   p.ind >= argc ? "which database? (DB)" : "one database only");
-	c.db_path = argv[p.ind];
+	if (!(c.db_path = cli_db_operand(&p)))
+		return EXIT_USAGE;
 	if (c.have_seed && !c.emulate)
 		return usage_error(&subcmd_replay, "--emulate-seed goes with --emulate");
 	if (!c.have_seed)

@@ -171,7 +171,7 @@ static int filter_rest(struct show *s)
 	return 0;
 }
 
-static int parse(struct show *s, int argc, char **argv, int *ind)
+static int parse(struct show *s, int argc, char **argv, const char **dbpath)
 {
 	int k;
 	struct cli_parse p;
@@ -209,10 +209,8 @@ static int parse(struct show *s, int argc, char **argv, int *ind)
 	}
 	if (k < 0)
 		return EXIT_USAGE;
-	if (p.ind != argc - 1)
-		return usage_error(&subcmd_show, p.ind >= argc ? "which database? (DB)"
-							       : "expected one database file");
-	*ind = p.ind;
+	if (!(*dbpath = cli_db_operand(&p)))
+		return EXIT_USAGE;
 	if ((s->cc && filter_cc(s)) || filter_rest(s))
 		return EXIT_USAGE;
 	return 0;
@@ -490,10 +488,11 @@ static int list(sqlite3 *db, int64_t id, const struct show *s)
 static int run(int argc, char **argv)
 {
 	struct show s = {.limit = -1};
-	int ind = 0, ret = parse(&s, argc, argv, &ind);
+	const char *dbpath = NULL;
+	int ret = parse(&s, argc, argv, &dbpath);
 	if (ret)
 		return ret;
-	sqlite3 *db = cli_open_db("show", argv[ind], 0);
+	sqlite3 *db = cli_open_db("show", dbpath, 0);
 	if (!db)
 		return 1;
 	int64_t id = cli_pick_trace("show", db, s.trace_arg);
