@@ -162,6 +162,15 @@ static int check_value(struct cli_parse *p, const struct cli_opt *o)
 					   name, o->min, o->max, v);
 		p->real = d;
 	}
+	if (o->flags & CLI_U64) {
+		char *end;
+		errno = 0;
+		unsigned long long n = strtoull(v, &end, 0);
+		if (!*v || *end || errno || v[0] == '-')
+			return usage_error(p->sc, "%s takes an unsigned integer, not '%s'", name,
+					   v);
+		p->u64 = n;
+	}
 	if ((o->flags & CLI_CHOICE) && !word_in(o->values, v)) {
 		words_text(o->values, list, sizeof list);
 		return usage_error(p->sc, "%s takes %s, not '%s'", name, list, v);

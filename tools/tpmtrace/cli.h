@@ -24,6 +24,7 @@
 #define CLI_HIDDEN 0x10u /* accepted but not shown (a deprecated spelling) */
 #define CLI_REAL   0x20u /* a decimal number from min to max: cli_parse.real */
 #define CLI_TRACE  0x40u /* a trace: a positive id, latest or latest-replay */
+#define CLI_U64	   0x80u /* an unsigned 64-bit number (decimal, 0x hex): cli_parse.u64 */
 
 struct cli_opt {
 	const char *name; /* long name, without "--" */
@@ -118,6 +119,7 @@ struct cli_parse {
 	const char *arg;	   /* the option's value */
 	long long num;		   /* CLI_NUM */
 	double real;		   /* CLI_REAL */
+	uint64_t u64;		   /* CLI_U64 */
 	const struct cli_opt *opt; /* the option just returned */
 	uint64_t seen;		   /* bit i: opts[i] was given */
 	int ind;		   /* the first operand, once cli_next returned 0 */
