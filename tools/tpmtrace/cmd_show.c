@@ -336,10 +336,7 @@ static void print_event(sqlite3_stmt *st, int64_t seq, double rel, const struct 
 		       (long long)seq, rel);
 		json_str(stdout, kind ? kind : "");
 		printf(",\"detail\":");
-		if (detail)
-			json_str(stdout, detail);
-		else
-			printf("null");
+		json_str(stdout, detail);
 		printf("}");
 		return;
 	}
@@ -379,10 +376,7 @@ static void print_command_json(sqlite3_stmt *st, int64_t seq, double rel, int fi
 	json_int_or_null("rsp_handle", st, 15);
 	json_int_or_null("flags", st, 18);
 	printf(",\"malformed\":");
-	if (sqlite3_column_text(st, 14))
-		json_str(stdout, (const char *)sqlite3_column_text(st, 14));
-	else
-		printf("null");
+	json_str(stdout, (const char *)sqlite3_column_text(st, 14));
 	printf("}");
 }
 
