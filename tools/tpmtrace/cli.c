@@ -162,6 +162,15 @@ static int check_value(struct cli_parse *p, const struct cli_opt *o)
 					   name, o->min, o->max, v);
 		p->real = d;
 	}
+	if (o->flags & CLI_U64) {
+		char *end;
+		errno = 0;
+		unsigned long long n = strtoull(v, &end, 0);
+		if (!*v || *end || errno || v[0] == '-')
+			return usage_error(p->sc, "%s takes an unsigned integer, not '%s'", name,
+					   v);
+		p->u64 = n;
+	}
 	if ((o->flags & CLI_CHOICE) && !word_in(o->values, v)) {
 		words_text(o->values, list, sizeof list);
 		return usage_error(p->sc, "%s takes %s, not '%s'", name, list, v);
@@ -221,6 +230,15 @@ int cli_given(const struct cli_parse *p, int key)
 		if (p->sc->opts[i].key == key && (p->seen & (1ull << i)))
 			return 1;
 	return 0;
+}
+
+const char *cli_db_operand(const struct cli_parse *p)
+{
+	if (p->ind == p->argc - 1)
+		return p->argv[p->ind];
+	usage_error(p->sc,
+		    p->ind >= p->argc ? "which database? (DB)" : "expected one database file");
+	return NULL;
 }
 
 int cli_only_mode(const struct cli_parse *p, unsigned mode, const char *why)

@@ -24,6 +24,7 @@
 #define CLI_HIDDEN 0x10u /* accepted but not shown (a deprecated spelling) */
 #define CLI_REAL   0x20u /* a decimal number from min to max: cli_parse.real */
 #define CLI_TRACE  0x40u /* a trace: a positive id, latest or latest-replay */
+#define CLI_U64	   0x80u /* an unsigned 64-bit number (decimal, 0x hex): cli_parse.u64 */
 
 struct cli_opt {
 	const char *name; /* long name, without "--" */
@@ -118,6 +119,7 @@ struct cli_parse {
 	const char *arg;	   /* the option's value */
 	long long num;		   /* CLI_NUM */
 	double real;		   /* CLI_REAL */
+	uint64_t u64;		   /* CLI_U64 */
 	const struct cli_opt *opt; /* the option just returned */
 	uint64_t seen;		   /* bit i: opts[i] was given */
 	int ind;		   /* the first operand, once cli_next returned 0 */
@@ -132,5 +134,8 @@ int cli_next(struct cli_parse *p);
 int cli_only_mode(const struct cli_parse *p, unsigned mode, const char *why);
 /* Whether the option with this key was given. */
 int cli_given(const struct cli_parse *p, int key);
+/* After parsing, for the subcommands that take one DB operand: the operand,
+ * or NULL with the usage error printed (none given, or more than one). */
+const char *cli_db_operand(const struct cli_parse *p);
 
 #endif

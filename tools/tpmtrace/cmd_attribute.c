@@ -78,9 +78,9 @@ static int run(int argc, char **argv)
 		printf("%s\n", ftrace_guest_cmdline());
 		return 0;
 	}
-	if (p.ind != argc - 1)
-		return usage_error(&subcmd_attribute, p.ind >= argc ? "which database? (DB)"
-								    : "expected one database file");
+	const char *dbpath = cli_db_operand(&p);
+	if (!dbpath)
+		return EXIT_USAGE;
 	if (!ftrace)
 		return usage_error(&subcmd_attribute, "give the guest's ftrace with --ftrace FILE");
 
@@ -89,7 +89,7 @@ static int run(int argc, char **argv)
 	size_t len = 0;
 	if (log_map_file(ftrace, 0, &m, &len, NULL, err, sizeof err))
 		return die("attribute", "%s", err);
-	sqlite3 *db = cli_open_db("attribute", argv[p.ind], 1);
+	sqlite3 *db = cli_open_db("attribute", dbpath, 1);
 	if (!db) {
 		log_unmap_file(m, len);
 		return 1;

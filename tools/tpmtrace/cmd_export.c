@@ -150,13 +150,12 @@ static int run_export(int argc, char **argv)
 	}
 	if (k < 0)
 		return EXIT_USAGE;
-	if (p.ind != argc - 1)
-		return usage_error(&subcmd_export,
-				   p.ind >= argc ? "which database? (DB)" : "give exactly one DB");
+	const char *dbpath = cli_db_operand(&p);
+	if (!dbpath)
+		return EXIT_USAGE;
 	if (!pcapng && !csv && !jsonl && !ev_csv && !ev_jsonl)
 		return usage_error(&subcmd_export, "nothing to do: give --pcapng, --csv, --jsonl, "
 						   "--events-csv or --events-jsonl");
-	const char *dbpath = argv[p.ind];
 	const char *const inputs[] = {dbpath, NULL};
 	const struct export_out outs[] = {{pcapng, TRACE_EXPORT_PCAPNG},
 					  {csv, TRACE_EXPORT_CSV},

@@ -80,10 +80,10 @@ static int run(int argc, char **argv)
 			json = 1;
 	if (k < 0)
 		return EXIT_USAGE;
-	if (p.ind != argc - 1)
-		return usage_error(&subcmd_list, p.ind >= argc ? "which database? (DB)"
-							       : "expected one database file");
-	sqlite3 *db = cli_open_db("list", argv[p.ind], 0);
+	const char *dbpath = cli_db_operand(&p);
+	if (!dbpath)
+		return EXIT_USAGE;
+	sqlite3 *db = cli_open_db("list", dbpath, 0);
 	if (!db)
 		return 1;
 	struct db_trace_list l;

@@ -178,11 +178,7 @@ static int parse(int argc, char **argv, struct pcrs_args *a)
 	}
 	if (key < 0)
 		return EXIT_USAGE;
-	if (cp.ind != argc - 1)
-		return usage_error(&subcmd_pcrs,
-				   cp.ind >= argc ? "which database? (DB)" : "one DB only");
-	a->dbpath = argv[cp.ind];
-	return 0;
+	return (a->dbpath = cli_db_operand(&cp)) ? 0 : EXIT_USAGE;
 }
 
 /* What the replay could not apply, on stderr. */

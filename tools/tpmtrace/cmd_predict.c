@@ -97,11 +97,9 @@ static void fmt_time(char *b, size_t l, double ms)
  * comma unless it is member i == 0. */
 static void json_cc_key(unsigned i, uint32_t cc)
 {
-	const char *nm = tpm_cc_name(cc);
 	char hex[16];
-	snprintf(hex, sizeof hex, "0x%08X", cc);
 	printf("%s", i ? "," : "");
-	json_str(stdout, nm ? nm : hex);
+	json_str(stdout, cc_label(cc, hex, sizeof hex));
 }
 
 /* The command line. */

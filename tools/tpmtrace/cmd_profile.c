@@ -221,10 +221,9 @@ static int show(const struct profile *p, const char *from)
 		fmt_ms(lo_s, sizeof lo_s, spread ? lo : NAN);
 		fmt_ms(hi_s, sizeof hi_s, spread ? hi : NAN);
 		snprintf(n, sizeof n, e->n ? "%llu" : "-", (unsigned long long)e->n);
-		snprintf(cc, sizeof cc, "0x%08X", e->cc);
 		printf("%-20s %-10s %-22s %7s %10s %10s %10s %10s %10s\n",
-		       tpm_cc_name(e->cc) ? tpm_cc_name(e->cc) : cc, prof_auth_str(e->auth),
-		       e->variant, n, m, a, b, lo_s, hi_s);
+		       cc_label(e->cc, cc, sizeof cc), prof_auth_str(e->auth), e->variant, n, m, a,
+		       b, lo_s, hi_s);
 	}
 	return 0;
 }

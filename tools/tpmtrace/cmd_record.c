@@ -128,7 +128,7 @@ static const struct cli_opt opts[] = {
      "are the emulated ones (flag 4) and the trace's\n"
      "'emulated' column names the profile",
      "@profile", 0, 0, M_PROXY},
-    {"emulate-seed", O_SEED, "N", 0,
+    {"emulate-seed", O_SEED, "N", CLI_U64,
      "seed of the latency draws (default: random, stored in\nthe trace's 'emulate' event)", NULL, 0,
      0, M_PROXY},
     {"mode", O_MODE, "OCTAL", 0,
@@ -332,17 +332,10 @@ static int parse_option(int k, const struct cli_parse *p, struct record_args *a)
 	case O_PER_PEER:
 		a->per_peer = (unsigned)p->num;
 		break;
-	case O_SEED: {
-		char *e;
-		errno = 0;
-		a->seed = strtoull(p->arg, &e, 0);
-		if (errno || *e || !*p->arg || p->arg[0] == '-')
-			return usage_error(&subcmd_record,
-					   "--emulate-seed takes an unsigned integer, not '%s'",
-					   p->arg);
+	case O_SEED:
+		a->seed = p->u64;
 		a->have_seed = 1;
 		break;
-	}
 	case O_MODE: {
 		char *end;
 		long m = strtol(p->arg, &end, 8);

@@ -1,6 +1,5 @@
 /* tpmtrace replay: re-issue a stored trace against a TPM under a session
  * policy and store the run as a new trace (replayer/replay.h). */
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,7 +77,7 @@ static const struct cli_opt opts[] = {
      "file, a profile stored in DB, or a shipped one.\n"
      "Compare with 'tpmtrace predict' (docs/profiles.md)",
      "@profile"},
-    {"emulate-seed", O_SEED, "N", 0,
+    {"emulate-seed", O_SEED, "N", CLI_U64,
      "seed of the latency draws (default: random; with\n"
      "--repeat, run i uses N+i); stored in the run's\n'emulate' event"},
     {"json", O_JSON, NULL, 0, "print the summary as JSON {\"version\":1,...} (no\nprogress bar)"},
@@ -625,25 +624,16 @@ static int run(int argc, char **argv)
 		case O_EMU:
 			c.emulate = p.arg;
 			break;
-		case O_SEED: {
-			char *end;
-			errno = 0;
-			c.seed = strtoull(p.arg, &end, 0);
-			if (errno || *end || !*p.arg || p.arg[0] == '-')
-				return usage_error(
-				    &subcmd_replay,
-				    "--emulate-seed takes an unsigned integer, not '%s'", p.arg);
+		case O_SEED:
+			c.seed = p.u64;
 			c.have_seed = 1;
 			break;
-		}
 		}
 	}
 	if (k < 0)
 		return EXIT_USAGE;
-	if (p.ind != argc - 1)
-		return usage_error(&subcmd_replay,
-				   p.ind >= argc ? "which database? (DB)" : "one database only");
-	c.db_path = argv[p.ind];
+	if (!(c.db_path = cli_db_operand(&p)))
+		return EXIT_USAGE;
 	if (c.have_seed && !c.emulate)
 		return usage_error(&subcmd_replay, "--emulate-seed goes with --emulate");
 	if (!c.have_seed)

@@ -151,11 +151,8 @@ static int parse(int argc, char **argv, struct report_args *a)
 	}
 	if (key < 0)
 		return EXIT_USAGE;
-	if (cp.ind < argc - 1)
-		return usage_error(&subcmd_report, "more than one database given");
-	if (cp.ind >= argc)
-		return usage_error(&subcmd_report, "which database? (DB)");
-	a->dbpath = argv[cp.ind];
+	if (!(a->dbpath = cli_db_operand(&cp)))
+		return EXIT_USAGE;
 	if (!a->out && a->json)
 		a->out = "-";
 	if (!a->out)

@@ -171,7 +171,7 @@ static int filter_rest(struct show *s)
 	return 0;
 }
 
-static int parse(struct show *s, int argc, char **argv, int *ind)
+static int parse(struct show *s, int argc, char **argv, const char **dbpath)
 {
 	int k;
 	struct cli_parse p;
@@ -209,10 +209,8 @@ static int parse(struct show *s, int argc, char **argv, int *ind)
 	}
 	if (k < 0)
 		return EXIT_USAGE;
-	if (p.ind != argc - 1)
-		return usage_error(&subcmd_show, p.ind >= argc ? "which database? (DB)"
-							       : "expected one database file");
-	*ind = p.ind;
+	if (!(*dbpath = cli_db_operand(&p)))
+		return EXIT_USAGE;
 	if ((s->cc && filter_cc(s)) || filter_rest(s))
 		return EXIT_USAGE;
 	return 0;
@@ -338,10 +336,7 @@ static void print_event(sqlite3_stmt *st, int64_t seq, double rel, const struct 
 		       (long long)seq, rel);
 		json_str(stdout, kind ? kind : "");
 		printf(",\"detail\":");
-		if (detail)
-			json_str(stdout, detail);
-		else
-			printf("null");
+		json_str(stdout, detail);
 		printf("}");
 		return;
 	}
@@ -381,22 +376,15 @@ static void print_command_json(sqlite3_stmt *st, int64_t seq, double rel, int fi
 	json_int_or_null("rsp_handle", st, 15);
 	json_int_or_null("flags", st, 18);
 	printf(",\"malformed\":");
-	if (sqlite3_column_text(st, 14))
-		json_str(stdout, (const char *)sqlite3_column_text(st, 14));
-	else
-		printf("null");
+	json_str(stdout, (const char *)sqlite3_column_text(st, 14));
 	printf("}");
 }
 
 static void print_command(sqlite3_stmt *st, int64_t seq, double rel)
 {
 	uint32_t cc = (uint32_t)sqlite3_column_int64(st, 3);
-	const char *name = tpm_cc_name(cc);
 	char namebuf[16], hbuf[64] = "", sbuf[48] = "", extra[48] = "";
-	if (!name) {
-		snprintf(namebuf, sizeof namebuf, "0x%08X", cc);
-		name = namebuf;
-	}
+	const char *name = cc_label(cc, namebuf, sizeof namebuf);
 	for (int h = 0; h < 3; h++) {
 		if (sqlite3_column_type(st, 4 + h) == SQLITE_NULL)
 			break;
@@ -494,10 +482,11 @@ static int list(sqlite3 *db, int64_t id, const struct show *s)
 static int run(int argc, char **argv)
 {
 	struct show s = {.limit = -1};
-	int ind = 0, ret = parse(&s, argc, argv, &ind);
+	const char *dbpath = NULL;
+	int ret = parse(&s, argc, argv, &dbpath);
 	if (ret)
 		return ret;
-	sqlite3 *db = cli_open_db("show", argv[ind], 0);
+	sqlite3 *db = cli_open_db("show", dbpath, 0);
 	if (!db)
 		return 1;
 	int64_t id = cli_pick_trace("show", db, s.trace_arg);

@@ -164,10 +164,10 @@ static int run(int argc, char **argv)
 	}
 	if (k < 0)
 		return EXIT_USAGE;
-	if (p.ind != argc - 1)
-		return usage_error(&subcmd_stats, p.ind >= argc ? "which database? (DB)"
-								: "expected one database file");
-	sqlite3 *db = cli_open_db("stats", argv[p.ind], 0);
+	const char *dbpath = cli_db_operand(&p);
+	if (!dbpath)
+		return EXIT_USAGE;
+	sqlite3 *db = cli_open_db("stats", dbpath, 0);
 	if (!db)
 		return 1;
 	struct db_stats s;
@@ -190,7 +190,7 @@ static int run(int argc, char **argv)
 	if (!s.have_sum) {
 		printf(json ? "]}\n" : "\n");
 		fflush(stdout);
-		die("stats", "%s: %s", argv[p.ind], err);
+		die("stats", "%s: %s", dbpath, err);
 		goto out;
 	}
 	print_summary(id, &s.sum, json);

@@ -57,10 +57,10 @@ static int run(int argc, char **argv)
 	}
 	if (k < 0)
 		return EXIT_USAGE;
-	if (p.ind != argc - 1)
-		return usage_error(&subcmd_strip, p.ind >= argc ? "which database? (DB)"
-								: "expected one database file");
-	sqlite3 *db = cli_open_db("strip", argv[p.ind], 1);
+	const char *dbpath = cli_db_operand(&p);
+	if (!dbpath)
+		return EXIT_USAGE;
+	sqlite3 *db = cli_open_db("strip", dbpath, 1);
 	if (!db)
 		return 1;
 	int64_t id = cli_pick_trace("strip", db, trace_arg);

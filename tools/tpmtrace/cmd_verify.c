@@ -80,12 +80,12 @@ static int run(int argc, char **argv)
 			json = 1;
 	if (k < 0)
 		return EXIT_USAGE;
-	if (p.ind != argc - 1)
-		return usage_error(&subcmd_verify, p.ind >= argc ? "which database? (DB)"
-								 : "expected one database file");
+	const char *dbpath = cli_db_operand(&p);
+	if (!dbpath)
+		return EXIT_USAGE;
 	sqlite3 *db = NULL;
 	char err[512];
-	if (db_open(argv[p.ind], DB_READ, &db, err, sizeof err)) {
+	if (db_open(dbpath, DB_READ, &db, err, sizeof err)) {
 		if (json) {
 			printf("{\"version\":1,\"error\":");
 			json_str(stdout, err);

@@ -30,7 +30,7 @@ static const struct cli_opt opts[] = {
      "latency injection, as `tpmtrace record --emulate`: the\n"
      "guest sees the profiled TPM's latencies (flag 4)",
      "@profile"},
-    {"emulate-seed", V_SEED, "N", 0,
+    {"emulate-seed", V_SEED, "N", CLI_U64,
      "seed of the latency draws (default: random; stored in\nthe trace's 'emulate' event)"},
     {"quiet", V_QUIET, NULL, 0, "no summary at exit"},
 };
@@ -134,17 +134,10 @@ static int parse(int argc, char **argv, struct vm_args *a)
 		case V_EMU:
 			a->emulate = p.arg;
 			break;
-		case V_SEED: {
-			char *e;
-			errno = 0;
-			a->seed = strtoull(p.arg, &e, 0);
-			if (errno || *e || !*p.arg || p.arg[0] == '-')
-				return usage_error(
-				    &subcmd_vm_record,
-				    "--emulate-seed takes an unsigned integer, not '%s'", p.arg);
+		case V_SEED:
+			a->seed = p.u64;
 			a->have_seed = 1;
 			break;
-		}
 		}
 	}
 	if (c < 0)

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "db/db.h"
+#include "model/tpm/tpm_cc.h"
 
 sqlite3 *cli_open_db(const char *sub, const char *path, int write)
 {
@@ -384,6 +385,15 @@ void print_safe(FILE *f, const char *s)
 double ns_to_ms(double ns)
 {
 	return ns / 1e6;
+}
+
+const char *cc_label(uint32_t cc, char *buf, size_t len)
+{
+	const char *n = tpm_cc_name(cc);
+	if (n)
+		return n;
+	snprintf(buf, len, "0x%08X", cc);
+	return buf;
 }
 
 void progress_init(struct progress *p, const char *what, const char *unit, int allowed)

@@ -66,6 +66,9 @@ const char *safe_text(const char *s, char *buf, size_t len);
 void print_safe(FILE *f, const char *s);
 /* Milliseconds with three decimals from ns. */
 double ns_to_ms(double ns);
+/* The name of command code cc (model/tpm/tpm_cc.def), or "0x%08X" written
+ * into buf (16 bytes are enough) for a code the table does not know. */
+const char *cc_label(uint32_t cc, char *buf, size_t len);
 
 /* Runs argv[0] with argv as a child of the recorder: the signal mask
  * restored to mask, SIGPIPE at its default, and with tcti (unless NULL) in

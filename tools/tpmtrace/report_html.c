@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "common.h"
-#include "model/tpm/tpm_cc.h"
 
 #define LAT_ROWS 40 /* command codes drawn in the latency chart */
 
@@ -52,15 +51,6 @@ static void html(FILE *f, const char *s)
 			fputc(*s, f);
 		}
 	}
-}
-
-static const char *cc_label(uint32_t cc, char *buf, size_t len)
-{
-	const char *n = tpm_cc_name(cc);
-	if (n)
-		return n;
-	snprintf(buf, len, "0x%08X", cc);
-	return buf;
 }
 
 /* A duration for people: ns, us, ms or s with 3 significant-ish digits. */
