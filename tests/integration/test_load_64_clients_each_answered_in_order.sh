@@ -58,7 +58,7 @@ case ${TPMTRACE_TEST_BUILD:-} in
 esac
 
 q() { sqlite3 "$db" "$1"; }
-read -r fwd rec drop <<<"$(sed -n 's/.* \([0-9]*\) commands forwarded, \([0-9]*\) recorded, \([0-9]*\) dropped.*/\1 \2 \3/p' "$T/record.err")"
+read -r fwd rec drop _ <<<"$(record_summary)"
 echo "forwarded $fwd, recorded $rec, dropped $drop"
 expect_eq "commands forwarded: every one sent" "$fwd" "$((CLIENTS * N))"
 expect_eq "recorded + dropped = forwarded" "$((rec + drop))" "$fwd"

@@ -140,6 +140,15 @@ record_bg() {
 	PIDS+=($RECORD_PID)
 }
 
+# record_summary [FILE]: "forwarded recorded dropped waits" from the exit line
+# of tpmtrace record in FILE (default $T/record.err, where record_bg puts it):
+# commands forwarded, recorded and dropped, and how often the TPM path waited
+# for the writer. Read it with `read -r fwd rec drop waits <<<"$(record_summary)"`.
+record_summary() {
+	sed -n 's/.* \([0-9]*\) commands forwarded, \([0-9]*\) recorded, \([0-9]*\) dropped.*waited for the writer \([0-9]*\) times.*/\1 \2 \3 \4/p' \
+		"${1:-$T/record.err}"
+}
+
 sql() { sqlite3 "$@"; }
 
 # wait_until 'CONDITION' [SECONDS]: evaluates the shell condition every 50 ms
