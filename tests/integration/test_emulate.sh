@@ -171,8 +171,7 @@ done
 PROF=$T/record.profile
 printf 'tpmtrace-profile 1\nname: slb9670-scaled-16\ntransport-ms: 0\nPCR_Extend password - mean=20\nStartup none - mean=0.4\n' >"$PROF"
 db2=$T/rec.db
-"$TPMTRACE" record --spawn-swtpm --no-startup --db "$db2" --emulate "$PROF" --emulate-seed 7 -- bash -c \
-	"'$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd startup --quiet >/dev/null && '$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd pcrextend --count 50 --quiet >/dev/null" 2>"$T/rec2.err"
+record_client "$db2" pcrextend 50 --emulate "$PROF" --emulate-seed 7 2>"$T/rec2.err"
 expect_eq "record --emulate" "$?" 0
 expect_eq "record --emulate: trace.emulated" "$(sqlite3 "$db2" "SELECT emulated FROM trace WHERE id=1")" slb9670-scaled-16
 expect_eq "record --emulate: 50 extends flagged emulated" \

@@ -140,6 +140,17 @@ record_bg() {
 	PIDS+=($RECORD_PID)
 }
 
+# record_client DB CMD COUNT [RECORD-OPTION]...: tpmtrace record --spawn-swtpm
+# --no-startup of a tpmclient workload: TPM2_Startup, then COUNT commands CMD
+# (tpmclient --cmd). The status is the recorder's.
+record_client() {
+	local db=$1 cmd=$2 n=$3
+	shift 3
+	"$TPMTRACE" record --spawn-swtpm --no-startup --db "$db" "$@" -- sh -c \
+		"'$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd startup --quiet >/dev/null &&
+		 '$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd $cmd --count $n --quiet >/dev/null"
+}
+
 # record_summary [FILE]: "forwarded recorded dropped waits" from the exit line
 # of tpmtrace record in FILE (default $T/record.err, where record_bg puts it):
 # commands forwarded, recorded and dropped, and how often the TPM path waited
