@@ -25,13 +25,8 @@ need swtpm sqlite3 python3 tpm2_pcrread tpm2_createprimary
 H=(python3 "$TPMTRACE_TEST_LIB/hostile.py")
 
 start_swtpm "$T/sw"
-# The object the mix clients' ReadPublic asks for: a persistent primary, made
-# directly (PCRs stay at their reset values).
-export TPM2TOOLS_TCTI="swtpm:path=$T/sw/s.sock"
-tpm2_startup -c && tpm2_createprimary -Q -C o -c "$T/p.ctx" &&
-	tpm2_evictcontrol -Q -C o -c "$T/p.ctx" 0x81000001 >/dev/null ||
-	{ echo "cannot prepare swtpm" >&2; exit 1; }
-unset TPM2TOOLS_TCTI
+# The object the mix clients' ReadPublic asks for.
+swtpm_primary "$T/sw/s.sock" || { echo "cannot prepare swtpm" >&2; exit 1; }
 db=$T/h.db
 for attempt in 1 2 3 4 5; do
 	port=$((20000 + RANDOM % 20000))

@@ -17,12 +17,8 @@ N=${LOAD_COUNT:-2000}
 HWM_MAX_KB=32768
 
 start_swtpm "$T/sw"
-# The object ReadPublic asks for: a persistent primary, made directly.
-export TPM2TOOLS_TCTI="swtpm:path=$T/sw/s.sock"
-tpm2_startup -c && tpm2_createprimary -Q -C o -c "$T/p.ctx" &&
-	tpm2_evictcontrol -Q -C o -c "$T/p.ctx" 0x81000001 >/dev/null ||
-	{ echo "cannot prepare swtpm" >&2; exit 1; }
-unset TPM2TOOLS_TCTI
+# The object ReadPublic asks for.
+swtpm_primary "$T/sw/s.sock" || { echo "cannot prepare swtpm" >&2; exit 1; }
 
 db=$T/load.db
 record_bg "$db" --backend "swtpm:path=$T/sw/s.sock" --listen "unix:$T/p.sock" --payloads full

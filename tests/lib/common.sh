@@ -131,6 +131,16 @@ wait_for_socket() {
 	return 1
 }
 
+# swtpm_primary SOCK: starts up the swtpm at SOCK (start_swtpm's s.sock) and
+# makes the persistent primary 0x81000001 that tpmclient's readpublic and mix
+# ask for, directly (PCRs stay at their reset values).
+swtpm_primary() {
+	local tcti=swtpm:path=$1
+	tpm2_startup -T "$tcti" -c &&
+		tpm2_createprimary -T "$tcti" -Q -C o -c "$T/primary.ctx" &&
+		tpm2_evictcontrol -T "$tcti" -Q -C o -c "$T/primary.ctx" 0x81000001 >/dev/null
+}
+
 # record_bg DB ARGS...: tpmtrace record in the background (RECORD_PID).
 record_bg() {
 	local db=$1
