@@ -170,8 +170,6 @@ record_summary() {
 		"${1:-$T/record.err}"
 }
 
-sql() { sqlite3 "$@"; }
-
 # wait_until 'CONDITION' [SECONDS]: evaluates the shell condition every 50 ms
 # until it holds (status 0) or SECONDS (default 60) have passed (status 1).
 # For a state the test waits for (rows committed, a message printed), never a
