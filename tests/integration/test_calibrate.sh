@@ -43,7 +43,7 @@ kill -TERM $RECORD_PID
 check "the recording proxy exits 0" wait $RECORD_PID
 
 check "profile written 0600" [ "$(stat -c %a "$T/cal.profile")" = 600 ]
-"$TPMTRACE" profile show "$T/cal.profile" >/dev/null 2>&1 || "$TPMTRACE" predict --synthetic pcr-extend:1 --profile "$T/cal.profile" >/dev/null 2>&1
+"$TPMTRACE" profile show "$T/cal.profile" >/dev/null
 expect_eq "the profile reads back" "$?" 0
 KINDS=("GetCapability none -" "GetRandom none -" "GetRandom hmac+enc -" "PCR_Read none -"
 	"PCR_Extend password -" "PCR_Extend hmac -" "StartAuthSession none salted-ecc"
@@ -68,7 +68,7 @@ check "provenance: measured-by" grep -q '^measured-by: tpmtrace calibrate' "$T/c
 check "provenance: the target" grep -q "^bus: swtpm:path=$T/cal.sock" "$T/cal.profile"
 check "provenance: host and date" grep -q "^source: measured by tpmtrace calibrate on host $(hostname)" "$T/cal.profile"
 check "provenance: the TPM's vendor (swtpm: IBM)" grep -q '^vendor: IBM' "$T/cal.profile"
-expect_eq "stored in the database" "$(sqlite3 "$T/prof.db" "SELECT count(*) FROM profile_entry e JOIN profile p ON p.id = e.profile_id WHERE p.name='swtpm-here'" 2>/dev/null || sqlite3 "$T/prof.db" "SELECT count(*) FROM profile_entry")" "${#KINDS[@]}"
+expect_eq "stored in the database" "$(sqlite3 "$T/prof.db" "SELECT count(*) FROM profile_entry e JOIN profile p ON p.id = e.profile_id WHERE p.name='swtpm-here'")" "${#KINDS[@]}"
 
 # ---- the entries come from measured commands of their kind and form ----------
 # Per (command, authorization form) of the profile's entries: what the trace

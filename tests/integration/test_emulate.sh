@@ -21,7 +21,8 @@
 # early (TPMTRACE_FAULT_EMULATE_EARLY, faultproof/emulate_releases_early)
 # must fail this test.
 #
-# The profile is the shipped SLB9670 one scaled down 16 times (PCR_Extend 0.40 /
+# The profile (slb9670-scaled-16.profile, beside this test; tools/bench emulate
+# uses it too) is the shipped SLB9670 one scaled down 16 times (PCR_Extend 0.40 /
 # 1.52 ms, ContextLoad 2.31, StartAuthSession 5.30, CreatePrimary 14.4 ms), with
 # 0.4 ms for the commands it lacks.
 #
@@ -37,27 +38,7 @@
 . "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3 python3
 
-PROF=$T/scaled.profile
-cat >"$PROF" <<'EOF'
-tpmtrace-profile 1
-# The shipped slb9670-linux-integrity profile with every figure divided by 16
-# (tests/integration/test_emulate.sh), plus 0.4 ms for what it lacks.
-name: slb9670-scaled-16
-chip: SLB9670 (figures / 16)
-source: model/profiles/slb9670-linux-integrity.profile, every figure divided by 16
-transport-ms: 0
-PCR_Extend         password  -           mean=0.4
-PCR_Extend         hmac      -           mean=1.52
-ContextLoad        none      -           mean=2.31
-StartAuthSession   none      salted-ecc  mean=5.3
-FlushContext       none      -           mean=0.4
-CreatePrimary      password  ecc-p256    mean=14.4
-GetRandom          *         -           mean=0.4
-GetCapability      none      -           mean=0.4
-PCR_Read           none      -           mean=0.4
-Startup            none      -           mean=0.4
-ContextSave        none      -           mean=0.4
-EOF
+PROF=$TPMTRACE_SRC/tests/integration/slb9670-scaled-16.profile
 
 # emucheck DB TRACE [PREDICT_JSON POLICY]: replays the emulator's bookkeeping
 # over the stored rows of TRACE (seq order), each drawn latency being the
@@ -171,8 +152,7 @@ done
 PROF=$T/record.profile
 printf 'tpmtrace-profile 1\nname: slb9670-scaled-16\ntransport-ms: 0\nPCR_Extend password - mean=20\nStartup none - mean=0.4\n' >"$PROF"
 db2=$T/rec.db
-"$TPMTRACE" record --spawn-swtpm --no-startup --db "$db2" --emulate "$PROF" --emulate-seed 7 -- bash -c \
-	"'$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd startup --quiet >/dev/null && '$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd pcrextend --count 50 --quiet >/dev/null" 2>"$T/rec2.err"
+record_client "$db2" pcrextend 50 --emulate "$PROF" --emulate-seed 7 2>"$T/rec2.err"
 expect_eq "record --emulate" "$?" 0
 expect_eq "record --emulate: trace.emulated" "$(sqlite3 "$db2" "SELECT emulated FROM trace WHERE id=1")" slb9670-scaled-16
 expect_eq "record --emulate: 50 extends flagged emulated" \

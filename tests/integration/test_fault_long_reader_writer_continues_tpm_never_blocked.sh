@@ -53,7 +53,7 @@ check "rows keep being committed while the reader holds its snapshot" \
 check "the long reader still holds its transaction, after" kill -0 $reader
 kill -TERM $RECORD_PID
 check "recorder exits 0 (reader still open)" wait $RECORD_PID
-read -r fwd rec drop waits <<<"$(sed -n 's/.* \([0-9]*\) commands forwarded, \([0-9]*\) recorded, \([0-9]*\) dropped.*waited for the writer \([0-9]*\) times.*/\1 \2 \3 \4/p' "$T/record.err")"
+read -r fwd rec drop waits <<<"$(record_summary)"
 expect_eq "the TPM path never waited for the writer" "${waits:-none}" 0
 expect_eq "commands forwarded" "${fwd:-none}" $((N + 1))
 expect_eq "rows stored (with the reader still open) = recorded" \

@@ -35,7 +35,7 @@ check "recorder started" listen "$T/idle.db" --idle-timeout 4
 check "startup" "$TPMCLIENT" --connect "tcp:127.0.0.1:$port" --cmd startup --quiet
 "${H[@]}" idle "tcp:127.0.0.1:$port" 1100 20 >"$T/idle.out" &
 idler=$!
-for _ in $(seq 200); do grep -q opened "$T/idle.out" && break; sleep 0.1; done
+wait_until "grep -q opened '$T/idle.out'" 20
 expect_eq "1,100 idle connections opened" "$(grep opened "$T/idle.out")" "opened 1100"
 check "finding 2: 100 requests, a connection each, within the idle timeout" \
 	timeout 4 "$TPMCLIENT" --connect "tcp:127.0.0.1:$port" --new-conn --cmd getrandom \
@@ -74,7 +74,7 @@ listen_limited() {
 check "recorder started under prlimit --nofile=256" listen_limited
 "${H[@]}" idle "tcp:127.0.0.1:$port" 300 12 >"$T/fd.out" &
 idler=$!
-for _ in $(seq 200); do grep -q opened "$T/fd.out" && break; sleep 0.1; done
+wait_until "grep -q opened '$T/fd.out'" 20
 expect_eq "300 idle connections opened" "$(grep opened "$T/fd.out")" "opened 300"
 sleep 0.5
 c0=$(cpu_ticks $RECORD_PID)

@@ -25,13 +25,8 @@ need swtpm sqlite3 python3 tpm2_pcrread tpm2_createprimary
 H=(python3 "$TPMTRACE_TEST_LIB/hostile.py")
 
 start_swtpm "$T/sw"
-# The object the mix clients' ReadPublic asks for: a persistent primary, made
-# directly (PCRs stay at their reset values).
-export TPM2TOOLS_TCTI="swtpm:path=$T/sw/s.sock"
-tpm2_startup -c && tpm2_createprimary -Q -C o -c "$T/p.ctx" &&
-	tpm2_evictcontrol -Q -C o -c "$T/p.ctx" 0x81000001 >/dev/null ||
-	{ echo "cannot prepare swtpm" >&2; exit 1; }
-unset TPM2TOOLS_TCTI
+# The object the mix clients' ReadPublic asks for.
+swtpm_primary "$T/sw/s.sock" || { echo "cannot prepare swtpm" >&2; exit 1; }
 db=$T/h.db
 for attempt in 1 2 3 4 5; do
 	port=$((20000 + RANDOM % 20000))
@@ -106,13 +101,19 @@ check "PCR 16 was extended" [ "$(grep -c ' 16: 0x0000000000000000' "$T/swtpm-pcr
 check "finding 1: swtpm's PCRs = the recorded commands' (pcrs --expect)" \
 	"$TPMTRACE" pcrs "$db" --banks sha256 --expect "$T/swtpm-pcrs.txt"
 
-# A backend out of step (once). Same write: the command's client gets
-# TPM_RC_FAILURE, the next one its own answer.
-"$TPMCLIENT" --extra same --serve "unix:$T/same.sock" &
-PIDS+=($!)
-wait_for_socket "$T/same.sock"
-record_bg "$T/d1.db" --backend "swtpm:path=$T/same.sock" --listen "unix:$T/d1.sock"
-wait_for_socket "$T/d1.sock"
+# A backend out of step (once): desync_proxy WHEN NAME: a recorder into
+# $T/NAME.db, listening on $T/NAME.sock, in front of a backend that answers
+# more bytes than its header declares (tpmclient --extra WHEN).
+desync_proxy() {
+	"$TPMCLIENT" --extra "$1" --serve "unix:$T/$1.sock" &
+	PIDS+=($!)
+	wait_for_socket "$T/$1.sock"
+	record_bg "$T/$2.db" --backend "swtpm:path=$T/$1.sock" --listen "unix:$T/$2.sock"
+	wait_for_socket "$T/$2.sock"
+}
+# Same write: the command's client gets TPM_RC_FAILURE, the next one its own
+# answer.
+desync_proxy same d1
 expect_eq "desync in the same write: that client gets TPM_RC_FAILURE" \
 	"$("$TPMCLIENT" --connect "unix:$T/d1.sock" --hex 80010000000c0000017b0008)" 80010000000a00000101
 expect_eq "... the next client its own answer" \
@@ -123,11 +124,7 @@ expect_eq "... recorded as a backend error" \
 	"$(sqlite3 "$T/d1.db" "SELECT count(*) FROM event WHERE kind='backend-lost' AND detail LIKE '%more bytes than its response header declares%'")" 1
 
 # Later: the extra bytes are waiting when the next command is to go out.
-"$TPMCLIENT" --extra late --serve "unix:$T/late.sock" &
-PIDS+=($!)
-wait_for_socket "$T/late.sock"
-record_bg "$T/d2.db" --backend "swtpm:path=$T/late.sock" --listen "unix:$T/d2.sock"
-wait_for_socket "$T/d2.sock"
+desync_proxy late d2
 expect_eq "desync later: the first client's answer" \
 	"$("$TPMCLIENT" --connect "unix:$T/d2.sock" --hex 80010000000c0000017b0008)" 80010000000a00000000
 sleep 0.3 # the unasked answer arrives

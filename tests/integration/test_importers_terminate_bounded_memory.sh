@@ -64,7 +64,7 @@ PIDS+=($writer)
 imp=$!
 sleep 1
 kill -INT $imp
-for _ in $(seq 100); do kill -0 $imp 2>/dev/null || break; sleep 0.1; done
+wait_until "! kill -0 $imp 2>/dev/null" 10
 kill -0 $imp 2>/dev/null && kill -KILL $imp
 wait $imp
 st=$?

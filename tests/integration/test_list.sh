@@ -7,15 +7,11 @@
 need swtpm sqlite3 python3
 
 db=$T/l.db
-"$TPMTRACE" record --spawn-swtpm --no-startup --db "$db" --name first --quiet -- sh -c \
-	"'$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd startup --quiet >/dev/null &&
-	 '$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd pcrextend --count 7 --quiet >/dev/null"
+record_client "$db" pcrextend 7 --name first --quiet
 expect_eq "trace 1 recorded" "$?" 0
 "$TPMTRACE" replay "$db" --trace 1 --policy password >/dev/null 2>"$T/replay.err"
 expect_eq "trace 2: its replay" "$?" 0
-"$TPMTRACE" record --spawn-swtpm --no-startup --db "$db" --name second --quiet -- sh -c \
-	"'$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd startup --quiet >/dev/null &&
-	 '$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd getrandom --count 3 --quiet >/dev/null"
+record_client "$db" getrandom 3 --name second --quiet
 expect_eq "trace 3 recorded" "$?" 0
 
 "$TPMTRACE" list "$db" >"$T/list.out"

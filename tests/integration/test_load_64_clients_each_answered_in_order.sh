@@ -17,12 +17,8 @@ N=${LOAD_COUNT:-2000}
 HWM_MAX_KB=32768
 
 start_swtpm "$T/sw"
-# The object ReadPublic asks for: a persistent primary, made directly.
-export TPM2TOOLS_TCTI="swtpm:path=$T/sw/s.sock"
-tpm2_startup -c && tpm2_createprimary -Q -C o -c "$T/p.ctx" &&
-	tpm2_evictcontrol -Q -C o -c "$T/p.ctx" 0x81000001 >/dev/null ||
-	{ echo "cannot prepare swtpm" >&2; exit 1; }
-unset TPM2TOOLS_TCTI
+# The object ReadPublic asks for.
+swtpm_primary "$T/sw/s.sock" || { echo "cannot prepare swtpm" >&2; exit 1; }
 
 db=$T/load.db
 record_bg "$db" --backend "swtpm:path=$T/sw/s.sock" --listen "unix:$T/p.sock" --payloads full
@@ -58,7 +54,7 @@ case ${TPMTRACE_TEST_BUILD:-} in
 esac
 
 q() { sqlite3 "$db" "$1"; }
-read -r fwd rec drop <<<"$(sed -n 's/.* \([0-9]*\) commands forwarded, \([0-9]*\) recorded, \([0-9]*\) dropped.*/\1 \2 \3/p' "$T/record.err")"
+read -r fwd rec drop _ <<<"$(record_summary)"
 echo "forwarded $fwd, recorded $rec, dropped $drop"
 expect_eq "commands forwarded: every one sent" "$fwd" "$((CLIENTS * N))"
 expect_eq "recorded + dropped = forwarded" "$((rec + drop))" "$fwd"

@@ -7,11 +7,6 @@
 . "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3
 
-# summary FIELD: a number from the recorder's exit summary.
-summary() {
-	sed -n 's/.* \([0-9]*\) commands forwarded, \([0-9]*\) recorded, \([0-9]*\) dropped.*/\1 \2 \3/p' "$T/record.err"
-}
-
 # -- 1. Stalled writer, tiny queue.
 start_swtpm "$T/sw1"
 db=$T/stall.db
@@ -23,7 +18,7 @@ check "stalled writer: every command answered" \
 	"$TPMCLIENT" --connect "unix:$T/p1.sock" --cmd getrandom --count 3000
 kill -TERM $RECORD_PID
 wait $RECORD_PID
-read -r fwd rec drop <<<"$(summary)"
+read -r fwd rec drop _ <<<"$(record_summary)"
 expect_eq "stalled writer: commands forwarded" "$fwd" 3001
 check "stalled writer: some were dropped" [ "${drop:-0}" -gt 0 ]
 expect_eq "stalled writer: recorded + dropped = forwarded" "$((rec + drop))" 3001

@@ -8,10 +8,6 @@
 need swtpm sqlite3 setpriv
 [ "$(id -u)" -eq 0 ] || skip "needs root: mounts a size-limited tmpfs and runs the recorder as nobody"
 
-summary() { # forwarded recorded dropped, from the recorder's exit line
-	sed -n 's/.* \([0-9]*\) commands forwarded, \([0-9]*\) recorded, \([0-9]*\) dropped.*/\1 \2 \3/p' "$T/record.err"
-}
-
 # -- 1. Disk full.
 mkdir -p "$T/full"
 mount -t tmpfs -o size=1m tpmtrace-test "$T/full"
@@ -33,7 +29,7 @@ expect_eq "a 1 MB tmpfs for the database" "$?" 0
 	check "disk full: recording resumed" wait_until "grep -q 'succeed again' '$T/record.err'"
 	kill -TERM $RECORD_PID
 	wait $RECORD_PID
-	read -r fwd rec drop <<<"$(summary)"
+	read -r fwd rec drop _ <<<"$(record_summary)"
 	expect_eq "disk full: commands forwarded" "$fwd" 2401
 	check "disk full: drops counted" [ "${drop:-0}" -gt 0 ]
 	expect_eq "disk full: recorded + dropped = forwarded" "$((rec + drop))" 2401
@@ -64,7 +60,7 @@ expect_eq "a 1 MB tmpfs for the database" "$?" 0
 	check "read-only: traffic continues" "$TPMCLIENT" --connect "unix:$T/rotmp/p4.sock" --cmd getrandom --count 300
 	kill -TERM $RECORD_PID
 	wait $RECORD_PID
-	read -r fwd rec drop <<<"$(summary)"
+	read -r fwd rec drop _ <<<"$(record_summary)"
 	# 600 getrandom, the client's startup and tpmtrace's own Startup of the
 	# swtpm it spawned.
 	expect_eq "read-only: commands forwarded" "$fwd" 602

@@ -49,9 +49,7 @@ check "demo linux-6.10: per-protected-command sessions stored" [ "$(count "$db" 
 
 # ---- (b) 2,000 PCR_Extend ----------------------------------------------------
 db=$T/ext.db
-"$TPMTRACE" record --spawn-swtpm --no-startup --db "$db" -- bash -c \
-	"'$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd startup --quiet >/dev/null && '$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd pcrextend --count $N --quiet >/dev/null" \
-	2>"$T/rec2.err"
+record_client "$db" pcrextend $N 2>"$T/rec2.err"
 expect_eq "extends recorded" "$?" 0
 expect_eq "PCR_Extend in the recording" "$(count "$db" 1 0x182)" $N
 want=$("$TPMTRACE" pcrs "$db" --trace 1 --pcrs 16 | awk '/16:/ {print substr($2, 3)}')

@@ -14,7 +14,7 @@
 # GetRandom bytes in the final file; this test adds passwords, NV data,
 # hex/base64 forms, the WAL while live, and permissions.)
 . "$(dirname "$0")/../lib/common.sh"
-need swtpm tpm2_create tpm2_unseal tpm2_nvdefine sqlite3 base64 xxd
+need swtpm tpm2_create tpm2_unseal tpm2_nvdefine sqlite3 xxd python3
 
 SECRET="tpmtrace-secret-$(head -c 12 /dev/urandom | xxd -p)"
 OBJPASS="objpass-$(head -c 6 /dev/urandom | xxd -p)"
@@ -46,32 +46,14 @@ forms() {
 	for s in "$SECRET" "$OBJPASS" "$OWNERPASS" "$NVPASS" "$NVDATA"; do printf '%s' "$s" | xxd -p | tr -d '\n'; echo; done
 	for f in "$@"; do xxd -p "$f" | tr -d '\n'; echo; done
 }
-# search HEXNEEDLES FILES...: how many needles (in any form) occur in the
-# files; their total length in bytes goes to $T/bytes
+# search HEXNEEDLES FILES...: how many needles (in any form:
+# tests/lib/secret_search.py) occur in the files; their total length in bytes
+# goes to $T/bytes
 search() {
-	local needles=$1 found=0 bytes=0 n f hay
-	shift
-	hay=$(cat "$@" 2>/dev/null | xxd -p | tr -d '\n')
-	while read -r n; do
-		[ -n "$n" ] || continue
-		local raw up lo b64 u16
-		raw=$n
-		up=$(printf '%s' "$n" | tr a-f A-F | xxd -p | tr -d '\n')   # hex text, upper
-		lo=$(printf '%s' "$n" | xxd -p | tr -d '\n')                 # hex text, lower
-		u16=$(printf '%s' "$n" | sed 's/\(..\)/\100/g')              # UTF-16LE
-		for form in "$raw" "$up" "$lo" "$u16"; do
-			[[ $hay == *"$form"* ]] && { found=$((found + 1)); bytes=$((bytes + ${#n} / 2)); echo "found $n" >&2; continue 2; }
-		done
-		# base64 at the three alignments (drop edge characters)
-		for skip in 0 1 2; do
-			b64=$(printf '%s' "$n" | xxd -r -p | tail -c +$((skip + 1)) | base64 -w0 | cut -c2- | rev | cut -c4- | rev)
-			[ ${#b64} -ge 8 ] || continue
-			b64=$(printf '%s' "$b64" | xxd -p | tr -d '\n')
-			[[ $hay == *"$b64"* ]] && { found=$((found + 1)); bytes=$((bytes + ${#n} / 2)); echo "found $n (base64)" >&2; continue 2; }
-		done
-	done <"$needles"
-	echo $bytes >"$T/bytes"
-	echo $found
+	local found
+	found=$(python3 "$TPMTRACE_TEST_LIB/secret_search.py" "$@" | sed -n 's/^secret //p')
+	echo "${found#* }" >"$T/bytes"
+	echo "${found%% *}"
 }
 
 run_workload() { # NAME ARGS...: records into $T/NAME/db/trace.db

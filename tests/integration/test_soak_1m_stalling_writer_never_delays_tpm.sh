@@ -31,10 +31,6 @@ QUEUE=${SOAK_QUEUE:-1024}
 PIDS+=($!)
 wait_for_socket "$T/instant.sock"
 
-summary() { # forwarded recorded dropped waits, from the recorder's exit line
-	sed -n 's/.* \([0-9]*\) commands forwarded, \([0-9]*\) recorded, \([0-9]*\) dropped.*waited for the writer \([0-9]*\) times.*/\1 \2 \3 \4/p' "$T/record.err"
-}
-
 db=$T/soak.db
 TPMTRACE_FAULT_WRITER_STALL_MS=$STALL_MS TPMTRACE_FAULT_WRITER_STALL_EVERY_MS=$STALL_EVERY_MS \
 	record_bg "$db" --backend "swtpm:path=$T/instant.sock" --listen "unix:$T/p.sock" \
@@ -47,7 +43,7 @@ t1=$(date +%s.%N)
 hwm=$(awk '/VmHWM/ {print $2}' "/proc/$RECORD_PID/status")
 kill -TERM $RECORD_PID
 check "recorder exits 0" wait $RECORD_PID
-read -r fwd rec drop waits <<<"$(summary)"
+read -r fwd rec drop waits <<<"$(record_summary)"
 awk -v n="$N" -v a="$t0" -v b="$t1" -v p="$(awk '{print $8}' "$T/soak.out")" -v r="$rec" \
 	-v d="$drop" -v h="$hwm" 'BEGIN {
 	printf "soak: %d commands in %.1f s (%.0f/s, instant backend); client p99 %.1f us; %d recorded, %d dropped; recorder VmHWM %d kB (figures only: tools/bench soak compares them)\n", n, b-a, n/(b-a), p, r, d, h }'

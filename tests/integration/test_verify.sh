@@ -9,9 +9,7 @@
 need swtpm sqlite3 python3
 
 good=$T/good.db
-"$TPMTRACE" record --spawn-swtpm --no-startup --db "$good" --payloads full --quiet -- sh -c \
-	"'$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd startup --quiet >/dev/null &&
-	 '$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd big --count 300 --quiet >/dev/null"
+record_client "$good" big 300 --payloads full --quiet
 expect_eq "a trace recorded" "$?" 0
 rows=$(sqlite3 "$good" "SELECT count(*) FROM command")
 expect_eq "301 commands in it" "$rows" 301

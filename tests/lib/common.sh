@@ -131,6 +131,16 @@ wait_for_socket() {
 	return 1
 }
 
+# swtpm_primary SOCK: starts up the swtpm at SOCK (start_swtpm's s.sock) and
+# makes the persistent primary 0x81000001 that tpmclient's readpublic and mix
+# ask for, directly (PCRs stay at their reset values).
+swtpm_primary() {
+	local tcti=swtpm:path=$1
+	tpm2_startup -T "$tcti" -c &&
+		tpm2_createprimary -T "$tcti" -Q -C o -c "$T/primary.ctx" &&
+		tpm2_evictcontrol -T "$tcti" -Q -C o -c "$T/primary.ctx" 0x81000001 >/dev/null
+}
+
 # record_bg DB ARGS...: tpmtrace record in the background (RECORD_PID).
 record_bg() {
 	local db=$1
@@ -140,7 +150,25 @@ record_bg() {
 	PIDS+=($RECORD_PID)
 }
 
-sql() { sqlite3 "$@"; }
+# record_client DB CMD COUNT [RECORD-OPTION]...: tpmtrace record --spawn-swtpm
+# --no-startup of a tpmclient workload: TPM2_Startup, then COUNT commands CMD
+# (tpmclient --cmd). The status is the recorder's.
+record_client() {
+	local db=$1 cmd=$2 n=$3
+	shift 3
+	"$TPMTRACE" record --spawn-swtpm --no-startup --db "$db" "$@" -- sh -c \
+		"'$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd startup --quiet >/dev/null &&
+		 '$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd $cmd --count $n --quiet >/dev/null"
+}
+
+# record_summary [FILE]: "forwarded recorded dropped waits" from the exit line
+# of tpmtrace record in FILE (default $T/record.err, where record_bg puts it):
+# commands forwarded, recorded and dropped, and how often the TPM path waited
+# for the writer. Read it with `read -r fwd rec drop waits <<<"$(record_summary)"`.
+record_summary() {
+	sed -n 's/.* \([0-9]*\) commands forwarded, \([0-9]*\) recorded, \([0-9]*\) dropped.*waited for the writer \([0-9]*\) times.*/\1 \2 \3 \4/p' \
+		"${1:-$T/record.err}"
+}
 
 # wait_until 'CONDITION' [SECONDS]: evaluates the shell condition every 50 ms
 # until it holds (status 0) or SECONDS (default 60) have passed (status 1).
