@@ -131,21 +131,10 @@ static void describe(struct parser *ps, const struct tcg_event *e)
 		snprintf(d, rest, " StartupLocality %d", e->startup_locality);
 		return;
 	}
-	if ((e->type & 0xFFFFFFF0u) == 0x80000000u &&
-	    (e->type == 0x80000001 || e->type == 0x80000002 || e->type == 0x8000000C)) {
-		/* UEFI_VARIABLE_DATA: GUID, u64 name chars, u64 data bytes, UCS-2 name. */
-		struct wire_rd r;
-		wire_rd_init(&r, e->data, e->data_len);
-		wire_skip(&r, 16);
-		uint64_t nc = wire_u64_le(&r);
-		wire_u64_le(&r);
-		const uint8_t *name = nc < 100 ? wire_skip(&r, (size_t)nc * 2) : NULL;
-		if (name && printable(name, (size_t)nc * 2, text, sizeof text)) {
-			snprintf(d, rest, " %s", text);
-			return;
-		}
-	}
-	if (e->type == 0x800000E0 && e->data_len > 40) {
+	/* UEFI_VARIABLE_DATA (EV_EFI_VARIABLE_DRIVER_CONFIG, _BOOT, _BOOT2 and
+	 * _AUTHORITY): GUID, u64 name chars, u64 data bytes, UCS-2 name. */
+	if (e->type == 0x80000001 || e->type == 0x80000002 || e->type == 0x8000000C ||
+	    (e->type == 0x800000E0 && e->data_len > 40)) {
 		struct wire_rd r;
 		wire_rd_init(&r, e->data, e->data_len);
 		wire_skip(&r, 16);
