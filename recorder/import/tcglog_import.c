@@ -442,17 +442,9 @@ static int import_event(void *vctx, const struct tcg_event *e)
 	if (!rc)
 		rc = log_sink_event(&ic->sink, "tcg", e->desc);
 	if (!rc && !e->no_action && e->pcr >= PCR_COUNT) {
-		/* A TPM has PCRs 0-23: no extend is made up for another index;
-		 * the event stays as its row, and it is said. */
-		char m[256];
-		if (ic->res->bad_pcr++ < 5) {
-			snprintf(m, sizeof m,
-				 "%s: event %llu at offset %llu: PCR index %u is not a PCR (0-23): "
-				 "kept as an event, not extended",
-				 ic->path, (unsigned long long)e->index,
-				 (unsigned long long)e->offset, e->pcr);
-			import_msg(ic, 0, m);
-		}
+		log_bad_pcr(&ic->res->bad_pcr, e->pcr, import_msg, ic,
+			    "%s: event %llu at offset %llu", ic->path, (unsigned long long)e->index,
+			    (unsigned long long)e->offset);
 		return 0;
 	}
 	if (!rc && !e->no_action)
