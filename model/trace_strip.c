@@ -8,7 +8,7 @@
 
 #include "model/tpm/constants.h"
 #include "db/db.h"
-#include "model/trace_stream.h"
+#include "model/trace_rows.h"
 #include "model/tpm/decode.h"
 #include "model/policy.h"
 #include "model/tpm/wire.h"
@@ -188,73 +188,43 @@ static size_t rewrite_rsp(const uint8_t *in, size_t len, uint32_t cc, int pw, ui
 	return o;
 }
 
+/* One command row of the source (the columns of rows_sql). */
+static void fill_row(void *elem, sqlite3_stmt *st, int origin)
+{
+	struct row *r = elem;
+	r->id = sqlite3_column_int64(st, 0);
+	r->cc = (uint32_t)sqlite3_column_int64(st, 1);
+	r->h1 = (uint32_t)sqlite3_column_int64(st, 2);
+	r->h2 = (uint32_t)sqlite3_column_int64(st, 3);
+	r->rsp_handle = (uint32_t)sqlite3_column_int64(st, 4);
+	r->has_rc = sqlite3_column_type(st, 5) != SQLITE_NULL;
+	r->rc = (uint32_t)sqlite3_column_int64(st, 5);
+	r->kernel = origin == POL_ORIGIN_KERNEL || origin == POL_ORIGIN_UNKNOWN;
+	r->n_sessions = (uint8_t)sqlite3_column_int(st, 7);
+	r->sess_handle = (uint32_t)sqlite3_column_int64(st, 8);
+	r->attrs = (uint8_t)sqlite3_column_int64(st, 9);
+	const uint8_t *b = sqlite3_column_blob(st, 10);
+	size_t bl = (size_t)sqlite3_column_bytes(st, 10);
+	/* FlushContext's flushHandle is a parameter (Part 3, 28.4). */
+	if (b && r->cc == TPM_CC_FlushContext && bl >= TPM_HEADER_SIZE + 4) {
+		r->flushed = wire_get_u32(b + TPM_HEADER_SIZE);
+		r->has_flushed = 1;
+	}
+	/* Without the bytes the pattern (and the origin) must do. */
+	r->null_key_tpl = r->cc == TPM_CC_CreatePrimary && (!b || null_key_template(b, bl));
+}
+
 static int load_rows(sqlite3 *db, int64_t src, struct row **out, size_t *n_out)
 {
-	sqlite3_stmt *st = NULL;
-	uint8_t *org = NULL;
-	struct row *w = NULL;
-	size_t n = 0, cap = 0;
-	int rc = trace_origins_load(db, src, &org);
-	if (rc)
-		return rc;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT id, coalesce(cc, 0), handle1, handle2, rsp_handle, rc,"
-			       " client_id, n_sessions, sess_handle, sess_attrs,"
-			       " CASE WHEN cc IN (0x131, 0x165) THEN cmd END"
-			       " FROM command WHERE trace_id=? ORDER BY seq",
-			       -1, &st, NULL) != SQLITE_OK) {
-		free(org);
-		return -EIO;
-	}
-	sqlite3_bind_int64(st, 1, src);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 1024;
-			struct row *nw = realloc(w, cap * sizeof *nw);
-			if (!nw) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			w = nw;
-		}
-		struct row *r = &w[n++];
-		memset(r, 0, sizeof *r);
-		r->id = sqlite3_column_int64(st, 0);
-		r->cc = (uint32_t)sqlite3_column_int64(st, 1);
-		r->h1 = (uint32_t)sqlite3_column_int64(st, 2);
-		r->h2 = (uint32_t)sqlite3_column_int64(st, 3);
-		r->rsp_handle = (uint32_t)sqlite3_column_int64(st, 4);
-		r->has_rc = sqlite3_column_type(st, 5) != SQLITE_NULL;
-		r->rc = (uint32_t)sqlite3_column_int64(st, 5);
-		int org_k = POL_ORIGIN_UNKNOWN;
-		int64_t cl = sqlite3_column_int64(st, 6);
-		if (sqlite3_column_type(st, 6) != SQLITE_NULL && cl >= 0 && cl < TRACE_MAX_CLIENTS)
-			org_k = org[cl] & ~TRACE_ORIGIN_HWRNG;
-		r->kernel = org_k == POL_ORIGIN_KERNEL || org_k == POL_ORIGIN_UNKNOWN;
-		r->n_sessions = (uint8_t)sqlite3_column_int(st, 7);
-		r->sess_handle = (uint32_t)sqlite3_column_int64(st, 8);
-		r->attrs = (uint8_t)sqlite3_column_int64(st, 9);
-		const uint8_t *b = sqlite3_column_blob(st, 10);
-		size_t bl = (size_t)sqlite3_column_bytes(st, 10);
-		/* FlushContext's flushHandle is a parameter (Part 3, 28.4). */
-		if (b && r->cc == TPM_CC_FlushContext && bl >= TPM_HEADER_SIZE + 4) {
-			r->flushed = wire_get_u32(b + TPM_HEADER_SIZE);
-			r->has_flushed = 1;
-		}
-		/* Without the bytes the pattern (and the origin) must do. */
-		r->null_key_tpl = r->cc == TPM_CC_CreatePrimary && (!b || null_key_template(b, bl));
-	}
-	rc = rc == SQLITE_DONE ? 0 : -EIO;
-out:
-	sqlite3_finalize(st);
-	free(org);
-	if (rc) {
-		free(w);
-		return rc;
-	}
-	*out = w;
-	*n_out = n;
-	return 0;
+	static const char rows_sql[] =
+	    "SELECT id, coalesce(cc, 0), handle1, handle2, rsp_handle, rc,"
+	    " client_id, n_sessions, sess_handle, sess_attrs,"
+	    " CASE WHEN cc IN (0x131, 0x165) THEN cmd END"
+	    " FROM command WHERE trace_id=? ORDER BY seq";
+	void *v = NULL;
+	int rc = trace_rows_load(db, src, rows_sql, 6, sizeof **out, fill_row, &v, n_out);
+	*out = v;
+	return rc;
 }
 
 /* A rewritten command: its copy (the last row inserted) gets the password

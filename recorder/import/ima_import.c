@@ -835,17 +835,9 @@ static int import_entry(void *vctx, const struct ima_entry *e)
 	}
 	rc = log_sink_event(&ic->sink, "ima", e->line);
 	if (!rc && e->pcr >= PCR_COUNT) {
-		/* A TPM has PCRs 0-23: no extend is made up for another index;
-		 * the entry stays as its event row, and it is said. */
-		char m[256];
-		if (ic->res->bad_pcr++ < 5) {
-			snprintf(m, sizeof m,
-				 "%s: entry %llu at offset %llu: PCR index %u is not a PCR (0-23): "
-				 "kept as an event, not extended",
-				 ic->cfg->opts.label, (unsigned long long)e->index,
-				 (unsigned long long)e->offset, e->pcr);
-			import_msg(ic, 0, m);
-		}
+		log_bad_pcr(&ic->res->bad_pcr, e->pcr, import_msg, ic,
+			    "%s: entry %llu at offset %llu", ic->cfg->opts.label,
+			    (unsigned long long)e->index, (unsigned long long)e->offset);
 		return 0;
 	}
 	if (!rc)

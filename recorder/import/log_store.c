@@ -2,6 +2,7 @@
 #include "db/rec_fill.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -130,6 +131,20 @@ int log_sink_extend(struct log_sink *s, uint32_t pcr, uint8_t locality, const st
 	if (n < 0 || m < 0)
 		return -ENOSPC;
 	return store(s, cmd, (size_t)n, rsp, (size_t)m, locality);
+}
+
+void log_bad_pcr(uint64_t *bad, uint32_t pcr, void (*msg)(void *ctx, int severity, const char *m),
+		 void *ctx, const char *fmt, ...)
+{
+	char where[384];
+	va_list ap;
+	if ((*bad)++ >= 5)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(where, sizeof where, fmt, ap);
+	va_end(ap);
+	log_say(msg, ctx, 0, "%s: PCR index %u is not a PCR (0-23): kept as an event, not extended",
+		where, pcr);
 }
 
 int log_sink_startup(struct log_sink *s, uint8_t locality)

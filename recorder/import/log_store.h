@@ -38,6 +38,12 @@ int log_sink_open(struct log_sink *s, const char *db_path, const char *name, con
  * and stores them. Returns 0 or -errno. */
 int log_sink_extend(struct log_sink *s, uint32_t pcr, uint8_t locality,
 		    const struct pcr_digests *d);
+/* A log's measurement for a PCR index beyond 23 (a TPM has PCRs 0-23): no
+ * extend is made up for it, its record stays as its event row. Counts it in
+ * *bad and says the first five through msg: "WHERE: PCR index PCR is not a
+ * PCR (0-23): kept as an event, not extended", WHERE formatted from fmt. */
+void log_bad_pcr(uint64_t *bad, uint32_t pcr, void (*msg)(void *ctx, int severity, const char *m),
+		 void *ctx, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Stores TPM2_Startup(TPM_SU_CLEAR) sent at locality (Part 3 section 9.3). */
 int log_sink_startup(struct log_sink *s, uint8_t locality);
 /* Stores an event row (kind, detail) right before the next command. */

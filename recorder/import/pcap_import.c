@@ -366,9 +366,7 @@ static size_t sections_find(const uint8_t *buf, size_t len, size_t **out)
 		} else if (!n) {
 			break;
 		}
-		uint32_t blen = wire_get_u32(buf + o + 4);
-		if (!be)
-			blen = __builtin_bswap32(blen);
+		uint32_t blen = get_u32_bo(buf + o + 4, be);
 		if (blen < 12 || blen % 4 || blen > len - o)
 			break;
 		o += blen;

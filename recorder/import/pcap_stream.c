@@ -185,23 +185,19 @@ static int pcap_frame_platform(struct pcap_import *pi, struct conn *c, int di, i
 	return 1;
 }
 
-/* Raw TPM messages, Part 1 section 18.2: tag u16, size u32 (whole message),
- * code u32. */
+/* Raw TPM messages, by the recorders' rule (frame_tpm: exactly the size
+ * field's bytes, Part 1 section 18.2), up to MAX_FRAME. */
 static int frame_raw(struct pcap_import *pi, struct conn *c, int di, int final)
 {
 	struct dir *d = &c->d[di];
+	uint32_t size;
+	int reason;
 
-	if (d->len < 6) {
-		if (final)
-			frame_garbage(pi, c, di);
-		return 0;
-	}
-	uint32_t size = wire_get_u32(d->buf + 2);
-	if (size < TPM_HEADER_SIZE || size > MAX_FRAME) {
+	switch (frame_tpm(d->buf, d->len, MAX_FRAME, &size, &reason)) {
+	case FRAME_TPM_BAD:
 		frame_garbage(pi, c, di);
 		return 0;
-	}
-	if (d->len < size) {
+	case FRAME_TPM_MORE:
 		if (final)
 			frame_garbage(pi, c, di);
 		return 0;

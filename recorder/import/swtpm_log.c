@@ -7,6 +7,7 @@
 
 #include "model/tpm/wire.h"
 #include "recorder/import/log_reader.h"
+#include "recorder/transport/frame.h"
 #include "recorder/transport/transport.h"
 
 #define SWLOG_MAX_DUMP (1u << 20)
@@ -87,23 +88,15 @@ static int emit_cmd(struct parser *p, const uint8_t *rsp, size_t rsp_len, unsign
  * (swtpm_ioctls(3), ptm_res). */
 static int emit_ctrl(struct parser *p, const uint8_t *rsp, size_t rsp_len)
 {
-	struct wire_rd r;
 	char kind[48], detail[96];
-	size_t dl = 0;
+	uint32_t code = 0;
 
-	wire_rd_init(&r, p->ctrl.b, p->ctrl.len);
-	uint32_t code = wire_u32(&r);
-	detail[0] = 0;
-	if (r.err) {
+	/* The request as the proxy records it from the control channel. */
+	if (frame_ctrl(p->ctrl.b, p->ctrl.len, &code, detail, sizeof detail))
 		snprintf(kind, sizeof kind, "ctrl:short");
-	} else {
+	else
 		snprintf(kind, sizeof kind, "ctrl:%s", swtpm_ctrl_name(code));
-		if (code == SWTPM_CMD_SET_LOCALITY && wire_left(&r) >= 1)
-			dl = (size_t)snprintf(detail, sizeof detail, "%u", p->ctrl.b[4]);
-		else if (code == SWTPM_CMD_INIT && wire_left(&r) >= 4)
-			dl = (size_t)snprintf(detail, sizeof detail, "flags=0x%x",
-					      wire_get_u32(p->ctrl.b + 4));
-	}
+	size_t dl = strlen(detail);
 	if (rsp) {
 		struct wire_rd a;
 		wire_rd_init(&a, rsp, rsp_len);

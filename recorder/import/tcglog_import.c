@@ -131,21 +131,10 @@ static void describe(struct parser *ps, const struct tcg_event *e)
 		snprintf(d, rest, " StartupLocality %d", e->startup_locality);
 		return;
 	}
-	if ((e->type & 0xFFFFFFF0u) == 0x80000000u &&
-	    (e->type == 0x80000001 || e->type == 0x80000002 || e->type == 0x8000000C)) {
-		/* UEFI_VARIABLE_DATA: GUID, u64 name chars, u64 data bytes, UCS-2 name. */
-		struct wire_rd r;
-		wire_rd_init(&r, e->data, e->data_len);
-		wire_skip(&r, 16);
-		uint64_t nc = wire_u64_le(&r);
-		wire_u64_le(&r);
-		const uint8_t *name = nc < 100 ? wire_skip(&r, (size_t)nc * 2) : NULL;
-		if (name && printable(name, (size_t)nc * 2, text, sizeof text)) {
-			snprintf(d, rest, " %s", text);
-			return;
-		}
-	}
-	if (e->type == 0x800000E0 && e->data_len > 40) {
+	/* UEFI_VARIABLE_DATA (EV_EFI_VARIABLE_DRIVER_CONFIG, _BOOT, _BOOT2 and
+	 * _AUTHORITY): GUID, u64 name chars, u64 data bytes, UCS-2 name. */
+	if (e->type == 0x80000001 || e->type == 0x80000002 || e->type == 0x8000000C ||
+	    (e->type == 0x800000E0 && e->data_len > 40)) {
 		struct wire_rd r;
 		wire_rd_init(&r, e->data, e->data_len);
 		wire_skip(&r, 16);
@@ -453,17 +442,9 @@ static int import_event(void *vctx, const struct tcg_event *e)
 	if (!rc)
 		rc = log_sink_event(&ic->sink, "tcg", e->desc);
 	if (!rc && !e->no_action && e->pcr >= PCR_COUNT) {
-		/* A TPM has PCRs 0-23: no extend is made up for another index;
-		 * the event stays as its row, and it is said. */
-		char m[256];
-		if (ic->res->bad_pcr++ < 5) {
-			snprintf(m, sizeof m,
-				 "%s: event %llu at offset %llu: PCR index %u is not a PCR (0-23): "
-				 "kept as an event, not extended",
-				 ic->path, (unsigned long long)e->index,
-				 (unsigned long long)e->offset, e->pcr);
-			import_msg(ic, 0, m);
-		}
+		log_bad_pcr(&ic->res->bad_pcr, e->pcr, import_msg, ic,
+			    "%s: event %llu at offset %llu", ic->path, (unsigned long long)e->index,
+			    (unsigned long long)e->offset);
 		return 0;
 	}
 	if (!rc && !e->no_action)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "db/db.h"
+#include "model/trace_rows.h"
 #include "model/trace_stream.h"
 #include "recorder/import/ftrace.h"
 #include "model/policy.h"
@@ -120,54 +121,24 @@ static int64_t client_get(sqlite3 *db, int64_t trace_id, const char *comm, const
 	return client_get(db, trace_id, comm, peer, want_origin);
 }
 
+static void fill_cmd(void *elem, sqlite3_stmt *st, int origin)
+{
+	struct wcmd *c = elem;
+	c->rowid = sqlite3_column_int64(st, 0);
+	c->seq = (uint64_t)sqlite3_column_int64(st, 1);
+	c->cc = (uint32_t)sqlite3_column_int64(st, 2);
+	c->origin = (uint8_t)origin;
+}
+
 static int load_commands(sqlite3 *db, int64_t trace_id, struct wcmd **out, size_t *n_out)
 {
-	sqlite3_stmt *st = NULL;
-	uint8_t *org = NULL;
-	struct wcmd *w = NULL;
-	size_t n = 0, cap = 0;
-	int rc = trace_origins_load(db, trace_id, &org);
-	if (rc)
-		return rc;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT id, seq, coalesce(cc, 0), client_id FROM command"
-			       " WHERE trace_id=? ORDER BY seq",
-			       -1, &st, NULL) != SQLITE_OK) {
-		free(org);
-		return -EIO;
-	}
-	sqlite3_bind_int64(st, 1, trace_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 1024;
-			struct wcmd *nw = realloc(w, cap * sizeof *nw);
-			if (!nw) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			w = nw;
-		}
-		int64_t cl = sqlite3_column_int64(st, 3);
-		w[n].rowid = sqlite3_column_int64(st, 0);
-		w[n].seq = (uint64_t)sqlite3_column_int64(st, 1);
-		w[n].cc = (uint32_t)sqlite3_column_int64(st, 2);
-		w[n].origin =
-		    sqlite3_column_type(st, 3) != SQLITE_NULL && cl >= 0 && cl < TRACE_MAX_CLIENTS
-			? org[cl] & ~TRACE_ORIGIN_HWRNG
-			: POL_ORIGIN_UNKNOWN;
-		n++;
-	}
-	rc = rc == SQLITE_DONE ? 0 : -EIO;
-out:
-	sqlite3_finalize(st);
-	free(org);
-	if (rc) {
-		free(w);
-		return rc;
-	}
-	*out = w;
-	*n_out = n;
-	return 0;
+	void *v = NULL;
+	int rc = trace_rows_load(db, trace_id,
+				 "SELECT id, seq, coalesce(cc, 0), client_id FROM command"
+				 " WHERE trace_id=? ORDER BY seq",
+				 3, sizeof **out, fill_cmd, &v, n_out);
+	*out = v;
+	return rc;
 }
 
 int trace_attribute_ftrace(sqlite3 *db, int64_t trace_id, const char *buf, size_t len,

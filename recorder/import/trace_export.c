@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "db/json.h"
 #include "recorder/import/pcapng_write.h"
 
 static const char rows_sql[] =
@@ -41,26 +42,6 @@ static void csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* A JSON string (control characters as \u00XX); NULL as null. */
-static void json_field(FILE *f, const char *s)
-{
-	if (!s) {
-		fputs("null", f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 /* One result row as CSV or as a JSON object, with its line end. */
 static void export_row(sqlite3_stmt *st, int n, FILE *f, int json)
 {
@@ -77,7 +58,7 @@ static void export_row(sqlite3_stmt *st, int n, FILE *f, int json)
 		else if (t == SQLITE_NULL)
 			fputs(json ? "null" : "", f);
 		else if (json)
-			json_field(f, (const char *)sqlite3_column_text(st, i));
+			json_str(f, (const char *)sqlite3_column_text(st, i));
 		else
 			csv_field(f, (const char *)sqlite3_column_text(st, i));
 	}

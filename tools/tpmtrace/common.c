@@ -310,25 +310,6 @@ int cli_out_close(const char *sub, struct cli_out *o, int ok)
 	return 0;
 }
 
-void json_str(FILE *f, const char *s)
-{
-	if (!s) {
-		fputs("null", f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 /* Length of the UTF-8 sequence at s that a terminal shows as text (not a C1
  * control), or 0. */
 static size_t utf8_text(const unsigned char *s)

@@ -9,6 +9,8 @@
 
 #include <sqlite3.h>
 
+#include "db/json.h" /* json_str */
+
 /* Opens DB read-only (or read-write) and prints the error itself. */
 sqlite3 *cli_open_db(const char *sub, const char *path, int write);
 /* Before a subcommand creates or adds to the database path (record, import,
@@ -54,8 +56,6 @@ int cli_out_check(const char *sub, const char *path, const char *const *inputs);
 /* ok: flush, fsync and rename into place (1 with the error printed if that
  * fails); !ok: remove the temporary file (returns 1). */
 int cli_out_close(const char *sub, struct cli_out *o, int ok);
-/* Prints s as a JSON string (quoted, escaped). */
-void json_str(FILE *f, const char *s);
 /* s for a terminal: control characters, DEL, C1 controls and bytes that are
  * not UTF-8 as \xNN (a backslash as \\), so that a name or detail from a
  * database or a log never reaches the terminal as an escape sequence. Writes
