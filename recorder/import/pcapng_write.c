@@ -438,7 +438,9 @@ int pcapng_export(sqlite3 *db, int64_t trace, FILE *out, int link, uint16_t port
 	}
 	if (ferror(po.f) && !rc) {
 		rc = -EIO;
-		snprintf(err, errlen, "write failed");
+		errno = 0; /* the failed write's error, kept in the buffer */
+		fflush(po.f);
+		snprintf(err, errlen, "%s", strerror(errno ? errno : EIO));
 	}
 	*count = po.n_pkts;
 	*left_out = skipped;

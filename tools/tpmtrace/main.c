@@ -1,6 +1,9 @@
+#include <errno.h>
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -16,7 +19,35 @@ static void overview(FILE *f)
 		   "status.\n");
 }
 
+/* Standard output checked once at the end, as git's run_builtin does: a
+ * write that failed (ENOSPC, EIO, EPIPE) makes the exit status 1 with the
+ * reason, whatever the subcommand returned. A closed stdout that nothing was
+ * written to is not an error. */
+static int stdout_checked(int rc)
+{
+	struct stat st;
+	errno = 0;
+	int bad = fflush(stdout) != 0 || ferror(stdout);
+	int e = errno ? errno : EIO;
+	if (!bad && fstat(1, &st) == 0) {
+		errno = 0;
+		bad = fclose(stdout) != 0;
+		e = errno ? errno : EIO;
+	}
+	if (!bad)
+		return rc;
+	fprintf(stderr, "tpmtrace: cannot write standard output: %s\n", strerror(e));
+	return rc ? rc : 1;
+}
+
+static int run(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+	return stdout_checked(run(argc, argv));
+}
+
+static int run(int argc, char **argv)
 {
 	/* The writer and checkpoint threads would each get a malloc arena of
 	 * their own; one shared arena keeps a long recording's memory small. */
