@@ -285,7 +285,7 @@ static int out_create_tmp(struct cli_out *o)
 		memcpy(out_tmp[slot], o->tmp, sizeof out_tmp[slot]);
 		out_used[slot] = 1;
 		o->slot = slot;
-		if (out_nused++ == 0)
+		if (out_nused++ == 0 && !getenv("TPMTRACE_FAULT_OUT_NO_SIGNAL_CLEANUP"))
 			for (size_t i = 0; i < CLI_COUNT(out_sigs); i++) {
 				struct sigaction sa = {.sa_handler = out_on_signal};
 				out_installed[i] = 0;
@@ -415,7 +415,9 @@ int cli_out_open(const char *sub, struct cli_out *o, const char *path, const cha
 	if (strlen(path) >= sizeof o->path - 32)
 		return die(sub, "%s: path too long", path);
 	snprintf(o->path, sizeof o->path, "%s", path);
-	int fd = own_fd(path);
+	/* Test-only (tests/README.md): every output renamed over, as before. */
+	int renamed = !!getenv("TPMTRACE_FAULT_OUT_RENAME_OVER");
+	int fd = renamed ? -1 : own_fd(path);
 	if (fd >= 0) {
 		/* What this process wrote there before comes first. */
 		fflush(stdout);
@@ -425,7 +427,7 @@ int cli_out_open(const char *sub, struct cli_out *o, const char *path, const cha
 		o->through = 1;
 		return out_fdopen(sub, o, dup);
 	}
-	if (stat(path, &st) == 0) {
+	if (!renamed && stat(path, &st) == 0) {
 		if (S_ISDIR(st.st_mode))
 			return die(sub, "%s: is a directory", path);
 		if (S_ISBLK(st.st_mode))
@@ -443,12 +445,12 @@ int cli_out_open(const char *sub, struct cli_out *o, const char *path, const cha
 			o->through = 1;
 			return out_fdopen(sub, o, fd);
 		}
-	} else if (errno != ENOENT) {
+	} else if (!renamed && errno != ENOENT) {
 		return die(sub, "%s: %s", path, strerror(errno));
 	}
 	/* A regular file or a new name: a symbolic link is followed (also a
 	 * dangling one) and its target replaced, the link kept. */
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+	if (!renamed && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
 		char r[PATH_MAX];
 		resolve(path, r, sizeof r);
 		if (strlen(r) >= sizeof o->target - 32)
@@ -508,7 +510,8 @@ int cli_out_close(const char *sub, struct cli_out *o, int ok)
 		return bad;
 	struct stat st;
 	/* What is there now is replaced only if it is still a regular file. */
-	if (!bad && lstat(o->target, &st) == 0 && !S_ISREG(st.st_mode))
+	if (!bad && !getenv("TPMTRACE_FAULT_OUT_RENAME_OVER") && lstat(o->target, &st) == 0 &&
+	    !S_ISREG(st.st_mode))
 		bad = die(sub, "%s: is no longer a regular file; not replaced", o->target);
 	if (!bad && rename(o->tmp, o->target))
 		bad = die(sub, "%s: %s", o->path, strerror(errno));
