@@ -359,6 +359,38 @@ static int own_fd(const char *path)
 	return -1;
 }
 
+/* Whether a link on the way from path to its target sits in a sticky,
+ * world-writable directory (/tmp) and belongs neither to us nor to the
+ * directory's owner: the rule of the kernel's fs.protected_symlinks, which
+ * a rename onto the resolved name would not meet. */
+static int planted_link(const char *path)
+{
+	char cur[PATH_MAX], t[PATH_MAX], d[PATH_MAX];
+	snprintf(cur, sizeof cur, "%s", path);
+	for (int hops = 0; hops < 40; hops++) {
+		struct stat st, ds;
+		if (lstat(cur, &st) || !S_ISLNK(st.st_mode))
+			return 0;
+		snprintf(d, sizeof d, "%s", cur);
+		if (stat(dirname(d), &ds) == 0 && (ds.st_mode & S_ISVTX) &&
+		    (ds.st_mode & S_IWOTH) && st.st_uid != geteuid() && st.st_uid != ds.st_uid)
+			return 1;
+		ssize_t k = readlink(cur, t, sizeof t - 1);
+		if (k < 0)
+			return 0;
+		t[k] = 0;
+		if (t[0] == '/') {
+			snprintf(cur, sizeof cur, "%s", t);
+		} else {
+			snprintf(d, sizeof d, "%s", cur);
+			char rd[PATH_MAX];
+			snprintf(rd, sizeof rd, "%s", dirname(d));
+			snprintf(cur, sizeof cur, "%.2000s/%.2000s", rd, t);
+		}
+	}
+	return 0;
+}
+
 /* Opens an existing special file for writing through: a character device
  * or FIFO (open), a socket (connect, as a stream). Returns the fd or -1. */
 static int open_through(const char *path, mode_t type)
@@ -452,6 +484,11 @@ int cli_out_open(const char *sub, struct cli_out *o, const char *path, const cha
 	 * dangling one) and its target replaced, the link kept. */
 	if (!renamed && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
 		char r[PATH_MAX];
+		if (planted_link(path))
+			return die(sub,
+				   "%s: a symbolic link in a shared sticky directory owned by "
+				   "someone else; not followed",
+				   path);
 		resolve(path, r, sizeof r);
 		if (strlen(r) >= sizeof o->target - 32)
 			return die(sub, "%s: path too long", r);
