@@ -13,7 +13,8 @@
 # directory (the same majors and minors as /dev/null and /dev/full), and
 # /dev/stdout is a private link to /proc/self/fd/1 first: a tpmtrace that
 # renamed over its output destroys nothing of the machine's. The machine's
-# own /dev/stdout is used only once the private one came through intact.
+# own /dev/null, /dev/full and /dev/stdout are used only once the private
+# ones came through intact.
 . "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3 timeout
 cd "$T" || exit 1
@@ -65,6 +66,21 @@ for c in report export pcrs profile; do
 		grep -q "$FULLDEV: No space left on device" err
 	expect_eq "$c: no temporary file beside the device" \
 		"$(find "$T" -maxdepth 1 -name '.*.tmp' | wc -l)" 0
+	# The machine's own nodes, once the private ones came through intact.
+	if [ "$NULLDEV" != /dev/null ]; then
+		if is_chr "$NULLDEV" && is_chr "$FULLDEV"; then
+			out $c /dev/null 2>err
+			rc=$?
+			expect_eq "$c: -o /dev/null exits 0 ($(head -c 200 err))" $rc 0
+			check "$c: /dev/null is still a character device" is_chr /dev/null
+			out $c /dev/full 2>err
+			rc=$?
+			expect_eq "$c: -o /dev/full exits 1" $rc 1
+			check "$c: /dev/full is still a character device" is_chr /dev/full
+		else
+			bad "$c: /dev/null and /dev/full not tried: a private node was replaced"
+		fi
+	fi
 
 	# A FIFO: a reader gets what a regular file gets.
 	rm -f fifo fifo.out
