@@ -83,3 +83,7 @@ tpmtrace_faultproof(stdout_full_exit_0
 	integration/test_exit_status_stdout_full_every_subcommand.sh
 	--broken "^stats --help$:succeed"
 	-e "'stats --help' >/dev/full exits non-zero")
+# A read loop that stops at SQLite's error and exits 0 (what show -V did).
+tpmtrace_faultproof(read_error_mid_read_exit_0
+	integration/test_exit_status_read_error_mid_read.sh
+	--broken "^show -V leaf.db$:succeed" -e "'show -V leaf.db' exits 1")

@@ -6,13 +6,16 @@
 # blocked), so a real SQLite error comes part-way instead: one b-tree page of
 # a copy of a real recording made unreadable (its page-type byte), found with
 # the dbstat table. The command table's fifth leaf: the rows before it are
-# read, then the error; the command_trace_seq index: list's per-trace count.
+# read, then the error; the command_trace_seq index: list's per-trace count;
+# the profile table: profile list.
 . "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3 dd
 cd "$T" || exit 1
 
 "$TPMTRACE" record --spawn-swtpm --db demo.db --quiet -- "$TPMTRACE_SRC/tools/demo-workload" 20 >/dev/null 2>rec.err
 expect_eq "setup: demo recorded" $? 0
+"$TPMTRACE" profile learn demo.db 2>/dev/null
+expect_eq "setup: a profile learned into the database" $? 0
 
 # corrupt COPY OBJECT N: the page-type byte of OBJECT's Nth page set to 0xff.
 corrupt() {
@@ -27,6 +30,8 @@ corrupt leaf.db command 4
 expect_eq "setup: a leaf of the command table made unreadable" $? 0
 corrupt index.db command_trace_seq 0
 expect_eq "setup: the command index made unreadable" $? 0
+corrupt profile.db profile 0
+expect_eq "setup: the profile table made unreadable" $? 0
 
 # fails DB ARGS...: exit 1 and sqlite's message on stderr.
 fails() {
@@ -48,9 +53,10 @@ for args in list "list --json" show; do
 	# shellcheck disable=SC2086
 	fails index.db $args
 done
+fails profile.db profile list
 # The same commands on the intact database exit 0: the failures are the bad
 # page's.
-for args in show "show -V" "show --json" "stats --by origin" list "list --json"; do
+for args in show "show -V" "show --json" "stats --by origin" list "list --json" "profile list"; do
 	# shellcheck disable=SC2086
 	"$TPMTRACE" $args demo.db >/dev/null 2>err
 	rc=$?
