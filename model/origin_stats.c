@@ -25,7 +25,8 @@ int origin_stats_load(sqlite3 *db, int64_t id, struct origin_stats out[POL_ORIGI
 		return rc < 0 ? rc : -EIO;
 	}
 	sqlite3_bind_int64(st, 1, id);
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	int src;
+	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t cl = sqlite3_column_int64(st, 0);
 		int k = POL_ORIGIN_UNKNOWN, hw = 0;
 		if (sqlite3_column_type(st, 0) != SQLITE_NULL && cl >= 0 &&
@@ -40,6 +41,12 @@ int origin_stats_load(sqlite3 *db, int64_t id, struct origin_stats out[POL_ORIGI
 		org[k].n_lat += sqlite3_column_int64(st, 4);
 		if (hw)
 			org[k].hwrng += sqlite3_column_int64(st, 1);
+	}
+	if (src != SQLITE_DONE) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+		sqlite3_finalize(st);
+		free(o);
+		return -EIO;
 	}
 	sqlite3_finalize(st);
 	free(o);

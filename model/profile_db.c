@@ -253,10 +253,15 @@ int profile_db_list(sqlite3 *db,
 		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
 		return -EIO;
 	}
-	while (sqlite3_step(st) == SQLITE_ROW)
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		fn(ctx, (const char *)sqlite3_column_text(st, 0),
 		   (const char *)sqlite3_column_text(st, 1),
 		   (const char *)sqlite3_column_text(st, 2), sqlite3_column_int64(st, 3));
+	if (rc != SQLITE_DONE) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+		sqlite3_finalize(st);
+		return -EIO;
+	}
 	sqlite3_finalize(st);
 	return 0;
 }

@@ -62,7 +62,8 @@ static int load_axis(struct report_data *d, char *err, size_t errlen)
 			       -1, &st, NULL) != SQLITE_OK)
 		return io_err(d->db, err, errlen);
 	sqlite3_bind_int64(st, 1, d->id);
-	for (int k = 0; k < 2 && sqlite3_step(st) == SQLITE_ROW; k++) {
+	int k = 0;
+	for (; k < 2 && sqlite3_step(st) == SQLITE_ROW; k++) {
 		int64_t n = sqlite3_column_int64(st, 0);
 		int64_t lo =
 		    sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
@@ -79,6 +80,11 @@ static int load_axis(struct report_data *d, char *err, size_t errlen)
 			e0 = lo;
 			e1 = hi;
 		}
+	}
+	if (k < 2) { /* two aggregate rows, unless the read failed */
+		int rc = io_err(d->db, err, errlen);
+		sqlite3_finalize(st);
+		return rc;
 	}
 	sqlite3_finalize(st);
 	int64_t lo = c0 >= 0 ? c0 : e0, hi = c1 >= 0 ? c1 : e1;
@@ -146,12 +152,17 @@ static int load_events(struct report_data *d, char *err, size_t errlen)
 		sqlite3_finalize(st);
 		return -ENOMEM;
 	}
-	while (d->n_evk < RD_MAX_EV && sqlite3_step(st) == SQLITE_ROW) {
+	int s = SQLITE_DONE;
+	while (d->n_evk < RD_MAX_EV && (s = sqlite3_step(st)) == SQLITE_ROW) {
 		struct rd_event *e = &d->ev[d->n_evk++];
 		e->seq = sqlite3_column_int64(st, 0);
 		e->t = d->timed ? (uint64_t)sqlite3_column_int64(st, 1) : (uint64_t)e->seq;
 		e->kind = dup_col(st, 2);
 		e->detail = dup_col(st, 3);
+	}
+	if (s != SQLITE_ROW && s != SQLITE_DONE) {
+		sqlite3_finalize(st);
+		return io_err(d->db, err, errlen);
 	}
 	sqlite3_finalize(st);
 	return 0;
@@ -412,12 +423,15 @@ static int bar_add_trace(sqlite3 *db, int64_t id, struct report_bar *b)
 			       -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_int64(st, 1, id);
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	int s;
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
 		enum tpm_family fam = tpm_cc_family((uint32_t)sqlite3_column_int64(st, 0));
 		b->seg[fam] += sqlite3_column_double(st, 1);
 		b->commands += (uint64_t)sqlite3_column_int64(st, 2);
 	}
 	sqlite3_finalize(st);
+	if (s != SQLITE_DONE)
+		return -EIO;
 	b->nseg = TPM_FAM__COUNT;
 	b->runs++;
 	return 0;
@@ -448,7 +462,8 @@ static int replay_bars(const struct report_data *d, struct report_bar *bars, uns
 			       -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_int64(st, 1, d->id);
-	while (sqlite3_step(st) == SQLITE_ROW && n < RD_MAX_BARS) {
+	int s = SQLITE_DONE, rc = 0;
+	while (!rc && n < RD_MAX_BARS && (s = sqlite3_step(st)) == SQLITE_ROW) {
 		char label[160];
 		const char *pol = (const char *)sqlite3_column_text(st, 1);
 		const char *emu = (const char *)sqlite3_column_text(st, 2);
@@ -464,13 +479,13 @@ static int replay_bars(const struct report_data *d, struct report_bar *bars, uns
 			bars[n].trace_id = sqlite3_column_int64(st, 0);
 			n++;
 		}
-		bar_add_trace(d->db, sqlite3_column_int64(st, 0), &bars[j]);
+		rc = bar_add_trace(d->db, sqlite3_column_int64(st, 0), &bars[j]);
 		if (!strcmp(pol, "password") && !*emu && *base == 0)
 			*base = (int)j;
 	}
 	sqlite3_finalize(st);
 	*np = n;
-	return 0;
+	return rc ? rc : s == SQLITE_ROW || s == SQLITE_DONE ? 0 : -EIO;
 }
 
 static int compare_bar(sqlite3 *db, int64_t id, struct report_bar *c)

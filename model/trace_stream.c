@@ -67,6 +67,7 @@ int trace_origins_load(sqlite3 *db, int64_t trace_id, uint8_t **out)
 			if (id >= 0 && id < TRACE_MAX_CLIENTS)
 				o[id] = (uint8_t)(org | (hw ? TRACE_ORIGIN_HWRNG : 0));
 		}
+		/* reset returns the error a step stopped at (BUSY, CORRUPT, ...) */
 		if (sqlite3_reset(st) != SQLITE_OK) {
 			rc = -EIO;
 			break;

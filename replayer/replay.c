@@ -351,7 +351,8 @@ static void src_stats_finish(struct rp *x, sqlite3 *db, int streamed_all)
 			" WHERE trace_id=? AND cc IS NOT NULL GROUP BY cc",
 			-1, &st, NULL) == SQLITE_OK) {
 			sqlite3_bind_int64(st, 1, res->source_id);
-			while (sqlite3_step(st) == SQLITE_ROW) {
+			int src;
+			while ((src = sqlite3_step(st)) == SQLITE_ROW) {
 				struct replay_cc_stat *s =
 				    cc_stat(res, (uint32_t)sqlite3_column_int64(st, 0));
 				if (s) {
@@ -359,6 +360,9 @@ static void src_stats_finish(struct rp *x, sqlite3 *db, int streamed_all)
 					s->src_ns = (uint64_t)sqlite3_column_int64(st, 2);
 				}
 			}
+			if (src != SQLITE_DONE)
+				fail(x, -EIO, "reading trace %lld: %s", (long long)res->source_id,
+				     sqlite3_errmsg(db));
 		}
 		sqlite3_finalize(st);
 	}
@@ -436,7 +440,8 @@ static int rm_spaces_init(struct rp *x, sqlite3 *db)
 		-1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_int64(st, 1, x->res->source_id);
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	int step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		size_t id = (size_t)sqlite3_column_int64(st, 0);
 		if (id >= x->n_cl) {
 			uint64_t *n = realloc(x->cl_last, (id + 1) * sizeof *n);
@@ -451,7 +456,7 @@ static int rm_spaces_init(struct rp *x, sqlite3 *db)
 		x->cl_last[id] = (uint64_t)sqlite3_column_int64(st, 1);
 	}
 	sqlite3_finalize(st);
-	return 0;
+	return step == SQLITE_DONE ? 0 : -EIO;
 }
 
 /* One source row: checks, then hands it to the policy expansion. */

@@ -62,3 +62,28 @@ tpmtrace_faultproof(record_forward_only_ignored integration/test_record_forward_
 tpmtrace_faultproof(record_swtpm_state_ignored integration/test_record_forward_only_and_swtpm_state.sh
 	--broken "--swtpm-state:drop2=--swtpm-state"
 	-e "state: swtpm's state file is in DIR" -e "state: second recording on the same DIR reads the index")
+
+# Outputs (issue 22): every output renamed over its target as before
+# (TPMTRACE_FAULT_OUT_RENAME_OVER) replaces the private device nodes, FIFO and
+# links; temporary files without the signal handler stay behind.
+tpmtrace_faultproof(outputs_renamed_over_special_files
+	integration/test_outputs_never_replace_devices_fifos_symlinks.sh
+	--env TPMTRACE_FAULT_OUT_RENAME_OVER=1
+	-e "export: the null device is still a character device"
+	-e "report: the FIFO is still a FIFO"
+	-e "pcrs: the symlink is still the same symlink"
+	-e "profile: the link to /proc/self/fd/1 is still that link")
+tpmtrace_faultproof(outputs_signal_leaves_temporary_file
+	integration/test_outputs_signal_leaves_no_temporary_file.sh
+	--env TPMTRACE_FAULT_OUT_NO_SIGNAL_CLEANUP=1
+	-e "SIGINT: no temporary file left" -e "SIGTERM: no temporary file left"
+	-e "SIGHUP: no temporary file left")
+# A subcommand that says yes whatever became of its standard output.
+tpmtrace_faultproof(stdout_full_exit_0
+	integration/test_exit_status_stdout_full_every_subcommand.sh
+	--broken "^stats --help$:succeed"
+	-e "'stats --help' >/dev/full exits non-zero")
+# A read loop that stops at SQLite's error and exits 0 (what show -V did).
+tpmtrace_faultproof(read_error_mid_read_exit_0
+	integration/test_exit_status_read_error_mid_read.sh
+	--broken "^show -V leaf.db$:succeed" -e "'show -V leaf.db' exits 1")

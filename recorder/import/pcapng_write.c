@@ -349,7 +349,8 @@ int pcapng_export(sqlite3 *db, int64_t trace, FILE *out, int link, uint16_t port
 		return -EIO;
 	}
 	sqlite3_bind_int64(st, 1, trace);
-	while (!rc && sqlite3_step(st) == SQLITE_ROW) {
+	int src = SQLITE_DONE;
+	while (!rc && (src = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t seq = sqlite3_column_int64(st, 0);
 		uint32_t cc = (uint32_t)sqlite3_column_int64(st, 3);
 		uint32_t client = (uint32_t)sqlite3_column_int64(st, 9);
@@ -415,6 +416,12 @@ int pcapng_export(sqlite3 *db, int64_t trace, FILE *out, int link, uint16_t port
 		rc = add_pkt(&po, wall_ns(&m, sqlite3_column_int64(st, 2)), client, 0, rsp, rsp_len,
 			     comment);
 	}
+	if (!rc && src != SQLITE_DONE) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+		sqlite3_finalize(st);
+		rc = -EIO;
+		goto out;
+	}
 	sqlite3_finalize(st);
 	if (rc) {
 		snprintf(err, errlen, "%s", strerror(-rc));
@@ -438,7 +445,9 @@ int pcapng_export(sqlite3 *db, int64_t trace, FILE *out, int link, uint16_t port
 	}
 	if (ferror(po.f) && !rc) {
 		rc = -EIO;
-		snprintf(err, errlen, "write failed");
+		errno = 0; /* the failed write's error, kept in the buffer */
+		fflush(po.f);
+		snprintf(err, errlen, "%s", strerror(errno ? errno : EIO));
 	}
 	*count = po.n_pkts;
 	*left_out = skipped;

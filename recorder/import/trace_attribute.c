@@ -92,7 +92,8 @@ static int64_t client_get(sqlite3 *db, int64_t trace_id, const char *comm, const
 			       &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, trace_id);
-	while (id < 0 && sqlite3_step(st) == SQLITE_ROW) {
+	int src = SQLITE_DONE;
+	while (id < 0 && (src = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *c = (const char *)sqlite3_column_text(st, 2);
 		const char *p = (const char *)sqlite3_column_text(st, 3);
 		int hw;
@@ -105,6 +106,8 @@ static int64_t client_get(sqlite3 *db, int64_t trace_id, const char *comm, const
 	sqlite3_finalize(st);
 	if (id >= 0)
 		return id;
+	if (src != SQLITE_DONE)
+		return -1;
 	if (sqlite3_prepare_v2(db,
 			       "INSERT INTO client (trace_id, id, comm, peer) SELECT ?1,"
 			       " coalesce(max(id), 0) + 1, ?2, ?3 FROM client WHERE trace_id=?1",

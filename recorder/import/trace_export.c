@@ -96,7 +96,9 @@ static int export_rows(sqlite3 *db, const char *sql, int64_t trace, FILE *f, int
 	}
 	sqlite3_finalize(st);
 	if (!rc && ferror(f)) {
-		snprintf(err, errlen, "write failed");
+		errno = 0; /* the failed write's error, kept in the buffer */
+		fflush(f);
+		snprintf(err, errlen, "%s", strerror(errno ? errno : EIO));
 		rc = -EIO;
 	}
 	return rc;

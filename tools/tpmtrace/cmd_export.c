@@ -182,8 +182,10 @@ const struct subcommand subcmd_export = {
     CLI_FORMS(forms),
     CLI_OPTS(opts),
     "Writes one trace in one or more formats. Each output is written to a temporary\n"
-    "file beside it and renamed into place when complete (created 0600); an output\n"
-    "that is the database itself is refused. OUT may be '-' for standard output.\n",
+    "file beside it and renamed into place when complete (created 0600; through a\n"
+    "symlink, its target); a device, FIFO or /dev/stdout is written through, never\n"
+    "replaced. An output that is the database (or its -wal, -shm, -journal) is\n"
+    "refused. OUT may be '-' for standard output.\n",
     "Columns: trace_id seq t_submit_ns t_done_ns latency_ns cc cc_name locality tag\n"
     "cmd_size rsp_size rc rc_text handle1 handle2 handle3 rsp_handle n_sessions\n"
     "sess_handle sess_attrs auth_kind auth pcr client_id client flags malformed;\n"

@@ -94,12 +94,17 @@ static int run(int argc, char **argv)
 		db_trace_list_free(&l);
 		return die("list", "%s", err);
 	}
-	/* As before the move into db/: a failure part-way (l.incomplete) ends
-	 * the list where it happened, without a message. */
+	/* A failure part-way (l.incomplete): the rows read are printed, then
+	 * the error, and the exit status is 1. */
 	if (json)
 		print_json(&l);
 	else
 		print_text(&l);
+	int incomplete = l.incomplete;
 	db_trace_list_free(&l);
+	if (incomplete) {
+		fflush(stdout);
+		return die("list", "%s", err);
+	}
 	return 0;
 }

@@ -76,7 +76,8 @@ const struct subcommand subcmd_report = {
     "    axis naming its measure (TPM time, total time);\n"
     "  - the table behind each chart.\n"
     "The file is written beside FILE and renamed into place when complete: a failed\n"
-    "report leaves an earlier one as it was; FILE may not be the database.\n",
+    "report leaves an earlier one as it was; a device, FIFO or /dev/stdout is\n"
+    "written through, never replaced; FILE may not be the database.\n",
     "Exit status: 0 written, 1 error (no such trace, unreadable DB, cannot write),\n"
     "2 usage error.\n",
     "tpmtrace report boot.db -o boot.html\n"

@@ -298,6 +298,16 @@ static void explain_one(sqlite3_stmt *st, int64_t id, const struct show *s, int 
 		printf("]}");
 }
 
+/* A read that stopped at an error (SQLITE_BUSY, IOERR, CORRUPT): the output
+ * so far is short, so the command fails with sqlite's message. */
+static int read_failed(sqlite3 *db, sqlite3_stmt *st, int64_t id)
+{
+	fflush(stdout);
+	die("show", "reading trace %lld: %s", (long long)id, sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return 1;
+}
+
 /* -V: every command the filters keep, explained. */
 static int explain(sqlite3 *db, int64_t id, const struct show *s)
 {
@@ -312,10 +322,13 @@ static int explain(sqlite3 *db, int64_t id, const struct show *s)
 		return die("show", "%s", sqlite3_errmsg(db));
 	bind_filters(st, id, s);
 	long n = 0;
+	int src = SQLITE_DONE;
 	if (s->json)
 		printf("{\"version\":1,\"trace\":%lld,\"commands\":[", (long long)id);
-	while ((s->limit < 0 || n < s->limit) && sqlite3_step(st) == SQLITE_ROW)
+	while ((s->limit < 0 || n < s->limit) && (src = sqlite3_step(st)) == SQLITE_ROW)
 		explain_one(st, id, s, n++ == 0);
+	if (src != SQLITE_ROW && src != SQLITE_DONE)
+		return read_failed(db, st, id);
 	if (s->json)
 		printf("]}\n");
 	sqlite3_finalize(st);
@@ -458,9 +471,10 @@ static int list(sqlite3 *db, int64_t id, const struct show *s)
 	bind_filters(st, id, s);
 	int64_t t0 = first_time(db, id);
 	long n = 0;
+	int src = SQLITE_DONE;
 	if (s->json)
 		printf("{\"version\":1,\"trace\":%lld,\"rows\":[", (long long)id);
-	while ((s->limit < 0 || n < s->limit) && sqlite3_step(st) == SQLITE_ROW) {
+	while ((s->limit < 0 || n < s->limit) && (src = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t seq = sqlite3_column_int64(st, 1), t = sqlite3_column_int64(st, 2);
 		double rel = t0 < 0 || sqlite3_column_type(st, 2) == SQLITE_NULL
 				 ? 0
@@ -473,6 +487,8 @@ static int list(sqlite3 *db, int64_t id, const struct show *s)
 			print_command(st, seq, rel);
 		n++;
 	}
+	if (src != SQLITE_ROW && src != SQLITE_DONE)
+		return read_failed(db, st, id);
 	if (s->json)
 		printf("]}\n");
 	sqlite3_finalize(st);

@@ -4,10 +4,14 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -196,11 +200,12 @@ static void resolve(const char *path, char *out, size_t n)
 	snprintf(out, n, "%.2000s/%.2000s", strcmp(rd, "/") ? rd : "", basename(t));
 }
 
-/* Whether out names in (or in's -wal or -shm file). */
+/* Whether out names in (or in's -wal, -shm or -journal file: SQLite takes a
+ * -journal beside a database for a hot journal and deletes it). */
 static int same_file(const char *out, const char *in)
 {
-	static const char *const suffix[] = {"", "-wal", "-shm"};
-	char ro[PATH_MAX], ri[PATH_MAX], p[PATH_MAX + 8];
+	static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
+	char ro[PATH_MAX], ri[PATH_MAX], p[PATH_MAX + 16];
 	struct stat so, si;
 	int have_out = stat(out, &so) == 0;
 	resolve(out, ro, sizeof ro);
@@ -233,9 +238,201 @@ int cli_out_check(const char *sub, const char *path, const char *const *inputs)
 	return 0;
 }
 
+/* Temporary files a signal must not leave behind: the handler (installed
+ * only where the signal's action is the default one) unlinks every
+ * registered path, restores the default action and re-raises the signal, so
+ * the exit status still says which signal ended the process. */
+#define OUT_SLOTS 8
+static char out_tmp[OUT_SLOTS][4200];
+static volatile sig_atomic_t out_used[OUT_SLOTS];
+static const int out_sigs[] = {SIGINT, SIGTERM, SIGHUP};
+static struct sigaction out_oldsa[3];
+static int out_installed[3], out_nused;
+
+static void out_on_signal(int sig)
+{
+	int e = errno;
+	for (int i = 0; i < OUT_SLOTS; i++)
+		if (out_used[i])
+			unlink(out_tmp[i]);
+	signal(sig, SIG_DFL);
+	raise(sig); /* delivered when the handler returns */
+	errno = e;
+}
+
+static void out_block(sigset_t *old)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	for (size_t i = 0; i < CLI_COUNT(out_sigs); i++)
+		sigaddset(&set, out_sigs[i]);
+	pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+/* Creates o->tmp (O_EXCL) with the signals blocked, so that no signal comes
+ * between the file and its registration. Returns the fd or -1 (errno). */
+static int out_create_tmp(struct cli_out *o)
+{
+	sigset_t old;
+	int slot = -1, fd, e;
+	out_block(&old);
+	for (int i = 0; i < OUT_SLOTS && slot < 0; i++)
+		if (!out_used[i])
+			slot = i;
+	fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	e = errno;
+	if (fd >= 0 && slot >= 0) {
+		memcpy(out_tmp[slot], o->tmp, sizeof out_tmp[slot]);
+		out_used[slot] = 1;
+		o->slot = slot;
+		if (out_nused++ == 0 && !getenv("TPMTRACE_FAULT_OUT_NO_SIGNAL_CLEANUP"))
+			for (size_t i = 0; i < CLI_COUNT(out_sigs); i++) {
+				struct sigaction sa = {.sa_handler = out_on_signal};
+				out_installed[i] = 0;
+				if (sigaction(out_sigs[i], NULL, &out_oldsa[i]) ||
+				    out_oldsa[i].sa_handler != SIG_DFL ||
+				    (out_oldsa[i].sa_flags & SA_SIGINFO))
+					continue;
+				sigemptyset(&sa.sa_mask);
+				out_installed[i] = !sigaction(out_sigs[i], &sa, NULL);
+			}
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = e;
+	return fd;
+}
+
+/* After o->tmp was renamed or unlinked. */
+static void out_release_tmp(struct cli_out *o)
+{
+	sigset_t old;
+	if (o->slot < 0)
+		return;
+	out_block(&old);
+	out_used[o->slot] = 0;
+	o->slot = -1;
+	if (--out_nused == 0)
+		for (size_t i = 0; i < CLI_COUNT(out_sigs); i++)
+			if (out_installed[i])
+				sigaction(out_sigs[i], &out_oldsa[i], NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* N when path, through any symbolic links, names a descriptor of this
+ * process (/dev/stdout, /dev/fd/N, /proc/self/fd/N), else -1. */
+static int own_fd(const char *path)
+{
+	char cur[PATH_MAX], t[PATH_MAX], d[PATH_MAX], rd[PATH_MAX], want[64];
+	snprintf(cur, sizeof cur, "%s", path);
+	for (int hops = 0; hops < 40; hops++) {
+		struct stat st;
+		snprintf(d, sizeof d, "%s", cur);
+		snprintf(t, sizeof t, "%s", cur);
+		const char *base = basename(t);
+		if (realpath(dirname(d), rd)) {
+			char *end;
+			long n = strtol(base, &end, 10);
+			int pid = (int)getpid();
+			snprintf(want, sizeof want, "/proc/%d/fd", pid);
+			int proc_fd = !strcmp(rd, want);
+			snprintf(want, sizeof want, "/proc/%d/task/", pid);
+			if (!strncmp(rd, want, strlen(want)) && strlen(rd) > 3 &&
+			    !strcmp(rd + strlen(rd) - 3, "/fd"))
+				proc_fd = 1;
+			if (proc_fd && base[0] >= '0' && base[0] <= '9' && !*end && n < INT32_MAX)
+				return (int)n;
+		}
+		if (lstat(cur, &st) || !S_ISLNK(st.st_mode))
+			return -1;
+		ssize_t k = readlink(cur, t, sizeof t - 1);
+		if (k < 0)
+			return -1;
+		t[k] = 0;
+		if (t[0] == '/') {
+			snprintf(cur, sizeof cur, "%s", t);
+		} else {
+			snprintf(d, sizeof d, "%s", cur);
+			snprintf(rd, sizeof rd, "%s", dirname(d));
+			snprintf(cur, sizeof cur, "%.2000s/%.2000s", rd, t);
+		}
+	}
+	return -1;
+}
+
+/* Whether a link on the way from path to its target sits in a sticky,
+ * world-writable directory (/tmp) and belongs neither to us nor to the
+ * directory's owner: the rule of the kernel's fs.protected_symlinks, which
+ * a rename onto the resolved name would not meet. */
+static int planted_link(const char *path)
+{
+	char cur[PATH_MAX], t[PATH_MAX], d[PATH_MAX];
+	snprintf(cur, sizeof cur, "%s", path);
+	for (int hops = 0; hops < 40; hops++) {
+		struct stat st, ds;
+		if (lstat(cur, &st) || !S_ISLNK(st.st_mode))
+			return 0;
+		snprintf(d, sizeof d, "%s", cur);
+		if (stat(dirname(d), &ds) == 0 && (ds.st_mode & S_ISVTX) &&
+		    (ds.st_mode & S_IWOTH) && st.st_uid != geteuid() && st.st_uid != ds.st_uid)
+			return 1;
+		ssize_t k = readlink(cur, t, sizeof t - 1);
+		if (k < 0)
+			return 0;
+		t[k] = 0;
+		if (t[0] == '/') {
+			snprintf(cur, sizeof cur, "%s", t);
+		} else {
+			snprintf(d, sizeof d, "%s", cur);
+			char rd[PATH_MAX];
+			snprintf(rd, sizeof rd, "%s", dirname(d));
+			snprintf(cur, sizeof cur, "%.2000s/%.2000s", rd, t);
+		}
+	}
+	return 0;
+}
+
+/* Opens an existing special file for writing through: a character device
+ * or FIFO (open), a socket (connect, as a stream). Returns the fd or -1. */
+static int open_through(const char *path, mode_t type)
+{
+	if (type != S_IFSOCK)
+		return open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	char r[PATH_MAX];
+	resolve(path, r, sizeof r);
+	if (strlen(r) >= sizeof sa.sun_path) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(sa.sun_path, r, strlen(r) + 1);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa)) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+static int out_fdopen(const char *sub, struct cli_out *o, int fd)
+{
+	o->f = fdopen(fd, "w");
+	if (o->f)
+		return 0;
+	int e = errno;
+	close(fd);
+	if (o->slot >= 0) {
+		unlink(o->tmp);
+		out_release_tmp(o);
+	}
+	return die(sub, "%s: %s", o->path, strerror(e));
+}
+
 int cli_out_open(const char *sub, struct cli_out *o, const char *path, const char *const *inputs)
 {
 	memset(o, 0, sizeof *o);
+	o->slot = -1;
 	if (!strcmp(path, "-")) {
 		o->f = stdout;
 		o->to_stdout = 1;
@@ -247,61 +444,122 @@ int cli_out_open(const char *sub, struct cli_out *o, const char *path, const cha
 	struct stat st;
 	if (!path[0])
 		return die(sub, "the output path is empty");
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return die(sub, "%s: is a directory", path);
 	if (strlen(path) >= sizeof o->path - 32)
 		return die(sub, "%s: path too long", path);
 	snprintf(o->path, sizeof o->path, "%s", path);
-	char d[sizeof o->path], b[sizeof o->path];
-	snprintf(d, sizeof d, "%s", path);
-	snprintf(b, sizeof b, "%s", path);
+	/* Test-only (tests/README.md): every output renamed over, as before. */
+	int renamed = !!getenv("TPMTRACE_FAULT_OUT_RENAME_OVER");
+	int fd = renamed ? -1 : own_fd(path);
+	if (fd >= 0) {
+		/* What this process wrote there before comes first. */
+		fflush(stdout);
+		int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		if (dup < 0)
+			return die(sub, "%s: %s", path, strerror(errno));
+		o->through = 1;
+		return out_fdopen(sub, o, dup);
+	}
+	if (!renamed && stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return die(sub, "%s: is a directory", path);
+		if (S_ISBLK(st.st_mode))
+			return die(sub, "%s: is a block device; tpmtrace writes no output onto one",
+				   path);
+		if (!S_ISREG(st.st_mode)) {
+			struct stat fs;
+			fd = open_through(path, st.st_mode & S_IFMT);
+			if (fd < 0)
+				return die(sub, "%s: %s", path, strerror(errno));
+			if (fstat(fd, &fs) || S_ISREG(fs.st_mode)) {
+				close(fd);
+				return die(sub, "%s: changed while it was opened", path);
+			}
+			o->through = 1;
+			return out_fdopen(sub, o, fd);
+		}
+	} else if (!renamed && errno != ENOENT) {
+		return die(sub, "%s: %s", path, strerror(errno));
+	}
+	/* A regular file or a new name: a symbolic link is followed (also a
+	 * dangling one) and its target replaced, the link kept. */
+	if (!renamed && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		char r[PATH_MAX];
+		if (planted_link(path))
+			return die(sub,
+				   "%s: a symbolic link in a shared sticky directory owned by "
+				   "someone else; not followed",
+				   path);
+		resolve(path, r, sizeof r);
+		if (strlen(r) >= sizeof o->target - 32)
+			return die(sub, "%s: path too long", r);
+		snprintf(o->target, sizeof o->target, "%s", r);
+	} else {
+		snprintf(o->target, sizeof o->target, "%s", path);
+	}
+	char d[sizeof o->target], b[sizeof o->target];
+	snprintf(d, sizeof d, "%s", o->target);
+	snprintf(b, sizeof b, "%s", o->target);
 	const char *dir = dirname(d), *base = basename(b);
-	int fd = -1;
+	fd = -1;
 	for (int tries = 0; tries < 100 && fd < 0; tries++) {
 		uint32_t r = 0;
 		if (getrandom(&r, sizeof r, 0) != sizeof r)
 			r = (uint32_t)mono_ns() ^ (uint32_t)getpid() * 2654435761u;
 		snprintf(o->tmp, sizeof o->tmp, "%s/.%.200s.%08x.tmp", dir, base, r);
-		fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		fd = out_create_tmp(o);
 		if (fd < 0 && errno != EEXIST)
 			return die(sub, "%s: cannot create a file in %s: %s", path, dir,
 				   strerror(errno));
 	}
 	if (fd < 0)
 		return die(sub, "%s: cannot create a temporary file", path);
-	o->f = fdopen(fd, "w");
-	if (!o->f) {
-		close(fd);
-		unlink(o->tmp);
-		return die(sub, "%s: %s", path, strerror(errno));
-	}
-	return 0;
+	return out_fdopen(sub, o, fd);
+}
+
+/* Flushes f: 0, or the error (errno of the failed write, EIO if unknown). */
+static int out_flush(FILE *f)
+{
+	errno = 0;
+	if (fflush(f) == 0 && !ferror(f))
+		return 0;
+	return errno ? errno : EIO;
 }
 
 int cli_out_close(const char *sub, struct cli_out *o, int ok)
 {
-	int bad = !ok;
+	int bad = !ok, e;
 	if (!o->f)
 		return bad;
 	if (o->to_stdout) {
-		if (fflush(stdout) && !bad)
-			bad = die(sub, "standard output: %s", strerror(errno));
+		if ((e = out_flush(stdout)) && !bad)
+			bad = die(sub, "standard output: %s", strerror(e));
 		o->f = NULL;
 		return bad;
 	}
-	if (!bad && (fflush(o->f) || ferror(o->f) || fsync(fileno(o->f))))
-		bad = die(sub, "%s: %s", o->path, strerror(errno ? errno : EIO));
+	if (!bad && (e = out_flush(o->f)))
+		bad = die(sub, "%s: %s", o->path, strerror(e));
+	if (!bad && !o->through && fsync(fileno(o->f)))
+		bad = die(sub, "%s: %s", o->path, strerror(errno));
 	if (fclose(o->f) && !bad)
 		bad = die(sub, "%s: %s", o->path, strerror(errno));
 	o->f = NULL;
-	if (!bad && rename(o->tmp, o->path))
+	if (o->through)
+		return bad;
+	struct stat st;
+	/* What is there now is replaced only if it is still a regular file. */
+	if (!bad && !getenv("TPMTRACE_FAULT_OUT_RENAME_OVER") && lstat(o->target, &st) == 0 &&
+	    !S_ISREG(st.st_mode))
+		bad = die(sub, "%s: is no longer a regular file; not replaced", o->target);
+	if (!bad && rename(o->tmp, o->target))
 		bad = die(sub, "%s: %s", o->path, strerror(errno));
 	if (bad) {
 		unlink(o->tmp);
+		out_release_tmp(o);
 		return 1;
 	}
-	char d[sizeof o->path];
-	snprintf(d, sizeof d, "%s", o->path);
+	out_release_tmp(o);
+	char d[sizeof o->target];
+	snprintf(d, sizeof d, "%s", o->target);
 	int dfd = open(dirname(d), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd >= 0) {
 		fsync(dfd);

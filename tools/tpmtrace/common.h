@@ -35,26 +35,39 @@ void cli_trace_kind(sqlite3 *db, int64_t id, char *kind, size_t klen, char *poli
  * nothing behind). Returns 0 or 1 with the error printed. */
 int cli_trace_delete(const char *sub, const char *db_path, int64_t id);
 
-/* An output file written atomically (README: no command destroys a file):
- * a temporary file in the same directory, created 0600 with
- * O_EXCL|O_NOFOLLOW, renamed over path only when everything was written
- * and synced, removed otherwise. "-" is standard output. */
+/* An output (README: no command destroys a file; docs/cli.md "Outputs"):
+ * - a regular file, or a name that does not exist yet: written to a temporary
+ *   file beside it (created 0600 with O_EXCL|O_NOFOLLOW), synced and renamed
+ *   over it only when everything was written, removed otherwise -- also when
+ *   SIGINT, SIGTERM or SIGHUP ends the process (the handler unlinks it and
+ *   re-raises the signal);
+ * - a symbolic link: followed; its final target is replaced that way (the
+ *   temporary file beside the target) and the link stays a link;
+ * - a character device, a FIFO, a socket or a descriptor of this process
+ *   (/dev/stdout, /dev/fd/N, /proc/self/fd/N): opened and written through,
+ *   never renamed over; a block device is refused;
+ * - "-": standard output.
+ * A failed write, flush or close is an error naming the file. */
 struct cli_out {
 	FILE *f;
 	int to_stdout;
-	char path[4096];
+	int through;	   /* written through: no temporary file */
+	int slot;	   /* the temporary file's signal slot, or -1 */
+	char path[4096];   /* the name given */
+	char target[4096]; /* the regular file renamed onto */
 	char tmp[4200];
 };
 /* Opens the output. inputs: the files the command reads, NULL-terminated; a
- * database input also covers its -wal and -shm files. An output that is one
- * of them (the same path, or through symlinks the same device and inode) is
- * refused: EXIT_USAGE with the error printed. Other failures: 1. */
+ * database input also covers its -wal, -shm and -journal files. An output
+ * that is one of them (the same path, or through symlinks the same device and
+ * inode) is refused: EXIT_USAGE with the error printed. Other failures: 1. */
 int cli_out_open(const char *sub, struct cli_out *o, const char *path, const char *const *inputs);
 /* Refuses (EXIT_USAGE, printed) an output path that is one of the inputs,
  * without creating anything: for outputs that are opened later. 0 if not. */
 int cli_out_check(const char *sub, const char *path, const char *const *inputs);
-/* ok: flush, fsync and rename into place (1 with the error printed if that
- * fails); !ok: remove the temporary file (returns 1). */
+/* ok: flush (and for a temporary file fsync and rename into place); 1 with
+ * the error printed if that fails. !ok: remove the temporary file (returns
+ * 1). */
 int cli_out_close(const char *sub, struct cli_out *o, int ok);
 /* s for a terminal: control characters, DEL, C1 controls and bytes that are
  * not UTF-8 as \xNN (a backslash as \\), so that a name or detail from a

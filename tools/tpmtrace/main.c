@@ -1,6 +1,11 @@
+#include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -16,7 +21,70 @@ static void overview(FILE *f)
 		   "status.\n");
 }
 
+/* Standard output checked once at the end, as git's run_builtin does: a
+ * write that failed (ENOSPC, EIO, EPIPE) makes the exit status 1 with the
+ * reason, whatever the subcommand returned. stdio forgets a failed write's
+ * errno once its buffer is dropped, so stdout writes through stdout_write,
+ * which keeps the first one. A closed stdout that nothing was written to is
+ * not an error. */
+static int stdout_errno;
+
+static ssize_t stdout_write(void *cookie, const char *buf, size_t n)
+{
+	size_t done = 0;
+	(void)cookie;
+	while (done < n) {
+		ssize_t k = write(1, buf + done, n - done);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (!stdout_errno)
+				stdout_errno = k < 0 ? errno : EIO;
+			return done ? (ssize_t)done : -1;
+		}
+		done += (size_t)k;
+	}
+	return (ssize_t)n;
+}
+
+static void stdout_wrap(void)
+{
+	if (fcntl(1, F_GETFD) < 0)
+		return;
+	FILE *f = fopencookie(NULL, "w", (cookie_io_functions_t){.write = stdout_write});
+	if (!f)
+		return;
+	setvbuf(f, NULL, isatty(1) ? _IOLBF : _IOFBF, BUFSIZ);
+	stdout = f;
+}
+
+static int stdout_checked(int rc)
+{
+	struct stat st;
+	errno = 0;
+	int bad = fflush(stdout) != 0 || ferror(stdout);
+	int e = errno;
+	if (!bad && fstat(1, &st) == 0) {
+		errno = 0;
+		bad = fclose(stdout) != 0;
+		e = errno;
+	}
+	if (!bad)
+		return rc;
+	e = stdout_errno ? stdout_errno : e ? e : EIO;
+	fprintf(stderr, "tpmtrace: cannot write standard output: %s\n", strerror(e));
+	return rc ? rc : 1;
+}
+
+static int run(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+	stdout_wrap();
+	return stdout_checked(run(argc, argv));
+}
+
+static int run(int argc, char **argv)
 {
 	/* The writer and checkpoint threads would each get a malloc arena of
 	 * their own; one shared arena keeps a long recording's memory small. */
