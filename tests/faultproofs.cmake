@@ -62,3 +62,8 @@ tpmtrace_faultproof(record_forward_only_ignored integration/test_record_forward_
 tpmtrace_faultproof(record_swtpm_state_ignored integration/test_record_forward_only_and_swtpm_state.sh
 	--broken "--swtpm-state:drop2=--swtpm-state"
 	-e "state: swtpm's state file is in DIR" -e "state: second recording on the same DIR reads the index")
+# push: without its transaction per trace, a push killed mid-COPY leaves a part of the trace.
+tpmtrace_faultproof(push_without_transaction integration/test_fleet_push_faults.sh
+	--env TPMTRACE_FAULT_PUSH_AUTOCOMMIT=1
+	-e "SIGKILL mid-COPY: no trace row on the server"
+	-e "server stopped mid-push: no trace row on the server")

@@ -153,7 +153,9 @@ int pg_copy_rows(PGconn *c, const char *into, int64_t trace_id, sqlite3_stmt *st
 {
 	struct cbuf b = {0};
 	char sql[512], what[128];
-	int src = sqlite3_step(st), rc = 0, stalled = 0;
+	int src = sqlite3_step(st), rc = 0;
+	/* The hook holds the COPY of command rows, the bulk of a trace. */
+	int stalled = !pg_fault_stall_file || strncmp(into, "command ", 8);
 	*rows = 0;
 	snprintf(what, sizeof what, "COPY %.*s", (int)strcspn(into, " ("), into);
 	if (src != SQLITE_ROW) {
@@ -175,7 +177,7 @@ int pg_copy_rows(PGconn *c, const char *into, int64_t trace_id, sqlite3_stmt *st
 		(*rows)++;
 		if (b.n >= 1 << 18 || b.oom) {
 			rc = cb_send(c, &b, what, err, errlen);
-			if (!rc && pg_fault_stall_file && !stalled++)
+			if (!rc && !stalled++)
 				stall(c);
 		}
 	}
@@ -186,7 +188,7 @@ int pg_copy_rows(PGconn *c, const char *into, int64_t trace_id, sqlite3_stmt *st
 	}
 	if (!rc)
 		rc = cb_send(c, &b, what, err, errlen);
-	if (!rc && pg_fault_stall_file && !stalled++)
+	if (!rc && !stalled++)
 		stall(c);
 	free(b.p);
 	/* An error ends the COPY with a message: the server rolls it back. */

@@ -9,8 +9,8 @@
 #include <libpq-fe.h>
 #include <sqlite3.h>
 
-/* Test hook (TPMTRACE_FAULT_PUSH_STALL_FILE, docs/fleet.md): a COPY that
- * has sent its first rows creates this file and waits while it exists. */
+/* Test hook (TPMTRACE_FAULT_PUSH_STALL_FILE, docs/fleet.md): the COPY of
+ * command rows, once it has sent its first rows, creates this file and waits while it exists. */
 extern const char *pg_fault_stall_file;
 
 /* Sends every row of st (already bound), each prefixed by trace_id, through

@@ -33,7 +33,8 @@ record_host() { # record_host I
 		TPMTRACE_HOST_ID_BOOT_ID=$(printf 'b00710d0-0000-4000-8000-%012d' "$i") \
 		"$TPMTRACE" record --spawn-swtpm "${em[@]}" --db "$T/hosts/h$i.db" --quiet \
 		--name "boot of host$i" -- sh -c "tpm2_getcap properties-fixed >/dev/null &&
-			for k in \$(seq $((1 + i % 3))); do tpm2_getrandom 8 >/dev/null; done" \
+			for k in \$(seq $((1 + i % 3))); do tpm2_getrandom 8 >/dev/null; done &&
+			{ [ $((i % 2)) = 1 ] || ! tpm2_readpublic -c 0x81000099 >/dev/null 2>&1; }" \
 		>"$T/hosts/h$i.log" 2>&1 || echo "host$i: record failed" >>"$T/record.failed"
 }
 for ((i = 0; i < HOSTS; i++)); do
@@ -148,4 +149,33 @@ PY
 rc=$?
 cat "$T/models.out"
 check "the rendered page names every TPM model of the fleet" test $rc -eq 0
+
+# ---- docs/fleet.md: its fleet commands and its ten questions, on these hosts ----
+python3 - "$TPMTRACE_SRC/docs/fleet.md" "$T/docs" "$PGURL" <<'PY'
+import os, re, shlex, sys
+s = open(sys.argv[1]).read()
+os.makedirs(sys.argv[2])
+# The example server's URL is this test's.
+sh = "".join(re.findall(r"^```sh fleet\n(.*?)^```", s, re.S | re.M))
+sh = sh.replace("postgresql://fleet.example.org/tpmtrace", shlex.quote(sys.argv[3]))
+open(os.path.join(sys.argv[2], "fleet.sh"), "w").write(sh)
+part = s[s.index("## Ten fleet questions"):]
+for i, q in enumerate(re.findall(r"^```sql\n(.*?)^```", part, re.S | re.M), 1):
+    open(os.path.join(sys.argv[2], "q%02d.sql" % i), "w").write(q)
+PY
+expect_eq "docs/fleet.md asks ten questions" "$(ls "$T/docs"/q*.sql | wc -l)" 10
+(cd "$T/docs" && PATH=$(dirname "$TPMTRACE"):$PATH bash -eu fleet.sh) >"$T/docs/fleet.out" 2>&1
+rc=$?
+check "the fleet commands of docs/fleet.md run ($(tail -c 300 "$T/docs/fleet.out"))" test $rc -eq 0
+check "docs/fleet.md's report is written" test -s "$T/docs/fleet.html"
+for q in "$T/docs"/q*.sql; do
+	n=$(basename "$q" .sql)
+	psql_q -f "$q" >"$T/docs/$n.out" 2>&1
+	rc=$?
+	check "docs/fleet.md question ${n#q}: runs ($(head -c 200 "$T/docs/$n.out"))" test $rc -eq 0
+	# 6 (replays) and 7 (hosts silent for a week) have no rows on a fresh fleet.
+	case $n in q06 | q07) ;; *)
+		check "docs/fleet.md question ${n#q}: answers" test -s "$T/docs/$n.out" ;;
+	esac
+done
 finish
