@@ -53,10 +53,10 @@ expect_eq "the machine id is stored as its SHA-256" \
 	"$(sqlite3 "$T/hosts/h7.db" "SELECT machine_id_sha256 FROM trace_host")" \
 	"$(printf 'machine-7' | sha256sum | cut -d' ' -f1)"
 
-# ---- 8 concurrent pushers, overlapping: pusher k pushes hosts [25k, 25k+50) ----
+# ---- 8 concurrent pushers, overlapping: pusher k pushes hosts [25k, 25k+50) of 200 ----
 pusher() { # pusher K
 	local j i
-	for ((j = 25 * $1; j < 25 * $1 + HOSTS / 4; j++)); do
+	for ((j = HOSTS / 8 * $1; j < HOSTS / 8 * $1 + HOSTS / 4; j++)); do
 		i=$((j % HOSTS))
 		"$TPMTRACE" push "$T/hosts/h$i.db" "$PGURL" >>"$T/push$1.out" 2>&1 ||
 			echo "pusher $1: host$i exit $?" >>"$T/push.failed"
@@ -164,9 +164,23 @@ for i, q in enumerate(re.findall(r"^```sql\n(.*?)^```", part, re.S | re.M), 1):
     open(os.path.join(sys.argv[2], "q%02d.sql" % i), "w").write(q)
 PY
 expect_eq "docs/fleet.md asks ten questions" "$(ls "$T/docs"/q*.sql | wc -l)" 10
+# The Examples of push --help and fleet --help, on a copy of a host's file.
+for sub in push fleet; do
+	"$TPMTRACE" $sub --help | python3 -c '
+import shlex, sys
+ex = sys.stdin.read().split("\nExamples:\n", 1)[1]
+for l in ex.splitlines():
+    if l.startswith("  tpmtrace "):
+        print(l[2:].replace("postgresql://fleet.example.org/tpmtrace", shlex.quote(sys.argv[1])))
+' "$PGURL" >>"$T/docs/fleet.sh"
+done
+expect_eq "push --help and fleet --help have two examples each" \
+	"$(grep -c '^tpmtrace push\|^tpmtrace fleet' "$T/docs/fleet.sh")" 8
+cp "$T/hosts/h3.db" "$T/docs/boot.db"
 (cd "$T/docs" && PATH=$(dirname "$TPMTRACE"):$PATH bash -eu fleet.sh) >"$T/docs/fleet.out" 2>&1
 rc=$?
-check "the fleet commands of docs/fleet.md run ($(tail -c 300 "$T/docs/fleet.out"))" test $rc -eq 0
+[ $rc -eq 0 ] || tail -5 "$T/docs/fleet.out"
+check "the fleet commands of docs/fleet.md and the --help examples run" test $rc -eq 0
 check "docs/fleet.md's report is written" test -s "$T/docs/fleet.html"
 for q in "$T/docs"/q*.sql; do
 	n=$(basename "$q" .sql)

@@ -36,7 +36,8 @@ const struct subcommand subcmd_fleet = {
     "emulated, else the TPM's manufacturer and vendor strings from the trace's\n"
     "own GetCapability answers.\n",
     "Exit status: 0 ok, 1 an error (the server's message), 2 usage.\n",
-    NULL,
+    "tpmtrace fleet postgresql://fleet.example.org/tpmtrace stats\n"
+    "tpmtrace fleet postgresql://fleet.example.org/tpmtrace report -o fleet.html\n",
     "stats list report",
 };
 

@@ -41,7 +41,8 @@ const struct subcommand subcmd_push = {
     "Unfinished traces (status recording) are left for a later push.\n",
     "Exit status: 0 everything asked for is on the server, 1 an error (the\n"
     "server's own message is shown; the password never is), 2 usage.\n",
-    NULL,
+    "tpmtrace push boot.db postgresql://fleet.example.org/tpmtrace\n"
+    "tpmtrace push boot.db --trace latest --json postgresql://fleet.example.org/tpmtrace\n",
 };
 
 /* Gives the file's traces UUIDs if some have none (a file of schema version
