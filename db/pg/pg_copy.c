@@ -34,78 +34,55 @@ static char *cb_room(struct cbuf *b, size_t n)
 	return b->p + b->n;
 }
 
-/* Text with COPY's escapes: backslash, newline, carriage return, tab. */
-static void cb_text(struct cbuf *b, const unsigned char *s, size_t len)
+static void cb_bytes(struct cbuf *b, const void *p, size_t n)
 {
-	char *o = cb_room(b, 2 * len);
+	char *o = cb_room(b, n);
+	if (o && n) {
+		memcpy(o, p, n);
+		b->n += n;
+	}
+}
+
+static void cb_be(struct cbuf *b, uint64_t v, int bytes)
+{
+	char *o = cb_room(b, (size_t)bytes);
 	if (!o)
 		return;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char ch = s[i];
-		if (ch == '\\' || ch == '\n' || ch == '\r' || ch == '\t') {
-			*o++ = '\\';
-			*o++ = ch == '\n' ? 'n' : ch == '\r' ? 'r' : ch == '\t' ? 't' : '\\';
+	for (int i = 0; i < bytes; i++)
+		o[i] = (char)(v >> (8 * (bytes - 1 - i)));
+	b->n += (size_t)bytes;
+}
+
+/* One row in COPY's binary format (PostgreSQL docs, COPY, "Binary Format"):
+ * a 16-bit field count, then each field as a 32-bit length (-1: NULL) and
+ * its bytes; bigint as 8 bytes big-endian, text and bytea as they are.
+ * types: one letter per column of st, i bigint, t text, b bytea. Returns 0,
+ * or the 1-based column whose value is no integer for a bigint. */
+static int cb_row(struct cbuf *b, int64_t trace_id, sqlite3_stmt *st, const char *types)
+{
+	int n = sqlite3_column_count(st);
+	cb_be(b, (uint64_t)(n + 1), 2);
+	cb_be(b, 8, 4);
+	cb_be(b, (uint64_t)trace_id, 8);
+	for (int i = 0; i < n; i++) {
+		int t = sqlite3_column_type(st, i);
+		if (t == SQLITE_NULL) {
+			cb_be(b, 0xFFFFFFFFu, 4);
+		} else if (types[i] == 'i') {
+			double d = sqlite3_column_double(st, i);
+			if (t != SQLITE_INTEGER && !(t == SQLITE_FLOAT && d == (double)(int64_t)d))
+				return i + 1;
+			cb_be(b, 8, 4);
+			cb_be(b, (uint64_t)sqlite3_column_int64(st, i), 8);
 		} else {
-			*o++ = (char)ch;
+			const void *p = types[i] == 'b' ? sqlite3_column_blob(st, i)
+							: (const void *)sqlite3_column_text(st, i);
+			size_t len = (size_t)sqlite3_column_bytes(st, i);
+			cb_be(b, len, 4);
+			cb_bytes(b, p, len);
 		}
 	}
-	b->n = (size_t)(o - b->p);
-}
-
-/* bytea in hex form, its backslash escaped for COPY: \\x0102... */
-static void cb_blob(struct cbuf *b, const unsigned char *s, size_t len)
-{
-	static const char hex[] = "0123456789abcdef";
-	char *o = cb_room(b, 2 * len + 3);
-	if (!o)
-		return;
-	*o++ = '\\';
-	*o++ = '\\';
-	*o++ = 'x';
-	for (size_t i = 0; i < len; i++) {
-		*o++ = hex[s[i] >> 4];
-		*o++ = hex[s[i] & 15];
-	}
-	b->n = (size_t)(o - b->p);
-}
-
-static void cb_str(struct cbuf *b, const char *s)
-{
-	size_t l = strlen(s);
-	char *o = cb_room(b, l);
-	if (o) {
-		memcpy(o, s, l);
-		b->n += l;
-	}
-}
-
-static void cb_row(struct cbuf *b, int64_t trace_id, sqlite3_stmt *st)
-{
-	char num[32];
-	snprintf(num, sizeof num, "%lld", (long long)trace_id);
-	cb_str(b, num);
-	for (int i = 0, n = sqlite3_column_count(st); i < n; i++) {
-		cb_str(b, "\t");
-		switch (sqlite3_column_type(st, i)) {
-		case SQLITE_NULL:
-			cb_str(b, "\\N");
-			break;
-		case SQLITE_INTEGER:
-			snprintf(num, sizeof num, "%lld", (long long)sqlite3_column_int64(st, i));
-			cb_str(b, num);
-			break;
-		case SQLITE_FLOAT:
-			snprintf(num, sizeof num, "%.17g", sqlite3_column_double(st, i));
-			cb_str(b, num);
-			break;
-		case SQLITE_BLOB:
-			cb_blob(b, sqlite3_column_blob(st, i), (size_t)sqlite3_column_bytes(st, i));
-			break;
-		default:
-			cb_text(b, sqlite3_column_text(st, i), (size_t)sqlite3_column_bytes(st, i));
-		}
-	}
-	cb_str(b, "\n");
+	return 0;
 }
 
 void pg_res_err(PGconn *c, PGresult *r, const char *what, char *err, size_t errlen)
@@ -148,8 +125,8 @@ static int cb_send(PGconn *c, struct cbuf *b, const char *what, char *err, size_
 	return 0;
 }
 
-int pg_copy_rows(PGconn *c, const char *into, int64_t trace_id, sqlite3_stmt *st, uint64_t *rows,
-		 char *err, size_t errlen)
+int pg_copy_rows(PGconn *c, const char *into, const char *types, int64_t trace_id, sqlite3_stmt *st,
+		 uint64_t *rows, char *err, size_t errlen)
 {
 	struct cbuf b = {0};
 	char sql[512], what[128];
@@ -164,7 +141,7 @@ int pg_copy_rows(PGconn *c, const char *into, int64_t trace_id, sqlite3_stmt *st
 				 sqlite3_errmsg(sqlite3_db_handle(st)));
 		return src == SQLITE_DONE ? 0 : -EIO;
 	}
-	snprintf(sql, sizeof sql, "COPY %s FROM STDIN", into);
+	snprintf(sql, sizeof sql, "COPY %s FROM STDIN (FORMAT binary)", into);
 	PGresult *r = PQexec(c, sql);
 	if (!r || PQresultStatus(r) != PGRES_COPY_IN) {
 		pg_res_err(c, r, what, err, errlen);
@@ -172,8 +149,18 @@ int pg_copy_rows(PGconn *c, const char *into, int64_t trace_id, sqlite3_stmt *st
 		return -EIO;
 	}
 	PQclear(r);
+	cb_bytes(&b, "PGCOPY\n\377\r\n\0", 11);
+	cb_be(&b, 0, 4); /* flags */
+	cb_be(&b, 0, 4); /* header extension */
 	for (; src == SQLITE_ROW && !rc; src = sqlite3_step(st)) {
-		cb_row(&b, trace_id, st);
+		int col = cb_row(&b, trace_id, st, types);
+		if (col) {
+			snprintf(err, errlen,
+				 "%s: the file's column %s holds no integer (row %llu)", what,
+				 sqlite3_column_name(st, col - 1), (unsigned long long)*rows + 1);
+			rc = -EINVAL;
+			break;
+		}
 		(*rows)++;
 		if (b.n >= 1 << 18 || b.oom) {
 			rc = cb_send(c, &b, what, err, errlen);
@@ -186,6 +173,7 @@ int pg_copy_rows(PGconn *c, const char *into, int64_t trace_id, sqlite3_stmt *st
 			 sqlite3_errmsg(sqlite3_db_handle(st)));
 		rc = -EIO;
 	}
+	cb_be(&b, 0xFFFFu, 2); /* trailer */
 	if (!rc)
 		rc = cb_send(c, &b, what, err, errlen);
 	if (!rc && !stalled++)

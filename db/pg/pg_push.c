@@ -167,20 +167,21 @@ static const char q_insert[] =
 
 struct copy_spec {
 	const char *into, *select;
-	int which; /* 0 client 1 command 2 event */
+	const char *types; /* of the selected columns: i bigint, t text, b bytea */
 };
 static const struct copy_spec copies[] = {
     {"client (trace_id, id, pid, uid, comm, peer, first_ns)",
-     "SELECT id, pid, uid, comm, peer, first_ns FROM client WHERE trace_id=? ORDER BY id", 0},
+     "SELECT id, pid, uid, comm, peer, first_ns FROM client WHERE trace_id=? ORDER BY id",
+     "iiitti"},
     {"command (trace_id, seq, t_submit_ns, t_done_ns, latency_ns, cc, locality, tag, cmd_size,"
      " rsp_size, rc, handle1, handle2, handle3, rsp_handle, n_sessions, sess_handle, sess_attrs,"
      " auth_kind, pcr, client_id, flags, malformed, cmd, rsp)",
      "SELECT seq, t_submit_ns, t_done_ns, latency_ns, cc, locality, tag, cmd_size, rsp_size, rc,"
      " handle1, handle2, handle3, rsp_handle, n_sessions, sess_handle, sess_attrs, auth_kind,"
      " pcr, client_id, flags, malformed, cmd, rsp FROM command WHERE trace_id=? ORDER BY seq",
-     1},
+     "iiiiiiiiiiiiiiiiiiiiitbb"},
     {"event (trace_id, seq, t_ns, kind, detail, client_id)",
-     "SELECT seq, t_ns, kind, detail, client_id FROM event WHERE trace_id=? ORDER BY seq", 2},
+     "SELECT seq, t_ns, kind, detail, client_id FROM event WHERE trace_id=? ORDER BY seq", "iitti"},
 };
 
 static int exec_ok(PGconn *c, const char *sql, const char *what, char *err, size_t errlen)
@@ -233,7 +234,8 @@ static int push_one(sqlite3 *db, PGconn *c, sqlite3_stmt *tr, sqlite3_stmt *cons
 	for (int k = 0; k < 3; k++) {
 		sqlite3_reset(sel[k]);
 		sqlite3_bind_int64(sel[k], 1, local);
-		if (pg_copy_rows(c, copies[k].into, id, sel[k], &rows[k], err, errlen))
+		if (pg_copy_rows(c, copies[k].into, copies[k].types, id, sel[k], &rows[k], err,
+				 errlen))
 			goto fail;
 	}
 	if (exec_ok(c, "COMMIT", "COMMIT", err, errlen))
