@@ -157,4 +157,16 @@ expect_eq "the version 1 trace is on the server" "$(on_server v1)" 1
 PGPASSFILE=$T/pgpass "$TPMTRACE" push "$T/v1.db" "$PUSHURL" >"$T/v1b.out" 2>&1
 check "its second push sends nothing" grep -q '^pushed 0 traces.*1 already on the server' "$T/v1b.out"
 check "tpmtrace verify accepts the migrated file" "$TPMTRACE" verify "$T/v1.db"
+
+# ---- a replay is a trace: pushed with its link to the trace it ran from ----
+"$TPMTRACE" replay "$T/c.db" --policy linux-6.10 >"$T/replay.out" 2>&1
+rc=$?
+check "a replay of c under linux-6.10 ($(tail -c 200 "$T/replay.out"))" test $rc -eq 0
+PGPASSFILE=$T/pgpass "$TPMTRACE" push "$T/c.db" "$PUSHURL" >"$T/c.out" 2>&1
+check "c and its replay are pushed" grep -q '^pushed 2 traces' "$T/c.out"
+expect_eq "the replay on the server names its source by UUID, and its policy" \
+	"$(psql_q -c "SELECT r.policy, r.parent_id = s.id FROM trace r JOIN trace s
+		ON s.uuid = r.parent_uuid WHERE r.kind = 'replay'")" "linux-6.10|t"
+expect_eq "fleet groups the replay under its policy" \
+	"$(psql_q -c "SELECT count(*) FROM fleet_trace WHERE policy = 'linux-6.10'")" 1
 finish
