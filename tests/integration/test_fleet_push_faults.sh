@@ -158,6 +158,18 @@ PGPASSFILE=$T/pgpass "$TPMTRACE" push "$T/v1.db" "$PUSHURL" >"$T/v1b.out" 2>&1
 check "its second push sends nothing" grep -q '^pushed 0 traces.*1 already on the server' "$T/v1b.out"
 check "tpmtrace verify accepts the migrated file" "$TPMTRACE" verify "$T/v1.db"
 
+# ---- no URL: the PG* environment, or a service file ----
+rec env 1 && rec svc 1
+PGHOST=$PGSOCK PGUSER=pusher PGDATABASE=postgres PGPASSFILE=$T/pgpass \
+	"$TPMTRACE" push "$T/env.db" >"$T/env.out" 2>&1
+check "push without a URL reads PGHOST, PGUSER, PGDATABASE, PGPASSFILE" \
+	grep -q '^pushed 1 traces' "$T/env.out"
+printf '[fleet]\nhost=%s\nuser=pusher\ndbname=postgres\n' "$PGSOCK" >"$T/pg_service.conf"
+PGSERVICEFILE=$T/pg_service.conf PGSERVICE=fleet PGPASSFILE=$T/pgpass \
+	"$TPMTRACE" push "$T/svc.db" >"$T/svc.out" 2>&1
+check "push without a URL reads a service file (PGSERVICE)" grep -q '^pushed 1 traces' "$T/svc.out"
+expect_eq "both are on the server" "$(( $(on_server env) + $(on_server svc) ))" 2
+
 # ---- a replay is a trace: pushed with its link to the trace it ran from ----
 "$TPMTRACE" replay "$T/c.db" --policy linux-6.10 >"$T/replay.out" 2>&1
 rc=$?
