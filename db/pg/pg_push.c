@@ -194,6 +194,49 @@ static int exec_ok(PGconn *c, const char *sql, const char *what, char *err, size
 	return ok ? 0 : -EIO;
 }
 
+/* BEGIN and the trace's INSERT in one round trip (libpq's pipeline mode):
+ * the INSERT's result, or NULL with err set. TPMTRACE_FAULT_PUSH_AUTOCOMMIT
+ * (fault proof): no BEGIN, every statement commits on its own. */
+static PGresult *begin_insert(PGconn *c, const char *const *pv, char *err, size_t errlen)
+{
+	int tx = !getenv("TPMTRACE_FAULT_PUSH_AUTOCOMMIT"), bad = 0;
+	PGresult *r, *ins = NULL;
+	if (PQenterPipelineMode(c) != 1 ||
+	    (tx && PQsendQueryParams(c, "BEGIN", 0, NULL, NULL, NULL, NULL, 0) != 1) ||
+	    PQsendQueryPrepared(c, "tpmtrace_insert", 27, pv, NULL, NULL, 0) != 1 ||
+	    PQpipelineSync(c) != 1) {
+		pg_res_err(c, NULL, "inserting the trace", err, errlen);
+		PQexitPipelineMode(c);
+		return NULL;
+	}
+	/* Each statement's result and a NULL after it, then the sync. */
+	for (int q = 0; q <= tx; q++) {
+		while ((r = PQgetResult(c))) {
+			ExecStatusType st = PQresultStatus(r);
+			if (q == tx && st == PGRES_TUPLES_OK && !ins) {
+				ins = r;
+				continue;
+			}
+			if (st != PGRES_COMMAND_OK && !bad++)
+				pg_res_err(c, r, "inserting the trace", err, errlen);
+			PQclear(r);
+		}
+	}
+	r = PQgetResult(c);
+	if ((!r || PQresultStatus(r) != PGRES_PIPELINE_SYNC) && !bad++)
+		pg_res_err(c, r, "inserting the trace", err, errlen);
+	PQclear(r);
+	if (PQexitPipelineMode(c) != 1 && !bad++)
+		pg_res_err(c, NULL, "inserting the trace", err, errlen);
+	if (bad || !ins) {
+		if (!bad)
+			pg_res_err(c, NULL, "inserting the trace", err, errlen);
+		PQclear(ins);
+		return NULL;
+	}
+	return ins;
+}
+
 /* One trace, in one transaction. Returns 1 sent, 0 the server had it,
  * -errno. */
 static int push_one(sqlite3 *db, PGconn *c, sqlite3_stmt *tr, sqlite3_stmt *const sel[3],
@@ -214,16 +257,9 @@ static int push_one(sqlite3 *db, PGconn *c, sqlite3_stmt *tr, sqlite3_stmt *cons
 	pv[24] = tid.manufacturer;
 	pv[25] = tid.vendor;
 	pv[26] = tid.firmware;
-	/* TPMTRACE_FAULT_PUSH_AUTOCOMMIT (fault proof): no transaction, every
-	 * statement commits on its own. */
-	if (!getenv("TPMTRACE_FAULT_PUSH_AUTOCOMMIT") && exec_ok(c, "BEGIN", "BEGIN", err, errlen))
-		return -EIO;
-	PGresult *r = PQexecParams(c, q_insert, 27, NULL, pv, NULL, NULL, 0);
-	if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
-		pg_res_err(c, r, "inserting the trace", err, errlen);
-		PQclear(r);
+	PGresult *r = begin_insert(c, pv, err, errlen);
+	if (!r)
 		goto fail;
-	}
 	if (PQntuples(r) == 0) {
 		PQclear(r);
 		res->present++;
@@ -264,6 +300,14 @@ int pg_push(sqlite3 *db, PGconn *c, int64_t trace_id, struct pg_push_result *res
 	 * the server's disk. */
 	if (exec_ok(c, "SET synchronous_commit = off", "SET", err, errlen))
 		return -EIO;
+	/* Parsed and planned once for all the traces of the push. */
+	PGresult *pr = PQprepare(c, "tpmtrace_insert", q_insert, 27, NULL);
+	if (!pr || PQresultStatus(pr) != PGRES_COMMAND_OK) {
+		pg_res_err(c, pr, "preparing the trace insert", err, errlen);
+		PQclear(pr);
+		return -EIO;
+	}
+	PQclear(pr);
 	if (sqlite3_prepare_v2(db, q_traces, -1, &tr, NULL) != SQLITE_OK)
 		goto dberr;
 	for (int k = 0; k < 3; k++)
