@@ -124,6 +124,14 @@ bad_input url-password 'holds a password.*pgpass' -- \
 bad_input url-password-query 'holds a password.*pgpass' -- \
 	"$T/c.db" "postgresql:///postgres?host=$PGSOCK&user=pusher&password=$PW"
 check "a URL with a password is shown masked" grep -q 'pusher:\*\*\*\*@' "$T/url-password.out"
+"$TPMTRACE" fleet "postgresql://pusher:$PW@/postgres?host=$PGSOCK" stats >"$T/fleet-pw.out" 2>&1
+rc=$?
+expect_eq "fleet with a password in the URL: exit 1 ($(head -c 200 "$T/fleet-pw.out"))" "$rc" 1
+PGHOST=$PGSOCK "$TPMTRACE" fleet "postgresql:///no_such_db?user=tpmtrace" stats >"$T/fleet-nodb.out" 2>&1
+rc=$?
+expect_eq "fleet on a database that does not exist: exit 1" "$rc" 1
+check "fleet on a database that does not exist: the server says so" \
+	grep -q 'database "no_such_db" does not exist' "$T/fleet-nodb.out"
 psql_q -c "CREATE DATABASE foreign_app" -c "CREATE DATABASE old_fleet" -c "CREATE DATABASE new_fleet" >/dev/null
 psql "postgresql:///foreign_app?host=$PGSOCK&user=tpmtrace" -X -q -c "CREATE TABLE trace (x int)"
 bad_input foreign-schema "another application's schema" -- \
