@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "db/host_id.h"
 #include "model/tpm/decode.h"
 #include "model/tpm/tpm_cc.h"
 #include "schema_sql.h"
@@ -425,6 +426,26 @@ static int write_target(const char *path, enum db_open_mode mode, unsigned perm,
 	return 0;
 }
 
+/* Version 1 to 2: trace.uuid and trace_host (db/schema.sql, which a new
+ * file gets whole). Files opened read-only stay at version 1 and read the
+ * same; traces made before have no UUID until push gives them one. */
+static int migrate_v1(sqlite3 *db, char *err, size_t errlen)
+{
+	int rc =
+	    db_exec(db,
+		    "BEGIN IMMEDIATE; ALTER TABLE trace ADD COLUMN uuid TEXT;"
+		    " CREATE UNIQUE INDEX trace_uuid ON trace (uuid);"
+		    " CREATE TABLE trace_host (trace_id INTEGER PRIMARY KEY REFERENCES trace(id),"
+		    " hostname TEXT, machine_id_sha256 TEXT, kernel_release TEXT,"
+		    " kernel_cmdline TEXT, boot_id TEXT);"
+		    " UPDATE meta SET value='2' WHERE key='schema_version';"
+		    " PRAGMA user_version = 2; COMMIT",
+		    err, errlen);
+	if (rc)
+		db_exec(db, "ROLLBACK", NULL, 0);
+	return rc;
+}
+
 int db_open(const char *path, enum db_open_mode mode, sqlite3 **out, char *err, size_t errlen)
 {
 	return db_open_perm(path, mode, 0600, out, err, errlen);
@@ -497,7 +518,7 @@ int db_open_perm(const char *path, enum db_open_mode mode, unsigned perm, sqlite
 		    db_exec(db, "BEGIN", msg, sizeof msg) ||
 		    db_exec(db, schema_sql, msg, sizeof msg) || fill_cc_table(db) ||
 		    db_exec(db,
-			    "INSERT INTO meta VALUES ('schema_version','1'),"
+			    "INSERT INTO meta VALUES ('schema_version','2'),"
 			    "('created_by','tpmtrace " TPMTRACE_VERSION "');COMMIT",
 			    msg, sizeof msg)) {
 			rc = -EIO;
@@ -521,6 +542,11 @@ int db_open_perm(const char *path, enum db_open_mode mode, unsigned perm, sqlite
 	} else if (ver < 1) {
 		rc = -EINVAL;
 		snprintf(err, errlen, "%s: tpmtrace database without a schema version", path);
+		goto out;
+	}
+	if (mode != DB_READ && ver == 1 && migrate_v1(db, msg, sizeof msg)) {
+		rc = -EIO;
+		snprintf(err, errlen, "%s: cannot migrate schema version 1 to 2: %s", path, msg);
 		goto out;
 	}
 	if (mode != DB_READ)
@@ -561,19 +587,21 @@ void db_close_for_readers(sqlite3 *db)
 int64_t db_trace_begin(sqlite3 *db, const struct trace_info *ti)
 {
 	sqlite3_stmt *st;
-	char host[256] = "";
-	char when[32];
+	struct db_host_id host;
+	char when[32], uuid[37];
 	time_t now = time(NULL);
 	struct tm tm;
 	int64_t id = -EIO;
 
-	gethostname(host, sizeof host - 1);
+	db_host_id_read(&host);
+	if (db_uuid_new(uuid))
+		return -EIO;
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
 	if (sqlite3_prepare_v2(
 		db,
 		"INSERT INTO trace (name, kind, source, started_at, start_ns, payloads,"
-		" host, tool_version, parent_id, policy, emulated)"
-		" VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+		" host, tool_version, parent_id, policy, emulated, uuid)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
 		-1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_text(st, 1, ti->name, -1, SQLITE_STATIC);
@@ -582,15 +610,18 @@ int64_t db_trace_begin(sqlite3 *db, const struct trace_info *ti)
 	sqlite3_bind_text(st, 4, when, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 5, (int64_t)mono_ns());
 	sqlite3_bind_text(st, 6, ti->payloads, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 7, host, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 7, host.hostname, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 8, TPMTRACE_VERSION, -1, SQLITE_STATIC);
 	if (ti->parent_id > 0)
 		sqlite3_bind_int64(st, 9, ti->parent_id);
 	sqlite3_bind_text(st, 10, ti->policy, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 11, ti->emulated, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 12, uuid, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_DONE)
 		id = sqlite3_last_insert_rowid(db);
 	sqlite3_finalize(st);
+	if (id > 0 && db_host_id_store(db, id, &host))
+		id = -EIO;
 	return id;
 }
 

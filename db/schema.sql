@@ -1,7 +1,7 @@
--- tpmtrace database schema, version 1 (docs/schema.md describes every column).
+-- tpmtrace database schema, version 2 (docs/schema.md describes every column).
 -- Times are nanoseconds of CLOCK_MONOTONIC on the recording host unless noted.
 PRAGMA application_id = 1414548820; -- 0x54504D54, "TPMT"
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;
 
 CREATE TABLE meta (
 	key TEXT PRIMARY KEY,
@@ -27,7 +27,19 @@ CREATE TABLE trace (
 	commands INTEGER NOT NULL DEFAULT 0, -- commands stored
 	events INTEGER NOT NULL DEFAULT 0,   -- control events stored
 	dropped INTEGER NOT NULL DEFAULT 0,  -- commands and events seen but not stored
-	notes TEXT
+	notes TEXT,
+	uuid TEXT                          -- stable identity (RFC 4122 v4), the key of push
+);
+CREATE UNIQUE INDEX trace_uuid ON trace (uuid);
+
+-- The machine a trace was made on, written with the trace (fleet: push).
+CREATE TABLE trace_host (
+	trace_id INTEGER PRIMARY KEY REFERENCES trace(id),
+	hostname TEXT,
+	machine_id_sha256 TEXT,            -- hex SHA-256 of /etc/machine-id, never the id itself
+	kernel_release TEXT,               -- uname -r
+	kernel_cmdline TEXT,               -- /proc/cmdline
+	boot_id TEXT                       -- /proc/sys/kernel/random/boot_id
 );
 
 -- Who sent commands: a process for unix sockets and devices, a peer address for TCP.

@@ -87,3 +87,8 @@ tpmtrace_faultproof(stdout_full_exit_0
 tpmtrace_faultproof(read_error_mid_read_exit_0
 	integration/test_exit_status_read_error_mid_read.sh
 	--broken "^show -V leaf.db$:succeed" -e "'show -V leaf.db' exits 1")
+# push: without its transaction per trace, a push killed mid-COPY leaves a part of the trace.
+tpmtrace_faultproof(push_without_transaction integration/test_fleet_push_faults.sh
+	--env TPMTRACE_FAULT_PUSH_AUTOCOMMIT=1
+	-e "SIGKILL mid-COPY: no trace row on the server"
+	-e "server stopped mid-push: no trace row on the server")

@@ -106,6 +106,8 @@ skip_reason() { # the reason a command cannot run on this machine, or nothing
 		echo "compares with the TPM the logs were taken from" ;;
 	*/var/lib/tpmtrace/* | scp\ *)
 		echo "reads a machine's boot recording (docs/record-boot.md)" ;;
+	*postgresql://fleet.example.org*)
+		echo "needs a PostgreSQL server (tests/integration/test_fleet_push_200_hosts.sh runs it on one)" ;;
 	./tools/demo* | ./tools/test* | *apt-get* | cmake\ *)
 		echo "installs and builds the project (the suite runs on a build)" ;;
 	*)

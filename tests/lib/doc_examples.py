@@ -79,6 +79,14 @@ for path in [os.path.join(SRC, 'README.md')] + sorted(glob.glob(os.path.join(SRC
             blocks.append({'source': source, 'commands': commands(body.splitlines()),
                            'elsewhere': 'run word for word in a Debian image by '
                                         'tests/vm/test_vm_boot_luks_*.sh'})
+        elif tag.startswith('sh fleet'):
+            # Needs a PostgreSQL server: the fleet test runs these against
+            # its own (the set-up's apt-get and sudo: the system's).
+            blocks.append({'source': source, 'commands': commands(body.splitlines()),
+                           'elsewhere': 'installs the system PostgreSQL (apt-get, sudo)'
+                                        if tag == 'sh fleet-setup' else
+                                        'run against a test server by '
+                                        'tests/integration/test_fleet_push_200_hosts.sh'})
         elif tag == 'sh':
             add(source, body.splitlines())
         elif tag == '':

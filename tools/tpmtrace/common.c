@@ -145,15 +145,16 @@ void cli_trace_kind(sqlite3 *db, int64_t id, char *kind, size_t klen, char *poli
 int cli_trace_delete(const char *sub, const char *db_path, int64_t id)
 {
 	sqlite3 *db = cli_open_db(sub, db_path, 1);
-	char err[256], sql[400];
+	char err[256], sql[512];
 	if (!db)
 		return 1;
 	sqlite3_busy_timeout(db, 10000);
 	snprintf(sql, sizeof sql,
 		 "BEGIN IMMEDIATE; DELETE FROM command WHERE trace_id=%lld;"
 		 " DELETE FROM event WHERE trace_id=%lld; DELETE FROM client WHERE trace_id=%lld;"
-		 " DELETE FROM trace WHERE id=%lld; COMMIT",
-		 (long long)id, (long long)id, (long long)id, (long long)id);
+		 " DELETE FROM trace_host WHERE trace_id=%lld; DELETE FROM trace WHERE id=%lld;"
+		 " COMMIT",
+		 (long long)id, (long long)id, (long long)id, (long long)id, (long long)id);
 	int rc = db_exec(db, sql, err, sizeof err);
 	if (rc) {
 		db_exec(db, "ROLLBACK", NULL, 0);

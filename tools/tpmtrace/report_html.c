@@ -131,6 +131,7 @@ static const char css[] =
     ".fb{color:#666;font-size:11.5px;white-space:normal;max-width:300px}"
     ".fb summary{margin:0;font-size:11.5px}td.share{text-align:left}\n"
     "footer{color:#777;font-size:12px;padding:0 28px 24px}\n";
+const char *const report_html_css = css;
 
 static void fam_classes(FILE *f)
 {

@@ -21,6 +21,9 @@ struct report_html_opts {
 /* Streams d's commands (report_data_stream), computes the answer into a
  * (report_answer_compute) and writes the page to f, the answer first.
  * Returns 0, or an error with err set; a is freed by the caller. */
+/* The report's stylesheet (the fleet page uses it too). */
+extern const char *const report_html_css;
+
 int report_html_write(FILE *f, struct report_data *d, const struct report_html_opts *o,
 		      struct report_answer *a, char *err, size_t errlen);
 /* The answer as one JSON object (`report --json`). */

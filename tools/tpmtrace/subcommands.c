@@ -24,7 +24,9 @@
 	X(predict) \
 	X(profile) \
 	X(calibrate) \
-	X(report)
+	X(report) \
+	X(push) \
+	X(fleet)
 // clang-format on
 
 #define DECLARE(n) SUBCOMMAND(n);

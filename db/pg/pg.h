@@ -1,0 +1,84 @@
+/* The fleet store on PostgreSQL (libpq): the server's schema, `tpmtrace
+ * push` (one transaction per trace, COPY, idempotent by trace UUID) and the
+ * queries of `tpmtrace fleet` (docs/fleet.md). Errors: 0 ok, -errno; err
+ * gets a message with the server's own text, never a password. */
+#ifndef TPMTRACE_DB_PG_H
+#define TPMTRACE_DB_PG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libpq-fe.h>
+#include <sqlite3.h>
+
+#define PG_SCHEMA_VERSION 1
+
+/* url with any password replaced by "****" (user:PW@ of a URL, password=
+ * of a query string or of key=value form), for messages. NULL: "(PG*
+ * environment)". */
+const char *pg_url_mask(const char *url, char *buf, size_t len);
+/* Connects to url (a postgresql:// URL, key=value conninfo, or NULL/"" for
+ * the PG* environment variables and service file, as libpq reads them).
+ * A password inside url is refused (-EPERM) before anything is sent: it
+ * would be on the command line, readable in /proc by every user. */
+int pg_connect(const char *url, PGconn **out, char *err, size_t errlen);
+/* Checks the server's tpmtrace schema; create: creates it in an empty
+ * database (one transaction, serialised by an advisory lock). A database
+ * with tables of another application, or with another schema version, is
+ * refused with -EPROTO. */
+int pg_schema_ensure(PGconn *c, int create, char *err, size_t errlen);
+
+/* The TPM's identity from a trace's own TPM2_GetCapability(TPM_PROPERTIES)
+ * answers (TPM 2.0 Part 2, 6.13 TPM_PT): manufacturer, vendor strings 1-4
+ * and firmware version 1.2; "" where no answer gave it. */
+struct pg_tpm_id {
+	char manufacturer[8];
+	char vendor[20];
+	char firmware[20];
+};
+int pg_tpm_id_read(sqlite3 *db, int64_t trace_id, struct pg_tpm_id *id);
+
+struct pg_push_result {
+	unsigned pushed;    /* traces sent now */
+	unsigned present;   /* traces the server had already */
+	unsigned recording; /* unfinished traces left for a later push */
+	uint64_t commands, events, clients;
+};
+/* Pushes trace trace_id (0: every finished trace) of db, each trace new to
+ * the server in one transaction; db is read only and must have UUIDs
+ * (db_uuid_fill). */
+int pg_push(sqlite3 *db, PGconn *c, int64_t trace_id, struct pg_push_result *r, char *err,
+	    size_t errlen);
+
+/* One group of fleet stats: TPM model x firmware x kernel x policy. */
+#define PG_FLEET_TOP 3
+struct pg_fleet_group {
+	char *model, *firmware, *kernel, *policy;
+	long long hosts, boots, traces;
+	double p50_ns, p95_ns, max_ns; /* boot TPM time over the group's traces */
+	struct {
+		char *name;
+		double total_ns, share; /* share of the group's TPM time, 0-1 */
+	} top[PG_FLEET_TOP];
+	struct {
+		char *host;
+		double tpm_ns; /* the host's slowest trace */
+	} slow[PG_FLEET_TOP];
+};
+struct pg_fleet {
+	struct pg_fleet_group *g;
+	size_t n;
+	long long hosts, traces; /* the whole server */
+};
+int pg_fleet_stats(PGconn *c, struct pg_fleet *f, char *err, size_t errlen);
+void pg_fleet_free(struct pg_fleet *f);
+
+/* One host of `fleet list`. */
+struct pg_fleet_host {
+	char *hostname, *host_key, *models, *kernels, *last_pushed;
+	long long traces, boots;
+};
+int pg_fleet_hosts(PGconn *c, struct pg_fleet_host **h, size_t *n, char *err, size_t errlen);
+void pg_fleet_hosts_free(struct pg_fleet_host *h, size_t n);
+
+#endif

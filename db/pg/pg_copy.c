@@ -1,0 +1,197 @@
+/* COPY in text format from SQLite rows. */
+#include "db/pg/pg_copy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *pg_fault_stall_file;
+
+struct cbuf {
+	char *p;
+	size_t n, cap;
+	int oom;
+};
+
+static char *cb_room(struct cbuf *b, size_t n)
+{
+	if (b->n + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 1 << 18;
+		while (cap < b->n + n)
+			cap *= 2;
+		char *np = realloc(b->p, cap);
+		if (!np) {
+			b->oom = 1;
+			return NULL;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+	return b->p + b->n;
+}
+
+static void cb_bytes(struct cbuf *b, const void *p, size_t n)
+{
+	char *o = cb_room(b, n);
+	if (o && n) {
+		memcpy(o, p, n);
+		b->n += n;
+	}
+}
+
+static void cb_be(struct cbuf *b, uint64_t v, int bytes)
+{
+	char *o = cb_room(b, (size_t)bytes);
+	if (!o)
+		return;
+	for (int i = 0; i < bytes; i++)
+		o[i] = (char)(v >> (8 * (bytes - 1 - i)));
+	b->n += (size_t)bytes;
+}
+
+/* One row in COPY's binary format (PostgreSQL docs, COPY, "Binary Format"):
+ * a 16-bit field count, then each field as a 32-bit length (-1: NULL) and
+ * its bytes; bigint as 8 bytes big-endian, text and bytea as they are.
+ * types: one letter per column of st, i bigint, t text, b bytea. Returns 0,
+ * or the 1-based column whose value is no integer for a bigint. */
+static int cb_row(struct cbuf *b, int64_t trace_id, sqlite3_stmt *st, const char *types)
+{
+	int n = sqlite3_column_count(st);
+	cb_be(b, (uint64_t)(n + 1), 2);
+	cb_be(b, 8, 4);
+	cb_be(b, (uint64_t)trace_id, 8);
+	for (int i = 0; i < n; i++) {
+		int t = sqlite3_column_type(st, i);
+		if (t == SQLITE_NULL) {
+			cb_be(b, 0xFFFFFFFFu, 4);
+		} else if (types[i] == 'i') {
+			double d = sqlite3_column_double(st, i);
+			if (t != SQLITE_INTEGER && !(t == SQLITE_FLOAT && d == (double)(int64_t)d))
+				return i + 1;
+			cb_be(b, 8, 4);
+			cb_be(b, (uint64_t)sqlite3_column_int64(st, i), 8);
+		} else {
+			const void *p = types[i] == 'b' ? sqlite3_column_blob(st, i)
+							: (const void *)sqlite3_column_text(st, i);
+			size_t len = (size_t)sqlite3_column_bytes(st, i);
+			cb_be(b, len, 4);
+			cb_bytes(b, p, len);
+		}
+	}
+	return 0;
+}
+
+void pg_res_err(PGconn *c, PGresult *r, const char *what, char *err, size_t errlen)
+{
+	char m[512];
+	snprintf(m, sizeof m, "%s", r ? PQresultErrorMessage(r) : "");
+	if (!m[0])
+		snprintf(m, sizeof m, "%s", PQerrorMessage(c));
+	m[strcspn(m, "\n")] = 0;
+	if (!m[0])
+		snprintf(m, sizeof m, "the connection was lost");
+	snprintf(err, errlen, "%s: %s", what, m);
+}
+
+/* The test hook: the rows sent so far are on the server's side (flushed);
+ * wait while the file the test removes exists. */
+static void stall(PGconn *c)
+{
+	int fd = open(pg_fault_stall_file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	close(fd);
+	PQflush(c);
+	struct timespec ts = {0, 20 * 1000 * 1000};
+	for (int i = 0; i < 3000 && access(pg_fault_stall_file, F_OK) == 0; i++)
+		nanosleep(&ts, NULL);
+}
+
+static int cb_send(PGconn *c, struct cbuf *b, const char *what, char *err, size_t errlen)
+{
+	if (b->oom) {
+		snprintf(err, errlen, "%s: out of memory", what);
+		return -ENOMEM;
+	}
+	if (b->n && PQputCopyData(c, b->p, (int)b->n) != 1) {
+		pg_res_err(c, NULL, what, err, errlen);
+		return -EIO;
+	}
+	b->n = 0;
+	return 0;
+}
+
+int pg_copy_rows(PGconn *c, const char *into, const char *types, int64_t trace_id, sqlite3_stmt *st,
+		 uint64_t *rows, char *err, size_t errlen)
+{
+	struct cbuf b = {0};
+	char sql[512], what[128];
+	int src = sqlite3_step(st), rc = 0;
+	/* The hook holds the COPY of command rows, the bulk of a trace. */
+	int stalled = !pg_fault_stall_file || strncmp(into, "command ", 8);
+	*rows = 0;
+	snprintf(what, sizeof what, "COPY %.*s", (int)strcspn(into, " ("), into);
+	if (src != SQLITE_ROW) {
+		if (src != SQLITE_DONE)
+			snprintf(err, errlen, "reading the rows for %s: %s", what,
+				 sqlite3_errmsg(sqlite3_db_handle(st)));
+		return src == SQLITE_DONE ? 0 : -EIO;
+	}
+	snprintf(sql, sizeof sql, "COPY %s FROM STDIN (FORMAT binary)", into);
+	PGresult *r = PQexec(c, sql);
+	if (!r || PQresultStatus(r) != PGRES_COPY_IN) {
+		pg_res_err(c, r, what, err, errlen);
+		PQclear(r);
+		return -EIO;
+	}
+	PQclear(r);
+	cb_bytes(&b, "PGCOPY\n\377\r\n\0", 11);
+	cb_be(&b, 0, 4); /* flags */
+	cb_be(&b, 0, 4); /* header extension */
+	for (; src == SQLITE_ROW && !rc; src = sqlite3_step(st)) {
+		int col = cb_row(&b, trace_id, st, types);
+		if (col) {
+			snprintf(err, errlen,
+				 "%s: the file's column %s holds no integer (row %llu)", what,
+				 sqlite3_column_name(st, col - 1), (unsigned long long)*rows + 1);
+			rc = -EINVAL;
+			break;
+		}
+		(*rows)++;
+		if (b.n >= 1 << 18 || b.oom) {
+			rc = cb_send(c, &b, what, err, errlen);
+			if (!rc && !stalled++)
+				stall(c);
+		}
+	}
+	if (!rc && src != SQLITE_DONE) {
+		snprintf(err, errlen, "reading the rows for %s: %s", what,
+			 sqlite3_errmsg(sqlite3_db_handle(st)));
+		rc = -EIO;
+	}
+	cb_be(&b, 0xFFFFu, 2); /* trailer */
+	if (!rc)
+		rc = cb_send(c, &b, what, err, errlen);
+	if (!rc && !stalled++)
+		stall(c);
+	free(b.p);
+	/* An error ends the COPY with a message: the server rolls it back. */
+	if (PQputCopyEnd(c, rc ? "tpmtrace push stopped" : NULL) != 1 && !rc) {
+		pg_res_err(c, NULL, what, err, errlen);
+		rc = -EIO;
+	}
+	while ((r = PQgetResult(c))) {
+		if (PQresultStatus(r) != PGRES_COMMAND_OK && !rc) {
+			pg_res_err(c, r, what, err, errlen);
+			rc = -EIO;
+		}
+		PQclear(r);
+		if (PQstatus(c) == CONNECTION_BAD)
+			break;
+	}
+	return rc;
+}

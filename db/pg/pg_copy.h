@@ -1,0 +1,27 @@
+/* Rows of an SQLite statement sent with COPY ... FROM STDIN (PostgreSQL's
+ * binary COPY format), the private part of db/pg. */
+#ifndef TPMTRACE_DB_PG_COPY_H
+#define TPMTRACE_DB_PG_COPY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libpq-fe.h>
+#include <sqlite3.h>
+
+/* Test hook (TPMTRACE_FAULT_PUSH_STALL_FILE, docs/fleet.md): the COPY of
+ * command rows, once it has sent its first rows, creates this file and waits while it exists. */
+extern const char *pg_fault_stall_file;
+
+/* Sends every row of st (already bound), each prefixed by trace_id, through
+ * "COPY <into> FROM STDIN" in the binary format; types: a letter per column
+ * of st (i bigint, t text, b bytea). *rows: the rows sent. A statement
+ * without rows sends nothing. 0, or -EIO with the server's message, -EINVAL
+ * for a value that is no integer in a bigint column. */
+int pg_copy_rows(PGconn *c, const char *into, const char *types, int64_t trace_id, sqlite3_stmt *st,
+		 uint64_t *rows, char *err, size_t errlen);
+
+/* The server's message of a failed result (or the connection's), one line. */
+void pg_res_err(PGconn *c, PGresult *r, const char *what, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# tpmtrace push when things go wrong, on a real PostgreSQL 15
+# (tests/lib/pg.sh): a push SIGKILLed mid-COPY and one whose server is
+# stopped mid-COPY (held there by the TPMTRACE_FAULT_PUSH_STALL_FILE hook)
+# leave no part of their trace on the server and the file as it was; the
+# retry sends it whole. Bad inputs - a wrong password, an unreachable server,
+# a foreign, older or newer schema, a URL with a password - exit 1 with a
+# clear message and never print the password. The least-privilege role
+# (INSERT and SELECT) pushes and cannot delete; a schema version 1 file is
+# migrated and given UUIDs by its first push.
+. "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../lib/pg.sh"
+need swtpm tpm2_getcap tpm2_getrandom sqlite3 python3 sha256sum
+CHECK=$TPMTRACE_SRC/tests/lib/fleet_check.py
+PW=Pw-$RANDOM-only-in-pgpass
+WRONG=Wrong-$RANDOM-pw
+
+PG_HBA="local all pusher scram-sha-256"
+check "a PostgreSQL 15 server starts in the test directory" pg_start pg
+[ -n "${PGURL:-}" ] || finish
+PUSHURL="postgresql:///postgres?host=$PGSOCK&user=pusher"
+
+rec() { # rec NAME N: a recorded trace with N GetRandoms
+	"$TPMTRACE" record --spawn-swtpm --db "$T/$1.db" --quiet -- sh -c \
+		"tpm2_getcap properties-fixed >/dev/null && for k in \$(seq $2); do
+		tpm2_getrandom 8 >/dev/null; done" >"$T/$1.rec" 2>&1
+}
+for f in z:1 a:40 b:30 c:2; do
+	check "a trace recorded (${f%%:*})" rec "${f%%:*}" "${f#*:}"
+done
+uuid() { sqlite3 "$T/$1.db" "SELECT uuid FROM trace"; }
+on_server() { psql_q -c "SELECT count(*) FROM trace WHERE uuid = '$(uuid "$1")'"; }
+"$TPMTRACE" push "$T/z.db" "$PGURL" >"$T/z.out" 2>&1
+rc=$?
+check "the owner's first push creates the schema ($(cat "$T/z.out"))" test $rc -eq 0
+
+# The least-privilege role of docs/fleet.md, word for word from there.
+python3 - "$TPMTRACE_SRC/docs/fleet.md" >"$T/role.sql" <<'PY'
+import re, sys
+s = open(sys.argv[1]).read()
+print(re.search(r"<!-- role -->\n```sql\n(.*?)```", s, re.S).group(1))
+PY
+sed -i "s/CHANGE-ME/$PW/" "$T/role.sql"
+psql_q -f "$T/role.sql" >"$T/role.out" 2>&1
+rc=$?
+check "the role of docs/fleet.md is created ($(head -c 200 "$T/role.out"))" test $rc -eq 0
+printf '*:*:*:pusher:%s\n' "$PW" >"$T/pgpass"
+printf '*:*:*:pusher:%s\n' "$WRONG" >"$T/pgpass.wrong"
+chmod 600 "$T/pgpass" "$T/pgpass.wrong"
+
+# ---- SIGKILL mid-COPY ----
+sum_a=$(sha256sum <"$T/a.db")
+TPMTRACE_FAULT_PUSH_STALL_FILE=$T/stall PGPASSFILE=$T/pgpass \
+	"$TPMTRACE" push "$T/a.db" "$PUSHURL" >"$T/kill.out" 2>&1 &
+pid=$!
+check "the push reaches its COPY" wait_until "[ -e '$T/stall' ]"
+expect_eq "the server is inside the COPY of command rows" \
+	"$(psql_q -c "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'COPY command%'")" 1
+kill -9 $pid
+wait $pid 2>/dev/null
+rm -f "$T/stall"
+check "the server ends the killed push's transaction" wait_until \
+	"[ \"\$(psql_q -c \"SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'COPY%'\")\" = 0 ]"
+expect_eq "SIGKILL mid-COPY: no trace row on the server" "$(on_server a)" 0
+expect_eq "SIGKILL mid-COPY: no command row without its trace" \
+	"$(psql_q -c "SELECT count(*) FROM command WHERE trace_id NOT IN (SELECT id FROM trace)")" 0
+expect_eq "SIGKILL mid-COPY: the file is byte for byte as it was" "$(sha256sum <"$T/a.db")" "$sum_a"
+expect_eq "SIGKILL mid-COPY: the file's integrity_check" \
+	"$(sqlite3 "$T/a.db" "PRAGMA integrity_check")" ok
+PGPASSFILE=$T/pgpass "$TPMTRACE" push "$T/a.db" "$PUSHURL" >"$T/retry.out" 2>&1
+rc=$?
+check "the retry after SIGKILL exits 0 ($(cat "$T/retry.out"))" test $rc -eq 0
+check "the retry sends the trace" grep -q '^pushed 1 traces' "$T/retry.out"
+
+# ---- the server stopped mid-COPY ----
+TPMTRACE_FAULT_PUSH_STALL_FILE=$T/stall PGPASSFILE=$T/pgpass \
+	"$TPMTRACE" push "$T/b.db" "$PUSHURL" >"$T/stop.out" 2>&1 &
+pid=$!
+check "the second push reaches its COPY" wait_until "[ -e '$T/stall' ]"
+check "the server stops (fast shutdown) while the push is in its COPY" pg_stop pg fast
+rm -f "$T/stall"
+wait $pid
+rc=$?
+cat "$T/stop.out"
+expect_eq "server stopped mid-push: exit 1" "$rc" 1
+check "server stopped mid-push: the message names the trace and says nothing of it stayed" \
+	grep -q "trace 1 ($(uuid b)): .*none of its rows are stored" "$T/stop.out"
+check "server stopped mid-push: the server's own text is shown" \
+	grep -qi 'terminating connection\|server closed the connection' "$T/stop.out"
+check "the server starts again" pg_ctl_start pg
+expect_eq "server stopped mid-push: no trace row on the server" "$(on_server b)" 0
+expect_eq "server stopped mid-push: the file's integrity_check" \
+	"$(sqlite3 "$T/b.db" "PRAGMA integrity_check")" ok
+PGPASSFILE=$T/pgpass "$TPMTRACE" push "$T/b.db" "$PUSHURL" >"$T/retry2.out" 2>&1
+rc=$?
+check "the retry after the stop exits 0 ($(cat "$T/retry2.out"))" test $rc -eq 0
+python3 "$CHECK" rows "$PGURL" "$T/z.db" "$T/a.db" "$T/b.db" >"$T/rows.out" 2>&1
+rc=$?
+cat "$T/rows.out"
+check "after the retries every row on the server equals the files'" test $rc -eq 0
+
+# ---- least privilege ----
+expect_eq "the pushing role may not delete" \
+	"$(PGPASSFILE=$T/pgpass psql "$PUSHURL" -X -At -c "DELETE FROM command" 2>&1 |
+		grep -c 'permission denied')" 1
+
+# ---- bad inputs: exit 1, a clear message, never the password ----
+bad_input() { # bad_input NAME PATTERN ENV... -- ARGS...: runs push, expects exit 1 and PATTERN
+	local name=$1 pat=$2 envs=()
+	shift 2
+	while [ "$1" != -- ]; do envs+=("$1"); shift; done
+	shift
+	env "${envs[@]}" "$TPMTRACE" push "$@" >"$T/$name.out" 2>&1
+	local st=$?
+	expect_eq "$name: exit 1 ($(head -c 300 "$T/$name.out"))" "$st" 1
+	check "$name: the message says what is wrong" grep -qi "$pat" "$T/$name.out"
+}
+bad_input wrong-password 'password authentication failed' PGPASSFILE="$T/pgpass.wrong" -- \
+	"$T/c.db" "$PUSHURL"
+bad_input unreachable 'cannot connect to postgresql://127.0.0.1:1/' PGCONNECT_TIMEOUT=5 -- \
+	"$T/c.db" "postgresql://127.0.0.1:1/postgres"
+bad_input url-password 'holds a password.*pgpass' -- \
+	"$T/c.db" "postgresql://pusher:$PW@/postgres?host=$PGSOCK"
+bad_input url-password-query 'holds a password.*pgpass' -- \
+	"$T/c.db" "postgresql:///postgres?host=$PGSOCK&user=pusher&password=$PW"
+check "a URL with a password is shown masked" grep -q 'pusher:\*\*\*\*@' "$T/url-password.out"
+"$TPMTRACE" fleet "postgresql://pusher:$PW@/postgres?host=$PGSOCK" stats >"$T/fleet-pw.out" 2>&1
+rc=$?
+expect_eq "fleet with a password in the URL: exit 1 ($(head -c 200 "$T/fleet-pw.out"))" "$rc" 1
+PGHOST=$PGSOCK "$TPMTRACE" fleet "postgresql:///no_such_db?user=tpmtrace" stats >"$T/fleet-nodb.out" 2>&1
+rc=$?
+expect_eq "fleet on a database that does not exist: exit 1" "$rc" 1
+check "fleet on a database that does not exist: the server says so" \
+	grep -q 'database "no_such_db" does not exist' "$T/fleet-nodb.out"
+psql_q -c "CREATE DATABASE foreign_app" -c "CREATE DATABASE old_fleet" -c "CREATE DATABASE new_fleet" >/dev/null
+psql "postgresql:///foreign_app?host=$PGSOCK&user=tpmtrace" -X -q -c "CREATE TABLE trace (x int)"
+bad_input foreign-schema "another application's schema" -- \
+	"$T/c.db" "postgresql:///foreign_app?host=$PGSOCK&user=tpmtrace"
+for v in old:0 new:2; do
+	u="postgresql:///${v%%:*}_fleet?host=$PGSOCK&user=tpmtrace"
+	"$TPMTRACE" push "$T/z.db" "$u" >/dev/null 2>&1
+	psql "$u" -X -q -c "UPDATE tpmtrace_meta SET value = '${v#*:}' WHERE key = 'schema_version'"
+done
+bad_input older-schema 'schema is version 0.*no migration' -- \
+	"$T/c.db" "postgresql:///old_fleet?host=$PGSOCK&user=tpmtrace"
+bad_input newer-schema 'schema is version 2.*use a newer tpmtrace' -- \
+	"$T/c.db" "postgresql:///new_fleet?host=$PGSOCK&user=tpmtrace"
+expect_eq "no output of any push shows a password" \
+	"$(cat "$T"/*.out | grep -c -e "$PW" -e "$WRONG")" 0
+expect_eq "the bad inputs left trace c off the server" "$(on_server c)" 0
+
+# ---- a schema version 1 file: migrated and given UUIDs by its first push ----
+cp "$T/c.db" "$T/v1.db"
+sqlite3 "$T/v1.db" "DROP INDEX trace_uuid; ALTER TABLE trace DROP COLUMN uuid;
+	DROP TABLE trace_host; UPDATE meta SET value = '1' WHERE key = 'schema_version';
+	PRAGMA user_version = 1"
+check "tpmtrace verify reads the version 1 file" "$TPMTRACE" verify "$T/v1.db"
+PGPASSFILE=$T/pgpass "$TPMTRACE" push "$T/v1.db" "$PUSHURL" >"$T/v1.out" 2>&1
+rc=$?
+check "push of a version 1 file exits 0 ($(cat "$T/v1.out"))" test $rc -eq 0
+expect_eq "the file is at version 2 and its trace has a UUID" \
+	"$(sqlite3 "$T/v1.db" "PRAGMA user_version; SELECT length(uuid) FROM trace")" "2
+36"
+expect_eq "the version 1 trace is on the server" "$(on_server v1)" 1
+PGPASSFILE=$T/pgpass "$TPMTRACE" push "$T/v1.db" "$PUSHURL" >"$T/v1b.out" 2>&1
+check "its second push sends nothing" grep -q '^pushed 0 traces.*1 already on the server' "$T/v1b.out"
+check "tpmtrace verify accepts the migrated file" "$TPMTRACE" verify "$T/v1.db"
+
+# ---- no URL: the PG* environment, or a service file ----
+rec env 1 && rec svc 1
+PGHOST=$PGSOCK PGUSER=pusher PGDATABASE=postgres PGPASSFILE=$T/pgpass \
+	"$TPMTRACE" push "$T/env.db" >"$T/env.out" 2>&1
+check "push without a URL reads PGHOST, PGUSER, PGDATABASE, PGPASSFILE" \
+	grep -q '^pushed 1 traces' "$T/env.out"
+printf '[fleet]\nhost=%s\nuser=pusher\ndbname=postgres\n' "$PGSOCK" >"$T/pg_service.conf"
+PGSERVICEFILE=$T/pg_service.conf PGSERVICE=fleet PGPASSFILE=$T/pgpass \
+	"$TPMTRACE" push "$T/svc.db" >"$T/svc.out" 2>&1
+check "push without a URL reads a service file (PGSERVICE)" grep -q '^pushed 1 traces' "$T/svc.out"
+expect_eq "both are on the server" "$(( $(on_server env) + $(on_server svc) ))" 2
+
+# ---- a replay is a trace: pushed with its link to the trace it ran from ----
+"$TPMTRACE" replay "$T/c.db" --policy linux-6.10 >"$T/replay.out" 2>&1
+rc=$?
+check "a replay of c under linux-6.10 ($(tail -c 200 "$T/replay.out"))" test $rc -eq 0
+PGPASSFILE=$T/pgpass "$TPMTRACE" push "$T/c.db" "$PUSHURL" >"$T/c.out" 2>&1
+check "c and its replay are pushed" grep -q '^pushed 2 traces' "$T/c.out"
+expect_eq "the replay on the server names its source by UUID, and its policy" \
+	"$(psql_q -c "SELECT r.policy, r.parent_id = s.id FROM trace r JOIN trace s
+		ON s.uuid = r.parent_uuid WHERE r.kind = 'replay'")" "linux-6.10|t"
+expect_eq "fleet groups the replay under its policy" \
+	"$(psql_q -c "SELECT count(*) FROM fleet_trace WHERE policy = 'linux-6.10'")" 1
+finish

@@ -1,0 +1,224 @@
+/* tpmtrace fleet: what the fleet server says per TPM model, firmware,
+ * kernel and policy. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "common.h"
+#include "db/pg/pg.h"
+#include "fleet_html.h"
+
+enum { O_JSON = 256, O_OUTPUT = 'o' };
+static const struct cli_opt opts[] = {
+    {"json", O_JSON, NULL, 0, "stats, list: one JSON object {\"version\":1,...}"},
+    {"output", O_OUTPUT, "FILE", 0,
+     "report: the HTML file to write (created 0600, replaced\nonly when complete); '-' for "
+     "stdout",
+     "@file"},
+};
+static const struct cli_form forms[] = {{0, "[URL] (stats | list | report)", NULL}};
+
+static int run(int argc, char **argv);
+const struct subcommand subcmd_fleet = {
+    "fleet",
+    run,
+    "ask the fleet server: boot TPM time per TPM model, firmware, kernel",
+    CLI_FORMS(forms),
+    CLI_OPTS(opts),
+    "Reads what `tpmtrace push` stored on a PostgreSQL server (URL as for push;\n"
+    "without it the PG* environment). stats: per TPM model x firmware x kernel x\n"
+    "policy the hosts, boots and traces, the boot TPM time p50, p95 and max over\n"
+    "the traces (a trace's TPM time is the sum of its clients' command\n"
+    "latencies, as in tpmtrace stats; nearest-rank percentiles), the commands\n"
+    "that dominate and the slowest hosts. list: the hosts. report -o FILE: the\n"
+    "stats as one HTML page. The TPM model is the latency profile a trace\n"
+    "emulated, else the TPM's manufacturer and vendor strings from the trace's\n"
+    "own GetCapability answers.\n",
+    "Exit status: 0 ok, 1 an error (the server's message), 2 usage.\n",
+    "tpmtrace fleet postgresql://fleet.example.org/tpmtrace stats\n"
+    "tpmtrace fleet postgresql://fleet.example.org/tpmtrace report -o fleet.html\n",
+    "stats list report",
+};
+
+/* Prints s cut to width columns (the terminal rule: 100). */
+static void line(const char *s)
+{
+	printf("%.100s\n", s);
+}
+
+static void print_stats(const struct pg_fleet *fl)
+{
+	char b[1024], t[512];
+	printf("%lld hosts, %lld traces; boot TPM time = sum of a trace's client command "
+	       "latencies\n",
+	       fl->hosts, fl->traces);
+	for (size_t i = 0; i < fl->n; i++) {
+		const struct pg_fleet_group *g = &fl->g[i];
+		char m[128], fw[64], k[128], po[64];
+		snprintf(b, sizeof b, "%s  firmware %s  kernel %s  policy %s",
+			 safe_text(g->model, m, sizeof m), safe_text(g->firmware, fw, sizeof fw),
+			 safe_text(g->kernel, k, sizeof k), safe_text(g->policy, po, sizeof po));
+		line(b);
+		snprintf(
+		    b, sizeof b,
+		    "  %lld hosts  %lld boots  %lld traces  p50 %.3f ms  p95 %.3f ms  max %.3f "
+		    "ms",
+		    g->hosts, g->boots, g->traces, g->p50_ns / 1e6, g->p95_ns / 1e6,
+		    g->max_ns / 1e6);
+		line(b);
+		size_t n = (size_t)snprintf(b, sizeof b, "  dominant:");
+		for (int j = 0; j < PG_FLEET_TOP && g->top[j].name && n < sizeof b; j++)
+			n += (size_t)snprintf(b + n, sizeof b - n, "%s %s %.0f%%", j ? "," : "",
+					      safe_text(g->top[j].name, t, 64),
+					      100 * g->top[j].share);
+		line(b);
+		n = (size_t)snprintf(b, sizeof b, "  slowest:");
+		for (int j = 0; j < PG_FLEET_TOP && g->slow[j].host && n < sizeof b; j++)
+			n += (size_t)snprintf(b + n, sizeof b - n, "%s %s %.3f ms", j ? "," : "",
+					      safe_text(g->slow[j].host, t, 40),
+					      g->slow[j].tpm_ns / 1e6);
+		line(b);
+	}
+}
+
+static void print_stats_json(const struct pg_fleet *fl)
+{
+	printf("{\"version\":1,\"hosts\":%lld,\"traces\":%lld,\"tpm_time\":\"sum of the "
+	       "latencies of a trace's client commands\",\"groups\":[",
+	       fl->hosts, fl->traces);
+	for (size_t i = 0; i < fl->n; i++) {
+		const struct pg_fleet_group *g = &fl->g[i];
+		printf("%s{\"model\":", i ? "," : "");
+		json_str(stdout, g->model);
+		printf(",\"firmware\":");
+		json_str(stdout, g->firmware);
+		printf(",\"kernel\":");
+		json_str(stdout, g->kernel);
+		printf(",\"policy\":");
+		json_str(stdout, g->policy);
+		printf(",\"hosts\":%lld,\"boots\":%lld,\"traces\":%lld,\"p50_ns\":%.0f,"
+		       "\"p95_ns\":%.0f,\"max_ns\":%.0f,\"top\":[",
+		       g->hosts, g->boots, g->traces, g->p50_ns, g->p95_ns, g->max_ns);
+		for (int j = 0; j < PG_FLEET_TOP && g->top[j].name; j++) {
+			printf("%s{\"name\":", j ? "," : "");
+			json_str(stdout, g->top[j].name);
+			printf(",\"total_ns\":%.0f,\"share\":%.4f}", g->top[j].total_ns,
+			       g->top[j].share);
+		}
+		printf("],\"slowest\":[");
+		for (int j = 0; j < PG_FLEET_TOP && g->slow[j].host; j++) {
+			printf("%s{\"host\":", j ? "," : "");
+			json_str(stdout, g->slow[j].host);
+			printf(",\"tpm_ns\":%.0f}", g->slow[j].tpm_ns);
+		}
+		printf("]}");
+	}
+	printf("]}\n");
+}
+
+static int list(PGconn *c, int json)
+{
+	struct pg_fleet_host *h;
+	size_t n;
+	char err[1024], b[1024], x[5][256];
+	if (pg_fleet_hosts(c, &h, &n, err, sizeof err))
+		return die("fleet", "%s", err);
+	if (json)
+		printf("{\"version\":1,\"hosts\":[");
+	else
+		printf("%-24s %6s %6s  %-20s  %s\n", "host", "traces", "boots", "last push",
+		       "TPM models / kernels");
+	for (size_t i = 0; i < n; i++) {
+		if (json) {
+			printf("%s{\"hostname\":", i ? "," : "");
+			json_str(stdout, h[i].hostname);
+			printf(",\"host_key\":");
+			json_str(stdout, h[i].host_key);
+			printf(",\"traces\":%lld,\"boots\":%lld,\"models\":", h[i].traces,
+			       h[i].boots);
+			json_str(stdout, h[i].models);
+			printf(",\"kernels\":");
+			json_str(stdout, h[i].kernels);
+			printf(",\"last_push\":");
+			json_str(stdout, h[i].last_pushed);
+			printf("}");
+			continue;
+		}
+		snprintf(b, sizeof b, "%-24s %6lld %6lld  %-20s  %s / %s",
+			 safe_text(h[i].hostname, x[0], 25), h[i].traces, h[i].boots,
+			 safe_text(h[i].last_pushed, x[1], 21), safe_text(h[i].models, x[2], 128),
+			 safe_text(h[i].kernels, x[3], 128));
+		line(b);
+	}
+	if (json)
+		printf("]}\n");
+	pg_fleet_hosts_free(h, n);
+	return 0;
+}
+
+static int report(const struct pg_fleet *fl, const char *out, const char *masked)
+{
+	struct cli_out o = {0};
+	const char *const inputs[] = {NULL};
+	int rc = cli_out_open("fleet", &o, out, inputs);
+	if (rc)
+		return rc;
+	int bad = fleet_html_write(o.f, fl, masked);
+	return cli_out_close("fleet", &o, !bad);
+}
+
+static int run(int argc, char **argv)
+{
+	int json = 0, k;
+	const char *out = NULL;
+	struct cli_parse p;
+	cli_parse_init(&p, &subcmd_fleet, argc, argv);
+	while ((k = cli_next(&p)) > 0)
+		if (k == O_JSON)
+			json = 1;
+		else if (k == O_OUTPUT)
+			out = p.arg;
+	if (k < 0)
+		return EXIT_USAGE;
+	int nop = argc - p.ind;
+	if (nop < 1 || nop > 2)
+		return usage_error(&subcmd_fleet, "expected [URL] and stats, list or report");
+	const char *url = nop == 2 ? argv[p.ind] : NULL, *what = argv[argc - 1];
+	if (strcmp(what, "stats") && strcmp(what, "list") && strcmp(what, "report"))
+		return usage_error(&subcmd_fleet, "'%s': expected stats, list or report", what);
+	if (!strcmp(what, "report") && !out)
+		return usage_error(&subcmd_fleet, "report: -o FILE is required");
+	if (strcmp(what, "report") && out)
+		return usage_error(&subcmd_fleet, "-o goes with report");
+	char err[1024], masked[1024];
+	pg_url_mask(url, masked, sizeof masked);
+	PGconn *c = NULL;
+	int rc = pg_connect(url, &c, err, sizeof err);
+	if (!rc)
+		rc = pg_schema_ensure(c, 0, err, sizeof err);
+	if (rc) {
+		PQfinish(c);
+		return die("fleet", "%s", err);
+	}
+	if (!strcmp(what, "list")) {
+		rc = list(c, json);
+	} else {
+		struct pg_fleet fl;
+		if (pg_fleet_stats(c, &fl, err, sizeof err)) {
+			PQfinish(c);
+			return die("fleet", "%s: %s", masked, err);
+		}
+		if (out)
+			rc = report(&fl, out, masked);
+		else if (json)
+			print_stats_json(&fl);
+		else
+			print_stats(&fl);
+		pg_fleet_free(&fl);
+	}
+	PQfinish(c);
+	if (!rc && (ferror(stdout) || fflush(stdout)))
+		return die("fleet", "cannot write the output: %s", strerror(errno));
+	return rc;
+}

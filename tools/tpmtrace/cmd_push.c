@@ -1,0 +1,140 @@
+/* tpmtrace push: a file's traces into the fleet's PostgreSQL server. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "common.h"
+#include "db/db.h"
+#include "db/host_id.h"
+#include "db/pg/pg.h"
+
+enum { O_TRACE = 256, O_ALL, O_JSON, O_QUIET };
+static const struct cli_opt opts[] = {
+    {"trace", O_TRACE, "ID", CLI_TRACE, CLI_TRACE_HELP "; default: --all", NULL, 0, 0, 0, 1},
+    {"all", O_ALL, NULL, 0, "every finished trace of the file (the default)", NULL, 0, 0, 0, 1},
+    {"json", O_JSON, NULL, 0, "the counts as one JSON object"},
+    {"quiet", 'q', NULL, 0, "no summary line"},
+};
+static const struct cli_form forms[] = {{0, "DB", "[URL]"}};
+
+static int run(int argc, char **argv);
+const struct subcommand subcmd_push = {
+    "push",
+    run,
+    "send a database's traces to a PostgreSQL fleet server",
+    CLI_FORMS(forms),
+    CLI_OPTS(opts),
+    "Sends the traces of DB to a PostgreSQL server (docs/fleet.md): URL is a\n"
+    "postgresql:// URL or a libpq key=value string; without it libpq reads the\n"
+    "PG* environment variables and the service file (PGSERVICE). A password in\n"
+    "URL is refused: put it in ~/.pgpass or the file PGPASSFILE names. TLS is\n"
+    "libpq's (sslmode=verify-full in URL).\n"
+    "\n"
+    "The first push creates the server's schema; a server with another\n"
+    "application's tables or another schema version is refused. Each trace is\n"
+    "known by its UUID (trace.uuid): one the server has is not sent again, so a\n"
+    "push sends only what is new. Each trace goes in one transaction (rows by\n"
+    "COPY): a push stopped at any point leaves no part of a trace on the server,\n"
+    "and the next push sends it whole. DB is read only, except that traces of\n"
+    "an older file without a UUID get one first (one write transaction).\n"
+    "Unfinished traces (status recording) are left for a later push.\n",
+    "Exit status: 0 everything asked for is on the server, 1 an error (the\n"
+    "server's own message is shown; the password never is), 2 usage.\n",
+    "tpmtrace push boot.db postgresql://fleet.example.org/tpmtrace\n"
+    "tpmtrace push boot.db --trace latest --json postgresql://fleet.example.org/tpmtrace\n",
+};
+
+/* Gives the file's traces UUIDs if some have none (a file of schema version
+ * 1, migrated by opening it for writing). 0 or 1 with the error printed. */
+static int ensure_uuids(const char *path)
+{
+	sqlite3 *db = cli_open_db("push", path, 0);
+	sqlite3_stmt *st;
+	int need = 1;
+	char err[512];
+	if (!db)
+		return 1;
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM trace WHERE uuid IS NULL", -1, &st,
+			       NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			need = sqlite3_column_int64(st, 0) > 0;
+		sqlite3_finalize(st);
+	}
+	db_close(db);
+	if (!need)
+		return 0;
+	db = cli_open_db("push", path, 1);
+	if (!db)
+		return 1;
+	int n = db_uuid_fill(db, err, sizeof err);
+	db_close_for_readers(db);
+	if (n < 0)
+		return die("push", "%s: cannot give its traces UUIDs: %s", path, err);
+	return 0;
+}
+
+static int run(int argc, char **argv)
+{
+	int json = 0, quiet = 0, k;
+	const char *trace = NULL;
+	struct cli_parse p;
+	cli_parse_init(&p, &subcmd_push, argc, argv);
+	while ((k = cli_next(&p)) > 0)
+		if (k == O_TRACE)
+			trace = p.arg;
+		else if (k == O_JSON)
+			json = 1;
+		else if (k == 'q')
+			quiet = 1;
+	if (k < 0)
+		return EXIT_USAGE;
+	if (p.ind >= argc || argc - p.ind > 2)
+		return usage_error(&subcmd_push, p.ind >= argc ? "which database? (DB)"
+							       : "expected DB and at most one URL");
+	const char *path = argv[p.ind], *url = p.ind + 1 < argc ? argv[p.ind + 1] : NULL;
+	char err[1024], masked[1024];
+	PGconn *c = NULL;
+	/* A password in the URL is refused before the file is touched. */
+	int rc = pg_connect(url, &c, err, sizeof err);
+	if (rc)
+		return die("push", "%s", err);
+	if (ensure_uuids(path)) {
+		PQfinish(c);
+		return 1;
+	}
+	sqlite3 *db = cli_open_db("push", path, 0);
+	if (!db) {
+		PQfinish(c);
+		return 1;
+	}
+	int64_t id = trace ? cli_pick_trace("push", db, trace) : 0;
+	if (trace && !id) {
+		db_close(db);
+		PQfinish(c);
+		return 1;
+	}
+	struct pg_push_result r = {0};
+	rc = pg_schema_ensure(c, 1, err, sizeof err);
+	if (!rc)
+		rc = pg_push(db, c, id, &r, err, sizeof err);
+	db_close(db);
+	PQfinish(c);
+	pg_url_mask(url, masked, sizeof masked);
+	if (rc)
+		return die("push", "%s: %s (pushed before it: %u traces)", masked, err,
+			   rc == -EPROTO ? 0 : r.pushed);
+	if (json)
+		k = printf("{\"version\":1,\"pushed\":%u,\"present\":%u,\"recording\":%u,"
+			   "\"commands\":%llu,\"events\":%llu,\"clients\":%llu}\n",
+			   r.pushed, r.present, r.recording, (unsigned long long)r.commands,
+			   (unsigned long long)r.events, (unsigned long long)r.clients);
+	else if (!quiet)
+		k = printf("pushed %u traces (%llu commands, %llu events); %u already on the "
+			   "server; %u unfinished left\n",
+			   r.pushed, (unsigned long long)r.commands, (unsigned long long)r.events,
+			   r.present, r.recording);
+	if (k < 0 || fflush(stdout))
+		return die("push", "cannot write the summary: %s", strerror(errno));
+	return 0;
+}
