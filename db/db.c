@@ -425,6 +425,102 @@ static int write_target(const char *path, enum db_open_mode mode, unsigned perm,
 	return 0;
 }
 
+/* Creates the schema of a new database unless another process did: the
+ * write lock is taken first (BEGIN IMMEDIATE waits for the other creator's
+ * transaction, busy_timeout), then the file is looked at again. *app and
+ * *ver are what the file says once the lock is held. */
+static int create_schema(sqlite3 *db, int64_t *app, int64_t *ver, int wal, char *msg, size_t len)
+{
+	int64_t tables = 0;
+	/* WAL before the transaction (the mode cannot change inside one); a
+	 * second creator finds it set already. */
+	if ((wal && db_exec(db, "PRAGMA journal_mode=WAL", msg, len)) ||
+	    db_exec(db, "BEGIN IMMEDIATE", msg, len))
+		return -EIO;
+	if (pragma_int(db, "PRAGMA application_id", app) ||
+	    pragma_int(db, "PRAGMA user_version", ver) ||
+	    pragma_int(db, "SELECT count(*) FROM sqlite_schema", &tables)) {
+		snprintf(msg, len, "%s", sqlite3_errmsg(db));
+		goto fail;
+	}
+	if (tables != 0 || *app != 0)
+		return db_exec(db, "COMMIT", msg, len); /* made by the other one */
+	if (db_exec(db, schema_sql, msg, len))
+		goto fail;
+	if (fill_cc_table(db)) {
+		snprintf(msg, len, "filling tpm_cc: %s", sqlite3_errmsg(db));
+		goto fail;
+	}
+	if (db_exec(db,
+		    "INSERT INTO meta VALUES ('schema_version','1'),"
+		    "('created_by','tpmtrace " TPMTRACE_VERSION "');COMMIT",
+		    msg, len))
+		goto fail;
+	*app = TPMTRACE_APPLICATION_ID;
+	*ver = TPMTRACE_SCHEMA_VERSION;
+	return 0;
+fail:
+	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	return -EIO;
+}
+
+/* A new database appears whole: its schema is made in a private file beside
+ * path (O_EXCL, at perm) and that file is linked to path, which fails if
+ * path exists by then (another tpmtrace created it first: its database is
+ * used). So no process ever sees an empty file under path, and none removes
+ * a file another one may be using (only its own private name). 0 when path
+ * exists afterwards. */
+static int create_whole(const char *path, unsigned perm, char *err, size_t errlen)
+{
+	char tmp[4200], msg[256];
+	sqlite3 *db = NULL;
+	int64_t app = 0, ver = 0;
+	int rc = make_parent_dir(path);
+	if (rc) {
+		snprintf(err, errlen, "%s: cannot create its directory: %s", path, strerror(-rc));
+		return rc;
+	}
+	char *copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	char *base = basename(copy);
+	int n = snprintf(tmp, sizeof tmp, "%.*s.%s.new-XXXXXX", (int)(base - copy), path, base);
+	free(copy);
+	if (n < 0 || (size_t)n >= sizeof tmp) {
+		snprintf(err, errlen, "%s: path too long", path);
+		return -ENAMETOOLONG;
+	}
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0 || fchmod(fd, perm) != 0) {
+		int e = errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		return -e;
+	}
+	close(fd);
+	if (sqlite3_open_v2(tmp, &db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
+		snprintf(msg, sizeof msg, "%s", db ? sqlite3_errmsg(db) : "cannot open");
+		rc = -EIO;
+	} else {
+		rc = create_schema(db, &app, &ver, 0, msg, sizeof msg);
+	}
+	if (db)
+		sqlite3_close(db);
+	if (!rc && link(tmp, path) != 0 && errno != EEXIST) {
+		rc = -errno;
+		snprintf(msg, sizeof msg, "%s", strerror(errno));
+	}
+	unlink(tmp);
+	if (rc)
+		snprintf(err, errlen, "%s: cannot create the database: %s", path, msg);
+	return rc;
+}
+
 int db_open(const char *path, enum db_open_mode mode, sqlite3 **out, char *err, size_t errlen)
 {
 	return db_open_perm(path, mode, 0600, out, err, errlen);
@@ -436,7 +532,7 @@ int db_open_perm(const char *path, enum db_open_mode mode, unsigned perm, sqlite
 	static pthread_once_t setup = PTHREAD_ONCE_INIT;
 	pthread_once(&setup, sqlite_setup);
 	sqlite3 *db = NULL;
-	int flags, rc = 0, created = 0, nofollow = 0;
+	int flags, rc = 0, created = 0, nofollow = 0, opened = 0;
 	int64_t app = 0, ver = 0, tables = 0;
 	mode_t dbmode = 0600;
 	struct stat st;
@@ -455,6 +551,11 @@ int db_open_perm(const char *path, enum db_open_mode mode, unsigned perm, sqlite
 			goto out;
 		}
 	} else {
+		if (mode == DB_CREATE && lstat(path, &st) != 0 && errno == ENOENT) {
+			rc = create_whole(path, perm, err, errlen);
+			if (rc)
+				goto out;
+		}
 		rc = write_target(path, mode, perm, &created, &nofollow, &dbmode, err, errlen);
 		if (!rc)
 			rc = companions_check(path, dbmode, err, errlen);
@@ -475,6 +576,7 @@ int db_open_perm(const char *path, enum db_open_mode mode, unsigned perm, sqlite
 		snprintf(err, errlen, "%s: %s", path, db ? sqlite3_errmsg(db) : "cannot open");
 		goto out;
 	}
+	opened = 1;
 	sqlite3_busy_timeout(db, 5000);
 	if (mode == DB_READ) {
 		db_exec(db, "PRAGMA query_only=1", NULL, 0);
@@ -493,18 +595,17 @@ int db_open_perm(const char *path, enum db_open_mode mode, unsigned perm, sqlite
 			snprintf(err, errlen, "%s: empty file, not a tpmtrace database", path);
 			goto out;
 		}
-		if (db_exec(db, "PRAGMA journal_mode=WAL", msg, sizeof msg) ||
-		    db_exec(db, "BEGIN", msg, sizeof msg) ||
-		    db_exec(db, schema_sql, msg, sizeof msg) || fill_cc_table(db) ||
-		    db_exec(db,
-			    "INSERT INTO meta VALUES ('schema_version','1'),"
-			    "('created_by','tpmtrace " TPMTRACE_VERSION "');COMMIT",
-			    msg, sizeof msg)) {
-			rc = -EIO;
+		/* Another tpmtrace may be creating the same new file (it created
+		 * it, this one adopted it empty, or the other way round): the
+		 * schema is made in one write transaction, after looking again
+		 * inside it whether the other one made it meanwhile. */
+		rc = create_schema(db, &app, &ver, 1, msg, sizeof msg);
+		if (rc) {
 			snprintf(err, errlen, "%s: cannot create the schema: %s", path, msg);
 			goto out;
 		}
-	} else if (app != TPMTRACE_APPLICATION_ID) {
+	}
+	if (app != TPMTRACE_APPLICATION_ID) {
 		rc = -EINVAL;
 		snprintf(err, errlen,
 			 "%s: not a tpmtrace database (SQLite application_id 0x%08llx, expected "
@@ -531,7 +632,10 @@ int db_open_perm(const char *path, enum db_open_mode mode, unsigned perm, sqlite
 out:
 	if (db)
 		sqlite3_close(db);
-	if (rc && created)
+	/* A file this call created is never removed once SQLite had it open:
+	 * another tpmtrace may have adopted it meanwhile (an empty file is
+	 * adopted as a new database, and one left empty is harmless). */
+	if (rc && created && !opened)
 		unlink(path);
 	return rc;
 }
