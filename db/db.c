@@ -243,9 +243,79 @@ static int make_parent_dir(const char *path)
  * taken on every allocation, unless told otherwise before it initializes;
  * nothing here reads them. (If SQLite was initialized already, the call is
  * refused and changes nothing.) */
+static int first_open_reads;
+
 static void sqlite_setup(void)
 {
-	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	/* A process that reads first (list, stats, show, report, sql, replay
+	 * of its source) has no recorder's hot path: it keeps the statistics,
+	 * which the heap limit needs, and caps SQLite's heap. */
+	if (!first_open_reads) {
+		sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+		return;
+	}
+	sqlite3_initialize();
+	sqlite3_hard_heap_limit64(DB_READ_HEAP);
+}
+
+/* A statement on a read-only connection that runs longer than its budget
+ * (a recursive view of the user's, a query that never ends) is
+ * interrupted: the budget starts when the statement does. */
+struct stmt_clock {
+	uint64_t deadline;
+	uint64_t budget_ns;
+};
+
+static int on_stmt(unsigned type, void *ctx, void *p, void *x)
+{
+	struct stmt_clock *c = ctx;
+	(void)type, (void)p, (void)x;
+	c->deadline = mono_ns() + c->budget_ns;
+	return 0;
+}
+
+static int on_progress(void *ctx)
+{
+	struct stmt_clock *c = ctx;
+	return c->deadline && mono_ns() > c->deadline;
+}
+
+static uint64_t statement_budget_ns(void)
+{
+	const char *e = getenv("TPMTRACE_DB_STATEMENT_MS");
+	char *end;
+	unsigned long long ms = e && *e ? strtoull(e, &end, 10) : 0;
+	if (!e || !*e || *end || !ms)
+		ms = DB_STATEMENT_MS;
+	return (uint64_t)ms * 1000000u;
+}
+
+static void fn_noop(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)ctx, (void)argc, (void)argv;
+}
+
+/* The clock lives as long as its connection: a function's destructor (run
+ * when the connection closes) frees it. */
+static void clocks_keep(sqlite3 *db, struct stmt_clock *c)
+{
+	sqlite3_create_function_v2(db, "tpmtrace_statement_clock", 0, SQLITE_UTF8, c, fn_noop, NULL,
+				   NULL, free);
+}
+
+static struct stmt_clock *bound_connection(sqlite3 *db, enum db_open_mode mode)
+{
+	sqlite3_limit(db, SQLITE_LIMIT_LENGTH, DB_MAX_VALUE);
+	sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, DB_MAX_SQL);
+	if (mode != DB_READ)
+		return NULL;
+	struct stmt_clock *c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	c->budget_ns = statement_budget_ns();
+	sqlite3_trace_v2(db, SQLITE_TRACE_STMT, on_stmt, c);
+	sqlite3_progress_handler(db, 10000, on_progress, c);
+	return c;
 }
 
 /* A reader of a database in WAL mode that no writer has open (no -wal file
@@ -530,9 +600,12 @@ int db_open_perm(const char *path, enum db_open_mode mode, unsigned perm, sqlite
 		 size_t errlen)
 {
 	static pthread_once_t setup = PTHREAD_ONCE_INIT;
+	if (mode == DB_READ)
+		__atomic_store_n(&first_open_reads, 1, __ATOMIC_RELAXED);
 	pthread_once(&setup, sqlite_setup);
 	sqlite3 *db = NULL;
 	int flags, rc = 0, created = 0, nofollow = 0, opened = 0;
+	struct stmt_clock *clock = NULL;
 	int64_t app = 0, ver = 0, tables = 0;
 	mode_t dbmode = 0600;
 	struct stat st;
@@ -577,6 +650,7 @@ int db_open_perm(const char *path, enum db_open_mode mode, unsigned perm, sqlite
 		goto out;
 	}
 	opened = 1;
+	clock = bound_connection(db, mode);
 	sqlite3_busy_timeout(db, 5000);
 	if (mode == DB_READ) {
 		db_exec(db, "PRAGMA query_only=1", NULL, 0);
@@ -624,14 +698,24 @@ int db_open_perm(const char *path, enum db_open_mode mode, unsigned perm, sqlite
 		snprintf(err, errlen, "%s: tpmtrace database without a schema version", path);
 		goto out;
 	}
+	/* Before anything is read: tpmtrace's objects are what it made them. */
+	rc = db_schema_check(db, msg, sizeof msg);
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", path, msg);
+		goto out;
+	}
 	if (mode != DB_READ)
 		db_exec(db, "PRAGMA journal_mode=WAL", NULL, 0);
 	db_register_functions(db);
+	if (clock)
+		clocks_keep(db, clock); /* freed with db */
+	clock = NULL;
 	*out = db;
 	db = NULL;
 out:
 	if (db)
 		sqlite3_close(db);
+	free(clock);
 	/* A file this call created is never removed once SQLite had it open:
 	 * another tpmtrace may have adopted it meanwhile (an empty file is
 	 * adopted as a new database, and one left empty is harmless). */
