@@ -30,12 +30,16 @@ enum { RECORD_SIG_CHLD = 1 }; /* SIGCHLD too: the front end runs a child */
  * -errno (s->sfd stays -1; the signals stay blocked). */
 int record_session_signals(struct record_session *s, unsigned flags);
 
+/* A recorder's writer queue by default: 32768 records, their payloads 16 MiB
+ * (512 bytes a record), resident only while queued. */
+#define RECORD_QUEUE_DEFAULT 32768u
+
 struct record_trace_cfg {
 	const char *db_path;
 	long file_mode; /* -1: the default (0600); else created (or adopted) at it */
 	const char *name, *source, *emulated;
 	int payloads;	      /* enum payload_mode */
-	uint32_t queue_slots; /* writer queue; 0: the default */
+	uint32_t queue_slots; /* writer queue; 0: RECORD_QUEUE_DEFAULT */
 };
 
 /* Opens the database (created if missing), begins a trace of kind 'record'
