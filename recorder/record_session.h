@@ -30,9 +30,10 @@ enum { RECORD_SIG_CHLD = 1 }; /* SIGCHLD too: the front end runs a child */
  * -errno (s->sfd stays -1; the signals stay blocked). */
 int record_session_signals(struct record_session *s, unsigned flags);
 
-/* A recorder's writer queue by default: 32768 records, their payloads 16 MiB
- * (512 bytes a record), resident only while queued. */
-#define RECORD_QUEUE_DEFAULT 32768u
+/* A recorder's writer queue by default: 65536 records (8 MiB of slots) and
+ * 16 MiB for their payloads, resident only while queued (docs/recording.md). */
+#define RECORD_QUEUE_DEFAULT   65536u
+#define RECORD_PAYLOAD_DEFAULT (16u << 20)
 
 struct record_trace_cfg {
 	const char *db_path;

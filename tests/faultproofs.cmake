@@ -62,3 +62,13 @@ tpmtrace_faultproof(record_forward_only_ignored integration/test_record_forward_
 tpmtrace_faultproof(record_swtpm_state_ignored integration/test_record_forward_only_and_swtpm_state.sh
 	--broken "--swtpm-state:drop2=--swtpm-state"
 	-e "state: swtpm's state file is in DIR" -e "state: second recording on the same DIR reads the index")
+
+# Issue 22: a spawn that leaves a killed recorder's swtpm state in place, and
+# subcommands that say yes to a hostile database, are caught.
+tpmtrace_faultproof(swtpm_stale_state_kept integration/test_swtpm_state_gone_after_recorder_sigkill.sh
+	--env TPMTRACE_FAULT_SWTPM_KEEP_STALE=1
+	-e "B's state directory is gone after the next start" -e "nothing left in TMPDIR")
+tpmtrace_faultproof(hostile_db_verify_says_yes
+	integration/test_hostile_db_foreign_schema_clear_error_bounded.sh
+	--broken "^verify :succeed"
+	-e "view-for-table: verify exits 1 within 5 s" -e "huge-blob: verify names the object")

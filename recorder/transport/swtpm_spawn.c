@@ -161,8 +161,11 @@ int swtpm_spawn(struct swtpm_child *s, const char *state_dir, enum swtpm_spawn_m
 		if (strlen(parent) > 64)
 			snprintf(parent, sizeof parent, "/tmp");
 		/* The state of a killed tpmtrace's swtpm (NV contents and
-		 * hierarchy authValues in clear) goes first. */
-		swtpm_sweep_stale(parent);
+		 * hierarchy authValues in clear) goes first (not with the
+		 * test-only TPMTRACE_FAULT_SWTPM_KEEP_STALE: its fault proof). */
+		const char *keep = getenv("TPMTRACE_FAULT_SWTPM_KEEP_STALE");
+		if (!keep || !*keep || !strcmp(keep, "0"))
+			swtpm_sweep_stale(parent);
 		snprintf(s->dir, sizeof s->dir, "%s/tpmtrace-swtpm-XXXXXX", parent);
 		if (!mkdtemp(s->dir)) {
 			rc = -errno;
