@@ -174,12 +174,20 @@ int swtpm_spawn(struct swtpm_child *s, const char *state_dir, enum swtpm_spawn_m
 			return rc;
 		}
 		s->own_dir = 1;
-		char lock[300];
+		/* The lock file appears locked: made under another name, locked,
+		 * then renamed. A sweep that found it unlocked in between would
+		 * take this live directory for a dead one's. */
+		char lock[300], fresh[310];
 		snprintf(lock, sizeof lock, "%s/" LOCK_NAME, s->dir);
-		s->lock_fd = open(lock, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (s->lock_fd < 0 || flock(s->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+		snprintf(fresh, sizeof fresh, "%s.new", lock);
+		s->lock_fd = open(fresh, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (s->lock_fd < 0 || flock(s->lock_fd, LOCK_EX | LOCK_NB) != 0 ||
+		    rename(fresh, lock) != 0) {
 			rc = -errno;
 			snprintf(err, errlen, "cannot lock %s: %s", lock, strerror(errno));
+			if (s->lock_fd >= 0)
+				close(s->lock_fd);
+			s->lock_fd = -1;
 			spawn_undo(s);
 			return rc;
 		}
