@@ -131,6 +131,52 @@ static void spawn_undo(struct swtpm_child *s)
 	s->dir[0] = 0;
 }
 
+/* A fresh private state directory in $TMPDIR (after the stale ones of
+ * killed tpmtrace processes are gone), locked for this process's lifetime. */
+static int make_private_dir(struct swtpm_child *s, char *err, size_t errlen)
+{
+	int rc;
+	const char *tmp = getenv("TMPDIR");
+	char parent[256];
+	snprintf(parent, sizeof parent, "%s", tmp && *tmp ? tmp : "/tmp");
+	/* Unix socket paths are short (108 bytes with the file name). */
+	if (strlen(parent) > 64)
+		snprintf(parent, sizeof parent, "/tmp");
+	/* The state of a killed tpmtrace's swtpm (NV contents and
+	 * hierarchy authValues in clear) goes first (not with the
+	 * test-only TPMTRACE_FAULT_SWTPM_KEEP_STALE: its fault proof). */
+	const char *keep = getenv("TPMTRACE_FAULT_SWTPM_KEEP_STALE");
+	if (!keep || !*keep || !strcmp(keep, "0"))
+		swtpm_sweep_stale(parent);
+	snprintf(s->dir, sizeof s->dir, "%s/tpmtrace-swtpm-XXXXXX", parent);
+	if (!mkdtemp(s->dir)) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot create a state directory in %s: %s", parent,
+			 strerror(errno));
+		return rc;
+	}
+	s->own_dir = 1;
+	/* The lock file appears locked: made under another name, locked,
+	 * then renamed. A sweep that found it unlocked in between would
+	 * take this live directory for a dead one's. */
+	char lock[300], fresh[310];
+	snprintf(lock, sizeof lock, "%s/" LOCK_NAME, s->dir);
+	snprintf(fresh, sizeof fresh, "%s.new", lock);
+	s->lock_fd = open(fresh, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (s->lock_fd < 0 || flock(s->lock_fd, LOCK_EX | LOCK_NB) != 0 ||
+	    rename(fresh, lock) != 0) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot lock %s: %s", lock, strerror(errno));
+		if (s->lock_fd >= 0)
+			close(s->lock_fd);
+		s->lock_fd = -1;
+		spawn_undo(s);
+		return rc;
+	}
+	s->locked = 1;
+	return 0;
+}
+
 int swtpm_spawn(struct swtpm_child *s, const char *state_dir, enum swtpm_spawn_mode mode, char *err,
 		size_t errlen)
 {
@@ -153,45 +199,8 @@ int swtpm_spawn(struct swtpm_child *s, const char *state_dir, enum swtpm_spawn_m
 			snprintf(err, errlen, "cannot create %s: %s", s->dir, strerror(errno));
 			return rc;
 		}
-	} else {
-		const char *tmp = getenv("TMPDIR");
-		char parent[256];
-		snprintf(parent, sizeof parent, "%s", tmp && *tmp ? tmp : "/tmp");
-		/* Unix socket paths are short (108 bytes with the file name). */
-		if (strlen(parent) > 64)
-			snprintf(parent, sizeof parent, "/tmp");
-		/* The state of a killed tpmtrace's swtpm (NV contents and
-		 * hierarchy authValues in clear) goes first (not with the
-		 * test-only TPMTRACE_FAULT_SWTPM_KEEP_STALE: its fault proof). */
-		const char *keep = getenv("TPMTRACE_FAULT_SWTPM_KEEP_STALE");
-		if (!keep || !*keep || !strcmp(keep, "0"))
-			swtpm_sweep_stale(parent);
-		snprintf(s->dir, sizeof s->dir, "%s/tpmtrace-swtpm-XXXXXX", parent);
-		if (!mkdtemp(s->dir)) {
-			rc = -errno;
-			snprintf(err, errlen, "cannot create a state directory in %s: %s", parent,
-				 strerror(errno));
-			return rc;
-		}
-		s->own_dir = 1;
-		/* The lock file appears locked: made under another name, locked,
-		 * then renamed. A sweep that found it unlocked in between would
-		 * take this live directory for a dead one's. */
-		char lock[300], fresh[310];
-		snprintf(lock, sizeof lock, "%s/" LOCK_NAME, s->dir);
-		snprintf(fresh, sizeof fresh, "%s.new", lock);
-		s->lock_fd = open(fresh, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (s->lock_fd < 0 || flock(s->lock_fd, LOCK_EX | LOCK_NB) != 0 ||
-		    rename(fresh, lock) != 0) {
-			rc = -errno;
-			snprintf(err, errlen, "cannot lock %s: %s", lock, strerror(errno));
-			if (s->lock_fd >= 0)
-				close(s->lock_fd);
-			s->lock_fd = -1;
-			spawn_undo(s);
-			return rc;
-		}
-		s->locked = 1;
+	} else if ((rc = make_private_dir(s, err, errlen))) {
+		return rc;
 	}
 	if (ctrl_only) {
 		snprintf(s->sock, sizeof s->sock, "%s/swtpm-ctrl.sock", s->dir);
