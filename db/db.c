@@ -244,9 +244,79 @@ static int make_parent_dir(const char *path)
  * taken on every allocation, unless told otherwise before it initializes;
  * nothing here reads them. (If SQLite was initialized already, the call is
  * refused and changes nothing.) */
+static int first_open_reads;
+
 static void sqlite_setup(void)
 {
-	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	/* A process that reads first (list, stats, show, report, sql, replay
+	 * of its source) has no recorder's hot path: it keeps the statistics,
+	 * which the heap limit needs, and caps SQLite's heap. */
+	if (!first_open_reads) {
+		sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+		return;
+	}
+	sqlite3_initialize();
+	sqlite3_hard_heap_limit64(DB_READ_HEAP);
+}
+
+/* A statement on a read-only connection that runs longer than its budget
+ * (a recursive view of the user's, a query that never ends) is
+ * interrupted: the budget starts when the statement does. */
+struct stmt_clock {
+	uint64_t deadline;
+	uint64_t budget_ns;
+};
+
+static int on_stmt(unsigned type, void *ctx, void *p, void *x)
+{
+	struct stmt_clock *c = ctx;
+	(void)type, (void)p, (void)x;
+	c->deadline = mono_ns() + c->budget_ns;
+	return 0;
+}
+
+static int on_progress(void *ctx)
+{
+	struct stmt_clock *c = ctx;
+	return c->deadline && mono_ns() > c->deadline;
+}
+
+static uint64_t statement_budget_ns(void)
+{
+	const char *e = getenv("TPMTRACE_DB_STATEMENT_MS");
+	char *end;
+	unsigned long long ms = e && *e ? strtoull(e, &end, 10) : 0;
+	if (!e || !*e || *end || !ms)
+		ms = DB_STATEMENT_MS;
+	return (uint64_t)ms * 1000000u;
+}
+
+static void fn_noop(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)ctx, (void)argc, (void)argv;
+}
+
+/* The clock lives as long as its connection: a function's destructor (run
+ * when the connection closes) frees it. */
+static void clocks_keep(sqlite3 *db, struct stmt_clock *c)
+{
+	sqlite3_create_function_v2(db, "tpmtrace_statement_clock", 0, SQLITE_UTF8, c, fn_noop, NULL,
+				   NULL, free);
+}
+
+static struct stmt_clock *bound_connection(sqlite3 *db, enum db_open_mode mode)
+{
+	sqlite3_limit(db, SQLITE_LIMIT_LENGTH, DB_MAX_VALUE);
+	sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, DB_MAX_SQL);
+	if (mode != DB_READ)
+		return NULL;
+	struct stmt_clock *c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	c->budget_ns = statement_budget_ns();
+	sqlite3_trace_v2(db, SQLITE_TRACE_STMT, on_stmt, c);
+	sqlite3_progress_handler(db, 10000, on_progress, c);
+	return c;
 }
 
 /* A reader of a database in WAL mode that no writer has open (no -wal file
@@ -446,6 +516,102 @@ static int migrate_v1(sqlite3 *db, char *err, size_t errlen)
 	return rc;
 }
 
+/* Creates the schema of a new database unless another process did: the
+ * write lock is taken first (BEGIN IMMEDIATE waits for the other creator's
+ * transaction, busy_timeout), then the file is looked at again. *app and
+ * *ver are what the file says once the lock is held. */
+static int create_schema(sqlite3 *db, int64_t *app, int64_t *ver, int wal, char *msg, size_t len)
+{
+	int64_t tables = 0;
+	/* WAL before the transaction (the mode cannot change inside one); a
+	 * second creator finds it set already. */
+	if ((wal && db_exec(db, "PRAGMA journal_mode=WAL", msg, len)) ||
+	    db_exec(db, "BEGIN IMMEDIATE", msg, len))
+		return -EIO;
+	if (pragma_int(db, "PRAGMA application_id", app) ||
+	    pragma_int(db, "PRAGMA user_version", ver) ||
+	    pragma_int(db, "SELECT count(*) FROM sqlite_schema", &tables)) {
+		snprintf(msg, len, "%s", sqlite3_errmsg(db));
+		goto fail;
+	}
+	if (tables != 0 || *app != 0)
+		return db_exec(db, "COMMIT", msg, len); /* made by the other one */
+	if (db_exec(db, schema_sql, msg, len))
+		goto fail;
+	if (fill_cc_table(db)) {
+		snprintf(msg, len, "filling tpm_cc: %s", sqlite3_errmsg(db));
+		goto fail;
+	}
+	if (db_exec(db,
+		    "INSERT INTO meta VALUES ('schema_version','2'),"
+		    "('created_by','tpmtrace " TPMTRACE_VERSION "');COMMIT",
+		    msg, len))
+		goto fail;
+	*app = TPMTRACE_APPLICATION_ID;
+	*ver = TPMTRACE_SCHEMA_VERSION;
+	return 0;
+fail:
+	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	return -EIO;
+}
+
+/* A new database appears whole: its schema is made in a private file beside
+ * path (O_EXCL, at perm) and that file is linked to path, which fails if
+ * path exists by then (another tpmtrace created it first: its database is
+ * used). So no process ever sees an empty file under path, and none removes
+ * a file another one may be using (only its own private name). 0 when path
+ * exists afterwards. */
+static int create_whole(const char *path, unsigned perm, char *err, size_t errlen)
+{
+	char tmp[4200], msg[256];
+	sqlite3 *db = NULL;
+	int64_t app = 0, ver = 0;
+	int rc = make_parent_dir(path);
+	if (rc) {
+		snprintf(err, errlen, "%s: cannot create its directory: %s", path, strerror(-rc));
+		return rc;
+	}
+	char *copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	char *base = basename(copy);
+	int n = snprintf(tmp, sizeof tmp, "%.*s.%s.new-XXXXXX", (int)(base - copy), path, base);
+	free(copy);
+	if (n < 0 || (size_t)n >= sizeof tmp) {
+		snprintf(err, errlen, "%s: path too long", path);
+		return -ENAMETOOLONG;
+	}
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0 || fchmod(fd, perm) != 0) {
+		int e = errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		return -e;
+	}
+	close(fd);
+	if (sqlite3_open_v2(tmp, &db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
+		snprintf(msg, sizeof msg, "%s", db ? sqlite3_errmsg(db) : "cannot open");
+		rc = -EIO;
+	} else {
+		rc = create_schema(db, &app, &ver, 0, msg, sizeof msg);
+	}
+	if (db)
+		sqlite3_close(db);
+	if (!rc && link(tmp, path) != 0 && errno != EEXIST) {
+		rc = -errno;
+		snprintf(msg, sizeof msg, "%s", strerror(errno));
+	}
+	unlink(tmp);
+	if (rc)
+		snprintf(err, errlen, "%s: cannot create the database: %s", path, msg);
+	return rc;
+}
+
 int db_open(const char *path, enum db_open_mode mode, sqlite3 **out, char *err, size_t errlen)
 {
 	return db_open_perm(path, mode, 0600, out, err, errlen);
@@ -455,9 +621,12 @@ int db_open_perm(const char *path, enum db_open_mode mode, unsigned perm, sqlite
 		 size_t errlen)
 {
 	static pthread_once_t setup = PTHREAD_ONCE_INIT;
+	if (mode == DB_READ)
+		__atomic_store_n(&first_open_reads, 1, __ATOMIC_RELAXED);
 	pthread_once(&setup, sqlite_setup);
 	sqlite3 *db = NULL;
-	int flags, rc = 0, created = 0, nofollow = 0;
+	int flags, rc = 0, created = 0, nofollow = 0, opened = 0;
+	struct stmt_clock *clock = NULL;
 	int64_t app = 0, ver = 0, tables = 0;
 	mode_t dbmode = 0600;
 	struct stat st;
@@ -476,6 +645,11 @@ int db_open_perm(const char *path, enum db_open_mode mode, unsigned perm, sqlite
 			goto out;
 		}
 	} else {
+		if (mode == DB_CREATE && lstat(path, &st) != 0 && errno == ENOENT) {
+			rc = create_whole(path, perm, err, errlen);
+			if (rc)
+				goto out;
+		}
 		rc = write_target(path, mode, perm, &created, &nofollow, &dbmode, err, errlen);
 		if (!rc)
 			rc = companions_check(path, dbmode, err, errlen);
@@ -496,6 +670,8 @@ int db_open_perm(const char *path, enum db_open_mode mode, unsigned perm, sqlite
 		snprintf(err, errlen, "%s: %s", path, db ? sqlite3_errmsg(db) : "cannot open");
 		goto out;
 	}
+	opened = 1;
+	clock = bound_connection(db, mode);
 	sqlite3_busy_timeout(db, 5000);
 	if (mode == DB_READ) {
 		db_exec(db, "PRAGMA query_only=1", NULL, 0);
@@ -514,18 +690,17 @@ int db_open_perm(const char *path, enum db_open_mode mode, unsigned perm, sqlite
 			snprintf(err, errlen, "%s: empty file, not a tpmtrace database", path);
 			goto out;
 		}
-		if (db_exec(db, "PRAGMA journal_mode=WAL", msg, sizeof msg) ||
-		    db_exec(db, "BEGIN", msg, sizeof msg) ||
-		    db_exec(db, schema_sql, msg, sizeof msg) || fill_cc_table(db) ||
-		    db_exec(db,
-			    "INSERT INTO meta VALUES ('schema_version','2'),"
-			    "('created_by','tpmtrace " TPMTRACE_VERSION "');COMMIT",
-			    msg, sizeof msg)) {
-			rc = -EIO;
+		/* Another tpmtrace may be creating the same new file (it created
+		 * it, this one adopted it empty, or the other way round): the
+		 * schema is made in one write transaction, after looking again
+		 * inside it whether the other one made it meanwhile. */
+		rc = create_schema(db, &app, &ver, 1, msg, sizeof msg);
+		if (rc) {
 			snprintf(err, errlen, "%s: cannot create the schema: %s", path, msg);
 			goto out;
 		}
-	} else if (app != TPMTRACE_APPLICATION_ID) {
+	}
+	if (app != TPMTRACE_APPLICATION_ID) {
 		rc = -EINVAL;
 		snprintf(err, errlen,
 			 "%s: not a tpmtrace database (SQLite application_id 0x%08llx, expected "
@@ -544,6 +719,12 @@ int db_open_perm(const char *path, enum db_open_mode mode, unsigned perm, sqlite
 		snprintf(err, errlen, "%s: tpmtrace database without a schema version", path);
 		goto out;
 	}
+	/* Before anything is read: tpmtrace's objects are what it made them. */
+	rc = db_schema_check(db, msg, sizeof msg);
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", path, msg);
+		goto out;
+	}
 	if (mode != DB_READ && ver == 1 && migrate_v1(db, msg, sizeof msg)) {
 		rc = -EIO;
 		snprintf(err, errlen, "%s: cannot migrate schema version 1 to 2: %s", path, msg);
@@ -552,12 +733,19 @@ int db_open_perm(const char *path, enum db_open_mode mode, unsigned perm, sqlite
 	if (mode != DB_READ)
 		db_exec(db, "PRAGMA journal_mode=WAL", NULL, 0);
 	db_register_functions(db);
+	if (clock)
+		clocks_keep(db, clock); /* freed with db */
+	clock = NULL;
 	*out = db;
 	db = NULL;
 out:
 	if (db)
 		sqlite3_close(db);
-	if (rc && created)
+	free(clock);
+	/* A file this call created is never removed once SQLite had it open:
+	 * another tpmtrace may have adopted it meanwhile (an empty file is
+	 * adopted as a new database, and one left empty is harmless). */
+	if (rc && created && !opened)
 		unlink(path);
 	return rc;
 }

@@ -29,6 +29,21 @@ int db_open(const char *path, enum db_open_mode mode, sqlite3 **out, char *err, 
 int db_open_perm(const char *path, enum db_open_mode mode, unsigned perm, sqlite3 **out, char *err,
 		 size_t errlen);
 void db_close(sqlite3 *db);
+/* 0 if every object of db that bears one of tpmtrace's names is what a
+ * tpmtrace version made it (tables are plain tables, views one of the texts
+ * a version wrote, no trigger on them); else -EINVAL and err names the object
+ * ("foreign schema: ..."). db_open checks it before anything is read. */
+int db_schema_check(sqlite3 *db, char *err, size_t errlen);
+/* The bounds of every connection db_open makes (docs/security.md, "Hostile
+ * databases"): a value at most DB_MAX_VALUE bytes, an SQL text at most
+ * DB_MAX_SQL; on a read-only connection a statement runs at most
+ * TPMTRACE_DB_STATEMENT_MS (default DB_STATEMENT_MS) before it is
+ * interrupted, and in a process whose first database is opened read-only
+ * SQLite's heap is capped at DB_READ_HEAP. */
+#define DB_MAX_VALUE	(32 * 1024 * 1024)
+#define DB_MAX_SQL	(1024 * 1024)
+#define DB_STATEMENT_MS 60000
+#define DB_READ_HEAP	(128ll * 1024 * 1024)
 /* Closes a connection that ends a recording, import or replay (writer_stop):
  * the file is left in rollback-journal mode if no other connection has it,
  * so that readers need no -shm (they may not be able to create one). One

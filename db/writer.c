@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,7 +31,13 @@
 struct writer {
 	struct writer_cfg cfg;
 	char *path;
+	/* The slots are mapped memory whose pages the writer hands back to
+	 * the kernel once every record on them is committed (release_slots):
+	 * only the slots of the records queued at the moment are resident, so
+	 * a queue sized for a long burst costs nothing between bursts. */
 	struct rec *slots;
+	size_t slots_bytes;
+	size_t page;
 	uint32_t mask;
 	uint8_t *ring;
 	uint64_t ring_cap; /* bytes allocated */
@@ -262,6 +269,55 @@ static void background_thread(const struct writer *w)
 		setpriority(PRIO_PROCESS, (id_t)gettid(), w->cfg.nice);
 }
 
+/* Hands the pages that only hold slots of records [t, t + n) back to the
+ * kernel (their next use faults in a zero page). Called before the tail moves
+ * past them: until then the producer never writes there, so nothing it wrote
+ * is lost. */
+static void release_slots(struct writer *w, uint64_t t, uint64_t n)
+{
+	uint64_t first = t & w->mask, count = n > w->mask + 1ull ? w->mask + 1ull : n;
+	while (count) {
+		uint64_t piece = count < w->mask + 1ull - first ? count : w->mask + 1ull - first;
+		uintptr_t a = (uintptr_t)(w->slots + first),
+			  b = (uintptr_t)(w->slots + first + piece);
+		a = (a + w->page - 1) & ~(uintptr_t)(w->page - 1);
+		b &= ~(uintptr_t)(w->page - 1);
+		if (b > a)
+			madvise((void *)a, b - a, MADV_DONTNEED);
+		count -= piece;
+		first = 0;
+	}
+}
+
+/* The same for the payload ring: pages inside the payloads of records [t,
+ * t + n) (in ring order; a lap's end or the ring's growth starts a new run),
+ * before c_bytes moves past them. Between bursts only the payloads queued at
+ * the moment (and a page at each batch's edges) stay resident. */
+static void release_range(struct writer *w, const uint8_t *a0, const uint8_t *b0)
+{
+	uintptr_t a = ((uintptr_t)a0 + w->page - 1) & ~(uintptr_t)(w->page - 1);
+	uintptr_t b = (uintptr_t)b0 & ~(uintptr_t)(w->page - 1);
+	if (b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
+static void release_payloads(struct writer *w, uint64_t t, uint64_t n)
+{
+	const uint8_t *run = NULL, *end = NULL;
+	for (uint64_t k = 0; k < n; k++) {
+		const struct rec *r = &w->slots[(t + k) & w->mask];
+		const uint8_t *p = r->payload, *e = p + r->cmd_len + r->rsp_len;
+		if (!run || p < end) {
+			if (run)
+				release_range(w, run, end);
+			run = p;
+		}
+		end = e;
+	}
+	if (run)
+		release_range(w, run, end);
+}
+
 static void *writer_main(void *arg)
 {
 	struct writer *w = arg;
@@ -334,8 +390,10 @@ static void *writer_main(void *arg)
 		}
 		atomic_fetch_add(&w->batches, 1);
 		last_commit = mono_ns();
-		const struct rec *lastr = &w->slots[(t + n - 1) & w->mask];
-		atomic_store_explicit(&w->c_bytes, lastr->payload_end, memory_order_release);
+		uint64_t end = w->slots[(t + n - 1) & w->mask].payload_end;
+		release_payloads(w, t, n);
+		release_slots(w, t, n);
+		atomic_store_explicit(&w->c_bytes, end, memory_order_release);
 		atomic_store_explicit(&w->tail, t + n, memory_order_release);
 	}
 	return NULL;
@@ -447,8 +505,16 @@ int writer_start(struct writer **out, const struct writer_cfg *cfg, char *err, s
 		goto fail;
 	}
 	w->path = strdup(cfg->path);
-	w->slots = calloc(w->cfg.queue_slots, sizeof(struct rec));
-	w->ring = malloc(w->ring_cap);
+	w->page = (size_t)sysconf(_SC_PAGESIZE);
+	w->slots_bytes = (size_t)w->cfg.queue_slots * sizeof(struct rec);
+	w->slots = mmap(NULL, w->slots_bytes, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (w->slots == MAP_FAILED)
+		w->slots = NULL;
+	w->ring = mmap(NULL, w->ring_cap, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (w->ring == MAP_FAILED)
+		w->ring = NULL;
 	if (!w->path || !w->slots || !w->ring) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
@@ -526,8 +592,10 @@ fail:
 		db_close(w->db);
 		if (w->wake_fd >= 0)
 			close(w->wake_fd);
-		free(w->ring);
-		free(w->slots);
+		if (w->ring)
+			munmap(w->ring, w->ring_cap);
+		if (w->slots)
+			munmap(w->slots, w->slots_bytes);
 		free(w->path);
 		free(w);
 	}
@@ -694,8 +762,8 @@ int writer_stop(struct writer *w, const char *status, struct writer_stats *final
 	sqlite3_finalize(w->ins_client);
 	db_close_for_readers(w->db);
 	close(w->wake_fd);
-	free(w->ring);
-	free(w->slots);
+	munmap(w->ring, w->ring_cap);
+	munmap(w->slots, w->slots_bytes);
 	free(w->path);
 	free(w);
 	return rc;

@@ -57,8 +57,16 @@ int record_session_begin(struct record_session *s, const struct record_trace_cfg
 	}
 	db_close(db);
 	s->trace_id = id;
-	/* The writer sizes the payload ring from the queue. */
-	struct writer_cfg wc = {.path = c->db_path, .trace_id = id, .queue_slots = c->queue_slots};
+	/* The writer sizes the payload ring from the queue. A recorder's
+	 * default queue is sized for a burst (a writer starved of CPU for
+	 * seconds) rather than for the steady state: the writer hands
+	 * the pages of committed records back (db/writer.c), so only what is
+	 * queued at the moment is resident (docs/recording.md). */
+	struct writer_cfg wc = {.path = c->db_path,
+				.trace_id = id,
+				.queue_slots =
+				    c->queue_slots ? c->queue_slots : RECORD_QUEUE_DEFAULT,
+				.payload_bytes = c->queue_slots ? 0 : RECORD_PAYLOAD_DEFAULT};
 	rc = writer_start(&s->w, &wc, err, errlen);
 	if (rc) {
 		s->w = NULL;

@@ -30,12 +30,17 @@ enum { RECORD_SIG_CHLD = 1 }; /* SIGCHLD too: the front end runs a child */
  * -errno (s->sfd stays -1; the signals stay blocked). */
 int record_session_signals(struct record_session *s, unsigned flags);
 
+/* A recorder's writer queue by default: 65536 records (8 MiB of slots) and
+ * 16 MiB for their payloads, resident only while queued (docs/recording.md). */
+#define RECORD_QUEUE_DEFAULT   65536u
+#define RECORD_PAYLOAD_DEFAULT (16u << 20)
+
 struct record_trace_cfg {
 	const char *db_path;
 	long file_mode; /* -1: the default (0600); else created (or adopted) at it */
 	const char *name, *source, *emulated;
 	int payloads;	      /* enum payload_mode */
-	uint32_t queue_slots; /* writer queue; 0: the default */
+	uint32_t queue_slots; /* writer queue; 0: RECORD_QUEUE_DEFAULT */
 };
 
 /* Opens the database (created if missing), begins a trace of kind 'record'

@@ -92,3 +92,12 @@ tpmtrace_faultproof(push_without_transaction integration/test_fleet_push_faults.
 	--env TPMTRACE_FAULT_PUSH_AUTOCOMMIT=1
 	-e "SIGKILL mid-COPY: no trace row on the server"
 	-e "server stopped mid-push: no trace row on the server")
+# Issue 22: a spawn that leaves a killed recorder's swtpm state in place, and
+# subcommands that say yes to a hostile database, are caught.
+tpmtrace_faultproof(swtpm_stale_state_kept integration/test_swtpm_state_gone_after_recorder_sigkill.sh
+	--env TPMTRACE_FAULT_SWTPM_KEEP_STALE=1
+	-e "B's state directory is gone after the next start" -e "nothing left in TMPDIR")
+tpmtrace_faultproof(hostile_db_verify_says_yes
+	integration/test_hostile_db_foreign_schema_clear_error_bounded.sh
+	--broken "^verify :succeed"
+	-e "view-for-table: verify exits 1 within 5 s" -e "huge-blob: verify names the object")

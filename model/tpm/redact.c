@@ -90,15 +90,18 @@ int redact_command(uint8_t *buf, size_t len, const struct tpm_cmd *c)
 
 int redact_response(uint8_t *buf, size_t len, const struct tpm_cmd *c, const struct tpm_rsp *r)
 {
-	if (r->malformed || r->rc != 0) {
+	if (r->malformed || r->rc != 0 || c->malformed != TPM_MAL_NONE || !c->info) {
 		/* An error response is its header (Part 1 18.4); anything else
-		 * in one, or in a response that does not parse, is unknown. */
+		 * in one, in a response that does not parse, or in the response
+		 * to a command whose layout is unknown (a code the table lacks:
+		 * a vendor's, or one newer than the table; a command that does
+		 * not parse) is unknown, so it may be a secret. */
 		if (len <= TPM_HEADER_SIZE)
 			return 0;
 		memset(buf + TPM_HEADER_SIZE, 0, len - TPM_HEADER_SIZE);
 		return 1;
 	}
-	if (!c->info || !c->info->rsp_secret[0])
+	if (!c->info->rsp_secret[0])
 		return 0;
 	/* The parameters end where parameterSize says (the sessions follow). */
 	size_t end = (size_t)r->param_off + r->param_size;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -32,6 +33,150 @@ static void remove_tree(const char *dir)
 	rmdir(dir);
 }
 
+#define LOCK_NAME "tpmtrace.lock"
+
+/* 1 if a swtpm accepts connections on a socket in dir. */
+static int swtpm_answers(const char *dir)
+{
+	static const char *const names[] = {"swtpm.sock", "swtpm-ctrl.sock"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		struct endpoint ep = {.is_unix = 1};
+		int fd;
+		snprintf(ep.path, sizeof ep.path, "%.90s/%s", dir, names[i]);
+		if (endpoint_connect(&ep, &fd) == 0) {
+			close(fd);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The last line of swtpm's log in dir (why it stopped), or "". */
+static void log_tail(const char *dir, char *out, size_t len)
+{
+	char p[300], line[512];
+	snprintf(p, sizeof p, "%s/swtpm.log", dir);
+	FILE *f = fopen(p, "re");
+	out[0] = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (line[0])
+			snprintf(out, len, "%.160s", line);
+	}
+	fclose(f);
+}
+
+int swtpm_sweep_stale(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[600], lock[640];
+	int removed = 0;
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		struct stat st;
+		if (strncmp(e->d_name, "tpmtrace-swtpm-", 15) != 0)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		snprintf(lock, sizeof lock, "%s/" LOCK_NAME, path);
+		int fd = open(lock, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			/* Held by a live tpmtrace: not ours to touch. */
+			if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+				close(fd);
+				continue;
+			}
+		} else if (errno != ENOENT || time(NULL) - st.st_mtime < 60 ||
+			   swtpm_answers(path)) {
+			/* No lock file: a directory being made right now (the
+			 * lock follows mkdtemp), or an older tpmtrace's whose
+			 * swtpm still runs. */
+			continue;
+		}
+		remove_tree(path);
+		if (fd >= 0)
+			close(fd);
+		removed += access(path, F_OK) != 0;
+	}
+	closedir(d);
+	return removed;
+}
+
+/* 1 if name is an executable file in PATH (what execvp will find). */
+static int in_path(const char *name)
+{
+	const char *p = getenv("PATH");
+	char f[4200];
+	if (!p)
+		p = "/usr/local/bin:/usr/bin:/bin";
+	while (*p) {
+		size_t n = strcspn(p, ":");
+		snprintf(f, sizeof f, "%.*s/%s", n ? (int)n : 1, n ? p : ".", name);
+		if (access(f, X_OK) == 0)
+			return 1;
+		p += n + (p[n] == ':');
+	}
+	return 0;
+}
+
+/* Undoes a spawn that failed: nothing is left behind. */
+static void spawn_undo(struct swtpm_child *s)
+{
+	swtpm_stop(s);
+	s->dir[0] = 0;
+}
+
+/* A fresh private state directory in $TMPDIR (after the stale ones of
+ * killed tpmtrace processes are gone), locked for this process's lifetime. */
+static int make_private_dir(struct swtpm_child *s, char *err, size_t errlen)
+{
+	int rc;
+	const char *tmp = getenv("TMPDIR");
+	char parent[256];
+	snprintf(parent, sizeof parent, "%s", tmp && *tmp ? tmp : "/tmp");
+	/* Unix socket paths are short (108 bytes with the file name). */
+	if (strlen(parent) > 64)
+		snprintf(parent, sizeof parent, "/tmp");
+	/* The state of a killed tpmtrace's swtpm (NV contents and
+	 * hierarchy authValues in clear) goes first (not with the
+	 * test-only TPMTRACE_FAULT_SWTPM_KEEP_STALE: its fault proof). */
+	const char *keep = getenv("TPMTRACE_FAULT_SWTPM_KEEP_STALE");
+	if (!keep || !*keep || !strcmp(keep, "0"))
+		swtpm_sweep_stale(parent);
+	snprintf(s->dir, sizeof s->dir, "%s/tpmtrace-swtpm-XXXXXX", parent);
+	if (!mkdtemp(s->dir)) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot create a state directory in %s: %s", parent,
+			 strerror(errno));
+		return rc;
+	}
+	s->own_dir = 1;
+	/* The lock file appears locked: made under another name, locked,
+	 * then renamed. A sweep that found it unlocked in between would
+	 * take this live directory for a dead one's. */
+	char lock[300], fresh[310];
+	snprintf(lock, sizeof lock, "%s/" LOCK_NAME, s->dir);
+	snprintf(fresh, sizeof fresh, "%s.new", lock);
+	s->lock_fd = open(fresh, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (s->lock_fd < 0 || flock(s->lock_fd, LOCK_EX | LOCK_NB) != 0 ||
+	    rename(fresh, lock) != 0) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot lock %s: %s", lock, strerror(errno));
+		if (s->lock_fd >= 0)
+			close(s->lock_fd);
+		s->lock_fd = -1;
+		spawn_undo(s);
+		return rc;
+	}
+	s->locked = 1;
+	return 0;
+}
+
 int swtpm_spawn(struct swtpm_child *s, const char *state_dir, enum swtpm_spawn_mode mode, char *err,
 		size_t errlen)
 {
@@ -40,6 +185,13 @@ int swtpm_spawn(struct swtpm_child *s, const char *state_dir, enum swtpm_spawn_m
 	int rc;
 
 	memset(s, 0, sizeof(*s));
+	s->lock_fd = -1;
+	if (!in_path("swtpm")) {
+		snprintf(err, errlen,
+			 "swtpm not found in PATH; install swtpm (Debian: the swtpm "
+			 "package)");
+		return -ENOENT;
+	}
 	if (state_dir) {
 		snprintf(s->dir, sizeof s->dir, "%s", state_dir);
 		if (mkdir(s->dir, 0700) != 0 && errno != EEXIST) {
@@ -47,19 +199,8 @@ int swtpm_spawn(struct swtpm_child *s, const char *state_dir, enum swtpm_spawn_m
 			snprintf(err, errlen, "cannot create %s: %s", s->dir, strerror(errno));
 			return rc;
 		}
-	} else {
-		const char *tmp = getenv("TMPDIR");
-		snprintf(s->dir, sizeof s->dir, "%s/tpmtrace-swtpm-XXXXXX", tmp ? tmp : "/tmp");
-		/* Unix socket paths are short (108 bytes with the file name). */
-		if (strlen(s->dir) > 80)
-			snprintf(s->dir, sizeof s->dir, "/tmp/tpmtrace-swtpm-XXXXXX");
-		if (!mkdtemp(s->dir)) {
-			rc = -errno;
-			snprintf(err, errlen, "cannot create a state directory: %s",
-				 strerror(errno));
-			return rc;
-		}
-		s->own_dir = 1;
+	} else if ((rc = make_private_dir(s, err, errlen))) {
+		return rc;
 	}
 	if (ctrl_only) {
 		snprintf(s->sock, sizeof s->sock, "%s/swtpm-ctrl.sock", s->dir);
@@ -74,14 +215,28 @@ int swtpm_spawn(struct swtpm_child *s, const char *state_dir, enum swtpm_spawn_m
 	snprintf(serverarg, sizeof serverarg, "type=unixio,path=%s", s->sock);
 	snprintf(logarg, sizeof logarg, "file=%s/swtpm.log", s->dir);
 
+	/* The child reports a failed exec through a close-on-exec pipe: EOF
+	 * means swtpm runs. */
+	int xp[2];
+	if (pipe2(xp, O_CLOEXEC) != 0) {
+		rc = -errno;
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		spawn_undo(s);
+		return rc;
+	}
 	pid_t parent = getpid();
 	s->pid = fork();
 	if (s->pid < 0) {
 		rc = -errno;
 		snprintf(err, errlen, "fork: %s", strerror(errno));
+		close(xp[0]);
+		close(xp[1]);
+		s->pid = 0;
+		spawn_undo(s);
 		return rc;
 	}
 	if (s->pid == 0) {
+		close(xp[0]);
 		/* swtpm must not outlive tpmtrace, even after SIGKILL. */
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		if (getppid() != parent)
@@ -105,9 +260,19 @@ int swtpm_spawn(struct swtpm_child *s, const char *state_dir, enum swtpm_spawn_m
 		if (ctrl_only)
 			argv[9] = NULL;
 		execvp("swtpm", argv);
-		fprintf(stderr, "tpmtrace: cannot run swtpm: %s (install the swtpm package)\n",
-			strerror(errno));
+		int e = errno;
+		if (write(xp[1], &e, sizeof e) != (ssize_t)sizeof e)
+			_exit(126);
 		_exit(127);
+	}
+	close(xp[1]);
+	int exec_errno = 0;
+	ssize_t got = read(xp[0], &exec_errno, sizeof exec_errno);
+	close(xp[0]);
+	if (got == (ssize_t)sizeof exec_errno) {
+		snprintf(err, errlen, "cannot run swtpm: %s", strerror(exec_errno));
+		spawn_undo(s);
+		return -exec_errno;
 	}
 	/* Ready when its socket accepts a connection. */
 	struct endpoint ep = {.is_unix = 1};
@@ -119,16 +284,27 @@ int swtpm_spawn(struct swtpm_child *s, const char *state_dir, enum swtpm_spawn_m
 			return 0;
 		}
 		if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
-			snprintf(err, errlen, "swtpm exited at start (status %d); see %s/swtpm.log",
-				 WIFEXITED(status) ? WEXITSTATUS(status) : -1, s->dir);
 			s->pid = 0;
+			char last[200] = "";
+			log_tail(s->dir, last, sizeof last);
+			if (s->own_dir || !last[0])
+				snprintf(err, errlen, "swtpm exited at start (status %d)%s%s",
+					 WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+					 last[0] ? ": " : "", last);
+			else
+				snprintf(err, errlen,
+					 "swtpm exited at start (status %d): %s (see %s/swtpm.log)",
+					 WIFEXITED(status) ? WEXITSTATUS(status) : -1, last,
+					 s->dir);
+			if (s->own_dir)
+				spawn_undo(s);
 			return -ECHILD;
 		}
 		struct timespec ts = {0, 10 * 1000 * 1000};
 		nanosleep(&ts, NULL);
 	}
 	snprintf(err, errlen, "swtpm did not open %s within 5 s", s->sock);
-	swtpm_stop(s);
+	spawn_undo(s);
 	return -ETIMEDOUT;
 }
 
@@ -154,5 +330,11 @@ void swtpm_stop(struct swtpm_child *s)
 	if (s->own_dir && s->dir[0]) {
 		remove_tree(s->dir);
 		s->own_dir = 0;
+	}
+	/* The lock goes last: the directory is gone by then. */
+	if (s->locked) {
+		close(s->lock_fd);
+		s->locked = 0;
+		s->lock_fd = -1;
 	}
 }

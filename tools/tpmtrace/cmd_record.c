@@ -109,8 +109,10 @@ static const struct cli_opt opts[] = {
      "how long to wait for the backend's response (default\n120000)", NULL, 1, 3600000, M_PROXY},
     {"queue-size", O_QUEUE, "N", CLI_NUM,
      "records the writer queue holds before it drops (a\n"
-     "power of two; default 4096); their raw bytes get 512\n"
-     "bytes a record (at least 256 KiB, at most 64 MiB)",
+     "power of two; default 65536, with 16 MiB for their raw\n"
+     "bytes); a size given gets 512 bytes a record (at least\n"
+     "256 KiB, at most 64 MiB); only what is queued at the\n"
+     "moment is resident",
      NULL, 2, 1 << 24, M_PROXY},
     {"quiet", O_QUIET, NULL, 0, "no summary at exit"},
     {"forward-only", O_FWD, NULL, 0,
