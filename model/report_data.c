@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "db/db.h"
+#include "db/stats.h"
 #include "model/profile.h"
 
 const char *rd_origin_name(enum rd_origin o)
@@ -56,7 +57,8 @@ static int load_axis(struct report_data *d, char *err, size_t errlen)
 			       "SELECT count(*), min(t_submit_ns), "
 			       "max(coalesce(t_done_ns,t_submit_ns)), "
 			       "coalesce(sum(latency_ns),0), count(latency_ns) FROM command "
-			       "WHERE trace_id=?1 UNION ALL SELECT count(*), min(t_ns), max(t_ns), "
+			       "WHERE trace_id=?1 AND " DB_CLIENT_CMDS
+			       " UNION ALL SELECT count(*), min(t_ns), max(t_ns), "
 			       "0, 0 FROM event "
 			       "WHERE trace_id=?1",
 			       -1, &st, NULL) != SQLITE_OK)
@@ -355,7 +357,7 @@ int report_data_stream(struct report_data *d,
 	uint64_t prev_done = 0;
 	if (sqlite3_prepare_v2(d->db,
 			       "SELECT seq, t_submit_ns, latency_ns, cc, rc, client_id, t_done_ns "
-			       "FROM command WHERE trace_id=? ORDER BY seq",
+			       "FROM command WHERE trace_id=? AND " DB_CLIENT_CMDS " ORDER BY seq",
 			       -1, &st, NULL) != SQLITE_OK)
 		return io_err(d->db, err, errlen);
 	sqlite3_bind_int64(st, 1, d->id);
@@ -408,7 +410,7 @@ static int bar_add_trace(sqlite3 *db, int64_t id, struct report_bar *b)
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db,
 			       "SELECT cc, coalesce(sum(latency_ns),0), count(*) FROM command "
-			       "WHERE trace_id=? GROUP BY cc",
+			       "WHERE trace_id=? AND " DB_CLIENT_CMDS " GROUP BY cc",
 			       -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_int64(st, 1, id);
