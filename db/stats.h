@@ -40,8 +40,8 @@ struct db_trace_summary {
 	char *name, *kind, *status; /* NULL when the trace row has none */
 	int64_t commands;	    /* the clients' commands (DB_CLIENT_CMDS) */
 	int64_t events, dropped, malformed, no_response, own;
-	double tpm_ns;	/* latency total of the clients' commands */
-	double span_ns; /* their last completion minus their first submit */
+	double tpm_ns;			/* latency total of the clients' commands */
+	double span_ns;			/* their last completion minus their first submit */
 	double tpm_ns_all, span_ns_all; /* the same incl. tpmtrace's own */
 };
 

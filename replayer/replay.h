@@ -98,7 +98,7 @@ struct replay_result {
 	uint64_t source_commands; /* commands in the source trace */
 	uint64_t processed;	  /* source commands handled */
 	uint64_t sent;		  /* commands sent to the TPM, policy extras included */
-	uint64_t sent_own; /* of them tpmtrace's own (flag 32), left out of tpm_ns and cc */
+	uint64_t sent_own;	  /* of them tpmtrace's own (flag 32), left out of tpm_ns and cc */
 	uint64_t first_ns, last_ns; /* first submit, last response of the others: the span */
 	uint64_t outcome[REPLAY__OUTCOMES];
 	uint64_t by_role[REPLAY_N_ROLES]; /* commands sent per pol_role (and the replay's own) */

@@ -180,12 +180,13 @@ static void print_text(const struct side *A, const struct side *B, const struct 
 		if (s[i]->sum.own)
 			snprintf(own, sizeof own, " (%lld more sent by tpmtrace)",
 				 (long long)s[i]->sum.own);
-		printf("%s: %s trace %lld (%s%s%s)\n   %llu commands%s, TPM time %.3f ms, span %.3f "
-		       "ms\n",
-		       i ? "B" : "A", s[i]->path, (long long)s[i]->id, s[i]->kind,
-		       s[i]->policy[0] ? ", policy " : "", s[i]->policy,
-		       (unsigned long long)t[i]->count, own, (double)t[i]->total_ns / 1e6,
-		       s[i]->sum.span_ns / 1e6);
+		printf(
+		    "%s: %s trace %lld (%s%s%s)\n   %llu commands%s, TPM time %.3f ms, span %.3f "
+		    "ms\n",
+		    i ? "B" : "A", s[i]->path, (long long)s[i]->id, s[i]->kind,
+		    s[i]->policy[0] ? ", policy " : "", s[i]->policy,
+		    (unsigned long long)t[i]->count, own, (double)t[i]->total_ns / 1e6,
+		    s[i]->sum.span_ns / 1e6);
 	}
 	if (!wide) {
 		printf("\n%-26s %7s %7s %7s %12s %12s %12s %8s\n", "command", "count A", "count B",

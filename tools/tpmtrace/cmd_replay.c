@@ -189,7 +189,8 @@ static void print_json(FILE *f, const struct replay_result *r, int rc)
 		"\"substituted\":%llu,\"refused\":%llu,\"skipped\":%llu,\"failed\":%llu,"
 		"\"fidelity\":%.4f,\"hmac_verified\":%llu,\"retries\":%llu,\"tpm_ns\":%llu,"
 		"\"source_tpm_ns\":%llu,"
-		"\"crypto_ns\":%llu,\"wall_ns\":%llu,\"commands\":%llu,\"tpmtrace_commands\":%llu,"
+		"\"crypto_ns\":%llu,\"wall_ns\":%llu,\"trace_commands\":%llu,\"tpmtrace_commands\":"
+		"%llu,"
 		"\"span_ns\":%llu,",
 		(unsigned long long)r->source_commands, (unsigned long long)r->processed,
 		(unsigned long long)r->sent, (unsigned long long)r->outcome[REPLAY_FAITHFUL],
@@ -290,8 +291,9 @@ static void print_text(FILE *f, const struct replay_result *r, int rc)
 			"answered as when recorded\n",
 			100.0 * (double)fidelity_n(r) / (double)r->processed,
 			(unsigned long long)fidelity_n(r), (unsigned long long)r->processed);
-	fprintf(f, "  commands sent %llu (%llu of them tpmtrace's own):",
-		(unsigned long long)r->sent, (unsigned long long)r->sent_own);
+	fprintf(f,
+		"  commands sent %llu (%llu of them tpmtrace's own):", (unsigned long long)r->sent,
+		(unsigned long long)r->sent_own);
 	for (int i = 0; i < REPLAY_N_ROLES; i++)
 		if (r->by_role[i])
 			fprintf(f, " %s %llu", role_names[i], (unsigned long long)r->by_role[i]);

@@ -160,9 +160,10 @@ static void print_summary(int64_t id, const struct db_trace_summary *t, int json
 		       (long long)t->malformed, (long long)t->no_response, ns_to_ms(t->tpm_ns),
 		       ns_to_ms(t->span_ns));
 		if (t->own)
-			printf("  and %lld sent by tpmtrace; incl. tpmtrace's own: TPM time %.3f ms, "
-			       "span %.3f ms\n",
-			       (long long)t->own, ns_to_ms(t->tpm_ns_all), ns_to_ms(t->span_ns_all));
+			printf(
+			    "  and %lld sent by tpmtrace; incl. tpmtrace's own: TPM time %.3f ms, "
+			    "span %.3f ms\n",
+			    (long long)t->own, ns_to_ms(t->tpm_ns_all), ns_to_ms(t->span_ns_all));
 	}
 }
 
