@@ -169,6 +169,16 @@ int report_data_open(struct report_data *d, sqlite3 *db, int64_t id, unsigned ma
 	d->max_marks = max_marks;
 	if ((rc = load_axis(d, err, errlen)))
 		return rc;
+	/* The figures, as every command gives them (db/stats.h). */
+	struct db_trace_summary fig;
+	if ((rc = db_trace_summary_load(db, id, &fig, err, errlen)))
+		return rc;
+	d->fig_commands = fig.commands;
+	d->fig_own = fig.own;
+	d->fig_span_ns = fig.span_ns;
+	d->fig_tpm_ns_all = fig.tpm_ns_all;
+	d->fig_span_ns_all = fig.span_ns_all;
+	db_trace_summary_free(&fig);
 	d->aggregate = d->n_cmd > max_marks;
 	if (d->aggregate) {
 		d->bins = calloc((size_t)TPM_FAM__COUNT * RD_NBINS, sizeof *d->bins);

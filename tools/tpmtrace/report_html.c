@@ -203,7 +203,8 @@ static void timeline_open(struct rep *r)
 		    "in the lane of its command family. Control events are the lines in the top "
 		    "lane; phases (firmware, kernel, userspace) come from the clients that sent "
 		    "the commands. Hover a mark for its seq, command and latency. The axis is "
-		    "time from the first record: span %s, %llu commands, %llu events.</p>\n",
+		    "time from the first record to the last (commands and events): %s, %llu "
+		    "commands, %llu events.</p>\n",
 		    fmt_dur(span, b1, sizeof b1), (unsigned long long)r->d->n_cmd,
 		    (unsigned long long)r->d->n_ev);
 	else
@@ -889,9 +890,13 @@ static void page_head(struct rep *r, const struct report_html_opts *o)
 		"<div class=\"card\"><b>%s</b><span>%s</span></div>",
 		(unsigned long long)d->n_cmd, (unsigned long long)d->n_ev,
 		d->timed ? fmt_dur(d->tpm_ns, b1, sizeof b1) : "none recorded",
-		d->timed ? fmt_dur(d->t1 > d->t0 ? (double)(d->t1 - d->t0) : 0, b2, sizeof b2)
-			 : "order only",
-		d->timed ? "span" : "no timing: axis by seq");
+		d->timed ? fmt_dur(d->fig_span_ns, b2, sizeof b2) : "order only",
+		d->timed ? "span (first command to last response)" : "no timing: axis by seq");
+	if (d->fig_own)
+		fprintf(f,
+			"<div class=\"card\" id=\"tpmtrace-own\"><b>%lld</b><span>sent by tpmtrace "
+			"itself, left out; TPM time incl. them %s</span></div>",
+			(long long)d->fig_own, fmt_dur(d->fig_tpm_ns_all, b1, sizeof b1));
 	if (d->dropped)
 		fprintf(f, "<div class=\"card\"><b>%lld</b><span>dropped</span></div>",
 			(long long)d->dropped);

@@ -44,10 +44,14 @@ void report_json_write(FILE *f, const struct report_answer *a)
 	const struct report_headline *h = &a->h;
 	fprintf(f,
 		"{\"version\":1,\"trace\":%lld,\"timed\":%s,\"recorded_tpm_ms\":%.6f,"
-		"\"non_tpm_ms\":%.6f,\"recorded_total_ms\":%.6f,\"fallback_threshold\":%.2f,"
+		"\"non_tpm_ms\":%.6f,\"recorded_total_ms\":%.6f,\"recorded_commands\":%lld,"
+		"\"recorded_span_ms\":%.6f,\"tpmtrace_commands\":%lld,"
+		"\"recorded_tpm_ms_incl_tpmtrace\":%.6f,\"fallback_threshold\":%.2f,"
 		"\"measured\":[",
 		(long long)h->trace_id, h->timed ? "true" : "false", h->recorded_tpm_ms,
-		h->non_tpm_ms, h->recorded_total_ms, REPORT_FALLBACK_WARN);
+		h->non_tpm_ms, h->recorded_total_ms, (long long)h->recorded_commands,
+		h->recorded_span_ms, (long long)h->tpmtrace_commands, h->tpm_ms_incl_tpmtrace,
+		REPORT_FALLBACK_WARN);
 	int first = 1;
 	for (unsigned i = 0; i < h->n; i++)
 		if (strcmp(h->rows[i].kind, "predicted")) {
