@@ -99,8 +99,7 @@ const struct subcommand subcmd_predict = {
     "tpmtrace predict --synthetic pcr-extend:12313 --profile slb9670-linux-integrity\n"
     "tpmtrace predict --synthetic pcr-extend:12313 --gap-ms 1.99 --profile "
     "slb9670-linux-integrity\n"
-    "tpmtrace predict boot.db --profile slb9670-linux-integrity --policy linux-6.10 "
-    "--policy 'salt=none,reuse=lazy'\n",
+    "tpmtrace predict boot.db --profile slb9670-linux-integrity --policy 'salt=none,reuse=lazy'\n",
 };
 
 static void fmt_time(char *b, size_t l, double ms)

@@ -330,8 +330,11 @@ static void print_text(FILE *f, const struct replay_result *r, int rc)
 			ms(r->emu_late_ns), ms(r->emu_debt_ns));
 	for (unsigned i = 0; i < r->n_reasons; i++) {
 		const struct replay_reason *n = &r->reasons[i];
-		fprintf(f, "  %s x%llu (first at seq %llu): %s\n", outcome_names[n->outcome],
-			(unsigned long long)n->count, (unsigned long long)n->first_seq, n->text);
+		char lead[96];
+		snprintf(lead, sizeof lead,
+			 "  %s x%llu (first at seq %llu): ", outcome_names[n->outcome],
+			 (unsigned long long)n->count, (unsigned long long)n->first_seq);
+		cli_print_wrapped(f, lead, 4, n->text, strlen(n->text), CLI_WIDTH);
 	}
 	fprintf(f, "  %-26s %9s %9s %12s %12s %6s\n", "command", "recorded", "replayed",
 		"rec mean ms", "rep mean ms", "rc!=");

@@ -236,6 +236,19 @@ static int parse(struct show *s, int argc, char **argv, const char **dbpath)
 
 /* ---- -V ---- */
 
+/* One line of -V: a field longer than 100 columns (a blob in hex) goes on
+ * in chunks on the lines after it, indented 4 more. */
+static void print_field_line(int indent, const char *line)
+{
+	int room = CLI_WIDTH - indent;
+	size_t len = strlen(line);
+	if (room < 32)
+		room = 32;
+	printf("%*s%.*s\n", indent, "", (int)(len < (size_t)room ? len : (size_t)room), line);
+	for (size_t o = (size_t)room; o < len; o += (size_t)(room - 4))
+		printf("%*s%.*s\n", indent + 4, "", room - 4, line + o);
+}
+
 struct explain_out {
 	int json, first;
 };
@@ -256,7 +269,7 @@ static void field_out(void *ctx, const struct tpm_field *f)
 		json_str(stdout, line);
 		printf("}");
 	} else {
-		printf("%*s%s\n", 4 * (int)(f->depth + 1), "", line);
+		print_field_line(4 * (int)(f->depth + 1), line);
 	}
 	o->first = 0;
 	if (line != small)
