@@ -518,7 +518,8 @@ static void print_warnings(const struct pstate *s, int verbose)
 {
 	if (verbose || s->nwarn <= 3) {
 		for (unsigned j = 0; j < s->nwarn; j++)
-			fprintf(stderr, "tpmtrace predict: warning: %s\n", s->warns[j]);
+			cli_print_wrapped(stderr, "tpmtrace predict: warning: ", 2, s->warns[j],
+					  strlen(s->warns[j]), CLI_WIDTH);
 		return;
 	}
 	unsigned lacks = 0;

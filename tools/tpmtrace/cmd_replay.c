@@ -291,14 +291,18 @@ static void print_text(FILE *f, const struct replay_result *r, int rc)
 			"answered as when recorded\n",
 			100.0 * (double)fidelity_n(r) / (double)r->processed,
 			(unsigned long long)fidelity_n(r), (unsigned long long)r->processed);
-	fprintf(f,
-		"  commands sent %llu (%llu of them tpmtrace's own):", (unsigned long long)r->sent,
-		(unsigned long long)r->sent_own);
-	for (int i = 0; i < REPLAY_N_ROLES; i++)
+	char roles[512] = "", sent[96];
+	size_t rl = 0;
+	for (int i = 0; i < REPLAY_N_ROLES && rl < sizeof roles; i++)
 		if (r->by_role[i])
-			fprintf(f, " %s %llu", role_names[i], (unsigned long long)r->by_role[i]);
+			rl += (size_t)snprintf(roles + rl, sizeof roles - rl, "%s%s %llu",
+					       rl ? " " : "", role_names[i],
+					       (unsigned long long)r->by_role[i]);
+	snprintf(sent, sizeof sent, "  commands sent %llu (%llu of them tpmtrace's own): ",
+		 (unsigned long long)r->sent, (unsigned long long)r->sent_own);
+	cli_print_wrapped(f, sent, 4, roles, strlen(roles), CLI_WIDTH);
 	fprintf(f,
-		"\n  response HMACs verified %llu; TPM errors where the recording succeeded %llu\n",
+		"  response HMACs verified %llu; TPM errors where the recording succeeded %llu\n",
 		(unsigned long long)r->hmac_checked, (unsigned long long)r->failed);
 	if (r->retries)
 		fprintf(f,
