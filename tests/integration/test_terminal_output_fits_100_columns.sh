@@ -5,10 +5,12 @@
 # profile - with COLUMNS=100, and every subcommand's --help. A line longer
 # than 100 characters fails, named with its command. --wide (stats, diff,
 # show, predict) is the way to the longer lines and is not checked here.
-# Not covered: sql (its columns are the query's) and the recorders' and
-# importers' one-line exit summaries on stderr (record, import).
+# Not covered: sql (its columns are the query's), record's exit summary on
+# stderr, calibrate and vm-record (a TPM's worth of time, a VM).
 . "$(dirname "$0")/../lib/common.sh"
 need swtpm tpm2_startup python3
+PCAP=$TPMTRACE_SHARED_DATA/pcap/esys-create-session-auth-ecc.int.pcap
+[ -f "$PCAP" ] || skip "$PCAP missing (the shared test data)"
 
 export COLUMNS=100
 db=$T/demo.db
@@ -47,6 +49,8 @@ for p in $("$TPMTRACE" profile list | awk 'NR > 1 { print $1 }'); do
 done
 out report "$TPMTRACE" report "$db" --trace 1 --profile slb9670-linux-integrity -o "$T/r.html"
 out export "$TPMTRACE" export "$db" --trace 1 --csv "$T/c.csv"
+out strip "$TPMTRACE" strip "$db" --trace 1
+out import "$TPMTRACE" import pcap "$PCAP" --db "$T/imp.db"
 out help "$TPMTRACE" --help
 for c in $("$TPMTRACE" --help | awk '/^  [a-z-]+  / { print $1 }'); do
 	out "help-$c" "$TPMTRACE" $c --help

@@ -58,8 +58,8 @@ const struct subcommand subcmd_show = {
     "left out. With -V, each command kept (--seq N: that one) and its response are\n"
     "explained field by field: header, handles, authorization areas, parameters by\n"
     "name (TPM 2.0 Part 3) or hex; redacted fields are shown as <redacted>.\n",
-    "Exit status: 0 when something was shown (or the trace is empty), 1 when the\n"
-    "filters kept nothing (said on stderr, as grep), 2 for a usage error.\n",
+    "When the filters keep nothing, stderr says so and the exit status is 0; 1 for\n"
+    "an error (-V --seq N of no command), 2 for a usage error.\n",
     "tpmtrace show tpmtrace-demo.db | less\n"
     "tpmtrace show demo.db --cc PCR_Extend,0x17e --rc ok --limit 5\n"
     "tpmtrace show demo.db --slower-than 1 --json\n"
@@ -329,16 +329,19 @@ static void explain_one(sqlite3_stmt *st, int64_t id, const struct show *s, int 
 		printf("]}");
 }
 
-/* Nothing kept: said on stderr, exit status 1 where a filter left nothing
- * (as grep), 0 for a trace that has no rows at all. */
+/* Nothing kept: said on stderr, so that an empty answer is not taken for
+ * an empty trace or a typo; the exit status stays 0 (the question was
+ * answered; the examples and scripts that filter rely on it), as for
+ * sqlite3 and jq. */
 static int nothing_matched(int64_t id, const struct show *s)
 {
-	if (!s->where[0] && !s->seq) {
+	if (!s->where[0] && !s->seq)
 		fprintf(stderr, "tpmtrace show: trace %lld has no commands or events\n",
 			(long long)id);
-		return 0;
-	}
-	return die("show", "trace %lld: nothing matches the filters", (long long)id);
+	else
+		fprintf(stderr, "tpmtrace show: trace %lld: nothing matches the filters\n",
+			(long long)id);
+	return 0;
 }
 
 /* -V: every command the filters keep, explained. */
