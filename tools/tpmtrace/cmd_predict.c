@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "common.h"
 #include "db/db.h"
+#include "db/stats.h"
 #include "model/trace_stream.h"
 #include "model/tpm/decode.h"
 #include "model/predict.h"
@@ -209,12 +210,16 @@ static int feed_trace(const struct pcfg *c, struct pstate *s)
 	if (!id)
 		return 1;
 	cli_trace_kind(s->db, id, kind, sizeof kind, tpol, sizeof tpol);
-	if (!strcmp(kind, "replay"))
-		fprintf(stderr,
-			"tpmtrace predict: warning: trace %lld is a replay under policy %s: "
-			"its commands already carry that policy's sessions, and each policy "
-			"adds its own on top (predict the recording it replayed instead)\n",
-			(long long)id, tpol[0] ? tpol : "?");
+	if (!strcmp(kind, "replay")) {
+		char w[512];
+		snprintf(w, sizeof w,
+			 "trace %lld is a replay under policy %s: its commands already carry that "
+			 "policy's sessions, and each policy adds its own on top (predict the "
+			 "recording it replayed instead)",
+			 (long long)id, tpol[0] ? tpol : "?");
+		cli_print_wrapped(stderr, "tpmtrace predict: warning: ", 2, w, strlen(w),
+				  CLI_WIDTH);
+	}
 	if (trace_stream_predict(s->db, id, s->pr, &n, err, sizeof err))
 		return die("predict", "%s: %s", c->dbpath, err);
 	if (!n)
@@ -229,8 +234,17 @@ static int feed_trace(const struct pcfg *c, struct pstate *s)
 			nev = sqlite3_column_int64(ev, 0);
 		sqlite3_finalize(ev);
 	}
-	snprintf(s->desc, sizeof s->desc, "%s trace %lld: %llu commands, %lld events", c->dbpath,
-		 (long long)id, (unsigned long long)n, nev);
+	/* tpmtrace's own commands are not predicted (db/stats.h): say how many */
+	struct db_trace_summary fig;
+	char own[64] = "";
+	if (!db_trace_summary_load(s->db, id, &fig, err, sizeof err)) {
+		if (fig.own)
+			snprintf(own, sizeof own, " (and %lld of tpmtrace's own, left out)",
+				 (long long)fig.own);
+		db_trace_summary_free(&fig);
+	}
+	snprintf(s->desc, sizeof s->desc, "%s trace %lld: %llu commands%s, %lld events", c->dbpath,
+		 (long long)id, (unsigned long long)n, own, nev);
 	return 0;
 }
 
