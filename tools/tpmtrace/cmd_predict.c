@@ -142,6 +142,7 @@ struct pstate {
 	struct policy pols[PREDICT_MAX_POLICIES];
 	int show[PREDICT_MAX_POLICIES];
 	unsigned npol, base, nwarn;
+	int64_t own; /* tpmtrace's own commands in the trace, not predicted */
 	char warns[32][256];
 };
 
@@ -236,15 +237,12 @@ static int feed_trace(const struct pcfg *c, struct pstate *s)
 	}
 	/* tpmtrace's own commands are not predicted (db/stats.h): say how many */
 	struct db_trace_summary fig;
-	char own[64] = "";
 	if (!db_trace_summary_load(s->db, id, &fig, err, sizeof err)) {
-		if (fig.own)
-			snprintf(own, sizeof own, " (and %lld of tpmtrace's own, left out)",
-				 (long long)fig.own);
+		s->own = fig.own;
 		db_trace_summary_free(&fig);
 	}
-	snprintf(s->desc, sizeof s->desc, "%s trace %lld: %llu commands%s, %lld events", c->dbpath,
-		 (long long)id, (unsigned long long)n, own, nev);
+	snprintf(s->desc, sizeof s->desc, "%s trace %lld: %llu commands, %lld events", c->dbpath,
+		 (long long)id, (unsigned long long)n, nev);
 	return 0;
 }
 
@@ -465,6 +463,9 @@ static void print_text(const struct pstate *s, int wide)
 	printf("profile: %s (%s)%s%s\n", s->prof.name, s->from, s->prof.chip ? ", " : "",
 	       s->prof.chip ? s->prof.chip : "");
 	printf("trace:   %s\n", s->desc);
+	if (s->own)
+		printf("         (and %lld commands tpmtrace sent itself, left out)\n",
+		       (long long)s->own);
 	fmt_time(a, sizeof a, pr->gap_ms);
 	if (pr->gap_known)
 		printf("non-TPM time (gaps between commands): %s\n", a);
