@@ -62,3 +62,7 @@ tpmtrace_faultproof(record_forward_only_ignored integration/test_record_forward_
 tpmtrace_faultproof(record_swtpm_state_ignored integration/test_record_forward_only_and_swtpm_state.sh
 	--broken "--swtpm-state:drop2=--swtpm-state"
 	-e "state: swtpm's state file is in DIR" -e "state: second recording on the same DIR reads the index")
+# One definition of the figures: a stats --json cut short is seen by the
+# comparison of every command's figures.
+tpmtrace_faultproof(figures_stats_json_cut integration/test_figures_one_definition_everywhere.sh
+	--broken "^stats .*--json:truncate" -e "every command, JSON and view agree on the figures")
