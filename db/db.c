@@ -175,6 +175,43 @@ int db_register_functions(sqlite3 *db)
 	return rc == SQLITE_OK ? 0 : -EIO;
 }
 
+/* A database made by an earlier tpmtrace keeps the views of its day: a
+ * writer brings each view that differs to this schema's text (the figures'
+ * definitions, docs/schema.md), so that the stock sqlite3 shell reads what
+ * the commands print. Best effort: on any failure the old view stays. */
+static void views_refresh(sqlite3 *db)
+{
+	for (const char *p = schema_sql; (p = strstr(p, "CREATE VIEW ")) != NULL;) {
+		const char *end = strstr(p, ";\n"), *nm = p + 12;
+		size_t nl = strcspn(nm, " \n");
+		char name[64], sql[8192], cmd[8400];
+		if (!end || nl >= sizeof name || (size_t)(end - p) >= sizeof sql)
+			return;
+		memcpy(name, nm, nl);
+		name[nl] = 0;
+		memcpy(sql, p, (size_t)(end - p));
+		sql[end - p] = 0;
+		p = end;
+		sqlite3_stmt *st = NULL;
+		int stale = 0;
+		if (sqlite3_prepare_v2(db,
+				       "SELECT sql FROM sqlite_schema WHERE type='view' AND name=?",
+				       -1, &st, NULL) == SQLITE_OK) {
+			sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+			if (sqlite3_step(st) == SQLITE_ROW) {
+				const char *cur = (const char *)sqlite3_column_text(st, 0);
+				stale = !cur || strcmp(cur, sql);
+			}
+		}
+		sqlite3_finalize(st);
+		if (!stale)
+			continue;
+		snprintf(cmd, sizeof cmd, "BEGIN IMMEDIATE;DROP VIEW \"%s\";%s;COMMIT", name, sql);
+		if (db_exec(db, cmd, NULL, 0))
+			db_exec(db, "ROLLBACK", NULL, 0);
+	}
+}
+
 int db_exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
 {
 	char *msg = NULL;
@@ -732,6 +769,8 @@ int db_open_perm(const char *path, enum db_open_mode mode, unsigned perm, sqlite
 	}
 	if (mode != DB_READ)
 		db_exec(db, "PRAGMA journal_mode=WAL", NULL, 0);
+	if (mode != DB_READ)
+		views_refresh(db);
 	db_register_functions(db);
 	if (clock)
 		clocks_keep(db, clock); /* freed with db */

@@ -75,6 +75,8 @@ static int read_summary(sqlite3_stmt *sum, struct db_trace_summary *t)
 	t->malformed = sqlite3_column_int64(sum, 8);
 	t->no_response = sqlite3_column_int64(sum, 9);
 	t->own = sqlite3_column_int64(sum, 10);
+	t->tpm_ns_all = sqlite3_column_double(sum, 11);
+	t->span_ns_all = sqlite3_column_double(sum, 12);
 	return oom ? SQLITE_NOMEM : SQLITE_ROW;
 }
 
@@ -95,15 +97,18 @@ static const char q_own[] =
     " GROUP BY cc ORDER BY sum(latency_ns) DESC, cc";
 static const char q_sum[] =
     "SELECT t.name, t.kind, t.status,"
-    " (SELECT count(*) FROM command c WHERE c.trace_id=t.id),"
+    " (SELECT count(*) FROM command c WHERE c.trace_id=t.id AND c." DB_CLIENT_CMDS "),"
     " (SELECT count(*) FROM event e WHERE e.trace_id=t.id), t.dropped,"
     " coalesce((SELECT sum(latency_ns) FROM command c WHERE"
-    "  c.trace_id=t.id AND NOT c.flags & 32),0),"
+    "  c.trace_id=t.id AND c." DB_CLIENT_CMDS "),0),"
     " coalesce((SELECT max(t_done_ns) - min(t_submit_ns) FROM command c"
-    "  WHERE c.trace_id=t.id),0),"
+    "  WHERE c.trace_id=t.id AND c." DB_CLIENT_CMDS "),0),"
     " (SELECT count(*) FROM command c WHERE c.trace_id=t.id AND c.flags & 2),"
     " (SELECT count(*) FROM command c WHERE c.trace_id=t.id AND c.flags & 8),"
-    " (SELECT count(*) FROM command c WHERE c.trace_id=t.id AND c.flags & 32)"
+    " (SELECT count(*) FROM command c WHERE c.trace_id=t.id AND NOT c." DB_CLIENT_CMDS "),"
+    " coalesce((SELECT sum(latency_ns) FROM command c WHERE c.trace_id=t.id),0),"
+    " coalesce((SELECT max(t_done_ns) - min(t_submit_ns) FROM command c"
+    "  WHERE c.trace_id=t.id),0)"
     " FROM trace t WHERE t.id=?";
 
 /* The message for a failed read: what it means, not SQLite's "no more rows
@@ -174,8 +179,27 @@ void db_stats_free(struct db_stats *s)
 {
 	free_rows(s->cmds, s->n_cmds);
 	free_rows(s->own, s->n_own);
-	free(s->sum.name);
-	free(s->sum.kind);
-	free(s->sum.status);
+	db_trace_summary_free(&s->sum);
 	memset(s, 0, sizeof *s);
+}
+
+void db_trace_summary_free(struct db_trace_summary *t)
+{
+	free(t->name);
+	free(t->kind);
+	free(t->status);
+	memset(t, 0, sizeof *t);
+}
+
+int db_trace_summary_load(sqlite3 *db, int64_t id, struct db_trace_summary *t, char *err,
+			  size_t errlen)
+{
+	struct db_stats s;
+	int rc = db_stats_load(db, id, 0, &s, err, errlen);
+	*t = s.sum;
+	memset(&s.sum, 0, sizeof s.sum);
+	db_stats_free(&s);
+	if (rc)
+		db_trace_summary_free(t);
+	return rc;
 }

@@ -9,6 +9,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The one definition of a trace's figures (docs/schema.md, "Figures"), used by
+ * stats, diff, report, predict and replay, and spelt the same in the
+ * trace_summary and command_stats views: a trace's commands are the clients'
+ * rows, those tpmtrace sent itself (flag 32: the Startup of a spawned swtpm,
+ * the resource manager's flushes, a replay's clean-up) left out. Command
+ * count = those rows; TPM time = the sum of their latencies; span = the last
+ * response of one of them minus the first submit of one of them; total = span
+ * (TPM time plus the gaps between commands). The figures including
+ * tpmtrace's own commands carry "incl. tpmtrace's own" in their name. */
+#define DB_CLIENT_CMDS "flags & 32 = 0"
+
 /* One value as the database holds it, read both as an integer and as a real
  * (a hand-made file may store a real where a recording stores an integer). */
 struct db_stat_val {
@@ -27,10 +38,11 @@ struct db_cc_stats {
 
 struct db_trace_summary {
 	char *name, *kind, *status; /* NULL when the trace row has none */
-	int64_t commands;	    /* rows stored, tpmtrace's own included */
+	int64_t commands;	    /* the clients' commands (DB_CLIENT_CMDS) */
 	int64_t events, dropped, malformed, no_response, own;
-	double tpm_ns;	/* latency total of the clients' commands */
-	double span_ns; /* last completion minus first submit */
+	double tpm_ns;			/* latency total of the clients' commands */
+	double span_ns;			/* their last completion minus their first submit */
+	double tpm_ns_all, span_ns_all; /* the same incl. tpmtrace's own */
 };
 
 struct db_stats {
@@ -51,5 +63,10 @@ struct db_stats {
  * *s (rows up to the failure; have_sum 0) and err names the trace. */
 int db_stats_load(sqlite3 *db, int64_t id, int rows, struct db_stats *s, char *err, size_t errlen);
 void db_stats_free(struct db_stats *s);
+
+/* The summary alone (the figures above): 0, or -EIO / -ENOMEM with err set. */
+int db_trace_summary_load(sqlite3 *db, int64_t id, struct db_trace_summary *t, char *err,
+			  size_t errlen);
+void db_trace_summary_free(struct db_trace_summary *t);
 
 #endif

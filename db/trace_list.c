@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/stats.h"
 #include "db/trace_list.h"
 
 /* A copy of column i's text, NULL for NULL; *oom set when the copy failed. */
@@ -52,7 +53,9 @@ int db_trace_list(sqlite3 *db, struct db_trace_list *l, char *err, size_t errlen
 	memset(l, 0, sizeof *l);
 	if (sqlite3_prepare_v2(db,
 			       "SELECT t.id, t.kind, t.status, t.started_at, "
-			       "(SELECT count(*) FROM command c WHERE c.trace_id=t.id), t.dropped, "
+			       /* the command count of db/stats.h: the clients' */
+			       "(SELECT count(*) FROM command c WHERE c.trace_id=t.id AND "
+			       "c." DB_CLIENT_CMDS "), t.dropped, "
 			       "t.name, t.source, t.parent_id, t.policy FROM trace t ORDER BY t.id",
 			       -1, &st, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s", sqlite3_errmsg(db));

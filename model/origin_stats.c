@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/stats.h"
 #include "model/origin_stats.h"
 #include "model/trace_stream.h"
 
@@ -18,7 +19,7 @@ int origin_stats_load(sqlite3 *db, int64_t id, struct origin_stats out[POL_ORIGI
 	if (rc || sqlite3_prepare_v2(db,
 				     "SELECT client_id, count(*), coalesce(sum(latency_ns),0),"
 				     " coalesce(max(latency_ns),0), count(latency_ns) FROM command"
-				     " WHERE trace_id=? GROUP BY client_id",
+				     " WHERE trace_id=? AND " DB_CLIENT_CMDS " GROUP BY client_id",
 				     -1, &st, NULL)) {
 		free(o);
 		snprintf(err, errlen, "%s", rc == -ENOMEM ? "out of memory" : sqlite3_errmsg(db));

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "db/db.h"
+#include "db/stats.h"
 #include "model/profile.h"
 
 const char *rd_origin_name(enum rd_origin o)
@@ -56,7 +57,8 @@ static int load_axis(struct report_data *d, char *err, size_t errlen)
 			       "SELECT count(*), min(t_submit_ns), "
 			       "max(coalesce(t_done_ns,t_submit_ns)), "
 			       "coalesce(sum(latency_ns),0), count(latency_ns) FROM command "
-			       "WHERE trace_id=?1 UNION ALL SELECT count(*), min(t_ns), max(t_ns), "
+			       "WHERE trace_id=?1 AND " DB_CLIENT_CMDS
+			       " UNION ALL SELECT count(*), min(t_ns), max(t_ns), "
 			       "0, 0 FROM event "
 			       "WHERE trace_id=?1",
 			       -1, &st, NULL) != SQLITE_OK)
@@ -178,6 +180,16 @@ int report_data_open(struct report_data *d, sqlite3 *db, int64_t id, unsigned ma
 	d->max_marks = max_marks;
 	if ((rc = load_axis(d, err, errlen)))
 		return rc;
+	/* The figures, as every command gives them (db/stats.h). */
+	struct db_trace_summary fig;
+	if ((rc = db_trace_summary_load(db, id, &fig, err, errlen)))
+		return rc;
+	d->fig_commands = fig.commands;
+	d->fig_own = fig.own;
+	d->fig_span_ns = fig.span_ns;
+	d->fig_tpm_ns_all = fig.tpm_ns_all;
+	d->fig_span_ns_all = fig.span_ns_all;
+	db_trace_summary_free(&fig);
 	d->aggregate = d->n_cmd > max_marks;
 	if (d->aggregate) {
 		d->bins = calloc((size_t)TPM_FAM__COUNT * RD_NBINS, sizeof *d->bins);
@@ -366,7 +378,7 @@ int report_data_stream(struct report_data *d,
 	uint64_t prev_done = 0;
 	if (sqlite3_prepare_v2(d->db,
 			       "SELECT seq, t_submit_ns, latency_ns, cc, rc, client_id, t_done_ns "
-			       "FROM command WHERE trace_id=? ORDER BY seq",
+			       "FROM command WHERE trace_id=? AND " DB_CLIENT_CMDS " ORDER BY seq",
 			       -1, &st, NULL) != SQLITE_OK)
 		return io_err(d->db, err, errlen);
 	sqlite3_bind_int64(st, 1, d->id);
@@ -419,7 +431,7 @@ static int bar_add_trace(sqlite3 *db, int64_t id, struct report_bar *b)
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db,
 			       "SELECT cc, coalesce(sum(latency_ns),0), count(*) FROM command "
-			       "WHERE trace_id=? GROUP BY cc",
+			       "WHERE trace_id=? AND " DB_CLIENT_CMDS " GROUP BY cc",
 			       -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_int64(st, 1, id);

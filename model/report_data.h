@@ -72,7 +72,11 @@ struct report_data {
 	int64_t dropped;
 	uint64_t t0, t1; /* the time axis: commands and events */
 	uint64_t n_cmd, n_ev, n_lat;
-	double tpm_ns; /* sum of recorded latencies */
+	double tpm_ns; /* sum of recorded latencies (the trace's commands) */
+	/* The figures of db/stats.h: command count, span, tpmtrace's own
+	 * commands, and TPM time and span incl. them. */
+	int64_t fig_commands, fig_own;
+	double fig_span_ns, fig_tpm_ns_all, fig_span_ns_all;
 	double gap_ns; /* non-TPM time: gaps between a response and the next command,
 			* summed as predict sums them */
 	/* 0: no command has a latency (an imported log): the axis is the order

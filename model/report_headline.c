@@ -14,6 +14,10 @@ void report_headline_init(struct report_headline *h, const struct report_data *d
 	h->recorded_tpm_ms = d->tpm_ns / 1e6;
 	h->non_tpm_ms = d->gap_ns / 1e6;
 	h->recorded_total_ms = h->recorded_tpm_ms + h->non_tpm_ms;
+	h->recorded_commands = d->fig_commands;
+	h->tpmtrace_commands = d->fig_own;
+	h->recorded_span_ms = d->fig_span_ns / 1e6;
+	h->tpm_ms_incl_tpmtrace = d->fig_tpm_ns_all / 1e6;
 }
 
 static double ratio(double a, double b)

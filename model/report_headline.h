@@ -38,6 +38,9 @@ struct report_headline {
 	int64_t trace_id;
 	int timed;
 	double recorded_tpm_ms, non_tpm_ms, recorded_total_ms;
+	/* db/stats.h's figures of the trace */
+	int64_t recorded_commands, tpmtrace_commands;
+	double recorded_span_ms, tpm_ms_incl_tpmtrace;
 	struct report_row rows[REPORT_MAX_ROWS];
 	unsigned n;
 };

@@ -6,12 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/stats.h"
+
 /* The percentile() function db_open registers gives the nearest rank, the
  * same definition as the command_stats view. */
 static const char q_side[] =
     "SELECT cc, count(*), count(latency_ns), coalesce(sum(latency_ns), 0),"
     " coalesce(percentile(latency_ns, 50), -1), coalesce(percentile(latency_ns, 95), -1)"
-    " FROM command WHERE trace_id = ? AND flags & 32 = 0 GROUP BY cc ORDER BY cc";
+    " FROM command WHERE trace_id = ? AND " DB_CLIENT_CMDS " GROUP BY cc ORDER BY cc";
 
 static int trace_exists(sqlite3 *db, int64_t id, char *err, size_t errlen)
 {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/stats.h"
 #include "model/predict.h"
 #include "model/tpm/variant.h"
 
@@ -109,7 +110,9 @@ int trace_stream(sqlite3 *db, int64_t trace_id, const struct trace_stream_ops *o
 		" rc, t_submit_ns, t_done_ns, latency_ns, client_id,"
 		/* the bytes only where they give the variant (model/tpm/variant.h) */
 		" CASE WHEN cc IN (0x131, 0x153, 0x176, 0x191, 0x17A) THEN cmd END"
-		" FROM command WHERE trace_id=? AND cc IS NOT NULL ORDER BY seq",
+		/* the trace's commands (db/stats.h): not those tpmtrace sent itself */
+		" FROM command WHERE trace_id=? AND cc IS NOT NULL AND " DB_CLIENT_CMDS
+		" ORDER BY seq",
 		-1, &cs, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db,
 			       "SELECT seq, kind, detail FROM event WHERE trace_id=? ORDER BY seq",

@@ -49,6 +49,8 @@ int trace_origins_load(sqlite3 *db, int64_t trace_id, uint8_t **out);
  * returned. *n_cmds counts the commands streamed. The origin of each command
  * is its client's (trace_client_origin); kstartup comes from the command's
  * bytes when stored (policy_startup_cmd). */
+/* Streams the trace's commands only: those tpmtrace sent itself (flag 32)
+ * are left out, as in every figure (db/stats.h). */
 int trace_stream(sqlite3 *db, int64_t trace_id, const struct trace_stream_ops *ops, void *ctx,
 		 uint64_t *n_cmds, char *err, size_t errlen);
 

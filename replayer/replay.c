@@ -11,6 +11,8 @@
 
 #include <sqlite3.h>
 
+#include "db/stats.h"
+
 int replay_is_destructive(uint32_t cc)
 {
 	const struct tpm_cc_info *i = tpm_cc_lookup(cc);
@@ -129,16 +131,32 @@ void on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rsp, size
 	     uint64_t t0, uint64_t t1, int rc)
 {
 	struct rp *x = arg;
+	/* tpmtrace's own (flag 32, left out of every figure, db/stats.h): the
+	 * Startup, clean-up and resource-manager flushes the replay adds, and
+	 * the copies of the source's own commands (a spawned swtpm's Startup,
+	 * the recorder's resource-manager flushes), so that the run compares
+	 * with its source command for command. */
+	int own = x->cur_role == ROLE_CLEANUP || x->cur_role == ROLE_STARTUP ||
+		  x->cur_role == ROLE_CLIENT_END ||
+		  (x->cur_role == POL_ROLE_ORIGINAL && x->cur && x->cur->flags & REC_F_OWN);
 	struct rec_timing tm = {.t_submit = t0,
 				.t_done = t1,
 				.rc = rc < 0 ? rc : 0,
 				.flags = (x->t.emu && rc >= 0 ? REC_F_EMULATED : 0) |
-					 (x->cur_role == ROLE_CLEANUP ? REC_F_OWN : 0)};
+					 (own ? REC_F_OWN : 0)};
 	x->res->sent++;
-	x->res->tpm_ns += t1 - t0;
+	if (own) {
+		x->res->sent_own++;
+	} else {
+		x->res->tpm_ns += t1 - t0;
+		if (!x->res->first_ns || t0 < x->res->first_ns)
+			x->res->first_ns = t0;
+		if (t1 > x->res->last_ns)
+			x->res->last_ns = t1;
+	}
 	if (x->cur_role >= 0 && x->cur_role < 8)
 		x->res->by_role[x->cur_role]++;
-	if (len >= TPM_HEADER_SIZE) {
+	if (len >= TPM_HEADER_SIZE && !own) {
 		struct replay_cc_stat *s = cc_stat(x->res, wire_get_u32(cmd + 6));
 		if (s) {
 			s->n_rep++;
@@ -319,7 +337,7 @@ out:
  * source codes come first, by code, then codes only the replay sent. */
 static void src_stat_row(struct rp *x, sqlite3_stmt *st)
 {
-	if (sqlite3_column_type(st, 8) == SQLITE_NULL)
+	if (sqlite3_column_type(st, 8) == SQLITE_NULL || sqlite3_column_int64(st, 4) & REC_F_OWN)
 		return;
 	struct replay_cc_stat *s = cc_stat(x->res, (uint32_t)sqlite3_column_int64(st, 8));
 	if (s) {
@@ -348,7 +366,7 @@ static void src_stats_finish(struct rp *x, sqlite3 *db, int streamed_all)
 		if (sqlite3_prepare_v2(
 			db,
 			"SELECT cc, count(*), coalesce(sum(latency_ns),0) FROM command"
-			" WHERE trace_id=? AND cc IS NOT NULL GROUP BY cc",
+			" WHERE trace_id=? AND cc IS NOT NULL AND " DB_CLIENT_CMDS " GROUP BY cc",
 			-1, &st, NULL) == SQLITE_OK) {
 			sqlite3_bind_int64(st, 1, res->source_id);
 			int src;

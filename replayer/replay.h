@@ -98,12 +98,14 @@ struct replay_result {
 	uint64_t source_commands; /* commands in the source trace */
 	uint64_t processed;	  /* source commands handled */
 	uint64_t sent;		  /* commands sent to the TPM, policy extras included */
+	uint64_t sent_own;	  /* of them tpmtrace's own (flag 32), left out of tpm_ns and cc */
+	uint64_t first_ns, last_ns; /* first submit, last response of the others: the span */
 	uint64_t outcome[REPLAY__OUTCOMES];
 	uint64_t by_role[REPLAY_N_ROLES]; /* commands sent per pol_role (and the replay's own) */
 	uint64_t failed;		  /* TPM errors where the recording had success */
 	uint64_t hmac_checked;		  /* response HMACs verified */
 	uint64_t retries;		  /* resubmissions after TPM_RC_RETRY/YIELDED/TESTING */
-	uint64_t tpm_ns;		  /* sum of command latencies */
+	uint64_t tpm_ns;		  /* sum of latencies, tpmtrace's own left out */
 	uint64_t crypto_ns;		  /* host session cryptography */
 	uint64_t wall_ns;
 	uint64_t src_tpm_ns;

@@ -101,3 +101,7 @@ tpmtrace_faultproof(hostile_db_verify_says_yes
 	integration/test_hostile_db_foreign_schema_clear_error_bounded.sh
 	--broken "^verify :succeed"
 	-e "view-for-table: verify exits 1 within 5 s" -e "huge-blob: verify names the object")
+# One definition of the figures: a stats --json cut short is seen by the
+# comparison of every command's figures.
+tpmtrace_faultproof(figures_stats_json_cut integration/test_figures_one_definition_everywhere.sh
+	--broken "^stats .*--json:truncate" -e "every command, JSON and view agree on the figures")

@@ -113,6 +113,8 @@ for h in handles-transient handles-loaded-session handles-saved-session handles-
 done
 
 # ---- predict prices the demo trace from those entries --------------------------
+# (the trace's own commands: tpmtrace's Startup of the spawned swtpm, flag 32,
+# is left out as in every figure, docs/schema.md)
 "$TPMTRACE" predict "$T/demo.db" --trace 1 --profile "$T/cal.profile" --policy as-recorded --json \
 	>"$T/pred.json" 2>"$T/pred.err"
 expect_eq "predict with the calibrated profile" "$?" 0
@@ -121,7 +123,7 @@ pj() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['policies
 expect_eq "every command of the demo trace priced from an entry of its own kind (approximated)" \
 	"$(pj approximated)" 0
 expect_eq "only Startup priced at the fallback" "$(pj priced_at_fallback)" \
-	"$(sqlite3 "$T/demo.db" "SELECT count(*) FROM command WHERE trace_id=1 AND cc=0x144")"
+	"$(sqlite3 "$T/demo.db" "SELECT count(*) FROM command WHERE trace_id=1 AND cc=0x144 AND NOT flags & 32")"
 check "the warnings name nothing but Startup" [ "$(grep -vc 'lacks Startup (none)' "$T/pred.err")" -eq 0 ]
 # The accuracy, printed (measured through the proxy, which adds its own
 # microseconds to every entry; tools/bench calibrate measures it directly).

@@ -39,10 +39,11 @@ cat "$T/py.out"
 "$TPMTRACE" predict --synthetic pcr-extend:12313 --gap-ms 1.99 --profile slb9670-linux-integrity \
 	--host-crypto estimate >"$T/s.txt" 2>/dev/null
 check "text: an 'x password' heading" grep -qE '^ +x password$' "$T/s.txt"
-check "text: TPM and total columns" grep -qE '^policy .* total +TPM +total  TPM range' "$T/s.txt"
-check "text: password 102.8 s, factors 1.00 and 1.00" grep -qE '^password .* 102\.8 s +1\.00 +1\.00 ' "$T/s.txt"
+check "text: TPM and total columns" grep -qE '^policy .* total +TPM +total$' "$T/s.txt"
+check "text: the TPM range apart" grep -qE '^TPM range +\(low\.\.high\) +notes$' "$T/s.txt"
+check "text: password 102.8 s, factors 1.00 and 1.00" grep -qE '^password .* 102\.8 s +1\.00 +1\.00$' "$T/s.txt"
 tpmf=$(python3 -c 'import json,sys; p=[x for x in json.load(open(sys.argv[1]))["policies"] if x["name"]=="linux-6.10"][0]; print("%.2f %.2f" % (p["factor_vs_password_tpm"], p["factor_vs_password_total"]))' "$T/s.json")
-check "text: linux-6.10's factors as in the JSON ($tpmf)" grep -qE "^linux-6\.10 .* ${tpmf% *} +${tpmf#* } " "$T/s.txt"
+check "text: linux-6.10's factors as in the JSON ($tpmf)" grep -qE "^linux-6\.10 .* ${tpmf% *} +${tpmf#* }\$" "$T/s.txt"
 
 # Without --gap-ms the non-TPM time is unknown: no factor on totals.
 "$TPMTRACE" predict --synthetic pcr-extend:100 --profile slb9670-linux-integrity --policy linux-6.10 \
@@ -53,7 +54,7 @@ check "no total factor in JSON" grep -q '"factor_vs_password_total":null' "$T/u.
 "$TPMTRACE" predict --synthetic pcr-extend:100 --profile slb9670-linux-integrity --policy linux-6.10 \
 	--host-crypto estimate >"$T/u.txt" 2>/dev/null
 check "text says the non-TPM time is unknown" grep -q '^non-TPM time: unknown (--gap-ms gives it)' "$T/u.txt"
-check "text: '-' for the total factor" grep -qE '^linux-6\.10 .* [0-9.]+ +-  ' "$T/u.txt"
+check "text: '-' for the total factor" grep -qE '^linux-6\.10 .* [0-9.]+ +-$' "$T/u.txt"
 
 # A recorded trace: its gaps are the non-TPM time; x recorded on both too.
 DB=$T/t.db

@@ -23,8 +23,10 @@ check "report html" "$TPMTRACE" report "$DB" --trace 1 --profile $P --host-crypt
 "$TPMTRACE" predict "$DB" --trace 1 --profile $P --host-crypto estimate --json \
 	>"$T/predict.json" 2>/dev/null
 expect_eq "predict --json exits 0" $? 0
-rec_sum=$(sqlite3 "$DB" "SELECT sum(latency_ns) FROM command WHERE trace_id=1")
-rep_sum=$(sqlite3 "$DB" "SELECT sum(latency_ns) FROM command WHERE trace_id=(SELECT id FROM trace WHERE parent_id=1 AND kind='replay')")
+# TPM time: the clients' commands, tpmtrace's own (flag 32) left out
+# (docs/schema.md, "Figures").
+rec_sum=$(sqlite3 "$DB" "SELECT sum(latency_ns) FROM command WHERE trace_id=1 AND NOT flags & 32")
+rep_sum=$(sqlite3 "$DB" "SELECT sum(latency_ns) FROM command WHERE trace_id=(SELECT id FROM trace WHERE parent_id=1 AND kind='replay') AND NOT flags & 32")
 
 python3 - "$T/report.json" "$T/predict.json" "$T/report.html" "$rec_sum" "$rep_sum" >"$T/cmp.out" <<'PY'
 import json, sys, re
@@ -33,6 +35,8 @@ html = open(sys.argv[3]).read()
 rec_sum, rep_sum = float(sys.argv[4]), float(sys.argv[5])
 bad = []
 def same(what, a, b, tol=1e-6):
+    if a is None and b is None and what.endswith(('_low_ms', '_high_ms')):
+        return  # no range: a prediction mostly priced at the fallback
     if a is None or b is None or abs(a - b) > tol * max(1, abs(b)):
         bad.append(f"{what}: {a} != {b}")
 pp = {x['name']: x for x in p['policies']}

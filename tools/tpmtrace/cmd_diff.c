@@ -8,10 +8,11 @@
 #include "cli.h"
 #include "common.h"
 #include "db/db.h"
+#include "db/stats.h"
 #include "model/tpm/tpm_cc.h"
 #include "model/trace_diff.h"
 
-enum { O_JSON = 256, O_LIMIT, O_SORT };
+enum { O_JSON = 256, O_LIMIT, O_SORT, O_WIDE };
 static const struct cli_opt opts[] = {
     {"limit", O_LIMIT, "N", CLI_NUM, "print the first N command codes only (text)", NULL, 1,
      1000000},
@@ -25,6 +26,7 @@ static const struct cli_opt opts[] = {
     {"json", O_JSON, NULL, 0,
      "one JSON object {\"version\":1,\"a\":{...},\"b\":{...},\n"
      "\"commands\":[...]} with latencies in ns"},
+    {"wide", O_WIDE, NULL, 0, "the p50 and p95 columns too (lines longer than 100 columns)"},
 };
 static const struct cli_form forms[] = {{0, "DB A B", NULL}, {0, "DB1:A DB2:B", NULL}};
 
@@ -36,7 +38,7 @@ const struct subcommand subcmd_diff = {
     CLI_FORMS(forms),
     CLI_OPTS(opts),
     "Compares trace B with trace A per command code, in the manner of perf diff:\n"
-    "the count, total latency, p50 and p95 (nearest rank, as the command_stats view\n"
+    "the count, total latency, p50 and p95 (with --wide; nearest rank, as the command_stats view\n"
     "and the percentile() SQL function) in each, the differences B - A and the\n"
     "ratios B / A. Rows come sorted by the time that the commands added or removed\n"
     "account for (the count difference times the mean latency), then by the\n"
@@ -60,6 +62,7 @@ struct side {
 	sqlite3 *db;
 	int64_t id;
 	char kind[16], policy[128];
+	struct db_trace_summary sum; /* its figures (docs/schema.md, "Figures") */
 };
 
 /* "DB:ID" split at its last colon. */
@@ -82,6 +85,9 @@ static int open_side(struct side *x)
 	if (!(x->id = cli_pick_trace("diff", x->db, x->id_arg)))
 		return 1;
 	cli_trace_kind(x->db, x->id, x->kind, sizeof x->kind, x->policy, sizeof x->policy);
+	char err[512];
+	if (db_trace_summary_load(x->db, x->id, &x->sum, err, sizeof err))
+		return die("diff", "%s: %s", x->path, err);
 	return 0;
 }
 
@@ -118,8 +124,10 @@ static void print_json(const struct side *A, const struct side *B, const struct 
 		json_str(stdout, s[i]->kind);
 		printf(",\"policy\":");
 		json_str(stdout, s[i]->policy[0] ? s[i]->policy : NULL);
-		printf(",\"commands\":%llu,\"total_ns\":%lld}", (unsigned long long)t[i]->count,
-		       (long long)t[i]->total_ns);
+		printf(",\"commands\":%llu,\"total_ns\":%lld,\"tpm_ns\":%lld,\"span_ns\":%.0f,"
+		       "\"tpmtrace_commands\":%lld}",
+		       (unsigned long long)t[i]->count, (long long)t[i]->total_ns,
+		       (long long)t[i]->total_ns, s[i]->sum.span_ns, (long long)s[i]->sum.own);
 	}
 	printf(",\"commands\":[");
 	for (unsigned i = 0; i < d->n; i++) {
@@ -163,15 +171,40 @@ static const char *ratio_str(char *b, size_t n, int64_t a, int64_t x)
 }
 
 static void print_text(const struct side *A, const struct side *B, const struct tdiff *d,
-		       long limit)
+		       long limit, int wide)
 {
 	const struct side *s[2] = {A, B};
 	const struct tdiff_side *t[2] = {&d->total_a, &d->total_b};
 	for (int i = 0; i < 2; i++) {
-		printf("%s: %s trace %lld (%s%s%s): %llu commands, TPM time %.3f ms\n",
-		       i ? "B" : "A", s[i]->path, (long long)s[i]->id, s[i]->kind,
-		       s[i]->policy[0] ? ", policy " : "", s[i]->policy,
-		       (unsigned long long)t[i]->count, (double)t[i]->total_ns / 1e6);
+		char own[64] = "";
+		if (s[i]->sum.own)
+			snprintf(own, sizeof own, " (%lld more sent by tpmtrace)",
+				 (long long)s[i]->sum.own);
+		printf(
+		    "%s: %s trace %lld (%s%s%s)\n   %llu commands%s, TPM time %.3f ms, span %.3f "
+		    "ms\n",
+		    i ? "B" : "A", s[i]->path, (long long)s[i]->id, s[i]->kind,
+		    s[i]->policy[0] ? ", policy " : "", s[i]->policy,
+		    (unsigned long long)t[i]->count, own, (double)t[i]->total_ns / 1e6,
+		    s[i]->sum.span_ns / 1e6);
+	}
+	if (!wide) {
+		printf("\n%-26s %7s %7s %7s %12s %12s %12s %8s\n", "command", "count A", "count B",
+		       "delta", "total A ms", "total B ms", "delta ms", "ratio");
+		for (unsigned i = 0; i < d->n && (limit <= 0 || i < (unsigned long)limit); i++) {
+			const struct tdiff_row *r = &d->rows[i];
+			char nb[16], q[24];
+			printf("%-26s %7llu %7llu %+7lld %12.3f %12.3f %+12.3f %8s\n",
+			       cc_label(r->cc, nb, sizeof nb), (unsigned long long)r->a.count,
+			       (unsigned long long)r->b.count,
+			       (long long)r->b.count - (long long)r->a.count,
+			       (double)r->a.total_ns / 1e6, (double)r->b.total_ns / 1e6,
+			       (double)tdiff_delta_ns(r) / 1e6,
+			       ratio_str(q, sizeof q, r->a.total_ns, r->b.total_ns));
+		}
+		if (limit > 0 && d->n > (unsigned long)limit)
+			printf("... %u more command codes (--limit)\n", d->n - (unsigned)limit);
+		return;
 	}
 	printf("\n%-26s %7s %7s %7s %12s %12s %12s %8s %9s %9s %9s %9s\n", "command", "count A",
 	       "count B", "delta", "total A ms", "total B ms", "delta ms", "ratio", "p50 A",
@@ -196,7 +229,7 @@ static void print_text(const struct side *A, const struct side *B, const struct 
 
 static int run(int argc, char **argv)
 {
-	int json = 0, k, rc = 1;
+	int json = 0, k, rc = 1, wide = 0;
 	enum tdiff_order order = TDIFF_BY_ADDED;
 	long limit = 0;
 	struct cli_parse p;
@@ -206,6 +239,8 @@ static int run(int argc, char **argv)
 	while ((k = cli_next(&p)) > 0) {
 		if (k == O_JSON)
 			json = 1;
+		else if (k == O_WIDE)
+			wide = 1;
 		else if (k == O_SORT)
 			order = !strcmp(p.arg, "count")	 ? TDIFF_BY_COUNT
 				: !strcmp(p.arg, "time") ? TDIFF_BY_TIME
@@ -239,10 +274,12 @@ static int run(int argc, char **argv)
 	if (json)
 		print_json(&A, &B, &d);
 	else
-		print_text(&A, &B, &d, limit);
+		print_text(&A, &B, &d, limit, wide);
 	rc = 0;
 out:
 	trace_diff_release(&d);
+	db_trace_summary_free(&A.sum);
+	db_trace_summary_free(&B.sum);
 	db_close(A.db);
 	db_close(B.db);
 	return rc;

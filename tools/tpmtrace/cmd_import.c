@@ -391,8 +391,10 @@ static const struct importer *importer_find(const char *kind)
 static void print_text(const struct import_sink *s)
 {
 	double span_ms = s->t_last > s->t_first ? (double)(s->t_last - s->t_first) / 1e6 : 0;
-	printf("%s: trace %" PRId64 " (%s): %" PRIu64 " commands (%" PRIu64 " malformed, %" PRIu64
-	       " without response), %" PRIu64 " events, %" PRIu64 " clients, span %.3f ms%s\n",
+	/* the file on a line of its own: the figures fit 100 columns below it */
+	printf("%s: trace %" PRId64 " (%s):\n  %" PRIu64 " commands (%" PRIu64
+	       " malformed, %" PRIu64 " without response), %" PRIu64 " events, %" PRIu64
+	       " clients, span %.3f ms%s\n",
 	       s->file, s->trace_id, s->status, s->commands, s->malformed, s->no_response,
 	       s->events, s->clients, span_ms, s->synthetic ? ", synthetic timestamps" : "");
 }

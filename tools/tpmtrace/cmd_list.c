@@ -19,8 +19,9 @@ const struct subcommand subcmd_list = {
     CLI_FORMS(forms),
     CLI_OPTS(opts),
     "Lists the traces in a database: id, kind (record, replay, import), status\n"
-    "(complete, recording = unfinished, incomplete), start time, commands stored,\n"
-    "records dropped, name and source.\n",
+    "(complete, recording = unfinished, incomplete), start time, commands (the\n"
+    "clients': those tpmtrace sent itself left out, as in stats; docs/schema.md,\n"
+    "\"Figures\"), records dropped, name and source.\n",
     NULL,
     "tpmtrace list tpmtrace-demo.db\n",
 };

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "common.h"
 #include "db/db.h"
+#include "db/stats.h"
 #include "model/trace_stream.h"
 #include "model/tpm/decode.h"
 #include "model/predict.h"
@@ -15,7 +16,17 @@
 #include "model/tpm/tpm_cc.h"
 #include "replayer/hostcrypto.h"
 
-enum { O_TRACE = 256, O_PROFILE, O_POLICY, O_SYNTH, O_GAP, O_HOST, O_JSON };
+enum {
+	O_TRACE = 256,
+	O_PROFILE,
+	O_POLICY,
+	O_SYNTH,
+	O_GAP,
+	O_HOST,
+	O_JSON,
+	O_WIDE,
+	O_VERBOSE = 'v'
+};
 enum { M_DB = 1, M_SYNTH = 2 };
 static const struct cli_opt opts[] = {
     {"trace", O_TRACE, "ID", CLI_TRACE, CLI_TRACE_HELP, NULL, 0, 0, M_DB},
@@ -53,6 +64,12 @@ static const struct cli_opt opts[] = {
      "model/predict.h, the same on every host (reproducible\noutput)",
      "measure estimate"},
     {"json", O_JSON, NULL, 0, "one JSON object {\"version\":1,...} on stdout"},
+    {"wide", O_WIDE, NULL, 0,
+     "one line per policy with host crypto and the TPM range\n"
+     "(longer than 100 columns)"},
+    {"verbose", O_VERBOSE, NULL, 0,
+     "one warning per command form the profile lacks or\n"
+     "prices from another form (default: one summary line)"},
 };
 static const struct cli_form forms[] = {{M_DB, "DB", NULL}, {M_SYNTH, NULL, NULL}};
 
@@ -72,15 +89,18 @@ const struct subcommand subcmd_predict = {
     "time and on totals (when the non-TPM time is known: a recorded trace, or --gap-ms),\n"
     "the same against the recorded trace (when it has latencies), and a range for the TPM time\n"
     "from the profile's distributions (low: min or mean-1.645 sd; high: p95, mean+1.645 sd\n"
-    "or max). Commands the profile lacks are priced at its fallback with a warning.\n"
+    "or max; \"-\" for a prediction mostly priced at the fallback: its range is not\n"
+    "known). Commands the profile lacks are priced at its fallback with a warning\n"
+    "(one summary line; -v: one per command form). The trace's commands are those\n"
+    "its clients sent: tpmtrace's own (flag 32) are left out (docs/schema.md,\n"
+    "\"Figures\").\n"
     "The trace is streamed from DB, not loaded. A replay trace already holds its policy's\n"
     "sessions: predicting one warns.\n",
     "The per-operation host crypto figures are printed with the prediction.\n",
     "tpmtrace predict --synthetic pcr-extend:12313 --profile slb9670-linux-integrity\n"
     "tpmtrace predict --synthetic pcr-extend:12313 --gap-ms 1.99 --profile "
     "slb9670-linux-integrity\n"
-    "tpmtrace predict boot.db --profile slb9670-linux-integrity --policy linux-6.10 "
-    "--policy 'salt=none,reuse=lazy'\n",
+    "tpmtrace predict boot.db --profile slb9670-linux-integrity --policy 'salt=none,reuse=lazy'\n",
 };
 
 static void fmt_time(char *b, size_t l, double ms)
@@ -107,7 +127,7 @@ struct pcfg {
 	const char *dbpath, *trace, *profname, *synth;
 	const char *pol_args[PREDICT_MAX_POLICIES];
 	unsigned npol_args;
-	int json, measure_host;
+	int json, measure_host, wide, verbose;
 	double gap_ms; /* < 0: not given */
 };
 
@@ -122,6 +142,7 @@ struct pstate {
 	struct policy pols[PREDICT_MAX_POLICIES];
 	int show[PREDICT_MAX_POLICIES];
 	unsigned npol, base, nwarn;
+	int64_t own; /* tpmtrace's own commands in the trace, not predicted */
 	char warns[32][256];
 };
 
@@ -136,6 +157,12 @@ static int parse_args(int argc, char **argv, struct pcfg *c)
 		switch (key) {
 		case O_JSON:
 			c->json = 1;
+			break;
+		case O_WIDE:
+			c->wide = 1;
+			break;
+		case O_VERBOSE:
+			c->verbose = 1;
 			break;
 		case O_TRACE:
 			c->trace = p.arg;
@@ -184,12 +211,16 @@ static int feed_trace(const struct pcfg *c, struct pstate *s)
 	if (!id)
 		return 1;
 	cli_trace_kind(s->db, id, kind, sizeof kind, tpol, sizeof tpol);
-	if (!strcmp(kind, "replay"))
-		fprintf(stderr,
-			"tpmtrace predict: warning: trace %lld is a replay under policy %s: "
-			"its commands already carry that policy's sessions, and each policy "
-			"adds its own on top (predict the recording it replayed instead)\n",
-			(long long)id, tpol[0] ? tpol : "?");
+	if (!strcmp(kind, "replay")) {
+		char w[512];
+		snprintf(w, sizeof w,
+			 "trace %lld is a replay under policy %s: its commands already carry that "
+			 "policy's sessions, and each policy adds its own on top (predict the "
+			 "recording it replayed instead)",
+			 (long long)id, tpol[0] ? tpol : "?");
+		cli_print_wrapped(stderr, "tpmtrace predict: warning: ", 2, w, strlen(w),
+				  CLI_WIDTH);
+	}
 	if (trace_stream_predict(s->db, id, s->pr, &n, err, sizeof err))
 		return die("predict", "%s: %s", c->dbpath, err);
 	if (!n)
@@ -203,6 +234,12 @@ static int feed_trace(const struct pcfg *c, struct pstate *s)
 		if (sqlite3_step(ev) == SQLITE_ROW)
 			nev = sqlite3_column_int64(ev, 0);
 		sqlite3_finalize(ev);
+	}
+	/* tpmtrace's own commands are not predicted (db/stats.h): say how many */
+	struct db_trace_summary fig;
+	if (!db_trace_summary_load(s->db, id, &fig, err, sizeof err)) {
+		s->own = fig.own;
+		db_trace_summary_free(&fig);
 	}
 	snprintf(s->desc, sizeof s->desc, "%s trace %lld: %llu commands, %lld events", c->dbpath,
 		 (long long)id, (unsigned long long)n, nev);
@@ -262,12 +299,16 @@ static void json_policy(const struct pstate *s, unsigned k)
 		json_cc_key(c, r->by_cc[c].cc);
 		printf(":%.6f", r->by_cc[c].tpm_ms);
 	}
-	printf("},\"tpm_ms\":%.6f,\"tpm_low_ms\":%.6f,\"tpm_high_ms\":%.6f,"
-	       "\"tpm_ms_without_spread\":%.6f,\"host_crypto_ms\":%.6f,"
+	printf("},\"tpm_ms\":%.6f,", r->tpm_ms);
+	/* A prediction mostly priced at the fallback has no known range. */
+	if (predict_fallback_share(pr, k) > PREDICT_FALLBACK_WARN)
+		printf("\"tpm_low_ms\":null,\"tpm_high_ms\":null,");
+	else
+		printf("\"tpm_low_ms\":%.6f,\"tpm_high_ms\":%.6f,", r->tpm_lo_ms, r->tpm_hi_ms);
+	printf("\"tpm_ms_without_spread\":%.6f,\"host_crypto_ms\":%.6f,"
 	       "\"total_ms\":%.6f,\"factor_vs_password\":%.6f,\"factor_vs_password_tpm\":%.6f,"
 	       "\"factor_vs_password_total\":",
-	       r->tpm_ms, r->tpm_lo_ms, r->tpm_hi_ms, r->nospread_ms, r->host_ms,
-	       predict_total_ms(pr, k), f.total_vs_base, f.tpm_vs_base);
+	       r->nospread_ms, r->host_ms, predict_total_ms(pr, k), f.total_vs_base, f.tpm_vs_base);
 	if (f.total_known)
 		printf("%.6f", f.total_vs_base);
 	else
@@ -319,41 +360,102 @@ static void print_json(const struct pstate *s)
 	printf("]}\n");
 }
 
-static void text_policy(const struct pstate *s, unsigned k)
+/* The TPM range, or "-" when most of the time is priced at the fallback:
+ * the profile's spread says nothing about a guess. */
+static void range_str(char *b, size_t n, const struct pstate *s, unsigned k)
+{
+	const struct pred_result *r = &s->pr->r[k];
+	char d[32], e[32];
+	if (predict_fallback_share(s->pr, k) > PREDICT_FALLBACK_WARN) {
+		snprintf(b, n, "-");
+		return;
+	}
+	fmt_time(d, sizeof d, r->tpm_lo_ms);
+	fmt_time(e, sizeof e, r->tpm_hi_ms);
+	snprintf(b, n, "%s..%s", d, e);
+}
+
+/* What the range and the figures rest on: the share without spread data,
+ * the share priced at the fallback. */
+static void notes_str(char *b, size_t n, const struct pstate *s, unsigned k)
+{
+	const struct pred_result *r = &s->pr->r[k];
+	size_t len = 0;
+	b[0] = 0;
+	if (r->tpm_ms > 0 && r->nospread_ms / r->tpm_ms > 0.005)
+		len += (size_t)snprintf(b, n, " no spread data for %.0f%%",
+					100 * r->nospread_ms / r->tpm_ms);
+	double share = predict_fallback_share(s->pr, k);
+	if (share > PREDICT_FALLBACK_WARN && len < n)
+		snprintf(b + len, n - len, "%s MOSTLY FALLBACK (%.0f%%)", len ? ";" : "",
+			 100 * share);
+}
+
+/* A factor in 5 columns: 2 decimals below 100, fewer above. */
+static void factor5(char *b, size_t n, double x)
+{
+	snprintf(b, n, x < 99.995 ? "%.2f" : x < 999.95 ? "%.1f" : "%.0f", x);
+}
+
+static void text_policy(const struct pstate *s, unsigned k, int wide)
 {
 	const struct pred_result *r = &s->pr->r[k];
 	struct pred_factors f;
-	char a[32], b[32], c[32], d[32], e[32], ft[16], fr[24];
+	char a[32], b[32], c[32], ft[16], fr[48], rg[80], nt[160];
 	double tot = predict_total_ms(s->pr, k);
 	predict_factors(s->pr, k, s->base, &f);
 	fmt_time(a, sizeof a, r->tpm_ms);
 	fmt_time(b, sizeof b, r->host_ms);
 	fmt_time(c, sizeof c, tot);
-	fmt_time(d, sizeof d, r->tpm_lo_ms);
-	fmt_time(e, sizeof e, r->tpm_hi_ms);
+	range_str(rg, sizeof rg, s, k);
+	notes_str(nt, sizeof nt, s, k);
 	if (f.total_known)
 		snprintf(ft, sizeof ft, "%.2f", f.total_vs_base);
 	else
 		snprintf(ft, sizeof ft, "-");
-	if (f.have_rec)
-		snprintf(fr, sizeof fr, " %8.2f %8.2f", f.tpm_vs_rec, f.total_vs_rec);
-	else
-		fr[0] = 0;
 	uint64_t setup = r->by_role[POL_ROLE_NULLKEY_INIT] + r->by_role[POL_ROLE_SESSION_SETUP] +
 			 r->by_role[POL_ROLE_SESSION_END] + r->by_role[POL_ROLE_NAME_LOOKUP];
-	printf("%-30.30s %10llu %9llu %12s %11s %12s %8.2f %8s%s  %s..%s", r->pol.name,
-	       (unsigned long long)r->commands, (unsigned long long)setup, a, b, c, f.tpm_vs_base,
-	       ft, fr, d, e);
-	if (r->tpm_ms > 0 && r->nospread_ms / r->tpm_ms > 0.005)
-		printf(" (no spread data for %.0f%%)", 100 * r->nospread_ms / r->tpm_ms);
-	double share = predict_fallback_share(s->pr, k);
-	if (share > PREDICT_FALLBACK_WARN)
-		printf(" MOSTLY FALLBACK: %.0f%% of the TPM time priced at the fallback",
-		       100 * share);
-	printf("\n");
+	if (wide) {
+		if (f.have_rec)
+			snprintf(fr, sizeof fr, " %8.2f %8.2f", f.tpm_vs_rec, f.total_vs_rec);
+		else
+			fr[0] = 0;
+		printf("%-30.30s %10llu %9llu %12s %11s %12s %8.2f %8s%s  %s%s%s%s\n", r->pol.name,
+		       (unsigned long long)r->commands, (unsigned long long)setup, a, b, c,
+		       f.tpm_vs_base, ft, fr, rg, nt[0] ? " (" : "", nt[0] ? nt + 1 : "",
+		       nt[0] ? ")" : "");
+		return;
+	}
+	char f1[16], f3[16], f4[16];
+	factor5(f1, sizeof f1, f.tpm_vs_base);
+	if (f.total_known)
+		factor5(ft, sizeof ft, f.total_vs_base);
+	if (f.have_rec) {
+		factor5(f3, sizeof f3, f.tpm_vs_rec);
+		factor5(f4, sizeof f4, f.total_vs_rec);
+		snprintf(fr, sizeof fr, " %5s %5s", f3, f4);
+	} else {
+		fr[0] = 0;
+	}
+	printf("%-27.27s %8llu %5llu %9s %9s %9s %5s %5s%s\n", r->pol.name,
+	       (unsigned long long)r->commands, (unsigned long long)setup, a, b, c, f1, ft, fr);
 }
 
-static void print_text(const struct pstate *s)
+/* The TPM range and its notes, one line per policy (fits 100 columns). */
+static void text_ranges(const struct pstate *s)
+{
+	printf("\n%-27s %-20s %s\n", "TPM range", "(low..high)", "notes");
+	for (unsigned k = 0; k < s->npol; k++) {
+		char rg[80], nt[160];
+		if (!s->show[k])
+			continue;
+		range_str(rg, sizeof rg, s, k);
+		notes_str(nt, sizeof nt, s, k);
+		printf("%-27.27s %-20s%s\n", s->pr->r[k].pol.name, rg, nt);
+	}
+}
+
+static void print_text(const struct pstate *s, int wide)
 {
 	const struct predictor *pr = s->pr;
 	const struct pred_host *h = &s->host;
@@ -361,46 +463,115 @@ static void print_text(const struct pstate *s)
 	printf("profile: %s (%s)%s%s\n", s->prof.name, s->from, s->prof.chip ? ", " : "",
 	       s->prof.chip ? s->prof.chip : "");
 	printf("trace:   %s\n", s->desc);
+	if (s->own)
+		printf("         (and %lld commands tpmtrace sent itself, left out)\n",
+		       (long long)s->own);
 	fmt_time(a, sizeof a, pr->gap_ms);
 	if (pr->gap_known)
 		printf("non-TPM time (gaps between commands): %s\n", a);
 	else
-		printf("non-TPM time: unknown (--gap-ms gives it): totals are TPM time and host "
+		printf("non-TPM time: unknown (--gap-ms gives it): totals are TPM time and host\n"
 		       "crypto only, x passwd on totals is not given\n");
 	if (pr->recorded_n) {
 		fmt_time(a, sizeof a, pr->recorded_tpm_ms);
 		fmt_time(b, sizeof b, pr->recorded_tpm_ms + pr->gap_ms);
 		printf("recorded: TPM time %s, total %s\n", a, b);
 	}
-	printf("host crypto: %s: salted session %.1f us, unsalted %.1f us, HMAC per command "
+	printf("host crypto: %s: salted session %.1f us,\n  unsalted %.1f us, HMAC per command "
 	       "%.1f us, parameter encryption +%.1f us, Name %.1f us\n\n",
 	       h->measured ? "measured on this host (tpmtrace's session code)"
 			   : "constant estimate, not measured (model/predict.h)",
 	       h->salt_ecc * 1e3, h->unsalted * 1e3, h->hmac * 1e3, h->enc * 1e3, h->name * 1e3);
-	printf("%-30s %10s %9s %12s %11s %12s %17s%s\n", "", "", "", "", "", "", "x password",
-	       pr->recorded_n ? "        x recorded" : "");
-	printf("%-30s %10s %9s %12s %11s %12s %8s %8s", "policy", "commands", "setup", "TPM time",
-	       "host crypto", "total", "TPM", "total");
-	if (pr->recorded_n)
-		printf(" %8s %8s", "TPM", "total");
-	printf("  TPM range (low..high)\n");
+	if (wide) {
+		printf("%-30s %10s %9s %12s %11s %12s %17s%s\n", "", "", "", "", "", "",
+		       "x password", pr->recorded_n ? "        x recorded" : "");
+		printf("%-30s %10s %9s %12s %11s %12s %8s %8s", "policy", "commands", "setup",
+		       "TPM time", "host crypto", "total", "TPM", "total");
+		if (pr->recorded_n)
+			printf(" %8s %8s", "TPM", "total");
+		printf("  TPM range (low..high)\n");
+	} else {
+		printf("%-27s %8s %5s %9s %9s %9s %11s%s\n", "", "", "", "", "", "", "x password",
+		       pr->recorded_n ? "  x recorded" : "");
+		printf("%-27s %8s %5s %9s %9s %9s %5s %5s", "policy", "commands", "setup",
+		       "TPM time", "host", "total", "TPM", "total");
+		if (pr->recorded_n)
+			printf(" %5s %5s", "TPM", "total");
+		printf("\n");
+	}
 	for (unsigned k = 0; k < s->npol; k++)
 		if (s->show[k])
-			text_policy(s, k);
+			text_policy(s, k, wide);
+	if (!wide)
+		text_ranges(s);
 	printf("\ncommands sent per policy:\n");
 	for (unsigned k = 0; k < s->npol; k++) {
 		const struct pred_result *r = &pr->r[k];
 		if (!s->show[k])
 			continue;
-		printf("  %-30.30s", r->pol.name);
-		for (unsigned j = 0; j < r->n_cc && j < 8; j++)
-			printf(" %s %llu",
-			       tpm_cc_name(r->by_cc[j].cc) ? tpm_cc_name(r->by_cc[j].cc) : "?",
-			       (unsigned long long)r->by_cc[j].n);
-		if (r->n_cc > 8)
+		int col = printf("  %-27.27s", r->pol.name);
+		unsigned j = 0;
+		for (; j < r->n_cc && (wide ? j < 8 : 1); j++) {
+			const char *nm =
+			    tpm_cc_name(r->by_cc[j].cc) ? tpm_cc_name(r->by_cc[j].cc) : "?";
+			char item[64];
+			int w = snprintf(item, sizeof item, " %s %llu", nm,
+					 (unsigned long long)r->by_cc[j].n);
+			if (!wide && col + w > 96)
+				break;
+			col += printf("%s", item);
+		}
+		if (j < r->n_cc)
 			printf(" ...");
 		printf("\n");
 	}
+}
+
+/* The warnings: each with -v (or when there are at most 3), else one line
+ * that counts them and names the commands priced at the fallback. */
+static void print_warnings(const struct pstate *s, int verbose)
+{
+	if (verbose || s->nwarn <= 3) {
+		for (unsigned j = 0; j < s->nwarn; j++)
+			cli_print_wrapped(stderr, "tpmtrace predict: warning: ", 2, s->warns[j],
+					  strlen(s->warns[j]), CLI_WIDTH);
+		return;
+	}
+	unsigned lacks = 0;
+	int more = 0;
+	char names[200] = "";
+	size_t len = 0;
+	for (unsigned j = 0; j < s->nwarn; j++) {
+		const char *l = strstr(s->warns[j], " lacks ");
+		if (!l)
+			continue;
+		lacks++;
+		l += 7;
+		size_t nl = strcspn(l, " (:");
+		char nm[64];
+		snprintf(nm, sizeof nm, "%.*s", (int)(nl < 63 ? nl : 63), l);
+		if (strstr(names, nm))
+			continue;
+		if (len + nl + 6 >= sizeof names || len + nl + strlen(s->prof.name) > 52) {
+			more = 1;
+			continue;
+		}
+		len +=
+		    (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "", nm);
+	}
+	if (lacks)
+		fprintf(
+		    stderr,
+		    "tpmtrace predict: warning: profile %s lacks %s%s\n"
+		    "  (%u command forms, priced at its fallback); %u more priced from another\n"
+		    "  variant or authorization (-v: each)\n",
+		    s->prof.name, names, more ? ", ..." : "", lacks, s->nwarn - lacks);
+	else
+		fprintf(
+		    stderr,
+		    "tpmtrace predict: warning: profile %s: %u command forms priced from another "
+		    "variant or\n  authorization (-v: each)\n",
+		    s->prof.name, s->nwarn);
 }
 
 static int run(int argc, char **argv)
@@ -430,12 +601,11 @@ static int run(int argc, char **argv)
 		goto out;
 	predict_finish(s.pr);
 	s.nwarn = predict_warnings(s.pr, s.warns, 32);
-	for (unsigned j = 0; j < s.nwarn; j++)
-		fprintf(stderr, "tpmtrace predict: warning: %s\n", s.warns[j]);
+	print_warnings(&s, c.verbose);
 	if (c.json)
 		print_json(&s);
 	else
-		print_text(&s);
+		print_text(&s, c.wide);
 out:
 	free(s.pr);
 	profile_release(&s.prof);

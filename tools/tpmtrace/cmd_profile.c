@@ -192,24 +192,25 @@ static int show(const struct profile *p, const char *from)
 			   "measured-by", "date", "covers",   "lacks"};
 	const char *v[] = {p->vendor,	   p->chip, p->firmware, p->bus,
 			   p->measured_by, p->date, p->covers,	 p->lacks};
+	char lead[32];
 	for (int i = 0; i < 8; i++)
-		if (v[i])
-			printf("  %-12s %s\n", k[i], v[i]);
-	for (const char *s = p->source; s && *s;) {
-		size_t l = strcspn(s, "\n");
-		printf("  %-12s %.*s\n", "source", (int)l, s);
-		s += l + (s[l] != 0);
-	}
-	for (const char *s = p->note; s && *s;) {
-		size_t l = strcspn(s, "\n");
-		printf("  %-12s %.*s\n", "note", (int)l, s);
-		s += l + (s[l] != 0);
-	}
+		if (v[i]) {
+			snprintf(lead, sizeof lead, "  %-12s ", k[i]);
+			cli_print_wrapped(stdout, lead, 15, v[i], strlen(v[i]), CLI_WIDTH);
+		}
+	const char *multi[2][2] = {{"source", p->source}, {"note", p->note}};
+	for (int j = 0; j < 2; j++)
+		for (const char *s = multi[j][1]; s && *s;) {
+			size_t l = strcspn(s, "\n");
+			snprintf(lead, sizeof lead, "  %-12s ", multi[j][0]);
+			cli_print_wrapped(stdout, lead, 15, s, l, CLI_WIDTH);
+			s += l + (s[l] != 0);
+		}
 	printf("  %-12s %g ms per command\n", "transport", p->transport_ms);
 	printf("  %-12s %g ms (%s)\n", "fallback", profile_fallback(p),
 	       isnan(p->fallback_ms) ? "median of the entries" : "fallback-ms");
-	printf("\n%-20s %-10s %-22s %7s %10s %10s %10s %10s %10s\n", "command", "auth", "variant",
-	       "n", "mean ms", "p50", "p95", "low", "high");
+	printf("\n%-18s %-10s %-16s %5s %8s %8s %8s %8s %8s\n", "command", "auth", "variant", "n",
+	       "mean ms", "p50", "p95", "low", "high");
 	for (size_t i = 0; i < p->n; i++) {
 		const struct prof_entry *e = &p->e[i];
 		char m[32], a[32], b[32], lo_s[32], hi_s[32], n[24], cc[16];
@@ -221,7 +222,7 @@ static int show(const struct profile *p, const char *from)
 		fmt_ms(lo_s, sizeof lo_s, spread ? lo : NAN);
 		fmt_ms(hi_s, sizeof hi_s, spread ? hi : NAN);
 		snprintf(n, sizeof n, e->n ? "%llu" : "-", (unsigned long long)e->n);
-		printf("%-20s %-10s %-22s %7s %10s %10s %10s %10s %10s\n",
+		printf("%-18s %-10s %-16s %5s %8s %8s %8s %8s %8s\n",
 		       cc_label(e->cc, cc, sizeof cc), prof_auth_str(e->auth), e->variant, n, m, a,
 		       b, lo_s, hi_s);
 	}
@@ -232,8 +233,14 @@ static void list_cb(void *ctx, const char *name, const char *chip, const char *s
 		    int64_t entries)
 {
 	size_t l = source ? strcspn(source, "\n") : 0;
-	printf("%-34s %-10s %4lld  %-16s %.*s\n", name, (const char *)ctx, (long long)entries,
-	       chip ? chip : "-", (int)(l > 60 ? 60 : l), source ? source : "");
+	/* the first source line, cut to what 100 columns leave */
+	int col = printf("%-30s %-8s %4lld  %-16s ", name, (const char *)ctx, (long long)entries,
+			 chip ? chip : "-");
+	int room = col < CLI_WIDTH - 10 ? CLI_WIDTH - col : 10;
+	if ((int)l > room)
+		printf("%.*s...\n", room - 3, source);
+	else
+		printf("%.*s\n", (int)l, source ? source : "");
 }
 
 static int act_import(const struct opts *o, struct profile *p)
@@ -288,7 +295,7 @@ static int act_list(const struct opts *o)
 		return usage_error(&subcmd_profile, "list takes at most a DB");
 	if (o->npos == 1 && (rc = open_optional(o->pos[0], &db)))
 		return rc;
-	printf("%-34s %-10s %4s  %-16s %s\n", "name", "where", "cmds", "chip", "source");
+	printf("%-30s %-8s %4s  %-16s %s\n", "name", "where", "cmds", "chip", "source");
 	rc = 0;
 	if (profile_builtin_list(list_cb, "shipped", err, sizeof err))
 		rc = die("profile", "%s", err);

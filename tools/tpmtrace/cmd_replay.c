@@ -49,7 +49,7 @@ static const struct cli_opt opts[] = {
     {"repeat", O_REPEAT, "N", CLI_NUM,
      "replay N times (each run is its own trace; with spawn,\n"
      "each on a fresh swtpm); with N > 1 or --policy all, a\n"
-     "table of mean +- standard deviation of TPM and total\n"
+     "table of mean +- standard deviation of TPM and wall\n"
      "time per policy follows (as perf stat -r)",
      NULL, 1, 100000},
     {"min-fidelity", O_MINFID, "PCT", CLI_REAL,
@@ -168,6 +168,13 @@ static uint64_t fidelity_n(const struct replay_result *r)
 	return ok > r->failed ? ok - r->failed : 0;
 }
 
+/* The run's span (docs/schema.md, "Figures"): first submit to last response
+ * of its commands, tpmtrace's own left out. */
+static uint64_t span_ns(const struct replay_result *r)
+{
+	return r->last_ns > r->first_ns ? r->last_ns - r->first_ns : 0;
+}
+
 static void print_json(FILE *f, const struct replay_result *r, int rc)
 {
 	fprintf(f, "{\"source\":%lld,\"trace\":%lld,\"policy\":", (long long)r->source_id,
@@ -182,7 +189,9 @@ static void print_json(FILE *f, const struct replay_result *r, int rc)
 		"\"substituted\":%llu,\"refused\":%llu,\"skipped\":%llu,\"failed\":%llu,"
 		"\"fidelity\":%.4f,\"hmac_verified\":%llu,\"retries\":%llu,\"tpm_ns\":%llu,"
 		"\"source_tpm_ns\":%llu,"
-		"\"crypto_ns\":%llu,\"wall_ns\":%llu,",
+		"\"crypto_ns\":%llu,\"wall_ns\":%llu,\"trace_commands\":%llu,\"tpmtrace_commands\":"
+		"%llu,"
+		"\"span_ns\":%llu,",
 		(unsigned long long)r->source_commands, (unsigned long long)r->processed,
 		(unsigned long long)r->sent, (unsigned long long)r->outcome[REPLAY_FAITHFUL],
 		(unsigned long long)r->outcome[REPLAY_SUBSTITUTED],
@@ -191,7 +200,9 @@ static void print_json(FILE *f, const struct replay_result *r, int rc)
 		r->processed ? (double)fidelity_n(r) / (double)r->processed : 0.0,
 		(unsigned long long)r->hmac_checked, (unsigned long long)r->retries,
 		(unsigned long long)r->tpm_ns, (unsigned long long)r->src_tpm_ns,
-		(unsigned long long)r->crypto_ns, (unsigned long long)r->wall_ns);
+		(unsigned long long)r->crypto_ns, (unsigned long long)r->wall_ns,
+		(unsigned long long)(r->sent - r->sent_own), (unsigned long long)r->sent_own,
+		(unsigned long long)span_ns(r));
 	if (r->emulated[0]) {
 		fprintf(f, "\"emulated\":");
 		json_str(f, r->emulated);
@@ -280,12 +291,18 @@ static void print_text(FILE *f, const struct replay_result *r, int rc)
 			"answered as when recorded\n",
 			100.0 * (double)fidelity_n(r) / (double)r->processed,
 			(unsigned long long)fidelity_n(r), (unsigned long long)r->processed);
-	fprintf(f, "  commands sent %llu:", (unsigned long long)r->sent);
-	for (int i = 0; i < REPLAY_N_ROLES; i++)
+	char roles[512] = "", sent[96];
+	size_t rl = 0;
+	for (int i = 0; i < REPLAY_N_ROLES && rl < sizeof roles; i++)
 		if (r->by_role[i])
-			fprintf(f, " %s %llu", role_names[i], (unsigned long long)r->by_role[i]);
+			rl += (size_t)snprintf(roles + rl, sizeof roles - rl, "%s%s %llu",
+					       rl ? " " : "", role_names[i],
+					       (unsigned long long)r->by_role[i]);
+	snprintf(sent, sizeof sent, "  commands sent %llu (%llu of them tpmtrace's own): ",
+		 (unsigned long long)r->sent, (unsigned long long)r->sent_own);
+	cli_print_wrapped(f, sent, 4, roles, strlen(roles), CLI_WIDTH);
 	fprintf(f,
-		"\n  response HMACs verified %llu; TPM errors where the recording succeeded %llu\n",
+		"  response HMACs verified %llu; TPM errors where the recording succeeded %llu\n",
 		(unsigned long long)r->hmac_checked, (unsigned long long)r->failed);
 	if (r->retries)
 		fprintf(f,
@@ -299,22 +316,29 @@ static void print_text(FILE *f, const struct replay_result *r, int rc)
 			fprintf(f, "; %u could not be: %s", r->cleanup_left, r->cleanup_err);
 		fputc('\n', f);
 	}
-	fprintf(f, "  TPM time %.3f ms (recorded %.3f ms), host crypto %.3f ms, wall %.3f ms\n",
-		ms(r->tpm_ns), ms(r->src_tpm_ns), ms(r->crypto_ns), ms(r->wall_ns));
+	fprintf(f,
+		"  %llu commands: TPM time %.3f ms (recorded %.3f ms), span %.3f ms\n"
+		"  host crypto %.3f ms, wall %.3f ms (the whole run, start-up included)\n",
+		(unsigned long long)(r->sent - r->sent_own), ms(r->tpm_ns), ms(r->src_tpm_ns),
+		ms(span_ns(r)), ms(r->crypto_ns), ms(r->wall_ns));
 	if (r->emulated[0])
 		fprintf(f,
-			"  emulated %s (seed %llu): %llu responses held; %llu priced from another "
-			"variant or authorization, %llu at the profile's fallback; %llu came "
-			"after their drawn latency (%.3f ms in all, %.3f ms not made up by "
-			"later holds)\n",
+			"  emulated %s (seed %llu): %llu responses held;\n"
+			"    %llu priced from another variant or authorization, %llu at the "
+			"profile's fallback;\n"
+			"    %llu came after their drawn latency (%.3f ms in all, %.3f ms not made "
+			"up by later holds)\n",
 			r->emulated, (unsigned long long)r->emulate_seed,
 			(unsigned long long)r->emu_commands, (unsigned long long)r->emu_approx,
 			(unsigned long long)r->emu_missing, (unsigned long long)r->emu_late,
 			ms(r->emu_late_ns), ms(r->emu_debt_ns));
 	for (unsigned i = 0; i < r->n_reasons; i++) {
 		const struct replay_reason *n = &r->reasons[i];
-		fprintf(f, "  %s x%llu (first at seq %llu): %s\n", outcome_names[n->outcome],
-			(unsigned long long)n->count, (unsigned long long)n->first_seq, n->text);
+		char lead[96];
+		snprintf(lead, sizeof lead,
+			 "  %s x%llu (first at seq %llu): ", outcome_names[n->outcome],
+			 (unsigned long long)n->count, (unsigned long long)n->first_seq);
+		cli_print_wrapped(f, lead, 4, n->text, strlen(n->text), CLI_WIDTH);
 	}
 	fprintf(f, "  %-26s %9s %9s %12s %12s %6s\n", "command", "recorded", "replayed",
 		"rec mean ms", "rep mean ms", "rc!=");
@@ -335,8 +359,14 @@ static void print_text(FILE *f, const struct replay_result *r, int rc)
 	for (unsigned b = 0; b < r->n_banks; b++)
 		for (int i = 0; i < 24; i++)
 			if ((r->banks[b].mask & (1u << i)) && i == 16) {
+				/* 32 bytes a line: a SHA-512 value fits 100 columns */
+				unsigned sz = r->banks[b].size;
 				fprintf(f, "  PCR %s:%d = ", alg_name(r->banks[b].alg), i);
-				hex(f, r->banks[b].v[i], r->banks[b].size);
+				for (unsigned o = 0; o < sz; o += 32) {
+					if (o)
+						fputs("\n                  ", f);
+					hex(f, r->banks[b].v[i] + o, sz - o < 32 ? sz - o : 32);
+				}
 				fputc('\n', f);
 			}
 }
@@ -491,6 +521,24 @@ static int run_policy(struct rcfg *c, unsigned k, struct progress *pg, int *prin
 	return 0;
 }
 
+/* "mean +- sd (sd%)", or "mean +- -" for one run: it has no deviation. */
+static void mean_sd(char *b, size_t n, const struct run_stats *s)
+{
+	if (s->n < 2)
+		snprintf(b, n, "%.3f +- -", s->mean);
+	else
+		snprintf(b, n, "%.3f +- %.3f (%.1f%%)", s->mean, run_stats_sd(s),
+			 s->mean > 0 ? 100 * run_stats_sd(s) / s->mean : 0);
+}
+
+static void json_sd(const struct run_stats *s)
+{
+	if (s->n < 2)
+		printf("null");
+	else
+		printf("%.6f", run_stats_sd(s));
+}
+
 /* Mean +- standard deviation per policy, in the manner of perf stat -r. */
 static void print_summary(const struct rcfg *c)
 {
@@ -500,32 +548,30 @@ static void print_summary(const struct rcfg *c)
 			printf("%s{\"policy\":", k ? "," : "");
 			json_str(stdout, c->pols[k]);
 			printf(",\"runs\":%llu,\"first_trace\":%lld,\"last_trace\":%lld,"
-			       "\"tpm_ms_mean\":%.6f,\"tpm_ms_sd\":%.6f,\"total_ms_mean\":%.6f,"
-			       "\"total_ms_sd\":%.6f}",
+			       "\"tpm_ms_mean\":%.6f,\"tpm_ms_sd\":",
 			       (unsigned long long)c->tpm[k].n, (long long)c->first_id[k],
-			       (long long)c->last_id[k], c->tpm[k].mean, run_stats_sd(&c->tpm[k]),
-			       c->wall[k].mean, run_stats_sd(&c->wall[k]));
+			       (long long)c->last_id[k], c->tpm[k].mean);
+			/* one run has no standard deviation */
+			json_sd(&c->tpm[k]);
+			printf(",\"wall_ms_mean\":%.6f,\"wall_ms_sd\":", c->wall[k].mean);
+			json_sd(&c->wall[k]);
+			putchar('}');
 		}
 		printf("]");
 		return;
 	}
-	printf("\nper policy over %ld run%s each (mean +- sample standard deviation; total = "
-	       "wall time of the run):\n",
+	printf("\nper policy over %ld run%s each (mean +- sample standard deviation, - for one "
+	       "run;\nwall = wall time of the run):\n",
 	       c->repeat, c->repeat == 1 ? "" : "s");
-	printf("  %-30s %5s %-9s %32s %32s\n", "policy", "runs", "traces", "TPM time ms",
-	       "total ms");
+	printf("  %-27s %4s %-7s %26s %26s\n", "policy", "runs", "traces", "TPM time ms",
+	       "wall ms");
 	for (unsigned k = 0; k < c->n_pols && c->tpm[k].n; k++) {
 		char ids[32], a[48], b[48];
 		snprintf(ids, sizeof ids, "%lld-%lld", (long long)c->first_id[k],
 			 (long long)c->last_id[k]);
-		snprintf(a, sizeof a, "%.3f +- %.3f (%.1f%%)", c->tpm[k].mean,
-			 run_stats_sd(&c->tpm[k]),
-			 c->tpm[k].mean > 0 ? 100 * run_stats_sd(&c->tpm[k]) / c->tpm[k].mean : 0);
-		snprintf(b, sizeof b, "%.3f +- %.3f (%.1f%%)", c->wall[k].mean,
-			 run_stats_sd(&c->wall[k]),
-			 c->wall[k].mean > 0 ? 100 * run_stats_sd(&c->wall[k]) / c->wall[k].mean
-					     : 0);
-		printf("  %-30.30s %5llu %-9s %32s %32s\n", c->pols[k],
+		mean_sd(a, sizeof a, &c->tpm[k]);
+		mean_sd(b, sizeof b, &c->wall[k]);
+		printf("  %-27.27s %4llu %-7s %26s %26s\n", c->pols[k],
 		       (unsigned long long)c->tpm[k].n, ids, a, b);
 	}
 }

@@ -10,7 +10,18 @@
 #include "model/tpm/decode.h"
 #include "model/tpm/params.h"
 
-enum { O_TRACE = 256, O_LIMIT, O_CC, O_RC, O_CLIENT, O_SEQ, O_SLOWER, O_JSON, O_VERBOSE = 'V' };
+enum {
+	O_TRACE = 256,
+	O_LIMIT,
+	O_CC,
+	O_RC,
+	O_CLIENT,
+	O_SEQ,
+	O_SLOWER,
+	O_JSON,
+	O_WIDE,
+	O_VERBOSE = 'V'
+};
 static const struct cli_opt opts[] = {
     {"trace", O_TRACE, "ID", CLI_TRACE, CLI_TRACE_HELP},
     {"limit", O_LIMIT, "N", CLI_NUM, "at most N lines", NULL, 1, 1000000000},
@@ -24,6 +35,8 @@ static const struct cli_opt opts[] = {
     {"slower-than", O_SLOWER, "MS", CLI_REAL, "only commands with a latency above MS milliseconds",
      NULL, 0, 1000000000},
     {"json", O_JSON, NULL, 0, "one JSON object (\"version\": 1)"},
+    {"wide", O_WIDE, NULL, 0,
+     "fixed columns and the whole response code text\n(lines longer than 100 columns)"},
     {"verbose", O_VERBOSE, NULL, 0,
      "each command the filters keep and its response\nexplained field by field (as tshark -V)"},
 };
@@ -38,13 +51,15 @@ const struct subcommand subcmd_show = {
     CLI_OPTS(opts),
     "One line per command in order: sequence number, time since the first command\n"
     "(seconds), command name, handles, sessions (handle and attributes: c continue,\n"
-    "d decrypt, e encrypt, a audit), PCR, client, response code text and latency;\n"
+    "d decrypt, e encrypt, a audit), PCR, client, latency and response code text\n"
+    "(cut to 100 columns; --wide: fixed columns, text whole, latency last);\n"
     "control events (ctrl:INIT, platform:POWER_ON, backend-lost, ...) as '--' lines.\n"
     "The filters combine (all must hold); with any filter but --seq, events are\n"
     "left out. With -V, each command kept (--seq N: that one) and its response are\n"
     "explained field by field: header, handles, authorization areas, parameters by\n"
     "name (TPM 2.0 Part 3) or hex; redacted fields are shown as <redacted>.\n",
-    NULL,
+    "When the filters keep nothing, stderr says so and the exit status is 0; 1 for\n"
+    "an error (-V --seq N of no command), 2 for a usage error.\n",
     "tpmtrace show tpmtrace-demo.db | less\n"
     "tpmtrace show demo.db --cc PCR_Extend,0x17e --rc ok --limit 5\n"
     "tpmtrace show demo.db --slower-than 1 --json\n"
@@ -56,7 +71,7 @@ struct show {
 	const char *trace_arg, *cc, *rc, *client, *seq;
 	long limit;
 	double slower;
-	int has_slower, json, verbose;
+	int has_slower, json, verbose, wide;
 	int64_t seq_a, seq_b;
 	/* the WHERE clause of commands and of events, and its bound values */
 	char where[1024], ev_where[128];
@@ -202,6 +217,9 @@ static int parse(struct show *s, int argc, char **argv, const char **dbpath)
 		case O_JSON:
 			s->json = 1;
 			break;
+		case O_WIDE:
+			s->wide = 1;
+			break;
 		case O_VERBOSE:
 			s->verbose = 1;
 			break;
@@ -217,6 +235,19 @@ static int parse(struct show *s, int argc, char **argv, const char **dbpath)
 }
 
 /* ---- -V ---- */
+
+/* One line of -V: a field longer than 100 columns (a blob in hex) goes on
+ * in chunks on the lines after it, indented 4 more. */
+static void print_field_line(int indent, const char *line)
+{
+	int room = CLI_WIDTH - indent;
+	size_t len = strlen(line);
+	if (room < 32)
+		room = 32;
+	printf("%*s%.*s\n", indent, "", (int)(len < (size_t)room ? len : (size_t)room), line);
+	for (size_t o = (size_t)room; o < len; o += (size_t)(room - 4))
+		printf("%*s%.*s\n", indent + 4, "", room - 4, line + o);
+}
 
 struct explain_out {
 	int json, first;
@@ -238,7 +269,7 @@ static void field_out(void *ctx, const struct tpm_field *f)
 		json_str(stdout, line);
 		printf("}");
 	} else {
-		printf("%*s%s\n", 4 * (int)(f->depth + 1), "", line);
+		print_field_line(4 * (int)(f->depth + 1), line);
 	}
 	o->first = 0;
 	if (line != small)
@@ -308,6 +339,21 @@ static int read_failed(sqlite3 *db, sqlite3_stmt *st, int64_t id)
 	return 1;
 }
 
+/* Nothing kept: said on stderr, so that an empty answer is not taken for
+ * an empty trace or a typo; the exit status stays 0 (the question was
+ * answered; the examples and scripts that filter rely on it), as for
+ * sqlite3 and jq. */
+static int nothing_matched(int64_t id, const struct show *s)
+{
+	if (!s->where[0] && !s->seq)
+		fprintf(stderr, "tpmtrace show: trace %lld has no commands or events\n",
+			(long long)id);
+	else
+		fprintf(stderr, "tpmtrace show: trace %lld: nothing matches the filters\n",
+			(long long)id);
+	return 0;
+}
+
 /* -V: every command the filters keep, explained. */
 static int explain(sqlite3 *db, int64_t id, const struct show *s)
 {
@@ -335,7 +381,7 @@ static int explain(sqlite3 *db, int64_t id, const struct show *s)
 	if (!n && s->seq && s->seq_a == s->seq_b)
 		return die("show", "trace %lld has no command with seq %lld", (long long)id,
 			   (long long)s->seq_a);
-	return 0;
+	return n ? 0 : nothing_matched(id, s);
 }
 
 /* ---- the list ---- */
@@ -356,7 +402,7 @@ static void print_event(sqlite3_stmt *st, int64_t seq, double rel, const struct 
 	/* Event kinds and details come from files (IMA file names, TCG event
 	 * text): escaped. */
 	char kb[256], db_[4096];
-	printf("%6lld %11.6f  -- %s%s%s\n", (long long)seq, rel, safe_text(kind, kb, sizeof kb),
+	printf("%6lld %10.6f  -- %s%s%s\n", (long long)seq, rel, safe_text(kind, kb, sizeof kb),
 	       detail ? " " : "", safe_text(detail, db_, sizeof db_));
 }
 
@@ -393,7 +439,21 @@ static void print_command_json(sqlite3_stmt *st, int64_t seq, double rel, int fi
 	printf("}");
 }
 
-static void print_command(sqlite3_stmt *st, int64_t seq, double rel)
+/* tpm2-tss's "tpm:error(2.0): TEXT" as "error: TEXT", "tpm:success" as
+ * "success": the layer and the spec version say nothing in a trace of TPM
+ * responses (-V and --wide have them). */
+static const char *short_rc(const char *t, char *b, size_t n)
+{
+	const char *v = strstr(t, "(2.0)");
+	if (strncmp(t, "tpm:", 4))
+		return t;
+	if (!v || strchr(t + 4, ':') < v)
+		return t + 4;
+	snprintf(b, n, "%.*s%s", (int)(v - t - 4), t + 4, v + 5);
+	return b;
+}
+
+static void print_command(sqlite3_stmt *st, int64_t seq, double rel, int wide)
 {
 	uint32_t cc = (uint32_t)sqlite3_column_int64(st, 3);
 	char namebuf[16], hbuf[64] = "", sbuf[48] = "", extra[48] = "";
@@ -425,12 +485,34 @@ static void print_command(sqlite3_stmt *st, int64_t seq, double rel)
 	const char *rctext = sqlite3_column_type(st, 12) == SQLITE_NULL
 				 ? "(no response)"
 				 : tpm_rc_str((uint32_t)sqlite3_column_int64(st, 12));
-	printf("%6lld %11.6f  %-22s %-23s %-20s %-13s c%-3d %-30s", (long long)seq, rel, name, hbuf,
-	       sbuf, extra, sqlite3_column_int(st, 11), mal ? mal : rctext);
+	if (wide) {
+		printf("%6lld %11.6f  %-22s %-23s %-20s %-13s c%-3d %-30s", (long long)seq, rel,
+		       name, hbuf, sbuf, extra, sqlite3_column_int(st, 11), mal ? mal : rctext);
+		if (sqlite3_column_type(st, 13) != SQLITE_NULL)
+			printf(" %9.3f ms\n", ns_to_ms(sqlite3_column_double(st, 13)));
+		else
+			printf("\n");
+		return;
+	}
+	/* 100 columns: handles, session and extra joined; the latency before
+	 * the response code text, which is cut to what is left (-V and --wide
+	 * give it whole). */
+	char detail[168], lat[24] = "-";
+	snprintf(detail, sizeof detail, "%s%s%s%s%s", hbuf, *hbuf && *sbuf ? " " : "", sbuf,
+		 (*hbuf || *sbuf) && *extra ? " " : "", extra);
 	if (sqlite3_column_type(st, 13) != SQLITE_NULL)
-		printf(" %9.3f ms\n", ns_to_ms(sqlite3_column_double(st, 13)));
+		snprintf(lat, sizeof lat, "%.3f ms", ns_to_ms(sqlite3_column_double(st, 13)));
+	if (*detail)
+		strcat(detail, " ");
+	int col = printf("%6lld %10.6f %-16s c%-3d %10s  %-*s", (long long)seq, rel, name,
+			 sqlite3_column_int(st, 11), lat, *detail ? 27 : 0, detail);
+	char rb[256];
+	const char *t = mal ? mal : short_rc(rctext, rb, sizeof rb);
+	int room = col < 100 - 12 ? 100 - col : 12;
+	if ((int)strlen(t) > room)
+		printf("%.*s...\n", room - 3, t);
 	else
-		printf("\n");
+		printf("%s\n", t);
 }
 
 /* The time of the trace's first row with a time: the origin of the second
@@ -484,7 +566,7 @@ static int list(sqlite3 *db, int64_t id, const struct show *s)
 		else if (s->json)
 			print_command_json(st, seq, rel, n == 0);
 		else
-			print_command(st, seq, rel);
+			print_command(st, seq, rel, s->wide);
 		n++;
 	}
 	if (src != SQLITE_ROW && src != SQLITE_DONE)
@@ -492,7 +574,7 @@ static int list(sqlite3 *db, int64_t id, const struct show *s)
 	if (s->json)
 		printf("]}\n");
 	sqlite3_finalize(st);
-	return 0;
+	return n ? 0 : nothing_matched(id, s);
 }
 
 static int run(int argc, char **argv)

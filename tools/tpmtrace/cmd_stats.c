@@ -8,7 +8,7 @@
 #include "db/stats.h"
 #include "model/origin_stats.h"
 
-enum { O_TRACE = 256, O_JSON, O_BY };
+enum { O_TRACE = 256, O_JSON, O_BY, O_WIDE };
 static const struct cli_opt opts[] = {
     {"trace", O_TRACE, "ID", CLI_TRACE, CLI_TRACE_HELP},
     {"by", O_BY, "WHAT", CLI_CHOICE,
@@ -21,6 +21,9 @@ static const struct cli_opt opts[] = {
     {"json", O_JSON, NULL, 0,
      "{\"version\":1,\"trace\":{...},\"commands\":[...]} (--by\n"
      "origin: \"origins\" instead of \"commands\"), times in ns"},
+    {"wide", O_WIDE, NULL, 0,
+     "the first occurrence's latency too (lines longer than\n"
+     "100 columns)"},
 };
 static const struct cli_form forms[] = {{0, "DB", NULL}};
 
@@ -33,7 +36,8 @@ const struct subcommand subcmd_stats = {
     CLI_OPTS(opts),
     "Per command code: count, total, min, mean, p50, p95, p99 and max latency in\n"
     "milliseconds, and the latency of the first occurrence (cold TPM, cold caches),\n"
-    "sorted by total time; then a one-line summary of the trace. Percentiles are\n"
+    "sorted by total time (the first occurrence with --wide); then a summary of the\n"
+    "trace: its commands, TPM time and span (docs/schema.md, \"Figures\"). Percentiles are\n"
     "nearest-rank, as in the command_stats view (docs/schema.md). Commands tpmtrace\n"
     "sent itself (the Startup of a spawned swtpm, the resource manager's flushes;\n"
     "flag 32) are counted apart from the clients'.\n",
@@ -42,8 +46,9 @@ const struct subcommand subcmd_stats = {
     "tpmtrace stats tpmtrace-demo.db --by origin\n",
 };
 
-/* Prints rows of per-command-code statistics. */
-static void print_rows(const struct db_cc_stats *r, size_t nr, int json)
+/* Prints rows of per-command-code statistics: 94 columns for a name of 22
+ * characters and times below 10 s; the first occurrence with wide. */
+static void print_rows(const struct db_cc_stats *r, size_t nr, int json, int wide)
 {
 	for (size_t n = 0; n < nr; n++, r++) {
 		if (json) {
@@ -58,6 +63,14 @@ static void print_rows(const struct db_cc_stats *r, size_t nr, int json)
 			       (long long)r->first.i);
 		} else {
 			char nb[256];
+			if (!wide) {
+				printf("%-22s %6lld %10.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f\n",
+				       safe_text(r->name, nb, sizeof nb), (long long)r->count,
+				       ns_to_ms(r->total.d), ns_to_ms(r->min.d), ns_to_ms(r->mean),
+				       ns_to_ms(r->p50.d), ns_to_ms(r->p95.d), ns_to_ms(r->p99.d),
+				       ns_to_ms(r->max.d));
+				continue;
+			}
 			printf("%-26s %7lld %11.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f\n",
 			       safe_text(r->name, nb, sizeof nb), (long long)r->count,
 			       ns_to_ms(r->total.d), ns_to_ms(r->min.d), ns_to_ms(r->mean),
@@ -97,24 +110,27 @@ static int print_origins(sqlite3 *db, int64_t id, int json)
 
 /* The per-command-code tables: the clients' commands, then tpmtrace's own
  * (when all of the clients' were read). */
-static void print_commands(const struct db_stats *s, int json)
+static void print_commands(const struct db_stats *s, int json, int wide)
 {
 	if (json) {
 		printf("{\"version\":1,\"commands\":[");
+	} else if (!wide) {
+		printf("%-22s %6s %10s %8s %8s %8s %8s %8s %8s\n", "command", "count", "total ms",
+		       "min", "mean", "p50", "p95", "p99", "max");
 	} else {
 		printf("%-26s %7s %11s %9s %9s %9s %9s %9s %9s %9s\n", "command", "count",
 		       "total ms", "min", "mean", "p50", "p95", "p99", "max", "first");
 	}
-	print_rows(s->cmds, s->n_cmds, json);
+	print_rows(s->cmds, s->n_cmds, json, wide);
 	if (!s->cmds_done)
 		return;
 	if (json) {
 		printf("],\"tpmtrace_commands\":[");
 	} else if (s->n_own) {
-		printf("sent by tpmtrace itself (flag 32: Startup of the spawned swtpm, "
+		printf("sent by tpmtrace itself (flag 32: Startup of the spawned swtpm,\n"
 		       "resource-manager flushes):\n");
 	}
-	print_rows(s->own, s->n_own, json);
+	print_rows(s->own, s->n_own, json, wide);
 }
 
 static void print_summary(int64_t id, const struct db_trace_summary *t, int json)
@@ -128,30 +144,33 @@ static void print_summary(int64_t id, const struct db_trace_summary *t, int json
 		json_str(stdout, t->status);
 		printf(",\"commands\":%lld,\"tpmtrace_commands\":%lld,\"events\":%lld,"
 		       "\"dropped\":%lld,\"malformed\":%lld,"
-		       "\"no_response\":%lld,\"tpm_ns\":%.0f,\"span_ns\":%.0f}}\n",
+		       "\"no_response\":%lld,\"tpm_ns\":%.0f,\"span_ns\":%.0f,"
+		       "\"tpm_ns_incl_tpmtrace\":%.0f,\"span_ns_incl_tpmtrace\":%.0f}}\n",
 		       (long long)t->commands, (long long)t->own, (long long)t->events,
 		       (long long)t->dropped, (long long)t->malformed, (long long)t->no_response,
-		       t->tpm_ns, t->span_ns);
+		       t->tpm_ns, t->span_ns, t->tpm_ns_all, t->span_ns_all);
 	} else {
-		char ownt[64] = "";
-		if (t->own)
-			snprintf(ownt, sizeof ownt, " (%lld sent by tpmtrace)", (long long)t->own);
 		char nb[1024], kb[64], sb[64];
-		printf("trace %lld%s%s%s (%s, %s): %lld commands%s, %lld events, %lld dropped, "
-		       "%lld malformed, %lld without response; TPM time %.3f ms over %.3f ms\n",
+		printf("trace %lld%s%s%s (%s, %s): %lld commands, %lld events, %lld dropped,\n"
+		       "  %lld malformed, %lld without response; TPM time %.3f ms, span %.3f ms\n",
 		       (long long)id, t->name ? " '" : "",
 		       t->name ? safe_text(t->name, nb, sizeof nb) : "", t->name ? "'" : "",
 		       safe_text(t->kind, kb, sizeof kb), safe_text(t->status, sb, sizeof sb),
-		       (long long)t->commands, ownt, (long long)t->events, (long long)t->dropped,
+		       (long long)t->commands, (long long)t->events, (long long)t->dropped,
 		       (long long)t->malformed, (long long)t->no_response, ns_to_ms(t->tpm_ns),
 		       ns_to_ms(t->span_ns));
+		if (t->own)
+			printf(
+			    "  and %lld sent by tpmtrace; incl. tpmtrace's own: TPM time %.3f ms, "
+			    "span %.3f ms\n",
+			    (long long)t->own, ns_to_ms(t->tpm_ns_all), ns_to_ms(t->span_ns_all));
 	}
 }
 
 static int run(int argc, char **argv)
 {
 	const char *trace_arg = NULL;
-	int json = 0, k, ret = 1, origin = 0;
+	int json = 0, k, ret = 1, origin = 0, wide = 0;
 	struct cli_parse p;
 	cli_parse_init(&p, &subcmd_stats, argc, argv);
 	while ((k = cli_next(&p)) > 0) {
@@ -159,6 +178,8 @@ static int run(int argc, char **argv)
 			trace_arg = p.arg;
 		else if (k == O_JSON)
 			json = 1;
+		else if (k == O_WIDE)
+			wide = 1;
 		else if (k == O_BY)
 			origin = !strcmp(p.arg, "origin");
 	}
@@ -185,7 +206,7 @@ static int run(int argc, char **argv)
 		if (print_origins(db, id, json))
 			goto out;
 	} else {
-		print_commands(&s, json);
+		print_commands(&s, json, wide);
 	}
 	if (!s.have_sum) {
 		printf(json ? "]}\n" : "\n");

@@ -81,14 +81,15 @@ static int run(int argc, char **argv)
 		       (unsigned long long)r.setup, (unsigned long long)r.ends,
 		       (unsigned long long)r.rewritten, (unsigned long long)r.sizes_assumed);
 	else
-		printf("trace %lld: the password-equivalent of trace %lld: %llu of %llu commands; "
-		       "removed %llu of the null key's registration, %llu of session set-up, %llu "
-		       "session flushes; %llu authorizations turned into passwords or dropped%s\n",
-		       (long long)r.trace_id, (long long)id, (unsigned long long)r.commands,
-		       (unsigned long long)r.source_commands, (unsigned long long)r.registration,
-		       (unsigned long long)r.setup, (unsigned long long)r.ends,
-		       (unsigned long long)r.rewritten,
-		       r.sizes_assumed ? " (sizes assumed for some: no raw bytes stored)" : "");
+		printf(
+		    "trace %lld: the password-equivalent of trace %lld: %llu of %llu commands;\n"
+		    "  removed %llu of the null key's registration, %llu of session set-up, %llu "
+		    "session flushes;\n  %llu authorizations turned into passwords or dropped%s\n",
+		    (long long)r.trace_id, (long long)id, (unsigned long long)r.commands,
+		    (unsigned long long)r.source_commands, (unsigned long long)r.registration,
+		    (unsigned long long)r.setup, (unsigned long long)r.ends,
+		    (unsigned long long)r.rewritten,
+		    r.sizes_assumed ? " (sizes assumed for some: no raw bytes stored)" : "");
 	ret = 0;
 out:
 	sqlite3_close(db);

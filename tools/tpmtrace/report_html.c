@@ -130,7 +130,9 @@ static const char css[] =
     "tr.mostly-fallback td{background:#fff4d6}.flag{color:#b45309}\n"
     ".fb{color:#666;font-size:11.5px;white-space:normal;max-width:300px}"
     ".fb summary{margin:0;font-size:11.5px}td.share{text-align:left}\n"
-    "footer{color:#777;font-size:12px;padding:0 28px 24px}\n";
+    "footer{color:#777;font-size:12px;padding:0 28px 24px}\n"
+    /* a table wider than the page scrolls in its box, not the page */
+    ".wide{overflow-x:auto;max-width:100%}\n";
 const char *const report_html_css = css;
 
 static void fam_classes(FILE *f)
@@ -202,7 +204,8 @@ static void timeline_open(struct rep *r)
 		    "in the lane of its command family. Control events are the lines in the top "
 		    "lane; phases (firmware, kernel, userspace) come from the clients that sent "
 		    "the commands. Hover a mark for its seq, command and latency. The axis is "
-		    "time from the first record: span %s, %llu commands, %llu events.</p>\n",
+		    "time from the first record to the last (commands and events): %s, %llu "
+		    "commands, %llu events.</p>\n",
 		    fmt_dur(span, b1, sizeof b1), (unsigned long long)r->d->n_cmd,
 		    (unsigned long long)r->d->n_ev);
 	else
@@ -563,6 +566,26 @@ static void top_section(struct rep *r)
 	fputs("</table></section>\n", f);
 }
 
+/* Bar labels longer than this are shortened in the chart (whole in the
+ * table and the bar's data-label). */
+#define LABEL_MAX 36
+
+/* s, HTML-escaped, cut to max bytes with "..." (never inside a UTF-8
+ * sequence; escaped after the cut). */
+static void label(FILE *f, const char *s, size_t max)
+{
+	char b[LABEL_MAX * 2 + 4];
+	if (strlen(s) <= max || max + 4 > sizeof b) {
+		html(f, s);
+		return;
+	}
+	size_t k = max - 3;
+	while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
+		k--;
+	snprintf(b, sizeof b, "%.*s...", (int)k, s);
+	html(f, b);
+}
+
 /* measure: what the bars measure, the axis title ("TPM time", "total time"). */
 static void bars_chart(FILE *f, const char *id, const struct report_bar *bars, unsigned n, int base,
 		       const char *const *seg_names, const char *const *seg_colors, int nseg,
@@ -570,7 +593,23 @@ static void bars_chart(FILE *f, const char *id, const struct report_bar *bars, u
 {
 	char b1[32];
 	double max = 0;
-	const double X0 = 260, X1 = 840, RH = 30;
+	const double RH = 30, CW = 6.6; /* px per character of the 11 px font, at most */
+	/* The bar area leaves room for the longest label on either side, so
+	 * that no label is cut by the 1000 px box (a label longer than
+	 * LABEL_MAX characters is shortened; its title has it whole). */
+	size_t left = 0, right = 0;
+	for (unsigned i = 0; i < n; i++) {
+		size_t l = strlen(bars[i].label),
+		       r = strlen(measure) + 1 + strlen(fmt_dur(bars[i].total, b1, sizeof b1));
+		if (base >= 0)
+			r += 14 + strlen(bars[base].label);
+		left = l > left ? l : left;
+		right = r > right ? r : right;
+	}
+	left = left > LABEL_MAX ? LABEL_MAX : left;
+	right = right > 2 * LABEL_MAX ? 2 * LABEL_MAX : right;
+	const double X0 = left * CW + 16 > 260 ? left * CW + 16 : 260;
+	const double X1 = 1000 - 8 - right * CW < 840 ? 1000 - 8 - right * CW : 840;
 	for (unsigned i = 0; i < n; i++)
 		if (bars[i].total > max)
 			max = bars[i].total;
@@ -605,7 +644,7 @@ static void bars_chart(FILE *f, const char *id, const struct report_bar *bars, u
 			b->kind, b->total, factor);
 		html(f, b->label);
 		fprintf(f, "\"><text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">", X0 - 8, y + 15);
-		html(f, b->label);
+		label(f, b->label, LABEL_MAX);
 		fputs("</text>", f);
 		for (int k = 0; k < nseg; k++) {
 			if (b->seg[k] <= 0)
@@ -625,7 +664,7 @@ static void bars_chart(FILE *f, const char *id, const struct report_bar *bars, u
 				" &#183; <tspan class=\"factor\" font-weight=\"bold\">%.2f&times;"
 				"</tspan> vs ",
 				factor);
-			html(f, bars[base].label);
+			label(f, bars[base].label, LABEL_MAX);
 		}
 		fputs("</text></g>\n", f);
 	}
@@ -646,7 +685,8 @@ static void bars_table(FILE *f, const char *id, const struct report_bar *bars, u
 {
 	char b1[32];
 	fprintf(f,
-		"<details><summary>Table</summary><table id=\"%s\"><tr><th class=\"l\">bar</th>"
+		"<details><summary>Table</summary><div class=\"wide\"><table id=\"%s\"><tr>"
+		"<th class=\"l\">bar</th>"
 		"<th class=\"l\">kind</th><th>runs</th><th>commands</th>",
 		id);
 	for (int s = 0; s < nseg; s++)
@@ -663,7 +703,7 @@ static void bars_table(FILE *f, const char *id, const struct report_bar *bars, u
 		fprintf(f, "<td>%s</td><td>%.3f</td></tr>\n", fmt_dur(b->total, b1, sizeof b1),
 			base >= 0 && bars[base].total > 0 ? b->total / bars[base].total : 0);
 	}
-	fputs("</table></details>\n", f);
+	fputs("</table></div></details>\n", f);
 }
 
 static void predicted_section(struct rep *r, const struct report_prediction *p)
@@ -851,9 +891,13 @@ static void page_head(struct rep *r, const struct report_html_opts *o)
 		"<div class=\"card\"><b>%s</b><span>%s</span></div>",
 		(unsigned long long)d->n_cmd, (unsigned long long)d->n_ev,
 		d->timed ? fmt_dur(d->tpm_ns, b1, sizeof b1) : "none recorded",
-		d->timed ? fmt_dur(d->t1 > d->t0 ? (double)(d->t1 - d->t0) : 0, b2, sizeof b2)
-			 : "order only",
-		d->timed ? "span" : "no timing: axis by seq");
+		d->timed ? fmt_dur(d->fig_span_ns, b2, sizeof b2) : "order only",
+		d->timed ? "span (first command to last response)" : "no timing: axis by seq");
+	if (d->fig_own)
+		fprintf(f,
+			"<div class=\"card\" id=\"tpmtrace-own\"><b>%lld</b><span>sent by tpmtrace "
+			"itself, left out; TPM time incl. them %s</span></div>",
+			(long long)d->fig_own, fmt_dur(d->fig_tpm_ns_all, b1, sizeof b1));
 	if (d->dropped)
 		fprintf(f, "<div class=\"card\"><b>%lld</b><span>dropped</span></div>",
 			(long long)d->dropped);
