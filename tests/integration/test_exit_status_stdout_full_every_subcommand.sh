@@ -36,6 +36,9 @@ USUAL=(
 # Their own output is on standard error (or the child's, for record -- CMD):
 # covered by --help.
 NO_STDOUT=" record vm-record import calibrate "
+# Their usual output needs a PostgreSQL server: test_fleet_push_faults runs
+# them against one with standard output on /dev/full.
+NEEDS_SERVER=" push fleet "
 
 subs=$("$TPMTRACE" --help | sed -n '/^Subcommands:/,/^$/p' | awk 'NR > 1 && NF { print $1 }')
 check "the subcommands are listed" test -n "$subs"
@@ -55,7 +58,7 @@ done
 for s in $subs; do
 	full "$s" --help
 	covered=0
-	case $NO_STDOUT in *" $s "*) covered=1 ;; esac
+	case $NO_STDOUT$NEEDS_SERVER in *" $s "*) covered=1 ;; esac
 	for u in "${USUAL[@]}"; do [ "${u%% *}" = "$s" ] && covered=1; done
 	check "$s: its usual output is in the table (or it writes none to stdout)" test $covered = 1
 done

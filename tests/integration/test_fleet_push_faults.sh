@@ -189,4 +189,17 @@ expect_eq "the replay on the server names its source by UUID, and its policy" \
 		ON s.uuid = r.parent_uuid WHERE r.kind = 'replay'")" "linux-6.10|t"
 expect_eq "fleet groups the replay under its policy" \
 	"$(psql_q -c "SELECT count(*) FROM fleet_trace WHERE policy = 'linux-6.10'")" 1
+# ---- a failed standard output is a failure (issue 22 item 8; the rest of
+# the subcommands: test_exit_status_stdout_full_every_subcommand) ----
+"$TPMTRACE" replay "$T/c.db" --policy password >/dev/null 2>&1
+PGPASSFILE=$T/pgpass "$TPMTRACE" push "$T/c.db" "$PUSHURL" >/dev/full 2>"$T/full.err"
+rc=$?
+check "push >/dev/full exits 1 ($rc)" test $rc -eq 1
+check "push >/dev/full says why" grep -q "standard output: No space left on device" "$T/full.err"
+for f in stats list; do
+	"$TPMTRACE" fleet "$PGURL" $f >/dev/full 2>"$T/full.err"
+	rc=$?
+	check "fleet $f >/dev/full exits 1 ($rc)" test $rc -eq 1
+	check "fleet $f >/dev/full says why" grep -q "standard output: No space left on device" "$T/full.err"
+done
 finish
