@@ -5,8 +5,9 @@
 # profile - with COLUMNS=100, and every subcommand's --help. A line longer
 # than 100 characters fails, named with its command. --wide (stats, diff,
 # show, predict) is the way to the longer lines and is not checked here.
-# Not covered: sql (its columns are the query's), record's exit summary on
-# stderr, calibrate and vm-record (a TPM's worth of time, a VM).
+# record's exit lines (and those of record --emulate) are checked from the
+# recording of the demo trace and one more. Not covered: sql (its columns
+# are the query's), calibrate and vm-record (a TPM's worth of time, a VM).
 . "$(dirname "$0")/../lib/common.sh"
 need swtpm tpm2_startup python3
 PCAP=$TPMTRACE_SHARED_DATA/pcap/esys-create-session-auth-ecc.int.pcap
@@ -49,6 +50,11 @@ for p in $("$TPMTRACE" profile list | awk 'NR > 1 { print $1 }'); do
 done
 out report "$TPMTRACE" report "$db" --trace 1 --profile slb9670-linux-integrity -o "$T/r.html"
 out export "$TPMTRACE" export "$db" --trace 1 --csv "$T/c.csv"
+cp "$T/rec.err" "$T/out/record"
+out record-emulate "$TPMTRACE" record --spawn-swtpm --emulate slb9670-linux-integrity \
+	--db "$T/emu.db" -- "$TPMTRACE_SRC/tools/demo-workload" 2
+check "record's exit lines are there" grep -q "commands forwarded" "$T/out/record"
+check "record --emulate's account is there" grep -q "responses" "$T/out/record-emulate"
 out strip "$TPMTRACE" strip "$db" --trace 1
 out import "$TPMTRACE" import pcap "$PCAP" --db "$T/imp.db"
 out help "$TPMTRACE" --help

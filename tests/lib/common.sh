@@ -166,8 +166,9 @@ record_client() {
 # commands forwarded, recorded and dropped, and how often the TPM path waited
 # for the writer. Read it with `read -r fwd rec drop waits <<<"$(record_summary)"`.
 record_summary() {
-	sed -n 's/.* \([0-9]*\) commands forwarded, \([0-9]*\) recorded, \([0-9]*\) dropped.*waited for the writer \([0-9]*\) times.*/\1 \2 \3 \4/p' \
-		"${1:-$T/record.err}"
+	# The exit lines are joined first: the figures are on three of them.
+	tr '\n' ' ' <"${1:-$T/record.err}" |
+		sed -n 's/.* \([0-9]*\) commands forwarded, \([0-9]*\) recorded, \([0-9]*\) dropped.*waited for the writer \([0-9]*\) times.*/\1 \2 \3 \4/p'
 }
 
 # wait_until 'CONDITION' [SECONDS]: evaluates the shell condition every 50 ms

@@ -530,42 +530,52 @@ static int listen_all(struct proxy *px, const struct record_args *a, char *sockd
 	return 0;
 }
 
+/* The exit lines, each under 100 columns: commands, events, the TPM path. */
 static void print_summary(const struct recorder *rec, int64_t trace_id,
 			  const struct writer_stats *st)
 {
 	fprintf(stderr,
 		"tpmtrace record: trace %lld: %llu commands forwarded, %llu recorded, %llu "
-		"dropped; %llu events recorded, %llu dropped%s; the TPM path waited for the "
-		"writer %llu times",
+		"dropped\n",
 		(long long)trace_id, (unsigned long long)rec->forwarded,
-		(unsigned long long)st->commands, (unsigned long long)st->dropped_commands,
+		(unsigned long long)st->commands, (unsigned long long)st->dropped_commands);
+	fprintf(stderr, "tpmtrace record: %llu events recorded, %llu dropped%s\n",
 		(unsigned long long)st->events,
 		(unsigned long long)(st->dropped - st->dropped_commands),
-		st->dropped ? " (the database could not keep up or failed)" : "",
+		st->dropped ? " (the database could not keep up or failed)" : "");
+	fprintf(stderr, "tpmtrace record: the TPM path waited for the writer %llu times",
 		(unsigned long long)st->waits);
 	if (rec->own)
-		fprintf(stderr, "; %llu of the commands sent by tpmtrace itself",
-			(unsigned long long)rec->own);
+		fprintf(stderr, "; tpmtrace's own commands: %llu", (unsigned long long)rec->own);
 	fputc('\n', stderr);
 }
 
+/* The emulation's account, wrapped at 100 columns (it names the commands
+ * the profile lacks, which may be many). */
 static void print_emulation(const struct emulator *em)
 {
-	fprintf(stderr,
-		"tpmtrace record: emulated %s (%s, seed %llu): %llu responses held; %llu "
-		"priced from another variant or authorization, %llu at the fallback "
-		"%.3f ms",
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	if (!m)
+		return;
+	fprintf(m,
+		"emulated %s (%s, seed %llu): %llu responses held; %llu priced from another "
+		"variant or authorization, %llu at the fallback %.3f ms",
 		em->prof.name, em->from, (unsigned long long)em->seed,
 		(unsigned long long)em->commands, (unsigned long long)em->approx,
 		(unsigned long long)em->missing, em->fallback_ms);
 	for (unsigned k = 0; k < em->n_missing_cc; k++)
-		fprintf(stderr, "%s%s", k ? ", " : " (",
+		fprintf(m, "%s%s", k ? ", " : " (",
 			tpm_cc_name(em->missing_cc[k]) ? tpm_cc_name(em->missing_cc[k]) : "?");
-	fprintf(stderr,
+	fprintf(m,
 		"%s; %llu came after their drawn latency (%.3f ms in all, %.3f ms not "
-		"made up by later holds)\n",
+		"made up by later holds)",
 		em->n_missing_cc ? ")" : "", (unsigned long long)em->late,
 		(double)em->late_ns / 1e6, (double)em->debt_ns / 1e6);
+	if (fclose(m) == 0)
+		cli_print_wrapped(stderr, "tpmtrace record: ", 17, text, len, CLI_WIDTH);
+	free(text);
 }
 
 /* The trace and its writer (not with --forward-only), at --mode/--group. */
