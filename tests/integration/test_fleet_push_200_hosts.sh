@@ -123,6 +123,13 @@ expect_eq "fleet list fits 100 columns" "$(awk 'length > 100' "$T/list.txt")" ""
 rc=$?
 check "fleet report -o exits 0" test $rc -eq 0
 expect_eq "the page is 0600" "$(stat -c %a "$T/fleet.html")" 600
+# report --fleet is the same page by another spelling (the time it was made aside).
+"$TPMTRACE" report --fleet "$PGURL" -o "$T/fleet2.html" >"$T/report2.out" 2>&1
+rc=$?
+check "report --fleet -o exits 0 ($(head -c 200 "$T/report2.out"))" test $rc -eq 0
+check "report --fleet writes the fleet report's page" \
+	cmp -s <(grep -v -i 'generated\|made at\|[0-9]:[0-9][0-9]:[0-9][0-9]' "$T/fleet.html") \
+	<(grep -v -i 'generated\|made at\|[0-9]:[0-9][0-9]:[0-9][0-9]' "$T/fleet2.html")
 timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-background-networking \
 	--disable-component-update --disable-sync --no-first-run \
 	--user-data-dir="$(mktemp -d "$T/chromium.XXXXXX")" --dump-dom "file://$T/fleet.html" \

@@ -11,40 +11,60 @@
 #include "replayer/hostcrypto.h"
 #include "report_html.h"
 
-enum { O_TRACE = 256, O_COMPARE, O_PROFILE, O_MAXMARKS, O_TITLE, O_JSON, O_HOST, O_OUTPUT = 'o' };
+SUBCOMMAND(fleet);
+
+enum {
+	O_TRACE = 256,
+	O_COMPARE,
+	O_PROFILE,
+	O_MAXMARKS,
+	O_TITLE,
+	O_JSON,
+	O_HOST,
+	O_FLEET,
+	O_OUTPUT = 'o'
+};
+enum { M_DB = 1, M_FLEET = 2 };
 static const struct cli_opt opts[] = {
     {"output", O_OUTPUT, "FILE", 0,
      "the HTML file to write (created 0600, replaced only\nwhen complete); '-' for stdout;\n"
      "required unless --json",
      "@file"},
-    {"trace", O_TRACE, "ID", CLI_TRACE, CLI_TRACE_HELP},
+    {"trace", O_TRACE, "ID", CLI_TRACE, CLI_TRACE_HELP, NULL, 0, 0, M_DB},
     {"compare", O_COMPARE, "ID", CLI_MULTI,
      "another trace (another boot, another machine) to set\n"
      "beside it in the comparison chart and table; may be\n"
-     "repeated or given as ID,ID,..."},
+     "repeated or given as ID,ID,...",
+     NULL, 0, 0, M_DB},
     {"profile", O_PROFILE, "P", CLI_MULTI,
      "also predict the cost per policy on the TPM this\n"
      "latency profile describes (a file, a profile stored\n"
      "in DB or a shipped one: 'tpmtrace profile list');\n"
      "may be given up to 4 times",
-     "@profile"},
+     "@profile", 0, 0, M_DB},
     {"max-marks", O_MAXMARKS, "N", CLI_NUM,
      "draw one timeline mark per command up to N commands\n"
      "(default 20000); past that, one mark per family and\n"
      "time bin (the page says so)",
-     NULL, 0, 10000000},
-    {"title", O_TITLE, "TEXT", 0, "page title (default: the trace's name)"},
+     NULL, 0, 10000000, M_DB},
+    {"title", O_TITLE, "TEXT", 0, "page title (default: the trace's name)", NULL, 0, 0, M_DB},
     {"host-crypto", O_HOST, "H", CLI_CHOICE,
      "how predictions price host crypto, as in 'tpmtrace\n"
      "predict': measure (default) on this host, or estimate\n"
      "(the constants of model/predict.h: reproducible)",
-     "measure estimate"},
+     "measure estimate", 0, 0, M_DB},
     {"json", O_JSON, NULL, 0,
      "print the answer (the headline table: per policy TPM\n"
      "and total time, factors, fallback share) as one JSON\n"
-     "object {\"version\":1,...} on stdout, or into -o FILE"},
+     "object {\"version\":1,...} on stdout, or into -o FILE",
+     NULL, 0, 0, M_DB},
+    {"fleet", O_FLEET, NULL, 0,
+     "the fleet's page instead of one trace's: the operand is\n"
+     "a PostgreSQL URL (or none: the PG* environment), as\n"
+     "'tpmtrace fleet [URL] report -o FILE' (docs/fleet.md)",
+     NULL, 0, 0, M_FLEET},
 };
-static const struct cli_form forms[] = {{0, "DB", NULL}};
+static const struct cli_form forms[] = {{M_DB, "DB", NULL}, {M_FLEET, NULL, "[URL]"}};
 
 static int run(int argc, char **argv);
 const struct subcommand subcmd_report = {
@@ -106,7 +126,7 @@ struct report_args {
 	const char *profiles[REPORT_MAX_PROFILES];
 	int64_t cmp[32];
 	unsigned ncmp, max_marks, nprof;
-	int json, estimate_host;
+	int json, estimate_host, fleet;
 };
 
 /* Returns 0, or the exit status of a usage error. */
@@ -148,10 +168,22 @@ static int parse(int argc, char **argv, struct report_args *a)
 		case O_MAXMARKS:
 			a->max_marks = (unsigned)cp.num;
 			break;
+		case O_FLEET:
+			a->fleet = 1;
+			break;
 		}
 	}
 	if (key < 0)
 		return EXIT_USAGE;
+	if (a->fleet) {
+		if (argc - cp.ind > 1)
+			return usage_error(&subcmd_report, "--fleet: expected at most one URL");
+		if (!a->out || a->json || a->trace || a->nprof || a->ncmp || a->title)
+			return usage_error(&subcmd_report,
+					   "--fleet takes -o FILE and no other option");
+		a->dbpath = argc > cp.ind ? argv[cp.ind] : NULL;
+		return 0;
+	}
 	if (!(a->dbpath = cli_db_operand(&cp)))
 		return EXIT_USAGE;
 	if (!a->out && a->json)
@@ -179,6 +211,15 @@ static int run(int argc, char **argv)
 	if ((rc = parse(argc, argv, &a))) {
 		free(ans);
 		return rc;
+	}
+	if (a.fleet) { /* the same page as tpmtrace fleet [URL] report -o FILE */
+		char *fv[] = {"fleet", (char *)a.dbpath, "report", "-o", (char *)a.out, NULL};
+		free(ans);
+		if (!a.dbpath) {
+			memmove(fv + 1, fv + 2, 4 * sizeof *fv);
+			return subcmd_fleet.run(4, fv);
+		}
+		return subcmd_fleet.run(5, fv);
 	}
 	const char *const inputs[] = {a.dbpath, NULL};
 	if ((rc = cli_out_check("report", a.out, inputs)) ||
