@@ -62,10 +62,11 @@ struct krec_hdr {
 };
 
 /* A record: the header, then cmd_len command bytes, then rsp_len response
- * bytes. */
+ * bytes. The room is twice what they need: the BPF side's offsets are
+ * masked to 13 bits, which the verifier can follow. */
 struct krec {
 	struct krec_hdr h;
-	uint8_t data[2 * KREC_BUF];
+	uint8_t data[4 * KREC_BUF];
 };
 
 #endif

@@ -268,8 +268,16 @@ struct kernel_rec {
 };
 
 static char libbpf_msg[512];
+static int libbpf_verbose;
 static int on_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
+	if (libbpf_verbose) {
+		/* TPMTRACE_KERNEL_VERBOSE: libbpf's messages (the verifier's log) */
+		va_list aq;
+		va_copy(aq, ap);
+		vfprintf(stderr, fmt, aq);
+		va_end(aq);
+	}
 	if (level == LIBBPF_DEBUG)
 		return 0;
 	char line[512];
@@ -444,6 +452,7 @@ int kernel_rec_open(struct kernel_rec **out, const struct kernel_rec_cfg *c, cha
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	libbpf_verbose = getenv("TPMTRACE_KERNEL_VERBOSE") != NULL;
 	libbpf_set_print(on_libbpf_print);
 	libbpf_msg[0] = 0;
 	uint32_t ring = c->ring_bytes ? c->ring_bytes : 8u << 20;

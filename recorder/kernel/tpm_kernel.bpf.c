@@ -111,6 +111,21 @@ struct {
 	__type(value, struct writer_id);
 } async_writers SEC(".maps");
 
+/* An index into a task's stack the verifier sees bounded (clang would drop
+ * a plain mask after a range check). */
+static __always_inline __u64 slot(__u64 d)
+{
+	asm volatile("%0 &= 7" : "+r"(d));
+	return d;
+}
+
+/* A length or offset below 8192, as the verifier sees it. */
+static __always_inline __u64 mask13(__u64 v)
+{
+	asm volatile("%0 &= 0x1fff" : "+r"(v));
+	return v;
+}
+
 static __always_inline __u32 tid_now(void)
 {
 	return (__u32)bpf_get_current_pid_tgid();
@@ -143,8 +158,8 @@ static __always_inline __u32 task_origin(struct task_state *t)
 		return t->user ? KORG_USER : KORG_KERNEL;
 	__u32 d = t->depth - 1;
 	if (d >= STACK_MAX)
-		d = STACK_MAX - 1;
-	return t->stack[d];
+		return t->stack[STACK_MAX - 1];
+	return t->stack[slot(d)];
 }
 
 static __always_inline void push(struct task_state *t, __u64 cookie)
@@ -156,10 +171,10 @@ static __always_inline void push(struct task_state *t, __u64 cookie)
 	if (!(cookie & KCOOKIE_STRONG) && (d > 0 || t->user))
 		org = task_origin(t);
 	if (d < STACK_MAX) {
-		t->stack[d] = (__u8)org;
-		t->spans[d] = 0;
+		t->stack[slot(d)] = (__u8)org;
+		t->spans[slot(d)] = 0;
 		if ((cookie & KCOOKIE_SPAN) && !t->span_open) {
-			t->spans[d] = 1;
+			t->spans[slot(d)] = 1;
 			t->span_open = 1;
 			t->span_id = KCOOKIE_SPAN_ID(cookie);
 			t->span_t0 = bpf_ktime_get_ns();
@@ -222,8 +237,8 @@ int BPF_KRETPROBE(caller_return)
 	if (!t || t->depth == 0)
 		return 0;
 	__u32 d = t->depth - 1;
-	if (d < STACK_MAX && t->spans[d]) {
-		emit_span(t, t->stack[d]);
+	if (d < STACK_MAX && t->spans[slot(d)]) {
+		emit_span(t, t->stack[slot(d)]);
 		t->span_open = 0;
 	}
 	t->depth = d;
@@ -357,7 +372,7 @@ int BPF_KPROBE(transmit_entry, void *chip, const __u8 *buf, unsigned long bufsiz
 	if (n > KREC_BUF)
 		n = KREC_BUF;
 	r->h.cmd_len = 0;
-	if (n > 0 && bpf_probe_read_kernel(r->data, n & (2 * KREC_BUF - 1), buf) == 0)
+	if (n > 0 && bpf_probe_read_kernel(r->data, mask13(n), buf) == 0)
 		r->h.cmd_len = n;
 	r->h.kind = KREC_CMD;
 	r->h.tid = tid;
@@ -421,10 +436,10 @@ int BPF_KRETPROBE(transmit_return, long ret)
 			n = 0;
 	}
 	r->h.rsp_len = n;
-	__u64 size = sizeof(r->h) + off + n;
+	__u64 size = sizeof(r->h) + mask13(off) + mask13(n);
 	if (discard) {
 		__sync_fetch_and_add(&sent, 1);
-	} else if (bpf_ringbuf_output(&rb, r, size > sizeof(*r) ? sizeof(*r) : size, 0)) {
+	} else if (bpf_ringbuf_output(&rb, r, size, 0)) {
 		__sync_fetch_and_add(&dropped, 1);
 	} else {
 		__sync_fetch_and_add(&sent, 1);

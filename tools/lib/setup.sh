@@ -9,6 +9,7 @@ TPMTRACE_PACKAGES=(
 	qemu-system-x86 qemu-utils busybox-static ovmf e2fsprogs cpio mmdebstrap cryptsetup-bin
 	clang clang-format libclang-rt-14-dev valgrind
 	chromium groff-base man-db bsdutils
+	libbpf-dev bpftool dwarves llvm
 )
 
 setup_packages() { # setup_packages PKG...: installs those not installed yet
