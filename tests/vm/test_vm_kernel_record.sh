@@ -61,7 +61,7 @@ cat "$O/rec.log"
 check "guest script exit status 0 (got $VM_GUEST_RC)" [ "$VM_GUEST_RC" = 0 ]
 check "record --kernel and the workload exit 0 (got $(vm_get rec_rc))" [ "$(vm_get rec_rc)" = 0 ]
 check "all $KERNEL_PROGRAMS programs ran" [ "$(vm_get ran)" = "$KERNEL_PROGRAMS" ]
-n=$(grep -c ' /mnt/ext4/p[0-9]*\.sh$' "$O/ima.txt")
+n=$(grep -c ' /mnt/ext4/p[0-9]*\.sh *$' "$O/ima.txt")
 check "IMA measured the $KERNEL_PROGRAMS programs (got $n)" [ "$n" = "$KERNEL_PROGRAMS" ]
 check "the kprobe on tpm_transmit was there while recording" [ "$(vm_get kprobes_during)" -ge 1 ]
 check "and gone after record --kernel exited" [ "$(vm_get kprobes_after)" = 0 ]
@@ -85,8 +85,8 @@ n_ext=$(by "c.cc=0x182 AND c.pcr=10")
 check "IMA's extends: at least $KERNEL_PROGRAMS PCR 10 extends (got $n_ext)" [ "$n_ext" -ge "$KERNEL_PROGRAMS" ]
 check "every PCR 10 extend has origin ima" [ "$(by "c.cc=0x182 AND c.pcr=10 AND NOT (k.comm='kernel' AND k.peer='ima')")" = 0 ]
 check "hwrng reads: GetRandom with origin hwrng (got $(by "c.cc=0x17B AND k.peer='hwrng'"))" [ "$(by "c.cc=0x17B AND k.peer='hwrng'")" -ge 4 ]
-n_rm=$(by "k.peer='userspace /dev/tpmrm0' AND k.comm='tpm2_createprimary' AND k.pid > 1 AND c.cc=0x131")
-check "tpm2_createprimary through /dev/tpmrm0: userspace with pid and program (got $n_rm)" [ "$n_rm" = 4 ]
+n_rm=$(by "k.peer='userspace /dev/tpmrm0' AND k.comm='tpm2_createprim' AND k.pid > 1 AND c.cc=0x131")
+check "tpm2_createprimary (comm tpm2_createprim) through /dev/tpmrm0: userspace with pid and program (got $n_rm)" [ "$n_rm" = 4 ]
 n_t0=$(by "k.peer='userspace /dev/tpm0' AND k.comm='tpm2_pcrread' AND k.pid > 1 AND c.cc=0x17E")
 check "tpm2_pcrread through /dev/tpm0: userspace with pid and program (got $n_t0)" [ "$n_t0" -ge 4 ]
 n_sw=$(by "k.peer='rm-swap /dev/tpmrm0' AND c.cc IN (0x162, 0x165)")

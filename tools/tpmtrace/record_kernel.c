@@ -60,14 +60,14 @@ int record_kernel_main(const struct record_args *a)
 	int child_status = 0, stop_signal = 0, ret = 1;
 
 	record_session_init(&s);
-	if (cli_db_for_create(SUB, a->db_path))
-		return 1;
 	struct kernel_rec_cfg kc = {.transmit_sym = getenv("TPMTRACE_KERNEL_TRANSMIT_SYMBOL"),
 				    .discard = getenv("TPMTRACE_KERNEL_DISCARD") != NULL};
 	/* Everything the kernel must offer is checked (and the probes attached)
 	 * before the database is touched. */
 	if (kernel_rec_open(&k, &kc, err, sizeof err))
 		return die(SUB, "--kernel: %s", err);
+	if (cli_db_for_create(SUB, a->db_path))
+		goto out;
 	if (record_session_signals(&s, RECORD_SIG_CHLD) < 0) {
 		die(SUB, "signalfd failed");
 		goto out;
