@@ -40,6 +40,11 @@ enum krec_span {
 	KSPAN__COUNT
 };
 
+/* The counters map: what the BPF side counted. */
+enum { KCNT_DROPPED = 0, KCNT_SENT, KCNT_LOST, KCNT__COUNT };
+/* The config map's flags. */
+#define KCONF_DISCARD 1u /* count, send nothing (attached but discarding) */
+
 /* node of a user-space command */
 enum { KNODE_NONE = 0, KNODE_TPM = 1, KNODE_TPMRM = 2 };
 

@@ -262,6 +262,7 @@ struct kernel_rec {
 	struct bpf_link *links[2 * N_PROBES];
 	unsigned n_links;
 	struct ring_buffer *rb;
+	int counters_fd;
 	kernel_rec_fn fn;
 	void *fn_ctx;
 	char desc[1024];
@@ -460,14 +461,12 @@ int kernel_rec_open(struct kernel_rec **out, const struct kernel_rec_cfg *c, cha
 		k->core = tpmk_core__open();
 		if (k->core) {
 			k->obj = k->core->obj;
-			k->core->rodata->discard = c->discard;
 			bpf_map__set_max_entries(k->core->maps.rb, ring);
 		}
 	} else {
 		k->plain = tpmk_plain__open();
 		if (k->plain) {
 			k->obj = k->plain->obj;
-			k->plain->rodata->discard = c->discard;
 			bpf_map__set_max_entries(k->plain->maps.rb, ring);
 		}
 	}
@@ -485,6 +484,17 @@ int kernel_rec_open(struct kernel_rec **out, const struct kernel_rec_cfg *c, cha
 				      : "",
 			 btf ? "" : " (no BTF: the object without CO-RE)");
 		goto fail;
+	}
+	{
+		uint32_t zero = 0, flags = c->discard ? KCONF_DISCARD : 0;
+		struct bpf_map *cm = btf ? k->core->maps.config : k->plain->maps.config;
+		k->counters_fd =
+		    bpf_map__fd(btf ? k->core->maps.counters : k->plain->maps.counters);
+		if (bpf_map_update_elem(bpf_map__fd(cm), &zero, &flags, BPF_ANY)) {
+			rc = -errno;
+			snprintf(err, errlen, "configuring the eBPF program: %s", strerror(errno));
+			goto fail;
+		}
 	}
 	/* tpm_transmit first, required. */
 	if ((rc = attach_probe(k, &probes[0], sym))) {
@@ -538,16 +548,13 @@ int kernel_rec_poll(struct kernel_rec *k, int timeout_ms, kernel_rec_fn fn, void
 void kernel_rec_counts(const struct kernel_rec *k, struct kernel_rec_counts *c)
 {
 	memset(c, 0, sizeof *c);
-	/* the .bss the skeleton maps, read as the programs update it */
-	if (k->core && k->core->bss) {
-		c->sent = __atomic_load_n(&k->core->bss->sent, __ATOMIC_RELAXED);
-		c->dropped = __atomic_load_n(&k->core->bss->dropped, __ATOMIC_RELAXED);
-		c->lost_returns = __atomic_load_n(&k->core->bss->lost_task, __ATOMIC_RELAXED);
-	} else if (k->plain && k->plain->bss) {
-		c->sent = __atomic_load_n(&k->plain->bss->sent, __ATOMIC_RELAXED);
-		c->dropped = __atomic_load_n(&k->plain->bss->dropped, __ATOMIC_RELAXED);
-		c->lost_returns = __atomic_load_n(&k->plain->bss->lost_task, __ATOMIC_RELAXED);
-	}
+	uint64_t v[KCNT__COUNT] = {0};
+	for (uint32_t i = 0; i < KCNT__COUNT && k->counters_fd > 0; i++)
+		if (bpf_map_lookup_elem(k->counters_fd, &i, &v[i]))
+			v[i] = 0;
+	c->dropped = v[KCNT_DROPPED];
+	c->sent = v[KCNT_SENT];
+	c->lost_returns = v[KCNT_LOST];
 }
 
 void kernel_rec_close(struct kernel_rec *k)

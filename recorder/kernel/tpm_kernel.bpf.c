@@ -33,14 +33,37 @@ struct tpm_chip {
 } __attribute__((preserve_access_index));
 #endif
 
-/* Set by the loader before load: records are counted, not sent (tools/bench
- * kernel: attached but discarding). */
-const volatile int discard = 0;
+/* No global variables: libbpf creates .data/.bss/.rodata maps only where
+ * its probe for them (a socket filter program) passes, and a kernel without
+ * networking has no socket filters. So the configuration and the counters
+ * are array maps. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} config SEC(".maps"); /* KCONF_*: set by the loader before it attaches */
 
-/* Counters user space reads (.bss, memory-mapped). */
-__u64 dropped = 0;   /* records the full ring buffer refused */
-__u64 sent = 0;	     /* records handed to the ring buffer */
-__u64 lost_task = 0; /* returns whose entry was not seen (attached mid-call, table full) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, KCNT__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+static __always_inline void count(__u32 which)
+{
+	__u64 *c = bpf_map_lookup_elem(&counters, &which);
+	if (c)
+		__sync_fetch_and_add(c, 1);
+}
+
+static __always_inline int discarding(void)
+{
+	__u32 zero = 0;
+	__u32 *c = bpf_map_lookup_elem(&config, &zero);
+	return c && (*c & KCONF_DISCARD);
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -209,14 +232,12 @@ static __always_inline void emit_span(struct task_state *t, __u32 origin)
 	s->h.n_tx = t->n_tx;
 	s->h.tx_ns = t->tx_ns;
 	bpf_get_current_comm(s->h.comm, sizeof s->h.comm);
-	if (discard) {
-		__sync_fetch_and_add(&sent, 1);
-		return;
-	}
-	if (bpf_ringbuf_output(&rb, s, sizeof(s->h), 0))
-		__sync_fetch_and_add(&dropped, 1);
+	if (discarding())
+		count(KCNT_SENT);
+	else if (bpf_ringbuf_output(&rb, s, sizeof(s->h), 0))
+		count(KCNT_DROPPED);
 	else
-		__sync_fetch_and_add(&sent, 1);
+		count(KCNT_SENT);
 }
 
 /* ---- the callers: origin push/pop (cookie = origin | flags) ---- */
@@ -413,7 +434,7 @@ int BPF_KRETPROBE(transmit_return, long ret)
 	__u32 tid = tid_now();
 	struct inflight *v = bpf_map_lookup_elem(&inflight, &tid);
 	if (!v) {
-		__sync_fetch_and_add(&lost_task, 1);
+		count(KCNT_LOST);
 		return 0;
 	}
 	struct krec *r = &v->r;
@@ -437,13 +458,12 @@ int BPF_KRETPROBE(transmit_return, long ret)
 	}
 	r->h.rsp_len = n;
 	__u64 size = sizeof(r->h) + mask13(off) + mask13(n);
-	if (discard) {
-		__sync_fetch_and_add(&sent, 1);
-	} else if (bpf_ringbuf_output(&rb, r, size, 0)) {
-		__sync_fetch_and_add(&dropped, 1);
-	} else {
-		__sync_fetch_and_add(&sent, 1);
-	}
+	if (discarding())
+		count(KCNT_SENT);
+	else if (bpf_ringbuf_output(&rb, r, size, 0))
+		count(KCNT_DROPPED);
+	else
+		count(KCNT_SENT);
 	bpf_map_delete_elem(&inflight, &tid);
 	return 0;
 }

@@ -62,6 +62,17 @@ int record_kernel_main(const struct record_args *a)
 	record_session_init(&s);
 	struct kernel_rec_cfg kc = {.transmit_sym = getenv("TPMTRACE_KERNEL_TRANSMIT_SYMBOL"),
 				    .discard = getenv("TPMTRACE_KERNEL_DISCARD") != NULL};
+	const char *ring = getenv("TPMTRACE_KERNEL_RING_BYTES");
+	if (ring && *ring) {
+		char *end;
+		unsigned long v = strtoul(ring, &end, 10);
+		if (*end || v < 4096 || v > (1ul << 30) || (v & (v - 1)))
+			return die(SUB,
+				   "TPMTRACE_KERNEL_RING_BYTES: a power of two from 4096 to 2^30, "
+				   "not '%s'",
+				   ring);
+		kc.ring_bytes = (uint32_t)v;
+	}
 	/* Everything the kernel must offer is checked (and the probes attached)
 	 * before the database is touched. */
 	if (kernel_rec_open(&k, &kc, err, sizeof err))
