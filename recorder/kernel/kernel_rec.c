@@ -2,6 +2,8 @@
  * (kernel_rec.h). */
 #include "recorder/kernel/kernel_rec.h"
 
+#include "db/db.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -241,6 +243,10 @@ const char *kernel_rec_describe(const struct kernel_rec *k)
 {
 	return "";
 }
+uint64_t kernel_rec_attach_ns(const struct kernel_rec *k)
+{
+	return 0;
+}
 int kernel_rec_poll(struct kernel_rec *k, int timeout_ms, kernel_rec_fn fn, void *ctx)
 {
 	return -ENOTSUP;
@@ -263,6 +269,7 @@ struct kernel_rec {
 	unsigned n_links;
 	struct ring_buffer *rb;
 	int counters_fd;
+	uint64_t attach_ns;
 	kernel_rec_fn fn;
 	void *fn_ctx;
 	char desc[1024];
@@ -453,7 +460,8 @@ int kernel_rec_open(struct kernel_rec **out, const struct kernel_rec_cfg *c, cha
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	libbpf_verbose = getenv("TPMTRACE_KERNEL_VERBOSE") != NULL;
+	const char *verbose = getenv("TPMTRACE_KERNEL_VERBOSE");
+	libbpf_verbose = verbose && *verbose && strcmp(verbose, "0");
 	libbpf_set_print(on_libbpf_print);
 	libbpf_msg[0] = 0;
 	uint32_t ring = c->ring_bytes ? c->ring_bytes : 8u << 20;
@@ -497,6 +505,7 @@ int kernel_rec_open(struct kernel_rec **out, const struct kernel_rec_cfg *c, cha
 		}
 	}
 	/* tpm_transmit first, required. */
+	k->attach_ns = mono_ns();
 	if ((rc = attach_probe(k, &probes[0], sym))) {
 		snprintf(err, errlen, "Linux %s: cannot attach a kprobe to %s: %s%s%s", u.release,
 			 sym, strerror(-rc), libbpf_msg[0] ? ": " : "", libbpf_msg);
@@ -535,6 +544,11 @@ fail:
 const char *kernel_rec_describe(const struct kernel_rec *k)
 {
 	return k->desc;
+}
+
+uint64_t kernel_rec_attach_ns(const struct kernel_rec *k)
+{
+	return k->attach_ns;
 }
 
 int kernel_rec_poll(struct kernel_rec *k, int timeout_ms, kernel_rec_fn fn, void *ctx)

@@ -62,6 +62,8 @@ struct kernel_trace {
 	struct kernel_origin_stats org[KORG__COUNT];
 	struct kernel_span_stats span[KSPAN__COUNT];
 	uint64_t wait_event_ns; /* waits at least this long get an event (0: none) */
+	uint32_t early_client;	/* the client of the early-boot commands, 0: none yet */
+	uint64_t early;		/* early-boot commands merged */
 };
 
 void kernel_trace_init(struct kernel_trace *t, struct recorder *rec);
@@ -74,5 +76,18 @@ const char *kernel_span_name(unsigned span);
 /* The summary of a recording, one line per origin and span kind, into buf
  * (the record-stop event and what record --kernel prints). */
 void kernel_trace_summary(const struct kernel_trace *t, char *buf, size_t len);
+
+/* The early-boot way: the kernel command-line words that trace every
+ * tpm_transmit from boot on (kprobe events, CLOCK_MONOTONIC), and their text
+ * output (/sys/kernel/tracing/trace) merged into the trace: each command
+ * that started before before_ns, with its leading 64 bytes (kept with
+ * --payloads full only), its times and no response code, flag partial,
+ * client `kernel` / `early-boot`. Returns 0 or -errno with err set. */
+const char *kernel_early_cmdline(void);
+int kernel_early_import(struct kernel_trace *t, const char *path, uint64_t before_ns, char *err,
+			size_t errlen);
+
+/* mono_ns() just before tpm_transmit's probe was attached. */
+uint64_t kernel_rec_attach_ns(const struct kernel_rec *k);
 
 #endif

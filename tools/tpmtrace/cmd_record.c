@@ -51,7 +51,9 @@ enum {
 	O_SWCTRL,
 	O_IDLE,
 	O_PER_PEER,
-	O_KERNEL
+	O_KERNEL,
+	O_CMDLINE,
+	O_EARLY
 };
 enum { M_PROXY = 1, M_PCAP = 2, M_QEMU = 4, M_KERNEL = 8 };
 static const struct cli_opt opts[] = {
@@ -182,6 +184,17 @@ static const struct cli_opt opts[] = {
      "keys, user space through /dev/tpm0 and /dev/tpmrm0,\n"
      "the resource manager's swaps, each with its origin",
      NULL, 0, 0, M_KERNEL},
+    {"cmdline", O_CMDLINE, NULL, 0,
+     "--kernel: print the kernel command-line words of the\n"
+     "early-boot way (kprobe events on tpm_transmit from boot\n"
+     "on, CLOCK_MONOTONIC) and exit; nothing is recorded",
+     NULL, 0, 0, M_KERNEL},
+    {"early", O_EARLY, "FILE", 0,
+     "--kernel: merge the early-boot way's output (FILE:\n"
+     "/sys/kernel/tracing/trace of a boot with the --cmdline\n"
+     "words) ahead of the eBPF part: the commands before it\n"
+     "attached, leading 64 bytes and times, flag 64 (partial)",
+     "@file", 0, 0, M_KERNEL},
 };
 static const struct cli_form forms[] = {
     {M_PROXY, NULL, "[-- COMMAND ARGS...]"},
@@ -395,6 +408,12 @@ static int parse_option(int k, const struct cli_parse *p, struct record_args *a)
 		break;
 	case O_KERNEL:
 		a->kernel = 1;
+		break;
+	case O_CMDLINE:
+		a->kernel_cmdline = 1;
+		break;
+	case O_EARLY:
+		a->early = p->arg;
 		break;
 	}
 	return 0;

@@ -31,7 +31,8 @@ struct record_args {
 	/* --qemu-ctrl */
 	const char *qemu_ctrl, *swtpm_ctrl;
 	/* --kernel */
-	int kernel;
+	int kernel, kernel_cmdline;
+	const char *early; /* --early FILE */
 	char **command; /* after --, or NULL */
 };
 

@@ -60,6 +60,11 @@ int record_kernel_main(const struct record_args *a)
 	int child_status = 0, stop_signal = 0, ret = 1;
 
 	record_session_init(&s);
+	if (a->kernel_cmdline) {
+		if (printf("%s\n", kernel_early_cmdline()) < 0 || fflush(stdout))
+			return die(SUB, "writing to stdout: %s", strerror(errno));
+		return 0;
+	}
 	struct kernel_rec_cfg kc = {.transmit_sym = getenv("TPMTRACE_KERNEL_TRANSMIT_SYMBOL"),
 				    .discard = getenv("TPMTRACE_KERNEL_DISCARD") != NULL};
 	const char *ring = getenv("TPMTRACE_KERNEL_RING_BYTES");
@@ -100,6 +105,16 @@ int record_kernel_main(const struct record_args *a)
 	}
 	kernel_trace_init(kt, &rec);
 	recorder_event(&rec, "record-start", kernel_rec_describe(k), 0);
+	if (a->early) {
+		if (kernel_early_import(kt, a->early, kernel_rec_attach_ns(k), err, sizeof err)) {
+			die(SUB, "%s", err);
+			goto out;
+		}
+		char d[160];
+		snprintf(d, sizeof d, "%s: %" PRIu64 " commands before the eBPF part (partial)",
+			 a->early, kt->early);
+		recorder_event(&rec, "early-boot", d, kt->early_client);
+	}
 	if (a->command) {
 		if ((child = cli_spawn(SUB, a->command, &s.oldmask, NULL)) < 0)
 			goto out;
