@@ -105,6 +105,11 @@ int record_kernel_main(const struct record_args *a)
 	}
 	kernel_trace_init(kt, &rec);
 	recorder_event(&rec, "record-start", kernel_rec_describe(k), 0);
+	/* The chip was registered (its null key made) before this trace began,
+	 * unless the early-boot part below holds the registration. */
+	if (!a->early)
+		recorder_event(&rec, "kernel-attached",
+			       "the kernel's TPM was registered before this trace began", 0);
 	if (a->early) {
 		if (kernel_early_import(kt, a->early, kernel_rec_attach_ns(k), err, sizeof err)) {
 			die(SUB, "%s", err);
