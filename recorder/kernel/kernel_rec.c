@@ -203,11 +203,12 @@ void kernel_trace_summary(const struct kernel_trace *t, char *buf, size_t len)
 		const struct kernel_origin_stats *s = &t->org[o];
 		if (!s->n)
 			continue;
-		off += (size_t)snprintf(buf + off, len - off,
-					"%-15s %7llu commands, %10.3f ms on the chip, %10.3f ms "
-					"waiting for it (max %.3f)\n",
-					kernel_origin_name(o), (unsigned long long)s->n,
-					s->lat_ns / 1e6, s->wait_ns / 1e6, s->max_wait_ns / 1e6);
+		off += (size_t)snprintf(
+		    buf + off, len - off,
+		    "%-14s %7llu commands, %10.3f ms on the chip, %9.3f ms waiting "
+		    "(max %.3f)\n",
+		    kernel_origin_name(o), (unsigned long long)s->n, s->lat_ns / 1e6,
+		    s->wait_ns / 1e6, s->max_wait_ns / 1e6);
 	}
 	for (unsigned i = 1; i < KSPAN__COUNT && off < len; i++) {
 		const struct kernel_span_stats *s = &t->span[i];
@@ -215,7 +216,7 @@ void kernel_trace_summary(const struct kernel_trace *t, char *buf, size_t len)
 			continue;
 		off += (size_t)snprintf(
 		    buf + off, len - off,
-		    "%-28s %6llu calls, %10.3f ms: %llu transmissions %.3f ms, host %.3f ms\n",
+		    "%-27s %6llu calls, %10.3f ms: %llu transmissions %.3f ms, host %.3f ms\n",
 		    kernel_span_name(i), (unsigned long long)s->n, s->ns / 1e6,
 		    (unsigned long long)s->n_tx, s->tx_ns / 1e6,
 		    (s->ns > s->tx_ns ? s->ns - s->tx_ns : 0) / 1e6);

@@ -49,6 +49,24 @@ static int add_dropped(const char *db_path, int64_t trace_id, uint64_t n, char *
 	return rc == SQLITE_OK ? 0 : -EIO;
 }
 
+/* text on stderr in lines of at most 96 columns, indented by two */
+static void print_wrapped(const char *text)
+{
+	const char *p = text;
+	while (*p) {
+		size_t n = strlen(p);
+		if (n > 94) {
+			n = 94;
+			while (n > 20 && p[n] != ' ')
+				n--;
+		}
+		fprintf(stderr, "  %.*s\n", (int)n, p);
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+}
+
 int record_kernel_main(const struct record_args *a)
 {
 	char err[1024];
@@ -127,8 +145,9 @@ int record_kernel_main(const struct record_args *a)
 		fprintf(
 		    stderr,
 		    "tpmtrace record: recording the kernel's TPM commands into %s (trace %lld); "
-		    "stop with Ctrl-C\n  %s\n",
-		    a->db_path, (long long)s.trace_id, kernel_rec_describe(k));
+		    "stop with Ctrl-C\n",
+		    a->db_path, (long long)s.trace_id);
+		print_wrapped(kernel_rec_describe(k));
 	}
 	for (;;) {
 		int n = kernel_rec_poll(k, 100, kernel_trace_record, kt);
@@ -184,8 +203,8 @@ int record_kernel_main(const struct record_args *a)
 	}
 	if (!a->quiet) {
 		fprintf(stderr,
-			"tpmtrace record: trace %lld: %" PRIu64 " commands from the kernel's TPM "
-			"driver, dropped %" PRIu64 " (ring buffer) + %" PRIu64 " (writer)\n%s",
+			"tpmtrace record: trace %lld: %" PRIu64 " commands from the TPM driver, "
+			"dropped %" PRIu64 " (ring buffer) + %" PRIu64 " (writer)\n%s",
 			(long long)tid, kt->commands, kcn.dropped, ws.dropped, summary);
 	}
 	ret = a->command ? cli_exit_status(child_status) : 0;
