@@ -26,6 +26,9 @@ enum rec_type {
 /* Sent by tpmtrace itself, not by a client: the Startup of a swtpm it
  * spawned, the resource manager's flushes (recorder/proxy.c). */
 #define REC_F_OWN 32u
+/* Only part of the command is known (record --kernel's early-boot way: its
+ * leading bytes and times, no response code). */
+#define REC_F_PARTIAL 64u
 
 struct rec {
 	uint8_t type;

@@ -492,6 +492,14 @@ static int expand_protected(struct pol_state *s, const struct pol_cmd *c)
 int policy_expand_event(struct pol_state *s, enum pol_event ev)
 {
 	int rc = 0;
+	if (ev == POL_EV_ATTACHED) {
+		if (!s->started) {
+			s->started = 1;
+			s->session_live = 0;
+			s->nullkey_loaded = s->p->nullkey == POL_NULLKEY_KEEP_LOADED;
+		}
+		return 0;
+	}
 	if (!s->started && (rc = start(s)))
 		return rc;
 	if (s->p->mode != POL_MODE_SESSIONS)
@@ -587,6 +595,7 @@ int policy_event_from_kind(const char *kind)
 	    {"INIT", POL_EV_RESET},
 	    {"POWER_ON", POL_EV_RESET},
 	    {"FLUSH", POL_EV_FLUSH},
+	    {"kernel-attached", POL_EV_ATTACHED},
 	};
 	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
 		if (!strcasecmp(kind, map[i].kind))

@@ -107,6 +107,11 @@ enum pol_event {
 	POL_EV_SUSPEND,		/* suspend (before Shutdown(STATE)) */
 	POL_EV_RESET,		/* TPM reset or power cycle: sessions and loaded keys vanish */
 	POL_EV_FLUSH,		/* any other reason the kernel ends its session */
+	/* The trace begins on a running kernel (record --kernel's
+	 * "kernel-attached"): its null key was registered before, so a
+	 * prediction adds no registration; no session is taken to be live. A
+	 * replay, whose target is fresh, ignores it. */
+	POL_EV_ATTACHED,
 };
 
 enum pol_role {

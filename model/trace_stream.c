@@ -33,6 +33,9 @@ int trace_client_origin(const char *comm, const char *peer, int has_pid, int tra
 	}
 	if (names(comm, "userspace") || names(peer, "userspace"))
 		return POL_ORIGIN_USER;
+	/* record --kernel: "userspace /dev/tpmrm0", "rm-swap /dev/tpmrm0" */
+	if (peer && (!strncmp(peer, "userspace ", 10) || !strncmp(peer, "rm-swap", 7)))
+		return POL_ORIGIN_USER;
 	if (has_pid && trace_names_kernel)
 		return POL_ORIGIN_USER;
 	return POL_ORIGIN_UNKNOWN;

@@ -303,3 +303,18 @@ void recorder_client_add(struct recorder *r, uint32_t id, const char *peer, uint
 	k->t_first = t_first;
 	store_client(r, k);
 }
+
+uint32_t recorder_client_proc(struct recorder *r, pid_t pid, const char *comm, const char *peer,
+			      uint64_t t_first)
+{
+	struct recorder_client_key *k = slot_for_new(r);
+	k->is_pid = pid > 0;
+	k->pid = pid > 0 ? pid : 0;
+	k->uid = (uid_t)-1; /* not known */
+	snprintf(k->comm, sizeof k->comm, "%s", comm ? comm : "");
+	snprintf(k->peer, sizeof k->peer, "%s", peer ? peer : "");
+	k->id = ++r->next_client;
+	k->t_first = t_first;
+	store_client(r, k);
+	return k->id;
+}

@@ -98,5 +98,10 @@ uint32_t recorder_client_peer(struct recorder *r, const char *peer);
  * itself): its row, at time t_first (0: now), queued or kept pending like
  * the others. */
 void recorder_client_add(struct recorder *r, uint32_t id, const char *peer, uint64_t t_first);
+/* A new client with the process (pid > 0, else none), program and peer a
+ * recorder learnt itself (record --kernel: from the kernel); the caller
+ * keeps its id. Queued or kept pending like the others. */
+uint32_t recorder_client_proc(struct recorder *r, pid_t pid, const char *comm, const char *peer,
+			      uint64_t t_first);
 
 #endif

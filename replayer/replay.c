@@ -761,7 +761,8 @@ static void run_stream(struct rp *x, sqlite3 *db)
 			     sqlite3_column_int64(ev, 1) <= sqlite3_column_int64(st, 1))) {
 				const char *k = (const char *)sqlite3_column_text(ev, 7);
 				int evk = k ? policy_event_from_kind(k) : 0;
-				if (evk)
+				/* a fresh target registers its null key all the same */
+				if (evk && evk != POL_EV_ATTACHED)
 					policy_expand_event(&x->ps, (enum pol_event)evk);
 				rc_ev = sqlite3_step(ev);
 				continue;

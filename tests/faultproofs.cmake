@@ -20,6 +20,10 @@ tpmtrace_faultproof(cli_help_no_options integration/test_cli_help.sh
 # A failed capture of our own is a failure, not a skip.
 tpmtrace_faultproof(record_pcap_live_fails integration/test_record_pcap_live.sh
 	--broken "record --pcap-live:fail" -e "record --pcap-live lo captures")
+# record --kernel's refusals: an exit 0 (or a silent exit) is caught.
+tpmtrace_faultproof(record_kernel_refusal_exits_0 integration/test_record_kernel_refusals.sh
+	--broken "record --kernel --db:succeed" -e "not root: exit 1"
+	-e "not root: the message names the privileges needed")
 # Without root the root-only faults are skipped as a test, not passed.
 tpmtrace_faultproof(record_faults_as_nobody_skips
 	integration/test_record_faults_disk_full_read_only_as_root.sh

@@ -98,6 +98,9 @@ skip_reason() { # the reason a command cannot run on this machine, or nothing
 		echo "needs CUSE on the host (tests/vm/test_vm_cuse.sh runs it in a VM)" ;;
 	*qemu-system* | *vm-record* | *--qemu-ctrl*)
 		echo "boots a VM under QEMU (tests/vm)" ;;
+	*"record --kernel --cmdline") ;; # prints words: runs anywhere
+	*"record --kernel"*)
+		echo "needs a kernel with a TPM driver and BPF (tests/vm/test_vm_kernel_*.sh run it in a VM)" ;;
 	*"tpmtrace attribute "*--ftrace*)
 		echo "needs a guest kernel's ftrace of its boot (tests/vm/test_vm_hmac_kernel.sh runs it)" ;;
 	*/dev/tpmrm0* | */dev/tpm0* | */sys/kernel/security/*)

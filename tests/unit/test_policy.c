@@ -207,6 +207,16 @@ static void test_events(void)
 	CHECK(t.sas == 3 && t.role[POL_ROLE_SESSION_END] == 1, "suspend/reset sas=%u end=%u (%s)",
 	      t.sas, t.role[POL_ROLE_SESSION_END], t.seq);
 
+	/* A trace that begins on a running kernel (record --kernel): no
+	 * registration, the first extend starts a session. */
+	memset(&t, 0, sizeof t);
+	CHECK(policy_parse("linux-6.12", &p, err, sizeof err) == 0, "%s", err);
+	policy_expand_init(&s, &p, count, &t);
+	policy_expand_event(&s, POL_EV_ATTACHED);
+	policy_expand_cmd(&s, &e);
+	policy_expand_cmd(&s, &e);
+	CHECK(!strcmp(t.seq, "LAFEE"), "attached: no registration, got %s", t.seq);
+
 	/* forever ignores user access, not errors. */
 	memset(&t, 0, sizeof t);
 	CHECK(policy_parse("reuse=forever", &p, err, sizeof err) == 0, "%s", err);
@@ -405,6 +415,8 @@ static void test_parse_errors(void)
 	CHECK(!strstr(spec, "hwrng"), "hwrng named only when off: %s", spec);
 	CHECK(policy_event_from_kind("suspend") == POL_EV_SUSPEND, "event kind");
 	CHECK(policy_event_from_kind("SET_LOCALITY") == 0, "irrelevant event");
+	CHECK(policy_event_from_kind("kernel-attached") == POL_EV_ATTACHED,
+	      "record --kernel's start");
 }
 
 /* An Unseal authorized by a policy session (systemd-cryptsetup's, clevis's)

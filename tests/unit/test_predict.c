@@ -211,6 +211,17 @@ static void test_origin_rule(void)
 	      "vm-record's guest client, not told apart");
 	CHECK(trace_client_origin(NULL, "127.0.0.1:4000", 0, 1, NULL) == POL_ORIGIN_UNKNOWN,
 	      "a TCP peer");
+	CHECK(trace_client_origin("tpm2_getcap", "userspace /dev/tpmrm0", 1, 0, NULL) ==
+		  POL_ORIGIN_USER,
+	      "record --kernel's user space, in a trace without kernel clients");
+	CHECK(trace_client_origin("tpm2_createprim", "rm-swap /dev/tpmrm0", 1, 0, NULL) ==
+		  POL_ORIGIN_USER,
+	      "record --kernel's resource-manager swaps");
+	CHECK(trace_client_origin("kernel", "kernel-session", 0, 1, &hw) == POL_ORIGIN_KERNEL &&
+		  hw == 0,
+	      "record --kernel's kernel sessions");
+	CHECK(trace_client_origin(NULL, "userspaceX", 0, 0, NULL) == POL_ORIGIN_UNKNOWN,
+	      "a peer that only starts like userspace");
 }
 
 int main(void)

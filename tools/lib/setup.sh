@@ -10,6 +10,7 @@ TPMTRACE_PACKAGES=(
 	clang clang-format libclang-rt-14-dev valgrind
 	chromium groff-base man-db bsdutils
 	postgresql libpq-dev
+	libbpf-dev bpftool dwarves llvm
 )
 
 setup_packages() { # setup_packages PKG...: installs those not installed yet

@@ -50,9 +50,12 @@ enum {
 	O_QEMU,
 	O_SWCTRL,
 	O_IDLE,
-	O_PER_PEER
+	O_PER_PEER,
+	O_KERNEL,
+	O_CMDLINE,
+	O_EARLY
 };
-enum { M_PROXY = 1, M_PCAP = 2, M_QEMU = 4 };
+enum { M_PROXY = 1, M_PCAP = 2, M_QEMU = 4, M_KERNEL = 8 };
 static const struct cli_opt opts[] = {
     {"db", O_DB, "FILE", 0,
      "database file, created 0600 if missing (default\n"
@@ -113,7 +116,7 @@ static const struct cli_opt opts[] = {
      "bytes); a size given gets 512 bytes a record (at least\n"
      "256 KiB, at most 64 MiB); only what is queued at the\n"
      "moment is resident",
-     NULL, 2, 1 << 24, M_PROXY},
+     NULL, 2, 1 << 24, M_PROXY | M_KERNEL},
     {"quiet", O_QUIET, NULL, 0, "no summary at exit"},
     {"forward-only", O_FWD, NULL, 0,
      "proxy without recording (no database): the baseline\nthat tools/bench compares recording "
@@ -176,11 +179,30 @@ static const struct cli_opt opts[] = {
      "command with its locality. Stops when QEMU\n"
      "disconnects, or on SIGINT/SIGTERM",
      "@file", 0, 0, M_QEMU},
+    {"kernel", O_KERNEL, NULL, CLI_REQ,
+     "no proxy: record every command the kernel's TPM driver\n"
+     "sends (eBPF on tpm_transmit; root, or CAP_BPF and\n"
+     "CAP_PERFMON): IMA, the HMAC sessions, hwrng, trusted\n"
+     "keys, user space through /dev/tpm0 and /dev/tpmrm0,\n"
+     "the resource manager's swaps, each with its origin",
+     NULL, 0, 0, M_KERNEL},
+    {"cmdline", O_CMDLINE, NULL, 0,
+     "--kernel: print the kernel command-line words of the\n"
+     "early-boot way (kprobe events on tpm_transmit from boot\n"
+     "on, CLOCK_MONOTONIC) and exit; nothing is recorded",
+     NULL, 0, 0, M_KERNEL},
+    {"early", O_EARLY, "FILE", 0,
+     "--kernel: merge the early-boot way's output (FILE:\n"
+     "/sys/kernel/tracing/trace of a boot with the --cmdline\n"
+     "words) ahead of the eBPF part: the commands before it\n"
+     "attached, leading 64 bytes and times, flag 64 (partial)",
+     "@file", 0, 0, M_KERNEL},
 };
 static const struct cli_form forms[] = {
     {M_PROXY, NULL, "[-- COMMAND ARGS...]"},
     {M_PCAP, NULL, "[-- COMMAND ARGS...]"},
     {M_QEMU, NULL, NULL},
+    {M_KERNEL, NULL, "[-- COMMAND ARGS...]"},
 };
 
 static int run(int argc, char **argv);
@@ -386,6 +408,15 @@ static int parse_option(int k, const struct cli_parse *p, struct record_args *a)
 	case O_SWCTRL:
 		a->swtpm_ctrl = p->arg;
 		break;
+	case O_KERNEL:
+		a->kernel = 1;
+		break;
+	case O_CMDLINE:
+		a->kernel_cmdline = 1;
+		break;
+	case O_EARLY:
+		a->early = p->arg;
+		break;
 	}
 	return 0;
 }
@@ -395,9 +426,11 @@ static int check_args(struct cli_parse *p, struct record_args *a)
 {
 	int k;
 
-	if (a->iface && a->qemu_ctrl)
+	if (!!a->iface + !!a->qemu_ctrl + !!a->kernel > 1)
 		return usage_error(&subcmd_record,
-				   "--pcap-live and --qemu-ctrl are two modes: give one");
+				   "--pcap-live, --qemu-ctrl and --kernel are modes: give one");
+	if (a->kernel)
+		return cli_only_mode(p, M_KERNEL, "with --kernel");
 	if (a->iface)
 		return cli_only_mode(p, M_PCAP, "with --pcap-live");
 	if (a->qemu_ctrl)
@@ -734,5 +767,7 @@ static int run(int argc, char **argv)
 		return record_pcap_live(&a);
 	if (a.qemu_ctrl)
 		return record_qemu_main(&a);
+	if (a.kernel)
+		return record_kernel_main(&a);
 	return record_proxy(&a);
 }

@@ -30,10 +30,14 @@ struct record_args {
 	int mssim;
 	/* --qemu-ctrl */
 	const char *qemu_ctrl, *swtpm_ctrl;
+	/* --kernel */
+	int kernel, kernel_cmdline;
+	const char *early; /* --early FILE */
 	char **command; /* after --, or NULL */
 };
 
 int record_pcap_live(const struct record_args *a);
 int record_qemu_main(const struct record_args *a);
+int record_kernel_main(const struct record_args *a);
 
 #endif

@@ -1,0 +1,77 @@
+/* What the eBPF side of `record --kernel` (tpm_kernel.bpf.c) hands to user
+ * space (kernel_rec.c) through its ring buffer: one record per transmission
+ * on the TPM driver's tpm_transmit() and one per timed kernel function (a
+ * span). Shared by both sides; the BPF side defines the fixed-width types
+ * before it includes this file. */
+#ifndef TPMTRACE_KERNEL_ABI_H
+#define TPMTRACE_KERNEL_ABI_H
+
+#define KREC_BUF 4096 /* the driver's buffer: a page (tpm_buf), TPM_BUFSIZE */
+
+enum krec_kind {
+	KREC_CMD = 1,  /* a command and its response */
+	KREC_SPAN = 2, /* a timed kernel function (session set-up, HMAC) */
+};
+
+/* The origin of a transmission, from the kernel call path (probes on the
+ * callers push and pop it per task). */
+enum krec_origin {
+	KORG_KERNEL = 0, /* a kernel caller no probe names */
+	KORG_IMA,
+	KORG_HWRNG,
+	KORG_TRUSTED,
+	KORG_SESSION,  /* the kernel's own HMAC sessions and its null key */
+	KORG_CHIPINIT, /* probe, start-up, self-test */
+	KORG_USER,     /* user space through /dev/tpm0 or /dev/tpmrm0 */
+	KORG_RMSWAP,   /* the resource manager's swaps around a user command */
+	KORG__COUNT
+};
+
+/* The probe cookie of a caller probe: origin | flags. */
+#define KCOOKIE_STRONG	   0x100u /* wins over the origin of an outer caller */
+#define KCOOKIE_SPAN	   0x200u /* also timed as a span (id in bits 16..23) */
+#define KCOOKIE_SPAN_ID(c) (((c) >> 16) & 0xffu)
+
+enum krec_span {
+	KSPAN_START_AUTH = 1, /* tpm2_start_auth_session */
+	KSPAN_FILL_HMAC,      /* tpm_buf_fill_hmac_session */
+	KSPAN_CHECK_HMAC,     /* tpm_buf_check_hmac_response */
+	KSPAN_SESSIONS_INIT,  /* tpm2_sessions_init (null key at registration) */
+	KSPAN__COUNT
+};
+
+/* The counters map: what the BPF side counted. */
+enum { KCNT_DROPPED = 0, KCNT_SENT, KCNT_LOST, KCNT__COUNT };
+/* The config map's flags. */
+#define KCONF_DISCARD 1u /* count, send nothing (attached but discarding) */
+
+/* node of a user-space command */
+enum { KNODE_NONE = 0, KNODE_TPM = 1, KNODE_TPMRM = 2 };
+
+struct krec_hdr {
+	uint32_t kind;	 /* enum krec_kind */
+	uint32_t origin; /* enum krec_origin */
+	uint32_t tgid;	 /* the process: the caller's; for user space the writer's */
+	uint32_t tid;
+	int32_t chip; /* tpm_chip.dev_num; -1: not known (no BTF) */
+	uint32_t cmd_len;
+	uint32_t rsp_len;
+	uint32_t node;		 /* KNODE_* */
+	int64_t ret;		 /* tpm_transmit's return: response length or -errno */
+	uint64_t t_start, t_end; /* CLOCK_MONOTONIC ns */
+	uint64_t wait_ns;	 /* KREC_CMD: waiting for the chip (tpm_try_get_ops) before it */
+	uint32_t span;		 /* KREC_SPAN: enum krec_span */
+	uint32_t n_tx;		 /* KREC_SPAN: transmissions inside */
+	uint64_t tx_ns;		 /* KREC_SPAN: their time */
+	char comm[16];
+};
+
+/* A record: the header, then cmd_len command bytes, then rsp_len response
+ * bytes. The room is twice what they need: the BPF side's offsets are
+ * masked to 13 bits, which the verifier can follow. */
+struct krec {
+	struct krec_hdr h;
+	uint8_t data[4 * KREC_BUF];
+};
+
+#endif

@@ -1,0 +1,589 @@
+/* record --kernel: loading, attaching and reading the eBPF recorder
+ * (kernel_rec.h). */
+#include "recorder/kernel/kernel_rec.h"
+
+#include "db/db.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#ifdef TPMTRACE_HAVE_BPF
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+
+#include "tpmk_core.skel.h"
+#include "tpmk_plain.skel.h"
+#endif
+
+/* What each probed function tells. */
+enum probe_kind {
+	PK_TRANSMIT, /* tpm_transmit: entry and return (required) */
+	PK_CALLER,   /* entry pushes the cookie's origin, return pops it */
+	PK_WRITE,    /* tpm_common_write: entry */
+	PK_QUEUE,    /* queue_work_on: entry */
+	PK_ASYNC,    /* tpm_dev_async_work: entry */
+	PK_PREPARE,  /* tpm2_prepare_space: entry (user + node + rm-swap), return pops */
+	PK_GETOPS,   /* tpm_try_get_ops: entry */
+	PK_PUTOPS,   /* tpm_put_ops: entry */
+};
+
+#define STRONG	 KCOOKIE_STRONG
+#define SPAN(id) (KCOOKIE_SPAN | ((uint32_t)(id) << 16))
+static const struct probe_def {
+	const char *sym;
+	enum probe_kind kind;
+	uint32_t cookie;
+} probes[] = {
+    {"tpm_transmit", PK_TRANSMIT, 0},
+    {"tpm_try_get_ops", PK_GETOPS, 0},
+    {"tpm_put_ops", PK_PUTOPS, 0},
+    {"tpm_common_write", PK_WRITE, 0},
+    {"tpm_dev_async_work", PK_ASYNC, 0},
+    {"queue_work_on", PK_QUEUE, 0},
+    {"tpm2_prepare_space", PK_PREPARE, 0},
+    {"tpm2_commit_space", PK_CALLER, KORG_RMSWAP | STRONG},
+    {"tpm2_flush_space", PK_CALLER, KORG_RMSWAP | STRONG},
+    {"tpm2_start_auth_session", PK_CALLER, KORG_SESSION | STRONG | SPAN(KSPAN_START_AUTH)},
+    {"tpm2_end_auth_session", PK_CALLER, KORG_SESSION | STRONG},
+    {"tpm2_sessions_init", PK_CALLER, KORG_SESSION | STRONG | SPAN(KSPAN_SESSIONS_INIT)},
+    {"tpm_buf_fill_hmac_session", PK_CALLER, KORG_KERNEL | SPAN(KSPAN_FILL_HMAC)},
+    {"tpm_buf_check_hmac_response", PK_CALLER, KORG_KERNEL | SPAN(KSPAN_CHECK_HMAC)},
+    {"ima_add_template_entry", PK_CALLER, KORG_IMA},
+    {"ima_calc_boot_aggregate", PK_CALLER, KORG_IMA},
+    {"tpm_pcr_extend", PK_CALLER, KORG_IMA},
+    {"tpm_hwrng_read", PK_CALLER, KORG_HWRNG},
+    {"trusted_instantiate", PK_CALLER, KORG_TRUSTED},
+    {"trusted_update", PK_CALLER, KORG_TRUSTED},
+    {"tpm2_seal_trusted", PK_CALLER, KORG_TRUSTED},
+    {"tpm2_unseal_trusted", PK_CALLER, KORG_TRUSTED},
+    {"tpm_chip_register", PK_CALLER, KORG_CHIPINIT},
+    {"tpm2_auto_startup", PK_CALLER, KORG_CHIPINIT},
+    {"tpm_tis_core_init", PK_CALLER, KORG_CHIPINIT},
+    {"tpm2_probe", PK_CALLER, KORG_CHIPINIT},
+};
+#define N_PROBES (sizeof probes / sizeof probes[0])
+
+const char *kernel_origin_name(unsigned origin)
+{
+	static const char *const n[KORG__COUNT] = {[KORG_KERNEL] = "kernel",
+						   [KORG_IMA] = "ima",
+						   [KORG_HWRNG] = "hwrng",
+						   [KORG_TRUSTED] = "trusted-keys",
+						   [KORG_SESSION] = "kernel-session",
+						   [KORG_CHIPINIT] = "chip-init",
+						   [KORG_USER] = "userspace",
+						   [KORG_RMSWAP] = "rm-swap"};
+	return origin < KORG__COUNT ? n[origin] : "kernel";
+}
+
+const char *kernel_span_name(unsigned span)
+{
+	static const char *const n[KSPAN__COUNT] = {[KSPAN_START_AUTH] = "tpm2_start_auth_session",
+						    [KSPAN_FILL_HMAC] = "tpm_buf_fill_hmac_session",
+						    [KSPAN_CHECK_HMAC] =
+							"tpm_buf_check_hmac_response",
+						    [KSPAN_SESSIONS_INIT] = "tpm2_sessions_init"};
+	return span && span < KSPAN__COUNT ? n[span] : "span";
+}
+
+/* ---- the records into a trace ---- */
+
+void kernel_trace_init(struct kernel_trace *t, struct recorder *rec)
+{
+	memset(t, 0, sizeof *t);
+	t->rec = rec;
+	t->wait_event_ns = 1000000;
+}
+
+static const char *node_name(uint32_t node, int32_t chip, char *buf, size_t len)
+{
+	const char *dev = node == KNODE_TPMRM ? "/dev/tpmrm" : "/dev/tpm";
+	if (chip >= 0)
+		snprintf(buf, len, "%s%d", dev, (int)chip);
+	else
+		snprintf(buf, len, "%s*", dev);
+	return buf;
+}
+
+/* The client of a record: user space by process and node, the resource
+ * manager's swaps by process, the kernel by origin (docs/policies.md,
+ * "Origins": comm "kernel" and the origin as peer). */
+static uint32_t client_of(struct kernel_trace *t, const struct krec_hdr *h)
+{
+	int user = h->origin == KORG_USER || h->origin == KORG_RMSWAP;
+	uint32_t ka = h->origin | (user ? h->node << 8 : 0) | (uint32_t)(uint8_t)h->chip << 16;
+	uint32_t kb = user ? h->tgid : 0;
+	unsigned n = t->n_clients < KERNEL_CLIENTS ? t->n_clients : KERNEL_CLIENTS;
+	for (unsigned i = 0; i < n; i++)
+		if (t->clients[i].key_a == ka && t->clients[i].key_b == kb)
+			return t->clients[i].id;
+	char peer[64], node[32], comm[17];
+	uint32_t id;
+	if (user) {
+		memcpy(comm, h->comm, 16);
+		comm[16] = 0;
+		if (h->node == KNODE_NONE)
+			snprintf(peer, sizeof peer, "%s", kernel_origin_name(h->origin));
+		else
+			snprintf(peer, sizeof peer, "%s %s", kernel_origin_name(h->origin),
+				 node_name(h->node, h->chip, node, sizeof node));
+		id = recorder_client_proc(t->rec, (pid_t)h->tgid, comm, peer, h->t_start);
+	} else {
+		if (h->chip > 0)
+			snprintf(peer, sizeof peer, "%s tpm%d", kernel_origin_name(h->origin),
+				 (int)h->chip);
+		else
+			snprintf(peer, sizeof peer, "%s", kernel_origin_name(h->origin));
+		id = recorder_client_proc(t->rec, 0, "kernel", peer, h->t_start);
+	}
+	unsigned slot = t->n_clients++ % KERNEL_CLIENTS;
+	t->clients[slot].key_a = ka;
+	t->clients[slot].key_b = kb;
+	t->clients[slot].id = id;
+	return id;
+}
+
+void kernel_trace_record(void *ctx, const struct krec_hdr *h, const uint8_t *data)
+{
+	struct kernel_trace *t = ctx;
+	char detail[256], comm[17];
+	unsigned o = h->origin < KORG__COUNT ? h->origin : KORG_KERNEL;
+	memcpy(comm, h->comm, 16);
+	comm[16] = 0;
+	if (h->kind == KREC_SPAN) {
+		unsigned s = h->span < KSPAN__COUNT ? h->span : 0;
+		uint64_t ns = h->t_end - h->t_start;
+		t->span[s].n++;
+		t->span[s].ns += ns;
+		t->span[s].tx_ns += h->tx_ns;
+		t->span[s].n_tx += h->n_tx;
+		snprintf(detail, sizeof detail,
+			 "%s %.3f ms: %u transmissions %.3f ms, host %.3f ms (%s, pid %u %s)",
+			 kernel_span_name(s), ns / 1e6, h->n_tx, h->tx_ns / 1e6,
+			 (ns > h->tx_ns ? ns - h->tx_ns : 0) / 1e6, kernel_origin_name(o), h->tgid,
+			 comm);
+		if (t->rec->w)
+			writer_event(t->rec->w, h->t_start, "kernel-span", detail, 0);
+		return;
+	}
+	if (h->kind != KREC_CMD)
+		return;
+	uint32_t client = client_of(t, h);
+	if (h->wait_ns && t->wait_event_ns && h->wait_ns >= t->wait_event_ns && t->rec->w) {
+		snprintf(detail, sizeof detail, "%s waited %.3f ms for the chip (pid %u %s)",
+			 kernel_origin_name(o), h->wait_ns / 1e6, h->tgid, comm);
+		writer_event(t->rec->w, h->t_start - h->wait_ns, "chip-wait", detail, client);
+	}
+	struct rec_timing tm = {.t_submit = h->t_start, .t_done = h->t_end};
+	if (h->ret < 0 || h->rsp_len == 0)
+		tm.rc = h->ret < 0 ? (int)h->ret : -EIO;
+	uint32_t cl = h->cmd_len > KREC_BUF ? KREC_BUF : h->cmd_len;
+	uint32_t rl = h->rsp_len > KREC_BUF ? KREC_BUF : h->rsp_len;
+	recorder_log(t->rec, client, 0, data, cl, data + cl, rl, &tm);
+	t->commands++;
+	t->org[o].n++;
+	t->org[o].lat_ns += h->t_end - h->t_start;
+	t->org[o].wait_ns += h->wait_ns;
+	if (h->wait_ns > t->org[o].max_wait_ns)
+		t->org[o].max_wait_ns = h->wait_ns;
+}
+
+void kernel_trace_summary(const struct kernel_trace *t, char *buf, size_t len)
+{
+	size_t off = 0;
+	buf[0] = 0;
+	for (unsigned o = 0; o < KORG__COUNT && off < len; o++) {
+		const struct kernel_origin_stats *s = &t->org[o];
+		if (!s->n)
+			continue;
+		off += (size_t)snprintf(
+		    buf + off, len - off,
+		    "%-14s %7llu commands, %10.3f ms on the chip, %9.3f ms waiting "
+		    "(max %.3f)\n",
+		    kernel_origin_name(o), (unsigned long long)s->n, s->lat_ns / 1e6,
+		    s->wait_ns / 1e6, s->max_wait_ns / 1e6);
+	}
+	for (unsigned i = 1; i < KSPAN__COUNT && off < len; i++) {
+		const struct kernel_span_stats *s = &t->span[i];
+		if (!s->n)
+			continue;
+		off += (size_t)snprintf(
+		    buf + off, len - off,
+		    "%-27s %6llu calls, %10.3f ms: %llu transmissions %.3f ms, host %.3f ms\n",
+		    kernel_span_name(i), (unsigned long long)s->n, s->ns / 1e6,
+		    (unsigned long long)s->n_tx, s->tx_ns / 1e6,
+		    (s->ns > s->tx_ns ? s->ns - s->tx_ns : 0) / 1e6);
+	}
+}
+
+/* ---- the eBPF side ---- */
+
+#ifndef TPMTRACE_HAVE_BPF
+
+struct kernel_rec {
+	int unused;
+};
+
+int kernel_rec_open(struct kernel_rec **out, const struct kernel_rec_cfg *c, char *err,
+		    size_t errlen)
+{
+	*out = NULL;
+	snprintf(err, errlen,
+		 "this tpmtrace was built without libbpf (libbpf-dev, clang and bpftool at "
+		 "build time)");
+	return -ENOTSUP;
+}
+const char *kernel_rec_describe(const struct kernel_rec *k)
+{
+	return "";
+}
+uint64_t kernel_rec_attach_ns(const struct kernel_rec *k)
+{
+	return 0;
+}
+int kernel_rec_poll(struct kernel_rec *k, int timeout_ms, kernel_rec_fn fn, void *ctx)
+{
+	return -ENOTSUP;
+}
+void kernel_rec_counts(const struct kernel_rec *k, struct kernel_rec_counts *c)
+{
+	memset(c, 0, sizeof *c);
+}
+void kernel_rec_close(struct kernel_rec *k)
+{
+}
+
+#else
+
+struct kernel_rec {
+	struct tpmk_core *core;
+	struct tpmk_plain *plain;
+	struct bpf_object *obj;
+	struct bpf_link *links[2 * N_PROBES];
+	unsigned n_links;
+	struct ring_buffer *rb;
+	int counters_fd;
+	uint64_t attach_ns;
+	kernel_rec_fn fn;
+	void *fn_ctx;
+	char desc[1024];
+};
+
+static char libbpf_msg[512];
+static int libbpf_verbose;
+static int on_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (libbpf_verbose) {
+		/* TPMTRACE_KERNEL_VERBOSE: libbpf's messages (the verifier's log) */
+		va_list aq;
+		va_copy(aq, ap);
+		vfprintf(stderr, fmt, aq);
+		va_end(aq);
+	}
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	char line[512];
+	vsnprintf(line, sizeof line, fmt, ap);
+	line[strcspn(line, "\n")] = 0;
+	if (line[0])
+		snprintf(libbpf_msg, sizeof libbpf_msg, "%s", line);
+	return 0;
+}
+
+/* Effective capabilities, from /proc/self/status. */
+static uint64_t cap_eff(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	unsigned long long v = 0;
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "CapEff: %llx", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/* Which probe symbols /proc/kallsyms names. Returns 0, or -errno when it
+ * cannot be read (then every symbol is tried). */
+static int kallsyms_find(const char *transmit, int found[N_PROBES])
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512];
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof line, f)) {
+		char type, name[256];
+		if (sscanf(line, "%*s %c %255s", &type, name) != 2)
+			continue;
+		for (size_t i = 0; i < N_PROBES; i++)
+			if (!strcmp(name, i == 0 ? transmit : probes[i].sym))
+				found[i] = 1;
+	}
+	fclose(f);
+	return 0;
+}
+
+static int ring_cb(void *ctx, void *data, size_t size)
+{
+	struct kernel_rec *k = ctx;
+	const struct krec_hdr *h = data;
+	if (size < sizeof *h)
+		return 0;
+	if ((uint64_t)sizeof *h + h->cmd_len + h->rsp_len > size)
+		return 0;
+	k->fn(k->fn_ctx, h, (const uint8_t *)data + sizeof *h);
+	return 0;
+}
+
+static int attach(struct kernel_rec *k, const char *prog, const char *sym, uint64_t cookie, int ret)
+{
+	struct bpf_program *p = bpf_object__find_program_by_name(k->obj, prog);
+	if (!p)
+		return -ENOENT;
+	LIBBPF_OPTS(bpf_kprobe_opts, o, .bpf_cookie = cookie, .retprobe = ret);
+	struct bpf_link *l = bpf_program__attach_kprobe_opts(p, sym, &o);
+	if (!l)
+		return -errno ? -errno : -EINVAL;
+	k->links[k->n_links++] = l;
+	return 0;
+}
+
+static int attach_probe(struct kernel_rec *k, const struct probe_def *d, const char *sym)
+{
+	int rc = 0;
+	switch (d->kind) {
+	case PK_TRANSMIT:
+		/* the return first: an entry without its return would leave
+		 * commands in flight */
+		if (!(rc = attach(k, "transmit_return", sym, 0, 1)))
+			rc = attach(k, "transmit_entry", sym, 0, 0);
+		break;
+	case PK_CALLER:
+		if (!(rc = attach(k, "caller_return", sym, 0, 1)))
+			rc = attach(k, "caller_entry", sym, d->cookie, 0);
+		break;
+	case PK_PREPARE:
+		if (!(rc = attach(k, "caller_return", sym, 0, 1)))
+			rc = attach(k, "prepare_space_entry", sym, 0, 0);
+		break;
+	case PK_WRITE:
+		rc = attach(k, "write_entry", sym, 0, 0);
+		break;
+	case PK_QUEUE:
+		rc = attach(k, "queue_work_entry", sym, 0, 0);
+		break;
+	case PK_ASYNC:
+		rc = attach(k, "async_entry", sym, 0, 0);
+		break;
+	case PK_GETOPS:
+		rc = attach(k, "getops_entry", sym, 0, 0);
+		break;
+	case PK_PUTOPS:
+		rc = attach(k, "putops_entry", sym, 0, 0);
+		break;
+	}
+	return rc;
+}
+
+static int is_file(const char *p)
+{
+	return access(p, F_OK) == 0;
+}
+
+int kernel_rec_open(struct kernel_rec **out, const struct kernel_rec_cfg *c, char *err,
+		    size_t errlen)
+{
+	struct utsname u;
+	const char *sym = c->transmit_sym && *c->transmit_sym ? c->transmit_sym : "tpm_transmit";
+	int found[N_PROBES] = {0}, rc;
+	*out = NULL;
+	if (uname(&u))
+		snprintf(u.release, sizeof u.release, "?");
+
+	/* Privileges: root (CAP_SYS_ADMIN), or CAP_BPF + CAP_PERFMON. */
+	uint64_t caps = cap_eff();
+	int admin = !!(caps & (1ull << 21)), bpfcap = !!(caps & (1ull << 39)),
+	    perfmon = !!(caps & (1ull << 38));
+	if (!admin && !(bpfcap && perfmon)) {
+		snprintf(err, errlen,
+			 "needs root, or the capabilities CAP_BPF and CAP_PERFMON, to load eBPF "
+			 "programs on kprobes (this process, uid %u, has neither: effective "
+			 "capabilities 0x%llx)",
+			 (unsigned)geteuid(), (unsigned long long)caps);
+		return -EPERM;
+	}
+	/* The bpf() system call: a bad request tells whether it exists. */
+	errno = 0;
+	if (syscall(__NR_bpf, -1, NULL, 0) < 0 && errno == ENOSYS) {
+		snprintf(err, errlen,
+			 "Linux %s has no bpf() system call (a kernel built without "
+			 "CONFIG_BPF_SYSCALL)",
+			 u.release);
+		return -ENOSYS;
+	}
+	FILE *lf = fopen("/sys/kernel/security/lockdown", "re");
+	if (lf) {
+		char l[128] = "";
+		if (fgets(l, sizeof l, lf) && strstr(l, "[confidentiality]")) {
+			fclose(lf);
+			snprintf(err, errlen,
+				 "Linux %s is in lockdown mode 'confidentiality' "
+				 "(/sys/kernel/security/lockdown), which forbids eBPF programs "
+				 "to read kernel memory (the TPM driver's buffer)",
+				 u.release);
+			return -EPERM;
+		}
+		fclose(lf);
+	}
+	/* The probed function. */
+	int have_kallsyms = kallsyms_find(sym, found) == 0;
+	if (have_kallsyms && !found[0]) {
+		snprintf(err, errlen,
+			 "Linux %s has no %s (not in /proc/kallsyms: no TPM driver built in or "
+			 "loaded, or a kernel whose transmit path has another name); tried a "
+			 "kprobe on %s",
+			 u.release, sym, sym);
+		return -ENOENT;
+	}
+	int btf = is_file("/sys/kernel/btf/vmlinux");
+
+	struct kernel_rec *k = calloc(1, sizeof *k);
+	if (!k) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	const char *verbose = getenv("TPMTRACE_KERNEL_VERBOSE");
+	libbpf_verbose = verbose && *verbose && strcmp(verbose, "0");
+	libbpf_set_print(on_libbpf_print);
+	libbpf_msg[0] = 0;
+	uint32_t ring = c->ring_bytes ? c->ring_bytes : 8u << 20;
+	if (btf) {
+		k->core = tpmk_core__open();
+		if (k->core) {
+			k->obj = k->core->obj;
+			bpf_map__set_max_entries(k->core->maps.rb, ring);
+		}
+	} else {
+		k->plain = tpmk_plain__open();
+		if (k->plain) {
+			k->obj = k->plain->obj;
+			bpf_map__set_max_entries(k->plain->maps.rb, ring);
+		}
+	}
+	if (!k->obj) {
+		rc = -errno ? -errno : -EINVAL;
+		snprintf(err, errlen, "opening the eBPF object failed: %s", libbpf_msg);
+		goto fail;
+	}
+	rc = btf ? tpmk_core__load(k->core) : tpmk_plain__load(k->plain);
+	if (rc) {
+		snprintf(err, errlen, "Linux %s refused the eBPF program (%s): %s%s%s", u.release,
+			 strerror(-rc), libbpf_msg,
+			 rc == -EPERM ? " (BPF not permitted: lockdown, a seccomp "
+					"filter or kernel.unprivileged_bpf_disabled)"
+				      : "",
+			 btf ? "" : " (no BTF: the object without CO-RE)");
+		goto fail;
+	}
+	{
+		uint32_t zero = 0, flags = c->discard ? KCONF_DISCARD : 0;
+		struct bpf_map *cm = btf ? k->core->maps.config : k->plain->maps.config;
+		k->counters_fd =
+		    bpf_map__fd(btf ? k->core->maps.counters : k->plain->maps.counters);
+		if (bpf_map_update_elem(bpf_map__fd(cm), &zero, &flags, BPF_ANY)) {
+			rc = -errno;
+			snprintf(err, errlen, "configuring the eBPF program: %s", strerror(errno));
+			goto fail;
+		}
+	}
+	/* tpm_transmit first, required. */
+	k->attach_ns = mono_ns();
+	if ((rc = attach_probe(k, &probes[0], sym))) {
+		snprintf(err, errlen, "Linux %s: cannot attach a kprobe to %s: %s%s%s", u.release,
+			 sym, strerror(-rc), libbpf_msg[0] ? ": " : "", libbpf_msg);
+		goto fail;
+	}
+	char missing[600] = "";
+	size_t mo = 0;
+	unsigned n_ok = 0;
+	for (size_t i = 1; i < N_PROBES; i++) {
+		if ((have_kallsyms && !found[i]) || attach_probe(k, &probes[i], probes[i].sym)) {
+			if (mo < sizeof missing)
+				mo += (size_t)snprintf(missing + mo, sizeof missing - mo, "%s%s",
+						       mo ? " " : "", probes[i].sym);
+			continue;
+		}
+		n_ok++;
+	}
+	k->rb = ring_buffer__new(bpf_map__fd(btf ? k->core->maps.rb : k->plain->maps.rb), ring_cb,
+				 k, NULL);
+	if (!k->rb) {
+		rc = -errno ? -errno : -ENOMEM;
+		snprintf(err, errlen, "the eBPF ring buffer: %s", strerror(-rc));
+		goto fail;
+	}
+	snprintf(k->desc, sizeof k->desc,
+		 "Linux %s: kprobes on %s (%s), %u of %zu caller probes; not in this kernel: %s",
+		 u.release, sym, btf ? "CO-RE, chip numbers from BTF" : "no BTF: chip not known",
+		 n_ok, N_PROBES - 1, missing[0] ? missing : "none");
+	*out = k;
+	return 0;
+fail:
+	kernel_rec_close(k);
+	return rc ? rc : -EIO;
+}
+
+const char *kernel_rec_describe(const struct kernel_rec *k)
+{
+	return k->desc;
+}
+
+uint64_t kernel_rec_attach_ns(const struct kernel_rec *k)
+{
+	return k->attach_ns;
+}
+
+int kernel_rec_poll(struct kernel_rec *k, int timeout_ms, kernel_rec_fn fn, void *ctx)
+{
+	k->fn = fn;
+	k->fn_ctx = ctx;
+	int n = ring_buffer__poll(k->rb, timeout_ms);
+	return n;
+}
+
+void kernel_rec_counts(const struct kernel_rec *k, struct kernel_rec_counts *c)
+{
+	memset(c, 0, sizeof *c);
+	uint64_t v[KCNT__COUNT] = {0};
+	for (uint32_t i = 0; i < KCNT__COUNT && k->counters_fd > 0; i++)
+		if (bpf_map_lookup_elem(k->counters_fd, &i, &v[i]))
+			v[i] = 0;
+	c->dropped = v[KCNT_DROPPED];
+	c->sent = v[KCNT_SENT];
+	c->lost_returns = v[KCNT_LOST];
+}
+
+void kernel_rec_close(struct kernel_rec *k)
+{
+	if (!k)
+		return;
+	ring_buffer__free(k->rb);
+	for (unsigned i = 0; i < k->n_links; i++)
+		bpf_link__destroy(k->links[i]);
+	if (k->core)
+		tpmk_core__destroy(k->core);
+	if (k->plain)
+		tpmk_plain__destroy(k->plain);
+	free(k);
+}
+
+#endif

@@ -1,0 +1,469 @@
+/* The eBPF side of `tpmtrace record --kernel`: kprobes on the TPM driver's
+ * transmit path. tpm_transmit(chip, buf, bufsiz) is where every command of
+ * every caller passes (the kernel's own through tpm_transmit_cmd, user
+ * space's through tpm-dev-common.c, the resource manager's swaps): the
+ * command bytes are copied on entry, the response bytes (written over the
+ * same buffer) on return, and both go to user space through a ring buffer.
+ * The origin comes from probes on the callers, which push an origin on a
+ * per-task stack on entry and pop it on return.
+ *
+ * Never in the way: nothing here waits; a full ring buffer drops the record
+ * and counts it (dropped). Built twice from this file: with TPMTRACE_CORE
+ * (CO-RE: reads tpm_chip.dev_num, needs the kernel's BTF) and without (no
+ * kernel structure is read, so it loads on a kernel without BTF). */
+#include <linux/bpf.h>
+#include <linux/types.h>
+#include <asm/ptrace.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+typedef __u8 uint8_t;
+typedef __u32 uint32_t;
+typedef __s32 int32_t;
+typedef __u64 uint64_t;
+typedef __s64 int64_t;
+#include "kernel_abi.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#ifdef TPMTRACE_CORE
+struct tpm_chip {
+	int dev_num;
+} __attribute__((preserve_access_index));
+#endif
+
+/* No global variables: libbpf creates .data/.bss/.rodata maps only where
+ * its probe for them (a socket filter program) passes, and a kernel without
+ * networking has no socket filters. So the configuration and the counters
+ * are array maps. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} config SEC(".maps"); /* KCONF_*: set by the loader before it attaches */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, KCNT__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+static __always_inline void count(__u32 which)
+{
+	__u64 *c = bpf_map_lookup_elem(&counters, &which);
+	if (c)
+		__sync_fetch_and_add(c, 1);
+}
+
+static __always_inline int discarding(void)
+{
+	__u32 zero = 0;
+	__u32 *c = bpf_map_lookup_elem(&config, &zero);
+	return c && (*c & KCONF_DISCARD);
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20); /* the loader may change it before load */
+} rb SEC(".maps");
+
+/* A transmission in flight, by thread: the command copied on entry, the
+ * buffer's address for the response. */
+struct inflight {
+	struct krec r;
+	__u64 buf;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, struct inflight);
+} inflight SEC(".maps");
+
+/* The source a new inflight entry is copied from (too big for the stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct inflight);
+} scratch SEC(".maps");
+
+#define STACK_MAX 8
+struct task_state {
+	__u8 stack[STACK_MAX]; /* origins pushed by the callers */
+	__u8 spans[STACK_MAX]; /* 1: the frame at this depth is a span */
+	__u32 depth;
+	__u32 user;	    /* in a user-space command (tpm2_prepare_space .. tpm_put_ops) */
+	__u32 node;	    /* KNODE_* from tpm2_prepare_space */
+	__u32 in_write;	    /* in tpm_common_write, before it queues or transmits */
+	__u32 user_tgid;    /* the writer (an O_NONBLOCK write's: noted at queue_work_on) */
+	char user_comm[16]; /* its program */
+	__u64 getops_t0;    /* tpm_try_get_ops entry: waiting for the chip from then */
+	__u64 span_t0;	    /* the open span's start */
+	__u32 span_id;
+	__u32 span_open;
+	__u32 n_tx;
+	__u32 pad;
+	__u64 tx_ns;
+};
+
+/* Only functions that run under the chip's lock (or their own subsystem's)
+ * get a return probe: a kretprobe has a small pool of instances, and the
+ * callers that sleep for the lock (64 clients' writes) would exhaust it.
+ * The others are entry probes, undone at tpm_put_ops. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct task_state);
+} tasks SEC(".maps");
+
+/* O_NONBLOCK writes run in a kworker (tpm_dev_async_work): the writer,
+ * by its work item, noted where tpm_common_write queues it. */
+struct writer_id {
+	__u32 tgid;
+	char comm[16];
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, struct writer_id);
+} async_writers SEC(".maps");
+
+/* An index into a task's stack the verifier sees bounded (clang would drop
+ * a plain mask after a range check). */
+static __always_inline __u64 slot(__u64 d)
+{
+	asm volatile("%0 &= 7" : "+r"(d));
+	return d;
+}
+
+/* A length or offset below 8192, as the verifier sees it. */
+static __always_inline __u64 mask13(__u64 v)
+{
+	asm volatile("%0 &= 0x1fff" : "+r"(v));
+	return v;
+}
+
+static __always_inline __u32 tid_now(void)
+{
+	return (__u32)bpf_get_current_pid_tgid();
+}
+
+static __always_inline struct task_state *task_get(int create)
+{
+	__u32 tid = tid_now();
+	struct task_state *t = bpf_map_lookup_elem(&tasks, &tid);
+	if (t || !create)
+		return t;
+	struct task_state z = {};
+	bpf_map_update_elem(&tasks, &tid, &z, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&tasks, &tid);
+}
+
+static __always_inline void task_maybe_free(struct task_state *t)
+{
+	if (t->depth == 0 && !t->user && !t->getops_t0 && !t->in_write && !t->user_tgid) {
+		__u32 tid = tid_now();
+		bpf_map_delete_elem(&tasks, &tid);
+	}
+}
+
+static __always_inline __u32 task_origin(struct task_state *t)
+{
+	if (!t)
+		return KORG_KERNEL;
+	if (t->depth == 0)
+		return t->user ? KORG_USER : KORG_KERNEL;
+	__u32 d = t->depth - 1;
+	if (d >= STACK_MAX)
+		return t->stack[STACK_MAX - 1];
+	return t->stack[slot(d)];
+}
+
+static __always_inline void push(struct task_state *t, __u64 cookie)
+{
+	__u32 org = cookie & 0xff, d = t->depth;
+	/* A weak origin (the callers: IMA, hwrng, trusted keys) keeps an outer
+	 * one; a strong one (the kernel's sessions, the resource manager)
+	 * overrides it. */
+	if (!(cookie & KCOOKIE_STRONG) && (d > 0 || t->user))
+		org = task_origin(t);
+	if (d < STACK_MAX) {
+		t->stack[slot(d)] = (__u8)org;
+		t->spans[slot(d)] = 0;
+		if ((cookie & KCOOKIE_SPAN) && !t->span_open) {
+			t->spans[slot(d)] = 1;
+			t->span_open = 1;
+			t->span_id = KCOOKIE_SPAN_ID(cookie);
+			t->span_t0 = bpf_ktime_get_ns();
+			t->n_tx = 0;
+			t->tx_ns = 0;
+		}
+	}
+	t->depth = d + 1;
+}
+
+static __always_inline void emit_span(struct task_state *t, __u32 origin)
+{
+	__u32 zero = 0;
+	struct inflight *v = bpf_map_lookup_elem(&scratch, &zero);
+	if (!v)
+		return;
+	struct krec *s = &v->r;
+	__u64 pt = bpf_get_current_pid_tgid();
+	s->h.kind = KREC_SPAN;
+	s->h.origin = origin;
+	s->h.tgid = pt >> 32;
+	s->h.tid = (__u32)pt;
+	s->h.chip = -1;
+	s->h.cmd_len = 0;
+	s->h.rsp_len = 0;
+	s->h.node = 0;
+	s->h.ret = 0;
+	s->h.t_start = t->span_t0;
+	s->h.t_end = bpf_ktime_get_ns();
+	s->h.wait_ns = 0;
+	s->h.span = t->span_id;
+	s->h.n_tx = t->n_tx;
+	s->h.tx_ns = t->tx_ns;
+	bpf_get_current_comm(s->h.comm, sizeof s->h.comm);
+	if (discarding())
+		count(KCNT_SENT);
+	else if (bpf_ringbuf_output(&rb, s, sizeof(s->h), 0))
+		count(KCNT_DROPPED);
+	else
+		count(KCNT_SENT);
+}
+
+/* ---- the callers: origin push/pop (cookie = origin | flags) ---- */
+
+SEC("kprobe")
+int BPF_KPROBE(caller_entry)
+{
+	struct task_state *t = task_get(1);
+	if (t)
+		push(t, bpf_get_attach_cookie(ctx));
+	return 0;
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(caller_return)
+{
+	struct task_state *t = task_get(0);
+	if (!t || t->depth == 0)
+		return 0;
+	__u32 d = t->depth - 1;
+	if (d < STACK_MAX && t->spans[slot(d)]) {
+		emit_span(t, t->stack[slot(d)]);
+		t->span_open = 0;
+	}
+	t->depth = d;
+	task_maybe_free(t);
+	return 0;
+}
+
+/* tpm_common_write(file, buf, size, off): user space writes a command; a
+ * blocking write transmits in this task, an O_NONBLOCK one queues work. */
+SEC("kprobe")
+int BPF_KPROBE(write_entry)
+{
+	struct task_state *t = task_get(1);
+	if (!t)
+		return 0;
+	t->in_write = 1;
+	t->user_tgid = bpf_get_current_pid_tgid() >> 32;
+	bpf_get_current_comm(t->user_comm, sizeof t->user_comm);
+	return 0;
+}
+
+/* queue_work_on(cpu, wq, work): inside tpm_common_write it queues the TPM's
+ * async work; the writer is noted by its work item. */
+SEC("kprobe")
+int BPF_KPROBE(queue_work_entry, int cpu, void *wq, void *work)
+{
+	__u32 tid = tid_now();
+	struct task_state *t = bpf_map_lookup_elem(&tasks, &tid);
+	if (!t || !t->in_write)
+		return 0;
+	struct writer_id w = {.tgid = t->user_tgid};
+	__builtin_memcpy(w.comm, t->user_comm, sizeof w.comm);
+	__u64 key = (__u64)work;
+	bpf_map_update_elem(&async_writers, &key, &w, BPF_ANY);
+	t->in_write = 0;
+	t->user_tgid = 0;
+	task_maybe_free(t);
+	return 0;
+}
+
+/* tpm_dev_async_work(work): the O_NONBLOCK write's transmission, in a kworker. */
+SEC("kprobe")
+int BPF_KPROBE(async_entry, void *work)
+{
+	struct task_state *t = task_get(1);
+	if (!t)
+		return 0;
+	__u64 key = (__u64)work;
+	struct writer_id *w = bpf_map_lookup_elem(&async_writers, &key);
+	if (w) {
+		t->user_tgid = w->tgid;
+		__builtin_memcpy(t->user_comm, w->comm, sizeof t->user_comm);
+		bpf_map_delete_elem(&async_writers, &key);
+	} else {
+		t->user_tgid = bpf_get_current_pid_tgid() >> 32;
+		bpf_get_current_comm(t->user_comm, sizeof t->user_comm);
+	}
+	return 0;
+}
+
+/* tpm2_prepare_space(chip, space, buf, bufsiz), under the chip's lock: a
+ * user command follows; the resource manager (space set: /dev/tpmrm*)
+ * loads the client's contexts first. */
+SEC("kprobe")
+int BPF_KPROBE(prepare_space_entry, void *chip, void *space)
+{
+	struct task_state *t = task_get(1);
+	if (!t)
+		return 0;
+	t->node = space ? KNODE_TPMRM : KNODE_TPM;
+	t->user = 1;
+	push(t, KORG_RMSWAP | KCOOKIE_STRONG);
+	return 0;
+}
+
+/* tpm_try_get_ops(chip): the chip's lock (tpm_mutex) and its start; from
+ * here to the next transmission is waiting for the chip. */
+SEC("kprobe")
+int BPF_KPROBE(getops_entry)
+{
+	struct task_state *t = task_get(1);
+	if (!t)
+		return 0;
+	t->getops_t0 = bpf_ktime_get_ns();
+	t->in_write = 0;
+	return 0;
+}
+
+/* tpm_put_ops(chip): the chip released; a user command is over. */
+SEC("kprobe")
+int BPF_KPROBE(putops_entry)
+{
+	struct task_state *t = task_get(0);
+	if (!t)
+		return 0;
+	t->user = 0;
+	t->node = KNODE_NONE;
+	t->user_tgid = 0;
+	t->getops_t0 = 0;
+	t->in_write = 0;
+	task_maybe_free(t);
+	return 0;
+}
+
+/* ---- the transmission ---- */
+
+static __always_inline __u32 be32(const __u8 *p)
+{
+	return ((__u32)p[0] << 24) | ((__u32)p[1] << 16) | ((__u32)p[2] << 8) | p[3];
+}
+
+SEC("kprobe")
+int BPF_KPROBE(transmit_entry, void *chip, const __u8 *buf, unsigned long bufsiz)
+{
+	__u32 zero = 0, tid = tid_now();
+	struct inflight *src = bpf_map_lookup_elem(&scratch, &zero);
+	if (!src)
+		return 0;
+	if (bpf_map_update_elem(&inflight, &tid, src, BPF_ANY))
+		return 0;
+	struct inflight *v = bpf_map_lookup_elem(&inflight, &tid);
+	if (!v)
+		return 0;
+	struct krec *r = &v->r;
+	v->buf = (__u64)buf;
+	__u8 hdr[10] = {};
+	bpf_probe_read_kernel(hdr, sizeof hdr, buf);
+	__u32 n = be32(hdr + 2);
+	if (n > bufsiz)
+		n = bufsiz;
+	if (n > KREC_BUF)
+		n = KREC_BUF;
+	r->h.cmd_len = 0;
+	if (n > 0 && bpf_probe_read_kernel(r->data, mask13(n), buf) == 0)
+		r->h.cmd_len = n;
+	r->h.kind = KREC_CMD;
+	r->h.tid = tid;
+	r->h.rsp_len = 0;
+	r->h.ret = 0;
+	r->h.span = 0;
+	r->h.n_tx = 0;
+	r->h.tx_ns = 0;
+#ifdef TPMTRACE_CORE
+	r->h.chip = BPF_CORE_READ((struct tpm_chip *)chip, dev_num);
+#else
+	r->h.chip = -1;
+#endif
+	struct task_state *t = bpf_map_lookup_elem(&tasks, &tid);
+	__u64 pt = bpf_get_current_pid_tgid();
+	r->h.origin = task_origin(t);
+	r->h.node = t ? t->node : 0;
+	r->h.wait_ns = 0;
+	r->h.t_start = bpf_ktime_get_ns();
+	if (t && t->getops_t0) {
+		r->h.wait_ns = r->h.t_start - t->getops_t0;
+		t->getops_t0 = 0;
+	}
+	if (t && (r->h.origin == KORG_USER || r->h.origin == KORG_RMSWAP) && t->user_tgid) {
+		r->h.tgid = t->user_tgid;
+		__builtin_memcpy(r->h.comm, t->user_comm, sizeof r->h.comm);
+	} else {
+		r->h.tgid = pt >> 32;
+		bpf_get_current_comm(r->h.comm, sizeof r->h.comm);
+	}
+	return 0;
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(transmit_return, long ret)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u32 tid = tid_now();
+	struct inflight *v = bpf_map_lookup_elem(&inflight, &tid);
+	if (!v) {
+		count(KCNT_LOST);
+		return 0;
+	}
+	struct krec *r = &v->r;
+	r->h.t_end = now;
+	r->h.ret = ret;
+	struct task_state *t = bpf_map_lookup_elem(&tasks, &tid);
+	if (t && t->span_open) {
+		t->n_tx++;
+		t->tx_ns += now - r->h.t_start;
+	}
+	__u32 off = r->h.cmd_len;
+	if (off > KREC_BUF)
+		off = KREC_BUF;
+	__u32 n = 0;
+	if (ret > 0) {
+		/* the response is written over the command, in the same buffer */
+		n = ret > KREC_BUF ? KREC_BUF : (__u32)ret;
+		if (bpf_probe_read_kernel(r->data + (off & (KREC_BUF * 2 - 1)),
+					  n & (KREC_BUF * 2 - 1), (const void *)v->buf))
+			n = 0;
+	}
+	r->h.rsp_len = n;
+	__u64 size = sizeof(r->h) + mask13(off) + mask13(n);
+	if (discarding())
+		count(KCNT_SENT);
+	else if (bpf_ringbuf_output(&rb, r, size, 0))
+		count(KCNT_DROPPED);
+	else
+		count(KCNT_SENT);
+	bpf_map_delete_elem(&inflight, &tid);
+	return 0;
+}

@@ -1,0 +1,67 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034 # VM_* knobs are read by harness.sh
+# tests/vm/kernel-lib.sh -- what the `record --kernel` VM tests share
+# (sourced by test_vm_kernel_*.sh after harness.sh): tpmtrace in the guest,
+# IMA programs on an ext4 image, and the comparison of the guest's
+# `record --kernel` trace with the host's vm-record trace of the same boot.
+#
+#   kernel_setup                 vm_setup + tpmtrace in the guest + ext4 programs
+#   kernel_compare HOSTDB GUESTDB  python check: the guest trace is a
+#                                contiguous run of the host's, byte for byte
+
+KERNEL_PROGRAMS=${KERNEL_PROGRAMS:-240}
+
+kernel_setup() {
+	[ -x "$TPMTRACE" ] || { echo "tpmtrace binary not found at $TPMTRACE" >&2; exit 1; }
+	vm_setup
+	vm_add_bin "$TPMTRACE" /usr/bin/tpmtrace || exit 1
+	local i
+	mkdir -p "$VM_WORK/ext4src"
+	for i in $(seq -w 1 "$KERNEL_PROGRAMS"); do
+		printf '#!/bin/sh\n: program %s %s\n' "$i" "$$" >"$VM_WORK/ext4src/p$i.sh"
+	done
+	chmod 755 "$VM_WORK/ext4src"/*
+	vm_ext4_image "$VM_WORK/ext4src" || exit 1
+}
+
+# kernel_compare HOSTDB GUESTDB: prints what it found; exit 0 when every
+# guest command is the host's, in order, none missing between the first and
+# the last, byte-identical command and response; the per-command latency
+# difference (guest - host) printed.
+kernel_compare() {
+	python3 - "$1" "$2" <<'PY'
+import sqlite3, sys
+h = sqlite3.connect(sys.argv[1]).execute(
+    "SELECT cc, cmd, rsp, latency_ns FROM command ORDER BY trace_id, seq").fetchall()
+g = sqlite3.connect(sys.argv[2]).execute(
+    "SELECT cc, cmd, rsp, latency_ns FROM command ORDER BY seq").fetchall()
+print(f"host: {len(h)} commands, guest: {len(g)} commands")
+if not g:
+    print("the guest recorded nothing"); sys.exit(1)
+# The guest's first command in the host trace, then every one after it.
+starts = [i for i in range(len(h)) if h[i][1] == g[0][1] and h[i][2] == g[0][2]]
+best = None
+for s in starts:
+    n = 0
+    while n < len(g) and s + n < len(h) and h[s + n][1] == g[n][1] and h[s + n][2] == g[n][2]:
+        n += 1
+    if best is None or n > best[1]:
+        best = (s, n)
+if best is None:
+    print("the guest's first command is nowhere in the host trace"); sys.exit(1)
+s, n = best
+print(f"aligned at host command {s}: {n} of {len(g)} guest commands match in order, byte for byte")
+if n < len(g):
+    hh = h[s + n] if s + n < len(h) else None
+    print(f"first difference at guest command {n}: guest cc 0x{g[n][0]:x}, host "
+          + (f"cc 0x{hh[0]:x}" if hh else "none"))
+    sys.exit(1)
+slower = [(gi[3] or 0) - (hi[3] or 0) for gi, hi in zip(g, h[s:s + n])]
+neg = [d for d in slower if d < 0]
+slower.sort()
+print(f"guest latency - host latency per command: median {slower[len(slower)//2]/1e3:.1f} us, "
+      f"min {slower[0]/1e3:.1f} us, max {slower[-1]/1e3:.1f} us (the driver's own cost)")
+if neg:
+    print(f"{len(neg)} commands shorter in the guest than on the host"); sys.exit(2)
+PY
+}

@@ -1,0 +1,127 @@
+#!/bin/bash
+# record --kernel, proof 1: two independent recorders agree. One boot of the
+# harness's guest (Debian's kernel) under `tpmtrace vm-record` on the host;
+# in the guest, `tpmtrace record --kernel` (eBPF on tpm_transmit) records
+# while IMA (ima_policy=tcb) measures KERNEL_PROGRAMS programs run from ext4,
+# with tpm2-tools through /dev/tpmrm0 and /dev/tpm0 and hwrng reads between
+# them. Every command the host's interposer relayed from the guest
+# recorder's first command to its last is in the guest trace, in order,
+# byte-identical command and response (--payloads full on both sides); the
+# origins are the call path's: IMA's extends `ima`, hwrng reads `hwrng`,
+# tpm2-tools `userspace` with pid, program and node, the resource manager's
+# swaps `rm-swap`; nothing dropped; detaching removes every kprobe.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=harness.sh
+. "$HERE/harness.sh"
+# shellcheck source=kernel-lib.sh
+. "$HERE/kernel-lib.sh"
+
+# KERNEL_VARIANT=hmac (test_vm_kernel_hmac.sh): the same boot on Linux 6.12
+# built with CONFIG_TCG_TPM2_HMAC (no BTF: the object without CO-RE), and
+# the kernel's session commands checked too.
+KERNEL_VARIANT=${KERNEL_VARIANT:-}
+[ -z "$KERNEL_VARIANT" ] || VM_KERNEL_BUILD=$KERNEL_VARIANT
+kernel_setup
+VM_APPEND="ima_policy=tcb"
+HOSTDB=$VM_WORK/host.db
+VM_SWTPM=0
+VM_TPM_ARGS=()
+VM_QEMU_PREFIX=("$TPMTRACE" vm-record --db "$HOSTDB" --payloads full --name host --)
+
+cat >"$VM_WORK/guest.sh" <<'EOF'
+#!/bin/sh
+. /lib/vm-guest.sh
+kv uname "$(uname -r)"
+mount -t debugfs none /sys/kernel/debug 2>/dev/null
+KP=/sys/kernel/debug/kprobes/list
+cat >/tmp/work.sh <<'W'
+#!/bin/sh
+i=0
+{ grep -c tpm_transmit /sys/kernel/debug/kprobes/list || echo nodebugfs; } >$VM_OUT/kprobes_during
+for p in $VM_EXT4/p*.sh; do
+	"$p" || exit 1
+	i=$((i + 1))
+	if [ $((i % 60)) = 0 ]; then
+		TPM2TOOLS_TCTI=device:/dev/tpmrm0 tpm2_createprimary -C o -G ecc256 -c /tmp/p.ctx >/dev/null || exit 2
+		TPM2TOOLS_TCTI=device:/dev/tpmrm0 tpm2_getcap properties-fixed >/dev/null || exit 3
+		TPM2TOOLS_TCTI=device:/dev/tpm0 tpm2_pcrread sha256:10 >/dev/null || exit 4
+		head -c 32 /dev/hwrng >/dev/null || exit 5
+	fi
+done
+echo $i >/tmp/ran
+W
+tpmtrace record --kernel --db $O/kernel.db --payloads full --name guest -- sh /tmp/work.sh >$O/rec.log 2>&1
+kv rec_rc $?
+kv ran "$(cat /tmp/ran)"
+kv kprobes_during "$(cat $O/kprobes_during)"
+kv kprobes_after "$(grep -c tpm_transmit $KP || echo nodebugfs)"
+cat /sys/kernel/security/ima/ascii_runtime_measurements >$O/ima.txt
+EOF
+
+t0=$(date +%s)
+vm_run_checked "$VM_WORK/guest.sh" "guest (through vm-record)"
+echo "boot: $(($(date +%s) - t0)) s"
+cat "$O/rec.log"
+check "guest script exit status 0 (got $VM_GUEST_RC)" [ "$VM_GUEST_RC" = 0 ]
+check "record --kernel and the workload exit 0 (got $(vm_get rec_rc))" [ "$(vm_get rec_rc)" = 0 ]
+check "all $KERNEL_PROGRAMS programs ran" [ "$(vm_get ran)" = "$KERNEL_PROGRAMS" ]
+n=$(grep -c ' /mnt/ext4/p[0-9]*\.sh *$' "$O/ima.txt")
+check "IMA measured the $KERNEL_PROGRAMS programs (got $n)" [ "$n" = "$KERNEL_PROGRAMS" ]
+if [ "$(vm_get kprobes_after)" = nodebugfs ]; then
+	echo "not checked: the kprobes while recording and after (this kernel has no debugfs)"
+else
+	check "the kprobe on tpm_transmit was there while recording" [ "$(vm_get kprobes_during)" -ge 1 ]
+	check "and gone after record --kernel exited" [ "$(vm_get kprobes_after)" = 0 ]
+fi
+
+G=$O/kernel.db
+q() { "$TPMTRACE" sql "$G" --no-header "$1"; }
+check "guest trace complete" [ "$(q "SELECT status FROM trace")" = complete ]
+check "nothing dropped (ring buffer + writer: $(q "SELECT dropped FROM trace"))" [ "$(q "SELECT dropped FROM trace")" = 0 ]
+
+kernel_compare "$HOSTDB" "$G" >"$VM_WORK/compare.txt" 2>&1
+rc=$?
+cat "$VM_WORK/compare.txt"
+check "every host command from the guest recorder's first to its last is in the guest trace, in order, byte for byte" [ "$rc" != 1 ]
+check "no command is shorter in the guest than on the wire (host)" [ "$rc" = 0 ]
+
+# Origins, from the call path.
+by() { q "SELECT count(*) FROM command c JOIN client k ON k.trace_id=c.trace_id AND k.id=c.client_id WHERE $1"; }
+echo "guest trace by client:"
+q "SELECT k.comm || ' | ' || k.peer || ' | pid ' || coalesce(k.pid,'-') || ' | ' || count(*) FROM command c JOIN client k ON k.trace_id=c.trace_id AND k.id=c.client_id GROUP BY k.id ORDER BY min(c.seq)" | head -40
+n_ext=$(by "c.cc=0x182 AND c.pcr=10")
+check "IMA's extends: at least $KERNEL_PROGRAMS PCR 10 extends (got $n_ext)" [ "$n_ext" -ge "$KERNEL_PROGRAMS" ]
+check "every PCR 10 extend has origin ima" [ "$(by "c.cc=0x182 AND c.pcr=10 AND NOT (k.comm='kernel' AND k.peer='ima')")" = 0 ]
+check "hwrng reads: GetRandom with origin hwrng (got $(by "c.cc=0x17B AND k.peer='hwrng'"))" [ "$(by "c.cc=0x17B AND k.peer='hwrng'")" -ge 4 ]
+n_rm=$(by "k.peer LIKE 'userspace /dev/tpmrm_' AND k.comm='tpm2_createprim' AND k.pid > 1 AND c.cc=0x131")
+check "tpm2_createprimary (comm tpm2_createprim) through /dev/tpmrm0: userspace with pid and program (got $n_rm)" [ "$n_rm" = 4 ]
+n_t0=$(by "k.peer LIKE 'userspace /dev/tpm_' AND k.comm='tpm2_pcrread' AND k.pid > 1 AND c.cc=0x17E")
+check "tpm2_pcrread through /dev/tpm0: userspace with pid and program (got $n_t0)" [ "$n_t0" -ge 4 ]
+n_sw=$(by "k.peer LIKE 'rm-swap /dev/tpmrm_' AND c.cc IN (0x162, 0x165)")
+check "the resource manager's ContextSave/FlushContext: rm-swap (got $n_sw)" [ "$n_sw" -ge 8 ]
+check "no user-space command under a kernel origin" [ "$(by "k.comm='kernel' AND c.cc IN (0x131, 0x17E, 0x17A)")" = 0 ]
+check "no command of an unknown kernel caller" [ "$(by "k.comm='kernel' AND k.peer='kernel'")" = 0 ]
+if [ "$KERNEL_VARIANT" = hmac ]; then
+	# The kernel's HMAC sessions (tpm2-sessions.c): the null key's ContextLoad,
+	# StartAuthSession and the FlushContext of the key, and the flush of the
+	# session before each user-space command (tpm_dev_transmit).
+	n_sas=$(by "c.cc=0x176 AND k.comm='kernel'")
+	check "the kernel's StartAuthSession sent (got $n_sas)" [ "$n_sas" -ge 1 ]
+	check "every StartAuthSession of the kernel's has origin kernel-session" [ "$(by "c.cc=0x176 AND k.comm='kernel' AND k.peer<>'kernel-session'")" = 0 ]
+	check "every ContextLoad of the kernel's is kernel-session (none under ima/hwrng)" [ "$(by "c.cc=0x161 AND k.comm='kernel' AND k.peer<>'kernel-session'")" = 0 ]
+	check "the kernel's ContextLoads are there" [ "$(by "c.cc=0x161 AND k.peer='kernel-session'")" -ge 1 ]
+	check "IMA's extends carry the kernel's HMAC session (auth_kind 2)" [ "$(by "c.cc=0x182 AND c.pcr=10 AND c.auth_kind=2")" -ge 1 ]
+	# Lazy flush (6.12): tpm2_start_auth_session runs before every protected
+	# command and returns at once while a session is live; the calls that
+	# start one transmit (ContextLoad, StartAuthSession, FlushContext).
+	n_calls=$(q "SELECT count(*) FROM event WHERE kind='kernel-span' AND detail GLOB 'tpm2_start_auth_session *'")
+	n_span=$(q "SELECT count(*) FROM event WHERE kind='kernel-span' AND detail GLOB 'tpm2_start_auth_session *' AND detail NOT GLOB '* 0 transmissions *'")
+	check "tpm2_start_auth_session timed: $n_calls calls, $n_span that transmitted, one per StartAuthSession ($n_sas)" [ "$n_span" = "$n_sas" ]
+	check "fill/check of the HMAC timed as spans" [ "$(q "SELECT count(*) FROM event WHERE kind='kernel-span' AND detail GLOB 'tpm_buf_fill_hmac_session *'")" -ge "$KERNEL_PROGRAMS" ]
+	q "SELECT detail FROM event WHERE kind='kernel-span' AND detail NOT GLOB '* 0 transmissions *'" | head -4
+fi
+"$TPMTRACE" stats "$G" --by origin >"$VM_WORK/stats.txt" 2>&1
+check "stats --by origin reads the guest trace" [ $? = 0 ]
+cat "$VM_WORK/stats.txt"
+finish
