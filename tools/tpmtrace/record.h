@@ -33,7 +33,7 @@ struct record_args {
 	/* --kernel */
 	int kernel, kernel_cmdline;
 	const char *early; /* --early FILE */
-	char **command; /* after --, or NULL */
+	char **command;	   /* after --, or NULL */
 };
 
 int record_pcap_live(const struct record_args *a);

@@ -67,6 +67,23 @@ static void print_wrapped(const char *text)
 	}
 }
 
+/* TPMTRACE_KERNEL_RING_BYTES (a test hook): the ring buffer's size, or 0 for
+ * the default. 0, or 1 after saying what is wrong. */
+static int ring_bytes_from_env(uint32_t *bytes)
+{
+	const char *ring = getenv("TPMTRACE_KERNEL_RING_BYTES");
+	if (!ring || !*ring)
+		return 0;
+	char *end;
+	unsigned long v = strtoul(ring, &end, 10);
+	if (*end || v < 4096 || v > (1ul << 30) || (v & (v - 1)))
+		return die(SUB,
+			   "TPMTRACE_KERNEL_RING_BYTES: a power of two from 4096 to 2^30, not '%s'",
+			   ring);
+	*bytes = (uint32_t)v;
+	return 0;
+}
+
 int record_kernel_main(const struct record_args *a)
 {
 	char err[1024];
@@ -85,17 +102,8 @@ int record_kernel_main(const struct record_args *a)
 	}
 	struct kernel_rec_cfg kc = {.transmit_sym = getenv("TPMTRACE_KERNEL_TRANSMIT_SYMBOL"),
 				    .discard = getenv("TPMTRACE_KERNEL_DISCARD") != NULL};
-	const char *ring = getenv("TPMTRACE_KERNEL_RING_BYTES");
-	if (ring && *ring) {
-		char *end;
-		unsigned long v = strtoul(ring, &end, 10);
-		if (*end || v < 4096 || v > (1ul << 30) || (v & (v - 1)))
-			return die(SUB,
-				   "TPMTRACE_KERNEL_RING_BYTES: a power of two from 4096 to 2^30, "
-				   "not '%s'",
-				   ring);
-		kc.ring_bytes = (uint32_t)v;
-	}
+	if (ring_bytes_from_env(&kc.ring_bytes))
+		return 1;
 	/* Everything the kernel must offer is checked (and the probes attached)
 	 * before the database is touched. */
 	if (kernel_rec_open(&k, &kc, err, sizeof err))
