@@ -45,7 +45,7 @@ VM_IMAGE_MIRRORS=(
 # tests use in the guest, and cmake for the documented `cmake --install`.
 VM_IMAGE_PKGS_COMMON="systemd systemd-sysv udev kmod linux-image-amd64 tpm2-tools
  libtss2-tcti-device0 libtss2-rc0 libtss2-tctildr0 cryptsetup cryptsetup-bin e2fsprogs
- libsqlite3-0 libfuse3-3 libpcap0.8 libssl3 libyaml-0-2 cmake"
+ libsqlite3-0 libfuse3-3 libpcap0.8 libssl3 libyaml-0-2 libbpf1 libpq5 cmake"
 VM_IMAGE_PKGS_dracut="dracut dracut-core"
 VM_IMAGE_PKGS_initramfs_tools="initramfs-tools busybox cryptsetup-initramfs clevis clevis-tpm2
  clevis-luks clevis-initramfs"
