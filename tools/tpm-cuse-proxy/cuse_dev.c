@@ -51,16 +51,16 @@ struct cfile {
 	uint8_t buf[RSP_CAP];
 };
 
-struct cuse_state g = {.lock = PTHREAD_MUTEX_INITIALIZER,
-		       .rec_lock = PTHREAD_MUTEX_INITIALIZER,
-		       .cond = PTHREAD_COND_INITIALIZER,
-		       .mode = -1,
-		       .uid = -1,
-		       .gid = -1,
-		       .ready_fd = -1,
-		       .guard_fd = -1,
-		       .proc_fd_dir = -1,
-		       .dev_fd = -1};
+struct cuse_state cuse_state = {.lock = PTHREAD_MUTEX_INITIALIZER,
+				.rec_lock = PTHREAD_MUTEX_INITIALIZER,
+				.cond = PTHREAD_COND_INITIALIZER,
+				.mode = -1,
+				.uid = -1,
+				.gid = -1,
+				.ready_fd = -1,
+				.guard_fd = -1,
+				.proc_fd_dir = -1,
+				.dev_fd = -1};
 
 void msg(const char *fmt, ...)
 {
@@ -77,7 +77,7 @@ void msg(const char *fmt, ...)
  * the TIS driver's timeout) for a socket or TCTI. */
 static int client_errno(int rc)
 {
-	if (g.kind == BACKEND_DEVICE)
+	if (cuse_state.kind == BACKEND_DEVICE)
 		return -rc;
 	if (rc == -ETIME || rc == -ETIMEDOUT)
 		return ETIME;
@@ -95,20 +95,20 @@ void fault_crash_init(void)
 		msg("TPMTRACE_FAULT_CUSE_CRASH: not CC or CC:after: '%s'; ignored", s);
 		return;
 	}
-	g.crash_cc = (uint32_t)cc;
-	g.crash_after = *end != 0;
-	msg("TPMTRACE_FAULT_CUSE_CRASH: will crash at command 0x%x%s", g.crash_cc,
-	    g.crash_after ? ", once answered" : "");
+	cuse_state.crash_cc = (uint32_t)cc;
+	cuse_state.crash_after = *end != 0;
+	msg("TPMTRACE_FAULT_CUSE_CRASH: will crash at command 0x%x%s", cuse_state.crash_cc,
+	    cuse_state.crash_after ? ", once answered" : "");
 }
 
 static void fault_crash(const uint8_t *cmd, size_t len, int after)
 {
-	if (!g.crash_cc || after != g.crash_after || len < TPM_HEADER_SIZE ||
-	    wire_get_u32(cmd + 6) != g.crash_cc)
+	if (!cuse_state.crash_cc || after != cuse_state.crash_after || len < TPM_HEADER_SIZE ||
+	    wire_get_u32(cmd + 6) != cuse_state.crash_cc)
 		return;
 	struct rlimit none = {0, 0};
 	setrlimit(RLIMIT_CORE, &none); /* no core file in the initramfs */
-	msg("TPMTRACE_FAULT_CUSE_CRASH: crashing at command 0x%x", g.crash_cc);
+	msg("TPMTRACE_FAULT_CUSE_CRASH: crashing at command 0x%x", cuse_state.crash_cc);
 	abort();
 }
 
@@ -174,35 +174,35 @@ static void *worker_main(void *arg)
 		free(cmd);
 		return NULL;
 	}
-	pthread_mutex_lock(&g.lock);
+	pthread_mutex_lock(&cuse_state.lock);
 	for (;;) {
-		while (!g.qhead && !g.stop)
-			pthread_cond_wait(&g.cond, &g.lock);
-		if (!g.qhead)
+		while (!cuse_state.qhead && !cuse_state.stop)
+			pthread_cond_wait(&cuse_state.cond, &cuse_state.lock);
+		if (!cuse_state.qhead)
 			break;
-		struct cfile *f = g.qhead;
-		g.qhead = f->qnext;
-		if (!g.qhead)
-			g.qtail = NULL;
+		struct cfile *f = cuse_state.qhead;
+		cuse_state.qhead = f->qnext;
+		if (!cuse_state.qhead)
+			cuse_state.qtail = NULL;
 		/* Our own copy: the client may write its next command as soon
 		 * as it has the response, while this one is being logged. */
 		size_t cmd_len = f->cmd_len;
 		uint32_t client = f->client;
 		memcpy(cmd, f->cmd, cmd_len);
-		pthread_mutex_unlock(&g.lock);
+		pthread_mutex_unlock(&cuse_state.lock);
 
 		size_t rsp_len = 0;
 		struct rec_timing tm = {0};
-		/* Only this thread forwards (g.rec's backend and counters are
+		/* Only this thread forwards (cuse_state.rec's backend and counters are
 		 * its own); rec_lock guards the writer queue, which the FUSE
 		 * thread also feeds, so it is taken for the record only: an
 		 * open or a bad write elsewhere never waits for the TPM. */
-		g.rec.backend = f->tr ? f->tr : g.shared;
+		cuse_state.rec.backend = f->tr ? f->tr : cuse_state.shared;
 		fault_crash(cmd, cmd_len, 0);
-		int rc =
-		    recorder_forward(&g.rec, client, 0, cmd, cmd_len, rsp, RSP_CAP, &rsp_len, &tm);
+		int rc = recorder_forward(&cuse_state.rec, client, 0, cmd, cmd_len, rsp, RSP_CAP,
+					  &rsp_len, &tm);
 
-		pthread_mutex_lock(&g.lock);
+		pthread_mutex_lock(&cuse_state.lock);
 		f->enqueued = 0;
 		f->off = 0;
 		if (rc) {
@@ -226,20 +226,20 @@ static void *worker_main(void *arg)
 			f->rreq = NULL;
 		}
 		notify_poll(f);
-		pthread_mutex_unlock(&g.lock);
+		pthread_mutex_unlock(&cuse_state.lock);
 		fault_crash(cmd, cmd_len, 1);
 
 		/* The client has its answer; now the record. It may name the
-		 * backend (g.rec.backend: in front of a tpmrm node, f's own
+		 * backend (cuse_state.rec.backend: in front of a tpmrm node, f's own
 		 * transport), so f is released after it: a client that closed
 		 * meanwhile would otherwise have freed that transport. */
-		pthread_mutex_lock(&g.rec_lock);
-		recorder_log(&g.rec, client, 0, cmd, cmd_len, rsp, rsp_len, &tm);
-		pthread_mutex_unlock(&g.rec_lock);
-		pthread_mutex_lock(&g.lock);
+		pthread_mutex_lock(&cuse_state.rec_lock);
+		recorder_log(&cuse_state.rec, client, 0, cmd, cmd_len, rsp, rsp_len, &tm);
+		pthread_mutex_unlock(&cuse_state.rec_lock);
+		pthread_mutex_lock(&cuse_state.lock);
 		file_unref(f);
 	}
-	pthread_mutex_unlock(&g.lock);
+	pthread_mutex_unlock(&cuse_state.lock);
 	free(rsp);
 	free(cmd);
 	return NULL;
@@ -255,12 +255,12 @@ static struct cfile *file_of(struct fuse_file_info *fi)
  * switch of root, where the node's path no longer names it for us. */
 static int reopen_backend(struct transport **out, char *err, size_t errlen)
 {
-	int fd = openat(g.proc_fd_dir, g.reopen_name, O_RDWR | O_CLOEXEC);
+	int fd = openat(cuse_state.proc_fd_dir, cuse_state.reopen_name, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", g.backend_desc, strerror(errno));
+		snprintf(err, errlen, "%s: %s", cuse_state.backend_desc, strerror(errno));
 		return -errno;
 	}
-	int rc = transport_device_from_fd(fd, g.backend_desc, out);
+	int rc = transport_device_from_fd(fd, cuse_state.backend_desc, out);
 	if (rc)
 		close(fd);
 	return rc;
@@ -272,15 +272,15 @@ static void op_open(fuse_req_t req, struct fuse_file_info *fi)
 	char err[512];
 	struct cfile *f;
 
-	pthread_mutex_lock(&g.lock);
-	if (g.exclusive && g.n_open > 0) {
+	pthread_mutex_lock(&cuse_state.lock);
+	if (cuse_state.exclusive && cuse_state.n_open > 0) {
 		/* tpm_open: one open of /dev/tpmN at a time. */
-		pthread_mutex_unlock(&g.lock);
+		pthread_mutex_unlock(&cuse_state.lock);
 		fuse_reply_err(req, EBUSY);
 		return;
 	}
-	g.n_open++;
-	pthread_mutex_unlock(&g.lock);
+	cuse_state.n_open++;
+	pthread_mutex_unlock(&cuse_state.lock);
 
 	f = calloc(1, sizeof(*f));
 	if (!f) {
@@ -289,7 +289,7 @@ static void op_open(fuse_req_t req, struct fuse_file_info *fi)
 	}
 	f->refs = 1;
 	f->response_read = 1;
-	if (g.per_open) {
+	if (cuse_state.per_open) {
 		/* Each open of /dev/tpmrm0 is its own resource manager space,
 		 * flushed when it is closed: keep that per client. */
 		int rc = reopen_backend(&f->tr, err, sizeof err);
@@ -299,31 +299,32 @@ static void op_open(fuse_req_t req, struct fuse_file_info *fi)
 			goto fail;
 		}
 	}
-	pthread_mutex_lock(&g.rec_lock);
-	f->client = recorder_client_pid(&g.rec, ctx->pid, ctx->uid);
-	pthread_mutex_unlock(&g.rec_lock);
+	pthread_mutex_lock(&cuse_state.rec_lock);
+	f->client = recorder_client_pid(&cuse_state.rec, ctx->pid, ctx->uid);
+	pthread_mutex_unlock(&cuse_state.rec_lock);
 	fi->fh = (uint64_t)(uintptr_t)f;
 	fi->direct_io = 1;
 	fi->nonseekable = 1;
 	if (fuse_reply_open(req, fi) != 0) {
-		pthread_mutex_lock(&g.lock);
+		pthread_mutex_lock(&cuse_state.lock);
 		file_unref(f);
-		g.n_open--;
-		pthread_mutex_unlock(&g.lock);
+		cuse_state.n_open--;
+		pthread_mutex_unlock(&cuse_state.lock);
 	}
 	return;
 fail:
-	pthread_mutex_lock(&g.lock);
-	g.n_open--;
-	pthread_mutex_unlock(&g.lock);
+	pthread_mutex_lock(&cuse_state.lock);
+	cuse_state.n_open--;
+	pthread_mutex_unlock(&cuse_state.lock);
 }
 
 static void record_bad_write(struct cfile *f, const char *buf, size_t size, int reason,
 			     uint32_t declared)
 {
-	pthread_mutex_lock(&g.rec_lock);
-	recorder_malformed(&g.rec, f->client, 0, (const uint8_t *)buf, size, reason, declared);
-	pthread_mutex_unlock(&g.rec_lock);
+	pthread_mutex_lock(&cuse_state.rec_lock);
+	recorder_malformed(&cuse_state.rec, f->client, 0, (const uint8_t *)buf, size, reason,
+			   declared);
+	pthread_mutex_unlock(&cuse_state.rec_lock);
 }
 
 /* tpm_common_write. */
@@ -339,9 +340,9 @@ static void op_write(fuse_req_t req, const char *buf, size_t size, off_t off,
 		fuse_reply_err(req, E2BIG);
 		return;
 	}
-	pthread_mutex_lock(&g.lock);
+	pthread_mutex_lock(&cuse_state.lock);
 	if ((!f->response_read && f->response_length) || f->enqueued) {
-		pthread_mutex_unlock(&g.lock);
+		pthread_mutex_unlock(&cuse_state.lock);
 		fuse_reply_err(req, EBUSY);
 		return;
 	}
@@ -349,7 +350,7 @@ static void op_write(fuse_req_t req, const char *buf, size_t size, off_t off,
 	 * command is exactly the bytes its size field declares. */
 	int fr = frame_tpm((const uint8_t *)buf, size, FRAME_MAX_MESSAGE, &hsize, &reason);
 	if (size < 6 || size < hsize) {
-		pthread_mutex_unlock(&g.lock);
+		pthread_mutex_unlock(&cuse_state.lock);
 		record_bad_write(f, buf, size,
 				 size < TPM_HEADER_SIZE ? TPM_MAL_SHORT_HEADER : TPM_MAL_SIZE_OVER,
 				 hsize);
@@ -366,7 +367,7 @@ static void op_write(fuse_req_t req, const char *buf, size_t size, off_t off,
 			f->off = 0;
 			notify_poll(f);
 		}
-		pthread_mutex_unlock(&g.lock);
+		pthread_mutex_unlock(&cuse_state.lock);
 		record_bad_write(f, buf, size, TPM_MAL_SIZE_BELOW_HEADER, 0);
 		if (nb)
 			fuse_reply_write(req, size);
@@ -381,7 +382,7 @@ static void op_write(fuse_req_t req, const char *buf, size_t size, off_t off,
 		f->response_read = 0;
 		f->off = 0;
 		notify_poll(f);
-		pthread_mutex_unlock(&g.lock);
+		pthread_mutex_unlock(&cuse_state.lock);
 		record_bad_write(f, buf, size, reason, hsize);
 		fuse_reply_write(req, size);
 		return;
@@ -400,13 +401,13 @@ static void op_write(fuse_req_t req, const char *buf, size_t size, off_t off,
 	if (!(fi->flags & O_NONBLOCK))
 		f->wreq = req;
 	f->qnext = NULL;
-	if (g.qtail)
-		g.qtail->qnext = f;
+	if (cuse_state.qtail)
+		cuse_state.qtail->qnext = f;
 	else
-		g.qhead = f;
-	g.qtail = f;
-	pthread_cond_signal(&g.cond);
-	pthread_mutex_unlock(&g.lock);
+		cuse_state.qhead = f;
+	cuse_state.qtail = f;
+	pthread_cond_signal(&cuse_state.cond);
+	pthread_mutex_unlock(&cuse_state.lock);
 	if (fi->flags & O_NONBLOCK)
 		fuse_reply_write(req, size); /* the result comes with the read */
 }
@@ -415,23 +416,23 @@ static void op_read(fuse_req_t req, size_t size, off_t off, struct fuse_file_inf
 {
 	struct cfile *f = file_of(fi);
 	(void)off;
-	pthread_mutex_lock(&g.lock);
+	pthread_mutex_lock(&cuse_state.lock);
 	if (f->enqueued) {
 		/* In flight: the kernel's read waits for the command's worker to
 		 * finish (it holds buffer_mutex), O_NONBLOCK or not; so does this
 		 * one. A second read on top of a waiting one is refused. */
 		if (f->rreq) {
-			pthread_mutex_unlock(&g.lock);
+			pthread_mutex_unlock(&cuse_state.lock);
 			fuse_reply_err(req, EAGAIN);
 			return;
 		}
 		f->rreq = req;
 		f->rsize = size;
-		pthread_mutex_unlock(&g.lock);
+		pthread_mutex_unlock(&cuse_state.lock);
 		return;
 	}
 	serve_read(f, req, size);
-	pthread_mutex_unlock(&g.lock);
+	pthread_mutex_unlock(&cuse_state.lock);
 }
 
 /* tpm_common_poll: readable while a response (or part of it) waits,
@@ -440,28 +441,28 @@ static void op_poll(fuse_req_t req, struct fuse_file_info *fi, struct fuse_pollh
 {
 	struct cfile *f = file_of(fi);
 	unsigned mask;
-	pthread_mutex_lock(&g.lock);
+	pthread_mutex_lock(&cuse_state.lock);
 	if (ph) {
 		if (f->ph)
 			fuse_pollhandle_destroy(f->ph);
 		f->ph = ph;
 	}
 	mask = f->response_length ? POLLIN | POLLRDNORM : POLLOUT | POLLWRNORM;
-	pthread_mutex_unlock(&g.lock);
+	pthread_mutex_unlock(&cuse_state.lock);
 	fuse_reply_poll(req, mask);
 }
 
 static void op_release(fuse_req_t req, struct fuse_file_info *fi)
 {
 	struct cfile *f = file_of(fi);
-	pthread_mutex_lock(&g.lock);
+	pthread_mutex_lock(&cuse_state.lock);
 	if (f->ph) {
 		fuse_pollhandle_destroy(f->ph);
 		f->ph = NULL;
 	}
-	g.n_open--;
+	cuse_state.n_open--;
 	file_unref(f);
-	pthread_mutex_unlock(&g.lock);
+	pthread_mutex_unlock(&cuse_state.lock);
 	fuse_reply_err(req, 0);
 }
 
@@ -474,13 +475,13 @@ static void op_ioctl(fuse_req_t req, int cmd, void *arg, struct fuse_file_info *
 
 void signal_ready(int ok)
 {
-	if (g.ready_fd >= 0) {
+	if (cuse_state.ready_fd >= 0) {
 		char c = ok ? 'R' : 'F';
-		if (write(g.ready_fd, &c, 1) < 0) {
+		if (write(cuse_state.ready_fd, &c, 1) < 0) {
 			/* the parent is gone; nothing to tell */
 		}
-		close(g.ready_fd);
-		g.ready_fd = -1;
+		close(cuse_state.ready_fd);
+		cuse_state.ready_fd = -1;
 	}
 }
 
@@ -488,38 +489,44 @@ static void op_init_done(void *userdata)
 {
 	char node[512];
 	(void)userdata;
-	snprintf(node, sizeof node, "%s/%s", g.dev_dir_name, g.name);
-	if (g.takeover) {
-		int rc = node_takeover(g.dev_fd, g.name, g.mode, g.uid, g.gid, g.err, sizeof g.err);
+	snprintf(node, sizeof node, "%s/%s", cuse_state.dev_dir_name, cuse_state.name);
+	if (cuse_state.takeover) {
+		int rc = node_takeover(cuse_state.dev_fd, cuse_state.name, cuse_state.mode,
+				       cuse_state.uid, cuse_state.gid, cuse_state.err,
+				       sizeof cuse_state.err);
 		if (rc) {
-			g.setup_failed = 1;
-			msg("--takeover: %s", g.err);
+			cuse_state.setup_failed = 1;
+			msg("--takeover: %s", cuse_state.err);
 			signal_ready(0);
-			fuse_session_exit(g.se);
+			fuse_session_exit(cuse_state.se);
 			return;
 		}
-		g.taken_over = 1;
-		pthread_mutex_lock(&g.rec_lock);
-		recorder_event(&g.rec, "takeover", node, 0);
-		pthread_mutex_unlock(&g.rec_lock);
+		cuse_state.taken_over = 1;
+		pthread_mutex_lock(&cuse_state.rec_lock);
+		recorder_event(&cuse_state.rec, "takeover", node, 0);
+		pthread_mutex_unlock(&cuse_state.rec_lock);
 	} else {
 		struct stat st;
 		for (int i = 0;
-		     i < 500 && (fstatat(g.dev_fd, g.name, &st, 0) != 0 || !S_ISCHR(st.st_mode));
+		     i < 500 && (fstatat(cuse_state.dev_fd, cuse_state.name, &st, 0) != 0 ||
+				 !S_ISCHR(st.st_mode));
 		     i++)
 			usleep(10000);
-		if (fchmodat(g.dev_fd, g.name, g.mode >= 0 ? (mode_t)g.mode : 0600, 0) != 0 ||
-		    fchownat(g.dev_fd, g.name, g.uid >= 0 ? (uid_t)g.uid : 0,
-			     g.gid >= 0 ? (gid_t)g.gid : 0, 0)) {
-			g.setup_failed = 1;
+		if (fchmodat(cuse_state.dev_fd, cuse_state.name,
+			     cuse_state.mode >= 0 ? (mode_t)cuse_state.mode : 0600, 0) != 0 ||
+		    fchownat(cuse_state.dev_fd, cuse_state.name,
+			     cuse_state.uid >= 0 ? (uid_t)cuse_state.uid : 0,
+			     cuse_state.gid >= 0 ? (gid_t)cuse_state.gid : 0, 0)) {
+			cuse_state.setup_failed = 1;
 			msg("cannot set mode/owner of %s: %s", node, strerror(errno));
 			signal_ready(0);
-			fuse_session_exit(g.se);
+			fuse_session_exit(cuse_state.se);
 			return;
 		}
 	}
-	msg("serving %s (backend %s)%s", node, g.shared ? g.shared->desc : g.backend_desc,
-	    g.rec.w ? "" : ", not recording");
+	msg("serving %s (backend %s)%s", node,
+	    cuse_state.shared ? cuse_state.shared->desc : cuse_state.backend_desc,
+	    cuse_state.rec.w ? "" : ", not recording");
 	signal_ready(1);
 }
 
@@ -537,9 +544,9 @@ int open_backend(const char *spec, char *err, size_t errlen)
 {
 	if (spec[0] == '/') {
 		const char *base = strrchr(spec, '/') + 1;
-		g.kind = BACKEND_DEVICE;
-		g.per_open = !strncmp(base, "tpmrm", 5);
-		if (g.per_open) {
+		cuse_state.kind = BACKEND_DEVICE;
+		cuse_state.per_open = !strncmp(base, "tpmrm", 5);
+		if (cuse_state.per_open) {
 			/* Reopened through /proc for every client: stays valid
 			 * when --takeover renames the node. */
 			int fd = open(spec, O_PATH | O_CLOEXEC);
@@ -549,10 +556,12 @@ int open_backend(const char *spec, char *err, size_t errlen)
 					 fd < 0 ? strerror(errno) : "not a character device");
 				return -ENODEV;
 			}
-			snprintf(g.reopen_name, sizeof g.reopen_name, "%d", fd);
-			snprintf(g.backend_desc, sizeof g.backend_desc, "device:%s", spec);
-			g.proc_fd_dir = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
-			if (g.proc_fd_dir < 0) {
+			snprintf(cuse_state.reopen_name, sizeof cuse_state.reopen_name, "%d", fd);
+			snprintf(cuse_state.backend_desc, sizeof cuse_state.backend_desc,
+				 "device:%s", spec);
+			cuse_state.proc_fd_dir =
+			    open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (cuse_state.proc_fd_dir < 0) {
 				snprintf(err, errlen, "/proc/self/fd: %s", strerror(errno));
 				return -errno;
 			}
@@ -562,17 +571,18 @@ int open_backend(const char *spec, char *err, size_t errlen)
 			if (rc)
 				return rc;
 			t->ops->close(t);
-			snprintf(g.none.desc, sizeof g.none.desc, "device:%s", spec);
+			snprintf(cuse_state.none.desc, sizeof cuse_state.none.desc, "device:%s",
+				 spec);
 			return 0;
 		}
-		return transport_device_open(spec, &g.shared, err, errlen);
+		return transport_device_open(spec, &cuse_state.shared, err, errlen);
 	}
 	if (!strncmp(spec, "swtpm", 5) || !strncmp(spec, "tcp:", 4) || !strncmp(spec, "unix:", 5)) {
-		g.kind = BACKEND_SWTPM;
-		return transport_swtpm_open(spec, &g.shared, err, errlen);
+		cuse_state.kind = BACKEND_SWTPM;
+		return transport_swtpm_open(spec, &cuse_state.shared, err, errlen);
 	}
-	g.kind = BACKEND_TCTI;
-	return transport_tcti_open(spec, &g.shared, err, errlen);
+	cuse_state.kind = BACKEND_TCTI;
+	return transport_tcti_open(spec, &cuse_state.shared, err, errlen);
 }
 
 static pthread_t worker;
@@ -590,12 +600,12 @@ void cuse_worker_stop(void)
 {
 	if (!worker_started)
 		return;
-	pthread_mutex_lock(&g.lock);
-	g.stop = 1;
+	pthread_mutex_lock(&cuse_state.lock);
+	cuse_state.stop = 1;
 	/* Requests still queued get ENODEV: the device is going away. */
-	while (g.qhead) {
-		struct cfile *f = g.qhead;
-		g.qhead = f->qnext;
+	while (cuse_state.qhead) {
+		struct cfile *f = cuse_state.qhead;
+		cuse_state.qhead = f->qnext;
 		f->enqueued = 0;
 		if (f->wreq)
 			fuse_reply_err(f->wreq, ENODEV);
@@ -604,9 +614,9 @@ void cuse_worker_stop(void)
 		f->wreq = f->rreq = NULL;
 		file_unref(f);
 	}
-	g.qtail = NULL;
-	pthread_cond_signal(&g.cond);
-	pthread_mutex_unlock(&g.lock);
+	cuse_state.qtail = NULL;
+	pthread_cond_signal(&cuse_state.cond);
+	pthread_mutex_unlock(&cuse_state.lock);
 	pthread_join(worker, NULL);
 	worker_started = 0;
 }
@@ -616,11 +626,13 @@ int cuse_device_setup(char *argv0, int debug)
 	char devname[300];
 	/* With --takeover the CUSE node is born as NAME.real and swapped with
 	 * the kernel's NAME in one step (takeover.c). */
-	snprintf(devname, sizeof devname, "DEVNAME=%s%s", g.name, g.takeover ? ".real" : "");
+	snprintf(devname, sizeof devname, "DEVNAME=%s%s", cuse_state.name,
+		 cuse_state.takeover ? ".real" : "");
 	const char *dev_info[] = {devname};
 	struct cuse_info ci = {.dev_info_argc = 1, .dev_info_argv = dev_info};
 	char *fargv[] = {argv0, "-f", "-s", debug ? "-d" : NULL, NULL};
 	int multithreaded;
-	g.se = cuse_lowlevel_setup(debug ? 4 : 3, fargv, &ci, &cuse_ops, &multithreaded, NULL);
-	return g.se ? 0 : -1;
+	cuse_state.se =
+	    cuse_lowlevel_setup(debug ? 4 : 3, fargv, &ci, &cuse_ops, &multithreaded, NULL);
+	return cuse_state.se ? 0 : -1;
 }

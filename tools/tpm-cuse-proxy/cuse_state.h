@@ -53,7 +53,9 @@ struct cuse_state {
 	int crash_after;
 };
 
-extern struct cuse_state g;
+/* The one proxy of this process (cuse_dev.c); named after its type, not
+ * a bare g, so that no other archive's global can bind in its place. */
+extern struct cuse_state cuse_state;
 
 /* cuse_dev.c */
 
@@ -61,7 +63,7 @@ extern struct cuse_state g;
 void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Reads the test-only fault switch TPMTRACE_FAULT_CUSE_CRASH. */
 void fault_crash_init(void);
-/* Opens the backend spec (device node, swtpm socket or TCTI) into g. */
+/* Opens the backend spec (device node, swtpm socket or TCTI) into cuse_state. */
 int open_backend(const char *spec, char *err, size_t errlen);
 /* Daemon mode: tells the waiting parent whether the device is served. */
 void signal_ready(int ok);
@@ -69,7 +71,8 @@ void signal_ready(int ok);
 int cuse_worker_start(void);
 /* Stops it: queued requests fail with ENODEV, the thread is joined. */
 void cuse_worker_stop(void);
-/* Creates the CUSE device (g.name, or g.name.real with --takeover) into g.se. */
+/* Creates the CUSE device (NAME, or NAME.real with --takeover) into
+ * cuse_state.se. */
 int cuse_device_setup(char *argv0, int debug);
 
 #endif

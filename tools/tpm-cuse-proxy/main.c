@@ -101,7 +101,7 @@ static int daemonize(void)
 	}
 	close(p[0]);
 	setsid();
-	g.ready_fd = p[1];
+	cuse_state.ready_fd = p[1];
 	if (chdir("/") != 0) {
 		/* not fatal */
 	}
@@ -189,7 +189,7 @@ static const struct option long_opts[] = {{"backend", required_argument, 0, OPT_
 					  {"bench-command", required_argument, 0, OPT_BENCH_CMD},
 					  {0, 0, 0, 0}};
 
-/* One option (getopt_long's result opt, its argument in optarg) into o or g.
+/* One option (getopt_long's result opt, its argument in optarg) into o or cuse_state.
  * Returns -1 to go on, else the exit status. */
 static int apply_option(int opt, char **argv, struct opts *o)
 {
@@ -198,7 +198,7 @@ static int apply_option(int opt, char **argv, struct opts *o)
 		o->backend = optarg;
 		break;
 	case OPT_NAME:
-		g.name = optarg;
+		cuse_state.name = optarg;
 		break;
 	case OPT_DB:
 		o->db_path = optarg;
@@ -213,17 +213,17 @@ static int apply_option(int opt, char **argv, struct opts *o)
 			msg("--mode takes an octal mode, not '%s'", optarg);
 			return 2;
 		}
-		g.mode = (int)m;
+		cuse_state.mode = (int)m;
 		break;
 	}
 	case OPT_GROUP:
-		if (parse_group(optarg, &g.gid)) {
+		if (parse_group(optarg, &cuse_state.gid)) {
 			msg("--group: no group '%s'", optarg);
 			return 2;
 		}
 		break;
 	case OPT_TAKEOVER:
-		g.takeover = 1;
+		cuse_state.takeover = 1;
 		break;
 	case 'f':
 	case OPT_FG:
@@ -246,7 +246,7 @@ static int apply_option(int opt, char **argv, struct opts *o)
 		o->excl = 0;
 		break;
 	case OPT_DEVDIR:
-		g.dev_dir_name = optarg;
+		cuse_state.dev_dir_name = optarg;
 		break;
 	case OPT_DEBUG:
 		o->debug = o->foreground = 1;
@@ -302,8 +302,8 @@ static int parse_options(int argc, char **argv, struct opts *o)
 	int opt, rc;
 
 	*o = (struct opts){.payloads = PAYLOADS_REDACTED, .excl = -1, .count = 1, .rounds = 1000};
-	g.dev_dir_name = "/dev";
-	g.name = NULL;
+	cuse_state.dev_dir_name = "/dev";
+	cuse_state.name = NULL;
 	while ((opt = getopt_long(argc, argv, "hf", long_opts, NULL)) != -1)
 		if ((rc = apply_option(opt, argv, o)) >= 0)
 			return rc;
@@ -340,8 +340,8 @@ static int run_devtools(const struct opts *o)
  * there, else the exit status. */
 static int check_proxy_options(const struct opts *o)
 {
-	if (!g.name)
-		g.name = "tpmproxy0";
+	if (!cuse_state.name)
+		cuse_state.name = "tpmproxy0";
 	if (!o->backend) {
 		msg("--backend is required (e.g. --backend /dev/tpmrm0)");
 		return 2;
@@ -350,11 +350,11 @@ static int check_proxy_options(const struct opts *o)
 		msg("give --db FILE, or --no-record to forward without recording");
 		return 2;
 	}
-	if (strchr(g.name, '/') || strlen(g.name) > 200) {
+	if (strchr(cuse_state.name, '/') || strlen(cuse_state.name) > 200) {
 		msg("--name takes a plain device name (no '/')");
 		return 2;
 	}
-	g.exclusive = o->excl >= 0 ? o->excl : strncmp(g.name, "tpmrm", 5) != 0;
+	cuse_state.exclusive = o->excl >= 0 ? o->excl : strncmp(cuse_state.name, "tpmrm", 5) != 0;
 	if (o->payloads == PAYLOADS_FULL && !o->no_record)
 		msg("--payloads full: secrets will be stored in %s", o->db_path);
 	return -1;
@@ -368,14 +368,16 @@ static int prepare(const struct opts *o, int *begun)
 {
 	/* A leftover from a proxy that died without its guardian: put the
 	 * kernel's node back before taking it over again. */
-	if (g.takeover) {
-		int rc = node_restore(g.dev_fd, g.name, g.err, sizeof g.err);
+	if (cuse_state.takeover) {
+		int rc = node_restore(cuse_state.dev_fd, cuse_state.name, cuse_state.err,
+				      sizeof cuse_state.err);
 		if (rc < 0) {
-			msg("--takeover: %s", g.err);
+			msg("--takeover: %s", cuse_state.err);
 			return -1;
 		}
 		if (rc > 0)
-			msg("restored %s/%s left over by an earlier run", g.dev_dir_name, g.name);
+			msg("restored %s/%s left over by an earlier run", cuse_state.dev_dir_name,
+			    cuse_state.name);
 	}
 	if (!o->foreground && daemonize() != 0) {
 		msg("cannot detach: %s", strerror(errno));
@@ -391,10 +393,10 @@ static int prepare(const struct opts *o, int *begun)
 	}
 	/* The guardian holds no TPM, CUSE or database descriptor: fork it
 	 * before any is opened. */
-	if (g.takeover) {
-		g.guard_fd = guardian_start(g.dev_fd, g.name);
-		if (g.guard_fd < 0) {
-			msg("cannot start the guardian: %s", strerror(-g.guard_fd));
+	if (cuse_state.takeover) {
+		cuse_state.guard_fd = guardian_start(cuse_state.dev_fd, cuse_state.name);
+		if (cuse_state.guard_fd < 0) {
+			msg("cannot start the guardian: %s", strerror(-cuse_state.guard_fd));
 			return -1;
 		}
 	}
@@ -412,8 +414,8 @@ static int start_recording(const struct opts *o, const char *node_path, struct r
 				      .name = o->trace_name,
 				      .source = source,
 				      .payloads = o->payloads};
-	if (record_session_begin(rs, &tc, g.err, sizeof g.err)) {
-		msg("%s", g.err);
+	if (record_session_begin(rs, &tc, cuse_state.err, sizeof cuse_state.err)) {
+		msg("%s", cuse_state.err);
 		return -1;
 	}
 	return 0;
@@ -434,49 +436,53 @@ static int serve(const struct opts *o, char *argv0, const char *node_path,
 	sigaddset(&mask, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &mask, &old);
 
-	if (open_backend(o->backend, g.err, sizeof g.err)) {
-		msg("backend: %s", g.err);
+	if (open_backend(o->backend, cuse_state.err, sizeof cuse_state.err)) {
+		msg("backend: %s", cuse_state.err);
 		return 1;
 	}
 	if (!o->no_record && start_recording(o, node_path, rs))
 		return 1;
-	recorder_init(&g.rec, rs->w, g.shared ? g.shared : &g.none, o->payloads);
-	recorder_event(&g.rec, "record-start", o->backend, 0);
+	recorder_init(&cuse_state.rec, rs->w,
+		      cuse_state.shared ? cuse_state.shared : &cuse_state.none, o->payloads);
+	recorder_event(&cuse_state.rec, "record-start", o->backend, 0);
 	if (cuse_worker_start()) {
 		msg("cannot start the worker thread");
 		return 1;
 	}
 	if (cuse_device_setup(argv0, o->debug)) {
-		msg("cannot create the CUSE device %s (is the cuse module loaded?)", g.name);
+		msg("cannot create the CUSE device %s (is the cuse module loaded?)",
+		    cuse_state.name);
 		return 1;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	fuse_session_loop(g.se);
+	fuse_session_loop(cuse_state.se);
 	pthread_sigmask(SIG_BLOCK, &mask, NULL);
-	return g.setup_failed ? 1 : 0;
+	return cuse_state.setup_failed ? 1 : 0;
 }
 
 /* The kernel's node back first, so that it is never missing; then the
  * worker, the device, the recording. Returns ret, or 1 on a failure. */
 static int teardown(const struct opts *o, const char *node_path, struct record_session *rs, int ret)
 {
-	if (g.taken_over) {
-		int rc = node_restore(g.dev_fd, g.name, g.err, sizeof g.err);
+	if (cuse_state.taken_over) {
+		int rc = node_restore(cuse_state.dev_fd, cuse_state.name, cuse_state.err,
+				      sizeof cuse_state.err);
 		if (rc < 0) {
-			msg("restoring %s/%s: %s", g.dev_dir_name, g.name, g.err);
+			msg("restoring %s/%s: %s", cuse_state.dev_dir_name, cuse_state.name,
+			    cuse_state.err);
 			ret = 1;
 		}
-		pthread_mutex_lock(&g.rec_lock);
-		recorder_event(&g.rec, "restore", node_path, 0);
-		pthread_mutex_unlock(&g.rec_lock);
+		pthread_mutex_lock(&cuse_state.rec_lock);
+		recorder_event(&cuse_state.rec, "restore", node_path, 0);
+		pthread_mutex_unlock(&cuse_state.rec_lock);
 	}
 	signal_ready(0);
 	cuse_worker_stop();
-	if (g.se)
-		cuse_lowlevel_teardown(g.se);
+	if (cuse_state.se)
+		cuse_lowlevel_teardown(cuse_state.se);
 	if (rs->w) {
 		struct writer_stats st;
-		recorder_stop_event(&g.rec, "record-stop", NULL);
+		recorder_stop_event(&cuse_state.rec, "record-stop", NULL);
 		if (record_session_end(rs, &st) != 0)
 			ret = 1;
 		else
@@ -484,10 +490,10 @@ static int teardown(const struct opts *o, const char *node_path, struct record_s
 			    (unsigned long long)st.commands, (unsigned long long)st.events,
 			    (unsigned long long)st.dropped);
 	}
-	if (g.shared)
-		g.shared->ops->close(g.shared);
-	if (g.guard_fd >= 0)
-		close(g.guard_fd);
+	if (cuse_state.shared)
+		cuse_state.shared->ops->close(cuse_state.shared);
+	if (cuse_state.guard_fd >= 0)
+		close(cuse_state.guard_fd);
 	if (o->pidfile)
 		unlink(o->pidfile);
 	return ret;
@@ -506,17 +512,19 @@ int main(int argc, char **argv)
 	if ((rc = run_devtools(&o)) >= 0)
 		return rc;
 	/* The device directory and /sys/class, held open (takeover.c). */
-	g.dev_fd = open(g.dev_dir_name, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (g.dev_fd < 0) {
-		msg("%s: %s", g.dev_dir_name, strerror(errno));
+	cuse_state.dev_fd = open(cuse_state.dev_dir_name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cuse_state.dev_fd < 0) {
+		msg("%s: %s", cuse_state.dev_dir_name, strerror(errno));
 		return 1;
 	}
 	takeover_init();
 	if (o.restore) {
-		rc = g.name ? node_restore(g.dev_fd, g.name, g.err, sizeof g.err)
-			    : node_restore_all(g.dev_fd, g.err, sizeof g.err);
+		rc = cuse_state.name ? node_restore(cuse_state.dev_fd, cuse_state.name,
+						    cuse_state.err, sizeof cuse_state.err)
+				     : node_restore_all(cuse_state.dev_fd, cuse_state.err,
+							sizeof cuse_state.err);
 		if (rc < 0) {
-			msg("--restore: %s", g.err);
+			msg("--restore: %s", cuse_state.err);
 			return 1;
 		}
 		msg("%s", rc ? "restored the kernel's TPM node" : "nothing to restore");
@@ -527,7 +535,7 @@ int main(int argc, char **argv)
 	fault_crash_init();
 
 	char node_path[512];
-	snprintf(node_path, sizeof node_path, "%s/%s", g.dev_dir_name, g.name);
+	snprintf(node_path, sizeof node_path, "%s/%s", cuse_state.dev_dir_name, cuse_state.name);
 	if (prepare(&o, &begun))
 		return begun ? teardown(&o, node_path, &rs, 1) : 1;
 	rc = serve(&o, argv[0], node_path, &rs);
