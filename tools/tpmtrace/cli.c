@@ -18,14 +18,24 @@ int die(const char *sub, const char *fmt, ...)
 	return 1;
 }
 
+const char *cli_title(const struct subcommand *sc, char *b, size_t n)
+{
+	if (sc->program)
+		return sc->program;
+	snprintf(b, n, "tpmtrace %s", sc->name);
+	return b;
+}
+
 int usage_error(const struct subcommand *sc, const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "tpmtrace %s: ", sc->name);
+	char tb[128];
+	const char *title = cli_title(sc, tb, sizeof tb);
+	fprintf(stderr, "%s: ", title);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry 'tpmtrace %s --help'.\n", sc->name);
+	fprintf(stderr, "\nTry '%s --help'.\n", title);
 	return EXIT_USAGE;
 }
 
@@ -348,8 +358,8 @@ void cli_synopsis(FILE *f, const struct subcommand *sc, const struct cli_form *f
 {
 	struct line l = {f, width, indent, 0};
 	char tok[512];
-	int n = snprintf(tok, sizeof tok, "tpmtrace %s", sc->name);
-	put_token(&l, tok, (size_t)n);
+	const char *title = cli_title(sc, tok, sizeof tok);
+	put_token(&l, title, strlen(title));
 	l.col = indent; /* "usage: " is already on the line */
 	for (const char *s = fm && fm->head ? fm->head : ""; *s;) {
 		size_t k = strcspn(s, " ");
@@ -374,7 +384,8 @@ static void indented(FILE *f, const char *text, int indent)
 
 void cli_help(FILE *f, const struct subcommand *sc)
 {
-	int indent = 7 + 9 + (int)strlen(sc->name) + 1; /* "usage: tpmtrace NAME " */
+	char tb[128];
+	int indent = 7 + (int)strlen(cli_title(sc, tb, sizeof tb)) + 1; /* "usage: TITLE " */
 	static const struct cli_form any = {0, NULL, NULL};
 	unsigned nf = sc->n_forms ? sc->n_forms : 1;
 	for (unsigned i = 0; i < nf; i++) {

@@ -63,6 +63,9 @@ struct subcommand {
 	 * the completion; NULL when it is a file. */
 	const char *first_words;
 	int stop_at_operand; /* options end at the first operand (record -- CMD) */
+	/* A program of its own driven by a table (tpm-cuse-proxy): its name
+	 * stands for "tpmtrace NAME" in usage lines and messages. */
+	const char *program;
 };
 
 #define CLI_COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -76,9 +79,12 @@ struct subcommand {
 extern const struct subcommand *const cli_subcommands[];
 extern const unsigned cli_n_subcommands;
 
+/* "tpmtrace NAME", or sc->program; b (of n bytes) may hold it. */
+const char *cli_title(const struct subcommand *sc, char *b, size_t n);
 /* Prints "tpmtrace NAME: message" to stderr; returns 1 (for `return die(...)`). */
 int die(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Prints the usage error and a pointer to --help; returns EXIT_USAGE. */
+/* Prints the usage error and a pointer to --help ("TITLE: message",
+ * "Try 'TITLE --help'."); returns EXIT_USAGE. */
 int usage_error(const struct subcommand *sc, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* True if argv holds -h or --help before any "--"; prints the help then. */
