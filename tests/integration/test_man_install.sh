@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Man pages render without a warning (groff -ww, man -l); tpmtrace(1), which
 # the build generates from the option tables (tools/gendoc), has a section per
-# subcommand with its synopsis; the generated bash completion offers the
-# subcommands, a subcommand's options and their values; 'cmake --install' into
+# subcommand with its synopsis; tpm-cuse-proxy(8), generated from its own
+# table, has each form's synopsis and every option; the generated bash
+# completions offer the subcommands, a subcommand's options and their values; 'cmake --install' into
 # a staging DESTDIR puts the binaries (each once), the pages and the completion
 # in place, and the installed binary runs.
 . "$(dirname "$0")/../lib/common.sh"
@@ -11,7 +12,7 @@ PCAP=$TPMTRACE_SHARED_DATA/pcap/esys-duplicate.int.pcap
 [ -f "$PCAP" ] || skip "$PCAP missing (the shared test data)"
 B=${TPMTRACE_TEST_BUILD:?}
 MAN=$TPMTRACE_SRC/docs/man
-for page in "$B/man/tpmtrace.1" "$MAN/tpm-cuse-proxy.8" "$MAN/tpmtrace-policies.7" "$MAN/tpmtrace-schema.5"; do
+for page in "$B/man/tpmtrace.1" "$B/man/tpm-cuse-proxy.8" "$MAN/tpmtrace-policies.7" "$MAN/tpmtrace-schema.5"; do
 	p=$(basename "$page")
 	check "$p exists" test -f "$page"
 	groff -ww -man -Tutf8 "$page" >"$T/out" 2>"$T/warn"
@@ -21,6 +22,21 @@ for page in "$B/man/tpmtrace.1" "$MAN/tpm-cuse-proxy.8" "$MAN/tpmtrace-policies.
 	expect_eq "man -l $p: no warnings" "$(cat "$T/warn")" ""
 done
 check "tpmtrace(1) is no checked-in copy" test ! -e "$MAN/tpmtrace.1"
+check "tpm-cuse-proxy(8) is no checked-in copy" test ! -e "$MAN/tpm-cuse-proxy.8"
+MANWIDTH=200 man -l "$B/man/tpm-cuse-proxy.8" 2>/dev/null | col -b >"$T/cuse.txt"
+for form in "--backend DEVICE|TCTI (--db FILE | --no-record)" "--restore [--name NAME]" \
+	"--probe DEVICE" "--bench LIST [--bench-command CMD]"; do
+	check "tpm-cuse-proxy(8) has the synopsis tpm-cuse-proxy $form" \
+		grep -qF -- "tpm-cuse-proxy $form" "$T/cuse.txt"
+done
+if [ -x "$B/bin/tpm-cuse-proxy" ]; then
+	cuse_opts=$("$B/bin/tpm-cuse-proxy" --help | awk '/^Options:/ {on=1; next} on && /^$/ {on=0} on' |
+		grep -oE -- '--[a-z][a-z-]*' | sort -u)
+	check "tpm-cuse-proxy --help lists options" test "$(wc -l <<<"$cuse_opts")" -ge 20
+	for o in $cuse_opts; do
+		check "tpm-cuse-proxy(8) describes $o" grep -qE -- "^ +(-[a-z], )?$o( |\$)" "$T/cuse.txt"
+	done
+fi
 subs=$("$TPMTRACE" --help | awk '/^Subcommands:/ {on=1; next} on && /^  [a-z]/ {print $1}')
 for s in $subs; do
 	check "tpmtrace(1) has a section for $s" grep -qx ".SS $s" "$B/man/tpmtrace.1"
@@ -53,6 +69,17 @@ done
 check "--payloads offers redacted" grep -qx redacted <<<"$(complete_words "$TPMTRACE" record --payloads r)"
 check "--trace offers latest-replay" grep -qx latest-replay <<<"$(complete_words "$TPMTRACE" stats --trace latest-)"
 check "report -o completes files" grep -q . <<<"$(cd "$TPMTRACE_SRC" && complete_words "$TPMTRACE" report -o READ)"
+CCOMP=$B/completion/tpm-cuse-proxy
+cuse_complete() { # cuse_complete WORD... : what tpm-cuse-proxy's completion offers
+	bash -c '
+		source "$1"; shift
+		COMP_WORDS=(tpm-cuse-proxy "$@"); COMP_CWORD=$#
+		_tpm_cuse_proxy; printf "%s\n" "${COMPREPLY[@]}"' _ "$CCOMP" "$@"
+}
+check "tpm-cuse-proxy completion offers --takeover" grep -qx -- --takeover <<<"$(cuse_complete --take)"
+check "... --payloads values" grep -qx full <<<"$(cuse_complete --payloads f)"
+check "... --bench-command values" grep -qx getrandom <<<"$(cuse_complete --bench-command g)"
+check "... --backend devices" grep -qx /dev/tpmrm0 <<<"$(cuse_complete --backend /dev/tpmr)"
 
 # ---- cmake --install into a staging prefix ----
 STAGE=$T/stage
@@ -70,6 +97,8 @@ for p in man1/tpmtrace.1 man8/tpm-cuse-proxy.8 man7/tpmtrace-policies.7 man5/tpm
 	check "man page $p installed" test -f "$STAGE/usr/share/man/$p"
 done
 check "completion installed" test -f "$STAGE/usr/share/bash-completion/completions/tpmtrace"
+expect_eq "installed tpm-cuse-proxy(8) is the generated one" "$(cmp "$STAGE/usr/share/man/man8/tpm-cuse-proxy.8" "$B/man/tpm-cuse-proxy.8" && echo same)" same
+expect_eq "installed tpm-cuse-proxy completion is the generated one" "$(cmp "$STAGE/usr/share/bash-completion/completions/tpm-cuse-proxy" "$CCOMP" && echo same)" same
 if [ -d "$TPMTRACE_SRC/tools/systemd" ] && ls "$TPMTRACE_SRC"/tools/systemd/*.service >/dev/null 2>&1; then
 	for u in "$TPMTRACE_SRC"/tools/systemd/*.service; do
 		check "unit $(basename "$u") installed" test -f "$STAGE/usr/lib/systemd/system/$(basename "$u")"

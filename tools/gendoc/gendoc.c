@@ -1,10 +1,14 @@
-/* tpmtrace-gendoc: writes tpmtrace(1) and the bash completion from the
- * subcommands' option tables (tools/tpmtrace/cli.h), at build time, so that
- * neither can drift from the program:
+/* tpmtrace-gendoc: writes tpmtrace(1), tpm-cuse-proxy(8) and their bash
+ * completions from the option tables (tools/tpmtrace/cli.h: the
+ * subcommands', and tools/tpm-cuse-proxy/cuse_options.c's), at build time,
+ * so that none can drift from the programs:
  *	tpmtrace-gendoc man docs/man/tpmtrace.1.in OUT
  *	tpmtrace-gendoc bash OUT
- * The man page template holds the prose around the SUBCOMMANDS section
- * (a line @SUBCOMMANDS@) and @VERSION@. */
+ *	tpmtrace-gendoc cuse-man docs/man/tpm-cuse-proxy.8.in OUT
+ *	tpmtrace-gendoc cuse-bash OUT
+ * A man page template holds the prose; lines @SUBCOMMANDS@ (tpmtrace),
+ * @SYNOPSIS@, @OPTIONS@ and @EXAMPLES@ (a program of one table) stand for
+ * the generated parts, and @VERSION@ for the version. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +17,7 @@
 
 #include "model/policy.h"
 #include "model/profile.h"
+#include "tools/tpm-cuse-proxy/cuse_options.h"
 #include "tools/tpmtrace/cli.h"
 
 /* Text for roff: backslashes and hyphens escaped. */
@@ -113,7 +118,7 @@ static void man_synopsis(FILE *f, const struct subcommand *sc, const struct cli_
 {
 	char tok[600];
 	/* .SY/.YS (groff's man extensions): the form as one hanging block. */
-	fprintf(f, ".SY \"tpmtrace %s\"\n", sc->name);
+	fprintf(f, ".SY \"%s\"\n", cli_title(sc, tok, sizeof tok));
 	for (const char *s = fm && fm->head ? fm->head : ""; *s;) {
 		size_t k = strcspn(s, " ");
 		snprintf(tok, sizeof tok, "%.*s", (int)k, s);
@@ -135,16 +140,17 @@ static void man_synopsis(FILE *f, const struct subcommand *sc, const struct cli_
 	fputs(".YS\n", f);
 }
 
-static void man_subcommand(FILE *f, const struct subcommand *sc)
+static void man_synopses(FILE *f, const struct subcommand *sc)
 {
 	static const struct cli_form any = {0, NULL, NULL};
-	fprintf(f, ".SS %s\n", sc->name);
 	unsigned nf = sc->n_forms ? sc->n_forms : 1;
 	for (unsigned i = 0; i < nf; i++)
 		man_synopsis(f, sc, sc->n_forms ? &sc->forms[i] : &any);
-	if (sc->description)
-		roff_text(f, sc->description);
-	fputs(".PP\nOptions:\n", f);
+}
+
+/* Each option shown, as a tagged paragraph, and -h, --help. */
+static void man_options(FILE *f, const struct subcommand *sc, int with_help)
+{
 	for (unsigned i = 0; i < sc->n_opts; i++) {
 		const struct cli_opt *o = &sc->opts[i];
 		if (o->flags & CLI_HIDDEN)
@@ -167,20 +173,41 @@ static void man_subcommand(FILE *f, const struct subcommand *sc)
 			s += k + (s[k] == '\n');
 		}
 	}
+	if (with_help)
+		fputs(".TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\nprint the usage and exit.\n", f);
+}
+
+/* The examples, one command a line, indented and not filled. */
+static void man_examples(FILE *f, const struct subcommand *sc)
+{
+	fputs(".PP\n.RS\n.nf\n", f);
+	for (const char *s = sc->examples; s && *s;) {
+		size_t k = strcspn(s, "\n");
+		roff_line(f, s, k);
+		s += k + (s[k] == '\n');
+	}
+	fputs(".fi\n.RE\n", f);
+}
+
+static void man_subcommand(FILE *f, const struct subcommand *sc)
+{
+	fprintf(f, ".SS %s\n", sc->name);
+	man_synopses(f, sc);
+	if (sc->description)
+		roff_text(f, sc->description);
+	fputs(".PP\nOptions:\n", f);
+	man_options(f, sc, 0);
 	if (sc->more)
 		roff_text(f, sc->more);
 	if (sc->examples) {
-		fputs(".PP\nExamples:\n.PP\n.RS\n.nf\n", f);
-		for (const char *s = sc->examples; *s;) {
-			size_t k = strcspn(s, "\n");
-			roff_line(f, s, k);
-			s += k + (s[k] == '\n');
-		}
-		fputs(".fi\n.RE\n", f);
+		fputs(".PP\nExamples:\n", f);
+		man_examples(f, sc);
 	}
 }
 
-static int man(const char *tmpl, FILE *out)
+/* The template with its @...@ lines filled: tpmtrace's subcommands when sc
+ * is NULL, else the synopsis, options and examples of program sc. */
+static int man(const char *tmpl, FILE *out, const struct subcommand *sc)
 {
 	FILE *in = fopen(tmpl, "r");
 	char line[4096];
@@ -189,9 +216,21 @@ static int man(const char *tmpl, FILE *out)
 		return 1;
 	}
 	while (fgets(line, sizeof line, in)) {
-		if (!strcmp(line, "@SUBCOMMANDS@\n")) {
+		if (!sc && !strcmp(line, "@SUBCOMMANDS@\n")) {
 			for (unsigned i = 0; i < cli_n_subcommands; i++)
 				man_subcommand(out, cli_subcommands[i]);
+			continue;
+		}
+		if (sc && !strcmp(line, "@SYNOPSIS@\n")) {
+			man_synopses(out, sc);
+			continue;
+		}
+		if (sc && !strcmp(line, "@OPTIONS@\n")) {
+			man_options(out, sc, 1);
+			continue;
+		}
+		if (sc && !strcmp(line, "@EXAMPLES@\n")) {
+			man_examples(out, sc);
 			continue;
 		}
 		char *v = strstr(line, "@VERSION@");
@@ -234,6 +273,20 @@ static void bash_values(FILE *f, const char *values)
 	}
 }
 
+/* The COMPREPLY line for the value of option o. */
+static void bash_option_value(FILE *f, const struct cli_opt *o)
+{
+	if (!o->values && !(o->flags & (CLI_TRACE | CLI_NUM | CLI_REAL)) &&
+	    strcmp(o->arg, "FILE") && strcmp(o->arg, "OUT") && strcmp(o->arg, "DB"))
+		fputs("COMPREPLY=()", f);
+	else if (o->flags & CLI_TRACE)
+		fputs("COMPREPLY=($(compgen -W \"latest latest-replay\" -- \"$cur\"))", f);
+	else if (o->flags & (CLI_NUM | CLI_REAL))
+		fputs("COMPREPLY=()", f);
+	else
+		bash_values(f, o->values);
+}
+
 static int bash(FILE *f)
 {
 	fputs("# bash completion for tpmtrace(1), generated by tpmtrace-gendoc from the option\n"
@@ -271,17 +324,7 @@ static int bash(FILE *f)
 			if (o->key > 0 && o->key < 128 && isalpha(o->key))
 				fprintf(f, " | \"%s -%c\"", sc->name, o->key);
 			fputs(")\n\t\t", f);
-			if (!o->values && !(o->flags & (CLI_TRACE | CLI_NUM | CLI_REAL)) &&
-			    strcmp(o->arg, "FILE") && strcmp(o->arg, "OUT") && strcmp(o->arg, "DB"))
-				fputs("COMPREPLY=()", f);
-			else if (o->flags & CLI_TRACE)
-				fputs("COMPREPLY=($(compgen -W \"latest latest-replay\" -- "
-				      "\"$cur\"))",
-				      f);
-			else if (o->flags & (CLI_NUM | CLI_REAL))
-				fputs("COMPREPLY=()", f);
-			else
-				bash_values(f, o->values);
+			bash_option_value(f, o);
 			fputs("\n\t\treturn ;;\n", f);
 		}
 	}
@@ -315,11 +358,58 @@ static int bash(FILE *f)
 	return 0;
 }
 
+/* The completion of a program of one table (tpm-cuse-proxy): an option's
+ * value after it, the options after "-", files otherwise. */
+static int bash_program(FILE *f, const struct subcommand *sc)
+{
+	char fn[64];
+	size_t n = 0;
+	for (const char *s = sc->program; *s && n + 2 < sizeof fn; s++)
+		fn[n++] = isalnum((unsigned char)*s) ? *s : '_';
+	fn[n] = 0;
+	fprintf(f,
+		"# bash completion for %s, generated by tpmtrace-gendoc from its option\n"
+		"# table (tools/tpm-cuse-proxy/cuse_options.c): do not edit.\n"
+		"_%s()\n{\n"
+		"\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}\n"
+		"\tcase $prev in\n",
+		sc->program, fn);
+	for (unsigned j = 0; j < sc->n_opts; j++) {
+		const struct cli_opt *o = &sc->opts[j];
+		if (!o->arg)
+			continue;
+		fprintf(f, "\t--%s", o->name);
+		if (o->key > 0 && o->key < 128 && isalpha(o->key))
+			fprintf(f, " | -%c", o->key);
+		fputs(")\n\t\t", f);
+		bash_option_value(f, o);
+		fputs("\n\t\treturn ;;\n", f);
+	}
+	fputs("\tesac\n\tif [[ $cur == -* ]]; then\n\t\tCOMPREPLY=($(compgen -W \"", f);
+	for (unsigned j = 0; j < sc->n_opts; j++) {
+		const struct cli_opt *o = &sc->opts[j];
+		if (o->flags & CLI_HIDDEN)
+			continue;
+		fprintf(f, "--%s ", o->name);
+		if (o->key > 0 && o->key < 128 && isalpha(o->key))
+			fprintf(f, "-%c ", o->key);
+	}
+	fprintf(f,
+		"--help\" -- \"$cur\"))\n\t\treturn\n\tfi\n"
+		"\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n"
+		"}\ncomplete -F _%s %s\n",
+		fn, sc->program);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	int man_mode = argc == 4 && !strcmp(argv[1], "man");
-	if (!man_mode && !(argc == 3 && !strcmp(argv[1], "bash"))) {
-		fprintf(stderr, "usage: tpmtrace-gendoc man TEMPLATE OUT | bash OUT\n");
+	const char *mode = argc > 1 ? argv[1] : "";
+	int man_mode = argc == 4 && (!strcmp(mode, "man") || !strcmp(mode, "cuse-man"));
+	int cuse = !strncmp(mode, "cuse-", 5);
+	if (!man_mode && !(argc == 3 && (!strcmp(mode, "bash") || !strcmp(mode, "cuse-bash")))) {
+		fprintf(stderr, "usage: tpmtrace-gendoc man TEMPLATE OUT | bash OUT"
+				" | cuse-man TEMPLATE OUT | cuse-bash OUT\n");
 		return 2;
 	}
 	const char *path = argv[argc - 1];
@@ -328,7 +418,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tpmtrace-gendoc: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	int rc = man_mode ? man(argv[2], f) : bash(f);
+	const struct subcommand *sc = cuse ? &cuse_proxy_cli : NULL;
+	int rc = man_mode ? man(argv[2], f, sc) : sc ? bash_program(f, sc) : bash(f);
 	if (fclose(f) || rc) {
 		remove(path);
 		return 1;

@@ -1,12 +1,10 @@
-/* tpm-cuse-proxy: options, the diagnostics modes, and the set-up and tear-down
- * of the proxy (detaching, the guardian, the recording, the CUSE device of
- * cuse_dev.c). */
+/* tpm-cuse-proxy: the options (parsed from the table of cuse_options.c), the
+ * diagnostics modes, and the set-up and tear-down of the proxy (detaching,
+ * the guardian, the recording, the CUSE device of cuse_dev.c). */
 #include "cuse_state.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
-#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,72 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cuse_options.h"
 #include "cuse_proxy.h"
 #include "recorder/record_session.h"
-
-static const char usage[] =
-    "usage: tpm-cuse-proxy --backend DEVICE|TCTI --name NAME (--db FILE | --no-record)\n"
-    "                      [--mode OCTAL] [--group GROUP] [--takeover] [--foreground]\n"
-    "                      [--payloads none|redacted|full] [--trace-name NAME]\n"
-    "                      [--exclusive | --shared] [--dev-dir DIR] [--debug]\n"
-    "                      [--pidfile FILE] [--initrd]\n"
-    "       tpm-cuse-proxy --restore [--name NAME] [--dev-dir DIR]\n"
-    "       tpm-cuse-proxy --probe DEVICE [--exclusive]\n"
-    "       tpm-cuse-proxy --bench DEVICE[,DEVICE...] [--bench-command extend|getrandom]\n"
-    "                      [--count N] [--rounds R] [--json]\n"
-    "\n"
-    "Serves a CUSE character device /dev/NAME that behaves like the kernel's TPM\n"
-    "devices: a write carries one whole command, a read returns the response (or\n"
-    "the part asked for, the rest on the next read), a second write before the\n"
-    "response is read fails with EBUSY, O_NONBLOCK and poll work. Every command is\n"
-    "forwarded to the backend, one at a time, and recorded into a tpmtrace\n"
-    "database with its timing and the process that sent it.\n"
-    "\n"
-    "Options:\n"
-    "  --backend B       the real TPM: a device node (/dev/tpmrm0: every open of\n"
-    "                    /dev/NAME gets its own backend open, i.e. its own resource\n"
-    "                    manager space; /dev/tpm0: one open shared), swtpm:path=SOCK,\n"
-    "                    swtpm:host=H,port=P, or any tpm2-tss TCTI string\n"
-    "                    (mssim:host=H,port=P, tabrmd, ...)\n"
-    "  --name NAME       device name under /dev (default tpmproxy0). Names starting\n"
-    "                    with tpmrm allow many opens; others one at a time (EBUSY),\n"
-    "                    as the kernel's /dev/tpmrm0 and /dev/tpm0 do\n"
-    "  --exclusive, --shared   override that choice\n"
-    "  --db FILE         database (created 0600 if missing)\n"
-    "  --no-record       forward only, record nothing (for comparisons)\n"
-    "  --payloads MODE   none | redacted (default: raw bytes, secrets zeroed) | full\n"
-    "  --trace-name N    a name for the trace\n"
-    "  --mode OCTAL      mode of /dev/NAME (default 0600, or the original's with\n"
-    "                    --takeover)\n"
-    "  --group GROUP     group of /dev/NAME (name or number)\n"
-    "  --takeover        serve under the kernel node's own name: /dev/NAME is moved\n"
-    "                    to /dev/NAME.real and swapped with the CUSE node in one\n"
-    "                    step; on exit (SIGTERM, SIGINT, backend gone) it is put back.\n"
-    "                    A guardian process puts it back if the proxy is killed;\n"
-    "                    --restore does the same by hand or from ExecStopPost\n"
-    "  --foreground      stay in the foreground (default: detach once /dev/NAME is\n"
-    "                    ready, so a boot script can go on as soon as it returns)\n"
-    "  --dev-dir DIR     where device nodes live (default /dev)\n"
-    "  --debug           libfuse debug output (implies --foreground)\n"
-    "  --pidfile FILE    write the (detached) proxy's pid to FILE, removed at exit\n"
-    "  --initrd          keep running across the switch to the real root (argv[0]\n"
-    "                    starts with '@', as systemd wants of root storage daemons)\n"
-    "  --restore         put DIR/NAME.real back as DIR/NAME (all *.real nodes that\n"
-    "                    are kernel TPM devices when --name is not given) and exit\n"
-    "  --probe DEVICE    print how DEVICE answers good and bad writes, reads, polls\n"
-    "                    (to compare a CUSE node with the kernel's)\n"
-    "  --bench LIST      median round trip (write+read) of one command on each\n"
-    "                    device, interleaved: --count commands per device per round\n"
-    "                    (default 1), --rounds (default 1000), --json;\n"
-    "                    --bench-command extend (PCR_Extend of PCR 16, default) or\n"
-    "                    getrandom (GetRandom of 16 bytes)\n"
-    "  -h, --help        this text\n"
-    "\n"
-    "Examples:\n"
-    "  tpm-cuse-proxy --backend /dev/tpmrm0 --name tpmproxy0 --db /run/tpm.db\n"
-    "  TPM2TOOLS_TCTI=device:/dev/tpmproxy0 tpm2_pcrread sha256:0\n"
-    "  tpm-cuse-proxy --backend /dev/tpm0 --name tpm0 --takeover --db /run/boot.db\n"
-    "  tpm-cuse-proxy --restore --name tpm0\n";
 
 /* Detaches after the device is ready: the parent waits for one byte. */
 static int daemonize(void)
@@ -115,207 +50,23 @@ static int daemonize(void)
 	return 0;
 }
 
-static int parse_group(const char *s, long *gid)
+/* The parsed options into the proxy's state. Returns -1 to go on, else the
+ * exit status (cuse_options.c printed what it was). */
+static int parse_options(int argc, char **argv, struct cuse_opts *o)
 {
-	char *end;
-	long v = strtol(s, &end, 10);
-	if (*s && !*end && v >= 0) {
-		*gid = v;
-		return 0;
-	}
-	struct group *gr = getgrnam(s);
-	if (!gr)
-		return -1;
-	*gid = gr->gr_gid;
-	return 0;
-}
-
-struct opts {
-	const char *backend, *db_path, *trace_name, *probe, *bench, *pidfile;
-	int no_record, foreground, debug, restore, payloads;
-	int excl, count, rounds, json, bench_getrandom;
-};
-
-enum {
-	OPT_BACKEND = 1,
-	OPT_NAME,
-	OPT_DB,
-	OPT_NOREC,
-	OPT_MODE,
-	OPT_GROUP,
-	OPT_TAKEOVER,
-	OPT_FG,
-	OPT_PAYLOADS,
-	OPT_TNAME,
-	OPT_EXCL,
-	OPT_SHARED,
-	OPT_DEVDIR,
-	OPT_DEBUG,
-	OPT_RESTORE,
-	OPT_PROBE,
-	OPT_BENCH,
-	OPT_COUNT,
-	OPT_ROUNDS,
-	OPT_JSON,
-	OPT_HELP,
-	OPT_PIDFILE,
-	OPT_INITRD,
-	OPT_BENCH_CMD
-};
-
-static const struct option long_opts[] = {{"backend", required_argument, 0, OPT_BACKEND},
-					  {"name", required_argument, 0, OPT_NAME},
-					  {"db", required_argument, 0, OPT_DB},
-					  {"no-record", no_argument, 0, OPT_NOREC},
-					  {"mode", required_argument, 0, OPT_MODE},
-					  {"group", required_argument, 0, OPT_GROUP},
-					  {"takeover", no_argument, 0, OPT_TAKEOVER},
-					  {"foreground", no_argument, 0, OPT_FG},
-					  {"payloads", required_argument, 0, OPT_PAYLOADS},
-					  {"trace-name", required_argument, 0, OPT_TNAME},
-					  {"exclusive", no_argument, 0, OPT_EXCL},
-					  {"shared", no_argument, 0, OPT_SHARED},
-					  {"dev-dir", required_argument, 0, OPT_DEVDIR},
-					  {"debug", no_argument, 0, OPT_DEBUG},
-					  {"restore", no_argument, 0, OPT_RESTORE},
-					  {"probe", required_argument, 0, OPT_PROBE},
-					  {"bench", required_argument, 0, OPT_BENCH},
-					  {"count", required_argument, 0, OPT_COUNT},
-					  {"rounds", required_argument, 0, OPT_ROUNDS},
-					  {"json", no_argument, 0, OPT_JSON},
-					  {"help", no_argument, 0, OPT_HELP},
-					  {"pidfile", required_argument, 0, OPT_PIDFILE},
-					  {"initrd", no_argument, 0, OPT_INITRD},
-					  {"bench-command", required_argument, 0, OPT_BENCH_CMD},
-					  {0, 0, 0, 0}};
-
-/* One option (getopt_long's result opt, its argument in optarg) into o or cuse_state.
- * Returns -1 to go on, else the exit status. */
-static int apply_option(int opt, char **argv, struct opts *o)
-{
-	switch (opt) {
-	case OPT_BACKEND:
-		o->backend = optarg;
-		break;
-	case OPT_NAME:
-		cuse_state.name = optarg;
-		break;
-	case OPT_DB:
-		o->db_path = optarg;
-		break;
-	case OPT_NOREC:
-		o->no_record = 1;
-		break;
-	case OPT_MODE: {
-		char *end;
-		long m = strtol(optarg, &end, 8);
-		if (*end || m < 0 || m > 07777) {
-			msg("--mode takes an octal mode, not '%s'", optarg);
-			return 2;
-		}
-		cuse_state.mode = (int)m;
-		break;
-	}
-	case OPT_GROUP:
-		if (parse_group(optarg, &cuse_state.gid)) {
-			msg("--group: no group '%s'", optarg);
-			return 2;
-		}
-		break;
-	case OPT_TAKEOVER:
-		cuse_state.takeover = 1;
-		break;
-	case 'f':
-	case OPT_FG:
-		o->foreground = 1;
-		break;
-	case OPT_PAYLOADS:
-		o->payloads = payload_mode_parse(optarg);
-		if (o->payloads < 0) {
-			msg("--payloads takes none, redacted or full, not '%s'", optarg);
-			return 2;
-		}
-		break;
-	case OPT_TNAME:
-		o->trace_name = optarg;
-		break;
-	case OPT_EXCL:
-		o->excl = 1;
-		break;
-	case OPT_SHARED:
-		o->excl = 0;
-		break;
-	case OPT_DEVDIR:
-		cuse_state.dev_dir_name = optarg;
-		break;
-	case OPT_DEBUG:
-		o->debug = o->foreground = 1;
-		break;
-	case OPT_RESTORE:
-		o->restore = 1;
-		break;
-	case OPT_PROBE:
-		o->probe = optarg;
-		break;
-	case OPT_BENCH:
-		o->bench = optarg;
-		break;
-	case OPT_COUNT:
-		o->count = atoi(optarg);
-		break;
-	case OPT_ROUNDS:
-		o->rounds = atoi(optarg);
-		break;
-	case OPT_JSON:
-		o->json = 1;
-		break;
-	case OPT_BENCH_CMD:
-		if (strcmp(optarg, "extend") && strcmp(optarg, "getrandom")) {
-			msg("--bench-command takes extend or getrandom, not '%s'", optarg);
-			return 2;
-		}
-		o->bench_getrandom = !strcmp(optarg, "getrandom");
-		break;
-	case OPT_PIDFILE:
-		o->pidfile = optarg;
-		break;
-	case OPT_INITRD:
-		/* systemd leaves processes whose argv[0] starts with '@'
-		 * running across the switch to the real root
-		 * (https://systemd.io/ROOT_STORAGE_DAEMONS/). */
-		argv[0][0] = '@';
-		break;
-	case 'h':
-	case OPT_HELP:
-		fputs(usage, stdout);
-		return 0;
-	default:
-		fprintf(stderr, "Try 'tpm-cuse-proxy --help'.\n");
-		return 2;
-	}
-	return -1;
-}
-
-/* Returns -1 to go on, else the exit status. */
-static int parse_options(int argc, char **argv, struct opts *o)
-{
-	int opt, rc;
-
-	*o = (struct opts){.payloads = PAYLOADS_REDACTED, .excl = -1, .count = 1, .rounds = 1000};
-	cuse_state.dev_dir_name = "/dev";
-	cuse_state.name = NULL;
-	while ((opt = getopt_long(argc, argv, "hf", long_opts, NULL)) != -1)
-		if ((rc = apply_option(opt, argv, o)) >= 0)
-			return rc;
-	if (optind < argc) {
-		msg("unexpected argument '%s'", argv[optind]);
-		return 2;
-	}
+	int rc = cuse_parse_options(argc, argv, o);
+	if (rc >= 0)
+		return rc;
+	cuse_state.dev_dir_name = o->dev_dir;
+	cuse_state.name = o->name;
+	cuse_state.mode = o->mode;
+	cuse_state.gid = o->gid;
+	cuse_state.takeover = o->takeover;
 	return -1;
 }
 
 /* --probe and --bench. Returns -1 when neither was asked for. */
-static int run_devtools(const struct opts *o)
+static int run_devtools(const struct cuse_opts *o)
 {
 	if (o->probe)
 		return devtools_probe(o->probe, o->excl == 1) ? 1 : 0;
@@ -326,10 +77,6 @@ static int run_devtools(const struct opts *o)
 	char *list = strdup(o->bench), *save = NULL;
 	for (char *p = strtok_r(list, ",", &save); p && n < 8; p = strtok_r(NULL, ",", &save))
 		paths[n++] = p;
-	if (o->count <= 0 || o->rounds <= 0) {
-		msg("--count and --rounds take positive numbers");
-		return 2;
-	}
 	int ret =
 	    devtools_bench(paths, n, o->count, o->rounds, o->json, o->bench_getrandom) ? 1 : 0;
 	free(list);
@@ -338,7 +85,7 @@ static int run_devtools(const struct opts *o)
 
 /* What the proxy needs and --restore does not. Returns -1 when it is all
  * there, else the exit status. */
-static int check_proxy_options(const struct opts *o)
+static int check_proxy_options(const struct cuse_opts *o)
 {
 	if (!cuse_state.name)
 		cuse_state.name = "tpmproxy0";
@@ -364,7 +111,7 @@ static int check_proxy_options(const struct opts *o)
  * back, detaching, the pid file, the guardian. Returns 0, or -1 once the
  * reason was printed (before: exit status 1 at once; after: through the
  * tear-down, *begun set). */
-static int prepare(const struct opts *o, int *begun)
+static int prepare(const struct cuse_opts *o, int *begun)
 {
 	/* A leftover from a proxy that died without its guardian: put the
 	 * kernel's node back before taking it over again. */
@@ -405,7 +152,8 @@ static int prepare(const struct opts *o, int *begun)
 
 /* A trace in the database and the writer that fills it
  * (recorder/record_session.h). */
-static int start_recording(const struct opts *o, const char *node_path, struct record_session *rs)
+static int start_recording(const struct cuse_opts *o, const char *node_path,
+			   struct record_session *rs)
 {
 	char source[600];
 	snprintf(source, sizeof source, "cuse:%s <- %s", node_path, o->backend);
@@ -423,7 +171,7 @@ static int start_recording(const struct opts *o, const char *node_path, struct r
 
 /* The backend, the recording, the worker and the device; then the FUSE loop
  * until a signal or the backend ends it. Returns the exit status. */
-static int serve(const struct opts *o, char *argv0, const char *node_path,
+static int serve(const struct cuse_opts *o, char *argv0, const char *node_path,
 		 struct record_session *rs)
 {
 	sigset_t mask, old;
@@ -462,7 +210,8 @@ static int serve(const struct opts *o, char *argv0, const char *node_path,
 
 /* The kernel's node back first, so that it is never missing; then the
  * worker, the device, the recording. Returns ret, or 1 on a failure. */
-static int teardown(const struct opts *o, const char *node_path, struct record_session *rs, int ret)
+static int teardown(const struct cuse_opts *o, const char *node_path, struct record_session *rs,
+		    int ret)
 {
 	if (cuse_state.taken_over) {
 		int rc = node_restore(cuse_state.dev_fd, cuse_state.name, cuse_state.err,
@@ -501,7 +250,7 @@ static int teardown(const struct opts *o, const char *node_path, struct record_s
 
 int main(int argc, char **argv)
 {
-	struct opts o;
+	struct cuse_opts o;
 	struct record_session rs;
 	int rc, begun = 0;
 
