@@ -1,3 +1,15 @@
+/* Session policies (model/policy.h): the presets (as-recorded, password,
+ * linux-6.10, linux-6.12 and linux-6.12-no-pcr-integrity, after the kernel's
+ * drivers/char/tpm/tpm2-sessions.c), policy_parse and policy_spec for the knob
+ * syntax, and the expander: policy_expand_init, then policy_expand_cmd and
+ * policy_expand_event per trace command and event, which calls the caller's
+ * emit once per command the host would send under the policy (session starts,
+ * flushes, context loads of the null key, the command itself with its session
+ * role and variant). The Linux rules it applies - which commands the kernel
+ * protects, which are its first, when authorizations are kept - are
+ * policy_kernel_protects, policy_kernel_first_cmd and policy_auth_kept. It
+ * reads commands through model/tpm (decode.h, wire.h, tpm_cc.h) and keeps no
+ * allocation per command. */
 #include "model/policy.h"
 
 #include <errno.h>

@@ -1,3 +1,13 @@
+/* The cost model (model/predict.h): predict_init sets up one predictor for a
+ * profile and a list of policies, predict_cmd and predict_event feed it the
+ * trace (through each policy's expander, model/policy.c), predict_add_gap adds
+ * the trace's time outside the TPM, and predict_finish, predict_total_ms,
+ * predict_factors and predict_warnings read the result. Each expanded command
+ * is priced from the profile (profile_lookup, with its range) through a
+ * 1024-slot cache keyed by code, authorization kind and variant, plus the
+ * profile's transport time and the host's crypto per session operation
+ * (predict_host_estimate, predict_set_host). predict_policies parses the
+ * --policy arguments; predict_synthetic builds a workload from a "CMD:N" spec. */
 #include "model/predict.h"
 
 #include <errno.h>

@@ -1,3 +1,14 @@
+/* Latency profiles (model/profile.h, format in docs/profiles.md): profile_parse
+ * and profile_load_file read the text format (header keys, one line per
+ * command, authorization kind and variant, errors naming file:line),
+ * profile_write writes it back, profile_add, profile_set and profile_check
+ * build and validate one in memory, and profile_lookup finds the entry that
+ * prices a command - exact variant first, then the generic entry, then another
+ * of the same command, saying how it matched - with profile_fallback for
+ * commands the profile lacks. prof_entry_range gives an entry's range (p95,
+ * else mean + 1.645 stdev, else max; the low end likewise) and prof_entry_stats
+ * fills an entry from raw measurements. Command names come from the command
+ * table (model/tpm/tpm_cc.h). */
 #include "model/profile.h"
 
 #include <ctype.h>

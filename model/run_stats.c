@@ -1,3 +1,6 @@
+/* run_stats_add and run_stats_sd (model/run_stats.h): the running mean and
+ * sample standard deviation of repeated measurements by Welford's method, for
+ * replay --repeat. */
 #include "model/run_stats.h"
 
 #include <math.h>

@@ -1,3 +1,10 @@
+/* Two traces compared per command code (model/trace_diff.h): trace_diff_load
+ * runs one grouped query per side (count, timed count, total latency and the
+ * nearest-rank p50/p95 of the percentile() SQL function, over the clients'
+ * commands only: DB_CLIENT_CMDS of db/stats.h) and merges them into rows,
+ * trace_diff_sort orders them by added or removed time, by total time or by
+ * count, and trace_diff_release frees them. The two sides may be in one
+ * database or two. */
 #include "model/trace_diff.h"
 
 #include <errno.h>

@@ -1,3 +1,11 @@
+/* Streaming a trace (model/trace_stream.h): trace_stream walks one trace's
+ * command and event rows in seq order through two SQLite cursors merged by seq,
+ * without loading the trace, and calls the caller's ops once per row with the
+ * command as a struct pol_cmd (model/policy.h). Each command carries its
+ * client's origin - firmware, kernel, user - which trace_client_origin guesses
+ * from the client's comm and peer names and trace_origins_load reads for all
+ * clients of a trace. trace_stream_predict feeds a trace to a predictor
+ * (model/predict.h). */
 #include "model/trace_stream.h"
 
 #include <errno.h>

@@ -1,3 +1,16 @@
+/* The socket proxy (recorder/proxy.h): proxy_new, proxy_listen and proxy_run
+ * serve the clients of the data port (raw TPM 2.0 or MS-simulator framing, told
+ * apart by frame.h), swtpm's control channel and the MS simulator's platform
+ * port in one poll loop, and send every command to the one backend, in turn,
+ * through the recording core (recorder.h), which records it once with its
+ * client. Connections are limited per peer and in total; when descriptors run
+ * short the oldest idle ones go (evict_to_limit), and idle ones expire. With
+ * proxy_set_rm it also acts as a resource manager: what a client's successful
+ * commands load is tracked per owner - a process on a unix socket (found by
+ * SO_PEERCRED, watched through a pidfd) or a TCP connection in MS-simulator
+ * framing - and flushed, newest first, as tpmtrace's own commands once the
+ * owner is gone (rm_track, rm_release). The proxy never alters a command or a
+ * response. */
 #include "recorder/proxy.h"
 
 #include <arpa/inet.h>

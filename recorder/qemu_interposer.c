@@ -1,3 +1,11 @@
+/* The QEMU interposer (recorder/qemu_interposer.h): qemu_interposer_new
+ * connects to swtpm's control channel and listens for QEMU's `-tpmdev emulator`
+ * control socket; qemu_interposer_run relays each control request to swtpm and
+ * records it as an event, takes QEMU's CMD_SET_DATAFD descriptor (SCM_RIGHTS)
+ * and gives swtpm the end of a socketpair of its own instead, then relays every
+ * command between the two through the recording core (recorder.h) at the
+ * locality QEMU last set. qemu_interposer_transport is the swtpm side as a
+ * transport; qemu_interposer_ctrl_count and qemu_interposer_free round it off. */
 #include "recorder/qemu_interposer.h"
 
 #include <errno.h>

@@ -1,3 +1,11 @@
+/* The set-up every live recorder front end shares (recorder/record_session.h):
+ * record_session_signals takes SIGINT, SIGTERM and SIGHUP through a signalfd,
+ * record_session_begin opens or creates the database (db_open, db_open_perm),
+ * begins a trace of kind record with its source, payload mode and emulation
+ * flag, and starts the batched writer; record_session_end stops the writer and
+ * ends the trace with its counts, record_session_close releases the rest.
+ * record_emulator_init sets up the latency emulation of model/emulate.h, from
+ * the database's own profile when there is one. */
 #include "recorder/record_session.h"
 
 #include <errno.h>

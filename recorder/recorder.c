@@ -1,3 +1,13 @@
+/* The recording core (recorder/recorder.h): recorder_forward sends one command
+ * through the backend transport and times its round trip (CLOCK_MONOTONIC,
+ * mono_ns), holding the response for the emulated latency when emulation is on
+ * (model/emulate.h) and noting when the backend is lost and comes back;
+ * recorder_log decodes both directions (decode.h, rec_fill.h) and queues the
+ * record on the batched writer without waiting. Also recorder_own_command (a
+ * command tpmtrace sends itself), recorder_malformed, recorder_event and
+ * recorder_stop_event, and the client table: recorder_client_pid,
+ * recorder_client_peer, recorder_client_proc and recorder_client_add give each
+ * process or peer one client id and store its client row once. */
 #include "recorder/recorder.h"
 
 #include <errno.h>

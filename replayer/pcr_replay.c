@@ -1,3 +1,11 @@
+/* Software PCR replay of a stored trace (replayer/pcr_replay.h):
+ * pcr_replay_trace applies the raw bytes of the trace's successful PCR_Extend,
+ * PCR_Event, PCR_Reset and Startup commands to a pcr_sim (model/tpm/pcr_bank.h)
+ * in seq order. pcr_expect_parse_mem and pcr_expect_parse_file read expected
+ * PCR values (tpm2_pcrread or tpm2_eventlog YAML, tsspcrread text);
+ * pcr_boot_aggregate_find reads the boot_aggregate of an IMA trace and
+ * pcr_boot_aggregate_calc computes it from the simulated PCRs as the kernel's
+ * ima_calc_boot_aggregate_tfm does. */
 #include "replayer/pcr_replay.h"
 
 #include <ctype.h>

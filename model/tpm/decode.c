@@ -1,3 +1,12 @@
+/* The TPM 2.0 message decoder (model/tpm/decode.h): tpm_cmd_decode and
+ * tpm_rsp_decode check the header, tag and size, locate the handle area, the
+ * authorization sessions (kinds from their handles and attributes) and the
+ * parameters of a command or response from its row of the command table
+ * (tpm_cc.h), and name what is malformed (tpm_malformed_str). The tpm_rd_*
+ * readers parse the algorithm-selected unions of Part 2 (symmetric definitions,
+ * schemes, public parameters) for the decoders of parameters. Reads only
+ * through the bounds-checked readers of wire.h; response code text (tpm_rc_str)
+ * comes from tpm2-tss's libtss2-rc. */
 #include "model/tpm/decode.h"
 
 #include <tss2/tss2_rc.h>

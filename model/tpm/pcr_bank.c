@@ -1,3 +1,10 @@
+/* PCR banks and the software PCR model (model/tpm/pcr_bank.h): the hash
+ * algorithms a bank may use (pcr_alg_by_id, _by_name, _by_size,
+ * pcr_alg_parse_list), and struct pcr_sim, whose pcr_sim_apply replays a
+ * recorded PCR_Extend, PCR_Event, PCR_Reset or Startup(CLEAR) on the banks as a
+ * TPM would (pcr_sim_extend, pcr_sim_event, pcr_sim_reset,
+ * pcr_sim_startup_clear, with the locality-dependent reset values). Digests are
+ * computed with OpenSSL's EVP; commands are read with decode.h and wire.h. */
 #include "model/tpm/pcr_bank.h"
 
 #include <ctype.h>

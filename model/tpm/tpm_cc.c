@@ -1,3 +1,9 @@
+/* The command table as data (model/tpm/tpm_cc.h): every row of
+ * model/tpm/tpm_cc.def expanded twice, into cc_by_code, indexed directly by
+ * command code from 0x11F to 0x1A1 so that tpm_cc_lookup is a bounds check and
+ * a load (Vendor_TCG_Test apart), and into cc_list in the .def's order for
+ * tpm_cc_at and tpm_cc_from_name (any case, with or without a TPM2_, TPM_CC_ or
+ * TPM2_CC_ prefix). tpm_cc_name gives a code's name. */
 #include "model/tpm/tpm_cc.h"
 
 #include <stddef.h>

@@ -1,3 +1,14 @@
+/* IMA measurement lists (recorder/import/ima_import.h): ima_parse and
+ * ima_parse_mem read the binary list (detect_binary, parse_binary) or the ascii
+ * one (parse_ascii, whose lines are rebuilt into the binary template data),
+ * check each entry's template hash against its template data (hash_ok) and
+ * compute the digest each bank was extended with under the kernel's rule of the
+ * day (ima_rule_parse: per-bank, padded-sha1, sha1-only), and hand every entry,
+ * with the line tpmtrace shows for it, to a callback. ima_import_file stores a
+ * list as a trace through log_store.h: one ima event and one synthesized
+ * PCR_Extend per entry (--strict refuses an entry whose hash does not match).
+ * Format facts from the kernel's security/integrity/ima sources; input through
+ * log_reader.h. */
 #include "recorder/import/ima_import.h"
 
 #include <errno.h>

@@ -1,3 +1,12 @@
+/* The import sink (recorder/import/import_sink.h): import_sink_open prepares a
+ * database and import_sink_command, import_sink_event and import_sink_client
+ * take what an importer of TPM traffic (pcap, swtpm log, ftrace) finds; the
+ * first of them creates the trace (kind import, source the file), so that an
+ * input without TPM traffic leaves no trace behind. Commands are decoded and
+ * filled like a live recording's (decode.h, rec_fill.h) and queued with their
+ * bytes on the batched writer (db/writer.h); a command known only by its code
+ * (ftrace) gets no payload. import_sink_note collects warnings and
+ * import_sink_close ends the trace with its counts. */
 #include "recorder/import/import_sink.h"
 
 #include <errno.h>

@@ -1,3 +1,13 @@
+/* The pcap and pcapng importer's packet side (recorder/import/pcap_import.h):
+ * pcap_import_file and pcap_import_mem split a capture into its sections
+ * (sections_find; libpcap 1.10 stops at a section with another link type), read
+ * each with libpcap and hand every packet to pcap_import_packet, which strips
+ * the link layer (link_strip) and IPv4 or IPv6 (ip_parse), keeps the TCP
+ * segments to and from the TPM port and its platform port + 1 and passes them
+ * to the stream reassembly of pcap_stream.c (shared state in pcap_int.h). A
+ * capture mapped from its file is handed back to the kernel page by page as it
+ * is read. Also pcap_import_new, _finish, _new_section, _get_stats, _error and
+ * _free, and pcap_import_linktype_str. */
 #include "recorder/import/pcap_import.h"
 
 #include <arpa/inet.h>

@@ -1,3 +1,12 @@
+/* The pcap importer's stream side (pcap_int.h): each TCP connection to the TPM
+ * (pcap_conn_get, kept in a hash table with a least-recently-used list for
+ * eviction, pcap_lru_touch, pcap_conn_free) has two directions whose segments
+ * pcap_dir_segment puts back in order, holding out-of-order data and marking
+ * gaps. Each direction is framed as raw TPM 2.0 messages (frame.h) or in the MS
+ * simulator's framing (TPM_SEND_COMMAND and its responses; the platform port's
+ * u32 codes become events); commands wait in a per-connection queue for their
+ * response and go, paired, to the importer's callbacks. pcap_conn_finish
+ * flushes a connection at its end. */
 #include "recorder/import/pcap_int.h"
 
 #include <arpa/inet.h>

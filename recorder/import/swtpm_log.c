@@ -1,3 +1,10 @@
+/* swlog_parse_mem (recorder/import/swtpm_log.h): reads swtpm's log at level 20
+ * or more, block by block - a header line (SWTPM_IO_Read, SWTPM_IO_Write, Ctrl
+ * Cmd, Ctrl Rsp) with its length, then hex lines - and pairs each command with
+ * the response that follows it, numbered in order (the log has no times), and
+ * each control-channel request with its answer, named as the proxy names them
+ * (frame_ctrl, swtpm_ctrl_name). Results go to the caller's callbacks (the
+ * import sink); input through log_reader.h. */
 #include "recorder/import/swtpm_log.h"
 
 #include <errno.h>

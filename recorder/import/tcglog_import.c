@@ -1,3 +1,11 @@
+/* TCG firmware event logs (recorder/import/tcglog_import.h): tcg_parse and
+ * tcg_parse_mem read the SHA-1 format and the crypto-agile one (the banks and
+ * digest sizes from the Spec ID event), check every event's sizes, name its
+ * type (tcg_event_type_str) and describe its data, and hand it to a callback.
+ * tcg_import_file stores a log as a trace through log_store.h: a Startup at the
+ * locality of the StartupLocality event before the first row, then for each
+ * event an event row and, unless it is EV_NO_ACTION, one synthesized PCR_Extend
+ * with its digests. Input through log_reader.h. */
 #include "recorder/import/tcglog_import.h"
 
 #include <errno.h>

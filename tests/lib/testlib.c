@@ -1,3 +1,8 @@
+/* The C tests' helpers (tests/lib/testlib.h): the counters behind CHECK and
+ * tl_finish, which prints the checks and the passed/failed line and gives the
+ * exit status; tl_skip (exit 77, refused once a check has run); tl_shared_data,
+ * the shared test data directory (TPMTRACE_SHARED_DATA) or a skip;
+ * tl_read_file, tl_hex (hex with ".." wildcards into a mask) and tl_tmpdir. */
 #include "testlib.h"
 
 #include <ctype.h>

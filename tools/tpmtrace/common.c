@@ -1,3 +1,12 @@
+/* Helpers shared by tpmtrace's subcommands (tools/tpmtrace/common.h): opening a
+ * database and checking one to create (cli_open_db, cli_db_for_create), picking
+ * a trace by the rule of docs/cli.md (cli_pick_trace, cli_trace_kind,
+ * cli_trace_delete), output files that are never one of the inputs and appear
+ * whole or not at all (cli_out_check, cli_out_open, cli_out_close: a temporary
+ * file created with the signals blocked, renamed into place), text made safe
+ * for a terminal (safe_text, print_safe), progress bars on a terminal only,
+ * running a child with a TCTI (cli_spawn, cli_exit_status), and small
+ * formatters (ns_to_ms, cc_label, cli_print_wrapped). */
 #include "common.h"
 
 #include <errno.h>

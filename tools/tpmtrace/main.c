@@ -1,3 +1,9 @@
+/* tpmtrace's entry point: main wraps stdout so that a failed write (ENOSPC,
+ * EIO, EPIPE) turns the exit status into 1 with the reason, then run prints the
+ * overview (--help) or the version, or finds the subcommand in cli_subcommands
+ * (subcommands.c), answers its --help from its option table (cli.h) and runs
+ * it. It also sets one malloc arena for the writer threads and quiets
+ * tpm2-tss's own error log (TSS2_LOG) unless the user set it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
