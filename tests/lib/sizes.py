@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The size rules of the tree (docs/architecture.md): every C file of the
 rooms and the front ends (model/ db/ recorder/ replayer/ tools/) is at most
-MAX_FILE lines, and no function in them is longer than MAX_FUNC lines.
+MAX_FILE lines, and no function in them is longer than MAX_FUNC lines. Every
+C file of those and of tests/ opens with a comment (its first line that is
+not blank starts with "/*"): what the file is for, before the first #include.
 Generated tables (*.def) are not C files here. A function is counted from
 the line of its name (a definition at column 0 followed by "{" at column 0,
 the project's .clang-format style) to its closing "}" at column 0.
@@ -14,6 +16,7 @@ import sys
 MAX_FILE = 1000
 MAX_FUNC = 150
 TOPS = ("model", "db", "recorder", "replayer", "tools")
+COMMENTED = TOPS + ("tests",)
 DEF = re.compile(r"^[A-Za-z_].*\)\s*$")
 
 
@@ -39,27 +42,45 @@ def functions(lines):
         i += 1
 
 
-def main():
-    src = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
-    listing = int(sys.argv[sys.argv.index("--list") + 1]) if "--list" in sys.argv else 0
-    bad, funcs, n_files = [], [], 0
-    for top in TOPS:
+def opens_with_comment(lines):
+    """Whether the first line that is not blank starts a comment."""
+    for l in lines:
+        if l.strip():
+            return l.lstrip().startswith("/*")
+    return False
+
+
+def c_files(src, tops):
+    """(path, path relative to src) of every .c file under the tops, in order;
+    build directories left out."""
+    for top in tops:
         for d, dirs, files in os.walk(os.path.join(src, top)):
             dirs[:] = sorted(x for x in dirs if not x.startswith("build"))
             for f in sorted(files):
-                if not f.endswith(".c"):
-                    continue
-                path = os.path.join(d, f)
-                rel = os.path.relpath(path, src)
-                lines = open(path, errors="replace").read().split("\n")
-                n = len(lines) - (lines[-1] == "")
-                n_files += 1
-                if n > MAX_FILE:
-                    bad.append(f"{rel}: {n} lines (at most {MAX_FILE})")
-                for name, at, length in functions(lines):
-                    funcs.append((length, f"{rel}:{at}", name))
-                    if length > MAX_FUNC:
-                        bad.append(f"{rel}:{at}: {name}() is {length} lines (at most {MAX_FUNC})")
+                if f.endswith(".c"):
+                    path = os.path.join(d, f)
+                    yield path, os.path.relpath(path, src)
+
+
+def main():
+    src = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
+    listing = int(sys.argv[sys.argv.index("--list") + 1]) if "--list" in sys.argv else 0
+    bad, funcs, n_files, n_commented = [], [], 0, 0
+    for path, rel in c_files(src, TOPS):
+        lines = open(path, errors="replace").read().split("\n")
+        n = len(lines) - (lines[-1] == "")
+        n_files += 1
+        if n > MAX_FILE:
+            bad.append(f"{rel}: {n} lines (at most {MAX_FILE})")
+        for name, at, length in functions(lines):
+            funcs.append((length, f"{rel}:{at}", name))
+            if length > MAX_FUNC:
+                bad.append(f"{rel}:{at}: {name}() is {length} lines (at most {MAX_FUNC})")
+    for path, rel in c_files(src, COMMENTED):
+        n_commented += 1
+        if not opens_with_comment(open(path, errors="replace").read().split("\n")):
+            bad.append(f"{rel}: no opening comment (what the file is for, before its first line"
+                       " of code)")
     for length, where, name in sorted(funcs, reverse=True)[:listing]:
         print(f"{length:5d} {where} {name}")
     for b in bad:
@@ -68,6 +89,7 @@ def main():
         longest = max(funcs) if funcs else (0, "-", "-")
         print(f"sizes: {n_files} C files, each at most {MAX_FILE} lines; {len(funcs)} functions, "
               f"the longest {longest[2]}() at {longest[1]} with {longest[0]} lines")
+        print(f"sizes: {n_commented} C files with tests/, each opening with a comment")
     return 1 if bad else 0
 
 

@@ -4,7 +4,10 @@
 # fails, naming the file, the line and the function, on a copy of the cost
 # model room with one function a line over the limit; a function exactly at
 # the limit passes, and so does a signature over several lines counted from
-# its name; a file over 1,000 lines fails too.
+# its name; a file over 1,000 lines fails too. Every C file, tests/ included,
+# opens with a comment: a copy of a file of the tree with its opening comment
+# taken away fails, naming it, and so does a new file of tests/ without one;
+# blank lines before the comment do not count.
 . "$(dirname "$0")/../lib/common.sh"
 need python3
 S=$TPMTRACE_SRC
@@ -17,6 +20,9 @@ check "the tree: every file and function within the limits" [ "$rc" = 0 ]
 check "... and says so, with the longest function" \
 	grep -Eq '^sizes: [0-9]+ C files, each at most 1000 lines; [0-9]+ functions, the longest' "$T/tree.out"
 check "... no violation named" [ "$(grep -c 'lines (at most' "$T/tree.out")" = 0 ]
+check "... and every C file, tests/ included, opens with a comment" \
+	grep -Eq '^sizes: [0-9]+ C files with tests/, each opening with a comment$' "$T/tree.out"
+check "... none named without one" [ "$(grep -c 'no opening comment' "$T/tree.out")" = 0 ]
 
 # A C function of n lines in the project's style (name at column 0, "{" and
 # "}" alone at column 0): a two-line signature, the braces, n - 4 statements.
@@ -73,4 +79,33 @@ rc=$?
 n=$(wc -l <"$f")
 check "a file of $n lines fails" [ "$rc" = 1 ]
 check "... the sizes: line naming it" grep -qx "sizes: model/predict.c: $n lines (at most 1000)" "$T/file.out"
+# A file of the tree with its opening comment taken away (the lines before
+# its first #include): named; the same file with blank lines before its
+# comment passes.
+copy
+f=$T/c/model/run_stats.c
+check "model/run_stats.c opens with a comment in the tree" test "$(head -c 2 "$S/model/run_stats.c")" = "/*"
+sed -i '1,/^#include/{/^#include/!d}' "$f"
+check "... which the copy lacks" test "$(head -c 8 "$f")" = "#include"
+python3 "$Z" "$T/c" >"$T/nocomment.out" 2>&1
+rc=$?
+cat "$T/nocomment.out"
+check "a C file without an opening comment fails" [ "$rc" = 1 ]
+check "... the sizes: line naming it" \
+	grep -qx 'sizes: model/run_stats.c: no opening comment (what the file is for, before its first line of code)' "$T/nocomment.out"
+check "... and nothing else" [ "$(grep -c '^sizes: .*: ' "$T/nocomment.out")" = 1 ]
+copy
+{ printf '\n\n'; cat "$S/model/run_stats.c"; } >"$T/c/model/run_stats.c.new"
+mv "$T/c/model/run_stats.c.new" "$T/c/model/run_stats.c"
+python3 "$Z" "$T/c" >"$T/blank.out" 2>&1
+check "blank lines before the opening comment pass" [ "$?" = 0 ]
+
+# tests/ counts for this rule: a test program without an opening comment.
+copy
+mkdir -p "$T/c/tests/unit"
+printf '#include "testlib.h"\n\nint main(void)\n{\n\treturn 0;\n}\n' >"$T/c/tests/unit/test_bare.c"
+python3 "$Z" "$T/c" >"$T/tests.out" 2>&1
+rc=$?
+check "a test program without an opening comment fails" [ "$rc" = 1 ]
+check "... named" grep -q '^sizes: tests/unit/test_bare.c: no opening comment' "$T/tests.out"
 finish
