@@ -2,13 +2,14 @@
  * check the application id and schema version, create a new file whole from
  * db/schema.sql (schema_sql.h) under the file rules of docs/security.md (0600,
  * O_EXCL|O_NOFOLLOW, no wider -wal/-shm/-journal companions), migrate version 1
- * to 2 and refresh the views; a DB_READ connection is query_only with ATTACH
- * denied, and every connection gets a statement time budget
- * (TPMTRACE_DB_STATEMENT_MS). db_register_functions adds the SQL functions
- * tpm_cc_name, tpm_rc_text, tpm_auth_name, tpm_cc_destructive (from the command
- * table of model/tpm) and percentile (nearest rank, db_nearest_rank). Also the
- * trace rows (db_trace_begin, db_trace_end, db_last_trace), db_exec and the
- * monotonic clock mono_ns. */
+ * to 2 and refresh the views; every connection gets limits on the length of a
+ * value and of an SQL text, and a DB_READ connection is query_only with ATTACH
+ * denied and a statement time budget (TPMTRACE_DB_STATEMENT_MS).
+ * db_register_functions adds the SQL functions tpm_cc_name, tpm_rc_text,
+ * tpm_auth_name, tpm_cc_destructive (from the command table of model/tpm) and
+ * percentile (nearest rank, db_nearest_rank). Also the trace rows
+ * (db_trace_begin, db_trace_end, db_last_trace), db_exec and the monotonic
+ * clock mono_ns. */
 #include "db/db.h"
 
 #include <errno.h>

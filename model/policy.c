@@ -5,11 +5,12 @@
  * policy_expand_event per trace command and event, which calls the caller's
  * emit once per command the host would send under the policy (session starts,
  * flushes, context loads of the null key, the command itself with its session
- * role and variant). The Linux rules it applies - which commands the kernel
- * protects, which are its first, when authorizations are kept - are
- * policy_kernel_protects, policy_kernel_first_cmd and policy_auth_kept. It
- * reads commands through model/tpm (decode.h, wire.h, tpm_cc.h) and keeps no
- * allocation per command. */
+ * role and variant). The rules it applies are here too: policy_startup_cmd
+ * (Startup, SelfTest and the GetCapability probes), policy_kernel_first_cmd
+ * (the command the kernel's driver sends first), policy_kernel_protects (what
+ * the kernel wraps in a session) and policy_auth_kept. It reads commands
+ * through model/tpm (decode.h, wire.h, tpm_cc.h) and allocates nothing per
+ * command. */
 #include "model/policy.h"
 
 #include <errno.h>

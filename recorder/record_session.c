@@ -4,8 +4,9 @@
  * begins a trace of kind record with its source, payload mode and emulation
  * flag, and starts the batched writer; record_session_end stops the writer and
  * ends the trace with its counts, record_session_close releases the rest.
- * record_emulator_init sets up the latency emulation of model/emulate.h, from
- * the database's own profile when there is one. */
+ * record_emulator_init sets up the latency emulation of model/emulate.h from
+ * the profile its spec names (a file, one stored in the database when that
+ * exists, or a shipped one). */
 #include "recorder/record_session.h"
 
 #include <errno.h>

@@ -1,10 +1,11 @@
 /* A private swtpm (recorder/transport/swtpm_spawn.h): swtpm_spawn makes a fresh
  * 0700 state directory with a lock file held by flock for tpmtrace's lifetime,
  * starts swtpm (found in PATH) on unix sockets in it with PR_SET_PDEATHSIG,
- * waits until it answers, and on failure prints the tail of its log; swtpm_stop
- * ends it and removes the directory. swtpm_sweep_stale removes the directories
- * of earlier, killed runs, those whose lock nobody holds (docs/security.md,
- * "swtpm state"). Sockets through netutil.h. */
+ * waits until its socket accepts a connection, and when it exits at start puts
+ * the tail of its log in the error; swtpm_stop ends it and removes the
+ * directory. swtpm_sweep_stale removes the directories of earlier, killed runs,
+ * those whose lock nobody holds (docs/security.md, "swtpm state"). Sockets
+ * through netutil.h. */
 #include "recorder/transport/swtpm_spawn.h"
 
 #include <dirent.h>
