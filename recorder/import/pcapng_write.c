@@ -1,12 +1,13 @@
 /* pcapng_export (recorder/import/pcapng_write.h): writes a trace of the
  * database as pcapng for Wireshark's TPM 2.0 dissector - a section header, an
- * interface, and one enhanced packet block per command and per response in seq
- * order, each wrapped in IPv4 and TCP (optionally Ethernet) with checksums and
- * sequence numbers, one flow per recorded client (its recorded IPv4 peer when
- * it has one above the TPM's port, else an address made up from its id), and a
- * comment naming the command (tpm_cc.h), its seq and its latency. Imported
- * traces keep their capture's wall-clock times; recorded ones are placed after
- * the trace's wall-clock start. */
+ * interface, and one enhanced packet block per command and per response, sorted
+ * by time (stored order when equal), each wrapped in IPv4 and TCP
+ * (optionally Ethernet) with checksums and sequence numbers, one flow per
+ * recorded client (its recorded IPv4 peer when it has one above the TPM's port,
+ * else an address made up from its id), and a comment naming the command
+ * (tpm_cc.h), its seq and its latency. Imported traces keep their capture's
+ * wall-clock times; recorded ones are placed after the trace's wall-clock
+ * start. */
 #include "recorder/import/pcapng_write.h"
 
 #include <errno.h>
