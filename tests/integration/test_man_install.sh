@@ -80,6 +80,12 @@ check "tpm-cuse-proxy completion offers --takeover" grep -qx -- --takeover <<<"$
 check "... --payloads values" grep -qx full <<<"$(cuse_complete --payloads f)"
 check "... --bench-command values" grep -qx getrandom <<<"$(cuse_complete --bench-command g)"
 check "... --backend devices" grep -qx /dev/tpmrm0 <<<"$(cuse_complete --backend /dev/tpmr)"
+if [ -n "${cuse_opts:-}" ]; then
+	offered=$(cuse_complete -)
+	for o in $cuse_opts; do
+		check "tpm-cuse-proxy completion offers $o" grep -qx -- "$o" <<<"$offered"
+	done
+fi
 
 # ---- cmake --install into a staging prefix ----
 STAGE=$T/stage
