@@ -238,7 +238,7 @@ static int run(int argc, char **argv)
 			rc = report(&fl, out, masked);
 		else if (json && print_stats_json(&fl))
 			rc = die("fleet", "the JSON output went wrong");
-		else
+		else if (!json)
 			print_stats(&fl);
 		pg_fleet_free(&fl);
 	}
