@@ -2,7 +2,8 @@
  * keys and strings escaped (control bytes as \u00xx), invalid UTF-8 replaced
  * by \ufffd byte by byte (checked against glibc's iconv as an independent
  * UTF-8 decoder: every output of random bytes is valid UTF-8), numbers
- * (NaN and infinities as null, no locale's decimal comma), the buffer and
+ * (NaN and infinities as null, no decimal comma under de_DE, built with
+ * localedef into a directory of the test's own when none is installed), the buffer and
  * members fragments, and misuse caught: an abort where assertions are on,
  * the error flag with NDEBUG (each misuse runs in a child process). */
 #include <iconv.h>
@@ -203,13 +204,32 @@ static void test_numbers(void)
 	const char *loc = NULL;
 	for (int i = 0; commas[i] && !loc; i++)
 		loc = setlocale(LC_NUMERIC, commas[i]) ? commas[i] : NULL;
+	char dir[600], cmd[1400];
+	snprintf(dir, sizeof dir, "%s/locale", tl_tmpdir());
+	if (!loc && !access("/usr/bin/localedef", X_OK)) {
+		/* None installed: glibc's localedef builds de_DE into a
+		 * directory of our own, read through LOCPATH. */
+		snprintf(cmd, sizeof cmd,
+			 "mkdir -p '%s' && localedef -i de_DE -f UTF-8 '%s/de_DE.UTF-8' "
+			 ">/dev/null 2>&1",
+			 dir, dir);
+		if (system(cmd) == 0 && !setenv("LOCPATH", dir, 1))
+			loc = setlocale(LC_NUMERIC, "de_DE.UTF-8") ? "de_DE.UTF-8 (built)" : NULL;
+	}
 	if (loc) {
+		char b[32];
+		snprintf(b, sizeof b, "%.1f", 1.5);
+		CHECK(!strcmp(b, "1,5"), "%s writes 1.5 as %s with printf: the check can fail", loc,
+		      b);
 		c = out_of(numbers, JSON_COMPACT);
 		CHECK(!strcmp(c, want), "numbers in %s: %s", loc, c);
 		setlocale(LC_NUMERIC, "C");
 	} else {
 		printf("no locale with a decimal comma installed: that check not run\n");
 	}
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tl_tmpdir());
+	if (system(cmd))
+		printf("could not remove %s\n", tl_tmpdir());
 }
 
 static void test_buffer_members_ws(void)
