@@ -109,7 +109,7 @@ void json_knull(struct json_w *w, const char *k);
 void json_members(struct json_w *w, const struct json_w *m);
 /* Whitespace (only ' ', '\n', '\t') written before the next token, after the
  * comma that precedes it (and instead of JSON_SPACED's space): for outputs
- * laid out over lines. */
+ * laid out over lines. ws is kept until then (a string literal). */
 void json_ws(struct json_w *w, const char *ws);
 /* A newline between top-level values (JSON lines): allowed only at the top,
  * after a value. */
