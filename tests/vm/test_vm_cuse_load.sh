@@ -25,10 +25,14 @@ N=${CUSE_LOAD_COUNT:-500}
 # cache (2 MiB by default) and the FUSE threads fill, then flat; 4.3 MB at the
 # end. So: peak RSS <= 32 MiB (the socket proxy's bound), growth over the
 # whole run <= 4 MiB (page cache plus slack), and growth over the second half
-# of the run <= 1 MiB: a leak of 512 bytes per command (2 MB over 4,000) would exceed it.
+# of the run <= 1.5 MiB: a leak of 512 bytes per command (2 MB over 4,000) would exceed it.
+# Since the writer's queue became mapped memory handed back page by page, the
+# pages at the edges of small batches stay resident until the ring comes round
+# again: 1,032 kB of growth over the second half seen at 16 x 500 (end VmRSS
+# 5.3 MB), bounded by the span of the ring the run touched, not by its length.
 HWM_MAX_KB=32768
 GROWTH_MAX_KB=4096
-HALF_GROWTH_MAX_KB=1024
+HALF_GROWTH_MAX_KB=1536
 VM_TIMEOUT=${VM_TIMEOUT:-600}
 
 [ -x "$TPMCLIENT" ] || { echo "tpmclient not built at $TPMCLIENT" >&2; exit 1; }
