@@ -505,13 +505,10 @@ int kernel_rec_open(struct kernel_rec **out, const struct kernel_rec_cfg *c, cha
 			goto fail;
 		}
 	}
-	/* tpm_transmit first, required. */
-	k->attach_ns = mono_ns();
-	if ((rc = attach_probe(k, &probes[0], sym))) {
-		snprintf(err, errlen, "Linux %s: cannot attach a kprobe to %s: %s%s%s", u.release,
-			 sym, strerror(-rc), libbpf_msg[0] ? ": " : "", libbpf_msg);
-		goto fail;
-	}
+	/* The callers first, tpm_transmit last: a command sent while the
+	 * probes are being attached is recorded only once every caller probe
+	 * is in place, so that no recorded command misses its origin because
+	 * its caller's probe came later. */
 	char missing[600] = "";
 	size_t mo = 0;
 	unsigned n_ok = 0;
@@ -523,6 +520,12 @@ int kernel_rec_open(struct kernel_rec **out, const struct kernel_rec_cfg *c, cha
 			continue;
 		}
 		n_ok++;
+	}
+	k->attach_ns = mono_ns();
+	if ((rc = attach_probe(k, &probes[0], sym))) {
+		snprintf(err, errlen, "Linux %s: cannot attach a kprobe to %s: %s%s%s", u.release,
+			 sym, strerror(-rc), libbpf_msg[0] ? ": " : "", libbpf_msg);
+		goto fail;
 	}
 	k->rb = ring_buffer__new(bpf_map__fd(btf ? k->core->maps.rb : k->plain->maps.rb), ring_cb,
 				 k, NULL);
