@@ -92,6 +92,19 @@ fi
 check "the init-top script parses (sh -n)" sh -n "$SRC/tools/initramfs/initramfs-tools/scripts/init-top/tpmtrace-kernel"
 check "the hand-over parses (sh -n)" sh -n "$SRC/tools/systemd/tpmtrace-kernel-handover"
 
+# ---- docs/record-boot.md's install blocks name what exists ----
+DOC=$SRC/docs/record-boot.md
+block() { awk -v t="$1" '{ l = $0; sub(/^ */, "", l) } l == "```sh " t { on = 1; next } on && l == "```" { exit } on { print l }' "$DOC"; }
+unit=$(block record-kernel-boot-install | sed -n 's/^systemctl enable //p')
+check "the docs enable a unit ($unit) that tools/systemd has" [ -n "$unit" -a -f "$SRC/tools/systemd/$unit" ]
+mod=$(block record-kernel-boot-dracut | sed -n 's/.*add_dracutmodules+=" \([^ ]*\) ".*/\1/p')
+check "the docs add the dracut module '$mod', whose directory is 90$mod" [ -n "$mod" -a -d "$SRC/tools/initramfs/dracut/90$mod" ]
+check "the docs' kernel command-line word is the scripts' (tpmtrace.kernel)" \
+	grep -q '^	tpmtrace.kernel) want=1 ;;$' "$SRC/tools/initramfs/initramfs-tools/scripts/init-top/tpmtrace-kernel"
+check "... and the units' (ConditionKernelCommandLine=tpmtrace.kernel)" \
+	[ "$(grep -h '^ConditionKernelCommandLine=' "$SRC/tools/systemd/tpmtrace-kernel-record.service" "$MOD/tpmtrace-kernel-initrd.service" | sort -u)" = ConditionKernelCommandLine=tpmtrace.kernel ]
+check "the docs name tpmtrace.kernel" grep -q '`tpmtrace.kernel`' "$DOC"
+
 # ---- cmake --install: what the units name is where they name it ----
 if DESTDIR=$T/inst cmake --install "$TPMTRACE_TEST_BUILD" --prefix /usr >"$T/install.log" 2>&1; then
 	U=$T/inst/usr/lib/systemd/system/tpmtrace-kernel-record.service
