@@ -81,6 +81,30 @@ static int ring_bytes_from_env(uint32_t *bytes)
 	return 0;
 }
 
+/* The trace's first events: how the recorder is attached, and the early-boot
+ * way's commands merged ahead of the eBPF part (--early). 0, or 1 after
+ * saying what is wrong. */
+static int begin_events(const struct record_args *a, struct kernel_rec *k, struct kernel_trace *kt,
+			struct recorder *rec)
+{
+	char err[1024];
+	recorder_event(rec, "record-start", kernel_rec_describe(k), 0);
+	/* The chip was registered (its null key made) before this trace began,
+	 * unless the early-boot part below holds the registration. */
+	if (!a->early) {
+		recorder_event(rec, "kernel-attached",
+			       "the kernel's TPM was registered before this trace began", 0);
+		return 0;
+	}
+	if (kernel_early_import(kt, a->early, kernel_rec_attach_ns(k), err, sizeof err))
+		return die(SUB, "%s", err);
+	char d[160];
+	snprintf(d, sizeof d, "%s: %" PRIu64 " commands before the eBPF part (partial)", a->early,
+		 kt->early);
+	recorder_event(rec, "early-boot", d, kt->early_client);
+	return 0;
+}
+
 int record_kernel_main(const struct record_args *a)
 {
 	char err[1024];
@@ -132,22 +156,8 @@ int record_kernel_main(const struct record_args *a)
 		goto out;
 	}
 	kernel_trace_init(kt, &rec);
-	recorder_event(&rec, "record-start", kernel_rec_describe(k), 0);
-	/* The chip was registered (its null key made) before this trace began,
-	 * unless the early-boot part below holds the registration. */
-	if (!a->early)
-		recorder_event(&rec, "kernel-attached",
-			       "the kernel's TPM was registered before this trace began", 0);
-	if (a->early) {
-		if (kernel_early_import(kt, a->early, kernel_rec_attach_ns(k), err, sizeof err)) {
-			die(SUB, "%s", err);
-			goto out;
-		}
-		char d[160];
-		snprintf(d, sizeof d, "%s: %" PRIu64 " commands before the eBPF part (partial)",
-			 a->early, kt->early);
-		recorder_event(&rec, "early-boot", d, kt->early_client);
-	}
+	if (begin_events(a, k, kt, &rec))
+		goto out;
 	/* The readiness signal: attached, and the trace begun. */
 	if (a->pidfile) {
 		int e = write_pidfile(a->pidfile);
