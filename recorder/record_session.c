@@ -28,14 +28,6 @@ int record_session_signals(struct record_session *s, unsigned flags)
 	if (flags & RECORD_SIG_CHLD)
 		sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, &s->oldmask);
-	/* A non-interactive shell starts a command with `&` with SIGINT
-	 * ignored, and an ignored signal never reaches the signalfd: `kill
-	 * -INT` (the initramfs recorder's hand-over, docs/record-boot.md) would
-	 * be lost. Blocked, its default action never runs. SIGHUP ignored
-	 * (nohup) stays ignored. */
-	struct sigaction sa;
-	if (sigaction(SIGINT, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
-		signal(SIGINT, SIG_DFL);
 	signal(SIGPIPE, SIG_IGN);
 	s->sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	return s->sfd < 0 ? -errno : 0;

@@ -24,8 +24,7 @@ void record_session_init(struct record_session *s);
 enum { RECORD_SIG_CHLD = 1 }; /* SIGCHLD too: the front end runs a child */
 
 /* Blocks SIGINT, SIGTERM and SIGHUP (and SIGCHLD with RECORD_SIG_CHLD) and
- * takes them through s->sfd (non-blocking, close-on-exec), SIGINT also when
- * it was ignored (a shell's `&` ignores it); SIGPIPE is
+ * takes them through s->sfd (non-blocking, close-on-exec); SIGPIPE is
  * ignored (a client gone is an error return, not a death). Call it before
  * any thread starts: a thread would otherwise take them. Returns 0 or
  * -errno (s->sfd stays -1; the signals stay blocked). */
