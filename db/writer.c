@@ -73,6 +73,7 @@ struct writer {
 	_Atomic uint64_t tail;	  /* records consumed */
 	_Atomic uint64_t c_bytes; /* payload bytes released */
 	_Atomic uint64_t commands, events, db_dropped, db_dropped_cmds, batches, failed;
+	_Atomic uint64_t ext_dropped; /* writer_add_dropped */
 	_Atomic int stop;
 	/* The writer sleeps between batches; a producer whose backlog reaches
 	 * a batch (backlog_full) while it sleeps (armed) wakes it through
@@ -730,6 +731,11 @@ int writer_event(struct writer *w, uint64_t t_ns, const char *kind, const char *
 	return 0;
 }
 
+void writer_add_dropped(struct writer *w, uint64_t n)
+{
+	atomic_fetch_add(&w->ext_dropped, n);
+}
+
 void writer_flush(struct writer *w)
 {
 	uint64_t h = atomic_load(&w->head);
@@ -762,7 +768,8 @@ int writer_stop(struct writer *w, const char *status, struct writer_stats *final
 	writer_get_stats(w, &st);
 	if (!status)
 		status = "complete";
-	rc = db_trace_end(w->db, w->cfg.trace_id, st.commands, st.events, st.dropped, status);
+	rc = db_trace_end(w->db, w->cfg.trace_id, st.commands, st.events,
+			  st.dropped + atomic_load(&w->ext_dropped), status);
 	/* Leave a self-contained file behind (the WAL folded in). */
 	sqlite3_wal_checkpoint_v2(w->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 	if (final)

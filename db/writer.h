@@ -113,6 +113,13 @@ struct writer_stats {
 	uint64_t waits;
 };
 
+/* Records lost before they reached the queue (record --kernel: the ring
+ * buffer's drops): added to trace.dropped when writer_stop closes the trace
+ * row, through the writer's own connection (the database's path may be gone
+ * by then: a recorder started in the initramfs outlives the switch of root).
+ * Not in writer_stats. */
+void writer_add_dropped(struct writer *w, uint64_t n);
+
 /* Waits until everything published so far is committed (or dropped). */
 void writer_flush(struct writer *w);
 void writer_get_stats(struct writer *w, struct writer_stats *st);

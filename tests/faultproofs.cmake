@@ -109,3 +109,8 @@ tpmtrace_faultproof(hostile_db_verify_says_yes
 # comparison of every command's figures.
 tpmtrace_faultproof(figures_stats_json_cut integration/test_figures_one_definition_everywhere.sh
 	--broken "^stats .*--json:truncate" -e "every command, JSON and view agree on the figures")
+# The boot glue of record --kernel: a dracut module that names a file it does
+# not ship.
+tpmtrace_faultproof(boot_glue_kernel_dracut_file_missing integration/test_boot_glue_kernel_files.sh
+	--src-fixture "rm tools/initramfs/dracut/90tpmtrace-kernel/tpmtrace-kernel-initrd.sh"
+	-e "install.. succeeds" -e "install.. names tpmtrace-kernel-initrd.sh, which the module has")

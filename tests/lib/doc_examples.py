@@ -79,6 +79,13 @@ for path in [os.path.join(SRC, 'README.md')] + sorted(glob.glob(os.path.join(SRC
             blocks.append({'source': source, 'commands': commands(body.splitlines()),
                            'elsewhere': 'run word for word in a Debian image by '
                                         'tests/vm/test_vm_boot_luks_*.sh'})
+        elif tag.startswith('sh record-kernel-boot'):
+            # Installs into the system and rebuilds its initramfs: the files
+            # and names are checked, and the boot run in a guest, elsewhere.
+            blocks.append({'source': source, 'commands': commands(body.splitlines()),
+                           'elsewhere': 'installs into the system; its names checked by '
+                                        'tests/integration/test_boot_glue_kernel_files.sh, '
+                                        'the boot run by tests/vm/test_vm_kernel_bootglue.sh'})
         elif tag.startswith('sh fleet'):
             # Needs a PostgreSQL server: the fleet test runs these against
             # its own (the set-up's apt-get and sudo: the system's).

@@ -9,7 +9,9 @@
 # byte-identical command and response (--payloads full on both sides); the
 # origins are the call path's: IMA's extends `ima`, hwrng reads `hwrng`,
 # tpm2-tools `userspace` with pid, program and node, the resource manager's
-# swaps `rm-swap`; nothing dropped; detaching removes every kprobe.
+# swaps `rm-swap`; a trusted key sealed and loaded with keyctl, its commands
+# `trusted-keys`, where the kernel has the trusted key type (else "not
+# checked" and why); nothing dropped; detaching removes every kprobe.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=harness.sh
@@ -23,6 +25,13 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 KERNEL_VARIANT=${KERNEL_VARIANT:-}
 [ -z "$KERNEL_VARIANT" ] || VM_KERNEL_BUILD=$KERNEL_VARIANT
 kernel_setup
+# Trusted keys (keyctl from keyutils): sealed and loaded in the workload
+# where the guest kernel has the trusted key type (CONFIG_TRUSTED_KEYS).
+KCONFIG=$(find "$VM_KROOT/boot" -name 'config-*' 2>/dev/null | head -n1)
+if vm_need keyctl keyutils; then
+	vm_add_bin "$(command -v keyctl)" /usr/bin/keyctl || exit 1
+	VM_MODULES="${VM_MODULES:-} $(find "$VM_KROOT/lib/modules" -name 'trusted.ko*' 2>/dev/null | grep -q . && echo trusted)"
+fi
 VM_APPEND="ima_policy=tcb"
 HOSTDB=$VM_WORK/host.db
 VM_SWTPM=0
@@ -50,10 +59,31 @@ for p in $VM_EXT4/p*.sh; do
 	fi
 done
 echo $i >/tmp/ran
+# A trusted key: sealed under the persistent key made before recording
+# (tpm2_seal_trusted: Create), its blob read, loaded again
+# (tpm2_unseal_trusted: Load, Unseal, FlushContext).
+if [ -x /usr/bin/keyctl ]; then
+	if id=$(keyctl add trusted kmk "new 32 keyhandle=0x81000001" @u 2>$VM_OUT/trusted.err); then
+		keyctl pipe "$id" >/tmp/kmk.blob &&
+			keyctl unlink "$id" @u >/dev/null &&
+			keyctl add trusted kmk2 "load $(cat /tmp/kmk.blob) keyhandle=0x81000001" @u \
+				>/dev/null 2>>$VM_OUT/trusted.err &&
+			echo ok >$VM_OUT/trusted
+	fi
+	[ -e $VM_OUT/trusted ] || echo failed >$VM_OUT/trusted
+fi
 W
+# The trusted key's parent, made before recording (the guest trace's check
+# counts tpm2_createprimary within it).
+if [ -x /usr/bin/keyctl ]; then
+	TPM2TOOLS_TCTI=device:/dev/tpmrm0 tpm2_createprimary -C o -G rsa2048 -c /tmp/srk.ctx >/dev/null &&
+		TPM2TOOLS_TCTI=device:/dev/tpmrm0 tpm2_evictcontrol -C o -c /tmp/srk.ctx 0x81000001 >/dev/null
+	kv srk $?
+fi
 tpmtrace record --kernel --db $O/kernel.db --payloads full --name guest -- sh /tmp/work.sh >$O/rec.log 2>&1
 kv rec_rc $?
 kv ran "$(cat /tmp/ran)"
+kv trusted "$(cat $O/trusted 2>/dev/null || echo nokeyctl)"
 kv kprobes_during "$(cat $O/kprobes_during)"
 kv kprobes_after "$(grep -c tpm_transmit $KP || echo nodebugfs)"
 cat /sys/kernel/security/ima/ascii_runtime_measurements >$O/ima.txt
@@ -121,6 +151,29 @@ if [ "$KERNEL_VARIANT" = hmac ]; then
 	check "fill/check of the HMAC timed as spans" [ "$(q "SELECT count(*) FROM event WHERE kind='kernel-span' AND detail GLOB 'tpm_buf_fill_hmac_session *'")" -ge "$KERNEL_PROGRAMS" ]
 	q "SELECT detail FROM event WHERE kind='kernel-span' AND detail NOT GLOB '* 0 transmissions *'" | head -4
 fi
+# Trusted keys: where the kernel has them, their commands are trusted-keys.
+trusted_cfg=$(grep -h 'CONFIG_TRUSTED_KEYS[= ]' "$KCONFIG" 2>/dev/null)
+case $(vm_get trusted) in
+nokeyctl) echo "not checked: trusted keys (no keyctl: package keyutils could not be installed on the host)" ;;
+failed)
+	if grep -q 'No such device' "$O/trusted.err" 2>/dev/null; then
+		echo "not checked: trusted keys (Linux $(vm_get uname) has no trusted key type: ${trusted_cfg:-CONFIG_TRUSTED_KEYS not in its config})"
+	elif grep -q 'Function not implemented' "$O/trusted.err" 2>/dev/null; then
+		echo "not checked: trusted keys (Linux $(vm_get uname) has no add_key(): no CONFIG_KEYS, so no CONFIG_TRUSTED_KEYS)"
+	else
+		cat "$O/trusted.err" >&2
+		check "the parent key 0x81000001 was made (status $(vm_get srk))" [ "$(vm_get srk)" = 0 ]
+		check "keyctl sealed and loaded a trusted key (${trusted_cfg:-config not found})" false
+	fi
+	;;
+ok)
+	for cc in 0x153 0x157 0x15E; do
+		check "trusted key: command $cc with origin trusted-keys (got $(by "c.cc=$cc AND k.peer='trusted-keys'"))" [ "$(by "c.cc=$cc AND k.peer='trusted-keys'")" -ge 1 ]
+		check "... none of the kernel's $cc under another origin" [ "$(by "c.cc=$cc AND k.comm='kernel' AND k.peer<>'trusted-keys'")" = 0 ]
+	done
+	;;
+*) check "the trusted-key part of the workload reported ($(vm_get trusted))" false ;;
+esac
 "$TPMTRACE" stats "$G" --by origin >"$VM_WORK/stats.txt" 2>&1
 check "stats --by origin reads the guest trace" [ $? = 0 ]
 cat "$VM_WORK/stats.txt"

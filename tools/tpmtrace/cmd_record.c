@@ -53,7 +53,9 @@ enum {
 	O_PER_PEER,
 	O_KERNEL,
 	O_CMDLINE,
-	O_EARLY
+	O_EARLY,
+	O_PIDFILE,
+	O_INITRD
 };
 enum { M_PROXY = 1, M_PCAP = 2, M_QEMU = 4, M_KERNEL = 8 };
 static const struct cli_opt opts[] = {
@@ -197,6 +199,18 @@ static const struct cli_opt opts[] = {
      "words) ahead of the eBPF part: the commands before it\n"
      "attached, leading 64 bytes and times, flag 64 (partial)",
      "@file", 0, 0, M_KERNEL},
+    {"pidfile", O_PIDFILE, "FILE", 0,
+     "--kernel: write the recorder's pid to FILE once the\n"
+     "probes are attached and the trace has begun (from then\n"
+     "on no command is missed; docs/record-boot.md's hand-over\n"
+     "waits for it); removed at exit",
+     "@file", 0, 0, M_KERNEL},
+    {"initrd", O_INITRD, NULL, 0,
+     "--kernel: started in the initramfs: argv[0] begins\n"
+     "with '@', so that systemd leaves the recorder running\n"
+     "across the switch to the real root (a root storage\n"
+     "daemon)",
+     NULL, 0, 0, M_KERNEL},
 };
 static const struct cli_form forms[] = {
     {M_PROXY, NULL, "[-- COMMAND ARGS...]"},
@@ -416,6 +430,12 @@ static int parse_option(int k, const struct cli_parse *p, struct record_args *a)
 		break;
 	case O_EARLY:
 		a->early = p->arg;
+		break;
+	case O_PIDFILE:
+		a->pidfile = p->arg;
+		break;
+	case O_INITRD:
+		a->initrd = 1;
 		break;
 	}
 	return 0;

@@ -32,8 +32,10 @@ struct record_args {
 	const char *qemu_ctrl, *swtpm_ctrl;
 	/* --kernel */
 	int kernel, kernel_cmdline;
-	const char *early; /* --early FILE */
-	char **command;	   /* after --, or NULL */
+	const char *early;   /* --early FILE */
+	const char *pidfile; /* --pidfile FILE: written once attached */
+	int initrd;	     /* --initrd: argv[0] begins with '@' */
+	char **command;	     /* after --, or NULL */
 };
 
 int record_pcap_live(const struct record_args *a);

@@ -4,6 +4,7 @@
 #include "record.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
@@ -24,29 +25,25 @@
 
 #define SUB "record"
 
-/* trace.dropped counts what the writer could not store; the ring buffer's
- * drops are commands the kernel sent that never reached the writer: added
- * to it, so that recorded + dropped is every transmission. */
-static int add_dropped(const char *db_path, int64_t trace_id, uint64_t n, char *err, size_t len)
+/* --pidfile: the pid, written to a temporary file beside FILE and renamed
+ * over it, so that a reader never sees it half written. 0 or -errno. */
+static int write_pidfile(const char *path)
 {
-	sqlite3 *db = NULL;
-	if (!n)
-		return 0;
-	if (db_open(db_path, DB_WRITE, &db, err, len))
-		return -EIO;
-	sqlite3_stmt *st = NULL;
-	int rc = sqlite3_prepare_v2(
-	    db, "UPDATE trace SET dropped = coalesce(dropped,0) + ? WHERE id=?", -1, &st, NULL);
-	if (rc == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, (sqlite3_int64)n);
-		sqlite3_bind_int64(st, 2, trace_id);
-		rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
-	}
-	if (rc != SQLITE_OK)
-		snprintf(err, len, "%s: %s", db_path, sqlite3_errmsg(db));
-	sqlite3_finalize(st);
-	db_close(db);
-	return rc == SQLITE_OK ? 0 : -EIO;
+	char tmp[4096], pid[32];
+	if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+		return -ENAMETOOLONG;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+	int e = write(fd, pid, (size_t)n) == n ? 0 : errno ? -errno : -EIO;
+	if (close(fd) && !e)
+		e = -errno;
+	if (!e && rename(tmp, path))
+		e = -errno;
+	if (e)
+		unlink(tmp);
+	return e;
 }
 
 /* text on stderr in lines of at most 96 columns, indented by two */
@@ -84,6 +81,30 @@ static int ring_bytes_from_env(uint32_t *bytes)
 	return 0;
 }
 
+/* The trace's first events: how the recorder is attached, and the early-boot
+ * way's commands merged ahead of the eBPF part (--early). 0, or 1 after
+ * saying what is wrong. */
+static int begin_events(const struct record_args *a, struct kernel_rec *k, struct kernel_trace *kt,
+			struct recorder *rec)
+{
+	char err[1024];
+	recorder_event(rec, "record-start", kernel_rec_describe(k), 0);
+	/* The chip was registered (its null key made) before this trace began,
+	 * unless the early-boot part below holds the registration. */
+	if (!a->early) {
+		recorder_event(rec, "kernel-attached",
+			       "the kernel's TPM was registered before this trace began", 0);
+		return 0;
+	}
+	if (kernel_early_import(kt, a->early, kernel_rec_attach_ns(k), err, sizeof err))
+		return die(SUB, "%s", err);
+	char d[160];
+	snprintf(d, sizeof d, "%s: %" PRIu64 " commands before the eBPF part (partial)", a->early,
+		 kt->early);
+	recorder_event(rec, "early-boot", d, kt->early_client);
+	return 0;
+}
+
 int record_kernel_main(const struct record_args *a)
 {
 	char err[1024];
@@ -92,7 +113,7 @@ int record_kernel_main(const struct record_args *a)
 	struct recorder rec;
 	struct kernel_trace *kt = NULL;
 	pid_t child = 0;
-	int child_status = 0, stop_signal = 0, ret = 1;
+	int child_status = 0, stop_signal = 0, ret = 1, pidfile = 0;
 
 	record_session_init(&s);
 	if (a->kernel_cmdline) {
@@ -108,6 +129,11 @@ int record_kernel_main(const struct record_args *a)
 	 * before the database is touched. */
 	if (kernel_rec_open(&k, &kc, err, sizeof err))
 		return die(SUB, "--kernel: %s", err);
+	/* systemd leaves a process whose argv[0] begins with '@' running when
+	 * the initramfs switches to the real root (program_invocation_name is
+	 * argv[0] itself, so /proc/PID/cmdline shows it). */
+	if (a->initrd && program_invocation_name && program_invocation_name[0])
+		program_invocation_name[0] = '@';
 	if (cli_db_for_create(SUB, a->db_path))
 		goto out;
 	if (record_session_signals(&s, RECORD_SIG_CHLD) < 0) {
@@ -130,21 +156,16 @@ int record_kernel_main(const struct record_args *a)
 		goto out;
 	}
 	kernel_trace_init(kt, &rec);
-	recorder_event(&rec, "record-start", kernel_rec_describe(k), 0);
-	/* The chip was registered (its null key made) before this trace began,
-	 * unless the early-boot part below holds the registration. */
-	if (!a->early)
-		recorder_event(&rec, "kernel-attached",
-			       "the kernel's TPM was registered before this trace began", 0);
-	if (a->early) {
-		if (kernel_early_import(kt, a->early, kernel_rec_attach_ns(k), err, sizeof err)) {
-			die(SUB, "%s", err);
+	if (begin_events(a, k, kt, &rec))
+		goto out;
+	/* The readiness signal: attached, and the trace begun. */
+	if (a->pidfile) {
+		int e = write_pidfile(a->pidfile);
+		if (e) {
+			die(SUB, "--pidfile %s: %s", a->pidfile, strerror(-e));
 			goto out;
 		}
-		char d[160];
-		snprintf(d, sizeof d, "%s: %" PRIu64 " commands before the eBPF part (partial)",
-			 a->early, kt->early);
-		recorder_event(&rec, "early-boot", d, kt->early_client);
+		pidfile = 1;
 	}
 	if (a->command) {
 		if ((child = cli_spawn(SUB, a->command, &s.oldmask, NULL)) < 0)
@@ -201,12 +222,14 @@ int record_kernel_main(const struct record_args *a)
 	recorder_stop_event(&rec, "record-stop", detail);
 	struct writer_stats ws;
 	int64_t tid = s.trace_id;
+	/* trace.dropped counts what the writer could not store; the ring
+	 * buffer's drops are commands the kernel sent that never reached the
+	 * writer: added to it, so that recorded + dropped is every
+	 * transmission. Through the writer's open database: after a switch of
+	 * root the path may lead nowhere. */
+	writer_add_dropped(s.w, kcn.dropped);
 	if (record_session_end(&s, &ws)) {
 		die(SUB, "%s: the trace could not be finalized", a->db_path);
-		goto out;
-	}
-	if (add_dropped(a->db_path, tid, kcn.dropped, err, sizeof err)) {
-		die(SUB, "%s", err);
 		goto out;
 	}
 	if (!a->quiet) {
@@ -217,6 +240,8 @@ int record_kernel_main(const struct record_args *a)
 	}
 	ret = a->command ? cli_exit_status(child_status) : 0;
 out:
+	if (pidfile)
+		unlink(a->pidfile);
 	if (child > 0) {
 		kill(child, SIGTERM);
 		waitpid(child, NULL, 0);
