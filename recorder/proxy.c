@@ -16,6 +16,7 @@
 #include "db/db.h"
 #include "model/tpm/decode.h"
 #include "model/tpm/tpm_cc.h"
+#include "model/tpm/tpm_ht.h"
 #include "model/tpm/wire.h"
 #include "recorder/transport/frame.h"
 
@@ -153,8 +154,9 @@ void proxy_set_rm(struct proxy *p, int on)
 
 static int rm_tracked(uint32_t h)
 {
-	uint8_t t = (uint8_t)(h >> 24);
-	return t == 0x80 || t == 0x02 || t == 0x03; /* transient, HMAC, policy session */
+	uint8_t t = tpm_ht_of(h);
+	return t == TPM_HT_TRANSIENT || t == TPM_HT_HMAC_SESSION ||
+	       t == TPM_HT_POLICY_SESSION; /* transient, HMAC, policy session */
 }
 
 static void rm_forget(struct rm_owner *o, uint32_t h)
@@ -236,7 +238,7 @@ static void rm_track(struct proxy *p, struct conn *c, const uint8_t *cmd, size_t
 		 * context loads again after its flush: it stays tracked. */
 		if (len >= TPM_HEADER_SIZE + 4 && (o = rm_owner_of(p, c, 0))) {
 			uint32_t h = wire_get_u32(cmd + TPM_HEADER_SIZE);
-			if (cc == TPM_CC_FlushContext || (h >> 24) != 0x80)
+			if (cc == TPM_CC_FlushContext || tpm_ht_of(h) != TPM_HT_TRANSIENT)
 				rm_forget(o, h);
 		}
 		return;

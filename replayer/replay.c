@@ -419,8 +419,8 @@ static void client_end(struct rp *x, uint32_t client)
 {
 	for (int i = 0; i < MAX_OBJS && !x->fatal; i++) {
 		struct obj *o = &x->objs[i];
-		if (o->used && o->created && o->client == client && (o->rec >> 24) == 0x80 &&
-		    !flush_target(x, o->rep))
+		if (o->used && o->created && o->client == client &&
+		    tpm_ht_of(o->rec) == TPM_HT_TRANSIENT && !flush_target(x, o->rep))
 			o->used = 0;
 	}
 	for (int i = 0; i < MAX_SESS && !x->fatal; i++) {

@@ -10,8 +10,10 @@
 
 /* The kinds a run may leave behind: transient objects, HMAC and policy
  * sessions, NV indices, persistent objects (Part 2 7.2 TPM_HT). */
-static const uint32_t clean_kinds[N_CLEAN_KINDS] = {0x80000000, 0x02000000, 0x03000000, 0x01000000,
-						    0x81000000};
+static const uint32_t clean_kinds[N_CLEAN_KINDS] = {
+    (uint32_t)TPM_HT_TRANSIENT << 24, (uint32_t)TPM_HT_HMAC_SESSION << 24,
+    (uint32_t)TPM_HT_POLICY_SESSION << 24, (uint32_t)TPM_HT_NV_INDEX << 24,
+    (uint32_t)TPM_HT_PERSISTENT << 24};
 /* ---- leaving an external target as it was ------------------------------ */
 
 /* TPM2_GetCapability(TPM_CAP_HANDLES) (Part 3 30.2) of one kind, every page.
@@ -90,10 +92,10 @@ static void wr_pw_of(struct rp *x, struct wire_wr *w, uint32_t h)
 static int remove_one(struct rp *x, uint32_t h)
 {
 	struct wire_wr w;
-	uint8_t t = (uint8_t)(h >> 24);
-	if (t == 0x80 || t == 0x02 || t == 0x03)
+	uint8_t t = tpm_ht_of(h);
+	if (t == TPM_HT_TRANSIENT || t == TPM_HT_HMAC_SESSION || t == TPM_HT_POLICY_SESSION)
 		return tpmconn_flush(&x->t, h);
-	if (t == 0x01) {
+	if (t == TPM_HT_NV_INDEX) {
 		/* Part 3 31.4: by the hierarchy that defined it (Part 2 13.4
 		 * TPMA_NV_PLATFORMCREATE, bit 30, from NV_ReadPublic 31.6). */
 		uint32_t auth = TPM_RH_OWNER;

@@ -346,7 +346,7 @@ int send_auth(struct rp *x, uint32_t cc, const uint32_t *handles, unsigned nh,
 int read_public(struct rp *x, uint32_t rep, struct obj *o)
 {
 	uint8_t cmd[14];
-	int nv = (rep >> 24) == 0x01;
+	int nv = tpm_ht_of(rep) == TPM_HT_NV_INDEX;
 	wire_put_u16(cmd, TPM_ST_NO_SESSIONS);
 	wire_put_u32(cmd + 2, 14);
 	wire_put_u32(cmd + 6, nv ? TPM_CC_NV_ReadPublic : TPM_CC_ReadPublic);
@@ -376,8 +376,9 @@ int read_public(struct rp *x, uint32_t rep, struct obj *o)
 /* Name of a handle for cpHash (Part 1 16), rec: recorded, rep: target's. */
 int name_of(struct rp *x, uint32_t rec, uint32_t rep, struct tpm_name *out)
 {
-	uint8_t t = (uint8_t)(rep >> 24);
-	if (t == 0x00 || t == 0x02 || t == 0x03 || t == 0x40)
+	uint8_t t = tpm_ht_of(rep);
+	if (t == TPM_HT_PCR || t == TPM_HT_HMAC_SESSION || t == TPM_HT_POLICY_SESSION ||
+	    t == TPM_HT_PERMANENT)
 		return sess_name_handle(rep, out);
 	struct obj *o = obj_find(x, rec);
 	if (!o)

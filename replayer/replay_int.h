@@ -19,6 +19,8 @@
 #include "model/tpm/decode.h"
 #include "model/tpm/redact.h"
 #include "model/tpm/session.h"
+#include "model/tpm/tpm_cc_effects.h"
+#include "model/tpm/tpm_ht.h"
 #include "model/tpm/variant.h"
 #include "model/tpm/wire.h"
 #include "model/trace_stream.h"

@@ -192,7 +192,7 @@ static void learn_from(struct rp *x, const uint8_t *sent, size_t sent_len, size_
 		for (unsigned i = 0; i < x->n_learned; i++)
 			if (x->learned[i].handle == c->handles[1])
 				a = &x->learned[i];
-		if ((c->handles[1] >> 24) == 0x81)
+		if (tpm_ht_of(c->handles[1]) == TPM_HT_PERSISTENT)
 			learn_auth(x, ph, NULL, 0);
 		else if (a) {
 			struct replay_auth copy = *a;
@@ -260,7 +260,7 @@ static void track_made(struct rp *x, const uint32_t *hs, const uint8_t *sent, si
 		uint32_t ph = wire_u32(&q);
 		if (q.err || c->n_handles < 2)
 			break;
-		if ((hs[1] >> 24) == 0x81)
+		if (tpm_ht_of(hs[1]) == TPM_HT_PERSISTENT)
 			list_del(x->made_persist, &x->n_made_persist, hs[1]);
 		else
 			list_add(x->made_persist, &x->n_made_persist, ph);
@@ -279,7 +279,7 @@ void capture(struct rp *x, const uint32_t *hs, const uint8_t *pp, size_t pl, str
 	struct wire_rd r, q;
 	uint16_t n;
 	struct obj *o = NULL;
-	if (c->info && c->info->handles_out && (sc->rsp_handle >> 24) == 0x80 &&
+	if (c->info && c->info->handles_out && tpm_ht_of(sc->rsp_handle) == TPM_HT_TRANSIENT &&
 	    x->t.rsp_len >= TPM_HEADER_SIZE + 4) {
 		o = obj_add(x, sc->rsp_handle, wire_get_u32(x->t.rsp + TPM_HEADER_SIZE));
 		o->created = 1;
@@ -369,8 +369,8 @@ void capture(struct rp *x, const uint32_t *hs, const uint8_t *pp, size_t pl, str
 		/* The Name of an NV index changes with its attributes (written,
 		 * locked; Part 1 37); persistent objects come and go. */
 		for (int i = 0; i < MAX_OBJS; i++) {
-			uint8_t t = (uint8_t)(x->objs[i].rec >> 24);
-			if (x->objs[i].used && (t == 0x01 || t == 0x81))
+			uint8_t t = tpm_ht_of(x->objs[i].rec);
+			if (x->objs[i].used && (t == TPM_HT_NV_INDEX || t == TPM_HT_PERSISTENT))
 				x->objs[i].used = 0;
 		}
 		break;
@@ -384,7 +384,7 @@ void capture(struct rp *x, const uint32_t *hs, const uint8_t *pp, size_t pl, str
 	case TPM_CC_FlushContext: {
 		uint32_t h = c->param_size >= 4 ? wire_get_u32(sc->cmd + c->param_off) : 0;
 		struct obj *f = obj_find(x, h);
-		if ((h >> 24) == 0x80 && f)
+		if (tpm_ht_of(h) == TPM_HT_TRANSIENT && f)
 			f->used = 0;
 		else
 			sess_drop(x, h);

@@ -75,8 +75,8 @@ void sess_drop(struct rp *x, uint32_t rec)
 
 static int is_mapped_type(uint32_t h)
 {
-	uint8_t t = (uint8_t)(h >> 24);
-	return t == 0x80 || t == 0x02 || t == 0x03;
+	uint8_t t = tpm_ht_of(h);
+	return t == TPM_HT_TRANSIENT || t == TPM_HT_HMAC_SESSION || t == TPM_HT_POLICY_SESSION;
 }
 
 /* The target's handle for a recorded one; -ENOENT if the trace never made it. */
@@ -86,7 +86,7 @@ int map_handle(struct rp *x, uint32_t rec, uint32_t *rep)
 		*rep = rec;
 		return 0;
 	}
-	if ((rec >> 24) == 0x80) {
+	if (tpm_ht_of(rec) == TPM_HT_TRANSIENT) {
 		struct obj *o = obj_find(x, rec);
 		if (!o)
 			return -ENOENT;
@@ -176,7 +176,7 @@ int ctx_add(struct rp *x, const uint8_t *rec_blob, size_t rec_len, const uint8_t
 	sha256(x, rec_blob, rec_len, m->digest);
 	m->rec_handle = rec_handle;
 	struct obj *o = obj_find(x, rec_handle);
-	if (o && (rec_handle >> 24) == 0x80) {
+	if (o && tpm_ht_of(rec_handle) == TPM_HT_TRANSIENT) {
 		m->o = *o;
 		m->is_obj = 1;
 	}
@@ -245,7 +245,8 @@ int context_load(struct rp *x)
 		int rc = xfer(x, sc->cmd, sc->len);
 		if (rc < 0)
 			return rc;
-		if (!rc && x->t.rsp_len >= TPM_HEADER_SIZE + 4 && (sc->rsp_handle >> 24) == 0x80) {
+		if (!rc && x->t.rsp_len >= TPM_HEADER_SIZE + 4 &&
+		    tpm_ht_of(sc->rsp_handle) == TPM_HT_TRANSIENT) {
 			struct obj *o =
 			    obj_add(x, sc->rsp_handle, wire_get_u32(x->t.rsp + TPM_HEADER_SIZE));
 			o->created = 1;
@@ -278,7 +279,7 @@ int context_load(struct rp *x)
 	if (x->t.rsp_len < TPM_HEADER_SIZE + 4)
 		return fail(x, -EPROTO, "short ContextLoad response");
 	uint32_t rep = wire_get_u32(x->t.rsp + TPM_HEADER_SIZE);
-	if ((sc->rsp_handle >> 24) == 0x80) {
+	if (tpm_ht_of(sc->rsp_handle) == TPM_HT_TRANSIENT) {
 		struct obj *o = obj_add(x, sc->rsp_handle, rep);
 		if (m->is_obj) {
 			*o = m->o;

@@ -53,7 +53,7 @@ static int on_own_entity(struct rp *x, const struct tpm_cmd *c)
 		return c->n_handles >= 1 && in_list(x->made_nv, x->n_made_nv, c->handles[0]);
 	case TPM_CC_EvictControl:
 		return c->n_handles >= 2 &&
-		       ((c->handles[1] >> 24) == 0x80 ||
+		       (tpm_ht_of(c->handles[1]) == TPM_HT_TRANSIENT ||
 			in_list(x->made_persist, x->n_made_persist, c->handles[1]));
 	}
 	return 0;
