@@ -249,6 +249,8 @@ int start_session(struct rp *x);
 /* replay_learn.c: redacted bytes, authValues learnt, what a success leaves behind */
 int unredact(struct rp *x, uint8_t *p, size_t *plen, size_t cap);
 void auth_value(struct rp *x, unsigned i, const uint8_t **v, size_t *len);
+/* The NV index among a command's handles; 0 if none. */
+uint32_t rp_nv_handle(const struct tpm_cmd *c);
 int in_list(const uint32_t *l, unsigned n, uint32_t h);
 void capture(struct rp *x, const uint32_t *hs, const uint8_t *pp, size_t pl, struct authent *a,
 	     unsigned na, const uint8_t *sent, size_t sent_len);

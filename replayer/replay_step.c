@@ -45,17 +45,15 @@ static int kernel_resume(struct rp *x)
  * undone at the end). It changes nothing the target had before the run. */
 static int on_own_entity(struct rp *x, const struct tpm_cmd *c)
 {
-	switch (c->cc) {
-	case TPM_CC_NV_UndefineSpace:
-		return c->n_handles >= 2 && in_list(x->made_nv, x->n_made_nv, c->handles[1]);
-	case TPM_CC_NV_UndefineSpaceSpecial:
-	case TPM_CC_NV_ChangeAuth:
-		return c->n_handles >= 1 && in_list(x->made_nv, x->n_made_nv, c->handles[0]);
-	case TPM_CC_EvictControl:
+	const struct tpm_cc_effects *e = tpm_cc_effects(c->cc);
+	if (!e)
+		return 0;
+	if (e->nv_undefine || e->nv_write) /* NV_ChangeAuth among the writes */
+		return rp_nv_handle(c) && in_list(x->made_nv, x->n_made_nv, rp_nv_handle(c));
+	if (e->persist)
 		return c->n_handles >= 2 &&
 		       (tpm_ht_of(c->handles[1]) == TPM_HT_TRANSIENT ||
 			in_list(x->made_persist, x->n_made_persist, c->handles[1]));
-	}
 	return 0;
 }
 
