@@ -72,7 +72,7 @@ int replay_auth_parse(const char *s, struct replay_auth *a, char *err, size_t er
 
 /* ---- outcome bookkeeping ---------------------------------------------- */
 
-void note(struct rp *x, int outcome, uint32_t cc, const char *fmt, ...)
+void rp_note(struct rp *x, int outcome, uint32_t cc, const char *fmt, ...)
 {
 	char text[200];
 	va_list ap;
@@ -101,7 +101,7 @@ void note(struct rp *x, int outcome, uint32_t cc, const char *fmt, ...)
 	}
 }
 
-struct replay_cc_stat *cc_stat(struct replay_result *r, uint32_t cc)
+struct replay_cc_stat *rp_cc_stat(struct replay_result *r, uint32_t cc)
 {
 	for (unsigned i = 0; i < r->n_cc; i++)
 		if (r->cc[i].cc == cc)
@@ -114,7 +114,7 @@ struct replay_cc_stat *cc_stat(struct replay_result *r, uint32_t cc)
 	return s;
 }
 
-int fail(struct rp *x, int rc, const char *fmt, ...)
+int rp_fail(struct rp *x, int rc, const char *fmt, ...)
 {
 	va_list ap;
 	if (!x->fatal) {
@@ -127,8 +127,8 @@ int fail(struct rp *x, int rc, const char *fmt, ...)
 }
 
 /* Every exchange with the target, the helpers' included: stored and timed. */
-void on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rsp, size_t rsp_len,
-	     uint64_t t0, uint64_t t1, int rc)
+void rp_on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rsp, size_t rsp_len,
+		uint64_t t0, uint64_t t1, int rc)
 {
 	struct rp *x = arg;
 	/* tpmtrace's own (flag 32, left out of every figure, db/stats.h): the
@@ -157,7 +157,7 @@ void on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rsp, size
 	if (x->cur_role >= 0 && x->cur_role < 8)
 		x->res->by_role[x->cur_role]++;
 	if (len >= TPM_HEADER_SIZE && !own) {
-		struct replay_cc_stat *s = cc_stat(x->res, wire_get_u32(cmd + 6));
+		struct replay_cc_stat *s = rp_cc_stat(x->res, wire_get_u32(cmd + 6));
 		if (s) {
 			s->n_rep++;
 			s->rep_ns += t1 - t0;
@@ -168,7 +168,7 @@ void on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rsp, size
 
 /* Sends x->buf[0..len) (or cmd), fatal on a transport failure. Returns 0 or
  * the TPM response code (positive), or the fatal -errno. */
-int xfer(struct rp *x, const uint8_t *cmd, size_t len)
+int rp_xfer(struct rp *x, const uint8_t *cmd, size_t len)
 {
 	/* tpmconn resends a command the TPM did not start, as a TSS does;
 	 * not the one the recording shows with that very answer: the
@@ -180,12 +180,12 @@ int xfer(struct rp *x, const uint8_t *cmd, size_t len)
 	int rc = tpmconn_xfer(&x->t, cmd, len);
 	x->t.max_retries = REPLAY_MAX_RETRIES;
 	if (rc == -EIO)
-		return fail(x, rc,
-			    "the target stopped answering (TCTI error 0x%x) at source seq %llu",
-			    x->t.tss_rc, x->cur ? (unsigned long long)x->cur->seq : 0ull);
+		return rp_fail(x, rc,
+			       "the target stopped answering (TCTI error 0x%x) at source seq %llu",
+			       x->t.tss_rc, x->cur ? (unsigned long long)x->cur->seq : 0ull);
 	if (rc)
-		return fail(x, rc, "malformed response from the target at source seq %llu",
-			    x->cur ? (unsigned long long)x->cur->seq : 0ull);
+		return rp_fail(x, rc, "malformed response from the target at source seq %llu",
+			       x->cur ? (unsigned long long)x->cur->seq : 0ull);
 	return tpmconn_rc(&x->t);
 }
 
@@ -268,16 +268,16 @@ static int startup(struct rp *x)
 {
 	static const uint8_t su[12] = {0x80, 0x01, 0, 0, 0, 12, 0, 0, 0x01, 0x44, 0, 0};
 	x->cur_role = ROLE_STARTUP;
-	int rc = xfer(x, su, sizeof su);
+	int rc = rp_xfer(x, su, sizeof su);
 	x->cur_role = POL_ROLE_ORIGINAL;
 	if (rc < 0)
 		return rc;
 	if (rc && (uint32_t)rc != TPM_RC_INITIALIZE)
-		return fail(x, -EPROTO, "TPM2_Startup answered 0x%x (%s)", rc,
-			    tpm_rc_str((uint32_t)rc));
+		return rp_fail(x, -EPROTO, "TPM2_Startup answered 0x%x (%s)", rc,
+			       tpm_rc_str((uint32_t)rc));
 	x->started = 1;
 	if (x->before_due)
-		snapshot(x);
+		rp_snapshot(x);
 	return 0;
 }
 
@@ -339,7 +339,7 @@ static void src_stat_row(struct rp *x, sqlite3_stmt *st)
 {
 	if (sqlite3_column_type(st, 8) == SQLITE_NULL || sqlite3_column_int64(st, 4) & REC_F_OWN)
 		return;
-	struct replay_cc_stat *s = cc_stat(x->res, (uint32_t)sqlite3_column_int64(st, 8));
+	struct replay_cc_stat *s = rp_cc_stat(x->res, (uint32_t)sqlite3_column_int64(st, 8));
 	if (s) {
 		s->n_src++;
 		s->src_ns += (uint64_t)sqlite3_column_int64(st, 9);
@@ -372,15 +372,15 @@ static void src_stats_finish(struct rp *x, sqlite3 *db, int streamed_all)
 			int src;
 			while ((src = sqlite3_step(st)) == SQLITE_ROW) {
 				struct replay_cc_stat *s =
-				    cc_stat(res, (uint32_t)sqlite3_column_int64(st, 0));
+				    rp_cc_stat(res, (uint32_t)sqlite3_column_int64(st, 0));
 				if (s) {
 					s->n_src = (uint64_t)sqlite3_column_int64(st, 1);
 					s->src_ns = (uint64_t)sqlite3_column_int64(st, 2);
 				}
 			}
 			if (src != SQLITE_DONE)
-				fail(x, -EIO, "reading trace %lld: %s", (long long)res->source_id,
-				     sqlite3_errmsg(db));
+				rp_fail(x, -EIO, "reading trace %lld: %s",
+					(long long)res->source_id, sqlite3_errmsg(db));
 		}
 		sqlite3_finalize(st);
 	}
@@ -408,7 +408,7 @@ static int flush_target(struct rp *x, uint32_t rep)
 	wire_put_u32(cmd + 10, rep);
 	int saved = x->cur_role, rc;
 	x->cur_role = ROLE_CLIENT_END;
-	rc = xfer(x, cmd, sizeof cmd);
+	rc = rp_xfer(x, cmd, sizeof cmd);
 	x->cur_role = saved;
 	return rc < 0 ? rc : 0;
 }
@@ -499,27 +499,28 @@ static int one_command(struct rp *x, sqlite3_stmt *st)
 	int rc = 0;
 	if (sc.flags & REC_F_MALFORMED && sc.flags & REC_F_NO_RESPONSE) {
 		/* The recorder never forwarded these bytes (recorder_malformed). */
-		note(x, REPLAY_SKIPPED, 0, "malformed when recorded and never sent to the TPM");
+		rp_note(x, REPLAY_SKIPPED, 0, "malformed when recorded and never sent to the TPM");
 		goto done;
 	}
 	/* A stored command that cannot be sent is refused with its reason and
 	 * the replay goes on, as for any other refusal (what depended on it is
 	 * refused in turn). */
 	if (!sc.cmd || sc.len < TPM_HEADER_SIZE) {
-		note(x, REPLAY_REFUSED, 0,
-		     "%s: trace %lld, seq %llu: command bytes missing or shorter than a TPM "
-		     "header (%zu bytes): not sent",
-		     x->o->db_path, (long long)x->res->source_id, (unsigned long long)sc.seq,
-		     sc.len);
+		rp_note(x, REPLAY_REFUSED, 0,
+			"%s: trace %lld, seq %llu: command bytes missing or shorter than a TPM "
+			"header (%zu bytes): not sent",
+			x->o->db_path, (long long)x->res->source_id, (unsigned long long)sc.seq,
+			sc.len);
 		goto done;
 	}
 	tpm_cmd_decode(sc.cmd, sc.len, &sc.c);
 	if (sc.c.malformed && !(sc.flags & REC_F_MALFORMED)) {
-		note(x, REPLAY_REFUSED, sc.c.cc,
-		     "%s: trace %lld, seq %llu: stored command does not parse (%s at %zu bytes): "
-		     "not sent",
-		     x->o->db_path, (long long)x->res->source_id, (unsigned long long)sc.seq,
-		     tpm_malformed_str(sc.c.malformed), sc.len);
+		rp_note(
+		    x, REPLAY_REFUSED, sc.c.cc,
+		    "%s: trace %lld, seq %llu: stored command does not parse (%s at %zu bytes): "
+		    "not sent",
+		    x->o->db_path, (long long)x->res->source_id, (unsigned long long)sc.seq,
+		    tpm_malformed_str(sc.c.malformed), sc.len);
 		goto done;
 	}
 	if (sc.rsp && !sc.rsp_handle && sc.c.info && sc.c.info->handles_out &&
@@ -553,26 +554,26 @@ static int one_command(struct rp *x, sqlite3_stmt *st)
 				memcpy(x->t.rsp, x->resub_rsp, x->resub_rsp_len);
 				x->t.rsp_len = x->resub_rsp_len;
 				sc.load_priv = x->resub_load_priv;
-				capture(x, x->resub_hs, x->resub_pl ? x->resub_pp : NULL,
-					x->resub_pl, NULL, 0, x->resub_sent, x->resub_sent_len);
+				rp_capture(x, x->resub_hs, x->resub_pl ? x->resub_pp : NULL,
+					   x->resub_pl, NULL, 0, x->resub_sent, x->resub_sent_len);
 			}
 			if (x->resub_outcome != REPLAY_FAITHFUL && x->resub_reason[0])
-				note(x, x->resub_outcome, sc.c.cc, "%s", x->resub_reason);
+				rp_note(x, x->resub_outcome, sc.c.cc, "%s", x->resub_reason);
 			else
-				note(x, REPLAY_FAITHFUL, sc.c.cc,
-				     "%s: the recording's resubmission after TPM_RC_RETRY (seq "
-				     "%llu), which the target answered at once: not sent again",
-				     tpm_cc_name(sc.c.cc), (unsigned long long)x->resub_seq);
+				rp_note(x, REPLAY_FAITHFUL, sc.c.cc,
+					"%s: the recording's resubmission after TPM_RC_RETRY (seq "
+					"%llu), which the target answered at once: not sent again",
+					tpm_cc_name(sc.c.cc), (unsigned long long)x->resub_seq);
 			goto done;
 		}
 	}
 	uint64_t sent = x->ps.emitted[POL_ROLE_ORIGINAL];
 	rc = policy_expand_cmd(&x->ps, &sc.pc);
 	if (!rc && !x->fatal && x->ps.emitted[POL_ROLE_ORIGINAL] == sent)
-		note(x, REPLAY_SKIPPED, sc.c.cc,
-		     "%s: the policy does not send it (a read of the kernel's TPM hwrng, "
-		     "hwrng=off)",
-		     tpm_cc_name(sc.c.cc));
+		rp_note(x, REPLAY_SKIPPED, sc.c.cc,
+			"%s: the policy does not send it (a read of the kernel's TPM hwrng, "
+			"hwrng=off)",
+			tpm_cc_name(sc.c.cc));
 done:
 	if (!x->fatal)
 		x->res->outcome[x->cur_outcome]++;
@@ -671,7 +672,7 @@ static int run_connect(struct rp *x)
 	}
 	x->t.max_retries = REPLAY_MAX_RETRIES;
 	if (!x->spawned)
-		snapshot(x);
+		rp_snapshot(x);
 	if ((rc = sess_crypto_init(&x->cr))) {
 		snprintf(res->err, sizeof res->err, "OpenSSL set-up failed");
 		return rc;
@@ -714,7 +715,7 @@ static int run_begin(struct rp *x, sqlite3 *db, int64_t *id)
 		return rc;
 	}
 	recorder_init(&x->rec, x->w, NULL, PAYLOADS_REDACTED);
-	x->t.on_xfer = on_xfer;
+	x->t.on_xfer = rp_on_xfer;
 	x->t.on_xfer_arg = x;
 	if (x->have_em) {
 		x->t.emu = &x->em;
@@ -725,7 +726,7 @@ static int run_begin(struct rp *x, sqlite3 *db, int64_t *id)
 	snprintf(err, sizeof err, "source=%lld policy=%s target=%s", (long long)res->source_id,
 		 x->pol.name, res->target);
 	writer_event(x->w, mono_ns(), "replay-start", err, 0);
-	policy_expand_init(&x->ps, &x->pol, emit, x);
+	policy_expand_init(&x->ps, &x->pol, rp_emit, x);
 	return 0;
 }
 
@@ -748,7 +749,7 @@ static void run_stream(struct rp *x, sqlite3 *db)
 			       "SELECT 1, seq, NULL, NULL, 0, NULL, NULL, kind FROM event"
 			       " WHERE trace_id=? ORDER BY seq",
 			       -1, &ev, NULL) != SQLITE_OK) {
-		fail(x, -EIO, "%s: %s", o->db_path, sqlite3_errmsg(db));
+		rp_fail(x, -EIO, "%s: %s", o->db_path, sqlite3_errmsg(db));
 	} else {
 		int first = 1, rc_ev, starts_itself = trace_starts_itself(db, res->source_id);
 		sqlite3_bind_int64(st, 1, res->source_id);
@@ -784,8 +785,8 @@ static void run_stream(struct rp *x, sqlite3 *db)
 			rc = sqlite3_step(st);
 		}
 		if (!x->fatal && (rc != SQLITE_DONE || rc_ev != SQLITE_DONE))
-			fail(x, -EIO, "%s: reading trace %lld: %s", o->db_path,
-			     (long long)res->source_id, sqlite3_errmsg(db));
+			rp_fail(x, -EIO, "%s: reading trace %lld: %s", o->db_path,
+				(long long)res->source_id, sqlite3_errmsg(db));
 		streamed_all = !x->fatal;
 	}
 	src_stats_finish(x, db, streamed_all);
@@ -802,8 +803,8 @@ static int run_finish(struct rp *x, int64_t id)
 	struct replay_result *res = x->res;
 	int rc;
 	if (!x->fatal && read_pcrs(x))
-		fail(x, -EIO, "the target stopped answering while reading the PCRs");
-	cleanup_target(x);
+		rp_fail(x, -EIO, "the target stopped answering while reading the PCRs");
+	rp_cleanup_target(x);
 	/* The fidelity is stored with the run: a later run of the same trace,
 	 * policy and target compares itself with it (tpmtrace replay). */
 	char stop[160];
@@ -820,10 +821,10 @@ static int run_finish(struct rp *x, int64_t id)
 	rc = writer_stop(x->w, x->fatal ? "incomplete" : "complete", &ws);
 	x->w = NULL;
 	if (rc && !x->fatal)
-		fail(x, rc, "%s: could not finalize trace %lld", o->db_path, (long long)id);
+		rp_fail(x, rc, "%s: could not finalize trace %lld", o->db_path, (long long)id);
 	if (!x->fatal && ws.dropped)
-		fail(x, -EIO, "%s: %llu rows could not be stored", o->db_path,
-		     (unsigned long long)ws.dropped);
+		rp_fail(x, -EIO, "%s: %llu rows could not be stored", o->db_path,
+			(unsigned long long)ws.dropped);
 	rc = x->fatal;
 	if (!rc)
 		res->status = "complete";

@@ -59,7 +59,7 @@ static int list_handles(struct tpmconn *t, uint32_t first, struct handle_set *s)
 /* What the external target holds before the run: listed without being
  * stored (the trace is what the run sent). A target not started yet
  * (TPM_RC_INITIALIZE) is listed once the run has started it. */
-void snapshot(struct rp *x)
+void rp_snapshot(struct rp *x)
 {
 	tpmconn_xfer_fn keep = x->t.on_xfer;
 	x->t.on_xfer = NULL;
@@ -77,7 +77,7 @@ void snapshot(struct rp *x)
  * run knows for hierarchy h (--auth, or what the run itself set). */
 static void wr_pw_of(struct rp *x, struct wire_wr *w, uint32_t h)
 {
-	const struct replay_auth *a = auth_for(x, h);
+	const struct replay_auth *a = rp_auth_for(x, h);
 	uint16_t n = a ? a->len : 0;
 	wire_wr_u32(w, 9u + n);
 	wire_wr_u32(w, TPM_RS_PW);
@@ -126,7 +126,7 @@ static int remove_one(struct rp *x, uint32_t h)
  * flushed, NV indices undefined, persistent objects evicted), as the
  * replay's own commands (role cleanup, flag 32); what cannot be removed
  * is reported in res. */
-void cleanup_target(struct rp *x)
+void rp_cleanup_target(struct rp *x)
 {
 	struct replay_result *res = x->res;
 	struct handle_set now;
@@ -154,7 +154,7 @@ void cleanup_target(struct rp *x)
 		/* Newest first: a session may be bound to an object made after. */
 		for (unsigned i = now.n; i-- > 0;) {
 			uint32_t h = now.h[i];
-			if (in_list(x->before[k].h, x->before[k].n, h))
+			if (rp_in_list(x->before[k].h, x->before[k].n, h))
 				continue;
 			rc = remove_one(x, h);
 			if (!rc) {

@@ -204,62 +204,62 @@ struct authent {
 };
 
 /* replay.c: outcome bookkeeping and the exchange with the target */
-void note(struct rp *x, int outcome, uint32_t cc, const char *fmt, ...)
+void rp_note(struct rp *x, int outcome, uint32_t cc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-struct replay_cc_stat *cc_stat(struct replay_result *r, uint32_t cc);
-int fail(struct rp *x, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rsp, size_t rsp_len,
-	     uint64_t t0, uint64_t t1, int rc);
-int xfer(struct rp *x, const uint8_t *cmd, size_t len);
+struct replay_cc_stat *rp_cc_stat(struct replay_result *r, uint32_t cc);
+int rp_fail(struct rp *x, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void rp_on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rsp, size_t rsp_len,
+		uint64_t t0, uint64_t t1, int rc);
+int rp_xfer(struct rp *x, const uint8_t *cmd, size_t len);
 
 /* replay_maps.c: entities (handles, sessions, authValues) and the context and private-blob maps */
-struct obj *obj_find(struct rp *x, uint32_t rec);
-struct obj *obj_add(struct rp *x, uint32_t rec, uint32_t rep);
-void obj_set_name(struct obj *o, const uint8_t *n, uint16_t len);
-void obj_set_pub(struct obj *o, const uint8_t *tpm2b, size_t len);
-struct rsess *sess_find(struct rp *x, uint32_t rec);
-void sess_drop(struct rp *x, uint32_t rec);
-int map_handle(struct rp *x, uint32_t rec, uint32_t *rep);
-const struct replay_auth *auth_for(struct rp *x, uint32_t rec);
-void learn_auth(struct rp *x, uint32_t rec, const uint8_t *value, size_t len);
-const uint8_t *sensitive_create_auth(struct wire_rd *r, uint16_t *len);
-int ctx_add(struct rp *x, const uint8_t *rec_blob, size_t rec_len, const uint8_t *blob, size_t len,
-	    uint32_t rec_handle);
-struct privmap *priv_find(struct rp *x, const uint8_t *tpm2b, size_t len);
-int priv_add(struct rp *x, const uint8_t *rec, size_t rec_len, const uint8_t *priv, size_t privlen,
-	     const uint8_t *pub, size_t publen);
-int rec_rsp_params(struct rp *x, const uint8_t **p, size_t *len);
-int context_load(struct rp *x);
+struct obj *rp_obj_find(struct rp *x, uint32_t rec);
+struct obj *rp_obj_add(struct rp *x, uint32_t rec, uint32_t rep);
+void rp_obj_set_name(struct obj *o, const uint8_t *n, uint16_t len);
+void rp_obj_set_pub(struct obj *o, const uint8_t *tpm2b, size_t len);
+struct rsess *rp_sess_find(struct rp *x, uint32_t rec);
+void rp_sess_drop(struct rp *x, uint32_t rec);
+int rp_map_handle(struct rp *x, uint32_t rec, uint32_t *rep);
+const struct replay_auth *rp_auth_for(struct rp *x, uint32_t rec);
+void rp_learn_auth(struct rp *x, uint32_t rec, const uint8_t *value, size_t len);
+const uint8_t *rp_sensitive_create_auth(struct wire_rd *r, uint16_t *len);
+int rp_ctx_add(struct rp *x, const uint8_t *rec_blob, size_t rec_len, const uint8_t *blob,
+	       size_t len, uint32_t rec_handle);
+struct privmap *rp_priv_find(struct rp *x, const uint8_t *tpm2b, size_t len);
+int rp_priv_add(struct rp *x, const uint8_t *rec, size_t rec_len, const uint8_t *priv,
+		size_t privlen, const uint8_t *pub, size_t publen);
+int rp_rec_rsp_params(struct rp *x, const uint8_t **p, size_t *len);
+int rp_context_load(struct rp *x);
 
 /* replay_cmd.c: public areas, building commands and opening responses, Names, the trace's own
  * sessions */
-void crypto_time(struct rp *x, uint64_t t0, uint64_t tpm0);
-int auth_after(uint32_t cc, const uint8_t *params, size_t plen, struct replay_auth *out);
-int send_auth(struct rp *x, uint32_t cc, const uint32_t *handles, unsigned nh,
-	      const struct tpm_name *names, struct authent *a, unsigned na, uint8_t *params,
-	      size_t plen, uint8_t **pp, size_t *pl);
-int read_public(struct rp *x, uint32_t rep, struct obj *o);
-int name_of(struct rp *x, uint32_t rec, uint32_t rep, struct tpm_name *out);
-int start_raw(struct rp *x, uint32_t rk, struct obj *key, uint32_t rb, const uint8_t *bind_auth,
-	      size_t bind_len, uint8_t type, uint16_t sym, uint16_t bits, uint16_t mode,
-	      uint16_t hash, uint16_t nc_len, struct sess *out, struct authent *a, unsigned na,
-	      const struct tpm_name *names);
-int start_session(struct rp *x);
+void rp_crypto_time(struct rp *x, uint64_t t0, uint64_t tpm0);
+int rp_auth_after(uint32_t cc, const uint8_t *params, size_t plen, struct replay_auth *out);
+int rp_send_auth(struct rp *x, uint32_t cc, const uint32_t *handles, unsigned nh,
+		 const struct tpm_name *names, struct authent *a, unsigned na, uint8_t *params,
+		 size_t plen, uint8_t **pp, size_t *pl);
+int rp_read_public(struct rp *x, uint32_t rep, struct obj *o);
+int rp_name_of(struct rp *x, uint32_t rec, uint32_t rep, struct tpm_name *out);
+int rp_start_raw(struct rp *x, uint32_t rk, struct obj *key, uint32_t rb, const uint8_t *bind_auth,
+		 size_t bind_len, uint8_t type, uint16_t sym, uint16_t bits, uint16_t mode,
+		 uint16_t hash, uint16_t nc_len, struct sess *out, struct authent *a, unsigned na,
+		 const struct tpm_name *names);
+int rp_start_session(struct rp *x);
 
 /* replay_learn.c: redacted bytes, authValues learnt, what a success leaves behind */
-int unredact(struct rp *x, uint8_t *p, size_t *plen, size_t cap);
-void auth_value(struct rp *x, unsigned i, const uint8_t **v, size_t *len);
+int rp_unredact(struct rp *x, uint8_t *p, size_t *plen, size_t cap);
+void rp_auth_value(struct rp *x, unsigned i, const uint8_t **v, size_t *len);
 /* The NV index among a command's handles; 0 if none. */
 uint32_t rp_nv_handle(const struct tpm_cmd *c);
-int in_list(const uint32_t *l, unsigned n, uint32_t h);
-void capture(struct rp *x, const uint32_t *hs, const uint8_t *pp, size_t pl, struct authent *a,
-	     unsigned na, const uint8_t *sent, size_t sent_len);
+int rp_in_list(const uint32_t *l, unsigned n, uint32_t h);
+void rp_capture(struct rp *x, const uint32_t *hs, const uint8_t *pp, size_t pl, struct authent *a,
+		unsigned na, const uint8_t *sent, size_t sent_len);
 
 /* replay_step.c: a source command sent again, and the policy's kernel steps */
-int emit(void *ctx, const struct pol_out *o);
+int rp_emit(void *ctx, const struct pol_out *o);
 
 /* replay_clean.c: leaving an external target as it was */
-void snapshot(struct rp *x);
-void cleanup_target(struct rp *x);
+void rp_snapshot(struct rp *x);
+void rp_cleanup_target(struct rp *x);
 
 #endif

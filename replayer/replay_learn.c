@@ -21,7 +21,7 @@ static int all_zero(const uint8_t *p, size_t n)
 
 /* The recorder zeroes secrets and keeps sizes (model/tpm/redact.c). Replaces
  * what was zeroed by a valid substitute, or refuses (returns 1). */
-int unredact(struct rp *x, uint8_t *p, size_t *plen, size_t cap)
+int rp_unredact(struct rp *x, uint8_t *p, size_t *plen, size_t cap)
 {
 	uint32_t cc = x->cur->c.cc;
 	if (!(x->cur->flags & REC_F_REDACTED) || *plen < 2)
@@ -49,10 +49,10 @@ int unredact(struct rp *x, uint8_t *p, size_t *plen, size_t cap)
 		memset(p + 2, 0, newn);
 		wire_put_u16(p + 4, (uint16_t)data);
 		*plen = *plen - n + newn;
-		note(x, REPLAY_SUBSTITUTED, cc,
-		     "%s: sensitive area redacted when recording; sent empty userAuth and %zu "
-		     "zero bytes of data",
-		     tpm_cc_name(cc), data);
+		rp_note(x, REPLAY_SUBSTITUTED, cc,
+			"%s: sensitive area redacted when recording; sent empty userAuth and %zu "
+			"zero bytes of data",
+			tpm_cc_name(cc), data);
 		return 0;
 	}
 	switch (cc) {
@@ -65,14 +65,15 @@ int unredact(struct rp *x, uint8_t *p, size_t *plen, size_t cap)
 	case TPM_CC_HMAC_Start:
 	case TPM_CC_HashSequenceStart:
 		/* all-zero authValue = empty once trailing zeros go (Part 1 19.6.4.3) */
-		note(x, REPLAY_SUBSTITUTED, cc,
-		     "%s: authValue redacted when recording; the zeroed value is an empty "
-		     "authValue",
-		     tpm_cc_name(cc));
+		rp_note(x, REPLAY_SUBSTITUTED, cc,
+			"%s: authValue redacted when recording; the zeroed value is an empty "
+			"authValue",
+			tpm_cc_name(cc));
 		return 0;
 	case TPM_CC_Duplicate:
-		note(x, REPLAY_SUBSTITUTED, cc,
-		     "Duplicate: encryptionKeyIn redacted; an all-zero key of the same size used");
+		rp_note(
+		    x, REPLAY_SUBSTITUTED, cc,
+		    "Duplicate: encryptionKeyIn redacted; an all-zero key of the same size used");
 		return 0;
 	case TPM_CC_NV_Write:
 	case TPM_CC_RSA_Encrypt:
@@ -81,22 +82,22 @@ int unredact(struct rp *x, uint8_t *p, size_t *plen, size_t cap)
 	case TPM_CC_MakeCredential:
 	case TPM_CC_StirRandom:
 		/* Data, not a key: zeros of the same size cost the TPM the same. */
-		note(x, REPLAY_SUBSTITUTED, cc,
-		     "%s: data redacted when recording; %zu zero bytes of the same size sent",
-		     tpm_cc_name(cc), n);
+		rp_note(x, REPLAY_SUBSTITUTED, cc,
+			"%s: data redacted when recording; %zu zero bytes of the same size sent",
+			tpm_cc_name(cc), n);
 		return 0;
 	}
-	note(x, REPLAY_REFUSED, cc, "%s: its secret first parameter was redacted when recording",
-	     tpm_cc_name(cc));
+	rp_note(x, REPLAY_REFUSED, cc, "%s: its secret first parameter was redacted when recording",
+		tpm_cc_name(cc));
 	return 1;
 }
 
 /* The authValue for authorization handle i: --auth, else the recorded
  * password when it was kept, else empty. */
-void auth_value(struct rp *x, unsigned i, const uint8_t **v, size_t *len)
+void rp_auth_value(struct rp *x, unsigned i, const uint8_t **v, size_t *len)
 {
 	const struct src_cmd *sc = x->cur;
-	const struct replay_auth *a = i < sc->c.n_handles ? auth_for(x, sc->c.handles[i]) : NULL;
+	const struct replay_auth *a = i < sc->c.n_handles ? rp_auth_for(x, sc->c.handles[i]) : NULL;
 	*v = NULL;
 	*len = 0;
 	if (a) {
@@ -109,9 +110,10 @@ void auth_value(struct rp *x, unsigned i, const uint8_t **v, size_t *len)
 	const uint8_t *p = sc->cmd + sc->c.sess[i].hmac_off;
 	if (all_zero(p, sc->c.sess[i].hmac_size)) {
 		if (sc->flags & REC_F_REDACTED)
-			note(x, REPLAY_SUBSTITUTED, sc->c.cc,
-			     "password of 0x%08x redacted when recording: sent empty (give --auth)",
-			     sc->c.handles[i]);
+			rp_note(
+			    x, REPLAY_SUBSTITUTED, sc->c.cc,
+			    "password of 0x%08x redacted when recording: sent empty (give --auth)",
+			    sc->c.handles[i]);
 		return;
 	}
 	*v = p;
@@ -164,10 +166,10 @@ static void learn_persist(struct rp *x, const struct tpm_cmd *c, uint32_t ph)
 		if (x->learned[i].handle == c->handles[1])
 			a = &x->learned[i];
 	if (tpm_ht_of(c->handles[1]) == TPM_HT_PERSISTENT)
-		learn_auth(x, ph, NULL, 0);
+		rp_learn_auth(x, ph, NULL, 0);
 	else if (a) {
 		struct replay_auth copy = *a;
-		learn_auth(x, ph, copy.value, copy.len);
+		rp_learn_auth(x, ph, copy.value, copy.len);
 	}
 }
 
@@ -189,21 +191,21 @@ static void learn_from(struct rp *x, const struct tpm_cc_effects *e, const uint8
 		v = wire_tpm2b(&q, &n); /* auth, then the index in TPM2B_NV_PUBLIC */
 		uint32_t idx = param_handle(sent, sent_len, e->cmd_handle);
 		if (!q.err && idx)
-			learn_auth(x, idx, v, n);
+			rp_learn_auth(x, idx, v, n);
 	} else if (e->new_auth) {
 		v = wire_tpm2b(&q, &n);
 		if (!q.err && c->n_handles)
-			learn_auth(x, c->handles[0], v, n);
+			rp_learn_auth(x, c->handles[0], v, n);
 	} else if (e->nv_undefine) {
 		if (rp_nv_handle(c))
-			learn_auth(x, rp_nv_handle(c), NULL, 0);
+			rp_learn_auth(x, rp_nv_handle(c), NULL, 0);
 	} else if (e->template_) {
-		v = sensitive_create_auth(&q, &n);
+		v = rp_sensitive_create_auth(&q, &n);
 		if (e->transient && sc->rsp_handle)
-			learn_auth(x, sc->rsp_handle, v, n);
+			rp_learn_auth(x, sc->rsp_handle, v, n);
 		else if (e->blob && v && x->n_priv == npriv0 + 1 &&
 			 n <= sizeof x->priv[0].auth.value) {
-			/* capture() just mapped this Create's outPrivate. */
+			/* rp_capture() just mapped this Create's outPrivate. */
 			struct privmap *m = &x->priv[x->n_priv - 1];
 			m->has_auth = 1;
 			m->auth.len = n;
@@ -214,8 +216,8 @@ static void learn_from(struct rp *x, const struct tpm_cc_effects *e, const uint8
 		 * has none, its object an empty authValue here. */
 		const struct privmap *m = sc->load_priv >= 0 ? &x->priv[sc->load_priv] : NULL;
 		if (sc->rsp_handle)
-			learn_auth(x, sc->rsp_handle, m && m->has_auth ? m->auth.value : NULL,
-				   m ? m->auth.len : 0);
+			rp_learn_auth(x, sc->rsp_handle, m && m->has_auth ? m->auth.value : NULL,
+				      m ? m->auth.len : 0);
 	} else if (e->persist) {
 		uint32_t ph = param_handle(sent, sent_len, e->cmd_handle);
 		if (ph && c->n_handles >= 2)
@@ -223,11 +225,11 @@ static void learn_from(struct rp *x, const struct tpm_cc_effects *e, const uint8
 	} else if (e->flush) {
 		uint32_t h = flushed(e, sc);
 		if (h)
-			learn_auth(x, h, NULL, 0);
+			rp_learn_auth(x, h, NULL, 0);
 	}
 }
 
-int in_list(const uint32_t *l, unsigned n, uint32_t h)
+int rp_in_list(const uint32_t *l, unsigned n, uint32_t h)
 {
 	for (unsigned i = 0; i < n; i++)
 		if (l[i] == h)
@@ -237,7 +239,7 @@ int in_list(const uint32_t *l, unsigned n, uint32_t h)
 
 static void list_add(uint32_t *l, unsigned *n, uint32_t h)
 {
-	if (!in_list(l, *n, h) && *n < MADE_MAX)
+	if (!rp_in_list(l, *n, h) && *n < MADE_MAX)
 		l[(*n)++] = h;
 }
 
@@ -283,7 +285,7 @@ static void pub_at(struct obj *o, const uint8_t *p, size_t len, const char *layo
 	size_t po = r.off;
 	wire_tpm2b(&r, &n);
 	if (!r.err)
-		obj_set_pub(o, p + po, r.off - po);
+		rp_obj_set_pub(o, p + po, r.off - po);
 }
 
 /* The Name (and public area) of an object from the response pp, and its
@@ -302,14 +304,14 @@ static void capture_object(struct rp *x, const struct tpm_cc_effects *e, struct 
 		tpm_layout_skip(&r, e->rsp_name);
 		const uint8_t *name = wire_tpm2b(&r, &n);
 		if (!r.err && e->public_ && c->n_handles) {
-			o = obj_find(x, c->handles[0]);
+			o = rp_obj_find(x, c->handles[0]);
 			if (!o)
-				o = obj_add(x, c->handles[0], hs[0]);
+				o = rp_obj_add(x, c->handles[0], hs[0]);
 		}
 		if (o && !r.err) {
 			if (e->rsp_public)
 				pub_at(o, pp, pl, e->rsp_public);
-			obj_set_name(o, name, n);
+			rp_obj_set_name(o, name, n);
 		}
 	}
 	if (o && e->cmd_public)
@@ -334,11 +336,11 @@ static void capture_blob(struct rp *x, const struct tpm_cc_effects *e, const uin
 		wire_tpm2b(&r, &n);
 		publen = !r.err ? r.off - po : 0;
 	}
-	if (rec_rsp_params(x, &rp, &rl) || rl < 2 || (rn = wire_get_u16(rp)) + 2u > rl ||
+	if (rp_rec_rsp_params(x, &rp, &rl) || rl < 2 || (rn = wire_get_u16(rp)) + 2u > rl ||
 	    privlen > pl)
 		return;
-	if (priv_add(x, rp, rn + 2u, pp, privlen, publen ? pp + po : NULL, publen))
-		fail(x, -ENOMEM, "out of memory");
+	if (rp_priv_add(x, rp, rn + 2u, pp, privlen, publen ? pp + po : NULL, publen))
+		rp_fail(x, -ENOMEM, "out of memory");
 }
 
 /* Objects whose Name the command may have changed: NV indices (written,
@@ -361,7 +363,7 @@ static void capture_policy(struct rp *x, const struct tpm_cmd *c)
 	case TPM_CC_PolicyAuthValue:
 	case TPM_CC_PolicyPassword:
 	case TPM_CC_PolicyRestart: {
-		struct rsess *s = sess_find(x, c->handles[0]);
+		struct rsess *s = rp_sess_find(x, c->handles[0]);
 		if (s) {
 			s->pol_authvalue = c->cc == TPM_CC_PolicyAuthValue;
 			s->pol_password = c->cc == TPM_CC_PolicyPassword;
@@ -373,8 +375,8 @@ static void capture_policy(struct rp *x, const struct tpm_cmd *c)
 
 /* What a successful command tells about handles, Names and contexts, by
  * what the command does (model/tpm/tpm_cc_effects.def). */
-void capture(struct rp *x, const uint32_t *hs, const uint8_t *pp, size_t pl, struct authent *a,
-	     unsigned na, const uint8_t *sent, size_t sent_len)
+void rp_capture(struct rp *x, const uint32_t *hs, const uint8_t *pp, size_t pl, struct authent *a,
+		unsigned na, const uint8_t *sent, size_t sent_len)
 {
 	size_t npriv0 = x->n_priv;
 	struct src_cmd *sc = x->cur;
@@ -383,7 +385,7 @@ void capture(struct rp *x, const uint32_t *hs, const uint8_t *pp, size_t pl, str
 	struct obj *o = NULL;
 	if (c->info && c->info->handles_out && tpm_ht_of(sc->rsp_handle) == TPM_HT_TRANSIENT &&
 	    x->t.rsp_len >= TPM_HEADER_SIZE + 4) {
-		o = obj_add(x, sc->rsp_handle, wire_get_u32(x->t.rsp + TPM_HEADER_SIZE));
+		o = rp_obj_add(x, sc->rsp_handle, wire_get_u32(x->t.rsp + TPM_HEADER_SIZE));
 		o->created = 1;
 		o->client = sc->client;
 	}
@@ -397,17 +399,17 @@ void capture(struct rp *x, const uint32_t *hs, const uint8_t *pp, size_t pl, str
 		if (e->ctx_save) {
 			const uint8_t *rp;
 			size_t rl;
-			if (!rec_rsp_params(x, &rp, &rl) &&
-			    ctx_add(x, rp, rl, pp, pl, c->handles[0]))
-				fail(x, -ENOMEM, "out of memory");
+			if (!rp_rec_rsp_params(x, &rp, &rl) &&
+			    rp_ctx_add(x, rp, rl, pp, pl, c->handles[0]))
+				rp_fail(x, -ENOMEM, "out of memory");
 		}
 		if (e->flush) {
 			uint32_t h = flushed(e, sc);
-			struct obj *f = obj_find(x, h);
+			struct obj *f = rp_obj_find(x, h);
 			if (tpm_ht_of(h) == TPM_HT_TRANSIENT && f)
 				f->used = 0;
 			else
-				sess_drop(x, h);
+				rp_sess_drop(x, h);
 		}
 		capture_policy(x, c);
 		learn_from(x, e, sent, sent_len, npriv0);

@@ -18,7 +18,7 @@ static void sha256(struct rp *x, const void *d, size_t n, uint8_t out[32])
 
 /* ---- entities ------------------------------------------------------------ */
 
-struct obj *obj_find(struct rp *x, uint32_t rec)
+struct obj *rp_obj_find(struct rp *x, uint32_t rec)
 {
 	for (int i = 0; i < MAX_OBJS; i++)
 		if (x->objs[i].used && x->objs[i].rec == rec)
@@ -26,9 +26,9 @@ struct obj *obj_find(struct rp *x, uint32_t rec)
 	return NULL;
 }
 
-struct obj *obj_add(struct rp *x, uint32_t rec, uint32_t rep)
+struct obj *rp_obj_add(struct rp *x, uint32_t rec, uint32_t rep)
 {
-	struct obj *o = obj_find(x, rec);
+	struct obj *o = rp_obj_find(x, rec);
 	for (int i = 0; !o && i < MAX_OBJS; i++)
 		if (!x->objs[i].used)
 			o = &x->objs[i];
@@ -41,7 +41,7 @@ struct obj *obj_add(struct rp *x, uint32_t rec, uint32_t rep)
 	return o;
 }
 
-void obj_set_name(struct obj *o, const uint8_t *n, uint16_t len)
+void rp_obj_set_name(struct obj *o, const uint8_t *n, uint16_t len)
 {
 	if (len > SESS_MAX_NAME)
 		return;
@@ -50,7 +50,7 @@ void obj_set_name(struct obj *o, const uint8_t *n, uint16_t len)
 	o->has_name = 1;
 }
 
-void obj_set_pub(struct obj *o, const uint8_t *tpm2b, size_t len)
+void rp_obj_set_pub(struct obj *o, const uint8_t *tpm2b, size_t len)
 {
 	if (len > PUB_MAX)
 		return;
@@ -58,7 +58,7 @@ void obj_set_pub(struct obj *o, const uint8_t *tpm2b, size_t len)
 	o->publen = (uint16_t)len;
 }
 
-struct rsess *sess_find(struct rp *x, uint32_t rec)
+struct rsess *rp_sess_find(struct rp *x, uint32_t rec)
 {
 	for (int i = 0; i < MAX_SESS; i++)
 		if (x->sess[i].used && x->sess[i].rec == rec)
@@ -66,9 +66,9 @@ struct rsess *sess_find(struct rp *x, uint32_t rec)
 	return NULL;
 }
 
-void sess_drop(struct rp *x, uint32_t rec)
+void rp_sess_drop(struct rp *x, uint32_t rec)
 {
-	struct rsess *s = sess_find(x, rec);
+	struct rsess *s = rp_sess_find(x, rec);
 	if (s)
 		s->used = 0;
 }
@@ -80,20 +80,20 @@ static int is_mapped_type(uint32_t h)
 }
 
 /* The target's handle for a recorded one; -ENOENT if the trace never made it. */
-int map_handle(struct rp *x, uint32_t rec, uint32_t *rep)
+int rp_map_handle(struct rp *x, uint32_t rec, uint32_t *rep)
 {
 	if (!is_mapped_type(rec)) {
 		*rep = rec;
 		return 0;
 	}
 	if (tpm_ht_of(rec) == TPM_HT_TRANSIENT) {
-		struct obj *o = obj_find(x, rec);
+		struct obj *o = rp_obj_find(x, rec);
 		if (!o)
 			return -ENOENT;
 		*rep = o->rep;
 		return 0;
 	}
-	struct rsess *s = sess_find(x, rec);
+	struct rsess *s = rp_sess_find(x, rec);
 	if (!s)
 		return -ENOENT;
 	*rep = s->s.handle;
@@ -104,7 +104,7 @@ int map_handle(struct rp *x, uint32_t rec, uint32_t *rep)
  * itself gave it when it created it (NV_DefineSpace, CreatePrimary, Create
  * then Load, HierarchyChangeAuth, NV_ChangeAuth: what the target now holds,
  * even where the recording's bytes were redacted), else --auth. */
-const struct replay_auth *auth_for(struct rp *x, uint32_t rec)
+const struct replay_auth *rp_auth_for(struct rp *x, uint32_t rec)
 {
 	for (unsigned i = 0; i < x->n_learned; i++)
 		if (x->learned[i].handle == rec)
@@ -116,7 +116,7 @@ const struct replay_auth *auth_for(struct rp *x, uint32_t rec)
 }
 
 /* Records (or, value NULL, forgets) the authValue of recorded handle rec. */
-void learn_auth(struct rp *x, uint32_t rec, const uint8_t *value, size_t len)
+void rp_learn_auth(struct rp *x, uint32_t rec, const uint8_t *value, size_t len)
 {
 	unsigned i = 0;
 	while (i < x->n_learned && x->learned[i].handle != rec)
@@ -137,7 +137,7 @@ void learn_auth(struct rp *x, uint32_t rec, const uint8_t *value, size_t len)
 }
 
 /* The userAuth in a TPM2B_SENSITIVE_CREATE (Part 2 11.1.15) at r. */
-const uint8_t *sensitive_create_auth(struct wire_rd *r, uint16_t *len)
+const uint8_t *rp_sensitive_create_auth(struct wire_rd *r, uint16_t *len)
 {
 	uint16_t n;
 	wire_u16(r); /* size */
@@ -156,8 +156,8 @@ static struct ctxmap *ctx_find(struct rp *x, const uint8_t *d)
 	return NULL;
 }
 
-int ctx_add(struct rp *x, const uint8_t *rec_blob, size_t rec_len, const uint8_t *blob, size_t len,
-	    uint32_t rec_handle)
+int rp_ctx_add(struct rp *x, const uint8_t *rec_blob, size_t rec_len, const uint8_t *blob,
+	       size_t len, uint32_t rec_handle)
 {
 	if (x->n_ctx == x->cap_ctx) {
 		size_t nc = x->cap_ctx ? 2 * x->cap_ctx : 16;
@@ -175,7 +175,7 @@ int ctx_add(struct rp *x, const uint8_t *rec_blob, size_t rec_len, const uint8_t
 	m->len = len;
 	sha256(x, rec_blob, rec_len, m->digest);
 	m->rec_handle = rec_handle;
-	struct obj *o = obj_find(x, rec_handle);
+	struct obj *o = rp_obj_find(x, rec_handle);
 	if (o && tpm_ht_of(rec_handle) == TPM_HT_TRANSIENT) {
 		m->o = *o;
 		m->is_obj = 1;
@@ -184,7 +184,7 @@ int ctx_add(struct rp *x, const uint8_t *rec_blob, size_t rec_len, const uint8_t
 	return 0;
 }
 
-struct privmap *priv_find(struct rp *x, const uint8_t *tpm2b, size_t len)
+struct privmap *rp_priv_find(struct rp *x, const uint8_t *tpm2b, size_t len)
 {
 	uint8_t d[32];
 	sha256(x, tpm2b, len, d);
@@ -194,8 +194,8 @@ struct privmap *priv_find(struct rp *x, const uint8_t *tpm2b, size_t len)
 	return NULL;
 }
 
-int priv_add(struct rp *x, const uint8_t *rec, size_t rec_len, const uint8_t *priv, size_t privlen,
-	     const uint8_t *pub, size_t publen)
+int rp_priv_add(struct rp *x, const uint8_t *rec, size_t rec_len, const uint8_t *priv,
+		size_t privlen, const uint8_t *pub, size_t publen)
 {
 	if (x->n_priv == x->cap_priv) {
 		size_t nc = x->cap_priv ? 2 * x->cap_priv : 16;
@@ -222,7 +222,7 @@ int priv_add(struct rp *x, const uint8_t *rec, size_t rec_len, const uint8_t *pr
 }
 
 /* Recorded response parameters of the current command (after handles). */
-int rec_rsp_params(struct rp *x, const uint8_t **p, size_t *len)
+int rp_rec_rsp_params(struct rp *x, const uint8_t **p, size_t *len)
 {
 	struct tpm_rsp rr;
 	if (!x->cur->rsp || tpm_rsp_decode(x->cur->rsp, x->cur->rsp_len, x->cur->c.cc, &rr) ||
@@ -233,7 +233,7 @@ int rec_rsp_params(struct rp *x, const uint8_t **p, size_t *len)
 	return 0;
 }
 
-int context_load(struct rp *x)
+int rp_context_load(struct rp *x)
 {
 	struct src_cmd *sc = x->cur;
 	uint8_t d[32], cmd[TPM_MAX_MESSAGE];
@@ -242,45 +242,46 @@ int context_load(struct rp *x)
 	if (!m && !x->spawned) {
 		/* Not saved during this replay: on the TPM that saved it (same
 		 * boot), the recorded blob may still load. */
-		int rc = xfer(x, sc->cmd, sc->len);
+		int rc = rp_xfer(x, sc->cmd, sc->len);
 		if (rc < 0)
 			return rc;
 		if (!rc && x->t.rsp_len >= TPM_HEADER_SIZE + 4 &&
 		    tpm_ht_of(sc->rsp_handle) == TPM_HT_TRANSIENT) {
 			struct obj *o =
-			    obj_add(x, sc->rsp_handle, wire_get_u32(x->t.rsp + TPM_HEADER_SIZE));
+			    rp_obj_add(x, sc->rsp_handle, wire_get_u32(x->t.rsp + TPM_HEADER_SIZE));
 			o->created = 1;
 			o->client = sc->client;
 		}
 		if (rc)
 			x->res->failed++;
 		if (rc)
-			note(x, REPLAY__OUTCOMES, sc->c.cc,
-			     "ContextLoad of a context saved before the trace: the target answered "
-			     "0x%x",
-			     rc);
+			rp_note(
+			    x, REPLAY__OUTCOMES, sc->c.cc,
+			    "ContextLoad of a context saved before the trace: the target answered "
+			    "0x%x",
+			    rc);
 		return 0;
 	}
 	if (!m) {
-		note(x, REPLAY_REFUSED, sc->c.cc,
-		     "ContextLoad of a context saved before the trace started (its blob only "
-		     "loads on the TPM that saved it)");
+		rp_note(x, REPLAY_REFUSED, sc->c.cc,
+			"ContextLoad of a context saved before the trace started (its blob only "
+			"loads on the TPM that saved it)");
 		return 0;
 	}
 	if (m->len + TPM_HEADER_SIZE > sizeof cmd)
-		return fail(x, -ENOBUFS, "context too large");
+		return rp_fail(x, -ENOBUFS, "context too large");
 	wire_put_u16(cmd, TPM_ST_NO_SESSIONS);
 	wire_put_u32(cmd + 2, (uint32_t)(m->len + TPM_HEADER_SIZE));
 	wire_put_u32(cmd + 6, TPM_CC_ContextLoad);
 	memcpy(cmd + TPM_HEADER_SIZE, m->blob, m->len);
-	int rc = xfer(x, cmd, m->len + TPM_HEADER_SIZE);
+	int rc = rp_xfer(x, cmd, m->len + TPM_HEADER_SIZE);
 	if (rc)
 		return rc < 0 ? rc : 0;
 	if (x->t.rsp_len < TPM_HEADER_SIZE + 4)
-		return fail(x, -EPROTO, "short ContextLoad response");
+		return rp_fail(x, -EPROTO, "short ContextLoad response");
 	uint32_t rep = wire_get_u32(x->t.rsp + TPM_HEADER_SIZE);
 	if (tpm_ht_of(sc->rsp_handle) == TPM_HT_TRANSIENT) {
-		struct obj *o = obj_add(x, sc->rsp_handle, rep);
+		struct obj *o = rp_obj_add(x, sc->rsp_handle, rep);
 		if (m->is_obj) {
 			*o = m->o;
 			o->rec = sc->rsp_handle;
@@ -291,7 +292,7 @@ int context_load(struct rp *x)
 		o->created = 1;
 		o->client = sc->client;
 	} else {
-		struct rsess *s = sess_find(x, sc->rsp_handle);
+		struct rsess *s = rp_sess_find(x, sc->rsp_handle);
 		if (s) {
 			s->s.handle = rep;
 			s->client = sc->client;

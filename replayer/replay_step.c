@@ -18,11 +18,11 @@ static int kernel_resume(struct rp *x)
 	struct pol_out o = {.role = POL_ROLE_SESSION_SETUP};
 	int rc = 0, ctxload = x->pol.salt == POL_SALT_NULL_ECC &&
 			      x->pol.nullkey == POL_NULLKEY_CONTEXT_LOAD;
-	note(x, REPLAY__OUTCOMES, x->cur->c.cc,
-	     "session started again after a failed command (not in the policy's sequence)");
+	rp_note(x, REPLAY__OUTCOMES, x->cur->c.cc,
+		"session started again after a failed command (not in the policy's sequence)");
 	if (ctxload) {
 		o.cc = TPM_CC_ContextLoad;
-		if ((rc = emit(x, &o)))
+		if ((rc = rp_emit(x, &o)))
 			return rc;
 	}
 	o.cc = TPM_CC_StartAuthSession;
@@ -30,11 +30,11 @@ static int kernel_resume(struct rp *x)
 		    : x->pol.salt == POL_SALT_PERSISTENT ? POL_VAR_SALTED
 							 : POL_VAR_UNSALTED;
 	o.handle = x->pol.salt_handle;
-	if ((rc = emit(x, &o)))
+	if ((rc = rp_emit(x, &o)))
 		return rc;
 	if (ctxload) {
 		o.cc = TPM_CC_FlushContext;
-		rc = emit(x, &o);
+		rc = rp_emit(x, &o);
 	}
 	x->cur_role = POL_ROLE_ORIGINAL;
 	return rc;
@@ -49,11 +49,11 @@ static int on_own_entity(struct rp *x, const struct tpm_cmd *c)
 	if (!e)
 		return 0;
 	if (e->nv_undefine || e->nv_write) /* NV_ChangeAuth among the writes */
-		return rp_nv_handle(c) && in_list(x->made_nv, x->n_made_nv, rp_nv_handle(c));
+		return rp_nv_handle(c) && rp_in_list(x->made_nv, x->n_made_nv, rp_nv_handle(c));
 	if (e->persist)
 		return c->n_handles >= 2 &&
 		       (tpm_ht_of(c->handles[1]) == TPM_HT_TRANSIENT ||
-			in_list(x->made_persist, x->n_made_persist, c->handles[1]));
+			rp_in_list(x->made_persist, x->n_made_persist, c->handles[1]));
 	return 0;
 }
 
@@ -84,7 +84,7 @@ static int orig_load_blob(struct rp *x, struct orig *o)
 	size_t plen = o->plen;
 	if (plen >= 2 && wire_get_u16(params) + 2u <= plen) {
 		size_t pvl = wire_get_u16(params) + 2u;
-		struct privmap *m = priv_find(x, params, pvl);
+		struct privmap *m = rp_priv_find(x, params, pvl);
 		sc->load_priv = m ? m - x->priv : -1;
 		if (m) {
 			uint8_t np[TPM_MAX_MESSAGE];
@@ -97,7 +97,7 @@ static int orig_load_blob(struct rp *x, struct orig *o)
 			}
 			nl = m->privlen + publ;
 			if (nl > sizeof np)
-				return fail(x, -ENOBUFS, "Load too large");
+				return rp_fail(x, -ENOBUFS, "Load too large");
 			memcpy(np, m->priv, m->privlen);
 			memcpy(np + m->privlen, pub, publ);
 			memcpy(params, np, nl);
@@ -116,12 +116,12 @@ static int orig_params(struct rp *x, struct orig *o, int *rc)
 	const struct tpm_cmd *c = o->c;
 	*rc = 0;
 	for (unsigned i = 0; i < c->n_handles; i++) {
-		if (map_handle(x, c->handles[i], &o->hs[i])) {
-			note(x, REPLAY_REFUSED, c->cc,
-			     "%s: handle 0x%08x was not created in this replay (made before the "
-			     "trace "
-			     "started, or by a command that was refused or failed)",
-			     tpm_cc_name(c->cc), c->handles[i]);
+		if (rp_map_handle(x, c->handles[i], &o->hs[i])) {
+			rp_note(x, REPLAY_REFUSED, c->cc,
+				"%s: handle 0x%08x was not created in this replay (made before the "
+				"trace "
+				"started, or by a command that was refused or failed)",
+				tpm_cc_name(c->cc), c->handles[i]);
 			return 1;
 		}
 	}
@@ -129,15 +129,15 @@ static int orig_params(struct rp *x, struct orig *o, int *rc)
 	memcpy(o->params, sc->cmd + c->param_off, o->plen);
 	if (c->cc == TPM_CC_FlushContext && o->plen == 4) {
 		uint32_t h;
-		if (map_handle(x, wire_get_u32(o->params), &h)) {
-			note(x, REPLAY_REFUSED, c->cc,
-			     "FlushContext of 0x%08x, made before the trace started",
-			     wire_get_u32(o->params));
+		if (rp_map_handle(x, wire_get_u32(o->params), &h)) {
+			rp_note(x, REPLAY_REFUSED, c->cc,
+				"FlushContext of 0x%08x, made before the trace started",
+				wire_get_u32(o->params));
 			return 1;
 		}
 		wire_put_u32(o->params, h);
 	}
-	if (unredact(x, o->params, &o->plen, sizeof o->params))
+	if (rp_unredact(x, o->params, &o->plen, sizeof o->params))
 		return 1;
 	if (c->cc == TPM_CC_Load && (*rc = orig_load_blob(x, o)))
 		return 1;
@@ -146,9 +146,9 @@ static int orig_params(struct rp *x, struct orig *o, int *rc)
 	for (unsigned i = 0; i < c->n_sessions; i++)
 		if ((c->sess[i].attrs & TPMA_SESSION_DECRYPT) && o->plen >= 2 &&
 		    wire_get_u16(o->params)) {
-			note(x, REPLAY_REFUSED, c->cc,
-			     "%s: first parameter was encrypted under a recorded session key",
-			     tpm_cc_name(c->cc));
+			rp_note(x, REPLAY_REFUSED, c->cc,
+				"%s: first parameter was encrypted under a recorded session key",
+				tpm_cc_name(c->cc));
 			return 1;
 		}
 	return 0;
@@ -186,11 +186,11 @@ static int orig_auth_recorded(struct rp *x, struct orig *o, unsigned n_auth, con
 			a[o->na++].pw_len = i < n_auth ? avl[i] : 0;
 			continue;
 		}
-		struct rsess *rs = sess_find(x, s->handle);
+		struct rsess *rs = rp_sess_find(x, s->handle);
 		if (!rs) {
-			note(x, REPLAY_REFUSED, c->cc,
-			     "%s: session 0x%08x was started before the trace (or refused)",
-			     tpm_cc_name(c->cc), s->handle);
+			rp_note(x, REPLAY_REFUSED, c->cc,
+				"%s: session 0x%08x was started before the trace (or refused)",
+				tpm_cc_name(c->cc), s->handle);
 			return 1;
 		}
 		a[o->na].is_sess = 1;
@@ -229,7 +229,7 @@ static int orig_auth(struct rp *x, struct orig *o, int plan, const struct pol_ou
 	size_t avl[TPM_MAX_SESSIONS];
 	*rc = 0;
 	for (unsigned i = 0; i < TPM_MAX_SESSIONS; i++)
-		auth_value(x, i, &av[i], &avl[i]);
+		rp_auth_value(x, i, &av[i], &avl[i]);
 	if (plan == PLAN_PASSWORD) {
 		for (unsigned i = 0; po->auth_kind != TPM_AUTH_NONE && i < n_auth && i < 3; i++) {
 			a[o->na].pw = av[i];
@@ -261,10 +261,10 @@ static int orig_names(struct rp *x, struct orig *o, int *rc)
 	const struct tpm_cmd *c = o->c;
 	struct authent *a = o->a;
 	for (unsigned i = 0; i < c->n_handles; i++) {
-		*rc = name_of(x, c->handles[i], o->hs[i], &o->names[i]);
+		*rc = rp_name_of(x, c->handles[i], o->hs[i], &o->names[i]);
 		if (*rc == -ENOENT) {
-			note(x, REPLAY_REFUSED, c->cc, "%s: the Name of 0x%08x is unknown",
-			     tpm_cc_name(c->cc), c->handles[i]);
+			rp_note(x, REPLAY_REFUSED, c->cc, "%s: the Name of 0x%08x is unknown",
+				tpm_cc_name(c->cc), c->handles[i]);
 			*rc = 0;
 			return 1;
 		}
@@ -295,10 +295,10 @@ static int orig_send(struct rp *x, struct orig *o, int plan, int *rc)
 	 * may be encrypted in place. */
 	o->sent_len = o->plen;
 	memcpy(o->sent, o->params, o->plen);
-	if (o->na && auth_after(c->cc, o->params, o->plen, &o->after))
+	if (o->na && rp_auth_after(c->cc, o->params, o->plen, &o->after))
 		o->a[0].auth_after = &o->after;
-	*rc = send_auth(x, c->cc, o->hs, c->n_handles, o->names, o->a, o->na, o->params, o->plen,
-			&o->pp, &o->pl);
+	*rc = rp_send_auth(x, c->cc, o->hs, c->n_handles, o->names, o->a, o->na, o->params, o->plen,
+			   &o->pp, &o->pl);
 	if (*rc < 0)
 		return 1;
 	if (*rc > 0 && plan == PLAN_KERNEL && x->ks_live && sc->has_rc && !sc->rc) {
@@ -306,17 +306,17 @@ static int orig_send(struct rp *x, struct orig *o, int plan, int *rc)
 		 * expansion, which follows the recording, did not expect this
 		 * failure. */
 		struct pol_out end = {.cc = TPM_CC_FlushContext, .role = POL_ROLE_SESSION_END};
-		note(x, REPLAY__OUTCOMES, c->cc,
-		     "%s failed where the recording succeeded: the kernel session was flushed",
-		     tpm_cc_name(c->cc));
-		int e = emit(x, &end);
+		rp_note(x, REPLAY__OUTCOMES, c->cc,
+			"%s failed where the recording succeeded: the kernel session was flushed",
+			tpm_cc_name(c->cc));
+		int e = rp_emit(x, &end);
 		if (e) {
 			*rc = e;
 			return 1;
 		}
 	}
 	if (*rc == 0)
-		capture(x, o->hs, o->pp, o->pl, o->a, o->na, o->sent, o->sent_len);
+		rp_capture(x, o->hs, o->pp, o->pl, o->a, o->na, o->sent, o->sent_len);
 	return 0;
 }
 
@@ -358,9 +358,9 @@ static int orig_compare(struct rp *x, const struct orig *o, int rc)
 	if (c->cc == TPM_CC_Startup && (!rc || (uint32_t)rc == TPM_RC_INITIALIZE) && !x->started) {
 		x->started = 1;
 		if (x->before_due)
-			snapshot(x);
+			rp_snapshot(x);
 		for (unsigned i = 0; i < x->n_deferred && !x->fatal; i++)
-			emit(x, &x->deferred[i]);
+			rp_emit(x, &x->deferred[i]);
 		x->n_deferred = 0;
 		x->cur_role = POL_ROLE_ORIGINAL;
 	}
@@ -369,20 +369,20 @@ static int orig_compare(struct rp *x, const struct orig *o, int rc)
 	 * compared as any command. */
 	if (c->cc == TPM_CC_Startup && (uint32_t)rc == TPM_RC_INITIALIZE && !x->spawned &&
 	    !(sc->has_rc && sc->rc == TPM_RC_INITIALIZE)) {
-		note(x, REPLAY_SUBSTITUTED, c->cc, "Startup: the target was already started");
+		rp_note(x, REPLAY_SUBSTITUTED, c->cc, "Startup: the target was already started");
 		return 0;
 	}
 	if (sc->has_rc && tpmconn_rc_is_retry(sc->rc) && !tpmconn_rc_is_retry((uint32_t)rc) &&
 	    sc->len <= sizeof x->resub)
 		orig_arm_resub(x, o, rc);
 	if (!sc->has_rc || (uint32_t)rc != sc->rc) {
-		struct replay_cc_stat *st = cc_stat(x->res, c->cc);
+		struct replay_cc_stat *st = rp_cc_stat(x->res, c->cc);
 		if (st)
 			st->rc_differs++;
 		if (rc && (!sc->has_rc || sc->rc == 0)) {
 			x->res->failed++;
-			note(x, REPLAY__OUTCOMES, c->cc, "%s: the target answered 0x%x (%s)",
-			     tpm_cc_name(c->cc), rc, tpm_rc_str((uint32_t)rc));
+			rp_note(x, REPLAY__OUTCOMES, c->cc, "%s: the target answered 0x%x (%s)",
+				tpm_cc_name(c->cc), rc, tpm_rc_str((uint32_t)rc));
 		}
 	}
 	return 0;
@@ -402,21 +402,21 @@ static int replay_original(struct rp *x, const struct pol_out *po)
 	const struct tpm_cmd *c = o.c;
 	if (!x->spawned && !x->o->allow_destructive && replay_is_destructive(c->cc) &&
 	    !on_own_entity(x, c)) {
-		note(x, REPLAY_REFUSED, c->cc,
-		     "%s is destructive and the target is not the spawned swtpm "
-		     "(--allow-destructive)",
-		     tpm_cc_name(c->cc));
+		rp_note(x, REPLAY_REFUSED, c->cc,
+			"%s is destructive and the target is not the spawned swtpm "
+			"(--allow-destructive)",
+			tpm_cc_name(c->cc));
 		return 0;
 	}
 	if (c->malformed) {
 		/* The TPM got these bytes when recording and answered: send them
 		 * again as they are. */
-		return orig_compare(x, &o, xfer(x, o.sc->cmd, o.sc->len));
+		return orig_compare(x, &o, rp_xfer(x, o.sc->cmd, o.sc->len));
 	}
 	if (c->cc == TPM_CC_StartAuthSession)
-		return start_session(x);
+		return rp_start_session(x);
 	if (c->cc == TPM_CC_ContextLoad)
-		return context_load(x);
+		return rp_context_load(x);
 	if (orig_params(x, &o, &rc))
 		return rc;
 	int plan = orig_plan(x, c, po);
@@ -434,17 +434,17 @@ static int replay_original(struct rp *x, const struct pol_out *po)
 static int kstep(struct rp *x, int rc, const char *what)
 {
 	if (rc == -EIO)
-		return fail(x, rc, "the target stopped answering (TCTI error 0x%x) during %s",
-			    x->t.tss_rc, what);
+		return rp_fail(x, rc, "the target stopped answering (TCTI error 0x%x) during %s",
+			       x->t.tss_rc, what);
 	if (rc < 0)
-		return fail(x, rc, "policy step %s failed: %s", what, strerror(-rc));
+		return rp_fail(x, rc, "policy step %s failed: %s", what, strerror(-rc));
 	if (rc > 0)
-		return fail(x, -EPROTO, "policy step %s failed: TPM rc 0x%x (%s)", what, rc,
-			    tpm_rc_str((uint32_t)rc));
+		return rp_fail(x, -EPROTO, "policy step %s failed: TPM rc 0x%x (%s)", what, rc,
+			       tpm_rc_str((uint32_t)rc));
 	return 0;
 }
 
-int emit(void *ctx, const struct pol_out *o)
+int rp_emit(void *ctx, const struct pol_out *o)
 {
 	struct rp *x = ctx;
 	uint64_t t0, tpm0;
@@ -453,7 +453,7 @@ int emit(void *ctx, const struct pol_out *o)
 		return x->fatal;
 	if (o->role != POL_ROLE_ORIGINAL && !x->started) {
 		if (x->n_deferred == sizeof x->deferred / sizeof x->deferred[0])
-			return fail(x, -EPROTO, "policy steps before TPM2_Startup");
+			return rp_fail(x, -EPROTO, "policy steps before TPM2_Startup");
 		x->deferred[x->n_deferred] = *o;
 		x->deferred[x->n_deferred++].src = NULL;
 		return 0;
@@ -490,21 +490,22 @@ int emit(void *ctx, const struct pol_out *o)
 				if (x->pol.nullkey == POL_NULLKEY_CONTEXT_LOAD)
 					k.handle = x->nk_loaded;
 				rc = tpmconn_start_salted(&x->t, &x->cr, &k, &x->ks);
-				crypto_time(x, t0, tpm0);
+				rp_crypto_time(x, t0, tpm0);
 			} else {
 				/* salt=persistent:H (o->handle) or salt=none */
 				struct obj *key = NULL;
 				uint32_t h = o->variant == POL_VAR_SALTED ? o->handle : TPM_RH_NULL;
-				if (h != TPM_RH_NULL && !(key = obj_find(x, h)))
-					key = obj_add(x, h, h);
-				rc = start_raw(x, h, key, TPM_RH_NULL, NULL, 0, TPM_SE_HMAC,
-					       TPM_ALG_AES, 128, TPM_ALG_CFB, TPM_ALG_SHA256, 32,
-					       &x->ks, NULL, 0, NULL);
+				if (h != TPM_RH_NULL && !(key = rp_obj_find(x, h)))
+					key = rp_obj_add(x, h, h);
+				rc = rp_start_raw(x, h, key, TPM_RH_NULL, NULL, 0, TPM_SE_HMAC,
+						  TPM_ALG_AES, 128, TPM_ALG_CFB, TPM_ALG_SHA256, 32,
+						  &x->ks, NULL, 0, NULL);
 				if (rc == -ENOTSUP)
-					rc = fail(x, -ENOTSUP,
-						  "salt=persistent:0x%08x: that key cannot salt a "
-						  "session (not loaded, or neither ECC nor RSA)",
-						  h);
+					rc = rp_fail(
+					    x, -ENOTSUP,
+					    "salt=persistent:0x%08x: that key cannot salt a "
+					    "session (not loaded, or neither ECC nor RSA)",
+					    h);
 			}
 			rc = kstep(x, rc, "StartAuthSession");
 			x->ks_live = !rc;
@@ -522,11 +523,11 @@ int emit(void *ctx, const struct pol_out *o)
 	case POL_ROLE_NAME_LOOKUP: {
 		uint32_t rep;
 		struct tpm_name nm;
-		if (!map_handle(x, o->handle, &rep)) {
-			struct obj *ob = obj_find(x, o->handle);
+		if (!rp_map_handle(x, o->handle, &rep)) {
+			struct obj *ob = rp_obj_find(x, o->handle);
 			if (!ob)
-				ob = obj_add(x, o->handle, rep);
-			rc = read_public(x, rep, ob);
+				ob = rp_obj_add(x, o->handle, rep);
+			rc = rp_read_public(x, rep, ob);
 			if (rc > 0)
 				rc = 0; /* the command itself will be refused or fail */
 		}
