@@ -95,7 +95,7 @@ void rp_note(struct rp *x, int outcome, uint32_t cc, const char *fmt, ...)
 		struct replay_reason *n = &r->reasons[r->n_reasons++];
 		n->outcome = (uint8_t)outcome;
 		n->cc = cc;
-		n->first_seq = x->cur ? x->cur->seq : 0;
+		n->first_seq = x->cur.set ? x->cur.seq : 0;
 		n->count = 1;
 		snprintf(n->text, sizeof n->text, "%s", text);
 	}
@@ -138,7 +138,7 @@ void rp_on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rsp, s
 	 * with its source command for command. */
 	int own = x->cur_role == ROLE_CLEANUP || x->cur_role == ROLE_STARTUP ||
 		  x->cur_role == ROLE_CLIENT_END ||
-		  (x->cur_role == POL_ROLE_ORIGINAL && x->cur && x->cur->flags & REC_F_OWN);
+		  (x->cur_role == POL_ROLE_ORIGINAL && x->cur.set && x->cur.flags & REC_F_OWN);
 	struct rec_timing tm = {.t_submit = t0,
 				.t_done = t1,
 				.rc = rc < 0 ? rc : 0,
@@ -174,18 +174,18 @@ int rp_xfer(struct rp *x, const uint8_t *cmd, size_t len)
 	 * not the one the recording shows with that very answer: the
 	 * recording's own resubmission follows, and its response is the one
 	 * later commands refer to (a Create's outPrivate). */
-	int mirror = x->cur_role == POL_ROLE_ORIGINAL && x->cur && x->cur->has_rc &&
-		     tpmconn_rc_is_retry(x->cur->rc);
+	int mirror = x->cur_role == POL_ROLE_ORIGINAL && x->cur.set && x->cur.has_rc &&
+		     tpmconn_rc_is_retry(x->cur.rc);
 	x->t.max_retries = mirror ? 0 : REPLAY_MAX_RETRIES;
 	int rc = tpmconn_xfer(&x->t, cmd, len);
 	x->t.max_retries = REPLAY_MAX_RETRIES;
 	if (rc == -EIO)
 		return rp_fail(x, rc,
 			       "the target stopped answering (TCTI error 0x%x) at source seq %llu",
-			       x->t.tss_rc, x->cur ? (unsigned long long)x->cur->seq : 0ull);
+			       x->t.tss_rc, x->cur.set ? (unsigned long long)x->cur.seq : 0ull);
 	if (rc)
 		return rp_fail(x, rc, "malformed response from the target at source seq %llu",
-			       x->cur ? (unsigned long long)x->cur->seq : 0ull);
+			       x->cur.set ? (unsigned long long)x->cur.seq : 0ull);
 	return tpmconn_rc(&x->t);
 }
 
@@ -418,13 +418,13 @@ static int flush_target(struct rp *x, uint32_t rep)
 static void client_end(struct rp *x, uint32_t client)
 {
 	for (int i = 0; i < MAX_OBJS && !x->fatal; i++) {
-		struct obj *o = &x->objs[i];
+		struct obj *o = &x->ent.objs[i];
 		if (o->used && o->created && o->client == client &&
 		    tpm_ht_of(o->rec) == TPM_HT_TRANSIENT && !flush_target(x, o->rep))
 			o->used = 0;
 	}
 	for (int i = 0; i < MAX_SESS && !x->fatal; i++) {
-		struct rsess *r = &x->sess[i];
+		struct rsess *r = &x->sessions.sess[i];
 		if (r->used && r->client == client && !flush_target(x, r->s.handle))
 			r->used = 0;
 	}
@@ -493,7 +493,7 @@ static int one_command(struct rp *x, sqlite3_stmt *st)
 	sc.rc = (uint32_t)sqlite3_column_int64(st, 5);
 	sc.rsp_handle = (uint32_t)sqlite3_column_int64(st, 6);
 	sc.client = (uint32_t)sqlite3_column_int64(st, 10);
-	x->cur = &sc;
+	x->cur = (struct rp_cur){1, sc.seq, sc.flags, sc.has_rc, sc.rc};
 	x->cur_outcome = REPLAY_FAITHFUL;
 	x->cur_reason[0] = 0;
 	int rc = 0;
@@ -545,25 +545,25 @@ static int one_command(struct rp *x, sqlite3_stmt *st)
 	sc.pc.rc = sc.rc;
 	sc.pc.sess_attrs = tpm_pack_attrs(sc.c.sess_attrs, sc.c.n_sessions);
 	sc.pc.seq = sc.seq;
-	if (x->resub_armed) {
-		x->resub_armed = 0;
-		if (sc.len == x->resub_len && !memcmp(sc.cmd, x->resub, sc.len)) {
+	if (x->resub.armed) {
+		x->resub.armed = 0;
+		if (sc.len == x->resub.len && !memcmp(sc.cmd, x->resub.cmd, sc.len)) {
 			/* The command was replayed once and answered as the
 			 * recording's resubmission was: faithful, not sent again. */
-			if (x->resub_ok) {
-				memcpy(x->t.rsp, x->resub_rsp, x->resub_rsp_len);
-				x->t.rsp_len = x->resub_rsp_len;
-				sc.load_priv = x->resub_load_priv;
-				rp_capture(x, x->resub_hs, x->resub_pl ? x->resub_pp : NULL,
-					   x->resub_pl, NULL, 0, x->resub_sent, x->resub_sent_len);
+			if (x->resub.ok) {
+				memcpy(x->t.rsp, x->resub.rsp, x->resub.rsp_len);
+				x->t.rsp_len = x->resub.rsp_len;
+				sc.load_priv = x->resub.load_priv;
+				rp_capture(x, &sc, x->resub.hs, x->resub.pl ? x->resub.pp : NULL,
+					   x->resub.pl, NULL, 0, x->resub.sent, x->resub.sent_len);
 			}
-			if (x->resub_outcome != REPLAY_FAITHFUL && x->resub_reason[0])
-				rp_note(x, x->resub_outcome, sc.c.cc, "%s", x->resub_reason);
+			if (x->resub.outcome != REPLAY_FAITHFUL && x->resub.reason[0])
+				rp_note(x, x->resub.outcome, sc.c.cc, "%s", x->resub.reason);
 			else
 				rp_note(x, REPLAY_FAITHFUL, sc.c.cc,
 					"%s: the recording's resubmission after TPM_RC_RETRY (seq "
 					"%llu), which the target answered at once: not sent again",
-					tpm_cc_name(sc.c.cc), (unsigned long long)x->resub_seq);
+					tpm_cc_name(sc.c.cc), (unsigned long long)x->resub.seq);
 			goto done;
 		}
 	}
@@ -580,7 +580,7 @@ done:
 	x->res->processed++;
 	if (!x->fatal && x->rm_spaces && sc.client < x->n_cl && x->cl_last[sc.client] == sc.seq)
 		client_end(x, sc.client);
-	x->cur = NULL;
+	memset(&x->cur, 0, sizeof x->cur);
 	return x->fatal ? x->fatal : rc;
 }
 
@@ -854,12 +854,12 @@ static void run_release(struct rp *x, sqlite3 *db, uint64_t t_start)
 	sess_crypto_release(&x->cr);
 	if (x->spawned)
 		swtpm_stop(&x->sw);
-	for (size_t i = 0; i < x->n_ctx; i++)
-		free(x->ctx[i].blob);
-	free(x->ctx);
-	for (size_t i = 0; i < x->n_priv; i++)
-		free(x->priv[i].priv);
-	free(x->priv);
+	for (size_t i = 0; i < x->ent.n_ctx; i++)
+		free(x->ent.ctx[i].blob);
+	free(x->ent.ctx);
+	for (size_t i = 0; i < x->ent.n_priv; i++)
+		free(x->ent.priv[i].priv);
+	free(x->ent.priv);
 	free(x->origin);
 	free(x->cl_last);
 	free(x);

@@ -321,7 +321,7 @@ int rp_send_auth(struct rp *x, uint32_t cc, const uint32_t *handles, unsigned nh
 	rp_crypto_time(x, t0, tpm0);
 	if (rc)
 		return rp_fail(x, rc, "cannot build %s for source seq %llu: %s", tpm_cc_name(cc),
-			       (unsigned long long)x->cur->seq, strerror(-rc));
+			       (unsigned long long)x->cur.seq, strerror(-rc));
 	rc = rp_xfer(x, cmd, len);
 	if (rc)
 		return rc;
@@ -334,10 +334,10 @@ int rp_send_auth(struct rp *x, uint32_t cc, const uint32_t *handles, unsigned nh
 		    x, rc,
 		    "response HMAC of %s (source seq %llu) does not verify: the response "
 		    "was changed or does not come from the TPM holding the session",
-		    tpm_cc_name(cc), (unsigned long long)x->cur->seq);
+		    tpm_cc_name(cc), (unsigned long long)x->cur.seq);
 	if (rc)
 		return rp_fail(x, rc, "malformed %s response (source seq %llu)", tpm_cc_name(cc),
-			       (unsigned long long)x->cur->seq);
+			       (unsigned long long)x->cur.seq);
 	return 0;
 }
 
@@ -504,9 +504,8 @@ out:
 }
 
 /* The trace's own TPM2_StartAuthSession, started again on the target. */
-int rp_start_session(struct rp *x)
+int rp_start_session(struct rp *x, const struct src_cmd *sc)
 {
-	struct src_cmd *sc = x->cur;
 	struct wire_rd r;
 	uint16_t n;
 	uint32_t tpm_key = sc->c.handles[0], bind = sc->c.handles[1], rk, rb;
@@ -620,10 +619,10 @@ int rp_start_session(struct rp *x)
 		return rc < 0 ? rc : 0;
 	struct rsess *rs = rp_sess_find(x, sc->rsp_handle);
 	for (int i = 0; !rs && i < MAX_SESS; i++)
-		if (!x->sess[i].used)
-			rs = &x->sess[i];
+		if (!x->sessions.sess[i].used)
+			rs = &x->sessions.sess[i];
 	if (!rs)
-		rs = &x->sess[sc->rsp_handle % MAX_SESS];
+		rs = &x->sessions.sess[sc->rsp_handle % MAX_SESS];
 	memset(rs, 0, sizeof *rs);
 	rs->s = s;
 	rs->used = 1;

@@ -21,10 +21,10 @@ static int all_zero(const uint8_t *p, size_t n)
 
 /* The recorder zeroes secrets and keeps sizes (model/tpm/redact.c). Replaces
  * what was zeroed by a valid substitute, or refuses (returns 1). */
-int rp_unredact(struct rp *x, uint8_t *p, size_t *plen, size_t cap)
+int rp_unredact(struct rp *x, const struct src_cmd *sc, uint8_t *p, size_t *plen, size_t cap)
 {
-	uint32_t cc = x->cur->c.cc;
-	if (!(x->cur->flags & REC_F_REDACTED) || *plen < 2)
+	uint32_t cc = sc->c.cc;
+	if (!(sc->flags & REC_F_REDACTED) || *plen < 2)
 		return 0;
 	size_t n = wire_get_u16(p);
 	if (n + 2 > *plen || !n || !all_zero(p + 2, n))
@@ -94,9 +94,9 @@ int rp_unredact(struct rp *x, uint8_t *p, size_t *plen, size_t cap)
 
 /* The authValue for authorization handle i: --auth, else the recorded
  * password when it was kept, else empty. */
-void rp_auth_value(struct rp *x, unsigned i, const uint8_t **v, size_t *len)
+void rp_auth_value(struct rp *x, const struct src_cmd *sc, unsigned i, const uint8_t **v,
+		   size_t *len)
 {
-	const struct src_cmd *sc = x->cur;
 	const struct replay_auth *a = i < sc->c.n_handles ? rp_auth_for(x, sc->c.handles[i]) : NULL;
 	*v = NULL;
 	*len = 0;
@@ -162,9 +162,9 @@ uint32_t rp_nv_handle(const struct tpm_cmd *c)
 static void learn_persist(struct rp *x, const struct tpm_cmd *c, uint32_t ph)
 {
 	const struct replay_auth *a = NULL;
-	for (unsigned i = 0; i < x->n_learned; i++)
-		if (x->learned[i].handle == c->handles[1])
-			a = &x->learned[i];
+	for (unsigned i = 0; i < x->ent.n_learned; i++)
+		if (x->ent.learned[i].handle == c->handles[1])
+			a = &x->ent.learned[i];
 	if (tpm_ht_of(c->handles[1]) == TPM_HT_PERSISTENT)
 		rp_learn_auth(x, ph, NULL, 0);
 	else if (a) {
@@ -178,10 +178,9 @@ static void learn_persist(struct rp *x, const struct tpm_cmd *c, uint32_t ph)
  * HierarchyChangeAuth 24.8, CreatePrimary 24.1, CreateLoaded 12.9, Create
  * 12.1 for a later Load 12.2). A transient handle that is flushed or taken
  * by a new object forgets what it had. */
-static void learn_from(struct rp *x, const struct tpm_cc_effects *e, const uint8_t *sent,
-		       size_t sent_len, size_t npriv0)
+static void learn_from(struct rp *x, const struct src_cmd *sc, const struct tpm_cc_effects *e,
+		       const uint8_t *sent, size_t sent_len, size_t npriv0)
 {
-	struct src_cmd *sc = x->cur;
 	const struct tpm_cmd *c = &sc->c;
 	struct wire_rd q;
 	const uint8_t *v;
@@ -203,10 +202,10 @@ static void learn_from(struct rp *x, const struct tpm_cc_effects *e, const uint8
 		v = rp_sensitive_create_auth(&q, &n);
 		if (e->transient && sc->rsp_handle)
 			rp_learn_auth(x, sc->rsp_handle, v, n);
-		else if (e->blob && v && x->n_priv == npriv0 + 1 &&
-			 n <= sizeof x->priv[0].auth.value) {
+		else if (e->blob && v && x->ent.n_priv == npriv0 + 1 &&
+			 n <= sizeof x->ent.priv[0].auth.value) {
 			/* rp_capture() just mapped this Create's outPrivate. */
-			struct privmap *m = &x->priv[x->n_priv - 1];
+			struct privmap *m = &x->ent.priv[x->ent.n_priv - 1];
 			m->has_auth = 1;
 			m->auth.len = n;
 			memcpy(m->auth.value, v, n);
@@ -214,7 +213,7 @@ static void learn_from(struct rp *x, const struct tpm_cc_effects *e, const uint8
 	} else if (e->load) {
 		/* Load: replay_original looked the blob up already; LoadExternal
 		 * has none, its object an empty authValue here. */
-		const struct privmap *m = sc->load_priv >= 0 ? &x->priv[sc->load_priv] : NULL;
+		const struct privmap *m = sc->load_priv >= 0 ? &x->ent.priv[sc->load_priv] : NULL;
 		if (sc->rsp_handle)
 			rp_learn_auth(x, sc->rsp_handle, m && m->has_auth ? m->auth.value : NULL,
 				      m ? m->auth.len : 0);
@@ -253,25 +252,25 @@ static void list_del(uint32_t *l, unsigned *n, uint32_t h)
 }
 
 /* NV indices and persistent objects the run made (and removed again). */
-static void track_made(struct rp *x, const struct tpm_cc_effects *e, const uint32_t *hs,
-		       const uint8_t *sent, size_t sent_len)
+static void track_made(struct rp *x, const struct src_cmd *sc, const struct tpm_cc_effects *e,
+		       const uint32_t *hs, const uint8_t *sent, size_t sent_len)
 {
-	const struct tpm_cmd *c = &x->cur->c;
+	const struct tpm_cmd *c = &sc->c;
 	if (e->nv_define) {
 		uint32_t idx = param_handle(sent, sent_len, e->cmd_handle);
 		if (idx)
-			list_add(x->made_nv, &x->n_made_nv, idx);
+			list_add(x->ent.made_nv, &x->ent.n_made_nv, idx);
 	} else if (e->nv_undefine) {
 		if (rp_nv_handle(c))
-			list_del(x->made_nv, &x->n_made_nv, rp_nv_handle(c));
+			list_del(x->ent.made_nv, &x->ent.n_made_nv, rp_nv_handle(c));
 	} else if (e->persist) {
 		uint32_t ph = param_handle(sent, sent_len, e->cmd_handle);
 		if (!ph || c->n_handles < 2)
 			return;
 		if (tpm_ht_of(hs[1]) == TPM_HT_PERSISTENT)
-			list_del(x->made_persist, &x->n_made_persist, hs[1]);
+			list_del(x->ent.made_persist, &x->ent.n_made_persist, hs[1]);
 		else
-			list_add(x->made_persist, &x->n_made_persist, ph);
+			list_add(x->ent.made_persist, &x->ent.n_made_persist, ph);
 	}
 }
 
@@ -292,11 +291,11 @@ static void pub_at(struct obj *o, const uint8_t *p, size_t len, const char *layo
  * public area from the parameters sent (Load's inPublic). For a command
  * that reads an entity's public area (ReadPublic, NV_ReadPublic) the object
  * is handle 0's, mapped here if the replay had not met it. */
-static void capture_object(struct rp *x, const struct tpm_cc_effects *e, struct obj *o,
-			   const uint32_t *hs, const uint8_t *pp, size_t pl, const uint8_t *sent,
-			   size_t sent_len)
+static void capture_object(struct rp *x, const struct src_cmd *sc, const struct tpm_cc_effects *e,
+			   struct obj *o, const uint32_t *hs, const uint8_t *pp, size_t pl,
+			   const uint8_t *sent, size_t sent_len)
 {
-	const struct tpm_cmd *c = &x->cur->c;
+	const struct tpm_cmd *c = &sc->c;
 	if (e->rsp_name) {
 		struct wire_rd r;
 		uint16_t n;
@@ -320,7 +319,8 @@ static void capture_object(struct rp *x, const struct tpm_cc_effects *e, struct 
 
 /* A private blob from the response (outPrivate first, Create's outPublic
  * after it), mapped to the recorded one for a later Load. */
-static void capture_blob(struct rp *x, const struct tpm_cc_effects *e, const uint8_t *pp, size_t pl)
+static void capture_blob(struct rp *x, const struct src_cmd *sc, const struct tpm_cc_effects *e,
+			 const uint8_t *pp, size_t pl)
 {
 	struct wire_rd r;
 	const uint8_t *rp;
@@ -336,7 +336,7 @@ static void capture_blob(struct rp *x, const struct tpm_cc_effects *e, const uin
 		wire_tpm2b(&r, &n);
 		publen = !r.err ? r.off - po : 0;
 	}
-	if (rp_rec_rsp_params(x, &rp, &rl) || rl < 2 || (rn = wire_get_u16(rp)) + 2u > rl ||
+	if (rp_rec_rsp_params(sc, &rp, &rl) || rl < 2 || (rn = wire_get_u16(rp)) + 2u > rl ||
 	    privlen > pl)
 		return;
 	if (rp_priv_add(x, rp, rn + 2u, pp, privlen, publen ? pp + po : NULL, publen))
@@ -349,9 +349,9 @@ static void capture_blob(struct rp *x, const struct tpm_cc_effects *e, const uin
 static void forget_names(struct rp *x)
 {
 	for (int i = 0; i < MAX_OBJS; i++) {
-		uint8_t t = tpm_ht_of(x->objs[i].rec);
-		if (x->objs[i].used && (t == TPM_HT_NV_INDEX || t == TPM_HT_PERSISTENT))
-			x->objs[i].used = 0;
+		uint8_t t = tpm_ht_of(x->ent.objs[i].rec);
+		if (x->ent.objs[i].used && (t == TPM_HT_NV_INDEX || t == TPM_HT_PERSISTENT))
+			x->ent.objs[i].used = 0;
 	}
 }
 
@@ -375,11 +375,10 @@ static void capture_policy(struct rp *x, const struct tpm_cmd *c)
 
 /* What a successful command tells about handles, Names and contexts, by
  * what the command does (model/tpm/tpm_cc_effects.def). */
-void rp_capture(struct rp *x, const uint32_t *hs, const uint8_t *pp, size_t pl, struct authent *a,
-		unsigned na, const uint8_t *sent, size_t sent_len)
+void rp_capture(struct rp *x, struct src_cmd *sc, const uint32_t *hs, const uint8_t *pp, size_t pl,
+		struct authent *a, unsigned na, const uint8_t *sent, size_t sent_len)
 {
-	size_t npriv0 = x->n_priv;
-	struct src_cmd *sc = x->cur;
+	size_t npriv0 = x->ent.n_priv;
 	const struct tpm_cmd *c = &sc->c;
 	const struct tpm_cc_effects *e = tpm_cc_effects(c->cc);
 	struct obj *o = NULL;
@@ -391,15 +390,15 @@ void rp_capture(struct rp *x, const uint32_t *hs, const uint8_t *pp, size_t pl, 
 	}
 	if (e) {
 		if (e->blob)
-			capture_blob(x, e, pp, pl);
+			capture_blob(x, sc, e, pp, pl);
 		else
-			capture_object(x, e, o, hs, pp, pl, sent, sent_len);
+			capture_object(x, sc, e, o, hs, pp, pl, sent, sent_len);
 		if (e->nv_write || e->nv_undefine || e->persist)
 			forget_names(x);
 		if (e->ctx_save) {
 			const uint8_t *rp;
 			size_t rl;
-			if (!rp_rec_rsp_params(x, &rp, &rl) &&
+			if (!rp_rec_rsp_params(sc, &rp, &rl) &&
 			    rp_ctx_add(x, rp, rl, pp, pl, c->handles[0]))
 				rp_fail(x, -ENOMEM, "out of memory");
 		}
@@ -412,8 +411,8 @@ void rp_capture(struct rp *x, const uint32_t *hs, const uint8_t *pp, size_t pl, 
 				rp_sess_drop(x, h);
 		}
 		capture_policy(x, c);
-		learn_from(x, e, sent, sent_len, npriv0);
-		track_made(x, e, hs, sent, sent_len);
+		learn_from(x, sc, e, sent, sent_len, npriv0);
+		track_made(x, sc, e, hs, sent, sent_len);
 	}
 	/* Part 1 19.6.4: without continueSession the TPM ends the session. */
 	for (unsigned i = 0; i < na && (!e || e->ends_session); i++) {
@@ -422,6 +421,6 @@ void rp_capture(struct rp *x, const uint32_t *hs, const uint8_t *pp, size_t pl, 
 		if (a[i].rs)
 			a[i].rs->used = 0;
 		else
-			x->ks_live = 0;
+			x->sessions.ks_live = 0;
 	}
 }

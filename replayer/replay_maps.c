@@ -21,8 +21,8 @@ static void sha256(struct rp *x, const void *d, size_t n, uint8_t out[32])
 struct obj *rp_obj_find(struct rp *x, uint32_t rec)
 {
 	for (int i = 0; i < MAX_OBJS; i++)
-		if (x->objs[i].used && x->objs[i].rec == rec)
-			return &x->objs[i];
+		if (x->ent.objs[i].used && x->ent.objs[i].rec == rec)
+			return &x->ent.objs[i];
 	return NULL;
 }
 
@@ -30,10 +30,10 @@ struct obj *rp_obj_add(struct rp *x, uint32_t rec, uint32_t rep)
 {
 	struct obj *o = rp_obj_find(x, rec);
 	for (int i = 0; !o && i < MAX_OBJS; i++)
-		if (!x->objs[i].used)
-			o = &x->objs[i];
+		if (!x->ent.objs[i].used)
+			o = &x->ent.objs[i];
 	if (!o)
-		o = &x->objs[rec % MAX_OBJS]; /* full: an old entry goes */
+		o = &x->ent.objs[rec % MAX_OBJS]; /* full: an old entry goes */
 	memset(o, 0, sizeof *o);
 	o->used = 1;
 	o->rec = rec;
@@ -61,8 +61,8 @@ void rp_obj_set_pub(struct obj *o, const uint8_t *tpm2b, size_t len)
 struct rsess *rp_sess_find(struct rp *x, uint32_t rec)
 {
 	for (int i = 0; i < MAX_SESS; i++)
-		if (x->sess[i].used && x->sess[i].rec == rec)
-			return &x->sess[i];
+		if (x->sessions.sess[i].used && x->sessions.sess[i].rec == rec)
+			return &x->sessions.sess[i];
 	return NULL;
 }
 
@@ -106,9 +106,9 @@ int rp_map_handle(struct rp *x, uint32_t rec, uint32_t *rep)
  * even where the recording's bytes were redacted), else --auth. */
 const struct replay_auth *rp_auth_for(struct rp *x, uint32_t rec)
 {
-	for (unsigned i = 0; i < x->n_learned; i++)
-		if (x->learned[i].handle == rec)
-			return &x->learned[i];
+	for (unsigned i = 0; i < x->ent.n_learned; i++)
+		if (x->ent.learned[i].handle == rec)
+			return &x->ent.learned[i];
 	for (unsigned i = 0; i < x->o->n_auths; i++)
 		if (x->o->auths[i].handle == rec)
 			return &x->o->auths[i];
@@ -119,21 +119,21 @@ const struct replay_auth *rp_auth_for(struct rp *x, uint32_t rec)
 void rp_learn_auth(struct rp *x, uint32_t rec, const uint8_t *value, size_t len)
 {
 	unsigned i = 0;
-	while (i < x->n_learned && x->learned[i].handle != rec)
+	while (i < x->ent.n_learned && x->ent.learned[i].handle != rec)
 		i++;
-	if (!value || len > sizeof x->learned[0].value) {
-		if (i < x->n_learned)
-			x->learned[i] = x->learned[--x->n_learned];
+	if (!value || len > sizeof x->ent.learned[0].value) {
+		if (i < x->ent.n_learned)
+			x->ent.learned[i] = x->ent.learned[--x->ent.n_learned];
 		return;
 	}
-	if (i == x->n_learned) {
-		if (x->n_learned == REPLAY_MAX_LEARNED)
+	if (i == x->ent.n_learned) {
+		if (x->ent.n_learned == REPLAY_MAX_LEARNED)
 			return; /* full: --auth or the empty default apply */
-		x->n_learned++;
+		x->ent.n_learned++;
 	}
-	x->learned[i].handle = rec;
-	x->learned[i].len = (uint16_t)len;
-	memcpy(x->learned[i].value, value, len);
+	x->ent.learned[i].handle = rec;
+	x->ent.learned[i].len = (uint16_t)len;
+	memcpy(x->ent.learned[i].value, value, len);
 }
 
 /* The userAuth in a TPM2B_SENSITIVE_CREATE (Part 2 11.1.15) at r. */
@@ -150,24 +150,24 @@ const uint8_t *rp_sensitive_create_auth(struct wire_rd *r, uint16_t *len)
 
 static struct ctxmap *ctx_find(struct rp *x, const uint8_t *d)
 {
-	for (size_t i = x->n_ctx; i-- > 0;)
-		if (!memcmp(x->ctx[i].digest, d, 32))
-			return &x->ctx[i];
+	for (size_t i = x->ent.n_ctx; i-- > 0;)
+		if (!memcmp(x->ent.ctx[i].digest, d, 32))
+			return &x->ent.ctx[i];
 	return NULL;
 }
 
 int rp_ctx_add(struct rp *x, const uint8_t *rec_blob, size_t rec_len, const uint8_t *blob,
 	       size_t len, uint32_t rec_handle)
 {
-	if (x->n_ctx == x->cap_ctx) {
-		size_t nc = x->cap_ctx ? 2 * x->cap_ctx : 16;
-		struct ctxmap *m = realloc(x->ctx, nc * sizeof *m);
+	if (x->ent.n_ctx == x->ent.cap_ctx) {
+		size_t nc = x->ent.cap_ctx ? 2 * x->ent.cap_ctx : 16;
+		struct ctxmap *m = realloc(x->ent.ctx, nc * sizeof *m);
 		if (!m)
 			return -ENOMEM;
-		x->ctx = m;
-		x->cap_ctx = nc;
+		x->ent.ctx = m;
+		x->ent.cap_ctx = nc;
 	}
-	struct ctxmap *m = &x->ctx[x->n_ctx];
+	struct ctxmap *m = &x->ent.ctx[x->ent.n_ctx];
 	memset(m, 0, sizeof *m);
 	if (!(m->blob = malloc(len)))
 		return -ENOMEM;
@@ -180,7 +180,7 @@ int rp_ctx_add(struct rp *x, const uint8_t *rec_blob, size_t rec_len, const uint
 		m->o = *o;
 		m->is_obj = 1;
 	}
-	x->n_ctx++;
+	x->ent.n_ctx++;
 	return 0;
 }
 
@@ -188,24 +188,24 @@ struct privmap *rp_priv_find(struct rp *x, const uint8_t *tpm2b, size_t len)
 {
 	uint8_t d[32];
 	sha256(x, tpm2b, len, d);
-	for (size_t i = x->n_priv; i-- > 0;)
-		if (!memcmp(x->priv[i].digest, d, 32))
-			return &x->priv[i];
+	for (size_t i = x->ent.n_priv; i-- > 0;)
+		if (!memcmp(x->ent.priv[i].digest, d, 32))
+			return &x->ent.priv[i];
 	return NULL;
 }
 
 int rp_priv_add(struct rp *x, const uint8_t *rec, size_t rec_len, const uint8_t *priv,
 		size_t privlen, const uint8_t *pub, size_t publen)
 {
-	if (x->n_priv == x->cap_priv) {
-		size_t nc = x->cap_priv ? 2 * x->cap_priv : 16;
-		struct privmap *m = realloc(x->priv, nc * sizeof *m);
+	if (x->ent.n_priv == x->ent.cap_priv) {
+		size_t nc = x->ent.cap_priv ? 2 * x->ent.cap_priv : 16;
+		struct privmap *m = realloc(x->ent.priv, nc * sizeof *m);
 		if (!m)
 			return -ENOMEM;
-		x->priv = m;
-		x->cap_priv = nc;
+		x->ent.priv = m;
+		x->ent.cap_priv = nc;
 	}
-	struct privmap *m = &x->priv[x->n_priv];
+	struct privmap *m = &x->ent.priv[x->ent.n_priv];
 	memset(m, 0, sizeof *m);
 	if (!(m->priv = malloc(privlen + publen + 1)))
 		return -ENOMEM;
@@ -217,25 +217,23 @@ int rp_priv_add(struct rp *x, const uint8_t *rec, size_t rec_len, const uint8_t 
 		m->publen = publen;
 	}
 	sha256(x, rec, rec_len, m->digest);
-	x->n_priv++;
+	x->ent.n_priv++;
 	return 0;
 }
 
 /* Recorded response parameters of the current command (after handles). */
-int rp_rec_rsp_params(struct rp *x, const uint8_t **p, size_t *len)
+int rp_rec_rsp_params(const struct src_cmd *sc, const uint8_t **p, size_t *len)
 {
 	struct tpm_rsp rr;
-	if (!x->cur->rsp || tpm_rsp_decode(x->cur->rsp, x->cur->rsp_len, x->cur->c.cc, &rr) ||
-	    rr.rc)
+	if (!sc->rsp || tpm_rsp_decode(sc->rsp, sc->rsp_len, sc->c.cc, &rr) || rr.rc)
 		return -ENOENT;
-	*p = x->cur->rsp + rr.param_off;
+	*p = sc->rsp + rr.param_off;
 	*len = rr.param_size;
 	return 0;
 }
 
-int rp_context_load(struct rp *x)
+int rp_context_load(struct rp *x, struct src_cmd *sc)
 {
-	struct src_cmd *sc = x->cur;
 	uint8_t d[32], cmd[TPM_MAX_MESSAGE];
 	sha256(x, sc->cmd + sc->c.param_off, sc->c.param_size, d);
 	struct ctxmap *m = ctx_find(x, d);

@@ -13,12 +13,12 @@ enum { PLAN_RECORDED, PLAN_PASSWORD, PLAN_KERNEL };
 /* A protected command finds no kernel session because an earlier command
  * failed on the target (not in the recording) and the session was flushed:
  * start one as the policy would. */
-static int kernel_resume(struct rp *x)
+static int kernel_resume(struct rp *x, uint32_t cc)
 {
 	struct pol_out o = {.role = POL_ROLE_SESSION_SETUP};
 	int rc = 0, ctxload = x->pol.salt == POL_SALT_NULL_ECC &&
 			      x->pol.nullkey == POL_NULLKEY_CONTEXT_LOAD;
-	rp_note(x, REPLAY__OUTCOMES, x->cur->c.cc,
+	rp_note(x, REPLAY__OUTCOMES, cc,
 		"session started again after a failed command (not in the policy's sequence)");
 	if (ctxload) {
 		o.cc = TPM_CC_ContextLoad;
@@ -49,11 +49,12 @@ static int on_own_entity(struct rp *x, const struct tpm_cmd *c)
 	if (!e)
 		return 0;
 	if (e->nv_undefine || e->nv_write) /* NV_ChangeAuth among the writes */
-		return rp_nv_handle(c) && rp_in_list(x->made_nv, x->n_made_nv, rp_nv_handle(c));
+		return rp_nv_handle(c) &&
+		       rp_in_list(x->ent.made_nv, x->ent.n_made_nv, rp_nv_handle(c));
 	if (e->persist)
 		return c->n_handles >= 2 &&
 		       (tpm_ht_of(c->handles[1]) == TPM_HT_TRANSIENT ||
-			rp_in_list(x->made_persist, x->n_made_persist, c->handles[1]));
+			rp_in_list(x->ent.made_persist, x->ent.n_made_persist, c->handles[1]));
 	return 0;
 }
 
@@ -85,7 +86,7 @@ static int orig_load_blob(struct rp *x, struct orig *o)
 	if (plen >= 2 && wire_get_u16(params) + 2u <= plen) {
 		size_t pvl = wire_get_u16(params) + 2u;
 		struct privmap *m = rp_priv_find(x, params, pvl);
-		sc->load_priv = m ? m - x->priv : -1;
+		sc->load_priv = m ? m - x->ent.priv : -1;
 		if (m) {
 			uint8_t np[TPM_MAX_MESSAGE];
 			size_t rest = plen - pvl, nl;
@@ -137,7 +138,7 @@ static int orig_params(struct rp *x, struct orig *o, int *rc)
 		}
 		wire_put_u32(o->params, h);
 	}
-	if (rp_unredact(x, o->params, &o->plen, sizeof o->params))
+	if (rp_unredact(x, o->sc, o->params, &o->plen, sizeof o->params))
 		return 1;
 	if (c->cc == TPM_CC_Load && (*rc = orig_load_blob(x, o)))
 		return 1;
@@ -229,7 +230,7 @@ static int orig_auth(struct rp *x, struct orig *o, int plan, const struct pol_ou
 	size_t avl[TPM_MAX_SESSIONS];
 	*rc = 0;
 	for (unsigned i = 0; i < TPM_MAX_SESSIONS; i++)
-		rp_auth_value(x, i, &av[i], &avl[i]);
+		rp_auth_value(x, o->sc, i, &av[i], &avl[i]);
 	if (plan == PLAN_PASSWORD) {
 		for (unsigned i = 0; po->auth_kind != TPM_AUTH_NONE && i < n_auth && i < 3; i++) {
 			a[o->na].pw = av[i];
@@ -237,10 +238,10 @@ static int orig_auth(struct rp *x, struct orig *o, int plan, const struct pol_ou
 			a[o->na++].pw_len = avl[i];
 		}
 	} else if (plan == PLAN_KERNEL) {
-		if (!x->ks_live && (*rc = kernel_resume(x)))
+		if (!x->sessions.ks_live && (*rc = kernel_resume(x, c->cc)))
 			return 1;
 		a[0].is_sess = 1;
-		a[0].s = &x->ks;
+		a[0].s = &x->sessions.ks;
 		a[0].attrs = po->sess_attrs;
 		if (n_auth) {
 			a[0].key_auth = av[0];
@@ -301,7 +302,7 @@ static int orig_send(struct rp *x, struct orig *o, int plan, int *rc)
 			   &o->pp, &o->pl);
 	if (*rc < 0)
 		return 1;
-	if (*rc > 0 && plan == PLAN_KERNEL && x->ks_live && sc->has_rc && !sc->rc) {
+	if (*rc > 0 && plan == PLAN_KERNEL && x->sessions.ks_live && sc->has_rc && !sc->rc) {
 		/* The kernel flushes its session when a command fails; the
 		 * expansion, which follows the recording, did not expect this
 		 * failure. */
@@ -316,7 +317,7 @@ static int orig_send(struct rp *x, struct orig *o, int plan, int *rc)
 		}
 	}
 	if (*rc == 0)
-		rp_capture(x, o->hs, o->pp, o->pl, o->a, o->na, o->sent, o->sent_len);
+		rp_capture(x, o->sc, o->hs, o->pp, o->pl, o->a, o->na, o->sent, o->sent_len);
 	return 0;
 }
 
@@ -326,24 +327,24 @@ static int orig_send(struct rp *x, struct orig *o, int plan, int *rc)
 static void orig_arm_resub(struct rp *x, const struct orig *o, int rc)
 {
 	struct src_cmd *sc = o->sc;
-	x->resub_armed = 1;
-	x->resub_seq = sc->seq;
-	x->resub_len = sc->len;
-	memcpy(x->resub, sc->cmd, sc->len);
-	x->resub_outcome = x->cur_outcome;
-	snprintf(x->resub_reason, sizeof x->resub_reason, "%s", x->cur_reason);
-	x->resub_ok = rc == 0 && !o->c->malformed && x->t.rsp_len <= sizeof x->resub_rsp &&
-		      o->pl <= sizeof x->resub_pp && o->sent_len <= sizeof x->resub_sent;
-	if (x->resub_ok) {
-		memcpy(x->resub_hs, o->hs, sizeof x->resub_hs);
-		x->resub_load_priv = sc->load_priv;
-		x->resub_rsp_len = x->t.rsp_len;
-		memcpy(x->resub_rsp, x->t.rsp, x->t.rsp_len);
-		x->resub_pl = o->pl;
+	x->resub.armed = 1;
+	x->resub.seq = sc->seq;
+	x->resub.len = sc->len;
+	memcpy(x->resub.cmd, sc->cmd, sc->len);
+	x->resub.outcome = x->cur_outcome;
+	snprintf(x->resub.reason, sizeof x->resub.reason, "%s", x->cur_reason);
+	x->resub.ok = rc == 0 && !o->c->malformed && x->t.rsp_len <= sizeof x->resub.rsp &&
+		      o->pl <= sizeof x->resub.pp && o->sent_len <= sizeof x->resub.sent;
+	if (x->resub.ok) {
+		memcpy(x->resub.hs, o->hs, sizeof x->resub.hs);
+		x->resub.load_priv = sc->load_priv;
+		x->resub.rsp_len = x->t.rsp_len;
+		memcpy(x->resub.rsp, x->t.rsp, x->t.rsp_len);
+		x->resub.pl = o->pl;
 		if (o->pl)
-			memcpy(x->resub_pp, o->pp, o->pl);
-		x->resub_sent_len = o->sent_len;
-		memcpy(x->resub_sent, o->sent, o->sent_len);
+			memcpy(x->resub.pp, o->pp, o->pl);
+		x->resub.sent_len = o->sent_len;
+		memcpy(x->resub.sent, o->sent, o->sent_len);
 	}
 }
 
@@ -373,7 +374,7 @@ static int orig_compare(struct rp *x, const struct orig *o, int rc)
 		return 0;
 	}
 	if (sc->has_rc && tpmconn_rc_is_retry(sc->rc) && !tpmconn_rc_is_retry((uint32_t)rc) &&
-	    sc->len <= sizeof x->resub)
+	    sc->len <= sizeof x->resub.cmd)
 		orig_arm_resub(x, o, rc);
 	if (!sc->has_rc || (uint32_t)rc != sc->rc) {
 		struct replay_cc_stat *st = rp_cc_stat(x->res, c->cc);
@@ -397,7 +398,9 @@ static int replay_original(struct rp *x, const struct pol_out *po)
 	int rc;
 
 	memset(&o, 0, sizeof o);
-	o.sc = x->cur;
+	o.sc = rp_src_of(po);
+	if (!o.sc)
+		return rp_fail(x, -EPROTO, "a policy step without its source command");
 	o.c = &o.sc->c;
 	const struct tpm_cmd *c = o.c;
 	if (!x->spawned && !x->o->allow_destructive && replay_is_destructive(c->cc) &&
@@ -414,9 +417,9 @@ static int replay_original(struct rp *x, const struct pol_out *po)
 		return orig_compare(x, &o, rp_xfer(x, o.sc->cmd, o.sc->len));
 	}
 	if (c->cc == TPM_CC_StartAuthSession)
-		return rp_start_session(x);
+		return rp_start_session(x, o.sc);
 	if (c->cc == TPM_CC_ContextLoad)
-		return rp_context_load(x);
+		return rp_context_load(x, o.sc);
 	if (orig_params(x, &o, &rc))
 		return rc;
 	int plan = orig_plan(x, c, po);
@@ -466,30 +469,34 @@ int rp_emit(void *ctx, const struct pol_out *o)
 	case POL_ROLE_NULLKEY_INIT:
 		if (o->cc == TPM_CC_CreatePrimary)
 			rc = kstep(x,
-				   tpmconn_create_null_primary(&x->t, &x->cr, TPM_RH_NULL, &x->nk),
+				   tpmconn_create_null_primary(&x->t, &x->cr, TPM_RH_NULL,
+							       &x->sessions.nk),
 				   "CreatePrimary of the null key");
 		else if (o->cc == TPM_CC_ContextSave)
 			rc = kstep(x,
-				   tpmconn_context_save(&x->t, x->nk.handle, x->nk_ctx,
-							sizeof x->nk_ctx, &x->nk_ctx_len),
+				   tpmconn_context_save(
+				       &x->t, x->sessions.nk.handle, x->sessions.nk_ctx,
+				       sizeof x->sessions.nk_ctx, &x->sessions.nk_ctx_len),
 				   "ContextSave of the null key");
 		else
-			rc = kstep(x, tpmconn_flush(&x->t, x->nk.handle),
+			rc = kstep(x, tpmconn_flush(&x->t, x->sessions.nk.handle),
 				   "FlushContext of the null key");
 		break;
 	case POL_ROLE_SESSION_SETUP:
 		if (o->cc == TPM_CC_ContextLoad) {
-			rc = kstep(
-			    x, tpmconn_context_load(&x->t, x->nk_ctx, x->nk_ctx_len, &x->nk_loaded),
-			    "ContextLoad of the null key");
+			rc = kstep(x,
+				   tpmconn_context_load(&x->t, x->sessions.nk_ctx,
+							x->sessions.nk_ctx_len,
+							&x->sessions.nk_loaded),
+				   "ContextLoad of the null key");
 		} else if (o->cc == TPM_CC_StartAuthSession) {
 			t0 = mono_ns();
 			tpm0 = x->res->tpm_ns;
 			if (o->variant == POL_VAR_SALTED_ECC) {
-				struct tpm_ecc_key k = x->nk;
+				struct tpm_ecc_key k = x->sessions.nk;
 				if (x->pol.nullkey == POL_NULLKEY_CONTEXT_LOAD)
-					k.handle = x->nk_loaded;
-				rc = tpmconn_start_salted(&x->t, &x->cr, &k, &x->ks);
+					k.handle = x->sessions.nk_loaded;
+				rc = tpmconn_start_salted(&x->t, &x->cr, &k, &x->sessions.ks);
 				rp_crypto_time(x, t0, tpm0);
 			} else {
 				/* salt=persistent:H (o->handle) or salt=none */
@@ -499,7 +506,7 @@ int rp_emit(void *ctx, const struct pol_out *o)
 					key = rp_obj_add(x, h, h);
 				rc = rp_start_raw(x, h, key, TPM_RH_NULL, NULL, 0, TPM_SE_HMAC,
 						  TPM_ALG_AES, 128, TPM_ALG_CFB, TPM_ALG_SHA256, 32,
-						  &x->ks, NULL, 0, NULL);
+						  &x->sessions.ks, NULL, 0, NULL);
 				if (rc == -ENOTSUP)
 					rc = rp_fail(
 					    x, -ENOTSUP,
@@ -508,17 +515,17 @@ int rp_emit(void *ctx, const struct pol_out *o)
 					    h);
 			}
 			rc = kstep(x, rc, "StartAuthSession");
-			x->ks_live = !rc;
+			x->sessions.ks_live = !rc;
 		} else {
-			rc = kstep(x, tpmconn_flush(&x->t, x->nk_loaded),
+			rc = kstep(x, tpmconn_flush(&x->t, x->sessions.nk_loaded),
 				   "FlushContext of the null key");
 		}
 		break;
 	case POL_ROLE_SESSION_END:
-		if (x->ks_live)
-			rc = kstep(x, tpmconn_flush(&x->t, x->ks.handle),
+		if (x->sessions.ks_live)
+			rc = kstep(x, tpmconn_flush(&x->t, x->sessions.ks.handle),
 				   "FlushContext of the session");
-		x->ks_live = 0;
+		x->sessions.ks_live = 0;
 		break;
 	case POL_ROLE_NAME_LOOKUP: {
 		uint32_t rep;
