@@ -39,7 +39,7 @@ static int list_handles(struct tpmconn *t, uint32_t first, struct handle_set *s)
 		uint32_t n = wire_u32(&r), last = 0;
 		for (uint32_t i = 0; i < n && !r.err; i++) {
 			uint32_t h = wire_u32(&r);
-			if ((h >> 24) != (first >> 24)) {
+			if (tpm_ht_of(h) != tpm_ht_of(first)) {
 				more = 0;
 				break;
 			}
@@ -147,7 +147,8 @@ void rp_cleanup_target(struct rp *x)
 			used += (size_t)snprintf(
 			    res->cleanup_err + used,
 			    used < sizeof res->cleanup_err ? sizeof res->cleanup_err - used : 0,
-			    "%slisting 0x%02x handles: %s", used ? "; " : "", clean_kinds[k] >> 24,
+			    "%slisting 0x%02x handles: %s", used ? "; " : "",
+			    tpm_ht_of(clean_kinds[k]),
 			    rc < 0 ? strerror(-rc) : tpm_rc_str((uint32_t)rc));
 			continue;
 		}
