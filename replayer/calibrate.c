@@ -105,7 +105,7 @@ static const char *kind_name(const struct kind *d, char *buf, size_t n)
 	return buf;
 }
 
-int calibrate_is_hardware(const char *tcti)
+int rp_calibrate_is_hardware(const char *tcti)
 {
 	return tcti && strncmp(tcti, "swtpm", 5) != 0 && strncmp(tcti, "mssim", 5) != 0;
 }
@@ -330,8 +330,8 @@ static int cal_entry(struct profile *p, const struct kind *d, uint64_t *v, unsig
 	return rc;
 }
 
-int calibrate_run(const struct calibrate_opts *o, struct profile *p, struct calibrate_result *res,
-		  char *err, size_t errlen)
+int rp_calibrate_run(const struct calibrate_opts *o, struct profile *p,
+		     struct calibrate_result *res, char *err, size_t errlen)
 {
 	struct cal *k = calloc(1, sizeof *k);
 	uint64_t *ns = NULL;
@@ -393,7 +393,7 @@ int calibrate_run(const struct calibrate_opts *o, struct profile *p, struct cali
 	 * one; and no command is timed in a loop of itself, where the
 	 * target's code and data stay hot in the caches as they never are in
 	 * a boot or a replay, which mix commands. */
-	int hw = calibrate_is_hardware(o->tcti) && !o->allow_destructive;
+	int hw = rp_calibrate_is_hardware(o->tcti) && !o->allow_destructive;
 	unsigned total = 1 + o->warmup + o->iterations;
 	char name[64];
 	for (unsigned i = 0; i < nk; i++)

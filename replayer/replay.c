@@ -13,13 +13,13 @@
 
 #include "db/stats.h"
 
-int replay_is_destructive(uint32_t cc)
+int rp_replay_is_destructive(uint32_t cc)
 {
 	const struct tpm_cc_info *i = tpm_cc_lookup(cc);
 	return i && i->destructive; /* the column of model/tpm/tpm_cc.def */
 }
 
-int replay_auth_parse(const char *s, struct replay_auth *a, char *err, size_t errlen)
+int rp_replay_auth_parse(const char *s, struct replay_auth *a, char *err, size_t errlen)
 {
 	const char *eq = strchr(s, '=');
 	char *end;
@@ -865,7 +865,7 @@ static void run_release(struct rp *x, sqlite3 *db, uint64_t t_start)
 	free(x);
 }
 
-int replay_run(const struct replay_opts *o, struct replay_result *res)
+int rp_replay_run(const struct replay_opts *o, struct replay_result *res)
 {
 	struct rp *x = calloc(1, sizeof *x);
 	sqlite3 *db = NULL;

@@ -403,7 +403,7 @@ static int replay_original(struct rp *x, const struct pol_out *po)
 		return rp_fail(x, -EPROTO, "a policy step without its source command");
 	o.c = &o.sc->c;
 	const struct tpm_cmd *c = o.c;
-	if (!x->spawned && !x->o->allow_destructive && replay_is_destructive(c->cc) &&
+	if (!x->spawned && !x->o->allow_destructive && rp_replay_is_destructive(c->cc) &&
 	    !on_own_entity(x, c)) {
 		rp_note(x, REPLAY_REFUSED, c->cc,
 			"%s is destructive and the target is not the spawned swtpm "
