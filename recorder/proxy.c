@@ -22,14 +22,15 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "db/db.h"
 #include "model/tpm/decode.h"
 #include "model/tpm/tpm_cc.h"
+#include "model/tpm/tpm_ht.h"
 #include "model/tpm/wire.h"
+#include "recorder/rm.h"
 #include "recorder/transport/frame.h"
 
 #define MAX_LISTEN		8
@@ -40,23 +41,6 @@
 #define CONN_CACHE		8   /* closed connections kept for the next accepts */
 #define PEER_SLOTS		(4 * PROXY_MAX_CONN) /* open addressing, power of two */
 
-/* The resource manager: handles one client may leave loaded (a TPM holds a
- * few: swtpm 3 objects, 64 sessions), for so many clients at once. */
-#define RM_MAX_HANDLES 64
-#define RM_MAX_OWNERS  64
-
-/* Whose handles: a process (unix sockets: SO_PEERCRED; its handles are
- * flushed when it exits, which its pidfd tells: tpm2-tss's swtpm TCTI
- * connects anew for every command) or one connection (TCP with MS simulator
- * framing, which a TCTI keeps open for its life: flushed when it closes). */
-struct rm_owner {
-	int used;
-	pid_t pid; /* 0: the connection is the owner */
-	int pidfd; /* -1 for a connection */
-	unsigned n;
-	uint32_t h[RM_MAX_HANDLES];
-};
-
 struct conn {
 	int fd;
 	enum listen_kind kind;
@@ -66,7 +50,7 @@ struct conn {
 	uint64_t last; /* when it was accepted or last sent something (mono ns) */
 	char who[48];  /* the peer, for events */
 	pid_t pid;     /* the peer process (unix sockets), else 0 */
-	int owner;     /* index into proxy.owners, -1 none yet */
+	int owner;     /* index into proxy.rm_tab.owners, -1 none yet */
 	size_t in_len;
 	uint8_t in[IN_CAP];
 };
@@ -97,11 +81,10 @@ struct proxy {
 		unsigned n;
 	} peers[PEER_SLOTS];
 	unsigned n_peer_slots;
-	uint8_t locality; /* set through the control channel for raw clients */
-	int powered;	  /* MS simulator power state as seen by platform clients */
-	int rm;		  /* resource-manager mode (proxy_set_rm) */
-	struct rm_owner owners[RM_MAX_OWNERS];
-	unsigned n_owners; /* of them in use */
+	uint8_t locality;     /* set through the control channel for raw clients */
+	int powered;	      /* MS simulator power state as seen by platform clients */
+	int rm;		      /* resource-manager mode (proxy_set_rm) */
+	struct rec_rm rm_tab; /* recorder/rm.h */
 	uint8_t rsp[TPM_MAX_MESSAGE + 16];
 };
 
@@ -162,140 +145,30 @@ void proxy_set_rm(struct proxy *p, int on)
 	p->rm = on;
 }
 
-/* ---- resource manager ---- */
+/* ---- resource manager (recorder/rm.h) ---- */
 
-static int rm_tracked(uint32_t h)
+static struct rec_rm_client rm_client(struct conn *c)
 {
-	uint8_t t = (uint8_t)(h >> 24);
-	return t == 0x80 || t == 0x02 || t == 0x03; /* transient, HMAC, policy session */
+	return (struct rec_rm_client){&c->owner, c->pid, c->mode == FRAME_MODE_MSSIM};
 }
 
-static void rm_forget(struct rm_owner *o, uint32_t h)
+/* Flushes h as tpmtrace's own command. */
+static void rm_flush(void *ctx, uint32_t h)
 {
-	for (unsigned i = 0; i < o->n; i++)
-		if (o->h[i] == h) {
-			o->h[i] = o->h[--o->n];
-			return;
-		}
-}
-
-/* The owner of what connection c loads, found or made when it first loads
- * something; NULL when nothing can be tracked: a raw TCP client (the swtpm
- * TCTI reconnects for every command and TCP does not tell the process), a
- * full table, no pidfd. */
-static struct rm_owner *rm_owner_of(struct proxy *p, struct conn *c, int make)
-{
-	if (c->owner >= 0)
-		return &p->owners[c->owner];
-	if ((!c->pid && c->mode != FRAME_MODE_MSSIM) || (!make && !p->n_owners))
-		return NULL;
-	int free_i = -1;
-	for (int i = 0; i < RM_MAX_OWNERS; i++) {
-		if (p->owners[i].used && c->pid && p->owners[i].pid == c->pid) {
-			c->owner = i;
-			return &p->owners[i];
-		}
-		if (!p->owners[i].used && free_i < 0)
-			free_i = i;
-	}
-	if (free_i < 0 || !make)
-		return NULL;
-	struct rm_owner *o = &p->owners[free_i];
-	o->pidfd = -1;
-	if (c->pid) {
-		o->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
-		if (o->pidfd < 0)
-			return NULL;
-	}
-	o->used = 1;
-	o->pid = c->pid;
-	o->n = 0;
-	p->n_owners++;
-	c->owner = free_i;
-	return o;
-}
-
-/* After a command answered with success: what it loaded, what it flushed.
- * Reads only the headers and, when the client holds a session, the
- * authorization area (Part 1 18.7; Part 3 28.4 FlushContext). */
-static void rm_track(struct proxy *p, struct conn *c, const uint8_t *cmd, size_t len,
-		     const uint8_t *rsp, size_t rsp_len)
-{
-	struct rm_owner *o;
-	if (len < TPM_HEADER_SIZE || rsp_len < TPM_HEADER_SIZE || wire_get_u32(rsp + 6))
-		return;
-	uint32_t cc = wire_get_u32(cmd + 6);
-	switch (cc) {
-	case TPM_CC_CreatePrimary:
-	case TPM_CC_Load:
-	case TPM_CC_LoadExternal:
-	case TPM_CC_CreateLoaded:
-	case TPM_CC_ContextLoad:
-	case TPM_CC_StartAuthSession:
-		if (rsp_len >= TPM_HEADER_SIZE + 4) {
-			uint32_t h = wire_get_u32(rsp + TPM_HEADER_SIZE);
-			if (rm_tracked(h) && (o = rm_owner_of(p, c, 1))) {
-				rm_forget(o, h); /* a session's ContextLoad: the same handle */
-				if (o->n < RM_MAX_HANDLES)
-					o->h[o->n++] = h;
-			}
-		}
-		return;
-	case TPM_CC_FlushContext:
-	case TPM_CC_ContextSave:
-		/* A session saved to a context is meant to outlive the client
-		 * (tpm2_startauthsession -S FILE, then other tools): it stays
-		 * the client's business, as with tpm2-abrmd. An object's saved
-		 * context loads again after its flush: it stays tracked. */
-		if (len >= TPM_HEADER_SIZE + 4 && (o = rm_owner_of(p, c, 0))) {
-			uint32_t h = wire_get_u32(cmd + TPM_HEADER_SIZE);
-			if (cc == TPM_CC_FlushContext || (h >> 24) != 0x80)
-				rm_forget(o, h);
-		}
-		return;
-	}
-	/* A session used without continueSession ends with the command. */
-	if (wire_get_u16(cmd) != TPM_ST_SESSIONS || !(o = rm_owner_of(p, c, 0)) || !o->n)
-		return;
-	const struct tpm_cc_info *ci = tpm_cc_lookup(cc);
-	if (!ci)
-		return;
-	struct wire_rd r;
-	wire_rd_init(&r, cmd, len);
-	wire_skip(&r, TPM_HEADER_SIZE + 4u * ci->handles_in);
-	uint32_t auth_size = wire_u32(&r);
-	size_t end = r.off + auth_size;
-	while (!r.err && r.off < end) {
-		uint16_t n;
-		uint32_t h = wire_u32(&r);
-		wire_tpm2b(&r, &n);
-		uint8_t attrs = wire_u8(&r);
-		wire_tpm2b(&r, &n);
-		if (!r.err && !(attrs & TPMA_SESSION_CONTINUESESSION))
-			rm_forget(o, h);
-	}
-}
-
-/* The owner is gone: flush what it left loaded, newest first, as
- * tpmtrace's own commands. */
-static void rm_release(struct proxy *p, int i)
-{
-	struct rm_owner *o = &p->owners[i];
+	struct proxy *p = ctx;
 	uint8_t cmd[TPM_HEADER_SIZE + 4], rsp[64];
 	size_t rl;
-	while (o->n) {
-		uint32_t h = o->h[--o->n];
-		wire_put_u16(cmd, TPM_ST_NO_SESSIONS);
-		wire_put_u32(cmd + 2, sizeof cmd);
-		wire_put_u32(cmd + 6, TPM_CC_FlushContext);
-		wire_put_u32(cmd + 10, h);
-		recorder_own_command(p->rec, cmd, sizeof cmd, rsp, sizeof rsp, &rl);
-	}
-	if (o->pidfd >= 0)
-		close(o->pidfd);
-	o->used = 0;
-	o->pidfd = -1;
-	p->n_owners--;
+	wire_put_u16(cmd, TPM_ST_NO_SESSIONS);
+	wire_put_u32(cmd + 2, sizeof cmd);
+	wire_put_u32(cmd + 6, TPM_CC_FlushContext);
+	wire_put_u32(cmd + 10, h);
+	recorder_own_command(p->rec, cmd, sizeof cmd, rsp, sizeof rsp, &rl);
+}
+
+/* The owner is gone: flush what it left loaded, newest first. */
+static void rm_release(struct proxy *p, int i)
+{
+	rec_rm_release(&p->rm_tab, i, rm_flush, p);
 	/* Connections of the process still open (it exited without closing
 	 * them yet) no longer point here. */
 	for (unsigned k = 0; k < p->n_conns; k++)
@@ -334,7 +207,7 @@ static void conn_close(struct proxy *p, unsigned i)
 	struct conn *c = p->conns[i];
 	/* A connection that owns its handles takes them along; a process's
 	 * stay until it exits. */
-	if (c->owner >= 0 && !p->owners[c->owner].pid)
+	if (c->owner >= 0 && !p->rm_tab.owners[c->owner].pid)
 		rm_release(p, c->owner);
 	unsigned *n = peer_count(p, c->peer, 0);
 	if (*n)
@@ -524,7 +397,7 @@ static int forward(struct proxy *p, struct conn *c, uint8_t locality, const uint
 	int rc = reply(c, p->rsp, rsp_len);
 	recorder_log(p->rec, c->client, locality, cmd, len, p->rsp, rsp_len, &tm);
 	if (p->rm && !tm.rc)
-		rm_track(p, c, cmd, len, p->rsp, rsp_len);
+		rec_rm_track(&p->rm_tab, rm_client(c), cmd, len, p->rsp, rsp_len);
 	return rc;
 }
 
@@ -776,8 +649,9 @@ static int ms_until(uint64_t now, uint64_t then)
 
 int proxy_run(struct proxy *p, int wake_fd, int (*wake)(void *ctx), void *ctx)
 {
-	struct pollfd *pfd = calloc(1 + MAX_LISTEN + PROXY_MAX_CONN + RM_MAX_OWNERS, sizeof(*pfd));
-	int own_ix[RM_MAX_OWNERS];
+	struct pollfd *pfd =
+	    calloc(1 + MAX_LISTEN + PROXY_MAX_CONN + REC_RM_MAX_OWNERS, sizeof(*pfd));
+	int own_ix[REC_RM_MAX_OWNERS];
 	if (!pfd)
 		return -ENOMEM;
 	for (;;) {
@@ -805,11 +679,11 @@ int proxy_run(struct proxy *p, int wake_fd, int (*wake)(void *ctx), void *ctx)
 		for (unsigned i = 0; i < nc; i++)
 			pfd[n++] = (struct pollfd){.fd = p->conns[i]->fd, .events = POLLIN};
 		unsigned first_own = n, no = 0;
-		for (int i = 0; p->rm && i < RM_MAX_OWNERS; i++)
-			if (p->owners[i].used && p->owners[i].pidfd >= 0) {
+		for (int i = 0; p->rm && i < REC_RM_MAX_OWNERS; i++)
+			if (p->rm_tab.owners[i].used && p->rm_tab.owners[i].pidfd >= 0) {
 				own_ix[no++] = i;
-				pfd[n++] =
-				    (struct pollfd){.fd = p->owners[i].pidfd, .events = POLLIN};
+				pfd[n++] = (struct pollfd){.fd = p->rm_tab.owners[i].pidfd,
+							   .events = POLLIN};
 			}
 		int r = poll(pfd, n, timeout);
 		if (r < 0) {
@@ -856,8 +730,8 @@ void proxy_close_clients(struct proxy *p)
 {
 	while (p->n_conns)
 		conn_close(p, p->n_conns - 1);
-	for (int i = 0; i < RM_MAX_OWNERS; i++)
-		if (p->owners[i].used)
+	for (int i = 0; i < REC_RM_MAX_OWNERS; i++)
+		if (p->rm_tab.owners[i].used)
 			rm_release(p, i);
 }
 

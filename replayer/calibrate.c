@@ -54,36 +54,47 @@ struct kind {
  * (PCR_Extend and NV_UndefineSpace have no parameter to encrypt; the null
  * key is created with a password only, as the kernel does). */
 static const struct kind kinds[] = {
-    {TPM_CC_GetCapability, NONE, "-", 0, NULL, NULL, op_getcap, NULL, NULL},
-    {TPM_CC_GetRandom, NONE, "-", 0, NULL, NULL, op_getrandom, NULL, NULL},
-    {TPM_CC_GetRandom, HMAC_ENC, "-", 0, NULL, NULL, op_getrandom, NULL, NULL},
-    {TPM_CC_PCR_Read, NONE, "-", 0, NULL, NULL, op_pcrread, NULL, NULL},
-    {TPM_CC_PCR_Extend, PW, "-", 0, NULL, NULL, op_extend_pw, NULL, NULL},
-    {TPM_CC_PCR_Extend, HMAC, "-", 0, NULL, NULL, op_extend_hmac, NULL, NULL},
-    {TPM_CC_StartAuthSession, NONE, "salted-ecc", 0, NULL, NULL, op_sas_salted, flush_tmp, NULL},
-    {TPM_CC_StartAuthSession, NONE, "unsalted", 0, NULL, NULL, op_sas_unsalted, flush_tmp, NULL},
-    {TPM_CC_ContextSave, NONE, "-", 0, NULL, NULL, op_ctxsave, NULL, NULL},
-    {TPM_CC_ContextLoad, NONE, "-", 0, NULL, NULL, load_nk, flush_tmp, NULL},
-    {TPM_CC_FlushContext, NONE, "-", 0, NULL, load_nk, flush_tmp, NULL, NULL},
-    {TPM_CC_CreatePrimary, PW, "ecc-p256", 0, NULL, NULL, op_cp_nullkey, flush_tmp, NULL},
-    {TPM_CC_CreatePrimary, HMAC, "ecc-p256", 0, NULL, NULL, op_cp_ecc, flush_tmp, NULL},
-    {TPM_CC_CreatePrimary, HMAC_ENC, "ecc-p256", 0, NULL, NULL, op_cp_ecc, flush_tmp, NULL},
-    FORMS3(TPM_CC_CreatePrimary, "rsa-2048", 0, NULL, NULL, op_cp_rsa, flush_tmp, NULL),
-    {TPM_CC_ReadPublic, NONE, "-", 0, NULL, NULL, op_readpublic, NULL, NULL},
-    FORMS3(TPM_CC_Create, "-", 0, NULL, NULL, op_create, NULL, NULL),
-    FORMS3(TPM_CC_Create, "ecc-p256", 0, NULL, NULL, op_create_ecc, NULL, NULL),
-    FORMS3(TPM_CC_Load, "-", 0, NULL, NULL, op_load, flush_tmp, NULL),
-    FORMS3(TPM_CC_Unseal, "-", 0, begin_unseal, NULL, op_unseal, NULL, end_unseal),
-    {TPM_CC_PolicyPCR, NONE, "-", 0, begin_policy, NULL, op_policypcr, NULL, NULL},
-    {TPM_CC_PolicyGetDigest, NONE, "-", 0, NULL, NULL, op_policydigest, NULL, end_policy},
-    FORMS3(TPM_CC_NV_DefineSpace, "-", 1, begin_nvdef, NULL, op_nvdefine, post_nvundefine, NULL),
-    {TPM_CC_NV_UndefineSpace, PW, "-", 1, begin_nvdef, pre_nvdefine, op_nvundefine, NULL, NULL},
-    {TPM_CC_NV_UndefineSpace, HMAC, "-", 1, NULL, pre_nvdefine, op_nvundefine, NULL, NULL},
-    FORMS3(TPM_CC_NV_Write, "-", 1, begin_nv, NULL, op_nvwrite, NULL, NULL),
-    FORMS3(TPM_CC_NV_Read, "-", 1, NULL, NULL, op_nvread, NULL, NULL),
-    {TPM_CC_NV_ReadPublic, NONE, "-", 1, NULL, NULL, op_nvreadpublic, NULL, end_nv},
-    FORMS3(TPM_CC_Sign, "-", 0, begin_sign, NULL, op_sign, NULL, NULL),
-    FORMS3(TPM_CC_Quote, "-", 0, NULL, NULL, op_quote, NULL, end_sign),
+    {TPM_CC_GetCapability, NONE, "-", 0, NULL, NULL, rp_cal_op_getcap, NULL, NULL},
+    {TPM_CC_GetRandom, NONE, "-", 0, NULL, NULL, rp_cal_op_getrandom, NULL, NULL},
+    {TPM_CC_GetRandom, HMAC_ENC, "-", 0, NULL, NULL, rp_cal_op_getrandom, NULL, NULL},
+    {TPM_CC_PCR_Read, NONE, "-", 0, NULL, NULL, rp_cal_op_pcrread, NULL, NULL},
+    {TPM_CC_PCR_Extend, PW, "-", 0, NULL, NULL, rp_cal_op_extend_pw, NULL, NULL},
+    {TPM_CC_PCR_Extend, HMAC, "-", 0, NULL, NULL, rp_cal_op_extend_hmac, NULL, NULL},
+    {TPM_CC_StartAuthSession, NONE, "salted-ecc", 0, NULL, NULL, rp_cal_op_sas_salted,
+     rp_cal_flush_tmp, NULL},
+    {TPM_CC_StartAuthSession, NONE, "unsalted", 0, NULL, NULL, rp_cal_op_sas_unsalted,
+     rp_cal_flush_tmp, NULL},
+    {TPM_CC_ContextSave, NONE, "-", 0, NULL, NULL, rp_cal_op_ctxsave, NULL, NULL},
+    {TPM_CC_ContextLoad, NONE, "-", 0, NULL, NULL, rp_cal_load_nk, rp_cal_flush_tmp, NULL},
+    {TPM_CC_FlushContext, NONE, "-", 0, NULL, rp_cal_load_nk, rp_cal_flush_tmp, NULL, NULL},
+    {TPM_CC_CreatePrimary, PW, "ecc-p256", 0, NULL, NULL, rp_cal_op_cp_nullkey, rp_cal_flush_tmp,
+     NULL},
+    {TPM_CC_CreatePrimary, HMAC, "ecc-p256", 0, NULL, NULL, rp_cal_op_cp_ecc, rp_cal_flush_tmp,
+     NULL},
+    {TPM_CC_CreatePrimary, HMAC_ENC, "ecc-p256", 0, NULL, NULL, rp_cal_op_cp_ecc, rp_cal_flush_tmp,
+     NULL},
+    FORMS3(TPM_CC_CreatePrimary, "rsa-2048", 0, NULL, NULL, rp_cal_op_cp_rsa, rp_cal_flush_tmp,
+	   NULL),
+    {TPM_CC_ReadPublic, NONE, "-", 0, NULL, NULL, rp_cal_op_readpublic, NULL, NULL},
+    FORMS3(TPM_CC_Create, "-", 0, NULL, NULL, rp_cal_op_create, NULL, NULL),
+    FORMS3(TPM_CC_Create, "ecc-p256", 0, NULL, NULL, rp_cal_op_create_ecc, NULL, NULL),
+    FORMS3(TPM_CC_Load, "-", 0, NULL, NULL, rp_cal_op_load, rp_cal_flush_tmp, NULL),
+    FORMS3(TPM_CC_Unseal, "-", 0, rp_cal_begin_unseal, NULL, rp_cal_op_unseal, NULL,
+	   rp_cal_end_unseal),
+    {TPM_CC_PolicyPCR, NONE, "-", 0, rp_cal_begin_policy, NULL, rp_cal_op_policypcr, NULL, NULL},
+    {TPM_CC_PolicyGetDigest, NONE, "-", 0, NULL, NULL, rp_cal_op_policydigest, NULL,
+     rp_cal_end_policy},
+    FORMS3(TPM_CC_NV_DefineSpace, "-", 1, rp_cal_begin_nvdef, NULL, rp_cal_op_nvdefine,
+	   rp_cal_post_nvundefine, NULL),
+    {TPM_CC_NV_UndefineSpace, PW, "-", 1, rp_cal_begin_nvdef, rp_cal_pre_nvdefine,
+     rp_cal_op_nvundefine, NULL, NULL},
+    {TPM_CC_NV_UndefineSpace, HMAC, "-", 1, NULL, rp_cal_pre_nvdefine, rp_cal_op_nvundefine, NULL,
+     NULL},
+    FORMS3(TPM_CC_NV_Write, "-", 1, rp_cal_begin_nv, NULL, rp_cal_op_nvwrite, NULL, NULL),
+    FORMS3(TPM_CC_NV_Read, "-", 1, NULL, NULL, rp_cal_op_nvread, NULL, NULL),
+    {TPM_CC_NV_ReadPublic, NONE, "-", 1, NULL, NULL, rp_cal_op_nvreadpublic, NULL, rp_cal_end_nv},
+    FORMS3(TPM_CC_Sign, "-", 0, rp_cal_begin_sign, NULL, rp_cal_op_sign, NULL, NULL),
+    FORMS3(TPM_CC_Quote, "-", 0, NULL, NULL, rp_cal_op_quote, NULL, rp_cal_end_sign),
 };
 
 /* A kind's name, as its profile line keys it: "Create hmac+enc ecc-p256". */
@@ -94,7 +105,7 @@ static const char *kind_name(const struct kind *d, char *buf, size_t n)
 	return buf;
 }
 
-int calibrate_is_hardware(const char *tcti)
+int rp_calibrate_is_hardware(const char *tcti)
 {
 	return tcti && strncmp(tcti, "swtpm", 5) != 0 && strncmp(tcti, "mssim", 5) != 0;
 }
@@ -121,13 +132,13 @@ static void identify(struct cal *k, struct profile *p)
 	struct wire_rd r;
 	char vendor[5] = "", chip[17] = "", fw[32] = "";
 	uint32_t fw1 = 0, fw2 = 0;
-	cmd_start(k, &w, TPM_CC_GetCapability, NULL, 0, 0);
+	rp_cal_cmd_start(k, &w, TPM_CC_GetCapability, NULL, 0, 0);
 	wire_wr_u32(&w, 6);
 	wire_wr_u32(&w, 0x105);
 	wire_wr_u32(&w, 8);
 	if (tpmconn_cmd_send(&k->t, &w))
 		return;
-	rsp_params(k, &r, NULL);
+	rp_cal_rsp_params(k, TPM_CC_GetCapability, &r, NULL);
 	wire_u8(&r);  /* moreData */
 	wire_u32(&r); /* capability */
 	uint32_t n = wire_u32(&r);
@@ -162,7 +173,7 @@ static int setup(struct cal *k, struct profile *p)
 {
 	struct wire_wr w;
 	int rc;
-	cmd_start(k, &w, TPM_CC_Startup, NULL, 0, 0);
+	rp_cal_cmd_start(k, &w, TPM_CC_Startup, NULL, 0, 0);
 	wire_wr_u16(&w, 0); /* TPM_SU_CLEAR */
 	rc = tpmconn_cmd_send(&k->t, &w);
 	if (rc && rc != TPM_RC_INITIALIZE)
@@ -171,16 +182,16 @@ static int setup(struct cal *k, struct profile *p)
 	/* The kernel's null key, its saved context, and a salted session. */
 	if ((rc = tpmconn_create_null_primary(&k->t, &k->cr, TPM_RH_NULL, &k->nk)))
 		return failed(k, rc, "CreatePrimary of the null key");
-	cal_track(k, k->nk.handle);
+	rp_cal_track(k, k->nk.handle);
 	if ((rc = tpmconn_context_save(&k->t, k->nk.handle, k->nk_ctx, sizeof k->nk_ctx,
 				       &k->nk_ctx_len)))
 		return failed(k, rc, "ContextSave of the null key");
 	if ((rc = tpmconn_start_salted(&k->t, &k->cr, &k->nk, &k->hs)))
 		return failed(k, rc, "StartAuthSession (salted)");
-	cal_track(k, k->hs.handle);
+	rp_cal_track(k, k->hs.handle);
 	/* Create and Load need a sealed object to exist before they are
 	 * measured in turn. */
-	if ((rc = cal_create(k, 0, &k->seal_priv, &k->seal_pub)))
+	if ((rc = rp_cal_create(k, 0, &k->seal_priv, &k->seal_pub)))
 		return failed(k, rc, "Create of the sealed object");
 	return 0;
 }
@@ -202,7 +213,7 @@ static void cleanup(struct cal *k)
 	for (unsigned i = 0; i < CAL_MAX_NV; i++) {
 		if (!k->nv[i])
 			continue;
-		if (nv_undefine(k, k->nv[i], NULL)) {
+		if (rp_cal_nv_undefine(k, k->nv[i], NULL)) {
 			k->res->left++;
 			k->nv[i] = 0;
 		} else {
@@ -319,8 +330,8 @@ static int cal_entry(struct profile *p, const struct kind *d, uint64_t *v, unsig
 	return rc;
 }
 
-int calibrate_run(const struct calibrate_opts *o, struct profile *p, struct calibrate_result *res,
-		  char *err, size_t errlen)
+int rp_calibrate_run(const struct calibrate_opts *o, struct profile *p,
+		     struct calibrate_result *res, char *err, size_t errlen)
 {
 	struct cal *k = calloc(1, sizeof *k);
 	uint64_t *ns = NULL;
@@ -382,7 +393,7 @@ int calibrate_run(const struct calibrate_opts *o, struct profile *p, struct cali
 	 * one; and no command is timed in a loop of itself, where the
 	 * target's code and data stay hot in the caches as they never are in
 	 * a boot or a replay, which mix commands. */
-	int hw = calibrate_is_hardware(o->tcti) && !o->allow_destructive;
+	int hw = rp_calibrate_is_hardware(o->tcti) && !o->allow_destructive;
 	unsigned total = 1 + o->warmup + o->iterations;
 	char name[64];
 	for (unsigned i = 0; i < nk; i++)

@@ -55,10 +55,10 @@ struct calibrate_result {
 };
 
 /* Fills p (initialised by the caller) with the measured profile. */
-int calibrate_run(const struct calibrate_opts *o, struct profile *p, struct calibrate_result *res,
-		  char *err, size_t errlen);
+int rp_calibrate_run(const struct calibrate_opts *o, struct profile *p,
+		     struct calibrate_result *res, char *err, size_t errlen);
 
 /* True when a TCTI string names hardware rather than a software TPM. */
-int calibrate_is_hardware(const char *tcti);
+int rp_calibrate_is_hardware(const char *tcti);
 
 #endif

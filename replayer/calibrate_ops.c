@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-void cal_track(struct cal *k, uint32_t h)
+void rp_cal_track(struct cal *k, uint32_t h)
 {
 	if (k->n_handles < CAL_MAX_HANDLES)
 		k->handles[k->n_handles++] = h;
@@ -36,8 +36,8 @@ static int flush(struct cal *k, uint32_t h)
 
 /* A command in k->t's buffer: header, handles and npw empty password
  * sessions; the parameters follow, then tpmconn_cmd_send. */
-void cmd_start(struct cal *k, struct wire_wr *w, uint32_t cc, const uint32_t *h, unsigned nh,
-	       unsigned npw)
+void rp_cal_cmd_start(struct cal *k, struct wire_wr *w, uint32_t cc, const uint32_t *h, unsigned nh,
+		      unsigned npw)
 {
 	tpmconn_cmd_begin(&k->t, w, npw ? TPM_ST_SESSIONS : TPM_ST_NO_SESSIONS, cc);
 	for (unsigned i = 0; i < nh; i++)
@@ -46,16 +46,20 @@ void cmd_start(struct cal *k, struct wire_wr *w, uint32_t cc, const uint32_t *h,
 		tpmconn_wr_pw_auth(w, npw);
 }
 
-/* A reader at the response parameters; *handle gets the returned handle. */
-void rsp_params(struct cal *k, struct wire_rd *r, uint32_t *handle)
+/* A reader over the parameters of the response to cc, as the decoder finds
+ * them (model/tpm/decode.h); *handle gets the returned handle. A response
+ * that does not decode leaves the reader in error. */
+void rp_cal_rsp_params(struct cal *k, uint32_t cc, struct wire_rd *r, uint32_t *handle)
 {
-	wire_rd_init(r, k->t.rsp, k->t.rsp_len);
-	uint16_t tag = wire_u16(r);
-	wire_skip(r, 8);
+	struct tpm_rsp rr;
+	if (tpm_rsp_decode(k->t.rsp, k->t.rsp_len, cc, &rr)) {
+		wire_rd_init(r, k->t.rsp, 0);
+		r->err = 1;
+		return;
+	}
 	if (handle)
-		*handle = wire_u32(r);
-	if (tag == TPM_ST_SESSIONS)
-		wire_u32(r); /* parameterSize */
+		*handle = rr.n_handles ? rr.handle : 0;
+	wire_rd_init(r, k->t.rsp + rr.param_off, rr.param_size);
 }
 
 /* Sends command cc with handles h[0..nh) (Names nm, needed by an HMAC
@@ -98,12 +102,12 @@ static int auth_send(struct cal *k, uint32_t cc, const uint32_t *h, const struct
 		return 0;
 	}
 	struct wire_wr w;
-	cmd_start(k, &w, cc, h, nh, k->auth == TPM_AUTH_PASSWORD ? nauth : 0);
+	rp_cal_cmd_start(k, &w, cc, h, nh, k->auth == TPM_AUTH_PASSWORD ? nauth : 0);
 	wire_wr_bytes(&w, p, plen);
 	if ((rc = tpmconn_cmd_send(&k->t, &w)))
 		return rc;
 	uint32_t hh;
-	rsp_params(k, r, ci->handles_out ? rh ? rh : &hh : NULL);
+	rp_cal_rsp_params(k, cc, r, ci->handles_out ? rh ? rh : &hh : NULL);
 	return r->err ? -EPROTO : 0;
 }
 
@@ -138,10 +142,10 @@ static int rd_name(struct wire_rd *r, struct tpm_name *name)
 
 /* ---- the measured operations ------------------------------------------- */
 
-int op_getcap(struct cal *k)
+int rp_cal_op_getcap(struct cal *k)
 {
 	struct wire_wr w;
-	cmd_start(k, &w, TPM_CC_GetCapability, NULL, 0, 0);
+	rp_cal_cmd_start(k, &w, TPM_CC_GetCapability, NULL, 0, 0);
 	wire_wr_u32(&w, 6);	/* TPM_CAP_TPM_PROPERTIES */
 	wire_wr_u32(&w, 0x100); /* PT_FIXED */
 	wire_wr_u32(&w, 8);
@@ -151,7 +155,7 @@ int op_getcap(struct cal *k)
 /* GetRandom of 16 bytes; hmac+enc: through the HMAC session with encrypt,
  * as `tpm2_getrandom -S` and the kernel's tpm2_get_random() send it (a
  * session that authorises nothing must encrypt or audit: Part 1 19.1). */
-int op_getrandom(struct cal *k)
+int rp_cal_op_getrandom(struct cal *k)
 {
 	uint8_t p[2];
 	struct wire_rd r;
@@ -159,28 +163,28 @@ int op_getrandom(struct cal *k)
 	return auth_send(k, TPM_CC_GetRandom, NULL, NULL, 0, 0, p, sizeof p, &r, NULL);
 }
 
-int op_pcrread(struct cal *k)
+int rp_cal_op_pcrread(struct cal *k)
 {
 	struct wire_wr w;
-	cmd_start(k, &w, TPM_CC_PCR_Read, NULL, 0, 0);
+	rp_cal_cmd_start(k, &w, TPM_CC_PCR_Read, NULL, 0, 0);
 	wr_pcr_sel(&w);
 	return tpmconn_cmd_send(&k->t, &w);
 }
 
-int op_extend_pw(struct cal *k)
+int rp_cal_op_extend_pw(struct cal *k)
 {
 	struct wire_wr w;
 	uint32_t h = CAL_PCR;
 	uint8_t d[32];
 	fill(d, sizeof d, ++k->counter);
-	cmd_start(k, &w, TPM_CC_PCR_Extend, &h, 1, 1);
+	rp_cal_cmd_start(k, &w, TPM_CC_PCR_Extend, &h, 1, 1);
 	wire_wr_u32(&w, 1); /* TPML_DIGEST_VALUES */
 	wire_wr_u16(&w, TPM_ALG_SHA256);
 	wire_wr_bytes(&w, d, sizeof d);
 	return tpmconn_cmd_send(&k->t, &w);
 }
 
-int op_extend_hmac(struct cal *k)
+int rp_cal_op_extend_hmac(struct cal *k)
 {
 	uint8_t d[32];
 	fill(d, sizeof d, ++k->counter);
@@ -196,7 +200,7 @@ static int start_unsalted(struct cal *k, uint8_t type, uint32_t *h)
 	uint8_t nonce[32];
 	fill(nonce, sizeof nonce, ++k->counter);
 	/* Part 3 11.1: no salt, unbound, no symmetric algorithm, SHA-256. */
-	cmd_start(k, &w, TPM_CC_StartAuthSession, hs, 2, 0);
+	rp_cal_cmd_start(k, &w, TPM_CC_StartAuthSession, hs, 2, 0);
 	wire_wr_tpm2b(&w, nonce, sizeof nonce);
 	wire_wr_u16(&w, 0);
 	wire_wr_u8(&w, type);
@@ -205,43 +209,43 @@ static int start_unsalted(struct cal *k, uint8_t type, uint32_t *h)
 	int rc = tpmconn_cmd_send(&k->t, &w);
 	if (rc)
 		return rc;
-	rsp_params(k, &r, h);
+	rp_cal_rsp_params(k, TPM_CC_StartAuthSession, &r, h);
 	if (r.err)
 		return -EPROTO;
-	cal_track(k, *h);
+	rp_cal_track(k, *h);
 	return 0;
 }
 
-int op_sas_unsalted(struct cal *k)
+int rp_cal_op_sas_unsalted(struct cal *k)
 {
 	return start_unsalted(k, TPM_SE_HMAC, &k->tmp_h);
 }
 
-int op_sas_salted(struct cal *k)
+int rp_cal_op_sas_salted(struct cal *k)
 {
 	struct sess s;
 	int rc = tpmconn_start_salted(&k->t, &k->cr, &k->nk, &s);
 	if (!rc) {
 		k->tmp_h = s.handle;
-		cal_track(k, s.handle);
+		rp_cal_track(k, s.handle);
 	}
 	return rc;
 }
 
-int flush_tmp(struct cal *k)
+int rp_cal_flush_tmp(struct cal *k)
 {
 	return flush(k, k->tmp_h);
 }
 
-int load_nk(struct cal *k)
+int rp_cal_load_nk(struct cal *k)
 {
 	int rc = tpmconn_context_load(&k->t, k->nk_ctx, k->nk_ctx_len, &k->tmp_h);
 	if (!rc)
-		cal_track(k, k->tmp_h);
+		rp_cal_track(k, k->tmp_h);
 	return rc;
 }
 
-int op_ctxsave(struct cal *k)
+int rp_cal_op_ctxsave(struct cal *k)
 {
 	uint8_t blob[2048];
 	size_t len;
@@ -250,13 +254,13 @@ int op_ctxsave(struct cal *k)
 
 /* The kernel's null key (ECC P-256, null hierarchy, password): what the
  * session policies create at chip registration. */
-int op_cp_nullkey(struct cal *k)
+int rp_cal_op_cp_nullkey(struct cal *k)
 {
 	struct tpm_ecc_key key;
 	int rc = tpmconn_create_null_primary(&k->t, &k->cr, TPM_RH_NULL, &key);
 	if (!rc) {
 		k->tmp_h = key.handle;
-		cal_track(k, key.handle);
+		rp_cal_track(k, key.handle);
 	}
 	return rc;
 }
@@ -316,30 +320,30 @@ static int create_primary(struct cal *k, int rsa)
 	int rc = owner_send(k, TPM_CC_CreatePrimary, 0, NULL, p, w.off, &k->tmp_h);
 	if (rc)
 		return rc;
-	cal_track(k, k->tmp_h);
+	rp_cal_track(k, k->tmp_h);
 	return 0;
 }
 
-int op_cp_rsa(struct cal *k)
+int rp_cal_op_cp_rsa(struct cal *k)
 {
 	return create_primary(k, 1);
 }
 
-int op_cp_ecc(struct cal *k)
+int rp_cal_op_cp_ecc(struct cal *k)
 {
 	return create_primary(k, 0);
 }
 
-int op_readpublic(struct cal *k)
+int rp_cal_op_readpublic(struct cal *k)
 {
 	struct wire_wr w;
-	cmd_start(k, &w, TPM_CC_ReadPublic, &k->nk.handle, 1, 0);
+	rp_cal_cmd_start(k, &w, TPM_CC_ReadPublic, &k->nk.handle, 1, 0);
 	return tpmconn_cmd_send(&k->t, &w);
 }
 
 /* TPM2_Create (Part 3 12.1) under the null key, as k->auth; keeps the two
  * blobs (in the clear: an encrypted outPrivate is decrypted by auth_send). */
-int cal_create(struct cal *k, int sign, struct blob *priv, struct blob *pub)
+int rp_cal_create(struct cal *k, int sign, struct blob *priv, struct blob *pub)
 {
 	uint8_t p[128];
 	struct wire_wr w;
@@ -396,14 +400,14 @@ int cal_create(struct cal *k, int sign, struct blob *priv, struct blob *pub)
 	return 0;
 }
 
-int op_create(struct cal *k)
+int rp_cal_op_create(struct cal *k)
 {
-	return cal_create(k, 0, &k->seal_priv, &k->seal_pub);
+	return rp_cal_create(k, 0, &k->seal_priv, &k->seal_pub);
 }
 
-int op_create_ecc(struct cal *k)
+int rp_cal_op_create_ecc(struct cal *k)
 {
-	return cal_create(k, 1, &k->tmp_priv, &k->tmp_pub);
+	return rp_cal_create(k, 1, &k->tmp_priv, &k->tmp_pub);
 }
 
 /* TPM2_Load (Part 3 12.2) under the null key, as k->auth; *name gets the
@@ -420,53 +424,53 @@ static int load(struct cal *k, const struct blob *priv, const struct blob *pub, 
 			   priv->len + pub->len, &r, h);
 	if (rc)
 		return rc;
-	cal_track(k, *h);
+	rp_cal_track(k, *h);
 	return rd_name(&r, name ? name : &tmp);
 }
 
-int op_load(struct cal *k)
+int rp_cal_op_load(struct cal *k)
 {
 	return load(k, &k->seal_priv, &k->seal_pub, &k->tmp_h, NULL);
 }
 
-int begin_unseal(struct cal *k)
+int rp_cal_begin_unseal(struct cal *k)
 {
 	return load(k, &k->seal_priv, &k->seal_pub, &k->seal_h, &k->seal_name);
 }
 
-int op_unseal(struct cal *k)
+int rp_cal_op_unseal(struct cal *k)
 {
 	struct wire_rd r;
 	return auth_send(k, TPM_CC_Unseal, &k->seal_h, &k->seal_name, 1, 1, NULL, 0, &r, NULL);
 }
 
-int end_unseal(struct cal *k)
+int rp_cal_end_unseal(struct cal *k)
 {
 	return flush(k, k->seal_h);
 }
 
-int begin_policy(struct cal *k)
+int rp_cal_begin_policy(struct cal *k)
 {
 	return start_unsalted(k, TPM_SE_POLICY, &k->ps);
 }
 
-int op_policypcr(struct cal *k)
+int rp_cal_op_policypcr(struct cal *k)
 {
 	struct wire_wr w;
-	cmd_start(k, &w, TPM_CC_PolicyPCR, &k->ps, 1, 0);
+	rp_cal_cmd_start(k, &w, TPM_CC_PolicyPCR, &k->ps, 1, 0);
 	wire_wr_u16(&w, 0); /* pcrDigest: the TPM's current value */
 	wr_pcr_sel(&w);
 	return tpmconn_cmd_send(&k->t, &w);
 }
 
-int op_policydigest(struct cal *k)
+int rp_cal_op_policydigest(struct cal *k)
 {
 	struct wire_wr w;
-	cmd_start(k, &w, TPM_CC_PolicyGetDigest, &k->ps, 1, 0);
+	rp_cal_cmd_start(k, &w, TPM_CC_PolicyGetDigest, &k->ps, 1, 0);
 	return tpmconn_cmd_send(&k->t, &w);
 }
 
-int end_policy(struct cal *k)
+int rp_cal_end_policy(struct cal *k)
 {
 	return flush(k, k->ps);
 }
@@ -480,11 +484,11 @@ static int nv_readpublic(struct cal *k, uint32_t index, struct tpm_name *name)
 	struct wire_wr w;
 	struct wire_rd r;
 	uint16_t n;
-	cmd_start(k, &w, TPM_CC_NV_ReadPublic, &index, 1, 0);
+	rp_cal_cmd_start(k, &w, TPM_CC_NV_ReadPublic, &index, 1, 0);
 	int rc = tpmconn_cmd_send(&k->t, &w);
 	if (rc || !name)
 		return rc;
-	rsp_params(k, &r, NULL);
+	rp_cal_rsp_params(k, TPM_CC_NV_ReadPublic, &r, NULL);
 	wire_tpm2b(&r, &n); /* nvPublic */
 	return rd_name(&r, name);
 }
@@ -530,7 +534,7 @@ static int nv_define(struct cal *k, uint32_t index)
 
 /* TPM2_NV_UndefineSpace (Part 3 31.4) of index. Its Name goes into an HMAC
  * session's cpHash: name, which only a password (k->auth) may leave NULL. */
-int nv_undefine(struct cal *k, uint32_t index, const struct tpm_name *name)
+int rp_cal_nv_undefine(struct cal *k, uint32_t index, const struct tpm_name *name)
 {
 	static const struct tpm_name none;
 	int rc = owner_send(k, TPM_CC_NV_UndefineSpace, index, name ? name : &none, NULL, 0, NULL);
@@ -559,49 +563,49 @@ static int nv_indices(struct cal *k)
 }
 
 /* NV_DefineSpace measured: an index defined, undefined after each call. */
-int begin_nvdef(struct cal *k)
+int rp_cal_begin_nvdef(struct cal *k)
 {
 	return nv_indices(k);
 }
 
-int op_nvdefine(struct cal *k)
+int rp_cal_op_nvdefine(struct cal *k)
 {
 	return nv_define(k, k->nv_tmp);
 }
 
-int post_nvundefine(struct cal *k)
+int rp_cal_post_nvundefine(struct cal *k)
 {
-	return nv_undefine(k, k->nv_tmp, NULL);
+	return rp_cal_nv_undefine(k, k->nv_tmp, NULL);
 }
 
 /* NV_UndefineSpace measured: the index is defined (and its Name read, outside
  * the measured call) before each call. */
-int pre_nvdefine(struct cal *k)
+int rp_cal_pre_nvdefine(struct cal *k)
 {
 	int rc = nv_define(k, k->nv_tmp);
 	return rc ? rc : nv_readpublic(k, k->nv_tmp, &k->nv_tmp_name);
 }
 
-int op_nvundefine(struct cal *k)
+int rp_cal_op_nvundefine(struct cal *k)
 {
-	return nv_undefine(k, k->nv_tmp, &k->nv_tmp_name);
+	return rp_cal_nv_undefine(k, k->nv_tmp, &k->nv_tmp_name);
 }
 
 /* The index NV_Write, NV_Read and NV_ReadPublic use, defined and written
  * once before they are measured: every measured NV_Write is then a rewrite,
  * whatever its authorisation, and the Name (TPMA_NV_WRITTEN set) no longer
  * changes. */
-int begin_nv(struct cal *k)
+int rp_cal_begin_nv(struct cal *k)
 {
 	int rc = nv_indices(k);
 	if (!rc)
 		rc = nv_define(k, k->nv_index);
 	if (!rc)
-		rc = op_nvwrite(k);
+		rc = rp_cal_op_nvwrite(k);
 	return rc ? rc : nv_readpublic(k, k->nv_index, &k->nv_name);
 }
 
-int op_nvwrite(struct cal *k)
+int rp_cal_op_nvwrite(struct cal *k)
 {
 	uint8_t p[2 + 32 + 2];
 	wire_put_u16(p, 32);
@@ -610,7 +614,7 @@ int op_nvwrite(struct cal *k)
 	return owner_send(k, TPM_CC_NV_Write, k->nv_index, &k->nv_name, p, sizeof p, NULL);
 }
 
-int op_nvread(struct cal *k)
+int rp_cal_op_nvread(struct cal *k)
 {
 	uint8_t p[4];
 	wire_put_u16(p, 32);
@@ -618,25 +622,25 @@ int op_nvread(struct cal *k)
 	return owner_send(k, TPM_CC_NV_Read, k->nv_index, &k->nv_name, p, sizeof p, NULL);
 }
 
-int op_nvreadpublic(struct cal *k)
+int rp_cal_op_nvreadpublic(struct cal *k)
 {
 	return nv_readpublic(k, k->nv_index, NULL);
 }
 
-int end_nv(struct cal *k)
+int rp_cal_end_nv(struct cal *k)
 {
-	return nv_undefine(k, k->nv_index, NULL);
+	return rp_cal_nv_undefine(k, k->nv_index, NULL);
 }
 
 /* ---- signing ------------------------------------------------------------ */
 
-int begin_sign(struct cal *k)
+int rp_cal_begin_sign(struct cal *k)
 {
-	int rc = cal_create(k, 1, &k->sig_priv, &k->sig_pub);
+	int rc = rp_cal_create(k, 1, &k->sig_priv, &k->sig_pub);
 	return rc ? rc : load(k, &k->sig_priv, &k->sig_pub, &k->sig_h, &k->sig_name);
 }
 
-int op_sign(struct cal *k)
+int rp_cal_op_sign(struct cal *k)
 {
 	uint8_t p[2 + 32 + 2 + 2 + 4 + 2];
 	struct wire_rd r;
@@ -649,7 +653,7 @@ int op_sign(struct cal *k)
 	return auth_send(k, TPM_CC_Sign, &k->sig_h, &k->sig_name, 1, 1, p, sizeof p, &r, NULL);
 }
 
-int op_quote(struct cal *k)
+int rp_cal_op_quote(struct cal *k)
 {
 	uint8_t p[64];
 	struct wire_wr w;
@@ -665,7 +669,7 @@ int op_quote(struct cal *k)
 	return auth_send(k, TPM_CC_Quote, &k->sig_h, &k->sig_name, 1, 1, p, w.off, &r, NULL);
 }
 
-int end_sign(struct cal *k)
+int rp_cal_end_sign(struct cal *k)
 {
 	return flush(k, k->sig_h);
 }

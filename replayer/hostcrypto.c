@@ -9,7 +9,11 @@
 #include "model/tpm/decode.h"
 #include "model/tpm/wire.h"
 #include "model/tpm/session.h"
+#include "model/tpm/tpm_ht.h"
 #include "recorder/transport/tpmconn.h"
+
+/* The handle of the sessions timed here: the first HMAC session handle. */
+#define HOST_SESS ((uint32_t)TPM_HT_HMAC_SESSION << 24)
 
 #define HC_BATCHES  5
 #define HC_BATCH_NS 200000 /* a batch lasts at least 0.2 ms */
@@ -45,8 +49,8 @@ static int op_salt(struct hc *h)
 				sizeof sec, &sl);
 	memset(nc, 1, sizeof nc);
 	return rc ? rc
-		  : sess_begin(&s, &h->c, 0x02000000, TPM_ALG_SHA256, TPM_ALG_AES, salt, 32, NULL,
-			       0, nc, 32, nt, 32);
+		  : sess_begin(&s, &h->c, HOST_SESS, TPM_ALG_SHA256, TPM_ALG_AES, salt, 32, NULL, 0,
+			       nc, 32, nt, 32);
 }
 
 /* An unsalted, unbound session: the session state from the nonces, no key,
@@ -56,8 +60,8 @@ static int op_unsalted(struct hc *h)
 	uint8_t nc[32], nt[32] = {2};
 	struct sess s;
 	memset(nc, 1, sizeof nc);
-	int rc = sess_begin(&s, &h->c, 0x02000000, TPM_ALG_SHA256, TPM_ALG_AES, NULL, 0, NULL, 0,
-			    nc, sizeof nc, nt, sizeof nt);
+	int rc = sess_begin(&s, &h->c, HOST_SESS, TPM_ALG_SHA256, TPM_ALG_AES, NULL, 0, NULL, 0, nc,
+			    sizeof nc, nt, sizeof nt);
 	return rc ? rc : sess_nonce_roll(&s);
 }
 
@@ -163,7 +167,7 @@ static int session_cmd(struct hc *h, double *hmac_ms, double *enc_ms)
 	memset(salt, 3, sizeof salt);
 	memset(nc, 1, sizeof nc);
 	memset(nt, 2, sizeof nt);
-	if ((rc = sess_begin(&h->s, &h->c, 0x02000000, TPM_ALG_SHA256, TPM_ALG_AES, salt, 32, NULL,
+	if ((rc = sess_begin(&h->s, &h->c, HOST_SESS, TPM_ALG_SHA256, TPM_ALG_AES, salt, 32, NULL,
 			     0, nc, 32, nt, 32)))
 		return rc;
 	h->s.attrs = TPMA_SESSION_CONTINUESESSION;
@@ -174,7 +178,7 @@ static int session_cmd(struct hc *h, double *hmac_ms, double *enc_ms)
 	return 0;
 }
 
-int host_crypto_measure(struct pred_host *out)
+int rp_host_crypto_measure(struct pred_host *out)
 {
 	struct hc *h = calloc(1, sizeof *h);
 	struct pred_host m = {.measured = 1};

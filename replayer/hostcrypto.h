@@ -15,6 +15,6 @@
 
 #include "model/predict.h"
 
-int host_crypto_measure(struct pred_host *h);
+int rp_host_crypto_measure(struct pred_host *h);
 
 #endif

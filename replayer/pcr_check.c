@@ -9,8 +9,8 @@
 #include <errno.h>
 #include <string.h>
 
-unsigned pcr_banks_to_show(const struct pcr_sim *s, const uint16_t *show, unsigned n_show,
-			   const struct pcr_expect *ex, int *idx)
+unsigned rp_pcr_banks_to_show(const struct pcr_sim *s, const uint16_t *show, unsigned n_show,
+			      const struct pcr_expect *ex, int *idx)
 {
 	unsigned ns = 0;
 	for (unsigned i = 0; i < s->n_banks; i++) {
@@ -31,8 +31,8 @@ unsigned pcr_banks_to_show(const struct pcr_sim *s, const uint16_t *show, unsign
 	return ns;
 }
 
-void pcr_expect_compare(struct pcr_sim *s, const struct pcr_expect *ex, uint32_t mask,
-			struct pcr_expect_result *r)
+void rp_pcr_expect_compare(struct pcr_sim *s, const struct pcr_expect *ex, uint32_t mask,
+			   struct pcr_expect_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	for (unsigned k = 0; k < ex->n_banks; k++) {
@@ -53,8 +53,9 @@ void pcr_expect_compare(struct pcr_sim *s, const struct pcr_expect *ex, uint32_t
 	}
 }
 
-int pcr_boot_aggregate_check(sqlite3 *db, const int64_t *ids, unsigned n, int64_t from,
-			     struct pcr_sim *fw, struct pcr_ba_result *r, char *err, size_t errlen)
+int rp_pcr_boot_aggregate_check(sqlite3 *db, const int64_t *ids, unsigned n, int64_t from,
+				struct pcr_sim *fw, struct pcr_ba_result *r, char *err,
+				size_t errlen)
 {
 	uint8_t got[PCR_MAX_DIGEST];
 	struct pcr_replay_stats fst = {0};
@@ -63,10 +64,10 @@ int pcr_boot_aggregate_check(sqlite3 *db, const int64_t *ids, unsigned n, int64_
 	memset(r, 0, sizeof(*r));
 	r->which = -1;
 	for (unsigned i = 0; i < n && found == -ENOENT; i++)
-		found = pcr_boot_aggregate_find(db, ids[i], &r->alg, r->want, err, errlen);
+		found = rp_pcr_boot_aggregate_find(db, ids[i], &r->alg, r->want, err, errlen);
 	if (found)
 		return found;
-	int rc = pcr_replay_trace(db, from, fw, &fst, err, errlen);
+	int rc = rp_pcr_replay_trace(db, from, fw, &fst, err, errlen);
 	if (rc)
 		return rc < 0 ? rc : -EINVAL;
 	const struct pcr_alg *a = pcr_alg_by_id(r->alg);
@@ -75,7 +76,7 @@ int pcr_boot_aggregate_check(sqlite3 *db, const int64_t *ids, unsigned n, int64_
 	for (unsigned i = 0; i < 2 && r->which < 0; i++) {
 		if (lasts[i] == 9 && r->alg == TPM_ALG_SHA1)
 			continue;
-		if (!pcr_boot_aggregate_calc(fw, r->alg, lasts[i], got) &&
+		if (!rp_pcr_boot_aggregate_calc(fw, r->alg, lasts[i], got) &&
 		    !memcmp(got, r->want, a->size))
 			r->which = (int)lasts[i];
 	}

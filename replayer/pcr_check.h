@@ -14,8 +14,8 @@
 /* The banks of s to show, as indices into s->bank: those named in show[]
  * (n_show of them), else every bank extended or expected (ex, or NULL).
  * Returns how many went into idx (room for PCR_MAX_BANKS). */
-unsigned pcr_banks_to_show(const struct pcr_sim *s, const uint16_t *show, unsigned n_show,
-			   const struct pcr_expect *ex, int *idx);
+unsigned rp_pcr_banks_to_show(const struct pcr_sim *s, const uint16_t *show, unsigned n_show,
+			      const struct pcr_expect *ex, int *idx);
 
 struct pcr_expect_result {
 	unsigned compared;	     /* values compared */
@@ -27,8 +27,8 @@ struct pcr_expect_result {
 
 /* Compares the PCRs in mask of every expected bank with s (a bank the trace
  * never extended is added, at its reset values). */
-void pcr_expect_compare(struct pcr_sim *s, const struct pcr_expect *ex, uint32_t mask,
-			struct pcr_expect_result *r);
+void rp_pcr_expect_compare(struct pcr_sim *s, const struct pcr_expect *ex, uint32_t mask,
+			   struct pcr_expect_result *r);
 
 struct pcr_ba_result {
 	uint16_t alg;		      /* the bank of the boot_aggregate entry */
@@ -40,7 +40,8 @@ struct pcr_ba_result {
  * one, replays the firmware trace from into fw, and tells which rule makes
  * it: PCR 0-9 (Linux >= 5.8, a non-SHA-1 bank) first, then PCR 0-7.
  * Returns 0, or -errno with err set. */
-int pcr_boot_aggregate_check(sqlite3 *db, const int64_t *ids, unsigned n, int64_t from,
-			     struct pcr_sim *fw, struct pcr_ba_result *r, char *err, size_t errlen);
+int rp_pcr_boot_aggregate_check(sqlite3 *db, const int64_t *ids, unsigned n, int64_t from,
+				struct pcr_sim *fw, struct pcr_ba_result *r, char *err,
+				size_t errlen);
 
 #endif

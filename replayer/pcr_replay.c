@@ -19,8 +19,8 @@
 #include "model/tpm/tpm_cc.h"
 #include "recorder/import/log_reader.h"
 
-int pcr_replay_trace(sqlite3 *db, int64_t trace_id, struct pcr_sim *s, struct pcr_replay_stats *st,
-		     char *err, size_t errlen)
+int rp_pcr_replay_trace(sqlite3 *db, int64_t trace_id, struct pcr_sim *s,
+			struct pcr_replay_stats *st, char *err, size_t errlen)
 {
 	sqlite3_stmt *q = NULL;
 	int rc = 0;
@@ -99,8 +99,8 @@ static int expect_bank(struct pcr_expect *e, uint16_t alg)
 	return (int)e->n_banks++;
 }
 
-int pcr_expect_parse_mem(const char *text, size_t len, const char *label, struct pcr_expect *e,
-			 char *err, size_t errlen)
+int rp_pcr_expect_parse_mem(const char *text, size_t len, const char *label, struct pcr_expect *e,
+			    char *err, size_t errlen)
 {
 	const char *p = text, *end = text + len;
 	const struct pcr_alg *bank = NULL;
@@ -188,7 +188,7 @@ int pcr_expect_parse_mem(const char *text, size_t len, const char *label, struct
 	return count;
 }
 
-int pcr_expect_parse_file(const char *path, struct pcr_expect *e, char *err, size_t errlen)
+int rp_pcr_expect_parse_file(const char *path, struct pcr_expect *e, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "re");
 	char *buf = NULL;
@@ -219,15 +219,15 @@ int pcr_expect_parse_file(const char *path, struct pcr_expect *e, char *err, siz
 			break;
 		len += got;
 	}
-	rc = pcr_expect_parse_mem(buf ? buf : "", len, path, e, err, errlen);
+	rc = rp_pcr_expect_parse_mem(buf ? buf : "", len, path, e, err, errlen);
 out:
 	free(buf);
 	fclose(f);
 	return rc;
 }
 
-int pcr_boot_aggregate_find(sqlite3 *db, int64_t trace_id, uint16_t *alg, uint8_t *digest,
-			    char *err, size_t errlen)
+int rp_pcr_boot_aggregate_find(sqlite3 *db, int64_t trace_id, uint16_t *alg, uint8_t *digest,
+			       char *err, size_t errlen)
 {
 	sqlite3_stmt *q = NULL;
 	int rc = -ENOENT;
@@ -286,7 +286,7 @@ out:
 	return rc;
 }
 
-int pcr_boot_aggregate_calc(struct pcr_sim *s, uint16_t alg, unsigned last, uint8_t *out)
+int rp_pcr_boot_aggregate_calc(struct pcr_sim *s, uint16_t alg, unsigned last, uint8_t *out)
 {
 	/* ima_calc_boot_aggregate_tfm: H(PCR0 || ... || PCR7), plus PCR8 and
 	 * PCR9 for non-SHA-1 banks since Linux 5.8. */

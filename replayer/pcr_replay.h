@@ -24,8 +24,8 @@ struct pcr_replay_stats {
 
 /* Replays one trace in seq order. Returns 0, -ENOENT (no such trace) or
  * -EIO, with err set. */
-int pcr_replay_trace(sqlite3 *db, int64_t trace_id, struct pcr_sim *s, struct pcr_replay_stats *st,
-		     char *err, size_t errlen);
+int rp_pcr_replay_trace(sqlite3 *db, int64_t trace_id, struct pcr_sim *s,
+			struct pcr_replay_stats *st, char *err, size_t errlen);
 
 /* Expected values: which (bank, PCR) pairs were given and their bytes. */
 struct pcr_expect {
@@ -39,16 +39,16 @@ struct pcr_expect {
  * `pcrs:` section of tpm2_eventlog output, and tsspcrread text ("0: hex",
  * bank from "-halg ALG" or the digest size). Returns the number of values,
  * or -errno / -EINVAL with err set (file and line). */
-int pcr_expect_parse_file(const char *path, struct pcr_expect *e, char *err, size_t errlen);
-int pcr_expect_parse_mem(const char *text, size_t len, const char *label, struct pcr_expect *e,
-			 char *err, size_t errlen);
+int rp_pcr_expect_parse_file(const char *path, struct pcr_expect *e, char *err, size_t errlen);
+int rp_pcr_expect_parse_mem(const char *text, size_t len, const char *label, struct pcr_expect *e,
+			    char *err, size_t errlen);
 
 /* The IMA boot_aggregate of a trace: the first 'ima' event row named
  * boot_aggregate. Returns 0 with alg and digest, -ENOENT if none, -EINVAL if
  * its digest field cannot be read. */
-int pcr_boot_aggregate_find(sqlite3 *db, int64_t trace_id, uint16_t *alg, uint8_t *digest,
-			    char *err, size_t errlen);
+int rp_pcr_boot_aggregate_find(sqlite3 *db, int64_t trace_id, uint16_t *alg, uint8_t *digest,
+			       char *err, size_t errlen);
 /* H_alg(PCR first..last of bank alg). Returns 0 or -ENOTSUP. */
-int pcr_boot_aggregate_calc(struct pcr_sim *s, uint16_t alg, unsigned last, uint8_t *out);
+int rp_pcr_boot_aggregate_calc(struct pcr_sim *s, uint16_t alg, unsigned last, uint8_t *out);
 
 #endif

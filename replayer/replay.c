@@ -13,13 +13,13 @@
 
 #include "db/stats.h"
 
-int replay_is_destructive(uint32_t cc)
+int rp_replay_is_destructive(uint32_t cc)
 {
 	const struct tpm_cc_info *i = tpm_cc_lookup(cc);
 	return i && i->destructive; /* the column of model/tpm/tpm_cc.def */
 }
 
-int replay_auth_parse(const char *s, struct replay_auth *a, char *err, size_t errlen)
+int rp_replay_auth_parse(const char *s, struct replay_auth *a, char *err, size_t errlen)
 {
 	const char *eq = strchr(s, '=');
 	char *end;
@@ -72,7 +72,7 @@ int replay_auth_parse(const char *s, struct replay_auth *a, char *err, size_t er
 
 /* ---- outcome bookkeeping ---------------------------------------------- */
 
-void note(struct rp *x, int outcome, uint32_t cc, const char *fmt, ...)
+void rp_note(struct rp *x, int outcome, uint32_t cc, const char *fmt, ...)
 {
 	char text[200];
 	va_list ap;
@@ -95,13 +95,13 @@ void note(struct rp *x, int outcome, uint32_t cc, const char *fmt, ...)
 		struct replay_reason *n = &r->reasons[r->n_reasons++];
 		n->outcome = (uint8_t)outcome;
 		n->cc = cc;
-		n->first_seq = x->cur ? x->cur->seq : 0;
+		n->first_seq = x->cur.set ? x->cur.seq : 0;
 		n->count = 1;
 		snprintf(n->text, sizeof n->text, "%s", text);
 	}
 }
 
-struct replay_cc_stat *cc_stat(struct replay_result *r, uint32_t cc)
+struct replay_cc_stat *rp_cc_stat(struct replay_result *r, uint32_t cc)
 {
 	for (unsigned i = 0; i < r->n_cc; i++)
 		if (r->cc[i].cc == cc)
@@ -114,7 +114,7 @@ struct replay_cc_stat *cc_stat(struct replay_result *r, uint32_t cc)
 	return s;
 }
 
-int fail(struct rp *x, int rc, const char *fmt, ...)
+int rp_fail(struct rp *x, int rc, const char *fmt, ...)
 {
 	va_list ap;
 	if (!x->fatal) {
@@ -127,8 +127,8 @@ int fail(struct rp *x, int rc, const char *fmt, ...)
 }
 
 /* Every exchange with the target, the helpers' included: stored and timed. */
-void on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rsp, size_t rsp_len,
-	     uint64_t t0, uint64_t t1, int rc)
+void rp_on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rsp, size_t rsp_len,
+		uint64_t t0, uint64_t t1, int rc)
 {
 	struct rp *x = arg;
 	/* tpmtrace's own (flag 32, left out of every figure, db/stats.h): the
@@ -138,7 +138,7 @@ void on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rsp, size
 	 * with its source command for command. */
 	int own = x->cur_role == ROLE_CLEANUP || x->cur_role == ROLE_STARTUP ||
 		  x->cur_role == ROLE_CLIENT_END ||
-		  (x->cur_role == POL_ROLE_ORIGINAL && x->cur && x->cur->flags & REC_F_OWN);
+		  (x->cur_role == POL_ROLE_ORIGINAL && x->cur.set && x->cur.flags & REC_F_OWN);
 	struct rec_timing tm = {.t_submit = t0,
 				.t_done = t1,
 				.rc = rc < 0 ? rc : 0,
@@ -157,7 +157,7 @@ void on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rsp, size
 	if (x->cur_role >= 0 && x->cur_role < 8)
 		x->res->by_role[x->cur_role]++;
 	if (len >= TPM_HEADER_SIZE && !own) {
-		struct replay_cc_stat *s = cc_stat(x->res, wire_get_u32(cmd + 6));
+		struct replay_cc_stat *s = rp_cc_stat(x->res, wire_get_u32(cmd + 6));
 		if (s) {
 			s->n_rep++;
 			s->rep_ns += t1 - t0;
@@ -168,24 +168,24 @@ void on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rsp, size
 
 /* Sends x->buf[0..len) (or cmd), fatal on a transport failure. Returns 0 or
  * the TPM response code (positive), or the fatal -errno. */
-int xfer(struct rp *x, const uint8_t *cmd, size_t len)
+int rp_xfer(struct rp *x, const uint8_t *cmd, size_t len)
 {
 	/* tpmconn resends a command the TPM did not start, as a TSS does;
 	 * not the one the recording shows with that very answer: the
 	 * recording's own resubmission follows, and its response is the one
 	 * later commands refer to (a Create's outPrivate). */
-	int mirror = x->cur_role == POL_ROLE_ORIGINAL && x->cur && x->cur->has_rc &&
-		     tpmconn_rc_is_retry(x->cur->rc);
+	int mirror = x->cur_role == POL_ROLE_ORIGINAL && x->cur.set && x->cur.has_rc &&
+		     tpmconn_rc_is_retry(x->cur.rc);
 	x->t.max_retries = mirror ? 0 : REPLAY_MAX_RETRIES;
 	int rc = tpmconn_xfer(&x->t, cmd, len);
 	x->t.max_retries = REPLAY_MAX_RETRIES;
 	if (rc == -EIO)
-		return fail(x, rc,
-			    "the target stopped answering (TCTI error 0x%x) at source seq %llu",
-			    x->t.tss_rc, x->cur ? (unsigned long long)x->cur->seq : 0ull);
+		return rp_fail(x, rc,
+			       "the target stopped answering (TCTI error 0x%x) at source seq %llu",
+			       x->t.tss_rc, x->cur.set ? (unsigned long long)x->cur.seq : 0ull);
 	if (rc)
-		return fail(x, rc, "malformed response from the target at source seq %llu",
-			    x->cur ? (unsigned long long)x->cur->seq : 0ull);
+		return rp_fail(x, rc, "malformed response from the target at source seq %llu",
+			       x->cur.set ? (unsigned long long)x->cur.seq : 0ull);
 	return tpmconn_rc(&x->t);
 }
 
@@ -268,16 +268,16 @@ static int startup(struct rp *x)
 {
 	static const uint8_t su[12] = {0x80, 0x01, 0, 0, 0, 12, 0, 0, 0x01, 0x44, 0, 0};
 	x->cur_role = ROLE_STARTUP;
-	int rc = xfer(x, su, sizeof su);
+	int rc = rp_xfer(x, su, sizeof su);
 	x->cur_role = POL_ROLE_ORIGINAL;
 	if (rc < 0)
 		return rc;
 	if (rc && (uint32_t)rc != TPM_RC_INITIALIZE)
-		return fail(x, -EPROTO, "TPM2_Startup answered 0x%x (%s)", rc,
-			    tpm_rc_str((uint32_t)rc));
+		return rp_fail(x, -EPROTO, "TPM2_Startup answered 0x%x (%s)", rc,
+			       tpm_rc_str((uint32_t)rc));
 	x->started = 1;
 	if (x->before_due)
-		snapshot(x);
+		rp_snapshot(x);
 	return 0;
 }
 
@@ -339,7 +339,7 @@ static void src_stat_row(struct rp *x, sqlite3_stmt *st)
 {
 	if (sqlite3_column_type(st, 8) == SQLITE_NULL || sqlite3_column_int64(st, 4) & REC_F_OWN)
 		return;
-	struct replay_cc_stat *s = cc_stat(x->res, (uint32_t)sqlite3_column_int64(st, 8));
+	struct replay_cc_stat *s = rp_cc_stat(x->res, (uint32_t)sqlite3_column_int64(st, 8));
 	if (s) {
 		s->n_src++;
 		s->src_ns += (uint64_t)sqlite3_column_int64(st, 9);
@@ -372,15 +372,15 @@ static void src_stats_finish(struct rp *x, sqlite3 *db, int streamed_all)
 			int src;
 			while ((src = sqlite3_step(st)) == SQLITE_ROW) {
 				struct replay_cc_stat *s =
-				    cc_stat(res, (uint32_t)sqlite3_column_int64(st, 0));
+				    rp_cc_stat(res, (uint32_t)sqlite3_column_int64(st, 0));
 				if (s) {
 					s->n_src = (uint64_t)sqlite3_column_int64(st, 1);
 					s->src_ns = (uint64_t)sqlite3_column_int64(st, 2);
 				}
 			}
 			if (src != SQLITE_DONE)
-				fail(x, -EIO, "reading trace %lld: %s", (long long)res->source_id,
-				     sqlite3_errmsg(db));
+				rp_fail(x, -EIO, "reading trace %lld: %s",
+					(long long)res->source_id, sqlite3_errmsg(db));
 		}
 		sqlite3_finalize(st);
 	}
@@ -408,7 +408,7 @@ static int flush_target(struct rp *x, uint32_t rep)
 	wire_put_u32(cmd + 10, rep);
 	int saved = x->cur_role, rc;
 	x->cur_role = ROLE_CLIENT_END;
-	rc = xfer(x, cmd, sizeof cmd);
+	rc = rp_xfer(x, cmd, sizeof cmd);
 	x->cur_role = saved;
 	return rc < 0 ? rc : 0;
 }
@@ -418,13 +418,13 @@ static int flush_target(struct rp *x, uint32_t rep)
 static void client_end(struct rp *x, uint32_t client)
 {
 	for (int i = 0; i < MAX_OBJS && !x->fatal; i++) {
-		struct obj *o = &x->objs[i];
-		if (o->used && o->created && o->client == client && (o->rec >> 24) == 0x80 &&
-		    !flush_target(x, o->rep))
+		struct obj *o = &x->ent.objs[i];
+		if (o->used && o->created && o->client == client &&
+		    tpm_ht_of(o->rec) == TPM_HT_TRANSIENT && !flush_target(x, o->rep))
 			o->used = 0;
 	}
 	for (int i = 0; i < MAX_SESS && !x->fatal; i++) {
-		struct rsess *r = &x->sess[i];
+		struct rsess *r = &x->sessions.sess[i];
 		if (r->used && r->client == client && !flush_target(x, r->s.handle))
 			r->used = 0;
 	}
@@ -493,33 +493,34 @@ static int one_command(struct rp *x, sqlite3_stmt *st)
 	sc.rc = (uint32_t)sqlite3_column_int64(st, 5);
 	sc.rsp_handle = (uint32_t)sqlite3_column_int64(st, 6);
 	sc.client = (uint32_t)sqlite3_column_int64(st, 10);
-	x->cur = &sc;
+	x->cur = (struct rp_cur){1, sc.seq, sc.flags, sc.has_rc, sc.rc};
 	x->cur_outcome = REPLAY_FAITHFUL;
 	x->cur_reason[0] = 0;
 	int rc = 0;
 	if (sc.flags & REC_F_MALFORMED && sc.flags & REC_F_NO_RESPONSE) {
 		/* The recorder never forwarded these bytes (recorder_malformed). */
-		note(x, REPLAY_SKIPPED, 0, "malformed when recorded and never sent to the TPM");
+		rp_note(x, REPLAY_SKIPPED, 0, "malformed when recorded and never sent to the TPM");
 		goto done;
 	}
 	/* A stored command that cannot be sent is refused with its reason and
 	 * the replay goes on, as for any other refusal (what depended on it is
 	 * refused in turn). */
 	if (!sc.cmd || sc.len < TPM_HEADER_SIZE) {
-		note(x, REPLAY_REFUSED, 0,
-		     "%s: trace %lld, seq %llu: command bytes missing or shorter than a TPM "
-		     "header (%zu bytes): not sent",
-		     x->o->db_path, (long long)x->res->source_id, (unsigned long long)sc.seq,
-		     sc.len);
+		rp_note(x, REPLAY_REFUSED, 0,
+			"%s: trace %lld, seq %llu: command bytes missing or shorter than a TPM "
+			"header (%zu bytes): not sent",
+			x->o->db_path, (long long)x->res->source_id, (unsigned long long)sc.seq,
+			sc.len);
 		goto done;
 	}
 	tpm_cmd_decode(sc.cmd, sc.len, &sc.c);
 	if (sc.c.malformed && !(sc.flags & REC_F_MALFORMED)) {
-		note(x, REPLAY_REFUSED, sc.c.cc,
-		     "%s: trace %lld, seq %llu: stored command does not parse (%s at %zu bytes): "
-		     "not sent",
-		     x->o->db_path, (long long)x->res->source_id, (unsigned long long)sc.seq,
-		     tpm_malformed_str(sc.c.malformed), sc.len);
+		rp_note(
+		    x, REPLAY_REFUSED, sc.c.cc,
+		    "%s: trace %lld, seq %llu: stored command does not parse (%s at %zu bytes): "
+		    "not sent",
+		    x->o->db_path, (long long)x->res->source_id, (unsigned long long)sc.seq,
+		    tpm_malformed_str(sc.c.malformed), sc.len);
 		goto done;
 	}
 	if (sc.rsp && !sc.rsp_handle && sc.c.info && sc.c.info->handles_out &&
@@ -544,42 +545,42 @@ static int one_command(struct rp *x, sqlite3_stmt *st)
 	sc.pc.rc = sc.rc;
 	sc.pc.sess_attrs = tpm_pack_attrs(sc.c.sess_attrs, sc.c.n_sessions);
 	sc.pc.seq = sc.seq;
-	if (x->resub_armed) {
-		x->resub_armed = 0;
-		if (sc.len == x->resub_len && !memcmp(sc.cmd, x->resub, sc.len)) {
+	if (x->resub.armed) {
+		x->resub.armed = 0;
+		if (sc.len == x->resub.len && !memcmp(sc.cmd, x->resub.cmd, sc.len)) {
 			/* The command was replayed once and answered as the
 			 * recording's resubmission was: faithful, not sent again. */
-			if (x->resub_ok) {
-				memcpy(x->t.rsp, x->resub_rsp, x->resub_rsp_len);
-				x->t.rsp_len = x->resub_rsp_len;
-				sc.load_priv = x->resub_load_priv;
-				capture(x, x->resub_hs, x->resub_pl ? x->resub_pp : NULL,
-					x->resub_pl, NULL, 0, x->resub_sent, x->resub_sent_len);
+			if (x->resub.ok) {
+				memcpy(x->t.rsp, x->resub.rsp, x->resub.rsp_len);
+				x->t.rsp_len = x->resub.rsp_len;
+				sc.load_priv = x->resub.load_priv;
+				rp_capture(x, &sc, x->resub.hs, x->resub.pl ? x->resub.pp : NULL,
+					   x->resub.pl, NULL, 0, x->resub.sent, x->resub.sent_len);
 			}
-			if (x->resub_outcome != REPLAY_FAITHFUL && x->resub_reason[0])
-				note(x, x->resub_outcome, sc.c.cc, "%s", x->resub_reason);
+			if (x->resub.outcome != REPLAY_FAITHFUL && x->resub.reason[0])
+				rp_note(x, x->resub.outcome, sc.c.cc, "%s", x->resub.reason);
 			else
-				note(x, REPLAY_FAITHFUL, sc.c.cc,
-				     "%s: the recording's resubmission after TPM_RC_RETRY (seq "
-				     "%llu), which the target answered at once: not sent again",
-				     tpm_cc_name(sc.c.cc), (unsigned long long)x->resub_seq);
+				rp_note(x, REPLAY_FAITHFUL, sc.c.cc,
+					"%s: the recording's resubmission after TPM_RC_RETRY (seq "
+					"%llu), which the target answered at once: not sent again",
+					tpm_cc_name(sc.c.cc), (unsigned long long)x->resub.seq);
 			goto done;
 		}
 	}
 	uint64_t sent = x->ps.emitted[POL_ROLE_ORIGINAL];
 	rc = policy_expand_cmd(&x->ps, &sc.pc);
 	if (!rc && !x->fatal && x->ps.emitted[POL_ROLE_ORIGINAL] == sent)
-		note(x, REPLAY_SKIPPED, sc.c.cc,
-		     "%s: the policy does not send it (a read of the kernel's TPM hwrng, "
-		     "hwrng=off)",
-		     tpm_cc_name(sc.c.cc));
+		rp_note(x, REPLAY_SKIPPED, sc.c.cc,
+			"%s: the policy does not send it (a read of the kernel's TPM hwrng, "
+			"hwrng=off)",
+			tpm_cc_name(sc.c.cc));
 done:
 	if (!x->fatal)
 		x->res->outcome[x->cur_outcome]++;
 	x->res->processed++;
 	if (!x->fatal && x->rm_spaces && sc.client < x->n_cl && x->cl_last[sc.client] == sc.seq)
 		client_end(x, sc.client);
-	x->cur = NULL;
+	memset(&x->cur, 0, sizeof x->cur);
 	return x->fatal ? x->fatal : rc;
 }
 
@@ -671,7 +672,7 @@ static int run_connect(struct rp *x)
 	}
 	x->t.max_retries = REPLAY_MAX_RETRIES;
 	if (!x->spawned)
-		snapshot(x);
+		rp_snapshot(x);
 	if ((rc = sess_crypto_init(&x->cr))) {
 		snprintf(res->err, sizeof res->err, "OpenSSL set-up failed");
 		return rc;
@@ -714,7 +715,7 @@ static int run_begin(struct rp *x, sqlite3 *db, int64_t *id)
 		return rc;
 	}
 	recorder_init(&x->rec, x->w, NULL, PAYLOADS_REDACTED);
-	x->t.on_xfer = on_xfer;
+	x->t.on_xfer = rp_on_xfer;
 	x->t.on_xfer_arg = x;
 	if (x->have_em) {
 		x->t.emu = &x->em;
@@ -725,7 +726,7 @@ static int run_begin(struct rp *x, sqlite3 *db, int64_t *id)
 	snprintf(err, sizeof err, "source=%lld policy=%s target=%s", (long long)res->source_id,
 		 x->pol.name, res->target);
 	writer_event(x->w, mono_ns(), "replay-start", err, 0);
-	policy_expand_init(&x->ps, &x->pol, emit, x);
+	policy_expand_init(&x->ps, &x->pol, rp_emit, x);
 	return 0;
 }
 
@@ -748,7 +749,7 @@ static void run_stream(struct rp *x, sqlite3 *db)
 			       "SELECT 1, seq, NULL, NULL, 0, NULL, NULL, kind FROM event"
 			       " WHERE trace_id=? ORDER BY seq",
 			       -1, &ev, NULL) != SQLITE_OK) {
-		fail(x, -EIO, "%s: %s", o->db_path, sqlite3_errmsg(db));
+		rp_fail(x, -EIO, "%s: %s", o->db_path, sqlite3_errmsg(db));
 	} else {
 		int first = 1, rc_ev, starts_itself = trace_starts_itself(db, res->source_id);
 		sqlite3_bind_int64(st, 1, res->source_id);
@@ -784,8 +785,8 @@ static void run_stream(struct rp *x, sqlite3 *db)
 			rc = sqlite3_step(st);
 		}
 		if (!x->fatal && (rc != SQLITE_DONE || rc_ev != SQLITE_DONE))
-			fail(x, -EIO, "%s: reading trace %lld: %s", o->db_path,
-			     (long long)res->source_id, sqlite3_errmsg(db));
+			rp_fail(x, -EIO, "%s: reading trace %lld: %s", o->db_path,
+				(long long)res->source_id, sqlite3_errmsg(db));
 		streamed_all = !x->fatal;
 	}
 	src_stats_finish(x, db, streamed_all);
@@ -802,8 +803,8 @@ static int run_finish(struct rp *x, int64_t id)
 	struct replay_result *res = x->res;
 	int rc;
 	if (!x->fatal && read_pcrs(x))
-		fail(x, -EIO, "the target stopped answering while reading the PCRs");
-	cleanup_target(x);
+		rp_fail(x, -EIO, "the target stopped answering while reading the PCRs");
+	rp_cleanup_target(x);
 	/* The fidelity is stored with the run: a later run of the same trace,
 	 * policy and target compares itself with it (tpmtrace replay). */
 	char stop[160];
@@ -820,10 +821,10 @@ static int run_finish(struct rp *x, int64_t id)
 	rc = writer_stop(x->w, x->fatal ? "incomplete" : "complete", &ws);
 	x->w = NULL;
 	if (rc && !x->fatal)
-		fail(x, rc, "%s: could not finalize trace %lld", o->db_path, (long long)id);
+		rp_fail(x, rc, "%s: could not finalize trace %lld", o->db_path, (long long)id);
 	if (!x->fatal && ws.dropped)
-		fail(x, -EIO, "%s: %llu rows could not be stored", o->db_path,
-		     (unsigned long long)ws.dropped);
+		rp_fail(x, -EIO, "%s: %llu rows could not be stored", o->db_path,
+			(unsigned long long)ws.dropped);
 	rc = x->fatal;
 	if (!rc)
 		res->status = "complete";
@@ -853,18 +854,18 @@ static void run_release(struct rp *x, sqlite3 *db, uint64_t t_start)
 	sess_crypto_release(&x->cr);
 	if (x->spawned)
 		swtpm_stop(&x->sw);
-	for (size_t i = 0; i < x->n_ctx; i++)
-		free(x->ctx[i].blob);
-	free(x->ctx);
-	for (size_t i = 0; i < x->n_priv; i++)
-		free(x->priv[i].priv);
-	free(x->priv);
+	for (size_t i = 0; i < x->ent.n_ctx; i++)
+		free(x->ent.ctx[i].blob);
+	free(x->ent.ctx);
+	for (size_t i = 0; i < x->ent.n_priv; i++)
+		free(x->ent.priv[i].priv);
+	free(x->ent.priv);
 	free(x->origin);
 	free(x->cl_last);
 	free(x);
 }
 
-int replay_run(const struct replay_opts *o, struct replay_result *res)
+int rp_replay_run(const struct replay_opts *o, struct replay_result *res)
 {
 	struct rp *x = calloc(1, sizeof *x);
 	sqlite3 *db = NULL;

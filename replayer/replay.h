@@ -127,15 +127,15 @@ struct replay_result {
 	char err[512];
 };
 
-int replay_run(const struct replay_opts *o, struct replay_result *res);
+int rp_replay_run(const struct replay_opts *o, struct replay_result *res);
 
 /* Parses HANDLE=VALUE (handle in hex or decimal; VALUE text, or hex:HEX). */
-int replay_auth_parse(const char *s, struct replay_auth *a, char *err, size_t errlen);
+int rp_replay_auth_parse(const char *s, struct replay_auth *a, char *err, size_t errlen);
 
 /* True for commands that destroy or change persistent TPM state that a trace
  * did not create (hierarchy auth and seeds, NV indices, persistent objects,
  * dictionary-attack settings, PCR allocation, clock, firmware): the
  * destructive column of model/tpm/tpm_cc.def. */
-int replay_is_destructive(uint32_t cc);
+int rp_replay_is_destructive(uint32_t cc);
 
 #endif

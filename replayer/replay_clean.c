@@ -10,8 +10,10 @@
 
 /* The kinds a run may leave behind: transient objects, HMAC and policy
  * sessions, NV indices, persistent objects (Part 2 7.2 TPM_HT). */
-static const uint32_t clean_kinds[N_CLEAN_KINDS] = {0x80000000, 0x02000000, 0x03000000, 0x01000000,
-						    0x81000000};
+static const uint32_t clean_kinds[N_CLEAN_KINDS] = {
+    (uint32_t)TPM_HT_TRANSIENT << 24, (uint32_t)TPM_HT_HMAC_SESSION << 24,
+    (uint32_t)TPM_HT_POLICY_SESSION << 24, (uint32_t)TPM_HT_NV_INDEX << 24,
+    (uint32_t)TPM_HT_PERSISTENT << 24};
 /* ---- leaving an external target as it was ------------------------------ */
 
 /* TPM2_GetCapability(TPM_CAP_HANDLES) (Part 3 30.2) of one kind, every page.
@@ -37,7 +39,7 @@ static int list_handles(struct tpmconn *t, uint32_t first, struct handle_set *s)
 		uint32_t n = wire_u32(&r), last = 0;
 		for (uint32_t i = 0; i < n && !r.err; i++) {
 			uint32_t h = wire_u32(&r);
-			if ((h >> 24) != (first >> 24)) {
+			if (tpm_ht_of(h) != tpm_ht_of(first)) {
 				more = 0;
 				break;
 			}
@@ -57,7 +59,7 @@ static int list_handles(struct tpmconn *t, uint32_t first, struct handle_set *s)
 /* What the external target holds before the run: listed without being
  * stored (the trace is what the run sent). A target not started yet
  * (TPM_RC_INITIALIZE) is listed once the run has started it. */
-void snapshot(struct rp *x)
+void rp_snapshot(struct rp *x)
 {
 	tpmconn_xfer_fn keep = x->t.on_xfer;
 	x->t.on_xfer = NULL;
@@ -75,7 +77,7 @@ void snapshot(struct rp *x)
  * run knows for hierarchy h (--auth, or what the run itself set). */
 static void wr_pw_of(struct rp *x, struct wire_wr *w, uint32_t h)
 {
-	const struct replay_auth *a = auth_for(x, h);
+	const struct replay_auth *a = rp_auth_for(x, h);
 	uint16_t n = a ? a->len : 0;
 	wire_wr_u32(w, 9u + n);
 	wire_wr_u32(w, TPM_RS_PW);
@@ -90,10 +92,10 @@ static void wr_pw_of(struct rp *x, struct wire_wr *w, uint32_t h)
 static int remove_one(struct rp *x, uint32_t h)
 {
 	struct wire_wr w;
-	uint8_t t = (uint8_t)(h >> 24);
-	if (t == 0x80 || t == 0x02 || t == 0x03)
+	uint8_t t = tpm_ht_of(h);
+	if (t == TPM_HT_TRANSIENT || t == TPM_HT_HMAC_SESSION || t == TPM_HT_POLICY_SESSION)
 		return tpmconn_flush(&x->t, h);
-	if (t == 0x01) {
+	if (t == TPM_HT_NV_INDEX) {
 		/* Part 3 31.4: by the hierarchy that defined it (Part 2 13.4
 		 * TPMA_NV_PLATFORMCREATE, bit 30, from NV_ReadPublic 31.6). */
 		uint32_t auth = TPM_RH_OWNER;
@@ -124,7 +126,7 @@ static int remove_one(struct rp *x, uint32_t h)
  * flushed, NV indices undefined, persistent objects evicted), as the
  * replay's own commands (role cleanup, flag 32); what cannot be removed
  * is reported in res. */
-void cleanup_target(struct rp *x)
+void rp_cleanup_target(struct rp *x)
 {
 	struct replay_result *res = x->res;
 	struct handle_set now;
@@ -145,14 +147,15 @@ void cleanup_target(struct rp *x)
 			used += (size_t)snprintf(
 			    res->cleanup_err + used,
 			    used < sizeof res->cleanup_err ? sizeof res->cleanup_err - used : 0,
-			    "%slisting 0x%02x handles: %s", used ? "; " : "", clean_kinds[k] >> 24,
+			    "%slisting 0x%02x handles: %s", used ? "; " : "",
+			    tpm_ht_of(clean_kinds[k]),
 			    rc < 0 ? strerror(-rc) : tpm_rc_str((uint32_t)rc));
 			continue;
 		}
 		/* Newest first: a session may be bound to an object made after. */
 		for (unsigned i = now.n; i-- > 0;) {
 			uint32_t h = now.h[i];
-			if (in_list(x->before[k].h, x->before[k].n, h))
+			if (rp_in_list(x->before[k].h, x->before[k].n, h))
 				continue;
 			rc = remove_one(x, h);
 			if (!rc) {

@@ -123,7 +123,7 @@ out:
 
 /* ---- building commands and opening responses ------------------------- */
 
-void crypto_time(struct rp *x, uint64_t t0, uint64_t tpm0)
+void rp_crypto_time(struct rp *x, uint64_t t0, uint64_t tpm0)
 {
 	uint64_t spent = mono_ns() - t0, tpm = x->res->tpm_ns - tpm0;
 	x->res->crypto_ns += spent > tpm ? spent - tpm : 0;
@@ -217,7 +217,7 @@ static int build_cmd(struct rp *x, uint32_t cc, const uint32_t *handles, unsigne
  * none after NV_UndefineSpaceSpecial deleted the index (Part 1 19.6.5; the
  * reference code skips includeAuth for an index that is gone). 1 with the
  * value in *out when cc is such a command. */
-int auth_after(uint32_t cc, const uint8_t *params, size_t plen, struct replay_auth *out)
+int rp_auth_after(uint32_t cc, const uint8_t *params, size_t plen, struct replay_auth *out)
 {
 	struct wire_rd q;
 	uint16_t n;
@@ -310,50 +310,51 @@ static int open_rsp(struct rp *x, uint32_t cc, struct authent *a, unsigned na, u
 
 /* Sends a command built by build_cmd and opens its response. Returns the TPM
  * rc (positive), 0, or a fatal -errno. The response stays in x->t.rsp. */
-int send_auth(struct rp *x, uint32_t cc, const uint32_t *handles, unsigned nh,
-	      const struct tpm_name *names, struct authent *a, unsigned na, uint8_t *params,
-	      size_t plen, uint8_t **pp, size_t *pl)
+int rp_send_auth(struct rp *x, uint32_t cc, const uint32_t *handles, unsigned nh,
+		 const struct tpm_name *names, struct authent *a, unsigned na, uint8_t *params,
+		 size_t plen, uint8_t **pp, size_t *pl)
 {
 	uint8_t cmd[TPM_MAX_MESSAGE];
 	size_t len = 0;
 	uint64_t t0 = mono_ns(), tpm0 = x->res->tpm_ns;
 	int rc = build_cmd(x, cc, handles, nh, names, a, na, params, plen, cmd, sizeof cmd, &len);
-	crypto_time(x, t0, tpm0);
+	rp_crypto_time(x, t0, tpm0);
 	if (rc)
-		return fail(x, rc, "cannot build %s for source seq %llu: %s", tpm_cc_name(cc),
-			    (unsigned long long)x->cur->seq, strerror(-rc));
-	rc = xfer(x, cmd, len);
+		return rp_fail(x, rc, "cannot build %s for source seq %llu: %s", tpm_cc_name(cc),
+			       (unsigned long long)x->cur.seq, strerror(-rc));
+	rc = rp_xfer(x, cmd, len);
 	if (rc)
 		return rc;
 	t0 = mono_ns();
 	tpm0 = x->res->tpm_ns;
 	rc = open_rsp(x, cc, a, na, x->t.rsp, x->t.rsp_len, pp, pl);
-	crypto_time(x, t0, tpm0);
+	rp_crypto_time(x, t0, tpm0);
 	if (rc == -EBADMSG)
-		return fail(x, rc,
-			    "response HMAC of %s (source seq %llu) does not verify: the response "
-			    "was changed or does not come from the TPM holding the session",
-			    tpm_cc_name(cc), (unsigned long long)x->cur->seq);
+		return rp_fail(
+		    x, rc,
+		    "response HMAC of %s (source seq %llu) does not verify: the response "
+		    "was changed or does not come from the TPM holding the session",
+		    tpm_cc_name(cc), (unsigned long long)x->cur.seq);
 	if (rc)
-		return fail(x, rc, "malformed %s response (source seq %llu)", tpm_cc_name(cc),
-			    (unsigned long long)x->cur->seq);
+		return rp_fail(x, rc, "malformed %s response (source seq %llu)", tpm_cc_name(cc),
+			       (unsigned long long)x->cur.seq);
 	return 0;
 }
 
 /* ---- Names ----------------------------------------------------------- */
 
 /* ReadPublic / NV_ReadPublic of a target handle into o (an extra command). */
-int read_public(struct rp *x, uint32_t rep, struct obj *o)
+int rp_read_public(struct rp *x, uint32_t rep, struct obj *o)
 {
 	uint8_t cmd[14];
-	int nv = (rep >> 24) == 0x01;
+	int nv = tpm_ht_of(rep) == TPM_HT_NV_INDEX;
 	wire_put_u16(cmd, TPM_ST_NO_SESSIONS);
 	wire_put_u32(cmd + 2, 14);
 	wire_put_u32(cmd + 6, nv ? TPM_CC_NV_ReadPublic : TPM_CC_ReadPublic);
 	wire_put_u32(cmd + 10, rep);
 	int saved = x->cur_role, rc;
 	x->cur_role = POL_ROLE_NAME_LOOKUP;
-	rc = xfer(x, cmd, sizeof cmd);
+	rc = rp_xfer(x, cmd, sizeof cmd);
 	x->cur_role = saved;
 	if (rc)
 		return rc;
@@ -366,24 +367,25 @@ int read_public(struct rp *x, uint32_t rep, struct obj *o)
 	size_t pl = r.off - po;
 	const uint8_t *name = wire_tpm2b(&r, &n);
 	if (r.err)
-		return fail(x, -EPROTO, "malformed ReadPublic response");
+		return rp_fail(x, -EPROTO, "malformed ReadPublic response");
 	if (!nv)
-		obj_set_pub(o, x->t.rsp + po, pl);
-	obj_set_name(o, name, n);
+		rp_obj_set_pub(o, x->t.rsp + po, pl);
+	rp_obj_set_name(o, name, n);
 	return 0;
 }
 
 /* Name of a handle for cpHash (Part 1 16), rec: recorded, rep: target's. */
-int name_of(struct rp *x, uint32_t rec, uint32_t rep, struct tpm_name *out)
+int rp_name_of(struct rp *x, uint32_t rec, uint32_t rep, struct tpm_name *out)
 {
-	uint8_t t = (uint8_t)(rep >> 24);
-	if (t == 0x00 || t == 0x02 || t == 0x03 || t == 0x40)
+	uint8_t t = tpm_ht_of(rep);
+	if (t == TPM_HT_PCR || t == TPM_HT_HMAC_SESSION || t == TPM_HT_POLICY_SESSION ||
+	    t == TPM_HT_PERMANENT)
 		return sess_name_handle(rep, out);
-	struct obj *o = obj_find(x, rec);
+	struct obj *o = rp_obj_find(x, rec);
 	if (!o)
-		o = obj_add(x, rec, rep);
+		o = rp_obj_add(x, rec, rep);
 	if (!o->has_name) {
-		int rc = read_public(x, rep, o);
+		int rc = rp_read_public(x, rep, o);
 		if (rc)
 			return rc > 0 ? -ENOENT : rc;
 	}
@@ -397,10 +399,10 @@ int name_of(struct rp *x, uint32_t rec, uint32_t rep, struct tpm_name *out)
  * rk, rb are target handles (TPM_RH_NULL for none), key the tpmKey's entry.
  * Returns 0 (out set up), a TPM rc > 0, -ENOTSUP when the key cannot salt,
  * or a fatal -errno. */
-int start_raw(struct rp *x, uint32_t rk, struct obj *key, uint32_t rb, const uint8_t *bind_auth,
-	      size_t bind_len, uint8_t type, uint16_t sym, uint16_t bits, uint16_t mode,
-	      uint16_t hash, uint16_t nc_len, struct sess *out, struct authent *a, unsigned na,
-	      const struct tpm_name *names)
+int rp_start_raw(struct rp *x, uint32_t rk, struct obj *key, uint32_t rb, const uint8_t *bind_auth,
+		 size_t bind_len, uint8_t type, uint16_t sym, uint16_t bits, uint16_t mode,
+		 uint16_t hash, uint16_t nc_len, struct sess *out, struct authent *a, unsigned na,
+		 const struct tpm_name *names)
 {
 	uint8_t salt[SESS_MAX_DIGEST], secret[600], cmd[TPM_MAX_MESSAGE];
 	size_t salt_len = 0, secret_len = 0;
@@ -411,7 +413,7 @@ int start_raw(struct rp *x, uint32_t rk, struct obj *key, uint32_t rb, const uin
 	int rc = 0;
 	if (rk != TPM_RH_NULL) {
 		struct pubinfo pi;
-		if (!key->publen && (rc = read_public(x, rk, key)))
+		if (!key->publen && (rc = rp_read_public(x, rk, key)))
 			return rc < 0 ? rc : -ENOTSUP;
 		t0 = mono_ns();
 		tpm0 = x->res->tpm_ns;
@@ -425,7 +427,7 @@ int start_raw(struct rp *x, uint32_t rk, struct obj *key, uint32_t rb, const uin
 		else
 			rc = -ENOTSUP;
 		if (rc) {
-			crypto_time(x, t0, tpm0);
+			rp_crypto_time(x, t0, tpm0);
 			return -ENOTSUP;
 		}
 		salt_len = sl;
@@ -451,7 +453,7 @@ int start_raw(struct rp *x, uint32_t rk, struct obj *key, uint32_t rb, const uin
 		wire_wr_u16(&w, mode);
 	}
 	wire_wr_u16(&w, hash);
-	crypto_time(x, t0, tpm0);
+	rp_crypto_time(x, t0, tpm0);
 	uint32_t h;
 	if (na) {
 		/* The recording's own sessions (an encryption session for
@@ -461,21 +463,21 @@ int start_raw(struct rp *x, uint32_t rk, struct obj *key, uint32_t rb, const uin
 		uint8_t *pp = NULL;
 		size_t pl = 0;
 		uint32_t hs[2] = {rk, rb};
-		rc = send_auth(x, TPM_CC_StartAuthSession, hs, 2, names, a, na, cmd + p0,
-			       w.off - p0, &pp, &pl);
+		rc = rp_send_auth(x, TPM_CC_StartAuthSession, hs, 2, names, a, na, cmd + p0,
+				  w.off - p0, &pp, &pl);
 		if (rc)
 			goto out;
 		wire_rd_init(&r, x->t.rsp, x->t.rsp_len);
 		wire_skip(&r, TPM_HEADER_SIZE);
 		h = wire_u32(&r); /* the handle area; send_auth checked the rest */
 		if (r.err) {
-			rc = fail(x, -EPROTO, "malformed StartAuthSession response");
+			rc = rp_fail(x, -EPROTO, "malformed StartAuthSession response");
 			goto out;
 		}
 		wire_rd_init(&r, pp, pl);
 	} else {
 		wire_put_u32(cmd + 2, (uint32_t)w.off);
-		rc = xfer(x, cmd, w.off);
+		rc = rp_xfer(x, cmd, w.off);
 		if (rc)
 			goto out;
 		wire_rd_init(&r, x->t.rsp, x->t.rsp_len);
@@ -484,7 +486,7 @@ int start_raw(struct rp *x, uint32_t rk, struct obj *key, uint32_t rb, const uin
 	}
 	const uint8_t *nt = wire_tpm2b(&r, &n);
 	if (r.err) {
-		rc = fail(x, -EPROTO, "malformed StartAuthSession response");
+		rc = rp_fail(x, -EPROTO, "malformed StartAuthSession response");
 		goto out;
 	}
 	t0 = mono_ns();
@@ -493,18 +495,17 @@ int start_raw(struct rp *x, uint32_t rk, struct obj *key, uint32_t rb, const uin
 	memcpy(nc, out->nonce_caller, nc_len);
 	rc = sess_begin(out, &x->cr, h, hash, sym, salt, salt_len, bind_auth, bind_len, nc, nc_len,
 			nt, n);
-	crypto_time(x, t0, tpm0);
+	rp_crypto_time(x, t0, tpm0);
 	if (rc)
-		rc = fail(x, rc, "session set-up failed: %s", strerror(-rc));
+		rc = rp_fail(x, rc, "session set-up failed: %s", strerror(-rc));
 out:
 	memset(salt, 0, sizeof salt);
 	return rc;
 }
 
 /* The trace's own TPM2_StartAuthSession, started again on the target. */
-int start_session(struct rp *x)
+int rp_start_session(struct rp *x, const struct src_cmd *sc)
 {
-	struct src_cmd *sc = x->cur;
 	struct wire_rd r;
 	uint16_t n;
 	uint32_t tpm_key = sc->c.handles[0], bind = sc->c.handles[1], rk, rb;
@@ -523,48 +524,50 @@ int start_session(struct rp *x)
 		/* Refused with its reason, as other refusals are: one command
 		 * that does not parse does not end the replay. */
 		if (sym_rc)
-			note(x, REPLAY_REFUSED, sc->c.cc,
-			     "StartAuthSession: symmetric algorithm 0x%04x is not one a "
-			     "TPMT_SYM_DEF has",
-			     sym);
+			rp_note(x, REPLAY_REFUSED, sc->c.cc,
+				"StartAuthSession: symmetric algorithm 0x%04x is not one a "
+				"TPMT_SYM_DEF has",
+				sym);
 		else
-			note(x, REPLAY_REFUSED, sc->c.cc,
-			     "StartAuthSession: its parameters run past the end");
+			rp_note(x, REPLAY_REFUSED, sc->c.cc,
+				"StartAuthSession: its parameters run past the end");
 		return 0;
 	}
 	if (sym == TPM_ALG_XOR) {
-		note(x, REPLAY_REFUSED, sc->c.cc,
-		     "StartAuthSession: symmetric XOR (hash 0x%04x) parameter obfuscation is not "
-		     "supported here",
-		     sd.hash);
+		rp_note(
+		    x, REPLAY_REFUSED, sc->c.cc,
+		    "StartAuthSession: symmetric XOR (hash 0x%04x) parameter obfuscation is not "
+		    "supported here",
+		    sd.hash);
 		return 0;
 	}
 	unsigned ds = sess_digest_size(hash);
 	if (!ds ||
 	    (sym != TPM_ALG_NULL && (sym != TPM_ALG_AES || bits != 128 || mode != TPM_ALG_CFB)) ||
 	    (type != TPM_SE_HMAC && type != TPM_SE_POLICY && type != TPM_SE_TRIAL)) {
-		note(x, REPLAY_REFUSED, sc->c.cc,
-		     "StartAuthSession: session type %u, symmetric 0x%x/%u/0x%x or hash 0x%x not "
-		     "supported here",
-		     type, sym, bits, mode, hash);
+		rp_note(
+		    x, REPLAY_REFUSED, sc->c.cc,
+		    "StartAuthSession: session type %u, symmetric 0x%x/%u/0x%x or hash 0x%x not "
+		    "supported here",
+		    type, sym, bits, mode, hash);
 		return 0;
 	}
 	if (nc_len < 16 || nc_len > ds)
 		nc_len = (uint16_t)ds;
-	if (map_handle(x, tpm_key, &rk) || map_handle(x, bind, &rb)) {
-		note(x, REPLAY_REFUSED, sc->c.cc,
-		     "StartAuthSession: tpmKey or bind was loaded before the trace started");
+	if (rp_map_handle(x, tpm_key, &rk) || rp_map_handle(x, bind, &rb)) {
+		rp_note(x, REPLAY_REFUSED, sc->c.cc,
+			"StartAuthSession: tpmKey or bind was loaded before the trace started");
 		return 0;
 	}
 	struct obj *key = NULL;
-	if (tpm_key != TPM_RH_NULL && !(key = obj_find(x, tpm_key)))
-		key = obj_add(x, tpm_key, rk);
+	if (tpm_key != TPM_RH_NULL && !(key = rp_obj_find(x, tpm_key)))
+		key = rp_obj_add(x, tpm_key, rk);
 	/* Bound session: the bind entity's authValue goes into the session key
 	 * (Part 1 19.6.8); we only know it through --auth. */
-	const struct replay_auth *ba = bind != TPM_RH_NULL ? auth_for(x, bind) : NULL;
+	const struct replay_auth *ba = bind != TPM_RH_NULL ? rp_auth_for(x, bind) : NULL;
 	struct tpm_name bind_name = {0};
 	if (bind != TPM_RH_NULL) {
-		int rc = name_of(x, bind, rb, &bind_name);
+		int rc = rp_name_of(x, bind, rb, &bind_name);
 		if (rc < 0 && rc != -ENOENT)
 			return rc;
 	}
@@ -576,12 +579,12 @@ int start_session(struct rp *x)
 	memset(a, 0, sizeof a);
 	for (unsigned i = 0; i < sc->c.n_sessions && i < TPM_MAX_SESSIONS; i++) {
 		const struct tpm_session *ts = &sc->c.sess[i];
-		struct rsess *ars = ts->handle == TPM_RS_PW ? NULL : sess_find(x, ts->handle);
+		struct rsess *ars = ts->handle == TPM_RS_PW ? NULL : rp_sess_find(x, ts->handle);
 		if (!ars) {
-			note(x, REPLAY_REFUSED, sc->c.cc,
-			     "StartAuthSession: session 0x%08x was started before the trace (or "
-			     "refused)",
-			     ts->handle);
+			rp_note(x, REPLAY_REFUSED, sc->c.cc,
+				"StartAuthSession: session 0x%08x was started before the trace (or "
+				"refused)",
+				ts->handle);
 			return 0;
 		}
 		a[na].is_sess = 1;
@@ -590,35 +593,36 @@ int start_session(struct rp *x)
 		a[na++].attrs = ts->attrs;
 	}
 	if (na) {
-		int e = name_of(x, tpm_key, rk, &names[0]);
+		int e = rp_name_of(x, tpm_key, rk, &names[0]);
 		if (!e)
-			e = name_of(x, bind, rb, &names[1]);
+			e = rp_name_of(x, bind, rb, &names[1]);
 		if (e == -ENOENT) {
-			note(x, REPLAY_REFUSED, sc->c.cc,
-			     "StartAuthSession: the Name of tpmKey or bind is unknown");
+			rp_note(x, REPLAY_REFUSED, sc->c.cc,
+				"StartAuthSession: the Name of tpmKey or bind is unknown");
 			return 0;
 		}
 		if (e)
 			return e;
 	}
 	struct sess s;
-	int rc = start_raw(x, rk, key, rb, ba ? ba->value : NULL, ba ? ba->len : 0, type, sym, bits,
-			   mode, hash, nc_len, &s, a, na, names);
+	int rc = rp_start_raw(x, rk, key, rb, ba ? ba->value : NULL, ba ? ba->len : 0, type, sym,
+			      bits, mode, hash, nc_len, &s, a, na, names);
 	if (rc == -ENOTSUP) {
-		note(x, REPLAY_REFUSED, sc->c.cc,
-		     "StartAuthSession: cannot salt to the key 0x%08x (neither ECC nor RSA, or its "
-		     "public area is unknown)",
-		     tpm_key);
+		rp_note(
+		    x, REPLAY_REFUSED, sc->c.cc,
+		    "StartAuthSession: cannot salt to the key 0x%08x (neither ECC nor RSA, or its "
+		    "public area is unknown)",
+		    tpm_key);
 		return 0;
 	}
 	if (rc)
 		return rc < 0 ? rc : 0;
-	struct rsess *rs = sess_find(x, sc->rsp_handle);
+	struct rsess *rs = rp_sess_find(x, sc->rsp_handle);
 	for (int i = 0; !rs && i < MAX_SESS; i++)
-		if (!x->sess[i].used)
-			rs = &x->sess[i];
+		if (!x->sessions.sess[i].used)
+			rs = &x->sessions.sess[i];
 	if (!rs)
-		rs = &x->sess[sc->rsp_handle % MAX_SESS];
+		rs = &x->sessions.sess[sc->rsp_handle % MAX_SESS];
 	memset(rs, 0, sizeof *rs);
 	rs->s = s;
 	rs->used = 1;

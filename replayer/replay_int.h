@@ -19,6 +19,8 @@
 #include "model/tpm/decode.h"
 #include "model/tpm/redact.h"
 #include "model/tpm/session.h"
+#include "model/tpm/tpm_cc_effects.h"
+#include "model/tpm/tpm_ht.h"
 #include "model/tpm/variant.h"
 #include "model/tpm/wire.h"
 #include "model/trace_stream.h"
@@ -106,6 +108,77 @@ struct src_cmd {
 	long load_priv; /* Load: the x->priv entry its blob maps to, or -1 */
 };
 
+/* The entity map: what the recording's handles, contexts and blobs are on
+ * the target, the authValues the replay gave, what the run made. */
+struct rp_entities {
+	struct obj objs[MAX_OBJS];
+	struct ctxmap *ctx;
+	size_t n_ctx, cap_ctx;
+	struct privmap *priv;
+	size_t n_priv, cap_priv;
+	struct replay_auth learned[REPLAY_MAX_LEARNED];
+	unsigned n_learned;
+	/* NV indices and persistent objects the run made itself (the
+	 * destructive commands that remove them again are the run's own
+	 * business). */
+	uint32_t made_nv[MADE_MAX], made_persist[MADE_MAX];
+	unsigned n_made_nv, n_made_persist;
+};
+
+/* The session table: the trace's sessions as re-created on the target, and
+ * the kernel's null key and its session. */
+struct rp_sessions {
+	struct rsess sess[MAX_SESS];
+	struct tpm_ecc_key nk;
+	uint8_t nk_ctx[2048];
+	size_t nk_ctx_len;
+	uint32_t nk_loaded;
+	struct sess ks;
+	int ks_live;
+};
+
+/* Resubmission state. A command the recording shows answered TPM_RC_RETRY
+ * (or YIELDED, TESTING) and resubmitted, which the target here answered at
+ * once: the recording's resubmission (the same bytes next) is not sent
+ * again. When it succeeded: what the bookkeeping of a success needs (the
+ * handles and the response it got, the parameters it sent), done again
+ * with the resubmission's recorded response, which is the one later
+ * commands refer to (a Create's outPrivate, a CreatePrimary's handle). */
+struct rp_resub {
+	int armed;
+	uint64_t seq;
+	size_t len;
+	uint8_t cmd[TPM_MAX_MESSAGE];
+	int ok;
+	int outcome; /* the command's own outcome: its resubmission's too */
+	char reason[200];
+	uint32_t hs[3];
+	long load_priv;
+	size_t rsp_len, pl, sent_len;
+	uint8_t rsp[TPM_MAX_MESSAGE], pp[TPM_MAX_MESSAGE], sent[TPM_MAX_MESSAGE];
+};
+
+/* What the notes and the transfers of the source command being replayed
+ * know of it, kept by value: the command itself (struct src_cmd, one_command's)
+ * is passed to the functions that work on it. */
+struct rp_cur {
+	int set;
+	uint64_t seq;
+	uint32_t flags;
+	int has_rc;
+	uint32_t rc;
+};
+
+/* The source command a policy step serves: model/policy.c passes on the
+ * pol_cmd it was given (pol_out.src), which one_command gives as &sc.pc; the
+ * command is one_command's own, not const (only the policy's view is), and
+ * lives while the expansion of that command runs. */
+static inline struct src_cmd *rp_src_of(const struct pol_out *po)
+{
+	return po->src ? (struct src_cmd *)((uintptr_t)po->src - offsetof(struct src_cmd, pc))
+		       : NULL;
+}
+
 struct rp {
 	const struct replay_opts *o;
 	struct replay_result *res;
@@ -120,42 +193,16 @@ struct rp {
 	struct writer *w;
 	struct recorder rec;
 	int fatal;
-	struct src_cmd *cur;
-	int cur_outcome; /* REPLAY_* of the current source command */
+	struct rp_cur cur; /* the source command being replayed */
+	int cur_outcome;   /* REPLAY_* of the current source command */
 	char cur_reason[200];
 	int cur_role;
-	struct replay_auth learned[REPLAY_MAX_LEARNED];
-	unsigned n_learned;
-	/* A command the recording shows answered TPM_RC_RETRY (or YIELDED,
-	 * TESTING) and resubmitted, which the target here answered at once:
-	 * the recording's resubmission (the same bytes next) is not sent again. */
-	int resub_armed;
-	uint64_t resub_seq;
-	size_t resub_len;
-	uint8_t resub[TPM_MAX_MESSAGE];
-	/* When it succeeded: what the bookkeeping of a success needs (the
-	 * handles and the response it got, the parameters it sent), done again
-	 * with the resubmission's recorded response, which is the one later
-	 * commands refer to (a Create's outPrivate, a CreatePrimary's handle). */
-	int resub_ok;
-	int resub_outcome; /* the command's own outcome: its resubmission's too */
-	char resub_reason[200];
-	uint32_t resub_hs[3];
-	long resub_load_priv;
-	size_t resub_rsp_len, resub_pl, resub_sent_len;
-	uint8_t resub_rsp[TPM_MAX_MESSAGE], resub_pp[TPM_MAX_MESSAGE], resub_sent[TPM_MAX_MESSAGE];
+	struct rp_resub resub;
 	/* The kernel registers its null key after TPM2_Startup: policy steps
 	 * that come before the TPM is started wait for it. */
 	int started;
 	struct pol_out deferred[8];
 	unsigned n_deferred;
-	/* the kernel's null key and its session */
-	struct tpm_ecc_key nk;
-	uint8_t nk_ctx[2048];
-	size_t nk_ctx_len;
-	uint32_t nk_loaded;
-	struct sess ks;
-	int ks_live;
 	/* The trace was recorded in front of a resource manager with a space
 	 * per client (tpm-cuse-proxy on /dev/tpmrmN): when a client has sent its
 	 * last command, its objects and sessions are flushed as closing
@@ -164,20 +211,12 @@ struct rp {
 	int rm_spaces;
 	uint64_t *cl_last; /* by client id: seq of its last command */
 	size_t n_cl;
-	struct obj objs[MAX_OBJS];
-	struct rsess sess[MAX_SESS];
-	struct ctxmap *ctx;
-	size_t n_ctx, cap_ctx;
-	struct privmap *priv;
-	size_t n_priv, cap_priv;
+	struct rp_entities ent;
+	struct rp_sessions sessions;
 	/* On a target other than the spawned swtpm: what it held before the run
-	 * (have_before: listed), and the NV indices and persistent objects the
-	 * run made itself (the destructive commands that remove them again are
-	 * the run's own business). */
+	 * (have_before: listed). */
 	int have_before, before_due;
 	struct handle_set before[N_CLEAN_KINDS];
-	uint32_t made_nv[MADE_MAX], made_persist[MADE_MAX];
-	unsigned n_made_nv, n_made_persist;
 	uint8_t *origin; /* per client id (trace_origins_load) */
 	uint8_t buf[TPM_MAX_MESSAGE];
 };
@@ -202,60 +241,63 @@ struct authent {
 };
 
 /* replay.c: outcome bookkeeping and the exchange with the target */
-void note(struct rp *x, int outcome, uint32_t cc, const char *fmt, ...)
+void rp_note(struct rp *x, int outcome, uint32_t cc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-struct replay_cc_stat *cc_stat(struct replay_result *r, uint32_t cc);
-int fail(struct rp *x, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rsp, size_t rsp_len,
-	     uint64_t t0, uint64_t t1, int rc);
-int xfer(struct rp *x, const uint8_t *cmd, size_t len);
+struct replay_cc_stat *rp_cc_stat(struct replay_result *r, uint32_t cc);
+int rp_fail(struct rp *x, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void rp_on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rsp, size_t rsp_len,
+		uint64_t t0, uint64_t t1, int rc);
+int rp_xfer(struct rp *x, const uint8_t *cmd, size_t len);
 
 /* replay_maps.c: entities (handles, sessions, authValues) and the context and private-blob maps */
-struct obj *obj_find(struct rp *x, uint32_t rec);
-struct obj *obj_add(struct rp *x, uint32_t rec, uint32_t rep);
-void obj_set_name(struct obj *o, const uint8_t *n, uint16_t len);
-void obj_set_pub(struct obj *o, const uint8_t *tpm2b, size_t len);
-struct rsess *sess_find(struct rp *x, uint32_t rec);
-void sess_drop(struct rp *x, uint32_t rec);
-int map_handle(struct rp *x, uint32_t rec, uint32_t *rep);
-const struct replay_auth *auth_for(struct rp *x, uint32_t rec);
-void learn_auth(struct rp *x, uint32_t rec, const uint8_t *value, size_t len);
-const uint8_t *sensitive_create_auth(struct wire_rd *r, uint16_t *len);
-int ctx_add(struct rp *x, const uint8_t *rec_blob, size_t rec_len, const uint8_t *blob, size_t len,
-	    uint32_t rec_handle);
-struct privmap *priv_find(struct rp *x, const uint8_t *tpm2b, size_t len);
-int priv_add(struct rp *x, const uint8_t *rec, size_t rec_len, const uint8_t *priv, size_t privlen,
-	     const uint8_t *pub, size_t publen);
-int rec_rsp_params(struct rp *x, const uint8_t **p, size_t *len);
-int context_load(struct rp *x);
+struct obj *rp_obj_find(struct rp *x, uint32_t rec);
+struct obj *rp_obj_add(struct rp *x, uint32_t rec, uint32_t rep);
+void rp_obj_set_name(struct obj *o, const uint8_t *n, uint16_t len);
+void rp_obj_set_pub(struct obj *o, const uint8_t *tpm2b, size_t len);
+struct rsess *rp_sess_find(struct rp *x, uint32_t rec);
+void rp_sess_drop(struct rp *x, uint32_t rec);
+int rp_map_handle(struct rp *x, uint32_t rec, uint32_t *rep);
+const struct replay_auth *rp_auth_for(struct rp *x, uint32_t rec);
+void rp_learn_auth(struct rp *x, uint32_t rec, const uint8_t *value, size_t len);
+const uint8_t *rp_sensitive_create_auth(struct wire_rd *r, uint16_t *len);
+int rp_ctx_add(struct rp *x, const uint8_t *rec_blob, size_t rec_len, const uint8_t *blob,
+	       size_t len, uint32_t rec_handle);
+struct privmap *rp_priv_find(struct rp *x, const uint8_t *tpm2b, size_t len);
+int rp_priv_add(struct rp *x, const uint8_t *rec, size_t rec_len, const uint8_t *priv,
+		size_t privlen, const uint8_t *pub, size_t publen);
+int rp_rec_rsp_params(const struct src_cmd *sc, const uint8_t **p, size_t *len);
+int rp_context_load(struct rp *x, struct src_cmd *sc);
 
 /* replay_cmd.c: public areas, building commands and opening responses, Names, the trace's own
  * sessions */
-void crypto_time(struct rp *x, uint64_t t0, uint64_t tpm0);
-int auth_after(uint32_t cc, const uint8_t *params, size_t plen, struct replay_auth *out);
-int send_auth(struct rp *x, uint32_t cc, const uint32_t *handles, unsigned nh,
-	      const struct tpm_name *names, struct authent *a, unsigned na, uint8_t *params,
-	      size_t plen, uint8_t **pp, size_t *pl);
-int read_public(struct rp *x, uint32_t rep, struct obj *o);
-int name_of(struct rp *x, uint32_t rec, uint32_t rep, struct tpm_name *out);
-int start_raw(struct rp *x, uint32_t rk, struct obj *key, uint32_t rb, const uint8_t *bind_auth,
-	      size_t bind_len, uint8_t type, uint16_t sym, uint16_t bits, uint16_t mode,
-	      uint16_t hash, uint16_t nc_len, struct sess *out, struct authent *a, unsigned na,
-	      const struct tpm_name *names);
-int start_session(struct rp *x);
+void rp_crypto_time(struct rp *x, uint64_t t0, uint64_t tpm0);
+int rp_auth_after(uint32_t cc, const uint8_t *params, size_t plen, struct replay_auth *out);
+int rp_send_auth(struct rp *x, uint32_t cc, const uint32_t *handles, unsigned nh,
+		 const struct tpm_name *names, struct authent *a, unsigned na, uint8_t *params,
+		 size_t plen, uint8_t **pp, size_t *pl);
+int rp_read_public(struct rp *x, uint32_t rep, struct obj *o);
+int rp_name_of(struct rp *x, uint32_t rec, uint32_t rep, struct tpm_name *out);
+int rp_start_raw(struct rp *x, uint32_t rk, struct obj *key, uint32_t rb, const uint8_t *bind_auth,
+		 size_t bind_len, uint8_t type, uint16_t sym, uint16_t bits, uint16_t mode,
+		 uint16_t hash, uint16_t nc_len, struct sess *out, struct authent *a, unsigned na,
+		 const struct tpm_name *names);
+int rp_start_session(struct rp *x, const struct src_cmd *sc);
 
 /* replay_learn.c: redacted bytes, authValues learnt, what a success leaves behind */
-int unredact(struct rp *x, uint8_t *p, size_t *plen, size_t cap);
-void auth_value(struct rp *x, unsigned i, const uint8_t **v, size_t *len);
-int in_list(const uint32_t *l, unsigned n, uint32_t h);
-void capture(struct rp *x, const uint32_t *hs, const uint8_t *pp, size_t pl, struct authent *a,
-	     unsigned na, const uint8_t *sent, size_t sent_len);
+int rp_unredact(struct rp *x, const struct src_cmd *sc, uint8_t *p, size_t *plen, size_t cap);
+void rp_auth_value(struct rp *x, const struct src_cmd *sc, unsigned i, const uint8_t **v,
+		   size_t *len);
+/* The NV index among a command's handles; 0 if none. */
+uint32_t rp_nv_handle(const struct tpm_cmd *c);
+int rp_in_list(const uint32_t *l, unsigned n, uint32_t h);
+void rp_capture(struct rp *x, struct src_cmd *sc, const uint32_t *hs, const uint8_t *pp, size_t pl,
+		struct authent *a, unsigned na, const uint8_t *sent, size_t sent_len);
 
 /* replay_step.c: a source command sent again, and the policy's kernel steps */
-int emit(void *ctx, const struct pol_out *o);
+int rp_emit(void *ctx, const struct pol_out *o);
 
 /* replay_clean.c: leaving an external target as it was */
-void snapshot(struct rp *x);
-void cleanup_target(struct rp *x);
+void rp_snapshot(struct rp *x);
+void rp_cleanup_target(struct rp *x);
 
 #endif

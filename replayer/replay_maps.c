@@ -18,22 +18,22 @@ static void sha256(struct rp *x, const void *d, size_t n, uint8_t out[32])
 
 /* ---- entities ------------------------------------------------------------ */
 
-struct obj *obj_find(struct rp *x, uint32_t rec)
+struct obj *rp_obj_find(struct rp *x, uint32_t rec)
 {
 	for (int i = 0; i < MAX_OBJS; i++)
-		if (x->objs[i].used && x->objs[i].rec == rec)
-			return &x->objs[i];
+		if (x->ent.objs[i].used && x->ent.objs[i].rec == rec)
+			return &x->ent.objs[i];
 	return NULL;
 }
 
-struct obj *obj_add(struct rp *x, uint32_t rec, uint32_t rep)
+struct obj *rp_obj_add(struct rp *x, uint32_t rec, uint32_t rep)
 {
-	struct obj *o = obj_find(x, rec);
+	struct obj *o = rp_obj_find(x, rec);
 	for (int i = 0; !o && i < MAX_OBJS; i++)
-		if (!x->objs[i].used)
-			o = &x->objs[i];
+		if (!x->ent.objs[i].used)
+			o = &x->ent.objs[i];
 	if (!o)
-		o = &x->objs[rec % MAX_OBJS]; /* full: an old entry goes */
+		o = &x->ent.objs[rec % MAX_OBJS]; /* full: an old entry goes */
 	memset(o, 0, sizeof *o);
 	o->used = 1;
 	o->rec = rec;
@@ -41,7 +41,7 @@ struct obj *obj_add(struct rp *x, uint32_t rec, uint32_t rep)
 	return o;
 }
 
-void obj_set_name(struct obj *o, const uint8_t *n, uint16_t len)
+void rp_obj_set_name(struct obj *o, const uint8_t *n, uint16_t len)
 {
 	if (len > SESS_MAX_NAME)
 		return;
@@ -50,7 +50,7 @@ void obj_set_name(struct obj *o, const uint8_t *n, uint16_t len)
 	o->has_name = 1;
 }
 
-void obj_set_pub(struct obj *o, const uint8_t *tpm2b, size_t len)
+void rp_obj_set_pub(struct obj *o, const uint8_t *tpm2b, size_t len)
 {
 	if (len > PUB_MAX)
 		return;
@@ -58,42 +58,42 @@ void obj_set_pub(struct obj *o, const uint8_t *tpm2b, size_t len)
 	o->publen = (uint16_t)len;
 }
 
-struct rsess *sess_find(struct rp *x, uint32_t rec)
+struct rsess *rp_sess_find(struct rp *x, uint32_t rec)
 {
 	for (int i = 0; i < MAX_SESS; i++)
-		if (x->sess[i].used && x->sess[i].rec == rec)
-			return &x->sess[i];
+		if (x->sessions.sess[i].used && x->sessions.sess[i].rec == rec)
+			return &x->sessions.sess[i];
 	return NULL;
 }
 
-void sess_drop(struct rp *x, uint32_t rec)
+void rp_sess_drop(struct rp *x, uint32_t rec)
 {
-	struct rsess *s = sess_find(x, rec);
+	struct rsess *s = rp_sess_find(x, rec);
 	if (s)
 		s->used = 0;
 }
 
 static int is_mapped_type(uint32_t h)
 {
-	uint8_t t = (uint8_t)(h >> 24);
-	return t == 0x80 || t == 0x02 || t == 0x03;
+	uint8_t t = tpm_ht_of(h);
+	return t == TPM_HT_TRANSIENT || t == TPM_HT_HMAC_SESSION || t == TPM_HT_POLICY_SESSION;
 }
 
 /* The target's handle for a recorded one; -ENOENT if the trace never made it. */
-int map_handle(struct rp *x, uint32_t rec, uint32_t *rep)
+int rp_map_handle(struct rp *x, uint32_t rec, uint32_t *rep)
 {
 	if (!is_mapped_type(rec)) {
 		*rep = rec;
 		return 0;
 	}
-	if ((rec >> 24) == 0x80) {
-		struct obj *o = obj_find(x, rec);
+	if (tpm_ht_of(rec) == TPM_HT_TRANSIENT) {
+		struct obj *o = rp_obj_find(x, rec);
 		if (!o)
 			return -ENOENT;
 		*rep = o->rep;
 		return 0;
 	}
-	struct rsess *s = sess_find(x, rec);
+	struct rsess *s = rp_sess_find(x, rec);
 	if (!s)
 		return -ENOENT;
 	*rep = s->s.handle;
@@ -104,11 +104,11 @@ int map_handle(struct rp *x, uint32_t rec, uint32_t *rep)
  * itself gave it when it created it (NV_DefineSpace, CreatePrimary, Create
  * then Load, HierarchyChangeAuth, NV_ChangeAuth: what the target now holds,
  * even where the recording's bytes were redacted), else --auth. */
-const struct replay_auth *auth_for(struct rp *x, uint32_t rec)
+const struct replay_auth *rp_auth_for(struct rp *x, uint32_t rec)
 {
-	for (unsigned i = 0; i < x->n_learned; i++)
-		if (x->learned[i].handle == rec)
-			return &x->learned[i];
+	for (unsigned i = 0; i < x->ent.n_learned; i++)
+		if (x->ent.learned[i].handle == rec)
+			return &x->ent.learned[i];
 	for (unsigned i = 0; i < x->o->n_auths; i++)
 		if (x->o->auths[i].handle == rec)
 			return &x->o->auths[i];
@@ -116,28 +116,28 @@ const struct replay_auth *auth_for(struct rp *x, uint32_t rec)
 }
 
 /* Records (or, value NULL, forgets) the authValue of recorded handle rec. */
-void learn_auth(struct rp *x, uint32_t rec, const uint8_t *value, size_t len)
+void rp_learn_auth(struct rp *x, uint32_t rec, const uint8_t *value, size_t len)
 {
 	unsigned i = 0;
-	while (i < x->n_learned && x->learned[i].handle != rec)
+	while (i < x->ent.n_learned && x->ent.learned[i].handle != rec)
 		i++;
-	if (!value || len > sizeof x->learned[0].value) {
-		if (i < x->n_learned)
-			x->learned[i] = x->learned[--x->n_learned];
+	if (!value || len > sizeof x->ent.learned[0].value) {
+		if (i < x->ent.n_learned)
+			x->ent.learned[i] = x->ent.learned[--x->ent.n_learned];
 		return;
 	}
-	if (i == x->n_learned) {
-		if (x->n_learned == REPLAY_MAX_LEARNED)
+	if (i == x->ent.n_learned) {
+		if (x->ent.n_learned == REPLAY_MAX_LEARNED)
 			return; /* full: --auth or the empty default apply */
-		x->n_learned++;
+		x->ent.n_learned++;
 	}
-	x->learned[i].handle = rec;
-	x->learned[i].len = (uint16_t)len;
-	memcpy(x->learned[i].value, value, len);
+	x->ent.learned[i].handle = rec;
+	x->ent.learned[i].len = (uint16_t)len;
+	memcpy(x->ent.learned[i].value, value, len);
 }
 
 /* The userAuth in a TPM2B_SENSITIVE_CREATE (Part 2 11.1.15) at r. */
-const uint8_t *sensitive_create_auth(struct wire_rd *r, uint16_t *len)
+const uint8_t *rp_sensitive_create_auth(struct wire_rd *r, uint16_t *len)
 {
 	uint16_t n;
 	wire_u16(r); /* size */
@@ -150,24 +150,24 @@ const uint8_t *sensitive_create_auth(struct wire_rd *r, uint16_t *len)
 
 static struct ctxmap *ctx_find(struct rp *x, const uint8_t *d)
 {
-	for (size_t i = x->n_ctx; i-- > 0;)
-		if (!memcmp(x->ctx[i].digest, d, 32))
-			return &x->ctx[i];
+	for (size_t i = x->ent.n_ctx; i-- > 0;)
+		if (!memcmp(x->ent.ctx[i].digest, d, 32))
+			return &x->ent.ctx[i];
 	return NULL;
 }
 
-int ctx_add(struct rp *x, const uint8_t *rec_blob, size_t rec_len, const uint8_t *blob, size_t len,
-	    uint32_t rec_handle)
+int rp_ctx_add(struct rp *x, const uint8_t *rec_blob, size_t rec_len, const uint8_t *blob,
+	       size_t len, uint32_t rec_handle)
 {
-	if (x->n_ctx == x->cap_ctx) {
-		size_t nc = x->cap_ctx ? 2 * x->cap_ctx : 16;
-		struct ctxmap *m = realloc(x->ctx, nc * sizeof *m);
+	if (x->ent.n_ctx == x->ent.cap_ctx) {
+		size_t nc = x->ent.cap_ctx ? 2 * x->ent.cap_ctx : 16;
+		struct ctxmap *m = realloc(x->ent.ctx, nc * sizeof *m);
 		if (!m)
 			return -ENOMEM;
-		x->ctx = m;
-		x->cap_ctx = nc;
+		x->ent.ctx = m;
+		x->ent.cap_ctx = nc;
 	}
-	struct ctxmap *m = &x->ctx[x->n_ctx];
+	struct ctxmap *m = &x->ent.ctx[x->ent.n_ctx];
 	memset(m, 0, sizeof *m);
 	if (!(m->blob = malloc(len)))
 		return -ENOMEM;
@@ -175,37 +175,37 @@ int ctx_add(struct rp *x, const uint8_t *rec_blob, size_t rec_len, const uint8_t
 	m->len = len;
 	sha256(x, rec_blob, rec_len, m->digest);
 	m->rec_handle = rec_handle;
-	struct obj *o = obj_find(x, rec_handle);
-	if (o && (rec_handle >> 24) == 0x80) {
+	struct obj *o = rp_obj_find(x, rec_handle);
+	if (o && tpm_ht_of(rec_handle) == TPM_HT_TRANSIENT) {
 		m->o = *o;
 		m->is_obj = 1;
 	}
-	x->n_ctx++;
+	x->ent.n_ctx++;
 	return 0;
 }
 
-struct privmap *priv_find(struct rp *x, const uint8_t *tpm2b, size_t len)
+struct privmap *rp_priv_find(struct rp *x, const uint8_t *tpm2b, size_t len)
 {
 	uint8_t d[32];
 	sha256(x, tpm2b, len, d);
-	for (size_t i = x->n_priv; i-- > 0;)
-		if (!memcmp(x->priv[i].digest, d, 32))
-			return &x->priv[i];
+	for (size_t i = x->ent.n_priv; i-- > 0;)
+		if (!memcmp(x->ent.priv[i].digest, d, 32))
+			return &x->ent.priv[i];
 	return NULL;
 }
 
-int priv_add(struct rp *x, const uint8_t *rec, size_t rec_len, const uint8_t *priv, size_t privlen,
-	     const uint8_t *pub, size_t publen)
+int rp_priv_add(struct rp *x, const uint8_t *rec, size_t rec_len, const uint8_t *priv,
+		size_t privlen, const uint8_t *pub, size_t publen)
 {
-	if (x->n_priv == x->cap_priv) {
-		size_t nc = x->cap_priv ? 2 * x->cap_priv : 16;
-		struct privmap *m = realloc(x->priv, nc * sizeof *m);
+	if (x->ent.n_priv == x->ent.cap_priv) {
+		size_t nc = x->ent.cap_priv ? 2 * x->ent.cap_priv : 16;
+		struct privmap *m = realloc(x->ent.priv, nc * sizeof *m);
 		if (!m)
 			return -ENOMEM;
-		x->priv = m;
-		x->cap_priv = nc;
+		x->ent.priv = m;
+		x->ent.cap_priv = nc;
 	}
-	struct privmap *m = &x->priv[x->n_priv];
+	struct privmap *m = &x->ent.priv[x->ent.n_priv];
 	memset(m, 0, sizeof *m);
 	if (!(m->priv = malloc(privlen + publen + 1)))
 		return -ENOMEM;
@@ -217,69 +217,69 @@ int priv_add(struct rp *x, const uint8_t *rec, size_t rec_len, const uint8_t *pr
 		m->publen = publen;
 	}
 	sha256(x, rec, rec_len, m->digest);
-	x->n_priv++;
+	x->ent.n_priv++;
 	return 0;
 }
 
 /* Recorded response parameters of the current command (after handles). */
-int rec_rsp_params(struct rp *x, const uint8_t **p, size_t *len)
+int rp_rec_rsp_params(const struct src_cmd *sc, const uint8_t **p, size_t *len)
 {
 	struct tpm_rsp rr;
-	if (!x->cur->rsp || tpm_rsp_decode(x->cur->rsp, x->cur->rsp_len, x->cur->c.cc, &rr) ||
-	    rr.rc)
+	if (!sc->rsp || tpm_rsp_decode(sc->rsp, sc->rsp_len, sc->c.cc, &rr) || rr.rc)
 		return -ENOENT;
-	*p = x->cur->rsp + rr.param_off;
+	*p = sc->rsp + rr.param_off;
 	*len = rr.param_size;
 	return 0;
 }
 
-int context_load(struct rp *x)
+int rp_context_load(struct rp *x, struct src_cmd *sc)
 {
-	struct src_cmd *sc = x->cur;
 	uint8_t d[32], cmd[TPM_MAX_MESSAGE];
 	sha256(x, sc->cmd + sc->c.param_off, sc->c.param_size, d);
 	struct ctxmap *m = ctx_find(x, d);
 	if (!m && !x->spawned) {
 		/* Not saved during this replay: on the TPM that saved it (same
 		 * boot), the recorded blob may still load. */
-		int rc = xfer(x, sc->cmd, sc->len);
+		int rc = rp_xfer(x, sc->cmd, sc->len);
 		if (rc < 0)
 			return rc;
-		if (!rc && x->t.rsp_len >= TPM_HEADER_SIZE + 4 && (sc->rsp_handle >> 24) == 0x80) {
+		if (!rc && x->t.rsp_len >= TPM_HEADER_SIZE + 4 &&
+		    tpm_ht_of(sc->rsp_handle) == TPM_HT_TRANSIENT) {
 			struct obj *o =
-			    obj_add(x, sc->rsp_handle, wire_get_u32(x->t.rsp + TPM_HEADER_SIZE));
+			    rp_obj_add(x, sc->rsp_handle, wire_get_u32(x->t.rsp + TPM_HEADER_SIZE));
 			o->created = 1;
 			o->client = sc->client;
 		}
 		if (rc)
 			x->res->failed++;
 		if (rc)
-			note(x, REPLAY__OUTCOMES, sc->c.cc,
-			     "ContextLoad of a context saved before the trace: the target answered "
-			     "0x%x",
-			     rc);
+			rp_note(
+			    x, REPLAY__OUTCOMES, sc->c.cc,
+			    "ContextLoad of a context saved before the trace: the target answered "
+			    "0x%x",
+			    rc);
 		return 0;
 	}
 	if (!m) {
-		note(x, REPLAY_REFUSED, sc->c.cc,
-		     "ContextLoad of a context saved before the trace started (its blob only "
-		     "loads on the TPM that saved it)");
+		rp_note(x, REPLAY_REFUSED, sc->c.cc,
+			"ContextLoad of a context saved before the trace started (its blob only "
+			"loads on the TPM that saved it)");
 		return 0;
 	}
 	if (m->len + TPM_HEADER_SIZE > sizeof cmd)
-		return fail(x, -ENOBUFS, "context too large");
+		return rp_fail(x, -ENOBUFS, "context too large");
 	wire_put_u16(cmd, TPM_ST_NO_SESSIONS);
 	wire_put_u32(cmd + 2, (uint32_t)(m->len + TPM_HEADER_SIZE));
 	wire_put_u32(cmd + 6, TPM_CC_ContextLoad);
 	memcpy(cmd + TPM_HEADER_SIZE, m->blob, m->len);
-	int rc = xfer(x, cmd, m->len + TPM_HEADER_SIZE);
+	int rc = rp_xfer(x, cmd, m->len + TPM_HEADER_SIZE);
 	if (rc)
 		return rc < 0 ? rc : 0;
 	if (x->t.rsp_len < TPM_HEADER_SIZE + 4)
-		return fail(x, -EPROTO, "short ContextLoad response");
+		return rp_fail(x, -EPROTO, "short ContextLoad response");
 	uint32_t rep = wire_get_u32(x->t.rsp + TPM_HEADER_SIZE);
-	if ((sc->rsp_handle >> 24) == 0x80) {
-		struct obj *o = obj_add(x, sc->rsp_handle, rep);
+	if (tpm_ht_of(sc->rsp_handle) == TPM_HT_TRANSIENT) {
+		struct obj *o = rp_obj_add(x, sc->rsp_handle, rep);
 		if (m->is_obj) {
 			*o = m->o;
 			o->rec = sc->rsp_handle;
@@ -290,7 +290,7 @@ int context_load(struct rp *x)
 		o->created = 1;
 		o->client = sc->client;
 	} else {
-		struct rsess *s = sess_find(x, sc->rsp_handle);
+		struct rsess *s = rp_sess_find(x, sc->rsp_handle);
 		if (s) {
 			s->s.handle = rep;
 			s->client = sc->client;

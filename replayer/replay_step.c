@@ -13,16 +13,16 @@ enum { PLAN_RECORDED, PLAN_PASSWORD, PLAN_KERNEL };
 /* A protected command finds no kernel session because an earlier command
  * failed on the target (not in the recording) and the session was flushed:
  * start one as the policy would. */
-static int kernel_resume(struct rp *x)
+static int kernel_resume(struct rp *x, uint32_t cc)
 {
 	struct pol_out o = {.role = POL_ROLE_SESSION_SETUP};
 	int rc = 0, ctxload = x->pol.salt == POL_SALT_NULL_ECC &&
 			      x->pol.nullkey == POL_NULLKEY_CONTEXT_LOAD;
-	note(x, REPLAY__OUTCOMES, x->cur->c.cc,
-	     "session started again after a failed command (not in the policy's sequence)");
+	rp_note(x, REPLAY__OUTCOMES, cc,
+		"session started again after a failed command (not in the policy's sequence)");
 	if (ctxload) {
 		o.cc = TPM_CC_ContextLoad;
-		if ((rc = emit(x, &o)))
+		if ((rc = rp_emit(x, &o)))
 			return rc;
 	}
 	o.cc = TPM_CC_StartAuthSession;
@@ -30,11 +30,11 @@ static int kernel_resume(struct rp *x)
 		    : x->pol.salt == POL_SALT_PERSISTENT ? POL_VAR_SALTED
 							 : POL_VAR_UNSALTED;
 	o.handle = x->pol.salt_handle;
-	if ((rc = emit(x, &o)))
+	if ((rc = rp_emit(x, &o)))
 		return rc;
 	if (ctxload) {
 		o.cc = TPM_CC_FlushContext;
-		rc = emit(x, &o);
+		rc = rp_emit(x, &o);
 	}
 	x->cur_role = POL_ROLE_ORIGINAL;
 	return rc;
@@ -45,17 +45,16 @@ static int kernel_resume(struct rp *x)
  * undone at the end). It changes nothing the target had before the run. */
 static int on_own_entity(struct rp *x, const struct tpm_cmd *c)
 {
-	switch (c->cc) {
-	case TPM_CC_NV_UndefineSpace:
-		return c->n_handles >= 2 && in_list(x->made_nv, x->n_made_nv, c->handles[1]);
-	case TPM_CC_NV_UndefineSpaceSpecial:
-	case TPM_CC_NV_ChangeAuth:
-		return c->n_handles >= 1 && in_list(x->made_nv, x->n_made_nv, c->handles[0]);
-	case TPM_CC_EvictControl:
+	const struct tpm_cc_effects *e = tpm_cc_effects(c->cc);
+	if (!e)
+		return 0;
+	if (e->nv_undefine || e->nv_write) /* NV_ChangeAuth among the writes */
+		return rp_nv_handle(c) &&
+		       rp_in_list(x->ent.made_nv, x->ent.n_made_nv, rp_nv_handle(c));
+	if (e->persist)
 		return c->n_handles >= 2 &&
-		       ((c->handles[1] >> 24) == 0x80 ||
-			in_list(x->made_persist, x->n_made_persist, c->handles[1]));
-	}
+		       (tpm_ht_of(c->handles[1]) == TPM_HT_TRANSIENT ||
+			rp_in_list(x->ent.made_persist, x->ent.n_made_persist, c->handles[1]));
 	return 0;
 }
 
@@ -86,8 +85,8 @@ static int orig_load_blob(struct rp *x, struct orig *o)
 	size_t plen = o->plen;
 	if (plen >= 2 && wire_get_u16(params) + 2u <= plen) {
 		size_t pvl = wire_get_u16(params) + 2u;
-		struct privmap *m = priv_find(x, params, pvl);
-		sc->load_priv = m ? m - x->priv : -1;
+		struct privmap *m = rp_priv_find(x, params, pvl);
+		sc->load_priv = m ? m - x->ent.priv : -1;
 		if (m) {
 			uint8_t np[TPM_MAX_MESSAGE];
 			size_t rest = plen - pvl, nl;
@@ -99,7 +98,7 @@ static int orig_load_blob(struct rp *x, struct orig *o)
 			}
 			nl = m->privlen + publ;
 			if (nl > sizeof np)
-				return fail(x, -ENOBUFS, "Load too large");
+				return rp_fail(x, -ENOBUFS, "Load too large");
 			memcpy(np, m->priv, m->privlen);
 			memcpy(np + m->privlen, pub, publ);
 			memcpy(params, np, nl);
@@ -118,12 +117,12 @@ static int orig_params(struct rp *x, struct orig *o, int *rc)
 	const struct tpm_cmd *c = o->c;
 	*rc = 0;
 	for (unsigned i = 0; i < c->n_handles; i++) {
-		if (map_handle(x, c->handles[i], &o->hs[i])) {
-			note(x, REPLAY_REFUSED, c->cc,
-			     "%s: handle 0x%08x was not created in this replay (made before the "
-			     "trace "
-			     "started, or by a command that was refused or failed)",
-			     tpm_cc_name(c->cc), c->handles[i]);
+		if (rp_map_handle(x, c->handles[i], &o->hs[i])) {
+			rp_note(x, REPLAY_REFUSED, c->cc,
+				"%s: handle 0x%08x was not created in this replay (made before the "
+				"trace "
+				"started, or by a command that was refused or failed)",
+				tpm_cc_name(c->cc), c->handles[i]);
 			return 1;
 		}
 	}
@@ -131,15 +130,15 @@ static int orig_params(struct rp *x, struct orig *o, int *rc)
 	memcpy(o->params, sc->cmd + c->param_off, o->plen);
 	if (c->cc == TPM_CC_FlushContext && o->plen == 4) {
 		uint32_t h;
-		if (map_handle(x, wire_get_u32(o->params), &h)) {
-			note(x, REPLAY_REFUSED, c->cc,
-			     "FlushContext of 0x%08x, made before the trace started",
-			     wire_get_u32(o->params));
+		if (rp_map_handle(x, wire_get_u32(o->params), &h)) {
+			rp_note(x, REPLAY_REFUSED, c->cc,
+				"FlushContext of 0x%08x, made before the trace started",
+				wire_get_u32(o->params));
 			return 1;
 		}
 		wire_put_u32(o->params, h);
 	}
-	if (unredact(x, o->params, &o->plen, sizeof o->params))
+	if (rp_unredact(x, o->sc, o->params, &o->plen, sizeof o->params))
 		return 1;
 	if (c->cc == TPM_CC_Load && (*rc = orig_load_blob(x, o)))
 		return 1;
@@ -148,9 +147,9 @@ static int orig_params(struct rp *x, struct orig *o, int *rc)
 	for (unsigned i = 0; i < c->n_sessions; i++)
 		if ((c->sess[i].attrs & TPMA_SESSION_DECRYPT) && o->plen >= 2 &&
 		    wire_get_u16(o->params)) {
-			note(x, REPLAY_REFUSED, c->cc,
-			     "%s: first parameter was encrypted under a recorded session key",
-			     tpm_cc_name(c->cc));
+			rp_note(x, REPLAY_REFUSED, c->cc,
+				"%s: first parameter was encrypted under a recorded session key",
+				tpm_cc_name(c->cc));
 			return 1;
 		}
 	return 0;
@@ -188,11 +187,11 @@ static int orig_auth_recorded(struct rp *x, struct orig *o, unsigned n_auth, con
 			a[o->na++].pw_len = i < n_auth ? avl[i] : 0;
 			continue;
 		}
-		struct rsess *rs = sess_find(x, s->handle);
+		struct rsess *rs = rp_sess_find(x, s->handle);
 		if (!rs) {
-			note(x, REPLAY_REFUSED, c->cc,
-			     "%s: session 0x%08x was started before the trace (or refused)",
-			     tpm_cc_name(c->cc), s->handle);
+			rp_note(x, REPLAY_REFUSED, c->cc,
+				"%s: session 0x%08x was started before the trace (or refused)",
+				tpm_cc_name(c->cc), s->handle);
 			return 1;
 		}
 		a[o->na].is_sess = 1;
@@ -231,7 +230,7 @@ static int orig_auth(struct rp *x, struct orig *o, int plan, const struct pol_ou
 	size_t avl[TPM_MAX_SESSIONS];
 	*rc = 0;
 	for (unsigned i = 0; i < TPM_MAX_SESSIONS; i++)
-		auth_value(x, i, &av[i], &avl[i]);
+		rp_auth_value(x, o->sc, i, &av[i], &avl[i]);
 	if (plan == PLAN_PASSWORD) {
 		for (unsigned i = 0; po->auth_kind != TPM_AUTH_NONE && i < n_auth && i < 3; i++) {
 			a[o->na].pw = av[i];
@@ -239,10 +238,10 @@ static int orig_auth(struct rp *x, struct orig *o, int plan, const struct pol_ou
 			a[o->na++].pw_len = avl[i];
 		}
 	} else if (plan == PLAN_KERNEL) {
-		if (!x->ks_live && (*rc = kernel_resume(x)))
+		if (!x->sessions.ks_live && (*rc = kernel_resume(x, c->cc)))
 			return 1;
 		a[0].is_sess = 1;
-		a[0].s = &x->ks;
+		a[0].s = &x->sessions.ks;
 		a[0].attrs = po->sess_attrs;
 		if (n_auth) {
 			a[0].key_auth = av[0];
@@ -263,10 +262,10 @@ static int orig_names(struct rp *x, struct orig *o, int *rc)
 	const struct tpm_cmd *c = o->c;
 	struct authent *a = o->a;
 	for (unsigned i = 0; i < c->n_handles; i++) {
-		*rc = name_of(x, c->handles[i], o->hs[i], &o->names[i]);
+		*rc = rp_name_of(x, c->handles[i], o->hs[i], &o->names[i]);
 		if (*rc == -ENOENT) {
-			note(x, REPLAY_REFUSED, c->cc, "%s: the Name of 0x%08x is unknown",
-			     tpm_cc_name(c->cc), c->handles[i]);
+			rp_note(x, REPLAY_REFUSED, c->cc, "%s: the Name of 0x%08x is unknown",
+				tpm_cc_name(c->cc), c->handles[i]);
 			*rc = 0;
 			return 1;
 		}
@@ -297,28 +296,28 @@ static int orig_send(struct rp *x, struct orig *o, int plan, int *rc)
 	 * may be encrypted in place. */
 	o->sent_len = o->plen;
 	memcpy(o->sent, o->params, o->plen);
-	if (o->na && auth_after(c->cc, o->params, o->plen, &o->after))
+	if (o->na && rp_auth_after(c->cc, o->params, o->plen, &o->after))
 		o->a[0].auth_after = &o->after;
-	*rc = send_auth(x, c->cc, o->hs, c->n_handles, o->names, o->a, o->na, o->params, o->plen,
-			&o->pp, &o->pl);
+	*rc = rp_send_auth(x, c->cc, o->hs, c->n_handles, o->names, o->a, o->na, o->params, o->plen,
+			   &o->pp, &o->pl);
 	if (*rc < 0)
 		return 1;
-	if (*rc > 0 && plan == PLAN_KERNEL && x->ks_live && sc->has_rc && !sc->rc) {
+	if (*rc > 0 && plan == PLAN_KERNEL && x->sessions.ks_live && sc->has_rc && !sc->rc) {
 		/* The kernel flushes its session when a command fails; the
 		 * expansion, which follows the recording, did not expect this
 		 * failure. */
 		struct pol_out end = {.cc = TPM_CC_FlushContext, .role = POL_ROLE_SESSION_END};
-		note(x, REPLAY__OUTCOMES, c->cc,
-		     "%s failed where the recording succeeded: the kernel session was flushed",
-		     tpm_cc_name(c->cc));
-		int e = emit(x, &end);
+		rp_note(x, REPLAY__OUTCOMES, c->cc,
+			"%s failed where the recording succeeded: the kernel session was flushed",
+			tpm_cc_name(c->cc));
+		int e = rp_emit(x, &end);
 		if (e) {
 			*rc = e;
 			return 1;
 		}
 	}
 	if (*rc == 0)
-		capture(x, o->hs, o->pp, o->pl, o->a, o->na, o->sent, o->sent_len);
+		rp_capture(x, o->sc, o->hs, o->pp, o->pl, o->a, o->na, o->sent, o->sent_len);
 	return 0;
 }
 
@@ -328,24 +327,24 @@ static int orig_send(struct rp *x, struct orig *o, int plan, int *rc)
 static void orig_arm_resub(struct rp *x, const struct orig *o, int rc)
 {
 	struct src_cmd *sc = o->sc;
-	x->resub_armed = 1;
-	x->resub_seq = sc->seq;
-	x->resub_len = sc->len;
-	memcpy(x->resub, sc->cmd, sc->len);
-	x->resub_outcome = x->cur_outcome;
-	snprintf(x->resub_reason, sizeof x->resub_reason, "%s", x->cur_reason);
-	x->resub_ok = rc == 0 && !o->c->malformed && x->t.rsp_len <= sizeof x->resub_rsp &&
-		      o->pl <= sizeof x->resub_pp && o->sent_len <= sizeof x->resub_sent;
-	if (x->resub_ok) {
-		memcpy(x->resub_hs, o->hs, sizeof x->resub_hs);
-		x->resub_load_priv = sc->load_priv;
-		x->resub_rsp_len = x->t.rsp_len;
-		memcpy(x->resub_rsp, x->t.rsp, x->t.rsp_len);
-		x->resub_pl = o->pl;
+	x->resub.armed = 1;
+	x->resub.seq = sc->seq;
+	x->resub.len = sc->len;
+	memcpy(x->resub.cmd, sc->cmd, sc->len);
+	x->resub.outcome = x->cur_outcome;
+	snprintf(x->resub.reason, sizeof x->resub.reason, "%s", x->cur_reason);
+	x->resub.ok = rc == 0 && !o->c->malformed && x->t.rsp_len <= sizeof x->resub.rsp &&
+		      o->pl <= sizeof x->resub.pp && o->sent_len <= sizeof x->resub.sent;
+	if (x->resub.ok) {
+		memcpy(x->resub.hs, o->hs, sizeof x->resub.hs);
+		x->resub.load_priv = sc->load_priv;
+		x->resub.rsp_len = x->t.rsp_len;
+		memcpy(x->resub.rsp, x->t.rsp, x->t.rsp_len);
+		x->resub.pl = o->pl;
 		if (o->pl)
-			memcpy(x->resub_pp, o->pp, o->pl);
-		x->resub_sent_len = o->sent_len;
-		memcpy(x->resub_sent, o->sent, o->sent_len);
+			memcpy(x->resub.pp, o->pp, o->pl);
+		x->resub.sent_len = o->sent_len;
+		memcpy(x->resub.sent, o->sent, o->sent_len);
 	}
 }
 
@@ -360,9 +359,9 @@ static int orig_compare(struct rp *x, const struct orig *o, int rc)
 	if (c->cc == TPM_CC_Startup && (!rc || (uint32_t)rc == TPM_RC_INITIALIZE) && !x->started) {
 		x->started = 1;
 		if (x->before_due)
-			snapshot(x);
+			rp_snapshot(x);
 		for (unsigned i = 0; i < x->n_deferred && !x->fatal; i++)
-			emit(x, &x->deferred[i]);
+			rp_emit(x, &x->deferred[i]);
 		x->n_deferred = 0;
 		x->cur_role = POL_ROLE_ORIGINAL;
 	}
@@ -371,20 +370,20 @@ static int orig_compare(struct rp *x, const struct orig *o, int rc)
 	 * compared as any command. */
 	if (c->cc == TPM_CC_Startup && (uint32_t)rc == TPM_RC_INITIALIZE && !x->spawned &&
 	    !(sc->has_rc && sc->rc == TPM_RC_INITIALIZE)) {
-		note(x, REPLAY_SUBSTITUTED, c->cc, "Startup: the target was already started");
+		rp_note(x, REPLAY_SUBSTITUTED, c->cc, "Startup: the target was already started");
 		return 0;
 	}
 	if (sc->has_rc && tpmconn_rc_is_retry(sc->rc) && !tpmconn_rc_is_retry((uint32_t)rc) &&
-	    sc->len <= sizeof x->resub)
+	    sc->len <= sizeof x->resub.cmd)
 		orig_arm_resub(x, o, rc);
 	if (!sc->has_rc || (uint32_t)rc != sc->rc) {
-		struct replay_cc_stat *st = cc_stat(x->res, c->cc);
+		struct replay_cc_stat *st = rp_cc_stat(x->res, c->cc);
 		if (st)
 			st->rc_differs++;
 		if (rc && (!sc->has_rc || sc->rc == 0)) {
 			x->res->failed++;
-			note(x, REPLAY__OUTCOMES, c->cc, "%s: the target answered 0x%x (%s)",
-			     tpm_cc_name(c->cc), rc, tpm_rc_str((uint32_t)rc));
+			rp_note(x, REPLAY__OUTCOMES, c->cc, "%s: the target answered 0x%x (%s)",
+				tpm_cc_name(c->cc), rc, tpm_rc_str((uint32_t)rc));
 		}
 	}
 	return 0;
@@ -399,26 +398,28 @@ static int replay_original(struct rp *x, const struct pol_out *po)
 	int rc;
 
 	memset(&o, 0, sizeof o);
-	o.sc = x->cur;
+	o.sc = rp_src_of(po);
+	if (!o.sc)
+		return rp_fail(x, -EPROTO, "a policy step without its source command");
 	o.c = &o.sc->c;
 	const struct tpm_cmd *c = o.c;
-	if (!x->spawned && !x->o->allow_destructive && replay_is_destructive(c->cc) &&
+	if (!x->spawned && !x->o->allow_destructive && rp_replay_is_destructive(c->cc) &&
 	    !on_own_entity(x, c)) {
-		note(x, REPLAY_REFUSED, c->cc,
-		     "%s is destructive and the target is not the spawned swtpm "
-		     "(--allow-destructive)",
-		     tpm_cc_name(c->cc));
+		rp_note(x, REPLAY_REFUSED, c->cc,
+			"%s is destructive and the target is not the spawned swtpm "
+			"(--allow-destructive)",
+			tpm_cc_name(c->cc));
 		return 0;
 	}
 	if (c->malformed) {
 		/* The TPM got these bytes when recording and answered: send them
 		 * again as they are. */
-		return orig_compare(x, &o, xfer(x, o.sc->cmd, o.sc->len));
+		return orig_compare(x, &o, rp_xfer(x, o.sc->cmd, o.sc->len));
 	}
 	if (c->cc == TPM_CC_StartAuthSession)
-		return start_session(x);
+		return rp_start_session(x, o.sc);
 	if (c->cc == TPM_CC_ContextLoad)
-		return context_load(x);
+		return rp_context_load(x, o.sc);
 	if (orig_params(x, &o, &rc))
 		return rc;
 	int plan = orig_plan(x, c, po);
@@ -436,17 +437,17 @@ static int replay_original(struct rp *x, const struct pol_out *po)
 static int kstep(struct rp *x, int rc, const char *what)
 {
 	if (rc == -EIO)
-		return fail(x, rc, "the target stopped answering (TCTI error 0x%x) during %s",
-			    x->t.tss_rc, what);
+		return rp_fail(x, rc, "the target stopped answering (TCTI error 0x%x) during %s",
+			       x->t.tss_rc, what);
 	if (rc < 0)
-		return fail(x, rc, "policy step %s failed: %s", what, strerror(-rc));
+		return rp_fail(x, rc, "policy step %s failed: %s", what, strerror(-rc));
 	if (rc > 0)
-		return fail(x, -EPROTO, "policy step %s failed: TPM rc 0x%x (%s)", what, rc,
-			    tpm_rc_str((uint32_t)rc));
+		return rp_fail(x, -EPROTO, "policy step %s failed: TPM rc 0x%x (%s)", what, rc,
+			       tpm_rc_str((uint32_t)rc));
 	return 0;
 }
 
-int emit(void *ctx, const struct pol_out *o)
+int rp_emit(void *ctx, const struct pol_out *o)
 {
 	struct rp *x = ctx;
 	uint64_t t0, tpm0;
@@ -455,7 +456,7 @@ int emit(void *ctx, const struct pol_out *o)
 		return x->fatal;
 	if (o->role != POL_ROLE_ORIGINAL && !x->started) {
 		if (x->n_deferred == sizeof x->deferred / sizeof x->deferred[0])
-			return fail(x, -EPROTO, "policy steps before TPM2_Startup");
+			return rp_fail(x, -EPROTO, "policy steps before TPM2_Startup");
 		x->deferred[x->n_deferred] = *o;
 		x->deferred[x->n_deferred++].src = NULL;
 		return 0;
@@ -468,67 +469,72 @@ int emit(void *ctx, const struct pol_out *o)
 	case POL_ROLE_NULLKEY_INIT:
 		if (o->cc == TPM_CC_CreatePrimary)
 			rc = kstep(x,
-				   tpmconn_create_null_primary(&x->t, &x->cr, TPM_RH_NULL, &x->nk),
+				   tpmconn_create_null_primary(&x->t, &x->cr, TPM_RH_NULL,
+							       &x->sessions.nk),
 				   "CreatePrimary of the null key");
 		else if (o->cc == TPM_CC_ContextSave)
 			rc = kstep(x,
-				   tpmconn_context_save(&x->t, x->nk.handle, x->nk_ctx,
-							sizeof x->nk_ctx, &x->nk_ctx_len),
+				   tpmconn_context_save(
+				       &x->t, x->sessions.nk.handle, x->sessions.nk_ctx,
+				       sizeof x->sessions.nk_ctx, &x->sessions.nk_ctx_len),
 				   "ContextSave of the null key");
 		else
-			rc = kstep(x, tpmconn_flush(&x->t, x->nk.handle),
+			rc = kstep(x, tpmconn_flush(&x->t, x->sessions.nk.handle),
 				   "FlushContext of the null key");
 		break;
 	case POL_ROLE_SESSION_SETUP:
 		if (o->cc == TPM_CC_ContextLoad) {
-			rc = kstep(
-			    x, tpmconn_context_load(&x->t, x->nk_ctx, x->nk_ctx_len, &x->nk_loaded),
-			    "ContextLoad of the null key");
+			rc = kstep(x,
+				   tpmconn_context_load(&x->t, x->sessions.nk_ctx,
+							x->sessions.nk_ctx_len,
+							&x->sessions.nk_loaded),
+				   "ContextLoad of the null key");
 		} else if (o->cc == TPM_CC_StartAuthSession) {
 			t0 = mono_ns();
 			tpm0 = x->res->tpm_ns;
 			if (o->variant == POL_VAR_SALTED_ECC) {
-				struct tpm_ecc_key k = x->nk;
+				struct tpm_ecc_key k = x->sessions.nk;
 				if (x->pol.nullkey == POL_NULLKEY_CONTEXT_LOAD)
-					k.handle = x->nk_loaded;
-				rc = tpmconn_start_salted(&x->t, &x->cr, &k, &x->ks);
-				crypto_time(x, t0, tpm0);
+					k.handle = x->sessions.nk_loaded;
+				rc = tpmconn_start_salted(&x->t, &x->cr, &k, &x->sessions.ks);
+				rp_crypto_time(x, t0, tpm0);
 			} else {
 				/* salt=persistent:H (o->handle) or salt=none */
 				struct obj *key = NULL;
 				uint32_t h = o->variant == POL_VAR_SALTED ? o->handle : TPM_RH_NULL;
-				if (h != TPM_RH_NULL && !(key = obj_find(x, h)))
-					key = obj_add(x, h, h);
-				rc = start_raw(x, h, key, TPM_RH_NULL, NULL, 0, TPM_SE_HMAC,
-					       TPM_ALG_AES, 128, TPM_ALG_CFB, TPM_ALG_SHA256, 32,
-					       &x->ks, NULL, 0, NULL);
+				if (h != TPM_RH_NULL && !(key = rp_obj_find(x, h)))
+					key = rp_obj_add(x, h, h);
+				rc = rp_start_raw(x, h, key, TPM_RH_NULL, NULL, 0, TPM_SE_HMAC,
+						  TPM_ALG_AES, 128, TPM_ALG_CFB, TPM_ALG_SHA256, 32,
+						  &x->sessions.ks, NULL, 0, NULL);
 				if (rc == -ENOTSUP)
-					rc = fail(x, -ENOTSUP,
-						  "salt=persistent:0x%08x: that key cannot salt a "
-						  "session (not loaded, or neither ECC nor RSA)",
-						  h);
+					rc = rp_fail(
+					    x, -ENOTSUP,
+					    "salt=persistent:0x%08x: that key cannot salt a "
+					    "session (not loaded, or neither ECC nor RSA)",
+					    h);
 			}
 			rc = kstep(x, rc, "StartAuthSession");
-			x->ks_live = !rc;
+			x->sessions.ks_live = !rc;
 		} else {
-			rc = kstep(x, tpmconn_flush(&x->t, x->nk_loaded),
+			rc = kstep(x, tpmconn_flush(&x->t, x->sessions.nk_loaded),
 				   "FlushContext of the null key");
 		}
 		break;
 	case POL_ROLE_SESSION_END:
-		if (x->ks_live)
-			rc = kstep(x, tpmconn_flush(&x->t, x->ks.handle),
+		if (x->sessions.ks_live)
+			rc = kstep(x, tpmconn_flush(&x->t, x->sessions.ks.handle),
 				   "FlushContext of the session");
-		x->ks_live = 0;
+		x->sessions.ks_live = 0;
 		break;
 	case POL_ROLE_NAME_LOOKUP: {
 		uint32_t rep;
 		struct tpm_name nm;
-		if (!map_handle(x, o->handle, &rep)) {
-			struct obj *ob = obj_find(x, o->handle);
+		if (!rp_map_handle(x, o->handle, &rep)) {
+			struct obj *ob = rp_obj_find(x, o->handle);
 			if (!ob)
-				ob = obj_add(x, o->handle, rep);
-			rc = read_public(x, rep, ob);
+				ob = rp_obj_add(x, o->handle, rep);
+			rc = rp_read_public(x, rep, ob);
 			if (rc > 0)
 				rc = 0; /* the command itself will be refused or fail */
 		}

@@ -20,8 +20,8 @@ enum tpm_family {
 	TPM_FAM__COUNT
 };
 
-/* The family of a command code, by its name in model/tpm/tpm_cc.def;
- * TPM_FAM_OTHER for unknown codes. */
+/* The family of a command code (the family column of
+ * model/tpm/tpm_cc_effects.def); TPM_FAM_OTHER for unknown codes. */
 enum tpm_family tpm_cc_family(uint32_t cc);
 /* A short name for people ("PCR", "sessions & policy", ...). */
 const char *tpm_family_name(enum tpm_family f);

@@ -24,7 +24,7 @@ struct tpm_cc_info {
 	const char *cmd_secret;
 	const char *rsp_secret;
 	/* Changes what a TPM keeps across runs (tpm_cc.def says which): a replay
-	 * refuses it on hardware unless asked to (replay_is_destructive). */
+	 * refuses it on hardware unless asked to (rp_replay_is_destructive). */
 	uint8_t destructive;
 };
 

@@ -169,7 +169,7 @@ static int run(int argc, char **argv)
 		co.progress = progress;
 
 	profile_init(&p);
-	rc = calibrate_run(&co, &p, &res, err, sizeof err);
+	rc = rp_calibrate_run(&co, &p, &res, err, sizeof err);
 	if (co.progress)
 		fprintf(stderr, "\r\033[K");
 	if (rc) {

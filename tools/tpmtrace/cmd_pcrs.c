@@ -117,7 +117,7 @@ static int replay_all(sqlite3 *db, const int64_t *ids, unsigned n, struct pcr_si
 {
 	char err[512];
 	for (unsigned i = 0; i < n; i++) {
-		int rc = pcr_replay_trace(db, ids[i], s, st, err, sizeof err);
+		int rc = rp_pcr_replay_trace(db, ids[i], s, st, err, sizeof err);
 		if (rc)
 			return die("pcrs", "%s", err);
 	}
@@ -385,7 +385,7 @@ static int add_banks(struct pcr_sim *sim, const struct pcrs_args *a, struct pcr_
 	if (!a->expect_path)
 		return 0;
 	*ex = calloc(1, sizeof(**ex));
-	if (!*ex || pcr_expect_parse_file(a->expect_path, *ex, err, sizeof err) < 0)
+	if (!*ex || rp_pcr_expect_parse_file(a->expect_path, *ex, err, sizeof err) < 0)
 		return die("pcrs", "%s", *ex ? err : "out of memory");
 	for (unsigned i = 0; i < (*ex)->n_banks; i++)
 		pcr_sim_bank(sim, (*ex)->alg[i]);
@@ -426,7 +426,7 @@ static int run_pcrs(int argc, char **argv)
 		goto out;
 	warn_stats(&st, &sim, a.json);
 	/* Banks to show: as asked, else every bank extended (or expected). */
-	unsigned ns = pcr_banks_to_show(&sim, a.show, a.n_show, ex, showb);
+	unsigned ns = rp_pcr_banks_to_show(&sim, a.show, a.n_show, ex, showb);
 	if (!ns) {
 		if (sim.ignored_pcr)
 			die("pcrs",
@@ -451,13 +451,14 @@ static int run_pcrs(int argc, char **argv)
 	print_values(out, w, &a, ids, &st, &sim, showb, ns);
 	if (ex) {
 		struct pcr_expect_result er;
-		pcr_expect_compare(&sim, ex, a.mask, &er);
+		rp_pcr_expect_compare(&sim, ex, a.mask, &er);
 		mismatch = er.mismatch;
 		print_expect(out, w, &a, ex, &sim, &er);
 	}
 	if (ba_from) {
 		struct pcr_ba_result bar;
-		if (pcr_boot_aggregate_check(db, ids, n_ids, ba_from, &fw, &bar, err, sizeof err)) {
+		if (rp_pcr_boot_aggregate_check(db, ids, n_ids, ba_from, &fw, &bar, err,
+						sizeof err)) {
 			if (w) {
 				json_end_object(w);
 				json_newline(w);

@@ -261,7 +261,7 @@ static int prepare(const struct pcfg *c, struct pstate *s)
 		return die("predict", "out of memory");
 	predict_host_estimate(&s->host);
 	if (c->measure_host) {
-		if ((rc = host_crypto_measure(&s->host)))
+		if ((rc = rp_host_crypto_measure(&s->host)))
 			return die("predict",
 				   "measuring host crypto failed (%s); --host-crypto "
 				   "estimate uses the constant estimate",

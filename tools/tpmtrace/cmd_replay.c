@@ -508,7 +508,7 @@ static int run_policy(struct rcfg *c, unsigned k, struct progress *pg, char *why
 	}
 	for (long i = 0; i < c->repeat; i++) {
 		ro.emulate_seed = c->seed + (uint64_t)i;
-		int rc = replay_run(&ro, &res);
+		int rc = rp_replay_run(&ro, &res);
 		progress_done(pg);
 		pg->t_start = mono_ns();
 		/* A run that never started (no target, bad profile) has no
@@ -683,7 +683,7 @@ static int run(int argc, char **argv)
 			if (c.n_auths == REPLAY_MAX_AUTHS)
 				return usage_error(&subcmd_replay, "at most %d --auth",
 						   REPLAY_MAX_AUTHS);
-			if (replay_auth_parse(p.arg, &auths[c.n_auths], err, sizeof err))
+			if (rp_replay_auth_parse(p.arg, &auths[c.n_auths], err, sizeof err))
 				return usage_error(&subcmd_replay, "--auth: %s", err);
 			c.n_auths++;
 			break;

@@ -241,7 +241,7 @@ static int run(int argc, char **argv)
 	}
 	/* Host crypto as 'tpmtrace predict' prices it: measured here with the
 	 * replayer's session code, the constant estimate if that fails. */
-	int measured = a.nprof && !a.estimate_host && !host_crypto_measure(&host);
+	int measured = a.nprof && !a.estimate_host && !rp_host_crypto_measure(&host);
 	struct report_html_opts ho = {
 	    a.title, a.dbpath, a.cmp, a.ncmp, a.profiles, a.nprof, measured ? &host : NULL};
 	if (cli_out_open("report", &o, a.out, inputs))

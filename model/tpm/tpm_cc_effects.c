@@ -1,0 +1,82 @@
+/* Command effects (model/tpm/tpm_cc_effects.h): tpm_cc_effects.def as a
+ * direct-index table over the codes of tpm_cc.def, the destructive column
+ * taken from tpm_cc.def itself. A row whose name tpm_cc.def lacks does not
+ * compile (TPM_CC_<name> and TPMTRACE_DESTR_<name> come from there). */
+#include "model/tpm/tpm_cc_effects.h"
+
+#include <stddef.h>
+
+#include "model/tpm/cc_family.h"
+#include "model/tpm/tpm_cc.h"
+#include "model/tpm/wire.h"
+
+#define CC_FIRST 0x11Fu
+#define CC_LAST	 0x1A1u
+
+enum {
+#define TPM_CC(name, code, hin, auth, hout, ctb, rtb, csec, rsec, destr)                           \
+	TPMTRACE_DESTR_##name = destr,
+#include "model/tpm/tpm_cc.def"
+#undef TPM_CC
+};
+
+/* clang-format off */
+#define ROW(name_, fam, tr, ses, pri, tpl, ld, fl, sv, cl, nvd, nvu, nvw, pcr, per, blob, pub,     \
+	    nau, es, rpub, rname, cpub, ch)                                                        \
+	{#name_, TPM_CC_##name_, TPM_FAM_##fam, tr, ses, pri, tpl, ld, fl, sv, cl,                 \
+	 nvd, nvu, nvw, pcr, per, blob, pub, nau, es, TPMTRACE_DESTR_##name_,                      \
+	 rpub, rname, cpub, ch},
+/* clang-format on */
+
+static const struct tpm_cc_effects by_code[CC_LAST - CC_FIRST + 1] = {
+#define TPM_CC_EFFECTS(name_, ...) [TPM_CC_##name_ - CC_FIRST] = ROW(name_, __VA_ARGS__)
+#include "model/tpm/tpm_cc_effects.def"
+#undef TPM_CC_EFFECTS
+};
+
+static const struct tpm_cc_effects rows[] = {
+#define TPM_CC_EFFECTS(name_, ...) ROW(name_, __VA_ARGS__)
+#include "model/tpm/tpm_cc_effects.def"
+#undef TPM_CC_EFFECTS
+};
+
+const struct tpm_cc_effects *tpm_cc_effects(uint32_t cc)
+{
+	if (cc < CC_FIRST || cc > CC_LAST)
+		return NULL;
+	const struct tpm_cc_effects *e = &by_code[cc - CC_FIRST];
+	return e->name ? e : NULL;
+}
+
+const struct tpm_cc_effects *tpm_cc_effects_at(unsigned i)
+{
+	return i < sizeof rows / sizeof *rows ? &rows[i] : NULL;
+}
+
+void tpm_layout_skip(struct wire_rd *r, const char *layout)
+{
+	uint16_t n;
+	for (const char *p = layout; p && *p; p++) {
+		switch (*p) {
+		case 'B':
+			wire_tpm2b(r, &n);
+			break;
+		case '1':
+			wire_u8(r);
+			break;
+		case '2':
+			wire_u16(r);
+			break;
+		case '4':
+			wire_u32(r);
+			break;
+		case '8':
+			wire_u32(r);
+			wire_u32(r);
+			break;
+		default:
+			r->err = 1;
+			return;
+		}
+	}
+}

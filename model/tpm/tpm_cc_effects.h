@@ -1,0 +1,34 @@
+/* What a command does to the TPM (model/tpm/tpm_cc_effects.def as data): the
+ * objects, sessions, contexts and NV indices it makes, loads, flushes or
+ * changes, and its command family. The one place the replayer's capture, the
+ * proxy's resource manager and the report's families ask. */
+#ifndef TPMTRACE_TPM_CC_EFFECTS_H
+#define TPMTRACE_TPM_CC_EFFECTS_H
+
+#include <stdint.h>
+
+/* One row; the columns are described in tpm_cc_effects.def. */
+struct tpm_cc_effects {
+	const char *name; /* as in tpm_cc.def */
+	uint32_t cc;
+	uint8_t family; /* enum tpm_family */
+	uint8_t transient, session, primary, template_, load, flush, ctx_save, ctx_load;
+	uint8_t nv_define, nv_undefine, nv_write, pcr_extend, persist, blob, public_, new_auth;
+	uint8_t ends_session;
+	uint8_t destructive; /* tpm_cc.def's column, taken from there */
+	/* Where a value sits (tpm_cc_effects.def): the parameters before it, or
+	 * NULL for none. */
+	const char *rsp_public, *rsp_name, *cmd_public, *cmd_handle;
+};
+
+/* NULL for a code not in tpm_cc.def. */
+const struct tpm_cc_effects *tpm_cc_effects(uint32_t cc);
+/* Iterates over the table: row i, or NULL past the end. */
+const struct tpm_cc_effects *tpm_cc_effects_at(unsigned i);
+
+struct wire_rd;
+/* Skips the parameters a layout names (B a TPM2B, 1 2 4 8 an integer); the
+ * reader's sticky error says whether they were there. */
+void tpm_layout_skip(struct wire_rd *r, const char *layout);
+
+#endif
