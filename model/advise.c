@@ -169,7 +169,7 @@ struct sess {
 	uint32_t handle, pkey;
 	size_t sas, load, keyflush; /* its set-up: StartAuthSession, the salt key's load/flush */
 	uint32_t uses;
-	uint8_t origin, policy, hwrng_last, setup_taken;
+	uint8_t origin, policy, hwrng_last, setup_taken, getrandom_last;
 };
 
 /* What the kernel's last session left behind, for the next one's set-up. */
@@ -226,13 +226,20 @@ static void sess_end(struct adv *a, struct sess_run *r, struct sess *s, size_t e
 			take(a, ADVISE_POLICY_REBUILT, end, again);
 		}
 	} else if (s->uses <= 1 && !s->setup_taken) {
-		/* (b) one command per session: one kept session does */
+		/* (b) one command per session: one kept session does. The
+		 * kernel's is kept as Linux 6.12 keeps it (lazy flush): a
+		 * GetRandom ends it (its flush stays), as user space does. */
 		int o = s->origin & 3, again = r->b_first_seen[o];
-		r->b_first_seen[o] = 1;
+		int gr = kern && s->getrandom_last;
+		r->b_first_seen[o] = !gr;
 		take_setup(a, ADVISE_SESSION_PER_CMD, s, again);
-		take(a, ADVISE_SESSION_PER_CMD, end, again);
+		take(a, ADVISE_SESSION_PER_CMD, end, again && !gr);
 		a->f[ADVISE_SESSION_PER_CMD].count++;
+	} else if (kern && s->getrandom_last) {
+		r->b_first_seen[s->origin & 3] = 0;
 	}
+	if (kern && s->hwrng_last)
+		r->b_first_seen[s->origin & 3] = 0;
 	if (kern)
 		r->pk =
 		    (struct prev_kernel){1, s->hwrng_last && s->uses > 1, end != NONE, user, end};
@@ -243,7 +250,7 @@ static void sess_end(struct adv *a, struct sess_run *r, struct sess *s, size_t e
 static void sess_start(struct adv *a, struct sess_run *r, size_t i)
 {
 	const struct advise_cmd *c = &a->c[i];
-	struct sess s = {c->rsp_handle, 0, i, NONE, NONE, 0, c->origin, 0, 0, 0};
+	struct sess s = {c->rsp_handle, 0, i, NONE, NONE, 0, c->origin, 0, 0, 0, 0};
 	if (i && a->c[i - 1].cc == TPM_CC_ContextLoad && a->c[i - 1].rsp_handle == c->key &&
 	    ok(&a->c[i - 1]))
 		s.load = i - 1;
@@ -290,10 +297,14 @@ static void detect_sessions(struct adv *a)
 			while (r.nl)
 				sess_end(a, &r, &r.live[r.nl - 1], NONE);
 			r.pk.have = 0;
+			memset(r.b_first_seen, 0, sizeof r.b_first_seen);
 			continue;
 		}
-		if (c->origin == POL_ORIGIN_USER)
+		if (c->origin == POL_ORIGIN_USER) {
+			/* lazy flush: the kernel's kept session ends */
 			r.pk.user_since = 1;
+			r.b_first_seen[POL_ORIGIN_KERNEL] = r.b_first_seen[POL_ORIGIN_UNKNOWN] = 0;
+		}
 		if (c->cc == TPM_CC_StartAuthSession && ok(c)) {
 			/* its handle again: the old one ended unseen (flushed by
 			 * a resource manager, flag 32) */
@@ -318,6 +329,7 @@ static void detect_sessions(struct adv *a)
 			continue;
 		s->uses++;
 		s->hwrng_last = (c->flags & ADVISE_F_HWRNG) != 0;
+		s->getrandom_last = c->cc == TPM_CC_GetRandom;
 		if (s->hwrng_last && ORIGIN_KERN(s->origin)) {
 			take(a, ADVISE_HWRNG_SESSION, i, 1);
 			a->f[ADVISE_HWRNG_SESSION].count++;

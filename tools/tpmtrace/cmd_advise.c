@@ -1,7 +1,12 @@
 /* tpmtrace advise: what makes a trace slow and what to change (model/advise.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "common.h"
@@ -9,7 +14,7 @@
 #include "model/policy.h"
 #include "model/profile.h"
 
-enum { O_TRACE = 256, O_PROFILE, O_JSON };
+enum { O_TRACE = 256, O_PROFILE, O_PROVE, O_JSON };
 static const struct cli_opt opts[] = {
     {"trace", O_TRACE, "ID", CLI_TRACE, CLI_TRACE_HELP},
     {"profile", O_PROFILE, "NAME|FILE", 0,
@@ -17,6 +22,14 @@ static const struct cli_opt opts[] = {
      "profile stored in DB or a shipped one); default: the\n"
      "recorded latencies only",
      "@profile"},
+    {"prove", O_PROVE, NULL, 0,
+     "with --profile, on a replay: each finding whose change\n"
+     "is a policy knob (session-per-command: reuse=lazy;\n"
+     "user-interleave: reuse=forever; hwrng-session:\n"
+     "hwrng=off) proved by replaying the source on swtpm\n"
+     "emulating the profile under the replay's policy and\n"
+     "under the changed one; replayed and predicted saving\n"
+     "side by side (the runs are stored in DB)"},
     {"json", O_JSON, NULL, 0, "one JSON object {\"version\":1,...} on stdout"},
 };
 static const struct cli_form forms[] = {{0, "DB", NULL}};
@@ -37,7 +50,10 @@ const struct subcommand subcmd_advise = {
     "(seq range, clients, origins, counts), what its commands cost now (recorded, and\n"
     "priced on --profile), the change in the words of whoever must make it, and what\n"
     "is left after it (the commands it keeps, recorded and priced). A trace with nothing\n"
-    "to find says so. docs/advise.md gives each pattern with its public source.\n",
+    "to find says so. With --prove (and --profile) on a replay, each finding whose change is\n"
+    "a policy knob is proved: the source replayed on swtpm emulating the profile under the\n"
+    "replay's policy and under the changed one, the replayed saving beside the predicted.\n"
+    "docs/advise.md gives each pattern with its public source.\n",
     NULL,
     "tpmtrace advise boot.db --trace 1\n"
     "tpmtrace advise boot.db --trace 1 --profile slb9670-linux-integrity --json\n",
@@ -277,11 +293,161 @@ static void json_finding(const struct advise_result *r, const struct advise_find
 	json_str(stdout, app ? t->who_app : t->who_kernel);
 	printf(",\"change\":");
 	json_str(stdout, app ? t->change_app : t->change_kernel);
-	printf("}");
+}
+
+/* --prove: a finding's change as a policy knob on the replay's policy. */
+struct proof {
+	int done;
+	char before[128], after[128];
+	int64_t trace_before, trace_after;
+	double before_ms, after_ms; /* replayed TPM time of the two runs */
+};
+
+static const char *prove_policy(int kind, const char *trace_pol, char *out, size_t len)
+{
+	struct policy p;
+	char err[256];
+	if (!trace_pol[0] || policy_parse(trace_pol, &p, err, sizeof err) ||
+	    p.mode != POL_MODE_SESSIONS || p.hmac_off)
+		return NULL;
+	if (kind == ADVISE_SESSION_PER_CMD && p.reuse == POL_REUSE_PER_COMMAND)
+		p.reuse = POL_REUSE_LAZY;
+	else if (kind == ADVISE_USER_INTERLEAVE && p.reuse == POL_REUSE_LAZY)
+		p.reuse = POL_REUSE_FOREVER;
+	else if (kind == ADVISE_HWRNG_SESSION && !p.hwrng_off)
+		p.hwrng_off = 1;
+	else
+		return NULL;
+	policy_spec(&p, out, len);
+	return out;
+}
+
+/* Replays trace src of dbpath under policy pol emulating prof (tpmtrace
+ * replay, its output discarded); the run's id and TPM time, or -1. */
+static int64_t prove_run(sqlite3 *db, const char *dbpath, int64_t src, const char *pol,
+			 const char *prof, double *tpm_ms)
+{
+	char id[32];
+	snprintf(id, sizeof id, "%lld", (long long)src);
+	char *const argv[] = {"/proc/self/exe", "replay",    (char *)dbpath, "--trace",	   id,
+			      "--policy",	(char *)pol, "--emulate",    (char *)prof, NULL};
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0)
+			dup2(fd, 1);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (cli_exit_status(st))
+		return -1;
+	sqlite3_stmt *q;
+	int64_t run = -1;
+	if (sqlite3_prepare_v2(
+		db,
+		"SELECT t.id, (SELECT sum(latency_ns) FROM command WHERE trace_id=t.id"
+		" AND flags & 32 = 0) FROM trace t WHERE parent_id=? AND kind='replay'"
+		" ORDER BY t.id DESC LIMIT 1",
+		-1, &q, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(q, 1, src);
+	if (sqlite3_step(q) == SQLITE_ROW) {
+		run = sqlite3_column_int64(q, 0);
+		*tpm_ms = sqlite3_column_int64(q, 1) / 1e6;
+	}
+	sqlite3_finalize(q);
+	return run;
+}
+
+/* Proves each finding it can: the trace must be a replay (its source and
+ * policy known). Returns how many were proved; a run that fails is said. */
+static unsigned prove(sqlite3 *db, const char *dbpath, int64_t id, const struct advise_result *r,
+		      const char *prof, struct proof *pf)
+{
+	char kind[16], pol[128], after[128];
+	unsigned n = 0;
+	cli_trace_kind(db, id, kind, sizeof kind, pol, sizeof pol);
+	sqlite3_stmt *q;
+	int64_t src = 0;
+	if (sqlite3_prepare_v2(db, "SELECT parent_id FROM trace WHERE id=?", -1, &q, NULL) ==
+	    SQLITE_OK) {
+		sqlite3_bind_int64(q, 1, id);
+		if (sqlite3_step(q) == SQLITE_ROW)
+			src = sqlite3_column_int64(q, 0);
+		sqlite3_finalize(q);
+	}
+	for (unsigned i = 0; i < r->n; i++) {
+		struct proof *p = &pf[i];
+		memset(p, 0, sizeof *p);
+		if (strcmp(kind, "replay") || !src ||
+		    !prove_policy(r->f[i].kind, pol, after, sizeof after))
+			continue;
+		snprintf(p->before, sizeof p->before, "%s", pol);
+		snprintf(p->after, sizeof p->after, "%s", after);
+		p->trace_before = prove_run(db, dbpath, src, p->before, prof, &p->before_ms);
+		p->trace_after = prove_run(db, dbpath, src, p->after, prof, &p->after_ms);
+		if (p->trace_before < 0 || p->trace_after < 0) {
+			fprintf(stderr, "tpmtrace advise: --prove: a replay of trace %lld failed\n",
+				(long long)src);
+			continue;
+		}
+		p->done = 1;
+		n++;
+	}
+	return n;
+}
+
+static double proof_diff(const struct advise_result *r, const struct advise_finding *f,
+			 const struct proof *p)
+{
+	double pred = advise_saving_ms(r, f), rep = p->before_ms - p->after_ms;
+	return pred ? (rep - pred) / pred : 0;
+}
+
+static void print_proof(const struct advise_result *r, const struct advise_finding *f,
+			const struct proof *p, const char *prof)
+{
+	char a[32], b[32], c[32], d[32], buf[768];
+	if (!p || !p->done)
+		return;
+	fmt_ms(a, sizeof a, p->before_ms);
+	fmt_ms(b, sizeof b, p->after_ms);
+	fmt_ms(c, sizeof c, p->before_ms - p->after_ms);
+	fmt_ms(d, sizeof d, advise_saving_ms(r, f));
+	snprintf(buf, sizeof buf,
+		 "replayed on swtpm emulating %s: %s under %s (trace %lld), %s under %s (trace "
+		 "%lld); saves %s replayed, %s predicted (%+.1f%%)",
+		 prof, a, p->before, (long long)p->trace_before, b, p->after,
+		 (long long)p->trace_after, c, d, 100 * proof_diff(r, f, p));
+	cli_print_wrapped(stdout, "   proof:  ", 11, buf, strlen(buf), CLI_WIDTH);
+}
+
+static void json_proof(const struct advise_result *r, const struct advise_finding *f,
+		       const struct proof *p)
+{
+	if (!p || !p->done) {
+		printf(",\"proof\":null");
+		return;
+	}
+	printf(",\"proof\":{\"before_policy\":");
+	json_str(stdout, p->before);
+	printf(",\"after_policy\":");
+	json_str(stdout, p->after);
+	printf(",\"before_trace\":%lld,\"after_trace\":%lld,\"replayed_before_ms\":%.6f,"
+	       "\"replayed_after_ms\":%.6f,\"replayed_saving_ms\":%.6f,"
+	       "\"predicted_saving_ms\":%.6f,\"difference\":%.6f}",
+	       (long long)p->trace_before, (long long)p->trace_after, p->before_ms, p->after_ms,
+	       p->before_ms - p->after_ms, advise_saving_ms(r, f), proof_diff(r, f, p));
 }
 
 static void output(sqlite3 *db, const char *dbpath, int64_t id, const struct advise_result *r,
-		   const char *prof, int json)
+		   const char *prof, int json, const struct proof *pf)
 {
 	struct client_name cn[ADVISE_MAX_CLIENTS];
 	char a[32], b[32];
@@ -299,6 +465,9 @@ static void output(sqlite3 *db, const char *dbpath, int64_t id, const struct adv
 			load_clients(db, id, &r->f[i], cn);
 			printf("%s", i ? "," : "");
 			json_finding(r, &r->f[i], cn);
+			if (pf)
+				json_proof(r, &r->f[i], &pf[i]);
+			printf("}");
 		}
 		printf("]}\n");
 		return;
@@ -320,13 +489,15 @@ static void output(sqlite3 *db, const char *dbpath, int64_t id, const struct adv
 		load_clients(db, id, &r->f[i], cn);
 		printf("\n");
 		print_finding(i, r, &r->f[i], cn, prof);
+		if (pf)
+			print_proof(r, &r->f[i], &pf[i], prof);
 	}
 }
 
 static int run(int argc, char **argv)
 {
 	const char *trace_arg = NULL, *profname = NULL, *from;
-	int json = 0, k, ret = 1;
+	int json = 0, do_prove = 0, k, ret = 1;
 	struct cli_parse p;
 	cli_parse_init(&p, &subcmd_advise, argc, argv);
 	while ((k = cli_next(&p)) > 0) {
@@ -336,13 +507,17 @@ static int run(int argc, char **argv)
 			profname = p.arg;
 		else if (k == O_JSON)
 			json = 1;
+		else if (k == O_PROVE)
+			do_prove = 1;
 	}
 	if (k < 0)
 		return EXIT_USAGE;
+	if (do_prove && !profname)
+		return usage_error(&subcmd_advise, "--prove needs --profile (the TPM to emulate)");
 	const char *dbpath = cli_db_operand(&p);
 	if (!dbpath)
 		return EXIT_USAGE;
-	sqlite3 *db = cli_open_db("advise", dbpath, 0);
+	sqlite3 *db = cli_open_db("advise", dbpath, do_prove);
 	if (!db)
 		return 1;
 	struct profile prof;
@@ -367,7 +542,10 @@ static int run(int argc, char **argv)
 		goto out;
 	}
 	advise_run(cmds, n, profname ? &prof : NULL, r);
-	output(db, dbpath, id, r, profname ? prof.name : NULL, json);
+	struct proof pf[ADVISE_MAX_FINDINGS];
+	if (do_prove)
+		prove(db, dbpath, id, r, profname, pf);
+	output(db, dbpath, id, r, profname ? prof.name : NULL, json, do_prove ? pf : NULL);
 	ret = 0;
 out:
 	free(r);
