@@ -516,6 +516,12 @@ static uint32_t cmd_key(const uint8_t *b, size_t len, uint32_t cc)
 	return r.err || !pub ? 0 : fnv(h, pub, sz);
 }
 
+uint32_t advise_primary_key(const uint8_t *cmd, size_t len, uint32_t hierarchy)
+{
+	uint32_t k = cmd ? cmd_key(cmd, len, TPM_CC_CreatePrimary) : 0;
+	return fnv(k ? k : 2166136261u, (const uint8_t *)&hierarchy, sizeof hierarchy);
+}
+
 static void fill(struct advise_cmd *e, sqlite3_stmt *st, const uint8_t *org)
 {
 	uint32_t cc = (uint32_t)sqlite3_column_int64(st, 1),
@@ -556,9 +562,8 @@ static void fill(struct advise_cmd *e, sqlite3_stmt *st, const uint8_t *org)
 		e->key = b ? cmd_key(b, bl, cc) : cc;
 	} else if (cc == TPM_CC_CreatePrimary) {
 		/* without bytes: the hierarchy alone (every template alike) */
-		uint32_t k = b ? cmd_key(b, bl, cc) : 0;
-		e->key = fnv(k ? k : 2166136261u, (const uint8_t *)&h1, sizeof h1);
-		if (k)
+		e->key = advise_primary_key(b, bl, h1);
+		if (b && cmd_key(b, bl, cc))
 			e->flags |= ADVISE_F_KEY;
 	} else if (cc == TPM_CC_StartAuthSession) {
 		e->key = h1; /* tpmKey */

@@ -101,4 +101,20 @@ void advise_run(const struct advise_cmd *cmds, size_t n, const struct profile *p
  * array (*out freed by the caller). Returns 0, -ENOMEM or -EIO. */
 int advise_load(sqlite3 *db, int64_t trace_id, struct advise_cmd **out, size_t *n);
 
+/* The key repeated-primary groups a CreatePrimary by: a hash of its
+ * hierarchy and inPublic (of the hierarchy alone when cmd is NULL). */
+uint32_t advise_primary_key(const uint8_t *cmd, size_t len, uint32_t hierarchy);
+
+/* The named rewrites (docs/advise.md): the trace with a finding's change
+ * made, stored as a new trace of kind 'derived' whose parent is src.
+ *  - "repeated-primary": every CreatePrimary of a hierarchy and template
+ *    made before is dropped, with each FlushContext of such a primary that
+ *    is created again later (tpmtrace's own, flag 32, too): the first one
+ *    stays loaded and serves them all (as a persistent key would). The
+ *    re-creations must have returned the first one's handle.
+ * Returns 0 (*new_id, *dropped), -EINVAL (unknown rewrite, or a trace it
+ * cannot rewrite: err says why), -ENOENT or -EIO. */
+int advise_rewrite(sqlite3 *db, int64_t src, const char *rewrite, int64_t *new_id,
+		   uint64_t *dropped, char *err, size_t errlen);
+
 #endif

@@ -14,7 +14,7 @@
 #include "model/policy.h"
 #include "model/profile.h"
 
-enum { O_TRACE = 256, O_PROFILE, O_PROVE, O_JSON };
+enum { O_TRACE = 256, O_PROFILE, O_PROVE, O_REWRITE, O_JSON };
 static const struct cli_opt opts[] = {
     {"trace", O_TRACE, "ID", CLI_TRACE, CLI_TRACE_HELP},
     {"profile", O_PROFILE, "NAME|FILE", 0,
@@ -28,8 +28,16 @@ static const struct cli_opt opts[] = {
      "user-interleave: reuse=forever; hwrng-session:\n"
      "hwrng=off) proved by replaying the source on swtpm\n"
      "emulating the profile under the replay's policy and\n"
-     "under the changed one; replayed and predicted saving\n"
-     "side by side (the runs are stored in DB)"},
+     "under the changed one; repeated-primary by replaying\n"
+     "the trace and its rewrite (--rewrite) as recorded;\n"
+     "replayed and predicted saving side by side (the runs\n"
+     "are stored in DB)"},
+    {"rewrite", O_REWRITE, "NAME", CLI_CHOICE,
+     "store the trace with a finding's change made, as a new\n"
+     "trace (kind derived, for replay) and exit:\n"
+     "repeated-primary drops each re-creation of a primary\n"
+     "and the flushes between (the first one kept loaded)",
+     "repeated-primary"},
     {"json", O_JSON, NULL, 0, "one JSON object {\"version\":1,...} on stdout"},
 };
 static const struct cli_form forms[] = {{0, "DB", NULL}};
@@ -365,6 +373,28 @@ static int64_t prove_run(sqlite3 *db, const char *dbpath, int64_t src, const cha
 	return run;
 }
 
+/* repeated-primary: the trace and its rewrite, each replayed as recorded. */
+static void prove_rewrite(sqlite3 *db, const char *dbpath, int64_t id, const char *prof,
+			  struct proof *p)
+{
+	char err[512];
+	uint64_t dropped;
+	int64_t rw;
+	if (advise_rewrite(db, id, "repeated-primary", &rw, &dropped, err, sizeof err)) {
+		fprintf(stderr, "tpmtrace advise: --prove: %s\n", err);
+		return;
+	}
+	snprintf(p->before, sizeof p->before, "as-recorded (trace %lld)", (long long)id);
+	snprintf(p->after, sizeof p->after, "as-recorded (trace %lld, rewritten)", (long long)rw);
+	p->trace_before = prove_run(db, dbpath, id, "as-recorded", prof, &p->before_ms);
+	p->trace_after = prove_run(db, dbpath, rw, "as-recorded", prof, &p->after_ms);
+	if (p->trace_before < 0 || p->trace_after < 0)
+		fprintf(stderr, "tpmtrace advise: --prove: a replay of trace %lld or %lld failed\n",
+			(long long)id, (long long)rw);
+	else
+		p->done = 1;
+}
+
 /* Proves each finding it can: the trace must be a replay (its source and
  * policy known). Returns how many were proved; a run that fails is said. */
 static unsigned prove(sqlite3 *db, const char *dbpath, int64_t id, const struct advise_result *r,
@@ -385,6 +415,11 @@ static unsigned prove(sqlite3 *db, const char *dbpath, int64_t id, const struct 
 	for (unsigned i = 0; i < r->n; i++) {
 		struct proof *p = &pf[i];
 		memset(p, 0, sizeof *p);
+		if (r->f[i].kind == ADVISE_REPEATED_PRIMARY) {
+			prove_rewrite(db, dbpath, id, prof, p);
+			n += (unsigned)p->done;
+			continue;
+		}
 		if (strcmp(kind, "replay") || !src ||
 		    !prove_policy(r->f[i].kind, pol, after, sizeof after))
 			continue;
@@ -498,6 +533,7 @@ static int run(int argc, char **argv)
 {
 	const char *trace_arg = NULL, *profname = NULL, *from;
 	int json = 0, do_prove = 0, k, ret = 1;
+	const char *rewrite = NULL;
 	struct cli_parse p;
 	cli_parse_init(&p, &subcmd_advise, argc, argv);
 	while ((k = cli_next(&p)) > 0) {
@@ -509,6 +545,8 @@ static int run(int argc, char **argv)
 			json = 1;
 		else if (k == O_PROVE)
 			do_prove = 1;
+		else if (k == O_REWRITE)
+			rewrite = p.arg;
 	}
 	if (k < 0)
 		return EXIT_USAGE;
@@ -517,7 +555,7 @@ static int run(int argc, char **argv)
 	const char *dbpath = cli_db_operand(&p);
 	if (!dbpath)
 		return EXIT_USAGE;
-	sqlite3 *db = cli_open_db("advise", dbpath, do_prove);
+	sqlite3 *db = cli_open_db("advise", dbpath, do_prove || rewrite);
 	if (!db)
 		return 1;
 	struct profile prof;
@@ -529,6 +567,23 @@ static int run(int argc, char **argv)
 	int64_t id = cli_pick_trace("advise", db, trace_arg);
 	if (!id)
 		goto out;
+	if (rewrite) {
+		int64_t rw;
+		uint64_t dropped;
+		if (advise_rewrite(db, id, rewrite, &rw, &dropped, err, sizeof err)) {
+			die("advise", "%s", err);
+			goto out;
+		}
+		if (json)
+			printf("{\"version\":1,\"source\":%lld,\"trace\":%lld,\"rewrite\":\"%s\","
+			       "\"dropped\":%llu}\n",
+			       (long long)id, (long long)rw, rewrite, (unsigned long long)dropped);
+		else
+			printf("trace %lld: the %s rewrite of trace %lld, %llu commands dropped\n",
+			       (long long)rw, rewrite, (long long)id, (unsigned long long)dropped);
+		ret = 0;
+		goto out;
+	}
 	if (profname && profile_resolve(db, profname, &prof, &from, err, sizeof err)) {
 		die("advise", "%s", err);
 		goto out;
