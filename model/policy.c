@@ -54,16 +54,54 @@ static const struct preset presets[] = {
       .encrypt = POL_ENC_KERNEL,
       .nullkey = POL_NULLKEY_CONTEXT_LOAD,
       .pcr_integrity = 0}},
+    /* CONFIG_TCG_TPM2_HMAC is default n since 6.18 (commit 4bddf4587c13). */
+    {"linux-6.18",
+     {.mode = POL_MODE_SESSIONS,
+      .salt = POL_SALT_NULL_ECC,
+      .reuse = POL_REUSE_PER_COMMAND,
+      .encrypt = POL_ENC_KERNEL,
+      .nullkey = POL_NULLKEY_CONTEXT_LOAD,
+      .pcr_integrity = 1,
+      .hmac_off = 1}},
 };
 #define N_PRESETS (sizeof(presets) / sizeof(presets[0]))
+
+/* Designs on the table that no kernel implements (docs/policies.md):
+ * named, not in --policy all. */
+static const struct preset proposed[] = {
+    /* one session set up at start, kept with ContextSave/ContextLoad */
+    {"one-session",
+     {.mode = POL_MODE_SESSIONS,
+      .salt = POL_SALT_NULL_ECC,
+      .reuse = POL_REUSE_SAVED,
+      .encrypt = POL_ENC_KERNEL,
+      .nullkey = POL_NULLKEY_CONTEXT_LOAD,
+      .pcr_integrity = 1}},
+    /* the null key replaced by a persistent key (the SRK handle of the
+     * TCG provisioning guidance): read once, no CreatePrimary */
+    {"persistent-key",
+     {.mode = POL_MODE_SESSIONS,
+      .salt = POL_SALT_PERSISTENT,
+      .salt_handle = 0x81000001,
+      .reuse = POL_REUSE_LAZY,
+      .encrypt = POL_ENC_KERNEL,
+      .nullkey = POL_NULLKEY_CONTEXT_LOAD,
+      .pcr_integrity = 1}},
+};
+#define N_PROPOSED (sizeof(proposed) / sizeof(proposed[0]))
 
 const char *policy_preset_name(unsigned i)
 {
 	return i < N_PRESETS ? presets[i].name : NULL;
 }
 
+const char *policy_proposed_name(unsigned i)
+{
+	return i < N_PROPOSED ? proposed[i].name : NULL;
+}
+
 static const char *const salt_names[] = {"null-ecc", "persistent", "none"};
-static const char *const reuse_names[] = {"per-command", "lazy", "forever"};
+static const char *const reuse_names[] = {"per-command", "lazy", "forever", "saved"};
 static const char *const enc_names[] = {"kernel", "off", "all"};
 static const char *const nullkey_names[] = {"context-load", "keep-loaded"};
 
@@ -75,6 +113,10 @@ void policy_spec(const struct policy *p, char *buf, size_t len)
 	}
 	if (p->mode == POL_MODE_PASSWORD) {
 		snprintf(buf, len, "password");
+		return;
+	}
+	if (p->hmac_off) {
+		snprintf(buf, len, "hmac=off%s", p->hwrng_off ? ",hwrng=off" : "");
 		return;
 	}
 	char salt[32];
@@ -153,11 +195,20 @@ int policy_parse(const char *text, struct policy *p, char *err, size_t errlen)
 			return 0;
 		}
 	}
+	for (unsigned i = 0; i < N_PROPOSED; i++) {
+		if (!strcmp(text, proposed[i].name)) {
+			*p = proposed[i].p;
+			snprintf(p->name, sizeof p->name, "%s", proposed[i].name);
+			return 0;
+		}
+	}
 	if (!strchr(text, '=')) {
-		snprintf(err, errlen,
-			 "'%s' is neither a preset (as-recorded, password, linux-6.10, linux-6.12, "
-			 "linux-6.12-no-pcr-integrity) nor a spec (knob=value,...)",
-			 text);
+		snprintf(
+		    err, errlen,
+		    "'%s' is neither a preset (as-recorded, password, linux-6.10, linux-6.12, "
+		    "linux-6.12-no-pcr-integrity, linux-6.18, one-session, persistent-key) nor "
+		    "a spec (knob=value,...)",
+		    text);
 		return -EINVAL;
 	}
 	/* A spec starts from the 6.10 behaviour and changes what it names. */
@@ -174,13 +225,14 @@ int policy_parse(const char *text, struct policy *p, char *err, size_t errlen)
 		}
 		size_t klen = (size_t)(eq - s), vlen = len - klen - 1;
 		const char *v = eq + 1;
-		static const char *const knobs[] = {"salt",    "reuse",		"encrypt",
-						    "nullkey", "pcr-integrity", "hwrng"};
-		int k = pick(s, klen, knobs, 6), val = -1;
+		static const char *const knobs[] = {"salt",	     "reuse", "encrypt", "nullkey",
+						    "pcr-integrity", "hwrng", "hmac"};
+		static const char *const onoff[] = {"off", "on"};
+		int k = pick(s, klen, knobs, 7), val = -1;
 		if (k < 0) {
 			snprintf(err, errlen,
 				 "offset %zu: unknown knob '%.*s' (knobs: salt, reuse, encrypt, "
-				 "nullkey, pcr-integrity, hwrng)",
+				 "nullkey, pcr-integrity, hwrng, hmac)",
 				 off, (int)klen, s);
 			return -EINVAL;
 		}
@@ -195,10 +247,10 @@ int policy_parse(const char *text, struct policy *p, char *err, size_t errlen)
 				return -EINVAL;
 			break;
 		case 1:
-			if ((val = pick(v, vlen, reuse_names, 3)) < 0) {
+			if ((val = pick(v, vlen, reuse_names, 4)) < 0) {
 				snprintf(err, errlen,
-					 "offset %zu: reuse='%.*s' (expected per-command, lazy or "
-					 "forever)",
+					 "offset %zu: reuse='%.*s' (expected per-command, lazy, "
+					 "forever or saved)",
 					 (size_t)(v - text), (int)vlen, v);
 				return -EINVAL;
 			}
@@ -223,28 +275,19 @@ int policy_parse(const char *text, struct policy *p, char *err, size_t errlen)
 			}
 			p->nullkey = (enum pol_nullkey)val;
 			break;
-		case 4: {
-			static const char *const onoff[] = {"off", "on"};
+		default:
 			if ((val = pick(v, vlen, onoff, 2)) < 0) {
-				snprintf(err, errlen,
-					 "offset %zu: pcr-integrity='%.*s' (expected on or off)",
-					 (size_t)(v - text), (int)vlen, v);
+				snprintf(err, errlen, "offset %zu: %s='%.*s' (expected on or off)",
+					 (size_t)(v - text), knobs[k], (int)vlen, v);
 				return -EINVAL;
 			}
-			p->pcr_integrity = val;
+			if (k == 4)
+				p->pcr_integrity = val;
+			else if (k == 5)
+				p->hwrng_off = !val;
+			else
+				p->hmac_off = !val;
 			break;
-		}
-		case 5: {
-			static const char *const onoff[] = {"off", "on"};
-			if ((val = pick(v, vlen, onoff, 2)) < 0) {
-				snprintf(err, errlen,
-					 "offset %zu: hwrng='%.*s' (expected on or off)",
-					 (size_t)(v - text), (int)vlen, v);
-				return -EINVAL;
-			}
-			p->hwrng_off = !val;
-			break;
-		}
 		}
 		s = end ? end + 1 : s + len;
 		if (end && !*s) {
@@ -371,7 +414,14 @@ static int start(struct pol_state *s)
 {
 	int rc = 0;
 	s->started = 1;
-	if (s->p->mode != POL_MODE_SESSIONS || s->p->salt != POL_SALT_NULL_ECC)
+	if (s->p->mode != POL_MODE_SESSIONS || s->p->hmac_off)
+		return 0;
+	/* A persistent salt key is not made: its public area is read once
+	 * (the ECDH needs its point). */
+	if (s->p->salt == POL_SALT_PERSISTENT)
+		return put(s, TPM_CC_ReadPublic, TPM_AUTH_NONE, POL_ROLE_NAME_LOOKUP, POL_VAR_NONE,
+			   0, s->p->salt_handle, NULL);
+	if (s->p->salt != POL_SALT_NULL_ECC)
 		return 0;
 	/* CreatePrimary under TPM_RH_NULL with an empty password session. */
 	rc = put(s, TPM_CC_CreatePrimary, TPM_AUTH_PASSWORD, POL_ROLE_NULLKEY_INIT,
@@ -393,6 +443,7 @@ static int end_session(struct pol_state *s, const struct pol_cmd *src)
 	if (!s->session_live)
 		return 0;
 	s->session_live = 0;
+	s->session_saved = 0; /* a saved session is flushed by its handle too */
 	/* tpm2_end_auth_session: FlushContext of the session handle. */
 	return put(s, TPM_CC_FlushContext, TPM_AUTH_NONE, POL_ROLE_SESSION_END, POL_VAR_NONE, 0, 0,
 		   src);
@@ -457,10 +508,18 @@ static int expand_protected(struct pol_state *s, const struct pol_cmd *c)
 	unsigned attrs = 0;
 	int rc = 0;
 
+	if (p->hmac_off) /* no session: a password where an authorization handle is */
+		return put(s, c->cc, ci && ci->auth_handles ? TPM_AUTH_PASSWORD : TPM_AUTH_NONE,
+			   POL_ROLE_ORIGINAL, c->variant, 0, 0, c);
 	if (c->cc == TPM_CC_PCR_Extend && !p->pcr_integrity)
 		return put(s, c->cc, TPM_AUTH_PASSWORD, POL_ROLE_ORIGINAL, c->variant, 0, 0, c);
 	if (!s->session_live && (rc = begin_session(s, c)))
 		return rc;
+	/* reuse=saved: the kept session's context back in the TPM */
+	if (s->session_saved && (rc = put(s, TPM_CC_ContextLoad, TPM_AUTH_NONE,
+					  POL_ROLE_SESSION_SETUP, POL_VAR_NONE, 0, 0, c)))
+		return rc;
+	s->session_saved = 0;
 	/* tpm_buf_append_name: a Name for persistent, transient and NV handles
 	 * comes from ReadPublic; a PCR's Name is its handle (Part 1, 16). */
 	for (unsigned i = 0; i < c->n_handles && i < 3; i++) {
@@ -495,10 +554,15 @@ static int expand_protected(struct pol_state *s, const struct pol_cmd *c)
 	if (rc)
 		return rc;
 	int failed = c->has_rc && c->rc != 0;
-	if (failed || (c->cc == TPM_CC_GetRandom && p->reuse != POL_REUSE_FOREVER))
+	if (failed || (c->cc == TPM_CC_GetRandom && p->reuse < POL_REUSE_FOREVER))
 		return end_session(s, c);
 	if (!(attrs & POL_SA_CONTINUE))
 		s->session_live = 0; /* the TPM drops it after a successful command */
+	if (p->reuse == POL_REUSE_SAVED && s->session_live) {
+		s->session_saved = 1;
+		return put(s, TPM_CC_ContextSave, TPM_AUTH_NONE, POL_ROLE_SESSION_SETUP,
+			   POL_VAR_NONE, 0, 0, c);
+	}
 	return 0;
 }
 
@@ -520,10 +584,11 @@ int policy_expand_event(struct pol_state *s, enum pol_event ev)
 	if (ev == POL_EV_RESET) {
 		/* Part 1, 19.4: no session or transient object survives TPM Reset. */
 		s->session_live = 0;
+		s->session_saved = 0;
 		s->nullkey_loaded = 0;
 		return 0;
 	}
-	if (s->p->reuse == POL_REUSE_FOREVER)
+	if (s->p->reuse >= POL_REUSE_FOREVER)
 		return 0;
 	return end_session(s, NULL);
 }
@@ -540,6 +605,7 @@ int policy_expand_cmd(struct pol_state *s, const struct pol_cmd *c)
 		if (c->cc == TPM_CC_Startup && (!c->has_rc || c->rc == 0)) {
 			s->started = 0;
 			s->session_live = 0;
+			s->session_saved = 0;
 			s->nullkey_loaded = 0;
 		}
 		return put(s, c->cc, c->auth_kind, POL_ROLE_ORIGINAL, c->variant,
@@ -574,7 +640,7 @@ int policy_expand_cmd(struct pol_state *s, const struct pol_cmd *c)
 	if (c->origin == POL_ORIGIN_USER) {
 		/* tpm-dev-common.c ends the kernel's session before userspace's
 		 * command goes out (lazy flush). */
-		if (p->reuse != POL_REUSE_FOREVER && (rc = end_session(s, NULL)))
+		if (p->reuse < POL_REUSE_FOREVER && (rc = end_session(s, NULL)))
 			return rc;
 		return put(s, c->cc, c->auth_kind, POL_ROLE_ORIGINAL, c->variant,
 			   c->sess_attrs & 0xff, 0, c);
@@ -583,10 +649,11 @@ int policy_expand_cmd(struct pol_state *s, const struct pol_cmd *c)
 	 * GetRandom, no session for it, no flush after it. */
 	if (c->hwrng && p->hwrng_off)
 		return 0;
-	if (c->cc == TPM_CC_Shutdown && p->reuse != POL_REUSE_FOREVER && (rc = end_session(s, c)))
+	if (c->cc == TPM_CC_Shutdown && p->reuse < POL_REUSE_FOREVER && (rc = end_session(s, c)))
 		return rc;
 	if (c->cc == TPM_CC_Startup) {
 		s->session_live = 0;
+		s->session_saved = 0;
 		s->nullkey_loaded = 0;
 	}
 	if (policy_kernel_protects(c->cc) && !policy_auth_kept(c->auth_kind))

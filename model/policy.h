@@ -36,6 +36,9 @@ enum pol_reuse {
 	POL_REUSE_PER_COMMAND = 0, /* a new session for every protected command (6.10) */
 	POL_REUSE_LAZY,		   /* kept until a flush event (6.12 lazy flush) */
 	POL_REUSE_FOREVER,	   /* kept across flush events; only an error ends it */
+	/* Set up once and kept like forever, its context loaded before and
+	 * saved after each use (ContextLoad/ContextSave; proposed, one-session). */
+	POL_REUSE_SAVED,
 };
 
 enum pol_encrypt {
@@ -59,17 +62,25 @@ struct policy {
 	enum pol_nullkey nullkey;
 	int pcr_integrity; /* 0: PCR_Extend keeps a password session (disable_pcr_integrity=1) */
 	int hwrng_off;	   /* 1: a kernel without HW_RANDOM_TPM: the hwrng's reads are not sent */
+	/* 1: a kernel without CONFIG_TCG_TPM2_HMAC (hmac=off, linux-6.18): no
+	 * null key, no session; the commands it would protect go with an empty
+	 * password session, or none without an authorization handle. */
+	int hmac_off;
 };
 
 /* Parses a preset name (as-recorded, password, linux-6.10, linux-6.12,
- * linux-6.12-no-pcr-integrity) or a custom spec "salt=…,reuse=…,encrypt=…,
- * nullkey=…[,pcr-integrity=on|off][,hwrng=on|off]". Returns 0, or -EINVAL with
- * err naming the offending knob and its offset in text. */
+ * linux-6.12-no-pcr-integrity, linux-6.18; the proposed one-session and
+ * persistent-key) or a custom spec "salt=…,reuse=…,encrypt=…,nullkey=…
+ * [,pcr-integrity=on|off][,hwrng=on|off][,hmac=on|off]". Returns 0, or
+ * -EINVAL with err naming the offending knob and its offset in text. */
 int policy_parse(const char *text, struct policy *p, char *err, size_t errlen);
 /* Writes the canonical spec of p ("salt=null-ecc,reuse=lazy,…") to buf. */
 void policy_spec(const struct policy *p, char *buf, size_t len);
 /* Preset i (0-based), or NULL past the end: the order of --policy all. */
 const char *policy_preset_name(unsigned i);
+/* Proposed preset i (designs no kernel implements: one-session,
+ * persistent-key), or NULL past the end; named only, not in --policy all. */
+const char *policy_proposed_name(unsigned i);
 
 /* Who sent a trace command. The kernel strategies only touch the kernel's own
  * commands; a userspace command is passed through and is a flush event; the
@@ -148,6 +159,7 @@ struct pol_state {
 	int nullkey_loaded; /* keep-loaded: the null key is resident */
 	uint64_t emitted[POL_ROLE__COUNT];
 	uint64_t in_commands;
+	int session_saved; /* reuse=saved: the session's context is saved, not loaded */
 };
 
 void policy_expand_init(struct pol_state *s, const struct policy *p, pol_emit_fn emit, void *ctx);

@@ -47,7 +47,7 @@ grep -q '"host_crypto":"constant estimate, not measured","host_crypto_per_op_ms"
 
 # Text output names every preset.
 "$TPMTRACE" predict --synthetic pcr-extend:100 --profile slb9670-linux-integrity >"$T/t.txt" 2>/dev/null
-for p in as-recorded password linux-6.10 linux-6.12 linux-6.12-no-pcr-integrity; do
+for p in as-recorded password linux-6.10 linux-6.12 linux-6.12-no-pcr-integrity linux-6.18; do
 	grep -q "^$p " "$T/t.txt" && ok || bad "text output lacks $p"
 done
 

@@ -10,15 +10,15 @@
 . "$(dirname "$0")/../lib/common.sh"
 need swtpm tpm2_startup sqlite3 python3
 
-PRESETS="as-recorded password linux-6.10 linux-6.12 linux-6.12-no-pcr-integrity"
+PRESETS="as-recorded password linux-6.10 linux-6.12 linux-6.12-no-pcr-integrity linux-6.18"
 db=$T/demo.db
 "$TPMTRACE" record --spawn-swtpm --db "$db" --name demo -- "$TPMTRACE_SRC/tools/demo-workload" 5 >/dev/null 2>"$T/rec.err"
 expect_eq "demo workload recorded" "$?" 0
 
 "$TPMTRACE" replay "$db" --trace 1 --policy all --repeat 3 >"$T/out.txt" 2>"$T/err.txt"
 expect_eq "replay --policy all --repeat 3: exit status" "$?" 0
-expect_eq "15 runs stored, complete" \
-	"$(sqlite3 "$db" "SELECT count(*) FROM trace WHERE kind='replay' AND parent_id=1 AND status='complete'")" 15
+expect_eq "18 runs stored, complete" \
+	"$(sqlite3 "$db" "SELECT count(*) FROM trace WHERE kind='replay' AND parent_id=1 AND status='complete'")" 18
 for p in $PRESETS; do
 	expect_eq "$p: 3 runs stored" \
 		"$(sqlite3 "$db" "SELECT count(*) FROM trace WHERE kind='replay' AND parent_id=1 AND policy='$p'")" 3
@@ -38,7 +38,7 @@ for p in $PRESETS; do
 	expect_eq "$p: TPM time mean +- sd equals SQL's" "$tpm" "$want"
 	check "$p: wall time mean +- sd" grep -qE "^  $p +3 .*\) +[0-9.]+ \+- [0-9.]+ \([0-9.]+%\)$" <<<"$line"
 done
-expect_eq "one summary line per preset" "$(grep -cE '^  [a-z0-9.-]+ +3 +[0-9]+-[0-9]+ ' "$T/out.txt")" 5
+expect_eq "one summary line per preset" "$(grep -cE '^  [a-z0-9.-]+ +3 +[0-9]+-[0-9]+ ' "$T/out.txt")" 6
 
 # --json: the runs and the same summary.
 "$TPMTRACE" replay "$db" --trace 1 --policy all --repeat 2 --json >"$T/j.json" 2>/dev/null
@@ -46,9 +46,9 @@ expect_eq "--json: exit status" "$?" 0
 python3 - "$T/j.json" <<'PY' >"$T/py.out" 2>&1
 import json, statistics, sys
 j = json.load(open(sys.argv[1]))
-assert j['version'] == 1 and len(j['runs']) == 10, len(j['runs'])
+assert j['version'] == 1 and len(j['runs']) == 12, len(j['runs'])
 assert [s['policy'] for s in j['summary']] == ['as-recorded', 'password', 'linux-6.10', 'linux-6.12',
-                                              'linux-6.12-no-pcr-integrity'], j['summary']
+                                              'linux-6.12-no-pcr-integrity', 'linux-6.18'], j['summary']
 for s in j['summary']:
     runs = [r for r in j['runs'] if r['policy'] == s['policy']]
     assert s['runs'] == len(runs) == 2, s
@@ -63,8 +63,8 @@ print('ok')
 PY
 expect_eq "--json summary equals the runs' mean and sd" "$?" 0
 grep -q '^ok' "$T/py.out" || cat "$T/py.out" >&2
-expect_eq "25 runs stored in all" \
-	"$(sqlite3 "$db" "SELECT count(*) FROM trace WHERE kind='replay' AND parent_id=1")" 25
+expect_eq "30 runs stored in all" \
+	"$(sqlite3 "$db" "SELECT count(*) FROM trace WHERE kind='replay' AND parent_id=1")" 30
 
 # --policy all, one run each: a mean, and no standard deviation ("-", null).
 "$TPMTRACE" replay "$db" --trace 1 --policy all --json >"$T/one-all.json" 2>/dev/null
@@ -75,7 +75,7 @@ expect_eq "one run: sd null in the JSON summary" \
 "$TPMTRACE" replay "$db" --trace 1 --policy all >"$T/one-all.txt" 2>/dev/null
 expect_eq "--policy all, one run: text exit status" "$?" 0
 expect_eq "one run: '+- -' on every summary line, no 0.000" \
-	"$(grep -cE '^  [a-z0-9.-]+ +1 +[0-9]+-[0-9]+ +[0-9.]+ \+- - +[0-9.]+ \+- -$' "$T/one-all.txt")" 5
+	"$(grep -cE '^  [a-z0-9.-]+ +1 +[0-9]+-[0-9]+ +[0-9.]+ \+- - +[0-9.]+ \+- -$' "$T/one-all.txt")" 6
 
 # One policy, one run: no summary table (the output of before).
 "$TPMTRACE" replay "$db" --trace 1 --policy password >"$T/one.txt" 2>/dev/null

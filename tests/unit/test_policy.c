@@ -155,8 +155,23 @@ static void test_presets(void)
 	t = run_extends("salt=none,reuse=per-command", N);
 	CHECK(t.sas == N && t.cl == 0 && t.cp == 0 && t.n == 2 * N, "unsalted per-command n=%u",
 	      t.n);
+	/* a persistent salt key is read once (ReadPublic), never made */
 	t = run_extends("salt=persistent:0x81000001,reuse=lazy", N);
-	CHECK(t.sas == 1 && t.cl == 0 && t.cp == 0 && t.n == N + 1, "persistent lazy n=%u", t.n);
+	CHECK(t.sas == 1 && t.cl == 0 && t.cp == 0 && t.rp == 1 && t.n == N + 2,
+	      "persistent lazy n=%u rp=%u", t.n, t.rp);
+	t = run_extends("persistent-key", N);
+	CHECK(t.sas == 1 && t.cl == 0 && t.cp == 0 && t.rp == 1 && t.n == N + 2,
+	      "persistent-key n=%u rp=%u", t.n, t.rp);
+	/* linux-6.18 (CONFIG_TCG_TPM2_HMAC=n): the extends alone, with passwords */
+	t = run_extends("linux-6.18", N);
+	CHECK(t.n == N && t.pe_auth[TPM_AUTH_PASSWORD] == N && t.sas == 0 && t.cp == 0,
+	      "linux-6.18 n=%u pw=%u", t.n, t.pe_auth[TPM_AUTH_PASSWORD]);
+	/* one-session: registration, one set-up, each extend followed by a
+	 * ContextSave and, after the first, preceded by a ContextLoad */
+	t = run_extends("one-session", N);
+	CHECK(t.sas == 1 && t.cp == 1 && t.cs == 1 + N && t.cl == 1 + (N - 1) &&
+		  t.n == 3 + 3 + N + N + (N - 1) && t.pe_continue == N,
+	      "one-session n=%u cs=%u cl=%u", t.n, t.cs, t.cl);
 	t = run_extends("salt=null-ecc,reuse=per-command,nullkey=keep-loaded", N);
 	CHECK(t.cp == 1 && t.cs == 0 && t.cl == 0 && t.fc == 0 && t.sas == N && t.n == 2 * N + 1,
 	      "keep-loaded n=%u cp=%u fc=%u", t.n, t.cp, t.fc);
@@ -227,6 +242,25 @@ static void test_events(void)
 	policy_expand_cmd(&s, &bad);
 	policy_expand_cmd(&s, &e);
 	CHECK(t.sas == 2, "forever sessions %u (%s)", t.sas, t.seq);
+
+	/* one-session: user space in between changes nothing (no flush, no new
+	 * set-up); the session is loaded back for the next extend. */
+	memset(&t, 0, sizeof t);
+	CHECK(policy_parse("one-session", &p, err, sizeof err) == 0, "%s", err);
+	policy_expand_init(&s, &p, count, &t);
+	policy_expand_cmd(&s, &e);
+	policy_expand_cmd(&s, &u);
+	policy_expand_cmd(&s, &e);
+	CHECK(t.sas == 1 && t.fc == 2 && t.cl == 2 && t.cs == 3, "one-session: sas=%u fc=%u (%s)",
+	      t.sas, t.fc, t.seq);
+	/* linux-6.18: no session to flush for user space, nothing registered */
+	memset(&t, 0, sizeof t);
+	CHECK(policy_parse("linux-6.18", &p, err, sizeof err) == 0, "%s", err);
+	policy_expand_init(&s, &p, count, &t);
+	policy_expand_cmd(&s, &e);
+	policy_expand_cmd(&s, &u);
+	policy_expand_cmd(&s, &e);
+	CHECK(t.n == 3 && t.sas == 0 && t.fc == 0, "linux-6.18: %s", t.seq);
 
 	/* 6.10 GetRandom: own session, encrypt, ended explicitly. Trusted-key
 	 * Unseal of a transient blob: ReadPublic first. */

@@ -41,12 +41,16 @@ static const struct cli_opt opts[] = {
      "@profile"},
     {"policy", O_POLICY, "P", CLI_MULTI,
      "all (default), a preset (as-recorded, password,\n"
-     "linux-6.10, linux-6.12, linux-6.12-no-pcr-integrity)\n"
-     "or a spec salt=null-ecc|persistent:0x81000001|none,\n"
-     "reuse=per-command|lazy|forever,encrypt=off|kernel|all,\n"
+     "linux-6.10, linux-6.12, linux-6.12-no-pcr-integrity,\n"
+     "linux-6.18; proposed, not in all: one-session,\n"
+     "persistent-key) or a spec salt=null-ecc|\n"
+     "persistent:0x81000001|none,\n"
+     "reuse=per-command|lazy|forever|saved,\n"
+     "encrypt=off|kernel|all,\n"
      "nullkey=context-load|keep-loaded,pcr-integrity=on|off,\n"
-     "hwrng=on|off (knobs left out keep linux-6.10's value;\n"
-     "docs/policies.md, also for the origins - firmware,\n"
+     "hwrng=on|off, hmac=on|off (knobs left out keep\n"
+     "linux-6.10's value; docs/policies.md, also for the\n"
+     "origins - firmware,\n"
      "kernel, user space - a policy honours); may be repeated",
      "@policy-all"},
     {"gap-ms", O_GAP, "MS", CLI_REAL,

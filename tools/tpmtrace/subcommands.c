@@ -21,6 +21,7 @@
 	X(pcrs) \
 	X(replay) \
 	X(strip) \
+	X(advise) \
 	X(predict) \
 	X(profile) \
 	X(calibrate) \

@@ -1,0 +1,236 @@
+/* The named rewrites of tpmtrace advise (model/advise.h): a trace with a
+ * finding's change made, for replay. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/db.h"
+#include "model/advise.h"
+#include "model/tpm/constants.h"
+#include "model/tpm/tpm_cc.h"
+#include "model/tpm/wire.h"
+
+#define MAX_GROUPS 64
+
+struct rw_row {
+	int64_t id;
+	uint32_t cc, rsp_handle, key, flushed;
+	uint8_t ok, has_flushed, drop;
+};
+
+static int load(sqlite3 *db, int64_t src, struct rw_row **out, size_t *n_out)
+{
+	sqlite3_stmt *st;
+	struct rw_row *v = NULL;
+	size_t n = 0, cap = 0;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT id, coalesce(cc, 0), handle1, rsp_handle, rc,"
+			       " CASE WHEN cc IN (0x131, 0x165) THEN cmd END"
+			       " FROM command WHERE trace_id=? ORDER BY seq",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, src);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			struct rw_row *nv = realloc(v, cap * sizeof *v);
+			if (!nv) {
+				free(v);
+				sqlite3_finalize(st);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		struct rw_row *r = &v[n++];
+		memset(r, 0, sizeof *r);
+		r->id = sqlite3_column_int64(st, 0);
+		r->cc = (uint32_t)sqlite3_column_int64(st, 1);
+		r->rsp_handle = (uint32_t)sqlite3_column_int64(st, 3);
+		r->ok =
+		    sqlite3_column_type(st, 4) != SQLITE_NULL && sqlite3_column_int64(st, 4) == 0;
+		const uint8_t *b = sqlite3_column_blob(st, 5);
+		size_t bl = (size_t)sqlite3_column_bytes(st, 5);
+		if (r->cc == TPM_CC_CreatePrimary)
+			r->key = advise_primary_key(b, bl, (uint32_t)sqlite3_column_int64(st, 2));
+		if (r->cc == TPM_CC_FlushContext && b && bl >= TPM_HEADER_SIZE + 4) {
+			r->flushed = wire_get_u32(b + TPM_HEADER_SIZE);
+			r->has_flushed = 1;
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(v);
+		return -EIO;
+	}
+	*out = v;
+	*n_out = n;
+	return 0;
+}
+
+/* Marks what repeated-primary drops; -EINVAL with err when a re-creation
+ * returned another handle than the first (the rest of the trace would
+ * need remapping). */
+static int plan_primary(struct rw_row *w, size_t n, uint64_t *dropped, char *err, size_t errlen)
+{
+	struct {
+		uint32_t key, handle;
+		uint64_t total, seen;
+	} g[MAX_GROUPS];
+	unsigned ng = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (w[i].cc != TPM_CC_CreatePrimary || !w[i].ok)
+			continue;
+		unsigned k = 0;
+		while (k < ng && g[k].key != w[i].key)
+			k++;
+		if (k == ng && ng < MAX_GROUPS) {
+			g[ng].key = w[i].key;
+			g[ng].handle = w[i].rsp_handle;
+			g[ng].total = g[ng].seen = 0;
+			ng++;
+		}
+		if (k < ng)
+			g[k].total++;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct rw_row *r = &w[i];
+		for (unsigned k = 0; k < ng; k++) {
+			if (g[k].total < 2)
+				continue;
+			if (r->cc == TPM_CC_CreatePrimary && r->ok && r->key == g[k].key) {
+				if (g[k].seen++ && r->rsp_handle != g[k].handle) {
+					snprintf(
+					    err, errlen,
+					    "repeated-primary: a re-creation returned 0x%08x, the "
+					    "first 0x%08x (the trace would need its handles "
+					    "remapped)",
+					    r->rsp_handle, g[k].handle);
+					return -EINVAL;
+				}
+				r->drop = g[k].seen > 1;
+			} else if (r->cc == TPM_CC_FlushContext && r->has_flushed &&
+				   r->flushed == g[k].handle && g[k].seen &&
+				   g[k].seen < g[k].total) {
+				r->drop = 1; /* the primary is created again later: keep it */
+			}
+		}
+		*dropped += r->drop;
+	}
+	return 0;
+}
+
+/* Copies src into a new derived trace without the dropped rows. */
+static int copy(sqlite3 *db, int64_t src, const char *rewrite, const struct rw_row *w, size_t n,
+		int64_t *new_id, char *err, size_t errlen)
+{
+	char name[96], source[96], payloads[16] = "", sql[512];
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT coalesce(payloads, '') FROM trace WHERE id=?", -1, &st,
+			       NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, src);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		snprintf(payloads, sizeof payloads, "%s", sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	snprintf(name, sizeof name, "%s rewrite of %lld", rewrite, (long long)src);
+	snprintf(source, sizeof source, "advise --rewrite %s of trace %lld", rewrite,
+		 (long long)src);
+	struct trace_info ti = {.name = name,
+				.kind = "derived",
+				.source = source,
+				.payloads = payloads[0] ? payloads : NULL,
+				.parent_id = src};
+	int64_t id = db_trace_begin(db, &ti);
+	if (id < 0)
+		return -EIO;
+	snprintf(sql, sizeof sql,
+		 "INSERT INTO client (trace_id, id, pid, uid, comm, peer, first_ns)"
+		 " SELECT %lld, id, pid, uid, comm, peer, first_ns FROM client WHERE trace_id=%lld;"
+		 "INSERT INTO event (trace_id, seq, t_ns, kind, detail, client_id)"
+		 " SELECT %lld, seq, t_ns, kind, detail, client_id FROM event WHERE trace_id=%lld",
+		 (long long)id, (long long)src, (long long)id, (long long)src);
+	if (db_exec(db, sql, err, errlen))
+		return -EIO;
+	if (sqlite3_prepare_v2(
+		db,
+		"INSERT INTO command (trace_id, seq, t_submit_ns, t_done_ns, latency_ns,"
+		" cc, locality, tag, cmd_size, rsp_size, rc, handle1, handle2, handle3,"
+		" rsp_handle, n_sessions, sess_handle, sess_attrs, auth_kind, pcr,"
+		" client_id, flags, malformed, cmd, rsp) SELECT ?, seq, t_submit_ns,"
+		" t_done_ns, latency_ns, cc, locality, tag, cmd_size, rsp_size, rc,"
+		" handle1, handle2, handle3, rsp_handle, n_sessions, sess_handle,"
+		" sess_attrs, auth_kind, pcr, client_id, flags, malformed, cmd, rsp"
+		" FROM command WHERE id=?",
+		-1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	uint64_t kept = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (w[i].drop)
+			continue;
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int64(st, 2, w[i].id);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			sqlite3_finalize(st);
+			return -EIO;
+		}
+		sqlite3_reset(st);
+		kept++;
+	}
+	sqlite3_finalize(st);
+	int64_t n_ev = 0;
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM event WHERE trace_id=?", -1, &st, NULL) ==
+	    SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, id);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			n_ev = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (db_trace_end(db, id, kept, (uint64_t)n_ev, 0, "complete"))
+		return -EIO;
+	*new_id = id;
+	return 0;
+}
+
+int advise_rewrite(sqlite3 *db, int64_t src, const char *rewrite, int64_t *new_id,
+		   uint64_t *dropped, char *err, size_t errlen)
+{
+	struct rw_row *w = NULL;
+	size_t n = 0;
+	*dropped = 0;
+	if (errlen)
+		err[0] = 0;
+	if (strcmp(rewrite, "repeated-primary")) {
+		snprintf(err, errlen, "no rewrite '%s' (there is: repeated-primary)", rewrite);
+		return -EINVAL;
+	}
+	int rc = load(db, src, &w, &n);
+	if (rc) {
+		snprintf(err, errlen, "trace %lld: %s", (long long)src,
+			 rc == -ENOMEM ? "out of memory" : sqlite3_errmsg(db));
+		return rc;
+	}
+	if (!n) {
+		free(w);
+		snprintf(err, errlen, "trace %lld has no commands", (long long)src);
+		return -ENOENT;
+	}
+	if ((rc = plan_primary(w, n, dropped, err, errlen)))
+		goto out;
+	if (db_exec(db, "BEGIN IMMEDIATE", err, errlen)) {
+		rc = -EIO;
+		goto out;
+	}
+	rc = copy(db, src, rewrite, w, n, new_id, err, errlen);
+	if (rc) {
+		if (rc == -EIO && !err[0])
+			snprintf(err, errlen, "trace %lld: %s", (long long)src, sqlite3_errmsg(db));
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	} else if (db_exec(db, "COMMIT", err, errlen)) {
+		rc = -EIO;
+	}
+out:
+	free(w);
+	return rc;
+}

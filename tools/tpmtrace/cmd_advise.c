@@ -1,0 +1,629 @@
+/* tpmtrace advise: what makes a trace slow and what to change (model/advise.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "common.h"
+#include "model/advise.h"
+#include "model/policy.h"
+#include "model/profile.h"
+
+enum { O_TRACE = 256, O_PROFILE, O_PROVE, O_REWRITE, O_JSON };
+static const struct cli_opt opts[] = {
+    {"trace", O_TRACE, "ID", CLI_TRACE, CLI_TRACE_HELP},
+    {"profile", O_PROFILE, "NAME|FILE", 0,
+     "price each finding on this profile too (a file, a\n"
+     "profile stored in DB or a shipped one); default: the\n"
+     "recorded latencies only",
+     "@profile"},
+    {"prove", O_PROVE, NULL, 0,
+     "with --profile, on a replay: each finding whose change\n"
+     "is a policy knob (session-per-command: reuse=lazy;\n"
+     "user-interleave: reuse=forever; hwrng-session:\n"
+     "hwrng=off) proved by replaying the source on swtpm\n"
+     "emulating the profile under the replay's policy and\n"
+     "under the changed one; repeated-primary by replaying\n"
+     "the trace and its rewrite (--rewrite) as recorded;\n"
+     "replayed and predicted saving side by side (the runs\n"
+     "are stored in DB)"},
+    {"rewrite", O_REWRITE, "NAME", CLI_CHOICE,
+     "store the trace with a finding's change made, as a new\n"
+     "trace (kind derived, for replay) and exit:\n"
+     "repeated-primary drops each re-creation of a primary\n"
+     "and the flushes between (the first one kept loaded)",
+     "repeated-primary"},
+    {"json", O_JSON, NULL, 0, "one JSON object {\"version\":1,...} on stdout"},
+};
+static const struct cli_form forms[] = {{0, "DB", NULL}};
+
+static int run(int argc, char **argv);
+const struct subcommand subcmd_advise = {
+    "advise",
+    run,
+    "find what makes a trace slow, what to change and what it saves",
+    CLI_FORMS(forms),
+    CLI_OPTS(opts),
+    "Finds the patterns that make a trace slow and says what to change. One finding per\n"
+    "pattern present, the largest saving first: a primary key re-created with the same\n"
+    "hierarchy and template; a session set up for one command (kernel or application);\n"
+    "the kernel's session re-created after user space used the TPM; a policy session\n"
+    "rebuilt with the same policy; hwrng reads ending the kernel's session; commands far\n"
+    "above their kind's p95 in the trace, and retries. Each finding gives where it is\n"
+    "(seq range, clients, origins, counts), what its commands cost now (recorded, and\n"
+    "priced on --profile), the change in the words of whoever must make it, and what\n"
+    "is left after it (the commands it keeps, recorded and priced). A trace with nothing\n"
+    "to find says so. With --prove (and --profile) on a replay, each finding whose change is\n"
+    "a policy knob is proved: the source replayed on swtpm emulating the profile under the\n"
+    "replay's policy and under the changed one, the replayed saving beside the predicted.\n"
+    "docs/advise.md gives each pattern with its public source.\n",
+    NULL,
+    "tpmtrace advise boot.db --trace 1\n"
+    "tpmtrace advise boot.db --trace 1 --profile slb9670-linux-integrity --json\n",
+};
+
+/* The words of each finding: what, and the change by who makes it. */
+struct kind_text {
+	const char *what;
+	const char *who_kernel, *change_kernel;
+	const char *who_app, *change_app;
+};
+
+static const struct kind_text texts[ADVISE__COUNT] = {
+    [ADVISE_REPEATED_PRIMARY] =
+	{"the same primary key re-created: CreatePrimary with the same hierarchy and template",
+	 "kernel", "create the null key once and keep it (the persistent-key design)",
+	 "application",
+	 "create the primary once and keep it: make it persistent once (tpm2_evictcontrol -C o "
+	 "-c primary.ctx 0x81000001) and use the handle (-c 0x81000001) instead of creating it "
+	 "again; or keep the first one loaded"},
+    [ADVISE_SESSION_PER_CMD] =
+	{"a session set up for every command: StartAuthSession (with its salt key's load and "
+	 "flush) for one use, then ended",
+	 "kernel",
+	 "use Linux 6.12 or later, which keeps its session (lazy flush, preset linux-6.12), or "
+	 "build with CONFIG_TCG_TPM2_HMAC=n (the default since 6.18, preset password)",
+	 "application (TSS user)",
+	 "start the session once with continueSession set and use it for every command "
+	 "(ESYS: Esys_TRSess_SetAttributes with TPMA_SESSION_CONTINUESESSION)"},
+    [ADVISE_USER_INTERLEAVE] =
+	{"the kernel's session re-created after user space used the TPM (a user-space write to "
+	 "/dev/tpm* ends it)",
+	 "kernel",
+	 "build with CONFIG_TCG_TPM2_HMAC=n (the default since 6.18), or keep the session "
+	 "across user-space access (policy knob reuse=forever); user space: do its TPM work "
+	 "before or after the kernel's",
+	 "user space", "do the TPM work before or after the kernel's, not between its commands"},
+    [ADVISE_POLICY_REBUILT] =
+	{"policy sessions rebuilt with the same policy: a new StartAuthSession and FlushContext "
+	 "for each use",
+	 "kernel", "keep the policy session (continueSession) and run its assertions again",
+	 "application",
+	 "keep one policy session (continueSession set) and run its assertions again before each "
+	 "use (the TPM resets a used policy session) instead of starting a new one"},
+    [ADVISE_HWRNG_SESSION] = {"reads of the kernel's TPM hwrng ending the kernel's HMAC session",
+			      "kernel",
+			      "build without CONFIG_HW_RANDOM_TPM (policy knob hwrng=off), or with "
+			      "CONFIG_TCG_TPM2_HMAC=n (the default since 6.18)",
+			      "kernel",
+			      "build without CONFIG_HW_RANDOM_TPM (policy knob hwrng=off)"},
+    [ADVISE_OUTLIERS] =
+	{"commands far above their kind's p95 in this trace, and retries (TPM_RC_RETRY, "
+	 "YIELDED, TESTING)",
+	 "firmware or driver",
+	 "find what delays them: a self-test not started early (TPM2_SelfTest), a retry loop, "
+	 "a stall of the bus; the saving is each one's time above its kind's median",
+	 "firmware or driver",
+	 "find what delays them: a self-test not started early (TPM2_SelfTest), a retry loop, "
+	 "a stall of the bus; the saving is each one's time above its kind's median"},
+};
+
+/* The clients of a finding: "comm (pid N)" each. */
+struct client_name {
+	char comm[64], peer[64];
+	long long pid;
+	int has_pid;
+};
+
+/* The change is an application's when user space sent most of the
+ * finding's commands, or when nothing names the kernel and every client
+ * has a pid (a recording through a proxy: programs, not the kernel). */
+static int by_app(const struct advise_finding *f, const struct client_name *cn)
+{
+	if (f->by_origin[POL_ORIGIN_USER] >
+	    f->by_origin[POL_ORIGIN_KERNEL] + f->by_origin[POL_ORIGIN_UNKNOWN])
+		return 1;
+	if (f->by_origin[POL_ORIGIN_KERNEL] || !f->n_clients)
+		return 0;
+	for (unsigned k = 0; k < f->n_clients; k++)
+		if (!cn[k].has_pid)
+			return 0;
+	return 1;
+}
+
+static void fmt_ms(char *b, size_t l, double ms)
+{
+	if (ms >= 10000)
+		snprintf(b, l, "%.1f s", ms / 1000);
+	else if (ms >= 1000)
+		snprintf(b, l, "%.3f s", ms / 1000);
+	else
+		snprintf(b, l, "%.2f ms", ms);
+}
+
+static void load_clients(sqlite3 *db, int64_t id, const struct advise_finding *f,
+			 struct client_name *out)
+{
+	sqlite3_stmt *st;
+	memset(out, 0, sizeof *out * ADVISE_MAX_CLIENTS);
+	/* a replay has no clients of its own: its source's (advise_load) */
+	if (sqlite3_prepare_v2(db,
+			       "SELECT comm, peer, pid FROM client WHERE id=?2 AND trace_id = CASE"
+			       " WHEN EXISTS (SELECT 1 FROM client WHERE trace_id=?1) THEN ?1"
+			       " ELSE (SELECT parent_id FROM trace WHERE id=?1) END",
+			       -1, &st, NULL) != SQLITE_OK)
+		return;
+	for (unsigned k = 0; k < f->n_clients; k++) {
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int64(st, 2, f->clients[k]);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			const char *c = (const char *)sqlite3_column_text(st, 0);
+			const char *p = (const char *)sqlite3_column_text(st, 1);
+			snprintf(out[k].comm, sizeof out[k].comm, "%s", c ? c : "?");
+			snprintf(out[k].peer, sizeof out[k].peer, "%s", p ? p : "");
+			out[k].has_pid = sqlite3_column_type(st, 2) != SQLITE_NULL;
+			out[k].pid = sqlite3_column_int64(st, 2);
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+}
+
+static void print_where(const struct advise_finding *f, const struct client_name *cn)
+{
+	char buf[1024], sb[64];
+	size_t o = 0;
+	o += (size_t)snprintf(buf + o, sizeof buf - o,
+			      "seq %llu-%llu; %llu occurrence%s, %llu commands",
+			      (unsigned long long)f->first_seq, (unsigned long long)f->last_seq,
+			      (unsigned long long)f->count, f->count == 1 ? "" : "s",
+			      (unsigned long long)f->involved);
+	if (f->groups > 1)
+		o += (size_t)snprintf(buf + o, sizeof buf - o, " (%llu %s)",
+				      (unsigned long long)f->groups,
+				      f->kind == ADVISE_POLICY_REBUILT ? "policies" : "templates");
+	o += (size_t)snprintf(buf + o, sizeof buf - o, "; origins:");
+	for (int k = 0; k < 4; k++)
+		if (f->by_origin[k] && o < sizeof buf)
+			o +=
+			    (size_t)snprintf(buf + o, sizeof buf - o, " %s %llu", pol_origin_str(k),
+					     (unsigned long long)f->by_origin[k]);
+	o += (size_t)snprintf(buf + o, sizeof buf - o, "; clients:");
+	int shown = 0;
+	for (unsigned k = 0; k < f->n_clients && o < sizeof buf; k++) {
+		char safe[64];
+		if (!cn[k].comm[0])
+			continue; /* a replay's own commands: no client */
+		snprintf(sb, sizeof sb, " (pid %lld)", cn[k].pid);
+		o += (size_t)snprintf(buf + o, sizeof buf - o, "%s %s%s", shown++ ? "," : "",
+				      safe_text(cn[k].comm, safe, sizeof safe),
+				      cn[k].has_pid ? sb : "");
+	}
+	if (!shown && o < sizeof buf)
+		o += (size_t)snprintf(buf + o, sizeof buf - o, " none named");
+	cli_print_wrapped(stdout, "   where:  ", 11, buf, strlen(buf), CLI_WIDTH);
+}
+
+static void print_finding(unsigned i, const struct advise_result *r, const struct advise_finding *f,
+			  const struct client_name *cn, const char *prof)
+{
+	const struct kind_text *t = &texts[f->kind];
+	char buf[1024], a[32], b[32], c[32], d[32];
+	snprintf(buf, sizeof buf, "%s", t->what);
+	printf("%u. %s\n", i + 1, advise_kind_name(f->kind));
+	cli_print_wrapped(stdout, "   what:   ", 11, buf, strlen(buf), CLI_WIDTH);
+	print_where(f, cn);
+	fmt_ms(a, sizeof a, f->rec_ms);
+	fmt_ms(b, sizeof b, f->now_ms);
+	if (r->priced && f->kind != ADVISE_OUTLIERS)
+		snprintf(buf, sizeof buf, "%s recorded; %s priced on %s", a, b, prof);
+	else
+		snprintf(buf, sizeof buf, "%s recorded%s", a,
+			 r->priced ? " (a stall is not in any profile: the record's figures)" : "");
+	if (f->rec_unknown)
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
+			 " (%llu without a recorded latency)", (unsigned long long)f->rec_unknown);
+	cli_print_wrapped(stdout, "   now:    ", 11, buf, strlen(buf), CLI_WIDTH);
+	int app = by_app(f, cn);
+	snprintf(buf, sizeof buf, "%s: %s", app ? t->who_app : t->who_kernel,
+		 app ? t->change_app : t->change_kernel);
+	cli_print_wrapped(stdout, "   change: ", 11, buf, strlen(buf), CLI_WIDTH);
+	fmt_ms(c, sizeof c, f->rec_after_ms);
+	fmt_ms(d, sizeof d, f->after_ms);
+	double save = advise_saving_ms(r, f);
+	fmt_ms(a, sizeof a, save);
+	if (r->priced && f->kind != ADVISE_OUTLIERS)
+		snprintf(buf, sizeof buf,
+			 "%llu of the %llu commands go; %s predicted on %s (%s from "
+			 "the record); saves %s",
+			 (unsigned long long)f->removed, (unsigned long long)f->involved, d, prof,
+			 c, a);
+	else
+		snprintf(buf, sizeof buf,
+			 "%llu of the %llu commands go; %s from the record; saves %s",
+			 (unsigned long long)f->removed, (unsigned long long)f->involved, c, a);
+	cli_print_wrapped(stdout, "   after:  ", 11, buf, strlen(buf), CLI_WIDTH);
+}
+
+static void json_finding(struct json_w *w, const struct advise_result *r,
+			 const struct advise_finding *f, const struct client_name *cn)
+{
+	const struct kind_text *t = &texts[f->kind];
+	int app = by_app(f, cn);
+	json_kstr(w, "kind", advise_kind_name(f->kind));
+	json_kstr(w, "what", t->what);
+	json_kuint(w, "count", f->count);
+	json_kuint(w, "groups", f->groups);
+	json_kuint(w, "commands", f->involved);
+	json_kuint(w, "removed", f->removed);
+	json_kuint(w, "first_seq", f->first_seq);
+	json_kuint(w, "last_seq", f->last_seq);
+	json_key(w, "origins");
+	json_begin_object(w);
+	for (int k = 0; k < 4; k++)
+		if (f->by_origin[k])
+			json_kuint(w, pol_origin_str(k), f->by_origin[k]);
+	json_end_object(w);
+	json_key(w, "clients");
+	json_begin_array(w);
+	for (unsigned k = 0; k < f->n_clients; k++) {
+		if (!cn[k].comm[0])
+			continue;
+		json_begin_object(w);
+		json_kuint(w, "id", f->clients[k]);
+		json_kstr(w, "comm", cn[k].comm);
+		if (cn[k].has_pid)
+			json_kint(w, "pid", cn[k].pid);
+		else
+			json_knull(w, "pid");
+		json_end_object(w);
+	}
+	json_end_array(w);
+	json_kdouble(w, "recorded_ms", f->rec_ms, 6);
+	json_kdouble(w, "recorded_after_ms", f->rec_after_ms, 6);
+	json_kuint(w, "recorded_unknown", f->rec_unknown);
+	if (r->priced) {
+		json_kdouble(w, "priced_ms", f->now_ms, 6);
+		json_kdouble(w, "priced_after_ms", f->after_ms, 6);
+		json_kuint(w, "priced_fallback", f->priced_fallback);
+	} else {
+		json_knull(w, "priced_ms");
+		json_knull(w, "priced_after_ms");
+		json_knull(w, "priced_fallback");
+	}
+	json_kdouble(w, "saving_ms", advise_saving_ms(r, f), 6);
+	json_kstr(w, "who", app ? t->who_app : t->who_kernel);
+	json_kstr(w, "change", app ? t->change_app : t->change_kernel);
+}
+
+/* --prove: a finding's change as a policy knob on the replay's policy. */
+struct proof {
+	int done;
+	char before[128], after[128];
+	int64_t trace_before, trace_after;
+	double before_ms, after_ms; /* replayed TPM time of the two runs */
+};
+
+static const char *prove_policy(int kind, const char *trace_pol, char *out, size_t len)
+{
+	struct policy p;
+	char err[256];
+	if (!trace_pol[0] || policy_parse(trace_pol, &p, err, sizeof err) ||
+	    p.mode != POL_MODE_SESSIONS || p.hmac_off)
+		return NULL;
+	if (kind == ADVISE_SESSION_PER_CMD && p.reuse == POL_REUSE_PER_COMMAND)
+		p.reuse = POL_REUSE_LAZY;
+	else if (kind == ADVISE_USER_INTERLEAVE && p.reuse == POL_REUSE_LAZY)
+		p.reuse = POL_REUSE_FOREVER;
+	else if (kind == ADVISE_HWRNG_SESSION && !p.hwrng_off)
+		p.hwrng_off = 1;
+	else
+		return NULL;
+	policy_spec(&p, out, len);
+	return out;
+}
+
+/* Replays trace src of dbpath under policy pol emulating prof (tpmtrace
+ * replay, its output discarded); the run's id and TPM time, or -1. */
+static int64_t prove_run(sqlite3 *db, const char *dbpath, int64_t src, const char *pol,
+			 const char *prof, double *tpm_ms)
+{
+	char id[32];
+	snprintf(id, sizeof id, "%lld", (long long)src);
+	char *const argv[] = {"/proc/self/exe", "replay",    (char *)dbpath, "--trace",	   id,
+			      "--policy",	(char *)pol, "--emulate",    (char *)prof, NULL};
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0)
+			dup2(fd, 1);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (cli_exit_status(st))
+		return -1;
+	sqlite3_stmt *q;
+	int64_t run = -1;
+	if (sqlite3_prepare_v2(
+		db,
+		"SELECT t.id, (SELECT sum(latency_ns) FROM command WHERE trace_id=t.id"
+		" AND flags & 32 = 0) FROM trace t WHERE parent_id=? AND kind='replay'"
+		" ORDER BY t.id DESC LIMIT 1",
+		-1, &q, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(q, 1, src);
+	if (sqlite3_step(q) == SQLITE_ROW) {
+		run = sqlite3_column_int64(q, 0);
+		*tpm_ms = sqlite3_column_int64(q, 1) / 1e6;
+	}
+	sqlite3_finalize(q);
+	return run;
+}
+
+/* repeated-primary: the trace and its rewrite, each replayed as recorded. */
+static void prove_rewrite(sqlite3 *db, const char *dbpath, int64_t id, const char *prof,
+			  struct proof *p)
+{
+	char err[512];
+	uint64_t dropped;
+	int64_t rw;
+	if (advise_rewrite(db, id, "repeated-primary", &rw, &dropped, err, sizeof err)) {
+		fprintf(stderr, "tpmtrace advise: --prove: %s\n", err);
+		return;
+	}
+	snprintf(p->before, sizeof p->before, "as-recorded (trace %lld)", (long long)id);
+	snprintf(p->after, sizeof p->after, "as-recorded (trace %lld, rewritten)", (long long)rw);
+	p->trace_before = prove_run(db, dbpath, id, "as-recorded", prof, &p->before_ms);
+	p->trace_after = prove_run(db, dbpath, rw, "as-recorded", prof, &p->after_ms);
+	if (p->trace_before < 0 || p->trace_after < 0)
+		fprintf(stderr, "tpmtrace advise: --prove: a replay of trace %lld or %lld failed\n",
+			(long long)id, (long long)rw);
+	else
+		p->done = 1;
+}
+
+/* Proves each finding it can: the trace must be a replay (its source and
+ * policy known). Returns how many were proved; a run that fails is said. */
+static unsigned prove(sqlite3 *db, const char *dbpath, int64_t id, const struct advise_result *r,
+		      const char *prof, struct proof *pf)
+{
+	char kind[16], pol[128], after[128];
+	unsigned n = 0;
+	cli_trace_kind(db, id, kind, sizeof kind, pol, sizeof pol);
+	sqlite3_stmt *q;
+	int64_t src = 0;
+	if (sqlite3_prepare_v2(db, "SELECT parent_id FROM trace WHERE id=?", -1, &q, NULL) ==
+	    SQLITE_OK) {
+		sqlite3_bind_int64(q, 1, id);
+		if (sqlite3_step(q) == SQLITE_ROW)
+			src = sqlite3_column_int64(q, 0);
+		sqlite3_finalize(q);
+	}
+	for (unsigned i = 0; i < r->n; i++) {
+		struct proof *p = &pf[i];
+		memset(p, 0, sizeof *p);
+		if (r->f[i].kind == ADVISE_REPEATED_PRIMARY) {
+			prove_rewrite(db, dbpath, id, prof, p);
+			n += (unsigned)p->done;
+			continue;
+		}
+		if (strcmp(kind, "replay") || !src ||
+		    !prove_policy(r->f[i].kind, pol, after, sizeof after))
+			continue;
+		snprintf(p->before, sizeof p->before, "%s", pol);
+		snprintf(p->after, sizeof p->after, "%s", after);
+		p->trace_before = prove_run(db, dbpath, src, p->before, prof, &p->before_ms);
+		p->trace_after = prove_run(db, dbpath, src, p->after, prof, &p->after_ms);
+		if (p->trace_before < 0 || p->trace_after < 0) {
+			fprintf(stderr, "tpmtrace advise: --prove: a replay of trace %lld failed\n",
+				(long long)src);
+			continue;
+		}
+		p->done = 1;
+		n++;
+	}
+	return n;
+}
+
+static double proof_diff(const struct advise_result *r, const struct advise_finding *f,
+			 const struct proof *p)
+{
+	double pred = advise_saving_ms(r, f), rep = p->before_ms - p->after_ms;
+	return pred ? (rep - pred) / pred : 0;
+}
+
+static void print_proof(const struct advise_result *r, const struct advise_finding *f,
+			const struct proof *p, const char *prof)
+{
+	char a[32], b[32], c[32], d[32], buf[768];
+	if (!p || !p->done)
+		return;
+	fmt_ms(a, sizeof a, p->before_ms);
+	fmt_ms(b, sizeof b, p->after_ms);
+	fmt_ms(c, sizeof c, p->before_ms - p->after_ms);
+	fmt_ms(d, sizeof d, advise_saving_ms(r, f));
+	snprintf(buf, sizeof buf,
+		 "replayed on swtpm emulating %s: %s under %s (trace %lld), %s under %s (trace "
+		 "%lld); saves %s replayed, %s predicted (%+.1f%%)",
+		 prof, a, p->before, (long long)p->trace_before, b, p->after,
+		 (long long)p->trace_after, c, d, 100 * proof_diff(r, f, p));
+	cli_print_wrapped(stdout, "   proof:  ", 11, buf, strlen(buf), CLI_WIDTH);
+}
+
+static void json_proof(struct json_w *w, const struct advise_result *r,
+		       const struct advise_finding *f, const struct proof *p)
+{
+	if (!p || !p->done) {
+		json_knull(w, "proof");
+		return;
+	}
+	json_key(w, "proof");
+	json_begin_object(w);
+	json_kstr(w, "before_policy", p->before);
+	json_kstr(w, "after_policy", p->after);
+	json_kint(w, "before_trace", p->trace_before);
+	json_kint(w, "after_trace", p->trace_after);
+	json_kdouble(w, "replayed_before_ms", p->before_ms, 6);
+	json_kdouble(w, "replayed_after_ms", p->after_ms, 6);
+	json_kdouble(w, "replayed_saving_ms", p->before_ms - p->after_ms, 6);
+	json_kdouble(w, "predicted_saving_ms", advise_saving_ms(r, f), 6);
+	json_kdouble(w, "difference", proof_diff(r, f, p), 6);
+	json_end_object(w);
+}
+
+static void output(sqlite3 *db, const char *dbpath, int64_t id, const struct advise_result *r,
+		   const char *prof, int json, const struct proof *pf)
+{
+	struct client_name cn[ADVISE_MAX_CLIENTS];
+	char a[32], b[32];
+	if (json) {
+		struct json_w w;
+		json_init_file(&w, stdout, JSON_COMPACT);
+		json_begin_object(&w);
+		json_kint(&w, "version", 1);
+		json_kint(&w, "trace", id);
+		json_kuint(&w, "commands", r->commands);
+		json_kdouble(&w, "recorded_ms", r->rec_ms, 6);
+		json_kstr(&w, "profile", prof);
+		if (r->priced)
+			json_kdouble(&w, "priced_ms", r->now_ms, 6);
+		else
+			json_knull(&w, "priced_ms");
+		json_key(&w, "findings");
+		json_begin_array(&w);
+		for (unsigned i = 0; i < r->n; i++) {
+			load_clients(db, id, &r->f[i], cn);
+			json_begin_object(&w);
+			json_finding(&w, r, &r->f[i], cn);
+			if (pf)
+				json_proof(&w, r, &r->f[i], &pf[i]);
+			json_end_object(&w);
+		}
+		json_end_array(&w);
+		json_end_object(&w);
+		json_newline(&w);
+		return;
+	}
+	fmt_ms(a, sizeof a, r->rec_ms);
+	fmt_ms(b, sizeof b, r->now_ms);
+	printf("%s trace %lld: %llu commands, %s recorded", dbpath, (long long)id,
+	       (unsigned long long)r->commands, a);
+	if (r->priced)
+		printf(", %s priced on %s", b, prof);
+	printf("\n");
+	if (!r->n) {
+		printf("nothing to change: none of the patterns of docs/advise.md is in this "
+		       "trace\n");
+		return;
+	}
+	printf("%u finding%s, the largest saving first:\n", r->n, r->n == 1 ? "" : "s");
+	for (unsigned i = 0; i < r->n; i++) {
+		load_clients(db, id, &r->f[i], cn);
+		printf("\n");
+		print_finding(i, r, &r->f[i], cn, prof);
+		if (pf)
+			print_proof(r, &r->f[i], &pf[i], prof);
+	}
+}
+
+static int run(int argc, char **argv)
+{
+	const char *trace_arg = NULL, *profname = NULL, *from;
+	int json = 0, do_prove = 0, k, ret = 1;
+	const char *rewrite = NULL;
+	struct cli_parse p;
+	cli_parse_init(&p, &subcmd_advise, argc, argv);
+	while ((k = cli_next(&p)) > 0) {
+		if (k == O_TRACE)
+			trace_arg = p.arg;
+		else if (k == O_PROFILE)
+			profname = p.arg;
+		else if (k == O_JSON)
+			json = 1;
+		else if (k == O_PROVE)
+			do_prove = 1;
+		else if (k == O_REWRITE)
+			rewrite = p.arg;
+	}
+	if (k < 0)
+		return EXIT_USAGE;
+	if (do_prove && !profname)
+		return usage_error(&subcmd_advise, "--prove needs --profile (the TPM to emulate)");
+	const char *dbpath = cli_db_operand(&p);
+	if (!dbpath)
+		return EXIT_USAGE;
+	sqlite3 *db = cli_open_db("advise", dbpath, do_prove || rewrite);
+	if (!db)
+		return 1;
+	struct profile prof;
+	profile_init(&prof);
+	struct advise_cmd *cmds = NULL;
+	struct advise_result *r = NULL;
+	size_t n = 0;
+	char err[1024];
+	int64_t id = cli_pick_trace("advise", db, trace_arg);
+	if (!id)
+		goto out;
+	if (rewrite) {
+		int64_t rw;
+		uint64_t dropped;
+		if (advise_rewrite(db, id, rewrite, &rw, &dropped, err, sizeof err)) {
+			die("advise", "%s", err);
+			goto out;
+		}
+		if (json)
+			printf("{\"version\":1,\"source\":%lld,\"trace\":%lld,\"rewrite\":\"%s\","
+			       "\"dropped\":%llu}\n",
+			       (long long)id, (long long)rw, rewrite, (unsigned long long)dropped);
+		else
+			printf("trace %lld: the %s rewrite of trace %lld, %llu commands dropped\n",
+			       (long long)rw, rewrite, (long long)id, (unsigned long long)dropped);
+		ret = 0;
+		goto out;
+	}
+	if (profname && profile_resolve(db, profname, &prof, &from, err, sizeof err)) {
+		die("advise", "%s", err);
+		goto out;
+	}
+	if (advise_load(db, id, &cmds, &n)) {
+		die("advise", "%s: trace %lld: %s", dbpath, (long long)id, sqlite3_errmsg(db));
+		goto out;
+	}
+	if (!(r = malloc(sizeof *r))) {
+		die("advise", "out of memory");
+		goto out;
+	}
+	advise_run(cmds, n, profname ? &prof : NULL, r);
+	struct proof pf[ADVISE_MAX_FINDINGS];
+	if (do_prove)
+		prove(db, dbpath, id, r, profname, pf);
+	output(db, dbpath, id, r, profname ? prof.name : NULL, json, do_prove ? pf : NULL);
+	ret = 0;
+out:
+	free(r);
+	free(cmds);
+	profile_release(&prof);
+	sqlite3_close(db);
+	return ret;
+}
