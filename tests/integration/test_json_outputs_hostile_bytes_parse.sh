@@ -110,6 +110,7 @@ for i in range(4):
     print("%12.6f |  0)               |  tpm_dev_transmit() {" % t)
     print("%12.6f |  0) + 50.000 us   |    tpm_transmit_cmd();" % (t + 1e-5))
     print("%12.6f |  0) + 60.000 us   |  }" % (t + 1e-4))' >"ftrace$H.txt"
+run advise advise "$DB" --trace 1 --profile slb9670-linux-integrity --json
 run attribute attribute "$DB" --trace 1 --ftrace "ftrace$H.txt" --json
 run export export "$DB" --trace 1 --jsonl cmd.jsonl --events-jsonl ev.jsonl
 "$TPMTRACE" export "$DB" --trace "$ima" --jsonl ima-cmd.jsonl --events-jsonl ima-ev.jsonl \
@@ -120,7 +121,7 @@ echo 1 >import.rc
 COVERED+=" import"
 
 for n in list stats stats-origin stats-ima show show-ascii show-tcg show-V diff sql verify \
-	pcrs pcrs-ima replay strip predict report attribute export; do
+	pcrs pcrs-ima replay strip predict report advise attribute export; do
 	expect_eq "$n: exit 0 ($(head -c 300 "$n.err"))" "$(cat "$n.rc")" 0
 done
 for n in sql-error verify-missing; do
@@ -169,6 +170,7 @@ strict "strip --json" strip.json
 strict "predict --json: the trace's description names the database" predict.json \
 	--contains "\"db$HJ\""
 strict "report --json" report.json
+strict "advise --json" advise.json
 strict "attribute --json" attribute.json
 strict "export --jsonl" cmd.jsonl --lines
 strict "export --events-jsonl" ev.jsonl --lines
