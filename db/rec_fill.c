@@ -5,8 +5,8 @@
  * place for the live recorders and the importers alike. */
 #include "db/rec_fill.h"
 
-void rec_fill_decoded(struct rec *r, const struct tpm_cmd *c, size_t cmd_len,
-		      const struct tpm_rsp *rsp, size_t rsp_len)
+void db_rec_fill_decoded(struct rec *r, const struct tpm_cmd *c, size_t cmd_len,
+			 const struct tpm_rsp *rsp, size_t rsp_len)
 {
 	r->cc = c->cc;
 	r->tag = c->tag;

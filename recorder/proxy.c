@@ -781,7 +781,7 @@ int proxy_run(struct proxy *p, int wake_fd, int (*wake)(void *ctx), void *ctx)
 	if (!pfd)
 		return -ENOMEM;
 	for (;;) {
-		uint64_t now = mono_ns();
+		uint64_t now = db_mono_ns();
 		int timeout = -1;
 		if (p->idle_ns && p->next_idle && now >= p->next_idle)
 			expire_idle(p, now);
@@ -829,7 +829,7 @@ int proxy_run(struct proxy *p, int wake_fd, int (*wake)(void *ctx), void *ctx)
 			continue;
 		if ((pfd[0].revents & POLLIN) && wake(ctx))
 			break;
-		now = mono_ns();
+		now = db_mono_ns();
 		/* Processes that exited first: their leftovers are flushed before
 		 * the next client's command (a shell's next tool) is forwarded. */
 		for (unsigned i = 0; i < no; i++)

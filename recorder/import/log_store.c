@@ -100,7 +100,7 @@ int log_sink_open(struct log_sink *s, const char *db_path, const char *name, con
 	db_close(db);
 	db = NULL;
 	struct writer_cfg cfg = {.path = db_path, .trace_id = s->trace_id, .block_when_full = 1};
-	rc = writer_start(&s->w, &cfg, err, errlen);
+	rc = db_writer_start(&s->w, &cfg, err, errlen);
 out:
 	sqlite3_finalize(st);
 	db_close(db);
@@ -114,7 +114,7 @@ static int store(struct log_sink *s, const uint8_t *cmd, size_t cmd_len, const u
 	struct tpm_rsp p;
 	tpm_cmd_decode(cmd, cmd_len, &c);
 	tpm_rsp_decode(rsp, rsp_len, c.cc, &p);
-	struct rec *r = writer_reserve(s->w, REC_COMMAND, (uint32_t)(cmd_len + rsp_len));
+	struct rec *r = db_writer_reserve(s->w, REC_COMMAND, (uint32_t)(cmd_len + rsp_len));
 	if (!r)
 		return -ENOBUFS;
 	s->ordinal++;
@@ -124,10 +124,10 @@ static int store(struct log_sink *s, const uint8_t *cmd, size_t cmd_len, const u
 	r->rsp_len = (uint32_t)rsp_len;
 	r->locality = locality;
 	r->flags = REC_F_SYNTHETIC_TIME;
-	rec_fill_decoded(r, &c, cmd_len, &p, rsp_len);
+	db_rec_fill_decoded(r, &c, cmd_len, &p, rsp_len);
 	r->t_submit = s->ordinal;
 	r->t_done = s->ordinal;
-	writer_publish(s->w);
+	db_writer_publish(s->w);
 	s->commands++;
 	return 0;
 }
@@ -174,14 +174,14 @@ int log_sink_startup(struct log_sink *s, uint8_t locality)
 int log_sink_event(struct log_sink *s, const char *kind, const char *detail)
 {
 	/* Same synthetic clock as the command that follows it. */
-	return writer_event(s->w, s->ordinal + 1, kind, detail, 0);
+	return db_writer_event(s->w, s->ordinal + 1, kind, detail, 0);
 }
 
 int log_sink_close(struct log_sink *s, const char *status, struct writer_stats *st)
 {
 	int rc = 0;
 	if (s->w)
-		rc = writer_stop(s->w, status, st);
+		rc = db_writer_stop(s->w, status, st);
 	s->w = NULL;
 	return rc;
 }

@@ -535,10 +535,10 @@ int main(int argc, char **argv)
 				size_t arlen;
 				if (also_fd[e] < 0 && endpoint_connect(&also_ep[e], &also_fd[e]))
 					continue;
-				uint64_t a0 = mono_ns();
+				uint64_t a0 = db_mono_ns();
 				int arc = exchange(also_fd[e], mssim, cmd, clen, arsp, sizeof arsp,
 						   &arlen);
-				also_rtt[e][i] = mono_ns() - a0;
+				also_rtt[e][i] = db_mono_ns() - a0;
 				if (!arc && arlen >= 10)
 					also_ok++;
 				if (arc || newconn) {
@@ -556,10 +556,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "tpmclient: connect: %s\n", strerror(-rc));
 			break;
 		}
-		uint64_t t0 = mono_ns();
+		uint64_t t0 = db_mono_ns();
 		rc = device ? exchange_device(fd, cmd, clen, rsp, sizeof rsp, &rlen)
 			    : exchange(fd, mssim, cmd, clen, rsp, sizeof rsp, &rlen);
-		rtt[i] = mono_ns() - t0;
+		rtt[i] = db_mono_ns() - t0;
 		if (rc == -ETIMEDOUT) {
 			/* Lost, not late: whatever comes next would answer this
 			 * command, not the next one. */

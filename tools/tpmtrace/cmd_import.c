@@ -711,7 +711,7 @@ static int run_import(int argc, char **argv)
 	const struct importer *imp = NULL;
 	char err[512], **files = NULL;
 	int nfiles = 0, failed = 0, printed = 0, imported = 0, ret = 0;
-	uint64_t tot_cmd = 0, tot_mal = 0, tot_ev = 0, t0 = mono_ns();
+	uint64_t tot_cmd = 0, tot_mal = 0, tot_ev = 0, t0 = db_mono_ns();
 
 	import_catch_signals();
 	if ((ret = parse(argc, argv, &o, &imp, &files, &nfiles)))
@@ -779,7 +779,7 @@ static int run_import(int argc, char **argv)
 			unlink(pth);
 		}
 	}
-	uint64_t dt = mono_ns() - t0;
+	uint64_t dt = db_mono_ns() - t0;
 	if (o.json)
 		printf("\n  ], \"files\": %d, \"failed\": %d, \"commands\": %" PRIu64
 		       ", \"malformed\": %" PRIu64 ", \"events\": %" PRIu64

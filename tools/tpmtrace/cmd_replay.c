@@ -496,7 +496,7 @@ static int run_policy(struct rcfg *c, unsigned k, struct progress *pg, int *prin
 		ro.emulate_seed = c->seed + (uint64_t)i;
 		int rc = replay_run(&ro, &res);
 		progress_done(pg);
-		pg->t_start = mono_ns();
+		pg->t_start = db_mono_ns();
 		/* A run that never started (no target, bad profile) has no
 		 * summary: only the reason. */
 		if (rc && !res.trace_id) {
