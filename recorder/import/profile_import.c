@@ -160,7 +160,7 @@ int profile_import_ftrace(const char *path, struct profile *p, char *err, size_t
 	char covers[1024] = "", tmp[256];
 	for (size_t i = 0; i < x.gs.n; i++) {
 		struct group *g = &x.gs.g[i];
-		prof_entry_stats(&g->e, g->v, g->n);
+		profile_entry_stats(&g->e, g->v, g->n);
 		snprintf(tmp, sizeof tmp, "ftrace %s (%zu samples)", base_name(path), g->n);
 		g->e.comment = tmp;
 		char msg[200];
@@ -169,7 +169,7 @@ int profile_import_ftrace(const char *path, struct profile *p, char *err, size_t
 			goto out;
 		size_t cl = strlen(covers);
 		snprintf(covers + cl, sizeof covers - cl, "%s%s/%s", cl ? " " : "",
-			 tpm_cc_name(g->e.cc), prof_auth_str(g->e.auth));
+			 tpm_cc_name(g->e.cc), profile_auth_str(g->e.auth));
 	}
 	snprintf(tmp, sizeof tmp, "ftrace-%s", base_name(path));
 	if (strrchr(tmp, '.') && strrchr(tmp, '.') > tmp + 7)

@@ -87,9 +87,10 @@ static void test_parse(void)
 	/* Median of 6.36, 24.36, 84.75, 3.2 = (6.36 + 24.36) / 2. */
 	CHECK(fabs(profile_fallback(&p) - 15.36) < 1e-9, "fallback %g", profile_fallback(&p));
 	double lo, hi;
-	CHECK(prof_entry_range(&p.e[0], &lo, &hi) == 1 && hi == 7.1 && lo == 6, "range %g..%g", lo,
-	      hi);
-	CHECK(prof_entry_range(&p.e[1], &lo, &hi) == 0 && lo == 24.36 && hi == 24.36, "no spread");
+	CHECK(profile_entry_range(&p.e[0], &lo, &hi) == 1 && hi == 7.1 && lo == 6, "range %g..%g",
+	      lo, hi);
+	CHECK(profile_entry_range(&p.e[1], &lo, &hi) == 0 && lo == 24.36 && hi == 24.36,
+	      "no spread");
 	profile_release(&p);
 
 	/* Errors name the file and line. */

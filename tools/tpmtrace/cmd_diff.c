@@ -105,7 +105,7 @@ static void json_side(const struct tdiff_side *s)
 
 static void json_ratio(const char *key, int64_t a, int64_t b)
 {
-	double r = (a >= 0 && b >= 0) ? tdiff_ratio(a, b) : NAN;
+	double r = (a >= 0 && b >= 0) ? trace_diff_ratio(a, b) : NAN;
 	if (isnan(r))
 		printf(",\"%s\":null", key);
 	else
@@ -139,8 +139,8 @@ static void print_json(const struct side *A, const struct side *B, const struct 
 		printf(",\"b\":");
 		json_side(&r->b);
 		printf(",\"count_delta\":%lld,\"total_delta_ns\":%lld,\"added_ns\":%lld",
-		       (long long)r->b.count - (long long)r->a.count, (long long)tdiff_delta_ns(r),
-		       (long long)tdiff_added_ns(r));
+		       (long long)r->b.count - (long long)r->a.count,
+		       (long long)trace_diff_delta_ns(r), (long long)trace_diff_added_ns(r));
 		json_ratio("count_ratio", (int64_t)r->a.count, (int64_t)r->b.count);
 		json_ratio("total_ratio", r->a.total_ns, r->b.total_ns);
 		json_ratio("p50_ratio", r->a.p50_ns, r->b.p50_ns);
@@ -162,7 +162,7 @@ static const char *ms_or_dash(char *b, size_t n, int64_t ns)
 
 static const char *ratio_str(char *b, size_t n, int64_t a, int64_t x)
 {
-	double r = (a >= 0 && x >= 0) ? tdiff_ratio(a, x) : NAN;
+	double r = (a >= 0 && x >= 0) ? trace_diff_ratio(a, x) : NAN;
 	if (isnan(r))
 		snprintf(b, n, "-");
 	else
@@ -199,7 +199,7 @@ static void print_text(const struct side *A, const struct side *B, const struct 
 			       (unsigned long long)r->b.count,
 			       (long long)r->b.count - (long long)r->a.count,
 			       (double)r->a.total_ns / 1e6, (double)r->b.total_ns / 1e6,
-			       (double)tdiff_delta_ns(r) / 1e6,
+			       (double)trace_diff_delta_ns(r) / 1e6,
 			       ratio_str(q, sizeof q, r->a.total_ns, r->b.total_ns));
 		}
 		if (limit > 0 && d->n > (unsigned long)limit)
@@ -216,7 +216,7 @@ static void print_text(const struct side *A, const struct side *B, const struct 
 		printf("%-26s %7llu %7llu %+7lld %12.3f %12.3f %+12.3f %8s %9s %9s %9s %9s\n", nm,
 		       (unsigned long long)r->a.count, (unsigned long long)r->b.count,
 		       (long long)r->b.count - (long long)r->a.count, (double)r->a.total_ns / 1e6,
-		       (double)r->b.total_ns / 1e6, (double)tdiff_delta_ns(r) / 1e6,
+		       (double)r->b.total_ns / 1e6, (double)trace_diff_delta_ns(r) / 1e6,
 		       ratio_str(q[0], sizeof q[0], r->a.total_ns, r->b.total_ns),
 		       ms_or_dash(q[1], sizeof q[1], r->a.p50_ns),
 		       ms_or_dash(q[2], sizeof q[2], r->b.p50_ns),

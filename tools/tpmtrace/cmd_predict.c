@@ -287,7 +287,7 @@ static void json_policy(const struct pstate *s, unsigned k)
 	json_str(stdout, spec);
 	printf(",\"commands\":%llu,\"by_role\":{", (unsigned long long)r->commands);
 	for (int ro = 0; ro < POL_ROLE__COUNT; ro++)
-		printf("%s\"%s\":%llu", ro ? "," : "", pol_role_str(ro),
+		printf("%s\"%s\":%llu", ro ? "," : "", policy_role_str(ro),
 		       (unsigned long long)r->by_role[ro]);
 	printf("},\"by_command\":{");
 	for (unsigned c = 0; c < r->n_cc; c++) {

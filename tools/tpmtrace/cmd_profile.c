@@ -215,7 +215,7 @@ static int show(const struct profile *p, const char *from)
 		const struct prof_entry *e = &p->e[i];
 		char m[32], a[32], b[32], lo_s[32], hi_s[32], n[24], cc[16];
 		double lo, hi;
-		int spread = prof_entry_range(e, &lo, &hi);
+		int spread = profile_entry_range(e, &lo, &hi);
 		fmt_ms(m, sizeof m, e->mean_ms);
 		fmt_ms(a, sizeof a, e->p50_ms);
 		fmt_ms(b, sizeof b, e->p95_ms);
@@ -223,8 +223,8 @@ static int show(const struct profile *p, const char *from)
 		fmt_ms(hi_s, sizeof hi_s, spread ? hi : NAN);
 		snprintf(n, sizeof n, e->n ? "%llu" : "-", (unsigned long long)e->n);
 		printf("%-18s %-10s %-16s %5s %8s %8s %8s %8s %8s\n",
-		       cc_label(e->cc, cc, sizeof cc), prof_auth_str(e->auth), e->variant, n, m, a,
-		       b, lo_s, hi_s);
+		       cc_label(e->cc, cc, sizeof cc), profile_auth_str(e->auth), e->variant, n, m,
+		       a, b, lo_s, hi_s);
 	}
 	return 0;
 }

@@ -512,8 +512,8 @@ static int run_policy(struct rcfg *c, unsigned k, struct progress *pg, int *prin
 		}
 		if (check_run(c, &res, rc, why, n))
 			return 1;
-		run_stats_add(&c->tpm[k], ms(res.tpm_ns));
-		run_stats_add(&c->wall[k], ms(res.wall_ns));
+		model_run_stats_add(&c->tpm[k], ms(res.tpm_ns));
+		model_run_stats_add(&c->wall[k], ms(res.wall_ns));
 		if (!c->first_id[k])
 			c->first_id[k] = res.trace_id;
 		c->last_id[k] = res.trace_id;
@@ -527,8 +527,8 @@ static void mean_sd(char *b, size_t n, const struct run_stats *s)
 	if (s->n < 2)
 		snprintf(b, n, "%.3f +- -", s->mean);
 	else
-		snprintf(b, n, "%.3f +- %.3f (%.1f%%)", s->mean, run_stats_sd(s),
-			 s->mean > 0 ? 100 * run_stats_sd(s) / s->mean : 0);
+		snprintf(b, n, "%.3f +- %.3f (%.1f%%)", s->mean, model_run_stats_sd(s),
+			 s->mean > 0 ? 100 * model_run_stats_sd(s) / s->mean : 0);
 }
 
 static void json_sd(const struct run_stats *s)
@@ -536,7 +536,7 @@ static void json_sd(const struct run_stats *s)
 	if (s->n < 2)
 		printf("null");
 	else
-		printf("%.6f", run_stats_sd(s));
+		printf("%.6f", model_run_stats_sd(s));
 }
 
 /* Mean +- standard deviation per policy, in the manner of perf stat -r. */

@@ -85,7 +85,7 @@ static int print_origins(sqlite3 *db, int64_t id, int json)
 {
 	struct origin_stats org[POL_ORIGIN__COUNT];
 	char err[512];
-	int no = origin_stats_load(db, id, org, err, sizeof err);
+	int no = model_origin_stats_load(db, id, org, err, sizeof err);
 	if (no < 0)
 		return die("stats", "%s", err);
 	if (json)
@@ -98,12 +98,12 @@ static int print_origins(sqlite3 *db, int64_t id, int json)
 		if (json)
 			printf("%s{\"origin\":\"%s\",\"count\":%lld,\"total_ns\":%.0f,"
 			       "\"mean_ns\":%.0f,\"max_ns\":%.0f,\"hwrng\":%lld}",
-			       n ? "," : "", pol_origin_str(o->origin), o->n, o->total, o->mean,
+			       n ? "," : "", policy_origin_str(o->origin), o->n, o->total, o->mean,
 			       o->max, o->hwrng);
 		else
-			printf("%-12s %7lld %11.3f %9.3f %9.3f %7lld\n", pol_origin_str(o->origin),
-			       o->n, ns_to_ms(o->total), ns_to_ms(o->mean), ns_to_ms(o->max),
-			       o->hwrng);
+			printf("%-12s %7lld %11.3f %9.3f %9.3f %7lld\n",
+			       policy_origin_str(o->origin), o->n, ns_to_ms(o->total),
+			       ns_to_ms(o->mean), ns_to_ms(o->max), o->hwrng);
 	}
 	return 0;
 }
