@@ -148,7 +148,7 @@ int proxy_listen(struct proxy *p, const struct endpoint *ep, enum listen_kind ki
 		return -ENOSPC;
 	}
 	struct listener *l = &p->lis[p->n_lis];
-	int rc = endpoint_listen(ep, &l->fd, err, errlen);
+	int rc = net_endpoint_listen(ep, &l->fd, err, errlen);
 	if (rc)
 		return rc;
 	l->kind = kind;
@@ -444,7 +444,7 @@ static void accept_one(struct proxy *p, struct listener *l, uint64_t now)
 		}
 	} else {
 		char host[INET6_ADDRSTRLEN] = "?";
-		set_nodelay(fd);
+		net_set_nodelay(fd);
 		if (sa.ss_family == AF_INET)
 			inet_ntop(AF_INET, &((struct sockaddr_in *)&sa)->sin_addr, host,
 				  sizeof host);
@@ -500,9 +500,9 @@ static int reply(struct conn *c, const uint8_t *rsp, size_t len)
 		wire_put_u32(frame, (uint32_t)len);
 		memcpy(frame + 4, rsp, len);
 		wire_put_u32(frame + 4 + len, 0);
-		return write_full(c->fd, frame, len + 8, CLIENT_WRITE_TIMEOUT_MS);
+		return net_write_full(c->fd, frame, len + 8, CLIENT_WRITE_TIMEOUT_MS);
 	}
-	return write_full(c->fd, rsp, len, CLIENT_WRITE_TIMEOUT_MS);
+	return net_write_full(c->fd, rsp, len, CLIENT_WRITE_TIMEOUT_MS);
 }
 
 static void consume(struct conn *c, size_t n)
@@ -548,7 +548,7 @@ static int data_messages(struct proxy *p, struct conn *c, int eof)
 		case FRAME_REFUSE: {
 			/* Never reaches the TPM: the client gets a TPM error. */
 			uint8_t err[TPM_HEADER_SIZE];
-			int wrc = reply(c, err, tpm_error_response(err, f.rc));
+			int wrc = reply(c, err, transport_error_response(err, f.rc));
 			recorder_malformed(p->rec, c->client, f.locality, c->in + f.off, f.len,
 					   f.reason, f.declared);
 			if (wrc || !f.consume)
@@ -565,7 +565,7 @@ static int data_messages(struct proxy *p, struct conn *c, int eof)
 			wire_put_u32(out + 4, 0);
 			wire_put_u32(out + 8, 0);
 			consume(c, f.consume);
-			if (write_full(c->fd, out, sizeof out, CLIENT_WRITE_TIMEOUT_MS))
+			if (net_write_full(c->fd, out, sizeof out, CLIENT_WRITE_TIMEOUT_MS))
 				return -1;
 			continue;
 		}
@@ -606,7 +606,7 @@ static int ctrl_message(struct proxy *p, struct conn *c)
 		p->locality = c->in[4];
 	}
 	c->in_len = 0;
-	return write_full(c->fd, rsp, rsp_len, CLIENT_WRITE_TIMEOUT_MS) ? -1 : 0;
+	return net_write_full(c->fd, rsp, rsp_len, CLIENT_WRITE_TIMEOUT_MS) ? -1 : 0;
 }
 
 static uint32_t ctrl_simple(struct transport *t, uint32_t code, const uint8_t *arg, size_t n)
@@ -677,7 +677,7 @@ static int platform_messages(struct proxy *p, struct conn *c, int eof)
 			wire_put_u32(out + 4, TPM_MAX_MESSAGE);
 			wire_put_u32(out + 8, 0);
 			consume(c, used);
-			if (write_full(c->fd, out, sizeof out, CLIENT_WRITE_TIMEOUT_MS))
+			if (net_write_full(c->fd, out, sizeof out, CLIENT_WRITE_TIMEOUT_MS))
 				return -1;
 			continue;
 		}
@@ -696,13 +696,13 @@ static int platform_messages(struct proxy *p, struct conn *c, int eof)
 		}
 		char kind[48];
 		/* SEND_COMMAND is no request of the platform port: unknown there. */
-		const char *nm = code != MS_SEND_COMMAND ? ms_name(code) : NULL;
+		const char *nm = code != MS_SEND_COMMAND ? frame_ms_name(code) : NULL;
 		snprintf(kind, sizeof kind, "platform:%s", nm ? nm : "UNKNOWN");
 		recorder_event(p->rec, kind, result ? "failed" : NULL, c->client);
 		consume(c, used);
 		uint8_t out[4];
 		wire_put_u32(out, result ? 1 : 0);
-		if (write_full(c->fd, out, 4, CLIENT_WRITE_TIMEOUT_MS))
+		if (net_write_full(c->fd, out, 4, CLIENT_WRITE_TIMEOUT_MS))
 			return -1;
 	}
 	return eof ? -1 : 0;

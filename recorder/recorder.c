@@ -56,7 +56,7 @@ int recorder_forward(struct recorder *r, uint32_t client, uint8_t locality, cons
 	if (rc > 0) {
 		/* Not sent; the transport's answer is the client's. */
 		tm->refused = (uint32_t)rc;
-		*rsp_len = tpm_error_response(rsp, (uint32_t)rc);
+		*rsp_len = transport_error_response(rsp, (uint32_t)rc);
 		rc = 0;
 	} else {
 		r->forwarded++;
@@ -71,7 +71,7 @@ int recorder_forward(struct recorder *r, uint32_t client, uint8_t locality, cons
 	}
 	if (rc) {
 		r->backend_errors++;
-		*rsp_len = tpm_error_response(rsp, TPM_RC_FAILURE);
+		*rsp_len = transport_error_response(rsp, TPM_RC_FAILURE);
 		if (!r->backend_down) {
 			tm->backend_change = REC_BACKEND_LOST;
 			r->backend_down = 1;

@@ -14,7 +14,7 @@
 #include "model/tpm/wire.h"
 #include "recorder/transport/transport.h"
 
-const char *ms_name(uint32_t c)
+const char *frame_ms_name(uint32_t c)
 {
 	switch (c) {
 	case MS_SIGNAL_POWER_ON:
