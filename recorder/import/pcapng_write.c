@@ -332,8 +332,8 @@ static uint64_t wall_ns(const struct trace_meta *m, int64_t t)
 	return base > UINT64_MAX - rel ? UINT64_MAX : base + rel;
 }
 
-int pcapng_export(sqlite3 *db, int64_t trace, FILE *out, int link, uint16_t port, uint64_t *count,
-		  uint64_t *left_out, char *err, size_t errlen)
+int import_pcapng_export(sqlite3 *db, int64_t trace, FILE *out, int link, uint16_t port,
+			 uint64_t *count, uint64_t *left_out, char *err, size_t errlen)
 {
 	struct trace_meta m;
 	struct pcap_out po = {.link = link, .tpm_port = port};

@@ -232,7 +232,7 @@ static void test_ftrace(void)
 	const struct prof_entry *e;
 	snprintf(path, sizeof path, "%s/extend.trace", dir);
 	CHECK(write_file(path, ftrace_sample) == 0, "write sample");
-	CHECK(profile_import_ftrace(path, &p, err, sizeof err) == 0, "%s", err);
+	CHECK(import_profile_ftrace(path, &p, err, sizeof err) == 0, "%s", err);
 	e = profile_lookup(&p, TPM_CC_PCR_Extend, TPM_AUTH_HMAC, "-", &how);
 	CHECK(e && how == PROF_EXACT && e->n == 1 && fabs(e->mean_ms - 24.35646) < 1e-9,
 	      "hmac extend %g", e ? e->mean_ms : -1);
@@ -264,7 +264,7 @@ static void test_ftrace(void)
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		CHECK(write_file(path, bad[i].text) == 0, "write");
 		err[0] = 0;
-		CHECK(profile_import_ftrace(path, &p, err, sizeof err) < 0, "bad %zu accepted", i);
+		CHECK(import_profile_ftrace(path, &p, err, sizeof err) < 0, "bad %zu accepted", i);
 		CHECK(strstr(err, "extend.trace") && strstr(err, bad[i].want), "bad %zu: '%s'", i,
 		      err);
 	}

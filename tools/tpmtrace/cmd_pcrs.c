@@ -223,7 +223,7 @@ static void print_values(FILE *out, const struct pcrs_args *a, const int64_t *id
 			for (unsigned p = 0; p < PCR_COUNT; p++) {
 				if (!(a->mask & (1u << p)))
 					continue;
-				log_hex(hex, b->pcr[p], b->a->size);
+				import_log_hex(hex, b->pcr[p], b->a->size);
 				fprintf(out, "    %-2u: 0x%s\n", p, hex);
 			}
 		}
@@ -248,7 +248,7 @@ static void print_values(FILE *out, const struct pcrs_args *a, const int64_t *id
 		for (unsigned p = 0; p < PCR_COUNT; p++) {
 			if (!(a->mask & (1u << p)))
 				continue;
-			log_hex(hex, b->pcr[p], b->a->size);
+			import_log_hex(hex, b->pcr[p], b->a->size);
 			fprintf(out, "%s\"%u\":\"%s\"", first ? "" : ",", p, hex);
 			first = 0;
 		}
@@ -300,9 +300,9 @@ static void print_expect(FILE *out, const struct pcrs_args *a, const struct pcr_
 		for (unsigned p = 0; p < PCR_COUNT; p++) {
 			if (!(bad & (1u << p)))
 				continue;
-			log_hex(hex, ex->v[k][p], b->a->size);
+			import_log_hex(hex, ex->v[k][p], b->a->size);
 			fprintf(out, "  %s PCR %u: expected 0x%s\n", b->a->name, p, hex);
-			log_hex(hex, b->pcr[p], b->a->size);
+			import_log_hex(hex, b->pcr[p], b->a->size);
 			fprintf(out, "  %s PCR %u: replayed 0x%s\n", b->a->name, p, hex);
 		}
 	}
@@ -320,7 +320,7 @@ static void print_boot_aggregate(FILE *out, int json, int64_t from, const struct
 	char hex[2 * PCR_MAX_DIGEST + 1];
 	const struct pcr_alg *a = pcr_alg_by_id(r->alg);
 	int which = r->which;
-	log_hex(hex, r->want, a->size);
+	import_log_hex(hex, r->want, a->size);
 	if (json)
 		fprintf(out,
 			",\"boot_aggregate\":{\"from\":%lld,\"bank\":\"%s\",\"value\":\"%s\","

@@ -253,7 +253,7 @@ static int act_import(const struct opts *o, struct profile *p)
 	const char *const inputs[] = {file, dbpath, NULL};
 	if (dbpath && (rc = cli_out_check("profile", dbpath, (const char *const[]){file, NULL})))
 		return rc;
-	rc = profile_import_file(fmt, file, p, err, sizeof err);
+	rc = import_profile_file(fmt, file, p, err, sizeof err);
 	if (rc == -ENOTSUP)
 		return usage_error(&subcmd_profile, "%s", err);
 	if (rc)
