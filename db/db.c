@@ -9,7 +9,7 @@
  * tpm_auth_name, tpm_cc_destructive (from the command table of model/tpm) and
  * percentile (nearest rank, db_nearest_rank). Also the trace rows
  * (db_trace_begin, db_trace_end, db_last_trace), db_exec and the monotonic
- * clock mono_ns. */
+ * clock db_mono_ns. */
 #include "db/db.h"
 
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* rec_fill_decoded (db/rec_fill.h): the columns of a command record that come
+/* db_rec_fill_decoded (db/rec_fill.h): the columns of a command record that come
  * from the decoder (model/tpm/decode.h) - code, tag, handles, the first session
  * and the packed session attributes, authorization kind, PCR, response code and
  * handle, malformed reason and the MALFORMED / NO_RESPONSE flags - set in one

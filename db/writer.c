@@ -1,13 +1,13 @@
-/* The batched asynchronous writer (db/writer.h). writer_reserve and
- * writer_publish put records into a bounded ring of slots with their payloads
+/* The batched asynchronous writer (db/writer.h). db_writer_reserve and
+ * db_writer_publish put records into a bounded ring of slots with their payloads
  * in a byte ring (both mapped memory; the pages of committed records go back to
  * the kernel, the payload ring grows only when more than half of it is queued)
  * without ever waiting on SQLite; the writer thread (writer_main) commits them
  * to the command, event and client tables in batches of one transaction each,
  * and a second connection runs the WAL checkpoints so that commits never wait
  * for them. A full queue or a failing database drops records and counts them,
- * with one warning per failure and one message on recovery. Also writer_start,
- * writer_event, writer_flush, writer_get_stats and writer_stop. */
+ * with one warning per failure and one message on recovery. Also db_writer_start,
+ * db_writer_event, db_writer_flush, writer_get_stats and db_writer_stop. */
 #include "db/writer.h"
 
 #include <errno.h>

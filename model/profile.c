@@ -5,8 +5,8 @@
  * build and validate one in memory, and profile_lookup finds the entry that
  * prices a command - exact variant first, then the generic entry, then another
  * of the same command, saying how it matched - with profile_fallback for
- * commands the profile lacks. prof_entry_range gives an entry's range (p95,
- * else mean + 1.645 stdev, else max; the low end likewise) and prof_entry_stats
+ * commands the profile lacks. profile_entry_range gives an entry's range (p95,
+ * else mean + 1.645 stdev, else max; the low end likewise) and profile_entry_stats
  * fills an entry from raw measurements. Command names come from the command
  * table (model/tpm/tpm_cc.h). */
 #include "model/profile.h"

@@ -1,4 +1,4 @@
-/* run_stats_add and run_stats_sd (model/run_stats.h): the running mean and
+/* model_run_stats_add and model_run_stats_sd (model/run_stats.h): the running mean and
  * sample standard deviation of repeated measurements by Welford's method, for
  * replay --repeat. */
 #include "model/run_stats.h"

@@ -1,6 +1,6 @@
 /* The recording core (recorder/recorder.h): recorder_forward sends one command
  * through the backend transport and times its round trip (CLOCK_MONOTONIC,
- * mono_ns), holding the response for the emulated latency when emulation is on
+ * db_mono_ns), holding the response for the emulated latency when emulation is on
  * (model/emulate.h) and noting when the backend is lost and comes back;
  * recorder_log decodes both directions (decode.h, rec_fill.h) and queues the
  * record on the batched writer without waiting. Also recorder_own_command (a

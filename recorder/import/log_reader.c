@@ -1,11 +1,11 @@
-/* The streaming log reader (recorder/import/log_reader.h): log_rd_open_file (a
+/* The streaming log reader (recorder/import/log_reader.h): import_log_rd_open_file (a
  * regular file or, with follow, a FIFO or other special file, waited on until
- * its writer is done or log_stop_requested is set) and log_rd_open_mem open an
- * input; log_rd_peek, log_rd_consume and log_rd_line hand a parser the next
+ * its writer is done or import_log_stop_requested is set) and import_log_rd_open_mem open an
+ * input; import_log_rd_peek, import_log_rd_consume and import_log_rd_line hand a parser the next
  * record or line from a window that grows only to the largest record. Also
- * log_map_file and log_unmap_file for inputs read whole (mapped when they are
- * regular files), the hex helpers log_hex, log_hexval and log_unhex, and
- * log_say for the importers' messages. */
+ * import_log_map_file and import_log_unmap_file for inputs read whole (mapped when they are
+ * regular files), the hex helpers import_log_hex, import_log_hexval and import_log_unhex, and
+ * import_log_say for the importers' messages. */
 #include "recorder/import/log_reader.h"
 
 #include <errno.h>

@@ -1,11 +1,11 @@
 /* Storing measurement logs as TPM commands (recorder/import/log_store.h):
  * log_build_extend and log_build_success_rsp make the bytes of a
- * TPM2_PCR_Extend and of its success response; log_sink_open, log_sink_extend,
- * log_sink_startup, log_sink_event and log_sink_close write them (decoded with
+ * TPM2_PCR_Extend and of its success response; log_sink_open, import_log_sink_extend,
+ * import_log_sink_startup, import_log_sink_event and log_sink_close write them (decoded with
  * decode.h, filled with rec_fill.h) and the log's own events through the
- * batched writer, with ordinal times and REC_F_SYNTHETIC_TIME; log_bad_pcr
- * reports an entry for a PCR past the banks. log_import_begin and
- * log_import_end wrap an importer's run (input opened through log_reader.h, an
+ * batched writer, with ordinal times and REC_F_SYNTHETIC_TIME; import_log_bad_pcr
+ * reports an entry for a PCR past the banks. import_log_import_begin and
+ * import_log_import_end wrap an importer's run (input opened through log_reader.h, an
  * empty input refused before any trace is made, the trace ended). */
 #include "recorder/import/log_store.h"
 #include "db/rec_fill.h"

@@ -1,4 +1,4 @@
-/* pcapng_export (recorder/import/pcapng_write.h): writes a trace of the
+/* import_pcapng_export (recorder/import/pcapng_write.h): writes a trace of the
  * database as pcapng for Wireshark's TPM 2.0 dissector - a section header, an
  * interface, and one enhanced packet block per command and per response, sorted
  * by time (stored order when equal), each wrapped in IPv4 and TCP

@@ -1,4 +1,4 @@
-/* swlog_parse_mem (recorder/import/swtpm_log.h): reads swtpm's log at level 20
+/* import_swlog_parse_mem (recorder/import/swtpm_log.h): reads swtpm's log at level 20
  * or more, block by block - a header line (SWTPM_IO_Read, SWTPM_IO_Write, Ctrl
  * Cmd, Ctrl Rsp) with its length, then hex lines - and pairs each command with
  * the response that follows it, numbered in order (the log has no times), and

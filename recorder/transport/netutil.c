@@ -1,10 +1,10 @@
 /* Socket helpers (recorder/transport/netutil.h) for the proxies and transports:
- * endpoint_parse and endpoint_parse_tcti read host:port, unix paths and swtpm
- * TCTI strings (endpoint_ctrl_of gives the control channel beside a data
- * endpoint, endpoint_str prints one), endpoint_connect and endpoint_listen open
+ * net_endpoint_parse and net_endpoint_parse_tcti read host:port, unix paths and swtpm
+ * TCTI strings (net_endpoint_ctrl_of gives the control channel beside a data
+ * endpoint, endpoint_str prints one), net_endpoint_connect and net_endpoint_listen open
  * them (a unix socket is bound under a temporary name, made 0600 and listening
- * before it is renamed into place), and write_full, read_some, read_full,
- * read_tpm_message (framed by frame.h, with a timeout) and pending_bytes move
+ * before it is renamed into place), and net_write_full, net_read_some, net_read_full,
+ * net_read_tpm_message (framed by frame.h, with a timeout) and net_pending_bytes move
  * the bytes. */
 #include "recorder/transport/netutil.h"
 

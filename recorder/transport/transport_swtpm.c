@@ -1,11 +1,11 @@
 /* The swtpm transport (recorder/transport/transport.h): transport_swtpm_open
- * parses a swtpm: TCTI-style spec (endpoint_parse_tcti) and connects the data
+ * parses a swtpm: TCTI-style spec (net_endpoint_parse_tcti) and connects the data
  * socket; swtpm_transmit sets the locality first over the control channel when
  * it changes (SWTPM_CMD_SET_LOCALITY), sends the command, reconnecting once if
  * the kept connection turns out dead, reads the framed response
- * (read_tpm_message) and drops the connection on an error so that the next
+ * (net_read_tpm_message) and drops the connection on an error so that the next
  * command starts afresh. Also swtpm_ctrl_name, the names of the control
- * commands (swtpm_ioctls(3)), and tpm_error_response, the 10-byte error
+ * commands (swtpm_ioctls(3)), and transport_error_response, the 10-byte error
  * response a failed transport answers with. */
 #include <errno.h>
 #include <netdb.h>
