@@ -42,27 +42,47 @@ static void csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* One result row as a JSON object on a line of its own: the columns as keys,
+ * integers as numbers, NULL as null, anything else as a string. */
+static void export_row_json(sqlite3_stmt *st, int n, FILE *f)
+{
+	struct json_w w;
+	json_init_file(&w, f, JSON_SPACED);
+	json_begin_object(&w);
+	for (int i = 0; i < n; i++) {
+		int t = sqlite3_column_type(st, i);
+		json_key(&w, sqlite3_column_name(st, i));
+		if (t == SQLITE_INTEGER)
+			json_int(&w, sqlite3_column_int64(st, i));
+		else if (t == SQLITE_NULL)
+			json_null(&w);
+		else {
+			/* the text first, then its length (SQLite's order) */
+			const char *text = (const char *)sqlite3_column_text(st, i);
+			json_strn(&w, text, (size_t)sqlite3_column_bytes(st, i));
+		}
+	}
+	json_end_object(&w);
+	json_newline(&w);
+}
+
 /* One result row as CSV or as a JSON object, with its line end. */
 static void export_row(sqlite3_stmt *st, int n, FILE *f, int json)
 {
-	if (json)
-		fputc('{', f);
+	if (json) {
+		export_row_json(st, n, f);
+		return;
+	}
 	for (int i = 0; i < n; i++) {
 		int t = sqlite3_column_type(st, i);
-		if (json)
-			fprintf(f, "%s\"%s\": ", i ? ", " : "", sqlite3_column_name(st, i));
-		else if (i)
+		if (i)
 			fputc(',', f);
 		if (t == SQLITE_INTEGER)
 			fprintf(f, "%lld", (long long)sqlite3_column_int64(st, i));
-		else if (t == SQLITE_NULL)
-			fputs(json ? "null" : "", f);
-		else if (json)
-			json_str(f, (const char *)sqlite3_column_text(st, i));
-		else
+		else if (t != SQLITE_NULL)
 			csv_field(f, (const char *)sqlite3_column_text(st, i));
 	}
-	fputs(json ? "}\n" : "\n", f);
+	fputs("\n", f);
 }
 
 /* The rows of sql (one trace, bound as its parameter) as CSV with a header

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "db/db.h"
+#include "db/json.h"
 #include "model/tpm/wire.h"
 #include "recorder/transport/tpmconn.h"
 
@@ -69,8 +70,15 @@ int main(int argc, char **argv)
 	}
 	uint64_t wall = db_mono_ns() - t0;
 	tpmconn_close(&t);
-	printf("{\"commands\":%zu,\"bytes\":%zu,\"errors\":%zu,\"wall_ns\":%llu}\n", n, total, bad,
-	       (unsigned long long)wall);
+	struct json_w w;
+	json_init_file(&w, stdout, JSON_COMPACT);
+	json_begin_object(&w);
+	json_kuint(&w, "commands", n);
+	json_kuint(&w, "bytes", total);
+	json_kuint(&w, "errors", bad);
+	json_kuint(&w, "wall_ns", wall);
+	json_end_object(&w);
+	json_newline(&w);
 	for (size_t i = 0; i < n; i++)
 		free(cmds[i]);
 	free(cmds);

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "db/json.h"
 #include "model/tpm/decode.h"
 #include "model/tpm/wire.h"
 #include "model/tpm/session.h"
@@ -338,6 +339,20 @@ static void fit(const double *x, const double *y, int n, double *a, double *b)
 	*a = (sy - *b * sx) / n;
 }
 
+/* One implementation's times (us, two decimals) as the object key. */
+static void json_times(struct json_w *w, const char *key, const struct result *k610,
+		       const struct result *lazy, const struct result *x)
+{
+	json_key(w, key);
+	json_begin_object(w);
+	json_kdouble(w, "kernel610_cpu_us", k610->cpu_us, 2);
+	json_kdouble(w, "kernel610_wall_us", k610->wall_us, 2);
+	json_kdouble(w, "lazy_cpu_us", lazy->cpu_us, 2);
+	json_kdouble(w, "lazy_wall_us", lazy->wall_us, 2);
+	json_kdouble(w, "transport_cpu_us", x->cpu_us, 2);
+	json_end_object(w);
+}
+
 int main(int argc, char **argv)
 {
 	const char *conf = NULL;
@@ -434,23 +449,38 @@ int main(int argc, char **argv)
 	}
 
 	if (json) {
-		printf("{\"iterations\":%d,\"tpmtrace\":{\"kernel610_cpu_us\":%.2f,"
-		       "\"kernel610_wall_us\":%.2f,\"lazy_cpu_us\":%.2f,\"lazy_wall_us\":%.2f,"
-		       "\"transport_cpu_us\":%.2f},",
-		       iters, tt610.cpu_us, tt610.wall_us, ttlazy.cpu_us, ttlazy.wall_us,
-		       ttx.cpu_us);
+		struct json_w w;
+		json_init_file(&w, stdout, JSON_COMPACT);
+		json_begin_object(&w);
+		json_kint(&w, "iterations", iters);
+		json_times(&w, "tpmtrace", &tt610, &ttlazy, &ttx);
 		if (have_esys)
-			printf("\"esys\":{\"kernel610_cpu_us\":%.2f,\"kernel610_wall_us\":%.2f,"
-			       "\"lazy_cpu_us\":%.2f,\"lazy_wall_us\":%.2f,\"transport_cpu_us\":%."
-			       "2f},",
-			       es610.cpu_us, es610.wall_us, eslazy.cpu_us, eslazy.wall_us,
-			       esx.cpu_us);
-		printf("\"crypto\":{\"sizes\":[16,128,1024,4096],\"hmac_us\":[%.3f,%.3f,%.3f,%.3f],"
-		       "\"hmac_cfb_us\":[%.3f,%.3f,%.3f,%.3f],\"hmac_fixed_us\":%.3f,"
-		       "\"hmac_per_byte_ns\":%.3f,\"hmac_cfb_fixed_us\":%.3f,"
-		       "\"hmac_cfb_per_byte_ns\":%.3f,\"salt_session_us\":%.2f}}\n",
-		       hm[0], hm[1], hm[2], hm[3], enc[0], enc[1], enc[2], enc[3], ha, hb * 1e3, ea,
-		       eb * 1e3, salt_us);
+			json_times(&w, "esys", &es610, &eslazy, &esx);
+		json_key(&w, "crypto");
+		json_begin_object(&w);
+		json_key(&w, "sizes");
+		json_begin_array(&w);
+		for (int i = 0; i < 4; i++)
+			json_uint(&w, sizes[i]);
+		json_end_array(&w);
+		json_key(&w, "hmac_us");
+		json_begin_array(&w);
+		for (int i = 0; i < 4; i++)
+			json_double(&w, hm[i], 3);
+		json_end_array(&w);
+		json_key(&w, "hmac_cfb_us");
+		json_begin_array(&w);
+		for (int i = 0; i < 4; i++)
+			json_double(&w, enc[i], 3);
+		json_end_array(&w);
+		json_kdouble(&w, "hmac_fixed_us", ha, 3);
+		json_kdouble(&w, "hmac_per_byte_ns", hb * 1e3, 3);
+		json_kdouble(&w, "hmac_cfb_fixed_us", ea, 3);
+		json_kdouble(&w, "hmac_cfb_per_byte_ns", eb * 1e3, 3);
+		json_kdouble(&w, "salt_session_us", salt_us, 2);
+		json_end_object(&w);
+		json_end_object(&w);
+		json_newline(&w);
 	} else {
 		printf("TPM: %s, %d commands per figure; host CPU of this process per unit\n", conf,
 		       iters);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cuse_proxy.h"
+#include "db/json.h"
 #include "model/tpm/decode.h"
 #include "model/tpm/wire.h"
 
@@ -297,8 +298,10 @@ int devtools_bench(const char *const *paths, int n_paths, int count, int rounds,
 			}
 		}
 	}
+	struct json_w w;
+	json_init_file(&w, stdout, JSON_COMPACT);
 	if (json)
-		printf("[");
+		json_begin_array(&w);
 	for (int i = 0; i < n_paths; i++) {
 		double sum = 0;
 		for (size_t k = 0; k < total; k++)
@@ -307,17 +310,24 @@ int devtools_bench(const char *const *paths, int n_paths, int count, int rounds,
 		double med = (double)t[i][total / 2] / 1000.0;
 		double p10 = (double)t[i][total / 10] / 1000.0;
 		double p90 = (double)t[i][total * 9 / 10] / 1000.0;
-		if (json)
-			printf("%s{\"device\":\"%s\",\"n\":%zu,\"median_us\":%.1f,\"p10_us\":%.1f,"
-			       "\"p90_us\":%.1f,\"mean_us\":%.1f}",
-			       i ? "," : "", paths[i], total, med, p10, p90, sum / total / 1000.0);
-		else
+		if (json) {
+			json_begin_object(&w);
+			json_kstr(&w, "device", paths[i]);
+			json_kuint(&w, "n", total);
+			json_kdouble(&w, "median_us", med, 1);
+			json_kdouble(&w, "p10_us", p10, 1);
+			json_kdouble(&w, "p90_us", p90, 1);
+			json_kdouble(&w, "mean_us", sum / total / 1000.0, 1);
+			json_end_object(&w);
+		} else
 			printf("%s n=%zu median_us=%.1f p10_us=%.1f p90_us=%.1f mean_us=%.1f\n",
 			       paths[i], total, med, p10, p90, sum / total / 1000.0);
 	}
-	if (json)
-		printf("]\n");
-	ret = 0;
+	if (json) {
+		json_end_array(&w);
+		json_newline(&w);
+	}
+	ret = json_done(&w) ? 1 : 0;
 out:
 	for (int i = 0; i < n_paths; i++) {
 		if (fds[i] >= 0)

@@ -91,63 +91,73 @@ static int open_side(struct side *x)
 	return 0;
 }
 
-static void json_side(const struct tdiff_side *s)
+static void json_side(struct json_w *w, const char *key, const struct tdiff_side *s)
 {
-	printf("{\"count\":%llu,\"timed\":%llu,\"total_ns\":%lld", (unsigned long long)s->count,
-	       (unsigned long long)s->timed, (long long)s->total_ns);
-	if (s->p50_ns >= 0)
-		printf(",\"p50_ns\":%lld,\"p95_ns\":%lld", (long long)s->p50_ns,
-		       (long long)s->p95_ns);
-	else
-		printf(",\"p50_ns\":null,\"p95_ns\":null");
-	putchar('}');
+	json_key(w, key);
+	json_begin_object(w);
+	json_kuint(w, "count", s->count);
+	json_kuint(w, "timed", s->timed);
+	json_kint(w, "total_ns", s->total_ns);
+	if (s->p50_ns >= 0) {
+		json_kint(w, "p50_ns", s->p50_ns);
+		json_kint(w, "p95_ns", s->p95_ns);
+	} else {
+		json_knull(w, "p50_ns");
+		json_knull(w, "p95_ns");
+	}
+	json_end_object(w);
 }
 
-static void json_ratio(const char *key, int64_t a, int64_t b)
+/* b/a, null where there is none (json_double: NaN and infinities too). */
+static void json_ratio(struct json_w *w, const char *key, int64_t a, int64_t b)
 {
-	double r = (a >= 0 && b >= 0) ? trace_diff_ratio(a, b) : NAN;
-	if (isnan(r))
-		printf(",\"%s\":null", key);
-	else
-		printf(",\"%s\":%.6f", key, r);
+	json_kdouble(w, key, (a >= 0 && b >= 0) ? trace_diff_ratio(a, b) : NAN, 6);
 }
 
-static void print_json(const struct side *A, const struct side *B, const struct tdiff *d)
+static int print_json(const struct side *A, const struct side *B, const struct tdiff *d)
 {
 	const struct side *s[2] = {A, B};
 	const struct tdiff_side *t[2] = {&d->total_a, &d->total_b};
-	printf("{\"version\":1");
+	struct json_w w;
+	json_init_file(&w, stdout, JSON_COMPACT);
+	json_begin_object(&w);
+	json_kint(&w, "version", 1);
 	for (int i = 0; i < 2; i++) {
-		printf(",\"%s\":{\"db\":", i ? "b" : "a");
-		json_str(stdout, s[i]->path);
-		printf(",\"trace\":%lld,\"kind\":", (long long)s[i]->id);
-		json_str(stdout, s[i]->kind);
-		printf(",\"policy\":");
-		json_str(stdout, s[i]->policy[0] ? s[i]->policy : NULL);
-		printf(",\"commands\":%llu,\"total_ns\":%lld,\"tpm_ns\":%lld,\"span_ns\":%.0f,"
-		       "\"tpmtrace_commands\":%lld}",
-		       (unsigned long long)t[i]->count, (long long)t[i]->total_ns,
-		       (long long)t[i]->total_ns, s[i]->sum.span_ns, (long long)s[i]->sum.own);
+		json_key(&w, i ? "b" : "a");
+		json_begin_object(&w);
+		json_kstr(&w, "db", s[i]->path);
+		json_kint(&w, "trace", s[i]->id);
+		json_kstr(&w, "kind", s[i]->kind);
+		json_kstr(&w, "policy", s[i]->policy[0] ? s[i]->policy : NULL);
+		json_kuint(&w, "commands", t[i]->count);
+		json_kint(&w, "total_ns", t[i]->total_ns);
+		json_kint(&w, "tpm_ns", t[i]->total_ns);
+		json_kdouble(&w, "span_ns", s[i]->sum.span_ns, 0);
+		json_kint(&w, "tpmtrace_commands", s[i]->sum.own);
+		json_end_object(&w);
 	}
-	printf(",\"commands\":[");
+	json_key(&w, "commands");
+	json_begin_array(&w);
 	for (unsigned i = 0; i < d->n; i++) {
 		const struct tdiff_row *r = &d->rows[i];
-		printf("%s{\"cc\":%u,\"name\":", i ? "," : "", r->cc);
-		json_str(stdout, tpm_cc_name(r->cc));
-		printf(",\"a\":");
-		json_side(&r->a);
-		printf(",\"b\":");
-		json_side(&r->b);
-		printf(",\"count_delta\":%lld,\"total_delta_ns\":%lld,\"added_ns\":%lld",
-		       (long long)r->b.count - (long long)r->a.count,
-		       (long long)trace_diff_delta_ns(r), (long long)trace_diff_added_ns(r));
-		json_ratio("count_ratio", (int64_t)r->a.count, (int64_t)r->b.count);
-		json_ratio("total_ratio", r->a.total_ns, r->b.total_ns);
-		json_ratio("p50_ratio", r->a.p50_ns, r->b.p50_ns);
-		json_ratio("p95_ratio", r->a.p95_ns, r->b.p95_ns);
-		putchar('}');
+		json_begin_object(&w);
+		json_kuint(&w, "cc", r->cc);
+		json_kstr(&w, "name", tpm_cc_name(r->cc));
+		json_side(&w, "a", &r->a);
+		json_side(&w, "b", &r->b);
+		json_kint(&w, "count_delta", (long long)r->b.count - (long long)r->a.count);
+		json_kint(&w, "total_delta_ns", trace_diff_delta_ns(r));
+		json_kint(&w, "added_ns", trace_diff_added_ns(r));
+		json_ratio(&w, "count_ratio", (int64_t)r->a.count, (int64_t)r->b.count);
+		json_ratio(&w, "total_ratio", r->a.total_ns, r->b.total_ns);
+		json_ratio(&w, "p50_ratio", r->a.p50_ns, r->b.p50_ns);
+		json_ratio(&w, "p95_ratio", r->a.p95_ns, r->b.p95_ns);
+		json_end_object(&w);
 	}
-	printf("]}\n");
+	json_end_array(&w);
+	json_end_object(&w);
+	json_newline(&w);
+	return json_done(&w);
 }
 
 /* "12.345" ms, or "-" when there is no latency. */
@@ -271,9 +281,11 @@ static int run(int argc, char **argv)
 		goto out;
 	}
 	trace_diff_sort(&d, order);
-	if (json)
-		print_json(&A, &B, &d);
-	else
+	if (json && print_json(&A, &B, &d)) {
+		die("diff", "the JSON output went wrong");
+		goto out;
+	}
+	if (!json)
 		print_text(&A, &B, &d, limit, wide);
 	rc = 0;
 out:

@@ -82,39 +82,79 @@ static void print_stats(const struct pg_fleet *fl)
 	}
 }
 
-static void print_stats_json(const struct pg_fleet *fl)
+static int print_stats_json(const struct pg_fleet *fl)
 {
-	printf("{\"version\":1,\"hosts\":%lld,\"traces\":%lld,\"tpm_time\":\"sum of the "
-	       "latencies of a trace's client commands\",\"groups\":[",
-	       fl->hosts, fl->traces);
+	struct json_w w;
+	json_init_file(&w, stdout, JSON_COMPACT);
+	json_begin_object(&w);
+	json_kint(&w, "version", 1);
+	json_kint(&w, "hosts", fl->hosts);
+	json_kint(&w, "traces", fl->traces);
+	json_kstr(&w, "tpm_time", "sum of the latencies of a trace's client commands");
+	json_key(&w, "groups");
+	json_begin_array(&w);
 	for (size_t i = 0; i < fl->n; i++) {
 		const struct pg_fleet_group *g = &fl->g[i];
-		printf("%s{\"model\":", i ? "," : "");
-		json_str(stdout, g->model);
-		printf(",\"firmware\":");
-		json_str(stdout, g->firmware);
-		printf(",\"kernel\":");
-		json_str(stdout, g->kernel);
-		printf(",\"policy\":");
-		json_str(stdout, g->policy);
-		printf(",\"hosts\":%lld,\"boots\":%lld,\"traces\":%lld,\"p50_ns\":%.0f,"
-		       "\"p95_ns\":%.0f,\"max_ns\":%.0f,\"top\":[",
-		       g->hosts, g->boots, g->traces, g->p50_ns, g->p95_ns, g->max_ns);
+		json_begin_object(&w);
+		json_kstr(&w, "model", g->model);
+		json_kstr(&w, "firmware", g->firmware);
+		json_kstr(&w, "kernel", g->kernel);
+		json_kstr(&w, "policy", g->policy);
+		json_kint(&w, "hosts", g->hosts);
+		json_kint(&w, "boots", g->boots);
+		json_kint(&w, "traces", g->traces);
+		json_kdouble(&w, "p50_ns", g->p50_ns, 0);
+		json_kdouble(&w, "p95_ns", g->p95_ns, 0);
+		json_kdouble(&w, "max_ns", g->max_ns, 0);
+		json_key(&w, "top");
+		json_begin_array(&w);
 		for (int j = 0; j < PG_FLEET_TOP && g->top[j].name; j++) {
-			printf("%s{\"name\":", j ? "," : "");
-			json_str(stdout, g->top[j].name);
-			printf(",\"total_ns\":%.0f,\"share\":%.4f}", g->top[j].total_ns,
-			       g->top[j].share);
+			json_begin_object(&w);
+			json_kstr(&w, "name", g->top[j].name);
+			json_kdouble(&w, "total_ns", g->top[j].total_ns, 0);
+			json_kdouble(&w, "share", g->top[j].share, 4);
+			json_end_object(&w);
 		}
-		printf("],\"slowest\":[");
+		json_end_array(&w);
+		json_key(&w, "slowest");
+		json_begin_array(&w);
 		for (int j = 0; j < PG_FLEET_TOP && g->slow[j].host; j++) {
-			printf("%s{\"host\":", j ? "," : "");
-			json_str(stdout, g->slow[j].host);
-			printf(",\"tpm_ns\":%.0f}", g->slow[j].tpm_ns);
+			json_begin_object(&w);
+			json_kstr(&w, "host", g->slow[j].host);
+			json_kdouble(&w, "tpm_ns", g->slow[j].tpm_ns, 0);
+			json_end_object(&w);
 		}
-		printf("]}");
+		json_end_array(&w);
+		json_end_object(&w);
 	}
-	printf("]}\n");
+	json_end_array(&w);
+	json_end_object(&w);
+	json_newline(&w);
+	return json_done(&w);
+}
+
+static void list_json(const struct pg_fleet_host *h, size_t n)
+{
+	struct json_w w;
+	json_init_file(&w, stdout, JSON_COMPACT);
+	json_begin_object(&w);
+	json_kint(&w, "version", 1);
+	json_key(&w, "hosts");
+	json_begin_array(&w);
+	for (size_t i = 0; i < n; i++) {
+		json_begin_object(&w);
+		json_kstr(&w, "hostname", h[i].hostname);
+		json_kstr(&w, "host_key", h[i].host_key);
+		json_kint(&w, "traces", h[i].traces);
+		json_kint(&w, "boots", h[i].boots);
+		json_kstr(&w, "models", h[i].models);
+		json_kstr(&w, "kernels", h[i].kernels);
+		json_kstr(&w, "last_push", h[i].last_pushed);
+		json_end_object(&w);
+	}
+	json_end_array(&w);
+	json_end_object(&w);
+	json_newline(&w);
 }
 
 static int list(PGconn *c, int json)
@@ -124,35 +164,20 @@ static int list(PGconn *c, int json)
 	char err[1024], b[1024], x[5][256];
 	if (pg_fleet_hosts(c, &h, &n, err, sizeof err))
 		return die("fleet", "%s", err);
-	if (json)
-		printf("{\"version\":1,\"hosts\":[");
-	else
-		printf("%-24s %6s %6s  %-20s  %s\n", "host", "traces", "boots", "last push",
-		       "TPM models / kernels");
+	if (json) {
+		list_json(h, n);
+		pg_fleet_hosts_free(h, n);
+		return 0;
+	}
+	printf("%-24s %6s %6s  %-20s  %s\n", "host", "traces", "boots", "last push",
+	       "TPM models / kernels");
 	for (size_t i = 0; i < n; i++) {
-		if (json) {
-			printf("%s{\"hostname\":", i ? "," : "");
-			json_str(stdout, h[i].hostname);
-			printf(",\"host_key\":");
-			json_str(stdout, h[i].host_key);
-			printf(",\"traces\":%lld,\"boots\":%lld,\"models\":", h[i].traces,
-			       h[i].boots);
-			json_str(stdout, h[i].models);
-			printf(",\"kernels\":");
-			json_str(stdout, h[i].kernels);
-			printf(",\"last_push\":");
-			json_str(stdout, h[i].last_pushed);
-			printf("}");
-			continue;
-		}
 		snprintf(b, sizeof b, "%-24s %6lld %6lld  %-20s  %s / %s",
 			 safe_text(h[i].hostname, x[0], 25), h[i].traces, h[i].boots,
 			 safe_text(h[i].last_pushed, x[1], 21), safe_text(h[i].models, x[2], 128),
 			 safe_text(h[i].kernels, x[3], 128));
 		line(b);
 	}
-	if (json)
-		printf("]}\n");
 	pg_fleet_hosts_free(h, n);
 	return 0;
 }
@@ -211,9 +236,9 @@ static int run(int argc, char **argv)
 		}
 		if (out)
 			rc = report(&fl, out, masked);
-		else if (json)
-			print_stats_json(&fl);
-		else
+		else if (json && print_stats_json(&fl))
+			rc = die("fleet", "the JSON output went wrong");
+		else if (!json)
 			print_stats(&fl);
 		pg_fleet_free(&fl);
 	}

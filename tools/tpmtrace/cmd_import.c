@@ -399,33 +399,37 @@ static void print_text(const struct import_sink *s)
 	       s->events, s->clients, span_ms, s->synthetic ? ", synthetic timestamps" : "");
 }
 
-static void print_json(const struct import_sink *s, const char *kind, const char *error, int first,
-		       const char *extra)
+/* One file's object in "imports", on a line of its own. */
+static void print_json(struct json_w *w, const struct import_sink *s, const char *kind,
+		       const char *error, const struct json_w *extra)
 {
-	printf("%s\n    {\"file\": ", first ? "" : ",");
-	json_str(stdout, s->file);
-	printf(", \"kind\": ");
-	json_str(stdout, kind);
-	if (error) {
-		printf(", \"error\": ");
-		json_str(stdout, error);
+	json_ws(w, "\n    ");
+	json_begin_object(w);
+	json_kstr(w, "file", s->file);
+	json_kstr(w, "kind", kind);
+	if (error)
+		json_kstr(w, "error", error);
+	if (s->trace_id > 0) {
+		json_kint(w, "trace_id", s->trace_id);
+		json_kstr(w, "status", s->status);
 	}
-	if (s->trace_id > 0)
-		printf(", \"trace_id\": %" PRId64 ", \"status\": \"%s\"", s->trace_id, s->status);
 	if (extra) { /* a measurement log: its own members */
-		printf("%s}", extra);
+		json_members(w, extra);
+		json_end_object(w);
 		return;
 	}
-	printf(", \"commands\": %" PRIu64 ", \"malformed\": %" PRIu64 ", \"no_response\": %" PRIu64
-	       ", \"events\": %" PRIu64 ", \"clients\": %" PRIu64 ", \"first_ns\": %" PRIu64
-	       ", \"last_ns\": %" PRIu64 ", \"span_ns\": %" PRIu64 ", \"synthetic_time\": %s",
-	       s->commands, s->malformed, s->no_response, s->events, s->clients, s->t_first,
-	       s->t_last, s->t_last - s->t_first, s->synthetic ? "true" : "false");
-	if (s->notes[0]) {
-		printf(", \"notes\": ");
-		json_str(stdout, s->notes);
-	}
-	printf("}");
+	json_kuint(w, "commands", s->commands);
+	json_kuint(w, "malformed", s->malformed);
+	json_kuint(w, "no_response", s->no_response);
+	json_kuint(w, "events", s->events);
+	json_kuint(w, "clients", s->clients);
+	json_kuint(w, "first_ns", s->t_first);
+	json_kuint(w, "last_ns", s->t_last);
+	json_kuint(w, "span_ns", s->t_last - s->t_first);
+	json_kbool(w, "synthetic_time", s->synthetic);
+	if (s->notes[0])
+		json_kstr(w, "notes", s->notes);
+	json_end_object(w);
 }
 
 /* ---- the subcommand ---- */
@@ -629,6 +633,7 @@ static int import_file(const struct importer *imp, const struct import_opts *o, 
 
 	memset(s, 0, sizeof(*s));
 	memset(lr, 0, sizeof(*lr));
+	json_init_members(&lr->json, JSON_SPACED);
 	s->file = file;
 	err[0] = 0;
 	if (!imp->run) {
@@ -710,7 +715,7 @@ static int run_import(int argc, char **argv)
 	struct import_opts o = {.port = PCAP_IMPORT_DEFAULT_PORT};
 	const struct importer *imp = NULL;
 	char err[512], **files = NULL;
-	int nfiles = 0, failed = 0, printed = 0, imported = 0, ret = 0;
+	int nfiles = 0, failed = 0, imported = 0, ret = 0;
 	uint64_t tot_cmd = 0, tot_mal = 0, tot_ev = 0, t0 = db_mono_ns();
 
 	import_catch_signals();
@@ -731,8 +736,14 @@ static int run_import(int argc, char **argv)
 		free(why_not);
 		return n_ok < 0 ? ret : 1;
 	}
-	if (o.json)
-		printf("{\"version\": 1, \"imports\": [");
+	struct json_w w;
+	json_init_file(&w, stdout, JSON_SPACED);
+	if (o.json) {
+		json_begin_object(&w);
+		json_kint(&w, "version", 1);
+		json_key(&w, "imports");
+		json_begin_array(&w);
+	}
 	for (int i = 1; i < nfiles; i++) {
 		struct import_sink s;
 		struct import_log_result lr;
@@ -740,13 +751,14 @@ static int run_import(int argc, char **argv)
 			if (o.json) {
 				memset(&s, 0, sizeof s);
 				s.file = files[i];
-				print_json(&s, imp->kind, why_not[i], !printed++, NULL);
+				print_json(&w, &s, imp->kind, why_not[i], NULL);
 			}
 			continue;
 		}
 		int db_failed = 0;
 		int rc = import_file(imp, &o, files[i], &s, &lr, err, sizeof err, &db_failed);
 		if (db_failed) {
+			json_free(&lr.json);
 			failed++;
 			die("import", "%s", err);
 			break;
@@ -758,12 +770,13 @@ static int run_import(int argc, char **argv)
 		if (s.trace_id > 0)
 			imported++;
 		if (o.json)
-			print_json(&s, imp->kind, rc ? err : NULL, !printed++,
-				   imp->run_log ? lr.json : NULL);
+			print_json(&w, &s, imp->kind, rc ? err : NULL,
+				   imp->run_log ? &lr.json : NULL);
 		else if (!o.quiet && !rc && imp->run)
 			print_text(&s);
 		else if (!o.quiet && !rc)
 			printf("%s\n", lr.text);
+		json_free(&lr.json);
 		tot_cmd += s.commands;
 		tot_mal += s.malformed;
 		tot_ev += s.events;
@@ -780,12 +793,20 @@ static int run_import(int argc, char **argv)
 		}
 	}
 	uint64_t dt = db_mono_ns() - t0;
-	if (o.json)
-		printf("\n  ], \"files\": %d, \"failed\": %d, \"commands\": %" PRIu64
-		       ", \"malformed\": %" PRIu64 ", \"events\": %" PRIu64
-		       ", \"elapsed_ns\": %" PRIu64 "}\n",
-		       nfiles - 1, failed, tot_cmd, tot_mal, tot_ev, dt);
-	else if (nfiles > 2 && !o.quiet)
+	if (o.json) {
+		json_ws(&w, "\n  ");
+		json_end_array(&w);
+		json_kint(&w, "files", nfiles - 1);
+		json_kint(&w, "failed", failed);
+		json_kuint(&w, "commands", tot_cmd);
+		json_kuint(&w, "malformed", tot_mal);
+		json_kuint(&w, "events", tot_ev);
+		json_kuint(&w, "elapsed_ns", dt);
+		json_end_object(&w);
+		json_newline(&w);
+		if (json_done(&w))
+			failed = die("import", "the JSON output went wrong");
+	} else if (nfiles > 2 && !o.quiet)
 		printf("%d files (%d failed): %" PRIu64 " commands, %" PRIu64 " malformed, %" PRIu64
 		       " events in %.3f s\n",
 		       nfiles - 1, failed, tot_cmd, tot_mal, tot_ev, (double)dt / 1e9);

@@ -26,32 +26,36 @@ const struct subcommand subcmd_list = {
     "tpmtrace list tpmtrace-demo.db\n",
 };
 
-static void print_json(const struct db_trace_list *l)
+static int print_json(const struct db_trace_list *l)
 {
-	printf("{\"version\":1,\"traces\":[");
+	struct json_w w;
+	json_init_file(&w, stdout, JSON_COMPACT);
+	json_begin_object(&w);
+	json_kint(&w, "version", 1);
+	json_key(&w, "traces");
+	json_begin_array(&w);
 	for (size_t n = 0; n < l->n; n++) {
 		const struct db_trace_row *r = &l->rows[n];
-		printf("%s{\"id\":%lld,\"kind\":", n ? "," : "", (long long)r->id);
-		json_str(stdout, r->kind);
-		printf(",\"status\":");
-		json_str(stdout, r->status);
-		printf(",\"started_at\":");
-		json_str(stdout, r->started_at);
-		printf(",\"commands\":%lld,\"dropped\":%lld,\"name\":", (long long)r->commands,
-		       (long long)r->dropped);
-		json_str(stdout, r->name);
-		printf(",\"source\":");
-		json_str(stdout, r->source);
-		printf(",\"parent_id\":");
+		json_begin_object(&w);
+		json_kint(&w, "id", r->id);
+		json_kstr(&w, "kind", r->kind);
+		json_kstr(&w, "status", r->status);
+		json_kstr(&w, "started_at", r->started_at);
+		json_kint(&w, "commands", r->commands);
+		json_kint(&w, "dropped", r->dropped);
+		json_kstr(&w, "name", r->name);
+		json_kstr(&w, "source", r->source);
 		if (!r->has_parent)
-			printf("null");
+			json_knull(&w, "parent_id");
 		else
-			printf("%lld", (long long)r->parent_id);
-		printf(",\"policy\":");
-		json_str(stdout, r->policy);
-		printf("}");
+			json_kint(&w, "parent_id", r->parent_id);
+		json_kstr(&w, "policy", r->policy);
+		json_end_object(&w);
 	}
-	printf("]}\n");
+	json_end_array(&w);
+	json_end_object(&w);
+	json_newline(&w);
+	return json_done(&w);
 }
 
 static void print_text(const struct db_trace_list *l)
@@ -97,12 +101,13 @@ static int run(int argc, char **argv)
 	}
 	/* A failure part-way (l.incomplete): the rows read are printed, then
 	 * the error, and the exit status is 1. */
-	if (json)
-		print_json(&l);
-	else
+	int bad_json = json && print_json(&l);
+	if (!json)
 		print_text(&l);
 	int incomplete = l.incomplete;
 	db_trace_list_free(&l);
+	if (bad_json)
+		return die("list", "the JSON output went wrong");
 	if (incomplete) {
 		fflush(stdout);
 		return die("list", "%s", err);

@@ -211,12 +211,12 @@ static void warn_stats(const struct pcr_replay_stats *st, const struct pcr_sim *
 
 /* The PCR values of the banks showb[0..ns-1] (JSON: the object's opening
  * members; it stays open for what follows). */
-static void print_values(FILE *out, const struct pcrs_args *a, const int64_t *ids,
+static void print_values(FILE *out, struct json_w *w, const struct pcrs_args *a, const int64_t *ids,
 			 const struct pcr_replay_stats *st, const struct pcr_sim *sim,
 			 const int *showb, unsigned ns)
 {
 	char hex[2 * PCR_MAX_DIGEST + 1];
-	if (!a->json) {
+	if (!w) {
 		for (unsigned k = 0; k < ns; k++) {
 			const struct pcr_sim_bank *b = &sim->bank[showb[k]];
 			fprintf(out, "  %s:\n", b->a->name);
@@ -229,63 +229,72 @@ static void print_values(FILE *out, const struct pcrs_args *a, const int64_t *id
 		}
 		return;
 	}
-	fprintf(out, "{\"version\":1,\"db\":");
-	json_str(out, a->dbpath);
-	fprintf(out, ",\"traces\":[");
+	json_begin_object(w);
+	json_kint(w, "version", 1);
+	json_kstr(w, "db", a->dbpath);
+	json_key(w, "traces");
+	json_begin_array(w);
 	for (unsigned i = 0; i < a->n_ids; i++)
-		fprintf(out, "%s%lld", i ? "," : "", (long long)ids[i]);
-	fprintf(out,
-		"],\"commands\":%llu,\"applied\":%llu,\"failed\":%llu,\"no_response\":%llu,"
-		"\"no_bytes\":%llu,\"unparsable\":%llu,\"beyond_pcr23\":%llu,\"banks\":{",
-		(unsigned long long)st->rows, (unsigned long long)st->applied,
-		(unsigned long long)st->failed, (unsigned long long)st->no_rsp,
-		(unsigned long long)st->no_bytes, (unsigned long long)st->bad,
-		(unsigned long long)sim->ignored_pcr);
+		json_int(w, ids[i]);
+	json_end_array(w);
+	json_kuint(w, "commands", st->rows);
+	json_kuint(w, "applied", st->applied);
+	json_kuint(w, "failed", st->failed);
+	json_kuint(w, "no_response", st->no_rsp);
+	json_kuint(w, "no_bytes", st->no_bytes);
+	json_kuint(w, "unparsable", st->bad);
+	json_kuint(w, "beyond_pcr23", sim->ignored_pcr);
+	json_key(w, "banks");
+	json_begin_object(w);
 	for (unsigned k = 0; k < ns; k++) {
 		const struct pcr_sim_bank *b = &sim->bank[showb[k]];
-		fprintf(out, "%s\"%s\":{", k ? "," : "", b->a->name);
-		int first = 1;
+		json_key(w, b->a->name);
+		json_begin_object(w);
 		for (unsigned p = 0; p < PCR_COUNT; p++) {
 			if (!(a->mask & (1u << p)))
 				continue;
+			char key[12];
+			snprintf(key, sizeof key, "%u", p);
 			import_log_hex(hex, b->pcr[p], b->a->size);
-			fprintf(out, "%s\"%u\":\"%s\"", first ? "" : ",", p, hex);
-			first = 0;
+			json_kstr(w, key, hex);
 		}
-		fprintf(out, "}");
+		json_end_object(w);
 	}
-	fprintf(out, "}");
+	json_end_object(w);
 }
 
-static void json_pcr_list(FILE *out, uint32_t m)
+static void json_pcr_list(struct json_w *w, const char *key, uint32_t m)
 {
-	int f = 1;
+	json_key(w, key);
+	json_begin_array(w);
 	for (unsigned p = 0; p < PCR_COUNT; p++)
-		if (m & (1u << p)) {
-			fprintf(out, "%s%u", f ? "" : ",", p);
-			f = 0;
-		}
+		if (m & (1u << p))
+			json_uint(w, p);
+	json_end_array(w);
 }
 
 /* The comparison with --expect. */
-static void print_expect(FILE *out, const struct pcrs_args *a, const struct pcr_expect *ex,
-			 const struct pcr_sim *sim, const struct pcr_expect_result *r)
+static void print_expect(FILE *out, struct json_w *w, const struct pcrs_args *a,
+			 const struct pcr_expect *ex, const struct pcr_sim *sim,
+			 const struct pcr_expect_result *r)
 {
 	char hex[2 * PCR_MAX_DIGEST + 1];
-	if (a->json) {
-		fprintf(out, ",\"expect\":{\"file\":");
-		json_str(out, a->expect_path);
-		fprintf(out, ",\"banks\":{");
+	if (w) {
+		json_key(w, "expect");
+		json_begin_object(w);
+		json_kstr(w, "file", a->expect_path);
+		json_key(w, "banks");
+		json_begin_object(w);
 	}
 	for (unsigned k = 0; k < ex->n_banks; k++) {
 		const struct pcr_sim_bank *b = &sim->bank[r->bank[k]];
 		uint32_t ok = r->ok[k], bad = r->bad[k];
-		if (a->json) {
-			fprintf(out, "%s\"%s\":{\"match\":[", k ? "," : "", b->a->name);
-			json_pcr_list(out, ok);
-			fprintf(out, "],\"mismatch\":[");
-			json_pcr_list(out, bad);
-			fprintf(out, "]}");
+		if (w) {
+			json_key(w, b->a->name);
+			json_begin_object(w);
+			json_pcr_list(w, "match", ok);
+			json_pcr_list(w, "mismatch", bad);
+			json_end_object(w);
 			continue;
 		}
 		fprintf(out, "expect %s: PCR ", b->a->name);
@@ -306,30 +315,34 @@ static void print_expect(FILE *out, const struct pcrs_args *a, const struct pcr_
 			fprintf(out, "  %s PCR %u: replayed 0x%s\n", b->a->name, p, hex);
 		}
 	}
-	if (a->json)
-		fprintf(out, "},\"compared\":%u,\"ok\":%s}", r->compared,
-			r->mismatch ? "false" : "true");
-	else
+	if (w) {
+		json_end_object(w);
+		json_kuint(w, "compared", r->compared);
+		json_kbool(w, "ok", !r->mismatch);
+		json_end_object(w);
+	} else
 		fprintf(out, "expect: %u values compared, %s\n", r->compared,
 			r->mismatch ? "MISMATCH" : "all match");
 }
 
 /* The boot_aggregate check against firmware trace from. */
-static void print_boot_aggregate(FILE *out, int json, int64_t from, const struct pcr_ba_result *r)
+static void print_boot_aggregate(FILE *out, struct json_w *w, int64_t from,
+				 const struct pcr_ba_result *r)
 {
 	char hex[2 * PCR_MAX_DIGEST + 1];
 	const struct pcr_alg *a = pcr_alg_by_id(r->alg);
 	int which = r->which;
 	import_log_hex(hex, r->want, a->size);
-	if (json)
-		fprintf(out,
-			",\"boot_aggregate\":{\"from\":%lld,\"bank\":\"%s\",\"value\":\"%s\","
-			"\"match\":%s,\"pcrs\":\"%s\"}",
-			(long long)from, a->name, hex, which >= 0 ? "true" : "false",
-			which == 9   ? "0-9"
-			: which == 7 ? "0-7"
-				     : "");
-	else if (which >= 0)
+	if (w) {
+		json_key(w, "boot_aggregate");
+		json_begin_object(w);
+		json_kint(w, "from", from);
+		json_kstr(w, "bank", a->name);
+		json_kstr(w, "value", hex);
+		json_kbool(w, "match", which >= 0);
+		json_kstr(w, "pcrs", which == 9 ? "0-9" : which == 7 ? "0-7" : "");
+		json_end_object(w);
+	} else if (which >= 0)
 		fprintf(out, "boot_aggregate %s:%s = %s(PCR 0-%d of trace %lld): match%s\n",
 			a->name, hex, a->name, which, (long long)from,
 			which == 9 ? " (Linux >= 5.8 rule)" : "");
@@ -433,28 +446,36 @@ static int run_pcrs(int argc, char **argv)
 		rc = 1;
 		out = o.f;
 	}
-	print_values(out, &a, ids, &st, &sim, showb, ns);
+	struct json_w jw, *w = a.json ? &jw : NULL;
+	json_init_file(&jw, out, JSON_COMPACT);
+	print_values(out, w, &a, ids, &st, &sim, showb, ns);
 	if (ex) {
 		struct pcr_expect_result er;
 		pcr_expect_compare(&sim, ex, a.mask, &er);
 		mismatch = er.mismatch;
-		print_expect(out, &a, ex, &sim, &er);
+		print_expect(out, w, &a, ex, &sim, &er);
 	}
 	if (ba_from) {
 		struct pcr_ba_result bar;
 		if (pcr_boot_aggregate_check(db, ids, n_ids, ba_from, &fw, &bar, err, sizeof err)) {
-			if (a.json)
-				fprintf(out, "}\n");
+			if (w) {
+				json_end_object(w);
+				json_newline(w);
+			}
 			die("pcrs", "%s", err);
 			goto out;
 		}
-		print_boot_aggregate(out, a.json, ba_from, &bar);
+		print_boot_aggregate(out, w, ba_from, &bar);
 		if (bar.which < 0)
 			mismatch = 1;
 	}
-	if (a.json)
-		fprintf(out, "}\n");
+	if (w) {
+		json_end_object(w);
+		json_newline(w);
+	}
 	rc = mismatch ? 1 : 0;
+	if (w && json_done(w))
+		rc = die("pcrs", "the JSON output went wrong");
 	if (a.outpath && cli_out_close("pcrs", &o, 1))
 		rc = 1;
 out:

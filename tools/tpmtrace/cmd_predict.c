@@ -113,13 +113,11 @@ static void fmt_time(char *b, size_t l, double ms)
 		snprintf(b, l, "%.2f ms", ms);
 }
 
-/* A JSON object key for command code cc (its name, or 0xHEX), after a
- * comma unless it is member i == 0. */
-static void json_cc_key(unsigned i, uint32_t cc)
+/* A JSON object key for command code cc: its name, or 0xHEX. */
+static void json_cc_key(struct json_w *w, uint32_t cc)
 {
 	char hex[16];
-	printf("%s", i ? "," : "");
-	json_str(stdout, cc_label(cc, hex, sizeof hex));
+	json_key(w, cc_label(cc, hex, sizeof hex));
 }
 
 /* The command line. */
@@ -273,7 +271,7 @@ static int prepare(const struct pcfg *c, struct pstate *s)
 	return 0;
 }
 
-static void json_policy(const struct pstate *s, unsigned k)
+static void json_policy(struct json_w *w, const struct pstate *s, unsigned k)
 {
 	const struct predictor *pr = s->pr;
 	const struct pred_result *r = &pr->r[k];
@@ -281,83 +279,103 @@ static void json_policy(const struct pstate *s, unsigned k)
 	char spec[160];
 	predict_factors(pr, k, s->base, &f);
 	policy_spec(&r->pol, spec, sizeof spec);
-	printf("{\"name\":");
-	json_str(stdout, r->pol.name);
-	printf(",\"spec\":");
-	json_str(stdout, spec);
-	printf(",\"commands\":%llu,\"by_role\":{", (unsigned long long)r->commands);
+	json_begin_object(w);
+	json_kstr(w, "name", r->pol.name);
+	json_kstr(w, "spec", spec);
+	json_kuint(w, "commands", r->commands);
+	json_key(w, "by_role");
+	json_begin_object(w);
 	for (int ro = 0; ro < POL_ROLE__COUNT; ro++)
-		printf("%s\"%s\":%llu", ro ? "," : "", policy_role_str(ro),
-		       (unsigned long long)r->by_role[ro]);
-	printf("},\"by_command\":{");
+		json_kuint(w, policy_role_str(ro), r->by_role[ro]);
+	json_end_object(w);
+	json_key(w, "by_command");
+	json_begin_object(w);
 	for (unsigned c = 0; c < r->n_cc; c++) {
-		json_cc_key(c, r->by_cc[c].cc);
-		printf(":%llu", (unsigned long long)r->by_cc[c].n);
+		json_cc_key(w, r->by_cc[c].cc);
+		json_uint(w, r->by_cc[c].n);
 	}
-	printf("},\"tpm_ms_by_command\":{");
+	json_end_object(w);
+	json_key(w, "tpm_ms_by_command");
+	json_begin_object(w);
 	for (unsigned c = 0; c < r->n_cc; c++) {
-		json_cc_key(c, r->by_cc[c].cc);
-		printf(":%.6f", r->by_cc[c].tpm_ms);
+		json_cc_key(w, r->by_cc[c].cc);
+		json_double(w, r->by_cc[c].tpm_ms, 6);
 	}
-	printf("},\"tpm_ms\":%.6f,", r->tpm_ms);
+	json_end_object(w);
+	json_kdouble(w, "tpm_ms", r->tpm_ms, 6);
 	/* A prediction mostly priced at the fallback has no known range. */
-	if (predict_fallback_share(pr, k) > PREDICT_FALLBACK_WARN)
-		printf("\"tpm_low_ms\":null,\"tpm_high_ms\":null,");
-	else
-		printf("\"tpm_low_ms\":%.6f,\"tpm_high_ms\":%.6f,", r->tpm_lo_ms, r->tpm_hi_ms);
-	printf("\"tpm_ms_without_spread\":%.6f,\"host_crypto_ms\":%.6f,"
-	       "\"total_ms\":%.6f,\"factor_vs_password\":%.6f,\"factor_vs_password_tpm\":%.6f,"
-	       "\"factor_vs_password_total\":",
-	       r->nospread_ms, r->host_ms, predict_total_ms(pr, k), f.total_vs_base, f.tpm_vs_base);
-	if (f.total_known)
-		printf("%.6f", f.total_vs_base);
-	else
-		printf("null");
-	if (f.have_rec)
-		printf(",\"factor_vs_recorded\":%.6f,\"factor_vs_recorded_tpm\":%.6f,"
-		       "\"factor_vs_recorded_total\":%.6f",
-		       f.total_vs_rec, f.tpm_vs_rec, f.total_vs_rec);
 	double share = predict_fallback_share(pr, k);
-	printf(",\"approximated\":%llu,\"priced_at_fallback\":%llu,\"fallback_share\":%.6f,"
-	       "\"mostly_fallback\":%s}",
-	       (unsigned long long)r->approx, (unsigned long long)r->missing, share,
-	       share > PREDICT_FALLBACK_WARN ? "true" : "false");
+	if (share > PREDICT_FALLBACK_WARN) {
+		json_knull(w, "tpm_low_ms");
+		json_knull(w, "tpm_high_ms");
+	} else {
+		json_kdouble(w, "tpm_low_ms", r->tpm_lo_ms, 6);
+		json_kdouble(w, "tpm_high_ms", r->tpm_hi_ms, 6);
+	}
+	json_kdouble(w, "tpm_ms_without_spread", r->nospread_ms, 6);
+	json_kdouble(w, "host_crypto_ms", r->host_ms, 6);
+	json_kdouble(w, "total_ms", predict_total_ms(pr, k), 6);
+	json_kdouble(w, "factor_vs_password", f.total_vs_base, 6);
+	json_kdouble(w, "factor_vs_password_tpm", f.tpm_vs_base, 6);
+	if (f.total_known)
+		json_kdouble(w, "factor_vs_password_total", f.total_vs_base, 6);
+	else
+		json_knull(w, "factor_vs_password_total");
+	if (f.have_rec) {
+		json_kdouble(w, "factor_vs_recorded", f.total_vs_rec, 6);
+		json_kdouble(w, "factor_vs_recorded_tpm", f.tpm_vs_rec, 6);
+		json_kdouble(w, "factor_vs_recorded_total", f.total_vs_rec, 6);
+	}
+	json_kuint(w, "approximated", r->approx);
+	json_kuint(w, "priced_at_fallback", r->missing);
+	json_kdouble(w, "fallback_share", share, 6);
+	json_kbool(w, "mostly_fallback", share > PREDICT_FALLBACK_WARN);
+	json_end_object(w);
 }
 
-static void print_json(const struct pstate *s)
+static int print_json(const struct pstate *s)
 {
 	const struct predictor *pr = s->pr;
 	const struct pred_host *h = &s->host;
-	printf("{\"version\":1,\"profile\":");
-	json_str(stdout, s->prof.name);
-	printf(",\"profile_from\":");
-	json_str(stdout, s->from);
-	printf(",\"trace\":");
-	json_str(stdout, s->desc);
-	printf(",\"input_commands\":%llu,\"non_tpm_ms\":%.6f,\"non_tpm_known\":%s",
-	       (unsigned long long)pr->in_commands, pr->gap_ms, pr->gap_known ? "true" : "false");
-	if (pr->recorded_n)
-		printf(",\"recorded_tpm_ms\":%.6f,\"recorded_total_ms\":%.6f", pr->recorded_tpm_ms,
-		       pr->recorded_tpm_ms + pr->gap_ms);
-	printf(",\"host_crypto\":\"%s\",\"host_crypto_per_op_ms\":{\"salt_ecc\":%.6f,"
-	       "\"salt\":%.6f,\"unsalted\":%.6f,\"hmac\":%.6f,\"enc\":%.6f,\"name\":%.6f}",
-	       h->measured ? "measured on this host" : "constant estimate, not measured",
-	       h->salt_ecc, h->salt, h->unsalted, h->hmac, h->enc, h->name);
-	printf(",\"policies\":[");
-	int first = 1;
-	for (unsigned k = 0; k < s->npol; k++) {
-		if (!s->show[k])
-			continue;
-		printf("%s", first ? "" : ",");
-		first = 0;
-		json_policy(s, k);
+	struct json_w w;
+	json_init_file(&w, stdout, JSON_COMPACT);
+	json_begin_object(&w);
+	json_kint(&w, "version", 1);
+	json_kstr(&w, "profile", s->prof.name);
+	json_kstr(&w, "profile_from", s->from);
+	json_kstr(&w, "trace", s->desc);
+	json_kuint(&w, "input_commands", pr->in_commands);
+	json_kdouble(&w, "non_tpm_ms", pr->gap_ms, 6);
+	json_kbool(&w, "non_tpm_known", pr->gap_known);
+	if (pr->recorded_n) {
+		json_kdouble(&w, "recorded_tpm_ms", pr->recorded_tpm_ms, 6);
+		json_kdouble(&w, "recorded_total_ms", pr->recorded_tpm_ms + pr->gap_ms, 6);
 	}
-	printf("],\"warnings\":[");
-	for (unsigned j = 0; j < s->nwarn; j++) {
-		printf("%s", j ? "," : "");
-		json_str(stdout, s->warns[j]);
-	}
-	printf("]}\n");
+	json_kstr(&w, "host_crypto",
+		  h->measured ? "measured on this host" : "constant estimate, not measured");
+	json_key(&w, "host_crypto_per_op_ms");
+	json_begin_object(&w);
+	json_kdouble(&w, "salt_ecc", h->salt_ecc, 6);
+	json_kdouble(&w, "salt", h->salt, 6);
+	json_kdouble(&w, "unsalted", h->unsalted, 6);
+	json_kdouble(&w, "hmac", h->hmac, 6);
+	json_kdouble(&w, "enc", h->enc, 6);
+	json_kdouble(&w, "name", h->name, 6);
+	json_end_object(&w);
+	json_key(&w, "policies");
+	json_begin_array(&w);
+	for (unsigned k = 0; k < s->npol; k++)
+		if (s->show[k])
+			json_policy(&w, s, k);
+	json_end_array(&w);
+	json_key(&w, "warnings");
+	json_begin_array(&w);
+	for (unsigned j = 0; j < s->nwarn; j++)
+		json_str(&w, s->warns[j]);
+	json_end_array(&w);
+	json_end_object(&w);
+	json_newline(&w);
+	return json_done(&w);
 }
 
 /* The TPM range, or "-" when most of the time is priced at the fallback:
@@ -602,9 +620,9 @@ static int run(int argc, char **argv)
 	predict_finish(s.pr);
 	s.nwarn = predict_warnings(s.pr, s.warns, 32);
 	print_warnings(&s, c.verbose);
-	if (c.json)
-		print_json(&s);
-	else
+	if (c.json && print_json(&s))
+		rc = die("predict", "the JSON output went wrong");
+	else if (!c.json)
 		print_text(&s, c.wide);
 out:
 	free(s.pr);

@@ -74,6 +74,22 @@ static int ensure_uuids(const char *path)
 	return 0;
 }
 
+static void print_json(const struct pg_push_result *r)
+{
+	struct json_w w;
+	json_init_file(&w, stdout, JSON_COMPACT);
+	json_begin_object(&w);
+	json_kint(&w, "version", 1);
+	json_kuint(&w, "pushed", r->pushed);
+	json_kuint(&w, "present", r->present);
+	json_kuint(&w, "recording", r->recording);
+	json_kuint(&w, "commands", r->commands);
+	json_kuint(&w, "events", r->events);
+	json_kuint(&w, "clients", r->clients);
+	json_end_object(&w);
+	json_newline(&w);
+}
+
 static int run(int argc, char **argv)
 {
 	int json = 0, quiet = 0, k;
@@ -125,16 +141,13 @@ static int run(int argc, char **argv)
 		return die("push", "%s: %s (pushed before it: %u traces)", masked, err,
 			   rc == -EPROTO ? 0 : r.pushed);
 	if (json)
-		k = printf("{\"version\":1,\"pushed\":%u,\"present\":%u,\"recording\":%u,"
-			   "\"commands\":%llu,\"events\":%llu,\"clients\":%llu}\n",
-			   r.pushed, r.present, r.recording, (unsigned long long)r.commands,
-			   (unsigned long long)r.events, (unsigned long long)r.clients);
+		print_json(&r);
 	else if (!quiet)
 		k = printf("pushed %u traces (%llu commands, %llu events); %u already on the "
 			   "server; %u unfinished left\n",
 			   r.pushed, (unsigned long long)r.commands, (unsigned long long)r.events,
 			   r.present, r.recording);
-	if (k < 0 || fflush(stdout))
+	if (k < 0 || ferror(stdout) || fflush(stdout))
 		return die("push", "cannot write the summary: %s", strerror(errno));
 	return 0;
 }

@@ -175,99 +175,113 @@ static uint64_t span_ns(const struct replay_result *r)
 	return r->last_ns > r->first_ns ? r->last_ns - r->first_ns : 0;
 }
 
-static void print_json(FILE *f, const struct replay_result *r, int rc)
+/* The run's counts and times: the members of its object before the lists. */
+static void json_counts(struct json_w *w, const struct replay_result *r)
 {
-	fprintf(f, "{\"source\":%lld,\"trace\":%lld,\"policy\":", (long long)r->source_id,
-		(long long)r->trace_id);
-	json_str(f, r->policy);
-	fprintf(f, ",\"target\":");
-	json_str(f, r->target);
-	fprintf(f, ",\"status\":\"%s\",\"error\":", r->status);
-	json_str(f, rc ? r->err : NULL);
-	fprintf(f,
-		",\"source_commands\":%llu,\"processed\":%llu,\"sent\":%llu,\"faithful\":%llu,"
-		"\"substituted\":%llu,\"refused\":%llu,\"skipped\":%llu,\"failed\":%llu,"
-		"\"fidelity\":%.4f,\"hmac_verified\":%llu,\"retries\":%llu,\"tpm_ns\":%llu,"
-		"\"source_tpm_ns\":%llu,"
-		"\"crypto_ns\":%llu,\"wall_ns\":%llu,\"trace_commands\":%llu,\"tpmtrace_commands\":"
-		"%llu,"
-		"\"span_ns\":%llu,",
-		(unsigned long long)r->source_commands, (unsigned long long)r->processed,
-		(unsigned long long)r->sent, (unsigned long long)r->outcome[REPLAY_FAITHFUL],
-		(unsigned long long)r->outcome[REPLAY_SUBSTITUTED],
-		(unsigned long long)r->outcome[REPLAY_REFUSED],
-		(unsigned long long)r->outcome[REPLAY_SKIPPED], (unsigned long long)r->failed,
-		r->processed ? (double)fidelity_n(r) / (double)r->processed : 0.0,
-		(unsigned long long)r->hmac_checked, (unsigned long long)r->retries,
-		(unsigned long long)r->tpm_ns, (unsigned long long)r->src_tpm_ns,
-		(unsigned long long)r->crypto_ns, (unsigned long long)r->wall_ns,
-		(unsigned long long)(r->sent - r->sent_own), (unsigned long long)r->sent_own,
-		(unsigned long long)span_ns(r));
+	json_kuint(w, "source_commands", r->source_commands);
+	json_kuint(w, "processed", r->processed);
+	json_kuint(w, "sent", r->sent);
+	json_kuint(w, "faithful", r->outcome[REPLAY_FAITHFUL]);
+	json_kuint(w, "substituted", r->outcome[REPLAY_SUBSTITUTED]);
+	json_kuint(w, "refused", r->outcome[REPLAY_REFUSED]);
+	json_kuint(w, "skipped", r->outcome[REPLAY_SKIPPED]);
+	json_kuint(w, "failed", r->failed);
+	json_kdouble(w, "fidelity",
+		     r->processed ? (double)fidelity_n(r) / (double)r->processed : 0.0, 4);
+	json_kuint(w, "hmac_verified", r->hmac_checked);
+	json_kuint(w, "retries", r->retries);
+	json_kuint(w, "tpm_ns", r->tpm_ns);
+	json_kuint(w, "source_tpm_ns", r->src_tpm_ns);
+	json_kuint(w, "crypto_ns", r->crypto_ns);
+	json_kuint(w, "wall_ns", r->wall_ns);
+	json_kuint(w, "trace_commands", r->sent - r->sent_own);
+	json_kuint(w, "tpmtrace_commands", r->sent_own);
+	json_kuint(w, "span_ns", span_ns(r));
 	if (r->emulated[0]) {
-		fprintf(f, "\"emulated\":");
-		json_str(f, r->emulated);
-		fprintf(f,
-			",\"emulate_seed\":%llu,\"emulate_approximated\":%llu,"
-			"\"emulate_fallback\":%llu,\"emulate_late\":%llu,\"emulate_late_ns\":%llu,"
-			"\"emulate_owed_ns\":%llu,",
-			(unsigned long long)r->emulate_seed, (unsigned long long)r->emu_approx,
-			(unsigned long long)r->emu_missing, (unsigned long long)r->emu_late,
-			(unsigned long long)r->emu_late_ns, (unsigned long long)r->emu_debt_ns);
+		json_kstr(w, "emulated", r->emulated);
+		json_kuint(w, "emulate_seed", r->emulate_seed);
+		json_kuint(w, "emulate_approximated", r->emu_approx);
+		json_kuint(w, "emulate_fallback", r->emu_missing);
+		json_kuint(w, "emulate_late", r->emu_late);
+		json_kuint(w, "emulate_late_ns", r->emu_late_ns);
+		json_kuint(w, "emulate_owed_ns", r->emu_debt_ns);
 	}
 	if (strcmp(r->target, "swtpm (spawned)")) {
-		fprintf(f, "\"cleaned\":%u,\"cleanup_left\":%u,\"cleanup_error\":", r->cleaned,
-			r->cleanup_left);
-		json_str(f, r->cleanup_left ? r->cleanup_err : NULL);
-		fputc(',', f);
+		json_kuint(w, "cleaned", r->cleaned);
+		json_kuint(w, "cleanup_left", r->cleanup_left);
+		json_kstr(w, "cleanup_error", r->cleanup_left ? r->cleanup_err : NULL);
 	}
-	fprintf(f, "\"sent_by_role\":{");
-	int first = 1;
-	for (int i = 0; i < REPLAY_N_ROLES; i++) {
-		if (!r->by_role[i])
-			continue;
-		fprintf(f, "%s\"%s\":%llu", first ? "" : ",", role_names[i],
-			(unsigned long long)r->by_role[i]);
-		first = 0;
-	}
-	fprintf(f, "},\"reasons\":[");
+}
+
+/* The run's lists: commands per role, reasons, per command code, PCRs. */
+static void json_lists(struct json_w *w, const struct replay_result *r)
+{
+	json_key(w, "sent_by_role");
+	json_begin_object(w);
+	for (int i = 0; i < REPLAY_N_ROLES; i++)
+		if (r->by_role[i])
+			json_kuint(w, role_names[i], r->by_role[i]);
+	json_end_object(w);
+	json_key(w, "reasons");
+	json_begin_array(w);
 	for (unsigned i = 0; i < r->n_reasons; i++) {
 		const struct replay_reason *n = &r->reasons[i];
-		fprintf(f, "%s{\"outcome\":\"%s\",\"command\":", i ? "," : "",
-			outcome_names[n->outcome]);
-		json_str(f, n->cc ? tpm_cc_name(n->cc) : NULL);
-		fprintf(f, ",\"count\":%llu,\"first_seq\":%llu,\"reason\":",
-			(unsigned long long)n->count, (unsigned long long)n->first_seq);
-		json_str(f, n->text);
-		fputc('}', f);
+		json_begin_object(w);
+		json_kstr(w, "outcome", outcome_names[n->outcome]);
+		json_kstr(w, "command", n->cc ? tpm_cc_name(n->cc) : NULL);
+		json_kuint(w, "count", n->count);
+		json_kuint(w, "first_seq", n->first_seq);
+		json_kstr(w, "reason", n->text);
+		json_end_object(w);
 	}
-	fprintf(f, "],\"commands\":[");
+	json_end_array(w);
+	json_key(w, "commands");
+	json_begin_array(w);
 	for (unsigned i = 0; i < r->n_cc; i++) {
 		const struct replay_cc_stat *s = &r->cc[i];
-		const char *nm = tpm_cc_name(s->cc);
-		fprintf(f, "%s{\"cc\":%u,\"name\":", i ? "," : "", s->cc);
-		json_str(f, nm);
-		fprintf(f,
-			",\"recorded\":%llu,\"replayed\":%llu,\"recorded_ns\":%llu,"
-			"\"replayed_ns\":%llu,\"rc_differs\":%llu}",
-			(unsigned long long)s->n_src, (unsigned long long)s->n_rep,
-			(unsigned long long)s->src_ns, (unsigned long long)s->rep_ns,
-			(unsigned long long)s->rc_differs);
+		json_begin_object(w);
+		json_kuint(w, "cc", s->cc);
+		json_kstr(w, "name", tpm_cc_name(s->cc));
+		json_kuint(w, "recorded", s->n_src);
+		json_kuint(w, "replayed", s->n_rep);
+		json_kuint(w, "recorded_ns", s->src_ns);
+		json_kuint(w, "replayed_ns", s->rep_ns);
+		json_kuint(w, "rc_differs", s->rc_differs);
+		json_end_object(w);
 	}
-	fprintf(f, "],\"pcrs\":{");
+	json_end_array(w);
+	json_key(w, "pcrs");
+	json_begin_object(w);
 	for (unsigned b = 0; b < r->n_banks; b++) {
 		const struct replay_bank *k = &r->banks[b];
-		fprintf(f, "%s\"%s\":{", b ? "," : "", alg_name(k->alg));
-		int c = 0;
+		json_key(w, alg_name(k->alg));
+		json_begin_object(w);
 		for (int i = 0; i < 24; i++) {
 			if (!(k->mask & (1u << i)))
 				continue;
-			fprintf(f, "%s\"%d\":\"", c++ ? "," : "", i);
-			hex(f, k->v[i], k->size);
-			fputc('"', f);
+			char key[12];
+			snprintf(key, sizeof key, "%d", i);
+			json_key(w, key);
+			json_hex(w, k->v[i], k->size);
 		}
-		fputc('}', f);
+		json_end_object(w);
 	}
-	fprintf(f, "}}");
+	json_end_object(w);
+}
+
+/* One run as an object of "runs". */
+static void print_json(struct json_w *w, const struct replay_result *r, int rc)
+{
+	json_begin_object(w);
+	json_kint(w, "source", r->source_id);
+	json_kint(w, "trace", r->trace_id);
+	json_kstr(w, "policy", r->policy);
+	json_kstr(w, "target", r->target);
+	json_kstr(w, "status", r->status);
+	json_kstr(w, "error", rc ? r->err : NULL);
+	json_counts(w, r);
+	json_lists(w, r);
+	json_end_object(w);
 }
 
 static void print_text(FILE *f, const struct replay_result *r, int rc)
@@ -429,6 +443,7 @@ struct rcfg {
 	const char *db_path, *trace, *policy, *target, *emulate;
 	long repeat;
 	int json, allow, have_seed;
+	struct json_w *w; /* --json: the writer on stdout */
 	struct replay_auth *auths;
 	unsigned n_auths;
 	uint64_t seed;
@@ -476,8 +491,7 @@ static int check_run(const struct rcfg *c, const struct replay_result *r, int rc
 
 /* --repeat runs of policy k; each run printed as it ends. Returns 0, or 1
  * with why set. */
-static int run_policy(struct rcfg *c, unsigned k, struct progress *pg, int *printed, char *why,
-		      size_t n)
+static int run_policy(struct rcfg *c, unsigned k, struct progress *pg, char *why, size_t n)
 {
 	static struct replay_result res;
 	struct replay_opts ro = {.db_path = c->db_path,
@@ -503,10 +517,8 @@ static int run_policy(struct rcfg *c, unsigned k, struct progress *pg, int *prin
 			snprintf(why, n, "%s", res.err);
 			return 1;
 		}
-		if (c->json) {
-			if ((*printed)++)
-				putchar(',');
-			print_json(stdout, &res, rc);
+		if (c->w) {
+			print_json(c->w, &res, rc);
 		} else {
 			print_text(stdout, &res, rc);
 		}
@@ -531,33 +543,35 @@ static void mean_sd(char *b, size_t n, const struct run_stats *s)
 			 s->mean > 0 ? 100 * model_run_stats_sd(s) / s->mean : 0);
 }
 
-static void json_sd(const struct run_stats *s)
+/* The standard deviation, null for one run: it has none. */
+static void json_sd(struct json_w *w, const char *key, const struct run_stats *s)
 {
 	if (s->n < 2)
-		printf("null");
+		json_knull(w, key);
 	else
-		printf("%.6f", model_run_stats_sd(s));
+		json_kdouble(w, key, model_run_stats_sd(s), 6);
 }
 
 /* Mean +- standard deviation per policy, in the manner of perf stat -r. */
 static void print_summary(const struct rcfg *c)
 {
-	if (c->json) {
-		printf(",\"summary\":[");
+	struct json_w *w = c->w;
+	if (w) {
+		json_key(w, "summary");
+		json_begin_array(w);
 		for (unsigned k = 0; k < c->n_pols && c->tpm[k].n; k++) {
-			printf("%s{\"policy\":", k ? "," : "");
-			json_str(stdout, c->pols[k]);
-			printf(",\"runs\":%llu,\"first_trace\":%lld,\"last_trace\":%lld,"
-			       "\"tpm_ms_mean\":%.6f,\"tpm_ms_sd\":",
-			       (unsigned long long)c->tpm[k].n, (long long)c->first_id[k],
-			       (long long)c->last_id[k], c->tpm[k].mean);
-			/* one run has no standard deviation */
-			json_sd(&c->tpm[k]);
-			printf(",\"wall_ms_mean\":%.6f,\"wall_ms_sd\":", c->wall[k].mean);
-			json_sd(&c->wall[k]);
-			putchar('}');
+			json_begin_object(w);
+			json_kstr(w, "policy", c->pols[k]);
+			json_kuint(w, "runs", c->tpm[k].n);
+			json_kint(w, "first_trace", c->first_id[k]);
+			json_kint(w, "last_trace", c->last_id[k]);
+			json_kdouble(w, "tpm_ms_mean", c->tpm[k].mean, 6);
+			json_sd(w, "tpm_ms_sd", &c->tpm[k]);
+			json_kdouble(w, "wall_ms_mean", c->wall[k].mean, 6);
+			json_sd(w, "wall_ms_sd", &c->wall[k]);
+			json_end_object(w);
 		}
-		printf("]");
+		json_end_array(w);
 		return;
 	}
 	printf("\nper policy over %ld run%s each (mean +- sample standard deviation, - for one "
@@ -580,23 +594,32 @@ static void print_summary(const struct rcfg *c)
 static int replay_policies(struct rcfg *c)
 {
 	struct progress pg;
-	int ret = 0, printed = 0;
+	int ret = 0;
 	char why[1200] = "";
+	struct json_w jw;
+	json_init_file(&jw, stdout, JSON_COMPACT);
+	c->w = c->json ? &jw : NULL;
 	progress_init(&pg, "replay", "commands", !c->json);
-	if (c->json)
-		printf("{\"version\":1,\"runs\":[");
+	if (c->w) {
+		json_begin_object(c->w);
+		json_kint(c->w, "version", 1);
+		json_key(c->w, "runs");
+		json_begin_array(c->w);
+	}
 	for (unsigned k = 0; k < c->n_pols && !ret; k++)
-		ret = run_policy(c, k, &pg, &printed, why, sizeof why);
-	if (c->json)
-		printf("]");
+		ret = run_policy(c, k, &pg, why, sizeof why);
+	if (c->w)
+		json_end_array(c->w);
 	if (c->n_pols > 1 || c->repeat > 1)
 		print_summary(c);
-	if (c->json) {
-		if (why[0]) {
-			printf(",\"error\":");
-			json_str(stdout, why);
-		}
-		printf("}\n");
+	if (c->w) {
+		if (why[0])
+			json_kstr(c->w, "error", why);
+		json_end_object(c->w);
+		json_newline(c->w);
+		if (json_done(c->w) && !ret)
+			ret = die("replay", "the JSON output went wrong");
+		c->w = NULL;
 	}
 	if (why[0])
 		die("replay", "%s", why);

@@ -252,8 +252,10 @@ static int run(int argc, char **argv)
 		if (!rc)
 			rc = report_answer_compute(ans, &d, a.cmp, a.ncmp, a.profiles, a.nprof,
 						   ho.host, err, sizeof err);
-		if (!rc)
-			report_json_write(o.f, ans);
+		if (!rc && report_json_write(o.f, ans)) {
+			rc = -EINVAL;
+			snprintf(err, sizeof err, "the JSON output went wrong");
+		}
 	} else {
 		rc = report_html_write(o.f, &d, &ho, ans, err, sizeof err);
 	}

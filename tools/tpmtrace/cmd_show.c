@@ -78,6 +78,7 @@ struct show {
 	int64_t bind[40];
 	unsigned n_bind;
 	const char *comm; /* ?40 */
+	struct json_w *w; /* --json: the writer on stdout */
 };
 
 static void attrs_str(uint32_t a, char *out)
@@ -250,7 +251,7 @@ static void print_field_line(int indent, const char *line)
 }
 
 struct explain_out {
-	int json, first;
+	struct json_w *w; /* --json, or NULL */
 };
 
 static void field_out(void *ctx, const struct tpm_field *f)
@@ -262,16 +263,16 @@ static void field_out(void *ctx, const struct tpm_field *f)
 		tpm_field_format(f, line, (size_t)n + 1);
 	if (!line)
 		line = small;
-	if (o->json) {
-		printf("%s{\"depth\":%u,\"name\":", o->first ? "" : ",", f->depth);
-		json_str(stdout, f->name ? f->name : "");
-		printf(",\"redacted\":%s,\"text\":", f->kind == TPM_F_REDACTED ? "true" : "false");
-		json_str(stdout, line);
-		printf("}");
+	if (o->w) {
+		json_begin_object(o->w);
+		json_kuint(o->w, "depth", f->depth);
+		json_kstr(o->w, "name", f->name ? f->name : "");
+		json_kbool(o->w, "redacted", f->kind == TPM_F_REDACTED);
+		json_kstr(o->w, "text", line);
+		json_end_object(o->w);
 	} else {
 		print_field_line(4 * (int)(f->depth + 1), line);
 	}
-	o->first = 0;
 	if (line != small)
 		free(line);
 }
@@ -298,11 +299,15 @@ static void explain_one(sqlite3_stmt *st, int64_t id, const struct show *s, int 
 	size_t rsp_len = (size_t)sqlite3_column_bytes(st, 2);
 	char comm[128];
 	safe_text((const char *)sqlite3_column_text(st, 5), comm, sizeof comm);
-	struct explain_out o = {s->json, 1};
-	if (s->json) {
-		printf("%s{\"seq\":%lld,\"cc\":%u,\"name\":", first ? "" : ",", seq, cc);
-		json_str(stdout, name ? name : "");
-		printf(",\"redacted\":%s,\"command\":[", redacted ? "true" : "false");
+	struct explain_out o = {s->w};
+	if (s->w) {
+		json_begin_object(s->w);
+		json_kint(s->w, "seq", seq);
+		json_kuint(s->w, "cc", cc);
+		json_kstr(s->w, "name", name ? name : "");
+		json_kbool(s->w, "redacted", redacted);
+		json_key(s->w, "command");
+		json_begin_array(s->w);
 	} else {
 		printf("%sCommand: seq %lld, trace %lld, client %d (%s), %s (0x%08X)%s\n",
 		       first ? "" : "\n", seq, (long long)id, sqlite3_column_int(st, 4), comm,
@@ -312,21 +317,24 @@ static void explain_one(sqlite3_stmt *st, int64_t id, const struct show *s, int 
 		tpm_explain_cmd(cmd, cmd_len, redacted, field_out, &o);
 	else if (!s->json)
 		printf("    (bytes not stored: the trace's payloads are none)\n");
-	if (s->json)
-		printf("],\"response\":[");
-	else if (sqlite3_column_type(st, 7) == SQLITE_NULL)
+	if (s->w) {
+		json_end_array(s->w);
+		json_key(s->w, "response");
+		json_begin_array(s->w);
+	} else if (sqlite3_column_type(st, 7) == SQLITE_NULL)
 		printf("Response: none\n");
 	else if (sqlite3_column_type(st, 6) != SQLITE_NULL)
 		printf("Response: latency %.3f ms\n", ns_to_ms(sqlite3_column_double(st, 6)));
 	else
 		printf("Response:\n");
-	o.first = 1;
 	if (rsp)
 		tpm_explain_rsp(rsp, rsp_len, cmd, cmd_len, redacted, field_out, &o);
 	else if (!s->json && sqlite3_column_type(st, 7) != SQLITE_NULL)
 		printf("    (bytes not stored: the trace's payloads are none)\n");
-	if (s->json)
-		printf("]}");
+	if (s->w) {
+		json_end_array(s->w);
+		json_end_object(s->w);
+	}
 }
 
 /* A read that stopped at an error (SQLITE_BUSY, IOERR, CORRUPT): the output
@@ -369,14 +377,22 @@ static int explain(sqlite3 *db, int64_t id, const struct show *s)
 	bind_filters(st, id, s);
 	long n = 0;
 	int src = SQLITE_DONE;
-	if (s->json)
-		printf("{\"version\":1,\"trace\":%lld,\"commands\":[", (long long)id);
+	if (s->w) {
+		json_begin_object(s->w);
+		json_kint(s->w, "version", 1);
+		json_kint(s->w, "trace", id);
+		json_key(s->w, "commands");
+		json_begin_array(s->w);
+	}
 	while ((s->limit < 0 || n < s->limit) && (src = sqlite3_step(st)) == SQLITE_ROW)
 		explain_one(st, id, s, n++ == 0);
 	if (src != SQLITE_ROW && src != SQLITE_DONE)
 		return read_failed(db, st, id);
-	if (s->json)
-		printf("]}\n");
+	if (s->w) {
+		json_end_array(s->w);
+		json_end_object(s->w);
+		json_newline(s->w);
+	}
 	sqlite3_finalize(st);
 	if (!n && s->seq && s->seq_a == s->seq_b)
 		return die("show", "trace %lld has no command with seq %lld", (long long)id,
@@ -386,17 +402,18 @@ static int explain(sqlite3 *db, int64_t id, const struct show *s)
 
 /* ---- the list ---- */
 
-static void print_event(sqlite3_stmt *st, int64_t seq, double rel, const struct show *s, int first)
+static void print_event(sqlite3_stmt *st, int64_t seq, double rel, const struct show *s)
 {
 	const char *kind = (const char *)sqlite3_column_text(st, 16);
 	const char *detail = (const char *)sqlite3_column_text(st, 17);
-	if (s->json) {
-		printf("%s{\"type\":\"event\",\"seq\":%lld,\"t\":%.9f,\"kind\":", first ? "" : ",",
-		       (long long)seq, rel);
-		json_str(stdout, kind ? kind : "");
-		printf(",\"detail\":");
-		json_str(stdout, detail);
-		printf("}");
+	if (s->w) {
+		json_begin_object(s->w);
+		json_kstr(s->w, "type", "event");
+		json_kint(s->w, "seq", seq);
+		json_kdouble(s->w, "t", rel, 9);
+		json_kstr(s->w, "kind", kind ? kind : "");
+		json_kstr(s->w, "detail", detail);
+		json_end_object(s->w);
 		return;
 	}
 	/* Event kinds and details come from files (IMA file names, TCG event
@@ -406,37 +423,40 @@ static void print_event(sqlite3_stmt *st, int64_t seq, double rel, const struct 
 	       detail ? " " : "", safe_text(detail, db_, sizeof db_));
 }
 
-static void json_int_or_null(const char *key, sqlite3_stmt *st, int col)
+static void json_int_or_null(struct json_w *w, const char *key, sqlite3_stmt *st, int col)
 {
 	if (sqlite3_column_type(st, col) == SQLITE_NULL)
-		printf(",\"%s\":null", key);
+		json_knull(w, key);
 	else
-		printf(",\"%s\":%lld", key, (long long)sqlite3_column_int64(st, col));
+		json_kint(w, key, sqlite3_column_int64(st, col));
 }
 
-static void print_command_json(sqlite3_stmt *st, int64_t seq, double rel, int first)
+static void print_command_json(struct json_w *w, sqlite3_stmt *st, int64_t seq, double rel)
 {
 	uint32_t cc = (uint32_t)sqlite3_column_int64(st, 3);
 	const char *name = tpm_cc_name(cc);
-	printf("%s{\"type\":\"command\",\"seq\":%lld,\"t\":%.9f,\"cc\":%u,\"name\":",
-	       first ? "" : ",", (long long)seq, rel, cc);
-	json_str(stdout, name ? name : "");
-	printf(",\"handles\":[");
+	json_begin_object(w);
+	json_kstr(w, "type", "command");
+	json_kint(w, "seq", seq);
+	json_kdouble(w, "t", rel, 9);
+	json_kuint(w, "cc", cc);
+	json_kstr(w, "name", name ? name : "");
+	json_key(w, "handles");
+	json_begin_array(w);
 	for (int h = 0; h < 3 && sqlite3_column_type(st, 4 + h) != SQLITE_NULL; h++)
-		printf("%s%lld", h ? "," : "", (long long)sqlite3_column_int64(st, 4 + h));
-	printf("]");
-	json_int_or_null("n_sessions", st, 7);
-	json_int_or_null("sess_handle", st, 8);
-	json_int_or_null("sess_attrs", st, 9);
-	json_int_or_null("pcr", st, 10);
-	json_int_or_null("client", st, 11);
-	json_int_or_null("rc", st, 12);
-	json_int_or_null("latency_ns", st, 13);
-	json_int_or_null("rsp_handle", st, 15);
-	json_int_or_null("flags", st, 18);
-	printf(",\"malformed\":");
-	json_str(stdout, (const char *)sqlite3_column_text(st, 14));
-	printf("}");
+		json_int(w, sqlite3_column_int64(st, 4 + h));
+	json_end_array(w);
+	json_int_or_null(w, "n_sessions", st, 7);
+	json_int_or_null(w, "sess_handle", st, 8);
+	json_int_or_null(w, "sess_attrs", st, 9);
+	json_int_or_null(w, "pcr", st, 10);
+	json_int_or_null(w, "client", st, 11);
+	json_int_or_null(w, "rc", st, 12);
+	json_int_or_null(w, "latency_ns", st, 13);
+	json_int_or_null(w, "rsp_handle", st, 15);
+	json_int_or_null(w, "flags", st, 18);
+	json_kstr(w, "malformed", (const char *)sqlite3_column_text(st, 14));
+	json_end_object(w);
 }
 
 /* tpm2-tss's "tpm:error(2.0): TEXT" as "error: TEXT", "tpm:success" as
@@ -554,25 +574,33 @@ static int list(sqlite3 *db, int64_t id, const struct show *s)
 	int64_t t0 = first_time(db, id);
 	long n = 0;
 	int src = SQLITE_DONE;
-	if (s->json)
-		printf("{\"version\":1,\"trace\":%lld,\"rows\":[", (long long)id);
+	if (s->w) {
+		json_begin_object(s->w);
+		json_kint(s->w, "version", 1);
+		json_kint(s->w, "trace", id);
+		json_key(s->w, "rows");
+		json_begin_array(s->w);
+	}
 	while ((s->limit < 0 || n < s->limit) && (src = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t seq = sqlite3_column_int64(st, 1), t = sqlite3_column_int64(st, 2);
 		double rel = t0 < 0 || sqlite3_column_type(st, 2) == SQLITE_NULL
 				 ? 0
 				 : (double)(t - t0) / 1e9;
 		if (sqlite3_column_int(st, 0) == 1)
-			print_event(st, seq, rel, s, n == 0);
-		else if (s->json)
-			print_command_json(st, seq, rel, n == 0);
+			print_event(st, seq, rel, s);
+		else if (s->w)
+			print_command_json(s->w, st, seq, rel);
 		else
 			print_command(st, seq, rel, s->wide);
 		n++;
 	}
 	if (src != SQLITE_ROW && src != SQLITE_DONE)
 		return read_failed(db, st, id);
-	if (s->json)
-		printf("]}\n");
+	if (s->w) {
+		json_end_array(s->w);
+		json_end_object(s->w);
+		json_newline(s->w);
+	}
 	sqlite3_finalize(st);
 	return n ? 0 : nothing_matched(id, s);
 }
@@ -587,8 +615,13 @@ static int run(int argc, char **argv)
 	sqlite3 *db = cli_open_db("show", dbpath, 0);
 	if (!db)
 		return 1;
+	struct json_w jw;
+	json_init_file(&jw, stdout, JSON_COMPACT);
+	s.w = s.json ? &jw : NULL;
 	int64_t id = cli_pick_trace("show", db, s.trace_arg);
 	ret = !id ? 1 : s.verbose ? explain(db, id, &s) : list(db, id, &s);
+	if (!ret && s.w && json_done(s.w))
+		ret = die("show", "the JSON output went wrong");
 	sqlite3_close(db);
 	return ret;
 }

@@ -31,46 +31,43 @@ const struct subcommand subcmd_sql = {
     "  'SELECT tpm_cc_name(cc), percentile(latency_ns, 95) FROM command GROUP BY cc'\n",
 };
 
-/* A BLOB as lower-case hex (quoted for JSON). */
-static void blob_hex(sqlite3_stmt *st, int i, int quote)
+/* A BLOB as lower-case hex (json_hex for JSON). */
+static void blob_hex(sqlite3_stmt *st, int i)
 {
 	const unsigned char *b = sqlite3_column_blob(st, i);
 	int n = sqlite3_column_bytes(st, i);
-	if (quote)
-		putchar('"');
 	for (int k = 0; k < n; k++)
 		printf("%02x", b[k]);
-	if (quote)
-		putchar('"');
 }
 
-/* One row as a JSON object (after a comma unless it is the first). */
-static void print_row_json(sqlite3_stmt *st, int cols, int first_row)
+/* One row as a JSON object, an item of the array "rows". */
+static void print_row_json(struct json_w *w, sqlite3_stmt *st, int cols)
 {
-	printf("%s{", first_row ? "" : ",");
+	json_begin_object(w);
 	for (int i = 0; i < cols; i++) {
-		if (i)
-			printf(",");
-		json_str(stdout, sqlite3_column_name(st, i));
-		printf(":");
+		json_key(w, sqlite3_column_name(st, i));
 		switch (sqlite3_column_type(st, i)) {
 		case SQLITE_NULL:
-			printf("null");
+			json_null(w);
 			break;
 		case SQLITE_INTEGER:
-			printf("%lld", (long long)sqlite3_column_int64(st, i));
+			json_int(w, sqlite3_column_int64(st, i));
 			break;
 		case SQLITE_FLOAT:
-			printf("%.17g", sqlite3_column_double(st, i));
+			json_real(w, sqlite3_column_double(st, i));
 			break;
-		case SQLITE_BLOB:
-			blob_hex(st, i, 1);
+		case SQLITE_BLOB: {
+			const void *b = sqlite3_column_blob(st, i);
+			json_hex(w, b, (size_t)sqlite3_column_bytes(st, i));
 			break;
-		default:
-			json_str(stdout, (const char *)sqlite3_column_text(st, i));
+		}
+		default: {
+			const char *t = (const char *)sqlite3_column_text(st, i);
+			json_strn(w, t, (size_t)sqlite3_column_bytes(st, i));
+		}
 		}
 	}
-	printf("}");
+	json_end_object(w);
 }
 
 /* One row as text, columns separated by '|', preceded by the header line
@@ -86,7 +83,7 @@ static void print_row_text(sqlite3_stmt *st, int cols, int with_header)
 		if (i)
 			putchar('|');
 		if (sqlite3_column_type(st, i) == SQLITE_BLOB) {
-			blob_hex(st, i, 0);
+			blob_hex(st, i);
 			continue;
 		}
 		const unsigned char *v = sqlite3_column_text(st, i);
@@ -97,12 +94,11 @@ static void print_row_text(sqlite3_stmt *st, int cols, int with_header)
 
 /* Runs every statement of sql in turn, printing its rows. Returns 0, or 1
  * with errbuf set to SQLite's message (already reported). */
-static int run_statements(sqlite3 *db, const char *sql, int json, int header, char *errbuf,
-			  size_t errlen)
+static int run_statements(sqlite3 *db, const char *sql, struct json_w *json, int header,
+			  char *errbuf, size_t errlen)
 {
 	const char *tail;
 	sqlite3_stmt *st = NULL;
-	int first_row = 1;
 	while (sql && *sql) {
 		if (sqlite3_prepare_v2(db, sql, -1, &st, &tail) != SQLITE_OK) {
 			snprintf(errbuf, errlen, "%s", sqlite3_errmsg(db));
@@ -113,12 +109,11 @@ static int run_statements(sqlite3 *db, const char *sql, int json, int header, ch
 		int cols = sqlite3_column_count(st), rc, printed_header = 0;
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			if (json) {
-				print_row_json(st, cols, first_row);
+				print_row_json(json, st, cols);
 			} else {
 				print_row_text(st, cols, header && !printed_header);
 				printed_header = 1;
 			}
-			first_row = 0;
 		}
 		if (rc != SQLITE_DONE) {
 			snprintf(errbuf, errlen, "%s", sqlite3_errmsg(db));
@@ -153,16 +148,24 @@ static int run(int argc, char **argv)
 	if (!db)
 		return 1;
 	char errbuf[512] = "";
-	if (json)
-		printf("{\"version\":1,\"rows\":[");
-	ret = run_statements(db, argv[p.ind + 1], json, header, errbuf, sizeof errbuf);
-	if (json && !ret)
-		printf("]}\n");
-	else if (json) {
+	struct json_w w;
+	json_init_file(&w, stdout, JSON_COMPACT);
+	if (json) {
+		json_begin_object(&w);
+		json_kint(&w, "version", 1);
+		json_key(&w, "rows");
+		json_begin_array(&w);
+	}
+	ret = run_statements(db, argv[p.ind + 1], json ? &w : NULL, header, errbuf, sizeof errbuf);
+	if (json) {
+		json_end_array(&w);
 		/* Still one JSON object: the rows so far and what went wrong. */
-		printf("],\"error\":");
-		json_str(stdout, errbuf);
-		printf("}\n");
+		if (ret)
+			json_kstr(&w, "error", errbuf);
+		json_end_object(&w);
+		json_newline(&w);
+		if (json_done(&w))
+			ret = die("sql", "the JSON output went wrong");
 	}
 	sqlite3_close(db);
 	return ret;

@@ -48,19 +48,23 @@ const struct subcommand subcmd_stats = {
 
 /* Prints rows of per-command-code statistics: 94 columns for a name of 22
  * characters and times below 10 s; the first occurrence with wide. */
-static void print_rows(const struct db_cc_stats *r, size_t nr, int json, int wide)
+static void print_rows(const struct db_cc_stats *r, size_t nr, struct json_w *w, int wide)
 {
 	for (size_t n = 0; n < nr; n++, r++) {
-		if (json) {
-			printf("%s{\"name\":", n ? "," : "");
-			json_str(stdout, r->name);
-			printf(",\"cc\":%lld,\"count\":%lld,\"total_ns\":%lld,\"min_ns\":%lld,"
-			       "\"mean_ns\":%.0f,\"p50_ns\":%lld,\"p95_ns\":%lld,\"p99_ns\":%lld,"
-			       "\"max_ns\":%lld,\"first_ns\":%lld}",
-			       (long long)r->cc, (long long)r->count, (long long)r->total.i,
-			       (long long)r->min.i, r->mean, (long long)r->p50.i,
-			       (long long)r->p95.i, (long long)r->p99.i, (long long)r->max.i,
-			       (long long)r->first.i);
+		if (w) {
+			json_begin_object(w);
+			json_kstr(w, "name", r->name);
+			json_kint(w, "cc", r->cc);
+			json_kint(w, "count", r->count);
+			json_kint(w, "total_ns", r->total.i);
+			json_kint(w, "min_ns", r->min.i);
+			json_kdouble(w, "mean_ns", r->mean, 0);
+			json_kint(w, "p50_ns", r->p50.i);
+			json_kint(w, "p95_ns", r->p95.i);
+			json_kint(w, "p99_ns", r->p99.i);
+			json_kint(w, "max_ns", r->max.i);
+			json_kint(w, "first_ns", r->first.i);
+			json_end_object(w);
 		} else {
 			char nb[256];
 			if (!wide) {
@@ -81,26 +85,33 @@ static void print_rows(const struct db_cc_stats *r, size_t nr, int json, int wid
 }
 
 /* Commands, latency total and maximum per origin. */
-static int print_origins(sqlite3 *db, int64_t id, int json)
+static int print_origins(sqlite3 *db, int64_t id, struct json_w *w)
 {
 	struct origin_stats org[POL_ORIGIN__COUNT];
 	char err[512];
 	int no = model_origin_stats_load(db, id, org, err, sizeof err);
 	if (no < 0)
 		return die("stats", "%s", err);
-	if (json)
-		printf("{\"version\":1,\"origins\":[");
-	else
+	if (w) {
+		json_begin_object(w);
+		json_kint(w, "version", 1);
+		json_key(w, "origins");
+		json_begin_array(w);
+	} else
 		printf("%-12s %7s %11s %9s %9s %7s\n", "origin", "count", "total ms", "mean", "max",
 		       "hwrng");
 	for (int n = 0; n < no; n++) {
 		const struct origin_stats *o = &org[n];
-		if (json)
-			printf("%s{\"origin\":\"%s\",\"count\":%lld,\"total_ns\":%.0f,"
-			       "\"mean_ns\":%.0f,\"max_ns\":%.0f,\"hwrng\":%lld}",
-			       n ? "," : "", policy_origin_str(o->origin), o->n, o->total, o->mean,
-			       o->max, o->hwrng);
-		else
+		if (w) {
+			json_begin_object(w);
+			json_kstr(w, "origin", policy_origin_str(o->origin));
+			json_kint(w, "count", o->n);
+			json_kdouble(w, "total_ns", o->total, 0);
+			json_kdouble(w, "mean_ns", o->mean, 0);
+			json_kdouble(w, "max_ns", o->max, 0);
+			json_kint(w, "hwrng", o->hwrng);
+			json_end_object(w);
+		} else
 			printf("%-12s %7lld %11.3f %9.3f %9.3f %7lld\n",
 			       policy_origin_str(o->origin), o->n, ns_to_ms(o->total),
 			       ns_to_ms(o->mean), ns_to_ms(o->max), o->hwrng);
@@ -110,10 +121,13 @@ static int print_origins(sqlite3 *db, int64_t id, int json)
 
 /* The per-command-code tables: the clients' commands, then tpmtrace's own
  * (when all of the clients' were read). */
-static void print_commands(const struct db_stats *s, int json, int wide)
+static void print_commands(const struct db_stats *s, struct json_w *w, int wide)
 {
-	if (json) {
-		printf("{\"version\":1,\"commands\":[");
+	if (w) {
+		json_begin_object(w);
+		json_kint(w, "version", 1);
+		json_key(w, "commands");
+		json_begin_array(w);
 	} else if (!wide) {
 		printf("%-22s %6s %10s %8s %8s %8s %8s %8s %8s\n", "command", "count", "total ms",
 		       "min", "mean", "p50", "p95", "p99", "max");
@@ -121,34 +135,43 @@ static void print_commands(const struct db_stats *s, int json, int wide)
 		printf("%-26s %7s %11s %9s %9s %9s %9s %9s %9s %9s\n", "command", "count",
 		       "total ms", "min", "mean", "p50", "p95", "p99", "max", "first");
 	}
-	print_rows(s->cmds, s->n_cmds, json, wide);
+	print_rows(s->cmds, s->n_cmds, w, wide);
 	if (!s->cmds_done)
 		return;
-	if (json) {
-		printf("],\"tpmtrace_commands\":[");
+	if (w) {
+		json_end_array(w);
+		json_key(w, "tpmtrace_commands");
+		json_begin_array(w);
 	} else if (s->n_own) {
 		printf("sent by tpmtrace itself (flag 32: Startup of the spawned swtpm,\n"
 		       "resource-manager flushes):\n");
 	}
-	print_rows(s->own, s->n_own, json, wide);
+	print_rows(s->own, s->n_own, w, wide);
 }
 
-static void print_summary(int64_t id, const struct db_trace_summary *t, int json)
+static void print_summary(int64_t id, const struct db_trace_summary *t, struct json_w *w)
 {
-	if (json) {
-		printf("],\"trace\":{\"id\":%lld,\"name\":", (long long)id);
-		json_str(stdout, t->name);
-		printf(",\"kind\":");
-		json_str(stdout, t->kind);
-		printf(",\"status\":");
-		json_str(stdout, t->status);
-		printf(",\"commands\":%lld,\"tpmtrace_commands\":%lld,\"events\":%lld,"
-		       "\"dropped\":%lld,\"malformed\":%lld,"
-		       "\"no_response\":%lld,\"tpm_ns\":%.0f,\"span_ns\":%.0f,"
-		       "\"tpm_ns_incl_tpmtrace\":%.0f,\"span_ns_incl_tpmtrace\":%.0f}}\n",
-		       (long long)t->commands, (long long)t->own, (long long)t->events,
-		       (long long)t->dropped, (long long)t->malformed, (long long)t->no_response,
-		       t->tpm_ns, t->span_ns, t->tpm_ns_all, t->span_ns_all);
+	if (w) {
+		json_end_array(w);
+		json_key(w, "trace");
+		json_begin_object(w);
+		json_kint(w, "id", id);
+		json_kstr(w, "name", t->name);
+		json_kstr(w, "kind", t->kind);
+		json_kstr(w, "status", t->status);
+		json_kint(w, "commands", t->commands);
+		json_kint(w, "tpmtrace_commands", t->own);
+		json_kint(w, "events", t->events);
+		json_kint(w, "dropped", t->dropped);
+		json_kint(w, "malformed", t->malformed);
+		json_kint(w, "no_response", t->no_response);
+		json_kdouble(w, "tpm_ns", t->tpm_ns, 0);
+		json_kdouble(w, "span_ns", t->span_ns, 0);
+		json_kdouble(w, "tpm_ns_incl_tpmtrace", t->tpm_ns_all, 0);
+		json_kdouble(w, "span_ns_incl_tpmtrace", t->span_ns_all, 0);
+		json_end_object(w);
+		json_end_object(w);
+		json_newline(w);
 	} else {
 		char nb[1024], kb[64], sb[64];
 		printf("trace %lld%s%s%s (%s, %s): %lld commands, %lld events, %lld dropped,\n"
@@ -202,20 +225,27 @@ static int run(int argc, char **argv)
 		die("stats", "%s", err);
 		goto out;
 	}
+	struct json_w jw, *w = json ? &jw : NULL;
+	json_init_file(&jw, stdout, JSON_COMPACT);
 	if (origin) {
-		if (print_origins(db, id, json))
+		if (print_origins(db, id, w))
 			goto out;
 	} else {
-		print_commands(&s, json, wide);
+		print_commands(&s, w, wide);
 	}
 	if (!s.have_sum) {
-		printf(json ? "]}\n" : "\n");
+		if (w) {
+			json_end_array(w);
+			json_end_object(w);
+			json_newline(w);
+		} else
+			putchar('\n');
 		fflush(stdout);
 		die("stats", "%s: %s", dbpath, err);
 		goto out;
 	}
-	print_summary(id, &s.sum, json);
-	ret = 0;
+	print_summary(id, &s.sum, w);
+	ret = w && json_done(w) ? die("stats", "the JSON output went wrong") : 0;
 out:
 	db_stats_free(&s);
 	sqlite3_close(db);

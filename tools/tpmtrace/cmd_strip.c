@@ -41,6 +41,25 @@ const struct subcommand subcmd_strip = {
     "linux-6.12\n",
 };
 
+static void print_json(int64_t id, const struct strip_result *r)
+{
+	struct json_w w;
+	json_init_file(&w, stdout, JSON_COMPACT);
+	json_begin_object(&w);
+	json_kint(&w, "version", 1);
+	json_kint(&w, "source", id);
+	json_kint(&w, "trace", r->trace_id);
+	json_kuint(&w, "source_commands", r->source_commands);
+	json_kuint(&w, "commands", r->commands);
+	json_kuint(&w, "registration", r->registration);
+	json_kuint(&w, "setup", r->setup);
+	json_kuint(&w, "ends", r->ends);
+	json_kuint(&w, "rewritten", r->rewritten);
+	json_kuint(&w, "sizes_assumed", r->sizes_assumed);
+	json_end_object(&w);
+	json_newline(&w);
+}
+
 static int run(int argc, char **argv)
 {
 	const char *trace_arg = NULL, *name = NULL;
@@ -73,13 +92,7 @@ static int run(int argc, char **argv)
 		goto out;
 	}
 	if (json)
-		printf("{\"version\":1,\"source\":%lld,\"trace\":%lld,\"source_commands\":%llu,"
-		       "\"commands\":%llu,\"registration\":%llu,\"setup\":%llu,\"ends\":%llu,"
-		       "\"rewritten\":%llu,\"sizes_assumed\":%llu}\n",
-		       (long long)id, (long long)r.trace_id, (unsigned long long)r.source_commands,
-		       (unsigned long long)r.commands, (unsigned long long)r.registration,
-		       (unsigned long long)r.setup, (unsigned long long)r.ends,
-		       (unsigned long long)r.rewritten, (unsigned long long)r.sizes_assumed);
+		print_json(id, &r);
 	else
 		printf(
 		    "trace %lld: the password-equivalent of trace %lld: %llu of %llu commands;\n"

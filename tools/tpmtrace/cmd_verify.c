@@ -32,28 +32,52 @@ const struct subcommand subcmd_verify = {
     "tpmtrace verify tpmtrace-demo.db\n",
 };
 
-static void print_json(const struct db_verify *v)
+static int print_json(const struct db_verify *v)
 {
-	printf("{\"version\":1,\"integrity\":");
-	json_str(stdout, v->integrity);
-	printf(",\"traces\":[");
+	struct json_w w;
+	json_init_file(&w, stdout, JSON_COMPACT);
+	json_begin_object(&w);
+	json_kint(&w, "version", 1);
+	json_kstr(&w, "integrity", v->integrity);
+	json_key(&w, "traces");
+	json_begin_array(&w);
 	for (size_t n = 0; n < v->n_traces; n++) {
 		const struct db_verify_trace *t = &v->traces[n];
-		printf("%s{\"id\":%lld,\"status\":", n ? "," : "", (long long)t->id);
-		json_str(stdout, t->status);
-		printf(",\"commands\":%lld,\"events\":%lld,\"dropped\":%lld,\"ok\":%s,"
-		       "\"unfinished\":%s,\"detail\":",
-		       (long long)t->commands, (long long)t->events, (long long)t->dropped,
-		       t->bad ? "false" : "true", t->unfinished ? "true" : "false");
-		json_str(stdout, t->detail);
-		printf("}");
+		json_begin_object(&w);
+		json_kint(&w, "id", t->id);
+		json_kstr(&w, "status", t->status);
+		json_kint(&w, "commands", t->commands);
+		json_kint(&w, "events", t->events);
+		json_kint(&w, "dropped", t->dropped);
+		json_kbool(&w, "ok", !t->bad);
+		json_kbool(&w, "unfinished", t->unfinished);
+		json_kstr(&w, "detail", t->detail);
+		json_end_object(&w);
 	}
-	printf("]");
-	if (v->query_error[0]) {
-		printf(",\"error\":");
-		json_str(stdout, v->query_error);
-	}
-	printf(",\"problems\":%d}\n", v->problems);
+	json_end_array(&w);
+	if (v->query_error[0])
+		json_kstr(&w, "error", v->query_error);
+	json_kint(&w, "problems", v->problems);
+	json_end_object(&w);
+	json_newline(&w);
+	return json_done(&w);
+}
+
+/* A database that cannot be opened: still one JSON object. */
+static void print_json_error(const char *err)
+{
+	struct json_w w;
+	json_init_file(&w, stdout, JSON_COMPACT);
+	json_begin_object(&w);
+	json_kint(&w, "version", 1);
+	json_kstr(&w, "error", err);
+	json_knull(&w, "integrity");
+	json_key(&w, "traces");
+	json_begin_array(&w);
+	json_end_array(&w);
+	json_kint(&w, "problems", 1);
+	json_end_object(&w);
+	json_newline(&w);
 }
 
 static void print_text(const struct db_verify *v)
@@ -86,11 +110,8 @@ static int run(int argc, char **argv)
 	sqlite3 *db = NULL;
 	char err[512];
 	if (db_open(dbpath, DB_READ, &db, err, sizeof err)) {
-		if (json) {
-			printf("{\"version\":1,\"error\":");
-			json_str(stdout, err);
-			printf(",\"integrity\":null,\"traces\":[],\"problems\":1}\n");
-		}
+		if (json)
+			print_json_error(err);
 		return die("verify", "%s", err);
 	}
 	struct db_verify v;
@@ -100,11 +121,11 @@ static int run(int argc, char **argv)
 		db_verify_free(&v);
 		return die("verify", "%s", err);
 	}
-	if (json)
-		print_json(&v);
-	else
-		print_text(&v);
 	int problems = v.problems;
+	if (json && print_json(&v))
+		problems = die("verify", "the JSON output went wrong");
+	else if (!json)
+		print_text(&v);
 	db_verify_free(&v);
 	return problems ? 1 : 0;
 }

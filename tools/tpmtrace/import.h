@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "recorder/import/ima_import.h"
+#include "db/json.h"
 #include "recorder/import/import_sink.h"
 
 struct import_opts {
@@ -25,12 +26,13 @@ struct import_opts {
 };
 
 /* What a measurement-log import (ima, tcglog: import_logs.c) left: its
- * trace, the summary line and the kind's own JSON members. */
+ * trace, the summary line and the kind's own JSON members ("entries": 3,
+ * ...: a json_init_members buffer, freed with json_free). */
 struct import_log_result {
 	int64_t trace_id;
 	char status[16];
 	char text[512];
-	char json[768]; /* ", \"entries\": 3, ..." */
+	struct json_w json;
 };
 
 struct importer {

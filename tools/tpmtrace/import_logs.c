@@ -165,17 +165,18 @@ int import_ima_file(const char *file, const struct import_opts *o, struct import
 		 : res.big_endian ? " big-endian"
 				  : " little-endian",
 		 la ? la->name : "?", ima_rule_str(cfg.opts.rule), now_s() - t0);
-	snprintf(r->json, sizeof r->json,
-		 ", \"entries\": %llu, \"violations\": %llu, \"mismatches\": %llu, "
-		 "\"beyond_pcr23\": %llu, \"truncated\": %s, \"format\": \"%s\", "
-		 "\"list_alg\": \"%s\", \"kernel_rule\": \"%s\"",
-		 (unsigned long long)res.entries, (unsigned long long)res.violations,
-		 (unsigned long long)res.mismatches, (unsigned long long)res.bad_pcr,
-		 res.tail.truncated ? "true" : "false",
-		 res.ascii	  ? "ascii"
-		 : res.big_endian ? "binary-big-endian"
-				  : "binary",
-		 la ? la->name : "?", ima_rule_str(cfg.opts.rule));
+	struct json_w *w = &r->json;
+	json_kuint(w, "entries", res.entries);
+	json_kuint(w, "violations", res.violations);
+	json_kuint(w, "mismatches", res.mismatches);
+	json_kuint(w, "beyond_pcr23", res.bad_pcr);
+	json_kbool(w, "truncated", res.tail.truncated);
+	json_kstr(w, "format",
+		  res.ascii	   ? "ascii"
+		  : res.big_endian ? "binary-big-endian"
+				   : "binary");
+	json_kstr(w, "list_alg", la ? la->name : "?");
+	json_kstr(w, "kernel_rule", ima_rule_str(cfg.opts.rule));
 	return 0;
 }
 
@@ -247,13 +248,13 @@ int import_tcglog_file(const char *file, const struct import_opts *o, struct imp
 		 res.crypto_agile ? "crypto-agile" : "SHA-1", banks,
 		 res.startup_locality < 0 ? 0 : res.startup_locality,
 		 res.tail.truncated ? ", truncated last event ignored" : "");
-	snprintf(
-	    r->json, sizeof r->json,
-	    ", \"events\": %llu, \"extends\": %llu, \"beyond_pcr23\": %llu, \"truncated\": %s, "
-	    "\"format\": \"%s\", \"banks\": \"%s\", \"startup_locality\": %d",
-	    (unsigned long long)res.events, (unsigned long long)res.extends,
-	    (unsigned long long)res.bad_pcr, res.tail.truncated ? "true" : "false",
-	    res.crypto_agile ? "crypto-agile" : "sha1", banks,
-	    res.startup_locality < 0 ? 0 : res.startup_locality);
+	struct json_w *w = &r->json;
+	json_kuint(w, "events", res.events);
+	json_kuint(w, "extends", res.extends);
+	json_kuint(w, "beyond_pcr23", res.bad_pcr);
+	json_kbool(w, "truncated", res.tail.truncated);
+	json_kstr(w, "format", res.crypto_agile ? "crypto-agile" : "sha1");
+	json_kstr(w, "banks", banks);
+	json_kint(w, "startup_locality", res.startup_locality < 0 ? 0 : res.startup_locality);
 	return 0;
 }

@@ -26,7 +26,8 @@ extern const char *const report_html_css;
 
 int report_html_write(FILE *f, struct report_data *d, const struct report_html_opts *o,
 		      struct report_answer *a, char *err, size_t errlen);
-/* The answer as one JSON object (`report --json`). */
-void report_json_write(FILE *f, const struct report_answer *a);
+/* The answer as one JSON object (`report --json`), through db/json.h.
+ * Returns 0, or -1 when the writer saw a bug (db/json.h: misuse). */
+int report_json_write(FILE *f, const struct report_answer *a);
 
 #endif

@@ -1,78 +1,90 @@
 /* `tpmtrace report --json`: the answer (model/report_headline.h) as one JSON
- * object, the numbers of the page's headline table. */
+ * object, the numbers of the page's headline table, through db/json.h. */
 #include <string.h>
 
 #include "common.h"
 #include "report_html.h"
 
 /* A factor, or null where there is nothing to compare with (0). */
-static void json_factor(FILE *f, const char *key, double x)
+static void json_factor(struct json_w *w, const char *key, double x)
 {
 	if (x > 0)
-		fprintf(f, ",\"%s\":%.6f", key, x);
+		json_kdouble(w, key, x, 6);
 	else
-		fprintf(f, ",\"%s\":null", key);
+		json_knull(w, key);
 }
 
-static void json_row(FILE *f, const struct report_row *w)
+static void json_row(struct json_w *w, const struct report_row *r)
 {
-	fputs("{\"policy\":", f);
-	json_str(f, w->policy);
-	fprintf(f,
-		",\"kind\":\"%s\",\"runs\":%u,\"commands\":%llu,\"tpm_ms\":%.6f,\"total_ms\":%.6f",
-		w->kind, w->runs, (unsigned long long)w->commands, w->tpm_ms, w->total_ms);
+	json_begin_object(w);
+	json_kstr(w, "policy", r->policy);
+	json_kstr(w, "kind", r->kind);
+	json_kuint(w, "runs", r->runs);
+	json_kuint(w, "commands", r->commands);
+	json_kdouble(w, "tpm_ms", r->tpm_ms, 6);
+	json_kdouble(w, "total_ms", r->total_ms, 6);
 	/* A prediction mostly priced at the fallback has no known range. */
-	if (w->mostly_fallback)
-		fputs(",\"tpm_low_ms\":null,\"tpm_high_ms\":null", f);
-	else
-		fprintf(f, ",\"tpm_low_ms\":%.6f,\"tpm_high_ms\":%.6f", w->lo_ms, w->hi_ms);
-	json_factor(f, "factor_vs_password_tpm", w->x_password_tpm);
-	json_factor(f, "factor_vs_password", w->x_password_total);
-	json_factor(f, "factor_vs_recorded", w->x_recorded_total);
-	fprintf(f,
-		",\"priced_at_fallback\":%llu,"
-		"\"fallback_ms\":%.6f,\"fallback_share\":%.6f,\"mostly_fallback\":%s,"
-		"\"fell_back\":",
-		(unsigned long long)w->fallback_cmds, w->fallback_ms, w->fallback_share,
-		w->mostly_fallback ? "true" : "false");
-	json_str(f, w->fell_back);
-	fputs("}", f);
+	if (r->mostly_fallback) {
+		json_knull(w, "tpm_low_ms");
+		json_knull(w, "tpm_high_ms");
+	} else {
+		json_kdouble(w, "tpm_low_ms", r->lo_ms, 6);
+		json_kdouble(w, "tpm_high_ms", r->hi_ms, 6);
+	}
+	json_factor(w, "factor_vs_password_tpm", r->x_password_tpm);
+	json_factor(w, "factor_vs_password", r->x_password_total);
+	json_factor(w, "factor_vs_recorded", r->x_recorded_total);
+	json_kuint(w, "priced_at_fallback", r->fallback_cmds);
+	json_kdouble(w, "fallback_ms", r->fallback_ms, 6);
+	json_kdouble(w, "fallback_share", r->fallback_share, 6);
+	json_kbool(w, "mostly_fallback", r->mostly_fallback);
+	json_kstr(w, "fell_back", r->fell_back);
+	json_end_object(w);
 }
 
-void report_json_write(FILE *f, const struct report_answer *a)
+/* The rows of kind "predicted" (predicted 1) from profile, or the others. */
+static void json_rows(struct json_w *w, const struct report_headline *h, int predicted,
+		      const char *profile)
+{
+	json_begin_array(w);
+	for (unsigned i = 0; i < h->n; i++) {
+		int is_pred = !strcmp(h->rows[i].kind, "predicted");
+		if (is_pred == predicted && (!predicted || !strcmp(h->rows[i].source, profile)))
+			json_row(w, &h->rows[i]);
+	}
+	json_end_array(w);
+}
+
+int report_json_write(FILE *f, const struct report_answer *a)
 {
 	const struct report_headline *h = &a->h;
-	fprintf(f,
-		"{\"version\":1,\"trace\":%lld,\"timed\":%s,\"recorded_tpm_ms\":%.6f,"
-		"\"non_tpm_ms\":%.6f,\"recorded_total_ms\":%.6f,\"recorded_commands\":%lld,"
-		"\"recorded_span_ms\":%.6f,\"tpmtrace_commands\":%lld,"
-		"\"recorded_tpm_ms_incl_tpmtrace\":%.6f,\"fallback_threshold\":%.2f,"
-		"\"measured\":[",
-		(long long)h->trace_id, h->timed ? "true" : "false", h->recorded_tpm_ms,
-		h->non_tpm_ms, h->recorded_total_ms, (long long)h->recorded_commands,
-		h->recorded_span_ms, (long long)h->tpmtrace_commands, h->tpm_ms_incl_tpmtrace,
-		REPORT_FALLBACK_WARN);
-	int first = 1;
-	for (unsigned i = 0; i < h->n; i++)
-		if (strcmp(h->rows[i].kind, "predicted")) {
-			fputs(first ? "" : ",", f);
-			first = 0;
-			json_row(f, &h->rows[i]);
-		}
-	fputs("],\"predicted\":[", f);
+	struct json_w w;
+	json_init_file(&w, f, JSON_COMPACT);
+	json_begin_object(&w);
+	json_kint(&w, "version", 1);
+	json_kint(&w, "trace", h->trace_id);
+	json_kbool(&w, "timed", h->timed);
+	json_kdouble(&w, "recorded_tpm_ms", h->recorded_tpm_ms, 6);
+	json_kdouble(&w, "non_tpm_ms", h->non_tpm_ms, 6);
+	json_kdouble(&w, "recorded_total_ms", h->recorded_total_ms, 6);
+	json_kint(&w, "recorded_commands", h->recorded_commands);
+	json_kdouble(&w, "recorded_span_ms", h->recorded_span_ms, 6);
+	json_kint(&w, "tpmtrace_commands", h->tpmtrace_commands);
+	json_kdouble(&w, "recorded_tpm_ms_incl_tpmtrace", h->tpm_ms_incl_tpmtrace, 6);
+	json_kdouble(&w, "fallback_threshold", REPORT_FALLBACK_WARN, 2);
+	json_key(&w, "measured");
+	json_rows(&w, h, 0, NULL);
+	json_key(&w, "predicted");
+	json_begin_array(&w);
 	for (unsigned p = 0; p < a->npred; p++) {
-		fputs(p ? ",{\"profile\":" : "{\"profile\":", f);
-		json_str(f, a->pred[p].profile);
-		fputs(",\"policies\":[", f);
-		first = 1;
-		for (unsigned i = 0; i < h->n; i++)
-			if (!strcmp(h->rows[i].kind, "predicted") &&
-			    !strcmp(h->rows[i].source, a->pred[p].profile)) {
-				fputs(first ? "" : ",", f);
-				first = 0;
-				json_row(f, &h->rows[i]);
-			}
-		fputs("]}", f);
+		json_begin_object(&w);
+		json_kstr(&w, "profile", a->pred[p].profile);
+		json_key(&w, "policies");
+		json_rows(&w, h, 1, a->pred[p].profile);
+		json_end_object(&w);
 	}
-	fputs("]}\n", f);
+	json_end_array(&w);
+	json_end_object(&w);
+	json_newline(&w);
+	return json_done(&w);
 }
