@@ -9,7 +9,7 @@
  * tpm_auth_name, tpm_cc_destructive (from the command table of model/tpm) and
  * percentile (nearest rank, db_nearest_rank). Also the trace rows
  * (db_trace_begin, db_trace_end, db_last_trace), db_exec and the monotonic
- * clock mono_ns. */
+ * clock db_mono_ns. */
 #include "db/db.h"
 
 #include <errno.h>
@@ -28,7 +28,7 @@
 #include "model/tpm/tpm_cc.h"
 #include "schema_sql.h"
 
-uint64_t mono_ns(void)
+uint64_t db_mono_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -320,14 +320,14 @@ static int on_stmt(unsigned type, void *ctx, void *p, void *x)
 {
 	struct stmt_clock *c = ctx;
 	(void)type, (void)p, (void)x;
-	c->deadline = mono_ns() + c->budget_ns;
+	c->deadline = db_mono_ns() + c->budget_ns;
 	return 0;
 }
 
 static int on_progress(void *ctx)
 {
 	struct stmt_clock *c = ctx;
-	return c->deadline && mono_ns() > c->deadline;
+	return c->deadline && db_mono_ns() > c->deadline;
 }
 
 static uint64_t statement_budget_ns(void)
@@ -847,7 +847,7 @@ int64_t db_trace_begin(sqlite3 *db, const struct trace_info *ti)
 	sqlite3_bind_text(st, 2, ti->kind, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, ti->source, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 4, when, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 5, (int64_t)mono_ns());
+	sqlite3_bind_int64(st, 5, (int64_t)db_mono_ns());
 	sqlite3_bind_text(st, 6, ti->payloads, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 7, host.hostname, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 8, TPMTRACE_VERSION, -1, SQLITE_STATIC);
@@ -875,7 +875,7 @@ int db_trace_end(sqlite3 *db, int64_t id, uint64_t commands, uint64_t events, ui
 		" WHERE id=?",
 		-1, &st, NULL) != SQLITE_OK)
 		return -EIO;
-	sqlite3_bind_int64(st, 1, (int64_t)mono_ns());
+	sqlite3_bind_int64(st, 1, (int64_t)db_mono_ns());
 	sqlite3_bind_int64(st, 2, (int64_t)commands);
 	sqlite3_bind_int64(st, 3, (int64_t)events);
 	sqlite3_bind_int64(st, 4, (int64_t)dropped);

@@ -44,7 +44,7 @@ int db_schema_check(sqlite3 *db, char *err, size_t errlen);
 #define DB_MAX_SQL	(1024 * 1024)
 #define DB_STATEMENT_MS 60000
 #define DB_READ_HEAP	(128ll * 1024 * 1024)
-/* Closes a connection that ends a recording, import or replay (writer_stop):
+/* Closes a connection that ends a recording, import or replay (db_writer_stop):
  * the file is left in rollback-journal mode if no other connection has it,
  * so that readers need no -shm (they may not be able to create one). One
  * journal-mode switch (~20 ms here), at the end only. */
@@ -59,7 +59,7 @@ size_t db_nearest_rank(size_t n, double p);
 int db_register_functions(sqlite3 *db);
 
 /* Current monotonic time in ns (CLOCK_MONOTONIC). */
-uint64_t mono_ns(void);
+uint64_t db_mono_ns(void);
 
 struct trace_info {
 	const char *name;
@@ -82,5 +82,10 @@ int db_exec(sqlite3 *db, const char *sql, char *err, size_t errlen);
 
 /* The newest trace id in the file, or 0 if none. */
 int64_t db_last_trace(sqlite3 *db);
+
+/* issue 23 compat begin: the old names, for the files of replayer/ and
+ * model/tpm/ until rename-tpm-replayer.sh renames them there; no symbol. */
+#define mono_ns db_mono_ns
+/* issue 23 compat end */
 
 #endif

@@ -1,12 +1,12 @@
-/* rec_fill_decoded (db/rec_fill.h): the columns of a command record that come
+/* db_rec_fill_decoded (db/rec_fill.h): the columns of a command record that come
  * from the decoder (model/tpm/decode.h) - code, tag, handles, the first session
  * and the packed session attributes, authorization kind, PCR, response code and
  * handle, malformed reason and the MALFORMED / NO_RESPONSE flags - set in one
  * place for the live recorders and the importers alike. */
 #include "db/rec_fill.h"
 
-void rec_fill_decoded(struct rec *r, const struct tpm_cmd *c, size_t cmd_len,
-		      const struct tpm_rsp *rsp, size_t rsp_len)
+void db_rec_fill_decoded(struct rec *r, const struct tpm_cmd *c, size_t cmd_len,
+			 const struct tpm_rsp *rsp, size_t rsp_len)
 {
 	r->cc = c->cc;
 	r->tag = c->tag;

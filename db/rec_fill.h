@@ -11,7 +11,7 @@
  * malformed reason and the MALFORMED / NO_RESPONSE flags. rsp is NULL when no
  * response was seen. cmd_size/rsp_size are the byte counts received (not the
  * size fields). Payload, times, locality and client are the caller's. */
-void rec_fill_decoded(struct rec *r, const struct tpm_cmd *c, size_t cmd_len,
-		      const struct tpm_rsp *rsp, size_t rsp_len);
+void db_rec_fill_decoded(struct rec *r, const struct tpm_cmd *c, size_t cmd_len,
+			 const struct tpm_rsp *rsp, size_t rsp_len);
 
 #endif

@@ -1,13 +1,13 @@
-/* The batched asynchronous writer (db/writer.h). writer_reserve and
- * writer_publish put records into a bounded ring of slots with their payloads
+/* The batched asynchronous writer (db/writer.h). db_writer_reserve and
+ * db_writer_publish put records into a bounded ring of slots with their payloads
  * in a byte ring (both mapped memory; the pages of committed records go back to
  * the kernel, the payload ring grows only when more than half of it is queued)
  * without ever waiting on SQLite; the writer thread (writer_main) commits them
  * to the command, event and client tables in batches of one transaction each,
  * and a second connection runs the WAL checkpoints so that commits never wait
  * for them. A full queue or a failing database drops records and counts them,
- * with one warning per failure and one message on recovery. Also writer_start,
- * writer_event, writer_flush, writer_get_stats and writer_stop. */
+ * with one warning per failure and one message on recovery. Also db_writer_start,
+ * db_writer_event, db_writer_flush, writer_get_stats and db_writer_stop. */
 #include "db/writer.h"
 
 #include <errno.h>
@@ -73,7 +73,7 @@ struct writer {
 	_Atomic uint64_t tail;	  /* records consumed */
 	_Atomic uint64_t c_bytes; /* payload bytes released */
 	_Atomic uint64_t commands, events, db_dropped, db_dropped_cmds, batches, failed;
-	_Atomic uint64_t ext_dropped; /* writer_add_dropped */
+	_Atomic uint64_t ext_dropped; /* db_writer_add_dropped */
 	_Atomic int stop;
 	/* The writer sleeps between batches; a producer whose backlog reaches
 	 * a batch (backlog_full) while it sleeps (armed) wakes it through
@@ -265,7 +265,7 @@ static void report_failure(struct writer *w, int rc)
  * message. */
 static void check_recovered(struct writer *w)
 {
-	if (w->failing && w->ok_since && mono_ns() - w->ok_since >= RECOVERED_NS) {
+	if (w->failing && w->ok_since && db_mono_ns() - w->ok_since >= RECOVERED_NS) {
 		if (!w->cfg.quiet)
 			fprintf(stderr, "tpmtrace: writes to %s succeed again\n", w->path);
 		w->failing = 0;
@@ -334,7 +334,7 @@ static void *writer_main(void *arg)
 	struct writer *w = arg;
 	background_thread(w);
 	unsigned idle = IDLE_SLEEP_MIN_US;
-	uint64_t last_commit = mono_ns();
+	uint64_t last_commit = db_mono_ns();
 	uint64_t last_stall = last_commit;
 
 	for (;;) {
@@ -353,15 +353,15 @@ static void *writer_main(void *arg)
 		/* Let a small backlog grow into a batch, unless time is up:
 		 * fewer, larger transactions cost less per row. */
 		if (!backlog_full(w, h, t, queued_bytes(w, h, t)) &&
-		    mono_ns() - last_commit < BATCH_WAIT_NS && !atomic_load(&w->stop)) {
+		    db_mono_ns() - last_commit < BATCH_WAIT_NS && !atomic_load(&w->stop)) {
 			writer_wait(w, BATCH_POLL_US);
 			continue;
 		}
 		if (w->stall_ms &&
 		    (!w->stall_every_ms ||
-		     mono_ns() - last_stall >= (uint64_t)w->stall_every_ms * 1000000u)) {
+		     db_mono_ns() - last_stall >= (uint64_t)w->stall_every_ms * 1000000u)) {
 			sleep_us(w->stall_ms * 1000u);
-			last_stall = mono_ns();
+			last_stall = db_mono_ns();
 		}
 		uint64_t n = h - t;
 		if (n > BATCH_MAX)
@@ -395,12 +395,12 @@ static void *writer_main(void *arg)
 			atomic_fetch_add(&w->failed, 1);
 		} else {
 			if (w->failing && !w->ok_since)
-				w->ok_since = mono_ns();
+				w->ok_since = db_mono_ns();
 			atomic_fetch_add(&w->commands, ncmd);
 			atomic_fetch_add(&w->events, nev);
 		}
 		atomic_fetch_add(&w->batches, 1);
-		last_commit = mono_ns();
+		last_commit = db_mono_ns();
 		uint64_t end = w->slots[(t + n - 1) & w->mask].payload_end;
 		release_payloads(w, t, n);
 		release_slots(w, t, n);
@@ -419,7 +419,7 @@ static void *checkpoint_main(void *arg)
 	background_thread(w);
 	pthread_mutex_lock(&w->ckpt_mu);
 	while (!atomic_load(&w->stop)) {
-		/* Sleeps until the next checkpoint is due, or until writer_stop
+		/* Sleeps until the next checkpoint is due, or until db_writer_stop
 		 * wakes it: stopping never waits out a sleep. */
 		struct timespec ts;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -477,7 +477,7 @@ static int thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
 	return rc;
 }
 
-int writer_start(struct writer **out, const struct writer_cfg *cfg, char *err, size_t errlen)
+int db_writer_start(struct writer **out, const struct writer_cfg *cfg, char *err, size_t errlen)
 {
 	struct writer *w = calloc(1, sizeof(*w));
 	int rc = -ENOMEM;
@@ -652,7 +652,7 @@ static int has_room(struct writer *w, uint32_t len, uint64_t *start)
 	return 1;
 }
 
-struct rec *writer_reserve(struct writer *w, uint8_t type, uint32_t payload_len)
+struct rec *db_writer_reserve(struct writer *w, uint8_t type, uint32_t payload_len)
 {
 	uint64_t start;
 	/* Commands and events share one sequence; a dropped one leaves a gap. */
@@ -694,7 +694,7 @@ struct rec *writer_reserve(struct writer *w, uint8_t type, uint32_t payload_len)
 	return r;
 }
 
-void writer_publish(struct writer *w)
+void db_writer_publish(struct writer *w)
 {
 	if (!w->reserved)
 		return;
@@ -712,11 +712,11 @@ void writer_publish(struct writer *w)
 	}
 }
 
-int writer_event(struct writer *w, uint64_t t_ns, const char *kind, const char *detail,
-		 uint32_t client_id)
+int db_writer_event(struct writer *w, uint64_t t_ns, const char *kind, const char *detail,
+		    uint32_t client_id)
 {
 	size_t kl = strlen(kind) + 1, dl = detail ? strlen(detail) + 1 : 1;
-	struct rec *r = writer_reserve(w, REC_EVENT, (uint32_t)(kl + dl));
+	struct rec *r = db_writer_reserve(w, REC_EVENT, (uint32_t)(kl + dl));
 	if (!r)
 		return -ENOBUFS;
 	memcpy(r->payload, kind, kl);
@@ -727,23 +727,23 @@ int writer_event(struct writer *w, uint64_t t_ns, const char *kind, const char *
 	r->cmd_len = (uint32_t)(kl + dl);
 	r->t_submit = t_ns;
 	r->client_id = client_id;
-	writer_publish(w);
+	db_writer_publish(w);
 	return 0;
 }
 
-void writer_add_dropped(struct writer *w, uint64_t n)
+void db_writer_add_dropped(struct writer *w, uint64_t n)
 {
 	atomic_fetch_add(&w->ext_dropped, n);
 }
 
-void writer_flush(struct writer *w)
+void db_writer_flush(struct writer *w)
 {
 	uint64_t h = atomic_load(&w->head);
 	while (atomic_load(&w->tail) < h)
 		sleep_us(200);
 }
 
-void writer_get_stats(struct writer *w, struct writer_stats *st)
+static void writer_get_stats(struct writer *w, struct writer_stats *st)
 {
 	st->commands = atomic_load(&w->commands);
 	st->events = atomic_load(&w->events);
@@ -755,7 +755,7 @@ void writer_get_stats(struct writer *w, struct writer_stats *st)
 	st->waits = atomic_load(&w->waits);
 }
 
-int writer_stop(struct writer *w, const char *status, struct writer_stats *final)
+int db_writer_stop(struct writer *w, const char *status, struct writer_stats *final)
 {
 	struct writer_stats st;
 	int rc;

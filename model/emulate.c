@@ -58,7 +58,7 @@ uint64_t emulate_random_seed(void)
 {
 	uint64_t s = 0;
 	if (getrandom(&s, sizeof s, 0) != (ssize_t)sizeof s)
-		s = mono_ns() ^ ((uint64_t)time(NULL) << 20);
+		s = db_mono_ns() ^ ((uint64_t)time(NULL) << 20);
 	return s;
 }
 
@@ -133,7 +133,7 @@ uint64_t emulate_hold(struct emulator *em, uint64_t t_submit, uint64_t latency_n
 	 * is never released before the target has answered. */
 	uint64_t due = t_submit + latency_ns;
 	uint64_t credit = em->debt_ns < latency_ns ? em->debt_ns : latency_ns;
-	uint64_t until = due - credit, now = mono_ns();
+	uint64_t until = due - credit, now = db_mono_ns();
 	if (em->fault_early && until > t_submit)
 		until = t_submit + (until - t_submit) / 2;
 	if (now < until) {
@@ -141,7 +141,7 @@ uint64_t emulate_hold(struct emulator *em, uint64_t t_submit, uint64_t latency_n
 				      .tv_nsec = (long)(until % 1000000000u)};
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 			;
-		now = mono_ns();
+		now = db_mono_ns();
 	} else if (now > due) {
 		em->late++;
 	}

@@ -56,7 +56,7 @@ uint64_t emulate_latency_ns(struct emulator *em, const uint8_t *cmd, size_t len)
 /* Waits until CLOCK_MONOTONIC reaches t_submit + latency_ns, less what
  * earlier responses came late (lateness is carried over and made up by the
  * following holds, never by answering before the target did). Returns the
- * time of the release (mono_ns), the response's completion time: the stored
+ * time of the release (db_mono_ns), the response's completion time: the stored
  * latency is then exactly what the lateness accounting saw. */
 uint64_t emulate_hold(struct emulator *em, uint64_t t_submit, uint64_t latency_ns);
 

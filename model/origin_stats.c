@@ -8,8 +8,8 @@
 #include "model/origin_stats.h"
 #include "model/trace_stream.h"
 
-int origin_stats_load(sqlite3 *db, int64_t id, struct origin_stats out[POL_ORIGIN__COUNT],
-		      char *err, size_t errlen)
+int model_origin_stats_load(sqlite3 *db, int64_t id, struct origin_stats out[POL_ORIGIN__COUNT],
+			    char *err, size_t errlen)
 {
 	struct origin_stats org[POL_ORIGIN__COUNT];
 	uint8_t *o = NULL;

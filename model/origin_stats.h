@@ -20,7 +20,7 @@ struct origin_stats {
 /* Fills out[] with the origins that have commands, in boot order (firmware,
  * kernel, user space, then unknown); returns how many, or -errno with a
  * message in err. */
-int origin_stats_load(sqlite3 *db, int64_t id, struct origin_stats out[POL_ORIGIN__COUNT],
-		      char *err, size_t errlen);
+int model_origin_stats_load(sqlite3 *db, int64_t id, struct origin_stats out[POL_ORIGIN__COUNT],
+			    char *err, size_t errlen);
 
 #endif

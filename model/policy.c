@@ -303,7 +303,7 @@ int policy_parse(const char *text, struct policy *p, char *err, size_t errlen)
 	return 0;
 }
 
-const char *pol_role_str(int r)
+const char *policy_role_str(int r)
 {
 	switch (r) {
 	case POL_ROLE_ORIGINAL:
@@ -320,7 +320,7 @@ const char *pol_role_str(int r)
 	return "?";
 }
 
-const char *pol_origin_str(int origin)
+const char *policy_origin_str(int origin)
 {
 	switch (origin) {
 	case POL_ORIGIN_KERNEL:

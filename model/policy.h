@@ -95,7 +95,7 @@ enum pol_origin {
 #define POL_ORIGIN__COUNT 4
 
 /* The origin's name: "unknown", "kernel", "userspace", "firmware". */
-const char *pol_origin_str(int origin);
+const char *policy_origin_str(int origin);
 
 /* One command of the input trace. */
 struct pol_cmd {
@@ -134,7 +134,7 @@ enum pol_role {
 	POL_ROLE__COUNT,
 };
 
-const char *pol_role_str(int r);
+const char *policy_role_str(int r);
 
 /* One command to send. */
 struct pol_out {

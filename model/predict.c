@@ -36,7 +36,7 @@ static struct pred_cache_slot *price(struct predictor *pr, uint32_t cc, int auth
 		s->e = e;
 		if (e) {
 			s->mean = e->mean_ms;
-			s->spread = (uint8_t)prof_entry_range(e, &s->lo, &s->hi);
+			s->spread = (uint8_t)profile_entry_range(e, &s->lo, &s->hi);
 		} else {
 			s->mean = s->lo = s->hi = pr->fallback_ms;
 			s->spread = 0;
@@ -370,12 +370,13 @@ static void warning_text(const struct predictor *pr, const struct pred_missing *
 	const char *vs = x->variant ? pol_variant_str(x->variant) : "";
 	if (x->how == PROF_MISSING)
 		snprintf(w, n, "profile %s lacks %s (%s%s%s): priced at its fallback %.3f ms",
-			 pr->prof->name, nm, prof_auth_str(x->auth), x->variant ? ", " : "", vs,
+			 pr->prof->name, nm, profile_auth_str(x->auth), x->variant ? ", " : "", vs,
 			 pr->fallback_ms);
 	else
 		snprintf(w, n, "profile %s has no %s with %s%s%s: priced as %s %s (%s)",
-			 pr->prof->name, nm, prof_auth_str(x->auth), x->variant ? ", " : "", vs,
-			 prof_auth_str(x->used->auth), x->used->variant, prof_match_str(x->how));
+			 pr->prof->name, nm, profile_auth_str(x->auth), x->variant ? ", " : "", vs,
+			 profile_auth_str(x->used->auth), x->used->variant,
+			 profile_match_str(x->how));
 }
 
 unsigned predict_warnings(const struct predictor *pr, char (*w)[256], unsigned max)

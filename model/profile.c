@@ -5,8 +5,8 @@
  * build and validate one in memory, and profile_lookup finds the entry that
  * prices a command - exact variant first, then the generic entry, then another
  * of the same command, saying how it matched - with profile_fallback for
- * commands the profile lacks. prof_entry_range gives an entry's range (p95,
- * else mean + 1.645 stdev, else max; the low end likewise) and prof_entry_stats
+ * commands the profile lacks. profile_entry_range gives an entry's range (p95,
+ * else mean + 1.645 stdev, else max; the low end likewise) and profile_entry_stats
  * fills an entry from raw measurements. Command names come from the command
  * table (model/tpm/tpm_cc.h). */
 #include "model/profile.h"
@@ -43,7 +43,7 @@ void profile_release(struct profile *p)
 }
 
 /* The authorization kinds are spelled as the decoder names them. */
-int prof_auth_parse(const char *s)
+int profile_auth_parse(const char *s)
 {
 	if (!strcmp(s, "*"))
 		return PROFILE_AUTH_ANY;
@@ -53,14 +53,14 @@ int prof_auth_parse(const char *s)
 	return -1;
 }
 
-const char *prof_auth_str(int auth)
+const char *profile_auth_str(int auth)
 {
 	if (auth == PROFILE_AUTH_ANY)
 		return "*";
 	return tpm_auth_kind_str(auth);
 }
 
-const char *prof_match_str(int m)
+const char *profile_match_str(int m)
 {
 	switch (m) {
 	case PROF_EXACT:
@@ -246,7 +246,7 @@ static int parse_entry(char *line, struct prof_entry *e, char *err, size_t errle
 		snprintf(err, errlen, "unknown command '%s' (a TPM2 command name or 0x code)", cc);
 		return -EINVAL;
 	}
-	int a = prof_auth_parse(auth);
+	int a = profile_auth_parse(auth);
 	if (a < 0) {
 		snprintf(err, errlen,
 			 "unknown authorization '%s' (none, password, hmac, hmac+enc, policy, "
@@ -397,7 +397,7 @@ int profile_parse(const char *text, size_t len, const char *name, struct profile
 					first = p->e[i].line;
 			snprintf(err, errlen, "%s:%u: %s %s %s is already given on line %u", name,
 				 lineno, tpm_cc_name(e.cc) ? tpm_cc_name(e.cc) : "command",
-				 prof_auth_str(e.auth), e.variant, first);
+				 profile_auth_str(e.auth), e.variant, first);
 			rc = -EINVAL;
 		}
 		if (rc)
@@ -520,9 +520,10 @@ int profile_write(FILE *f, const struct profile *p)
 		const struct prof_entry *e = &p->e[i];
 		const char *nm = tpm_cc_name(e->cc);
 		if (nm)
-			fprintf(f, "%-18s %-10s %-14s", nm, prof_auth_str(e->auth), e->variant);
+			fprintf(f, "%-18s %-10s %-14s", nm, profile_auth_str(e->auth), e->variant);
 		else
-			fprintf(f, "0x%08X %-10s %-14s", e->cc, prof_auth_str(e->auth), e->variant);
+			fprintf(f, "0x%08X %-10s %-14s", e->cc, profile_auth_str(e->auth),
+				e->variant);
 		if (e->n)
 			fprintf(f, " n=%llu", (unsigned long long)e->n);
 		const char *fn[] = {"mean", "p50", "p95", "stdev", "min", "max"};
@@ -632,7 +633,7 @@ double profile_fallback(const struct profile *p)
 	return med;
 }
 
-int prof_entry_range(const struct prof_entry *e, double *lo, double *hi)
+int profile_entry_range(const struct prof_entry *e, double *lo, double *hi)
 {
 	int spread = 0;
 	/* High end: p95, else mean + 1.645 stdev (one-sided 95% of a normal), else max. */
@@ -669,7 +670,7 @@ int prof_entry_range(const struct prof_entry *e, double *lo, double *hi)
 	return spread;
 }
 
-void prof_entry_stats(struct prof_entry *e, double *v, size_t n)
+void profile_entry_stats(struct prof_entry *e, double *v, size_t n)
 {
 	double sum = 0, sq = 0;
 	e->n = n;

@@ -118,7 +118,7 @@ int profile_db_store(sqlite3 *db, const struct profile *p, int replace, char *er
 		sqlite3_bind_int64(st, 1, id);
 		sqlite3_bind_int64(st, 2, (int64_t)i);
 		sqlite3_bind_int64(st, 3, e->cc);
-		sqlite3_bind_text(st, 4, prof_auth_str(e->auth), -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, profile_auth_str(e->auth), -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 5, e->variant, -1, SQLITE_STATIC);
 		if (e->n)
 			sqlite3_bind_int64(st, 6, (int64_t)e->n);
@@ -201,7 +201,7 @@ int profile_db_load(sqlite3 *db, const char *name, struct profile *p, char *err,
 		char msg[200];
 		const char *a = (const char *)sqlite3_column_text(st, 1);
 		const char *v = (const char *)sqlite3_column_text(st, 2);
-		int ak = a ? prof_auth_parse(a) : -1;
+		int ak = a ? profile_auth_parse(a) : -1;
 		e.cc = (uint32_t)sqlite3_column_int64(st, 0);
 		e.n = (uint64_t)sqlite3_column_int64(st, 3);
 		e.mean_ms = col_ms(st, 4);
@@ -304,7 +304,7 @@ int profile_learn(sqlite3 *db, int64_t trace_id, struct profile *p, char *err, s
 			e.cc = (uint32_t)cur_cc;
 			e.auth = cur_auth >= 0 && cur_auth <= 5 ? (uint8_t)cur_auth : 0;
 			strcpy(e.variant, "-");
-			prof_entry_stats(&e, v, n);
+			profile_entry_stats(&e, v, n);
 			/* A command answered in under a microsecond is a cached or
 			 * synthetic time, not a latency: clamp to 1 us. */
 			if (e.min_ms <= 0)

@@ -11,7 +11,7 @@
 #include "db/stats.h"
 #include "model/profile.h"
 
-const char *rd_origin_name(enum rd_origin o)
+const char *report_origin_name(enum rd_origin o)
 {
 	static const char *const n[RD_ORG__COUNT] = {"unknown", "firmware", "kernel", "userspace"};
 	return (unsigned)o < RD_ORG__COUNT ? n[o] : "unknown";

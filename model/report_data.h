@@ -26,7 +26,7 @@
 #define RD_MAX_BARS 48
 
 enum rd_origin { RD_ORG_UNKNOWN, RD_ORG_FIRMWARE, RD_ORG_KERNEL, RD_ORG_USER, RD_ORG__COUNT };
-const char *rd_origin_name(enum rd_origin o);
+const char *report_origin_name(enum rd_origin o);
 
 struct rd_cc {
 	uint32_t cc;

@@ -1,11 +1,11 @@
-/* run_stats_add and run_stats_sd (model/run_stats.h): the running mean and
+/* model_run_stats_add and model_run_stats_sd (model/run_stats.h): the running mean and
  * sample standard deviation of repeated measurements by Welford's method, for
  * replay --repeat. */
 #include "model/run_stats.h"
 
 #include <math.h>
 
-void run_stats_add(struct run_stats *s, double x)
+void model_run_stats_add(struct run_stats *s, double x)
 {
 	s->n++;
 	double d = x - s->mean;
@@ -13,7 +13,7 @@ void run_stats_add(struct run_stats *s, double x)
 	s->m2 += d * (x - s->mean);
 }
 
-double run_stats_sd(const struct run_stats *s)
+double model_run_stats_sd(const struct run_stats *s)
 {
 	return s->n > 1 ? sqrt(s->m2 / (double)(s->n - 1)) : 0.0;
 }

@@ -11,8 +11,8 @@ struct run_stats {
 	double mean, m2;
 };
 
-void run_stats_add(struct run_stats *s, double x);
+void model_run_stats_add(struct run_stats *s, double x);
 /* The sample standard deviation (n - 1); 0 with fewer than two values. */
-double run_stats_sd(const struct run_stats *s);
+double model_run_stats_sd(const struct run_stats *s);
 
 #endif

@@ -105,12 +105,12 @@ out:
 	return rc;
 }
 
-int64_t tdiff_delta_ns(const struct tdiff_row *r)
+int64_t trace_diff_delta_ns(const struct tdiff_row *r)
 {
 	return r->b.total_ns - r->a.total_ns;
 }
 
-double tdiff_ratio(int64_t a, int64_t b)
+double trace_diff_ratio(int64_t a, int64_t b)
 {
 	return a ? (double)b / (double)a : NAN;
 }
@@ -125,7 +125,7 @@ static uint64_t count_delta(const struct tdiff_row *r)
 	return mag((int64_t)r->b.count - (int64_t)r->a.count);
 }
 
-int64_t tdiff_added_ns(const struct tdiff_row *r)
+int64_t trace_diff_added_ns(const struct tdiff_row *r)
 {
 	int64_t dc = (int64_t)r->b.count - (int64_t)r->a.count;
 	const struct tdiff_side *more = dc >= 0 ? &r->b : &r->a;
@@ -139,7 +139,7 @@ int64_t tdiff_added_ns(const struct tdiff_row *r)
 static int cmp_time(const void *x, const void *y)
 {
 	const struct tdiff_row *a = x, *b = y;
-	uint64_t da = mag(tdiff_delta_ns(a)), db = mag(tdiff_delta_ns(b));
+	uint64_t da = mag(trace_diff_delta_ns(a)), db = mag(trace_diff_delta_ns(b));
 	if (da != db)
 		return da < db ? 1 : -1;
 	if (count_delta(a) != count_delta(b))
@@ -157,7 +157,7 @@ static int cmp_count(const void *x, const void *y)
 
 static int cmp_added(const void *x, const void *y)
 {
-	uint64_t da = mag(tdiff_added_ns(x)), db = mag(tdiff_added_ns(y));
+	uint64_t da = mag(trace_diff_added_ns(x)), db = mag(trace_diff_added_ns(y));
 	if (da != db)
 		return da < db ? 1 : -1;
 	return cmp_time(x, y);

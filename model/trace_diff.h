@@ -39,7 +39,7 @@ int trace_diff_load(sqlite3 *da, int64_t ida, sqlite3 *db, int64_t idb, struct t
 void trace_diff_release(struct tdiff *d);
 
 enum tdiff_order {
-	TDIFF_BY_ADDED = 0, /* largest |tdiff_added_ns| first, then by time (the default) */
+	TDIFF_BY_ADDED = 0, /* largest |trace_diff_added_ns| first, then by time (the default) */
 	TDIFF_BY_TIME,	    /* largest |b.total - a.total| first */
 	TDIFF_BY_COUNT,	    /* largest |b.count - a.count| first */
 };
@@ -50,9 +50,9 @@ void trace_diff_sort(struct tdiff *d, enum tdiff_order by);
  * (b.count - a.count) times the mean latency on the side that has more of
  * them (0 without latencies). The rest of b - a is the commands both have
  * becoming slower or faster. */
-int64_t tdiff_added_ns(const struct tdiff_row *r);
+int64_t trace_diff_added_ns(const struct tdiff_row *r);
 /* b - a of the totals in ns; b / a of the totals (NAN when a is 0). */
-int64_t tdiff_delta_ns(const struct tdiff_row *r);
-double tdiff_ratio(int64_t a, int64_t b);
+int64_t trace_diff_delta_ns(const struct tdiff_row *r);
+double trace_diff_ratio(int64_t a, int64_t b);
 
 #endif

@@ -131,7 +131,7 @@ int proxy_listen(struct proxy *p, const struct endpoint *ep, enum listen_kind ki
 		return -ENOSPC;
 	}
 	struct listener *l = &p->lis[p->n_lis];
-	int rc = endpoint_listen(ep, &l->fd, err, errlen);
+	int rc = net_endpoint_listen(ep, &l->fd, err, errlen);
 	if (rc)
 		return rc;
 	l->kind = kind;
@@ -168,7 +168,7 @@ static void rm_flush(void *ctx, uint32_t h)
 /* The owner is gone: flush what it left loaded, newest first. */
 static void rm_release(struct proxy *p, int i)
 {
-	rec_rm_release(&p->rm_tab, i, rm_flush, p);
+	recorder_rm_release(&p->rm_tab, i, rm_flush, p);
 	/* Connections of the process still open (it exited without closing
 	 * them yet) no longer point here. */
 	for (unsigned k = 0; k < p->n_conns; k++)
@@ -317,7 +317,7 @@ static void accept_one(struct proxy *p, struct listener *l, uint64_t now)
 		}
 	} else {
 		char host[INET6_ADDRSTRLEN] = "?";
-		set_nodelay(fd);
+		net_set_nodelay(fd);
 		if (sa.ss_family == AF_INET)
 			inet_ntop(AF_INET, &((struct sockaddr_in *)&sa)->sin_addr, host,
 				  sizeof host);
@@ -373,9 +373,9 @@ static int reply(struct conn *c, const uint8_t *rsp, size_t len)
 		wire_put_u32(frame, (uint32_t)len);
 		memcpy(frame + 4, rsp, len);
 		wire_put_u32(frame + 4 + len, 0);
-		return write_full(c->fd, frame, len + 8, CLIENT_WRITE_TIMEOUT_MS);
+		return net_write_full(c->fd, frame, len + 8, CLIENT_WRITE_TIMEOUT_MS);
 	}
-	return write_full(c->fd, rsp, len, CLIENT_WRITE_TIMEOUT_MS);
+	return net_write_full(c->fd, rsp, len, CLIENT_WRITE_TIMEOUT_MS);
 }
 
 static void consume(struct conn *c, size_t n)
@@ -397,7 +397,7 @@ static int forward(struct proxy *p, struct conn *c, uint8_t locality, const uint
 	int rc = reply(c, p->rsp, rsp_len);
 	recorder_log(p->rec, c->client, locality, cmd, len, p->rsp, rsp_len, &tm);
 	if (p->rm && !tm.rc)
-		rec_rm_track(&p->rm_tab, rm_client(c), cmd, len, p->rsp, rsp_len);
+		recorder_rm_track(&p->rm_tab, rm_client(c), cmd, len, p->rsp, rsp_len);
 	return rc;
 }
 
@@ -421,7 +421,7 @@ static int data_messages(struct proxy *p, struct conn *c, int eof)
 		case FRAME_REFUSE: {
 			/* Never reaches the TPM: the client gets a TPM error. */
 			uint8_t err[TPM_HEADER_SIZE];
-			int wrc = reply(c, err, tpm_error_response(err, f.rc));
+			int wrc = reply(c, err, transport_error_response(err, f.rc));
 			recorder_malformed(p->rec, c->client, f.locality, c->in + f.off, f.len,
 					   f.reason, f.declared);
 			if (wrc || !f.consume)
@@ -438,7 +438,7 @@ static int data_messages(struct proxy *p, struct conn *c, int eof)
 			wire_put_u32(out + 4, 0);
 			wire_put_u32(out + 8, 0);
 			consume(c, f.consume);
-			if (write_full(c->fd, out, sizeof out, CLIENT_WRITE_TIMEOUT_MS))
+			if (net_write_full(c->fd, out, sizeof out, CLIENT_WRITE_TIMEOUT_MS))
 				return -1;
 			continue;
 		}
@@ -479,7 +479,7 @@ static int ctrl_message(struct proxy *p, struct conn *c)
 		p->locality = c->in[4];
 	}
 	c->in_len = 0;
-	return write_full(c->fd, rsp, rsp_len, CLIENT_WRITE_TIMEOUT_MS) ? -1 : 0;
+	return net_write_full(c->fd, rsp, rsp_len, CLIENT_WRITE_TIMEOUT_MS) ? -1 : 0;
 }
 
 static uint32_t ctrl_simple(struct transport *t, uint32_t code, const uint8_t *arg, size_t n)
@@ -550,7 +550,7 @@ static int platform_messages(struct proxy *p, struct conn *c, int eof)
 			wire_put_u32(out + 4, TPM_MAX_MESSAGE);
 			wire_put_u32(out + 8, 0);
 			consume(c, used);
-			if (write_full(c->fd, out, sizeof out, CLIENT_WRITE_TIMEOUT_MS))
+			if (net_write_full(c->fd, out, sizeof out, CLIENT_WRITE_TIMEOUT_MS))
 				return -1;
 			continue;
 		}
@@ -569,13 +569,13 @@ static int platform_messages(struct proxy *p, struct conn *c, int eof)
 		}
 		char kind[48];
 		/* SEND_COMMAND is no request of the platform port: unknown there. */
-		const char *nm = code != MS_SEND_COMMAND ? ms_name(code) : NULL;
+		const char *nm = code != MS_SEND_COMMAND ? frame_ms_name(code) : NULL;
 		snprintf(kind, sizeof kind, "platform:%s", nm ? nm : "UNKNOWN");
 		recorder_event(p->rec, kind, result ? "failed" : NULL, c->client);
 		consume(c, used);
 		uint8_t out[4];
 		wire_put_u32(out, result ? 1 : 0);
-		if (write_full(c->fd, out, 4, CLIENT_WRITE_TIMEOUT_MS))
+		if (net_write_full(c->fd, out, 4, CLIENT_WRITE_TIMEOUT_MS))
 			return -1;
 	}
 	return eof ? -1 : 0;
@@ -655,7 +655,7 @@ int proxy_run(struct proxy *p, int wake_fd, int (*wake)(void *ctx), void *ctx)
 	if (!pfd)
 		return -ENOMEM;
 	for (;;) {
-		uint64_t now = mono_ns();
+		uint64_t now = db_mono_ns();
 		int timeout = -1;
 		if (p->idle_ns && p->next_idle && now >= p->next_idle)
 			expire_idle(p, now);
@@ -703,7 +703,7 @@ int proxy_run(struct proxy *p, int wake_fd, int (*wake)(void *ctx), void *ctx)
 			continue;
 		if ((pfd[0].revents & POLLIN) && wake(ctx))
 			break;
-		now = mono_ns();
+		now = db_mono_ns();
 		/* Processes that exited first: their leftovers are flushed before
 		 * the next client's command (a shell's next tool) is forwarded. */
 		for (unsigned i = 0; i < no; i++)

@@ -69,7 +69,7 @@ static int fd_transmit(struct transport *t, uint8_t locality, const uint8_t *cmd
 	(void)locality;
 	if (f->fd < 0)
 		return -ENOTCONN;
-	int stale = pending_bytes(f->fd);
+	int stale = net_pending_bytes(f->fd);
 	if (stale > 0) {
 		/* swtpm sent more than its last response declared: those bytes
 		 * are dropped, never taken for this command's answer. */
@@ -82,9 +82,9 @@ static int fd_transmit(struct transport *t, uint8_t locality, const uint8_t *cmd
 			stale -= (int)n;
 		}
 	}
-	int rc = write_full(f->fd, cmd, len, t->timeout_ms);
+	int rc = net_write_full(f->fd, cmd, len, t->timeout_ms);
 	if (!rc)
-		rc = read_tpm_message(f->fd, rsp, cap, rsp_len, t->timeout_ms);
+		rc = net_read_tpm_message(f->fd, rsp, cap, rsp_len, t->timeout_ms);
 	return rc;
 }
 
@@ -122,7 +122,7 @@ int qemu_interposer_new(struct qemu_interposer **out, const char *qemu_ctrl_path
 	strcpy(ep.path, qemu_ctrl_path);
 	strcpy(sw.path, swtpm_ctrl_path);
 	for (int waited = 0;; waited += 10) {
-		rc = endpoint_connect(&sw, &qi->sctrl);
+		rc = net_endpoint_connect(&sw, &qi->sctrl);
 		if (!rc || waited >= connect_wait_ms)
 			break;
 		struct timespec ts = {0, 10 * 1000 * 1000};
@@ -133,7 +133,7 @@ int qemu_interposer_new(struct qemu_interposer **out, const char *qemu_ctrl_path
 			 swtpm_ctrl_path, strerror(-rc));
 		goto fail;
 	}
-	rc = endpoint_listen(&ep, &qi->lis, err, errlen);
+	rc = net_endpoint_listen(&ep, &qi->lis, err, errlen);
 	if (rc)
 		goto fail;
 	strcpy(qi->lis_path, qemu_ctrl_path);
@@ -269,7 +269,7 @@ static uint32_t take_datafd(struct qemu_interposer *qi, int qfd, int *rc)
 	*rc = send_fd(qi->sctrl, req, 4, sp[1]);
 	close(sp[1]);
 	if (!*rc)
-		*rc = read_full(qi->sctrl, rsp, 4, IO_TIMEOUT_MS);
+		*rc = net_read_full(qi->sctrl, rsp, 4, IO_TIMEOUT_MS);
 	if (*rc) {
 		close(sp[0]);
 		close(qfd);
@@ -337,7 +337,7 @@ static int ctrl_request(struct qemu_interposer *qi, struct recorder *rec)
 	size_t len = (size_t)n;
 	if (len < 4) {
 		/* QEMU writes each request whole; wait for the code. */
-		rc = read_full(qi->qctrl, qi->req + len, 4 - len, IO_TIMEOUT_MS);
+		rc = net_read_full(qi->qctrl, qi->req + len, 4 - len, IO_TIMEOUT_MS);
 		if (rc)
 			return -1;
 		len = 4;
@@ -360,13 +360,14 @@ static int ctrl_request(struct qemu_interposer *qi, struct recorder *rec)
 			if (want > sizeof qi->req)
 				return -1;
 			if (len < want &&
-			    read_full(qi->qctrl, qi->req + len, want - len, IO_TIMEOUT_MS))
+			    net_read_full(qi->qctrl, qi->req + len, want - len, IO_TIMEOUT_MS))
 				return -1;
 			len = want;
 		}
-		rc = write_full(qi->sctrl, qi->req, len, IO_TIMEOUT_MS);
+		rc = net_write_full(qi->sctrl, qi->req, len, IO_TIMEOUT_MS);
 		if (!rc) {
-			ssize_t got = read_some(qi->sctrl, qi->rsp, sizeof qi->rsp, IO_TIMEOUT_MS);
+			ssize_t got =
+			    net_read_some(qi->sctrl, qi->rsp, sizeof qi->rsp, IO_TIMEOUT_MS);
 			if (got <= 0) {
 				rc = got == 0 ? -ECONNRESET : (int)got;
 			} else {
@@ -375,8 +376,8 @@ static int ctrl_request(struct qemu_interposer *qi, struct recorder *rec)
 				if (want > sizeof qi->rsp)
 					want = sizeof qi->rsp;
 				if (want > rsp_len) {
-					rc = read_full(qi->sctrl, qi->rsp + rsp_len, want - rsp_len,
-						       IO_TIMEOUT_MS);
+					rc = net_read_full(qi->sctrl, qi->rsp + rsp_len,
+							   want - rsp_len, IO_TIMEOUT_MS);
 					if (!rc)
 						rsp_len = want;
 				}
@@ -397,7 +398,7 @@ static int ctrl_request(struct qemu_interposer *qi, struct recorder *rec)
 			qi->in_guest = 0;
 	}
 	ctrl_event(qi, rec, code, qi->req, len, result, rc);
-	if (write_full(qi->qctrl, qi->rsp, rsp_len, IO_TIMEOUT_MS))
+	if (net_write_full(qi->qctrl, qi->rsp, rsp_len, IO_TIMEOUT_MS))
 		return -1;
 	return 0;
 }
@@ -431,8 +432,8 @@ static int data_readable(struct qemu_interposer *qi, struct recorder *rec)
 			/* Never reaches swtpm; QEMU gets a TPM error, and the
 			 * channel, which cannot be framed past it, is closed. */
 			uint8_t e[TPM_HEADER_SIZE];
-			size_t el = tpm_error_response(e, TPM_RC_COMMAND_SIZE);
-			write_full(qi->qdata, e, el, IO_TIMEOUT_MS);
+			size_t el = transport_error_response(e, TPM_RC_COMMAND_SIZE);
+			net_write_full(qi->qdata, e, el, IO_TIMEOUT_MS);
 			recorder_malformed(rec, qi->client, qi->locality, qi->cmd, qi->cmd_len,
 					   reason, size);
 			return -1;
@@ -448,7 +449,7 @@ static int data_readable(struct qemu_interposer *qi, struct recorder *rec)
 		recorder_forward(rec, client, qi->locality, qi->cmd, size, qi->out, sizeof qi->out,
 				 &rsp_len, &tm);
 		/* QEMU reads the 10-byte header, then the size it announces. */
-		int wrc = write_full(qi->qdata, qi->out, rsp_len, IO_TIMEOUT_MS);
+		int wrc = net_write_full(qi->qdata, qi->out, rsp_len, IO_TIMEOUT_MS);
 		recorder_log(rec, client, qi->locality, qi->cmd, size, qi->out, rsp_len, &tm);
 		memmove(qi->cmd, qi->cmd + size, qi->cmd_len - size);
 		qi->cmd_len -= size;

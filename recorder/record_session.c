@@ -76,7 +76,7 @@ int record_session_begin(struct record_session *s, const struct record_trace_cfg
 				.queue_slots =
 				    c->queue_slots ? c->queue_slots : RECORD_QUEUE_DEFAULT,
 				.payload_bytes = c->queue_slots ? 0 : RECORD_PAYLOAD_DEFAULT};
-	rc = writer_start(&s->w, &wc, err, errlen);
+	rc = db_writer_start(&s->w, &wc, err, errlen);
 	if (rc) {
 		s->w = NULL;
 		return rc < 0 ? rc : -EIO;
@@ -88,7 +88,7 @@ int record_session_end(struct record_session *s, struct writer_stats *st)
 {
 	int rc = 0;
 	if (s->w) {
-		rc = writer_stop(s->w, "complete", st);
+		rc = db_writer_stop(s->w, "complete", st);
 		s->w = NULL;
 	}
 	return rc;
@@ -97,7 +97,7 @@ int record_session_end(struct record_session *s, struct writer_stats *st)
 void record_session_close(struct record_session *s)
 {
 	if (s->w)
-		writer_stop(s->w, "incomplete", NULL);
+		db_writer_stop(s->w, "incomplete", NULL);
 	s->w = NULL;
 	if (s->sfd >= 0)
 		close(s->sfd);

@@ -50,7 +50,7 @@ int record_session_begin(struct record_session *s, const struct record_trace_cfg
 			 size_t errlen);
 
 /* Stops the writer, the trace marked complete; st (if not NULL) gets its
- * counts. Returns writer_stop's result; 0 without a writer. */
+ * counts. Returns db_writer_stop's result; 0 without a writer. */
 int record_session_end(struct record_session *s, struct writer_stats *st);
 
 struct emulator;

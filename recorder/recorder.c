@@ -1,6 +1,6 @@
 /* The recording core (recorder/recorder.h): recorder_forward sends one command
  * through the backend transport and times its round trip (CLOCK_MONOTONIC,
- * mono_ns), holding the response for the emulated latency when emulation is on
+ * db_mono_ns), holding the response for the emulated latency when emulation is on
  * (model/emulate.h) and noting when the backend is lost and comes back;
  * recorder_log decodes both directions (decode.h, rec_fill.h) and queues the
  * record on the batched writer without waiting. Also recorder_own_command (a
@@ -46,9 +46,9 @@ int recorder_forward(struct recorder *r, uint32_t client, uint8_t locality, cons
 {
 	int rc;
 
-	tm->t_submit = mono_ns();
+	tm->t_submit = db_mono_ns();
 	rc = r->backend->ops->transmit(r->backend, locality, cmd, len, rsp, cap, rsp_len);
-	tm->t_done = mono_ns();
+	tm->t_done = db_mono_ns();
 	if (r->backend->stale) {
 		tm->stale = r->backend->stale;
 		r->backend->stale = 0;
@@ -56,7 +56,7 @@ int recorder_forward(struct recorder *r, uint32_t client, uint8_t locality, cons
 	if (rc > 0) {
 		/* Not sent; the transport's answer is the client's. */
 		tm->refused = (uint32_t)rc;
-		*rsp_len = tpm_error_response(rsp, (uint32_t)rc);
+		*rsp_len = transport_error_response(rsp, (uint32_t)rc);
 		rc = 0;
 	} else {
 		r->forwarded++;
@@ -71,7 +71,7 @@ int recorder_forward(struct recorder *r, uint32_t client, uint8_t locality, cons
 	}
 	if (rc) {
 		r->backend_errors++;
-		*rsp_len = tpm_error_response(rsp, TPM_RC_FAILURE);
+		*rsp_len = transport_error_response(rsp, TPM_RC_FAILURE);
 		if (!r->backend_down) {
 			tm->backend_change = REC_BACKEND_LOST;
 			r->backend_down = 1;
@@ -128,7 +128,7 @@ void recorder_log(struct recorder *r, uint32_t client, uint8_t locality, const u
 	tpm_cmd_decode(cmd, len, &c);
 	uint32_t keep_cmd = r->payloads ? (uint32_t)len : 0;
 	uint32_t keep_rsp = r->payloads && !tm->rc ? (uint32_t)rsp_len : 0;
-	struct rec *x = writer_reserve(r->w, REC_COMMAND, keep_cmd + keep_rsp);
+	struct rec *x = db_writer_reserve(r->w, REC_COMMAND, keep_cmd + keep_rsp);
 	if (!x)
 		return;
 	x->locality = locality;
@@ -138,7 +138,7 @@ void recorder_log(struct recorder *r, uint32_t client, uint8_t locality, const u
 	x->flags |= tm->flags;
 	if (!tm->rc)
 		tpm_rsp_decode(rsp, rsp_len, c.malformed ? 0 : c.cc, &p);
-	rec_fill_decoded(x, &c, len, tm->rc ? NULL : &p, rsp_len);
+	db_rec_fill_decoded(x, &c, len, tm->rc ? NULL : &p, rsp_len);
 	if (keep_cmd) {
 		memcpy(x->payload, cmd, keep_cmd);
 		x->cmd_len = keep_cmd;
@@ -152,7 +152,7 @@ void recorder_log(struct recorder *r, uint32_t client, uint8_t locality, const u
 		    redact_response(x->payload + keep_cmd, keep_rsp, &c, &p))
 			x->flags |= REC_F_REDACTED;
 	}
-	writer_publish(r->w);
+	db_writer_publish(r->w);
 }
 
 static struct recorder_client_key *slot_for_new(struct recorder *r);
@@ -185,26 +185,26 @@ void recorder_malformed(struct recorder *r, uint32_t client, uint8_t locality, c
 	if (reason)
 		c.malformed = reason;
 	uint32_t keep = r->payloads ? (uint32_t)(len > TPM_MAX_MESSAGE ? TPM_MAX_MESSAGE : len) : 0;
-	struct rec *x = writer_reserve(r->w, REC_COMMAND, keep);
+	struct rec *x = db_writer_reserve(r->w, REC_COMMAND, keep);
 	if (!x)
 		return;
-	rec_fill_decoded(x, &c, declared ? declared : len, NULL, 0);
+	db_rec_fill_decoded(x, &c, declared ? declared : len, NULL, 0);
 	x->locality = locality;
 	x->client_id = client;
-	x->t_submit = x->t_done = mono_ns();
+	x->t_submit = x->t_done = db_mono_ns();
 	if (keep) {
 		memcpy(x->payload, buf, keep);
 		x->cmd_len = keep;
 		if (r->payloads == PAYLOADS_REDACTED && redact_command(x->payload, keep, &c))
 			x->flags |= REC_F_REDACTED;
 	}
-	writer_publish(r->w);
+	db_writer_publish(r->w);
 }
 
 void recorder_event(struct recorder *r, const char *kind, const char *detail, uint32_t client)
 {
 	if (r->w)
-		writer_event(r->w, mono_ns(), kind, detail, client);
+		db_writer_event(r->w, db_mono_ns(), kind, detail, client);
 }
 
 void recorder_stop_event(struct recorder *r, const char *kind, const char *detail)
@@ -213,8 +213,8 @@ void recorder_stop_event(struct recorder *r, const char *kind, const char *detai
 		return;
 	/* The TPM path is closed: wait for the queue to drain so that this
 	 * last row is stored and every drop before it shows as a gap in seq. */
-	writer_flush(r->w);
-	writer_event(r->w, mono_ns(), kind, detail, 0);
+	db_writer_flush(r->w);
+	db_writer_event(r->w, db_mono_ns(), kind, detail, 0);
 }
 
 /* Queues the client row of k; 1 if it was queued. A full queue leaves it
@@ -225,7 +225,7 @@ static int store_client(struct recorder *r, struct recorder_client_key *k)
 	if (!r->w)
 		return 1;
 	size_t cl = strlen(k->comm) + 1, pl = strlen(k->peer) + 1;
-	struct rec *x = writer_reserve(r->w, REC_CLIENT, (uint32_t)(cl + pl));
+	struct rec *x = db_writer_reserve(r->w, REC_CLIENT, (uint32_t)(cl + pl));
 	if (x) {
 		memcpy(x->payload, k->comm, cl);
 		memcpy(x->payload + cl, k->peer, pl);
@@ -233,8 +233,8 @@ static int store_client(struct recorder *r, struct recorder_client_key *k)
 		x->client_id = k->id;
 		x->pid = k->is_pid ? k->pid : 0;
 		x->uid = (int32_t)k->uid;
-		x->t_submit = k->t_first ? k->t_first : mono_ns();
-		writer_publish(r->w);
+		x->t_submit = k->t_first ? k->t_first : db_mono_ns();
+		db_writer_publish(r->w);
 	}
 	int pending = !x;
 	if (pending && !k->pending)

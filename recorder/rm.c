@@ -27,7 +27,7 @@ static void forget(struct rec_rm_owner *o, uint32_t h)
 		}
 }
 
-struct rec_rm_owner *rec_rm_owner_of(struct rec_rm *rm, struct rec_rm_client cl, int make)
+struct rec_rm_owner *recorder_rm_owner_of(struct rec_rm *rm, struct rec_rm_client cl, int make)
 {
 	if (*cl.owner >= 0)
 		return &rm->owners[*cl.owner];
@@ -76,8 +76,8 @@ static uint32_t flushed(const struct tpm_cc_effects *e, const struct tpm_cmd *c,
 	return 0;
 }
 
-void rec_rm_track(struct rec_rm *rm, struct rec_rm_client cl, const uint8_t *cmd, size_t len,
-		  const uint8_t *rsp, size_t rsp_len)
+void recorder_rm_track(struct rec_rm *rm, struct rec_rm_client cl, const uint8_t *cmd, size_t len,
+		       const uint8_t *rsp, size_t rsp_len)
 {
 	struct tpm_cmd c;
 	struct tpm_rsp r;
@@ -90,12 +90,12 @@ void rec_rm_track(struct rec_rm *rm, struct rec_rm_client cl, const uint8_t *cmd
 	/* What it loaded: a new object, session or sequence, or a context
 	 * loaded again (a session's ContextLoad: the same handle). */
 	if ((e->transient || e->session || e->ctx_load) && r.n_handles && tracked(r.handle) &&
-	    (o = rec_rm_owner_of(rm, cl, 1))) {
+	    (o = recorder_rm_owner_of(rm, cl, 1))) {
 		forget(o, r.handle);
 		if (o->n < REC_RM_MAX_HANDLES)
 			o->h[o->n++] = r.handle;
 	}
-	if (!(o = rec_rm_owner_of(rm, cl, 0)))
+	if (!(o = recorder_rm_owner_of(rm, cl, 0)))
 		return;
 	if (e->flush)
 		forget(o, flushed(e, &c, cmd));
@@ -112,7 +112,7 @@ void rec_rm_track(struct rec_rm *rm, struct rec_rm_client cl, const uint8_t *cmd
 			forget(o, c.sess[i].handle);
 }
 
-void rec_rm_release(struct rec_rm *rm, int i, void (*flush)(void *ctx, uint32_t h), void *ctx)
+void recorder_rm_release(struct rec_rm *rm, int i, void (*flush)(void *ctx, uint32_t h), void *ctx)
 {
 	struct rec_rm_owner *o = &rm->owners[i];
 	while (o->n)

@@ -45,15 +45,15 @@ struct rec_rm_client {
 /* The owner of what a client loads, found or (make) made when it first
  * loads something; NULL when nothing can be tracked: no process and no
  * owning connection, a full table, no pidfd. */
-struct rec_rm_owner *rec_rm_owner_of(struct rec_rm *rm, struct rec_rm_client cl, int make);
+struct rec_rm_owner *recorder_rm_owner_of(struct rec_rm *rm, struct rec_rm_client cl, int make);
 
 /* After a command answered with success: what it loaded, what it flushed,
  * which sessions ended without continueSession. */
-void rec_rm_track(struct rec_rm *rm, struct rec_rm_client cl, const uint8_t *cmd, size_t len,
-		  const uint8_t *rsp, size_t rsp_len);
+void recorder_rm_track(struct rec_rm *rm, struct rec_rm_client cl, const uint8_t *cmd, size_t len,
+		       const uint8_t *rsp, size_t rsp_len);
 
 /* Owner i is gone: flush(ctx, h) for what it left loaded, newest first; the
  * slot is free again (its pidfd closed). */
-void rec_rm_release(struct rec_rm *rm, int i, void (*flush)(void *ctx, uint32_t h), void *ctx);
+void recorder_rm_release(struct rec_rm *rm, int i, void (*flush)(void *ctx, uint32_t h), void *ctx);
 
 #endif

@@ -195,7 +195,7 @@ static void line_hex(struct parser *ps, const uint8_t *p, size_t n)
 	char h[129];
 	while (n && ps->line_len < LINE_CAP) {
 		size_t k = n > 64 ? 64 : n;
-		log_hex(h, p, k);
+		import_log_hex(h, p, k);
 		line_add(ps, h, 2 * k);
 		p += k;
 		n -= k;
@@ -367,14 +367,15 @@ static int finish_entry(struct parser *ps, struct ima_entry *e, ima_entry_fn cb)
 	if (!e->hash_ok) {
 		ps->res->mismatches++;
 		if (ps->res->mismatches <= MAX_MISMATCH_MSGS)
-			log_say(ps->msg, ps->ctx, 0,
-				"%s: entry %llu at offset %llu: template hash does not match the "
-				"template data (%s)%s",
-				ps->o->label, (unsigned long long)e->index,
-				(unsigned long long)e->offset, ps->tname,
-				ps->res->mismatches == MAX_MISMATCH_MSGS
-				    ? "; further mismatches counted only"
-				    : "");
+			import_log_say(
+			    ps->msg, ps->ctx, 0,
+			    "%s: entry %llu at offset %llu: template hash does not match the "
+			    "template data (%s)%s",
+			    ps->o->label, (unsigned long long)e->index,
+			    (unsigned long long)e->offset, ps->tname,
+			    ps->res->mismatches == MAX_MISMATCH_MSGS
+				? "; further mismatches counted only"
+				: "");
 	}
 	e->line = ps->line;
 	return cb ? cb(ps->ctx, e) : 0;
@@ -383,10 +384,11 @@ static int finish_entry(struct parser *ps, struct ima_entry *e, ima_entry_fn cb)
 static int truncated(struct parser *ps, uint64_t index, uint64_t off, size_t have, size_t need)
 {
 	ps->res->tail = (struct log_tail){1, off, have};
-	log_say(ps->msg, ps->ctx, 0,
-		"%s: truncated record at offset %llu (entry %llu): the file ends %zu bytes into a "
-		"record of at least %zu bytes; those bytes are ignored",
-		ps->o->label, (unsigned long long)off, (unsigned long long)index, have, need);
+	import_log_say(
+	    ps->msg, ps->ctx, 0,
+	    "%s: truncated record at offset %llu (entry %llu): the file ends %zu bytes into a "
+	    "record of at least %zu bytes; those bytes are ignored",
+	    ps->o->label, (unsigned long long)off, (unsigned long long)index, have, need);
 	return 0;
 }
 
@@ -417,8 +419,8 @@ static const char *name_suffix_alg(const char *label, uint16_t *alg)
 static int detect_binary(struct parser *ps, struct log_rd *rd)
 {
 	size_t avail;
-	log_rd_peek(rd, 8 + 64 + IMA_NAME_MAX, &avail);
-	const uint8_t *p = log_rd_peek(rd, avail, &avail);
+	import_log_rd_peek(rd, 8 + 64 + IMA_NAME_MAX, &avail);
+	const uint8_t *p = import_log_rd_peek(rd, avail, &avail);
 	static const uint16_t probe[] = {TPM_ALG_SHA1, TPM_ALG_SHA256, TPM_ALG_SHA384,
 					 TPM_ALG_SHA512};
 	if (!avail)
@@ -455,7 +457,7 @@ static int parse_binary(struct parser *ps, struct log_rd *rd, ima_entry_fn cb)
 	for (uint64_t index = 1;; index++) {
 		size_t avail, need = 8 + D;
 		uint64_t off = log_rd_offset(rd);
-		const uint8_t *p = log_rd_peek(rd, need, &avail);
+		const uint8_t *p = import_log_rd_peek(rd, need, &avail);
 		if (!p) {
 			if (rd->io_err)
 				break;
@@ -467,7 +469,7 @@ static int parse_binary(struct parser *ps, struct log_rd *rd, ima_entry_fn cb)
 			return fail(ps, index, off, "template name length %u (1-%u expected)", nl,
 				    IMA_NAME_MAX);
 		need += nl + 4;
-		if (!(p = log_rd_peek(rd, need, &avail)))
+		if (!(p = import_log_rd_peek(rd, need, &avail)))
 			return rd->io_err ? 0 : truncated(ps, index, off, avail, need);
 		memset(&e, 0, sizeof e);
 		memcpy(e.template_name, p + 8 + D, nl);
@@ -479,7 +481,7 @@ static int parse_binary(struct parser *ps, struct log_rd *rd, ima_entry_fn cb)
 		if (ps->legacy) {
 			/* "ima": 20-byte digest, u32 name length, name; no total length. */
 			need = tstart + 24;
-			if (!(p = log_rd_peek(rd, need, &avail)))
+			if (!(p = import_log_rd_peek(rd, need, &avail)))
 				return rd->io_err ? 0 : truncated(ps, index, off, avail, need);
 			uint32_t fnl = get_u32_bo(p + tstart + 20, ps->be);
 			if (fnl > IMA_NAME_MAX)
@@ -494,7 +496,7 @@ static int parse_binary(struct parser *ps, struct log_rd *rd, ima_entry_fn cb)
 					    tl);
 		}
 		need = tstart + tl;
-		if (!(p = log_rd_peek(rd, need, &avail)))
+		if (!(p = import_log_rd_peek(rd, need, &avail)))
 			return rd->io_err ? 0 : truncated(ps, index, off, avail, need);
 		e.index = index;
 		e.offset = off;
@@ -521,9 +523,9 @@ static int parse_binary(struct parser *ps, struct log_rd *rd, ima_entry_fn cb)
 		rc = finish_entry(ps, &e, cb);
 		if (rc)
 			return rc;
-		log_rd_consume(rd, need);
+		import_log_rd_consume(rd, need);
 	}
-	log_rd_error(rd, ps->o->label, ps->err, ps->errlen);
+	import_log_rd_error(rd, ps->o->label, ps->err, ps->errlen);
 	return -rd->io_err;
 }
 
@@ -570,7 +572,7 @@ static long rebuild(struct parser *ps, const char *const *fs, const size_t *fl, 
 		switch (ps->kinds[i]) {
 		case FK_D:
 		case FK_HEX:
-			if (n % 2 || log_unhex(s, n, t + off, n / 2)) {
+			if (n % 2 || import_log_unhex(s, n, t + off, n / 2)) {
 				*why = "a hex field is not hex";
 				return -1;
 			}
@@ -596,7 +598,7 @@ static long rebuild(struct parser *ps, const char *const *fs, const size_t *fl, 
 			while (c > s && c[-1] != ':')
 				c--;
 			size_t pre = (size_t)(c - s), hx = n - pre;
-			if (!pre || hx % 2 || log_unhex(c, hx, t + off + pre + 1, hx / 2)) {
+			if (!pre || hx % 2 || import_log_unhex(c, hx, t + off + pre + 1, hx / 2)) {
 				*why = "a digest field is not algo:hex";
 				return -1;
 			}
@@ -632,7 +634,7 @@ static int parse_ascii(struct parser *ps, struct log_rd *rd, ima_entry_fn cb)
 
 	for (;;) {
 		uint64_t off = log_rd_offset(rd);
-		if (!(line = log_rd_line(rd, &len)))
+		if (!(line = import_log_rd_line(rd, &len)))
 			break;
 		if (rd->too_big)
 			return fail(ps, index + 1, off, "line longer than %u bytes",
@@ -664,7 +666,7 @@ static int parse_ascii(struct parser *ps, struct log_rd *rd, ima_entry_fn cb)
 		const struct pcr_alg *la =
 		    ps->list_alg ? pcr_alg_by_id(ps->list_alg) : pcr_alg_by_size(hx / 2);
 		if (q == end || *q != ' ' || !la || hx != 2u * la->size ||
-		    log_unhex(p, hx, logged, la->size))
+		    import_log_unhex(p, hx, logged, la->size))
 			return fail(ps, index, off, "template digest is not %s hex",
 				    la ? la->name : "sha1/sha256/sha384/sha512");
 		ps->list_alg = la->alg;
@@ -729,7 +731,7 @@ static int parse_ascii(struct parser *ps, struct log_rd *rd, ima_entry_fn cb)
 			return rc;
 	}
 	if (rd->io_err) {
-		log_rd_error(rd, ps->o->label, ps->err, ps->errlen);
+		import_log_rd_error(rd, ps->o->label, ps->err, ps->errlen);
 		return -rd->io_err;
 	}
 	return 0;
@@ -738,8 +740,8 @@ static int parse_ascii(struct parser *ps, struct log_rd *rd, ima_entry_fn cb)
 static int looks_ascii(struct log_rd *rd)
 {
 	size_t avail;
-	log_rd_peek(rd, 4, &avail);
-	const uint8_t *p = log_rd_peek(rd, avail < 4 ? avail : 4, &avail);
+	import_log_rd_peek(rd, 4, &avail);
+	const uint8_t *p = import_log_rd_peek(rd, avail < 4 ? avail : 4, &avail);
 	if (avail < 3)
 		return 0;
 	/* "%2d ": " 9 " or "10 " */
@@ -809,9 +811,9 @@ int ima_parse_mem(const uint8_t *p, size_t len, const struct ima_opts *o, ima_en
 		  ima_msg_fn msg, void *ctx, struct ima_result *res, char *err, size_t errlen)
 {
 	struct log_rd rd;
-	log_rd_open_mem(&rd, p, len);
+	import_log_rd_open_mem(&rd, p, len);
 	int rc = ima_parse(&rd, o, cb, msg, ctx, res, err, errlen);
-	log_rd_close(&rd);
+	import_log_rd_close(&rd);
 	return rc;
 }
 
@@ -844,15 +846,15 @@ static int import_entry(void *vctx, const struct ima_entry *e)
 			 (unsigned long long)e->offset);
 		return -EBADMSG;
 	}
-	rc = log_sink_event(&ic->sink, "ima", e->line);
+	rc = import_log_sink_event(&ic->sink, "ima", e->line);
 	if (!rc && e->pcr >= PCR_COUNT) {
-		log_bad_pcr(&ic->res->bad_pcr, e->pcr, import_msg, ic,
-			    "%s: entry %llu at offset %llu", ic->cfg->opts.label,
-			    (unsigned long long)e->index, (unsigned long long)e->offset);
+		import_log_bad_pcr(&ic->res->bad_pcr, e->pcr, import_msg, ic,
+				   "%s: entry %llu at offset %llu", ic->cfg->opts.label,
+				   (unsigned long long)e->index, (unsigned long long)e->offset);
 		return 0;
 	}
 	if (!rc)
-		rc = log_sink_extend(&ic->sink, e->pcr, 0, &e->ext);
+		rc = import_log_sink_extend(&ic->sink, e->pcr, 0, &e->ext);
 	if (rc)
 		snprintf(ic->err, ic->errlen, "cannot store entry %llu: %s",
 			 (unsigned long long)e->index, strerror(-rc));
@@ -876,12 +878,12 @@ int ima_import_file(const char *path, const struct ima_import_cfg *cfg, int64_t 
 	ic.res = res;
 	snprintf(notes, sizeof notes, "IMA measurement list; kernel rule %s",
 		 ima_rule_str(cfg->opts.rule));
-	int rc = log_import_begin(&ic.sink, &rd, cfg->db_path, cfg->name, "ima", path, cfg->follow,
-				  notes, err, errlen);
+	int rc = import_log_import_begin(&ic.sink, &rd, cfg->db_path, cfg->name, "ima", path,
+					 cfg->follow, notes, err, errlen);
 	if (rc)
 		return rc;
 	*trace_id = ic.sink.trace_id;
 	rc = ima_parse(&rd, &c2.opts, import_entry, import_msg, &ic, res, err, errlen);
-	return log_import_end(&ic.sink, &rd, rc, cfg->db_path, path, cfg->strict, "record",
-			      &res->tail, err, errlen);
+	return import_log_import_end(&ic.sink, &rd, rc, cfg->db_path, path, cfg->strict, "record",
+				     &res->tail, err, errlen);
 }

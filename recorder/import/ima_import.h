@@ -85,7 +85,7 @@ struct ima_import_cfg {
 	const char *db_path;
 	const char *name; /* trace name; NULL: the file name */
 	int strict;	  /* a truncated record or a hash mismatch is an error */
-	int follow;	  /* read a FIFO or character device (log_rd_open_file) */
+	int follow;	  /* read a FIFO or character device (import_log_rd_open_file) */
 	ima_msg_fn msg;
 	void *msg_ctx;
 };

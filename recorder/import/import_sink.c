@@ -53,7 +53,7 @@ static int sink_begin(struct import_sink *s)
 	wc.path = s->db_path;
 	wc.trace_id = s->trace_id;
 	wc.block_when_full = 1;
-	int rc = writer_start(&s->w, &wc, s->err, sizeof s->err);
+	int rc = db_writer_start(&s->w, &wc, s->err, sizeof s->err);
 	if (rc) {
 		db_trace_end(s->db, s->trace_id, 0, 0, 0, "incomplete");
 		s->w = NULL;
@@ -68,7 +68,7 @@ int import_sink_client(struct import_sink *s, uint32_t id, const char *comm, con
 	if (rc)
 		return rc;
 	size_t cl = strlen(comm ? comm : "") + 1, pl = strlen(peer ? peer : "") + 1;
-	struct rec *r = writer_reserve(s->w, REC_CLIENT, (uint32_t)(cl + pl));
+	struct rec *r = db_writer_reserve(s->w, REC_CLIENT, (uint32_t)(cl + pl));
 	if (!r)
 		return -ENOBUFS;
 	r->client_id = id;
@@ -76,7 +76,7 @@ int import_sink_client(struct import_sink *s, uint32_t id, const char *comm, con
 	r->cmd_len = (uint32_t)(cl + pl);
 	memcpy(r->payload, comm ? comm : "", cl);
 	memcpy(r->payload + cl, peer ? peer : "", pl);
-	writer_publish(s->w);
+	db_writer_publish(s->w);
 	s->clients++;
 	return 0;
 }
@@ -85,7 +85,7 @@ int import_sink_client(struct import_sink *s, uint32_t id, const char *comm, con
  * writer stores tag, sizes and response code as NULL (rec.no_bytes). */
 static int sink_command_nobytes(struct import_sink *s, const struct import_cmd *c)
 {
-	struct rec *r = writer_reserve(s->w, REC_COMMAND, 0);
+	struct rec *r = db_writer_reserve(s->w, REC_COMMAND, 0);
 	if (!r)
 		return -ENOBUFS;
 	r->t_submit = c->t_submit_ns;
@@ -103,7 +103,7 @@ static int sink_command_nobytes(struct import_sink *s, const struct import_cmd *
 		s->synthetic = 1;
 	sink_time(s, c->t_submit_ns);
 	sink_time(s, c->t_done_ns);
-	writer_publish(s->w);
+	db_writer_publish(s->w);
 	return 0;
 }
 
@@ -120,7 +120,7 @@ int import_sink_command(struct import_sink *s, const struct import_cmd *c)
 	tpm_cmd_decode(c->cmd, c->cmd_len, &dc);
 	if (c->rsp)
 		tpm_rsp_decode(c->rsp, c->rsp_len, dc.info ? dc.cc : 0, &dr);
-	struct rec *r = writer_reserve(s->w, REC_COMMAND, (uint32_t)(c->cmd_len + c->rsp_len));
+	struct rec *r = db_writer_reserve(s->w, REC_COMMAND, (uint32_t)(c->cmd_len + c->rsp_len));
 	if (!r)
 		return -ENOBUFS;
 	r->t_submit = c->t_submit_ns;
@@ -128,7 +128,7 @@ int import_sink_command(struct import_sink *s, const struct import_cmd *c)
 	r->locality = c->locality < 0 ? 0 : (uint8_t)c->locality;
 	r->client_id = c->client_id;
 	r->flags = c->flags;
-	rec_fill_decoded(r, &dc, c->cmd_len, c->rsp ? &dr : NULL, c->rsp_len);
+	db_rec_fill_decoded(r, &dc, c->cmd_len, c->rsp ? &dr : NULL, c->rsp_len);
 	r->cmd_len = (uint32_t)c->cmd_len;
 	r->rsp_len = (uint32_t)c->rsp_len;
 	if (c->cmd_len)
@@ -145,7 +145,7 @@ int import_sink_command(struct import_sink *s, const struct import_cmd *c)
 	sink_time(s, c->t_submit_ns);
 	if (c->rsp)
 		sink_time(s, c->t_done_ns);
-	writer_publish(s->w);
+	db_writer_publish(s->w);
 	return 0;
 }
 
@@ -155,7 +155,7 @@ int import_sink_event(struct import_sink *s, uint64_t t_ns, const char *kind, co
 	int rc = sink_begin(s);
 	if (rc)
 		return rc;
-	rc = writer_event(s->w, t_ns, kind, detail, client_id);
+	rc = db_writer_event(s->w, t_ns, kind, detail, client_id);
 	if (!rc) {
 		s->events++;
 		sink_time(s, t_ns);
@@ -182,7 +182,7 @@ static int sink_end(struct import_sink *s, int failed)
 	snprintf(s->status, sizeof s->status, "%s", failed ? "incomplete" : "complete");
 	if (!s->w)
 		return 0;
-	rc = writer_stop(s->w, s->status, &s->final);
+	rc = db_writer_stop(s->w, s->status, &s->final);
 	s->w = NULL;
 	if (s->final.dropped) {
 		snprintf(s->status, sizeof s->status, "incomplete");

@@ -1,11 +1,11 @@
-/* The streaming log reader (recorder/import/log_reader.h): log_rd_open_file (a
+/* The streaming log reader (recorder/import/log_reader.h): import_log_rd_open_file (a
  * regular file or, with follow, a FIFO or other special file, waited on until
- * its writer is done or log_stop_requested is set) and log_rd_open_mem open an
- * input; log_rd_peek, log_rd_consume and log_rd_line hand a parser the next
+ * its writer is done or import_log_stop_requested is set) and import_log_rd_open_mem open an
+ * input; import_log_rd_peek, import_log_rd_consume and import_log_rd_line hand a parser the next
  * record or line from a window that grows only to the largest record. Also
- * log_map_file and log_unmap_file for inputs read whole (mapped when they are
- * regular files), the hex helpers log_hex, log_hexval and log_unhex, and
- * log_say for the importers' messages. */
+ * import_log_map_file and import_log_unmap_file for inputs read whole (mapped when they are
+ * regular files), the hex helpers import_log_hex, import_log_hexval and import_log_unhex, and
+ * import_log_say for the importers' messages. */
 #include "recorder/import/log_reader.h"
 
 #include <errno.h>
@@ -21,7 +21,7 @@
 
 #define INITIAL_CAP (64u << 10)
 
-volatile sig_atomic_t log_stop_requested;
+volatile sig_atomic_t import_log_stop_requested;
 
 static const char *special_kind(mode_t m)
 {
@@ -67,7 +67,7 @@ static int open_input(const char *path, int follow, int *regular, char *err, siz
 	if (S_ISFIFO(sb.st_mode)) {
 		struct pollfd pf = {.fd = fd, .events = POLLIN};
 		while (poll(&pf, 1, -1) < 0) {
-			if (errno != EINTR || log_stop_requested) {
+			if (errno != EINTR || import_log_stop_requested) {
 				int e = errno == EINTR ? EINTR : errno;
 				close(fd);
 				snprintf(err, errlen, "%s: %s", path,
@@ -80,7 +80,8 @@ static int open_input(const char *path, int follow, int *regular, char *err, siz
 	return fd;
 }
 
-int log_rd_open_file(struct log_rd *r, const char *path, int follow, char *err, size_t errlen)
+int import_log_rd_open_file(struct log_rd *r, const char *path, int follow, char *err,
+			    size_t errlen)
 {
 	int regular;
 	memset(r, 0, sizeof(*r));
@@ -106,18 +107,18 @@ int log_rd_open_file(struct log_rd *r, const char *path, int follow, char *err, 
 	return 0;
 }
 
-void log_rd_error(const struct log_rd *r, const char *label, char *err, size_t errlen)
+void import_log_rd_error(const struct log_rd *r, const char *label, char *err, size_t errlen)
 {
 	if (r->io_err == EFBIG)
 		snprintf(err, errlen, "%s: more than %llu bytes read (--follow stops there)", label,
 			 (unsigned long long)r->limit);
-	else if (r->io_err == EINTR && log_stop_requested)
+	else if (r->io_err == EINTR && import_log_stop_requested)
 		snprintf(err, errlen, "%s: interrupted", label);
 	else
 		snprintf(err, errlen, "%s: read error: %s", label, strerror(r->io_err));
 }
 
-void log_rd_open_mem(struct log_rd *r, const uint8_t *p, size_t len)
+void import_log_rd_open_mem(struct log_rd *r, const uint8_t *p, size_t len)
 {
 	memset(r, 0, sizeof(*r));
 	/* The memory is only read; buf is not written in memory mode. */
@@ -127,7 +128,7 @@ void log_rd_open_mem(struct log_rd *r, const uint8_t *p, size_t len)
 	r->eof = 1;
 }
 
-void log_rd_close(struct log_rd *r)
+void import_log_rd_close(struct log_rd *r)
 {
 	if (r->f) {
 		fclose(r->f);
@@ -159,7 +160,7 @@ static void fill(struct log_rd *r, size_t n)
 	}
 	while (r->end < n && !r->eof) {
 		size_t want = r->cap - r->end;
-		if (log_stop_requested) {
+		if (import_log_stop_requested) {
 			r->io_err = EINTR;
 			r->eof = 1;
 			break;
@@ -184,7 +185,7 @@ static void fill(struct log_rd *r, size_t n)
 	}
 }
 
-const uint8_t *log_rd_peek(struct log_rd *r, size_t n, size_t *avail)
+const uint8_t *import_log_rd_peek(struct log_rd *r, size_t n, size_t *avail)
 {
 	if (r->end - r->pos < n && r->f && !r->eof && !r->io_err) {
 		if (n > LOG_RD_MAX_RECORD)
@@ -202,14 +203,14 @@ const uint8_t *log_rd_peek(struct log_rd *r, size_t n, size_t *avail)
 	return r->buf + r->pos;
 }
 
-void log_rd_consume(struct log_rd *r, size_t n)
+void import_log_rd_consume(struct log_rd *r, size_t n)
 {
 	if (n > r->end - r->pos)
 		n = r->end - r->pos;
 	r->pos += n;
 }
 
-const char *log_rd_line(struct log_rd *r, size_t *len)
+const char *import_log_rd_line(struct log_rd *r, size_t *len)
 {
 	size_t scanned = 0;
 	for (;;) {
@@ -237,7 +238,7 @@ const char *log_rd_line(struct log_rd *r, size_t *len)
 	}
 }
 
-void log_hex(char *out, const uint8_t *p, size_t n)
+void import_log_hex(char *out, const uint8_t *p, size_t n)
 {
 	static const char hx[] = "0123456789abcdef";
 	for (size_t i = 0; i < n; i++) {
@@ -247,7 +248,7 @@ void log_hex(char *out, const uint8_t *p, size_t n)
 	out[2 * n] = 0;
 }
 
-int log_hexval(char c)
+int import_log_hexval(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -258,12 +259,12 @@ int log_hexval(char c)
 	return -1;
 }
 
-int log_unhex(const char *s, size_t slen, uint8_t *out, size_t n)
+int import_log_unhex(const char *s, size_t slen, uint8_t *out, size_t n)
 {
 	if (slen != 2 * n)
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++) {
-		int h = log_hexval(s[2 * i]), l = log_hexval(s[2 * i + 1]);
+		int h = import_log_hexval(s[2 * i]), l = import_log_hexval(s[2 * i + 1]);
 		if (h < 0 || l < 0)
 			return -EINVAL;
 		out[i] = (uint8_t)(h << 4 | l);
@@ -271,8 +272,8 @@ int log_unhex(const char *s, size_t slen, uint8_t *out, size_t n)
 	return 0;
 }
 
-int log_map_file(const char *path, int follow, const void **buf, size_t *len, int *is_file,
-		 char *err, size_t errlen)
+int import_log_map_file(const char *path, int follow, const void **buf, size_t *len, int *is_file,
+			char *err, size_t errlen)
 {
 	struct stat sb;
 	int regular, rc = 0;
@@ -285,7 +286,7 @@ int log_map_file(const char *path, int follow, const void **buf, size_t *len, in
 		return fd;
 	if (!regular) {
 		/* --follow: to the end of the stream, into memory that
-		 * log_unmap_file releases like a mapping. */
+		 * import_log_unmap_file releases like a mapping. */
 		size_t cap = 1 << 20, n = 0;
 		uint8_t *m =
 		    mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -313,7 +314,7 @@ int log_map_file(const char *path, int follow, const void **buf, size_t *len, in
 				m = g;
 				cap *= 2;
 			}
-			if (log_stop_requested) {
+			if (import_log_stop_requested) {
 				rc = -EINTR;
 				snprintf(err, errlen, "%s: interrupted", path);
 				break;
@@ -336,7 +337,7 @@ int log_map_file(const char *path, int follow, const void **buf, size_t *len, in
 				munmap(m, cap);
 			return rc;
 		}
-		/* Trimmed to what was read, so that log_unmap_file(buf, len)
+		/* Trimmed to what was read, so that import_log_unmap_file(buf, len)
 		 * releases all of it. */
 		size_t page = (size_t)sysconf(_SC_PAGESIZE), keep = (n + page - 1) & ~(page - 1);
 		if (keep < cap)
@@ -364,14 +365,14 @@ int log_map_file(const char *path, int follow, const void **buf, size_t *len, in
 	return rc;
 }
 
-void log_unmap_file(const void *buf, size_t len)
+void import_log_unmap_file(const void *buf, size_t len)
 {
 	if (buf)
 		munmap((void *)buf, len);
 }
 
-void log_say(void (*msg)(void *ctx, int severity, const char *m), void *ctx, int severity,
-	     const char *fmt, ...)
+void import_log_say(void (*msg)(void *ctx, int severity, const char *m), void *ctx, int severity,
+		    const char *fmt, ...)
 {
 	char m[512];
 	va_list ap;

@@ -39,27 +39,28 @@ struct log_rd {
 /* Set (from a signal handler) to stop every importer's reading at its next
  * step: readers end with EINTR, so that the import ends as any failed one
  * does (its trace 'incomplete', never left 'recording'). */
-extern volatile sig_atomic_t log_stop_requested;
+extern volatile sig_atomic_t import_log_stop_requested;
 
 /* Opens path for reading. A FIFO, socket or character or block device is
  * refused (-EINVAL, err says what it is) unless follow is set: then it is
  * read until its end, at most LOG_FOLLOW_MAX bytes (without follow, opening
  * never waits for a FIFO's writer). Returns 0 or -errno with err set. */
-int log_rd_open_file(struct log_rd *r, const char *path, int follow, char *err, size_t errlen);
+int import_log_rd_open_file(struct log_rd *r, const char *path, int follow, char *err,
+			    size_t errlen);
 /* A read error of r as a message naming label: "LABEL: read error: ...", or
  * for the --follow limit what it is. */
-void log_rd_error(const struct log_rd *r, const char *label, char *err, size_t errlen);
-void log_rd_open_mem(struct log_rd *r, const uint8_t *p, size_t len);
+void import_log_rd_error(const struct log_rd *r, const char *label, char *err, size_t errlen);
+void import_log_rd_open_mem(struct log_rd *r, const uint8_t *p, size_t len);
 /* A parser's message to its caller, formatted (at most 511 bytes); nothing
  * when msg is NULL. */
-void log_say(void (*msg)(void *ctx, int severity, const char *m), void *ctx, int severity,
-	     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-void log_rd_close(struct log_rd *r);
+void import_log_say(void (*msg)(void *ctx, int severity, const char *m), void *ctx, int severity,
+		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void import_log_rd_close(struct log_rd *r);
 
 /* Makes n bytes at the current position available. Returns them, or NULL when
  * the input ends (or fails) first; *avail then holds what is left. */
-const uint8_t *log_rd_peek(struct log_rd *r, size_t n, size_t *avail);
-void log_rd_consume(struct log_rd *r, size_t n);
+const uint8_t *import_log_rd_peek(struct log_rd *r, size_t n, size_t *avail);
+void import_log_rd_consume(struct log_rd *r, size_t n);
 /* Input offset of the current position. */
 static inline uint64_t log_rd_offset(const struct log_rd *r)
 {
@@ -67,7 +68,7 @@ static inline uint64_t log_rd_offset(const struct log_rd *r)
 }
 /* The next line without its '\n' (a last line without one is returned too).
  * NULL at the end of the input. The line is consumed. */
-const char *log_rd_line(struct log_rd *r, size_t *len);
+const char *import_log_rd_line(struct log_rd *r, size_t *len);
 
 /* Little- or big-endian integers through the bounds-checked wire reader:
  * measurement logs are written in the byte order of the machine that made
@@ -118,19 +119,24 @@ static inline void put_u32_bo(uint8_t *b, uint32_t v, int big_endian)
 }
 
 /* Lower-case hex of n bytes into out (2n+1 bytes). */
-void log_hex(char *out, const uint8_t *p, size_t n);
+void import_log_hex(char *out, const uint8_t *p, size_t n);
 /* The value of one hex digit, or -1. */
-int log_hexval(char c);
+int import_log_hexval(char c);
 /* Parses exactly n bytes of hex; returns 0 or -EINVAL. */
-int log_unhex(const char *s, size_t slen, uint8_t *out, size_t n);
+int import_log_unhex(const char *s, size_t slen, uint8_t *out, size_t n);
 
 /* Maps a whole regular file read-only: *buf is NULL for an empty file.
- * Special files as log_rd_open_file says: refused, or with follow read into
+ * Special files as import_log_rd_open_file says: refused, or with follow read into
  * memory to their end (at most LOG_FOLLOW_MAX bytes). *is_file (may be
  * NULL): the bytes are a mapping of a regular file. Returns 0, or -errno with
- * a message naming path. log_unmap_file undoes it (a NULL buf is fine). */
-int log_map_file(const char *path, int follow, const void **buf, size_t *len, int *is_file,
-		 char *err, size_t errlen);
-void log_unmap_file(const void *buf, size_t len);
+ * a message naming path. import_log_unmap_file undoes it (a NULL buf is fine). */
+int import_log_map_file(const char *path, int follow, const void **buf, size_t *len, int *is_file,
+			char *err, size_t errlen);
+void import_log_unmap_file(const void *buf, size_t len);
+
+/* issue 23 compat begin: the old names, for the files of replayer/ and
+ * model/tpm/ until rename-tpm-replayer.sh renames them there; no symbol. */
+#define log_unhex import_log_unhex
+/* issue 23 compat end */
 
 #endif

@@ -1,11 +1,11 @@
 /* Storing measurement logs as TPM commands (recorder/import/log_store.h):
  * log_build_extend and log_build_success_rsp make the bytes of a
- * TPM2_PCR_Extend and of its success response; log_sink_open, log_sink_extend,
- * log_sink_startup, log_sink_event and log_sink_close write them (decoded with
+ * TPM2_PCR_Extend and of its success response; log_sink_open, import_log_sink_extend,
+ * import_log_sink_startup, import_log_sink_event and log_sink_close write them (decoded with
  * decode.h, filled with rec_fill.h) and the log's own events through the
- * batched writer, with ordinal times and REC_F_SYNTHETIC_TIME; log_bad_pcr
- * reports an entry for a PCR past the banks. log_import_begin and
- * log_import_end wrap an importer's run (input opened through log_reader.h, an
+ * batched writer, with ordinal times and REC_F_SYNTHETIC_TIME; import_log_bad_pcr
+ * reports an entry for a PCR past the banks. import_log_import_begin and
+ * import_log_import_end wrap an importer's run (input opened through log_reader.h, an
  * empty input refused before any trace is made, the trace ended). */
 #include "recorder/import/log_store.h"
 #include "db/rec_fill.h"
@@ -19,7 +19,8 @@
 #include "model/tpm/decode.h"
 #include "model/tpm/wire.h"
 
-int log_build_extend(uint8_t *buf, size_t cap, uint32_t pcr, const struct pcr_digests *d)
+/* Builders: return the length written or -ENOSPC. */
+static int log_build_extend(uint8_t *buf, size_t cap, uint32_t pcr, const struct pcr_digests *d)
 {
 	struct wire_wr w;
 	wire_wr_init(&w, buf, cap);
@@ -47,7 +48,7 @@ int log_build_extend(uint8_t *buf, size_t cap, uint32_t pcr, const struct pcr_di
 	return (int)w.off;
 }
 
-int log_build_success_rsp(uint8_t *buf, size_t cap, int with_session)
+static int log_build_success_rsp(uint8_t *buf, size_t cap, int with_session)
 {
 	struct wire_wr w;
 	wire_wr_init(&w, buf, cap);
@@ -68,8 +69,11 @@ int log_build_success_rsp(uint8_t *buf, size_t cap, int with_session)
 	return (int)w.off;
 }
 
-int log_sink_open(struct log_sink *s, const char *db_path, const char *name, const char *source,
-		  const char *notes, char *err, size_t errlen)
+/* Creates the database if needed, a trace row (kind 'import', source and
+ * notes as given, payloads 'full') and starts a blocking writer. Returns 0
+ * or -errno with err set. */
+static int log_sink_open(struct log_sink *s, const char *db_path, const char *name,
+			 const char *source, const char *notes, char *err, size_t errlen)
 {
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
@@ -100,7 +104,7 @@ int log_sink_open(struct log_sink *s, const char *db_path, const char *name, con
 	db_close(db);
 	db = NULL;
 	struct writer_cfg cfg = {.path = db_path, .trace_id = s->trace_id, .block_when_full = 1};
-	rc = writer_start(&s->w, &cfg, err, errlen);
+	rc = db_writer_start(&s->w, &cfg, err, errlen);
 out:
 	sqlite3_finalize(st);
 	db_close(db);
@@ -114,7 +118,7 @@ static int store(struct log_sink *s, const uint8_t *cmd, size_t cmd_len, const u
 	struct tpm_rsp p;
 	tpm_cmd_decode(cmd, cmd_len, &c);
 	tpm_rsp_decode(rsp, rsp_len, c.cc, &p);
-	struct rec *r = writer_reserve(s->w, REC_COMMAND, (uint32_t)(cmd_len + rsp_len));
+	struct rec *r = db_writer_reserve(s->w, REC_COMMAND, (uint32_t)(cmd_len + rsp_len));
 	if (!r)
 		return -ENOBUFS;
 	s->ordinal++;
@@ -124,15 +128,16 @@ static int store(struct log_sink *s, const uint8_t *cmd, size_t cmd_len, const u
 	r->rsp_len = (uint32_t)rsp_len;
 	r->locality = locality;
 	r->flags = REC_F_SYNTHETIC_TIME;
-	rec_fill_decoded(r, &c, cmd_len, &p, rsp_len);
+	db_rec_fill_decoded(r, &c, cmd_len, &p, rsp_len);
 	r->t_submit = s->ordinal;
 	r->t_done = s->ordinal;
-	writer_publish(s->w);
+	db_writer_publish(s->w);
 	s->commands++;
 	return 0;
 }
 
-int log_sink_extend(struct log_sink *s, uint32_t pcr, uint8_t locality, const struct pcr_digests *d)
+int import_log_sink_extend(struct log_sink *s, uint32_t pcr, uint8_t locality,
+			   const struct pcr_digests *d)
 {
 	uint8_t cmd[LOG_CMD_MAX], rsp[LOG_RSP_LEN];
 	int n = log_build_extend(cmd, sizeof cmd, pcr, d);
@@ -142,8 +147,9 @@ int log_sink_extend(struct log_sink *s, uint32_t pcr, uint8_t locality, const st
 	return store(s, cmd, (size_t)n, rsp, (size_t)m, locality);
 }
 
-void log_bad_pcr(uint64_t *bad, uint32_t pcr, void (*msg)(void *ctx, int severity, const char *m),
-		 void *ctx, const char *fmt, ...)
+void import_log_bad_pcr(uint64_t *bad, uint32_t pcr,
+			void (*msg)(void *ctx, int severity, const char *m), void *ctx,
+			const char *fmt, ...)
 {
 	char where[384];
 	va_list ap;
@@ -152,11 +158,12 @@ void log_bad_pcr(uint64_t *bad, uint32_t pcr, void (*msg)(void *ctx, int severit
 	va_start(ap, fmt);
 	vsnprintf(where, sizeof where, fmt, ap);
 	va_end(ap);
-	log_say(msg, ctx, 0, "%s: PCR index %u is not a PCR (0-23): kept as an event, not extended",
-		where, pcr);
+	import_log_say(msg, ctx, 0,
+		       "%s: PCR index %u is not a PCR (0-23): kept as an event, not extended",
+		       where, pcr);
 }
 
-int log_sink_startup(struct log_sink *s, uint8_t locality)
+int import_log_sink_startup(struct log_sink *s, uint8_t locality)
 {
 	uint8_t cmd[12], rsp[10];
 	struct wire_wr w;
@@ -171,43 +178,45 @@ int log_sink_startup(struct log_sink *s, uint8_t locality)
 	return store(s, cmd, sizeof cmd, rsp, (size_t)m, locality);
 }
 
-int log_sink_event(struct log_sink *s, const char *kind, const char *detail)
+int import_log_sink_event(struct log_sink *s, const char *kind, const char *detail)
 {
 	/* Same synthetic clock as the command that follows it. */
-	return writer_event(s->w, s->ordinal + 1, kind, detail, 0);
+	return db_writer_event(s->w, s->ordinal + 1, kind, detail, 0);
 }
 
-int log_sink_close(struct log_sink *s, const char *status, struct writer_stats *st)
+/* Drains the writer and closes the trace row with status. Returns 0 or
+ * -errno. Safe to call on a sink that failed to open. */
+static int log_sink_close(struct log_sink *s, const char *status, struct writer_stats *st)
 {
 	int rc = 0;
 	if (s->w)
-		rc = writer_stop(s->w, status, st);
+		rc = db_writer_stop(s->w, status, st);
 	s->w = NULL;
 	return rc;
 }
 
-int log_import_begin(struct log_sink *s, struct log_rd *rd, const char *db_path, const char *name,
-		     const char *kind, const char *path, int follow, const char *notes, char *err,
-		     size_t errlen)
+int import_log_import_begin(struct log_sink *s, struct log_rd *rd, const char *db_path,
+			    const char *name, const char *kind, const char *path, int follow,
+			    const char *notes, char *err, size_t errlen)
 {
 	char source[4096];
 	const char *base = strrchr(path, '/');
 	memset(s, 0, sizeof(*s));
-	int rc = log_rd_open_file(rd, path, follow, err, errlen);
+	int rc = import_log_rd_open_file(rd, path, follow, err, errlen);
 	if (rc)
 		return rc;
 	/* An empty input is no log (before, a 0-byte TCG log stored a lone
 	 * Startup): said here, before any trace is made. */
 	size_t avail;
-	if (!log_rd_peek(rd, 1, &avail)) {
+	if (!import_log_rd_peek(rd, 1, &avail)) {
 		rc = rd->io_err ? -rd->io_err : -ENODATA;
 		if (rd->io_err)
-			log_rd_error(rd, path, err, errlen);
+			import_log_rd_error(rd, path, err, errlen);
 		else
 			snprintf(err, errlen, "%s: empty (0 bytes), not %s", path,
 				 !strcmp(kind, "ima") ? "an IMA measurement list"
 						      : "a TCG event log");
-		log_rd_close(rd);
+		import_log_rd_close(rd);
 		return rc;
 	}
 	snprintf(source, sizeof source, "%s:%s", kind, path);
@@ -218,14 +227,14 @@ int log_import_begin(struct log_sink *s, struct log_rd *rd, const char *db_path,
 			   source, notes, err, errlen);
 	if (rc) {
 		log_sink_close(s, "incomplete", NULL);
-		log_rd_close(rd);
+		import_log_rd_close(rd);
 	}
 	return rc;
 }
 
-int log_import_end(struct log_sink *s, struct log_rd *rd, int rc, const char *db_path,
-		   const char *path, int strict, const char *unit, const struct log_tail *tail,
-		   char *err, size_t errlen)
+int import_log_import_end(struct log_sink *s, struct log_rd *rd, int rc, const char *db_path,
+			  const char *path, int strict, const char *unit,
+			  const struct log_tail *tail, char *err, size_t errlen)
 {
 	if (!rc && tail->truncated && strict) {
 		snprintf(err, errlen,
@@ -238,6 +247,6 @@ int log_import_end(struct log_sink *s, struct log_rd *rd, int rc, const char *db
 		snprintf(err, errlen, "%s: cannot finish the trace row", db_path);
 		rc = src;
 	}
-	log_rd_close(rd);
+	import_log_rd_close(rd);
 	return rc;
 }

@@ -28,46 +28,36 @@ struct log_sink {
 	uint64_t commands;
 };
 
-/* Creates the database if needed, a trace row (kind 'import', source and
- * notes as given, payloads 'full') and starts a blocking writer. Returns 0
- * or -errno with err set. */
-int log_sink_open(struct log_sink *s, const char *db_path, const char *name, const char *source,
-		  const char *notes, char *err, size_t errlen);
 /* Builds TPM2_PCR_Extend(pcr, digests) with an empty password session
  * (TPM 2.0 Part 3 section 22.2, Part 1 section 18.6) and its success response
  * and stores them. Returns 0 or -errno. */
-int log_sink_extend(struct log_sink *s, uint32_t pcr, uint8_t locality,
-		    const struct pcr_digests *d);
+int import_log_sink_extend(struct log_sink *s, uint32_t pcr, uint8_t locality,
+			   const struct pcr_digests *d);
 /* A log's measurement for a PCR index beyond 23 (a TPM has PCRs 0-23): no
  * extend is made up for it, its record stays as its event row. Counts it in
  * *bad and says the first five through msg: "WHERE: PCR index PCR is not a
  * PCR (0-23): kept as an event, not extended", WHERE formatted from fmt. */
-void log_bad_pcr(uint64_t *bad, uint32_t pcr, void (*msg)(void *ctx, int severity, const char *m),
-		 void *ctx, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void import_log_bad_pcr(uint64_t *bad, uint32_t pcr,
+			void (*msg)(void *ctx, int severity, const char *m), void *ctx,
+			const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Stores TPM2_Startup(TPM_SU_CLEAR) sent at locality (Part 3 section 9.3). */
-int log_sink_startup(struct log_sink *s, uint8_t locality);
+int import_log_sink_startup(struct log_sink *s, uint8_t locality);
 /* Stores an event row (kind, detail) right before the next command. */
-int log_sink_event(struct log_sink *s, const char *kind, const char *detail);
-/* Drains the writer and closes the trace row with status. Returns 0 or
- * -errno. Safe to call on a sink that failed to open. */
-int log_sink_close(struct log_sink *s, const char *status, struct writer_stats *st);
+int import_log_sink_event(struct log_sink *s, const char *kind, const char *detail);
 
 /* One log file imported as a trace: opens path (rd; follow as
- * log_rd_open_file takes it) and a sink for it, the trace named name or else
+ * import_log_rd_open_file takes it) and a sink for it, the trace named name or else
  * path's base name, with source "KIND:PATH". An empty input is refused before
  * any trace is made. Returns 0 or -errno with err set; on error nothing is
  * left open. */
-int log_import_begin(struct log_sink *s, struct log_rd *rd, const char *db_path, const char *name,
-		     const char *kind, const char *path, int follow, const char *notes, char *err,
-		     size_t errlen);
+int import_log_import_begin(struct log_sink *s, struct log_rd *rd, const char *db_path,
+			    const char *name, const char *kind, const char *path, int follow,
+			    const char *notes, char *err, size_t errlen);
 /* Ends it, rc being its result so far. Under strict, a truncated tail (a
  * partial UNIT, e.g. "record") is an error that says where. Closes the trace
  * (complete, or incomplete on error) and rd. Returns the final result. */
-int log_import_end(struct log_sink *s, struct log_rd *rd, int rc, const char *db_path,
-		   const char *path, int strict, const char *unit, const struct log_tail *tail,
-		   char *err, size_t errlen);
-/* Builders, exposed for tests: return the length written or -ENOSPC. */
-int log_build_extend(uint8_t *buf, size_t cap, uint32_t pcr, const struct pcr_digests *d);
-int log_build_success_rsp(uint8_t *buf, size_t cap, int with_session);
+int import_log_import_end(struct log_sink *s, struct log_rd *rd, int rc, const char *db_path,
+			  const char *path, int strict, const char *unit,
+			  const struct log_tail *tail, char *err, size_t errlen);
 
 #endif

@@ -180,7 +180,7 @@ int pcap_import_packet(struct pcap_import *pi, int dlt, uint64_t t_ns, const uin
 
 	if (pi->rc)
 		return pi->rc;
-	if (log_stop_requested) {
+	if (import_log_stop_requested) {
 		snprintf(pi->why, sizeof pi->why, "interrupted");
 		return pi->rc = -EINTR;
 	}
@@ -481,7 +481,7 @@ static int import_mem(const uint8_t *buf, size_t len, const char *name,
 		}
 		for (;;) {
 			long off = ftell(pcap_file(p));
-			if (log_stop_requested) {
+			if (import_log_stop_requested) {
 				snprintf(err, errlen, "%s: interrupted", name);
 				rc = -EINTR;
 				break;
@@ -570,12 +570,12 @@ int pcap_import_file(const char *path, const struct pcap_import_cfg *cfg,
 	if (errlen)
 		err[0] = 0;
 	int is_file;
-	int rc = log_map_file(path, cfg && cfg->follow, &m, &len, &is_file, err, errlen);
+	int rc = import_log_map_file(path, cfg && cfg->follow, &m, &len, &is_file, err, errlen);
 	if (rc)
 		return rc;
 	rc = import_mem(m ? m : (const void *)"", len, path, cfg, ops, ctx, st, err, errlen,
 			is_file);
-	log_unmap_file(m, len);
+	import_log_unmap_file(m, len);
 	return rc;
 }
 

@@ -183,7 +183,7 @@ static int pcap_frame_platform(struct pcap_import *pi, struct conn *c, int di, i
 		return 0;
 	}
 	uint32_t code = wire_get_u32(d->buf);
-	const char *name = ms_name(code);
+	const char *name = frame_ms_name(code);
 	if (!name) {
 		snprintf(kind, sizeof kind, "PLATFORM_%" PRIu32, code);
 		name = kind;
@@ -358,7 +358,7 @@ static int frame_mssim_cmd(struct pcap_import *pi, struct conn *c, int final)
 			 wire_get_u32(d->buf + 4));
 	else
 		snprintf(detail, sizeof detail, "simulator command port");
-	emit_event(pi, c, ms_name(code), detail);
+	emit_event(pi, c, frame_ms_name(code), detail);
 	if (reply && pending_push(c, NULL, 0, reply, -1, pi->t, pi->pkt) < 0)
 		pi->rc = -ENOMEM;
 	dir_consume(d, need);

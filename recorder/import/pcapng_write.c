@@ -1,4 +1,4 @@
-/* pcapng_export (recorder/import/pcapng_write.h): writes a trace of the
+/* import_pcapng_export (recorder/import/pcapng_write.h): writes a trace of the
  * database as pcapng for Wireshark's TPM 2.0 dissector - a section header, an
  * interface, and one enhanced packet block per command and per response, sorted
  * by time (stored order when equal), each wrapped in IPv4 and TCP
@@ -332,8 +332,8 @@ static uint64_t wall_ns(const struct trace_meta *m, int64_t t)
 	return base > UINT64_MAX - rel ? UINT64_MAX : base + rel;
 }
 
-int pcapng_export(sqlite3 *db, int64_t trace, FILE *out, int link, uint16_t port, uint64_t *count,
-		  uint64_t *left_out, char *err, size_t errlen)
+int import_pcapng_export(sqlite3 *db, int64_t trace, FILE *out, int link, uint16_t port,
+			 uint64_t *count, uint64_t *left_out, char *err, size_t errlen)
 {
 	struct trace_meta m;
 	struct pcap_out po = {.link = link, .tpm_port = port};

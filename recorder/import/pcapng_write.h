@@ -20,7 +20,7 @@
  * TPM at TCP port port. *count gets the packets written, *left_out the
  * messages left out (over PCAPNG_MAX_SEGMENT bytes, or the response to a
  * command that was). Returns 0, or -errno with err set. */
-int pcapng_export(sqlite3 *db, int64_t trace, FILE *out, int link, uint16_t port, uint64_t *count,
-		  uint64_t *left_out, char *err, size_t errlen);
+int import_pcapng_export(sqlite3 *db, int64_t trace, FILE *out, int link, uint16_t port,
+			 uint64_t *count, uint64_t *left_out, char *err, size_t errlen);
 
 #endif

@@ -137,7 +137,7 @@ static int ft_on_op(void *ctx, const struct ftrace_op *o)
 	return group_add(&x->gs, o->cc, o->auth, o->variant, o->ms);
 }
 
-int profile_import_ftrace(const char *path, struct profile *p, char *err, size_t errlen)
+int import_profile_ftrace(const char *path, struct profile *p, char *err, size_t errlen)
 {
 	char *buf = NULL;
 	size_t len;
@@ -160,7 +160,7 @@ int profile_import_ftrace(const char *path, struct profile *p, char *err, size_t
 	char covers[1024] = "", tmp[256];
 	for (size_t i = 0; i < x.gs.n; i++) {
 		struct group *g = &x.gs.g[i];
-		prof_entry_stats(&g->e, g->v, g->n);
+		profile_entry_stats(&g->e, g->v, g->n);
 		snprintf(tmp, sizeof tmp, "ftrace %s (%zu samples)", base_name(path), g->n);
 		g->e.comment = tmp;
 		char msg[200];
@@ -169,7 +169,7 @@ int profile_import_ftrace(const char *path, struct profile *p, char *err, size_t
 			goto out;
 		size_t cl = strlen(covers);
 		snprintf(covers + cl, sizeof covers - cl, "%s%s/%s", cl ? " " : "",
-			 tpm_cc_name(g->e.cc), prof_auth_str(g->e.auth));
+			 tpm_cc_name(g->e.cc), profile_auth_str(g->e.auth));
 	}
 	snprintf(tmp, sizeof tmp, "ftrace-%s", base_name(path));
 	if (strrchr(tmp, '.') && strrchr(tmp, '.') > tmp + 7)
@@ -274,7 +274,7 @@ static void key_params(char *v, size_t len, const char *s)
 
 static const char *scalar_of(const struct ynode *map, const char *key)
 {
-	const struct ynode *n = ydoc_get(map, key);
+	const struct ynode *n = import_ydoc_get(map, key);
 	return n && n->kind == YDOC_SCALAR ? n->value : NULL;
 }
 
@@ -289,7 +289,7 @@ static int ts_bad(char *err, size_t errlen, const char *path, unsigned line, con
 static int ts_number(const struct ynode *map, const char *key, double *out, const char *path,
 		     char *err, size_t errlen)
 {
-	const struct ynode *n = ydoc_get(map, key);
+	const struct ynode *n = import_ydoc_get(map, key);
 	char *e;
 	if (!n || n->kind != YDOC_SCALAR)
 		return ts_bad(err, errlen, path, map->line, "missing field", key);
@@ -409,7 +409,7 @@ static void ts_describe(struct profile *p, const struct ynode *root, const char 
 	}
 }
 
-int profile_import_tpmscan(const char *path, struct profile *p, char *err, size_t errlen)
+static int profile_import_tpmscan(const char *path, struct profile *p, char *err, size_t errlen)
 {
 	char *buf = NULL;
 	size_t len;
@@ -421,7 +421,7 @@ int profile_import_tpmscan(const char *path, struct profile *p, char *err, size_
 	profile_init(p);
 	if ((rc = read_all(path, &buf, &len, err, errlen)))
 		return rc;
-	if ((rc = ydoc_parse(buf, len, path, &root, err, errlen)))
+	if ((rc = import_ydoc_parse(buf, len, path, &root, err, errlen)))
 		goto out;
 	if (root->kind != YDOC_MAP) {
 		rc = ts_bad(err, errlen, path, root->line, "expected a mapping at the top", NULL);
@@ -454,8 +454,8 @@ int profile_import_tpmscan(const char *path, struct profile *p, char *err, size_
 					    "expected a mapping per measurement", NULL);
 				goto out;
 			}
-			const struct ynode *stats = ydoc_get(it, "operation stats (ms/op)");
-			const struct ynode *info = ydoc_get(it, "operation info");
+			const struct ynode *stats = import_ydoc_get(it, "operation stats (ms/op)");
+			const struct ynode *info = import_ydoc_get(it, "operation info");
 			if (!stats || stats->kind != YDOC_MAP || !info || info->kind != YDOC_MAP) {
 				rc = ts_bad(err, errlen, path, it->line,
 					    "measurement without 'operation stats (ms/op)' and "
@@ -535,18 +535,18 @@ int profile_import_tpmscan(const char *path, struct profile *p, char *err, size_
 out:
 	if (rc)
 		profile_release(p);
-	ydoc_free(root);
+	import_ydoc_free(root);
 	free(buf);
 	return rc;
 }
 
-int profile_import_file(const char *format, const char *path, struct profile *p, char *err,
+int import_profile_file(const char *format, const char *path, struct profile *p, char *err,
 			size_t errlen)
 {
 	if (!strcmp(format, "profile"))
 		return profile_load_file(path, p, err, errlen);
 	if (!strcmp(format, "ftrace"))
-		return profile_import_ftrace(path, p, err, errlen);
+		return import_profile_ftrace(path, p, err, errlen);
 	if (!strcmp(format, "tpmscan"))
 		return profile_import_tpmscan(path, p, err, errlen);
 	snprintf(err, errlen, "unknown format '%s' (profile, ftrace, tpmscan)", format);

@@ -7,12 +7,11 @@
 
 #include "model/profile.h"
 
-int profile_import_ftrace(const char *path, struct profile *p, char *err, size_t errlen);
-int profile_import_tpmscan(const char *path, struct profile *p, char *err, size_t errlen);
+int import_profile_ftrace(const char *path, struct profile *p, char *err, size_t errlen);
 /* Reads path in format "profile" (the text format), "ftrace" or "tpmscan"
  * (the importers above). Returns 0, -ENOTSUP for another format (err:
  * "unknown format ..."), or the loader's error. */
-int profile_import_file(const char *format, const char *path, struct profile *p, char *err,
+int import_profile_file(const char *format, const char *path, struct profile *p, char *err,
 			size_t errlen);
 
 #endif

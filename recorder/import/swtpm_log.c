@@ -1,4 +1,4 @@
-/* swlog_parse_mem (recorder/import/swtpm_log.h): reads swtpm's log at level 20
+/* import_swlog_parse_mem (recorder/import/swtpm_log.h): reads swtpm's log at level 20
  * or more, block by block - a header line (SWTPM_IO_Read, SWTPM_IO_Write, Ctrl
  * Cmd, Ctrl Rsp) with its length, then hex lines - and pairs each command with
  * the response that follows it, numbered in order (the log has no times), and
@@ -207,7 +207,7 @@ static int is_hex_line(const char *s, size_t n)
 			i++;
 			continue;
 		}
-		if (i + 1 >= n || log_hexval(s[i]) < 0 || log_hexval(s[i + 1]) < 0)
+		if (i + 1 >= n || import_log_hexval(s[i]) < 0 || import_log_hexval(s[i + 1]) < 0)
 			return 0;
 		if (i + 2 < n && s[i + 2] != ' ' && s[i + 2] != '\t')
 			return 0;
@@ -250,8 +250,9 @@ static const struct {
     {"Ctrl Rsp:", BLK_CTRL_RSP},
 };
 
-int swlog_parse_mem(const char *buf, size_t len, const char *name, const struct swlog_ops *ops,
-		    void *ctx, struct swlog_stats *st, char *err, size_t errlen)
+int import_swlog_parse_mem(const char *buf, size_t len, const char *name,
+			   const struct swlog_ops *ops, void *ctx, struct swlog_stats *st,
+			   char *err, size_t errlen)
 {
 	struct swlog_stats dummy;
 	struct parser p;
@@ -323,8 +324,9 @@ int swlog_parse_mem(const char *buf, size_t len, const char *name, const struct 
 					rc = fail(&p, p.line, "dump longer than 1 MiB");
 					goto out;
 				}
-				if ((rc = buf_put(&p.cur, (uint8_t)(log_hexval(s[i]) << 4 |
-								    log_hexval(s[i + 1]))))) {
+				if ((rc =
+					 buf_put(&p.cur, (uint8_t)(import_log_hexval(s[i]) << 4 |
+								   import_log_hexval(s[i + 1]))))) {
 					snprintf(err, errlen, "%s: out of memory", name);
 					goto out;
 				}

@@ -64,7 +64,8 @@ struct swlog_stats {
  * message naming name:line; a dump cut short by the end of the file is
  * counted in st->truncated and dropped. A file with no header at all is
  * -ENODATA. Returns 0, a negative errno, or a callback's return. */
-int swlog_parse_mem(const char *buf, size_t len, const char *name, const struct swlog_ops *ops,
-		    void *ctx, struct swlog_stats *st, char *err, size_t errlen);
+int import_swlog_parse_mem(const char *buf, size_t len, const char *name,
+			   const struct swlog_ops *ops, void *ctx, struct swlog_stats *st,
+			   char *err, size_t errlen);
 
 #endif

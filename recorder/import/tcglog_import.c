@@ -164,10 +164,11 @@ static void describe(struct parser *ps, const struct tcg_event *e)
 static int truncated(struct parser *ps, uint64_t index, uint64_t off, size_t have, size_t need)
 {
 	ps->res->tail = (struct log_tail){1, off, have};
-	log_say(ps->msg, ps->ctx, 0,
-		"%s: truncated event at offset %llu (event %llu): the file ends %zu bytes into an "
-		"event of at least %zu bytes; those bytes are ignored",
-		ps->label, (unsigned long long)off, (unsigned long long)index, have, need);
+	import_log_say(
+	    ps->msg, ps->ctx, 0,
+	    "%s: truncated event at offset %llu (event %llu): the file ends %zu bytes into an "
+	    "event of at least %zu bytes; those bytes are ignored",
+	    ps->label, (unsigned long long)off, (unsigned long long)index, have, need);
 	return 0;
 }
 
@@ -185,13 +186,13 @@ static int only_fill_left(struct log_rd *rd)
 {
 	size_t avail;
 	for (;;) {
-		const uint8_t *p = log_rd_peek(rd, 1, &avail);
+		const uint8_t *p = import_log_rd_peek(rd, 1, &avail);
 		if (!p)
 			return 1;
-		p = log_rd_peek(rd, avail, &avail);
+		p = import_log_rd_peek(rd, avail, &avail);
 		if (!all_fill(p, avail))
 			return 0;
-		log_rd_consume(rd, avail);
+		import_log_rd_consume(rd, avail);
 	}
 }
 
@@ -306,7 +307,7 @@ int tcg_parse(struct log_rd *rd, const char *label, tcg_event_fn cb, tcg_msg_fn 
 				    "more than %u events: not a firmware event log this importer "
 				    "takes",
 				    TCG_MAX_EVENTS);
-		const uint8_t *p = log_rd_peek(rd, 8, &avail);
+		const uint8_t *p = import_log_rd_peek(rd, 8, &avail);
 		if (!p) {
 			if (avail && !only_fill_left(rd))
 				return truncated(&ps, index, off, avail, 8);
@@ -323,7 +324,7 @@ int tcg_parse(struct log_rd *rd, const char *label, tcg_event_fn cb, tcg_msg_fn 
 		if (sha1_fmt) {
 			need = 32;
 		} else {
-			if (!(p = log_rd_peek(rd, 12, &avail)))
+			if (!(p = import_log_rd_peek(rd, 12, &avail)))
 				goto short_event;
 			uint32_t cnt = get_u32_bo(p + 8, 0);
 			if (cnt == 0 && get_u32_bo(p, 0) == 0 && get_u32_bo(p + 4, 0) == 0 &&
@@ -333,7 +334,7 @@ int tcg_parse(struct log_rd *rd, const char *label, tcg_event_fn cb, tcg_msg_fn 
 				return fail(&ps, index, off, "digest count %u", cnt);
 			need = 12;
 			for (uint32_t i = 0; i < cnt; i++) {
-				if (!(p = log_rd_peek(rd, need + 2, &avail)))
+				if (!(p = import_log_rd_peek(rd, need + 2, &avail)))
 					goto short_event;
 				uint16_t alg = (uint16_t)(p[need] | p[need + 1] << 8);
 				unsigned k = 0;
@@ -348,7 +349,7 @@ int tcg_parse(struct log_rd *rd, const char *label, tcg_event_fn cb, tcg_msg_fn 
 			}
 			need += 4;
 		}
-		if (!(p = log_rd_peek(rd, need, &avail)))
+		if (!(p = import_log_rd_peek(rd, need, &avail)))
 			goto short_event;
 		uint32_t dl = get_u32_bo(p + need - 4, 0);
 		if (sha1_fmt && index > 0 && dl == 0 && get_u32_bo(p + 4, 0) == 0 &&
@@ -356,7 +357,7 @@ int tcg_parse(struct log_rd *rd, const char *label, tcg_event_fn cb, tcg_msg_fn 
 			break;
 		if (dl > MAX_EVENT_DATA)
 			return fail(&ps, index, off, "event data size %u", dl);
-		if (!(p = log_rd_peek(rd, need + dl, &avail))) {
+		if (!(p = import_log_rd_peek(rd, need + dl, &avail))) {
 			need += dl;
 			goto short_event;
 		}
@@ -374,7 +375,7 @@ int tcg_parse(struct log_rd *rd, const char *label, tcg_event_fn cb, tcg_msg_fn 
 			e.startup_locality = startup_locality(e.data, dl);
 			if (e.startup_locality >= 0) {
 				if (res->extends)
-					log_say(
+					import_log_say(
 					    ps.msg, ps.ctx, 0,
 					    "%s: event %llu at offset %llu: StartupLocality after "
 					    "the first measurement",
@@ -390,7 +391,7 @@ int tcg_parse(struct log_rd *rd, const char *label, tcg_event_fn cb, tcg_msg_fn 
 		e.desc = ps.desc;
 		if (cb && (rc = cb(ctx, &e)))
 			return rc;
-		log_rd_consume(rd, need + dl);
+		import_log_rd_consume(rd, need + dl);
 		continue;
 	short_event:
 		if (rd->io_err)
@@ -398,7 +399,7 @@ int tcg_parse(struct log_rd *rd, const char *label, tcg_event_fn cb, tcg_msg_fn 
 		return truncated(&ps, index, off, avail, need);
 	}
 	if (rd->io_err) {
-		log_rd_error(rd, ps.label, err, errlen);
+		import_log_rd_error(rd, ps.label, err, errlen);
 		return -rd->io_err;
 	}
 	if (rd->too_big)
@@ -411,9 +412,9 @@ int tcg_parse_mem(const uint8_t *p, size_t len, const char *label, tcg_event_fn 
 		  void *ctx, struct tcg_result *res, char *err, size_t errlen)
 {
 	struct log_rd rd;
-	log_rd_open_mem(&rd, p, len);
+	import_log_rd_open_mem(&rd, p, len);
 	int rc = tcg_parse(&rd, label, cb, msg, ctx, res, err, errlen);
-	log_rd_close(&rd);
+	import_log_rd_close(&rd);
 	return rc;
 }
 
@@ -443,20 +444,20 @@ static int import_event(void *vctx, const struct tcg_event *e)
 	/* Firmware sends TPM2_Startup before measuring: one at the locality
 	 * the log names, before the first stored row. */
 	if (!ic->started && (e->startup_locality >= 0 || !e->no_action)) {
-		rc = log_sink_startup(
+		rc = import_log_sink_startup(
 		    &ic->sink, (uint8_t)(e->startup_locality >= 0 ? e->startup_locality : 0));
 		ic->started = 1;
 	}
 	if (!rc)
-		rc = log_sink_event(&ic->sink, "tcg", e->desc);
+		rc = import_log_sink_event(&ic->sink, "tcg", e->desc);
 	if (!rc && !e->no_action && e->pcr >= PCR_COUNT) {
-		log_bad_pcr(&ic->res->bad_pcr, e->pcr, import_msg, ic,
-			    "%s: event %llu at offset %llu", ic->path, (unsigned long long)e->index,
-			    (unsigned long long)e->offset);
+		import_log_bad_pcr(&ic->res->bad_pcr, e->pcr, import_msg, ic,
+				   "%s: event %llu at offset %llu", ic->path,
+				   (unsigned long long)e->index, (unsigned long long)e->offset);
 		return 0;
 	}
 	if (!rc && !e->no_action)
-		rc = log_sink_extend(&ic->sink, e->pcr, 0, &e->digests);
+		rc = import_log_sink_extend(&ic->sink, e->pcr, 0, &e->digests);
 	if (rc)
 		snprintf(ic->err, ic->errlen, "cannot store event %llu: %s",
 			 (unsigned long long)e->index, strerror(-rc));
@@ -474,14 +475,14 @@ int tcg_import_file(const char *path, const struct tcg_import_cfg *cfg, int64_t 
 		res = &r0;
 	memset(res, 0, sizeof(*res));
 	ic.res = res;
-	int rc = log_import_begin(&ic.sink, &rd, cfg->db_path, cfg->name, "tcglog", path,
-				  cfg->follow, "TCG firmware event log", err, errlen);
+	int rc = import_log_import_begin(&ic.sink, &rd, cfg->db_path, cfg->name, "tcglog", path,
+					 cfg->follow, "TCG firmware event log", err, errlen);
 	if (rc)
 		return rc;
 	*trace_id = ic.sink.trace_id;
 	rc = tcg_parse(&rd, path, import_event, import_msg, &ic, res, err, errlen);
 	if (!rc && !ic.started)
-		rc = log_sink_startup(&ic.sink, 0);
-	return log_import_end(&ic.sink, &rd, rc, cfg->db_path, path, cfg->strict, "event",
-			      &res->tail, err, errlen);
+		rc = import_log_sink_startup(&ic.sink, 0);
+	return import_log_import_end(&ic.sink, &rd, rc, cfg->db_path, path, cfg->strict, "event",
+				     &res->tail, err, errlen);
 }

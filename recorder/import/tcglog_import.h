@@ -58,7 +58,7 @@ struct tcg_import_cfg {
 	const char *db_path;
 	const char *name;
 	int strict;
-	int follow; /* read a FIFO or character device (log_rd_open_file) */
+	int follow; /* read a FIFO or character device (import_log_rd_open_file) */
 	tcg_msg_fn msg;
 	void *msg_ctx;
 };

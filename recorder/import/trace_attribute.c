@@ -144,8 +144,9 @@ static int load_commands(sqlite3 *db, int64_t trace_id, struct wcmd **out, size_
 	return rc;
 }
 
-int trace_attribute_ftrace(sqlite3 *db, int64_t trace_id, const char *buf, size_t len,
-			   const char *name, struct attribute_result *res, char *err, size_t errlen)
+int import_trace_attribute_ftrace(sqlite3 *db, int64_t trace_id, const char *buf, size_t len,
+				  const char *name, struct attribute_result *res, char *err,
+				  size_t errlen)
 {
 	struct txs t = {0};
 	struct wcmd *w = NULL;

@@ -40,8 +40,8 @@ struct attribute_result {
  * trace_id and writes the clients, in one transaction. Returns 0, -EINVAL
  * (bad ftrace text, or it does not line up: err says where), -ENOENT (no such
  * trace), -EIO or -ENOMEM with err set. */
-int trace_attribute_ftrace(sqlite3 *db, int64_t trace_id, const char *buf, size_t len,
-			   const char *name, struct attribute_result *res, char *err,
-			   size_t errlen);
+int import_trace_attribute_ftrace(sqlite3 *db, int64_t trace_id, const char *buf, size_t len,
+				  const char *name, struct attribute_result *res, char *err,
+				  size_t errlen);
 
 #endif

@@ -124,7 +124,7 @@ static int export_rows(sqlite3 *db, const char *sql, int64_t trace, FILE *f, int
 	return rc;
 }
 
-const char *trace_export_unit(enum trace_export_fmt fmt)
+const char *import_trace_export_unit(enum trace_export_fmt fmt)
 {
 	switch (fmt) {
 	case TRACE_EXPORT_PCAPNG:
@@ -137,15 +137,16 @@ const char *trace_export_unit(enum trace_export_fmt fmt)
 	}
 }
 
-int trace_export(sqlite3 *db, int64_t trace, enum trace_export_fmt fmt, FILE *f,
-		 const struct trace_export_opts *o, uint64_t *count, uint64_t *left_out, char *err,
-		 size_t errlen)
+int import_trace_export(sqlite3 *db, int64_t trace, enum trace_export_fmt fmt, FILE *f,
+			const struct trace_export_opts *o, uint64_t *count, uint64_t *left_out,
+			char *err, size_t errlen)
 {
 	*count = 0;
 	*left_out = 0;
 	switch (fmt) {
 	case TRACE_EXPORT_PCAPNG:
-		return pcapng_export(db, trace, f, o->link, o->port, count, left_out, err, errlen);
+		return import_pcapng_export(db, trace, f, o->link, o->port, count, left_out, err,
+					    errlen);
 	case TRACE_EXPORT_CSV:
 	case TRACE_EXPORT_JSONL:
 		return export_rows(db, rows_sql, trace, f, fmt == TRACE_EXPORT_JSONL, count, err,

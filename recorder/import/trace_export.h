@@ -24,13 +24,13 @@ struct trace_export_opts {
 };
 
 /* What fmt counts: "packets", "rows" or "events". */
-const char *trace_export_unit(enum trace_export_fmt fmt);
+const char *import_trace_export_unit(enum trace_export_fmt fmt);
 
 /* Writes trace in fmt to f. *count gets the packets, rows or events written;
  * *left_out (pcapng only, else 0) the messages left out of the pcapng (see
- * pcapng_export). Returns 0, or -errno with err set. */
-int trace_export(sqlite3 *db, int64_t trace, enum trace_export_fmt fmt, FILE *f,
-		 const struct trace_export_opts *o, uint64_t *count, uint64_t *left_out, char *err,
-		 size_t errlen);
+ * import_pcapng_export). Returns 0, or -errno with err set. */
+int import_trace_export(sqlite3 *db, int64_t trace, enum trace_export_fmt fmt, FILE *f,
+			const struct trace_export_opts *o, uint64_t *count, uint64_t *left_out,
+			char *err, size_t errlen);
 
 #endif

@@ -38,11 +38,11 @@ static int next_event(struct ybuild *b, yaml_event_t *ev)
 	return yaml_parser_parse(&b->p, ev) ? 0 : parse_fail(b);
 }
 
-void ydoc_free(struct ynode *n)
+void import_ydoc_free(struct ynode *n)
 {
 	while (n) {
 		struct ynode *next = n->next;
-		ydoc_free(n->child);
+		import_ydoc_free(n->child);
 		free(n->key);
 		free(n->value);
 		free(n);
@@ -50,7 +50,7 @@ void ydoc_free(struct ynode *n)
 	}
 }
 
-const struct ynode *ydoc_get(const struct ynode *map, const char *key)
+const struct ynode *import_ydoc_get(const struct ynode *map, const char *key)
 {
 	if (!map || map->kind != YDOC_MAP)
 		return NULL;
@@ -144,7 +144,7 @@ static int build_node(struct ybuild *b, yaml_event_t *ev, struct ynode **out)
 		    b, n, n->kind == YDOC_MAP ? YAML_MAPPING_END_EVENT : YAML_SEQUENCE_END_EVENT);
 		b->depth--;
 		if (rc) {
-			ydoc_free(n);
+			import_ydoc_free(n);
 			return rc;
 		}
 		*out = n;
@@ -156,8 +156,8 @@ static int build_node(struct ybuild *b, yaml_event_t *ev, struct ynode **out)
 	}
 }
 
-int ydoc_parse(const char *text, size_t len, const char *name, struct ynode **root, char *err,
-	       size_t errlen)
+int import_ydoc_parse(const char *text, size_t len, const char *name, struct ynode **root,
+		      char *err, size_t errlen)
 {
 	struct ybuild b = {.name = name, .err = err, .errlen = errlen};
 	struct ynode *doc = NULL;
@@ -205,7 +205,7 @@ int ydoc_parse(const char *text, size_t len, const char *name, struct ynode **ro
 	*root = doc;
 	doc = NULL;
 out:
-	ydoc_free(doc);
+	import_ydoc_free(doc);
 	yaml_parser_delete(&b.p);
 	return rc;
 }

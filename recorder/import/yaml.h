@@ -33,10 +33,10 @@ struct ynode {
 /* Parses text; name is used in messages ("NAME:LINE: what"). Returns 0 with
  * *root set (an empty document gives an empty mapping), or -EINVAL/-ENOMEM
  * with err filled. */
-int ydoc_parse(const char *text, size_t len, const char *name, struct ynode **root, char *err,
-	       size_t errlen);
-void ydoc_free(struct ynode *n);
+int import_ydoc_parse(const char *text, size_t len, const char *name, struct ynode **root,
+		      char *err, size_t errlen);
+void import_ydoc_free(struct ynode *n);
 /* The value of key in a map, or NULL. */
-const struct ynode *ydoc_get(const struct ynode *map, const char *key);
+const struct ynode *import_ydoc_get(const struct ynode *map, const char *key);
 
 #endif

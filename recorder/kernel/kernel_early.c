@@ -94,7 +94,7 @@ static void emit(struct kernel_trace *t, const struct pending *p, uint64_t t_end
 	if (size >= 10 && size < n)
 		n = size;
 	uint32_t keep = r->payloads == PAYLOADS_FULL ? n : 0;
-	struct rec *x = writer_reserve(r->w, REC_COMMAND, keep);
+	struct rec *x = db_writer_reserve(r->w, REC_COMMAND, keep);
 	if (!x)
 		return;
 	/* Known: the code, the leading bytes, the times, the response's
@@ -120,7 +120,7 @@ static void emit(struct kernel_trace *t, const struct pending *p, uint64_t t_end
 		memcpy(x->payload, p->b, keep);
 		x->cmd_len = keep;
 	}
-	writer_publish(r->w);
+	db_writer_publish(r->w);
 	t->early++;
 }
 

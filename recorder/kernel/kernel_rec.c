@@ -170,7 +170,7 @@ void kernel_trace_record(void *ctx, const struct krec_hdr *h, const uint8_t *dat
 			 (ns > h->tx_ns ? ns - h->tx_ns : 0) / 1e6, kernel_origin_name(o), h->tgid,
 			 comm);
 		if (t->rec->w)
-			writer_event(t->rec->w, h->t_start, "kernel-span", detail, 0);
+			db_writer_event(t->rec->w, h->t_start, "kernel-span", detail, 0);
 		return;
 	}
 	if (h->kind != KREC_CMD)
@@ -179,7 +179,7 @@ void kernel_trace_record(void *ctx, const struct krec_hdr *h, const uint8_t *dat
 	if (h->wait_ns && t->wait_event_ns && h->wait_ns >= t->wait_event_ns && t->rec->w) {
 		snprintf(detail, sizeof detail, "%s waited %.3f ms for the chip (pid %u %s)",
 			 kernel_origin_name(o), h->wait_ns / 1e6, h->tgid, comm);
-		writer_event(t->rec->w, h->t_start - h->wait_ns, "chip-wait", detail, client);
+		db_writer_event(t->rec->w, h->t_start - h->wait_ns, "chip-wait", detail, client);
 	}
 	struct rec_timing tm = {.t_submit = h->t_start, .t_done = h->t_end};
 	if (h->ret < 0 || h->rsp_len == 0)
@@ -521,7 +521,7 @@ int kernel_rec_open(struct kernel_rec **out, const struct kernel_rec_cfg *c, cha
 		}
 		n_ok++;
 	}
-	k->attach_ns = mono_ns();
+	k->attach_ns = db_mono_ns();
 	if ((rc = attach_probe(k, &probes[0], sym))) {
 		snprintf(err, errlen, "Linux %s: cannot attach a kprobe to %s: %s%s%s", u.release,
 			 sym, strerror(-rc), libbpf_msg[0] ? ": " : "", libbpf_msg);

@@ -87,7 +87,7 @@ const char *kernel_early_cmdline(void);
 int kernel_early_import(struct kernel_trace *t, const char *path, uint64_t before_ns, char *err,
 			size_t errlen);
 
-/* mono_ns() just before tpm_transmit's probe was attached. */
+/* db_mono_ns() just before tpm_transmit's probe was attached. */
 uint64_t kernel_rec_attach_ns(const struct kernel_rec *k);
 
 #endif

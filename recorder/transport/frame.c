@@ -2,7 +2,7 @@
  * end of one raw TPM 2.0 message from its size field, or says why it cannot be
  * one; frame_detect_mode tells raw framing from the MS simulator's by the first
  * bytes; frame_data cuts a data-port stream into commands in either framing
- * (ms_name names the simulator's codes); frame_platform reads the platform
+ * (frame_ms_name names the simulator's codes); frame_platform reads the platform
  * port's u32 requests and frame_ctrl swtpm's control-channel requests. No I/O
  * and no state beyond the arguments, so the framing is unit-tested and fuzzed
  * on its own. */
@@ -14,7 +14,7 @@
 #include "model/tpm/wire.h"
 #include "recorder/transport/transport.h"
 
-const char *ms_name(uint32_t c)
+const char *frame_ms_name(uint32_t c)
 {
 	switch (c) {
 	case MS_SIGNAL_POWER_ON:

@@ -39,7 +39,7 @@ enum {
 
 /* The name of a simulator code ("POWER_ON", "SEND_COMMAND"), or NULL for a
  * code TpmTcpProtocol.h does not define. */
-const char *ms_name(uint32_t code);
+const char *frame_ms_name(uint32_t code);
 
 /* The largest TPM message the recorders pass on in either direction: the
  * kernel's TPM_BUFSIZE (drivers/char/tpm/tpm.h), which is also what the

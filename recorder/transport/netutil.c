@@ -1,10 +1,10 @@
 /* Socket helpers (recorder/transport/netutil.h) for the proxies and transports:
- * endpoint_parse and endpoint_parse_tcti read host:port, unix paths and swtpm
- * TCTI strings (endpoint_ctrl_of gives the control channel beside a data
- * endpoint, endpoint_str prints one), endpoint_connect and endpoint_listen open
+ * net_endpoint_parse and net_endpoint_parse_tcti read host:port, unix paths and swtpm
+ * TCTI strings (net_endpoint_ctrl_of gives the control channel beside a data
+ * endpoint, endpoint_str prints one), net_endpoint_connect and net_endpoint_listen open
  * them (a unix socket is bound under a temporary name, made 0600 and listening
- * before it is renamed into place), and write_full, read_some, read_full,
- * read_tpm_message (framed by frame.h, with a timeout) and pending_bytes move
+ * before it is renamed into place), and net_write_full, net_read_some, net_read_full,
+ * net_read_tpm_message (framed by frame.h, with a timeout) and net_pending_bytes move
  * the bytes. */
 #include "recorder/transport/netutil.h"
 
@@ -37,7 +37,7 @@ static int parse_port(const char *s, unsigned *port)
 	return 0;
 }
 
-int endpoint_parse(const char *spec, struct endpoint *ep, char *err, size_t errlen)
+int net_endpoint_parse(const char *spec, struct endpoint *ep, char *err, size_t errlen)
 {
 	memset(ep, 0, sizeof(*ep));
 	if (!strncmp(spec, "unix:", 5)) {
@@ -72,7 +72,7 @@ int endpoint_parse(const char *spec, struct endpoint *ep, char *err, size_t errl
 	return -EINVAL;
 }
 
-void endpoint_ctrl_of(const struct endpoint *data, struct endpoint *ctrl)
+void net_endpoint_ctrl_of(const struct endpoint *data, struct endpoint *ctrl)
 {
 	*ctrl = *data;
 	if (data->is_unix)
@@ -81,8 +81,8 @@ void endpoint_ctrl_of(const struct endpoint *data, struct endpoint *ctrl)
 		ctrl->port = data->port + 1;
 }
 
-int endpoint_parse_tcti(const char *spec, struct endpoint *data, struct endpoint *ctrl, char *err,
-			size_t errlen)
+int net_endpoint_parse_tcti(const char *spec, struct endpoint *data, struct endpoint *ctrl,
+			    char *err, size_t errlen)
 {
 	if (!strncmp(spec, "swtpm:", 6) || !strcmp(spec, "swtpm")) {
 		const char *p = spec[5] ? spec + 6 : "";
@@ -115,18 +115,19 @@ int endpoint_parse_tcti(const char *spec, struct endpoint *data, struct endpoint
 			}
 			p += n + (comma ? 1 : 0);
 		}
-	} else if (endpoint_parse(spec, data, err, errlen)) {
+	} else if (net_endpoint_parse(spec, data, err, errlen)) {
 		snprintf(err, errlen,
 			 "'%s': expected swtpm:host=H,port=P, swtpm:path=SOCK, tcp:H:P or "
 			 "unix:PATH",
 			 spec);
 		return -EINVAL;
 	}
-	endpoint_ctrl_of(data, ctrl);
+	net_endpoint_ctrl_of(data, ctrl);
 	return 0;
 }
 
-const char *endpoint_str(const struct endpoint *ep, char *buf, size_t len)
+/* Text form for messages, e.g. "tcp:127.0.0.1:2321". */
+static const char *endpoint_str(const struct endpoint *ep, char *buf, size_t len)
 {
 	if (ep->is_unix)
 		snprintf(buf, len, "unix:%s", ep->path);
@@ -135,13 +136,13 @@ const char *endpoint_str(const struct endpoint *ep, char *buf, size_t len)
 	return buf;
 }
 
-void set_nodelay(int fd)
+void net_set_nodelay(int fd)
 {
 	int one = 1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
-int endpoint_connect(const struct endpoint *ep, int *out)
+int net_endpoint_connect(const struct endpoint *ep, int *out)
 {
 	int fd, rc;
 	*out = -1;
@@ -170,7 +171,7 @@ int endpoint_connect(const struct endpoint *ep, int *out)
 		if (fd < 0)
 			continue;
 		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
-			set_nodelay(fd);
+			net_set_nodelay(fd);
 			*out = fd;
 			rc = 0;
 			break;
@@ -182,7 +183,7 @@ int endpoint_connect(const struct endpoint *ep, int *out)
 	return rc;
 }
 
-int endpoint_listen(const struct endpoint *ep, int *out, char *err, size_t errlen)
+int net_endpoint_listen(const struct endpoint *ep, int *out, char *err, size_t errlen)
 {
 	int fd, one = 1;
 	char name[200];
@@ -256,7 +257,7 @@ static int wait_fd(int fd, short ev, int timeout_ms)
 	return 0;
 }
 
-int write_full(int fd, const void *buf, size_t len, int timeout_ms)
+int net_write_full(int fd, const void *buf, size_t len, int timeout_ms)
 {
 	const uint8_t *p = buf;
 	while (len) {
@@ -279,7 +280,7 @@ int write_full(int fd, const void *buf, size_t len, int timeout_ms)
 	return 0;
 }
 
-ssize_t read_some(int fd, void *buf, size_t cap, int timeout_ms)
+ssize_t net_read_some(int fd, void *buf, size_t cap, int timeout_ms)
 {
 	for (;;) {
 		ssize_t n = recv(fd, buf, cap, MSG_DONTWAIT);
@@ -295,11 +296,11 @@ ssize_t read_some(int fd, void *buf, size_t cap, int timeout_ms)
 	}
 }
 
-int read_full(int fd, void *buf, size_t len, int timeout_ms)
+int net_read_full(int fd, void *buf, size_t len, int timeout_ms)
 {
 	uint8_t *p = buf;
 	while (len) {
-		ssize_t n = read_some(fd, p, len, timeout_ms);
+		ssize_t n = net_read_some(fd, p, len, timeout_ms);
 		if (n < 0)
 			return (int)n;
 		if (n == 0)
@@ -310,7 +311,7 @@ int read_full(int fd, void *buf, size_t len, int timeout_ms)
 	return 0;
 }
 
-int read_tpm_message(int fd, uint8_t *buf, size_t cap, size_t *len, int timeout_ms)
+int net_read_tpm_message(int fd, uint8_t *buf, size_t cap, size_t *len, int timeout_ms)
 {
 	size_t have = 0;
 	uint32_t size;
@@ -321,7 +322,7 @@ int read_tpm_message(int fd, uint8_t *buf, size_t cap, size_t *len, int timeout_
 	while ((fr = frame_tpm(buf, have, cap, &size, &reason)) == FRAME_TPM_MORE) {
 		/* Greedy until the size field is in, then exactly up to it. */
 		size_t want = have >= 6 ? size : cap;
-		ssize_t n = read_some(fd, buf + have, want - have, timeout_ms);
+		ssize_t n = net_read_some(fd, buf + have, want - have, timeout_ms);
 		if (n < 0)
 			return (int)n;
 		if (n == 0)
@@ -336,7 +337,7 @@ int read_tpm_message(int fd, uint8_t *buf, size_t cap, size_t *len, int timeout_
 	return 0;
 }
 
-int pending_bytes(int fd)
+int net_pending_bytes(int fd)
 {
 	int n = 0;
 	if (ioctl(fd, FIONREAD, &n) != 0)

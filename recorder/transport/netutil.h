@@ -14,35 +14,33 @@ struct endpoint {
 };
 
 /* "tcp:HOST:PORT" or "unix:PATH". */
-int endpoint_parse(const char *spec, struct endpoint *ep, char *err, size_t errlen);
+int net_endpoint_parse(const char *spec, struct endpoint *ep, char *err, size_t errlen);
 /* tpm2-tss swtpm TCTI form: "swtpm:host=H,port=P" (control at P+1) or
  * "swtpm:path=SOCK" (control at SOCK.ctrl); also "tcp:H:P" and "unix:PATH". */
-int endpoint_parse_tcti(const char *spec, struct endpoint *data, struct endpoint *ctrl, char *err,
-			size_t errlen);
+int net_endpoint_parse_tcti(const char *spec, struct endpoint *data, struct endpoint *ctrl,
+			    char *err, size_t errlen);
 /* The control endpoint that belongs to a data endpoint (P+1, PATH.ctrl). */
-void endpoint_ctrl_of(const struct endpoint *data, struct endpoint *ctrl);
-/* Text form for messages, e.g. "tcp:127.0.0.1:2321". */
-const char *endpoint_str(const struct endpoint *ep, char *buf, size_t len);
+void net_endpoint_ctrl_of(const struct endpoint *data, struct endpoint *ctrl);
 
-int endpoint_connect(const struct endpoint *ep, int *fd);
+int net_endpoint_connect(const struct endpoint *ep, int *fd);
 /* Listens (non-blocking, CLOEXEC); a stale unix socket file is replaced. */
-int endpoint_listen(const struct endpoint *ep, int *fd, char *err, size_t errlen);
+int net_endpoint_listen(const struct endpoint *ep, int *fd, char *err, size_t errlen);
 
 /* Writes everything, waiting at most timeout_ms for the socket to drain. */
-int write_full(int fd, const void *buf, size_t len, int timeout_ms);
+int net_write_full(int fd, const void *buf, size_t len, int timeout_ms);
 /* One read, waiting at most timeout_ms; returns bytes, 0 at EOF, or -errno. */
-ssize_t read_some(int fd, void *buf, size_t cap, int timeout_ms);
+ssize_t net_read_some(int fd, void *buf, size_t cap, int timeout_ms);
 /* Reads exactly len bytes. */
-int read_full(int fd, void *buf, size_t len, int timeout_ms);
+int net_read_full(int fd, void *buf, size_t len, int timeout_ms);
 /* Reads one whole TPM message (header, then the size it announces, framed
  * by frame_tpm with cap as the largest size). Returns -ECONNRESET for EOF
  * before the first byte, -EPROTO for a bad size or EOF inside the message,
  * -EMSGSIZE when more bytes came than the header declares (a peer that sends
  * one message and waits never does that). */
-int read_tpm_message(int fd, uint8_t *buf, size_t cap, size_t *len, int timeout_ms);
+int net_read_tpm_message(int fd, uint8_t *buf, size_t cap, size_t *len, int timeout_ms);
 /* Bytes waiting to be read on a socket (FIONREAD); 0 on error. */
-int pending_bytes(int fd);
+int net_pending_bytes(int fd);
 
-void set_nodelay(int fd);
+void net_set_nodelay(int fd);
 
 #endif

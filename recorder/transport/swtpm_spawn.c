@@ -51,7 +51,7 @@ static int swtpm_answers(const char *dir)
 		struct endpoint ep = {.is_unix = 1};
 		int fd;
 		snprintf(ep.path, sizeof ep.path, "%.90s/%s", dir, names[i]);
-		if (endpoint_connect(&ep, &fd) == 0) {
+		if (net_endpoint_connect(&ep, &fd) == 0) {
 			close(fd);
 			return 1;
 		}
@@ -287,7 +287,7 @@ int swtpm_spawn(struct swtpm_child *s, const char *state_dir, enum swtpm_spawn_m
 	snprintf(ep.path, sizeof ep.path, "%.100s", s->sock);
 	for (int i = 0; i < 500; i++) {
 		int fd, status;
-		if (endpoint_connect(&ep, &fd) == 0) {
+		if (net_endpoint_connect(&ep, &fd) == 0) {
 			close(fd);
 			return 0;
 		}

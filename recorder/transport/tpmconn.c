@@ -59,7 +59,7 @@ int tpmconn_xfer(struct tpmconn *t, const uint8_t *cmd, size_t len)
 static int xfer_once(struct tpmconn *t, const uint8_t *cmd, size_t len)
 {
 	size_t size = sizeof(t->rsp);
-	uint64_t t0 = t->on_xfer || t->emu ? mono_ns() : 0, t1 = 0;
+	uint64_t t0 = t->on_xfer || t->emu ? db_mono_ns() : 0, t1 = 0;
 	int rc = 0;
 	TSS2_RC r = Tss2_Tcti_Transmit((TSS2_TCTI_CONTEXT *)t->tcti, len, cmd);
 	if (r == TSS2_RC_SUCCESS)
@@ -77,7 +77,7 @@ static int xfer_once(struct tpmconn *t, const uint8_t *cmd, size_t len)
 			t1 = emulate_hold(t->emu, t0, emulate_latency_ns(t->emu, cmd, len));
 	}
 	if (t->on_xfer)
-		t->on_xfer(t->on_xfer_arg, cmd, len, t->rsp, t->rsp_len, t0, t1 ? t1 : mono_ns(),
+		t->on_xfer(t->on_xfer_arg, cmd, len, t->rsp, t->rsp_len, t0, t1 ? t1 : db_mono_ns(),
 			   rc);
 	return rc;
 }

@@ -77,6 +77,6 @@ int transport_device_from_fd(int fd, const char *desc, struct transport **out);
 int transport_tcti_open(const char *conf, struct transport **out, char *err, size_t errlen);
 
 /* Fills a TPM error response (10 bytes, tag NO_SESSIONS) with rc. */
-size_t tpm_error_response(uint8_t *rsp, uint32_t rc);
+size_t transport_error_response(uint8_t *rsp, uint32_t rc);
 
 #endif

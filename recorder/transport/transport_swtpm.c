@@ -1,11 +1,11 @@
 /* The swtpm transport (recorder/transport/transport.h): transport_swtpm_open
- * parses a swtpm: TCTI-style spec (endpoint_parse_tcti) and connects the data
+ * parses a swtpm: TCTI-style spec (net_endpoint_parse_tcti) and connects the data
  * socket; swtpm_transmit sets the locality first over the control channel when
  * it changes (SWTPM_CMD_SET_LOCALITY), sends the command, reconnecting once if
  * the kept connection turns out dead, reads the framed response
- * (read_tpm_message) and drops the connection on an error so that the next
+ * (net_read_tpm_message) and drops the connection on an error so that the next
  * command starts afresh. Also swtpm_ctrl_name, the names of the control
- * commands (swtpm_ioctls(3)), and tpm_error_response, the 10-byte error
+ * commands (swtpm_ioctls(3)), and transport_error_response, the 10-byte error
  * response a failed transport answers with. */
 #include <errno.h>
 #include <netdb.h>
@@ -60,7 +60,7 @@ const char *swtpm_ctrl_name(uint32_t cmd)
 	return "UNKNOWN";
 }
 
-size_t tpm_error_response(uint8_t *rsp, uint32_t rc)
+size_t transport_error_response(uint8_t *rsp, uint32_t rc)
 {
 	wire_put_u16(rsp, TPM_ST_NO_SESSIONS);
 	wire_put_u32(rsp + 2, TPM_HEADER_SIZE);
@@ -84,13 +84,13 @@ static int swtpm_ctrl(struct transport *t, const uint8_t *req, size_t len, uint8
 	int rc;
 	for (int attempt = 0; attempt < 2; attempt++) {
 		if (s->ctrl_fd < 0) {
-			rc = endpoint_connect(&s->ctrl, &s->ctrl_fd);
+			rc = net_endpoint_connect(&s->ctrl, &s->ctrl_fd);
 			if (rc)
 				return rc;
 		}
-		rc = write_full(s->ctrl_fd, req, len, t->timeout_ms);
+		rc = net_write_full(s->ctrl_fd, req, len, t->timeout_ms);
 		if (!rc) {
-			ssize_t n = read_some(s->ctrl_fd, rsp, cap, t->timeout_ms);
+			ssize_t n = net_read_some(s->ctrl_fd, rsp, cap, t->timeout_ms);
 			if (n > 0) {
 				*rsp_len = (size_t)n;
 				/* Keep track of the locality a client set, so that
@@ -134,7 +134,7 @@ static int swtpm_transmit(struct transport *t, uint8_t locality, const uint8_t *
 
 	if (locality != s->locality && (rc = set_locality(s, locality)) != 0)
 		return rc;
-	if (s->fd >= 0 && (t->stale = (uint32_t)pending_bytes(s->fd)) != 0)
+	if (s->fd >= 0 && (t->stale = (uint32_t)net_pending_bytes(s->fd)) != 0)
 		/* Bytes nobody asked for: the previous response was followed
 		 * by more than its header declared. Never the next client's
 		 * answer: a fresh connection is made for this command. */
@@ -145,19 +145,19 @@ static int swtpm_transmit(struct transport *t, uint8_t locality, const uint8_t *
 	for (int attempt = 0; attempt < 2; attempt++) {
 		int fresh = 0;
 		if (s->fd < 0) {
-			rc = endpoint_connect(&s->data, &s->fd);
+			rc = net_endpoint_connect(&s->data, &s->fd);
 			if (rc)
 				return rc;
 			fresh = 1;
 		}
-		rc = write_full(s->fd, cmd, len, t->timeout_ms);
+		rc = net_write_full(s->fd, cmd, len, t->timeout_ms);
 		if (rc) {
 			drop_conn(&s->fd);
 			if (fresh)
 				return rc;
 			continue;
 		}
-		rc = read_tpm_message(s->fd, rsp, cap, rsp_len, t->timeout_ms);
+		rc = net_read_tpm_message(s->fd, rsp, cap, rsp_len, t->timeout_ms);
 		if (rc)
 			drop_conn(&s->fd);
 		if (rc == -ECONNRESET && !fresh && attempt == 0) {
@@ -189,13 +189,13 @@ int transport_swtpm_open(const char *spec, struct transport **out, char *err, si
 	s->t.ops = &swtpm_ops;
 	s->t.timeout_ms = 120000;
 	s->fd = s->ctrl_fd = -1;
-	rc = endpoint_parse_tcti(spec, &s->data, &s->ctrl, err, errlen);
+	rc = net_endpoint_parse_tcti(spec, &s->data, &s->ctrl, err, errlen);
 	if (rc) {
 		free(s);
 		return rc;
 	}
 	snprintf(s->t.desc, sizeof s->t.desc, "%s", spec);
-	rc = endpoint_connect(&s->data, &s->fd);
+	rc = net_endpoint_connect(&s->data, &s->fd);
 	if (rc) {
 		snprintf(err, errlen, "cannot connect to swtpm at %s: %s", spec, strerror(-rc));
 		free(s);

@@ -60,7 +60,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	size_t bad = 0;
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = db_mono_ns();
 	for (size_t i = 0; i < n; i++) {
 		if (tpmconn_xfer(&t, cmds[i], lens[i])) {
 			fprintf(stderr, "bench_rawloop: transport failed at %zu\n", i);
@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 		}
 		bad += tpmconn_rc(&t) != 0;
 	}
-	uint64_t wall = mono_ns() - t0;
+	uint64_t wall = db_mono_ns() - t0;
 	tpmconn_close(&t);
 	struct json_w w;
 	json_init_file(&w, stdout, JSON_COMPACT);

@@ -26,13 +26,13 @@ static double run(const char *dir, long n, uint32_t payload, const char *label)
 	db_close(db);
 	struct writer *w;
 	struct writer_cfg cfg = {.path = path, .trace_id = id, .block_when_full = 1};
-	if (writer_start(&w, &cfg, err, sizeof err)) {
+	if (db_writer_start(&w, &cfg, err, sizeof err)) {
 		fprintf(stderr, "bench_writer: %s\n", err);
 		exit(1);
 	}
-	uint64_t t0 = mono_ns(), t = 1;
+	uint64_t t0 = db_mono_ns(), t = 1;
 	for (long i = 0; i < n; i++) {
-		struct rec *r = writer_reserve(w, REC_COMMAND, payload);
+		struct rec *r = db_writer_reserve(w, REC_COMMAND, payload);
 		r->cc = i & 1 ? TPM_CC_PCR_Extend : TPM_CC_GetRandom;
 		r->tag = 0x8002;
 		r->n_handles = 1;
@@ -52,11 +52,11 @@ static double run(const char *dir, long n, uint32_t payload, const char *label)
 			memset(r->payload, 0x5a, payload);
 			r->cmd_len = payload;
 		}
-		writer_publish(w);
+		db_writer_publish(w);
 	}
 	struct writer_stats st;
-	writer_stop(w, NULL, &st);
-	double secs = (double)(mono_ns() - t0) / 1e9;
+	db_writer_stop(w, NULL, &st);
+	double secs = (double)(db_mono_ns() - t0) / 1e9;
 	double rate = (double)st.commands / secs;
 	printf("writer %-28s %8ld records in %6.2f s: %9.0f records/s (dropped %llu)\n", label, n,
 	       secs, rate, (unsigned long long)st.dropped);

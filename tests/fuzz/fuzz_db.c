@@ -58,8 +58,8 @@ static void *serve_data(void *arg)
 	static uint8_t buf[TPM_MAX_MESSAGE + 64];
 	size_t len;
 	while ((fd = accept(lfd, NULL, NULL)) >= 0) {
-		while (read_tpm_message(fd, buf, sizeof buf, &len, 10000) == 0)
-			if (write_full(fd, ok, sizeof ok, 10000))
+		while (net_read_tpm_message(fd, buf, sizeof buf, &len, 10000) == 0)
+			if (net_write_full(fd, ok, sizeof ok, 10000))
 				break;
 		close(fd);
 	}
@@ -72,8 +72,8 @@ static void *serve_ctrl(void *arg)
 	static const uint8_t zero[4];
 	static uint8_t buf[4200];
 	while ((fd = accept(lfd, NULL, NULL)) >= 0) {
-		while (read_some(fd, buf, sizeof buf, 10000) > 0)
-			if (write_full(fd, zero, 4, 10000))
+		while (net_read_some(fd, buf, sizeof buf, 10000) > 0)
+			if (net_write_full(fd, zero, 4, 10000))
 				break;
 		close(fd);
 	}
@@ -87,9 +87,9 @@ static int start_target(void)
 	int fd, cfd;
 	pthread_t t;
 	snprintf(ep.path, sizeof ep.path, "%s/t.sock", dir);
-	endpoint_ctrl_of(&ep, &cep);
-	if (endpoint_listen(&ep, &fd, err, sizeof err) ||
-	    endpoint_listen(&cep, &cfd, err, sizeof err))
+	net_endpoint_ctrl_of(&ep, &cep);
+	if (net_endpoint_listen(&ep, &fd, err, sizeof err) ||
+	    net_endpoint_listen(&cep, &cfd, err, sizeof err))
 		return -1;
 	/* blocking accept in the threads */
 	for (int i = 0; i < 2; i++) {

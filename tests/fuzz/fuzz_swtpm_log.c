@@ -34,6 +34,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const struct swlog_ops ops = {on_command, on_event};
 	struct swlog_stats st;
 	char err[256];
-	swlog_parse_mem((const char *)data, size, "fuzz", &ops, NULL, &st, err, sizeof err);
+	import_swlog_parse_mem((const char *)data, size, "fuzz", &ops, NULL, &st, err, sizeof err);
 	return 0;
 }

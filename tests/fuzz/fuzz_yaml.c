@@ -15,7 +15,7 @@ static unsigned walk(const struct ynode *n)
 		k += n->value ? (unsigned)strlen(n->value) : 0;
 		k += walk(n->child);
 		if (n->kind == YDOC_MAP && n->child && n->child->key)
-			k += ydoc_get(n, n->child->key) == n->child;
+			k += import_ydoc_get(n, n->child->key) == n->child;
 	}
 	return k;
 }
@@ -24,10 +24,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ynode *root = NULL;
 	char err[256];
-	if (ydoc_parse((const char *)data, size, "fuzz", &root, err, sizeof err) == 0) {
+	if (import_ydoc_parse((const char *)data, size, "fuzz", &root, err, sizeof err) == 0) {
 		volatile unsigned sink = walk(root);
 		(void)sink;
-		ydoc_free(root);
+		import_ydoc_free(root);
 	}
 	return 0;
 }

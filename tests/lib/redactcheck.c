@@ -259,7 +259,7 @@ int main(int argc, char **argv)
 	int64_t id = db_trace_begin(db, &ti);
 	db_close(db);
 	struct writer_cfg wc = {.path = argv[1], .trace_id = id, .block_when_full = 1};
-	if (id < 0 || writer_start(&w, &wc, err, sizeof err)) {
+	if (id < 0 || db_writer_start(&w, &wc, err, sizeof err)) {
 		fprintf(stderr, "redactcheck: %s\n", err);
 		return 1;
 	}
@@ -279,10 +279,10 @@ int main(int argc, char **argv)
 		struct rec_timing tm = {.t_submit = 1000 + 2 * n, .t_done = 1001 + 2 * n};
 		recorder_log(&rec, 0, 0, cmds[n], clen[n], rsps[n], rlen[n], &tm);
 	}
-	writer_flush(w);
+	db_writer_flush(w);
 	search_files(argv[1], "while recording");
 	struct writer_stats st;
-	writer_stop(w, "complete", &st);
+	db_writer_stop(w, "complete", &st);
 	search_files(argv[1], "after recording");
 	check_rows(argv[1], cmds, clen, rsps, rlen, n);
 	printf("%u command codes, %u with secret parameters, %u markers\n", n, with_secret,

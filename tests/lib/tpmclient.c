@@ -165,23 +165,23 @@ static int exchange(int fd, int mssim, const uint8_t *cmd, size_t len, uint8_t *
 		uint8_t frame[TPM_MAX_MESSAGE + 16];
 		memcpy(frame, hdr, 9);
 		memcpy(frame + 9, cmd, len);
-		if ((rc = write_full(fd, frame, len + 9, timeout_ms)))
+		if ((rc = net_write_full(fd, frame, len + 9, timeout_ms)))
 			return rc;
 		uint8_t sz[4], trailer[4];
-		if ((rc = read_full(fd, sz, 4, timeout_ms)))
+		if ((rc = net_read_full(fd, sz, 4, timeout_ms)))
 			return rc;
 		size_t n = wire_get_u32(sz);
 		if (n > cap)
 			return -EPROTO;
-		if ((rc = read_full(fd, rsp, n, timeout_ms)) ||
-		    (rc = read_full(fd, trailer, 4, timeout_ms)))
+		if ((rc = net_read_full(fd, rsp, n, timeout_ms)) ||
+		    (rc = net_read_full(fd, trailer, 4, timeout_ms)))
 			return rc;
 		*rlen = n;
 		return 0;
 	}
-	if ((rc = write_full(fd, cmd, len, timeout_ms)))
+	if ((rc = net_write_full(fd, cmd, len, timeout_ms)))
 		return rc;
-	return read_tpm_message(fd, rsp, cap, rlen, timeout_ms);
+	return net_read_tpm_message(fd, rsp, cap, rlen, timeout_ms);
 }
 
 /* --device: the kernel's TPM character device contract (drivers/char/tpm/
@@ -239,8 +239,8 @@ static int serve(const char *spec, int garbage)
 	struct endpoint ep;
 	char err[256];
 	int lfd, fd;
-	if (endpoint_parse(spec, &ep, err, sizeof err) ||
-	    endpoint_listen(&ep, &lfd, err, sizeof err)) {
+	if (net_endpoint_parse(spec, &ep, err, sizeof err) ||
+	    net_endpoint_listen(&ep, &lfd, err, sizeof err)) {
 		fprintf(stderr, "tpmclient: --serve: %s\n", err);
 		return 2;
 	}
@@ -251,8 +251,8 @@ static int serve(const char *spec, int garbage)
 		 * says yes to everything, served by a child. */
 		struct endpoint cep;
 		int cfd;
-		endpoint_ctrl_of(&ep, &cep);
-		if (endpoint_listen(&cep, &cfd, err, sizeof err)) {
+		net_endpoint_ctrl_of(&ep, &cep);
+		if (net_endpoint_listen(&cep, &cfd, err, sizeof err)) {
 			fprintf(stderr, "tpmclient: --serve-garbage: %s\n", err);
 			return 2;
 		}
@@ -263,7 +263,7 @@ static int serve(const char *spec, int garbage)
 			uint8_t req[4200];
 			while ((fd = accept(cfd, NULL, NULL)) >= 0) {
 				while (read(fd, req, sizeof req) > 0)
-					if (write_full(fd, zero, 4, 10000))
+					if (net_write_full(fd, zero, 4, 10000))
 						break;
 				close(fd);
 			}
@@ -279,21 +279,21 @@ static int serve(const char *spec, int garbage)
 	uint8_t buf[TPM_MAX_MESSAGE + 64];
 	size_t len;
 	while ((fd = accept(lfd, NULL, NULL)) >= 0) {
-		set_nodelay(fd);
-		while (read_tpm_message(fd, buf, sizeof buf, &len, -1) == 0) {
+		net_set_nodelay(fd);
+		while (net_read_tpm_message(fd, buf, sizeof buf, &len, -1) == 0) {
 			/* The last answer: stop reading first, so that a
 			 * client writing on this connection again gets EPIPE. */
 			if (close_after == 1)
 				shutdown(fd, SHUT_RD);
 			static const uint8_t bad[20] = {0x80, 0x01, 0, 0, 0, 10, 0, 0, 0,    0,
 							0x80, 0x01, 0, 0, 0, 10, 0, 0, 0x0b, 0xad};
-			if (extra == 1 ? write_full(fd, bad, sizeof bad, 10000)
-			    : garbage  ? write_full(fd, junk, sizeof junk, 10000)
-				       : write_full(fd, ok, sizeof ok, 10000))
+			if (extra == 1 ? net_write_full(fd, bad, sizeof bad, 10000)
+			    : garbage  ? net_write_full(fd, junk, sizeof junk, 10000)
+				       : net_write_full(fd, ok, sizeof ok, 10000))
 				break;
 			if (extra == 2) {
 				usleep(50000);
-				if (write_full(fd, bad + 10, 10, 10000))
+				if (net_write_full(fd, bad + 10, 10, 10000))
 					break;
 			}
 			extra = 0;
@@ -467,7 +467,7 @@ int main(int argc, char **argv)
 			    "tpmclient: --device goes without --connect, --mssim, --also, --hex\n");
 			return 2;
 		}
-	} else if (!spec || endpoint_parse_tcti(spec, &ep, &ctrl, err, sizeof err)) {
+	} else if (!spec || net_endpoint_parse_tcti(spec, &ep, &ctrl, err, sizeof err)) {
 		fprintf(stderr, "tpmclient: --connect: %s\n", spec ? err : "missing");
 		return 2;
 	}
@@ -480,16 +480,16 @@ int main(int argc, char **argv)
 			char b[3] = {p[0], p[1], 0};
 			cmd[clen++] = (uint8_t)strtoul(b, NULL, 16);
 		}
-		if ((rc = endpoint_connect(&ep, &fd))) {
+		if ((rc = net_endpoint_connect(&ep, &fd))) {
 			fprintf(stderr, "tpmclient: connect: %s\n", strerror(-rc));
 			return 1;
 		}
-		if ((rc = write_full(fd, cmd, clen, 5000))) {
+		if ((rc = net_write_full(fd, cmd, clen, 5000))) {
 			printf("write-failed %s\n", strerror(-rc));
 			return 0;
 		}
 		shutdown(fd, SHUT_WR);
-		ssize_t n = read_some(fd, rsp, sizeof rsp, 5000);
+		ssize_t n = net_read_some(fd, rsp, sizeof rsp, 5000);
 		if (n <= 0) {
 			printf("closed\n");
 		} else {
@@ -513,7 +513,7 @@ int main(int argc, char **argv)
 	long also_ok = 0;
 	for (int e = 0; e < n_also; e++) {
 		struct endpoint actrl;
-		if (endpoint_parse_tcti(also[e], &also_ep[e], &actrl, err, sizeof err)) {
+		if (net_endpoint_parse_tcti(also[e], &also_ep[e], &actrl, err, sizeof err)) {
 			fprintf(stderr, "tpmclient: --also: %s\n", err);
 			return 2;
 		}
@@ -533,12 +533,13 @@ int main(int argc, char **argv)
 			for (int e = 0; e < n_also; e++) {
 				uint8_t arsp[TPM_MAX_MESSAGE + 64];
 				size_t arlen;
-				if (also_fd[e] < 0 && endpoint_connect(&also_ep[e], &also_fd[e]))
+				if (also_fd[e] < 0 &&
+				    net_endpoint_connect(&also_ep[e], &also_fd[e]))
 					continue;
-				uint64_t a0 = mono_ns();
+				uint64_t a0 = db_mono_ns();
 				int arc = exchange(also_fd[e], mssim, cmd, clen, arsp, sizeof arsp,
 						   &arlen);
-				also_rtt[e][i] = mono_ns() - a0;
+				also_rtt[e][i] = db_mono_ns() - a0;
 				if (!arc && arlen >= 10)
 					also_ok++;
 				if (arc || newconn) {
@@ -552,14 +553,14 @@ int main(int argc, char **argv)
 				fprintf(stderr, "tpmclient: %s: %s\n", device, strerror(errno));
 				break;
 			}
-		} else if (fd < 0 && (rc = endpoint_connect(&ep, &fd))) {
+		} else if (fd < 0 && (rc = net_endpoint_connect(&ep, &fd))) {
 			fprintf(stderr, "tpmclient: connect: %s\n", strerror(-rc));
 			break;
 		}
-		uint64_t t0 = mono_ns();
+		uint64_t t0 = db_mono_ns();
 		rc = device ? exchange_device(fd, cmd, clen, rsp, sizeof rsp, &rlen)
 			    : exchange(fd, mssim, cmd, clen, rsp, sizeof rsp, &rlen);
-		rtt[i] = mono_ns() - t0;
+		rtt[i] = db_mono_ns() - t0;
 		if (rc == -ETIMEDOUT) {
 			/* Lost, not late: whatever comes next would answer this
 			 * command, not the next one. */

@@ -266,14 +266,14 @@ static void test_writer_and_stats(void)
 	CHECK(id > 0, "trace id %lld", (long long)id);
 	struct writer *w;
 	struct writer_cfg cfg = {.path = path, .trace_id = id, .block_when_full = 1};
-	CHECK(writer_start(&w, &cfg, err, sizeof err) == 0, "%s", err);
+	CHECK(db_writer_start(&w, &cfg, err, sizeof err) == 0, "%s", err);
 	static const uint32_t ccs[] = {TPM_CC_PCR_Extend, TPM_CC_GetRandom, TPM_CC_CreatePrimary,
 				       TPM_CC_FlushContext};
 	srand(7);
 	const int N = 20000;
 	uint64_t t = 1000000;
 	for (int i = 0; i < N; i++) {
-		struct rec *r = writer_reserve(w, REC_COMMAND, 0);
+		struct rec *r = db_writer_reserve(w, REC_COMMAND, 0);
 		CHECK(r != NULL, "reserve failed in blocking mode");
 		if (!r)
 			break;
@@ -282,10 +282,10 @@ static void test_writer_and_stats(void)
 		r->t_submit = t;
 		r->t_done = t + 1000 + (uint64_t)(rand() % 5000000);
 		t = r->t_done + 10;
-		writer_publish(w);
+		db_writer_publish(w);
 	}
 	struct writer_stats st;
-	CHECK(writer_stop(w, NULL, &st) == 0, "stop");
+	CHECK(db_writer_stop(w, NULL, &st) == 0, "stop");
 	CHECK(st.commands == (uint64_t)N && st.dropped == 0, "stored %llu dropped %llu",
 	      (unsigned long long)st.commands, (unsigned long long)st.dropped);
 
@@ -372,7 +372,7 @@ static struct writer *writer_on(const char *name, struct writer_cfg cfg, const c
 	if (stall_ms)
 		setenv("TPMTRACE_FAULT_WRITER_STALL_MS", stall_ms, 1);
 	struct writer *w = NULL;
-	CHECK(writer_start(&w, &cfg, err, sizeof err) == 0, "%s", err);
+	CHECK(db_writer_start(&w, &cfg, err, sizeof err) == 0, "%s", err);
 	unsetenv("TPMTRACE_FAULT_WRITER_STALL_MS");
 	return w;
 }
@@ -385,9 +385,9 @@ static void test_drops_exact(void)
 	struct writer *w = writer_on("drops", (struct writer_cfg){.queue_slots = 64}, "20", p);
 	const int N = 50000;
 	int refused = 0;
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = db_mono_ns();
 	for (int i = 0; i < N; i++) {
-		struct rec *r = writer_reserve(w, REC_COMMAND, 16);
+		struct rec *r = db_writer_reserve(w, REC_COMMAND, 16);
 		if (!r) {
 			refused++;
 			continue;
@@ -395,11 +395,11 @@ static void test_drops_exact(void)
 		r->cc = TPM_CC_GetRandom;
 		r->t_submit = r->t_done = (uint64_t)i;
 		r->has_rsp = 1;
-		writer_publish(w);
+		db_writer_publish(w);
 	}
-	uint64_t spent = mono_ns() - t0;
+	uint64_t spent = db_mono_ns() - t0;
 	struct writer_stats st;
-	writer_stop(w, NULL, &st);
+	db_writer_stop(w, NULL, &st);
 	CHECK(refused > 0, "the queue never filled");
 	CHECK(st.dropped == (uint64_t)refused, "dropped %llu, refused %d",
 	      (unsigned long long)st.dropped, refused);
@@ -429,7 +429,7 @@ static uint8_t pattern(uint64_t seq, uint32_t i)
 /* One command record of cl + rl pattern bytes; 1 if the writer took it. */
 static int put(struct writer *w, uint32_t cl, uint32_t rl)
 {
-	struct rec *r = writer_reserve(w, REC_COMMAND, cl + rl);
+	struct rec *r = db_writer_reserve(w, REC_COMMAND, cl + rl);
 	if (!r)
 		return 0;
 	r->cc = TPM_CC_Hash;
@@ -438,7 +438,7 @@ static int put(struct writer *w, uint32_t cl, uint32_t rl)
 	r->rsp_len = rl;
 	for (uint32_t i = 0; i < cl + rl; i++)
 		r->payload[i] = pattern(r->seq, i);
-	writer_publish(w);
+	db_writer_publish(w);
 	return 1;
 }
 
@@ -449,7 +449,7 @@ static void stop_and_check(struct writer *w, const char *name, const char *p, in
 			   uint64_t want_ring, struct writer_stats *st)
 {
 	char err[256];
-	CHECK(writer_stop(w, NULL, st) == 0, "%s: stop", name);
+	CHECK(db_writer_stop(w, NULL, st) == 0, "%s: stop", name);
 	CHECK(st->commands + st->dropped == (uint64_t)offered,
 	      "%s: stored %llu + dropped %llu != %d", name, (unsigned long long)st->commands,
 	      (unsigned long long)st->dropped, offered);
@@ -511,7 +511,7 @@ static void ring_case(const char *name, uint32_t ring, int block, const char *st
  * queued a lap earlier, and the record that made it grow does not fit. The
  * next, smaller record must not land in the old lap's tail. Positions are
  * those of a 256 KiB first ring (262,144) in a 300 KiB allocation (307,200);
- * the writer commits only on writer_flush, each batch held 500 ms, so the
+ * the writer commits only on db_writer_flush, each batch held 500 ms, so the
  * released position is known at every step. */
 static void test_ring_grows_while_full(void)
 {
@@ -519,9 +519,9 @@ static void test_ring_grows_while_full(void)
 	struct writer *w =
 	    writer_on("ring-edge", (struct writer_cfg){.payload_bytes = 300u << 10}, "500", p);
 	CHECK(put(w, 100000, 0), "[0, 100000)");
-	writer_flush(w);
+	db_writer_flush(w);
 	CHECK(put(w, 50000, 0), "[100000, 150000)");
-	writer_flush(w); /* released up to 150,000 */
+	db_writer_flush(w); /* released up to 150,000 */
 	CHECK(put(w, 112144, 0), "[150000, 262144): the first lap's tail, queued");
 	CHECK(put(w, 18000, 0), "second lap from its start, not yet half full");
 	CHECK(put(w, 60000, 0), "more than half queued: the ring grows at the next lap");
@@ -587,7 +587,7 @@ static void test_queue_pages_given_back(void)
 	for (int k = 0; k < 20000; k++)
 		refused += !put(w, 150, 50);
 	long peak = rss_kib();
-	writer_flush(w);
+	db_writer_flush(w);
 	long after = rss_kib();
 	CHECK(refused == 0, "burst: %d of 20000 refused", refused);
 	CHECK(UNDER_ASAN || peak - before > 4096,

@@ -186,8 +186,8 @@ static void test_detect(void)
 	CHECK(frame_detect_mode(b, 2, 0) == FRAME_MODE_UNKNOWN &&
 		  frame_detect_mode(b, 1, 1) == FRAME_MODE_UNKNOWN,
 	      "too few bytes: undecided");
-	CHECK(!strcmp(ms_name(MS_SEND_COMMAND), "SEND_COMMAND") && !ms_name(19) &&
-		  !strcmp(ms_name(MS_SIGNAL_POWER_ON), "POWER_ON"),
+	CHECK(!strcmp(frame_ms_name(MS_SEND_COMMAND), "SEND_COMMAND") && !frame_ms_name(19) &&
+		  !strcmp(frame_ms_name(MS_SIGNAL_POWER_ON), "POWER_ON"),
 	      "one table of the simulator's code names");
 }
 

@@ -382,8 +382,8 @@ static void test_origins(void)
 	CHECK(policy_startup_cmd(TPM_CC_SelfTest, NULL, 0) &&
 		  !policy_startup_cmd(TPM_CC_PCR_Read, NULL, 0),
 	      "SelfTest, PCR_Read");
-	CHECK(!strcmp(pol_origin_str(POL_ORIGIN_FIRMWARE), "firmware") &&
-		  !strcmp(pol_origin_str(POL_ORIGIN_USER), "userspace"),
+	CHECK(!strcmp(policy_origin_str(POL_ORIGIN_FIRMWARE), "firmware") &&
+		  !strcmp(policy_origin_str(POL_ORIGIN_USER), "userspace"),
 	      "origin names");
 }
 

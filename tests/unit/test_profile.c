@@ -87,9 +87,10 @@ static void test_parse(void)
 	/* Median of 6.36, 24.36, 84.75, 3.2 = (6.36 + 24.36) / 2. */
 	CHECK(fabs(profile_fallback(&p) - 15.36) < 1e-9, "fallback %g", profile_fallback(&p));
 	double lo, hi;
-	CHECK(prof_entry_range(&p.e[0], &lo, &hi) == 1 && hi == 7.1 && lo == 6, "range %g..%g", lo,
-	      hi);
-	CHECK(prof_entry_range(&p.e[1], &lo, &hi) == 0 && lo == 24.36 && hi == 24.36, "no spread");
+	CHECK(profile_entry_range(&p.e[0], &lo, &hi) == 1 && hi == 7.1 && lo == 6, "range %g..%g",
+	      lo, hi);
+	CHECK(profile_entry_range(&p.e[1], &lo, &hi) == 0 && lo == 24.36 && hi == 24.36,
+	      "no spread");
 	profile_release(&p);
 
 	/* Errors name the file and line. */
@@ -231,7 +232,7 @@ static void test_ftrace(void)
 	const struct prof_entry *e;
 	snprintf(path, sizeof path, "%s/extend.trace", dir);
 	CHECK(write_file(path, ftrace_sample) == 0, "write sample");
-	CHECK(profile_import_ftrace(path, &p, err, sizeof err) == 0, "%s", err);
+	CHECK(import_profile_ftrace(path, &p, err, sizeof err) == 0, "%s", err);
 	e = profile_lookup(&p, TPM_CC_PCR_Extend, TPM_AUTH_HMAC, "-", &how);
 	CHECK(e && how == PROF_EXACT && e->n == 1 && fabs(e->mean_ms - 24.35646) < 1e-9,
 	      "hmac extend %g", e ? e->mean_ms : -1);
@@ -263,7 +264,7 @@ static void test_ftrace(void)
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		CHECK(write_file(path, bad[i].text) == 0, "write");
 		err[0] = 0;
-		CHECK(profile_import_ftrace(path, &p, err, sizeof err) < 0, "bad %zu accepted", i);
+		CHECK(import_profile_ftrace(path, &p, err, sizeof err) < 0, "bad %zu accepted", i);
 		CHECK(strstr(err, "extend.trace") && strstr(err, bad[i].want), "bad %zu: '%s'", i,
 		      err);
 	}

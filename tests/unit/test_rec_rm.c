@@ -87,7 +87,7 @@ int main(void)
 	/* CreatePrimary under a password session: a transient object. */
 	cl_len = cmd(c, TPM_CC_CreatePrimary, &owner_h, 1, pw, 1, p, 8);
 	rl = rsp(r, 0x80000000, 1);
-	rec_rm_track(&rm, cl, c, cl_len, r, rl);
+	recorder_rm_track(&rm, cl, c, cl_len, r, rl);
 	CHECK(owner == 0 && rm.n_owners == 1, "an owner for the connection: %d", owner);
 	const struct rec_rm_owner *o = &rm.owners[0];
 	CHECK(o->n == 1 && holds(o, 0x80000000), "CreatePrimary's object tracked (%u)", o->n);
@@ -96,7 +96,7 @@ int main(void)
 	cl_len = cmd(c, TPM_CC_CreatePrimary, &owner_h, 1, pw, 1, p, 8);
 	rl = rsp(r, 0x80000001, 1);
 	wire_put_u32(r + 6, 0x101);
-	rec_rm_track(&rm, cl, c, cl_len, r, rl);
+	recorder_rm_track(&rm, cl, c, cl_len, r, rl);
 	CHECK(o->n == 1 && !holds(o, 0x80000001), "an error response is not tracked");
 
 	/* StartAuthSession: a session; a command that uses it without
@@ -104,47 +104,47 @@ int main(void)
 	const uint32_t sas_h[2] = {TPM_RH_NULL, TPM_RH_NULL};
 	cl_len = cmd(c, TPM_CC_StartAuthSession, sas_h, 2, 0, 0, p, 8);
 	rl = rsp(r, 0x02000000, 0);
-	rec_rm_track(&rm, cl, c, cl_len, r, rl);
+	recorder_rm_track(&rm, cl, c, cl_len, r, rl);
 	CHECK(holds(o, 0x02000000), "the session is tracked");
 	cl_len = cmd(c, TPM_CC_GetRandom, NULL, 0, 0x02000000, TPMA_SESSION_CONTINUESESSION, p, 2);
 	rl = rsp(r, 0, 1);
-	rec_rm_track(&rm, cl, c, cl_len, r, rl);
+	recorder_rm_track(&rm, cl, c, cl_len, r, rl);
 	CHECK(holds(o, 0x02000000), "continueSession: still held");
 	cl_len = cmd(c, TPM_CC_GetRandom, NULL, 0, 0x02000000, 0, p, 2);
-	rec_rm_track(&rm, cl, c, cl_len, r, rl);
+	recorder_rm_track(&rm, cl, c, cl_len, r, rl);
 	CHECK(!holds(o, 0x02000000), "without continueSession the session ends");
 
 	/* A hash sequence object until SequenceComplete flushes it. */
 	cl_len = cmd(c, TPM_CC_HashSequenceStart, NULL, 0, 0, 0, p, 4);
 	rl = rsp(r, 0x80000002, 0);
-	rec_rm_track(&rm, cl, c, cl_len, r, rl);
+	recorder_rm_track(&rm, cl, c, cl_len, r, rl);
 	CHECK(holds(o, 0x80000002), "sequence object tracked");
 	const uint32_t seq_h = 0x80000002;
 	cl_len = cmd(c, TPM_CC_SequenceComplete, &seq_h, 1, pw, 1, p, 6);
 	rl = rsp(r, 0, 1);
-	rec_rm_track(&rm, cl, c, cl_len, r, rl);
+	recorder_rm_track(&rm, cl, c, cl_len, r, rl);
 	CHECK(!holds(o, 0x80000002), "SequenceComplete flushed the sequence object");
 
 	/* ContextSave of an object keeps it tracked; FlushContext forgets. */
 	const uint32_t obj_h = 0x80000000;
 	cl_len = cmd(c, TPM_CC_ContextSave, &obj_h, 1, 0, 0, p, 0);
 	rl = rsp(r, 0, 0);
-	rec_rm_track(&rm, cl, c, cl_len, r, rl);
+	recorder_rm_track(&rm, cl, c, cl_len, r, rl);
 	CHECK(holds(o, 0x80000000), "an object's ContextSave keeps it tracked");
 	uint8_t fp[4];
 	wire_put_u32(fp, 0x80000000);
 	cl_len = cmd(c, TPM_CC_FlushContext, NULL, 0, 0, 0, fp, 4);
-	rec_rm_track(&rm, cl, c, cl_len, r, rl);
+	recorder_rm_track(&rm, cl, c, cl_len, r, rl);
 	CHECK(!holds(o, 0x80000000) && o->n == 0, "FlushContext forgets (%u left)", o->n);
 
 	/* Release flushes what is left, newest first. */
 	cl_len = cmd(c, TPM_CC_CreatePrimary, &owner_h, 1, pw, 1, p, 8);
 	rl = rsp(r, 0x80000003, 1);
-	rec_rm_track(&rm, cl, c, cl_len, r, rl);
+	recorder_rm_track(&rm, cl, c, cl_len, r, rl);
 	cl_len = cmd(c, TPM_CC_StartAuthSession, sas_h, 2, 0, 0, p, 8);
 	rl = rsp(r, 0x03000001, 0);
-	rec_rm_track(&rm, cl, c, cl_len, r, rl);
-	rec_rm_release(&rm, 0, on_flush, NULL);
+	recorder_rm_track(&rm, cl, c, cl_len, r, rl);
+	recorder_rm_release(&rm, 0, on_flush, NULL);
 	CHECK(n_flushed == 2 && flushed_h[0] == 0x03000001 && flushed_h[1] == 0x80000003,
 	      "release flushed %u, newest first", n_flushed);
 	CHECK(!rm.owners[0].used && rm.n_owners == 0, "the slot is free again");
@@ -154,7 +154,7 @@ int main(void)
 	struct rec_rm_client raw = {&none, 0, 0};
 	cl_len = cmd(c, TPM_CC_CreatePrimary, &owner_h, 1, pw, 1, p, 8);
 	rl = rsp(r, 0x80000000, 1);
-	rec_rm_track(&rm, raw, c, cl_len, r, rl);
+	recorder_rm_track(&rm, raw, c, cl_len, r, rl);
 	CHECK(none == -1 && rm.n_owners == 0, "a raw TCP client is not tracked");
 	return tl_finish("test_rec_rm");
 }

@@ -12,7 +12,7 @@ static struct ynode *parse_ok(const char *text)
 {
 	struct ynode *root = NULL;
 	char err[256] = "";
-	int rc = ydoc_parse(text, strlen(text), "t.yaml", &root, err, sizeof err);
+	int rc = import_ydoc_parse(text, strlen(text), "t.yaml", &root, err, sizeof err);
 	CHECK(rc == 0 && root, "parses: %s", err);
 	return root;
 }
@@ -21,7 +21,7 @@ static void parse_bad(const char *text, const char *want)
 {
 	struct ynode *root = NULL;
 	char err[256] = "";
-	int rc = ydoc_parse(text, strlen(text), "t.yaml", &root, err, sizeof err);
+	int rc = import_ydoc_parse(text, strlen(text), "t.yaml", &root, err, sizeof err);
 	CHECK(rc == -EINVAL && !root, "refused (%d): %s", rc, text);
 	CHECK(strstr(err, want) != NULL, "message '%s' contains '%s'", err, want);
 }
@@ -42,38 +42,42 @@ static void test_tree(void)
 	if (!r)
 		return;
 	CHECK(r->kind == YDOC_MAP && r->line == 2, "top is a mapping from line 2 (%u)", r->line);
-	const struct ynode *m = ydoc_get(r, "Manufacturer");
+	const struct ynode *m = import_ydoc_get(r, "Manufacturer");
 	CHECK(m && m->kind == YDOC_SCALAR && !strcmp(m->value, "IFX"), "plain scalar");
-	const struct ynode *f = ydoc_get(r, "Firmware version");
+	const struct ynode *f = import_ydoc_get(r, "Firmware version");
 	CHECK(f && !strcmp(f->value, "7.85") && f->line == 3, "quoted scalar on line 3");
-	const struct ynode *e = ydoc_get(r, "empty");
+	const struct ynode *e = import_ydoc_get(r, "empty");
 	CHECK(e && e->kind == YDOC_SCALAR && !strcmp(e->value, ""), "an empty value is \"\"");
-	CHECK(!ydoc_get(r, "missing") && !ydoc_get(m, "x"), "absent keys and non-maps give NULL");
-	const struct ynode *c = ydoc_get(r, "TPM2_Create");
+	CHECK(!import_ydoc_get(r, "missing") && !import_ydoc_get(m, "x"),
+	      "absent keys and non-maps give NULL");
+	const struct ynode *c = import_ydoc_get(r, "TPM2_Create");
 	CHECK(c && c->kind == YDOC_SEQ, "block sequence");
 	const struct ynode *it = c ? c->child : NULL;
-	const struct ynode *kp = ydoc_get(ydoc_get(it, "operation info"), "key params");
+	const struct ynode *kp =
+	    import_ydoc_get(import_ydoc_get(it, "operation info"), "key params");
 	CHECK(kp && !strcmp(kp->value, "RSA 2048") && kp->line == 7, "nested block mapping");
-	const struct ynode *avg = ydoc_get(ydoc_get(it, "operation stats (ms/op)"), "avg op");
+	const struct ynode *avg =
+	    import_ydoc_get(import_ydoc_get(it, "operation stats (ms/op)"), "avg op");
 	CHECK(avg && !strcmp(avg->value, "12.5"), "key with blanks and parentheses");
 	const struct ynode *it2 = it ? it->next : NULL;
-	const struct ynode *kp2 = ydoc_get(ydoc_get(it2, "operation info"), "key params");
+	const struct ynode *kp2 =
+	    import_ydoc_get(import_ydoc_get(it2, "operation info"), "key params");
 	CHECK(kp2 && !strcmp(kp2->value, "ECC 0x0003") && kp2->line == 10, "flow mapping");
-	const struct ynode *fl = ydoc_get(it2, "flow");
+	const struct ynode *fl = import_ydoc_get(it2, "flow");
 	CHECK(fl && fl->kind == YDOC_SEQ && fl->child && fl->child->next &&
 		  !strcmp(fl->child->next->value, "2") && !fl->child->next->next,
 	      "flow sequence of two");
-	ydoc_free(r);
+	import_ydoc_free(r);
 }
 
 static void test_empty(void)
 {
 	struct ynode *r = parse_ok("");
 	CHECK(r && r->kind == YDOC_MAP && !r->child, "an empty file is an empty mapping");
-	ydoc_free(r);
+	import_ydoc_free(r);
 	r = parse_ok("# only a comment\n");
 	CHECK(r && r->kind == YDOC_MAP && !r->child, "a comment alone is an empty mapping");
-	ydoc_free(r);
+	import_ydoc_free(r);
 }
 
 static void test_refusals(void)

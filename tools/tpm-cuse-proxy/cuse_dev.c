@@ -378,7 +378,7 @@ static void op_write(fuse_req_t req, const char *buf, size_t size, off_t off,
 	if (fr != FRAME_TPM_WHOLE) {
 		/* A size field below the header's 10 bytes: answered here with
 		 * TPM_RC_COMMAND_SIZE, as a TPM would, without reaching it. */
-		f->response_length = (long)tpm_error_response(f->buf, TPM_RC_COMMAND_SIZE);
+		f->response_length = (long)transport_error_response(f->buf, TPM_RC_COMMAND_SIZE);
 		f->response_read = 0;
 		f->off = 0;
 		notify_poll(f);

@@ -200,9 +200,9 @@ static void print_where(const struct advise_finding *f, const struct client_name
 	o += (size_t)snprintf(buf + o, sizeof buf - o, "; origins:");
 	for (int k = 0; k < 4; k++)
 		if (f->by_origin[k] && o < sizeof buf)
-			o +=
-			    (size_t)snprintf(buf + o, sizeof buf - o, " %s %llu", pol_origin_str(k),
-					     (unsigned long long)f->by_origin[k]);
+			o += (size_t)snprintf(buf + o, sizeof buf - o, " %s %llu",
+					      policy_origin_str(k),
+					      (unsigned long long)f->by_origin[k]);
 	o += (size_t)snprintf(buf + o, sizeof buf - o, "; clients:");
 	int shown = 0;
 	for (unsigned k = 0; k < f->n_clients && o < sizeof buf; k++) {
@@ -277,7 +277,7 @@ static void json_finding(struct json_w *w, const struct advise_result *r,
 	json_begin_object(w);
 	for (int k = 0; k < 4; k++)
 		if (f->by_origin[k])
-			json_kuint(w, pol_origin_str(k), f->by_origin[k]);
+			json_kuint(w, policy_origin_str(k), f->by_origin[k]);
 	json_end_object(w);
 	json_key(w, "clients");
 	json_begin_array(w);

@@ -108,18 +108,19 @@ static int run(int argc, char **argv)
 	char err[512];
 	const void *m = NULL;
 	size_t len = 0;
-	if (log_map_file(ftrace, 0, &m, &len, NULL, err, sizeof err))
+	if (import_log_map_file(ftrace, 0, &m, &len, NULL, err, sizeof err))
 		return die("attribute", "%s", err);
 	sqlite3 *db = cli_open_db("attribute", dbpath, 1);
 	if (!db) {
-		log_unmap_file(m, len);
+		import_log_unmap_file(m, len);
 		return 1;
 	}
 	int64_t id = cli_pick_trace("attribute", db, trace_arg);
 	if (!id)
 		goto out;
 	struct attribute_result r;
-	int rc = trace_attribute_ftrace(db, id, m ? m : "", len, ftrace, &r, err, sizeof err);
+	int rc =
+	    import_trace_attribute_ftrace(db, id, m ? m : "", len, ftrace, &r, err, sizeof err);
 	if (rc) {
 		die("attribute", "%s", err);
 		goto out;
@@ -141,6 +142,6 @@ static int run(int argc, char **argv)
 	ret = 0;
 out:
 	sqlite3_close(db);
-	log_unmap_file(m, len);
+	import_log_unmap_file(m, len);
 	return ret;
 }

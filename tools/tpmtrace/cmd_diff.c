@@ -111,7 +111,7 @@ static void json_side(struct json_w *w, const char *key, const struct tdiff_side
 /* b/a, null where there is none (json_double: NaN and infinities too). */
 static void json_ratio(struct json_w *w, const char *key, int64_t a, int64_t b)
 {
-	json_kdouble(w, key, (a >= 0 && b >= 0) ? tdiff_ratio(a, b) : NAN, 6);
+	json_kdouble(w, key, (a >= 0 && b >= 0) ? trace_diff_ratio(a, b) : NAN, 6);
 }
 
 static int print_json(const struct side *A, const struct side *B, const struct tdiff *d)
@@ -146,8 +146,8 @@ static int print_json(const struct side *A, const struct side *B, const struct t
 		json_side(&w, "a", &r->a);
 		json_side(&w, "b", &r->b);
 		json_kint(&w, "count_delta", (long long)r->b.count - (long long)r->a.count);
-		json_kint(&w, "total_delta_ns", tdiff_delta_ns(r));
-		json_kint(&w, "added_ns", tdiff_added_ns(r));
+		json_kint(&w, "total_delta_ns", trace_diff_delta_ns(r));
+		json_kint(&w, "added_ns", trace_diff_added_ns(r));
 		json_ratio(&w, "count_ratio", (int64_t)r->a.count, (int64_t)r->b.count);
 		json_ratio(&w, "total_ratio", r->a.total_ns, r->b.total_ns);
 		json_ratio(&w, "p50_ratio", r->a.p50_ns, r->b.p50_ns);
@@ -172,7 +172,7 @@ static const char *ms_or_dash(char *b, size_t n, int64_t ns)
 
 static const char *ratio_str(char *b, size_t n, int64_t a, int64_t x)
 {
-	double r = (a >= 0 && x >= 0) ? tdiff_ratio(a, x) : NAN;
+	double r = (a >= 0 && x >= 0) ? trace_diff_ratio(a, x) : NAN;
 	if (isnan(r))
 		snprintf(b, n, "-");
 	else
@@ -209,7 +209,7 @@ static void print_text(const struct side *A, const struct side *B, const struct 
 			       (unsigned long long)r->b.count,
 			       (long long)r->b.count - (long long)r->a.count,
 			       (double)r->a.total_ns / 1e6, (double)r->b.total_ns / 1e6,
-			       (double)tdiff_delta_ns(r) / 1e6,
+			       (double)trace_diff_delta_ns(r) / 1e6,
 			       ratio_str(q, sizeof q, r->a.total_ns, r->b.total_ns));
 		}
 		if (limit > 0 && d->n > (unsigned long)limit)
@@ -226,7 +226,7 @@ static void print_text(const struct side *A, const struct side *B, const struct 
 		printf("%-26s %7llu %7llu %+7lld %12.3f %12.3f %+12.3f %8s %9s %9s %9s %9s\n", nm,
 		       (unsigned long long)r->a.count, (unsigned long long)r->b.count,
 		       (long long)r->b.count - (long long)r->a.count, (double)r->a.total_ns / 1e6,
-		       (double)r->b.total_ns / 1e6, (double)tdiff_delta_ns(r) / 1e6,
+		       (double)r->b.total_ns / 1e6, (double)trace_diff_delta_ns(r) / 1e6,
 		       ratio_str(q[0], sizeof q[0], r->a.total_ns, r->b.total_ns),
 		       ms_or_dash(q[1], sizeof q[1], r->a.p50_ns),
 		       ms_or_dash(q[2], sizeof q[2], r->b.p50_ns),

@@ -88,7 +88,8 @@ static int write_outputs(sqlite3 *db, int64_t trace, const struct export_out *ou
 		if (cli_out_open("export", &o, outs[i].path, inputs))
 			return 1;
 		err[0] = 0;
-		int rc = trace_export(db, trace, outs[i].fmt, o.f, xo, &n, &lo, err, sizeof err);
+		int rc =
+		    import_trace_export(db, trace, outs[i].fmt, o.f, xo, &n, &lo, err, sizeof err);
 		if (outs[i].fmt == TRACE_EXPORT_PCAPNG)
 			left_out = lo;
 		if (left_out)
@@ -104,7 +105,7 @@ static int write_outputs(sqlite3 *db, int64_t trace, const struct export_out *ou
 		if (cli_out_close("export", &o, 1))
 			return 1;
 		fprintf(stderr, "trace %" PRId64 ": %" PRIu64 " %s to %s\n", trace, n,
-			trace_export_unit(outs[i].fmt), outs[i].path);
+			import_trace_export_unit(outs[i].fmt), outs[i].path);
 	}
 	return 0;
 }

@@ -152,15 +152,15 @@ static int import_swtpm_log(struct import_sink *s, const char *file, const struc
 	struct swlog_stats st;
 	const void *m;
 	size_t len;
-	int rc = log_map_file(file, o->follow, &m, &len, NULL, err, errlen);
+	int rc = import_log_map_file(file, o->follow, &m, &len, NULL, err, errlen);
 	if (rc)
 		return rc;
 	/* A first pass finds bad input before any row is written, so a file that
 	 * does not parse leaves no trace behind; both passes read one mapping. */
-	rc = swlog_parse_mem(m ? m : "", len, file, &check, NULL, &st, err, errlen);
+	rc = import_swlog_parse_mem(m ? m : "", len, file, &check, NULL, &st, err, errlen);
 	if (!rc)
-		rc = swlog_parse_mem(m ? m : "", len, file, &ops, s, &st, err, errlen);
-	log_unmap_file(m, len);
+		rc = import_swlog_parse_mem(m ? m : "", len, file, &ops, s, &st, err, errlen);
+	import_log_unmap_file(m, len);
 	if (rc) {
 		if (s->err[0])
 			snprintf(err, errlen, "%s", s->err);
@@ -221,14 +221,14 @@ static int import_ftrace(struct import_sink *s, const char *file, const struct i
 	struct ftrace_stats st;
 	const void *m;
 	size_t len;
-	int rc = log_map_file(file, o->follow, &m, &len, NULL, err, errlen);
+	int rc = import_log_map_file(file, o->follow, &m, &len, NULL, err, errlen);
 	if (rc)
 		return rc;
 	/* Checked whole first, as for the other kinds: bad input leaves no trace. */
 	rc = ftrace_parse_mem(m ? m : "", len, file, NULL, NULL, &st, err, errlen);
 	if (!rc && st.ops > st.unattributed)
 		rc = ftrace_parse_mem(m ? m : "", len, file, ftrace_on_op, &x, &st, err, errlen);
-	log_unmap_file(m, len);
+	import_log_unmap_file(m, len);
 	if (rc) {
 		if (s->err[0])
 			snprintf(err, errlen, "%s", s->err);
@@ -298,11 +298,11 @@ static int sniff_mapped(const char *file,
 		return 0;
 	const void *m;
 	size_t len;
-	int rc = log_map_file(file, 0, &m, &len, NULL, err, errlen);
+	int rc = import_log_map_file(file, 0, &m, &len, NULL, err, errlen);
 	if (rc)
 		return rc;
 	rc = check(m ? m : "", len, file, err, errlen);
-	log_unmap_file(m, len);
+	import_log_unmap_file(m, len);
 	return rc;
 }
 
@@ -312,7 +312,7 @@ static int swlog_check(const void *m, size_t len, const char *file, char *err, s
 	struct swlog_stats st;
 	char why[400];
 	memset(&st, 0, sizeof st);
-	if (swlog_parse_mem(m, len, file, &none, NULL, &st, why, sizeof why)) {
+	if (import_swlog_parse_mem(m, len, file, &none, NULL, &st, why, sizeof why)) {
 		snprintf(err, errlen, "%s: not a swtpm log at level 20 or more (%s)", file, why);
 		return -EINVAL;
 	}
@@ -507,7 +507,7 @@ static unsigned kind_mode(const struct importer *imp)
 static void on_stop(int sig)
 {
 	(void)sig;
-	log_stop_requested = 1;
+	import_log_stop_requested = 1;
 }
 
 void import_catch_signals(void)
@@ -716,7 +716,7 @@ static int run_import(int argc, char **argv)
 	const struct importer *imp = NULL;
 	char err[512], **files = NULL;
 	int nfiles = 0, failed = 0, imported = 0, ret = 0;
-	uint64_t tot_cmd = 0, tot_mal = 0, tot_ev = 0, t0 = mono_ns();
+	uint64_t tot_cmd = 0, tot_mal = 0, tot_ev = 0, t0 = db_mono_ns();
 
 	import_catch_signals();
 	if ((ret = parse(argc, argv, &o, &imp, &files, &nfiles)))
@@ -792,7 +792,7 @@ static int run_import(int argc, char **argv)
 			unlink(pth);
 		}
 	}
-	uint64_t dt = mono_ns() - t0;
+	uint64_t dt = db_mono_ns() - t0;
 	if (o.json) {
 		json_ws(&w, "\n  ");
 		json_end_array(&w);

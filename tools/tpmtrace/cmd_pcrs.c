@@ -223,7 +223,7 @@ static void print_values(FILE *out, struct json_w *w, const struct pcrs_args *a,
 			for (unsigned p = 0; p < PCR_COUNT; p++) {
 				if (!(a->mask & (1u << p)))
 					continue;
-				log_hex(hex, b->pcr[p], b->a->size);
+				import_log_hex(hex, b->pcr[p], b->a->size);
 				fprintf(out, "    %-2u: 0x%s\n", p, hex);
 			}
 		}
@@ -255,7 +255,7 @@ static void print_values(FILE *out, struct json_w *w, const struct pcrs_args *a,
 				continue;
 			char key[12];
 			snprintf(key, sizeof key, "%u", p);
-			log_hex(hex, b->pcr[p], b->a->size);
+			import_log_hex(hex, b->pcr[p], b->a->size);
 			json_kstr(w, key, hex);
 		}
 		json_end_object(w);
@@ -309,9 +309,9 @@ static void print_expect(FILE *out, struct json_w *w, const struct pcrs_args *a,
 		for (unsigned p = 0; p < PCR_COUNT; p++) {
 			if (!(bad & (1u << p)))
 				continue;
-			log_hex(hex, ex->v[k][p], b->a->size);
+			import_log_hex(hex, ex->v[k][p], b->a->size);
 			fprintf(out, "  %s PCR %u: expected 0x%s\n", b->a->name, p, hex);
-			log_hex(hex, b->pcr[p], b->a->size);
+			import_log_hex(hex, b->pcr[p], b->a->size);
 			fprintf(out, "  %s PCR %u: replayed 0x%s\n", b->a->name, p, hex);
 		}
 	}
@@ -332,7 +332,7 @@ static void print_boot_aggregate(FILE *out, struct json_w *w, int64_t from,
 	char hex[2 * PCR_MAX_DIGEST + 1];
 	const struct pcr_alg *a = pcr_alg_by_id(r->alg);
 	int which = r->which;
-	log_hex(hex, r->want, a->size);
+	import_log_hex(hex, r->want, a->size);
 	if (w) {
 		json_key(w, "boot_aggregate");
 		json_begin_object(w);

@@ -290,7 +290,7 @@ static void json_policy(struct json_w *w, const struct pstate *s, unsigned k)
 	json_key(w, "by_role");
 	json_begin_object(w);
 	for (int ro = 0; ro < POL_ROLE__COUNT; ro++)
-		json_kuint(w, pol_role_str(ro), r->by_role[ro]);
+		json_kuint(w, policy_role_str(ro), r->by_role[ro]);
 	json_end_object(w);
 	json_key(w, "by_command");
 	json_begin_object(w);

@@ -215,7 +215,7 @@ static int show(const struct profile *p, const char *from)
 		const struct prof_entry *e = &p->e[i];
 		char m[32], a[32], b[32], lo_s[32], hi_s[32], n[24], cc[16];
 		double lo, hi;
-		int spread = prof_entry_range(e, &lo, &hi);
+		int spread = profile_entry_range(e, &lo, &hi);
 		fmt_ms(m, sizeof m, e->mean_ms);
 		fmt_ms(a, sizeof a, e->p50_ms);
 		fmt_ms(b, sizeof b, e->p95_ms);
@@ -223,8 +223,8 @@ static int show(const struct profile *p, const char *from)
 		fmt_ms(hi_s, sizeof hi_s, spread ? hi : NAN);
 		snprintf(n, sizeof n, e->n ? "%llu" : "-", (unsigned long long)e->n);
 		printf("%-18s %-10s %-16s %5s %8s %8s %8s %8s %8s\n",
-		       cc_label(e->cc, cc, sizeof cc), prof_auth_str(e->auth), e->variant, n, m, a,
-		       b, lo_s, hi_s);
+		       cc_label(e->cc, cc, sizeof cc), profile_auth_str(e->auth), e->variant, n, m,
+		       a, b, lo_s, hi_s);
 	}
 	return 0;
 }
@@ -253,7 +253,7 @@ static int act_import(const struct opts *o, struct profile *p)
 	const char *const inputs[] = {file, dbpath, NULL};
 	if (dbpath && (rc = cli_out_check("profile", dbpath, (const char *const[]){file, NULL})))
 		return rc;
-	rc = profile_import_file(fmt, file, p, err, sizeof err);
+	rc = import_profile_file(fmt, file, p, err, sizeof err);
 	if (rc == -ENOTSUP)
 		return usage_error(&subcmd_profile, "%s", err);
 	if (rc)

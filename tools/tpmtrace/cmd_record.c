@@ -322,7 +322,7 @@ static int parse_option(int k, const struct cli_parse *p, struct record_args *a)
 	case O_MSSIM: {
 		struct endpoint ep;
 		int mssim = k == O_MSSIM;
-		if (endpoint_parse(p->arg, &ep, err, sizeof err) || (mssim && ep.is_unix))
+		if (net_endpoint_parse(p->arg, &ep, err, sizeof err) || (mssim && ep.is_unix))
 			return usage_error(&subcmd_record, "--%s '%s': expected %s", p->opt->name,
 					   p->arg,
 					   mssim ? "tcp:HOST:PORT" : "tcp:HOST:PORT or unix:PATH");
@@ -554,10 +554,10 @@ static int listen_all(struct proxy *px, const struct record_args *a, char *sockd
 	}
 	for (int i = 0; i < n_listen; i++) {
 		struct endpoint ep, ctrl;
-		if (endpoint_parse(listens[i], &ep, err, sizeof err) ||
+		if (net_endpoint_parse(listens[i], &ep, err, sizeof err) ||
 		    proxy_listen(px, &ep, LISTEN_DATA, err, sizeof err))
 			return die("record", "--listen %s", err);
-		endpoint_ctrl_of(&ep, &ctrl);
+		net_endpoint_ctrl_of(&ep, &ctrl);
 		if (proxy_listen(px, &ctrl, LISTEN_CTRL, err, sizeof err))
 			return die("record", "--listen %s: control channel: %s", listens[i], err);
 		if (!tcti[0]) {
@@ -569,7 +569,7 @@ static int listen_all(struct proxy *px, const struct record_args *a, char *sockd
 	}
 	for (int i = 0; i < a->n_mssim; i++) {
 		struct endpoint ep, plat;
-		if (endpoint_parse(a->mssims[i], &ep, err, sizeof err) || ep.is_unix)
+		if (net_endpoint_parse(a->mssims[i], &ep, err, sizeof err) || ep.is_unix)
 			return die("record", "--listen-mssim '%s': expected tcp:HOST:PORT",
 				   a->mssims[i]);
 		plat = ep;

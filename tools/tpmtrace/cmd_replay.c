@@ -512,7 +512,7 @@ static int run_policy(struct rcfg *c, unsigned k, struct progress *pg, char *why
 		ro.emulate_seed = c->seed + (uint64_t)i;
 		int rc = rp_replay_run(&ro, &res);
 		progress_done(pg);
-		pg->t_start = mono_ns();
+		pg->t_start = db_mono_ns();
 		/* A run that never started (no target, bad profile) has no
 		 * summary: only the reason. */
 		if (rc && !res.trace_id) {
@@ -526,8 +526,8 @@ static int run_policy(struct rcfg *c, unsigned k, struct progress *pg, char *why
 		}
 		if (check_run(c, &res, rc, why, n))
 			return 1;
-		run_stats_add(&c->tpm[k], ms(res.tpm_ns));
-		run_stats_add(&c->wall[k], ms(res.wall_ns));
+		model_run_stats_add(&c->tpm[k], ms(res.tpm_ns));
+		model_run_stats_add(&c->wall[k], ms(res.wall_ns));
 		if (!c->first_id[k])
 			c->first_id[k] = res.trace_id;
 		c->last_id[k] = res.trace_id;
@@ -541,8 +541,8 @@ static void mean_sd(char *b, size_t n, const struct run_stats *s)
 	if (s->n < 2)
 		snprintf(b, n, "%.3f +- -", s->mean);
 	else
-		snprintf(b, n, "%.3f +- %.3f (%.1f%%)", s->mean, run_stats_sd(s),
-			 s->mean > 0 ? 100 * run_stats_sd(s) / s->mean : 0);
+		snprintf(b, n, "%.3f +- %.3f (%.1f%%)", s->mean, model_run_stats_sd(s),
+			 s->mean > 0 ? 100 * model_run_stats_sd(s) / s->mean : 0);
 }
 
 /* The standard deviation, null for one run: it has none. */
@@ -551,7 +551,7 @@ static void json_sd(struct json_w *w, const char *key, const struct run_stats *s
 	if (s->n < 2)
 		json_knull(w, key);
 	else
-		json_kdouble(w, key, run_stats_sd(s), 6);
+		json_kdouble(w, key, model_run_stats_sd(s), 6);
 }
 
 /* Mean +- standard deviation per policy, in the manner of perf stat -r. */

@@ -89,7 +89,7 @@ static int print_origins(sqlite3 *db, int64_t id, struct json_w *w)
 {
 	struct origin_stats org[POL_ORIGIN__COUNT];
 	char err[512];
-	int no = origin_stats_load(db, id, org, err, sizeof err);
+	int no = model_origin_stats_load(db, id, org, err, sizeof err);
 	if (no < 0)
 		return die("stats", "%s", err);
 	if (w) {
@@ -104,7 +104,7 @@ static int print_origins(sqlite3 *db, int64_t id, struct json_w *w)
 		const struct origin_stats *o = &org[n];
 		if (w) {
 			json_begin_object(w);
-			json_kstr(w, "origin", pol_origin_str(o->origin));
+			json_kstr(w, "origin", policy_origin_str(o->origin));
 			json_kint(w, "count", o->n);
 			json_kdouble(w, "total_ns", o->total, 0);
 			json_kdouble(w, "mean_ns", o->mean, 0);
@@ -112,9 +112,9 @@ static int print_origins(sqlite3 *db, int64_t id, struct json_w *w)
 			json_kint(w, "hwrng", o->hwrng);
 			json_end_object(w);
 		} else
-			printf("%-12s %7lld %11.3f %9.3f %9.3f %7lld\n", pol_origin_str(o->origin),
-			       o->n, ns_to_ms(o->total), ns_to_ms(o->mean), ns_to_ms(o->max),
-			       o->hwrng);
+			printf("%-12s %7lld %11.3f %9.3f %9.3f %7lld\n",
+			       policy_origin_str(o->origin), o->n, ns_to_ms(o->total),
+			       ns_to_ms(o->mean), ns_to_ms(o->max), o->hwrng);
 	}
 	return 0;
 }

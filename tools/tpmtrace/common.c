@@ -514,7 +514,7 @@ int cli_out_open(const char *sub, struct cli_out *o, const char *path, const cha
 	for (int tries = 0; tries < 100 && fd < 0; tries++) {
 		uint32_t r = 0;
 		if (getrandom(&r, sizeof r, 0) != sizeof r)
-			r = (uint32_t)mono_ns() ^ (uint32_t)getpid() * 2654435761u;
+			r = (uint32_t)db_mono_ns() ^ (uint32_t)getpid() * 2654435761u;
 		snprintf(o->tmp, sizeof o->tmp, "%s/.%.200s.%08x.tmp", dir, base, r);
 		fd = out_create_tmp(o);
 		if (fd < 0 && errno != EEXIST)
@@ -652,14 +652,14 @@ void progress_init(struct progress *p, const char *what, const char *unit, int a
 	p->what = what;
 	p->unit = unit;
 	p->enabled = allowed && isatty(2) && !(ci && *ci && strcmp(ci, "false") && strcmp(ci, "0"));
-	p->t_start = mono_ns();
+	p->t_start = db_mono_ns();
 }
 
 void progress_update(struct progress *p, uint64_t done, uint64_t total)
 {
 	if (!p->enabled)
 		return;
-	uint64_t now = mono_ns();
+	uint64_t now = db_mono_ns();
 	if (done < total && p->shown && now - p->t_last < 100000000ull)
 		return;
 	p->t_last = now;

@@ -227,7 +227,7 @@ int record_kernel_main(const struct record_args *a)
 	 * writer: added to it, so that recorded + dropped is every
 	 * transmission. Through the writer's open database: after a switch of
 	 * root the path may lead nowhere. */
-	writer_add_dropped(s.w, kcn.dropped);
+	db_writer_add_dropped(s.w, kcn.dropped);
 	if (record_session_end(&s, &ws)) {
 		die(SUB, "%s: the trace could not be finalized", a->db_path);
 		goto out;

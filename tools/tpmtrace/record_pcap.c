@@ -75,7 +75,7 @@ static int on_command(void *ctx, const struct pcap_tpm_cmd *c)
 static int on_event(void *ctx, const struct pcap_tpm_event *e)
 {
 	struct live *l = ctx;
-	writer_event(l->rec.w, e->t_ns, e->kind, e->detail, e->client_id);
+	db_writer_event(l->rec.w, e->t_ns, e->kind, e->detail, e->client_id);
 	return 0;
 }
 
@@ -139,7 +139,7 @@ static int capture_open(struct live *l, const char *iface, unsigned port, int ms
 	l->dlt = pcap_datalink(l->pc);
 	/* pcap_import handles the link types a pcap file may have; a live
 	 * loopback is DLT_EN10MB on Linux. */
-	l->clock_off = (int64_t)mono_ns() - (int64_t)realtime_ns();
+	l->clock_off = (int64_t)db_mono_ns() - (int64_t)realtime_ns();
 	return 0;
 }
 

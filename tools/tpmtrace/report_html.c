@@ -319,8 +319,8 @@ static void timeline_close(struct rep *r)
 				"fill=\"%s\" data-phase=\"%s\"><title>%s: %llu commands</title>"
 				"</rect>\n",
 				x0, Y_PH + 2, x1 - x0 > 0.12 ? x1 - x0 : 0.12, LANE_H - 4,
-				org_color[r->d->runs[i].org], rd_origin_name(r->d->runs[i].org),
-				rd_origin_name(r->d->runs[i].org),
+				org_color[r->d->runs[i].org], report_origin_name(r->d->runs[i].org),
+				report_origin_name(r->d->runs[i].org),
 				(unsigned long long)r->d->runs[i].n);
 		}
 	fputs("</g>\n<g id=\"events\">\n", f);
@@ -362,7 +362,7 @@ static void timeline_close(struct rep *r)
 	if (r->d->any_known_org)
 		for (int o = 1; o < 4; o++)
 			fprintf(f, "<span><i style=\"background:%s\"></i>phase: %s</span>",
-				org_color[o], rd_origin_name(o));
+				org_color[o], report_origin_name(o));
 	fputs("</div>\n", f);
 	if (r->d->n_ev > RD_MAX_EV)
 		fprintf(f, "<p class=\"note\">Only the first %d events are drawn.</p>\n",
