@@ -21,11 +21,14 @@ TPMTRACE_HOST_ID_HOSTNAME="host$H" TPMTRACE_HOST_ID_MACHINE_ID=machine-1 \
 	 '$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd getrandom --count 2 --quiet >/dev/null"
 expect_eq "a host recorded" "$?" 0
 "$TPMTRACE" push "$T/h.db" "$PGURL" --json >"$T/push.json" 2>"$T/push.err"
-expect_eq "push --json: exit 0 ($(head -c 300 "$T/push.err"))" "$?" 0
+rc=$?
+expect_eq "push --json: exit 0 ($(head -c 300 "$T/push.err"))" "$rc" 0
 "$TPMTRACE" fleet "$PGURL" stats --json >"$T/stats.json" 2>"$T/stats.err"
-expect_eq "fleet stats --json: exit 0 ($(head -c 300 "$T/stats.err"))" "$?" 0
+rc=$?
+expect_eq "fleet stats --json: exit 0 ($(head -c 300 "$T/stats.err"))" "$rc" 0
 "$TPMTRACE" fleet "$PGURL" list --json >"$T/list.json" 2>"$T/list.err"
-expect_eq "fleet list --json: exit 0 ($(head -c 300 "$T/list.err"))" "$?" 0
+rc=$?
+expect_eq "fleet list --json: exit 0 ($(head -c 300 "$T/list.err"))" "$rc" 0
 
 strict() { # strict DESCRIPTION FILE ARGS...
 	local d=$1 f=$2

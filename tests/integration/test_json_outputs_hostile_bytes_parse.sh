@@ -28,7 +28,8 @@ cp "$TPMCLIENT" "$T/$C"
 "$TPMTRACE" record --spawn-swtpm --no-startup --db "$DB" --quiet --name "rec$H" -- sh -c \
 	"'$T/$C' --connect \"\$TPMTRACE_TCTI\" --cmd startup --quiet >/dev/null &&
 	 '$T/$C' --connect \"\$TPMTRACE_TCTI\" --cmd pcrextend --count 3 --quiet >/dev/null"
-expect_eq "trace 1 recorded by client $(printf %q "$C")" "$?" 0
+rc=$?
+expect_eq "trace 1 recorded by client $(printf %q "$C")" "$rc" 0
 check "the client's comm is stored with its bytes" \
 	[ "$(sqlite3 "$DB" "SELECT hex(comm) FROM client LIMIT 1")" = "$(printf %s "$C" | xxd -p -u)" ]
 python3 - "$D/ima/ima-evm-utils/test_ascii_runtime_measurements" "$H" "ascii$H.list" <<'EOF'
@@ -115,7 +116,8 @@ run attribute attribute "$DB" --trace 1 --ftrace "ftrace$H.txt" --json
 run export export "$DB" --trace 1 --jsonl cmd.jsonl --events-jsonl ev.jsonl
 "$TPMTRACE" export "$DB" --trace "$ima" --jsonl ima-cmd.jsonl --events-jsonl ima-ev.jsonl \
 	2>export-ima.err
-expect_eq "export of the IMA trace: exit 0 ($(head -c 200 export-ima.err))" "$?" 0
+rc=$?
+expect_eq "export of the IMA trace: exit 0 ($(head -c 200 export-ima.err))" "$rc" 0
 cp import-ima.json import.json
 echo 1 >import.rc
 COVERED+=" import"
