@@ -26,6 +26,7 @@ USUAL=(
 	"verify demo.db"
 	"pcrs demo.db" "pcrs demo.db --json"
 	"predict demo.db --profile $PROFILE" "predict demo.db --profile $PROFILE --json"
+	"advise demo.db --trace 1 --profile $PROFILE" "advise demo.db --trace 1 --profile $PROFILE --json"
 	"replay copy.db --policy password"
 	"strip copy.db --json"
 	"attribute --kernel-cmdline"
