@@ -244,35 +244,7 @@ out:
 
 /* ---- Part 2 unions (see decode.h) ---- */
 
-enum {
-	ALG_RSA = 0x0001,
-	ALG_TDES = 0x0003,
-	ALG_HMAC = 0x0005,
-	ALG_AES = 0x0006,
-	ALG_MGF1 = 0x0007,
-	ALG_KEYEDHASH = 0x0008,
-	ALG_XOR = 0x000A,
-	ALG_NULL = 0x0010,
-	ALG_SM4 = 0x0013,
-	ALG_RSASSA = 0x0014,
-	ALG_RSAES = 0x0015,
-	ALG_RSAPSS = 0x0016,
-	ALG_OAEP = 0x0017,
-	ALG_ECDSA = 0x0018,
-	ALG_ECDH = 0x0019,
-	ALG_ECDAA = 0x001A,
-	ALG_SM2 = 0x001B,
-	ALG_ECSCHNORR = 0x001C,
-	ALG_ECMQV = 0x001D,
-	ALG_KDF1_SP800_56A = 0x0020,
-	ALG_KDF2 = 0x0021,
-	ALG_KDF1_SP800_108 = 0x0022,
-	ALG_ECC = 0x0023,
-	ALG_SYMCIPHER = 0x0025,
-	ALG_CAMELLIA = 0x0026,
-	ALG_EDDSA = 0x0060,
-	ALG_EDDSA_PH = 0x0061,
-};
+/* Selectors are TPM_ALG_ values (model/tpm/tpm_alg.def). */
 
 /* A selector the union does not have: nothing after it can be located. */
 static int bad_selector(struct wire_rd *r)
@@ -285,19 +257,19 @@ int tpm_rd_sym_def(struct wire_rd *r, int object, struct tpm_sym_def *d)
 {
 	memset(d, 0, sizeof *d);
 	d->alg = wire_u16(r);
-	d->mode = ALG_NULL;
+	d->mode = TPM_ALG_NULL;
 	switch (d->alg) {
-	case ALG_NULL:
+	case TPM_ALG_NULL:
 		break;
-	case ALG_XOR:
+	case TPM_ALG_XOR:
 		if (object)
 			return bad_selector(r); /* TPMI_ALG_SYM_OBJECT has no XOR */
 		d->hash = wire_u16(r);		/* TPMU_SYM_KEY_BITS.xor; no mode */
 		break;
-	case ALG_AES:
-	case ALG_SM4:
-	case ALG_CAMELLIA:
-	case ALG_TDES:
+	case TPM_ALG_AES:
+	case TPM_ALG_SM4:
+	case TPM_ALG_CAMELLIA:
+	case TPM_ALG_TDES:
 		d->key_bits = wire_u16(r);
 		d->mode = wire_u16(r);
 		break;
@@ -311,21 +283,21 @@ int tpm_rd_sym_def(struct wire_rd *r, int object, struct tpm_sym_def *d)
 static int hash_details(uint16_t s)
 {
 	switch (s) {
-	case ALG_HMAC:
-	case ALG_RSASSA:
-	case ALG_RSAPSS:
-	case ALG_OAEP:
-	case ALG_ECDSA:
-	case ALG_ECDH:
-	case ALG_ECMQV:
-	case ALG_SM2:
-	case ALG_ECSCHNORR:
-	case ALG_EDDSA:
-	case ALG_EDDSA_PH:
-	case ALG_MGF1:
-	case ALG_KDF1_SP800_56A:
-	case ALG_KDF2:
-	case ALG_KDF1_SP800_108:
+	case TPM_ALG_HMAC:
+	case TPM_ALG_RSASSA:
+	case TPM_ALG_RSAPSS:
+	case TPM_ALG_OAEP:
+	case TPM_ALG_ECDSA:
+	case TPM_ALG_ECDH:
+	case TPM_ALG_ECMQV:
+	case TPM_ALG_SM2:
+	case TPM_ALG_ECSCHNORR:
+	case TPM_ALG_EDDSA:
+	case TPM_ALG_EDDSA_PH:
+	case TPM_ALG_MGF1:
+	case TPM_ALG_KDF1_SP800_56A:
+	case TPM_ALG_KDF2:
+	case TPM_ALG_KDF1_SP800_108:
 		return 1;
 	}
 	return 0;
@@ -336,19 +308,19 @@ static int rd_scheme(struct wire_rd *r, struct tpm_scheme *s, const uint16_t *al
 {
 	memset(s, 0, sizeof *s);
 	s->scheme = wire_u16(r);
-	if (s->scheme == ALG_NULL)
+	if (s->scheme == TPM_ALG_NULL)
 		return r->err ? -1 : 0;
 	size_t i = 0;
 	while (i < n && allowed[i] != s->scheme)
 		i++;
 	if (i == n)
 		return bad_selector(r);
-	if (s->scheme == ALG_RSAES)
+	if (s->scheme == TPM_ALG_RSAES)
 		return r->err ? -1 : 0; /* TPMS_ENC_SCHEME_RSAES is empty */
 	s->hash = wire_u16(r);
-	if (s->scheme == ALG_ECDAA)
+	if (s->scheme == TPM_ALG_ECDAA)
 		s->count = wire_u16(r);
-	else if (s->scheme == ALG_XOR)
+	else if (s->scheme == TPM_ALG_XOR)
 		s->kdf = wire_u16(r);
 	else if (!hash_details(s->scheme))
 		return bad_selector(r);
@@ -357,33 +329,35 @@ static int rd_scheme(struct wire_rd *r, struct tpm_scheme *s, const uint16_t *al
 
 int tpm_rd_keyedhash_scheme(struct wire_rd *r, struct tpm_scheme *s)
 {
-	static const uint16_t a[] = {ALG_HMAC, ALG_XOR};
+	static const uint16_t a[] = {TPM_ALG_HMAC, TPM_ALG_XOR};
 	return rd_scheme(r, s, a, sizeof a / sizeof a[0]);
 }
 
 int tpm_rd_sig_scheme(struct wire_rd *r, struct tpm_scheme *s)
 {
-	static const uint16_t a[] = {ALG_RSASSA,    ALG_RSAPSS, ALG_ECDSA, ALG_ECDAA,	ALG_SM2,
-				     ALG_ECSCHNORR, ALG_HMAC,	ALG_EDDSA, ALG_EDDSA_PH};
+	static const uint16_t a[] = {TPM_ALG_RSASSA, TPM_ALG_RSAPSS, TPM_ALG_ECDSA,
+				     TPM_ALG_ECDAA,  TPM_ALG_SM2,    TPM_ALG_ECSCHNORR,
+				     TPM_ALG_HMAC,   TPM_ALG_EDDSA,  TPM_ALG_EDDSA_PH};
 	return rd_scheme(r, s, a, sizeof a / sizeof a[0]);
 }
 
 int tpm_rd_rsa_scheme(struct wire_rd *r, struct tpm_scheme *s)
 {
-	static const uint16_t a[] = {ALG_RSASSA, ALG_RSAPSS, ALG_RSAES, ALG_OAEP};
+	static const uint16_t a[] = {TPM_ALG_RSASSA, TPM_ALG_RSAPSS, TPM_ALG_RSAES, TPM_ALG_OAEP};
 	return rd_scheme(r, s, a, sizeof a / sizeof a[0]);
 }
 
 int tpm_rd_ecc_scheme(struct wire_rd *r, struct tpm_scheme *s)
 {
-	static const uint16_t a[] = {ALG_ECDSA, ALG_ECDAA, ALG_SM2,   ALG_ECSCHNORR,
-				     ALG_ECDH,	ALG_ECMQV, ALG_EDDSA, ALG_EDDSA_PH};
+	static const uint16_t a[] = {TPM_ALG_ECDSA, TPM_ALG_ECDAA, TPM_ALG_SM2,	  TPM_ALG_ECSCHNORR,
+				     TPM_ALG_ECDH,  TPM_ALG_ECMQV, TPM_ALG_EDDSA, TPM_ALG_EDDSA_PH};
 	return rd_scheme(r, s, a, sizeof a / sizeof a[0]);
 }
 
 int tpm_rd_kdf_scheme(struct wire_rd *r, struct tpm_scheme *s)
 {
-	static const uint16_t a[] = {ALG_MGF1, ALG_KDF1_SP800_56A, ALG_KDF2, ALG_KDF1_SP800_108};
+	static const uint16_t a[] = {TPM_ALG_MGF1, TPM_ALG_KDF1_SP800_56A, TPM_ALG_KDF2,
+				     TPM_ALG_KDF1_SP800_108};
 	return rd_scheme(r, s, a, sizeof a / sizeof a[0]);
 }
 
@@ -392,17 +366,17 @@ int tpm_rd_public_parms(struct wire_rd *r, uint16_t type, struct tpm_public_parm
 	memset(p, 0, sizeof *p);
 	p->type = type;
 	switch (type) {
-	case ALG_KEYEDHASH: /* TPMS_KEYEDHASH_PARMS */
+	case TPM_ALG_KEYEDHASH: /* TPMS_KEYEDHASH_PARMS */
 		return tpm_rd_keyedhash_scheme(r, &p->scheme);
-	case ALG_SYMCIPHER: /* TPMS_SYMCIPHER_PARMS */
+	case TPM_ALG_SYMCIPHER: /* TPMS_SYMCIPHER_PARMS */
 		return tpm_rd_sym_def(r, 1, &p->symmetric);
-	case ALG_RSA: /* TPMS_RSA_PARMS */
+	case TPM_ALG_RSA: /* TPMS_RSA_PARMS */
 		if (tpm_rd_sym_def(r, 1, &p->symmetric) || tpm_rd_rsa_scheme(r, &p->scheme))
 			return -1;
 		p->key_bits = wire_u16(r);
 		p->exponent = wire_u32(r);
 		return r->err ? -1 : 0;
-	case ALG_ECC: /* TPMS_ECC_PARMS */
+	case TPM_ALG_ECC: /* TPMS_ECC_PARMS */
 		if (tpm_rd_sym_def(r, 1, &p->symmetric) || tpm_rd_ecc_scheme(r, &p->scheme))
 			return -1;
 		p->curve = wire_u16(r);
