@@ -32,6 +32,10 @@ struct tpm_field {
 	const char *value;    /* VALUE, GROUP (may be NULL), ERROR */
 	const uint8_t *bytes; /* BYTES */
 	size_t n_bytes;	      /* BYTES, REDACTED */
+	/* Where in the message the parameter this field explains starts, as
+	 * the explainer read it (SIZE_MAX for the header, handles and
+	 * sessions): tests/unit/test_tpm_walk.c checks it against the walker. */
+	size_t param_off;
 };
 
 typedef void (*tpm_field_fn)(void *ctx, const struct tpm_field *f);
