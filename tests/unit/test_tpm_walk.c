@@ -369,6 +369,61 @@ static void check_redaction(const char *what, const struct tpm_cc_info *info, co
 	}
 }
 
+/* What show -V's explainer says of a message: where each parameter began
+ * (its reader's position), which ones it gave as <redacted>, any error. */
+struct told {
+	unsigned n, n_red, errors;
+	size_t off[MAXF], red_off[MAXF];
+};
+
+static void listen(void *ctx, const struct tpm_field *f)
+{
+	struct told *t = ctx;
+	if (f->kind == TPM_F_ERROR)
+		t->errors++;
+	if (f->param_off == SIZE_MAX)
+		return;
+	if ((!t->n || t->off[t->n - 1] != f->param_off) && t->n < MAXF)
+		t->off[t->n++] = f->param_off;
+	if (f->kind == TPM_F_REDACTED && t->n_red < MAXF)
+		t->red_off[t->n_red++] = f->param_off;
+}
+
+static void check_explainer(const char *what, const struct tpm_cc_info *info, const struct seen *s,
+			    const struct told *plain, const struct told *red, int rc)
+{
+	CHECK(rc == 0 && !plain->errors, "%s %s: not explained by name (%d)", info->name, what, rc);
+	CHECK(plain->n == s->n, "%s %s: %u parameters explained, %u walked", info->name, what,
+	      plain->n, s->n);
+	for (unsigned i = 0; i < plain->n && i < s->n; i++)
+		CHECK(plain->off[i] == s->off[i], "%s %s: %s at %zu for the explainer, %zu walked",
+		      info->name, what, s->name[i], plain->off[i], s->off[i]);
+	unsigned k = 0;
+	for (unsigned i = 0; i < s->n; i++) {
+		int shown = k < red->n_red && red->red_off[k] == s->off[i];
+		if (shown)
+			k++;
+		if (s->secret[i] && s->data_len[i])
+			CHECK(shown, "%s %s: secret %s not <redacted>", info->name, what,
+			      s->name[i]);
+		else
+			CHECK(!shown, "%s %s: %s <redacted> but public", info->name, what,
+			      s->name[i]);
+	}
+}
+
+static void explain_both(const struct tpm_cc_info *info, const struct msg *m, const struct seen *sc,
+			 const struct seen *sr)
+{
+	struct told pc = {0}, rc_ = {0}, pr = {0}, rr = {0};
+	int a = tpm_explain_cmd(m->cmd, m->cmd_len, 0, listen, &pc);
+	tpm_explain_cmd(m->cmd, m->cmd_len, 1, listen, &rc_);
+	check_explainer("command", info, sc, &pc, &rc_, a);
+	int b = tpm_explain_rsp(m->rsp, m->rsp_len, m->cmd, m->cmd_len, 0, listen, &pr);
+	tpm_explain_rsp(m->rsp, m->rsp_len, m->cmd, m->cmd_len, 1, listen, &rr);
+	check_explainer("response", info, sr, &pr, &rr, b);
+}
+
 static void check_row(const struct tpm_cc_info *info, const struct tpm_cc_layout *l)
 {
 	unsigned nh = 0;
@@ -401,6 +456,7 @@ static void check_row(const struct tpm_cc_info *info, const struct tpm_cc_layout
 		      "%s: the response does not walk (variant %u)", info->name, g_variant);
 		check_side("command", info, m.cmd, m.cmd_len, &sc, m.c.param_off, m.cmd_len);
 		check_side("response", info, m.rsp, m.rsp_len, &sr, m.r.param_off, m.rsp_len);
+		explain_both(info, &m, &sc, &sr);
 		uint8_t red[4096];
 		memcpy(red, m.cmd, m.cmd_len);
 		redact_command(red, m.cmd_len, &m.c);
