@@ -270,6 +270,11 @@ static int walk_type(struct walker *w, struct tpm_walk_field *f, uint64_t sel)
 			return walk_composite(w, t, f);
 		w->r.off += f->data_len;
 		break;
+	case TPM_WK_REST:
+		f->data_off = f->off;
+		f->data_len = f->len = w->r.len - w->r.off;
+		w->r.off = w->r.len;
+		break;
 	case TPM_WK_LIST:
 		f->value = wire_u32(&w->r);
 		f->data_off = w->r.off;

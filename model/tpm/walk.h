@@ -32,6 +32,7 @@ enum tpm_walk_kind {
 	TPM_WK_UNION,
 	TPM_WK_DIGEST,
 	TPM_WK_SELECT,
+	TPM_WK_REST,
 };
 
 /* The types: TPM_T_TPM2B_PUBLIC, ... (TPM_T_NONE is 0). */

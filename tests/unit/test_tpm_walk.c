@@ -106,6 +106,9 @@ static void gen_type(struct wire_wr *w, unsigned type, uint64_t sel, const char 
 	case TPM_WK_TPM2B:
 		wire_wr_tpm2b(w, bytes, 8);
 		break;
+	case TPM_WK_REST:
+		wire_wr_bytes(w, bytes, 4);
+		break;
 	case TPM_WK_SELECT:
 		wire_wr_u8(w, 3);
 		wire_wr_bytes(w, "\x01\x00\x80", 3);
@@ -233,6 +236,10 @@ static mu_fn oracle(unsigned type)
 		O(TPM_CC, UINT32)
 		O(UINT64, UINT64)
 		O(TPM2B, TPM2B_MAX_BUFFER)
+		/* Rev 1.83 structures tpm2-tss 3.2 has not: only where the
+		 * TPM2B ends is checked. */
+		O(TPM2B_NV_PUBLIC_2, TPM2B_MAX_BUFFER)
+		O(TPM2B_SET_CAPABILITY_DATA, TPM2B_MAX_BUFFER)
 		O(TPM2B_PUBLIC, TPM2B_PUBLIC)
 		O(TPM2B_SENSITIVE_CREATE, TPM2B_SENSITIVE_CREATE)
 		O(TPM2B_NV_PUBLIC, TPM2B_NV_PUBLIC)
