@@ -9,7 +9,8 @@
  * response are built from the layout (every TPM2B, list and selector filled
  * in) and walked: the walk must reach the end exactly, deep and not deep
  * alike; tpm2-tss's own unmarshalling (libtss2-mu, linked into this test
- * only) must end every parameter at the offset the walker says; show -V's
+ * only) must end every parameter at the offset the walker says, and so
+ * must decode.c's readers of the same unions; show -V's
  * explainer must start every parameter where the walker does and explain it
  * by name; redaction must zero exactly the bytes of the secret parameters
  * the walker yields, and the redacted explanation must show those as
@@ -332,6 +333,37 @@ static void secret_string(const struct tpm_walk_fld *f, char *out, size_t n)
 	out[last] = 0;
 }
 
+/* decode.c's readers of the same unions (the explainer's formatters and the
+ * replayer use them) end where the walker does. */
+static void check_decode(const char *what, const struct tpm_cc_info *info, const uint8_t *buf,
+			 size_t len, const struct seen *s, unsigned i)
+{
+	struct wire_rd r;
+	struct tpm_sym_def sd;
+	struct tpm_scheme sc;
+	struct tpm_public_parms pp;
+	int rc;
+	wire_rd_init(&r, buf, len);
+	r.off = s->off[i];
+	switch (s->type[i]) {
+	case TPM_T_TPMT_SYM_DEF:
+	case TPM_T_TPMT_SYM_DEF_OBJECT:
+		rc = tpm_rd_sym_def(&r, s->type[i] == TPM_T_TPMT_SYM_DEF_OBJECT, &sd);
+		break;
+	case TPM_T_TPMT_SIG_SCHEME:
+		rc = tpm_rd_sig_scheme(&r, &sc);
+		break;
+	case TPM_T_TPMT_PUBLIC_PARMS:
+		rc = tpm_rd_public_parms(&r, wire_u16(&r), &pp);
+		break;
+	default:
+		return;
+	}
+	CHECK(rc == 0 && r.off == s->off[i] + s->len[i],
+	      "%s %s: %s ends at %zu for the walker, %zu for decode.c", info->name, what,
+	      s->name[i], s->off[i] + s->len[i], r.off);
+}
+
 static void check_side(const char *what, const struct tpm_cc_info *info, const uint8_t *buf,
 		       size_t len, const struct seen *s, size_t param_off, size_t end)
 {
@@ -341,6 +373,7 @@ static void check_side(const char *what, const struct tpm_cc_info *info, const u
 	for (unsigned i = 0; i < s->n; i++) {
 		CHECK(i == 0 || s->off[i] == s->off[i - 1] + s->len[i - 1],
 		      "%s %s: %s not contiguous", info->name, what, s->name[i]);
+		check_decode(what, info, buf, len, s, i);
 		mu_fn mu = oracle(s->type[i]);
 		CHECK(mu != NULL, "%s %s: no oracle for %s", info->name, what,
 		      tpm_walk_type(s->type[i])->name);
