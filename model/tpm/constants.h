@@ -57,10 +57,12 @@ enum {
 #undef TPM_PT
 };
 
-/* ECC curves (Part 2 6.4, TPM_ECC_CURVE). */
-#define TPM_ECC_NIST_P256 0x0003
-#define TPM_ECC_NIST_P384 0x0004
-#define TPM_ECC_NIST_P521 0x0005
+/* ECC curves (Part 2 6.4, TPM_ECC_CURVE): tpm_ecc.def. */
+enum {
+#define TPM_ECC(name, id, profile) TPM_ECC_##name = id,
+#include "model/tpm/tpm_ecc.def"
+#undef TPM_ECC
+};
 
 /* Session types (Part 2 6.11, TPM_SE). */
 #define TPM_SE_HMAC   0x00

@@ -294,25 +294,8 @@ static void sym_def(struct dec *d, const char *name, int object)
 
 static const char *curve_name(uint16_t c)
 {
-	switch (c) {
-	case 1:
-		return "TPM_ECC_NIST_P192";
-	case 2:
-		return "TPM_ECC_NIST_P224";
-	case 3:
-		return "TPM_ECC_NIST_P256";
-	case 4:
-		return "TPM_ECC_NIST_P384";
-	case 5:
-		return "TPM_ECC_NIST_P521";
-	case 0x10:
-		return "TPM_ECC_BN_P256";
-	case 0x11:
-		return "TPM_ECC_BN_P638";
-	case 0x20:
-		return "TPM_ECC_SM2_P256";
-	}
-	return "unknown curve";
+	const char *n = tpm_ecc_name(c);
+	return n ? n : "unknown curve";
 }
 
 static void scheme_val(struct dec *d, const char *name, const struct tpm_scheme *s)

@@ -65,6 +65,10 @@ const char *tpm_alg_name(uint16_t alg);
  * NULL if it has none. */
 unsigned tpm_alg_digest_size(uint16_t alg);
 const char *tpm_alg_profile_name(uint16_t alg, int class_);
+/* An ECC curve ("TPM_ECC_NIST_P256") and its profile token ("p256"), NULL if
+ * unknown (tpm_ecc.def). */
+const char *tpm_ecc_name(uint16_t curve);
+const char *tpm_ecc_profile_name(uint16_t curve);
 /* A TPM_PT ("TPM_PT_MANUFACTURER"), NULL if unknown (tpm_pt.def). */
 const char *tpm_pt_name(uint32_t pt);
 const char *tpm_handle_kind(uint32_t h, char *buf, size_t n);

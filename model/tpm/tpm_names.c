@@ -94,6 +94,31 @@ const char *tpm_cap_name(uint32_t c)
 	return NULL;
 }
 
+static const struct {
+	uint16_t id;
+	const char *name, *profile;
+} curves[] = {
+#define TPM_ECC(name, id, profile) {id, "TPM_ECC_" #name, profile},
+#include "model/tpm/tpm_ecc.def"
+#undef TPM_ECC
+};
+
+const char *tpm_ecc_name(uint16_t curve)
+{
+	for (unsigned i = 0; i < sizeof curves / sizeof curves[0]; i++)
+		if (curves[i].id == curve)
+			return curves[i].name;
+	return NULL;
+}
+
+const char *tpm_ecc_profile_name(uint16_t curve)
+{
+	for (unsigned i = 0; i < sizeof curves / sizeof curves[0]; i++)
+		if (curves[i].id == curve)
+			return curves[i].profile;
+	return NULL;
+}
+
 const char *tpm_pt_name(uint32_t pt)
 {
 	static const struct {

@@ -199,27 +199,15 @@ out:
 
 /* ---- TPMScan / tpm2-algtest performance.yaml ---- */
 
-struct code_name {
-	unsigned code;
-	const char *name;
-};
-
-static const struct code_name ecc_curves[] = {
-    {0x0001, "p192"}, {0x0002, "p224"},	  {0x0003, "p256"},   {0x0004, "p384"},
-    {0x0005, "p521"}, {0x0010, "bnp256"}, {0x0011, "bnp638"}, {0x0020, "sm2p256"},
-};
-static const char *code_lookup(const struct code_name *t, size_t n, const char *s)
+/* A curve's profile token (model/tpm/tpm_ecc.def). */
+static const char *curve_lookup(const char *s)
 {
 	char *e;
 	unsigned long v = strtoul(s, &e, 0);
-	if (*e || e == s)
+	if (*e || e == s || v > 0xFFFF)
 		return NULL;
-	for (size_t i = 0; i < n; i++)
-		if (t[i].code == v)
-			return t[i].name;
-	return NULL;
+	return tpm_ecc_profile_name((uint16_t)v);
 }
-#define LOOKUP(t, s) code_lookup(t, sizeof t / sizeof t[0], s)
 
 /* An algorithm's profile token (model/tpm/tpm_alg.def), for the class. */
 static const char *alg_lookup(int class_, const char *s)
@@ -254,12 +242,12 @@ static void key_params(char *v, size_t len, const char *s)
 	char a[32] = "", b[32] = "", c[32] = "", tok[96];
 	int n = sscanf(s, "%31s %31s %31s", a, b, c);
 	const char *curve;
-	if (n >= 2 && !strcmp(a, "ECC") && (curve = LOOKUP(ecc_curves, b))) {
+	if (n >= 2 && !strcmp(a, "ECC") && (curve = curve_lookup(b))) {
 		snprintf(tok, sizeof tok, "ecc-%s", curve);
-	} else if (n == 1 && (curve = LOOKUP(ecc_curves, a))) {
+	} else if (n == 1 && (curve = curve_lookup(a))) {
 		snprintf(tok, sizeof tok, "ecc-%s", curve);
 	} else if (n == 2 && (!strcmp(a, "KeyGen") || !strcmp(a, "ZGen")) &&
-		   (curve = LOOKUP(ecc_curves, b))) {
+		   (curve = curve_lookup(b))) {
 		snprintf(tok, sizeof tok, "ecc-%s", curve);
 	} else if (n == 3 && !strcmp(a, "SYMCIPHER") && alg_lookup(TPM_ALGC_SYM, b)) {
 		snprintf(tok, sizeof tok, "%s-%s", alg_lookup(TPM_ALGC_SYM, b), c);
