@@ -4,7 +4,8 @@
  * parameters of a command or response from its row of the command table
  * (tpm_cc.h), and name what is malformed (tpm_malformed_str). The tpm_rd_*
  * readers parse the algorithm-selected unions of Part 2 (symmetric definitions,
- * schemes, public parameters) for the decoders of parameters. Reads only
+ * schemes, public parameters) for the decoders of parameters, with the layout
+ * walker (walk.h) over their rows of tpm_types.def. Reads only
  * through the bounds-checked readers of wire.h; response code text (tpm_rc_str)
  * comes from tpm2-tss's libtss2-rc. */
 #include "model/tpm/decode.h"

@@ -1,8 +1,8 @@
 /* Redaction (model/tpm/redact.h, table in docs/security.md): redact_command
  * zeroes password and policy-session HMAC fields and the secret parameters the
- * command table's layout marks (tpm_cc.def cmd_secret), or everything after the
- * header of a malformed command; redact_response zeroes the secret response
- * parameters (rsp_secret), or everything after the header of an error response,
+ * command layouts mark (tpm_cc_layout.def, found by the walker of walk.h), or
+ * everything after the header of a malformed command; redact_response zeroes
+ * the secret response parameters, or everything after the header of an error response,
  * a malformed one or one to a command the table does not know. Sizes are kept,
  * only bytes are zeroed. Also payload_mode_parse and payload_mode_str for
  * --payloads none|redacted|full. */
