@@ -2,9 +2,9 @@
  * zeroes password and policy-session HMAC fields and the secret parameters the
  * command layouts mark (tpm_cc_layout.def, found by the walker of walk.h), or
  * everything after the header of a malformed command; redact_response zeroes
- * the secret response parameters, or everything after the header of an error response,
- * a malformed one or one to a command the table does not know. Sizes are kept,
- * only bytes are zeroed. Also payload_mode_parse and payload_mode_str for
+ * the secret response parameters, or everything after the header of an error
+ * response, a malformed one or one to a command the table does not know. Sizes
+ * are kept, only bytes are zeroed. Also payload_mode_parse and payload_mode_str for
  * --payloads none|redacted|full. */
 #include "model/tpm/redact.h"
 
