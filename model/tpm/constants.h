@@ -22,36 +22,47 @@
 #define TPM_RS_PW	0x40000009u
 #define TPM_RH_PLATFORM 0x4000000Cu
 
-/* Response codes (Part 2 6.6.3). */
-#define TPM_RC_INITIALIZE   0x100u
-#define TPM_RC_FAILURE	    0x101u
-#define TPM_RC_COMMAND_SIZE 0x142u /* commandSize does not fit */
-#define TPM_RC_NV_DEFINED   0x14Cu
-#define TPM_RC_LOCALITY	    0x907u /* a locality the TPM does not take */
+/* Response codes (Part 2 6.6.3): tpm_rc.def. Algorithms (Part 2 6.3,
+ * TPM_ALG_ID): tpm_alg.def. Capabilities (Part 2 6.12, TPM_CAP):
+ * tpm_cap.def. Properties (Part 2 6.13, TPM_PT): tpm_pt.def. */
+enum {
+#define TPM_RC(name, value) TPM_RC_##name = value,
+#include "model/tpm/tpm_rc.def"
+#undef TPM_RC
+};
 
-/* Algorithms (Part 2 6.3, TPM_ALG_ID). */
-#define TPM_ALG_RSA	  0x0001
-#define TPM_ALG_SHA1	  0x0004
-#define TPM_ALG_AES	  0x0006
-#define TPM_ALG_KEYEDHASH 0x0008
-#define TPM_ALG_XOR	  0x000A
-#define TPM_ALG_SHA256	  0x000B
-#define TPM_ALG_SHA384	  0x000C
-#define TPM_ALG_SHA512	  0x000D
-#define TPM_ALG_NULL	  0x0010
-#define TPM_ALG_SM3_256	  0x0012
-#define TPM_ALG_ECDSA	  0x0018
-#define TPM_ALG_ECC	  0x0023
-#define TPM_ALG_SYMCIPHER 0x0025
-#define TPM_ALG_SHA3_256  0x0027
-#define TPM_ALG_SHA3_384  0x0028
-#define TPM_ALG_SHA3_512  0x0029
-#define TPM_ALG_CFB	  0x0043
+/* What an algorithm is used as (tpm_alg.def's class column). */
+enum tpm_alg_class {
+	TPM_ALGC_HASH = 1,
+	TPM_ALGC_SYM = 2,
+	TPM_ALGC_MODE = 4,
+	TPM_ALGC_SCHEME = 8,
+};
 
-/* ECC curves (Part 2 6.4, TPM_ECC_CURVE). */
-#define TPM_ECC_NIST_P256 0x0003
-#define TPM_ECC_NIST_P384 0x0004
-#define TPM_ECC_NIST_P521 0x0005
+enum {
+#define TPM_ALG(name, id, digest, class, profile) TPM_ALG_##name = id,
+#include "model/tpm/tpm_alg.def"
+#undef TPM_ALG
+};
+
+enum {
+#define TPM_CAP(name, value) TPM_CAP_##name = value,
+#include "model/tpm/tpm_cap.def"
+#undef TPM_CAP
+};
+
+enum {
+#define TPM_PT(name, value) TPM_PT_##name = value,
+#include "model/tpm/tpm_pt.def"
+#undef TPM_PT
+};
+
+/* ECC curves (Part 2 6.4, TPM_ECC_CURVE): tpm_ecc.def. */
+enum {
+#define TPM_ECC(name, id, profile) TPM_ECC_##name = id,
+#include "model/tpm/tpm_ecc.def"
+#undef TPM_ECC
+};
 
 /* Session types (Part 2 6.11, TPM_SE). */
 #define TPM_SE_HMAC   0x00

@@ -4,13 +4,15 @@
  * parameters of a command or response from its row of the command table
  * (tpm_cc.h), and name what is malformed (tpm_malformed_str). The tpm_rd_*
  * readers parse the algorithm-selected unions of Part 2 (symmetric definitions,
- * schemes, public parameters) for the decoders of parameters. Reads only
+ * schemes, public parameters) for the decoders of parameters, with the layout
+ * walker (walk.h) over their rows of tpm_types.def. Reads only
  * through the bounds-checked readers of wire.h; response code text (tpm_rc_str)
  * comes from tpm2-tss's libtss2-rc. */
 #include "model/tpm/decode.h"
 
 #include <tss2/tss2_rc.h>
 
+#include "model/tpm/walk.h"
 #include "model/tpm/wire.h"
 
 static const char *const mal_text[TPM_MAL_COUNT] = {
@@ -244,169 +246,137 @@ out:
 
 /* ---- Part 2 unions (see decode.h) ---- */
 
-enum {
-	ALG_RSA = 0x0001,
-	ALG_TDES = 0x0003,
-	ALG_HMAC = 0x0005,
-	ALG_AES = 0x0006,
-	ALG_MGF1 = 0x0007,
-	ALG_KEYEDHASH = 0x0008,
-	ALG_XOR = 0x000A,
-	ALG_NULL = 0x0010,
-	ALG_SM4 = 0x0013,
-	ALG_RSASSA = 0x0014,
-	ALG_RSAES = 0x0015,
-	ALG_RSAPSS = 0x0016,
-	ALG_OAEP = 0x0017,
-	ALG_ECDSA = 0x0018,
-	ALG_ECDH = 0x0019,
-	ALG_ECDAA = 0x001A,
-	ALG_SM2 = 0x001B,
-	ALG_ECSCHNORR = 0x001C,
-	ALG_ECMQV = 0x001D,
-	ALG_KDF1_SP800_56A = 0x0020,
-	ALG_KDF2 = 0x0021,
-	ALG_KDF1_SP800_108 = 0x0022,
-	ALG_ECC = 0x0023,
-	ALG_SYMCIPHER = 0x0025,
-	ALG_CAMELLIA = 0x0026,
-	ALG_EDDSA = 0x0060,
-	ALG_EDDSA_PH = 0x0061,
+/* The unions are read by the layout walker from their rows in
+ * tpm_types.def (model/tpm/walk.h); these readers only gather what it
+ * yields into the structures of decode.h. The reader moves as the walk
+ * did: past what parsed, its error flag set where it stopped. */
+
+struct gather {
+	struct tpm_sym_def *sym; /* the TPMT_SYM_DEF being read, if one is open */
+	struct tpm_scheme *sch;	 /* the scheme being read */
+	unsigned sym_depth, sch_depth;
+	struct tpm_sym_def *sym_to; /* where the next ones go */
+	struct tpm_scheme *sch_to, *kdf_to;
+	struct tpm_public_parms *pp; /* RSA's keyBits, exponent; ECC's curveID */
 };
 
-/* A selector the union does not have: nothing after it can be located. */
-static int bad_selector(struct wire_rd *r)
+static int is_scheme(unsigned t)
 {
-	r->err = 1;
-	return -1;
+	return t == TPM_T_TPMT_SIG_SCHEME || t == TPM_T_TPMT_RSA_SCHEME ||
+	       t == TPM_T_TPMT_ECC_SCHEME || t == TPM_T_TPMT_KDF_SCHEME ||
+	       t == TPM_T_TPMT_KEYEDHASH_SCHEME;
 }
 
-int tpm_rd_sym_def(struct wire_rd *r, int object, struct tpm_sym_def *d)
+static void gather_field(struct gather *g, const struct tpm_walk_field *f)
 {
-	memset(d, 0, sizeof *d);
-	d->alg = wire_u16(r);
-	d->mode = ALG_NULL;
-	switch (d->alg) {
-	case ALG_NULL:
-		break;
-	case ALG_XOR:
-		if (object)
-			return bad_selector(r); /* TPMI_ALG_SYM_OBJECT has no XOR */
-		d->hash = wire_u16(r);		/* TPMU_SYM_KEY_BITS.xor; no mode */
-		break;
-	case ALG_AES:
-	case ALG_SM4:
-	case ALG_CAMELLIA:
-	case ALG_TDES:
-		d->key_bits = wire_u16(r);
-		d->mode = wire_u16(r);
-		break;
-	default:
-		return bad_selector(r);
-	}
-	return r->err ? -1 : 0;
+	uint16_t v = (uint16_t)f->value;
+	if (g->sym && f->depth == g->sym_depth + 1 && !strcmp(f->name, "algorithm"))
+		g->sym->alg = v;
+	else if (g->sym && f->depth == g->sym_depth + 1) /* XOR's details: its hash */
+		g->sym->hash = v;
+	else if (g->sym && f->depth == g->sym_depth + 2)
+		*(!strcmp(f->name, "keyBits") ? &g->sym->key_bits : &g->sym->mode) = v;
+	else if (g->sch && f->depth == g->sch_depth + 1)
+		g->sch->scheme = v;
+	else if (g->sch && f->depth == g->sch_depth + 2)
+		*(!strcmp(f->name, "hashAlg") ? &g->sch->hash
+		  : !strcmp(f->name, "count") ? &g->sch->count
+					      : &g->sch->kdf) = v;
+	else if (g->pp && f->depth == 1 && !strcmp(f->name, "keyBits"))
+		g->pp->key_bits = v;
+	else if (g->pp && f->depth == 1 && !strcmp(f->name, "exponent"))
+		g->pp->exponent = (uint32_t)f->value;
+	else if (g->pp && f->depth == 1 && !strcmp(f->name, "curveID"))
+		g->pp->curve = v;
 }
 
-/* Schemes whose details are {hashAlg} (TPMS_SCHEME_HASH and its aliases). */
-static int hash_details(uint16_t s)
+static int gather_fn(void *ctx, const struct tpm_walk_field *f)
 {
-	switch (s) {
-	case ALG_HMAC:
-	case ALG_RSASSA:
-	case ALG_RSAPSS:
-	case ALG_OAEP:
-	case ALG_ECDSA:
-	case ALG_ECDH:
-	case ALG_ECMQV:
-	case ALG_SM2:
-	case ALG_ECSCHNORR:
-	case ALG_EDDSA:
-	case ALG_EDDSA_PH:
-	case ALG_MGF1:
-	case ALG_KDF1_SP800_56A:
-	case ALG_KDF2:
-	case ALG_KDF1_SP800_108:
-		return 1;
+	struct gather *g = ctx;
+	int sym = f->type == TPM_T_TPMT_SYM_DEF || f->type == TPM_T_TPMT_SYM_DEF_OBJECT;
+	if (f->event == TPM_WE_ENTER && sym) {
+		g->sym = g->sym_to;
+		g->sym->mode = TPM_ALG_NULL;
+		g->sym_depth = f->depth;
+	} else if (f->event == TPM_WE_ENTER && f->type == TPM_T_TPMS_SYM_KEY_MODE && g->sym) {
+		g->sym->mode = 0; /* a block cipher's mode is read, not defaulted */
+	} else if (f->event == TPM_WE_ENTER && is_scheme(f->type)) {
+		g->sch = f->type == TPM_T_TPMT_KDF_SCHEME && g->kdf_to ? g->kdf_to : g->sch_to;
+		g->sch_depth = f->depth;
+	} else if (f->event == TPM_WE_LEAVE && sym) {
+		g->sym = NULL;
+	} else if (f->event == TPM_WE_LEAVE && is_scheme(f->type)) {
+		g->sch = NULL;
+	} else if (f->event == TPM_WE_FIELD) {
+		gather_field(g, f);
 	}
 	return 0;
 }
 
-/* scheme, then its details, for the selectors in allowed. */
-static int rd_scheme(struct wire_rd *r, struct tpm_scheme *s, const uint16_t *allowed, size_t n)
+/* Walks one type at the reader's position into g. */
+static int rd_walk(struct wire_rd *r, unsigned type, struct gather *g)
 {
-	memset(s, 0, sizeof *s);
-	s->scheme = wire_u16(r);
-	if (s->scheme == ALG_NULL)
-		return r->err ? -1 : 0;
-	size_t i = 0;
-	while (i < n && allowed[i] != s->scheme)
-		i++;
-	if (i == n)
-		return bad_selector(r);
-	if (s->scheme == ALG_RSAES)
-		return r->err ? -1 : 0; /* TPMS_ENC_SCHEME_RSAES is empty */
-	s->hash = wire_u16(r);
-	if (s->scheme == ALG_ECDAA)
-		s->count = wire_u16(r);
-	else if (s->scheme == ALG_XOR)
-		s->kdf = wire_u16(r);
-	else if (!hash_details(s->scheme))
-		return bad_selector(r);
+	size_t stop;
+	if (r->err)
+		return -1;
+	int rc =
+	    tpm_walk_value(r->p, r->off, r->len, type, "value", TPM_WALK_DEEP, gather_fn, g, &stop);
+	r->off = stop;
+	if (rc < 0)
+		r->err = 1;
 	return r->err ? -1 : 0;
+}
+
+int tpm_rd_sym_def(struct wire_rd *r, int object, struct tpm_sym_def *d)
+{
+	struct gather g = {.sym_to = d};
+	memset(d, 0, sizeof *d);
+	d->mode = TPM_ALG_NULL;
+	return rd_walk(r, object ? TPM_T_TPMT_SYM_DEF_OBJECT : TPM_T_TPMT_SYM_DEF, &g);
+}
+
+static int rd_scheme(struct wire_rd *r, unsigned type, struct tpm_scheme *s)
+{
+	struct gather g = {.sch_to = s};
+	memset(s, 0, sizeof *s);
+	return rd_walk(r, type, &g);
 }
 
 int tpm_rd_keyedhash_scheme(struct wire_rd *r, struct tpm_scheme *s)
 {
-	static const uint16_t a[] = {ALG_HMAC, ALG_XOR};
-	return rd_scheme(r, s, a, sizeof a / sizeof a[0]);
+	return rd_scheme(r, TPM_T_TPMT_KEYEDHASH_SCHEME, s);
 }
 
 int tpm_rd_sig_scheme(struct wire_rd *r, struct tpm_scheme *s)
 {
-	static const uint16_t a[] = {ALG_RSASSA,    ALG_RSAPSS, ALG_ECDSA, ALG_ECDAA,	ALG_SM2,
-				     ALG_ECSCHNORR, ALG_HMAC,	ALG_EDDSA, ALG_EDDSA_PH};
-	return rd_scheme(r, s, a, sizeof a / sizeof a[0]);
+	return rd_scheme(r, TPM_T_TPMT_SIG_SCHEME, s);
 }
 
 int tpm_rd_rsa_scheme(struct wire_rd *r, struct tpm_scheme *s)
 {
-	static const uint16_t a[] = {ALG_RSASSA, ALG_RSAPSS, ALG_RSAES, ALG_OAEP};
-	return rd_scheme(r, s, a, sizeof a / sizeof a[0]);
+	return rd_scheme(r, TPM_T_TPMT_RSA_SCHEME, s);
 }
 
 int tpm_rd_ecc_scheme(struct wire_rd *r, struct tpm_scheme *s)
 {
-	static const uint16_t a[] = {ALG_ECDSA, ALG_ECDAA, ALG_SM2,   ALG_ECSCHNORR,
-				     ALG_ECDH,	ALG_ECMQV, ALG_EDDSA, ALG_EDDSA_PH};
-	return rd_scheme(r, s, a, sizeof a / sizeof a[0]);
+	return rd_scheme(r, TPM_T_TPMT_ECC_SCHEME, s);
 }
 
 int tpm_rd_kdf_scheme(struct wire_rd *r, struct tpm_scheme *s)
 {
-	static const uint16_t a[] = {ALG_MGF1, ALG_KDF1_SP800_56A, ALG_KDF2, ALG_KDF1_SP800_108};
-	return rd_scheme(r, s, a, sizeof a / sizeof a[0]);
+	return rd_scheme(r, TPM_T_TPMT_KDF_SCHEME, s);
 }
 
 int tpm_rd_public_parms(struct wire_rd *r, uint16_t type, struct tpm_public_parms *p)
 {
+	struct gather g = {
+	    .sym_to = &p->symmetric, .sch_to = &p->scheme, .kdf_to = &p->kdf, .pp = p};
+	const struct tpm_walk_type *u = tpm_walk_type(TPM_T_TPMU_PUBLIC_PARMS);
 	memset(p, 0, sizeof *p);
 	p->type = type;
-	switch (type) {
-	case ALG_KEYEDHASH: /* TPMS_KEYEDHASH_PARMS */
-		return tpm_rd_keyedhash_scheme(r, &p->scheme);
-	case ALG_SYMCIPHER: /* TPMS_SYMCIPHER_PARMS */
-		return tpm_rd_sym_def(r, 1, &p->symmetric);
-	case ALG_RSA: /* TPMS_RSA_PARMS */
-		if (tpm_rd_sym_def(r, 1, &p->symmetric) || tpm_rd_rsa_scheme(r, &p->scheme))
-			return -1;
-		p->key_bits = wire_u16(r);
-		p->exponent = wire_u32(r);
-		return r->err ? -1 : 0;
-	case ALG_ECC: /* TPMS_ECC_PARMS */
-		if (tpm_rd_sym_def(r, 1, &p->symmetric) || tpm_rd_ecc_scheme(r, &p->scheme))
-			return -1;
-		p->curve = wire_u16(r);
-		return tpm_rd_kdf_scheme(r, &p->kdf);
-	}
-	return bad_selector(r);
+	for (unsigned i = 0; u->arms[i].type != TPM_T_NONE; i++)
+		if (u->arms[i].value == type)
+			return rd_walk(r, u->arms[i].type, &g);
+	r->err = 1; /* a selector the union does not have */
+	return -1;
 }

@@ -105,7 +105,8 @@ static inline uint32_t tpm_pack_attrs(const uint8_t *a, unsigned n)
  * Each reads its TPMT_ structure at r: the selector, then the union member
  * the selector names (nothing for TPM_ALG_NULL). Returns 0, or -1 for a
  * selector the union does not have: the reader is put in error, since what
- * follows cannot be located. */
+ * follows cannot be located. The unions are those of tpm_types.def, read by
+ * the layout walker (walk.h). */
 
 /* TPMT_SYM_DEF (Part 2 11.1.6: algorithm, TPMU_SYM_KEY_BITS, TPMU_SYM_MODE) and
  * TPMT_SYM_DEF_OBJECT (11.1.7, no XOR). AES, SM4, CAMELLIA and TDES have key

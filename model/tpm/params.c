@@ -4,10 +4,12 @@
 #include "model/tpm/params.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "model/tpm/pcr_bank.h"
+#include "model/tpm/walk.h"
 
 #define MAX_SECRET 8
 
@@ -19,6 +21,7 @@ struct dec {
 	int redacted;
 	unsigned n_sec;
 	size_t sec_off[MAX_SECRET], sec_len[MAX_SECRET];
+	size_t param_off; /* where the parameter being explained starts */
 	char txt[256];
 };
 
@@ -27,7 +30,7 @@ struct dec {
 static void emit(struct dec *d, int kind, const char *name, const char *value, const uint8_t *b,
 		 size_t n)
 {
-	struct tpm_field f = {d->depth, kind, name, value, b, n};
+	struct tpm_field f = {d->depth, kind, name, value, b, n, d->param_off};
 	d->fn(d->ctx, &f);
 }
 
@@ -68,33 +71,6 @@ static void add_secret(struct dec *d, size_t off, size_t n)
 	if (d->n_sec < MAX_SECRET && n) {
 		d->sec_off[d->n_sec] = off;
 		d->sec_len[d->n_sec++] = n;
-	}
-}
-
-/* Records where a secret layout (tpm_cc.def: S, B, 1..8, !N) puts its secret
- * bytes, reading from off, as redact.c walks it. */
-static void layout_secrets(struct dec *d, const uint8_t *buf, size_t len, size_t off,
-			   const char *layout)
-{
-	struct wire_rd r;
-	wire_rd_init(&r, buf, len);
-	r.off = off;
-	for (const char *l = layout; *l && !r.err; l++) {
-		int sec = *l == '!' || *l == 'S';
-		if (*l == '!')
-			l++;
-		if (*l == 'S' || *l == 'B') {
-			uint16_t n;
-			const uint8_t *p = wire_tpm2b(&r, &n);
-			if (p && sec)
-				add_secret(d, (size_t)(p - buf), n);
-		} else if (*l >= '1' && *l <= '8') {
-			const uint8_t *p = wire_skip(&r, (size_t)(*l - '0'));
-			if (p && sec)
-				add_secret(d, (size_t)(p - buf), (size_t)(*l - '0'));
-		} else {
-			break;
-		}
 	}
 }
 
@@ -318,25 +294,8 @@ static void sym_def(struct dec *d, const char *name, int object)
 
 static const char *curve_name(uint16_t c)
 {
-	switch (c) {
-	case 1:
-		return "TPM_ECC_NIST_P192";
-	case 2:
-		return "TPM_ECC_NIST_P224";
-	case 3:
-		return "TPM_ECC_NIST_P256";
-	case 4:
-		return "TPM_ECC_NIST_P384";
-	case 5:
-		return "TPM_ECC_NIST_P521";
-	case 0x10:
-		return "TPM_ECC_BN_P256";
-	case 0x11:
-		return "TPM_ECC_BN_P638";
-	case 0x20:
-		return "TPM_ECC_SM2_P256";
-	}
-	return "unknown curve";
+	const char *n = tpm_ecc_name(c);
+	return n ? n : "unknown curve";
 }
 
 static void scheme_val(struct dec *d, const char *name, const struct tpm_scheme *s)
@@ -409,9 +368,9 @@ static void nv_public(struct dec *d, size_t stop)
 	u16(d, "dataSize");
 }
 
-static void context(struct dec *d)
+static void context(struct dec *d, const char *name)
 {
-	group(d, "context", "TPMS_CONTEXT");
+	group(d, name, "TPMS_CONTEXT");
 	u64(d, "sequence");
 	handle(d, "savedHandle", wire_u32(&d->r));
 	handle(d, "hierarchy", wire_u32(&d->r));
@@ -469,9 +428,9 @@ static void attest(struct dec *d, size_t stop)
 	}
 }
 
-static void signature(struct dec *d, size_t stop)
+static void signature(struct dec *d, const char *name, size_t stop)
 {
-	group(d, "signature", "TPMT_SIGNATURE");
+	group(d, name, "TPMT_SIGNATURE");
 	uint16_t a = alg(d, "sigAlg");
 	if (a == 0x0014 || a == 0x0016) {
 		alg(d, "hash");
@@ -543,7 +502,7 @@ static void capability_data(struct dec *d, size_t stop)
 	} else if (cap == 1) {
 		list_u32(d, "handles", 2);
 	} else if (cap == 2 || cap == 3 || cap == 4) {
-		list_u32(d, cap == 2 ? "commandAttributes" : "commandCodes", cap == 2 ? 1 : 1);
+		list_u32(d, cap == 2 ? "commandAttributes" : "commandCodes", 1);
 	} else if (cap == 5) {
 		pcr_selection(d, "assignedPCR");
 	} else {
@@ -552,229 +511,249 @@ static void capability_data(struct dec *d, size_t stop)
 	end(d);
 }
 
-/* ---- the commands (Part 3) ---- */
+/* ---- the parameters, by the layouts (model/tpm/walk.h) ---- */
 
-/* Parameters of command cc, from the reader's position to stop. Returns 0 if
- * the command has a layout here, 1 if not (nothing read). */
-static int cmd_params(struct dec *d, uint32_t cc, size_t stop)
+static const char *yes_no(uint64_t v)
 {
-	switch (cc) {
-	case TPM_CC_Startup:
-	case TPM_CC_Shutdown:
-		u16(d, cc == TPM_CC_Startup ? "startupType" : "shutdownType");
-		break;
-	case TPM_CC_PCR_Extend:
-		digest_values(d, "digests");
-		break;
-	case TPM_CC_PCR_Read:
-		pcr_selection(d, "pcrSelectionIn");
-		break;
-	case TPM_CC_StartAuthSession: {
-		tpm2b(d, "nonceCaller");
-		tpm2b(d, "encryptedSalt");
-		uint8_t t = wire_u8(&d->r);
-		if (!d->r.err)
-			val(d, "sessionType", "%s (0x%02X)",
-			    t == 0   ? "TPM_SE_HMAC"
-			    : t == 1 ? "TPM_SE_POLICY"
-			    : t == 3 ? "TPM_SE_TRIAL"
-				     : "unknown",
-			    t);
-		sym_def(d, "symmetric", 0);
-		alg(d, "authHash");
-		break;
+	return v ? "YES" : "NO";
+}
+
+/* An integer the walker read, by its type. */
+static void int_val(struct dec *d, const struct tpm_walk_field *f)
+{
+	char b[300];
+	const char *s;
+	uint32_t v = (uint32_t)f->value;
+	switch (f->type) {
+	case TPM_T_TPM_ALG_ID:
+		s = tpm_alg_name((uint16_t)v);
+		val(d, f->name, "%s (0x%04X)", s ? s : "unknown algorithm", v);
+		return;
+	case TPM_T_TPM_HANDLE:
+		handle(d, f->name, v);
+		return;
+	case TPM_T_TPMI_YES_NO:
+		val(d, f->name, "%s (%u)", yes_no(v), v);
+		return;
+	case TPM_T_TPM_ST:
+		s = tpm_st_name((uint16_t)v);
+		val(d, f->name, "%s (0x%04X)", s ? s : "unknown", v);
+		return;
+	case TPM_T_TPM_CAP:
+		s = tpm_cap_name(v);
+		val(d, f->name, "TPM_CAP_%s (0x%08X)", s ? s : "unknown", v);
+		return;
+	case TPM_T_TPM_CC:
+		s = tpm_cc_name(v);
+		val(d, f->name, "TPM_CC_%s (0x%08X)", s ? s : "unknown", v);
+		return;
+	case TPM_T_TPM_ECC_CURVE:
+		val(d, f->name, "%s (0x%04X)", curve_name((uint16_t)v), v);
+		return;
+	case TPM_T_TPMA_OBJECT:
+		tpm_bits_str(v, tpm_obj_bits, 20, b, sizeof b);
+		val(d, f->name, "0x%08X (%s)", v, b);
+		return;
+	case TPM_T_TPMA_NV:
+		tpm_bits_str(v & ~0xF0u, tpm_nv_bits, 32, b, sizeof b);
+		val(d, f->name, "0x%08X (%s)", v, b);
+		return;
 	}
-	case TPM_CC_ContextLoad:
-		context(d);
-		break;
-	case TPM_CC_ContextSave:
-	case TPM_CC_NV_UndefineSpace:
-	case TPM_CC_NV_UndefineSpaceSpecial:
-	case TPM_CC_NV_ReadPublic:
-	case TPM_CC_ReadPublic:
-	case TPM_CC_Unseal:
-	case TPM_CC_NV_Increment:
-	case TPM_CC_NV_WriteLock:
-	case TPM_CC_NV_ReadLock:
-		break;
-	case TPM_CC_FlushContext:
-		handle(d, "flushHandle", wire_u32(&d->r));
-		break;
-	case TPM_CC_CreatePrimary:
-	case TPM_CC_Create:
-		sized(d, "inSensitive", sensitive_create);
-		sized(d, "inPublic", public_area);
-		tpm2b(d, "outsideInfo");
-		pcr_selection(d, "creationPCR");
-		break;
-	case TPM_CC_Load:
-		tpm2b(d, "inPrivate");
-		sized(d, "inPublic", public_area);
-		break;
-	case TPM_CC_GetRandom:
-		u16(d, "bytesRequested");
-		break;
-	case TPM_CC_GetCapability: {
-		uint32_t c = wire_u32(&d->r);
-		const char *cn = tpm_cap_name(c);
-		if (!d->r.err)
-			val(d, "capability", "TPM_CAP_%s (0x%08X)", cn ? cn : "unknown", c);
-		u32(d, "property");
-		u32(d, "propertyCount");
-		break;
+	if (f->len == 8)
+		val(d, f->name, "%llu (0x%016llX)", (unsigned long long)f->value,
+		    (unsigned long long)f->value);
+	else
+		val(d, f->name, "%u (0x%0*X)", v, (int)f->len * 2, v);
+}
+
+/* The generic explanation: every part the walker yields, by name. */
+static int generic_fn(void *ctx, const struct tpm_walk_field *f)
+{
+	struct dec *d = ctx;
+	const struct tpm_walk_type *t = tpm_walk_type(f->type);
+	char nm[16];
+	const char *name = f->name;
+	if (!name) {
+		snprintf(nm, sizeof nm, "[%u]", f->index);
+		name = nm;
 	}
-	case TPM_CC_NV_DefineSpace:
-		tpm2b(d, "auth");
-		sized(d, "publicInfo", nv_public);
-		break;
-	case TPM_CC_NV_Read:
-		u16(d, "size");
-		u16(d, "offset");
-		break;
-	case TPM_CC_NV_Write:
-		tpm2b(d, "data");
-		u16(d, "offset");
-		break;
-	case TPM_CC_NV_Extend:
-		tpm2b(d, "data");
-		break;
-	case TPM_CC_NV_SetBits:
-		u64(d, "bits");
-		break;
-	case TPM_CC_PolicyPCR:
-		tpm2b(d, "pcrDigest");
-		pcr_selection(d, "pcrs");
-		break;
-	case TPM_CC_Quote: {
-		tpm2b(d, "qualifyingData");
-		struct tpm_scheme s;
-		if (!d->r.err && tpm_rd_sig_scheme(&d->r, &s) == 0)
-			scheme_val(d, "inScheme", &s);
-		pcr_selection(d, "PCRselect");
-		break;
-	}
-	case TPM_CC_PolicyGetDigest:
-	case TPM_CC_PolicyRestart:
-	case TPM_CC_PolicyAuthValue:
-	case TPM_CC_PolicyPassword:
-		break;
-	case TPM_CC_SelfTest:
-		u8(d, "fullTest");
-		break;
-	default:
-		(void)stop;
-		return 1;
+	struct tpm_walk_field g = *f;
+	g.name = name;
+	if (f->event == TPM_WE_ENTER) {
+		if (t->kind == TPM_WK_SIZED && secret(d, f->data_off, f->data_len)) {
+			emit(d, TPM_F_REDACTED, name, NULL, NULL, f->data_len);
+			return 1;
+		}
+		if (t->kind == TPM_WK_SIZED || t->kind == TPM_WK_LIST)
+			snprintf(d->txt, sizeof d->txt, "%s %u",
+				 t->kind == TPM_WK_LIST ? "count" : "size", (unsigned)f->value);
+		group(d, name, t->kind == TPM_WK_STRUCT ? t->name : d->txt);
+	} else if (f->event == TPM_WE_LEAVE) {
+		end(d);
+	} else if (f->event == TPM_WE_FIELD) {
+		if (t->kind <= TPM_WK_U64 && !secret(d, f->off, f->len))
+			int_val(d, &g);
+		else if (t->kind <= TPM_WK_U64)
+			emit(d, TPM_F_REDACTED, name, NULL, NULL, f->len);
+		else
+			bytes(d, name, d->r.p + f->data_off, f->data_len);
 	}
 	return 0;
 }
 
-static int rsp_params(struct dec *d, uint32_t cc, size_t stop)
+static void generic(struct dec *d, const struct tpm_walk_fld *f, size_t stop)
 {
-	switch (cc) {
-	case TPM_CC_PCR_Read:
-		u32(d, "pcrUpdateCounter");
-		pcr_selection(d, "pcrSelectionOut");
-		digest_list(d, "pcrValues");
-		break;
-	case TPM_CC_StartAuthSession:
-		tpm2b(d, "nonceTPM");
-		break;
-	case TPM_CC_ContextSave:
-		context(d);
-		break;
-	case TPM_CC_CreatePrimary:
-	case TPM_CC_Create:
-		if (cc == TPM_CC_Create)
-			tpm2b(d, "outPrivate");
-		sized(d, "outPublic", public_area);
-		sized(d, "creationData", creation_data);
-		tpm2b(d, "creationHash");
-		ticket(d, "creationTicket");
-		if (cc == TPM_CC_CreatePrimary)
-			tpm2b(d, "name");
-		break;
-	case TPM_CC_Load:
-		tpm2b(d, "name");
-		break;
-	case TPM_CC_Unseal:
-		tpm2b(d, "outData");
-		break;
-	case TPM_CC_GetRandom:
-		tpm2b(d, "randomBytes");
-		break;
-	case TPM_CC_GetCapability: {
-		uint8_t m = wire_u8(&d->r);
+	size_t to;
+	if (d->r.err)
+		return;
+	if (tpm_walk_value(d->r.p, d->r.off, stop, f->type, f->name, TPM_WALK_DEEP, generic_fn, d,
+			   &to) < 0)
+		d->r.err = 1;
+	else
+		d->r.off = to;
+}
+
+/* One parameter: the formatters above for the types show -V has always
+ * explained so (their text is fixed by tests/golden/show_v), the generic
+ * walk for the others. */
+static void param(struct dec *d, const struct tpm_walk_fld *f, size_t stop)
+{
+	const char *n = f->name;
+	struct tpm_scheme sc;
+	uint8_t v8;
+	switch (f->type) {
+	case TPM_T_UINT8:
+		u8(d, n);
+		return;
+	case TPM_T_UINT16:
+	case TPM_T_TPM_SU:
+		u16(d, n);
+		return;
+	case TPM_T_UINT32:
+		u32(d, n);
+		return;
+	case TPM_T_UINT64:
+		u64(d, n);
+		return;
+	case TPM_T_TPM_ALG_ID:
+		alg(d, n);
+		return;
+	case TPM_T_TPM_HANDLE:
+		handle(d, n, wire_u32(&d->r));
+		return;
+	case TPM_T_TPM_SE:
+		v8 = wire_u8(&d->r);
 		if (!d->r.err)
-			val(d, "moreData", "%s (%u)", m ? "YES" : "NO", m);
+			val(d, n, "%s (0x%02X)",
+			    v8 == TPM_SE_HMAC	  ? "TPM_SE_HMAC"
+			    : v8 == TPM_SE_POLICY ? "TPM_SE_POLICY"
+			    : v8 == TPM_SE_TRIAL  ? "TPM_SE_TRIAL"
+						  : "unknown",
+			    v8);
+		return;
+	case TPM_T_TPMI_YES_NO:
+		v8 = wire_u8(&d->r);
+		if (!d->r.err)
+			val(d, n, "%s (%u)", yes_no(v8), v8);
+		return;
+	case TPM_T_TPM_CAP: {
+		uint32_t c = wire_u32(&d->r);
+		const char *cn = tpm_cap_name(c);
+		if (!d->r.err)
+			val(d, n, "TPM_CAP_%s (0x%08X)", cn ? cn : "unknown", c);
+		return;
+	}
+	case TPM_T_TPM2B:
+		tpm2b(d, n);
+		return;
+	case TPM_T_TPML_DIGEST_VALUES:
+		digest_values(d, n);
+		return;
+	case TPM_T_TPML_PCR_SELECTION:
+		pcr_selection(d, n);
+		return;
+	case TPM_T_TPML_DIGEST:
+		digest_list(d, n);
+		return;
+	case TPM_T_TPMS_CONTEXT:
+		context(d, n);
+		return;
+	case TPM_T_TPM2B_SENSITIVE_CREATE:
+		sized(d, n, sensitive_create);
+		return;
+	case TPM_T_TPM2B_PUBLIC:
+		sized(d, n, public_area);
+		return;
+	case TPM_T_TPM2B_NV_PUBLIC:
+		sized(d, n, nv_public);
+		return;
+	case TPM_T_TPM2B_CREATION_DATA:
+		sized(d, n, creation_data);
+		return;
+	case TPM_T_TPM2B_ATTEST:
+		sized(d, n, attest);
+		return;
+	case TPM_T_TPMT_SYM_DEF:
+	case TPM_T_TPMT_SYM_DEF_OBJECT:
+		sym_def(d, n, f->type == TPM_T_TPMT_SYM_DEF_OBJECT);
+		return;
+	case TPM_T_TPMT_SIG_SCHEME:
+		if (!d->r.err && tpm_rd_sig_scheme(&d->r, &sc) == 0)
+			scheme_val(d, n, &sc);
+		return;
+	case TPM_T_TPMT_TK:
+		ticket(d, n);
+		return;
+	case TPM_T_TPMT_SIGNATURE:
+		signature(d, n, stop);
+		return;
+	case TPM_T_TPMS_CAPABILITY_DATA:
 		capability_data(d, stop);
-		break;
+		return;
 	}
-	case TPM_CC_NV_Read:
-		tpm2b(d, "data");
-		break;
-	case TPM_CC_NV_ReadPublic:
-		sized(d, "nvPublic", nv_public);
-		tpm2b(d, "nvName");
-		break;
-	case TPM_CC_ReadPublic:
-		sized(d, "outPublic", public_area);
-		tpm2b(d, "name");
-		tpm2b(d, "qualifiedName");
-		break;
-	case TPM_CC_Quote:
-		sized(d, "quoted", attest);
-		signature(d, stop);
-		break;
-	case TPM_CC_PolicyGetDigest:
-		tpm2b(d, "policyDigest");
-		break;
-	default:
-		if (tpm_params_known(cc))
-			break; /* no response parameters */
-		return 1;
-	}
+	generic(d, f, stop);
+}
+
+struct by_layout {
+	struct dec *d;
+	const struct tpm_walk_fld *fields;
+	size_t stop;
+	unsigned next; /* the first parameter not explained yet */
+};
+
+/* Each parameter the walker yields (its secrets noted first), explained
+ * from where the explainer's own reader is. */
+static int on_param(void *ctx, const struct tpm_walk_field *f)
+{
+	struct by_layout *x = ctx;
+	if (f->depth || f->event != TPM_WE_FIELD)
+		return 0;
+	if (f->secret)
+		add_secret(x->d, f->data_off, f->data_len);
+	x->d->param_off = x->d->r.off;
+	param(x->d, &x->fields[f->index], x->stop);
+	x->next = f->index + 1;
 	return 0;
+}
+
+/* The parameters by the layout, from the reader's position to stop. */
+static void by_layout(struct dec *d, const struct tpm_walk_fld *fields, size_t stop)
+{
+	struct by_layout x = {d, fields, stop, 0};
+	tpm_walk_params(d->r.p, d->r.off, stop, fields, 0, on_param, &x, NULL);
+	/* Where the walk stopped, the rest is explained as far as it goes
+	 * (what parsed of the parameter, then the error). */
+	for (unsigned i = x.next; fields && fields[i].name; i++) {
+		d->param_off = d->r.off;
+		param(d, &fields[i], stop);
+	}
+	d->param_off = SIZE_MAX;
 }
 
 int tpm_params_known(uint32_t cc)
 {
-	switch (cc) {
-	case TPM_CC_Startup:
-	case TPM_CC_Shutdown:
-	case TPM_CC_SelfTest:
-	case TPM_CC_PCR_Extend:
-	case TPM_CC_PCR_Read:
-	case TPM_CC_StartAuthSession:
-	case TPM_CC_ContextLoad:
-	case TPM_CC_ContextSave:
-	case TPM_CC_FlushContext:
-	case TPM_CC_CreatePrimary:
-	case TPM_CC_Create:
-	case TPM_CC_Load:
-	case TPM_CC_Unseal:
-	case TPM_CC_GetRandom:
-	case TPM_CC_GetCapability:
-	case TPM_CC_NV_DefineSpace:
-	case TPM_CC_NV_UndefineSpace:
-	case TPM_CC_NV_UndefineSpaceSpecial:
-	case TPM_CC_NV_Read:
-	case TPM_CC_NV_Write:
-	case TPM_CC_NV_ReadPublic:
-	case TPM_CC_NV_Increment:
-	case TPM_CC_NV_Extend:
-	case TPM_CC_NV_SetBits:
-	case TPM_CC_NV_WriteLock:
-	case TPM_CC_NV_ReadLock:
-	case TPM_CC_PolicyPCR:
-	case TPM_CC_PolicyGetDigest:
-	case TPM_CC_PolicyRestart:
-	case TPM_CC_PolicyAuthValue:
-	case TPM_CC_PolicyPassword:
-	case TPM_CC_Quote:
-	case TPM_CC_ReadPublic:
-		return 1;
-	}
-	return 0;
+	const struct tpm_cc_layout *l = tpm_cc_layout(cc);
+	return l && l->full;
 }
 
 /* ---- whole messages ---- */
@@ -782,45 +761,14 @@ int tpm_params_known(uint32_t cc)
 /* The handles' names in the Part 3 tables ("handleN" for the others). */
 static const char *handle_name(uint32_t cc, int rsp, unsigned i)
 {
-	static const struct {
-		uint32_t cc;
-		const char *in[3], *out;
-	} t[] = {
-	    {TPM_CC_PCR_Extend, {"pcrHandle"}, NULL},
-	    {TPM_CC_StartAuthSession, {"tpmKey", "bind"}, "sessionHandle"},
-	    {TPM_CC_ContextSave, {"saveHandle"}, NULL},
-	    {TPM_CC_ContextLoad, {NULL}, "loadedHandle"},
-	    {TPM_CC_CreatePrimary, {"primaryHandle"}, "objectHandle"},
-	    {TPM_CC_Create, {"parentHandle"}, NULL},
-	    {TPM_CC_Load, {"parentHandle"}, "objectHandle"},
-	    {TPM_CC_Unseal, {"itemHandle"}, NULL},
-	    {TPM_CC_NV_DefineSpace, {"authHandle"}, NULL},
-	    {TPM_CC_NV_UndefineSpace, {"authHandle", "nvIndex"}, NULL},
-	    {TPM_CC_NV_UndefineSpaceSpecial, {"nvIndex", "platform"}, NULL},
-	    {TPM_CC_NV_Read, {"authHandle", "nvIndex"}, NULL},
-	    {TPM_CC_NV_Write, {"authHandle", "nvIndex"}, NULL},
-	    {TPM_CC_NV_Increment, {"authHandle", "nvIndex"}, NULL},
-	    {TPM_CC_NV_Extend, {"authHandle", "nvIndex"}, NULL},
-	    {TPM_CC_NV_SetBits, {"authHandle", "nvIndex"}, NULL},
-	    {TPM_CC_NV_WriteLock, {"authHandle", "nvIndex"}, NULL},
-	    {TPM_CC_NV_ReadLock, {"authHandle", "nvIndex"}, NULL},
-	    {TPM_CC_NV_ReadPublic, {"nvIndex"}, NULL},
-	    {TPM_CC_PolicyPCR, {"policySession"}, NULL},
-	    {TPM_CC_PolicyGetDigest, {"policySession"}, NULL},
-	    {TPM_CC_PolicyRestart, {"sessionHandle"}, NULL},
-	    {TPM_CC_PolicyAuthValue, {"policySession"}, NULL},
-	    {TPM_CC_PolicyPassword, {"policySession"}, NULL},
-	    {TPM_CC_Quote, {"signHandle"}, NULL},
-	    {TPM_CC_ReadPublic, {"objectHandle"}, NULL},
-	};
-	static const char *const generic[3] = {"handle1", "handle2", "handle3"};
-	for (unsigned k = 0; k < sizeof t / sizeof t[0]; k++)
-		if (t[k].cc == cc) {
-			const char *n = rsp ? t[k].out : i < 3 ? t[k].in[i] : NULL;
-			if (n)
-				return n;
-		}
-	return generic[i < 3 ? i : 0];
+	static const char *const generic_names[3] = {"handle1", "handle2", "handle3"};
+	const struct tpm_cc_layout *l = tpm_cc_layout(cc);
+	const char *n = NULL;
+	if (l && rsp)
+		n = l->rsp_handle;
+	for (unsigned k = 0; l && !rsp && l->handles && l->handles[k] && k <= i; k++)
+		n = k == i ? l->handles[k] : NULL;
+	return n ? n : generic_names[i < 3 ? i : 0];
 }
 
 static void header(struct dec *d, uint16_t tag, uint32_t size, const char *code_name, uint32_t code,
@@ -863,21 +811,24 @@ static void sessions(struct dec *d, const struct tpm_session *s, unsigned n, uin
 
 static int params(struct dec *d, int is_cmd, uint32_t cc, size_t off, size_t stop)
 {
+	const struct tpm_cc_layout *l = tpm_cc_layout(cc);
 	d->r.off = off;
 	d->r.len = stop;
 	if (stop <= off && tpm_params_known(cc))
 		return 0;
 	snprintf(d->txt, sizeof d->txt, "%zu bytes", stop > off ? stop - off : 0);
 	group(d, "Parameters", d->txt);
-	int known = is_cmd ? cmd_params(d, cc, stop) : rsp_params(d, cc, stop);
 	int ret = 0;
-	if (known == 1) {
+	if (!tpm_params_known(cc)) {
 		rest(d, "(no layout here) bytes", stop);
 		ret = 1;
-	} else if (d->r.err || d->r.off != stop) {
-		if (!d->r.err && d->r.off < stop)
-			rest(d, "? trailing bytes", stop);
-		ret = fail(d, "parameters");
+	} else {
+		by_layout(d, is_cmd ? l->cmd : l->rsp, stop);
+		if (d->r.err || d->r.off != stop) {
+			if (!d->r.err && d->r.off < stop)
+				rest(d, "? trailing bytes", stop);
+			ret = fail(d, "parameters");
+		}
 	}
 	end(d);
 	return ret;
@@ -885,7 +836,7 @@ static int params(struct dec *d, int is_cmd, uint32_t cc, size_t off, size_t sto
 
 int tpm_explain_cmd(const uint8_t *buf, size_t len, int redacted, tpm_field_fn fn, void *ctx)
 {
-	struct dec d = {.fn = fn, .ctx = ctx, .redacted = redacted};
+	struct dec d = {.fn = fn, .ctx = ctx, .redacted = redacted, .param_off = SIZE_MAX};
 	struct tpm_cmd c;
 	wire_rd_init(&d.r, buf, len);
 	tpm_cmd_decode(buf, len, &c);
@@ -909,15 +860,13 @@ int tpm_explain_cmd(const uint8_t *buf, size_t len, int redacted, tpm_field_fn f
 	}
 	if (c.tag == TPM_ST_SESSIONS)
 		sessions(&d, c.sess, c.n_sessions, c.auth_size, 1);
-	if (c.info && c.info->cmd_secret[0])
-		layout_secrets(&d, buf, len, c.param_off, c.info->cmd_secret);
 	return params(&d, 1, c.cc, c.param_off, (size_t)c.param_off + c.param_size);
 }
 
 int tpm_explain_rsp(const uint8_t *buf, size_t len, const uint8_t *cmd, size_t cmd_len,
 		    int redacted, tpm_field_fn fn, void *ctx)
 {
-	struct dec d = {.fn = fn, .ctx = ctx, .redacted = redacted};
+	struct dec d = {.fn = fn, .ctx = ctx, .redacted = redacted, .param_off = SIZE_MAX};
 	struct tpm_cmd c;
 	struct tpm_rsp r;
 	memset(&c, 0, sizeof c);
@@ -941,8 +890,6 @@ int tpm_explain_rsp(const uint8_t *buf, size_t len, const uint8_t *cmd, size_t c
 		handle(&d, handle_name(cc, 1, 0), r.handle);
 		end(&d);
 	}
-	if (c.info && c.info->rsp_secret[0])
-		layout_secrets(&d, buf, len, r.param_off, c.info->rsp_secret);
 	size_t stop = (size_t)r.param_off + r.param_size;
 	int ret = params(&d, 0, cc, r.param_off, stop);
 	d.r.len = len;

@@ -32,6 +32,10 @@ struct tpm_field {
 	const char *value;    /* VALUE, GROUP (may be NULL), ERROR */
 	const uint8_t *bytes; /* BYTES */
 	size_t n_bytes;	      /* BYTES, REDACTED */
+	/* Where in the message the parameter this field explains starts, as
+	 * the explainer read it (SIZE_MAX for the header, handles and
+	 * sessions): tests/unit/test_tpm_walk.c checks it against the walker. */
+	size_t param_off;
 };
 
 typedef void (*tpm_field_fn)(void *ctx, const struct tpm_field *f);
@@ -56,6 +60,17 @@ int tpm_field_format(const struct tpm_field *f, char *out, size_t n);
 /* Names: an algorithm ("TPM_ALG_SHA256"), a handle ("TPM_RH_OWNER",
  * "PCR 16", "NV index", "HMAC session", ...); NULL if unknown. */
 const char *tpm_alg_name(uint16_t alg);
+/* tpm_alg.def's columns: the digest size of a hash (0 for anything else);
+ * the profile token of an algorithm of class_ (enum tpm_alg_class, or'ed),
+ * NULL if it has none. */
+unsigned tpm_alg_digest_size(uint16_t alg);
+const char *tpm_alg_profile_name(uint16_t alg, int class_);
+/* An ECC curve ("TPM_ECC_NIST_P256") and its profile token ("p256"), NULL if
+ * unknown (tpm_ecc.def). */
+const char *tpm_ecc_name(uint16_t curve);
+const char *tpm_ecc_profile_name(uint16_t curve);
+/* A TPM_PT ("TPM_PT_MANUFACTURER"), NULL if unknown (tpm_pt.def). */
+const char *tpm_pt_name(uint32_t pt);
 const char *tpm_handle_kind(uint32_t h, char *buf, size_t n);
 /* TPM_CAP_ without the prefix ("TPM_PROPERTIES"), a TPM_ST ("TPM_ST_SESSIONS"). */
 const char *tpm_cap_name(uint32_t cap);

@@ -1,15 +1,16 @@
 /* Redaction (model/tpm/redact.h, table in docs/security.md): redact_command
  * zeroes password and policy-session HMAC fields and the secret parameters the
- * command table's layout marks (tpm_cc.def cmd_secret), or everything after the
- * header of a malformed command; redact_response zeroes the secret response
- * parameters (rsp_secret), or everything after the header of an error response,
- * a malformed one or one to a command the table does not know. Sizes are kept,
- * only bytes are zeroed. Also payload_mode_parse and payload_mode_str for
+ * command layouts mark (tpm_cc_layout.def, found by the walker of walk.h), or
+ * everything after the header of a malformed command; redact_response zeroes
+ * the secret response parameters, or everything after the header of an error
+ * response, a malformed one or one to a command the table does not know. Sizes
+ * are kept, only bytes are zeroed. Also payload_mode_parse and payload_mode_str for
  * --payloads none|redacted|full. */
 #include "model/tpm/redact.h"
 
 #include <string.h>
 
+#include "model/tpm/walk.h"
 #include "model/tpm/wire.h"
 
 int payload_mode_parse(const char *s)
@@ -34,40 +35,27 @@ const char *payload_mode_str(int mode)
 	return "redacted";
 }
 
-/* Zeroes the secret parameters of a message as the command table's layout
- * says (model/tpm/tpm_cc.def: S a secret TPM2B, B a TPM2B kept, 1 2 4 8 an
- * integer kept, !N an integer zeroed), reading from off. A parameter that
- * runs past the end stops the walk: nothing beyond it can be located (the
- * message is malformed; its bytes are the decoder's business). Returns 1 if
- * anything was zeroed. */
-static int redact_layout(uint8_t *buf, size_t len, size_t off, const char *layout)
+/* Zeroes the secret parameters the walker yields (model/tpm/walk.h, the
+ * layouts of tpm_cc_layout.def): a TPM2B's bytes (its size kept), an
+ * integer whole. A parameter that runs past the end stops the walk: nothing
+ * beyond it can be located (the message is malformed; its bytes are the
+ * decoder's business). Not deep: a TPM2B holding a structure is zeroed
+ * whatever its contents. */
+struct zero {
+	uint8_t *buf;
+	size_t len;
+	int did;
+};
+
+static int zero_secret(void *ctx, const struct tpm_walk_field *f)
 {
-	struct wire_rd r;
-	int did = 0;
-	wire_rd_init(&r, buf, len);
-	r.off = off;
-	for (const char *l = layout; *l && !r.err; l++) {
-		int secret = *l == '!' || *l == 'S';
-		if (*l == '!')
-			l++;
-		if (*l == 'S' || *l == 'B') {
-			uint16_t n;
-			const uint8_t *p = wire_tpm2b(&r, &n);
-			if (p && n && secret) {
-				memset(buf + (p - buf), 0, n);
-				did = 1;
-			}
-		} else if (*l >= '1' && *l <= '8') {
-			const uint8_t *p = wire_skip(&r, (size_t)(*l - '0'));
-			if (p && secret) {
-				memset(buf + (p - buf), 0, (size_t)(*l - '0'));
-				did = 1;
-			}
-		} else {
-			break; /* not a layout (tests/unit/test_tpm_cc.c checks them) */
-		}
+	struct zero *z = ctx;
+	if (f->event == TPM_WE_FIELD && f->area == TPM_WA_PARAM && f->secret && f->data_len &&
+	    f->data_off + f->data_len <= z->len) {
+		memset(z->buf + f->data_off, 0, f->data_len);
+		z->did = 1;
 	}
-	return did;
+	return 0;
 }
 
 int redact_command(uint8_t *buf, size_t len, const struct tpm_cmd *c)
@@ -91,9 +79,9 @@ int redact_command(uint8_t *buf, size_t len, const struct tpm_cmd *c)
 			did = 1;
 		}
 	}
-	if (c->info && c->info->cmd_secret[0])
-		did |= redact_layout(buf, len, c->param_off, c->info->cmd_secret);
-	return did;
+	struct zero z = {buf, len, 0};
+	tpm_walk_cmd(buf, len, c, 0, zero_secret, &z);
+	return did | z.did;
 }
 
 int redact_response(uint8_t *buf, size_t len, const struct tpm_cmd *c, const struct tpm_rsp *r)
@@ -109,9 +97,8 @@ int redact_response(uint8_t *buf, size_t len, const struct tpm_cmd *c, const str
 		memset(buf + TPM_HEADER_SIZE, 0, len - TPM_HEADER_SIZE);
 		return 1;
 	}
-	if (!c->info->rsp_secret[0])
-		return 0;
 	/* The parameters end where parameterSize says (the sessions follow). */
-	size_t end = (size_t)r->param_off + r->param_size;
-	return redact_layout(buf, end <= len ? end : len, r->param_off, c->info->rsp_secret);
+	struct zero z = {buf, len, 0};
+	tpm_walk_rsp(buf, len, c, r, 0, zero_secret, &z);
+	return z.did;
 }

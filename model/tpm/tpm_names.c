@@ -4,56 +4,40 @@
 
 #include "model/tpm/params.h"
 
-static const struct {
+static const struct alg_row {
 	uint16_t id;
-	const char *name;
+	uint8_t digest, class_;
+	const char *name, *profile;
 } algs[] = {
-    {0x0001, "TPM_ALG_RSA"},
-    {0x0003, "TPM_ALG_TDES"},
-    {0x0004, "TPM_ALG_SHA1"},
-    {0x0005, "TPM_ALG_HMAC"},
-    {0x0006, "TPM_ALG_AES"},
-    {0x0007, "TPM_ALG_MGF1"},
-    {0x0008, "TPM_ALG_KEYEDHASH"},
-    {0x000A, "TPM_ALG_XOR"},
-    {0x000B, "TPM_ALG_SHA256"},
-    {0x000C, "TPM_ALG_SHA384"},
-    {0x000D, "TPM_ALG_SHA512"},
-    {0x0010, "TPM_ALG_NULL"},
-    {0x0012, "TPM_ALG_SM3_256"},
-    {0x0013, "TPM_ALG_SM4"},
-    {0x0014, "TPM_ALG_RSASSA"},
-    {0x0015, "TPM_ALG_RSAES"},
-    {0x0016, "TPM_ALG_RSAPSS"},
-    {0x0017, "TPM_ALG_OAEP"},
-    {0x0018, "TPM_ALG_ECDSA"},
-    {0x0019, "TPM_ALG_ECDH"},
-    {0x001A, "TPM_ALG_ECDAA"},
-    {0x001B, "TPM_ALG_SM2"},
-    {0x001C, "TPM_ALG_ECSCHNORR"},
-    {0x001D, "TPM_ALG_ECMQV"},
-    {0x0020, "TPM_ALG_KDF1_SP800_56A"},
-    {0x0021, "TPM_ALG_KDF2"},
-    {0x0022, "TPM_ALG_KDF1_SP800_108"},
-    {0x0023, "TPM_ALG_ECC"},
-    {0x0025, "TPM_ALG_SYMCIPHER"},
-    {0x0026, "TPM_ALG_CAMELLIA"},
-    {0x0027, "TPM_ALG_SHA3_256"},
-    {0x0028, "TPM_ALG_SHA3_384"},
-    {0x0029, "TPM_ALG_SHA3_512"},
-    {0x0040, "TPM_ALG_CTR"},
-    {0x0041, "TPM_ALG_OFB"},
-    {0x0042, "TPM_ALG_CBC"},
-    {0x0043, "TPM_ALG_CFB"},
-    {0x0044, "TPM_ALG_ECB"},
+#define TPM_ALG(name, id, digest, class_, profile) {id, digest, class_, "TPM_ALG_" #name, profile},
+#include "model/tpm/tpm_alg.def"
+#undef TPM_ALG
 };
 
-const char *tpm_alg_name(uint16_t alg)
+static const struct alg_row *alg_row(uint16_t alg)
 {
 	for (unsigned i = 0; i < sizeof algs / sizeof algs[0]; i++)
 		if (algs[i].id == alg)
-			return algs[i].name;
+			return &algs[i];
 	return NULL;
+}
+
+const char *tpm_alg_name(uint16_t alg)
+{
+	const struct alg_row *a = alg_row(alg);
+	return a ? a->name : NULL;
+}
+
+unsigned tpm_alg_digest_size(uint16_t alg)
+{
+	const struct alg_row *a = alg_row(alg);
+	return a ? a->digest : 0;
+}
+
+const char *tpm_alg_profile_name(uint16_t alg, int class_)
+{
+	const struct alg_row *a = alg_row(alg);
+	return a && (a->class_ & class_) && a->profile[0] ? a->profile : NULL;
 }
 
 const char *tpm_handle_kind(uint32_t h, char *buf, size_t n)
@@ -96,11 +80,59 @@ const char *tpm_handle_kind(uint32_t h, char *buf, size_t n)
 
 const char *tpm_cap_name(uint32_t c)
 {
-	static const char *const n[] = {
-	    "ALGS", "HANDLES",	      "COMMANDS",	"PP_COMMANDS", "AUDIT_COMMANDS",
-	    "PCRS", "TPM_PROPERTIES", "PCR_PROPERTIES", "ECC_CURVES",  "AUTH_POLICIES",
-	    "ACT"};
-	return c < sizeof n / sizeof n[0] ? n[c] : NULL;
+	static const struct {
+		uint32_t v;
+		const char *name;
+	} n[] = {
+#define TPM_CAP(name, value) {value, #name},
+#include "model/tpm/tpm_cap.def"
+#undef TPM_CAP
+	};
+	for (unsigned i = 0; i < sizeof n / sizeof n[0]; i++)
+		if (n[i].v == c)
+			return n[i].name;
+	return NULL;
+}
+
+static const struct {
+	uint16_t id;
+	const char *name, *profile;
+} curves[] = {
+#define TPM_ECC(name, id, profile) {id, "TPM_ECC_" #name, profile},
+#include "model/tpm/tpm_ecc.def"
+#undef TPM_ECC
+};
+
+const char *tpm_ecc_name(uint16_t curve)
+{
+	for (unsigned i = 0; i < sizeof curves / sizeof curves[0]; i++)
+		if (curves[i].id == curve)
+			return curves[i].name;
+	return NULL;
+}
+
+const char *tpm_ecc_profile_name(uint16_t curve)
+{
+	for (unsigned i = 0; i < sizeof curves / sizeof curves[0]; i++)
+		if (curves[i].id == curve)
+			return curves[i].profile;
+	return NULL;
+}
+
+const char *tpm_pt_name(uint32_t pt)
+{
+	static const struct {
+		uint32_t v;
+		const char *name;
+	} n[] = {
+#define TPM_PT(name, value) {value, "TPM_PT_" #name},
+#include "model/tpm/tpm_pt.def"
+#undef TPM_PT
+	};
+	for (unsigned i = 0; i < sizeof n / sizeof n[0]; i++)
+		if (n[i].v == pt)
+			return n[i].name;
+	return NULL;
 }
 
 const char *tpm_st_name(uint16_t t)

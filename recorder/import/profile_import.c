@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/tpm/decode.h"
+#include "model/tpm/params.h"
 #include "recorder/import/ftrace.h"
 #include "recorder/import/profile_import.h"
 #include "model/tpm/tpm_cc.h"
@@ -198,41 +199,25 @@ out:
 
 /* ---- TPMScan / tpm2-algtest performance.yaml ---- */
 
-struct code_name {
-	unsigned code;
-	const char *name;
-};
-
-static const struct code_name ecc_curves[] = {
-    {0x0001, "p192"}, {0x0002, "p224"},	  {0x0003, "p256"},   {0x0004, "p384"},
-    {0x0005, "p521"}, {0x0010, "bnp256"}, {0x0011, "bnp638"}, {0x0020, "sm2p256"},
-};
-static const struct code_name hash_algs[] = {
-    {0x0004, "sha1"},	 {0x000b, "sha256"},   {0x000c, "sha384"},   {0x000d, "sha512"},
-    {0x0012, "sm3-256"}, {0x0027, "sha3-256"}, {0x0028, "sha3-384"}, {0x0029, "sha3-512"},
-};
-static const struct code_name sym_algs[] = {{0x0006, "aes"}, {0x0013, "sm4"}, {0x0026, "camellia"}};
-static const struct code_name sym_modes[] = {
-    {0x0040, "ctr"}, {0x0041, "ofb"}, {0x0042, "cbc"}, {0x0043, "cfb"}, {0x0044, "ecb"}};
-/* TPM 2.0 Part 2, 6.3 TPM_ALG_ID. */
-static const struct code_name schemes[] = {
-    {0x0010, "null"}, {0x0014, "rsassa"},    {0x0015, "rsaes"}, {0x0016, "rsapss"},
-    {0x0017, "oaep"}, {0x0018, "ecdsa"},     {0x0019, "ecdh"},	{0x001a, "ecdaa"},
-    {0x001b, "sm2"},  {0x001c, "ecschnorr"}, {0x001d, "ecmqv"},
-};
-
-static const char *code_lookup(const struct code_name *t, size_t n, const char *s)
+/* A curve's profile token (model/tpm/tpm_ecc.def). */
+static const char *curve_lookup(const char *s)
 {
 	char *e;
 	unsigned long v = strtoul(s, &e, 0);
-	if (*e || e == s)
+	if (*e || e == s || v > 0xFFFF)
 		return NULL;
-	for (size_t i = 0; i < n; i++)
-		if (t[i].code == v)
-			return t[i].name;
-	return NULL;
+	return tpm_ecc_profile_name((uint16_t)v);
 }
-#define LOOKUP(t, s) code_lookup(t, sizeof t / sizeof t[0], s)
+
+/* An algorithm's profile token (model/tpm/tpm_alg.def), for the class. */
+static const char *alg_lookup(int class_, const char *s)
+{
+	char *e;
+	unsigned long v = strtoul(s, &e, 0);
+	if (*e || e == s || v > 0xFFFF)
+		return NULL;
+	return tpm_alg_profile_name((uint16_t)v, class_);
+}
 
 /* Appends a variant token: lower case, blanks become '-'. */
 static void var_add(char *v, size_t len, const char *tok)
@@ -257,15 +242,15 @@ static void key_params(char *v, size_t len, const char *s)
 	char a[32] = "", b[32] = "", c[32] = "", tok[96];
 	int n = sscanf(s, "%31s %31s %31s", a, b, c);
 	const char *curve;
-	if (n >= 2 && !strcmp(a, "ECC") && (curve = LOOKUP(ecc_curves, b))) {
+	if (n >= 2 && !strcmp(a, "ECC") && (curve = curve_lookup(b))) {
 		snprintf(tok, sizeof tok, "ecc-%s", curve);
-	} else if (n == 1 && (curve = LOOKUP(ecc_curves, a))) {
+	} else if (n == 1 && (curve = curve_lookup(a))) {
 		snprintf(tok, sizeof tok, "ecc-%s", curve);
 	} else if (n == 2 && (!strcmp(a, "KeyGen") || !strcmp(a, "ZGen")) &&
-		   (curve = LOOKUP(ecc_curves, b))) {
+		   (curve = curve_lookup(b))) {
 		snprintf(tok, sizeof tok, "ecc-%s", curve);
-	} else if (n == 3 && !strcmp(a, "SYMCIPHER") && LOOKUP(sym_algs, b)) {
-		snprintf(tok, sizeof tok, "%s-%s", LOOKUP(sym_algs, b), c);
+	} else if (n == 3 && !strcmp(a, "SYMCIPHER") && alg_lookup(TPM_ALGC_SYM, b)) {
+		snprintf(tok, sizeof tok, "%s-%s", alg_lookup(TPM_ALGC_SYM, b), c);
 	} else {
 		snprintf(tok, sizeof tok, "%s", s);
 	}
@@ -309,7 +294,7 @@ static void ts_variant(const struct ynode *it, const char *kp, char *var, size_t
 	if (kp)
 		key_params(var, vlen, kp);
 	if ((v = scalar_of(it, "hash algorithm"))) {
-		const char *h = LOOKUP(hash_algs, v);
+		const char *h = alg_lookup(TPM_ALGC_HASH, v);
 		/* Older files spell names: "SHA-256" -> sha256. */
 		char hn[32];
 		size_t hl = 0;
@@ -320,18 +305,18 @@ static void ts_variant(const struct ynode *it, const char *kp, char *var, size_t
 		var_add(var, vlen, h ? h : hn);
 	}
 	if ((v = scalar_of(it, "algorithm"))) {
-		const char *a = LOOKUP(sym_algs, v), *kl = scalar_of(it, "key length");
+		const char *a = alg_lookup(TPM_ALGC_SYM, v), *kl = scalar_of(it, "key length");
 		snprintf(tmp, sizeof tmp, "%s%s%s", a ? a : v, kl ? "-" : "", kl ? kl : "");
 		var_add(var, vlen, tmp);
 	}
 	if ((v = scalar_of(it, "mode"))) {
-		const char *m = LOOKUP(sym_modes, v);
+		const char *m = alg_lookup(TPM_ALGC_MODE, v);
 		var_add(var, vlen, m ? m : v);
 	}
 	if ((v = scalar_of(it, "encrypt/decrypt?")))
 		var_add(var, vlen, v);
 	if ((v = scalar_of(it, "scheme"))) {
-		const char *s = LOOKUP(schemes, v);
+		const char *s = alg_lookup(TPM_ALGC_SCHEME, v);
 		var_add(var, vlen, s ? s : v);
 	}
 	if ((v = scalar_of(it, "data length (bytes)"))) {
