@@ -83,9 +83,4 @@ int db_exec(sqlite3 *db, const char *sql, char *err, size_t errlen);
 /* The newest trace id in the file, or 0 if none. */
 int64_t db_last_trace(sqlite3 *db);
 
-/* issue 23 compat begin: the old names, for the files of replayer/ and
- * model/tpm/ until rename-tpm-replayer.sh renames them there; no symbol. */
-#define mono_ns db_mono_ns
-/* issue 23 compat end */
-
 #endif

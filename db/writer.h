@@ -128,11 +128,4 @@ void db_writer_add_dropped(struct writer *w, uint64_t n);
  * Returns 0, or -EIO when the trace row could not be finalized. */
 int db_writer_stop(struct writer *w, const char *status, struct writer_stats *final);
 
-/* issue 23 compat begin: the old names, for the files of replayer/ and
- * model/tpm/ until rename-tpm-replayer.sh renames them there; no symbol. */
-#define writer_start db_writer_start
-#define writer_event db_writer_event
-#define writer_stop  db_writer_stop
-/* issue 23 compat end */
-
 #endif

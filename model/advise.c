@@ -59,7 +59,7 @@ static double price(const struct adv *a, const struct advise_cmd *c, int *fallba
 {
 	enum prof_match how;
 	const struct prof_entry *e =
-	    profile_lookup(a->prof, advise_cc(c), c->auth_kind, pol_variant_str(c->variant), &how);
+	    profile_lookup(a->prof, advise_cc(c), c->auth_kind, tpm_variant_str(c->variant), &how);
 	*fallback = !e;
 	return (e ? e->mean_ms : a->fallback) + a->prof->transport_ms;
 }

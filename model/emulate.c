@@ -94,7 +94,7 @@ uint64_t emulate_latency_ns(struct emulator *em, const uint8_t *cmd, size_t len)
 	tpm_cmd_decode(cmd, len, &c);
 	if (c.cc)
 		e = profile_lookup(&em->prof, c.cc, c.auth_kind,
-				   pol_variant_str(tpm_cmd_variant_of(&c, cmd, len)), &how);
+				   tpm_variant_str(tpm_cmd_variant_of(&c, cmd, len)), &how);
 	em->commands++;
 	if (!e) {
 		ms = em->fallback_ms;

@@ -30,7 +30,7 @@ static struct pred_cache_slot *price(struct predictor *pr, uint32_t cc, int auth
 			continue;
 		enum prof_match how;
 		const struct prof_entry *e =
-		    profile_lookup(pr->prof, cc, auth, pol_variant_str(variant), &how);
+		    profile_lookup(pr->prof, cc, auth, tpm_variant_str(variant), &how);
 		s->key = key;
 		s->how = (uint8_t)how;
 		s->e = e;
@@ -367,7 +367,7 @@ static void warning_text(const struct predictor *pr, const struct pred_missing *
 			 size_t n)
 {
 	const char *nm = tpm_cc_name(x->cc) ? tpm_cc_name(x->cc) : "?";
-	const char *vs = x->variant ? pol_variant_str(x->variant) : "";
+	const char *vs = x->variant ? tpm_variant_str(x->variant) : "";
 	if (x->how == PROF_MISSING)
 		snprintf(w, n, "profile %s lacks %s (%s%s%s): priced at its fallback %.3f ms",
 			 pr->prof->name, nm, profile_auth_str(x->auth), x->variant ? ", " : "", vs,

@@ -133,10 +133,4 @@ int profile_db_list(sqlite3 *db,
 /* Builds a profile from the recorded latencies of trace_id. */
 int profile_learn(sqlite3 *db, int64_t trace_id, struct profile *p, char *err, size_t errlen);
 
-/* issue 23 compat begin: the old names, for the files of replayer/ and
- * model/tpm/ until rename-tpm-replayer.sh renames them there; no symbol. */
-#define prof_auth_str	 profile_auth_str
-#define prof_entry_stats profile_entry_stats
-/* issue 23 compat end */
-
 #endif

@@ -56,7 +56,7 @@ int record_session_begin(struct record_session *s, const struct record_trace_cfg
 	struct trace_info ti = {.name = c->name,
 				.kind = "record",
 				.source = c->source,
-				.payloads = payload_mode_str(c->payloads),
+				.payloads = tpm_payload_mode_str(c->payloads),
 				.emulated = c->emulated};
 	int64_t id = db_trace_begin(db, &ti);
 	if (id < 0) {

@@ -100,7 +100,7 @@ static const struct kind kinds[] = {
 /* A kind's name, as its profile line keys it: "Create hmac+enc ecc-p256". */
 static const char *kind_name(const struct kind *d, char *buf, size_t n)
 {
-	snprintf(buf, n, "%s %s%s%s", tpm_cc_name(d->cc), prof_auth_str(d->auth),
+	snprintf(buf, n, "%s %s%s%s", tpm_cc_name(d->cc), profile_auth_str(d->auth),
 		 strcmp(d->variant, "-") ? " " : "", strcmp(d->variant, "-") ? d->variant : "");
 	return buf;
 }
@@ -299,7 +299,7 @@ static int cal_entry(struct profile *p, const struct kind *d, uint64_t *v, unsig
 		ms[j] = (double)v[j] / 1e6;
 	struct prof_entry e = {.cc = d->cc, .auth = d->auth};
 	snprintf(e.variant, sizeof e.variant, "%s", d->variant);
-	prof_entry_stats(&e, ms, m);
+	profile_entry_stats(&e, ms, m);
 	/* To the nanosecond, the resolution of the clock. */
 	double *f[] = {&e.mean_ms, &e.p50_ms, &e.p95_ms, &e.stdev_ms, &e.min_ms, &e.max_ms};
 	for (unsigned j = 0; j < 6; j++)

@@ -139,11 +139,11 @@ static int per_call(struct hc *h, int (*fn)(struct hc *), double *ms)
 	double best = -1;
 	int rc;
 	for (int b = 0; b < HC_BATCHES;) {
-		uint64_t t0 = mono_ns();
+		uint64_t t0 = db_mono_ns();
 		for (unsigned i = 0; i < n; i++)
 			if ((rc = fn(h)))
 				return rc;
-		uint64_t el = mono_ns() - t0;
+		uint64_t el = db_mono_ns() - t0;
 		if (el < HC_BATCH_NS && n < (1u << 20)) {
 			n *= 2;
 			continue;

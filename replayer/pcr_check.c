@@ -1,7 +1,7 @@
 /* The checks of `tpmtrace pcrs` over a replayed pcr_sim (replayer/pcr_check.h):
- * pcr_banks_to_show picks the banks to print (those asked for, else those
- * extended or expected), pcr_expect_compare compares the PCRs with expected
- * values bank by bank, and pcr_boot_aggregate_check finds IMA's boot_aggregate
+ * rp_pcr_banks_to_show picks the banks to print (those asked for, else those
+ * extended or expected), rp_pcr_expect_compare compares the PCRs with expected
+ * values bank by bank, and rp_pcr_boot_aggregate_check finds IMA's boot_aggregate
  * in the traces, replays a firmware trace (pcr_replay.h) and checks the
  * aggregate against PCRs 0-9 (Linux >= 5.8, non-SHA-1 banks) or 0-7. */
 #include "replayer/pcr_check.h"

@@ -1,10 +1,10 @@
 /* Software PCR replay of a stored trace (replayer/pcr_replay.h):
- * pcr_replay_trace applies the raw bytes of the trace's successful PCR_Extend,
+ * rp_pcr_replay_trace applies the raw bytes of the trace's successful PCR_Extend,
  * PCR_Event, PCR_Reset and Startup commands to a pcr_sim (model/tpm/pcr_bank.h)
- * in seq order. pcr_expect_parse_mem and pcr_expect_parse_file read expected
+ * in seq order. pcr_expect_parse_mem and rp_pcr_expect_parse_file read expected
  * PCR values (tpm2_pcrread or tpm2_eventlog YAML, tsspcrread text);
- * pcr_boot_aggregate_find reads the boot_aggregate of an IMA trace and
- * pcr_boot_aggregate_calc computes it from the simulated PCRs as the kernel's
+ * rp_pcr_boot_aggregate_find reads the boot_aggregate of an IMA trace and
+ * rp_pcr_boot_aggregate_calc computes it from the simulated PCRs as the kernel's
  * ima_calc_boot_aggregate_tfm does. */
 #include "replayer/pcr_replay.h"
 
@@ -166,7 +166,7 @@ int rp_pcr_expect_parse_mem(const char *text, size_t len, const char *label, str
 				return -EINVAL;
 			}
 			int b = expect_bank(e, a->alg);
-			if (b < 0 || log_unhex(q, hx, e->v[b][pcr], a->size)) {
+			if (b < 0 || import_log_unhex(q, hx, e->v[b][pcr], a->size)) {
 				snprintf(err, errlen, "%s:%d: bad PCR value: %s", label, lineno, s);
 				return -EINVAL;
 			}
@@ -273,7 +273,7 @@ int rp_pcr_boot_aggregate_find(sqlite3 *db, int64_t trace_id, uint16_t *alg, uin
 		a = pcr_alg_by_id(TPM_ALG_SHA1);
 		hex = tok[3];
 	}
-	if (!a || log_unhex(hex, strlen(hex), digest, a->size)) {
+	if (!a || import_log_unhex(hex, strlen(hex), digest, a->size)) {
 		snprintf(err, errlen, "trace %lld: boot_aggregate digest not understood: %s",
 			 (long long)trace_id, tok[3]);
 		rc = -EINVAL;

@@ -709,7 +709,7 @@ static int run_begin(struct rp *x, sqlite3 *db, int64_t *id)
 	 * this thread and a local swtpm (writer.h). */
 	struct writer_cfg wc = {
 	    .path = o->db_path, .trace_id = *id, .block_when_full = 1, .nice = 10};
-	if ((rc = writer_start(&x->w, &wc, err, sizeof err))) {
+	if ((rc = db_writer_start(&x->w, &wc, err, sizeof err))) {
 		snprintf(res->err, sizeof res->err, "%s", err);
 		db_trace_end(db, *id, 0, 0, 0, "incomplete");
 		return rc;
@@ -721,11 +721,11 @@ static int run_begin(struct rp *x, sqlite3 *db, int64_t *id)
 		x->t.emu = &x->em;
 		snprintf(err, sizeof err, "profile=%s from=%s seed=%llu", x->em.prof.name,
 			 x->em.from, (unsigned long long)x->em.seed);
-		writer_event(x->w, mono_ns(), "emulate", err, 0);
+		db_writer_event(x->w, db_mono_ns(), "emulate", err, 0);
 	}
 	snprintf(err, sizeof err, "source=%lld policy=%s target=%s", (long long)res->source_id,
 		 x->pol.name, res->target);
-	writer_event(x->w, mono_ns(), "replay-start", err, 0);
+	db_writer_event(x->w, db_mono_ns(), "replay-start", err, 0);
 	policy_expand_init(&x->ps, &x->pol, rp_emit, x);
 	return 0;
 }
@@ -815,10 +815,10 @@ static int run_finish(struct rp *x, int64_t id)
 		 res->processed ? 100.0 * (double)faithful / (double)res->processed : 100.0,
 		 (unsigned long long)faithful, (unsigned long long)res->processed, res->cleaned,
 		 res->cleanup_left);
-	writer_event(x->w, mono_ns(), x->fatal ? "replay-error" : "replay-stop",
-		     x->fatal ? res->err : stop, 0);
+	db_writer_event(x->w, db_mono_ns(), x->fatal ? "replay-error" : "replay-stop",
+			x->fatal ? res->err : stop, 0);
 	struct writer_stats ws;
-	rc = writer_stop(x->w, x->fatal ? "incomplete" : "complete", &ws);
+	rc = db_writer_stop(x->w, x->fatal ? "incomplete" : "complete", &ws);
 	x->w = NULL;
 	if (rc && !x->fatal)
 		rp_fail(x, rc, "%s: could not finalize trace %lld", o->db_path, (long long)id);
@@ -836,7 +836,7 @@ static int run_finish(struct rp *x, int64_t id)
 static void run_release(struct rp *x, sqlite3 *db, uint64_t t_start)
 {
 	struct replay_result *res = x->res;
-	res->wall_ns = mono_ns() - t_start;
+	res->wall_ns = db_mono_ns() - t_start;
 	res->retries = x->t.retries;
 	if (x->have_em) {
 		res->emu_commands = x->em.commands;
@@ -848,7 +848,7 @@ static void run_release(struct rp *x, sqlite3 *db, uint64_t t_start)
 		emulate_release(&x->em);
 	}
 	if (x->w)
-		writer_stop(x->w, "incomplete", NULL);
+		db_writer_stop(x->w, "incomplete", NULL);
 	db_close(db);
 	tpmconn_close(&x->t);
 	sess_crypto_release(&x->cr);
@@ -871,7 +871,7 @@ int rp_replay_run(const struct replay_opts *o, struct replay_result *res)
 	sqlite3 *db = NULL;
 	int64_t id = 0;
 	int rc;
-	uint64_t t_start = mono_ns();
+	uint64_t t_start = db_mono_ns();
 
 	memset(res, 0, sizeof *res);
 	res->status = "incomplete";

@@ -125,7 +125,7 @@ out:
 
 void rp_crypto_time(struct rp *x, uint64_t t0, uint64_t tpm0)
 {
-	uint64_t spent = mono_ns() - t0, tpm = x->res->tpm_ns - tpm0;
+	uint64_t spent = db_mono_ns() - t0, tpm = x->res->tpm_ns - tpm0;
 	x->res->crypto_ns += spent > tpm ? spent - tpm : 0;
 }
 
@@ -316,7 +316,7 @@ int rp_send_auth(struct rp *x, uint32_t cc, const uint32_t *handles, unsigned nh
 {
 	uint8_t cmd[TPM_MAX_MESSAGE];
 	size_t len = 0;
-	uint64_t t0 = mono_ns(), tpm0 = x->res->tpm_ns;
+	uint64_t t0 = db_mono_ns(), tpm0 = x->res->tpm_ns;
 	int rc = build_cmd(x, cc, handles, nh, names, a, na, params, plen, cmd, sizeof cmd, &len);
 	rp_crypto_time(x, t0, tpm0);
 	if (rc)
@@ -325,7 +325,7 @@ int rp_send_auth(struct rp *x, uint32_t cc, const uint32_t *handles, unsigned nh
 	rc = rp_xfer(x, cmd, len);
 	if (rc)
 		return rc;
-	t0 = mono_ns();
+	t0 = db_mono_ns();
 	tpm0 = x->res->tpm_ns;
 	rc = open_rsp(x, cc, a, na, x->t.rsp, x->t.rsp_len, pp, pl);
 	rp_crypto_time(x, t0, tpm0);
@@ -406,7 +406,7 @@ int rp_start_raw(struct rp *x, uint32_t rk, struct obj *key, uint32_t rb, const 
 {
 	uint8_t salt[SESS_MAX_DIGEST], secret[600], cmd[TPM_MAX_MESSAGE];
 	size_t salt_len = 0, secret_len = 0;
-	uint64_t t0 = mono_ns(), tpm0 = x->res->tpm_ns;
+	uint64_t t0 = db_mono_ns(), tpm0 = x->res->tpm_ns;
 	struct wire_wr w;
 	struct wire_rd r;
 	uint16_t n;
@@ -415,7 +415,7 @@ int rp_start_raw(struct rp *x, uint32_t rk, struct obj *key, uint32_t rb, const 
 		struct pubinfo pi;
 		if (!key->publen && (rc = rp_read_public(x, rk, key)))
 			return rc < 0 ? rc : -ENOTSUP;
-		t0 = mono_ns();
+		t0 = db_mono_ns();
 		tpm0 = x->res->tpm_ns;
 		rc = pub_parse(key->pub, key->publen, &pi);
 		unsigned sl = sess_digest_size(pi.name_alg);
@@ -459,7 +459,7 @@ int rp_start_raw(struct rp *x, uint32_t rk, struct obj *key, uint32_t rb, const 
 		/* The recording's own sessions (an encryption session for
 		 * nonceCaller, as systemd-cryptsetup starts its policy session
 		 * under its HMAC session): carried, with our nonce in clear
-		 * before send_auth encrypts it. */
+		 * before rp_send_auth encrypts it. */
 		uint8_t *pp = NULL;
 		size_t pl = 0;
 		uint32_t hs[2] = {rk, rb};
@@ -469,7 +469,7 @@ int rp_start_raw(struct rp *x, uint32_t rk, struct obj *key, uint32_t rb, const 
 			goto out;
 		wire_rd_init(&r, x->t.rsp, x->t.rsp_len);
 		wire_skip(&r, TPM_HEADER_SIZE);
-		h = wire_u32(&r); /* the handle area; send_auth checked the rest */
+		h = wire_u32(&r); /* the handle area; rp_send_auth checked the rest */
 		if (r.err) {
 			rc = rp_fail(x, -EPROTO, "malformed StartAuthSession response");
 			goto out;
@@ -489,7 +489,7 @@ int rp_start_raw(struct rp *x, uint32_t rk, struct obj *key, uint32_t rb, const 
 		rc = rp_fail(x, -EPROTO, "malformed StartAuthSession response");
 		goto out;
 	}
-	t0 = mono_ns();
+	t0 = db_mono_ns();
 	tpm0 = x->res->tpm_ns;
 	uint8_t nc[SESS_MAX_DIGEST];
 	memcpy(nc, out->nonce_caller, nc_len);

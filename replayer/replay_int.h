@@ -86,7 +86,7 @@ struct privmap {
 	struct replay_auth auth;
 };
 
-/* authValues the replay itself gave entities it created (learn_auth). */
+/* authValues the replay itself gave entities it created (rp_learn_auth). */
 #define REPLAY_MAX_LEARNED 64
 
 /* Resubmissions of one command the TPM answered with a retry-class warning

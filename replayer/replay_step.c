@@ -1,5 +1,5 @@
 /* The replay engine's steps: a recorded command sent again to the target
- * (replay_original) and the kernel policy's own steps (emit) (replay_int.h). */
+ * (replay_original) and the kernel policy's own steps (rp_emit) (replay_int.h). */
 #include "replayer/replay_int.h"
 
 #include <errno.h>
@@ -286,7 +286,7 @@ static int orig_names(struct rp *x, struct orig *o, int *rc)
 }
 
 /* The command sent with its authorization area, and what a success made
- * taken note of (capture). *rc: the TPM's response code or a -errno.
+ * taken note of (rp_capture). *rc: the TPM's response code or a -errno.
  * Returns 1 when replay_original is done (*rc: its result), 0 to compare. */
 static int orig_send(struct rp *x, struct orig *o, int plan, int *rc)
 {
@@ -490,7 +490,7 @@ int rp_emit(void *ctx, const struct pol_out *o)
 							&x->sessions.nk_loaded),
 				   "ContextLoad of the null key");
 		} else if (o->cc == TPM_CC_StartAuthSession) {
-			t0 = mono_ns();
+			t0 = db_mono_ns();
 			tpm0 = x->res->tpm_ns;
 			if (o->variant == POL_VAR_SALTED_ECC) {
 				struct tpm_ecc_key k = x->sessions.nk;

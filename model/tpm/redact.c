@@ -4,7 +4,7 @@
  * everything after the header of a malformed command; redact_response zeroes
  * the secret response parameters, or everything after the header of an error
  * response, a malformed one or one to a command the table does not know. Sizes
- * are kept, only bytes are zeroed. Also payload_mode_parse and payload_mode_str for
+ * are kept, only bytes are zeroed. Also tpm_payload_mode_parse and tpm_payload_mode_str for
  * --payloads none|redacted|full. */
 #include "model/tpm/redact.h"
 
@@ -13,7 +13,7 @@
 #include "model/tpm/walk.h"
 #include "model/tpm/wire.h"
 
-int payload_mode_parse(const char *s)
+int tpm_payload_mode_parse(const char *s)
 {
 	if (!strcmp(s, "none"))
 		return PAYLOADS_NONE;
@@ -24,7 +24,7 @@ int payload_mode_parse(const char *s)
 	return -1;
 }
 
-const char *payload_mode_str(int mode)
+const char *tpm_payload_mode_str(int mode)
 {
 	switch (mode) {
 	case PAYLOADS_NONE:

@@ -15,8 +15,8 @@ enum payload_mode {
 };
 
 /* "none" | "redacted" | "full" -> mode, or -1. */
-int payload_mode_parse(const char *s);
-const char *payload_mode_str(int mode);
+int tpm_payload_mode_parse(const char *s);
+const char *tpm_payload_mode_str(int mode);
 
 /* Zeroes secrets in a copy of a decoded command. Returns 1 if anything was
  * zeroed, 0 if nothing needed to be. */

@@ -93,7 +93,7 @@ int tpm_cmd_variant_of(const struct tpm_cmd *c, const uint8_t *cmd, size_t len)
 	return public_variant(cmd, &f);
 }
 
-const char *pol_variant_str(int v)
+const char *tpm_variant_str(int v)
 {
 	switch (v) {
 	case POL_VAR_ECC_P256:

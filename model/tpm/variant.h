@@ -27,7 +27,7 @@ enum pol_variant {
 };
 
 /* The profile spelling of a variant ("-" for none). */
-const char *pol_variant_str(int v);
+const char *tpm_variant_str(int v);
 
 /* Command codes whose variant depends on their parameters. */
 int tpm_cc_has_variant(uint32_t cc);

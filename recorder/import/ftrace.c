@@ -246,7 +246,7 @@ static int ft_sample(struct ft_parse *p, struct ft_cpu *c, int cpu, int fn, int 
 		const struct tpm_cc_info *ci = tpm_cc_lookup(cc);
 		o.cc = cc;
 		o.fn = ftrace_fns[idx].fn;
-		o.variant = pol_variant_str(ftrace_fns[idx].variant);
+		o.variant = tpm_variant_str(ftrace_fns[idx].variant);
 		o.auth = ci && ci->auth_handles ? TPM_AUTH_PASSWORD : TPM_AUTH_NONE;
 		if (session && (cc == TPM_CC_PCR_Extend || cc == TPM_CC_Load))
 			o.auth = TPM_AUTH_HMAC;

@@ -134,9 +134,4 @@ int import_log_map_file(const char *path, int follow, const void **buf, size_t *
 			char *err, size_t errlen);
 void import_log_unmap_file(const void *buf, size_t len);
 
-/* issue 23 compat begin: the old names, for the files of replayer/ and
- * model/tpm/ until rename-tpm-replayer.sh renames them there; no symbol. */
-#define log_unhex import_log_unhex
-/* issue 23 compat end */
-
 #endif

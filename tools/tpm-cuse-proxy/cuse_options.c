@@ -186,7 +186,7 @@ static int apply_option(const struct cli_parse *p, int key, char **argv, struct 
 		o->no_record = 1;
 		break;
 	case O_PAYLOADS:
-		o->payloads = payload_mode_parse(p->arg);
+		o->payloads = tpm_payload_mode_parse(p->arg);
 		break;
 	case O_TNAME:
 		o->trace_name = p->arg;

@@ -335,7 +335,7 @@ static int parse_option(int k, const struct cli_parse *p, struct record_args *a)
 		break;
 	}
 	case O_PAYLOADS:
-		a->payloads = payload_mode_parse(p->arg);
+		a->payloads = tpm_payload_mode_parse(p->arg);
 		break;
 	case O_NAME:
 		a->name = p->arg;

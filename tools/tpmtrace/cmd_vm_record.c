@@ -117,7 +117,7 @@ static int parse(int argc, char **argv, struct vm_args *a)
 			a->o.db_path = p.arg;
 			break;
 		case V_PAYLOADS:
-			a->o.payloads = payload_mode_parse(p.arg);
+			a->o.payloads = tpm_payload_mode_parse(p.arg);
 			break;
 		case V_NAME:
 			a->o.name = p.arg;
