@@ -121,11 +121,27 @@ print(sum(f["kind"] == "repeated-primary" for f in json.load(sys.stdin)["finding
 EPROF=$TPMTRACE_SRC/tests/integration/slb9670-scaled-16.profile
 "$TPMTRACE" advise "$db" --trace 1 --profile "$EPROF" --prove --json >"$T/pprove.json" 2>"$T/pprove.err"
 expect_eq "repeated-primary --prove: exit status" "$?" 0
-check "--prove: repeated-primary replayed within 5% of predicted" python3 -c 'import json,sys
+# The replayed saving is a difference of two emulated runs: on a loaded
+# machine one run's sleeps can overrun. A proof outside 5% is run once more
+# (said on the output); the second must be within.
+prove_again() { # JSON ADVISE-ARGS...: --prove once more into JSON
+	local out=$1
+	shift
+	echo "note: the first --prove of this finding was outside 5%; proving once more" >&2
+	"$TPMTRACE" advise "$@" --prove --json >"$out" 2>>"$T/prove-again.err"
+}
+pp_check() {
+	python3 -c 'import json,sys
 f = [x for x in json.load(open(sys.argv[1]))["findings"] if x["kind"] == "repeated-primary"][0]
 p = f["proof"]
 assert p and p["predicted_saving_ms"] == f["saving_ms"] > 0 and abs(p["difference"]) < 0.05, (f, p)' \
-	"$T/pprove.json"
+		"$T/pprove.json"
+}
+pp_check_twice() {
+	pp_check && return 0
+	prove_again "$T/pprove.json" "$db" --trace 1 --profile "$EPROF" && pp_check
+}
+check "--prove: repeated-primary replayed within 5% of predicted" pp_check_twice
 
 # ---- policy-rebuilt: a PCR-sealed object unsealed three times ----
 db=$T/pol.db
@@ -183,7 +199,8 @@ check "the text carries the JSON's numbers (linux-6.10 replay)" text_matches_jso
 # the replayed saving within 5% of the predicted one, printed side by side.
 "$TPMTRACE" advise "$db" --trace "$r610" --profile "$EPROF" --prove --json >"$T/prove.json" 2>"$T/prove.err"
 expect_eq "advise --prove exit status" "$?" 0
-check "--prove: session-per-command replayed within 5% of predicted" python3 -c 'import json,sys
+spc_check() {
+	python3 -c 'import json,sys
 d = json.load(open(sys.argv[1]))
 f = [x for x in d["findings"] if x["kind"] == "session-per-command"][0]
 p = f["proof"]
@@ -191,6 +208,12 @@ assert p and p["before_policy"] == "linux-6.10" and "reuse=lazy" in p["after_pol
 assert abs(p["replayed_saving_ms"] - (p["replayed_before_ms"] - p["replayed_after_ms"])) < 1e-6, p
 assert p["predicted_saving_ms"] == f["saving_ms"] and p["predicted_saving_ms"] > 0, p
 assert abs(p["difference"]) < 0.05, p' "$T/prove.json"
+}
+spc_check_twice() {
+	spc_check && return 0
+	prove_again "$T/prove.json" "$db" --trace "$r610" --profile "$EPROF" && spc_check
+}
+check "--prove: session-per-command replayed within 5% of predicted" spc_check_twice
 runs=$(python3 -c 'import json,sys
 p = [x for x in json.load(open(sys.argv[1]))["findings"] if x["kind"] == "session-per-command"][0]["proof"]
 print(p["before_trace"], p["after_trace"])' "$T/prove.json")
