@@ -1,5 +1,6 @@
 /* tpmtrace advise: detectors over a trace's commands (model/advise.h). */
 #include "model/advise.h"
+#include "model/trace_rows.h"
 
 #include <errno.h>
 #include <math.h>
@@ -522,8 +523,9 @@ uint32_t advise_primary_key(const uint8_t *cmd, size_t len, uint32_t hierarchy)
 	return fnv(k ? k : 2166136261u, (const uint8_t *)&hierarchy, sizeof hierarchy);
 }
 
-static void fill(struct advise_cmd *e, sqlite3_stmt *st, const uint8_t *org)
+static void fill(void *elem, sqlite3_stmt *st, int org)
 {
+	struct advise_cmd *e = elem;
 	uint32_t cc = (uint32_t)sqlite3_column_int64(st, 1),
 		 h1 = (uint32_t)sqlite3_column_int64(st, 2);
 	e->seq = (uint32_t)sqlite3_column_int64(st, 0);
@@ -538,8 +540,8 @@ static void fill(struct advise_cmd *e, sqlite3_stmt *st, const uint8_t *org)
 	int64_t cl = sqlite3_column_int64(st, 5);
 	if (sqlite3_column_type(st, 5) != SQLITE_NULL && cl >= 0 && cl < TRACE_MAX_CLIENTS) {
 		e->client = (uint16_t)cl;
-		e->origin = org[cl] & ~TRACE_ORIGIN_HWRNG;
-		if (org[cl] & TRACE_ORIGIN_HWRNG)
+		e->origin = (uint8_t)(org & ~TRACE_ORIGIN_HWRNG);
+		if (org & TRACE_ORIGIN_HWRNG)
 			e->flags |= ADVISE_F_HWRNG;
 	}
 	e->sess_handle = sqlite3_column_int(st, 6) > 0 ? (uint32_t)sqlite3_column_int64(st, 7) : 0;
@@ -617,22 +619,6 @@ static int inherit_origins(sqlite3 *db, int64_t trace_id, struct advise_cmd *v, 
 	return 0;
 }
 
-/* The rows advise_load reads, so that the array is made once. */
-static size_t count_rows(sqlite3 *db, int64_t trace_id)
-{
-	sqlite3_stmt *st;
-	size_t n = 0;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT count(*) FROM command WHERE trace_id=? AND flags & 32 = 0",
-			       -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_int64(st, 1, trace_id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = (size_t)sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return n;
-}
-
 int advise_load(sqlite3 *db, int64_t trace_id, struct advise_cmd **out, size_t *n_out)
 {
 	static const char sql[] =
@@ -641,42 +627,11 @@ int advise_load(sqlite3 *db, int64_t trace_id, struct advise_cmd **out, size_t *
 	    " CASE WHEN cc IN (0x131, 0x165, 0x176) OR cc BETWEEN 0x149 AND 0x192 THEN cmd END,"
 	    " handle1, handle2, handle3"
 	    " FROM command WHERE trace_id=?1 AND flags & 32 = 0 ORDER BY seq";
-	sqlite3_stmt *st = NULL;
-	uint8_t *org = NULL;
-	struct advise_cmd *v = NULL;
-	size_t n = 0, cap = 0;
-	int rc = trace_origins_load(db, trace_id, &org);
-	if (rc)
-		return rc;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		free(org);
-		return -EIO;
-	}
-	sqlite3_bind_int64(st, 1, trace_id);
-	cap = count_rows(db, trace_id);
-	if (cap && !(v = malloc(cap * sizeof *v))) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 4096;
-			struct advise_cmd *nv = realloc(v, cap * sizeof *v);
-			if (!nv) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			v = nv;
-		}
-		memset(&v[n], 0, sizeof v[n]);
-		fill(&v[n++], st, org);
-	}
-	rc = rc == SQLITE_DONE ? 0 : -EIO;
+	void *v = NULL;
+	size_t n = 0;
+	int rc = trace_rows_load(db, trace_id, sql, 5, sizeof **out, fill, &v, &n);
 	if (!rc)
 		rc = inherit_origins(db, trace_id, v, n);
-out:
-	sqlite3_finalize(st);
-	free(org);
 	if (rc) {
 		free(v);
 		return rc;

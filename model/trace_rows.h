@@ -11,8 +11,8 @@
 #include <sqlite3.h>
 
 /* Fills one element from the current row of st; origin is its client's
- * (enum pol_origin, without TRACE_ORIGIN_HWRNG), POL_ORIGIN_UNKNOWN when the
- * client column is NULL or out of range. */
+ * (enum pol_origin, with TRACE_ORIGIN_HWRNG or'ed in for the hwrng's client),
+ * POL_ORIGIN_UNKNOWN when the client column is NULL or out of range. */
 typedef void (*trace_row_fn)(void *elem, sqlite3_stmt *st, int origin);
 
 /* Runs sql (a SELECT of the trace's commands, the trace id bound as its

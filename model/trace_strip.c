@@ -9,6 +9,7 @@
 #include "model/tpm/constants.h"
 #include "db/db.h"
 #include "model/trace_rows.h"
+#include "model/trace_stream.h"
 #include "model/tpm/decode.h"
 #include "model/policy.h"
 #include "model/tpm/wire.h"
@@ -199,6 +200,7 @@ static void fill_row(void *elem, sqlite3_stmt *st, int origin)
 	r->rsp_handle = (uint32_t)sqlite3_column_int64(st, 4);
 	r->has_rc = sqlite3_column_type(st, 5) != SQLITE_NULL;
 	r->rc = (uint32_t)sqlite3_column_int64(st, 5);
+	origin &= ~TRACE_ORIGIN_HWRNG;
 	r->kernel = origin == POL_ORIGIN_KERNEL || origin == POL_ORIGIN_UNKNOWN;
 	r->n_sessions = (uint8_t)sqlite3_column_int(st, 7);
 	r->sess_handle = (uint32_t)sqlite3_column_int64(st, 8);
