@@ -23,21 +23,26 @@ static const struct cli_opt opts[] = {
      "recorded latencies only",
      "@profile"},
     {"prove", O_PROVE, NULL, 0,
-     "with --profile, on a replay: each finding whose change\n"
-     "is a policy knob (session-per-command: reuse=lazy;\n"
+     "with --profile: each finding proved by replay on swtpm\n"
+     "emulating the profile. On a replay, a change that is a\n"
+     "policy knob (session-per-command: reuse=lazy;\n"
      "user-interleave: reuse=forever; hwrng-session:\n"
-     "hwrng=off) proved by replaying the source on swtpm\n"
-     "emulating the profile under the replay's policy and\n"
-     "under the changed one; repeated-primary by replaying\n"
-     "the trace and its rewrite (--rewrite) as recorded;\n"
-     "replayed and predicted saving side by side (the runs\n"
-     "are stored in DB)"},
+     "hwrng=off): the source under the replay's policy and\n"
+     "under the changed one. repeated-primary, an\n"
+     "application's session-per-command and policy-rebuilt:\n"
+     "the trace and its rewrite (--rewrite) as recorded.\n"
+     "Replayed and predicted saving side by side (the runs\n"
+     "are stored in DB); outliers are not proved"},
     {"rewrite", O_REWRITE, "NAME", CLI_CHOICE,
      "store the trace with a finding's change made, as a new\n"
      "trace (kind derived, for replay) and exit:\n"
      "repeated-primary drops each re-creation of a primary\n"
-     "and the flushes between (the first one kept loaded)",
-     "repeated-primary"},
+     "and the flushes between (the first one kept loaded);\n"
+     "session-per-command keeps the first session and sends\n"
+     "the later commands with it (their set-ups and ends\n"
+     "dropped); policy-rebuilt keeps one policy session and\n"
+     "runs the assertions on it before each use",
+     "repeated-primary session-per-command policy-rebuilt"},
     {"json", O_JSON, NULL, 0, "one JSON object {\"version\":1,...} on stdout"},
 };
 static const struct cli_form forms[] = {{0, "DB", NULL}};
@@ -381,14 +386,15 @@ static int64_t prove_run(sqlite3 *db, const char *dbpath, int64_t src, const cha
 	return run;
 }
 
-/* repeated-primary: the trace and its rewrite, each replayed as recorded. */
-static void prove_rewrite(sqlite3 *db, const char *dbpath, int64_t id, const char *prof,
+/* A named rewrite (repeated-primary, session-per-command, policy-rebuilt):
+ * the trace and its rewrite, each replayed as recorded. */
+static void prove_rewrite(sqlite3 *db, const char *dbpath, int64_t id, int kind, const char *prof,
 			  struct proof *p)
 {
 	char err[512];
 	uint64_t dropped;
 	int64_t rw;
-	if (advise_rewrite(db, id, "repeated-primary", &rw, &dropped, err, sizeof err)) {
+	if (advise_rewrite(db, id, advise_kind_name(kind), &rw, &dropped, err, sizeof err)) {
 		fprintf(stderr, "tpmtrace advise: --prove: %s\n", err);
 		return;
 	}
@@ -423,13 +429,15 @@ static unsigned prove(sqlite3 *db, const char *dbpath, int64_t id, const struct 
 	for (unsigned i = 0; i < r->n; i++) {
 		struct proof *p = &pf[i];
 		memset(p, 0, sizeof *p);
-		if (r->f[i].kind == ADVISE_REPEATED_PRIMARY) {
-			prove_rewrite(db, dbpath, id, prof, p);
+		int k = r->f[i].kind, knob = !strcmp(kind, "replay") && src &&
+					     prove_policy(k, pol, after, sizeof after);
+		if (!knob && (k == ADVISE_REPEATED_PRIMARY || k == ADVISE_SESSION_PER_CMD ||
+			      k == ADVISE_POLICY_REBUILT)) {
+			prove_rewrite(db, dbpath, id, k, prof, p);
 			n += (unsigned)p->done;
 			continue;
 		}
-		if (strcmp(kind, "replay") || !src ||
-		    !prove_policy(r->f[i].kind, pol, after, sizeof after))
+		if (!knob)
 			continue;
 		snprintf(p->before, sizeof p->before, "%s", pol);
 		snprintf(p->after, sizeof p->after, "%s", after);
