@@ -26,7 +26,7 @@ static const struct cli_opt opts[] = {
      "with --profile: each finding proved by replay on swtpm\n"
      "emulating the profile. On a replay, a change that is a\n"
      "policy knob (session-per-command: reuse=lazy;\n"
-     "user-interleave: reuse=forever; hwrng-session:\n"
+     "user-interleave: user-flush=off; hwrng-session:\n"
      "hwrng=off): the source under the replay's policy and\n"
      "under the changed one. repeated-primary, an\n"
      "application's session-per-command and policy-rebuilt:\n"
@@ -101,7 +101,7 @@ static const struct kind_text texts[ADVISE__COUNT] = {
 	 "/dev/tpm* ends it)",
 	 "kernel",
 	 "build with CONFIG_TCG_TPM2_HMAC=n (the default since 6.18), or keep the session "
-	 "across user-space access (policy knob reuse=forever); user space: do its TPM work "
+	 "across user-space access (policy knob user-flush=off); user space: do its TPM work "
 	 "before or after the kernel's",
 	 "user space", "do the TPM work before or after the kernel's, not between its commands"},
     [ADVISE_POLICY_REBUILT] =
@@ -319,6 +319,7 @@ static void json_finding(struct json_w *w, const struct advise_result *r,
 /* --prove: a finding's change as a policy knob on the replay's policy. */
 struct proof {
 	int done;
+	const char *why; /* not proved: why (NULL: a run failed, said on stderr) */
 	char before[128], after[128];
 	int64_t trace_before, trace_after;
 	double before_ms, after_ms; /* replayed TPM time of the two runs */
@@ -333,8 +334,8 @@ static const char *prove_policy(int kind, const char *trace_pol, char *out, size
 		return NULL;
 	if (kind == ADVISE_SESSION_PER_CMD && p.reuse == POL_REUSE_PER_COMMAND)
 		p.reuse = POL_REUSE_LAZY;
-	else if (kind == ADVISE_USER_INTERLEAVE && p.reuse == POL_REUSE_LAZY)
-		p.reuse = POL_REUSE_FOREVER;
+	else if (kind == ADVISE_USER_INTERLEAVE && p.reuse == POL_REUSE_LAZY && !p.user_flush_off)
+		p.user_flush_off = 1;
 	else if (kind == ADVISE_HWRNG_SESSION && !p.hwrng_off)
 		p.hwrng_off = 1;
 	else
@@ -398,8 +399,9 @@ static void prove_rewrite(sqlite3 *db, const char *dbpath, int64_t id, int kind,
 		fprintf(stderr, "tpmtrace advise: --prove: %s\n", err);
 		return;
 	}
-	snprintf(p->before, sizeof p->before, "as-recorded (trace %lld)", (long long)id);
-	snprintf(p->after, sizeof p->after, "as-recorded (trace %lld, rewritten)", (long long)rw);
+	snprintf(p->before, sizeof p->before, "as-recorded");
+	snprintf(p->after, sizeof p->after, "as-recorded, the %s rewrite trace %lld",
+		 advise_kind_name(kind), (long long)rw);
 	p->trace_before = prove_run(db, dbpath, id, "as-recorded", prof, &p->before_ms);
 	p->trace_after = prove_run(db, dbpath, rw, "as-recorded", prof, &p->after_ms);
 	if (p->trace_before < 0 || p->trace_after < 0)
@@ -437,8 +439,16 @@ static unsigned prove(sqlite3 *db, const char *dbpath, int64_t id, const struct 
 			n += (unsigned)p->done;
 			continue;
 		}
-		if (!knob)
+		if (!knob) {
+			p->why =
+			    k == ADVISE_OUTLIERS
+				? "a stall or retry is the recording TPM's; a replay on swtpm "
+				  "emulating a profile does not reproduce it (docs/advise.md, "
+				  "Limits)"
+				: "this change is a policy knob, proved on a replay of a trace "
+				  "with the policy it changes (docs/advise.md)";
 			continue;
+		}
 		snprintf(p->before, sizeof p->before, "%s", pol);
 		snprintf(p->after, sizeof p->after, "%s", after);
 		p->trace_before = prove_run(db, dbpath, src, p->before, prof, &p->before_ms);
@@ -465,6 +475,10 @@ static void print_proof(const struct advise_result *r, const struct advise_findi
 			const struct proof *p, const char *prof)
 {
 	char a[32], b[32], c[32], d[32], buf[768];
+	if (p && !p->done && p->why) {
+		snprintf(buf, sizeof buf, "none: %s", p->why);
+		cli_print_wrapped(stdout, "   proof:  ", 11, buf, strlen(buf), CLI_WIDTH);
+	}
 	if (!p || !p->done)
 		return;
 	fmt_ms(a, sizeof a, p->before_ms);
@@ -484,6 +498,8 @@ static void json_proof(struct json_w *w, const struct advise_result *r,
 {
 	if (!p || !p->done) {
 		json_knull(w, "proof");
+		if (p && p->why)
+			json_kstr(w, "unproved", p->why);
 		return;
 	}
 	json_key(w, "proof");
