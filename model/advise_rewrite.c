@@ -149,6 +149,22 @@ static int apply_patch(sqlite3 *db, int64_t id, const struct rw_row *r)
 	return rc;
 }
 
+static int apply_client(sqlite3 *db, int64_t id, const struct rw_row *r)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db,
+			       "UPDATE command SET client_id=?3 WHERE trace_id=?1 AND"
+			       " seq=(SELECT seq FROM command WHERE id=?2)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, r->id);
+	sqlite3_bind_int64(st, 3, r->patch_client);
+	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
+	sqlite3_finalize(st);
+	return rc;
+}
+
 /* Copies src into a new derived trace without the dropped rows. */
 static int copy(sqlite3 *db, int64_t src, const char *rewrite, const struct rw_row *w, size_t n,
 		int64_t *new_id, char *err, size_t errlen)
@@ -205,7 +221,8 @@ static int copy(sqlite3 *db, int64_t src, const char *rewrite, const struct rw_r
 		}
 		sqlite3_reset(st);
 		kept++;
-		if (w[i].has_patch && apply_patch(db, id, &w[i])) {
+		if ((w[i].has_patch && apply_patch(db, id, &w[i])) ||
+		    (w[i].has_client && apply_client(db, id, &w[i]))) {
 			sqlite3_finalize(st);
 			return -EIO;
 		}

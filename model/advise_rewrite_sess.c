@@ -31,18 +31,20 @@ enum { END_USE, END_FLUSH, END_UNSEEN };
 
 /* A session of the trace, followed from its set-up to its end. */
 struct cs {
-	uint32_t handle;   /* recorded */
-	uint32_t rename;   /* its handle in the rewrite when that differs (0: none) */
-	size_t sas, end;   /* rows; end NONE: not ended in the trace */
-	size_t chain_end;  /* a head: the last end of its chain (NONE: never) */
-	size_t head;	   /* its chain's kept session (itself for one) */
-	uint32_t group;	   /* origin, or the policy's assertions */
-	uint32_t next_end; /* + 1: the next session ending at the same row */
-	uint8_t fin;	   /* a session of the finding */
-	uint8_t member;	   /* ... whose set-up goes */
-	uint8_t by_flush;  /* it ended by a FlushContext */
-	uint8_t unseen;	   /* it ended unseen at end (a reset, its handle again) */
-	uint8_t type;	   /* sessionType */
+	uint32_t handle;     /* recorded */
+	uint32_t rename;     /* its handle in the rewrite when that differs (0: none) */
+	size_t sas, end;     /* rows; end NONE: not ended in the trace */
+	size_t chain_end;    /* a head: the last end of its chain (NONE: never) */
+	size_t head;	     /* its chain's kept session (itself for one) */
+	uint32_t group;	     /* origin, or the policy's assertions */
+	uint32_t next_end;   /* + 1: the next session ending at the same row */
+	uint8_t fin;	     /* a session of the finding */
+	uint8_t member;	     /* ... whose set-up goes */
+	uint8_t by_flush;    /* it ended by a FlushContext */
+	uint8_t unseen;	     /* it ended unseen at end (a reset, its handle again) */
+	uint8_t type;	     /* sessionType */
+	size_t last_ref;     /* the last row that names it (NONE: none) */
+	int64_t last_client; /* ... its client (-1: none) */
 };
 
 struct plan {
@@ -64,6 +66,7 @@ struct plan {
 	} heads[MAX_HEADS];
 	unsigned nh;
 	uint32_t n_renamed;
+	int64_t client; /* the current row's client (-1: none) */
 	char *err;
 	size_t errlen;
 };
@@ -158,7 +161,8 @@ static int sess_add(struct plan *p, size_t i, const uint8_t *b, size_t len, cons
 	memset(s, 0, sizeof *s);
 	s->handle = p->w[i].rsp_handle;
 	s->sas = i;
-	s->end = s->chain_end = NONE;
+	s->end = s->chain_end = s->last_ref = NONE;
+	s->last_client = -1;
 	s->type = sas_type(b, len, c);
 	if (p->ci[i] != NONE && ADVISE_MARK_KIND(p->marks[p->ci[i]]) == p->kind) {
 		const struct advise_cmd *ac = &p->c[p->ci[i]];
@@ -174,6 +178,16 @@ static int sess_add(struct plan *p, size_t i, const uint8_t *b, size_t len, cons
 	return 0;
 }
 
+/* Row i names the live session with recorded handle h. */
+static void ref(struct plan *p, size_t i, uint32_t h)
+{
+	int k = live_find(p, h);
+	if (k >= 0 && p->client >= 0) {
+		p->s[p->live[k]].last_ref = i;
+		p->s[p->live[k]].last_client = p->client;
+	}
+}
+
 /* One row of the first pass: sessions started, extended, used, ended. */
 static int follow_row(struct plan *p, size_t i, const uint8_t *b, size_t len)
 {
@@ -182,6 +196,14 @@ static int follow_row(struct plan *p, size_t i, const uint8_t *b, size_t len)
 	int k, rc;
 	if (!b || tpm_cmd_decode(b, len, &c))
 		return 0;
+	for (unsigned e = 0; e < c.n_sessions; e++)
+		ref(p, i, c.sess[e].handle);
+	for (unsigned e = 0; e < c.n_handles && e < 3; e++)
+		ref(p, i, c.handles[e]);
+	if (r->has_flushed)
+		ref(p, i, r->flushed);
+	if (r->cc == TPM_CC_ContextLoad)
+		ref(p, i, r->rsp_handle);
 	if (r->cc == TPM_CC_Startup && r->ok) {
 		while (p->nl)
 			if ((rc = sess_close(p, p->nl - 1, i, END_UNSEEN)))
@@ -319,6 +341,13 @@ static int emit_row(struct plan *p, size_t i, const uint8_t *b, size_t len, uint
 			++*dropped;
 			return 0;
 		}
+		/* a kept session is its last user's (a per-client-space replay
+		 * flushes it after its holder's last command) */
+		if (s->fin && s->head == (size_t)(s - p->s) && s->last_client >= 0 &&
+		    s->last_client != p->client) {
+			r->has_client = 1;
+			r->patch_client = s->last_client;
+		}
 		/* its handle is the kept session's there: it gets one of its own */
 		if (collides(p, i, s->handle))
 			s->rename = rh = (s->handle & 0xff000000u) | (0xfff000u + ++p->n_renamed);
@@ -371,8 +400,11 @@ static int emit_row(struct plan *p, size_t i, const uint8_t *b, size_t len, uint
 static int scan(sqlite3 *db, int64_t src, struct plan *p, int pass, uint64_t *dropped)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "SELECT id, cmd FROM command WHERE trace_id=? ORDER BY seq", -1,
-			       &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		db,
+		"SELECT id, cmd, coalesce(client_id, -1) FROM command WHERE trace_id=?"
+		" ORDER BY seq",
+		-1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_int64(st, 1, src);
 	int rc = 0, step;
@@ -384,6 +416,7 @@ static int scan(sqlite3 *db, int64_t src, struct plan *p, int pass, uint64_t *dr
 		}
 		const uint8_t *b = sqlite3_column_blob(st, 1);
 		size_t len = (size_t)sqlite3_column_bytes(st, 1);
+		p->client = sqlite3_column_int64(st, 2);
 		rc = pass ? emit_row(p, i, b, len, dropped) : follow_row(p, i, b, len);
 		i++;
 	}
@@ -428,6 +461,10 @@ static int plan_run(sqlite3 *db, int64_t src, struct plan *p, uint64_t *dropped)
 			h->chain_end = s->end;
 		else if (h->chain_end != NONE && (s->end == NONE || s->end > h->chain_end))
 			h->chain_end = s->end;
+		if (s->last_ref != NONE && (h->last_ref == NONE || s->last_ref > h->last_ref)) {
+			h->last_ref = s->last_ref;
+			h->last_client = s->last_client;
+		}
 	}
 	if (!members) {
 		snprintf(p->err, p->errlen, "%s: trace %lld has no such finding", kname(p),

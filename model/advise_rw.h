@@ -21,6 +21,10 @@ struct rw_row {
 	size_t patch_len;
 	uint32_t patch_rsp;
 	uint8_t has_patch;
+	/* ... and its new client (a kept session's set-up: the client of its
+	 * last use, so that a per-client-space replay keeps it that long) */
+	uint8_t has_client;
+	int64_t patch_client;
 };
 
 /* session-per-command (kind ADVISE_SESSION_PER_CMD) or policy-rebuilt

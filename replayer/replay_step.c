@@ -194,10 +194,7 @@ static int orig_auth_recorded(struct rp *x, struct orig *o, unsigned n_auth, con
 				tpm_cc_name(c->cc), s->handle);
 			return 1;
 		}
-		/* In a per-client-space trace a session is its client's: one
-		 * that another client uses (a rewrite that keeps one session
-		 * for all, docs/advise.md) is flushed after that client's end. */
-		rs->client = o->sc->client;
+		rp_sess_give(x, rs, o->sc->client);
 		a[o->na].is_sess = 1;
 		a[o->na].s = &rs->s;
 		a[o->na].rs = rs;
