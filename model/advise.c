@@ -250,10 +250,11 @@ static struct bgroup *bgroup_of(struct sess_run *r, uint8_t origin, uint32_t ske
 	return &r->bg[r->nbg++];
 }
 
-static void bgroup_reset(struct sess_run *r, uint8_t origin)
+/* The kept session of an origin's group (one kind, or every kind) ended. */
+static void bgroup_reset(struct sess_run *r, uint8_t origin, uint32_t skey, int one_kind)
 {
 	for (unsigned k = 0; k < r->nbg; k++)
-		if (r->bg[k].origin == origin)
+		if (r->bg[k].origin == origin && (!one_kind || r->bg[k].skey == skey))
 			r->bg[k].seen = 0;
 }
 
@@ -302,10 +303,10 @@ static void sess_end(struct adv *a, struct sess_run *r, struct sess *s, size_t e
 		}
 		a->f[ADVISE_SESSION_PER_CMD].count++;
 	} else if (kern && s->getrandom_last) {
-		bgroup_reset(r, s->origin & 3);
+		bgroup_reset(r, s->origin & 3, s->skey, 1);
 	}
 	if (kern && s->hwrng_last)
-		bgroup_reset(r, s->origin & 3);
+		bgroup_reset(r, s->origin & 3, s->skey, 1);
 	if (kern)
 		r->pk =
 		    (struct prev_kernel){1, s->hwrng_last && s->uses > 1, end != NONE, user, end};
@@ -369,8 +370,8 @@ static void detect_sessions(struct adv *a)
 		if (c->origin == POL_ORIGIN_USER) {
 			/* lazy flush: the kernel's kept session ends */
 			r.pk.user_since = 1;
-			bgroup_reset(&r, POL_ORIGIN_KERNEL);
-			bgroup_reset(&r, POL_ORIGIN_UNKNOWN);
+			bgroup_reset(&r, POL_ORIGIN_KERNEL, 0, 0);
+			bgroup_reset(&r, POL_ORIGIN_UNKNOWN, 0, 0);
 		}
 		if (c->cc == TPM_CC_StartAuthSession && ok(c)) {
 			/* its handle again: the old one ended unseen (flushed by

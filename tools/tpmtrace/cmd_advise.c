@@ -320,7 +320,7 @@ static void json_finding(struct json_w *w, const struct advise_result *r,
 struct proof {
 	int done;
 	const char *why; /* not proved: why (NULL: a run failed, said on stderr) */
-	char before[128], after[128];
+	char before[128], after[256];
 	int64_t trace_before, trace_after;
 	double before_ms, after_ms; /* replayed TPM time of the two runs */
 };
@@ -411,6 +411,34 @@ static void prove_rewrite(sqlite3 *db, const char *dbpath, int64_t id, int kind,
 		p->done = 1;
 }
 
+/* The source of a replay with a session-per-command finding of its own
+ * (an application's sessions): its rewrite, else src itself; -1 when the
+ * rewrite fails (said). */
+static int64_t source_rewrite(sqlite3 *db, int64_t src)
+{
+	struct advise_cmd *c = NULL;
+	struct advise_result *r = malloc(sizeof *r);
+	size_t n = 0;
+	int found = 0;
+	if (r && !advise_load(db, src, &c, &n)) {
+		advise_run(c, n, NULL, r);
+		for (unsigned i = 0; i < r->n; i++)
+			found |= r->f[i].kind == ADVISE_SESSION_PER_CMD && r->f[i].removed;
+	}
+	free(c);
+	free(r);
+	if (!found)
+		return src;
+	char err[512];
+	uint64_t dropped;
+	int64_t rw;
+	if (advise_rewrite(db, src, "session-per-command", &rw, &dropped, err, sizeof err)) {
+		fprintf(stderr, "tpmtrace advise: --prove: %s\n", err);
+		return -1;
+	}
+	return rw;
+}
+
 /* Proves each finding it can: the trace must be a replay (its source and
  * policy known). Returns how many were proved; a run that fails is said. */
 static unsigned prove(sqlite3 *db, const char *dbpath, int64_t id, const struct advise_result *r,
@@ -449,13 +477,21 @@ static unsigned prove(sqlite3 *db, const char *dbpath, int64_t id, const struct 
 				  "with the policy it changes (docs/advise.md)";
 			continue;
 		}
+		/* the replay's session-per-command holds the source's own too
+		 * (an application's): the after run replays the source's rewrite */
+		int64_t asrc = src;
 		snprintf(p->before, sizeof p->before, "%s", pol);
 		snprintf(p->after, sizeof p->after, "%s", after);
+		if (k == ADVISE_SESSION_PER_CMD && (asrc = source_rewrite(db, src)) != src)
+			snprintf(p->after, sizeof p->after, "%s, the %s rewrite trace %lld", after,
+				 advise_kind_name(k), (long long)asrc);
+		if (asrc < 0)
+			continue;
 		p->trace_before = prove_run(db, dbpath, src, p->before, prof, &p->before_ms);
-		p->trace_after = prove_run(db, dbpath, src, p->after, prof, &p->after_ms);
+		p->trace_after = prove_run(db, dbpath, asrc, after, prof, &p->after_ms);
 		if (p->trace_before < 0 || p->trace_after < 0) {
 			fprintf(stderr, "tpmtrace advise: --prove: a replay of trace %lld failed\n",
-				(long long)src);
+				(long long)asrc);
 			continue;
 		}
 		p->done = 1;
