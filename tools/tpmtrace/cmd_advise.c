@@ -63,13 +63,16 @@ const struct subcommand subcmd_advise = {
     "(seq range, clients, origins, counts), what its commands cost now (recorded, and\n"
     "priced on --profile), the change in the words of whoever must make it, and what\n"
     "is left after it (the commands it keeps, recorded and priced). A trace with nothing\n"
-    "to find says so. With --prove (and --profile) on a replay, each finding whose change is\n"
-    "a policy knob is proved: the source replayed on swtpm emulating the profile under the\n"
-    "replay's policy and under the changed one, the replayed saving beside the predicted.\n"
-    "docs/advise.md gives each pattern with its public source.\n",
+    "to find says so. With --prove (and --profile) each finding is proved by replay on swtpm\n"
+    "emulating the profile, the replayed saving beside the predicted: a change that is a\n"
+    "policy knob by replaying a replay's source under its policy and under the changed one;\n"
+    "a repeated primary, sessions set up per command and rebuilt policy sessions by\n"
+    "replaying the trace and its rewrite (--rewrite); outliers are not proved (a replay does\n"
+    "not reproduce a stall). docs/advise.md gives each pattern with its public source.\n",
     NULL,
     "tpmtrace advise boot.db --trace 1\n"
-    "tpmtrace advise boot.db --trace 1 --profile slb9670-linux-integrity --json\n",
+    "tpmtrace advise boot.db --trace 1 --profile slb9670-linux-integrity --json\n"
+    "tpmtrace advise boot.db --trace 1 --rewrite session-per-command\n",
 };
 
 /* The words of each finding: what, and the change by who makes it. */
