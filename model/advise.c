@@ -201,7 +201,7 @@ struct sess {
 	size_t sas, load, keyflush; /* its set-up: StartAuthSession, the salt key's load/flush */
 	uint32_t uses;
 	uint8_t origin, policy, hwrng_last, setup_taken, getrandom_last;
-	uint32_t skey; /* the kind of session (advise_cmd.sess_handle of its set-up) */
+	uint32_t skey; /* the kind of session (advise_session_kind) */
 };
 
 /* What the kernel's last session left behind, for the next one's set-up. */
@@ -256,6 +256,16 @@ static void bgroup_reset(struct sess_run *r, uint8_t origin, uint32_t skey, int 
 	for (unsigned k = 0; k < r->nbg; k++)
 		if (r->bg[k].origin == origin && (!one_kind || r->bg[k].skey == skey))
 			r->bg[k].seen = 0;
+}
+
+uint32_t advise_session_kind(const struct advise_cmd *c, size_t n, size_t i)
+{
+	/* salted to a key loaded just for it (the kernel's null key) or not
+	 * (an application's key): a kernel's session and an application's
+	 * of the same parameters are kept apart */
+	int load = i && i < n && c[i - 1].cc == TPM_CC_ContextLoad &&
+		   c[i - 1].rsp_handle == c[i].key && ok(&c[i - 1]);
+	return i < n ? c[i].sess_handle ^ (load ? 0x5bd1e995u : 0) : 0;
 }
 
 /* Session s ended (by end, a FlushContext of it, or NONE). */
@@ -317,7 +327,8 @@ static void sess_end(struct adv *a, struct sess_run *r, struct sess *s, size_t e
 static void sess_start(struct adv *a, struct sess_run *r, size_t i)
 {
 	const struct advise_cmd *c = &a->c[i];
-	struct sess s = {c->rsp_handle, 0, i, NONE, NONE, 0, c->origin, 0, 0, 0, 0, c->sess_handle};
+	struct sess s = {c->rsp_handle, 0, i, NONE, NONE, 0,
+			 c->origin,	0, 0, 0,    0,	  advise_session_kind(a->c, a->n, i)};
 	if (i && a->c[i - 1].cc == TPM_CC_ContextLoad && a->c[i - 1].rsp_handle == c->key &&
 	    ok(&a->c[i - 1]))
 		s.load = i - 1;

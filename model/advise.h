@@ -106,6 +106,11 @@ void advise_run(const struct advise_cmd *cmds, size_t n, const struct profile *p
 #define ADVISE_MARK_KIND(m) ((int)((m)&0x7f) - 1)
 int advise_marks(const struct advise_cmd *cmds, size_t n, uint8_t *marks);
 
+/* The kind of the session StartAuthSession c[i] starts, by which
+ * session-per-command groups sessions: its type, symmetric and authHash,
+ * and whether its salt key was loaded for it (ContextLoad just before). */
+uint32_t advise_session_kind(const struct advise_cmd *c, size_t n, size_t i);
+
 /* Loads trace_id's commands (tpmtrace's own, flag 32, left out) into an
  * array (*out freed by the caller). Returns 0, -ENOMEM or -EIO. */
 int advise_load(sqlite3 *db, int64_t trace_id, struct advise_cmd **out, size_t *n);

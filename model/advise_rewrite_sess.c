@@ -171,7 +171,8 @@ static int sess_add(struct plan *p, size_t i, const uint8_t *b, size_t len, cons
 		/* session-per-command: the origin and the kind of session, as
 		 * the detector groups them; policy-rebuilt: the assertions */
 		s->group = p->kind == ADVISE_SESSION_PER_CMD
-			       ? ac->sess_handle ^ (uint32_t)((ac->origin & 3) + 1) * 0x9e3779b9u
+			       ? advise_session_kind(p->c, p->nc, p->ci[i]) ^
+				     (uint32_t)((ac->origin & 3) + 1) * 0x9e3779b9u
 			       : 0;
 	}
 	p->live[p->nl++] = p->ns++;
