@@ -126,9 +126,12 @@ expect_eq "--rewrite: no repeated-primary finding in the rewrite" \
 	"$(advise_json "$db" --trace "$rw" | python3 -c 'import json,sys
 print(sum(f["kind"] == "repeated-primary" for f in json.load(sys.stdin)["findings"]))')" 0
 # --prove: the recording and its rewrite replayed as recorded on swtpm
-# emulating the scaled SLB9670 profile; the saving within 5% of the predicted.
+# emulating the SLB9670 profile (itself: on the profile scaled down 16 times
+# swtpm's own time comes close to the emulated figures, and a loaded machine
+# moved this saving of 29 ms by more than 5%); the saving within 5% of the
+# predicted.
 EPROF=$TPMTRACE_SRC/tests/integration/slb9670-scaled-16.profile
-"$TPMTRACE" advise "$db" --trace 1 --profile "$EPROF" --prove --json >"$T/pprove.json" 2>"$T/pprove.err"
+"$TPMTRACE" advise "$db" --trace 1 --profile "$PROF" --prove --json >"$T/pprove.json" 2>"$T/pprove.err"
 expect_eq "repeated-primary --prove: exit status" "$?" 0
 # The replayed saving is a difference of two emulated runs: on a loaded
 # machine one run's sleeps can overrun. A proof outside 5% is run once more
@@ -165,7 +168,7 @@ assert p and p["predicted_saving_ms"] == f["saving_ms"] > 0 and abs(p["differenc
 }
 pp_check_twice() {
 	pp_check && return 0
-	prove_again "$T/pprove.json" "$db" --trace 1 --profile "$EPROF" && pp_check
+	prove_again "$T/pprove.json" "$db" --trace 1 --profile "$PROF" && pp_check
 }
 check "--prove: repeated-primary replayed within 5% of predicted" pp_check_twice
 
