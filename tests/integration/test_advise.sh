@@ -23,6 +23,9 @@
 #    linux-6.12: the kernel's session re-created after each of the two user
 #    commands, the hwrng read ending it once; both proved within 5% (the
 #    source replayed with user-flush=off, and with hwrng=off);
+#  - --target: an unlock of an object sealed before the trace, recorded
+#    against an external swtpm: unproved on a fresh swtpm (its Load fails),
+#    proved within 5% on the recording's TPM, which is left as it was;
 #  - the demo workload's session-per-command (every tpm2-tools process
 #    starts its own HMAC session) proved within 5%; outliers, which a replay
 #    cannot reproduce, said unproved.
@@ -32,7 +35,7 @@
 # trace with nothing to find says so. --json parses and carries every number
 # the text shows. Then bad input: no such trace, a missing profile.
 . "$(dirname "$0")/../lib/common.sh"
-need swtpm sqlite3 python3 tpm2_createprimary tpm2_unseal tpm2_pcrread
+need swtpm sqlite3 python3 tpm2_createprimary tpm2_unseal tpm2_pcrread tpm2_getcap
 
 PROF=slb9670-linux-integrity
 cd "$T" # the tools write their context files here
@@ -260,6 +263,38 @@ print(f["proof"]["after_trace"])' "$T/rmprove.json")
 expect_eq "--prove (per-client spaces): the rewrite's replay flushed the clients' spaces, nothing failed" \
 	"$(sqlite3 "$db" "SELECT (SELECT count(*) > 0 FROM command WHERE trace_id = $after AND flags & 32
 	AND cc = 0x165) || ',' || (SELECT count(*) FROM command WHERE trace_id = $after AND rc NOT IN (0, 0x922))")" "1,0"
+
+# ---- --target: a trace whose replay needs its own TPM ----
+# As a LUKS unlock: the sealed object was made before the trace, under the
+# TPM's seeds, so that its Load fails on a fresh swtpm (an integrity check)
+# and the proof with it; replayed on the recording's TPM (--target), the
+# unlock's session-per-command (one HMAC session per tpm2-tools process) is
+# proved within 5%, and the TPM is left as it was found.
+start_swtpm "$T/ext"
+etcti=swtpm:path=$T/ext/s.sock
+mkdir -p "$T/extwd"
+(cd "$T/extwd" && tpm2_startup -T "$etcti" -c && tpm2_createprimary -T "$etcti" -Q -C o -G ecc256 -c prim.ctx &&
+	printf secret | tpm2_create -T "$etcti" -Q -C prim.ctx -i- -u k.pub -r k.priv &&
+	tpm2_flushcontext -T "$etcti" -t)
+expect_eq "sealed an object on the external swtpm" "$?" 0
+db=$T/ext.db
+(cd "$T/extwd" && "$TPMTRACE" record --backend "$etcti" --rm --db "$db" --payloads redacted --quiet -- sh -c \
+	'tpm2_createprimary -Q -C o -G ecc256 -c p.ctx && tpm2_load -Q -C p.ctx -u k.pub -r k.priv -c k.ctx &&
+	 [ "$(tpm2_unseal -c k.ctx)" = secret ]') 2>"$T/ext.err"
+expect_eq "recorded the unlock against it" "$?" 0
+advise_json "$db" --trace 1 --profile "$PROF" --prove >"$T/ext-spawn.json" 2>"$T/ext-spawn.err"
+check "--prove on a fresh swtpm: the sealed key does not load there, no proof claimed" python3 -c 'import json,sys
+f = [x for x in json.load(open(sys.argv[1]))["findings"] if x["kind"] == "session-per-command"][0]
+assert f["proof"] is None, f' "$T/ext-spawn.json"
+before=$(tpm2_getcap -T "$etcti" handles-transient; tpm2_getcap -T "$etcti" handles-loaded-session)
+advise_json "$db" --trace 1 --profile "$PROF" --prove --target "$etcti" >"$T/ext.json" 2>"$T/ext-prove.err"
+expect_eq "--prove --target: exit status" "$?" 0
+check "--prove --target: session-per-command replayed within 5% of predicted" \
+	proof_check_twice "$T/ext.json" session-per-command "$db" --trace 1 --profile "$PROF" --target "$etcti"
+expect_eq "--prove --target: the TPM's transient objects and sessions as they were" \
+	"$(tpm2_getcap -T "$etcti" handles-transient; tpm2_getcap -T "$etcti" handles-loaded-session)" "$before"
+"$TPMTRACE" advise "$db" --trace 1 --target "$etcti" >/dev/null 2>&1
+expect_eq "--target without --prove: a usage error" "$?" 2
 
 # ---- the kernel's sessions: tpmclient traffic replayed under kernel presets ----
 db=$T/k.db
