@@ -768,8 +768,15 @@ int db_writer_stop(struct writer *w, const char *status, struct writer_stats *fi
 	writer_get_stats(w, &st);
 	if (!status)
 		status = "complete";
-	rc = db_trace_end(w->db, w->cfg.trace_id, st.commands, st.events,
-			  st.dropped + atomic_load(&w->ext_dropped), status);
+	uint64_t dropped = st.dropped + atomic_load(&w->ext_dropped);
+	rc = db_trace_end(w->db, w->cfg.trace_id, st.commands, st.events, dropped, status);
+	if (rc) {
+		/* A full disk refused the closing write: fold the WAL into the
+		 * database (which frees the WAL's pages) and try once more, so
+		 * that the trace is not left 'recording'. */
+		sqlite3_wal_checkpoint_v2(w->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+		rc = db_trace_end(w->db, w->cfg.trace_id, st.commands, st.events, dropped, status);
+	}
 	/* Leave a self-contained file behind (the WAL folded in). */
 	sqlite3_wal_checkpoint_v2(w->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 	if (final)

@@ -42,6 +42,39 @@ expect_eq "a 1 MB tmpfs for the database" "$?" 0
 	umount "$T/full"
 }
 
+# -- 1b. Disk full when the recorder stops: the closing write of the trace row
+# may fail (the recorder folds the WAL in and tries once more). Either it
+# closed the trace and exits 0, or it says so and exits non-zero: never a
+# trace left 'recording' with an exit 0.
+mkdir -p "$T/full2"
+mount -t tmpfs -o size=1m tpmtrace-test "$T/full2"
+expect_eq "a second 1 MB tmpfs" "$?" 0
+{
+	start_swtpm "$T/sw5"
+	db=$T/full2/full.db
+	record_bg "$db" --backend "swtpm:path=$T/sw5/s.sock" --listen "unix:$T/p5.sock" --payloads full
+	wait_for_socket "$T/p5.sock"
+	"$TPMCLIENT" --connect "unix:$T/p5.sock" --cmd startup >/dev/null
+	check "full at stop: before" "$TPMCLIENT" --connect "unix:$T/p5.sock" --cmd big --count 300
+	check "full at stop: the first 301 commands committed" \
+		wait_until "[ \"\$(sqlite3 '$db' 'SELECT count(*) FROM command')\" = 301 ]"
+	dd if=/dev/zero of="$T/full2/filler" bs=4k 2>/dev/null
+	kill -TERM $RECORD_PID
+	wait $RECORD_PID
+	rc=$?
+	rm -f "$T/full2/filler"
+	st=$(sqlite3 "$db" "SELECT status FROM trace")
+	echo "full at stop: exit status $rc, trace status $st"
+	check "full at stop: exit 0 only with the trace closed (exit $rc, status $st)" \
+		[ "$rc" = 0 -a "$st" = complete -o "$rc" != 0 -a "$st" = recording ]
+	if [ "$rc" != 0 ]; then
+		check "full at stop: the message says the trace could not be finalized" \
+			grep -q 'could not finalize trace' "$T/record.err"
+	fi
+	expect_eq "full at stop: integrity" "$(sqlite3 "$db" 'PRAGMA integrity_check')" ok
+	umount "$T/full2"
+}
+
 # -- 2. Read-only directory and files, recorder running as nobody.
 {
 	mkdir -p "$T/ro" "$T/rotmp"
