@@ -1,8 +1,8 @@
 /* Opening and creating tpmtrace databases (db/db.h). db_open and db_open_perm
  * check the application id and schema version, create a new file whole from
  * db/schema.sql (schema_sql.h) under the file rules of docs/security.md (0600,
- * O_EXCL|O_NOFOLLOW, no wider -wal/-shm/-journal companions), migrate version 1
- * to 2 and refresh the views; every connection gets limits on the length of a
+ * O_EXCL|O_NOFOLLOW, no wider -wal/-shm/-journal companions), migrate versions 1
+ * and 2 to 3 and refresh the views; every connection gets limits on the length of a
  * value and of an SQL text, and a DB_READ connection is query_only with ATTACH
  * denied and a statement time budget (TPMTRACE_DB_STATEMENT_MS).
  * db_register_functions adds the SQL functions tpm_cc_name, tpm_rc_text,
@@ -565,6 +565,40 @@ static int migrate_v1(sqlite3 *db, char *err, size_t errlen)
 	return rc;
 }
 
+/* Version 2 to 3: advise_proof (db/schema.sql). Files opened read-only stay
+ * at version 2 and read the same (no proof stored: advise_proof_latest()
+ * finds none). The version is read again under the write lock: another
+ * tpmtrace may have migrated the file since this one looked. */
+static int migrate_v2(sqlite3 *db, char *err, size_t errlen)
+{
+	int64_t ver = 0;
+	if (db_exec(db, "BEGIN IMMEDIATE", err, errlen))
+		return -EIO;
+	if (pragma_int(db, "PRAGMA user_version", &ver)) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+		db_exec(db, "ROLLBACK", NULL, 0);
+		return -EIO;
+	}
+	if (ver != 2)
+		return db_exec(db, "COMMIT", err, errlen);
+	int rc = db_exec(
+	    db,
+	    "CREATE TABLE advise_proof (id INTEGER PRIMARY KEY,"
+	    " trace_id INTEGER NOT NULL REFERENCES trace(id), kind TEXT NOT NULL,"
+	    " profile TEXT NOT NULL, predicted_saving_ms REAL NOT NULL,"
+	    " replayed_saving_ms REAL NOT NULL, replayed_before_ms REAL NOT NULL,"
+	    " replayed_after_ms REAL NOT NULL, before_trace INTEGER REFERENCES trace(id),"
+	    " after_trace INTEGER REFERENCES trace(id), before_policy TEXT, after_policy TEXT,"
+	    " created_at TEXT);"
+	    " CREATE INDEX advise_proof_trace ON advise_proof (trace_id, kind, profile);"
+	    " UPDATE meta SET value='3' WHERE key='schema_version';"
+	    " PRAGMA user_version = 3; COMMIT",
+	    err, errlen);
+	if (rc)
+		db_exec(db, "ROLLBACK", NULL, 0);
+	return rc;
+}
+
 /* Creates the schema of a new database unless another process did: the
  * write lock is taken first (BEGIN IMMEDIATE waits for the other creator's
  * transaction, busy_timeout), then the file is looked at again. *app and
@@ -592,7 +626,7 @@ static int create_schema(sqlite3 *db, int64_t *app, int64_t *ver, int wal, char 
 		goto fail;
 	}
 	if (db_exec(db,
-		    "INSERT INTO meta VALUES ('schema_version','2'),"
+		    "INSERT INTO meta VALUES ('schema_version','3'),"
 		    "('created_by','tpmtrace " TPMTRACE_VERSION "');COMMIT",
 		    msg, len))
 		goto fail;
@@ -777,6 +811,11 @@ int db_open_perm(const char *path, enum db_open_mode mode, unsigned perm, sqlite
 	if (mode != DB_READ && ver == 1 && migrate_v1(db, msg, sizeof msg)) {
 		rc = -EIO;
 		snprintf(err, errlen, "%s: cannot migrate schema version 1 to 2: %s", path, msg);
+		goto out;
+	}
+	if (mode != DB_READ && ver <= 2 && migrate_v2(db, msg, sizeof msg)) {
+		rc = -EIO;
+		snprintf(err, errlen, "%s: cannot migrate schema version 2 to 3: %s", path, msg);
 		goto out;
 	}
 	if (mode != DB_READ)

@@ -1,7 +1,7 @@
--- tpmtrace database schema, version 2 (docs/schema.md describes every column).
+-- tpmtrace database schema, version 3 (docs/schema.md describes every column).
 -- Times are nanoseconds of CLOCK_MONOTONIC on the recording host unless noted.
 PRAGMA application_id = 1414548820; -- 0x54504D54, "TPMT"
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;
 
 CREATE TABLE meta (
 	key TEXT PRIMARY KEY,
@@ -185,3 +185,23 @@ CREATE TABLE profile_entry (
 	comment TEXT,                      -- provenance of the entry
 	PRIMARY KEY (profile_id, cc, auth, variant)
 );
+
+-- advise --prove (docs/advise.md): a finding of a trace proved on a profile by
+-- two replay runs (the trace as it is and with the change made); the newest
+-- row of a trace, finding and profile is the one `report` shows.
+CREATE TABLE advise_proof (
+	id INTEGER PRIMARY KEY,
+	trace_id INTEGER NOT NULL REFERENCES trace(id), -- the trace advised
+	kind TEXT NOT NULL,                -- the finding: repeated-primary, session-per-command, ...
+	profile TEXT NOT NULL,             -- the profile it was priced on and emulated
+	predicted_saving_ms REAL NOT NULL, -- advise's saving, priced on the profile
+	replayed_saving_ms REAL NOT NULL,  -- replayed_before_ms - replayed_after_ms
+	replayed_before_ms REAL NOT NULL,  -- TPM time of the run before the change
+	replayed_after_ms REAL NOT NULL,   -- ... and of the run after it
+	before_trace INTEGER REFERENCES trace(id), -- the two replay runs
+	after_trace INTEGER REFERENCES trace(id),
+	before_policy TEXT,                -- what each run replayed under
+	after_policy TEXT,
+	created_at TEXT                    -- wall clock, ISO 8601 UTC
+);
+CREATE INDEX advise_proof_trace ON advise_proof (trace_id, kind, profile);

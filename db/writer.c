@@ -48,6 +48,12 @@ struct writer {
 	struct rec *slots;
 	size_t slots_bytes;
 	size_t page;
+	/* The producer stays this many slots (a page's worth) and payload
+	 * bytes (a page) behind the tail, so that the writer may hand back the
+	 * page it shares with the previous batch (release_slots); 0 for a
+	 * queue of a few pages, which keeps them all. */
+	uint32_t guard_slots;
+	uint32_t guard_bytes;
 	uint32_t mask;
 	uint8_t *ring;
 	uint64_t ring_cap; /* bytes allocated */
@@ -280,12 +286,15 @@ static void background_thread(const struct writer *w)
 		setpriority(PRIO_PROCESS, (id_t)gettid(), w->cfg.nice);
 }
 
-/* Hands the pages that only hold slots of records [t, t + n) back to the
- * kernel (their next use faults in a zero page). Called before the tail moves
- * past them: until then the producer never writes there, so nothing it wrote
- * is lost. */
+/* Hands the pages that only hold slots of records [t - guard, t + n) back to
+ * the kernel (their next use faults in a zero page). Called before the tail
+ * moves past them: until then the producer never writes there (it stays
+ * guard_slots behind the tail), so nothing it wrote is lost; and the page a
+ * batch shares with the one before goes back too. */
 static void release_slots(struct writer *w, uint64_t t, uint64_t n)
 {
+	t -= w->guard_slots;
+	n += w->guard_slots;
 	uint64_t first = t & w->mask, count = n > w->mask + 1ull ? w->mask + 1ull : n;
 	while (count) {
 		uint64_t piece = count < w->mask + 1ull - first ? count : w->mask + 1ull - first;
@@ -302,8 +311,9 @@ static void release_slots(struct writer *w, uint64_t t, uint64_t n)
 
 /* The same for the payload ring: pages inside the payloads of records [t,
  * t + n) (in ring order; a lap's end or the ring's growth starts a new run),
- * before c_bytes moves past them. Between bursts only the payloads queued at
- * the moment (and a page at each batch's edges) stay resident. */
+ * and the guard_bytes before the first, before c_bytes moves past them.
+ * Between bursts only the payloads queued at the moment (and the page at the
+ * last batch's end) stay resident. */
 static void release_range(struct writer *w, const uint8_t *a0, const uint8_t *b0)
 {
 	uintptr_t a = ((uintptr_t)a0 + w->page - 1) & ~(uintptr_t)(w->page - 1);
@@ -322,6 +332,9 @@ static void release_payloads(struct writer *w, uint64_t t, uint64_t n)
 			if (run)
 				release_range(w, run, end);
 			run = p;
+			if (k == 0) /* the bytes behind the tail: see guard_bytes */
+				run = (size_t)(p - w->ring) > w->guard_bytes ? p - w->guard_bytes
+									     : w->ring;
 		}
 		end = e;
 	}
@@ -518,6 +531,11 @@ int db_writer_start(struct writer **out, const struct writer_cfg *cfg, char *err
 	w->path = strdup(cfg->path);
 	w->page = (size_t)sysconf(_SC_PAGESIZE);
 	w->slots_bytes = (size_t)w->cfg.queue_slots * sizeof(struct rec);
+	if (w->slots_bytes >= 8 * w->page)
+		w->guard_slots =
+		    (uint32_t)((w->page + sizeof(struct rec) - 1) / sizeof(struct rec));
+	if (atomic_load(&w->p_cap) >= 8 * w->page)
+		w->guard_bytes = (uint32_t)w->page;
 	w->slots = mmap(NULL, w->slots_bytes, PROT_READ | PROT_WRITE,
 			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (w->slots == MAP_FAILED)
@@ -617,7 +635,7 @@ static int has_room(struct writer *w, uint32_t len, uint64_t *start)
 {
 	uint64_t h = atomic_load_explicit(&w->head, memory_order_relaxed);
 	uint64_t t = atomic_load_explicit(&w->tail, memory_order_acquire);
-	if (h - t > w->mask || len > w->ring_cap)
+	if (h - t > w->mask - w->guard_slots || len > w->ring_cap - w->guard_bytes)
 		return 0;
 	uint64_t c = atomic_load_explicit(&w->c_bytes, memory_order_acquire);
 	uint64_t s = w->p_bytes;
@@ -626,8 +644,12 @@ static int has_room(struct writer *w, uint32_t len, uint64_t *start)
 		w->p_grow = 1;
 	uint64_t pos = (s - w->p_base) % cap;
 	for (;;) { /* at most twice: once more after growing */
-		if (cap - pos < len) {
-			s += cap - pos; /* keep each payload contiguous */
+		/* Keep each payload contiguous; and a ring that is to grow
+		 * goes to the lap's start when the guard would keep it from
+		 * reaching it. */
+		if (cap - pos < len ||
+		    (w->p_grow && cap != w->ring_cap && cap - pos < len + w->guard_bytes)) {
+			s += cap - pos;
 			pos = 0;
 		}
 		if (pos != 0 || !w->p_grow || cap == w->ring_cap)
@@ -646,7 +668,7 @@ static int has_room(struct writer *w, uint32_t len, uint64_t *start)
 		cap = w->ring_cap;
 		atomic_store_explicit(&w->p_cap, cap, memory_order_relaxed);
 	}
-	if (s + len - c > cap)
+	if (s + len - c > cap - w->guard_bytes)
 		return 0;
 	*start = s;
 	return 1;
@@ -660,7 +682,7 @@ struct rec *db_writer_reserve(struct writer *w, uint8_t type, uint32_t payload_l
 	int waited = 0;
 
 	while (!has_room(w, payload_len, &start)) {
-		if (!w->cfg.block_when_full || payload_len > w->ring_cap) {
+		if (!w->cfg.block_when_full || payload_len > w->ring_cap - w->guard_bytes) {
 			/* A client row is not a command or an event: its producer
 			 * tries again with the client's next command. */
 			if (type == REC_CLIENT)
@@ -768,8 +790,15 @@ int db_writer_stop(struct writer *w, const char *status, struct writer_stats *fi
 	writer_get_stats(w, &st);
 	if (!status)
 		status = "complete";
-	rc = db_trace_end(w->db, w->cfg.trace_id, st.commands, st.events,
-			  st.dropped + atomic_load(&w->ext_dropped), status);
+	uint64_t dropped = st.dropped + atomic_load(&w->ext_dropped);
+	rc = db_trace_end(w->db, w->cfg.trace_id, st.commands, st.events, dropped, status);
+	if (rc) {
+		/* A full disk refused the closing write: fold the WAL into the
+		 * database (which frees the WAL's pages) and try once more, so
+		 * that the trace is not left 'recording'. */
+		sqlite3_wal_checkpoint_v2(w->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+		rc = db_trace_end(w->db, w->cfg.trace_id, st.commands, st.events, dropped, status);
+	}
 	/* Leave a self-contained file behind (the WAL folded in). */
 	sqlite3_wal_checkpoint_v2(w->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 	if (final)

@@ -305,17 +305,9 @@ uint32_t recorder_client_peer(struct recorder *r, const char *peer)
 	return id;
 }
 
-void recorder_client_add(struct recorder *r, uint32_t id, const char *peer, uint64_t t_first)
-{
-	struct recorder_client_key *k = slot_for_new(r);
-	snprintf(k->peer, sizeof k->peer, "%s", peer);
-	k->id = id;
-	k->t_first = t_first;
-	store_client(r, k);
-}
-
-uint32_t recorder_client_proc(struct recorder *r, pid_t pid, const char *comm, const char *peer,
-			      uint64_t t_first)
+/* A new client row: id, a process (pid > 0) or none, its program and peer. */
+static void add_key(struct recorder *r, uint32_t id, pid_t pid, const char *comm, const char *peer,
+		    uint64_t t_first)
 {
 	struct recorder_client_key *k = slot_for_new(r);
 	k->is_pid = pid > 0;
@@ -323,8 +315,20 @@ uint32_t recorder_client_proc(struct recorder *r, pid_t pid, const char *comm, c
 	k->uid = (uid_t)-1; /* not known */
 	snprintf(k->comm, sizeof k->comm, "%s", comm ? comm : "");
 	snprintf(k->peer, sizeof k->peer, "%s", peer ? peer : "");
-	k->id = ++r->next_client;
+	k->id = id;
 	k->t_first = t_first;
 	store_client(r, k);
-	return k->id;
+}
+
+void recorder_client_add(struct recorder *r, uint32_t id, const char *peer, uint64_t t_first)
+{
+	add_key(r, id, 0, NULL, peer, t_first);
+}
+
+uint32_t recorder_client_proc(struct recorder *r, pid_t pid, const char *comm, const char *peer,
+			      uint64_t t_first)
+{
+	uint32_t id = ++r->next_client;
+	add_key(r, id, pid, comm, peer, t_first);
+	return id;
 }

@@ -357,40 +357,30 @@ static int attach(struct kernel_rec *k, const char *prog, const char *sym, uint6
 	return 0;
 }
 
+/* The programs of each kind: the return first (an entry without its return
+ * would leave commands in flight), then the entry, which a PK_CALLER probe
+ * gives its cookie (the origin it pushes). */
+static const struct {
+	const char *entry, *ret;
+} probe_progs[] = {
+    [PK_TRANSMIT] = {"transmit_entry", "transmit_return"},
+    [PK_CALLER] = {"caller_entry", "caller_return"},
+    [PK_PREPARE] = {"prepare_space_entry", "caller_return"},
+    [PK_WRITE] = {"write_entry", NULL},
+    [PK_QUEUE] = {"queue_work_entry", NULL},
+    [PK_ASYNC] = {"async_entry", NULL},
+    [PK_GETOPS] = {"getops_entry", NULL},
+    [PK_PUTOPS] = {"putops_entry", NULL},
+};
+
 static int attach_probe(struct kernel_rec *k, const struct probe_def *d, const char *sym)
 {
 	int rc = 0;
-	switch (d->kind) {
-	case PK_TRANSMIT:
-		/* the return first: an entry without its return would leave
-		 * commands in flight */
-		if (!(rc = attach(k, "transmit_return", sym, 0, 1)))
-			rc = attach(k, "transmit_entry", sym, 0, 0);
-		break;
-	case PK_CALLER:
-		if (!(rc = attach(k, "caller_return", sym, 0, 1)))
-			rc = attach(k, "caller_entry", sym, d->cookie, 0);
-		break;
-	case PK_PREPARE:
-		if (!(rc = attach(k, "caller_return", sym, 0, 1)))
-			rc = attach(k, "prepare_space_entry", sym, 0, 0);
-		break;
-	case PK_WRITE:
-		rc = attach(k, "write_entry", sym, 0, 0);
-		break;
-	case PK_QUEUE:
-		rc = attach(k, "queue_work_entry", sym, 0, 0);
-		break;
-	case PK_ASYNC:
-		rc = attach(k, "async_entry", sym, 0, 0);
-		break;
-	case PK_GETOPS:
-		rc = attach(k, "getops_entry", sym, 0, 0);
-		break;
-	case PK_PUTOPS:
-		rc = attach(k, "putops_entry", sym, 0, 0);
-		break;
-	}
+	if (probe_progs[d->kind].ret)
+		rc = attach(k, probe_progs[d->kind].ret, sym, 0, 1);
+	if (!rc)
+		rc = attach(k, probe_progs[d->kind].entry, sym,
+			    d->kind == PK_CALLER ? d->cookie : 0, 0);
 	return rc;
 }
 

@@ -152,15 +152,18 @@ expect_eq "the bad inputs left trace c off the server" "$(on_server c)" 0
 # ---- a schema version 1 file: migrated and given UUIDs by its first push ----
 cp "$T/c.db" "$T/v1.db"
 sqlite3 "$T/v1.db" "DROP INDEX trace_uuid; ALTER TABLE trace DROP COLUMN uuid;
-	DROP TABLE trace_host; UPDATE meta SET value = '1' WHERE key = 'schema_version';
+	DROP TABLE trace_host; DROP TABLE advise_proof;
+	UPDATE meta SET value = '1' WHERE key = 'schema_version';
 	PRAGMA user_version = 1"
 check "tpmtrace verify reads the version 1 file" "$TPMTRACE" verify "$T/v1.db"
 PGPASSFILE=$T/pgpass "$TPMTRACE" push "$T/v1.db" "$PUSHURL" >"$T/v1.out" 2>&1
 rc=$?
 check "push of a version 1 file exits 0 ($(cat "$T/v1.out"))" test $rc -eq 0
-expect_eq "the file is at version 2 and its trace has a UUID" \
-	"$(sqlite3 "$T/v1.db" "PRAGMA user_version; SELECT length(uuid) FROM trace")" "2
-36"
+expect_eq "the file is at version 3 (through 2) and its trace has a UUID" \
+	"$(sqlite3 "$T/v1.db" "PRAGMA user_version; SELECT length(uuid) FROM trace;
+	SELECT count(*) FROM sqlite_schema WHERE name IN ('trace_host', 'advise_proof')")" "3
+36
+2"
 expect_eq "the version 1 trace is on the server" "$(on_server v1)" 1
 PGPASSFILE=$T/pgpass "$TPMTRACE" push "$T/v1.db" "$PUSHURL" >"$T/v1b.out" 2>&1
 check "its second push sends nothing" grep -q '^pushed 0 traces.*1 already on the server' "$T/v1b.out"

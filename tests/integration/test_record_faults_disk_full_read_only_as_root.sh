@@ -1,31 +1,39 @@
 #!/usr/bin/env bash
 # Faults while recording that need root: (1) disk full (a size-limited tmpfs):
 # traffic continues, one warning, drops counted exactly, recording resumes
-# when space returns; (2) the database directory and files made read-only
+# when space returns; (1b) a disk full when the recorder stops: the trace
+# closed, or a message and a non-zero exit; (2) the database directory and files made read-only
 # mid-recording (the recorder running as nobody): traffic continues, counts
 # exact. Skipped as a whole without root (tests/README.md, "Skips").
 . "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3 setpriv
 [ "$(id -u)" -eq 0 ] || skip "needs root: mounts a size-limited tmpfs and runs the recorder as nobody"
 
+# on_full_disk NAME CMD COUNT: a recorder of a private swtpm with its database
+# on a 1 MB tmpfs ($T/NAME; db=$T/NAME/full.db, socket $T/NAME.sock), a
+# client's Startup and COUNT commands CMD committed; then the disk filled.
+on_full_disk() {
+	mkdir -p "$T/$1"
+	mount -t tmpfs -o size=1m tpmtrace-test "$T/$1"
+	expect_eq "$1: a 1 MB tmpfs for the database" "$?" 0
+	start_swtpm "$T/sw-$1"
+	db=$T/$1/full.db
+	record_bg "$db" --backend "swtpm:path=$T/sw-$1/s.sock" --listen "unix:$T/$1.sock" --payloads full
+	wait_for_socket "$T/$1.sock"
+	"$TPMCLIENT" --connect "unix:$T/$1.sock" --cmd startup >/dev/null
+	check "$1: before" "$TPMCLIENT" --connect "unix:$T/$1.sock" --cmd "$2" --count "$3"
+	check "$1: the first $(($3 + 1)) commands committed" \
+		wait_until "[ \"\$(sqlite3 '$db' 'SELECT count(*) FROM command')\" = $(($3 + 1)) ]"
+	dd if=/dev/zero of="$T/$1/filler" bs=4k 2>/dev/null
+}
+
 # -- 1. Disk full.
-mkdir -p "$T/full"
-mount -t tmpfs -o size=1m tpmtrace-test "$T/full"
-expect_eq "a 1 MB tmpfs for the database" "$?" 0
 {
-	start_swtpm "$T/sw3"
-	db=$T/full/full.db
-	record_bg "$db" --backend "swtpm:path=$T/sw3/s.sock" --listen "unix:$T/p3.sock" --payloads full
-	wait_for_socket "$T/p3.sock"
-	"$TPMCLIENT" --connect "unix:$T/p3.sock" --cmd startup >/dev/null
-	check "disk full: before" "$TPMCLIENT" --connect "unix:$T/p3.sock" --cmd getrandom --count 200
-	check "disk full: the first 201 commands committed" \
-		wait_until "[ \"\$(sqlite3 '$db' 'SELECT count(*) FROM command')\" = 201 ]"
-	dd if=/dev/zero of="$T/full/filler" bs=4k 2>/dev/null
-	check "disk full: traffic continues" "$TPMCLIENT" --connect "unix:$T/p3.sock" --cmd big --count 2000
+	on_full_disk full getrandom 200
+	check "disk full: traffic continues" "$TPMCLIENT" --connect "unix:$T/full.sock" --cmd big --count 2000
 	check "disk full: the recorder saw its writes fail" wait_until "grep -q 'cannot write' '$T/record.err'"
 	rm -f "$T/full/filler"
-	check "disk full: after" "$TPMCLIENT" --connect "unix:$T/p3.sock" --cmd getrandom --count 200
+	check "disk full: after" "$TPMCLIENT" --connect "unix:$T/full.sock" --cmd getrandom --count 200
 	check "disk full: recording resumed" wait_until "grep -q 'succeed again' '$T/record.err'"
 	kill -TERM $RECORD_PID
 	wait $RECORD_PID
@@ -40,6 +48,28 @@ expect_eq "a 1 MB tmpfs for the database" "$?" 0
 	expect_eq "disk full: integrity" "$(sqlite3 "$db" 'PRAGMA integrity_check')" ok
 	expect_eq "disk full: trace closed" "$(sqlite3 "$db" "SELECT status FROM trace")" complete
 	umount "$T/full"
+}
+
+# -- 1b. Disk full when the recorder stops: the closing write of the trace row
+# may fail (the recorder folds the WAL in and tries once more). Either it
+# closed the trace and exits 0, or it says so and exits non-zero: never a
+# trace left 'recording' with an exit 0.
+{
+	on_full_disk full2 big 300
+	kill -TERM $RECORD_PID
+	wait $RECORD_PID
+	rc=$?
+	rm -f "$T/full2/filler"
+	st=$(sqlite3 "$db" "SELECT status FROM trace")
+	echo "full at stop: exit status $rc, trace status $st"
+	check "full at stop: exit 0 only with the trace closed (exit $rc, status $st)" \
+		[ "$rc" = 0 -a "$st" = complete -o "$rc" != 0 -a "$st" = recording ]
+	if [ "$rc" != 0 ]; then
+		check "full at stop: the message says the trace could not be finalized" \
+			grep -q 'could not finalize trace' "$T/record.err"
+	fi
+	expect_eq "full at stop: integrity" "$(sqlite3 "$db" 'PRAGMA integrity_check')" ok
+	umount "$T/full2"
 }
 
 # -- 2. Read-only directory and files, recorder running as nobody.

@@ -8,7 +8,8 @@
 # counts the trace's own commands (tpmtrace's, flag 32: the Startup of the
 # spawned swtpm, left out; docs/schema.md, "Figures"). At 1280 px the page has
 # no horizontal scrollbar (a wide table scrolls in its own box) and every
-# chart label lies inside its chart's box.
+# chart label lies inside its chart's box (the charts of "What to change" too,
+# which comes right after the answer).
 . "$(dirname "$0")/../lib/common.sh"
 need swtpm tpm2_startup sqlite3 python3
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
@@ -178,9 +179,14 @@ expect_eq "headline: the recording and every replayed policy" \
 expect_eq "headline: every preset predicted" "$(val "$T/demo.facts" headline:predicted)" "$n_pre"
 expect_eq "headline: every row has x password" "$(val "$T/demo.facts" headline-xpw)" $((1 + n_pol + n_pre))
 expect_eq "headline: every row has a fallback share" "$(val "$T/demo.facts" headline-share)" $((1 + n_pol + n_pre))
-charts=$(grep -c 'class="policy-chart"' "$T/demo.dom")
+charts=$(grep -cE 'class="(policy|advise)-chart"' "$T/demo.dom")
 expect_eq "every chart has a value axis" "$(val "$T/demo.facts" value-axes)" "$charts"
 expect_eq "every value axis has a title" "$(val "$T/demo.facts" axis-titles)" "$charts"
+# "What to change" (advise's findings, test_report_advise_section.sh) right
+# after the answer, before the timeline.
+expect_eq "the sections in order: the answer, what to change, the timeline" \
+	"$(grep -o '<section id="[a-z-]*"' "$T/demo.dom" | head -3 | cut -d'"' -f2 | tr '\n' ' ')" \
+	"headline advise-section timeline-section "
 check "value axes name their measure" grep -q 'data-measure="TPM time"' "$T/demo.dom"
 check "... TPM time and total time" grep -q 'data-measure="total time"' "$T/demo.dom"
 expect_eq "timeline on time" "$(val "$T/demo.facts" axis)" time

@@ -56,6 +56,18 @@ wrap=()
 if [ -n "$as" ]; then
 	chmod 755 "$W"
 	wrap=(setpriv --reuid="$as" --regid="$(id -gn "$as")" --clear-groups env TMPDIR="$W")
+	# The source and build trees may sit where USER cannot read them (a
+	# clone in a mktemp -d directory, mode 0700): the test runs from a copy
+	# of tests/ and of tpmtrace that USER can read.
+	if ! "${wrap[@]}" test -r "$script" -a -x "$TPMTRACE"; then
+		tier=$(basename "$(dirname "$script")")
+		mkdir -p "$W/src/bin" && cp -r "$(dirname "$(dirname "$script")")" "$W/src/" &&
+			cp "$TPMTRACE" "$W/src/bin/tpmtrace" && chmod -R a+rX "$W/src" ||
+			{ echo "faultproof.sh: cannot copy the tests for $as" >&2; exit 1; }
+		script=$W/src/tests/$tier/$(basename "$script")
+		envs+=("TPMTRACE_TEST_LIB=$W/src/tests/lib" "TPMTRACE_SRC=$W/src")
+		[ -n "$broken" ] || envs+=("TPMTRACE=$W/src/bin/tpmtrace")
+	fi
 fi
 echo "fault proof: ${envs[*]:-} bash $script"
 "${wrap[@]}" env "${envs[@]}" bash "$script" >"$W/out" 2>&1

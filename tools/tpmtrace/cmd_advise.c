@@ -11,8 +11,10 @@
 #include "cli.h"
 #include "common.h"
 #include "model/advise.h"
+#include "model/advise_proof.h"
 #include "model/policy.h"
 #include "model/profile.h"
+#include "report_advise.h"
 
 enum { O_TRACE = 256, O_PROFILE, O_PROVE, O_TARGET, O_REWRITE, O_JSON };
 static const struct cli_opt opts[] = {
@@ -197,6 +199,18 @@ static void load_clients(sqlite3 *db, int64_t id, const struct advise_finding *f
 		sqlite3_reset(st);
 	}
 	sqlite3_finalize(st);
+}
+
+void cmd_advise_words(sqlite3 *db, int64_t id, const struct advise_finding *f, const char **what,
+		      const char **who, const char **change)
+{
+	struct client_name cn[ADVISE_MAX_CLIENTS];
+	const struct kind_text *t = &texts[f->kind];
+	load_clients(db, id, f, cn);
+	int app = by_app(f, cn);
+	*what = t->what;
+	*who = app ? t->who_app : t->who_kernel;
+	*change = app ? t->change_app : t->change_kernel;
 }
 
 static void print_where(const struct advise_finding *f, const struct client_name *cn)
@@ -627,6 +641,31 @@ static void output(sqlite3 *db, const char *dbpath, int64_t id, const struct adv
 	}
 }
 
+/* Each proof made stored for report (model/advise_proof.h); one not stored is said. */
+static void keep_proofs(sqlite3 *db, int64_t id, const struct advise_result *r, const char *prof,
+			const struct proof *pf)
+{
+	char err[256];
+	for (unsigned i = 0; i < r->n; i++) {
+		struct advise_proof ap = {.trace_id = id,
+					  .predicted_saving_ms = advise_saving_ms(r, &r->f[i]),
+					  .replayed_before_ms = pf[i].before_ms,
+					  .replayed_after_ms = pf[i].after_ms,
+					  .before_trace = pf[i].trace_before,
+					  .after_trace = pf[i].trace_after};
+		if (!pf[i].done)
+			continue;
+		snprintf(ap.kind, sizeof ap.kind, "%s", advise_kind_name(r->f[i].kind));
+		snprintf(ap.profile, sizeof ap.profile, "%s", prof);
+		snprintf(ap.before_policy, sizeof ap.before_policy, "%s", pf[i].before);
+		snprintf(ap.after_policy, sizeof ap.after_policy, "%s", pf[i].after);
+		if (advise_proof_store(db, &ap, err, sizeof err))
+			fprintf(stderr,
+				"tpmtrace advise: --prove: the proof of %s not stored: %s\n",
+				ap.kind, err);
+	}
+}
+
 static int run(int argc, char **argv)
 {
 	const char *trace_arg = NULL, *profname = NULL, *from;
@@ -700,8 +739,10 @@ static int run(int argc, char **argv)
 	}
 	advise_run(cmds, n, profname ? &prof : NULL, r);
 	struct proof pf[ADVISE_MAX_FINDINGS];
-	if (do_prove)
+	if (do_prove) {
 		prove(db, dbpath, id, r, profname, pf);
+		keep_proofs(db, id, r, prof.name, pf);
+	}
 	output(db, dbpath, id, r, profname ? prof.name : NULL, json, do_prove ? pf : NULL);
 	ret = 0;
 out:

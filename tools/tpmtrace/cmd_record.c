@@ -748,6 +748,7 @@ static int record_proxy(const struct record_args *a)
 	px = NULL;
 
 	struct writer_stats st = {0};
+	rc = 0;
 	if (s.w) {
 		rc = record_session_end(&s, &st);
 		rec.w = NULL;
@@ -760,6 +761,8 @@ static int record_proxy(const struct record_args *a)
 	if (have_em && (!a->quiet || em.missing))
 		print_emulation(&em);
 	ret = a->command ? cli_exit_status(x.child_status) : 0;
+	if (rc && !ret)
+		ret = 1; /* the trace could not be closed: say so in the status too */
 out:
 	if (x.child > 0) {
 		kill(x.child, SIGTERM);

@@ -81,6 +81,10 @@ const struct subcommand subcmd_report = {
     "    that fell back; over 25% the row is marked 'mostly fallback') and the\n"
     "    TPM time's range where the profile has spread; for the replays measured\n"
     "    on the trace's own TPM and for each --profile (--json prints this table);\n"
+    "  - what to change: 'tpmtrace advise' on the trace (on each --profile, or on\n"
+    "    the record), each finding's cost now and after the change as bars on one\n"
+    "    axis, and beside the predicted saving the replayed one where 'advise\n"
+    "    --prove' stored a proof (--json has it too, as \"advise\");\n"
     "  - the timeline: every command a mark on the time axis (at least 1 px wide,\n"
     "    its title naming seq, command and latency), one lane per command\n"
     "    family, control events (ctrl:INIT, platform:POWER_ON, SET_LOCALITY,\n"
@@ -198,6 +202,7 @@ static int run(int argc, char **argv)
 	struct report_args a = {0};
 	struct report_data d = {0};
 	struct report_answer *ans = calloc(1, sizeof *ans);
+	struct report_advise *adv = NULL;
 	struct pred_host host;
 	char err[1024] = "";
 	int ret = 1, rc;
@@ -239,11 +244,16 @@ static int run(int argc, char **argv)
 		die("report", "%s: %s", a.dbpath, rc == -ENOMEM ? "out of memory" : err);
 		goto out;
 	}
+	if (!(adv = calloc(1, sizeof *adv)) ||
+	    (rc = report_advise_compute(adv, db, id, a.profiles, a.nprof, err, sizeof err))) {
+		die("report", "%s: %s", a.dbpath, !adv ? "out of memory" : err);
+		goto out;
+	}
 	/* Host crypto as 'tpmtrace predict' prices it: measured here with the
 	 * replayer's session code, the constant estimate if that fails. */
 	int measured = a.nprof && !a.estimate_host && !rp_host_crypto_measure(&host);
 	struct report_html_opts ho = {
-	    a.title, a.dbpath, a.cmp, a.ncmp, a.profiles, a.nprof, measured ? &host : NULL};
+	    a.title, a.dbpath, a.cmp, a.ncmp, a.profiles, a.nprof, measured ? &host : NULL, adv};
 	if (cli_out_open("report", &o, a.out, inputs))
 		goto out;
 	setvbuf(o.f, fbuf, _IOFBF, sizeof fbuf);
@@ -252,7 +262,7 @@ static int run(int argc, char **argv)
 		if (!rc)
 			rc = report_answer_compute(ans, &d, a.cmp, a.ncmp, a.profiles, a.nprof,
 						   ho.host, err, sizeof err);
-		if (!rc && report_json_write(o.f, ans)) {
+		if (!rc && report_json_write(o.f, ans, adv)) {
 			rc = -EINVAL;
 			snprintf(err, sizeof err, "the JSON output went wrong");
 		}
@@ -269,6 +279,7 @@ out:
 		cli_out_close("report", &o, 0);
 	report_answer_free(ans);
 	free(ans);
+	free(adv);
 	report_data_free(&d);
 	db_close(db);
 	return ret;

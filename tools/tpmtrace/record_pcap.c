@@ -174,9 +174,10 @@ static void capture_loop(struct live *l, int sfd, pid_t *child, int *child_statu
 }
 
 /* What is left in the kernel's buffer, the connections still open, the
- * kernel's drops (an event), the trace's last event; then the writer. */
-static void capture_finish(struct live *l, struct record_session *s, const struct record_args *a,
-			   int stop_signal)
+ * kernel's drops (an event), the trace's last event; then the writer.
+ * Returns -1 when the trace could not be closed. */
+static int capture_finish(struct live *l, struct record_session *s, const struct record_args *a,
+			  int stop_signal)
 {
 	drain(l);
 	pcap_import_finish(l->pi);
@@ -192,7 +193,8 @@ static void capture_finish(struct live *l, struct record_session *s, const struc
 	struct pcap_import_stats st;
 	pcap_import_get_stats(l->pi, &st);
 	struct writer_stats ws = {0};
-	if (record_session_end(s, &ws))
+	int rc = record_session_end(s, &ws) ? -1 : 0;
+	if (rc)
 		fprintf(stderr, "tpmtrace record: could not finalize trace %lld in %s\n",
 			(long long)s->trace_id, a->db_path);
 	if (!a->quiet || ws.dropped || (have_ps && ps.ps_drop))
@@ -204,6 +206,7 @@ static void capture_finish(struct live *l, struct record_session *s, const struc
 			(long long)s->trace_id, l->packets, st.tpm_packets, st.commands,
 			st.malformed, st.no_response, st.clients, (unsigned long long)ws.dropped,
 			have_ps ? ps.ps_drop : 0);
+	return rc;
 }
 
 int record_pcap_live(const struct record_args *a)
@@ -263,8 +266,10 @@ int record_pcap_live(const struct record_args *a)
 			iface, port, a->db_path, (long long)s.trace_id);
 	}
 	capture_loop(&l, s.sfd, &child, &child_status, &stop_signal);
-	capture_finish(&l, &s, a, stop_signal);
+	int closed = capture_finish(&l, &s, a, stop_signal);
 	ret = a->command ? cli_exit_status(child_status) : l.cb_rc ? 1 : 0;
+	if (closed && !ret)
+		ret = 1;
 out:
 	if (child > 0) {
 		kill(child, SIGTERM);

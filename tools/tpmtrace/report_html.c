@@ -132,7 +132,8 @@ static const char css[] =
     ".fb summary{margin:0;font-size:11.5px}td.share{text-align:left}\n"
     "footer{color:#777;font-size:12px;padding:0 28px 24px}\n"
     /* a table wider than the page scrolls in its box, not the page */
-    ".wide{overflow-x:auto;max-width:100%}\n";
+    ".wide{overflow-x:auto;max-width:100%}\n"
+    ".advise-list li{margin:6px 0;max-width:1100px}.advise-nothing{font-weight:600}\n";
 const char *const report_html_css = css;
 
 static void fam_classes(FILE *f)
@@ -959,6 +960,8 @@ int report_html_write(FILE *f, struct report_data *d, const struct report_html_o
 		r.f = f;
 		page_head(&r, o);
 		headline_section(&r, a);
+		if (o->advise)
+			report_advise_html(f, o->advise);
 		fwrite(body, 1, blen, f);
 		policy_section(&r, a);
 		page_foot(&r);

@@ -7,6 +7,7 @@
 
 #include "model/report_data.h"
 #include "model/report_headline.h"
+#include "report_advise.h"
 
 struct report_html_opts {
 	const char *title;  /* NULL: the trace's name */
@@ -15,7 +16,8 @@ struct report_html_opts {
 	unsigned ncmp;
 	const char *const *profiles; /* predict on each of these profiles */
 	unsigned nprofiles;
-	const struct pred_host *host; /* host crypto for predictions; NULL: estimate */
+	const struct pred_host *host;	    /* host crypto for predictions; NULL: estimate */
+	const struct report_advise *advise; /* "What to change" after the answer; NULL: none */
 };
 
 /* Streams d's commands (report_data_stream), computes the answer into a
@@ -28,6 +30,6 @@ int report_html_write(FILE *f, struct report_data *d, const struct report_html_o
 		      struct report_answer *a, char *err, size_t errlen);
 /* The answer as one JSON object (`report --json`), through db/json.h.
  * Returns 0, or -1 when the writer saw a bug (db/json.h: misuse). */
-int report_json_write(FILE *f, const struct report_answer *a);
+int report_json_write(FILE *f, const struct report_answer *a, const struct report_advise *adv);
 
 #endif

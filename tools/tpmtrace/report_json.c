@@ -55,7 +55,7 @@ static void json_rows(struct json_w *w, const struct report_headline *h, int pre
 	json_end_array(w);
 }
 
-int report_json_write(FILE *f, const struct report_answer *a)
+int report_json_write(FILE *f, const struct report_answer *a, const struct report_advise *adv)
 {
 	const struct report_headline *h = &a->h;
 	struct json_w w;
@@ -84,6 +84,8 @@ int report_json_write(FILE *f, const struct report_answer *a)
 		json_end_object(&w);
 	}
 	json_end_array(&w);
+	if (adv)
+		report_advise_json(&w, adv);
 	json_end_object(&w);
 	json_newline(&w);
 	return json_done(&w);
