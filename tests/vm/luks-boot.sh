@@ -312,6 +312,7 @@ luks_check_boot1() {
 	[ -n "$db" ] && [ -s "$boot" ] || { cat "$O/results" >&2; finish; }
 	# Copies: verify must see the files as the shutdown left them.
 	cp "$db" "$VM_WORK/initrd.db" && { [ ! -e "$db-wal" ] || cp "$db-wal" "$VM_WORK/initrd.db-wal"; }
+	luks_keep_traces "$v" "$db" "$boot"
 	local verify_rc
 	"$TPMTRACE" verify "$db" >"$VM_WORK/verify-initrd.txt" 2>&1
 	verify_rc=$?
@@ -561,6 +562,23 @@ luks_check_boot2() {
 	if [ "$fail" != 0 ]; then
 		cat "$O/results" "$O/initrd.log" "$O/unit-journal.txt" >&2
 	fi
+}
+
+# luks_keep_traces VARIANT INITRD_DB BOOT_DB: with TPMTRACE_VM_KEEP_TRACES=DIR,
+# one-file copies (WAL folded in) of the recorded databases as soon as boot 1
+# is over: DIR/luks-VARIANT-initrd.db (the unlock), DIR/luks-VARIANT-boot.db.
+luks_keep_traces() {
+	local d=${TPMTRACE_VM_KEEP_TRACES:-} f w=$VM_WORK/keep
+	[ -n "$d" ] || return 0
+	mkdir -p "$d" "$w" || return 0
+	# From copies: closing the last connection checkpoints a WAL, and the
+	# originals are verified as the shutdown left them.
+	for f in initrd:"$2" boot:"$3"; do
+		rm -f "$w"/x.db* "$d/luks-$1-${f%%:*}.db"
+		cp "${f#*:}" "$w/x.db" && { [ ! -e "${f#*:}-wal" ] || cp "${f#*:}-wal" "$w/x.db-wal"; } &&
+			sqlite3 "$w/x.db" ".backup '$d/luks-$1-${f%%:*}.db'" &&
+			echo "kept the trace: $d/luks-$1-${f%%:*}.db"
+	done
 }
 
 luks_verify() { "$TPMTRACE" verify "$1" >/dev/null 2>&1; }
