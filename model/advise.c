@@ -54,6 +54,7 @@ struct adv {
 	double fallback;
 	struct advise_finding f[ADVISE__COUNT];
 	uint8_t *taken;
+	uint8_t *marks; /* advise_marks: what took each command, or NULL */
 };
 
 static double price(const struct adv *a, const struct advise_cmd *c, int *fallback)
@@ -65,14 +66,17 @@ static double price(const struct adv *a, const struct advise_cmd *c, int *fallba
 	return (e ? e->mean_ms : a->fallback) + a->prof->transport_ms;
 }
 
-/* Command i is part of finding kind; removed: the change takes it away. */
-static void take(struct adv *a, int kind, size_t i, int removed)
+/* Command i is part of finding kind; removed: the change takes it away.
+ * Returns 1 when it took the command (no finding had it). */
+static int take(struct adv *a, int kind, size_t i, int removed)
 {
 	if (i == NONE || i >= a->n || a->taken[i])
-		return;
+		return 0;
 	const struct advise_cmd *c = &a->c[i];
 	struct advise_finding *f = &a->f[kind];
 	a->taken[i] = 1;
+	if (a->marks)
+		a->marks[i] = (uint8_t)((kind + 1) | (removed ? ADVISE_MARK_REMOVED : 0));
 	if (!f->involved || c->seq < f->first_seq)
 		f->first_seq = c->seq;
 	if (c->seq > f->last_seq)
@@ -100,6 +104,32 @@ static void take(struct adv *a, int kind, size_t i, int removed)
 			f->after_ms += p;
 		f->priced_fallback += (uint64_t)fb;
 	}
+	return 1;
+}
+
+/* Command i, which finding kind took as kept, goes after all. */
+static void unkeep(struct adv *a, int kind, size_t i)
+{
+	const struct advise_cmd *c = &a->c[i];
+	struct advise_finding *f = &a->f[kind];
+	f->removed++;
+	if (a->marks)
+		a->marks[i] |= ADVISE_MARK_REMOVED;
+	if (c->lat_ms >= 0)
+		f->rec_after_ms -= c->lat_ms;
+	if (a->prof) {
+		int fb;
+		f->after_ms -= price(a, c, &fb);
+	}
+}
+
+/* A session kept in place of others ends once, where the last of them
+ * ended: *kept is the end kept so far (NONE: none), end the new one. */
+static void move_end(struct adv *a, int kind, size_t *kept, size_t end)
+{
+	if (*kept != NONE)
+		unkeep(a, kind, *kept);
+	*kept = take(a, kind, end, 0) ? end : NONE;
 }
 
 static int ok(const struct advise_cmd *c)
@@ -171,6 +201,7 @@ struct sess {
 	size_t sas, load, keyflush; /* its set-up: StartAuthSession, the salt key's load/flush */
 	uint32_t uses;
 	uint8_t origin, policy, hwrng_last, setup_taken, getrandom_last;
+	uint32_t skey; /* the kind of session (advise_cmd.sess_handle of its set-up) */
 };
 
 /* What the kernel's last session left behind, for the next one's set-up. */
@@ -183,10 +214,18 @@ struct sess_run {
 	struct sess live[MAX_LIVE];
 	unsigned nl;
 	struct prev_kernel pk;
-	int b_first_seen[4]; /* a single-use session of this origin was kept */
+	/* single-use sessions of an origin and kind (sessionType, symmetric,
+	 * authHash): one was kept, and the end it keeps (NONE: none) */
+	struct bgroup {
+		uint32_t skey;
+		uint8_t origin, seen;
+		size_t end;
+	} bg[MAX_GROUPS];
+	unsigned nbg;
 	struct {
 		uint32_t pkey;
 		uint64_t n;
+		size_t end; /* the end the kept policy session keeps */
 	} pol[MAX_GROUPS];
 	unsigned npol;
 	size_t skip; /* the salt key's FlushContext after a set-up */
@@ -198,6 +237,25 @@ static void take_setup(struct adv *a, int kind, struct sess *s, int removed)
 	take(a, kind, s->sas, removed);
 	take(a, kind, s->keyflush, removed);
 	s->setup_taken = 1;
+}
+
+static struct bgroup *bgroup_of(struct sess_run *r, uint8_t origin, uint32_t skey)
+{
+	for (unsigned k = 0; k < r->nbg; k++)
+		if (r->bg[k].origin == origin && r->bg[k].skey == skey)
+			return &r->bg[k];
+	if (r->nbg == MAX_GROUPS)
+		return NULL;
+	r->bg[r->nbg] = (struct bgroup){skey, origin, 0, NONE};
+	return &r->bg[r->nbg++];
+}
+
+/* The kept session of an origin's group (one kind, or every kind) ended. */
+static void bgroup_reset(struct sess_run *r, uint8_t origin, uint32_t skey, int one_kind)
+{
+	for (unsigned k = 0; k < r->nbg; k++)
+		if (r->bg[k].origin == origin && (!one_kind || r->bg[k].skey == skey))
+			r->bg[k].seen = 0;
 }
 
 /* Session s ended (by end, a FlushContext of it, or NONE). */
@@ -219,28 +277,36 @@ static void sess_end(struct adv *a, struct sess_run *r, struct sess *s, size_t e
 		if (k == r->npol && k < MAX_GROUPS) {
 			r->pol[k].pkey = s->pkey;
 			r->pol[k].n = 0;
+			r->pol[k].end = NONE;
 			r->npol++;
 		}
 		if (k < MAX_GROUPS) {
 			int again = r->pol[k].n++ > 0;
 			take_setup(a, ADVISE_POLICY_REBUILT, s, again);
-			take(a, ADVISE_POLICY_REBUILT, end, again);
+			if (!again)
+				r->pol[k].end = NONE;
+			move_end(a, ADVISE_POLICY_REBUILT, &r->pol[k].end, end);
 		}
 	} else if (s->uses <= 1 && !s->setup_taken) {
-		/* (b) one command per session: one kept session does. The
+		/* (b) one command per session: one kept session does, and
+		 * ends once, where the last of those it replaces ended. The
 		 * kernel's is kept as Linux 6.12 keeps it (lazy flush): a
 		 * GetRandom ends it (its flush stays), as user space does. */
-		int o = s->origin & 3, again = r->b_first_seen[o];
-		int gr = kern && s->getrandom_last;
-		r->b_first_seen[o] = !gr;
+		struct bgroup *g = bgroup_of(r, s->origin & 3, s->skey);
+		int again = g && g->seen, gr = kern && s->getrandom_last;
 		take_setup(a, ADVISE_SESSION_PER_CMD, s, again);
-		take(a, ADVISE_SESSION_PER_CMD, end, again && !gr);
+		if (g) {
+			g->seen = !gr;
+			if (!again)
+				g->end = NONE;
+			move_end(a, ADVISE_SESSION_PER_CMD, &g->end, end);
+		}
 		a->f[ADVISE_SESSION_PER_CMD].count++;
 	} else if (kern && s->getrandom_last) {
-		r->b_first_seen[s->origin & 3] = 0;
+		bgroup_reset(r, s->origin & 3, s->skey, 1);
 	}
 	if (kern && s->hwrng_last)
-		r->b_first_seen[s->origin & 3] = 0;
+		bgroup_reset(r, s->origin & 3, s->skey, 1);
 	if (kern)
 		r->pk =
 		    (struct prev_kernel){1, s->hwrng_last && s->uses > 1, end != NONE, user, end};
@@ -251,7 +317,7 @@ static void sess_end(struct adv *a, struct sess_run *r, struct sess *s, size_t e
 static void sess_start(struct adv *a, struct sess_run *r, size_t i)
 {
 	const struct advise_cmd *c = &a->c[i];
-	struct sess s = {c->rsp_handle, 0, i, NONE, NONE, 0, c->origin, 0, 0, 0, 0};
+	struct sess s = {c->rsp_handle, 0, i, NONE, NONE, 0, c->origin, 0, 0, 0, 0, c->sess_handle};
 	if (i && a->c[i - 1].cc == TPM_CC_ContextLoad && a->c[i - 1].rsp_handle == c->key &&
 	    ok(&a->c[i - 1]))
 		s.load = i - 1;
@@ -298,13 +364,14 @@ static void detect_sessions(struct adv *a)
 			while (r.nl)
 				sess_end(a, &r, &r.live[r.nl - 1], NONE);
 			r.pk.have = 0;
-			memset(r.b_first_seen, 0, sizeof r.b_first_seen);
+			r.nbg = 0;
 			continue;
 		}
 		if (c->origin == POL_ORIGIN_USER) {
 			/* lazy flush: the kernel's kept session ends */
 			r.pk.user_since = 1;
-			r.b_first_seen[POL_ORIGIN_KERNEL] = r.b_first_seen[POL_ORIGIN_UNKNOWN] = 0;
+			bgroup_reset(&r, POL_ORIGIN_KERNEL, 0, 0);
+			bgroup_reset(&r, POL_ORIGIN_UNKNOWN, 0, 0);
 		}
 		if (c->cc == TPM_CC_StartAuthSession && ok(c)) {
 			/* its handle again: the old one ended unseen (flushed by
@@ -326,8 +393,9 @@ static void detect_sessions(struct adv *a)
 			take(a, ADVISE_POLICY_REBUILT, i, 0);
 			continue;
 		}
-		if (!c->sess_handle || !(s = sess_find(&r, c->sess_handle)))
-			continue;
+		if (!c->sess_handle || !(s = sess_find(&r, c->sess_handle)) ||
+		    (c->flags & ADVISE_F_RETRY))
+			continue; /* a retry is sent again: not a use */
 		s->uses++;
 		s->hwrng_last = (c->flags & ADVISE_F_HWRNG) != 0;
 		s->getrandom_last = c->cc == TPM_CC_GetRandom;
@@ -446,6 +514,20 @@ double advise_saving_ms(const struct advise_result *r, const struct advise_findi
 	return r->priced ? f->now_ms - f->after_ms : f->rec_ms - f->rec_after_ms;
 }
 
+int advise_marks(const struct advise_cmd *cmds, size_t n, uint8_t *marks)
+{
+	struct adv a = {.c = cmds, .n = n, .marks = marks};
+	memset(marks, 0, n);
+	a.taken = calloc(n ? n : 1, 1);
+	if (!a.taken)
+		return -ENOMEM;
+	detect_primary(&a);
+	detect_sessions(&a);
+	detect_outliers(&a);
+	free(a.taken);
+	return 0;
+}
+
 void advise_run(const struct advise_cmd *cmds, size_t n, const struct profile *prof,
 		struct advise_result *r)
 {
@@ -517,6 +599,23 @@ static uint32_t cmd_key(const uint8_t *b, size_t len, uint32_t cc)
 	return r.err || !pub ? 0 : fnv(h, pub, sz);
 }
 
+/* The kind of a session: a hash of StartAuthSession's sessionType,
+ * symmetric and authHash (the parameters after nonceCaller and
+ * encryptedSalt, Part 3 11.1); 0 without bytes. */
+static uint32_t sas_kind(const uint8_t *b, size_t len)
+{
+	struct tpm_cmd c;
+	struct wire_rd r;
+	uint16_t sz;
+	if (!b || tpm_cmd_decode(b, len, &c) || c.param_off > len)
+		return 0;
+	wire_rd_init(&r, b, len);
+	wire_skip(&r, c.param_off);
+	wire_tpm2b(&r, &sz);
+	wire_tpm2b(&r, &sz);
+	return r.err ? 0 : fnv(2166136261u, b + r.off, len - r.off);
+}
+
 uint32_t advise_primary_key(const uint8_t *cmd, size_t len, uint32_t hierarchy)
 {
 	uint32_t k = cmd ? cmd_key(cmd, len, TPM_CC_CreatePrimary) : 0;
@@ -569,6 +668,7 @@ static void fill(void *elem, sqlite3_stmt *st, int org)
 			e->flags |= ADVISE_F_KEY;
 	} else if (cc == TPM_CC_StartAuthSession) {
 		e->key = h1; /* tpmKey */
+		e->sess_handle = sas_kind(b, bl);
 	} else if (cc == TPM_CC_FlushContext && b && bl >= TPM_HEADER_SIZE + 4) {
 		e->key = wire_get_u32(b + TPM_HEADER_SIZE);
 		e->flags |= ADVISE_F_FLUSHED;

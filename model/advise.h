@@ -29,7 +29,8 @@ struct advise_cmd {
 	uint32_t seq;
 	uint32_t rsp_handle;
 	/* The first session of the authorization area; for a Policy command
-	 * the policy session it extends. */
+	 * the policy session it extends; for StartAuthSession the kind of
+	 * session (a hash of sessionType, symmetric and authHash). */
 	uint32_t sess_handle;
 	/* CreatePrimary: a hash of its hierarchy and inPublic (the hierarchy
 	 * alone without bytes); StartAuthSession: tpmKey; a Policy command: a
@@ -96,6 +97,14 @@ double advise_saving_ms(const struct advise_result *r, const struct advise_findi
  * figures only). Findings are sorted by saving, largest first. */
 void advise_run(const struct advise_cmd *cmds, size_t n, const struct profile *prof,
 		struct advise_result *r);
+
+/* What took each command of cmds (the run advise_run makes, without a
+ * profile): marks[i] is 0 (no finding) or the finding's kind + 1, with
+ * ADVISE_MARK_REMOVED when the change removes the command. For the named
+ * rewrites. Returns 0 or -ENOMEM. */
+#define ADVISE_MARK_REMOVED 0x80
+#define ADVISE_MARK_KIND(m) ((int)((m)&0x7f) - 1)
+int advise_marks(const struct advise_cmd *cmds, size_t n, uint8_t *marks);
 
 /* Loads trace_id's commands (tpmtrace's own, flag 32, left out) into an
  * array (*out freed by the caller). Returns 0, -ENOMEM or -EIO. */

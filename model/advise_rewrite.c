@@ -1,5 +1,6 @@
 /* The named rewrites of tpmtrace advise (model/advise.h): a trace with a
- * finding's change made, for replay. */
+ * finding's change made, for replay. The session rewrites are
+ * model/advise_rewrite_sess.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,17 +8,13 @@
 
 #include "db/db.h"
 #include "model/advise.h"
+#include "model/advise_rw.h"
 #include "model/tpm/constants.h"
+#include "model/tpm/decode.h"
 #include "model/tpm/tpm_cc.h"
 #include "model/tpm/wire.h"
 
 #define MAX_GROUPS 64
-
-struct rw_row {
-	int64_t id;
-	uint32_t cc, rsp_handle, key, flushed;
-	uint8_t ok, has_flushed, drop;
-};
 
 static int load(sqlite3 *db, int64_t src, struct rw_row **out, size_t *n_out)
 {
@@ -121,6 +118,53 @@ static int plan_primary(struct rw_row *w, size_t n, uint64_t *dropped, char *err
 	return 0;
 }
 
+/* A rewritten row's bytes and the columns decoded from them, in the copy. */
+static int apply_patch(sqlite3 *db, int64_t id, const struct rw_row *r)
+{
+	struct tpm_cmd c;
+	sqlite3_stmt *st;
+	tpm_cmd_decode(r->patch, r->patch_len, &c);
+	if (sqlite3_prepare_v2(db,
+			       "UPDATE command SET cmd=?3, rsp_handle=?4,"
+			       " handle1=CASE WHEN ?5 > 0 THEN ?6 ELSE handle1 END,"
+			       " handle2=CASE WHEN ?5 > 1 THEN ?7 ELSE handle2 END,"
+			       " handle3=CASE WHEN ?5 > 2 THEN ?8 ELSE handle3 END,"
+			       " sess_handle=CASE WHEN ?9 > 0 THEN ?10 ELSE sess_handle END,"
+			       " sess_attrs=CASE WHEN ?9 > 0 THEN ?11 ELSE sess_attrs END"
+			       " WHERE trace_id=?1 AND seq=(SELECT seq FROM command WHERE id=?2)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, r->id);
+	sqlite3_bind_blob(st, 3, r->patch, (int)r->patch_len, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, r->patch_rsp);
+	sqlite3_bind_int(st, 5, c.n_handles);
+	for (int k = 0; k < 3; k++)
+		sqlite3_bind_int64(st, 6 + k, c.handles[k]);
+	sqlite3_bind_int(st, 9, c.n_sessions);
+	sqlite3_bind_int64(st, 10, c.n_sessions ? c.sess[0].handle : 0);
+	sqlite3_bind_int64(st, 11, tpm_pack_attrs(c.sess_attrs, c.n_sessions));
+	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int apply_client(sqlite3 *db, int64_t id, const struct rw_row *r)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db,
+			       "UPDATE command SET client_id=?3 WHERE trace_id=?1 AND"
+			       " seq=(SELECT seq FROM command WHERE id=?2)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, r->id);
+	sqlite3_bind_int64(st, 3, r->patch_client);
+	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
+	sqlite3_finalize(st);
+	return rc;
+}
+
 /* Copies src into a new derived trace without the dropped rows. */
 static int copy(sqlite3 *db, int64_t src, const char *rewrite, const struct rw_row *w, size_t n,
 		int64_t *new_id, char *err, size_t errlen)
@@ -177,6 +221,11 @@ static int copy(sqlite3 *db, int64_t src, const char *rewrite, const struct rw_r
 		}
 		sqlite3_reset(st);
 		kept++;
+		if ((w[i].has_patch && apply_patch(db, id, &w[i])) ||
+		    (w[i].has_client && apply_client(db, id, &w[i]))) {
+			sqlite3_finalize(st);
+			return -EIO;
+		}
 	}
 	sqlite3_finalize(st);
 	int64_t n_ev = 0;
@@ -201,8 +250,16 @@ int advise_rewrite(sqlite3 *db, int64_t src, const char *rewrite, int64_t *new_i
 	*dropped = 0;
 	if (errlen)
 		err[0] = 0;
-	if (strcmp(rewrite, "repeated-primary")) {
-		snprintf(err, errlen, "no rewrite '%s' (there is: repeated-primary)", rewrite);
+	int kind = -1;
+	if (!strcmp(rewrite, "session-per-command"))
+		kind = ADVISE_SESSION_PER_CMD;
+	else if (!strcmp(rewrite, "policy-rebuilt"))
+		kind = ADVISE_POLICY_REBUILT;
+	else if (strcmp(rewrite, "repeated-primary")) {
+		snprintf(err, errlen,
+			 "no rewrite '%s' (there are: repeated-primary, session-per-command, "
+			 "policy-rebuilt)",
+			 rewrite);
 		return -EINVAL;
 	}
 	int rc = load(db, src, &w, &n);
@@ -216,7 +273,11 @@ int advise_rewrite(sqlite3 *db, int64_t src, const char *rewrite, int64_t *new_i
 		snprintf(err, errlen, "trace %lld has no commands", (long long)src);
 		return -ENOENT;
 	}
-	if ((rc = plan_primary(w, n, dropped, err, errlen)))
+	if (kind < 0)
+		rc = plan_primary(w, n, dropped, err, errlen);
+	else
+		rc = advise_rw_plan_sessions(db, src, kind, w, n, dropped, err, errlen);
+	if (rc)
 		goto out;
 	if (db_exec(db, "BEGIN IMMEDIATE", err, errlen)) {
 		rc = -EIO;
@@ -231,6 +292,8 @@ int advise_rewrite(sqlite3 *db, int64_t src, const char *rewrite, int64_t *new_i
 		rc = -EIO;
 	}
 out:
+	for (size_t i = 0; i < n; i++)
+		free(w[i].patch);
 	free(w);
 	return rc;
 }

@@ -126,11 +126,12 @@ void policy_spec(const struct policy *p, char *buf, size_t len)
 		snprintf(salt, sizeof salt, "%s", salt_names[p->salt]);
 	/* nullkey only means something with the null-key salt; hwrng is named
 	 * only when off (every preset models a kernel with HW_RANDOM_TPM). */
-	snprintf(buf, len, "salt=%s,reuse=%s,encrypt=%s%s%s,pcr-integrity=%s%s", salt,
+	snprintf(buf, len, "salt=%s,reuse=%s,encrypt=%s%s%s,pcr-integrity=%s%s%s", salt,
 		 reuse_names[p->reuse], enc_names[p->encrypt],
 		 p->salt == POL_SALT_NULL_ECC ? ",nullkey=" : "",
 		 p->salt == POL_SALT_NULL_ECC ? nullkey_names[p->nullkey] : "",
-		 p->pcr_integrity ? "on" : "off", p->hwrng_off ? ",hwrng=off" : "");
+		 p->pcr_integrity ? "on" : "off", p->hwrng_off ? ",hwrng=off" : "",
+		 p->user_flush_off ? ",user-flush=off" : "");
 }
 
 /* Index of the len bytes at s in names[], or -1. */
@@ -225,14 +226,15 @@ int policy_parse(const char *text, struct policy *p, char *err, size_t errlen)
 		}
 		size_t klen = (size_t)(eq - s), vlen = len - klen - 1;
 		const char *v = eq + 1;
-		static const char *const knobs[] = {"salt",	     "reuse", "encrypt", "nullkey",
-						    "pcr-integrity", "hwrng", "hmac"};
+		static const char *const knobs[] = {"salt",    "reuse",		"encrypt",
+						    "nullkey", "pcr-integrity", "hwrng",
+						    "hmac",    "user-flush"};
 		static const char *const onoff[] = {"off", "on"};
-		int k = pick(s, klen, knobs, 7), val = -1;
+		int k = pick(s, klen, knobs, 8), val = -1;
 		if (k < 0) {
 			snprintf(err, errlen,
 				 "offset %zu: unknown knob '%.*s' (knobs: salt, reuse, encrypt, "
-				 "nullkey, pcr-integrity, hwrng, hmac)",
+				 "nullkey, pcr-integrity, hwrng, hmac, user-flush)",
 				 off, (int)klen, s);
 			return -EINVAL;
 		}
@@ -285,8 +287,10 @@ int policy_parse(const char *text, struct policy *p, char *err, size_t errlen)
 				p->pcr_integrity = val;
 			else if (k == 5)
 				p->hwrng_off = !val;
-			else
+			else if (k == 6)
 				p->hmac_off = !val;
+			else
+				p->user_flush_off = !val;
 			break;
 		}
 		s = end ? end + 1 : s + len;
@@ -588,7 +592,7 @@ int policy_expand_event(struct pol_state *s, enum pol_event ev)
 		s->nullkey_loaded = 0;
 		return 0;
 	}
-	if (s->p->reuse >= POL_REUSE_FOREVER)
+	if (s->p->reuse >= POL_REUSE_FOREVER || (ev == POL_EV_USER_ACCESS && s->p->user_flush_off))
 		return 0;
 	return end_session(s, NULL);
 }
@@ -640,7 +644,8 @@ int policy_expand_cmd(struct pol_state *s, const struct pol_cmd *c)
 	if (c->origin == POL_ORIGIN_USER) {
 		/* tpm-dev-common.c ends the kernel's session before userspace's
 		 * command goes out (lazy flush). */
-		if (p->reuse < POL_REUSE_FOREVER && (rc = end_session(s, NULL)))
+		if (p->reuse < POL_REUSE_FOREVER && !p->user_flush_off &&
+		    (rc = end_session(s, NULL)))
 			return rc;
 		return put(s, c->cc, c->auth_kind, POL_ROLE_ORIGINAL, c->variant,
 			   c->sess_attrs & 0xff, 0, c);

@@ -66,12 +66,16 @@ struct policy {
 	 * null key, no session; the commands it would protect go with an empty
 	 * password session, or none without an authorization handle. */
 	int hmac_off;
+	/* 1: user-space access does not end the kernel's session (user-flush=
+	 * off, proposed: no kernel does it); other flush events still do. */
+	int user_flush_off;
 };
 
 /* Parses a preset name (as-recorded, password, linux-6.10, linux-6.12,
  * linux-6.12-no-pcr-integrity, linux-6.18; the proposed one-session and
  * persistent-key) or a custom spec "salt=…,reuse=…,encrypt=…,nullkey=…
- * [,pcr-integrity=on|off][,hwrng=on|off][,hmac=on|off]". Returns 0, or
+ * [,pcr-integrity=on|off][,hwrng=on|off][,hmac=on|off][,user-flush=on|off]".
+ * Returns 0, or
  * -EINVAL with err naming the offending knob and its offset in text. */
 int policy_parse(const char *text, struct policy *p, char *err, size_t errlen);
 /* Writes the canonical spec of p ("salt=null-ecc,reuse=lazy,…") to buf. */

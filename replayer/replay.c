@@ -437,8 +437,11 @@ static int rm_spaces_init(struct rp *x, sqlite3 *db)
 {
 	sqlite3_stmt *st = NULL;
 	const char *src = NULL, *be;
-	if (sqlite3_prepare_v2(db, "SELECT source FROM trace WHERE id=?", -1, &st, NULL) !=
-	    SQLITE_OK)
+	/* a derived trace (strip, advise --rewrite) was recorded as its parent was */
+	if (sqlite3_prepare_v2(db,
+			       "SELECT CASE WHEN t.kind = 'derived' THEN p.source ELSE t.source END"
+			       " FROM trace t LEFT JOIN trace p ON p.id = t.parent_id WHERE t.id=?",
+			       -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_int64(st, 1, x->res->source_id);
 	if (sqlite3_step(st) == SQLITE_ROW)

@@ -66,6 +66,18 @@ struct rsess *rp_sess_find(struct rp *x, uint32_t rec)
 	return NULL;
 }
 
+/* Session s is used or loaded by client: in a per-client-space trace it is
+ * flushed after the end of the client holding it, which becomes the one of
+ * the two that ends later (a rewrite that keeps one session for several
+ * processes, docs/advise.md; a recording has one client per session). */
+void rp_sess_give(struct rp *x, struct rsess *s, uint32_t client)
+{
+	if (!x->rm_spaces || s->client == client || client >= x->n_cl)
+		return;
+	if (s->client >= x->n_cl || x->cl_last[client] > x->cl_last[s->client])
+		s->client = client;
+}
+
 void rp_sess_drop(struct rp *x, uint32_t rec)
 {
 	struct rsess *s = rp_sess_find(x, rec);
@@ -293,7 +305,7 @@ int rp_context_load(struct rp *x, struct src_cmd *sc)
 		struct rsess *s = rp_sess_find(x, sc->rsp_handle);
 		if (s) {
 			s->s.handle = rep;
-			s->client = sc->client;
+			rp_sess_give(x, s, sc->client);
 		}
 	}
 	return 0;

@@ -194,6 +194,7 @@ static int orig_auth_recorded(struct rp *x, struct orig *o, unsigned n_auth, con
 				tpm_cc_name(c->cc), s->handle);
 			return 1;
 		}
+		rp_sess_give(x, rs, o->sc->client);
 		a[o->na].is_sess = 1;
 		a[o->na].s = &rs->s;
 		a[o->na].rs = rs;

@@ -343,6 +343,10 @@ static void test_origins(void)
 	      t.pe_auth[TPM_AUTH_PASSWORD], t.pe_auth[TPM_AUTH_HMAC]);
 	run_boot("salt=null-ecc,reuse=lazy,hwrng=off", &t);
 	CHECK(!strcmp(t.seq, "xEEEGxxxxPSFxxLAFEEEFxLAFEFx"), "hwrng=off boot %s", t.seq);
+	/* user-flush=off: the user-space command ends nothing; the hwrng's
+	 * read and Shutdown still end the session */
+	run_boot("salt=null-ecc,reuse=lazy,user-flush=off", &t);
+	CHECK(!strcmp(t.seq, "xEEEGxxxxPSFxxLAFEEGFLAFExEFx"), "user-flush=off boot %s", t.seq);
 	run_boot("linux-6.12-no-pcr-integrity", &t);
 	CHECK(!strcmp(t.seq, "xEEEGxxxxPSFxxEELAFGFExEx"), "no-pcr-integrity boot %s", t.seq);
 	run_boot("as-recorded", &t);
@@ -443,6 +447,13 @@ static void test_parse_errors(void)
 	CHECK(strstr(spec, ",hwrng=off") && policy_parse(spec, &q, err, sizeof err) == 0 &&
 		  !memcmp(&p, &q, sizeof p),
 	      "hwrng round trip: %s", spec);
+	CHECK(policy_parse("reuse=lazy,user-flush=off", &p, err, sizeof err) == 0 &&
+		  p.user_flush_off,
+	      "user-flush=off: %s", err);
+	policy_spec(&p, spec, sizeof spec);
+	CHECK(strstr(spec, ",user-flush=off") && policy_parse(spec, &q, err, sizeof err) == 0 &&
+		  !memcmp(&p, &q, sizeof p),
+	      "user-flush round trip: %s", spec);
 	CHECK(policy_parse("linux-6.12", &p, err, sizeof err) == 0 && !p.hwrng_off,
 	      "presets model HW_RANDOM_TPM");
 	policy_spec(&p, spec, sizeof spec);

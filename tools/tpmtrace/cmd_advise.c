@@ -23,21 +23,26 @@ static const struct cli_opt opts[] = {
      "recorded latencies only",
      "@profile"},
     {"prove", O_PROVE, NULL, 0,
-     "with --profile, on a replay: each finding whose change\n"
-     "is a policy knob (session-per-command: reuse=lazy;\n"
-     "user-interleave: reuse=forever; hwrng-session:\n"
-     "hwrng=off) proved by replaying the source on swtpm\n"
-     "emulating the profile under the replay's policy and\n"
-     "under the changed one; repeated-primary by replaying\n"
-     "the trace and its rewrite (--rewrite) as recorded;\n"
-     "replayed and predicted saving side by side (the runs\n"
-     "are stored in DB)"},
+     "with --profile: each finding proved by replay on swtpm\n"
+     "emulating the profile. On a replay, a change that is a\n"
+     "policy knob (session-per-command: reuse=lazy;\n"
+     "user-interleave: user-flush=off; hwrng-session:\n"
+     "hwrng=off): the source under the replay's policy and\n"
+     "under the changed one. repeated-primary, an\n"
+     "application's session-per-command and policy-rebuilt:\n"
+     "the trace and its rewrite (--rewrite) as recorded.\n"
+     "Replayed and predicted saving side by side (the runs\n"
+     "are stored in DB); outliers are not proved"},
     {"rewrite", O_REWRITE, "NAME", CLI_CHOICE,
      "store the trace with a finding's change made, as a new\n"
      "trace (kind derived, for replay) and exit:\n"
      "repeated-primary drops each re-creation of a primary\n"
-     "and the flushes between (the first one kept loaded)",
-     "repeated-primary"},
+     "and the flushes between (the first one kept loaded);\n"
+     "session-per-command keeps the first session and sends\n"
+     "the later commands with it (their set-ups and ends\n"
+     "dropped); policy-rebuilt keeps one policy session and\n"
+     "runs the assertions on it before each use",
+     "repeated-primary session-per-command policy-rebuilt"},
     {"json", O_JSON, NULL, 0, "one JSON object {\"version\":1,...} on stdout"},
 };
 static const struct cli_form forms[] = {{0, "DB", NULL}};
@@ -96,7 +101,7 @@ static const struct kind_text texts[ADVISE__COUNT] = {
 	 "/dev/tpm* ends it)",
 	 "kernel",
 	 "build with CONFIG_TCG_TPM2_HMAC=n (the default since 6.18), or keep the session "
-	 "across user-space access (policy knob reuse=forever); user space: do its TPM work "
+	 "across user-space access (policy knob user-flush=off); user space: do its TPM work "
 	 "before or after the kernel's",
 	 "user space", "do the TPM work before or after the kernel's, not between its commands"},
     [ADVISE_POLICY_REBUILT] =
@@ -314,7 +319,8 @@ static void json_finding(struct json_w *w, const struct advise_result *r,
 /* --prove: a finding's change as a policy knob on the replay's policy. */
 struct proof {
 	int done;
-	char before[128], after[128];
+	const char *why; /* not proved: why (NULL: a run failed, said on stderr) */
+	char before[128], after[256];
 	int64_t trace_before, trace_after;
 	double before_ms, after_ms; /* replayed TPM time of the two runs */
 };
@@ -328,8 +334,8 @@ static const char *prove_policy(int kind, const char *trace_pol, char *out, size
 		return NULL;
 	if (kind == ADVISE_SESSION_PER_CMD && p.reuse == POL_REUSE_PER_COMMAND)
 		p.reuse = POL_REUSE_LAZY;
-	else if (kind == ADVISE_USER_INTERLEAVE && p.reuse == POL_REUSE_LAZY)
-		p.reuse = POL_REUSE_FOREVER;
+	else if (kind == ADVISE_USER_INTERLEAVE && p.reuse == POL_REUSE_LAZY && !p.user_flush_off)
+		p.user_flush_off = 1;
 	else if (kind == ADVISE_HWRNG_SESSION && !p.hwrng_off)
 		p.hwrng_off = 1;
 	else
@@ -381,19 +387,21 @@ static int64_t prove_run(sqlite3 *db, const char *dbpath, int64_t src, const cha
 	return run;
 }
 
-/* repeated-primary: the trace and its rewrite, each replayed as recorded. */
-static void prove_rewrite(sqlite3 *db, const char *dbpath, int64_t id, const char *prof,
+/* A named rewrite (repeated-primary, session-per-command, policy-rebuilt):
+ * the trace and its rewrite, each replayed as recorded. */
+static void prove_rewrite(sqlite3 *db, const char *dbpath, int64_t id, int kind, const char *prof,
 			  struct proof *p)
 {
 	char err[512];
 	uint64_t dropped;
 	int64_t rw;
-	if (advise_rewrite(db, id, "repeated-primary", &rw, &dropped, err, sizeof err)) {
+	if (advise_rewrite(db, id, advise_kind_name(kind), &rw, &dropped, err, sizeof err)) {
 		fprintf(stderr, "tpmtrace advise: --prove: %s\n", err);
 		return;
 	}
-	snprintf(p->before, sizeof p->before, "as-recorded (trace %lld)", (long long)id);
-	snprintf(p->after, sizeof p->after, "as-recorded (trace %lld, rewritten)", (long long)rw);
+	snprintf(p->before, sizeof p->before, "as-recorded");
+	snprintf(p->after, sizeof p->after, "as-recorded, the %s rewrite trace %lld",
+		 advise_kind_name(kind), (long long)rw);
 	p->trace_before = prove_run(db, dbpath, id, "as-recorded", prof, &p->before_ms);
 	p->trace_after = prove_run(db, dbpath, rw, "as-recorded", prof, &p->after_ms);
 	if (p->trace_before < 0 || p->trace_after < 0)
@@ -401,6 +409,34 @@ static void prove_rewrite(sqlite3 *db, const char *dbpath, int64_t id, const cha
 			(long long)id, (long long)rw);
 	else
 		p->done = 1;
+}
+
+/* The source of a replay with a session-per-command finding of its own
+ * (an application's sessions): its rewrite, else src itself; -1 when the
+ * rewrite fails (said). */
+static int64_t source_rewrite(sqlite3 *db, int64_t src)
+{
+	struct advise_cmd *c = NULL;
+	struct advise_result *r = malloc(sizeof *r);
+	size_t n = 0;
+	int found = 0;
+	if (r && !advise_load(db, src, &c, &n)) {
+		advise_run(c, n, NULL, r);
+		for (unsigned i = 0; i < r->n; i++)
+			found |= r->f[i].kind == ADVISE_SESSION_PER_CMD && r->f[i].removed;
+	}
+	free(c);
+	free(r);
+	if (!found)
+		return src;
+	char err[512];
+	uint64_t dropped;
+	int64_t rw;
+	if (advise_rewrite(db, src, "session-per-command", &rw, &dropped, err, sizeof err)) {
+		fprintf(stderr, "tpmtrace advise: --prove: %s\n", err);
+		return -1;
+	}
+	return rw;
 }
 
 /* Proves each finding it can: the trace must be a replay (its source and
@@ -423,21 +459,39 @@ static unsigned prove(sqlite3 *db, const char *dbpath, int64_t id, const struct 
 	for (unsigned i = 0; i < r->n; i++) {
 		struct proof *p = &pf[i];
 		memset(p, 0, sizeof *p);
-		if (r->f[i].kind == ADVISE_REPEATED_PRIMARY) {
-			prove_rewrite(db, dbpath, id, prof, p);
+		int k = r->f[i].kind, knob = !strcmp(kind, "replay") && src &&
+					     prove_policy(k, pol, after, sizeof after);
+		if (!knob && (k == ADVISE_REPEATED_PRIMARY || k == ADVISE_SESSION_PER_CMD ||
+			      k == ADVISE_POLICY_REBUILT)) {
+			prove_rewrite(db, dbpath, id, k, prof, p);
 			n += (unsigned)p->done;
 			continue;
 		}
-		if (strcmp(kind, "replay") || !src ||
-		    !prove_policy(r->f[i].kind, pol, after, sizeof after))
+		if (!knob) {
+			p->why =
+			    k == ADVISE_OUTLIERS
+				? "a stall or retry is the recording TPM's; a replay on swtpm "
+				  "emulating a profile does not reproduce it (docs/advise.md, "
+				  "Limits)"
+				: "this change is a policy knob, proved on a replay of a trace "
+				  "with the policy it changes (docs/advise.md)";
 			continue;
+		}
+		/* the replay's session-per-command holds the source's own too
+		 * (an application's): the after run replays the source's rewrite */
+		int64_t asrc = src;
 		snprintf(p->before, sizeof p->before, "%s", pol);
 		snprintf(p->after, sizeof p->after, "%s", after);
+		if (k == ADVISE_SESSION_PER_CMD && (asrc = source_rewrite(db, src)) != src)
+			snprintf(p->after, sizeof p->after, "%s, the %s rewrite trace %lld", after,
+				 advise_kind_name(k), (long long)asrc);
+		if (asrc < 0)
+			continue;
 		p->trace_before = prove_run(db, dbpath, src, p->before, prof, &p->before_ms);
-		p->trace_after = prove_run(db, dbpath, src, p->after, prof, &p->after_ms);
+		p->trace_after = prove_run(db, dbpath, asrc, after, prof, &p->after_ms);
 		if (p->trace_before < 0 || p->trace_after < 0) {
 			fprintf(stderr, "tpmtrace advise: --prove: a replay of trace %lld failed\n",
-				(long long)src);
+				(long long)asrc);
 			continue;
 		}
 		p->done = 1;
@@ -457,6 +511,10 @@ static void print_proof(const struct advise_result *r, const struct advise_findi
 			const struct proof *p, const char *prof)
 {
 	char a[32], b[32], c[32], d[32], buf[768];
+	if (p && !p->done && p->why) {
+		snprintf(buf, sizeof buf, "none: %s", p->why);
+		cli_print_wrapped(stdout, "   proof:  ", 11, buf, strlen(buf), CLI_WIDTH);
+	}
 	if (!p || !p->done)
 		return;
 	fmt_ms(a, sizeof a, p->before_ms);
@@ -476,6 +534,8 @@ static void json_proof(struct json_w *w, const struct advise_result *r,
 {
 	if (!p || !p->done) {
 		json_knull(w, "proof");
+		if (p && p->why)
+			json_kstr(w, "unproved", p->why);
 		return;
 	}
 	json_key(w, "proof");

@@ -48,8 +48,9 @@ static const struct cli_opt opts[] = {
      "reuse=per-command|lazy|forever|saved,\n"
      "encrypt=off|kernel|all,\n"
      "nullkey=context-load|keep-loaded,pcr-integrity=on|off,\n"
-     "hwrng=on|off, hmac=on|off (knobs left out keep\n"
-     "linux-6.10's value; docs/policies.md, also for the\n"
+     "hwrng=on|off, hmac=on|off, user-flush=on|off (knobs\n"
+     "left out keep linux-6.10's value; docs/policies.md,\n"
+     "also for the\n"
      "origins - firmware,\n"
      "kernel, user space - a policy honours); may be repeated",
      "@policy-all"},
