@@ -468,6 +468,8 @@ luks_check_advise() { # VARIANT TRACE
 		[ "$(luks_n user-interleave)/$(luks_n hwrng-session)/$(luks_k kernel)" = "-/-/0" ]
 	[ "$(luks_k retries)" = 0 ] || check "outliers: $(luks_n outliers), at least the $(luks_k retries) retries (sqlite)" \
 		luks_outliers_cover
+	[ -s "$VM_WORK/advise-found.txt" ] ||
+		check "no finding: advise says there is nothing to change" grep -q '^nothing to change' "$VM_WORK/advise-prove.txt"
 	# Each finding: predicted and replayed saving side by side. A finding of
 	# a kind with a rewrite must be proved; another (outliers: a replay does
 	# not have the recording TPM's stall) is said not proved, not counted.
@@ -495,6 +497,7 @@ luks_check_advise() { # VARIANT TRACE
 			echo "not proved: $kind ($(luks_advise_why "$kind"))"
 		fi
 	done <"$VM_WORK/advise-found.txt"
+	[ -s "$VM_WORK/advise-found.txt" ] || echo "(no finding)"
 }
 
 luks_advise_provable() { [[ " $LUKS_ADVISE_REWRITES " == *" $1 "* ]]; }

@@ -35,6 +35,13 @@ def u32(b, p):
     return int.from_bytes(b[p:p + 4], "big")
 
 
+def params(cmd, nh):
+    """Where a command's parameters start: after its handles and, with tag
+    TPM_ST_SESSIONS, its authorization area (Part 1, 18.2)."""
+    p = 10 + 4 * nh
+    return p + 4 + u32(cmd, p) if u16(cmd, 0) == 0x8002 else p
+
+
 def sessions(cmd, nh):
     """The session handles and attributes of a command's authorization area."""
     if len(cmd) < 10 or u16(cmd, 0) != 0x8002:
@@ -77,6 +84,14 @@ def counts(db, trace):
             for k in [k for k, v in saved.items() if v is s]:
                 del saved[k]
 
+    def use(client, cmd, cc):
+        for h, attrs in sessions(cmd, handles_in.get(cc, 0)):
+            s = live.get((client, h))
+            if s:
+                s["uses"] += 1
+                if not attrs & 1:
+                    end((client, h))
+
     for seq, cc, rc, cmd, rsp, rsp_h, client, comm in rows:
         cmd, rsp = cmd or b"", rsp or b""
         r["kernel"] += comm == "kernel"
@@ -85,15 +100,15 @@ def counts(db, trace):
             continue
         if cc == CC_CREATE_PRIMARY and rc == 0:
             r["primaries"] += 1
-            p = 14
-            p += 4 + u32(cmd, p)  # authorization area
+            p = params(cmd, 1)
             p += 2 + u16(cmd, p)  # inSensitive
             n = u16(cmd, p)
             templates.add((u32(cmd, 10), cmd[p:p + 2 + n]))
         if cc == CC_START_AUTH and rc == 0:
-            p = 18
+            p = params(cmd, 2)  # tpmKey, bind
             p += 2 + u16(cmd, p)  # nonceCaller
             p += 2 + u16(cmd, p)  # encryptedSalt
+            use(client, cmd, cc)  # a session that encrypts the nonce
             end((client, rsp_h))
             live[(client, rsp_h)] = dict(type=cmd[p], uses=0, flushed=0, policy=[])
             continue
@@ -112,14 +127,9 @@ def counts(db, trace):
             live[(client, rsp_h)] = saved[cmd[10:]]
             continue
         if cc in policy_ccs and len(cmd) >= 14 and (client, u32(cmd, 10)) in live:
-            live[(client, u32(cmd, 10))]["policy"].append((cc, cmd[14:]))
+            live[(client, u32(cmd, 10))]["policy"].append((cc, cmd[params(cmd, handles_in.get(cc, 1)):]))
             continue
-        for h, attrs in sessions(cmd, handles_in.get(cc, 0)):
-            s = live.get((client, h))
-            if s:
-                s["uses"] += 1
-                if not attrs & 1:
-                    end((client, h))
+        use(client, cmd, cc)
     uniq = {id(s): s for s in done + list(live.values()) + list(saved.values())}
     policies = set()
     for s in uniq.values():
