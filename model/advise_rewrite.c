@@ -21,11 +21,13 @@ static int load(sqlite3 *db, int64_t src, struct rw_row **out, size_t *n_out)
 	sqlite3_stmt *st;
 	struct rw_row *v = NULL;
 	size_t n = 0, cap = 0;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT id, coalesce(cc, 0), handle1, rsp_handle, rc,"
-			       " CASE WHEN cc IN (0x131, 0x165) THEN cmd END"
-			       " FROM command WHERE trace_id=? ORDER BY seq",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		db,
+		"SELECT id, coalesce(cc, 0), handle1, rsp_handle, rc,"
+		" CASE WHEN cc IN (0x131, 0x165) THEN cmd END,"
+		" coalesce(handle2, 0), coalesce(handle3, 0), coalesce(client_id, -1)"
+		" FROM command WHERE trace_id=? ORDER BY seq",
+		-1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_int64(st, 1, src);
 	int rc;
@@ -45,6 +47,9 @@ static int load(sqlite3 *db, int64_t src, struct rw_row **out, size_t *n_out)
 		r->id = sqlite3_column_int64(st, 0);
 		r->cc = (uint32_t)sqlite3_column_int64(st, 1);
 		r->rsp_handle = (uint32_t)sqlite3_column_int64(st, 3);
+		for (int k = 0; k < 3; k++)
+			r->h[k] = (uint32_t)sqlite3_column_int64(st, k ? 5 + k : 2);
+		r->client = sqlite3_column_int64(st, 8);
 		r->ok =
 		    sqlite3_column_type(st, 4) != SQLITE_NULL && sqlite3_column_int64(st, 4) == 0;
 		const uint8_t *b = sqlite3_column_blob(st, 5);
@@ -63,6 +68,72 @@ static int load(sqlite3 *db, int64_t src, struct rw_row **out, size_t *n_out)
 	}
 	*out = v;
 	*n_out = n;
+	return 0;
+}
+
+/* In a per-client-space trace (one space per process) the replay flushes
+ * an object after its creator's last command: a kept primary that later
+ * processes use is their last user's (its CreatePrimary's client). */
+static void primary_owners(struct rw_row *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (w[i].drop || w[i].cc != TPM_CC_CreatePrimary || !w[i].ok)
+			continue;
+		uint32_t h = w[i].rsp_handle;
+		int64_t last = -1;
+		for (size_t j = i + 1; j < n; j++) {
+			const struct rw_row *r = &w[j];
+			if (r->drop)
+				continue;
+			if ((r->cc == TPM_CC_CreatePrimary || r->cc == TPM_CC_ContextLoad ||
+			     r->cc == TPM_CC_Load) &&
+			    r->ok && r->rsp_handle == h)
+				break; /* the handle is another object's from here on */
+			int names = (r->has_flushed && r->flushed == h) || r->h[0] == h ||
+				    r->h[1] == h || r->h[2] == h;
+			if (names && r->client >= 0)
+				last = r->client;
+			if (r->has_flushed && r->flushed == h)
+				break;
+		}
+		if (last >= 0 && last != w[i].client) {
+			w[i].has_client = 1;
+			w[i].patch_client = last;
+		}
+	}
+}
+
+/* Whether another object takes the kept primary's handle while the rewrite
+ * keeps it (from its first creation to its last re-creation): a
+ * ContextLoad of a saved copy after a flush that the rewrite drops, say.
+ * The trace would need its handles remapped. */
+static int handle_taken(const struct rw_row *w, size_t n, uint32_t key, uint32_t h, char *err,
+			size_t errlen)
+{
+	size_t first = n, last = 0;
+	for (size_t i = 0; i < n; i++)
+		if (w[i].cc == TPM_CC_CreatePrimary && w[i].ok && w[i].key == key) {
+			if (first == n)
+				first = i;
+			last = i;
+		}
+	for (size_t i = first + 1; i < last; i++) {
+		const struct rw_row *r = &w[i];
+		if (r->drop || !r->ok || r->rsp_handle != h ||
+		    (r->cc == TPM_CC_CreatePrimary && r->key == key))
+			continue;
+		if (r->cc == TPM_CC_ContextLoad || r->cc == TPM_CC_Load ||
+		    r->cc == TPM_CC_CreatePrimary || r->cc == TPM_CC_CreateLoaded ||
+		    r->cc == TPM_CC_LoadExternal) {
+			snprintf(
+			    err, errlen,
+			    "repeated-primary: a %s returned 0x%08x, the handle of the primary "
+			    "the rewrite keeps loaded (the trace would need its handles "
+			    "remapped)",
+			    tpm_cc_name(r->cc), h);
+			return 1;
+		}
+	}
 	return 0;
 }
 
@@ -115,6 +186,10 @@ static int plan_primary(struct rw_row *w, size_t n, uint64_t *dropped, char *err
 		}
 		*dropped += r->drop;
 	}
+	for (unsigned k = 0; k < ng; k++)
+		if (g[k].total > 1 && handle_taken(w, n, g[k].key, g[k].handle, err, errlen))
+			return -EINVAL;
+	primary_owners(w, n);
 	return 0;
 }
 

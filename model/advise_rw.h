@@ -14,6 +14,8 @@
 struct rw_row {
 	int64_t id;
 	uint32_t cc, rsp_handle, key, flushed;
+	uint32_t h[3];	/* handle1..3 */
+	int64_t client; /* client_id (-1: none) */
 	uint8_t ok, has_flushed, drop;
 	/* a rewrite that changes the row: its new command bytes (malloc'd) and
 	 * response handle */

@@ -256,6 +256,7 @@ void rp_obj_set_name(struct obj *o, const uint8_t *n, uint16_t len);
 void rp_obj_set_pub(struct obj *o, const uint8_t *tpm2b, size_t len);
 struct rsess *rp_sess_find(struct rp *x, uint32_t rec);
 void rp_sess_give(struct rp *x, struct rsess *s, uint32_t client);
+void rp_obj_give(struct rp *x, struct obj *o, uint32_t client);
 void rp_sess_drop(struct rp *x, uint32_t rec);
 int rp_map_handle(struct rp *x, uint32_t rec, uint32_t *rep);
 const struct replay_auth *rp_auth_for(struct rp *x, uint32_t rec);

@@ -78,6 +78,15 @@ void rp_sess_give(struct rp *x, struct rsess *s, uint32_t client)
 		s->client = client;
 }
 
+/* The same for an object the replay created (rm_spaces: client_end). */
+void rp_obj_give(struct rp *x, struct obj *o, uint32_t client)
+{
+	if (!x->rm_spaces || o->client == client || client >= x->n_cl)
+		return;
+	if (o->client >= x->n_cl || x->cl_last[client] > x->cl_last[o->client])
+		o->client = client;
+}
+
 void rp_sess_drop(struct rp *x, uint32_t rec)
 {
 	struct rsess *s = rp_sess_find(x, rec);

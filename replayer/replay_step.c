@@ -125,6 +125,9 @@ static int orig_params(struct rp *x, struct orig *o, int *rc)
 				tpm_cc_name(c->cc), c->handles[i]);
 			return 1;
 		}
+		struct obj *ob = rp_obj_find(x, c->handles[i]);
+		if (ob && ob->created && tpm_ht_of(c->handles[i]) == TPM_HT_TRANSIENT)
+			rp_obj_give(x, ob, sc->client);
 	}
 	o->plen = c->param_size;
 	memcpy(o->params, sc->cmd + c->param_off, o->plen);

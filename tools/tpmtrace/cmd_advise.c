@@ -14,7 +14,7 @@
 #include "model/policy.h"
 #include "model/profile.h"
 
-enum { O_TRACE = 256, O_PROFILE, O_PROVE, O_REWRITE, O_JSON };
+enum { O_TRACE = 256, O_PROFILE, O_PROVE, O_TARGET, O_REWRITE, O_JSON };
 static const struct cli_opt opts[] = {
     {"trace", O_TRACE, "ID", CLI_TRACE, CLI_TRACE_HELP},
     {"profile", O_PROFILE, "NAME|FILE", 0,
@@ -33,6 +33,13 @@ static const struct cli_opt opts[] = {
      "the trace and its rewrite (--rewrite) as recorded.\n"
      "Replayed and predicted saving side by side (the runs\n"
      "are stored in DB); outliers are not proved"},
+    {"target", O_TARGET, "TCTI", 0,
+     "with --prove: replay on this TPM (a tss2-tctildr string,\n"
+     "as replay --target) instead of a private swtpm: one\n"
+     "with the state the trace needs (a sealed key loads\n"
+     "only under the seeds it was sealed with); each replay\n"
+     "leaves it as it found it",
+     "@tcti"},
     {"rewrite", O_REWRITE, "NAME", CLI_CHOICE,
      "store the trace with a finding's change made, as a new\n"
      "trace (kind derived, for replay) and exit:\n"
@@ -63,13 +70,16 @@ const struct subcommand subcmd_advise = {
     "(seq range, clients, origins, counts), what its commands cost now (recorded, and\n"
     "priced on --profile), the change in the words of whoever must make it, and what\n"
     "is left after it (the commands it keeps, recorded and priced). A trace with nothing\n"
-    "to find says so. With --prove (and --profile) on a replay, each finding whose change is\n"
-    "a policy knob is proved: the source replayed on swtpm emulating the profile under the\n"
-    "replay's policy and under the changed one, the replayed saving beside the predicted.\n"
-    "docs/advise.md gives each pattern with its public source.\n",
+    "to find says so. With --prove (and --profile) each finding is proved by replay on swtpm\n"
+    "emulating the profile, the replayed saving beside the predicted: a change that is a\n"
+    "policy knob by replaying a replay's source under its policy and under the changed one;\n"
+    "a repeated primary, sessions set up per command and rebuilt policy sessions by\n"
+    "replaying the trace and its rewrite (--rewrite); outliers are not proved (a replay does\n"
+    "not reproduce a stall). docs/advise.md gives each pattern with its public source.\n",
     NULL,
     "tpmtrace advise boot.db --trace 1\n"
-    "tpmtrace advise boot.db --trace 1 --profile slb9670-linux-integrity --json\n",
+    "tpmtrace advise boot.db --trace 1 --profile slb9670-linux-integrity --json\n"
+    "tpmtrace advise boot.db --trace 1 --rewrite session-per-command\n",
 };
 
 /* The words of each finding: what, and the change by who makes it. */
@@ -344,15 +354,24 @@ static const char *prove_policy(int kind, const char *trace_pol, char *out, size
 	return out;
 }
 
+/* --target: the TPM the proofs replay on (NULL: a private swtpm each). */
+static const char *prove_target;
+
 /* Replays trace src of dbpath under policy pol emulating prof (tpmtrace
- * replay, its output discarded); the run's id and TPM time, or -1. */
+ * replay, its output discarded); the run's id and TPM time, or -1. The
+ * TPM time leaves out the commands the target answered TPM_RC_RETRY,
+ * YIELDED or TESTING (it did not run them; a fresh swtpm answers one of the
+ * first authorized commands so, once), which no finding's change removes. */
 static int64_t prove_run(sqlite3 *db, const char *dbpath, int64_t src, const char *pol,
 			 const char *prof, double *tpm_ms)
 {
 	char id[32];
 	snprintf(id, sizeof id, "%lld", (long long)src);
-	char *const argv[] = {"/proc/self/exe", "replay",    (char *)dbpath, "--trace",	   id,
-			      "--policy",	(char *)pol, "--emulate",    (char *)prof, NULL};
+	char *argv[] = {"/proc/self/exe",     "replay",	   (char *)dbpath, "--trace",	 id,
+			"--policy",	      (char *)pol, "--emulate",	   (char *)prof, "--target",
+			(char *)prove_target, NULL};
+	if (!prove_target)
+		argv[9] = NULL; /* a private swtpm */
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid < 0)
@@ -374,7 +393,8 @@ static int64_t prove_run(sqlite3 *db, const char *dbpath, int64_t src, const cha
 	if (sqlite3_prepare_v2(
 		db,
 		"SELECT t.id, (SELECT sum(latency_ns) FROM command WHERE trace_id=t.id"
-		" AND flags & 32 = 0) FROM trace t WHERE parent_id=? AND kind='replay'"
+		" AND flags & 32 = 0 AND coalesce(rc, 0) NOT IN (0x922, 0x908, 0x90A))"
+		" FROM trace t WHERE parent_id=? AND kind='replay'"
 		" ORDER BY t.id DESC LIMIT 1",
 		-1, &q, NULL) != SQLITE_OK)
 		return -1;
@@ -522,9 +542,9 @@ static void print_proof(const struct advise_result *r, const struct advise_findi
 	fmt_ms(c, sizeof c, p->before_ms - p->after_ms);
 	fmt_ms(d, sizeof d, advise_saving_ms(r, f));
 	snprintf(buf, sizeof buf,
-		 "replayed on swtpm emulating %s: %s under %s (trace %lld), %s under %s (trace "
+		 "replayed on %s emulating %s: %s under %s (trace %lld), %s under %s (trace "
 		 "%lld); saves %s replayed, %s predicted (%+.1f%%)",
-		 prof, a, p->before, (long long)p->trace_before, b, p->after,
+		 prove_target ? prove_target : "swtpm", prof, a, p->before, (long long)p->trace_before, b, p->after,
 		 (long long)p->trace_after, c, d, 100 * proof_diff(r, f, p));
 	cli_print_wrapped(stdout, "   proof:  ", 11, buf, strlen(buf), CLI_WIDTH);
 }
@@ -623,6 +643,8 @@ static int run(int argc, char **argv)
 			json = 1;
 		else if (k == O_PROVE)
 			do_prove = 1;
+		else if (k == O_TARGET)
+			prove_target = p.arg;
 		else if (k == O_REWRITE)
 			rewrite = p.arg;
 	}
@@ -630,6 +652,8 @@ static int run(int argc, char **argv)
 		return EXIT_USAGE;
 	if (do_prove && !profname)
 		return usage_error(&subcmd_advise, "--prove needs --profile (the TPM to emulate)");
+	if (prove_target && !do_prove)
+		return usage_error(&subcmd_advise, "--target is where --prove replays");
 	const char *dbpath = cli_db_operand(&p);
 	if (!dbpath)
 		return EXIT_USAGE;
