@@ -417,28 +417,25 @@ luks_check_boot1() {
 # ---- advise (issue 24): the unlock's findings, counted and proved ----
 # `tpmtrace advise --prove` on the unlock trace, and for each finding the
 # replayed saving beside the predicted one on LUKS_ADVISE_PROFILE, within 5%.
-# advise --prove replays on a private swtpm with fresh seeds, where the sealed
-# key does not load: a finding it could not prove is proved here as a user
-# would by hand on this machine's TPM (docs/advise.md: the finding's
-# --rewrite, the trace and its rewrite replayed as recorded with --emulate on
-# the swtpm with this run's state and PCR 7 as at boot). The findings' counts
-# against luks_advise.py's, from the command bytes.
+# The proofs replay on the swtpm of the host-side replays (this run's TPM
+# state, PCR 7 as at boot: --target), since the sealed key loads only under
+# its seeds. The findings' counts against luks_advise.py's, from the command
+# bytes.
 LUKS_ADVISE_PROFILE=slb9670-linux-integrity
-LUKS_ADVISE_REWRITES="repeated-primary session-per-command policy-rebuilt"
+# The kinds --prove proves (docs/advise.md); outliers it cannot.
+LUKS_ADVISE_PROVABLE="repeated-primary session-per-command policy-rebuilt user-interleave hwrng-session"
 luks_check_advise() { # VARIANT TRACE
 	local v=$1 rec=$2 A=$VM_WORK/advise.db P=$LUKS_ADVISE_PROFILE rc
 	cp "$VM_WORK/initrd.db" "$A" && { [ ! -e "$VM_WORK/initrd.db-wal" ] || cp "$VM_WORK/initrd.db-wal" "$A-wal"; }
 	"$TPMTRACE" advise "$A" --trace "$rec" --profile "$P" --json >"$VM_WORK/advise.json" 2>"$VM_WORK/advise.err"
 	rc=$?
 	check "advise --trace $rec --profile $P --json exits 0" [ "$rc" = 0 ]
-	"$TPMTRACE" advise "$A" --trace "$rec" --profile "$P" --prove >"$VM_WORK/advise-prove.txt" \
-		2>"$VM_WORK/advise-prove-txt.err"
+	luks_advise_prove "$rec" >"$VM_WORK/advise-prove.txt" 2>"$VM_WORK/advise-prove-txt.err"
 	rc=$?
-	check "advise --prove exits 0" [ "$rc" = 0 ]
-	"$TPMTRACE" advise "$A" --trace "$rec" --profile "$P" --prove --json >"$VM_WORK/advise-prove.json" \
-		2>"$VM_WORK/advise-prove.err"
+	check "advise --prove --target (this run's TPM) exits 0" [ "$rc" = 0 ]
+	luks_advise_prove "$rec" --json >"$VM_WORK/advise-prove.json" 2>"$VM_WORK/advise-prove.err"
 	rc=$?
-	check "advise --prove --json exits 0" [ "$rc" = 0 ]
+	check "advise --prove --target --json exits 0" [ "$rc" = 0 ]
 	echo "--- advise --prove ($v unlock, trace $rec)"
 	cat "$VM_WORK/advise-prove.txt"
 	grep '^tpmtrace advise:' "$VM_WORK/advise-prove-txt.err"
@@ -471,28 +468,28 @@ luks_check_advise() { # VARIANT TRACE
 	[ -s "$VM_WORK/advise-found.txt" ] ||
 		check "no finding: advise says there is nothing to change" grep -q '^nothing to change' "$VM_WORK/advise-prove.txt"
 	# Each finding: predicted and replayed saving side by side. A finding of
-	# a kind with a rewrite must be proved; another (outliers: a replay does
-	# not have the recording TPM's stall) is said not proved, not counted.
-	local kind count cmds removed pred proof how rep diff
-	echo "--- advise ($v): saving predicted on $P and replayed"
-	printf '%-20s %5s %8s %12s %12s %7s  %s\n' finding count cmds/go predicted replayed diff "proved by"
+	# a provable kind must be proved within 5% (a proof outside is run once
+	# more, said here: the saving is a difference of two emulated runs);
+	# outliers (a replay does not have the recording TPM's stall) is said not
+	# proved, and counted neither way.
+	local kind count cmds removed pred proof diff
+	echo "--- advise ($v): saving predicted on $P and replayed by advise --prove"
+	printf '%-20s %5s %8s %12s %12s %7s\n' finding count cmds/go predicted replayed diff
 	while read -r kind count cmds removed pred proof; do
-		rep=- diff=- how=-
-		if [ "$proof" != - ]; then
-			rep=${proof%%:*} diff=${proof#*:} how="advise --prove"
-		elif luks_advise_provable "$kind"; then
-			luks_advise_byhand "$kind" "$rec" "$pred" || luks_advise_byhand "$kind" "$rec" "$pred"
-			read -r rep diff <"$VM_WORK/byhand-$kind.txt"
-			how="--rewrite, on this run's TPM"
+		if [ "$proof" != - ] && ! luks_within_5 "${proof#*:}"; then
+			echo "note: $kind proved outside 5% (${proof#*:}); proving once more"
+			luks_advise_prove "$rec" --json >"$VM_WORK/advise-prove2.json" 2>>"$VM_WORK/advise-prove.err"
+			proof=$(python3 "$VM_HARNESS_DIR/luks_advise.py" findings "$VM_WORK/advise-prove2.json" |
+				awk -v k="$kind" '$1 == k { print $6 }')
+			proof=${proof:--}
 		fi
-		printf '%-20s %5s %8s %9s ms %9s ms %7s  %s\n' "$kind" "$count" "$cmds/$removed" "$pred" "$rep" \
-			"$(awk -v d="$diff" 'BEGIN { if (d == "-") print "-"; else printf "%+.1f%%", 100 * d }')" "$how"
-		[ "$proof" != - ] || echo "    advise --prove: no proof ($(luks_advise_why "$kind"))"
-		if [ "$rep" != - ]; then
-			check "$v $kind: replayed saving $rep ms within 5% of the predicted $pred ms ($how)" \
-				awk -v d="$diff" 'BEGIN { exit !(d < 0.05 && d > -0.05) }'
+		diff=${proof#*:}
+		printf '%-20s %5s %8s %9s ms %9s ms %7s\n' "$kind" "$count" "$cmds/$removed" "$pred" "${proof%%:*}" \
+			"$(awk -v d="$diff" 'BEGIN { if (d == "-") print "-"; else printf "%+.1f%%", 100 * d }')"
+		if [ "$proof" != - ]; then
+			check "$v $kind: replayed saving ${proof%%:*} ms within 5% of the predicted $pred ms" luks_within_5 "$diff"
 		elif luks_advise_provable "$kind"; then
-			check_escaped "$v $kind: not proved, by advise --prove nor by hand (see $VM_WORK/byhand.err)"
+			check_escaped "$v $kind: not proved ($(luks_advise_why "$kind"); $VM_WORK/advise-prove.err)"
 		else
 			echo "not proved: $kind ($(luks_advise_why "$kind"))"
 		fi
@@ -500,7 +497,20 @@ luks_check_advise() { # VARIANT TRACE
 	[ -s "$VM_WORK/advise-found.txt" ] || echo "(no finding)"
 }
 
-luks_advise_provable() { [[ " $LUKS_ADVISE_REWRITES " == *" $1 "* ]]; }
+# luks_advise_prove TRACE [ARG]: advise --prove of the trace in advise.db on
+# a fresh swtpm with this run's TPM state and PCR 7 as at boot.
+luks_advise_prove() {
+	local rc
+	luks_host_swtpm "$VM_WORK/hosttpm"
+	"$TPMTRACE" advise "$VM_WORK/advise.db" --trace "$1" --profile "$LUKS_ADVISE_PROFILE" --prove \
+		--target "swtpm:path=$VM_WORK/hosttpm/s.sock" "${@:2}"
+	rc=$?
+	luks_host_swtpm_stop
+	return $rc
+}
+
+luks_within_5() { awk -v d="$1" 'BEGIN { exit !(d != "-" && d < 0.05 && d > -0.05) }'; }
+luks_advise_provable() { [[ " $LUKS_ADVISE_PROVABLE " == *" $1 "* ]]; }
 
 # luks_k KEY: luks_advise.py's count; luks_n KIND [FIELD]: the finding's count
 # (or FIELD: 3 commands, 4 removed), "-" without such a finding.
@@ -511,38 +521,12 @@ luks_n() {
 luks_outliers_cover() { [ "$(luks_n outliers)" != - ] && [ "$(luks_n outliers)" -ge "$(luks_k retries)" ]; }
 
 # luks_advise_why KIND: why advise --prove gave KIND no proof (its JSON's
-# "unproved", else its stderr about the replays).
+# "unproved", else what it said on stderr).
 luks_advise_why() {
 	python3 -c 'import json,sys
 f = [x for x in json.load(open(sys.argv[1]))["findings"] if x["kind"] == sys.argv[2]][0]
 print(f.get("unproved") or "")' "$VM_WORK/advise-prove.json" "$1" | grep . ||
-		{ grep -m1 -o "a replay of trace.*failed" "$VM_WORK/advise-prove.err" || echo "no proof"; } |
-		sed 's/^/its replays failed on a fresh swtpm: /'
-}
-
-# luks_advise_byhand KIND TRACE PREDICTED: the trace and its KIND rewrite
-# replayed as recorded on the host swtpm (this run's TPM state, PCR 7 as at
-# boot) emulating the profile; "replayed-saving difference" into
-# $VM_WORK/byhand-KIND.txt. Fails when outside 5% (for one more try).
-luks_advise_byhand() {
-	local kind=$1 rec=$2 pred=$3 A=$VM_WORK/advise.db rw t ms=()
-	echo "- -" >"$VM_WORK/byhand-$kind.txt"
-	rw=$("$TPMTRACE" advise "$A" --trace "$rec" --rewrite "$kind" --json 2>>"$VM_WORK/byhand.err" |
-		python3 -c 'import json,sys; print(json.load(sys.stdin)["trace"])') || return 1
-	for t in "$rec" "$rw"; do
-		luks_host_swtpm "$VM_WORK/hosttpm"
-		"$TPMTRACE" replay "$A" --trace "$t" --target "swtpm:path=$VM_WORK/hosttpm/s.sock" --policy as-recorded \
-			--emulate "$LUKS_ADVISE_PROFILE" --json >"$VM_WORK/byhand-$kind-$t.json" 2>>"$VM_WORK/byhand.err"
-		local rc=$?
-		luks_host_swtpm_stop
-		[ "$rc" = 0 ] || { echo "by hand: replay of trace $t failed" >&2; return 1; }
-		# The run's TPM time as advise --prove counts it (tpmtrace's own commands aside).
-		ms+=("$(lq "$A" "SELECT sum(latency_ns) / 1e6 FROM command WHERE flags & 32 = 0 AND trace_id =
-			(SELECT max(id) FROM trace WHERE kind = 'replay' AND parent_id = $t)")")
-	done
-	awk -v b="${ms[0]}" -v a="${ms[1]}" -v p="$pred" 'BEGIN { printf "%.3f %.6f\n", b - a, (b - a - p) / p }' \
-		>"$VM_WORK/byhand-$kind.txt"
-	awk '{ exit !($2 < 0.05 && $2 > -0.05) }' "$VM_WORK/byhand-$kind.txt"
+		grep -m1 '^tpmtrace advise:' "$VM_WORK/advise-prove.err" || echo "no proof, nothing said"
 }
 
 # luks_pcr_extends DB PCR: "alg=hex,..." per PCR_Extend of PCR before the
