@@ -283,9 +283,12 @@ db=$T/ext.db
 	 [ "$(tpm2_unseal -c k.ctx)" = secret ]') 2>"$T/ext.err"
 expect_eq "recorded the unlock against it" "$?" 0
 advise_json "$db" --trace 1 --profile "$PROF" --prove >"$T/ext-spawn.json" 2>"$T/ext-spawn.err"
-check "--prove on a fresh swtpm: the sealed key does not load there, no proof claimed" python3 -c 'import json,sys
+expect_eq "--prove on a fresh swtpm: a proof that failed exits 1" "$?" 1
+check "--prove on a fresh swtpm: the sealed key does not load there, no proof claimed, why said" \
+	python3 -c 'import json,sys
 f = [x for x in json.load(open(sys.argv[1]))["findings"] if x["kind"] == "session-per-command"][0]
-assert f["proof"] is None, f' "$T/ext-spawn.json"
+assert f["proof"] is None and "failed" in f["unproved"] and "--target" in f["unproved"], f' \
+	"$T/ext-spawn.json"
 before=$(tpm2_getcap -T "$etcti" handles-transient; tpm2_getcap -T "$etcti" handles-loaded-session)
 advise_json "$db" --trace 1 --profile "$PROF" --prove --target "$etcti" >"$T/ext.json" 2>"$T/ext-prove.err"
 expect_eq "--prove --target: exit status" "$?" 0

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +35,8 @@ static const struct cli_opt opts[] = {
      "application's session-per-command and policy-rebuilt:\n"
      "the trace and its rewrite (--rewrite) as recorded.\n"
      "Replayed and predicted saving side by side (the runs\n"
-     "are stored in DB); outliers are not proved"},
+     "are stored in DB); outliers are not proved. A proof that\n"
+     "fails (a replay or a rewrite) says why and exits 1"},
     {"target", O_TARGET, "TCTI", 0,
      "with --prove: replay on this TPM (a tss2-tctildr string,\n"
      "as replay --target) instead of a private swtpm: one\n"
@@ -340,14 +342,34 @@ static void json_finding(struct json_w *w, const struct advise_result *r,
 	json_kstr(w, "change", app ? t->change_app : t->change_kernel);
 }
 
+/* A proof that could not be made: why, for the text and the JSON. */
+#define FRESH_HINT                                                                                 \
+	"; a trace that needs its recording TPM's objects or state does not replay on a fresh "    \
+	"swtpm: --target"
+struct proof;
+static void prove_failed(struct proof *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* --prove: a finding's change as a policy knob on the replay's policy. */
 struct proof {
 	int done;
-	const char *why; /* not proved: why (NULL: a run failed, said on stderr) */
+	const char *why; /* not proved: why */
+	int failed;	 /* ... because a replay or a rewrite failed (said on stderr) */
+	char fail[200];
 	char before[128], after[256];
 	int64_t trace_before, trace_after;
 	double before_ms, after_ms; /* replayed TPM time of the two runs */
 };
+
+static void prove_failed(struct proof *p, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(p->fail, sizeof p->fail, fmt, ap);
+	va_end(ap);
+	p->failed = 1;
+	p->why = p->fail;
+}
 
 static const char *prove_policy(int kind, const char *trace_pol, char *out, size_t len)
 {
@@ -431,6 +453,7 @@ static void prove_rewrite(sqlite3 *db, const char *dbpath, int64_t id, int kind,
 	int64_t rw;
 	if (advise_rewrite(db, id, advise_kind_name(kind), &rw, &dropped, err, sizeof err)) {
 		fprintf(stderr, "tpmtrace advise: --prove: %s\n", err);
+		prove_failed(p, "its rewrite failed: %s", err);
 		return;
 	}
 	snprintf(p->before, sizeof p->before, "as-recorded");
@@ -438,10 +461,12 @@ static void prove_rewrite(sqlite3 *db, const char *dbpath, int64_t id, int kind,
 		 advise_kind_name(kind), (long long)rw);
 	p->trace_before = prove_run(db, dbpath, id, "as-recorded", prof, &p->before_ms);
 	p->trace_after = prove_run(db, dbpath, rw, "as-recorded", prof, &p->after_ms);
-	if (p->trace_before < 0 || p->trace_after < 0)
+	if (p->trace_before < 0 || p->trace_after < 0) {
 		fprintf(stderr, "tpmtrace advise: --prove: a replay of trace %lld or %lld failed\n",
 			(long long)id, (long long)rw);
-	else
+		prove_failed(p, "the replay of trace %lld or %lld failed (above)%s", (long long)id,
+			     (long long)rw, prove_target ? "" : FRESH_HINT);
+	} else
 		p->done = 1;
 }
 
@@ -519,13 +544,17 @@ static unsigned prove(sqlite3 *db, const char *dbpath, int64_t id, const struct 
 		if (k == ADVISE_SESSION_PER_CMD && (asrc = source_rewrite(db, src)) != src)
 			snprintf(p->after, sizeof p->after, "%s, the %s rewrite trace %lld", after,
 				 advise_kind_name(k), (long long)asrc);
-		if (asrc < 0)
+		if (asrc < 0) {
+			prove_failed(p, "the source's session-per-command rewrite failed (above)");
 			continue;
+		}
 		p->trace_before = prove_run(db, dbpath, src, p->before, prof, &p->before_ms);
 		p->trace_after = prove_run(db, dbpath, asrc, after, prof, &p->after_ms);
 		if (p->trace_before < 0 || p->trace_after < 0) {
 			fprintf(stderr, "tpmtrace advise: --prove: a replay of trace %lld failed\n",
 				(long long)asrc);
+			prove_failed(p, "the replay of trace %lld failed (above)%s",
+				     (long long)asrc, prove_target ? "" : FRESH_HINT);
 			continue;
 		}
 		p->done = 1;
@@ -558,8 +587,9 @@ static void print_proof(const struct advise_result *r, const struct advise_findi
 	snprintf(buf, sizeof buf,
 		 "replayed on %s emulating %s: %s under %s (trace %lld), %s under %s (trace "
 		 "%lld); saves %s replayed, %s predicted (%+.1f%%)",
-		 prove_target ? prove_target : "swtpm", prof, a, p->before, (long long)p->trace_before, b, p->after,
-		 (long long)p->trace_after, c, d, 100 * proof_diff(r, f, p));
+		 prove_target ? prove_target : "swtpm", prof, a, p->before,
+		 (long long)p->trace_before, b, p->after, (long long)p->trace_after, c, d,
+		 100 * proof_diff(r, f, p));
 	cli_print_wrapped(stdout, "   proof:  ", 11, buf, strlen(buf), CLI_WIDTH);
 }
 
@@ -745,6 +775,10 @@ static int run(int argc, char **argv)
 	}
 	output(db, dbpath, id, r, profname ? prof.name : NULL, json, do_prove ? pf : NULL);
 	ret = 0;
+	/* --prove asked for a proof that a failure kept from being made */
+	for (unsigned i = 0; do_prove && i < r->n; i++)
+		if (pf[i].failed)
+			ret = 1;
 out:
 	free(r);
 	free(cmds);
