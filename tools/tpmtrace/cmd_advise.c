@@ -1,6 +1,7 @@
 /* tpmtrace advise: what makes a trace slow and what to change (model/advise.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -651,11 +652,12 @@ static void output(sqlite3 *db, const char *dbpath, int64_t id, const struct adv
 	}
 	fmt_ms(a, sizeof a, r->rec_ms);
 	fmt_ms(b, sizeof b, r->now_ms);
-	printf("%s trace %lld: %llu commands, %s recorded", dbpath, (long long)id,
-	       (unsigned long long)r->commands, a);
-	if (r->priced)
-		printf(", %s priced on %s", b, prof);
-	printf("\n");
+	char head[PATH_MAX + 512];
+	int hl = snprintf(head, sizeof head, "%s trace %lld: %llu commands, %s recorded", dbpath,
+			  (long long)id, (unsigned long long)r->commands, a);
+	if (r->priced && hl > 0 && (size_t)hl < sizeof head)
+		snprintf(head + hl, sizeof head - (size_t)hl, ", %s priced on %s", b, prof);
+	cli_print_wrapped(stdout, "", 2, head, strlen(head), CLI_WIDTH);
 	if (!r->n) {
 		printf("nothing to change: none of the patterns of docs/advise.md is in this "
 		       "trace\n");
