@@ -69,6 +69,12 @@ static int load(sqlite3 *db, int64_t src, struct rw_row **out, size_t *n_out)
 	return 0;
 }
 
+static int rw_cmp_id(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 /* Marks what repeated-primary drops; -EINVAL with err when a re-creation
  * returned another handle than the first (the rest of the trace would
  * need remapping). */
@@ -119,6 +125,23 @@ static int plan_primary(struct rw_row *w, size_t n, uint64_t *dropped, char *err
 		*dropped += r->drop;
 	}
 	return 0;
+}
+
+/* context-churn: the rows advise_churn_plan drops. */
+static int plan_churn(sqlite3 *db, int64_t src, struct rw_row *w, size_t n, uint64_t *dropped,
+		      char *err, size_t errlen)
+{
+	int64_t *ids;
+	size_t nd;
+	int rc = advise_churn_plan(db, src, &ids, &nd, err, errlen);
+	for (size_t i = 0; !rc && i < n; i++)
+		if (nd && bsearch(&w[i].id, ids, nd, sizeof *ids, rw_cmp_id)) {
+			w[i].drop = 1;
+			(*dropped)++;
+		}
+	if (!rc)
+		free(ids);
+	return rc;
 }
 
 /* Copies src into a new derived trace without the dropped rows. */
@@ -201,8 +224,9 @@ int advise_rewrite(sqlite3 *db, int64_t src, const char *rewrite, int64_t *new_i
 	*dropped = 0;
 	if (errlen)
 		err[0] = 0;
-	if (strcmp(rewrite, "repeated-primary")) {
-		snprintf(err, errlen, "no rewrite '%s' (there is: repeated-primary)", rewrite);
+	if (strcmp(rewrite, "repeated-primary") && strcmp(rewrite, "context-churn")) {
+		snprintf(err, errlen,
+			 "no rewrite '%s' (there are: repeated-primary, context-churn)", rewrite);
 		return -EINVAL;
 	}
 	int rc = load(db, src, &w, &n);
@@ -216,7 +240,11 @@ int advise_rewrite(sqlite3 *db, int64_t src, const char *rewrite, int64_t *new_i
 		snprintf(err, errlen, "trace %lld has no commands", (long long)src);
 		return -ENOENT;
 	}
-	if ((rc = plan_primary(w, n, dropped, err, errlen)))
+	if (!strcmp(rewrite, "context-churn"))
+		rc = plan_churn(db, src, w, n, dropped, err, errlen);
+	else
+		rc = plan_primary(w, n, dropped, err, errlen);
+	if (rc)
 		goto out;
 	if (db_exec(db, "BEGIN IMMEDIATE", err, errlen)) {
 		rc = -EIO;

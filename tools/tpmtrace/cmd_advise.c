@@ -28,16 +28,20 @@ static const struct cli_opt opts[] = {
      "user-interleave: reuse=forever; hwrng-session:\n"
      "hwrng=off) proved by replaying the source on swtpm\n"
      "emulating the profile under the replay's policy and\n"
-     "under the changed one; repeated-primary by replaying\n"
-     "the trace and its rewrite (--rewrite) as recorded;\n"
+     "under the changed one; repeated-primary and\n"
+     "context-churn by replaying the trace and its rewrite\n"
+     "(--rewrite) as recorded;\n"
      "replayed and predicted saving side by side (the runs\n"
      "are stored in DB)"},
     {"rewrite", O_REWRITE, "NAME", CLI_CHOICE,
      "store the trace with a finding's change made, as a new\n"
      "trace (kind derived, for replay) and exit:\n"
      "repeated-primary drops each re-creation of a primary\n"
-     "and the flushes between (the first one kept loaded)",
-     "repeated-primary"},
+     "and the flushes between (the first one kept loaded);\n"
+     "context-churn drops a resource manager's swaps (each\n"
+     "ContextSave, FlushContext and ContextLoad again: the\n"
+     "objects and sessions kept loaded)",
+     "repeated-primary context-churn"},
     {"json", O_JSON, NULL, 0, "one JSON object {\"version\":1,...} on stdout"},
 };
 static const struct cli_form forms[] = {{0, "DB", NULL}};
@@ -54,7 +58,8 @@ const struct subcommand subcmd_advise = {
     "hierarchy and template; a session set up for one command (kernel or application);\n"
     "the kernel's session re-created after user space used the TPM; a policy session\n"
     "rebuilt with the same policy; hwrng reads ending the kernel's session; commands far\n"
-    "above their kind's p95 in the trace, and retries. Each finding gives where it is\n"
+    "above their kind's p95 in the trace, and retries; a resource manager's ContextSave/\n"
+    "ContextLoad swaps of the objects and sessions left loaded. Each finding gives where it is\n"
     "(seq range, clients, origins, counts), what its commands cost now (recorded, and\n"
     "priced on --profile), the change in the words of whoever must make it, and what\n"
     "is left after it (the commands it keeps, recorded and priced). A trace with nothing\n"
@@ -121,6 +126,23 @@ static const struct kind_text texts[ADVISE__COUNT] = {
 	 "firmware or driver",
 	 "find what delays them: a self-test not started early (TPM2_SelfTest), a retry loop, "
 	 "a stall of the bus; the saving is each one's time above its kind's median"},
+    [ADVISE_CONTEXT_CHURN] =
+	{"objects and sessions swapped by a resource manager: saved (ContextSave, FlushContext) "
+	 "after a command and loaded again (ContextLoad) before the next",
+	 "application (behind the resource manager)",
+	 "keep fewer objects and sessions loaded across commands, each flushed as soon as it is "
+	 "not needed: the resource manager (/dev/tpmrm0, tpm2-abrmd) saves and reloads every one "
+	 "it holds around each command; make a key used again and again persistent "
+	 "(tpm2_evictcontrol); as the TPM's only user, /dev/tpm0 instead (nothing swapped; "
+	 "assumes no other program uses the TPM meanwhile)",
+	 "application",
+	 "flush each object and session as soon as it is not needed (tpm2_flushcontext; ESYS: "
+	 "Esys_FlushContext) and keep few loaded across commands: the resource manager "
+	 "(tpm2-abrmd, /dev/tpmrm0) saves and reloads every one it holds for you around each "
+	 "command; make a "
+	 "key used again and again persistent (tpm2_evictcontrol); as the TPM's only user, open "
+	 "/dev/tpm0 (TCTI device:/dev/tpm0) instead, where nothing is swapped (assumes no other "
+	 "program uses the TPM meanwhile, and that yours fit its few object slots)"},
 };
 
 /* The clients of a finding: "comm (pid N)" each. */
@@ -381,14 +403,15 @@ static int64_t prove_run(sqlite3 *db, const char *dbpath, int64_t src, const cha
 	return run;
 }
 
-/* repeated-primary: the trace and its rewrite, each replayed as recorded. */
+/* repeated-primary, context-churn: the trace and its rewrite (name), each
+ * replayed as recorded. */
 static void prove_rewrite(sqlite3 *db, const char *dbpath, int64_t id, const char *prof,
-			  struct proof *p)
+			  const char *name, struct proof *p)
 {
 	char err[512];
 	uint64_t dropped;
 	int64_t rw;
-	if (advise_rewrite(db, id, "repeated-primary", &rw, &dropped, err, sizeof err)) {
+	if (advise_rewrite(db, id, name, &rw, &dropped, err, sizeof err)) {
 		fprintf(stderr, "tpmtrace advise: --prove: %s\n", err);
 		return;
 	}
@@ -423,8 +446,9 @@ static unsigned prove(sqlite3 *db, const char *dbpath, int64_t id, const struct 
 	for (unsigned i = 0; i < r->n; i++) {
 		struct proof *p = &pf[i];
 		memset(p, 0, sizeof *p);
-		if (r->f[i].kind == ADVISE_REPEATED_PRIMARY) {
-			prove_rewrite(db, dbpath, id, prof, p);
+		if (r->f[i].kind == ADVISE_REPEATED_PRIMARY ||
+		    r->f[i].kind == ADVISE_CONTEXT_CHURN) {
+			prove_rewrite(db, dbpath, id, prof, advise_kind_name(r->f[i].kind), p);
 			n += (unsigned)p->done;
 			continue;
 		}
