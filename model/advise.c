@@ -36,8 +36,8 @@ static int is_policy_cc(uint32_t cc)
 }
 
 static const char *const kind_names[ADVISE__COUNT] = {
-    "repeated-primary", "session-per-command", "user-interleave",
-    "policy-rebuilt",	"hwrng-session",       "outliers",
+    "repeated-primary", "session-per-command", "user-interleave", "policy-rebuilt", "hwrng-session",
+    "outliers",		"context-churn",
 };
 
 const char *advise_kind_name(int kind)
@@ -429,6 +429,11 @@ static void detect_sessions(struct adv *a)
 		}
 }
 
+static void churn_take(void *a, size_t i, int removed)
+{
+	take(a, ADVISE_CONTEXT_CHURN, i, removed);
+}
+
 /* Per command code, the trace's median and p95 from a histogram of 1,024
  * logarithmic bins from 1 us to 1,000 s (2% wide: no sort, no copy of the
  * latencies). */
@@ -563,6 +568,7 @@ void advise_run(const struct advise_cmd *cmds, size_t n, const struct profile *p
 	}
 	detect_primary(&a);
 	detect_sessions(&a);
+	advise_detect_churn(cmds, n, a.taken, churn_take, &a, &a.f[ADVISE_CONTEXT_CHURN].count);
 	detect_outliers(&a);
 	free(a.taken);
 	for (int k = 0; k < ADVISE__COUNT; k++) {
@@ -680,6 +686,18 @@ static void fill(void *elem, sqlite3_stmt *st, int org)
 	} else if (cc == TPM_CC_StartAuthSession) {
 		e->key = h1; /* tpmKey */
 		e->sess_handle = sas_kind(b, bl);
+	} else if (cc == TPM_CC_ContextSave || cc == TPM_CC_ContextLoad) {
+		/* the context's sequence and savedHandle (TPMS_CONTEXT, Part 2,
+		 * 14.5): in the response of a save, the command of a load */
+		if (cc == TPM_CC_ContextSave) {
+			e->rsp_handle = h1;
+			b = sqlite3_column_blob(st, 15);
+			bl = (size_t)sqlite3_column_bytes(st, 15);
+		}
+		if (b && bl >= TPM_HEADER_SIZE + 12) {
+			e->key = fnv(2166136261u, b + TPM_HEADER_SIZE, 12);
+			e->flags |= ADVISE_F_KEY;
+		}
 	} else if (cc == TPM_CC_FlushContext && b && bl >= TPM_HEADER_SIZE + 4) {
 		e->key = wire_get_u32(b + TPM_HEADER_SIZE);
 		e->flags |= ADVISE_F_FLUSHED;
@@ -735,8 +753,8 @@ int advise_load(sqlite3 *db, int64_t trace_id, struct advise_cmd **out, size_t *
 	static const char sql[] =
 	    "SELECT seq, coalesce(cc, 0), handle1, rsp_handle, rc, client_id, n_sessions,"
 	    " sess_handle, sess_attrs & 255, coalesce(auth_kind, 0), latency_ns,"
-	    " CASE WHEN cc IN (0x131, 0x165, 0x176) OR cc BETWEEN 0x149 AND 0x192 THEN cmd END,"
-	    " handle1, handle2, handle3"
+	    " CASE WHEN cc IN (0x131, 0x161, 0x165, 0x176) OR cc BETWEEN 0x149 AND 0x192"
+	    " THEN cmd END, handle1, handle2, handle3, CASE WHEN cc = 0x162 THEN rsp END"
 	    " FROM command WHERE trace_id=?1 AND flags & 32 = 0 ORDER BY seq";
 	void *v = NULL;
 	size_t n = 0;

@@ -35,7 +35,9 @@ struct advise_cmd {
 	/* CreatePrimary: a hash of its hierarchy and inPublic (the hierarchy
 	 * alone without bytes); StartAuthSession: tpmKey; a Policy command: a
 	 * hash of its code and parameters; FlushContext: the flushed handle
-	 * (ADVISE_F_FLUSHED). */
+	 * (ADVISE_F_FLUSHED); ContextSave (its response) and ContextLoad: a hash
+	 * of the context's sequence and savedHandle (ADVISE_F_KEY), the saved
+	 * handle in rsp_handle for a ContextSave. */
 	uint32_t key;
 	float lat_ms;	   /* < 0: not recorded */
 	uint16_t cc;	   /* the command code (0xffff: beyond 16 bits) */
@@ -53,6 +55,7 @@ enum advise_kind {
 	ADVISE_POLICY_REBUILT,	     /* a policy session rebuilt with the same policy */
 	ADVISE_HWRNG_SESSION,	     /* hwrng reads ending the kernel's session */
 	ADVISE_OUTLIERS,	     /* retries, self-test waits, commands far above p95 */
+	ADVISE_CONTEXT_CHURN,	     /* a resource manager's ContextSave/ContextLoad swaps */
 	ADVISE__COUNT,
 };
 
@@ -119,6 +122,30 @@ int advise_load(sqlite3 *db, int64_t trace_id, struct advise_cmd **out, size_t *
  * hierarchy and inPublic (of the hierarchy alone when cmd is NULL). */
 uint32_t advise_primary_key(const uint8_t *cmd, size_t len, uint32_t hierarchy);
 
+/* context-churn (model/advise_churn.c): one swap of a resource manager, as
+ * indices into the commands: the ContextSave, the FlushContext of its object
+ * (NONE, (size_t)-1, for a session) and the ContextLoad of what it saved. */
+struct advise_swap {
+	size_t save, flush, load;
+};
+
+/* The swaps of cmds, those of clients with fewer than two left out (*out
+ * freed by the caller). Returns 0 or -ENOMEM. */
+int advise_churn_swaps(const struct advise_cmd *cmds, size_t n, struct advise_swap **out,
+		       size_t *n_out);
+
+/* The detector: take(ctx, i, removed) for each command of the swaps not
+ * taken already, *count the swaps. */
+void advise_detect_churn(const struct advise_cmd *cmds, size_t n, const uint8_t *taken,
+			 void (*take)(void *ctx, size_t i, int removed), void *ctx,
+			 uint64_t *count);
+
+/* The context-churn rewrite's plan: the ids (command.id, ascending) of
+ * trace src's rows it drops, every swap's three commands; -EINVAL with err
+ * when the trace cannot be replayed without them (a reload returned another
+ * handle than the one saved, or the handle went to another entity between). */
+int advise_churn_plan(sqlite3 *db, int64_t src, int64_t **ids, size_t *n, char *err, size_t errlen);
+
 /* The named rewrites (docs/advise.md): the trace with a finding's change
  * made, stored as a new trace of kind 'derived' whose parent is src.
  *  - "repeated-primary": every CreatePrimary of a hierarchy and template
@@ -126,6 +153,9 @@ uint32_t advise_primary_key(const uint8_t *cmd, size_t len, uint32_t hierarchy);
  *    is created again later (tpmtrace's own, flag 32, too): the first one
  *    stays loaded and serves them all (as a persistent key would). The
  *    re-creations must have returned the first one's handle.
+ *  - "context-churn": every swap of a resource manager dropped (its
+ *    ContextSave, FlushContext and ContextLoad): the objects and sessions
+ *    stay loaded (advise_churn_plan).
  * Returns 0 (*new_id, *dropped), -EINVAL (unknown rewrite, or a trace it
  * cannot rewrite: err says why), -ENOENT or -EIO. */
 int advise_rewrite(sqlite3 *db, int64_t src, const char *rewrite, int64_t *new_id,

@@ -137,6 +137,12 @@ static int handle_taken(const struct rw_row *w, size_t n, uint32_t key, uint32_t
 	return 0;
 }
 
+static int rw_cmp_id(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 /* Marks what repeated-primary drops; -EINVAL with err when a re-creation
  * returned another handle than the first (the rest of the trace would
  * need remapping). */
@@ -240,6 +246,23 @@ static int apply_client(sqlite3 *db, int64_t id, const struct rw_row *r)
 	return rc;
 }
 
+/* context-churn: the rows advise_churn_plan drops. */
+static int plan_churn(sqlite3 *db, int64_t src, struct rw_row *w, size_t n, uint64_t *dropped,
+		      char *err, size_t errlen)
+{
+	int64_t *ids;
+	size_t nd;
+	int rc = advise_churn_plan(db, src, &ids, &nd, err, errlen);
+	for (size_t i = 0; !rc && i < n; i++)
+		if (nd && bsearch(&w[i].id, ids, nd, sizeof *ids, rw_cmp_id)) {
+			w[i].drop = 1;
+			(*dropped)++;
+		}
+	if (!rc)
+		free(ids);
+	return rc;
+}
+
 /* Copies src into a new derived trace without the dropped rows. */
 static int copy(sqlite3 *db, int64_t src, const char *rewrite, const struct rw_row *w, size_t n,
 		int64_t *new_id, char *err, size_t errlen)
@@ -330,10 +353,10 @@ int advise_rewrite(sqlite3 *db, int64_t src, const char *rewrite, int64_t *new_i
 		kind = ADVISE_SESSION_PER_CMD;
 	else if (!strcmp(rewrite, "policy-rebuilt"))
 		kind = ADVISE_POLICY_REBUILT;
-	else if (strcmp(rewrite, "repeated-primary")) {
+	else if (strcmp(rewrite, "repeated-primary") && strcmp(rewrite, "context-churn")) {
 		snprintf(err, errlen,
 			 "no rewrite '%s' (there are: repeated-primary, session-per-command, "
-			 "policy-rebuilt)",
+			 "policy-rebuilt, context-churn)",
 			 rewrite);
 		return -EINVAL;
 	}
@@ -348,10 +371,12 @@ int advise_rewrite(sqlite3 *db, int64_t src, const char *rewrite, int64_t *new_i
 		snprintf(err, errlen, "trace %lld has no commands", (long long)src);
 		return -ENOENT;
 	}
-	if (kind < 0)
-		rc = plan_primary(w, n, dropped, err, errlen);
-	else
+	if (kind >= 0)
 		rc = advise_rw_plan_sessions(db, src, kind, w, n, dropped, err, errlen);
+	else if (!strcmp(rewrite, "context-churn"))
+		rc = plan_churn(db, src, w, n, dropped, err, errlen);
+	else
+		rc = plan_primary(w, n, dropped, err, errlen);
 	if (rc)
 		goto out;
 	if (db_exec(db, "BEGIN IMMEDIATE", err, errlen)) {

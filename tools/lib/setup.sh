@@ -5,7 +5,7 @@
 TPMTRACE_PACKAGES=(
 	build-essential cmake pkg-config
 	libtss2-dev libsqlite3-dev libpcap-dev libfuse3-dev libssl-dev libyaml-dev
-	sqlite3 swtpm swtpm-tools tpm2-tools tshark python3 xxd openssl
+	sqlite3 swtpm swtpm-tools tpm2-tools tpm2-abrmd libtss2-tcti-tabrmd0 tshark python3 xxd openssl
 	qemu-system-x86 qemu-utils busybox-static ovmf e2fsprogs cpio mmdebstrap cryptsetup-bin keyutils
 	clang clang-format libclang-rt-14-dev valgrind
 	chromium groff-base man-db bsdutils

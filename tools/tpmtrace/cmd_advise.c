@@ -33,8 +33,9 @@ static const struct cli_opt opts[] = {
      "user-interleave: user-flush=off; hwrng-session:\n"
      "hwrng=off): the source under the replay's policy and\n"
      "under the changed one. repeated-primary, an\n"
-     "application's session-per-command and policy-rebuilt:\n"
-     "the trace and its rewrite (--rewrite) as recorded.\n"
+     "application's session-per-command, policy-rebuilt and\n"
+     "context-churn: the trace and its rewrite (--rewrite) as\n"
+     "recorded.\n"
      "Replayed and predicted saving side by side (the runs\n"
      "are stored in DB); outliers are not proved. A proof that\n"
      "fails (a replay or a rewrite) says why and exits 1"},
@@ -53,8 +54,11 @@ static const struct cli_opt opts[] = {
      "session-per-command keeps the first session and sends\n"
      "the later commands with it (their set-ups and ends\n"
      "dropped); policy-rebuilt keeps one policy session and\n"
-     "runs the assertions on it before each use",
-     "repeated-primary session-per-command policy-rebuilt"},
+     "runs the assertions on it before each use;\n"
+     "context-churn drops a resource manager's swaps (each\n"
+     "ContextSave, FlushContext and ContextLoad again: the\n"
+     "objects and sessions kept loaded)",
+     "repeated-primary session-per-command policy-rebuilt context-churn"},
     {"json", O_JSON, NULL, 0, "one JSON object {\"version\":1,...} on stdout"},
 };
 static const struct cli_form forms[] = {{0, "DB", NULL}};
@@ -71,7 +75,8 @@ const struct subcommand subcmd_advise = {
     "hierarchy and template; a session set up for one command (kernel or application);\n"
     "the kernel's session re-created after user space used the TPM; a policy session\n"
     "rebuilt with the same policy; hwrng reads ending the kernel's session; commands far\n"
-    "above their kind's p95 in the trace, and retries. Each finding gives where it is\n"
+    "above their kind's p95 in the trace, and retries; a resource manager's ContextSave/\n"
+    "ContextLoad swaps of the objects and sessions left loaded. Each finding gives where it is\n"
     "(seq range, clients, origins, counts), what its commands cost now (recorded, and\n"
     "priced on --profile), the change in the words of whoever must make it, and what\n"
     "is left after it (the commands it keeps, recorded and priced). A trace with nothing\n"
@@ -141,6 +146,23 @@ static const struct kind_text texts[ADVISE__COUNT] = {
 	 "firmware or driver",
 	 "find what delays them: a self-test not started early (TPM2_SelfTest), a retry loop, "
 	 "a stall of the bus; the saving is each one's time above its kind's median"},
+    [ADVISE_CONTEXT_CHURN] =
+	{"objects and sessions swapped by a resource manager: saved (ContextSave, FlushContext) "
+	 "after a command and loaded again (ContextLoad) before the next",
+	 "application (behind the resource manager)",
+	 "keep fewer objects and sessions loaded across commands, each flushed as soon as it is "
+	 "not needed: the resource manager (/dev/tpmrm0, tpm2-abrmd) saves and reloads every one "
+	 "it holds around each command; make a key used again and again persistent "
+	 "(tpm2_evictcontrol); as the TPM's only user, /dev/tpm0 instead (nothing swapped; "
+	 "assumes no other program uses the TPM meanwhile)",
+	 "application",
+	 "flush each object and session as soon as it is not needed (tpm2_flushcontext; ESYS: "
+	 "Esys_FlushContext) and keep few loaded across commands: the resource manager "
+	 "(tpm2-abrmd, /dev/tpmrm0) saves and reloads every one it holds for you around each "
+	 "command; make a "
+	 "key used again and again persistent (tpm2_evictcontrol); as the TPM's only user, open "
+	 "/dev/tpm0 (TCTI device:/dev/tpm0) instead, where nothing is swapped (assumes no other "
+	 "program uses the TPM meanwhile, and that yours fit its few object slots)"},
 };
 
 /* The clients of a finding: "comm (pid N)" each. */
@@ -444,7 +466,8 @@ static int64_t prove_run(sqlite3 *db, const char *dbpath, int64_t src, const cha
 	return run;
 }
 
-/* A named rewrite (repeated-primary, session-per-command, policy-rebuilt):
+/* A named rewrite (repeated-primary, session-per-command, policy-rebuilt,
+ * context-churn):
  * the trace and its rewrite, each replayed as recorded. */
 static void prove_rewrite(sqlite3 *db, const char *dbpath, int64_t id, int kind, const char *prof,
 			  struct proof *p)
@@ -522,7 +545,7 @@ static unsigned prove(sqlite3 *db, const char *dbpath, int64_t id, const struct 
 		int k = r->f[i].kind, knob = !strcmp(kind, "replay") && src &&
 					     prove_policy(k, pol, after, sizeof after);
 		if (!knob && (k == ADVISE_REPEATED_PRIMARY || k == ADVISE_SESSION_PER_CMD ||
-			      k == ADVISE_POLICY_REBUILT)) {
+			      k == ADVISE_POLICY_REBUILT || k == ADVISE_CONTEXT_CHURN)) {
 			prove_rewrite(db, dbpath, id, k, prof, p);
 			n += (unsigned)p->done;
 			continue;
