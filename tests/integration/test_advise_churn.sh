@@ -134,11 +134,20 @@ assert p and p["predicted_saving_ms"] == f["saving_ms"] > 0 and abs(p["differenc
 prove_twice() {
 	prove_check && return 0
 	echo "note: the first --prove of context-churn was outside 5%; proving once more" >&2
-	"$TPMTRACE" advise "$db" --trace 1 --profile "$EPROF" --prove --json >"$T/prove.json" 2>>"$T/prove.err" &&
-		prove_check
+	"$TPMTRACE" advise "$db" --trace 1 --profile "$EPROF" --prove --json >"$T/prove.json" 2>>"$T/prove.err"
+	prove_check
 }
 "$TPMTRACE" advise "$db" --trace 1 --profile "$EPROF" --prove --json >"$T/prove.json" 2>"$T/prove.err"
-expect_eq "--prove exit status" "$?" 0
+rc=$?
+# Each tpm2_sign also has an HMAC session of its own (session-per-command),
+# whose rewrite does not replay in a trace where a resource manager swaps
+# those sessions (docs/advise.md, Limits): that proof fails, said in the
+# finding, and advise exits 1 for it; none other may fail.
+check "--prove: exit 1 for the failed proof of session-per-command only" python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+failed = [f["kind"] for f in d["findings"] if f["proof"] is None and "failed" in (f.get("unproved") or "")]
+assert failed == ["session-per-command"] and sys.argv[2] == "1", (failed, sys.argv[2])' \
+	"$T/prove.json" "$rc"
 check "--prove: context-churn replayed within 5% of predicted" prove_twice
 
 # ---- no resource manager: the same tools through the proxy ----
