@@ -451,12 +451,11 @@ static int plan_run(sqlite3 *db, int64_t src, struct plan *p, uint64_t *dropped)
 	while (p->nl)
 		if ((rc = sess_close(p, p->nl - 1, NONE, END_USE)))
 			return rc;
-	unsigned heads = 0, members = 0;
+	unsigned members = 0;
 	for (size_t k = 0; k < p->ns; k++) {
 		struct cs *s = &p->s[k], *h = &p->s[s->head];
 		if (!s->fin)
 			continue;
-		heads += s->head == k;
 		members += s->member;
 		if (s->head == k)
 			h->chain_end = s->end;
