@@ -11,19 +11,7 @@
 
 static void esc(FILE *f, const char *s)
 {
-	char buf[4096];
-	for (s = safe_text(s, buf, sizeof buf); *s; s++) {
-		if (*s == '<')
-			fputs("&lt;", f);
-		else if (*s == '>')
-			fputs("&gt;", f);
-		else if (*s == '&')
-			fputs("&amp;", f);
-		else if (*s == '"')
-			fputs("&quot;", f);
-		else
-			fputc(*s, f);
-	}
+	report_html_text(f, s);
 }
 
 static void group_label(FILE *f, const struct pg_fleet_group *g)

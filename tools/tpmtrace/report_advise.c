@@ -3,6 +3,7 @@
  * axis, and the replayed saving of a stored proof beside the predicted one;
  * the same numbers in report --json. */
 #include "report_advise.h"
+#include "report_html.h"
 
 #include <errno.h>
 #include <math.h>
@@ -105,25 +106,9 @@ out:
 
 /* ---- the page ---- */
 
-/* s for HTML text and attributes: control bytes as \xNN (common.c), then
- * HTML's own characters escaped. */
 static void esc(FILE *f, const char *s)
 {
-	char buf[4096];
-	for (s = s ? safe_text(s, buf, sizeof buf) : ""; *s; s++) {
-		if (*s == '<')
-			fputs("&lt;", f);
-		else if (*s == '>')
-			fputs("&gt;", f);
-		else if (*s == '&')
-			fputs("&amp;", f);
-		else if (*s == '"')
-			fputs("&quot;", f);
-		else if (*s == '\'')
-			fputs("&#39;", f);
-		else
-			fputc(*s, f);
-	}
+	report_html_text(f, s);
 }
 
 /* A duration as advise prints it (cmd_advise.c). */

@@ -27,7 +27,7 @@ static const char *const fam_color[TPM_FAM__COUNT] = {"#d62728", "#2ca02c", "#94
 						      "#7f7f7f", "#bcbd22"};
 static const char *const org_color[RD_ORG__COUNT] = {"#dddddd", "#f4a261", "#8ab17d", "#5e9bd6"};
 
-static void html(FILE *f, const char *s)
+void report_html_text(FILE *f, const char *s)
 {
 	char buf[8192];
 	/* Control characters and the like shown as \xNN (common.c), then
@@ -47,10 +47,18 @@ static void html(FILE *f, const char *s)
 		case '"':
 			fputs("&quot;", f);
 			break;
+		case '\'':
+			fputs("&#39;", f);
+			break;
 		default:
 			fputc(*s, f);
 		}
 	}
+}
+
+static void html(FILE *f, const char *s)
+{
+	report_html_text(f, s);
 }
 
 /* A duration for people: ns, us, ms or s with 3 significant-ish digits. */

@@ -26,6 +26,10 @@ struct report_html_opts {
 /* The report's stylesheet (the fleet page uses it too). */
 extern const char *const report_html_css;
 
+/* s as HTML text or an attribute value: control bytes as \\xNN (safe_text),
+ * then < > & " ' as entities. NULL prints nothing. */
+void report_html_text(FILE *f, const char *s);
+
 int report_html_write(FILE *f, struct report_data *d, const struct report_html_opts *o,
 		      struct report_answer *a, char *err, size_t errlen);
 /* The answer as one JSON object (`report --json`), through db/json.h.
