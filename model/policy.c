@@ -517,16 +517,22 @@ static int expand_protected(struct pol_state *s, const struct pol_cmd *c)
 			   POL_ROLE_ORIGINAL, c->variant, 0, 0, c);
 	if (c->cc == TPM_CC_PCR_Extend && !p->pcr_integrity)
 		return put(s, c->cc, TPM_AUTH_PASSWORD, POL_ROLE_ORIGINAL, c->variant, 0, 0, c);
+	/* The resubmission of a command the TPM answered with a retry: the
+	 * kernel sends the same bytes again (tpm_transmit), with the session
+	 * and the Names it had. */
+	int resubmitted = s->retried_cc == c->cc && s->session_live && !s->session_saved;
+	s->retried_cc = 0;
 	if (!s->session_live && (rc = begin_session(s, c)))
 		return rc;
 	/* reuse=saved: the kept session's context back in the TPM */
-	if (s->session_saved && (rc = put(s, TPM_CC_ContextLoad, TPM_AUTH_NONE,
-					  POL_ROLE_SESSION_SETUP, POL_VAR_NONE, 0, 0, c)))
+	if (s->session_saved &&
+	    (rc = put(s, TPM_CC_ContextLoad, TPM_AUTH_NONE, POL_ROLE_SESSION_SETUP, POL_VAR_NONE, 0,
+		      POL_KEPT_SESSION, c)))
 		return rc;
 	s->session_saved = 0;
 	/* tpm_buf_append_name: a Name for persistent, transient and NV handles
 	 * comes from ReadPublic; a PCR's Name is its handle (Part 1, 16). */
-	for (unsigned i = 0; i < c->n_handles && i < 3; i++) {
+	for (unsigned i = 0; !resubmitted && i < c->n_handles && i < 3; i++) {
 		uint8_t type = (uint8_t)(c->handles[i] >> 24);
 		if (type == 0x80 || type == 0x81 || type == 0x01) {
 			rc = put(s, TPM_CC_ReadPublic, TPM_AUTH_NONE, POL_ROLE_NAME_LOOKUP,
@@ -557,6 +563,14 @@ static int expand_protected(struct pol_state *s, const struct pol_cmd *c)
 		 POL_ROLE_ORIGINAL, c->variant, attrs, 0, c);
 	if (rc)
 		return rc;
+	/* A retry-class answer: the TPM did not start the command, so the
+	 * session is as it was (not ended, not dropped, not saved), and the
+	 * kernel sends the command again with it. (A replay whose target ran
+	 * the command at once gives its answer here instead: replay_step.c.) */
+	if (c->has_rc && tpm_rc_is_retry(c->rc)) {
+		s->retried_cc = c->cc;
+		return 0;
+	}
 	int failed = c->has_rc && c->rc != 0;
 	if (failed || (c->cc == TPM_CC_GetRandom && p->reuse < POL_REUSE_FOREVER))
 		return end_session(s, c);
@@ -565,7 +579,7 @@ static int expand_protected(struct pol_state *s, const struct pol_cmd *c)
 	if (p->reuse == POL_REUSE_SAVED && s->session_live) {
 		s->session_saved = 1;
 		return put(s, TPM_CC_ContextSave, TPM_AUTH_NONE, POL_ROLE_SESSION_SETUP,
-			   POL_VAR_NONE, 0, 0, c);
+			   POL_VAR_NONE, 0, POL_KEPT_SESSION, c);
 	}
 	return 0;
 }

@@ -140,14 +140,21 @@ enum pol_role {
 
 const char *policy_role_str(int r);
 
+/* pol_out.handle of the kept session's ContextSave and ContextLoad (reuse=
+ * saved): the kernel's HMAC session, whatever handle the TPM gave it. */
+#define POL_KEPT_SESSION 0x02000000u
+
 /* One command to send. */
 struct pol_out {
 	uint32_t cc;
-	uint8_t auth_kind;	   /* enum tpm_auth_kind */
-	uint8_t role;		   /* enum pol_role */
-	uint8_t variant;	   /* enum pol_variant */
-	uint8_t sess_attrs;	   /* TPMA_SESSION of its HMAC session, POL_SA_* */
-	uint32_t handle;	   /* ReadPublic: the entity; SESSION_*: unused (0) */
+	uint8_t auth_kind;  /* enum tpm_auth_kind */
+	uint8_t role;	    /* enum pol_role */
+	uint8_t variant;    /* enum pol_variant */
+	uint8_t sess_attrs; /* TPMA_SESSION of its HMAC session, POL_SA_* */
+	/* ReadPublic: the entity; SESSION_SETUP's ContextSave and ContextLoad
+	 * of the kept session (reuse=saved): POL_KEPT_SESSION, of the null
+	 * key 0; otherwise unused (0). */
+	uint32_t handle;
 	const struct pol_cmd *src; /* the trace command it serves; NULL for init */
 };
 
@@ -164,6 +171,9 @@ struct pol_state {
 	uint64_t emitted[POL_ROLE__COUNT];
 	uint64_t in_commands;
 	int session_saved; /* reuse=saved: the session's context is saved, not loaded */
+	/* The code of a protected command answered TPM_RC_RETRY (or YIELDED,
+	 * TESTING), whose resubmission comes next; 0 otherwise. */
+	uint32_t retried_cc;
 };
 
 void policy_expand_init(struct pol_state *s, const struct policy *p, pol_emit_fn emit, void *ctx);

@@ -135,6 +135,10 @@ struct rp_sessions {
 	uint32_t nk_loaded;
 	struct sess ks;
 	int ks_live;
+	/* reuse=saved: the kept session's context, saved between its uses */
+	int ks_saved;
+	uint8_t ks_ctx[2048];
+	size_t ks_ctx_len;
 };
 
 /* Resubmission state. A command the recording shows answered TPM_RC_RETRY

@@ -378,8 +378,13 @@ static int orig_compare(struct rp *x, const struct orig *o, int rc)
 		return 0;
 	}
 	if (sc->has_rc && tpmconn_rc_is_retry(sc->rc) && !tpmconn_rc_is_retry((uint32_t)rc) &&
-	    sc->len <= sizeof x->resub.cmd)
+	    sc->len <= sizeof x->resub.cmd) {
 		orig_arm_resub(x, o, rc);
+		/* The expansion follows this answer, not the recording's retry:
+		 * the target ran the command, and its resubmission is not sent. */
+		sc->pc.rc = (uint32_t)rc;
+		sc->pc.has_rc = 1;
+	}
 	if (!sc->has_rc || (uint32_t)rc != sc->rc) {
 		struct replay_cc_stat *st = rp_cc_stat(x->res, c->cc);
 		if (st)
@@ -451,6 +456,38 @@ static int kstep(struct rp *x, int rc, const char *what)
 	return 0;
 }
 
+/* reuse=saved: the kept session's context saved after a use (ContextSave)
+ * or loaded before the next (ContextLoad). A session saved keeps its handle
+ * and its nonces (Part 1, 30.3), so the next use's HMAC goes on from them.
+ * A session a failed command ended (not in the policy's sequence) is not
+ * loaded: the command that needs it starts one (kernel_resume). */
+static int kept_session_step(struct rp *x, uint32_t cc)
+{
+	struct rp_sessions *k = &x->sessions;
+	uint32_t h = 0;
+	int rc;
+	if (cc == TPM_CC_ContextSave) {
+		if (!k->ks_live || k->ks_saved)
+			return 0;
+		rc = kstep(x,
+			   tpmconn_context_save(&x->t, k->ks.handle, k->ks_ctx, sizeof k->ks_ctx,
+						&k->ks_ctx_len),
+			   "ContextSave of the session");
+		k->ks_saved = !rc;
+		return rc;
+	}
+	if (!k->ks_live || !k->ks_saved)
+		return 0;
+	rc = kstep(x, tpmconn_context_load(&x->t, k->ks_ctx, k->ks_ctx_len, &h),
+		   "ContextLoad of the session");
+	k->ks_saved = 0;
+	if (!rc && h != k->ks.handle)
+		return rp_fail(x, -EPROTO,
+			       "ContextLoad of the session gave handle 0x%08x, saved from 0x%08x",
+			       h, k->ks.handle);
+	return rc;
+}
+
 int rp_emit(void *ctx, const struct pol_out *o)
 {
 	struct rp *x = ctx;
@@ -487,7 +524,9 @@ int rp_emit(void *ctx, const struct pol_out *o)
 				   "FlushContext of the null key");
 		break;
 	case POL_ROLE_SESSION_SETUP:
-		if (o->cc == TPM_CC_ContextLoad) {
+		if (o->handle == POL_KEPT_SESSION) {
+			rc = kept_session_step(x, o->cc);
+		} else if (o->cc == TPM_CC_ContextLoad) {
 			rc = kstep(x,
 				   tpmconn_context_load(&x->t, x->sessions.nk_ctx,
 							x->sessions.nk_ctx_len,
@@ -526,10 +565,12 @@ int rp_emit(void *ctx, const struct pol_out *o)
 		}
 		break;
 	case POL_ROLE_SESSION_END:
+		/* A saved session is flushed by its handle as a loaded one. */
 		if (x->sessions.ks_live)
 			rc = kstep(x, tpmconn_flush(&x->t, x->sessions.ks.handle),
 				   "FlushContext of the session");
 		x->sessions.ks_live = 0;
+		x->sessions.ks_saved = 0;
 		break;
 	case POL_ROLE_NAME_LOOKUP: {
 		uint32_t rep;

@@ -31,6 +31,14 @@ enum {
 #undef TPM_RC
 };
 
+/* TPM_RC_RETRY, YIELDED, TESTING (Part 2 6.6.3): the TPM did not start the
+ * command, which is sent again with the same bytes; its sessions are as they
+ * were before it. */
+static inline int tpm_rc_is_retry(unsigned rc)
+{
+	return rc == TPM_RC_RETRY || rc == TPM_RC_YIELDED || rc == TPM_RC_TESTING;
+}
+
 /* What an algorithm is used as (tpm_alg.def's class column). */
 enum tpm_alg_class {
 	TPM_ALGC_HASH = 1,

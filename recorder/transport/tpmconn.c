@@ -40,7 +40,7 @@ void tpmconn_close(struct tpmconn *t)
 
 int tpmconn_rc_is_retry(uint32_t rc)
 {
-	return rc == 0x922 || rc == 0x908 || rc == 0x90A; /* RETRY, YIELDED, TESTING */
+	return tpm_rc_is_retry(rc);
 }
 
 static int xfer_once(struct tpmconn *t, const uint8_t *cmd, size_t len);

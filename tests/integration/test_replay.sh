@@ -10,7 +10,7 @@
 . "$(dirname "$0")/../lib/common.sh"
 need swtpm tpm2_startup sqlite3 python3
 
-PRESETS="as-recorded password linux-6.10 linux-6.12 linux-6.12-no-pcr-integrity linux-6.18"
+PRESETS="as-recorded password linux-6.10 linux-6.12 linux-6.12-no-pcr-integrity linux-6.18 one-session"
 N=2000
 
 # field JSON KEY: a top-level field of the first run
@@ -39,6 +39,14 @@ for p in $PRESETS; do
 	expect_eq "demo $p: every source command handled" "$(field "$T/demo-$p.json" processed)" "$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=1")"
 	expect_eq "demo $p: PCR 16 equals the recording's" "$(pcr16 "$T/demo-$p.json")" "$want"
 	expect_eq "demo $p: stored rows = commands sent" "$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=$id")" "$(field "$T/demo-$p.json" sent)"
+	# predict and replay expand the trace alike (the workload's Create
+	# answered TPM_RC_RETRY and sent again included): the replay sends what
+	# predict counts, and the same few commands of its own under every policy
+	pred=$("$TPMTRACE" predict "$db" --trace 1 --policy "$p" --profile slb9670-linux-integrity --json 2>/dev/null |
+		python3 -c "import json,sys; print(json.load(sys.stdin)['policies'][0]['commands'])")
+	own=$(($(field "$T/demo-$p.json" sent) - pred))
+	[ "$p" = as-recorded ] && own0=$own
+	expect_eq "demo $p: replayed = predicted commands + the replay's own ($own0)" "$own" "$own0"
 done
 # The workload's own salted and unsalted HMAC sessions are re-created and
 # their response HMACs checked; the kernel policies add their own.
@@ -69,6 +77,9 @@ for p in $PRESETS; do
 	linux-6.10) exp="1 1 1 $N $N $((N + 1)) $N 0" ;;
 	linux-6.12) exp="1 1 1 1 1 2 $N 0" ;;
 	linux-6.12-no-pcr-integrity) exp="1 1 1 0 0 1 $N 0" ;;
+	# one session kept: saved after each extend, loaded before the next
+	# (the null key's save and load once, for the one set-up)
+	one-session) exp="1 1 $((N + 1)) $N 1 2 $N 0" ;;
 	esac
 	expect_eq "extends $p: counts per command code" "$got" "$exp"
 	expect_eq "extends $p: total rows" "$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=$id")" "$(echo $exp | awk '{for (i = 1; i <= NF; i++) s += $i; print s}')"
@@ -79,9 +90,12 @@ expect_eq "linux-6.10: stored with the HMAC session attributes 0" \
 	"$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=$(field "$T/ext-linux-6.10.json" trace) AND cc=0x182 AND auth_kind=2 AND sess_attrs=0")" $N
 expect_eq "linux-6.12: continueSession on every extend" \
 	"$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=$(field "$T/ext-linux-6.12.json" trace) AND cc=0x182 AND auth_kind=2 AND sess_attrs=1")" $N
+expect_eq "one-session: every extend's response HMAC verified (across the saves and loads)" "$(field "$T/ext-one-session.json" hmac_verified)" $N
+expect_eq "one-session: continueSession on every extend" \
+	"$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=$(field "$T/ext-one-session.json" trace) AND cc=0x182 AND auth_kind=2 AND sess_attrs=1")" $N
 # recorded vs replayed from the stock views
 check "command_stats compares recorded and replayed PCR_Extend" \
-	[ "$(sqlite3 "$db" "SELECT count(*) FROM command_stats WHERE cc=0x182 AND count=$N")" -eq 7 ] # the recording, a replay per preset
+	[ "$(sqlite3 "$db" "SELECT count(*) FROM command_stats WHERE cc=0x182 AND count=$N")" -eq 8 ] # the recording, a replay per preset
 "$TPMTRACE" replay "$db" --trace 1 --policy linux-6.12 --repeat 2 --json >"$T/rep.json"
 expect_eq "--repeat 2: two runs" "$(python3 -c "import json; print(len(json.load(open('$T/rep.json'))['runs']))")" 2
 

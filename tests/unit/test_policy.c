@@ -202,7 +202,7 @@ static void test_events(void)
 	struct pol_cmd g = {.cc = TPM_CC_GetRandom, .has_rc = 1};
 	policy_expand_cmd(&s, &g);
 	struct pol_cmd bad = extend();
-	bad.rc = 0x922; /* TPM_RC_RETRY-like failure */
+	bad.rc = 0x101; /* TPM_RC_FAILURE */
 	policy_expand_cmd(&s, &bad);
 	policy_expand_cmd(&s, &e);
 	CHECK(t.sas == 4, "6.12 sessions started %u (seq %s)", t.sas, t.seq);
@@ -391,6 +391,63 @@ static void test_origins(void)
 	      "origin names");
 }
 
+/* A protected command answered TPM_RC_RETRY and sent again: the TPM did not
+ * start it, so its session is not ended, dropped or saved, and the
+ * resubmission goes with it, without new Name lookups (tpm_transmit sends the
+ * same bytes again). */
+static struct tally run_retry(const char *pol, struct pol_cmd c)
+{
+	struct policy p;
+	struct pol_state s;
+	struct tally t;
+	char err[256];
+	memset(&t, 0, sizeof t);
+	CHECK(policy_parse(pol, &p, err, sizeof err) == 0, "%s", err);
+	policy_expand_init(&s, &p, count, &t);
+	struct pol_cmd retry = c;
+	retry.rc = 0x922;
+	policy_expand_cmd(&s, &c);
+	policy_expand_cmd(&s, &retry);
+	policy_expand_cmd(&s, &c);
+	policy_expand_cmd(&s, &c);
+	return t;
+}
+
+static void test_retry(void)
+{
+	struct tally t = run_retry("linux-6.10", extend());
+	CHECK(!strcmp(t.seq, "PSFLAFELAFEELAFE"), "6.10 retry: %s", t.seq);
+	t = run_retry("linux-6.12", extend());
+	CHECK(!strcmp(t.seq, "PSFLAFEEEE") && t.role[POL_ROLE_SESSION_END] == 0, "6.12 retry: %s",
+	      t.seq);
+	t = run_retry("one-session", extend());
+	CHECK(!strcmp(t.seq, "PSFLAFESLEESLES"), "one-session retry: %s", t.seq);
+	/* a Load under a transient parent: its Name is read once for the
+	 * command and its resubmission */
+	struct pol_cmd ld = {
+	    .cc = TPM_CC_Load, .n_handles = 1, .auth_kind = TPM_AUTH_HMAC, .has_rc = 1};
+	ld.handles[0] = 0x80000001;
+	t = run_retry("linux-6.12", ld);
+	CHECK(!strcmp(t.seq, "PSFLAFRxRxxRx"), "6.12 Load retry: %s", t.seq);
+	/* YIELDED and TESTING are retries too; another error ends the session */
+	struct pol_cmd e = extend();
+	for (unsigned i = 0; i < 3; i++) {
+		static const uint32_t rcs[3] = {0x908, 0x90A, 0x101};
+		struct policy p;
+		struct pol_state s;
+		char err[256];
+		memset(&t, 0, sizeof t);
+		CHECK(policy_parse("linux-6.12", &p, err, sizeof err) == 0, "%s", err);
+		policy_expand_init(&s, &p, count, &t);
+		struct pol_cmd r = e;
+		r.rc = rcs[i];
+		policy_expand_cmd(&s, &r);
+		policy_expand_cmd(&s, &e);
+		CHECK(t.sas == (i < 2 ? 1u : 2u), "rc 0x%x: %u sessions (%s)", rcs[i], t.sas,
+		      t.seq);
+	}
+}
+
 static void test_parse_errors(void)
 {
 	struct policy p;
@@ -499,6 +556,7 @@ int main(void)
 	test_events();
 	test_origins();
 	test_policy_auth_kept();
+	test_retry();
 	test_parse_errors();
 	return tl_finish("test_policy");
 }

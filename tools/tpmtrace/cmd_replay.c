@@ -35,7 +35,8 @@ static const struct cli_opt opts[] = {
      "per protected command), linux-6.12 (one session kept:\n"
      "lazy flush), linux-6.12-no-pcr-integrity (PCR_Extend\n"
      "with a password), linux-6.18 (no kernel sessions:\n"
-     "CONFIG_TCG_TPM2_HMAC=n), persistent-key (proposed),\n"
+     "CONFIG_TCG_TPM2_HMAC=n), one-session and\n"
+     "persistent-key (proposed),\n"
      "or a knob spec such as\n"
      "'salt=null-ecc,reuse=lazy,encrypt=off'\n(docs/policies.md; no policy wraps the "
      "firmware's or\nuser space's commands); all: every preset in turn",
@@ -641,11 +642,6 @@ static int pick_policies(struct rcfg *c)
 	}
 	if (policy_parse(c->policy ? c->policy : "as-recorded", &pol, err, sizeof err))
 		return usage_error(&subcmd_replay, "--policy: %s", err);
-	if (pol.reuse == POL_REUSE_SAVED && pol.mode == POL_MODE_SESSIONS && !pol.hmac_off)
-		return usage_error(&subcmd_replay,
-				   "--policy %s: reuse=saved (one-session) is predicted only: the "
-				   "replayer does not save and load a kept session yet",
-				   c->policy);
 	c->pols[c->n_pols++] = c->policy ? c->policy : "as-recorded";
 	return 0;
 }
