@@ -18,9 +18,6 @@
 #define NONE	       ((size_t)-1)
 #define MAX_LIVE       16
 #define MAX_GROUPS     64
-#define RC_RETRY       0x922u /* TPM_RC_RETRY (Part 2, 6.6.3) */
-#define RC_YIELDED     0x908u
-#define RC_TESTING     0x90Au
 #define ORIGIN_KERN(o) ((o) == POL_ORIGIN_KERNEL || (o) == POL_ORIGIN_UNKNOWN)
 
 static uint32_t advise_cc(const struct advise_cmd *c)
@@ -492,18 +489,40 @@ static struct cc_hist *cc_hists(const struct adv *a, uint16_t *idx)
 	return h;
 }
 
-/* (g) retries (RC_RETRY, YIELDED, TESTING: the command is sent again) and
+/* The TPM's record of dictionary-attack use: the first authorization of a
+ * DA-protected entity after Startup writes that DA was used to NV and
+ * answers TPM_RC_RETRY (the reference implementation's USE_DA_USED, which
+ * libtpms and so swtpm follow), once per start-up cycle, whatever the
+ * software does. Taken as such: the cycle's first TPM_RC_RETRY, to a command
+ * with an authorization, sent again at once and answered success. */
+static int da_used_retry(const struct adv *a, size_t i)
+{
+	const struct advise_cmd *c = &a->c[i], *n = i + 1 < a->n ? &a->c[i + 1] : NULL;
+	return (c->flags & ADVISE_F_RC_RETRY) && c->auth_kind != TPM_AUTH_NONE && n &&
+	       n->cc == c->cc && n->client == c->client && (n->flags & ADVISE_F_OK);
+}
+
+/* (g) retries (TPM_RC_RETRY, YIELDED, TESTING: the command is sent again) and
  * commands far above their kind's p95 in the trace (4 times, and 5 ms over
  * the median; kinds of 5 commands or more): a self-test wait, a stall. The
  * change is none of the trace's commands but their time: "after" is a
- * retry gone and an outlier at its kind's median. */
+ * retry gone and an outlier at its kind's median. The TPM's once-per-cycle
+ * retry of da_used_retry is no finding: nothing changes it. */
 static void detect_outliers(struct adv *a)
 {
 	uint16_t *idx = calloc(65536, sizeof *idx);
 	struct cc_hist *h = idx ? cc_hists(a, idx) : NULL;
 	struct advise_finding *f = &a->f[ADVISE_OUTLIERS];
+	int da_seen = 0; /* this start-up cycle's DA-used retry was seen */
 	for (size_t i = 0; h && i < a->n; i++) {
 		const struct advise_cmd *c = &a->c[i];
+		if (c->cc == TPM_CC_Startup && (c->flags & ADVISE_F_OK))
+			da_seen = 0;
+		if ((c->flags & ADVISE_F_RC_RETRY) && !da_seen) {
+			da_seen = 1;
+			if (da_used_retry(a, i))
+				continue;
+		}
 		if (a->taken[i] || c->lat_ms < 0)
 			continue;
 		int retry = (c->flags & ADVISE_F_RETRY) != 0;
@@ -650,8 +669,8 @@ static void fill(void *elem, sqlite3_stmt *st, int org)
 	if (sqlite3_column_type(st, 4) != SQLITE_NULL) {
 		uint32_t rc = (uint32_t)sqlite3_column_int64(st, 4);
 		e->flags |= ADVISE_F_RC | (rc == 0 ? ADVISE_F_OK : 0);
-		if (rc == RC_RETRY || rc == RC_YIELDED || rc == RC_TESTING)
-			e->flags |= ADVISE_F_RETRY;
+		if (tpm_rc_is_retry(rc))
+			e->flags |= ADVISE_F_RETRY | (rc == TPM_RC_RETRY ? ADVISE_F_RC_RETRY : 0);
 	}
 	int64_t cl = sqlite3_column_int64(st, 5);
 	if (sqlite3_column_type(st, 5) != SQLITE_NULL && cl >= 0 && cl < TRACE_MAX_CLIENTS) {
@@ -737,8 +756,8 @@ static int inherit_origins(sqlite3 *db, int64_t trace_id, struct advise_cmd *v, 
 		if (j < m && v[i].cc == p[j].cc) {
 			v[i].origin = p[j].origin;
 			v[i].client = p[j].client;
-			v[i].flags = (uint8_t)((v[i].flags & ~ADVISE_F_HWRNG) |
-					       (p[j].flags & ADVISE_F_HWRNG));
+			v[i].flags = (uint16_t)((v[i].flags & ~ADVISE_F_HWRNG) |
+						(p[j].flags & ADVISE_F_HWRNG));
 			j++;
 		} else {
 			v[i].origin = names_kernel ? POL_ORIGIN_KERNEL : POL_ORIGIN_UNKNOWN;

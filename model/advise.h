@@ -15,16 +15,17 @@
 #include "model/profile.h"
 
 /* advise_cmd.flags */
-#define ADVISE_F_RC	  0x01 /* a response code is known */
-#define ADVISE_F_OK	  0x02 /* ... and it is TPM_RC_SUCCESS */
-#define ADVISE_F_RETRY	  0x04 /* ... or TPM_RC_RETRY, YIELDED or TESTING: sent again */
-#define ADVISE_F_KEY	  0x08 /* key was read from the command's bytes */
-#define ADVISE_F_FLUSHED  0x10 /* FlushContext: key is the flushed handle */
-#define ADVISE_F_HWRNG	  0x20 /* a read of the kernel's TPM hwrng */
-#define ADVISE_F_CONTINUE 0x40 /* its first session has continueSession set */
-#define ADVISE_F_POLICY	  0x80 /* a Policy command (TPM 2.0 Part 3, 23) */
+#define ADVISE_F_RC	  0x01	/* a response code is known */
+#define ADVISE_F_OK	  0x02	/* ... and it is TPM_RC_SUCCESS */
+#define ADVISE_F_RETRY	  0x04	/* ... or TPM_RC_RETRY, YIELDED or TESTING: sent again */
+#define ADVISE_F_KEY	  0x08	/* key was read from the command's bytes */
+#define ADVISE_F_FLUSHED  0x10	/* FlushContext: key is the flushed handle */
+#define ADVISE_F_HWRNG	  0x20	/* a read of the kernel's TPM hwrng */
+#define ADVISE_F_CONTINUE 0x40	/* its first session has continueSession set */
+#define ADVISE_F_POLICY	  0x80	/* a Policy command (TPM 2.0 Part 3, 23) */
+#define ADVISE_F_RC_RETRY 0x100 /* ADVISE_F_RETRY, and the code is TPM_RC_RETRY itself */
 
-/* One command, compact: 28 bytes (a million take 28 MB). */
+/* One command, compact: 32 bytes (a million take 32 MB). */
 struct advise_cmd {
 	uint32_t seq;
 	uint32_t rsp_handle;
@@ -42,7 +43,7 @@ struct advise_cmd {
 	float lat_ms;	   /* < 0: not recorded */
 	uint16_t cc;	   /* the command code (0xffff: beyond 16 bits) */
 	uint16_t client;   /* client id */
-	uint8_t flags;	   /* ADVISE_F_* */
+	uint16_t flags;	   /* ADVISE_F_* */
 	uint8_t origin;	   /* enum pol_origin */
 	uint8_t auth_kind; /* enum tpm_auth_kind */
 	uint8_t variant;   /* enum pol_variant */
