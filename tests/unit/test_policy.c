@@ -395,15 +395,20 @@ static void test_origins(void)
  * start it, so its session is not ended, dropped or saved, and the
  * resubmission goes with it, without new Name lookups (tpm_transmit sends the
  * same bytes again). */
+static void tally_start(struct tally *t, struct policy *p, struct pol_state *s, const char *pol)
+{
+	char err[256];
+	memset(t, 0, sizeof *t);
+	CHECK(policy_parse(pol, p, err, sizeof err) == 0, "%s: %s", pol, err);
+	policy_expand_init(s, p, count, t);
+}
+
 static struct tally run_retry(const char *pol, struct pol_cmd c)
 {
 	struct policy p;
 	struct pol_state s;
 	struct tally t;
-	char err[256];
-	memset(&t, 0, sizeof t);
-	CHECK(policy_parse(pol, &p, err, sizeof err) == 0, "%s", err);
-	policy_expand_init(&s, &p, count, &t);
+	tally_start(&t, &p, &s, pol);
 	struct pol_cmd retry = c;
 	retry.rc = 0x922;
 	policy_expand_cmd(&s, &c);
@@ -435,10 +440,7 @@ static void test_retry(void)
 		static const uint32_t rcs[3] = {0x908, 0x90A, 0x101};
 		struct policy p;
 		struct pol_state s;
-		char err[256];
-		memset(&t, 0, sizeof t);
-		CHECK(policy_parse("linux-6.12", &p, err, sizeof err) == 0, "%s", err);
-		policy_expand_init(&s, &p, count, &t);
+		tally_start(&t, &p, &s, "linux-6.12");
 		struct pol_cmd r = e;
 		r.rc = rcs[i];
 		policy_expand_cmd(&s, &r);
