@@ -16,7 +16,16 @@ static const uint32_t clean_kinds[N_CLEAN_KINDS] = {
     (uint32_t)TPM_HT_PERSISTENT << 24};
 /* ---- leaving an external target as it was ------------------------------ */
 
+/* An HMAC or a policy session's handle. */
+static int is_session(uint32_t h)
+{
+	return tpm_ht_of(h) == TPM_HT_HMAC_SESSION || tpm_ht_of(h) == TPM_HT_POLICY_SESSION;
+}
+
 /* TPM2_GetCapability(TPM_CAP_HANDLES) (Part 3 30.2) of one kind, every page.
+ * The session kinds are TPM_HT_LOADED_SESSION (0x02) and TPM_HT_SAVED_SESSION
+ * (0x03): each lists HMAC and policy sessions alike, by their own handles
+ * (Part 2 7.2), so a saved HMAC session (0x02...) is in the second list.
  * Returns 0, -errno or the TPM's response code. */
 static int list_handles(struct tpmconn *t, uint32_t first, struct handle_set *s)
 {
@@ -39,7 +48,8 @@ static int list_handles(struct tpmconn *t, uint32_t first, struct handle_set *s)
 		uint32_t n = wire_u32(&r), last = 0;
 		for (uint32_t i = 0; i < n && !r.err; i++) {
 			uint32_t h = wire_u32(&r);
-			if (tpm_ht_of(h) != tpm_ht_of(first)) {
+			if (tpm_ht_of(h) != tpm_ht_of(first) &&
+			    !(is_session(first) && is_session(h))) {
 				more = 0;
 				break;
 			}
@@ -49,7 +59,9 @@ static int list_handles(struct tpmconn *t, uint32_t first, struct handle_set *s)
 		}
 		if (r.err)
 			return -EPROTO;
-		if (!more || !n)
+		/* paged on within the kind asked for only (a session list ends
+		 * with the other session type's handles) */
+		if (!more || !n || tpm_ht_of(last) != tpm_ht_of(first))
 			break;
 		prop = last + 1;
 	}

@@ -176,6 +176,14 @@ check "external target: NV_UndefineSpace of the run's own index sent" \
 	bash -c "! grep -q '\"refused\",\"command\":\"NV_UndefineSpace\"' '$T/hw.json'"
 check "external target: Startup reported as already done" grep -q 'already started' "$T/hw.json"
 expect_eq "external target: nothing left to clean up" "$(field "$T/hw.json" cleanup_left)" 0
+# one-session on that target ends with its kept session saved (ContextSave
+# after the last use): the cleanup finds it among the saved sessions and
+# flushes it, so the target holds no session afterwards.
+"$TPMTRACE" replay "$T/demo.db" --trace 1 --policy one-session --target "swtpm:path=$T/hw/s.sock" --json >"$T/hw1.json" 2>/dev/null
+expect_eq "one-session on an external target: complete, nothing left" \
+	"$(field "$T/hw1.json" status),$(field "$T/hw1.json" cleanup_left)" complete,0
+expect_eq "one-session on an external target: no session saved or loaded after it" \
+	"$(tpm2_getcap -T "swtpm:path=$T/hw/s.sock" handles-saved-session)$(tpm2_getcap -T "swtpm:path=$T/hw/s.sock" handles-loaded-session)" ""
 # An index that was there before the run is the target's: a trace that
 # undefines one it did not define has that NV_UndefineSpace refused unless
 # --allow-destructive.
