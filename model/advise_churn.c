@@ -20,6 +20,7 @@
 #include "model/policy.h"
 #include "model/tpm/constants.h"
 #include "model/tpm/tpm_cc.h"
+#include "model/tpm/tpm_ht.h"
 
 #define NONE	 ((size_t)-1)
 #define MAX_PEND 64 /* saves waiting for their load: more than any space holds */
@@ -33,11 +34,6 @@ struct pend {
 static int is_object(uint32_t h)
 {
 	return (h >> 24) == 0x80;
-}
-
-static int is_session(uint32_t h)
-{
-	return (h >> 24) == 0x02 || (h >> 24) == 0x03;
 }
 
 static int ok(const struct advise_cmd *c)
@@ -115,7 +111,7 @@ int advise_churn_swaps(const struct advise_cmd *c, size_t n, struct advise_swap 
 				s->flush = i;
 		} else if (x->cc == TPM_CC_ContextLoad && ok(x) && x->origin != POL_ORIGIN_KERNEL) {
 			struct pend *s = loaded(p, np, x);
-			if (!s || (!is_session(s->handle) && s->flush == NONE))
+			if (!s || (!tpm_ht_is_session(s->handle) && s->flush == NONE))
 				continue;
 			s->used = 1;
 			if (add_swap(&v, &nv, &cap, (struct advise_swap){s->save, s->flush, i})) {

@@ -16,12 +16,6 @@ static const uint32_t clean_kinds[N_CLEAN_KINDS] = {
     (uint32_t)TPM_HT_PERSISTENT << 24};
 /* ---- leaving an external target as it was ------------------------------ */
 
-/* An HMAC or a policy session's handle. */
-static int is_session(uint32_t h)
-{
-	return tpm_ht_of(h) == TPM_HT_HMAC_SESSION || tpm_ht_of(h) == TPM_HT_POLICY_SESSION;
-}
-
 /* TPM2_GetCapability(TPM_CAP_HANDLES) (Part 3 30.2) of one kind, every page.
  * The session kinds are TPM_HT_LOADED_SESSION (0x02) and TPM_HT_SAVED_SESSION
  * (0x03): each lists HMAC and policy sessions alike, by their own handles
@@ -49,7 +43,7 @@ static int list_handles(struct tpmconn *t, uint32_t first, struct handle_set *s)
 		for (uint32_t i = 0; i < n && !r.err; i++) {
 			uint32_t h = wire_u32(&r);
 			if (tpm_ht_of(h) != tpm_ht_of(first) &&
-			    !(is_session(first) && is_session(h))) {
+			    !(tpm_ht_is_session(first) && tpm_ht_is_session(h))) {
 				more = 0;
 				break;
 			}
@@ -105,7 +99,7 @@ static int remove_one(struct rp *x, uint32_t h)
 {
 	struct wire_wr w;
 	uint8_t t = tpm_ht_of(h);
-	if (t == TPM_HT_TRANSIENT || t == TPM_HT_HMAC_SESSION || t == TPM_HT_POLICY_SESSION)
+	if (t == TPM_HT_TRANSIENT || tpm_ht_is_session(h))
 		return tpmconn_flush(&x->t, h);
 	if (t == TPM_HT_NV_INDEX) {
 		/* Part 3 31.4: by the hierarchy that defined it (Part 2 13.4

@@ -96,8 +96,7 @@ void rp_sess_drop(struct rp *x, uint32_t rec)
 
 static int is_mapped_type(uint32_t h)
 {
-	uint8_t t = tpm_ht_of(h);
-	return t == TPM_HT_TRANSIENT || t == TPM_HT_HMAC_SESSION || t == TPM_HT_POLICY_SESSION;
+	return tpm_ht_of(h) == TPM_HT_TRANSIENT || tpm_ht_is_session(h);
 }
 
 /* The target's handle for a recorded one; -ENOENT if the trace never made it. */

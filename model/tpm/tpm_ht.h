@@ -19,6 +19,13 @@ static inline uint8_t tpm_ht_of(uint32_t handle)
 	return (uint8_t)(handle >> 24);
 }
 
+/* An HMAC or a policy session's handle (loaded or saved). */
+static inline int tpm_ht_is_session(uint32_t handle)
+{
+	return tpm_ht_of(handle) == TPM_HT_HMAC_SESSION ||
+	       tpm_ht_of(handle) == TPM_HT_POLICY_SESSION;
+}
+
 /* The text for a handle type ("transient object"), or NULL if Part 2 has none. */
 const char *tpm_ht_name(uint8_t ht);
 
