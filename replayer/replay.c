@@ -175,7 +175,7 @@ int rp_xfer(struct rp *x, const uint8_t *cmd, size_t len)
 	 * recording's own resubmission follows, and its response is the one
 	 * later commands refer to (a Create's outPrivate). */
 	int mirror = x->cur_role == POL_ROLE_ORIGINAL && x->cur.set && x->cur.has_rc &&
-		     tpmconn_rc_is_retry(x->cur.rc);
+		     tpm_rc_is_retry(x->cur.rc);
 	x->t.max_retries = mirror ? 0 : REPLAY_MAX_RETRIES;
 	int rc = tpmconn_xfer(&x->t, cmd, len);
 	x->t.max_retries = REPLAY_MAX_RETRIES;

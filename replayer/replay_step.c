@@ -377,7 +377,7 @@ static int orig_compare(struct rp *x, const struct orig *o, int rc)
 		rp_note(x, REPLAY_SUBSTITUTED, c->cc, "Startup: the target was already started");
 		return 0;
 	}
-	if (sc->has_rc && tpmconn_rc_is_retry(sc->rc) && !tpmconn_rc_is_retry((uint32_t)rc) &&
+	if (sc->has_rc && tpm_rc_is_retry(sc->rc) && !tpm_rc_is_retry((uint32_t)rc) &&
 	    sc->len <= sizeof x->resub.cmd) {
 		orig_arm_resub(x, o, rc);
 		/* The expansion follows this answer, not the recording's retry:

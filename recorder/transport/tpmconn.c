@@ -38,11 +38,6 @@ void tpmconn_close(struct tpmconn *t)
 	t->tcti = NULL;
 }
 
-int tpmconn_rc_is_retry(uint32_t rc)
-{
-	return tpm_rc_is_retry(rc);
-}
-
 static int xfer_once(struct tpmconn *t, const uint8_t *cmd, size_t len);
 
 int tpmconn_xfer(struct tpmconn *t, const uint8_t *cmd, size_t len)
@@ -50,7 +45,7 @@ int tpmconn_xfer(struct tpmconn *t, const uint8_t *cmd, size_t len)
 	for (unsigned attempt = 0;; attempt++) {
 		int rc = xfer_once(t, cmd, len);
 		if (rc || attempt >= t->max_retries || tpmconn_rc(t) < 0 ||
-		    !tpmconn_rc_is_retry((uint32_t)tpmconn_rc(t)))
+		    !tpm_rc_is_retry((uint32_t)tpmconn_rc(t)))
 			return rc;
 		t->retries++;
 	}

@@ -62,9 +62,6 @@ int tpmconn_xfer(struct tpmconn *t, const uint8_t *cmd, size_t len);
 /* The response code of the response in t->rsp (-EPROTO if too short). */
 int tpmconn_rc(const struct tpmconn *t);
 
-/* TPM_RC_RETRY, TPM_RC_YIELDED, TPM_RC_TESTING: "send it again". */
-int tpmconn_rc_is_retry(uint32_t rc);
-
 /* Commands marshalled by the caller, in t->cmd: begun with tag and code (the
  * size is patched when sent), then handles, an authorization area and the
  * parameters written to w. Sending returns 0 only if the TPM answered
