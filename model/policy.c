@@ -505,7 +505,8 @@ static unsigned kernel_enc_attrs(uint32_t cc)
 	return 0;
 }
 
-static int expand_protected(struct pol_state *s, const struct pol_cmd *c)
+/* resubmitted: c follows its own retry-class answer (pol_state.retried_cc). */
+static int expand_protected(struct pol_state *s, const struct pol_cmd *c, int resubmitted)
 {
 	const struct policy *p = s->p;
 	const struct tpm_cc_info *ci = tpm_cc_lookup(c->cc);
@@ -519,9 +520,8 @@ static int expand_protected(struct pol_state *s, const struct pol_cmd *c)
 		return put(s, c->cc, TPM_AUTH_PASSWORD, POL_ROLE_ORIGINAL, c->variant, 0, 0, c);
 	/* The resubmission of a command the TPM answered with a retry: the
 	 * kernel sends the same bytes again (tpm_transmit), with the session
-	 * and the Names it had. */
-	int resubmitted = s->retried_cc == c->cc && s->session_live && !s->session_saved;
-	s->retried_cc = 0;
+	 * and the Names it had, unless a flush event ended that session. */
+	resubmitted = resubmitted && s->session_live;
 	if (!s->session_live && (rc = begin_session(s, c)))
 		return rc;
 	/* reuse=saved: the kept session's context back in the TPM */
@@ -617,6 +617,9 @@ int policy_expand_cmd(struct pol_state *s, const struct pol_cmd *c)
 	int rc = 0;
 
 	s->in_commands++;
+	/* only the very next command can be a retried one's resubmission */
+	int resubmitted = s->retried_cc && s->retried_cc == c->cc;
+	s->retried_cc = 0;
 	if (p->mode == POL_MODE_SESSIONS && c->origin == POL_ORIGIN_FIRMWARE) {
 		/* Before the kernel: no session key, no session, no flush event.
 		 * A Startup here is a new boot: the next kernel registers again. */
@@ -676,7 +679,7 @@ int policy_expand_cmd(struct pol_state *s, const struct pol_cmd *c)
 		s->nullkey_loaded = 0;
 	}
 	if (policy_kernel_protects(c->cc) && !policy_auth_kept(c->auth_kind))
-		return expand_protected(s, c);
+		return expand_protected(s, c, resubmitted);
 	return put(s, c->cc, c->auth_kind, POL_ROLE_ORIGINAL, c->variant, c->sess_attrs & 0xff, 0,
 		   c);
 }

@@ -171,8 +171,9 @@ struct pol_state {
 	uint64_t emitted[POL_ROLE__COUNT];
 	uint64_t in_commands;
 	int session_saved; /* reuse=saved: the session's context is saved, not loaded */
-	/* The code of a protected command answered TPM_RC_RETRY (or YIELDED,
-	 * TESTING), whose resubmission comes next; 0 otherwise. */
+	/* The code of the last command if it was a protected one answered
+	 * TPM_RC_RETRY (or YIELDED, TESTING): the next command of that code is
+	 * its resubmission; 0 otherwise. */
 	uint32_t retried_cc;
 };
 
