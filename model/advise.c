@@ -493,13 +493,14 @@ static struct cc_hist *cc_hists(const struct adv *a, uint16_t *idx)
  * DA-protected entity after Startup writes that DA was used to NV and
  * answers TPM_RC_RETRY (the reference implementation's USE_DA_USED, which
  * libtpms and so swtpm follow), once per start-up cycle, whatever the
- * software does. Taken as such: the cycle's first TPM_RC_RETRY, to a command
- * with an authorization, sent again at once and answered success. */
+ * software does. Whether the cycle's first TPM_RC_RETRY, command i, is it:
+ * a command with an authorization, sent again at once by its client and
+ * answered success. */
 static int da_used_retry(const struct adv *a, size_t i)
 {
-	const struct advise_cmd *c = &a->c[i], *n = i + 1 < a->n ? &a->c[i + 1] : NULL;
-	return (c->flags & ADVISE_F_RC_RETRY) && c->auth_kind != TPM_AUTH_NONE && n &&
-	       n->cc == c->cc && n->client == c->client && (n->flags & ADVISE_F_OK);
+	const struct advise_cmd *c = &a->c[i], *n = &a->c[i + 1];
+	return i + 1 < a->n && c->auth_kind != TPM_AUTH_NONE && n->cc == c->cc &&
+	       n->client == c->client && (n->flags & ADVISE_F_OK);
 }
 
 /* (g) retries (TPM_RC_RETRY, YIELDED, TESTING: the command is sent again) and
@@ -513,11 +514,12 @@ static void detect_outliers(struct adv *a)
 	uint16_t *idx = calloc(65536, sizeof *idx);
 	struct cc_hist *h = idx ? cc_hists(a, idx) : NULL;
 	struct advise_finding *f = &a->f[ADVISE_OUTLIERS];
-	int da_seen = 0; /* this start-up cycle's DA-used retry was seen */
+	int da_seen = 0; /* this start-up cycle's first TPM_RC_RETRY was seen */
 	for (size_t i = 0; h && i < a->n; i++) {
 		const struct advise_cmd *c = &a->c[i];
 		if (c->cc == TPM_CC_Startup && (c->flags & ADVISE_F_OK))
 			da_seen = 0;
+		/* the cycle's first TPM_RC_RETRY: the DA-used one, or none is */
 		if ((c->flags & ADVISE_F_RC_RETRY) && !da_seen) {
 			da_seen = 1;
 			if (da_used_retry(a, i))
