@@ -9,7 +9,10 @@
 #    error says why and what to do;
 #  - an untimed import (an IMA list) is the default only where nothing better
 #    is, and a pcap import (timed) is;
-
+#  - list (issue 31, item 8) shows per trace its kind, status, policy,
+#    command count and TPM time (the clients', as stats prints them; "no
+#    timing" for an untimed import, never 0) in 100 columns, --wide the rest,
+#    --json the same fields; its --help names every kind.
 . "$(dirname "$0")/../lib/common.sh"
 need swtpm tpm2_createprimary sqlite3 python3 sha256sum
 cd "$T" || exit 1
@@ -70,5 +73,45 @@ expect_eq "imports: the pcap, not the newer IMA list, is the default" \
 expect_eq "imports: the trace_kind view" \
 	"$(sqlite3 imp.db "SELECT group_concat(kind, ' ') FROM (SELECT kind FROM trace_kind ORDER BY trace_id)")" \
 	"import-untimed import-timed import-untimed"
+
+# ---- list ----
+"$TPMTRACE" import ima "$D/ima/ima-evm-utils/test_ascii_runtime_measurements" --db demo.db >/dev/null 2>&1
+"$TPMTRACE" list demo.db >"$T/list" 2>"$T/err"
+expect_eq "list: exit status" "$?" 0
+expect_eq "list: every line fits 100 columns" "$(awk 'length($0) > 100' "$T/list" | wc -l)" 0
+check "list: the header names kind, status, commands, TPM time, policy" \
+	grep -Eq '^ +id +kind +status +commands +TPM time +policy +name$' "$T/list"
+expect_eq "list: the kinds" "$(awk 'NR > 1 { printf "%s ", $2 }' "$T/list")" \
+	"record derived replay import-untimed "
+check "list: the replay's policy" grep -Eq '^ +3 +replay +complete .* linux-6\.10 ' "$T/list"
+check "list: the IMA list has no timing" grep -Eq '^ +4 +import-untimed +complete +3 +no timing ' "$T/list"
+"$TPMTRACE" list demo.db --json >"$T/list.json"
+for id in 1 2 3; do
+	"$TPMTRACE" stats demo.db --trace $id --json >"$T/stats$id.json"
+	check "list: trace $id's command count and TPM time are stats'" python3 -c '
+import json, sys
+t = [x for x in json.load(open(sys.argv[1]))["traces"] if x["id"] == int(sys.argv[3])][0]
+s = json.load(open(sys.argv[2]))["trace"]
+assert (t["commands"], t["tpm_ns"]) == (s["commands"], s["tpm_ns"]), (t, s)
+ms = "%.2f ms" % (t["tpm_ns"] / 1e6)
+line = [l for l in open(sys.argv[4]) if l.split()[0] == sys.argv[3]][0]
+assert " %d  %s " % (t["commands"], ms) in line, (line, ms)' \
+		"$T/list.json" "$T/stats$id.json" $id "$T/list"
+done
+check "list --json: kinds, policy, no timing as null" python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["traces"]
+assert [x["trace_kind"] for x in t] == ["record", "derived", "replay", "import-untimed"], t
+assert [x["policy"] for x in t] == [None, None, "linux-6.10", None], t
+assert t[3]["tpm_ns"] is None and t[3]["commands"] == 3, t[3]
+assert all(x["tpm_ns"] > 0 for x in t[:3]), t' "$T/list.json"
+"$TPMTRACE" list demo.db --wide >"$T/wide"
+check "list --wide: the source and the parent" grep -Eq \
+	'^ +2 +derived .* 1  session-per-command rewrite of 1 / advise --rewrite session-per-command of trace 1$' \
+	"$T/wide"
+"$TPMTRACE" list --help >"$T/help"
+for k in record replay replay-emulated derived import-timed import-untimed unfinished; do
+	check "list --help names the kind $k" grep -q "$k" "$T/help"
+done
 
 finish
