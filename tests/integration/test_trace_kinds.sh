@@ -12,7 +12,10 @@
 #  - list (issue 31, item 8) shows per trace its kind, status, policy,
 #    command count and TPM time (the clients', as stats prints them; "no
 #    timing" for an untimed import, never 0) in 100 columns, --wide the rest,
-#    --json the same fields; its --help names every kind.
+#    --json the same fields; its --help names every kind;
+#  - profile learn (issue 31, item 9) learns the clients' commands that
+#    succeeded: not tpmtrace's own Startup and resource-manager flushes
+#    (flag 32), not the client's failed Startup.
 . "$(dirname "$0")/../lib/common.sh"
 need swtpm tpm2_createprimary sqlite3 python3 sha256sum
 cd "$T" || exit 1
@@ -113,5 +116,20 @@ check "list --wide: the source and the parent" grep -Eq \
 for k in record replay replay-emulated derived import-timed import-untimed unfinished; do
 	check "list --help names the kind $k" grep -q "$k" "$T/help"
 done
+
+# ---- profile learn: the clients' commands that succeeded ----
+"$TPMTRACE" profile learn demo.db --trace 1 --output - >"$T/learned" 2>"$T/err"
+expect_eq "learn: exit status" "$?" 0
+check "setup: the recording holds tpmtrace's own commands and a failed one" [ \
+	"$(sqlite3 demo.db "SELECT count(*) FROM command WHERE trace_id = 1 AND flags & 32")" -gt 0 -a \
+	"$(sqlite3 demo.db "SELECT count(*) FROM command WHERE trace_id = 1 AND rc <> 0")" -gt 0 ]
+expect_eq "learn: no Startup (tpmtrace's, and the client's that failed)" \
+	"$(grep -c '^Startup ' "$T/learned")" 0
+expect_eq "learn: per command, the samples are the clients' successful commands" \
+	"$(awk '!/^#/ && / n=[0-9]+/ { for (i = 1; i <= NF; i++) if ($i ~ /^n=/) n[$1] += substr($i, 3) }
+		END { for (c in n) print c, n[c] }' "$T/learned" | sort)" \
+	"$(sqlite3 -separator ' ' demo.db "SELECT n.name, count(*) FROM command c JOIN tpm_cc n ON n.cc = c.cc
+		WHERE c.trace_id = 1 AND c.flags & 42 = 0 AND c.rc = 0 AND c.latency_ns IS NOT NULL
+		GROUP BY n.name" | sort)"
 
 finish
