@@ -10,7 +10,7 @@
 #include "schema_sql.h"
 
 static const struct db_trace_kind_rule rules[] = {
-#define DB_TRACE_KIND(id, name, what, def, boot, timed) {name, what, def, boot, timed},
+#define DB_TRACE_KIND(id, name, what, def, push, boot, timed) {name, what, def, push, boot, timed},
 #include "db/trace_kind.def"
 #undef DB_TRACE_KIND
 };

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 enum db_trace_kind {
-#define DB_TRACE_KIND(id, name, what, def, boot, timed) DB_TRACE_KIND_##id,
+#define DB_TRACE_KIND(id, name, what, def, push, boot, timed) DB_TRACE_KIND_##id,
 #include "db/trace_kind.def"
 #undef DB_TRACE_KIND
 	DB_TRACE_KIND_N
@@ -18,7 +18,8 @@ struct db_trace_kind_rule {
 	const char *name; /* as the trace_kind view and every output write it */
 	const char *what;
 	int default_rank; /* 1 first choice, 2 when no rank 1 exists, 0 never */
-	int boot;	  /* pushed and counted as a boot by fleet */
+	int push;	  /* sent by push to the fleet server */
+	int boot;	  /* counted as a boot by fleet */
 	int timed;	  /* latencies, TPM time, span and gaps exist */
 };
 
