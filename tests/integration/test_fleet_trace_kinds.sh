@@ -8,6 +8,7 @@
 # its policy with no boot.
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/../lib/pg.sh"
+. "$(dirname "$0")/../lib/kinds.sh"
 need swtpm tpm2_createprimary sqlite3 python3
 D=$TPMTRACE_SHARED_DATA
 [ -d "$D/ima" ] || skip "no shared test data at $D"
@@ -16,13 +17,7 @@ cd "$T" || exit 1
 check "a PostgreSQL 15 server starts in the test directory" pg_start pg
 [ -n "${PGURL:-}" ] || finish
 
-"$TPMTRACE" record --spawn-swtpm --db f.db --quiet -- "$TPMTRACE_SRC/tools/demo-workload" 5 \
-	>/dev/null 2>"$T/rec.err"
-expect_eq "setup: recorded" $? 0
-"$TPMTRACE" advise f.db --trace 1 --rewrite session-per-command >/dev/null 2>"$T/err"
-expect_eq "setup: rewrite made" $? 0
-"$TPMTRACE" replay f.db --trace 1 --policy linux-6.10 >/dev/null 2>"$T/err"
-expect_eq "setup: replay made" $? 0
+kinds_db f.db 5
 "$TPMTRACE" import ima "$D/ima/ima-evm-utils/test_ascii_runtime_measurements" --db f.db >/dev/null 2>&1
 expect_eq "setup: the kinds" \
 	"$(sqlite3 f.db "SELECT group_concat(kind, ' ') FROM (SELECT kind FROM trace_kind ORDER BY trace_id)")" \

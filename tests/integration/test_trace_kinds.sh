@@ -17,18 +17,13 @@
 #    succeeded: not tpmtrace's own Startup and resource-manager flushes
 #    (flag 32), not the client's failed Startup.
 . "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../lib/kinds.sh"
 need swtpm tpm2_createprimary sqlite3 python3 sha256sum
 cd "$T" || exit 1
 D=$TPMTRACE_SHARED_DATA
 [ -d "$D/ima" ] || skip "no shared test data at $D"
 
-"$TPMTRACE" record --spawn-swtpm --db demo.db --quiet -- "$TPMTRACE_SRC/tools/demo-workload" 20 \
-	>/dev/null 2>"$T/rec.err"
-expect_eq "setup: demo recorded" $? 0
-"$TPMTRACE" advise demo.db --trace 1 --rewrite session-per-command >/dev/null 2>"$T/err"
-expect_eq "setup: the session-per-command rewrite made" $? 0
-"$TPMTRACE" replay demo.db --trace 1 --policy linux-6.10 >/dev/null 2>"$T/err"
-expect_eq "setup: a replay made" $? 0
+kinds_db demo.db 20
 expect_eq "setup: recording, rewrite, replay" \
 	"$(sqlite3 demo.db "SELECT group_concat(kind, ' ') FROM (SELECT kind FROM trace ORDER BY id)")" \
 	"record derived replay"
