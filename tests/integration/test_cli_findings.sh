@@ -82,7 +82,7 @@ for s in stats pcrs "profile learn" export report show; do
 	a=$("$TPMTRACE" $s demo.db "${extra[@]}" 2>/dev/null | sha256sum)
 	# shellcheck disable=SC2086
 	b=$("$TPMTRACE" $s demo.db --trace 1 "${extra[@]}" 2>/dev/null | sha256sum)
-	expect_eq "finding 3: $s defaults to the newest trace that is not a replay" "$a" "$b"
+	expect_eq "finding 3: $s defaults to the newest recording, not the replay" "$a" "$b"
 done
 "$TPMTRACE" stats demo.db --trace=latest --json | grep -q '"id":2,' && ok || bad "finding 3: --trace=latest is the replay"
 
