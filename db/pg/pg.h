@@ -1,7 +1,7 @@
 /* The fleet store on PostgreSQL (libpq): the server's schema, `tpmtrace
  * push` (one transaction per trace, COPY, idempotent by trace UUID) and the
  * queries of `tpmtrace fleet` (docs/fleet.md). Errors: 0 ok, -errno; err
- * gets a message with the server's own text, never a password. */
+ * gets a message with the server's own text, never the connection string. */
 #ifndef TPMTRACE_DB_PG_H
 #define TPMTRACE_DB_PG_H
 
@@ -13,14 +13,20 @@
 
 #define PG_SCHEMA_VERSION 1
 
-/* url with any password replaced by "****" (user:PW@ of a URL, password=
- * of a query string or of key=value form), for messages. NULL: "(PG*
- * environment)". */
-const char *pg_url_mask(const char *url, char *buf, size_t len);
+/* Where a connection string leads, for messages: "host H, port P, database
+ * D, user U" as libpq parses url (NULL or "": the PG* environment), a part
+ * it does not give being libpq's default; never the string nor a password.
+ * -EINVAL, buf saying so, when libpq cannot parse it. */
+int pg_conninfo_describe(const char *url, char *buf, size_t len);
+/* The same for a connection made or tried: the host, port, database and
+ * user libpq used. */
+void pg_conn_describe(PGconn *c, char *buf, size_t len);
 /* Connects to url (a postgresql:// URL, key=value conninfo, or NULL/"" for
  * the PG* environment variables and service file, as libpq reads them).
- * A password inside url is refused (-EPERM) before anything is sent: it
- * would be on the command line, readable in /proc by every user. */
+ * A password (or sslpassword) inside url is refused (-EPERM) before
+ * anything is sent: it would be on the command line, readable in /proc by
+ * every user. A string libpq cannot parse, or whose database name is itself
+ * a connection string, is refused with -EINVAL. err never holds url. */
 int pg_connect(const char *url, PGconn **out, char *err, size_t errlen);
 /* Checks the server's tpmtrace schema; create: creates it in an empty
  * database (one transaction, serialised by an advisory lock). A database

@@ -40,7 +40,7 @@ const struct subcommand subcmd_push = {
     "an older file without a UUID get one first (one write transaction).\n"
     "Unfinished traces (status recording) are left for a later push.\n",
     "Exit status: 0 everything asked for is on the server, 1 an error (the\n"
-    "server's own message is shown; the password never is), 2 usage.\n",
+    "server's own message is shown; the URL never is), 2 usage.\n",
     "tpmtrace push boot.db postgresql://fleet.example.org/tpmtrace\n"
     "tpmtrace push boot.db --trace latest --json postgresql://fleet.example.org/tpmtrace\n",
 };
@@ -109,12 +109,14 @@ static int run(int argc, char **argv)
 		return usage_error(&subcmd_push, p.ind >= argc ? "which database? (DB)"
 							       : "expected DB and at most one URL");
 	const char *path = argv[p.ind], *url = p.ind + 1 < argc ? argv[p.ind + 1] : NULL;
-	char err[1024], masked[1024];
+	char err[1024], where[512];
 	PGconn *c = NULL;
 	/* A password in the URL is refused before the file is touched. */
 	int rc = pg_connect(url, &c, err, sizeof err);
 	if (rc)
 		return die("push", "%s", err);
+	/* The server as libpq reached it: the URL is never shown. */
+	pg_conn_describe(c, where, sizeof where);
 	if (ensure_uuids(path)) {
 		PQfinish(c);
 		return 1;
@@ -136,9 +138,8 @@ static int run(int argc, char **argv)
 		rc = pg_push(db, c, id, &r, err, sizeof err);
 	db_close(db);
 	PQfinish(c);
-	pg_url_mask(url, masked, sizeof masked);
 	if (rc)
-		return die("push", "%s: %s (pushed before it: %u traces)", masked, err,
+		return die("push", "server (%s): %s (pushed before it: %u traces)", where, err,
 			   rc == -EPROTO ? 0 : r.pushed);
 	if (json)
 		print_json(&r);
