@@ -48,13 +48,21 @@ struct pg_push_result {
 	unsigned pushed;    /* traces sent now */
 	unsigned present;   /* traces the server had already */
 	unsigned recording; /* unfinished traces left for a later push */
+	unsigned failed;    /* traces that could not be sent (on_fail told each) */
 	uint64_t commands, events, clients;
 };
+/* Told of each trace that could not be sent: msg is "trace N (UUID): why;
+ * none of its rows are stored". */
+typedef void pg_push_fail_fn(void *ctx, const char *msg);
 /* Pushes trace trace_id (0: every finished trace) of db, each trace new to
  * the server in one transaction; db is read only and must have UUIDs
- * (db_uuid_fill). */
-int pg_push(sqlite3 *db, PGconn *c, int64_t trace_id, struct pg_push_result *r, char *err,
-	    size_t errlen);
+ * (db_uuid_fill). A trace the server refuses is rolled back, counted in
+ * r->failed and passed to on_fail, and the push goes on with the next: it
+ * returns 0 then. An error that ends the push (the connection lost, the file
+ * unreadable, the schema) returns -errno with err set (naming the trace it
+ * happened in). */
+int pg_push(sqlite3 *db, PGconn *c, int64_t trace_id, struct pg_push_result *r,
+	    pg_push_fail_fn *on_fail, void *ctx, char *err, size_t errlen);
 
 /* One group of fleet stats: TPM model x firmware x kernel x policy. */
 #define PG_FLEET_TOP 3

@@ -38,9 +38,13 @@ const struct subcommand subcmd_push = {
     "COPY): a push stopped at any point leaves no part of a trace on the server,\n"
     "and the next push sends it whole. DB is read only, except that traces of\n"
     "an older file without a UUID get one first (one write transaction).\n"
-    "Unfinished traces (status recording) are left for a later push.\n",
-    "Exit status: 0 everything asked for is on the server, 1 an error (the\n"
-    "server's own message is shown; the URL never is), 2 usage.\n",
+    "Unfinished traces (status recording) are left for a later push. A trace\n"
+    "the server refuses is reported and the push goes on with the next. Text\n"
+    "that is not UTF-8, or holds NUL, goes with those bytes as \\xhh and '\\'\n"
+    "doubled (docs/fleet.md).\n",
+    "Exit status: 0 everything asked for is on the server, 1 an error or a\n"
+    "trace not pushed (the server's own message is shown; the URL never is),\n"
+    "2 usage.\n",
     "tpmtrace push boot.db postgresql://fleet.example.org/tpmtrace\n"
     "tpmtrace push boot.db --trace latest --json postgresql://fleet.example.org/tpmtrace\n",
 };
@@ -83,11 +87,20 @@ static void print_json(const struct pg_push_result *r)
 	json_kuint(&w, "pushed", r->pushed);
 	json_kuint(&w, "present", r->present);
 	json_kuint(&w, "recording", r->recording);
+	json_kuint(&w, "failed", r->failed);
 	json_kuint(&w, "commands", r->commands);
 	json_kuint(&w, "events", r->events);
 	json_kuint(&w, "clients", r->clients);
 	json_end_object(&w);
 	json_newline(&w);
+}
+
+/* A trace the server refused: told now, the push goes on. */
+static void trace_failed(void *ctx, const char *msg)
+{
+	char buf[1024];
+	(void)ctx;
+	die("push", "%s", safe_text(msg, buf, sizeof buf));
 }
 
 static int run(int argc, char **argv)
@@ -135,20 +148,24 @@ static int run(int argc, char **argv)
 	struct pg_push_result r = {0};
 	rc = pg_schema_ensure(c, 1, err, sizeof err);
 	if (!rc)
-		rc = pg_push(db, c, id, &r, err, sizeof err);
+		rc = pg_push(db, c, id, &r, trace_failed, NULL, err, sizeof err);
 	db_close(db);
 	PQfinish(c);
+	char safe[1024];
 	if (rc)
-		return die("push", "server (%s): %s (pushed before it: %u traces)", where, err,
-			   rc == -EPROTO ? 0 : r.pushed);
+		return die("push", "server (%s): %s (pushed before it: %u traces)", where,
+			   safe_text(err, safe, sizeof safe), rc == -EPROTO ? 0 : r.pushed);
 	if (json)
 		print_json(&r);
 	else if (!quiet)
 		k = printf("pushed %u traces (%llu commands, %llu events); %u already on the "
-			   "server; %u unfinished left\n",
+			   "server; %u unfinished left; %u failed\n",
 			   r.pushed, (unsigned long long)r.commands, (unsigned long long)r.events,
-			   r.present, r.recording);
+			   r.present, r.recording, r.failed);
 	if (k < 0 || ferror(stdout) || fflush(stdout))
 		return die("push", "cannot write the summary: %s", strerror(errno));
+	/* Each failed trace was told when it failed. */
+	if (r.failed)
+		return die("push", "%u traces could not be pushed (the others were)", r.failed);
 	return 0;
 }
