@@ -2,6 +2,7 @@
  * escaping with invalid UTF-8 replaced by \ufffd, numbers without locale, and
  * misuse caught (an abort in a debug build, a flag with NDEBUG). */
 #include "db/json.h"
+#include "db/utf8.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -139,36 +140,6 @@ static int before(struct json_w *w, int key)
 	return !w->err;
 }
 
-/* s[0..n) begins a well-formed UTF-8 sequence of this many bytes, or 0. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-	size_t need;
-	unsigned char lo = 0x80, hi = 0xbf;
-	if (c < 0x80)
-		return 1;
-	if (c < 0xc2)
-		return 0;
-	if (c < 0xe0)
-		need = 2;
-	else if (c < 0xf0) {
-		need = 3;
-		lo = c == 0xe0 ? 0xa0 : 0x80; /* no overlong forms */
-		hi = c == 0xed ? 0x9f : 0xbf; /* no UTF-16 surrogates */
-	} else if (c < 0xf5) {
-		need = 4;
-		lo = c == 0xf0 ? 0x90 : 0x80;
-		hi = c == 0xf4 ? 0x8f : 0xbf; /* nothing above U+10FFFF */
-	} else
-		return 0;
-	if (n < need || s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < need; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return need;
-}
-
 static void put_string(struct json_w *w, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -176,7 +147,7 @@ static void put_string(struct json_w *w, const char *str, size_t n)
 	put(w, "\"", 1);
 	for (size_t i = 0; i < n;) {
 		unsigned char c = s[i];
-		size_t k = c >= 0x20 && c != '"' && c != '\\' ? utf8_seq(s + i, n - i) : 0;
+		size_t k = c >= 0x20 && c != '"' && c != '\\' ? db_utf8_seq(s + i, n - i) : 0;
 		if (k) {
 			run += k;
 			i += k;

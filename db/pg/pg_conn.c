@@ -5,91 +5,178 @@
 #include <string.h>
 
 #include "db/pg/pg.h"
+#include "db/utf8.h"
 #include "model/tpm/tpm_cc.h"
 #include "pg_schema_sql.h"
 
-/* Copies s[0..n) into buf at *at, bounded. */
-static void put(char *buf, size_t len, size_t *at, const char *s, size_t n)
+/* A value for a message: bytes a terminal would act on (controls, bytes of
+ * no UTF-8 character) and '\' as \xHH, cut at len. */
+static void put_val(char *buf, size_t len, size_t *at, const char *v)
 {
-	while (n-- && *at + 1 < len)
-		buf[(*at)++] = *s++;
+	const unsigned char *s = (const unsigned char *)v;
+	size_t n = strlen(v);
+	for (size_t i = 0; i < n && *at + 1 < len;) {
+		size_t k =
+		    s[i] >= 0x20 && s[i] != 0x7f && s[i] != '\\' ? db_utf8_seq(s + i, n - i) : 0;
+		if (k && *at + k < len) {
+			memcpy(buf + *at, s + i, k);
+			*at += k;
+			i += k;
+		} else if (!k && *at + 4 < len) {
+			*at += (size_t)snprintf(buf + *at, len - *at, "\\x%02x", s[i++]);
+		} else {
+			break;
+		}
+	}
 	buf[*at] = 0;
 }
 
-const char *pg_url_mask(const char *url, char *buf, size_t len)
+/* "host H, port P, database D, user U" (hostaddr A after the host when
+ * given); a NULL value is libpq's default. */
+static void describe(const char *const v[5], char *buf, size_t len)
 {
+	static const char *const name[5] = {"host", "hostaddr", "port", "database", "user"};
 	size_t at = 0;
 	buf[0] = 0;
-	if (!url || !url[0]) {
-		snprintf(buf, len, "(PG* environment)");
-		return buf;
+	for (int i = 0; i < 5; i++) {
+		if (i == 1 && (!v[1] || !v[1][0]))
+			continue;
+		put_val(buf, len, &at, at ? ", " : "");
+		put_val(buf, len, &at, name[i]);
+		put_val(buf, len, &at, " ");
+		put_val(buf, len, &at, v[i] && v[i][0] ? v[i] : "(libpq's default)");
 	}
-	const char *s = url, *scheme = strstr(url, "://");
-	if (scheme) {
-		/* user:password@ before the host. */
-		const char *auth = scheme + 3, *end = auth + strcspn(auth, "/?#");
-		const char *amp = NULL;
-		for (const char *p = auth; p < end; p++)
-			if (*p == '@')
-				amp = p;
-		const char *colon = amp ? memchr(auth, ':', (size_t)(amp - auth)) : NULL;
-		if (colon) {
-			put(buf, len, &at, url, (size_t)(colon + 1 - url));
-			put(buf, len, &at, "****", 4);
-			s = amp;
-		}
+}
+
+/* The keywords describe() shows, in its order. */
+static const char *const shown[5] = {"host", "hostaddr", "port", "dbname", "user"};
+
+/* libpq reads a database name that is a URL or holds '=' as a connection
+ * string where it expands one (PQconnectdbParams): never shown. */
+static int is_conninfo(const char *v)
+{
+	return v && (strchr(v, '=') || !strncmp(v, "postgresql://", 13) ||
+		     !strncmp(v, "postgres://", 11));
+}
+
+/* What url holds: the five values shown (libpq's defaults, from the PG*
+ * environment, where it gives none), whether it holds a secret (password,
+ * sslpassword) and a database name that is a connection string. NULL: libpq
+ * could not parse it. The values point into the two arrays returned, which
+ * the caller frees with PQconninfoFree. */
+struct parsed {
+	PQconninfoOption *opt, *def;
+	const char *v[5];
+	int secret, nested;
+};
+
+static void parsed_free(struct parsed *p)
+{
+	PQconninfoFree(p->opt);
+	PQconninfoFree(p->def);
+}
+
+static int parse(const char *url, struct parsed *p)
+{
+	char *perr = NULL;
+	memset(p, 0, sizeof *p);
+	/* The parser's message quotes the string: it is never shown. */
+	p->opt = PQconninfoParse(url && url[0] ? url : "", &perr);
+	PQfreemem(perr);
+	if (!p->opt)
+		return -EINVAL;
+	p->def = PQconndefaults();
+	for (PQconninfoOption *o = p->opt; o->keyword; o++) {
+		if ((!strcmp(o->keyword, "password") || !strcmp(o->keyword, "sslpassword")) &&
+		    o->val && o->val[0])
+			p->secret = 1;
+		for (int i = 0; i < 5; i++)
+			if (!strcmp(o->keyword, shown[i]))
+				p->v[i] = o->val;
 	}
-	/* password=VALUE, in a query string or key=value form. */
-	while (*s) {
-		const char *p = strstr(s, "password=");
-		if (!p) {
-			put(buf, len, &at, s, strlen(s));
-			break;
-		}
-		p += 9;
-		put(buf, len, &at, s, (size_t)(p - s));
-		put(buf, len, &at, "****", 4);
-		s = p + strcspn(p, "& ");
+	for (PQconninfoOption *o = p->def; o && o->keyword; o++)
+		for (int i = 0; i < 5; i++)
+			if (!strcmp(o->keyword, shown[i]) && !p->v[i])
+				p->v[i] = o->val;
+	if (is_conninfo(p->v[3])) {
+		p->nested = 1;
+		struct parsed in;
+		int bad = parse(p->v[3], &in);
+		p->secret |= in.secret;
+		parsed_free(&in);
+		if (bad)
+			return -EINVAL;
+		p->v[3] = "(a connection string, not shown)";
 	}
-	return buf;
+	return 0;
+}
+
+static const char unparsed[] =
+    "the connection string could not be parsed by libpq (not shown: it may hold a password)";
+
+int pg_conninfo_describe(const char *url, char *buf, size_t len)
+{
+	struct parsed p;
+	if (parse(url, &p)) {
+		parsed_free(&p);
+		snprintf(buf, len, "%s", unparsed);
+		return -EINVAL;
+	}
+	describe(p.v, buf, len);
+	parsed_free(&p);
+	return 0;
+}
+
+void pg_conn_describe(PGconn *c, char *buf, size_t len)
+{
+	const char *v[5] = {PQhost(c), NULL, PQport(c), PQdb(c), PQuser(c)};
+	if (is_conninfo(v[3]))
+		v[3] = "(a connection string, not shown)";
+	describe(v, buf, len);
 }
 
 int pg_connect(const char *url, PGconn **out, char *err, size_t errlen)
 {
-	char masked[1024], *perr = NULL;
+	char where[512];
+	struct parsed p;
 	*out = NULL;
-	pg_url_mask(url, masked, sizeof masked);
-	if (url && url[0]) {
-		PQconninfoOption *opt = PQconninfoParse(url, &perr);
-		if (!opt) {
-			snprintf(err, errlen, "%s: not a connection URL or string%s", masked,
-				 perr ? " (libpq could not parse it)" : "");
-			PQfreemem(perr);
-			return -EINVAL;
-		}
-		int pw = 0;
-		for (PQconninfoOption *o = opt; o->keyword; o++)
-			if (!strcmp(o->keyword, "password") && o->val && o->val[0])
-				pw = 1;
-		PQconninfoFree(opt);
-		if (pw) {
-			snprintf(err, errlen,
-				 "%s: the URL holds a password, which the command line shows to "
-				 "every user; put it in ~/.pgpass (or the file PGPASSFILE names)",
-				 masked);
-			return -EPERM;
-		}
+	/* Parsed first: nothing is sent for a string libpq cannot read, or
+	 * one that holds a password. */
+	if (parse(url, &p)) {
+		parsed_free(&p);
+		snprintf(err, errlen, "%s", unparsed);
+		return -EINVAL;
+	}
+	describe(p.v, where, sizeof where);
+	int secret = p.secret, nested = p.nested;
+	parsed_free(&p);
+	if (secret) {
+		snprintf(err, errlen,
+			 "the connection string (%s) holds a password, which the command line "
+			 "shows to every user; put it in ~/.pgpass (or the file PGPASSFILE names)",
+			 where);
+		return -EPERM;
+	}
+	/* PQconnectdb would take it as the database's name, and the server's
+	 * answer would quote it. */
+	if (nested) {
+		snprintf(err, errlen,
+			 "the connection string (%s) gives a connection string as the database "
+			 "name, which is not expanded here; give its parts in the string itself",
+			 where);
+		return -EINVAL;
 	}
 	PGconn *c = PQconnectdb(url ? url : "");
 	if (!c) {
-		snprintf(err, errlen, "%s: out of memory", masked);
+		snprintf(err, errlen, "cannot connect to the server (%s): out of memory", where);
 		return -ENOMEM;
 	}
 	if (PQstatus(c) != CONNECTION_OK) {
 		char m[512];
 		snprintf(m, sizeof m, "%s", PQerrorMessage(c));
 		m[strcspn(m, "\n")] = 0;
-		snprintf(err, errlen, "cannot connect to %s: %s", masked, m);
+		pg_conn_describe(c, where, sizeof where);
+		snprintf(err, errlen, "cannot connect to the server (%s): %s", where, m);
 		PQfinish(c);
 		return -ECONNREFUSED;
 	}

@@ -1,5 +1,6 @@
 /* COPY in text format from SQLite rows. */
 #include "db/pg/pg_copy.h"
+#include "db/utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -53,9 +54,40 @@ static void cb_be(struct cbuf *b, uint64_t v, int bytes)
 	b->n += (size_t)bytes;
 }
 
+static void cb_be_at(char *o, size_t v)
+{
+	for (int i = 0; i < 4; i++)
+		o[i] = (char)(v >> (8 * (3 - i)));
+}
+
+size_t pg_text_convert(const unsigned char *s, size_t n, char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+	for (size_t i = 0; i < n;) {
+		size_t k = s[i] && s[i] != '\\' ? db_utf8_seq(s + i, n - i) : 0;
+		if (k) {
+			memcpy(out + o, s + i, k);
+			o += k;
+			i += k;
+		} else if (s[i] == '\\') {
+			out[o++] = '\\';
+			out[o++] = '\\';
+			i++;
+		} else {
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[s[i] >> 4];
+			out[o++] = hex[s[i++] & 15];
+		}
+	}
+	return o;
+}
+
 /* One row in COPY's binary format (PostgreSQL docs, COPY, "Binary Format"):
  * a 16-bit field count, then each field as a 32-bit length (-1: NULL) and
- * its bytes; bigint as 8 bytes big-endian, text and bytea as they are.
+ * its bytes; bigint as 8 bytes big-endian, bytea as it is, text as it is
+ * when PostgreSQL takes it, else converted (pg_text_convert).
  * types: one letter per column of st, i bigint, t text, b bytea. Returns 0,
  * or the 1-based column whose value is no integer for a bigint. */
 static int cb_row(struct cbuf *b, int64_t trace_id, sqlite3_stmt *st, const char *types)
@@ -74,12 +106,25 @@ static int cb_row(struct cbuf *b, int64_t trace_id, sqlite3_stmt *st, const char
 				return i + 1;
 			cb_be(b, 8, 4);
 			cb_be(b, (uint64_t)sqlite3_column_int64(st, i), 8);
-		} else {
-			const void *p = types[i] == 'b' ? sqlite3_column_blob(st, i)
-							: (const void *)sqlite3_column_text(st, i);
+		} else if (types[i] == 'b') {
+			const void *p = sqlite3_column_blob(st, i);
 			size_t len = (size_t)sqlite3_column_bytes(st, i);
 			cb_be(b, len, 4);
 			cb_bytes(b, p, len);
+		} else {
+			const unsigned char *p = sqlite3_column_text(st, i);
+			size_t len = (size_t)sqlite3_column_bytes(st, i);
+			char *o;
+			if (db_utf8_text_ok(p, len)) {
+				cb_be(b, len, 4);
+				cb_bytes(b, p, len);
+			} else if ((o = cb_room(b, 4 + 4 * len))) {
+				/* The length, known once converted, before the text. */
+				size_t m = pg_text_convert(p, len, o + 4);
+				b->n += 4;
+				cb_be_at(o, m);
+				b->n += m;
+			}
 		}
 	}
 	return 0;

@@ -21,6 +21,13 @@ extern const char *pg_fault_stall_file;
 int pg_copy_rows(PGconn *c, const char *into, const char *types, int64_t trace_id, sqlite3_stmt *st,
 		 uint64_t *rows, char *err, size_t errlen);
 
+/* A text value PostgreSQL refuses (db_utf8_text_ok: not well-formed UTF-8,
+ * or holding NUL) as push sends it (docs/fleet.md): each byte that begins no
+ * well-formed UTF-8 sequence, and NUL, as \xHH (lower-case hex), each '\' as
+ * '\\', the rest as it is. out has room for 4 * n bytes; returns its length.
+ * A value PostgreSQL takes is sent unconverted. */
+size_t pg_text_convert(const unsigned char *s, size_t n, char *out);
+
 /* The server's message of a failed result (or the connection's), one line. */
 void pg_res_err(PGconn *c, PGresult *r, const char *what, char *err, size_t errlen);
 

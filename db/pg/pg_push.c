@@ -8,6 +8,7 @@
 #include "db/pg/pg.h"
 #include "db/pg/pg_copy.h"
 #include "db/trace_kind.h"
+#include "db/utf8.h"
 #include "model/tpm/decode.h"
 #include "model/tpm/wire.h"
 
@@ -239,6 +240,30 @@ static PGresult *begin_insert(PGconn *c, const char *const *pv, char *err, size_
 	return ins;
 }
 
+/* pv[0] (the UUID) and pv[2..23], the trace row's columns as the INSERT's
+ * parameters. A parameter is a C string: a value with NUL or bytes of no
+ * UTF-8 character goes converted (pg_text_convert), as COPY's text columns,
+ * into conv[i], which the caller frees. 0, or -ENOMEM. */
+static int trace_params(sqlite3_stmt *tr, const char **pv, char **conv)
+{
+	for (int i = 0; i < 24; i++) {
+		if (i == 1)
+			continue;
+		int col = i ? i : 1;
+		const unsigned char *v = sqlite3_column_text(tr, col);
+		size_t len = (size_t)sqlite3_column_bytes(tr, col);
+		pv[i] = (const char *)v;
+		if (!v || db_utf8_text_ok(v, len))
+			continue;
+		conv[i] = malloc(4 * len + 1);
+		if (!conv[i])
+			return -ENOMEM;
+		conv[i][pg_text_convert(v, len, conv[i])] = 0;
+		pv[i] = conv[i];
+	}
+	return 0;
+}
+
 /* One trace, in one transaction. Returns 1 sent, 0 the server had it,
  * -errno. */
 static int push_one(sqlite3 *db, PGconn *c, sqlite3_stmt *tr, sqlite3_stmt *const sel[3],
@@ -250,16 +275,21 @@ static int push_one(sqlite3 *db, PGconn *c, sqlite3_stmt *tr, sqlite3_stmt *cons
 	int64_t local = sqlite3_column_int64(tr, 0);
 	uint64_t rows[3] = {0};
 
+	char *conv[24] = {0};
 	snprintf(lid, sizeof lid, "%lld", (long long)local);
-	pv[0] = (const char *)sqlite3_column_text(tr, 1);
 	pv[1] = lid;
-	for (int i = 2; i < 24; i++)
-		pv[i] = (const char *)sqlite3_column_text(tr, i);
+	int oom = trace_params(tr, pv, conv);
 	pg_tpm_id_read(db, local, &tid);
 	pv[24] = tid.manufacturer;
 	pv[25] = tid.vendor;
 	pv[26] = tid.firmware;
-	PGresult *r = begin_insert(c, pv, err, errlen);
+	PGresult *r = oom ? NULL : begin_insert(c, pv, err, errlen);
+	for (int i = 0; i < 24; i++)
+		free(conv[i]);
+	if (oom) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	if (!r)
 		goto fail;
 	if (PQntuples(r) == 0) {
@@ -289,12 +319,12 @@ fail:
 	return -EIO;
 }
 
-int pg_push(sqlite3 *db, PGconn *c, int64_t trace_id, struct pg_push_result *res, char *err,
-	    size_t errlen)
+int pg_push(sqlite3 *db, PGconn *c, int64_t trace_id, struct pg_push_result *res,
+	    pg_push_fail_fn *on_fail, void *ctx, char *err, size_t errlen)
 {
 	sqlite3_stmt *tr = NULL, *sel[3] = {0};
 	int rc = 0, found = 0;
-	char what[600];
+	char what[600], msg[800];
 	memset(res, 0, sizeof *res);
 	pg_fault_stall_file = getenv("TPMTRACE_FAULT_PUSH_STALL_FILE");
 	/* A trace lost with the server's last commits before a crash is sent
@@ -335,20 +365,37 @@ int pg_push(sqlite3 *db, PGconn *c, int64_t trace_id, struct pg_push_result *res
 			res->skipped++;
 			continue;
 		}
+		long long local = sqlite3_column_int64(tr, 0);
 		if (sqlite3_column_type(tr, 1) == SQLITE_NULL) {
-			snprintf(err, errlen, "trace %lld has no UUID",
-				 (long long)sqlite3_column_int64(tr, 0));
-			rc = -EINVAL;
-			goto out;
+			snprintf(what, sizeof what, "trace %lld has no UUID", local);
+			res->failed++;
+			if (on_fail)
+				on_fail(ctx, what);
+			continue;
 		}
+		char uuid[4 * 36 + 1];
 		int one = push_one(db, c, tr, sel, res, what, sizeof what);
-		if (one < 0) {
-			snprintf(err, errlen, "trace %lld (%s): %s; none of its rows are stored",
-				 (long long)sqlite3_column_int64(tr, 0),
-				 (const char *)sqlite3_column_text(tr, 1), what);
+		if (one >= 0)
+			continue;
+		/* Its UUID, cut and converted as text (a file's could be any
+		 * bytes). */
+		const unsigned char *u = sqlite3_column_text(tr, 1);
+		size_t ul = (size_t)sqlite3_column_bytes(tr, 1);
+		uuid[pg_text_convert(u, ul < 36 ? ul : 36, uuid)] = 0;
+		snprintf(msg, sizeof msg, "trace %lld (%s): %s; none of its rows are stored", local,
+			 uuid, what);
+		/* A lost connection, or one left inside the transaction, ends the
+		 * push; any other failure is this trace's alone: the next goes on. */
+		if (one == -ENOMEM || PQstatus(c) != CONNECTION_OK ||
+		    PQtransactionStatus(c) != PQTRANS_IDLE ||
+		    PQpipelineStatus(c) != PQ_PIPELINE_OFF) {
+			snprintf(err, errlen, "%s", msg);
 			rc = one;
 			goto out;
 		}
+		res->failed++;
+		if (on_fail)
+			on_fail(ctx, msg);
 	}
 	if (src != SQLITE_DONE)
 		goto dberr;

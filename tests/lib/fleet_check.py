@@ -4,12 +4,16 @@ here independently of tpmtrace (sqlite3 for the files, psql for the server).
 
 usage: fleet_check.py rows URL DB...    every command, event and client row of
                                         every trace: count and checksum equal
+       fleet_check.py traces URL DB...  every trace's row and its host's: the
+                                        text columns equal
        fleet_check.py stats URL DB...   command_stats on the server = the
                                         union of the files' command_stats
        fleet_check.py groups JSON DB... `fleet stats --json` per model,
                                         firmware, kernel, policy: hosts,
                                         boots, traces, p50/p95/max of TPM time
-Prints one line per finding; exit 0 when all agree, 1 otherwise."""
+Text is compared as push converts it (docs/fleet.md, pg_text below, written
+here from the rule, not from the C). Prints one line per finding; exit 0 when
+all agree, 1 otherwise."""
 import hashlib
 import json
 import math
@@ -53,9 +57,40 @@ def server_rows(url, sql):
             for line in out.stdout.split("\n") if line]
 
 
+def pg_text(b):
+    """A file's text value as push sends it: unchanged when it is UTF-8
+    without NUL (Python's strict decoder refuses what PostgreSQL does:
+    overlong forms, surrogates, code points above U+10FFFF); else each byte
+    that begins no UTF-8 character, and NUL, as \\xhh, each backslash
+    doubled, every character kept."""
+    if b"\0" not in b:
+        try:
+            return b.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    out, i = [], 0
+    while i < len(b):
+        ch = None
+        for k in (1, 2, 3, 4):
+            try:
+                ch = b[i:i + k].decode("utf-8")
+                break
+            except UnicodeDecodeError:
+                continue
+        if ch is None or ch == "\0":
+            out.append("\\x%02x" % b[i])
+            i += 1
+        else:
+            out.append("\\\\" if ch == "\\" else ch)
+            i += len(ch.encode("utf-8"))
+    return "".join(out)
+
+
 def norm(v):
     if v is None:
         return None
+    if isinstance(v, bytes):
+        return pg_text(v)
     if isinstance(v, float) and v == int(v):
         return str(int(v))
     return str(v)
@@ -87,12 +122,13 @@ def rows(url, dbs):
         loc = {}
         for db in dbs:
             c = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+            c.text_factory = bytes
             lcols = ", ".join("x." + c_.strip() for c_ in cols.split(","))
             lblobs = "".join(f", CASE WHEN x.{b} IS NULL THEN NULL ELSE lower(hex(x.{b})) END"
                              for b in blobs)
             for r in c.execute(f"SELECT t.uuid, {lcols}{lblobs} FROM {table} x JOIN trace t"
                                f" ON t.id = x.trace_id ORDER BY t.uuid, x.{ORDER[table]}"):
-                loc.setdefault(r[0], []).append(tuple(norm(v) for v in r[1:]))
+                loc.setdefault(norm(r[0]), []).append(tuple(norm(v) for v in r[1:]))
             c.close()
         for u in sorted(set(loc) | set(srv)):
             a, b = digest(loc.get(u, [])), digest(srv.get(u, []))
@@ -103,6 +139,36 @@ def rows(url, dbs):
         print(f"{table}: {sum(len(v) for v in loc.values())} local rows in {len(loc)} traces,"
               f" {sum(len(v) for v in srv.values())} on the server")
     return bad
+
+
+TRACE_COLS = ("t.name, t.kind, t.source, t.started_at, t.payloads, t.host, t.tool_version,"
+              " t.policy, t.status, t.notes, h.hostname, h.machine_id_sha256,"
+              " h.kernel_release, h.kernel_cmdline, h.boot_id")
+
+
+def traces(url, dbs):
+    """The text columns of each trace on the server and of its host against
+    the file's, for the traces the server has."""
+    q = (f"SELECT t.uuid, {TRACE_COLS} FROM trace t"
+         " LEFT JOIN trace_host h ON h.trace_id = t.id")
+    srv = {r[0]: r[1:] for r in server_rows(url, q)}
+    bad = n = 0
+    for db in dbs:
+        c = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        c.text_factory = bytes
+        for r in c.execute(q):
+            u = norm(r[0])
+            if u not in srv:
+                continue
+            n += 1
+            loc = tuple(norm(v) for v in r[1:])
+            for name, a, b in zip(TRACE_COLS.split(","), loc, srv[u]):
+                if a != b:
+                    print(f"trace {u} {name.strip()}: local {a!r}, server {b!r}")
+                    bad += 1
+        c.close()
+    print(f"traces: {n} of the files' on the server, {len(srv)} there")
+    return bad + (n != len(srv))
 
 
 STATS = ("s.cc, s.name, s.count, s.total_ns, s.min_ns, s.p50_ns, s.p95_ns, s.p99_ns,"
@@ -196,7 +262,7 @@ def groups(js, dbs):
 
 def main():
     what, arg, dbs = sys.argv[1], sys.argv[2], sys.argv[3:]
-    bad = {"rows": rows, "stats": stats, "groups": groups}[what](arg, dbs)
+    bad = {"rows": rows, "traces": traces, "stats": stats, "groups": groups}[what](arg, dbs)
     print(f"{what}: {bad} differences")
     return 1 if bad else 0
 

@@ -6,6 +6,7 @@
 #include "testlib.h"
 
 #include <ctype.h>
+#include <iconv.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -102,4 +103,17 @@ const char *tl_tmpdir(void)
 		made = 1;
 	}
 	return path;
+}
+
+int tl_iconv_utf8_valid(const char *s, size_t n)
+{
+	iconv_t cd = iconv_open("UTF-32LE", "UTF-8");
+	if (cd == (iconv_t)-1)
+		return -1;
+	char out[4 * 4096 + 16];
+	char *in = (char *)s, *o = out;
+	size_t il = n, ol = sizeof out;
+	size_t r = n <= 4096 ? iconv(cd, &in, &il, &o, &ol) : (size_t)-1;
+	iconv_close(cd);
+	return r != (size_t)-1 && il == 0;
 }

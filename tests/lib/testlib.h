@@ -31,6 +31,9 @@ const char *tl_shared_data(void);
 uint8_t *tl_read_file(const char *path, size_t *len);
 /* Parses hex (whitespace and ".." allowed: ".." bytes are wildcards set in mask). */
 size_t tl_hex(const char *hex, uint8_t *out, size_t cap);
+/* Whether s[0..n), n <= 4096, is valid UTF-8 by glibc's iconv decoder (an
+ * oracle that shares no code with tpmtrace's scans); -1: no iconv. */
+int tl_iconv_utf8_valid(const char *s, size_t n);
 /* A fresh temporary directory (removed by the caller if wanted). */
 const char *tl_tmpdir(void);
 

@@ -6,7 +6,6 @@
  * localedef into a directory of the test's own when none is installed), the buffer and
  * members fragments, and misuse caught: an abort where assertions are on,
  * the error flag with NDEBUG (each misuse runs in a child process). */
-#include <iconv.h>
 #include <locale.h>
 #include <math.h>
 #include <signal.h>
@@ -132,21 +131,6 @@ static void test_escaping(void)
 	json_free(&w);
 }
 
-/* Whether s[0..n) is valid UTF-8 by glibc's decoder (an oracle that shares
- * no code with the writer). */
-static int iconv_valid(const char *s, size_t n)
-{
-	iconv_t cd = iconv_open("UTF-32LE", "UTF-8");
-	if (cd == (iconv_t)-1)
-		return -1;
-	char out[4 * 4096 + 16];
-	char *in = (char *)s, *o = out;
-	size_t il = n, ol = sizeof out;
-	size_t r = iconv(cd, &in, &il, &o, &ol);
-	iconv_close(cd);
-	return r != (size_t)-1 && il == 0;
-}
-
 static void test_random_bytes_valid_utf8(void)
 {
 	unsigned seed = 23, bad = 0, replaced = 0, oracle = 1;
@@ -157,7 +141,7 @@ static void test_random_bytes_valid_utf8(void)
 			in[i] = (char)(rand_r(&seed) % 3 ? 0x80 + rand_r(&seed) % 128
 							 : rand_r(&seed) % 256);
 		const char *got = str_of(in, n);
-		int v = iconv_valid(got, strlen(got));
+		int v = tl_iconv_utf8_valid(got, strlen(got));
 		if (v < 0) {
 			oracle = 0;
 			break;
@@ -172,7 +156,7 @@ static void test_random_bytes_valid_utf8(void)
 	CHECK(replaced > 1000, "random high bytes were replaced (%u outputs with \\ufffd)",
 	      replaced);
 	/* The oracle itself tells the raw input is invalid: the test can fail. */
-	CHECK(iconv_valid("\xed\xa0\x80", 3) == 0 && iconv_valid("a\xff", 2) == 0,
+	CHECK(tl_iconv_utf8_valid("\xed\xa0\x80", 3) == 0 && tl_iconv_utf8_valid("a\xff", 2) == 0,
 	      "iconv rejects a surrogate and 0xff");
 }
 

@@ -182,14 +182,14 @@ static int list(PGconn *c, int json)
 	return 0;
 }
 
-static int report(const struct pg_fleet *fl, const char *out, const char *masked)
+static int report(const struct pg_fleet *fl, const char *out, const char *where)
 {
 	struct cli_out o = {0};
 	const char *const inputs[] = {NULL};
 	int rc = cli_out_open("fleet", &o, out, inputs);
 	if (rc)
 		return rc;
-	int bad = fleet_html_write(o.f, fl, masked);
+	int bad = fleet_html_write(o.f, fl, where);
 	return cli_out_close("fleet", &o, !bad);
 }
 
@@ -210,21 +210,25 @@ static int run(int argc, char **argv)
 	if (nop < 1 || nop > 2)
 		return usage_error(&subcmd_fleet, "expected [URL] and stats, list or report");
 	const char *url = nop == 2 ? argv[p.ind] : NULL, *what = argv[argc - 1];
+	/* An operand that is not one of the words may be the URL, in the
+	 * wrong place: it is not shown (it may hold a password). */
 	if (strcmp(what, "stats") && strcmp(what, "list") && strcmp(what, "report"))
-		return usage_error(&subcmd_fleet, "'%s': expected stats, list or report", what);
+		return usage_error(&subcmd_fleet, "expected stats, list or report last, after the "
+						  "URL (the operand found there is not shown)");
 	if (!strcmp(what, "report") && !out)
 		return usage_error(&subcmd_fleet, "report: -o FILE is required");
 	if (strcmp(what, "report") && out)
 		return usage_error(&subcmd_fleet, "-o goes with report");
-	char err[1024], masked[1024];
-	pg_url_mask(url, masked, sizeof masked);
+	char err[1024], where[512];
 	PGconn *c = NULL;
 	int rc = pg_connect(url, &c, err, sizeof err);
-	if (!rc)
-		rc = pg_schema_ensure(c, 0, err, sizeof err);
-	if (rc) {
-		PQfinish(c);
+	if (rc)
 		return die("fleet", "%s", err);
+	/* The server as libpq reached it: the URL is never shown. */
+	pg_conn_describe(c, where, sizeof where);
+	if (pg_schema_ensure(c, 0, err, sizeof err)) {
+		PQfinish(c);
+		return die("fleet", "server (%s): %s", where, err);
 	}
 	if (!strcmp(what, "list")) {
 		rc = list(c, json);
@@ -232,10 +236,10 @@ static int run(int argc, char **argv)
 		struct pg_fleet fl;
 		if (pg_fleet_stats(c, &fl, err, sizeof err)) {
 			PQfinish(c);
-			return die("fleet", "%s: %s", masked, err);
+			return die("fleet", "server (%s): %s", where, err);
 		}
 		if (out)
-			rc = report(&fl, out, masked);
+			rc = report(&fl, out, where);
 		else if (json && print_stats_json(&fl))
 			rc = die("fleet", "the JSON output went wrong");
 		else if (!json)

@@ -41,9 +41,13 @@ const struct subcommand subcmd_push = {
     "Unfinished traces (status recording) are left for a later push. Derived\n"
     "traces (advise --rewrite, strip), imports without timing (IMA lists, TCG\n"
     "logs) and failed runs are not boots and are not sent (docs/schema.md,\n"
-    "\"Trace kinds\"); replays are, as runs of their policy.\n",
-    "Exit status: 0 everything asked for is on the server, 1 an error (the\n"
-    "server's own message is shown; the password never is), 2 usage.\n",
+    "\"Trace kinds\"); replays are, as runs of their policy. A trace the server\n"
+    "refuses is reported and the push goes on with the next. Text that is not\n"
+    "UTF-8, or holds NUL, goes with those bytes as \\xhh and '\\' doubled\n"
+    "(docs/fleet.md).\n",
+    "Exit status: 0 everything asked for is on the server, 1 an error or a\n"
+    "trace not pushed (the server's own message is shown; the URL never is),\n"
+    "2 usage.\n",
     "tpmtrace push boot.db postgresql://fleet.example.org/tpmtrace\n"
     "tpmtrace push boot.db --trace latest --json postgresql://fleet.example.org/tpmtrace\n",
 };
@@ -87,11 +91,20 @@ static void print_json(const struct pg_push_result *r)
 	json_kuint(&w, "present", r->present);
 	json_kuint(&w, "recording", r->recording);
 	json_kuint(&w, "not_pushed", r->skipped);
+	json_kuint(&w, "failed", r->failed);
 	json_kuint(&w, "commands", r->commands);
 	json_kuint(&w, "events", r->events);
 	json_kuint(&w, "clients", r->clients);
 	json_end_object(&w);
 	json_newline(&w);
+}
+
+/* A trace the server refused: told now, the push goes on. */
+static void trace_failed(void *ctx, const char *msg)
+{
+	char buf[1024];
+	(void)ctx;
+	die("push", "%s", safe_text(msg, buf, sizeof buf));
 }
 
 static int run(int argc, char **argv)
@@ -113,12 +126,14 @@ static int run(int argc, char **argv)
 		return usage_error(&subcmd_push, p.ind >= argc ? "which database? (DB)"
 							       : "expected DB and at most one URL");
 	const char *path = argv[p.ind], *url = p.ind + 1 < argc ? argv[p.ind + 1] : NULL;
-	char err[1024], masked[1024];
+	char err[1024], where[512];
 	PGconn *c = NULL;
 	/* A password in the URL is refused before the file is touched. */
 	int rc = pg_connect(url, &c, err, sizeof err);
 	if (rc)
 		return die("push", "%s", err);
+	/* The server as libpq reached it: the URL is never shown. */
+	pg_conn_describe(c, where, sizeof where);
 	if (ensure_uuids(path)) {
 		PQfinish(c);
 		return 1;
@@ -137,24 +152,27 @@ static int run(int argc, char **argv)
 	struct pg_push_result r = {0};
 	rc = pg_schema_ensure(c, 1, err, sizeof err);
 	if (!rc)
-		rc = pg_push(db, c, id, &r, err, sizeof err);
+		rc = pg_push(db, c, id, &r, trace_failed, NULL, err, sizeof err);
 	db_close(db);
 	PQfinish(c);
-	pg_url_mask(url, masked, sizeof masked);
+	char safe[1024];
 	if (rc)
-		return die("push", "%s: %s (pushed before it: %u traces)", masked, err,
-			   rc == -EPROTO ? 0 : r.pushed);
+		return die("push", "server (%s): %s (pushed before it: %u traces)", where,
+			   safe_text(err, safe, sizeof safe), rc == -EPROTO ? 0 : r.pushed);
 	if (json)
 		print_json(&r);
 	else if (!quiet)
 		k = printf("pushed %u traces (%llu commands, %llu events); %u already on the "
-			   "server; %u unfinished left\n",
+			   "server; %u unfinished left; %u failed\n",
 			   r.pushed, (unsigned long long)r.commands, (unsigned long long)r.events,
-			   r.present, r.recording);
+			   r.present, r.recording, r.failed);
 	if (!json && !quiet && k >= 0 && r.skipped)
 		k = printf("not pushed: %u derived, untimed or failed traces (not boots)\n",
 			   r.skipped);
 	if (k < 0 || ferror(stdout) || fflush(stdout))
 		return die("push", "cannot write the summary: %s", strerror(errno));
+	/* Each failed trace was told when it failed. */
+	if (r.failed)
+		return die("push", "%u traces could not be pushed (the others were)", r.failed);
 	return 0;
 }
