@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "db/json.h"
+
 void model_run_stats_add(struct run_stats *s, double x)
 {
 	s->n++;
@@ -66,7 +68,7 @@ const char *model_run_verdict_name(enum run_verdict v)
 {
 	switch (v) {
 	case RUN_SINGLE:
-		return "n=1: no spread known";
+		return "single runs";
 	case RUN_WITHIN_NOISE:
 		return "within noise";
 	case RUN_HIGHER:
@@ -113,4 +115,36 @@ void model_figure_label(char *b, size_t n, const char *emulated)
 		snprintf(b, n, "emulated (latency from profile %s)", emulated);
 	else
 		snprintf(b, n, "measured");
+}
+
+void model_run_stats_json(struct json_w *w, const char *sd_key, const char *ci_key,
+			  const struct run_stats *s)
+{
+	if (s->n < 2) {
+		json_knull(w, sd_key);
+		if (ci_key)
+			json_knull(w, ci_key);
+		return;
+	}
+	json_kdouble(w, sd_key, model_run_stats_sd(s), 6);
+	if (ci_key)
+		json_kdouble(w, ci_key, model_run_stats_ci95(s), 6);
+}
+
+void model_run_cmp_json(struct json_w *w, const char *key, const struct run_cmp *c)
+{
+	if (!c) {
+		json_knull(w, key);
+		return;
+	}
+	json_key(w, key);
+	json_begin_object(w);
+	json_kdouble(w, "ratio", c->ratio, 6);
+	json_kdouble(w, "diff_ms", c->diff, 6);
+	if (c->verdict == RUN_SINGLE)
+		json_knull(w, "diff_ms_ci95");
+	else
+		json_kdouble(w, "diff_ms_ci95", c->half, 6);
+	json_kstr(w, "verdict", model_run_verdict_name(c->verdict));
+	json_end_object(w);
 }

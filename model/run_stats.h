@@ -44,13 +44,22 @@ struct run_cmp {
  * whose interval holds 0 is within noise. */
 void model_run_stats_compare(const struct run_stats *base, const struct run_stats *x,
 			     struct run_cmp *out);
-/* "n=1: no spread known", "within noise", "higher", "lower". */
+/* "single runs" (no spread known), "within noise", "higher", "lower". */
 const char *model_run_verdict_name(enum run_verdict v);
 /* The verdict in a few words for a table: "1.05x, within noise",
  * "3.21x (+12.3 +- 0.4)", "0.98x, single runs". unit: of diff. */
 void model_run_cmp_str(char *b, size_t n, const struct run_cmp *c);
 /* "12.345 +- 0.123 (1.0%)"; for one run "12.345 +- -" (no spread known). */
 void model_run_stats_str(char *b, size_t n, const struct run_stats *s);
+
+struct json_w;
+/* The members sd_key (the sd) and ci_key (half the 95% interval of the
+ * mean; NULL: none), null for one run: it has no spread. */
+void model_run_stats_json(struct json_w *w, const char *sd_key, const char *ci_key,
+			  const struct run_stats *s);
+/* key: {"ratio","diff_ms","diff_ms_ci95" (null for single runs),"verdict"},
+ * or null when c is NULL (nothing to compare with). */
+void model_run_cmp_json(struct json_w *w, const char *key, const struct run_cmp *c);
 
 /* What a figure of a trace is: "measured" (a recording or a replay on a
  * real target), "emulated" (a replay whose latencies a profile gave: the

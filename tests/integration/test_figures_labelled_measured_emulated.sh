@@ -12,10 +12,11 @@
 . "$(dirname "$0")/../lib/common.sh"
 need swtpm tpm2_startup sqlite3 python3
 
-PROF=slb9670-linux-integrity
-db=$T/demo.db
-"$TPMTRACE" record --spawn-swtpm --db "$db" --name demo -- "$TPMTRACE_SRC/tools/demo-workload" 3 >/dev/null 2>"$T/rec.err"
+db=$T/labels.db
+record_demo "$db"
 expect_eq "demo workload recorded" "$?" 0
+# A replay on a real target (spawned swtpm), one emulating a shipped profile.
+PROF=slb9670-linux-integrity
 "$TPMTRACE" replay "$db" --trace 1 --policy password >/dev/null 2>"$T/rep.err"
 expect_eq "a password replay (trace 2)" "$?" 0
 "$TPMTRACE" replay "$db" --trace 1 --policy password --emulate "$PROF" --emulate-seed 3 >/dev/null 2>"$T/emu.err"

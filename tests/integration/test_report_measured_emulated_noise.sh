@@ -17,7 +17,7 @@ need swtpm tpm2_startup sqlite3 python3
 
 PROF=slb9670-linux-integrity
 db=$T/demo.db
-"$TPMTRACE" record --spawn-swtpm --db "$db" --name demo -- "$TPMTRACE_SRC/tools/demo-workload" 3 >/dev/null 2>"$T/rec.err"
+record_demo "$db"
 expect_eq "demo workload recorded" "$?" 0
 "$TPMTRACE" replay "$db" --trace 1 --policy password --repeat 2 >/dev/null 2>"$T/rep.err"
 expect_eq "two password replays" "$?" 0
@@ -42,7 +42,8 @@ INSERT INTO trace (name, kind, source, started_at, payloads, host, tool_version,
 INSERT INTO command (trace_id, seq, t_submit_ns, t_done_ns, latency_ns, cc, rc, client_id, flags)
 	SELECT 4 + p.rowid, c.seq, c.t_submit_ns, c.t_done_ns, c.latency_ns * p.k, c.cc, c.rc, c.client_id, c.flags
 	FROM plan p JOIN command c ON c.trace_id = p.src;" 2>"$T/sql.err"
-expect_eq "the chosen runs written ($(cat "$T/sql.err"))" "$?" 0
+rc=$?
+expect_eq "the chosen runs written ($(cat "$T/sql.err"))" "$rc" 0
 expect_eq "traces 5-8: linux-6.12 twice, linux-6.10 twice" \
 	"$(sqlite3 "$db" "SELECT group_concat(policy, ' ') FROM trace WHERE id > 4")" \
 	"linux-6.12 linux-6.12 linux-6.10 linux-6.10"

@@ -553,15 +553,6 @@ static int run_policy(struct rcfg *c, unsigned k, struct progress *pg, char *why
 	return 0;
 }
 
-/* The standard deviation, null for one run: it has none. */
-static void json_sd(struct json_w *w, const char *key, const struct run_stats *s)
-{
-	if (s->n < 2)
-		json_knull(w, key);
-	else
-		json_kdouble(w, key, model_run_stats_sd(s), 6);
-}
-
 /* The policy the others are compared with: password, or -1. */
 static int password_index(const struct rcfg *c)
 {
@@ -585,28 +576,13 @@ static void json_summary(const struct rcfg *c, int pw)
 		json_kint(w, "first_trace", c->first_id[k]);
 		json_kint(w, "last_trace", c->last_id[k]);
 		json_kdouble(w, "tpm_ms_mean", c->tpm[k].mean, 6);
-		json_sd(w, "tpm_ms_sd", &c->tpm[k]);
-		if (c->tpm[k].n < 2)
-			json_knull(w, "tpm_ms_ci95");
-		else
-			json_kdouble(w, "tpm_ms_ci95", model_run_stats_ci95(&c->tpm[k]), 6);
+		model_run_stats_json(w, "tpm_ms_sd", "tpm_ms_ci95", &c->tpm[k]);
 		json_kdouble(w, "wall_ms_mean", c->wall[k].mean, 6);
-		json_sd(w, "wall_ms_sd", &c->wall[k]);
+		model_run_stats_json(w, "wall_ms_sd", NULL, &c->wall[k]);
 		if (pw >= 0 && (int)k != pw) {
 			struct run_cmp r;
 			model_run_stats_compare(&c->tpm[pw], &c->tpm[k], &r);
-			json_key(w, "vs_password");
-			json_begin_object(w);
-			json_kdouble(w, "ratio", r.ratio, 6);
-			json_kdouble(w, "diff_ms", r.diff, 6);
-			if (r.verdict == RUN_SINGLE)
-				json_knull(w, "diff_ms_ci95");
-			else
-				json_kdouble(w, "diff_ms_ci95", r.half, 6);
-			json_kstr(w, "verdict",
-				  r.verdict == RUN_SINGLE ? "single runs"
-							  : model_run_verdict_name(r.verdict));
-			json_end_object(w);
+			model_run_cmp_json(w, "vs_password", &r);
 		}
 		json_end_object(w);
 	}

@@ -42,9 +42,7 @@ static void headline_row(FILE *f, const struct report_row *w)
 	if (!pred && w->st.n > 1)
 		fprintf(f, "%.6f", model_run_stats_sd(&w->st));
 	fprintf(f, "\" data-verdict=\"%s\"><td class=\"l\">",
-		!w->has_cmp		       ? ""
-		: w->cmp.verdict == RUN_SINGLE ? "single runs"
-					       : model_run_verdict_name(w->cmp.verdict));
+		!w->has_cmp ? "" : model_run_verdict_name(w->cmp.verdict));
 	report_html_text(f, w->source);
 	fputs("</td><td class=\"l\"><b>", f);
 	report_html_text(f, w->policy);
@@ -60,8 +58,7 @@ static void headline_row(FILE *f, const struct report_row *w)
 		/* The ratio of repeated runs with the noise rule's verdict:
 		 * a difference inside the noise is no effect. */
 		fprintf(f, "<td>%.2f&times;<div class=\"verdict\">%s</div></td>", w->x_password_tpm,
-			w->cmp.verdict == RUN_SINGLE ? "single runs"
-						     : model_run_verdict_name(w->cmp.verdict));
+			model_run_verdict_name(w->cmp.verdict));
 	else
 		factor_cell(f, w->x_password_tpm);
 	factor_cell(f, w->x_password_total);

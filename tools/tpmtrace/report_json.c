@@ -25,29 +25,13 @@ static void json_row(struct json_w *w, const struct report_row *r)
 	json_kuint(w, "runs", r->runs);
 	/* The spread of repeated runs (model/run_stats.h); none for one run
 	 * or a prediction. */
-	if (pred || r->st.n < 2) {
+	if (pred) {
 		json_knull(w, "tpm_ms_sd");
 		json_knull(w, "tpm_ms_ci95");
 	} else {
-		json_kdouble(w, "tpm_ms_sd", model_run_stats_sd(&r->st), 6);
-		json_kdouble(w, "tpm_ms_ci95", model_run_stats_ci95(&r->st), 6);
+		model_run_stats_json(w, "tpm_ms_sd", "tpm_ms_ci95", &r->st);
 	}
-	if (r->has_cmp) {
-		json_key(w, "vs_password");
-		json_begin_object(w);
-		json_kdouble(w, "ratio", r->cmp.ratio, 6);
-		json_kdouble(w, "diff_ms", r->cmp.diff, 6);
-		if (r->cmp.verdict == RUN_SINGLE)
-			json_knull(w, "diff_ms_ci95");
-		else
-			json_kdouble(w, "diff_ms_ci95", r->cmp.half, 6);
-		json_kstr(w, "verdict",
-			  r->cmp.verdict == RUN_SINGLE ? "single runs"
-						       : model_run_verdict_name(r->cmp.verdict));
-		json_end_object(w);
-	} else {
-		json_knull(w, "vs_password");
-	}
+	model_run_cmp_json(w, "vs_password", r->has_cmp ? &r->cmp : NULL);
 	json_kuint(w, "commands", r->commands);
 	json_kdouble(w, "tpm_ms", r->tpm_ms, 6);
 	json_kdouble(w, "total_ms", r->total_ms, 6);
