@@ -598,7 +598,7 @@ static double proof_diff(const struct advise_result *r, const struct advise_find
 static void print_proof(const struct advise_result *r, const struct advise_finding *f,
 			const struct proof *p, const char *prof)
 {
-	char a[32], b[32], c[32], d[32], buf[768];
+	char a[32], b[32], c[32], d[32], buf[2048];
 	if (p && !p->done && p->why) {
 		snprintf(buf, sizeof buf, "none: %s", p->why);
 		cli_print_wrapped(stdout, "   proof:  ", 11, buf, strlen(buf), CLI_WIDTH);
