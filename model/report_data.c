@@ -425,10 +425,12 @@ uint64_t report_pctl(const struct rd_cc *c, double p)
 
 /* ---- policy comparison ---- */
 
-/* Sums a trace's TPM time per family into b (added, for averaging runs). */
+/* Sums a trace's TPM time per family into b (added, for averaging runs),
+ * and the run's TPM time into b->tpm. */
 static int bar_add_trace(sqlite3 *db, int64_t id, struct report_bar *b)
 {
 	sqlite3_stmt *st;
+	double run = 0;
 	if (sqlite3_prepare_v2(db,
 			       "SELECT cc, coalesce(sum(latency_ns),0), count(*) FROM command "
 			       "WHERE trace_id=? AND " DB_CLIENT_CMDS " GROUP BY cc",
@@ -439,6 +441,7 @@ static int bar_add_trace(sqlite3 *db, int64_t id, struct report_bar *b)
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
 		enum tpm_family fam = tpm_cc_family((uint32_t)sqlite3_column_int64(st, 0));
 		b->seg[fam] += sqlite3_column_double(st, 1);
+		run += sqlite3_column_double(st, 1);
 		b->commands += (uint64_t)sqlite3_column_int64(st, 2);
 	}
 	sqlite3_finalize(st);
@@ -446,6 +449,7 @@ static int bar_add_trace(sqlite3 *db, int64_t id, struct report_bar *b)
 		return -EIO;
 	b->nseg = TPM_FAM__COUNT;
 	b->runs++;
+	model_run_stats_add(&b->tpm, run / 1e6);
 	return 0;
 }
 
@@ -461,38 +465,52 @@ static void bar_finish(struct report_bar *b)
 		b->commands /= b->runs;
 }
 
-/* The replays of d's trace, one bar per policy (and emulation), averaged. */
-static int replay_bars(const struct report_data *d, struct report_bar *bars, unsigned *np,
-		       int *base)
+/* The replays of d's trace, one bar per policy and emulated profile,
+ * averaged: those on a real target (emulated 0) or those emulating a
+ * profile (emulated 1). */
+static int replay_bars(const struct report_data *d, int emulated, struct report_bar *bars,
+		       unsigned *np, unsigned first, int *base)
 {
 	sqlite3_stmt *st;
 	unsigned n = *np;
 	if (sqlite3_prepare_v2(d->db,
-			       "SELECT id, coalesce(policy,'as-recorded'), coalesce(emulated,'') "
-			       "FROM trace WHERE parent_id=? AND kind='replay' "
-			       "ORDER BY policy, emulated, id",
+			       "SELECT id, coalesce(policy,'as-recorded'), coalesce(emulated,''), "
+			       "coalesce(source,'') FROM trace WHERE parent_id=? AND kind='replay' "
+			       "AND (coalesce(emulated,'')<>'')=? "
+			       "ORDER BY emulated, policy, source, id",
 			       -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_int64(st, 1, d->id);
+	sqlite3_bind_int(st, 2, emulated);
 	int s = SQLITE_DONE, rc = 0;
 	while (!rc && n < RD_MAX_BARS && (s = sqlite3_step(st)) == SQLITE_ROW) {
 		char label[160];
 		const char *pol = (const char *)sqlite3_column_text(st, 1);
 		const char *emu = (const char *)sqlite3_column_text(st, 2);
-		snprintf(label, sizeof label, "replay: %s%s%s", pol, *emu ? " on " : "", emu);
+		const char *tgt = (const char *)sqlite3_column_text(st, 3);
+		/* Runs of one source, policy, profile and target are one set of
+		 * repeated runs; the target is named where it is not the usual
+		 * spawned swtpm. */
+		int own = !*tgt || !strcmp(tgt, "swtpm (spawned)");
+		snprintf(label, sizeof label, "replay: %s%s%s%s%.60s", pol, *emu ? " on " : "", emu,
+			 own ? "" : " @ ", own ? "" : tgt);
 		unsigned j;
-		for (j = 1; j < n; j++)
+		for (j = first; j < n; j++)
 			if (!strcmp(bars[j].kind, "replay") && !strcmp(bars[j].label, label))
 				break;
 		if (j == n) {
 			memset(&bars[n], 0, sizeof bars[n]);
 			snprintf(bars[n].label, sizeof bars[n].label, "%s", label);
+			snprintf(bars[n].emulated, sizeof bars[n].emulated, "%s", emu);
+			snprintf(bars[n].policy, sizeof bars[n].policy, "%.60s%s%.60s", pol,
+				 own ? "" : " @ ", own ? "" : tgt);
 			strcpy(bars[n].kind, "replay");
 			bars[n].trace_id = sqlite3_column_int64(st, 0);
 			n++;
 		}
 		rc = bar_add_trace(d->db, sqlite3_column_int64(st, 0), &bars[j]);
-		if (!strcmp(pol, "password") && !*emu && *base == 0)
+		/* The first password bar: measured, base 0 is the recording's. */
+		if (!strcmp(pol, "password") && (emulated ? *base < 0 : *base == 0))
 			*base = (int)j;
 	}
 	sqlite3_finalize(st);
@@ -500,24 +518,53 @@ static int replay_bars(const struct report_data *d, struct report_bar *bars, uns
 	return rc ? rc : s == SQLITE_ROW || s == SQLITE_DONE ? 0 : -EIO;
 }
 
-static int compare_bar(sqlite3 *db, int64_t id, struct report_bar *c)
+/* A compared trace's bar, if its figures are of the kind asked for
+ * (emulated or measured); *added 0 when not. */
+static int compare_bar(sqlite3 *db, int64_t id, int emulated, struct report_bar *c, int *added)
 {
 	sqlite3_stmt *st;
 	char *name = NULL;
 	memset(c, 0, sizeof *c);
-	if (sqlite3_prepare_v2(db, "SELECT coalesce(name,''), kind FROM trace WHERE id=?", -1, &st,
-			       NULL) == SQLITE_OK) {
+	*added = 0;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT coalesce(name,''), kind, coalesce(emulated,''), "
+			       "coalesce(policy,'') FROM trace WHERE id=?",
+			       -1, &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, id);
-		if (sqlite3_step(st) == SQLITE_ROW)
+		if (sqlite3_step(st) == SQLITE_ROW) {
 			name = strdup((const char *)sqlite3_column_text(st, 0));
+			snprintf(c->emulated, sizeof c->emulated, "%s",
+				 (const char *)sqlite3_column_text(st, 2));
+			snprintf(c->policy, sizeof c->policy, "%s",
+				 (const char *)sqlite3_column_text(st, 3));
+		}
 		sqlite3_finalize(st);
+	}
+	if (!*c->emulated != !emulated) {
+		free(name);
+		return 0;
 	}
 	snprintf(c->label, sizeof c->label, "compare: trace %lld %.100s", (long long)id,
 		 name ? name : "");
 	free(name);
 	strcpy(c->kind, "compare");
 	c->trace_id = id;
+	*added = 1;
 	return bar_add_trace(db, id, c);
+}
+
+static int compare_bars(const struct report_data *d, const int64_t *cmp, unsigned ncmp,
+			int emulated, struct report_bar *bars, unsigned *np)
+{
+	int rc, added;
+	for (unsigned k = 0; k < ncmp && *np < RD_MAX_BARS; k++) {
+		if ((rc = compare_bar(d->db, cmp[k], emulated, &bars[*np], &added)))
+			return rc;
+		*np += (unsigned)added;
+	}
+	for (unsigned i = 0; i < *np; i++)
+		bar_finish(&bars[i]);
+	return 0;
 }
 
 int report_measured_bars(const struct report_data *d, const int64_t *cmp, unsigned ncmp,
@@ -537,13 +584,27 @@ int report_measured_bars(const struct report_data *d, const int64_t *cmp, unsign
 	b->nseg = TPM_FAM__COUNT;
 	b->runs = 1;
 	b->commands = d->n_cmd;
-	if ((rc = replay_bars(d, bars, &n, base)))
+	model_run_stats_add(&b->tpm, d->tpm_ns / 1e6);
+	if ((rc = replay_bars(d, 0, bars, &n, 1, base)) ||
+	    (rc = compare_bars(d, cmp, ncmp, 0, bars, &n)))
 		return rc;
-	for (unsigned k = 0; k < ncmp && n < RD_MAX_BARS; k++)
-		if ((rc = compare_bar(d->db, cmp[k], &bars[n++])))
-			return rc;
-	for (unsigned i = 0; i < n; i++)
-		bar_finish(&bars[i]);
+	*nb = n;
+	return 0;
+}
+
+int report_emulated_bars(const struct report_data *d, const int64_t *cmp, unsigned ncmp,
+			 struct report_bar *bars, unsigned *nb, int *base)
+{
+	unsigned n = 0;
+	int rc;
+	*base = -1;
+	if ((rc = replay_bars(d, 1, bars, &n, 0, base)) ||
+	    (rc = compare_bars(d, cmp, ncmp, 1, bars, &n)))
+		return rc;
+	/* One chart, one base: a factor only where every bar has one profile. */
+	for (unsigned i = 1; i < n && *base >= 0; i++)
+		if (strcmp(bars[i].emulated, bars[0].emulated))
+			*base = -1;
 	*nb = n;
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include <sqlite3.h>
 
 #include "model/predict.h"
+#include "model/run_stats.h"
 #include "model/tpm/cc_family.h"
 #include "model/trace_stream.h"
 
@@ -120,18 +121,28 @@ uint64_t report_pctl(const struct rd_cc *c, double p);
  * crypto and non-TPM time for predictions) summing to total, in ns. */
 struct report_bar {
 	char label[160];
-	char kind[16]; /* recorded | replay | compare | predicted */
+	char kind[16];	    /* recorded | replay | compare | predicted */
+	char emulated[128]; /* the profile a replay's latencies came from; "" measured */
+	char policy[128];   /* a replay's policy, with " @ TARGET" off the spawned swtpm */
 	double seg[TPM_FAM__COUNT + 3];
 	int nseg;
 	double total;
 	unsigned runs;
 	uint64_t commands;
 	int64_t trace_id;
+	struct run_stats tpm; /* the runs' TPM time in ms (model/run_stats.h) */
 };
 
-/* This trace (from the stream), its replays (averaged per policy) and the
- * traces in cmp. *base: the password replay's bar, or 0 (the recording). */
+/* This trace (from the stream), its replays on a real target (averaged per
+ * policy) and the traces in cmp that are not emulated: what was measured.
+ * *base: the password replay's bar, or 0 (the recording). */
 int report_measured_bars(const struct report_data *d, const int64_t *cmp, unsigned ncmp,
+			 struct report_bar *bars, unsigned *nb, int *base);
+/* The replays of the trace on a target that emulated a profile (averaged per
+ * policy and profile) and the traces in cmp that are such replays: what a
+ * profile gave, never measured. *base: the password replay's bar when one
+ * profile was emulated, else -1 (compare within a profile: the headline). */
+int report_emulated_bars(const struct report_data *d, const int64_t *cmp, unsigned ncmp,
 			 struct report_bar *bars, unsigned *nb, int *base);
 
 /* The prediction of every preset policy on one profile. */

@@ -25,32 +25,55 @@ static double ratio(double a, double b)
 	return b > 0 ? a / b : 0;
 }
 
-void report_headline_measured(struct report_headline *h, const struct report_bar *bars, unsigned n,
-			      int base)
+/* The password replay the bar is compared with: of its kind, and for an
+ * emulated one of its profile; NULL if none. */
+static const struct report_bar *password_bar(const struct report_bar *bars, unsigned n, int base,
+					     const struct report_bar *b, int emulated)
 {
-	const struct report_bar *pw = base > 0 ? &bars[base] : NULL;
+	if (!emulated)
+		return base > 0 ? &bars[base] : NULL;
+	for (unsigned i = 0; i < n; i++)
+		if (!strcmp(bars[i].kind, "replay") && !strcmp(bars[i].policy, "password") &&
+		    !strcmp(bars[i].emulated, b->emulated))
+			return &bars[i];
+	return NULL;
+}
+
+void report_headline_measured(struct report_headline *h, const struct report_bar *bars, unsigned n,
+			      int base, int emulated)
+{
 	for (unsigned i = 0; i < n && h->n < REPORT_MAX_ROWS; i++) {
 		const struct report_bar *b = &bars[i];
 		if (strcmp(b->kind, "recorded") && strcmp(b->kind, "replay"))
 			continue;
+		const struct report_bar *pw = password_bar(bars, n, base, b, emulated);
 		struct report_row *r = &h->rows[h->n++];
 		memset(r, 0, sizeof *r);
-		snprintf(r->source, sizeof r->source, "measured");
+		if (emulated) {
+			snprintf(r->source, sizeof r->source, "emulated on %s", b->emulated);
+			snprintf(r->emulated, sizeof r->emulated, "%s", b->emulated);
+		} else {
+			snprintf(r->source, sizeof r->source, "measured");
+		}
 		if (!strcmp(b->kind, "recorded"))
 			snprintf(r->policy, sizeof r->policy, "as recorded");
 		else
-			snprintf(r->policy, sizeof r->policy, "%s",
-				 b->label + (strncmp(b->label, "replay: ", 8) ? 0 : 8));
-		snprintf(r->kind, sizeof r->kind, "%s", b->kind);
+			snprintf(r->policy, sizeof r->policy, "%s", b->policy);
+		snprintf(r->kind, sizeof r->kind, "%s", emulated ? "emulated" : b->kind);
 		r->runs = b->runs;
 		r->commands = b->commands;
 		r->tpm_ms = r->lo_ms = r->hi_ms = b->total / 1e6;
+		r->st = b->tpm;
 		/* A replay sends the recording's commands without its pauses:
 		 * the total is its TPM time plus the recording's non-TPM time. */
 		r->total_ms = r->tpm_ms + h->non_tpm_ms;
 		if (pw) {
 			r->x_password_tpm = ratio(b->total, pw->total);
 			r->x_password_total = ratio(r->total_ms, pw->total / 1e6 + h->non_tpm_ms);
+			if (pw != b) {
+				r->has_cmp = 1;
+				model_run_stats_compare(&pw->tpm, &b->tpm, &r->cmp);
+			}
 		}
 		r->x_recorded_total = ratio(r->total_ms, h->recorded_total_ms);
 	}
@@ -126,7 +149,12 @@ int report_answer_compute(struct report_answer *a, const struct report_data *d, 
 		snprintf(err, errlen, "%s", sqlite3_errmsg(d->db));
 		return rc;
 	}
-	report_headline_measured(&a->h, a->bars, a->nbars, a->base);
+	report_headline_measured(&a->h, a->bars, a->nbars, a->base, 0);
+	if ((rc = report_emulated_bars(d, cmp, ncmp, a->ebars, &a->nebars, &a->ebase))) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(d->db));
+		return rc;
+	}
+	report_headline_measured(&a->h, a->ebars, a->nebars, a->ebase, 1);
 	for (unsigned i = 0; i < nprof && i < REPORT_MAX_PROFILES; i++) {
 		rc = report_predict(d, profiles[i], host, &a->pred[a->npred++], err, errlen);
 		if (rc)

@@ -17,10 +17,17 @@
 #define REPORT_FALLBACK_WARN PREDICT_FALLBACK_WARN
 
 struct report_row {
-	char source[160]; /* "measured" or the profile's name */
+	char source[160]; /* "measured", "emulated on PROFILE" or the profile's name */
 	char policy[128];
-	char kind[12]; /* recorded | replay | predicted */
+	char kind[12];	    /* recorded | replay | emulated | predicted */
+	char emulated[128]; /* kind emulated: the profile the latencies came from */
 	unsigned runs;
+	/* recorded, replay and emulated: the runs' TPM time (ms) and, where
+	 * there is a password row to compare with (of the same profile for
+	 * emulated rows), the noise rule's verdict (model/run_stats.h). */
+	struct run_stats st;
+	int has_cmp;
+	struct run_cmp cmp;
 	uint64_t commands;
 	double tpm_ms, total_ms;
 	double lo_ms, hi_ms; /* TPM time's range; lo == hi: no spread known */
@@ -45,13 +52,17 @@ struct report_headline {
 	unsigned n;
 };
 
-/* Everything the answer and the policy charts need: the measured bars, one
- * prediction per profile asked for, and the headline built from both. */
+/* Everything the answer and the policy charts need: the measured bars, the
+ * emulated ones, one prediction per profile asked for, and the headline
+ * built from them. */
 #define REPORT_MAX_PROFILES 4
 struct report_answer {
 	struct report_bar bars[RD_MAX_BARS];
 	unsigned nbars;
 	int base; /* the password replay's bar, or 0 (the recording) */
+	struct report_bar ebars[RD_MAX_BARS];
+	unsigned nebars;
+	int ebase; /* the emulated password replay's bar (one profile), or -1 */
 	struct report_prediction pred[REPORT_MAX_PROFILES];
 	unsigned npred;
 	struct report_headline h;
@@ -67,9 +78,11 @@ void report_answer_free(struct report_answer *a);
 
 void report_headline_init(struct report_headline *h, const struct report_data *d);
 /* The recording and its replays (not the compared traces) from
- * report_measured_bars(). */
+ * report_measured_bars(), or (emulated 1) the emulated replays from
+ * report_emulated_bars(), each compared with the password replay of its
+ * kind (and profile). */
 void report_headline_measured(struct report_headline *h, const struct report_bar *bars, unsigned n,
-			      int base);
+			      int base, int emulated);
 void report_headline_predicted(struct report_headline *h, const struct report_prediction *p);
 
 #endif

@@ -75,7 +75,7 @@ text_matches_json() {
 	    m = re.search(r"saves ([\d.]+ m?s)", w)
 	    assert m and abs(ms(m[1]) - f["saving_ms"]) <= 0.006 + 1e-3 * f["saving_ms"], (m and m[1], f["saving_ms"])
 	    if f["priced_ms"] is not None and f["kind"] != "outliers":
-	        m = re.search(r"recorded; ([\d.]+ m?s) priced on", w)
+	        m = re.search(r"recorded \(measured\); ([\d.]+ m?s) predicted on", w)
 	        assert m and abs(ms(m[1]) - f["priced_ms"]) <= 0.006 + 1e-3 * f["priced_ms"], w
 	        m = re.search(r"go; ([\d.]+ m?s) predicted on", w)
 	        assert m and abs(ms(m[1]) - f["priced_after_ms"]) <= 0.006 + 1e-3 * f["priced_after_ms"], w

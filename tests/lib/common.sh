@@ -171,6 +171,14 @@ record_client() {
 		 '$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd $cmd --count $n --quiet >/dev/null"
 }
 
+# record_demo DB [N]: tpmtrace record --spawn-swtpm of tools/demo-workload N
+# (default 3) into DB, trace name demo, stderr in $T/rec.err. The status is
+# the recorder's.
+record_demo() {
+	"$TPMTRACE" record --spawn-swtpm --db "$1" --name demo -- \
+		"$TPMTRACE_SRC/tools/demo-workload" "${2:-3}" >/dev/null 2>"$T/rec.err"
+}
+
 # record_summary [FILE]: "forwarded recorded dropped waits" from the exit line
 # of tpmtrace record in FILE (default $T/record.err, where record_bg puts it):
 # commands forwarded, recorded and dropped, and how often the TPM path waited

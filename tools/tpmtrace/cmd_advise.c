@@ -16,6 +16,7 @@
 #include "model/advise_proof.h"
 #include "model/policy.h"
 #include "model/profile.h"
+#include "model/run_stats.h"
 #include "report_advise.h"
 
 enum { O_TRACE = 256, O_PROFILE, O_PROVE, O_TARGET, O_REWRITE, O_JSON };
@@ -285,10 +286,10 @@ static void print_finding(unsigned i, const struct advise_result *r, const struc
 	fmt_ms(a, sizeof a, f->rec_ms);
 	fmt_ms(b, sizeof b, f->now_ms);
 	if (r->priced && f->kind != ADVISE_OUTLIERS)
-		snprintf(buf, sizeof buf, "%s recorded; %s priced on %s", a, b, prof);
+		snprintf(buf, sizeof buf, "%s recorded (measured); %s predicted on %s", a, b, prof);
 	else
-		snprintf(buf, sizeof buf, "%s recorded%s", a,
-			 r->priced ? " (a stall is not in any profile: the record's figures)" : "");
+		snprintf(buf, sizeof buf, "%s recorded (measured)%s", a,
+			 r->priced ? "; a stall is not in any profile: the record's figures" : "");
 	if (f->rec_unknown)
 		snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
 			 " (%llu without a recorded latency)", (unsigned long long)f->rec_unknown);
@@ -597,7 +598,7 @@ static double proof_diff(const struct advise_result *r, const struct advise_find
 static void print_proof(const struct advise_result *r, const struct advise_finding *f,
 			const struct proof *p, const char *prof)
 {
-	char a[32], b[32], c[32], d[32], buf[768];
+	char a[32], b[32], c[32], d[32], buf[2048];
 	if (p && !p->done && p->why) {
 		snprintf(buf, sizeof buf, "none: %s", p->why);
 		cli_print_wrapped(stdout, "   proof:  ", 11, buf, strlen(buf), CLI_WIDTH);
@@ -608,10 +609,13 @@ static void print_proof(const struct advise_result *r, const struct advise_findi
 	fmt_ms(b, sizeof b, p->after_ms);
 	fmt_ms(c, sizeof c, p->before_ms - p->after_ms);
 	fmt_ms(d, sizeof d, advise_saving_ms(r, f));
+	/* The proof's times are the profile's: emulated, one run each. */
+	char fig[200];
+	model_figure_label(fig, sizeof fig, prof);
 	snprintf(buf, sizeof buf,
-		 "replayed on %s emulating %s: %s under %s (trace %lld), %s under %s (trace "
-		 "%lld); saves %s replayed, %s predicted (%+.1f%%)",
-		 prove_target ? prove_target : "swtpm", prof, a, p->before,
+		 "%s, replayed on %s, one run each (n=1: no spread known): %s under %s (trace "
+		 "%lld), %s under %s (trace %lld); saves %s replayed, %s predicted (%+.1f%%)",
+		 fig, prove_target ? prove_target : "swtpm", a, p->before,
 		 (long long)p->trace_before, b, p->after, (long long)p->trace_after, c, d,
 		 100 * proof_diff(r, f, p));
 	cli_print_wrapped(stdout, "   proof:  ", 11, buf, strlen(buf), CLI_WIDTH);
@@ -628,6 +632,8 @@ static void json_proof(struct json_w *w, const struct advise_result *r,
 	}
 	json_key(w, "proof");
 	json_begin_object(w);
+	json_kstr(w, "figures", "emulated");
+	json_kint(w, "runs", 1);
 	json_kstr(w, "before_policy", p->before);
 	json_kstr(w, "after_policy", p->after);
 	json_kint(w, "before_trace", p->trace_before);
@@ -653,6 +659,8 @@ static void output(sqlite3 *db, const char *dbpath, int64_t id, const struct adv
 		json_kint(&w, "trace", id);
 		json_kuint(&w, "commands", r->commands);
 		json_kdouble(&w, "recorded_ms", r->rec_ms, 6);
+		json_kstr(&w, "recorded_figures", "measured");
+		json_kstr(&w, "priced_figures", r->priced ? "predicted" : NULL);
 		json_kstr(&w, "profile", prof);
 		if (r->priced)
 			json_kdouble(&w, "priced_ms", r->now_ms, 6);
@@ -676,10 +684,10 @@ static void output(sqlite3 *db, const char *dbpath, int64_t id, const struct adv
 	fmt_ms(a, sizeof a, r->rec_ms);
 	fmt_ms(b, sizeof b, r->now_ms);
 	char head[PATH_MAX + 512];
-	int hl = snprintf(head, sizeof head, "%s trace %lld: %llu commands, %s recorded", dbpath,
-			  (long long)id, (unsigned long long)r->commands, a);
+	int hl = snprintf(head, sizeof head, "%s trace %lld: %llu commands, %s recorded (measured)",
+			  dbpath, (long long)id, (unsigned long long)r->commands, a);
 	if (r->priced && hl > 0 && (size_t)hl < sizeof head)
-		snprintf(head + hl, sizeof head - (size_t)hl, ", %s priced on %s", b, prof);
+		snprintf(head + hl, sizeof head - (size_t)hl, ", %s predicted on %s", b, prof);
 	cli_print_wrapped(stdout, "", 2, head, strlen(head), CLI_WIDTH);
 	if (!r->n) {
 		printf("nothing to change: none of the patterns of docs/advise.md is in this "

@@ -10,6 +10,7 @@
 #include "db/db.h"
 #include "db/stats.h"
 #include "model/tpm/tpm_cc.h"
+#include "model/run_stats.h"
 #include "model/trace_diff.h"
 
 enum { O_JSON = 256, O_LIMIT, O_SORT, O_WIDE };
@@ -62,6 +63,7 @@ struct side {
 	sqlite3 *db;
 	int64_t id;
 	char kind[16], policy[128];
+	char emulated[128];	     /* the profile a replay's latencies came from, or "" */
 	struct db_trace_summary sum; /* its figures (docs/schema.md, "Figures") */
 };
 
@@ -85,6 +87,15 @@ static int open_side(struct side *x)
 	if (!(x->id = cli_pick_trace("diff", x->db, x->id_arg)))
 		return 1;
 	cli_trace_kind(x->db, x->id, x->kind, sizeof x->kind, x->policy, sizeof x->policy);
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(x->db, "SELECT coalesce(emulated,'') FROM trace WHERE id=?", -1, &st,
+			       NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, x->id);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			snprintf(x->emulated, sizeof x->emulated, "%s",
+				 (const char *)sqlite3_column_text(st, 0));
+		sqlite3_finalize(st);
+	}
 	char err[512];
 	if (db_trace_summary_load(x->db, x->id, &x->sum, err, sizeof err))
 		return die("diff", "%s: %s", x->path, err);
@@ -129,6 +140,9 @@ static int print_json(const struct side *A, const struct side *B, const struct t
 		json_kint(&w, "trace", s[i]->id);
 		json_kstr(&w, "kind", s[i]->kind);
 		json_kstr(&w, "policy", s[i]->policy[0] ? s[i]->policy : NULL);
+		json_kstr(&w, "figures", model_figure_kind(s[i]->emulated));
+		json_kstr(&w, "emulated", s[i]->emulated[0] ? s[i]->emulated : NULL);
+		json_kint(&w, "runs", 1);
 		json_kuint(&w, "commands", t[i]->count);
 		json_kint(&w, "total_ns", t[i]->total_ns);
 		json_kint(&w, "tpm_ns", t[i]->total_ns);
@@ -136,6 +150,8 @@ static int print_json(const struct side *A, const struct side *B, const struct t
 		json_kint(&w, "tpmtrace_commands", s[i]->sum.own);
 		json_end_object(&w);
 	}
+	/* One trace a side: every ratio is between single runs. */
+	json_kstr(&w, "ratios", "single runs");
 	json_key(&w, "commands");
 	json_begin_array(&w);
 	for (unsigned i = 0; i < d->n; i++) {
@@ -190,6 +206,8 @@ static void print_text(const struct side *A, const struct side *B, const struct 
 		if (s[i]->sum.own)
 			snprintf(own, sizeof own, " (%lld more sent by tpmtrace)",
 				 (long long)s[i]->sum.own);
+		char fig[200];
+		model_figure_label(fig, sizeof fig, s[i]->emulated);
 		printf(
 		    "%s: %s trace %lld (%s%s%s)\n   %llu commands%s, TPM time %.3f ms, span %.3f "
 		    "ms\n",
@@ -197,7 +215,18 @@ static void print_text(const struct side *A, const struct side *B, const struct 
 		    s[i]->policy[0] ? ", policy " : "", s[i]->policy,
 		    (unsigned long long)t[i]->count, own, (double)t[i]->total_ns / 1e6,
 		    s[i]->sum.span_ns / 1e6);
+		printf("   figures: %s, one run (n=1)\n", fig);
 	}
+	/* What the ratios are: between single runs, and across kinds of figure
+	 * when one side is emulated (docs/cli.md, "Measured, emulated,
+	 * predicted"). */
+	char note[512];
+	int mixed = strcmp(model_figure_kind(A->emulated), model_figure_kind(B->emulated));
+	snprintf(note, sizeof note,
+		 "ratios between single runs (n=1 each: no spread known, so no difference can be "
+		 "told from noise; replay --repeat N and report give n, mean and spread)%s",
+		 mixed ? "; one side is emulated: its times are the profile's, not measured" : "");
+	cli_print_wrapped(stdout, "", 0, note, strlen(note), CLI_WIDTH);
 	if (!wide) {
 		printf("\n%-26s %7s %7s %7s %12s %12s %12s %8s\n", "command", "count A", "count B",
 		       "delta", "total A ms", "total B ms", "delta ms", "ratio");

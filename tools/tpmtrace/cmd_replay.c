@@ -25,7 +25,8 @@ enum {
 	O_JSON,
 	O_EMU,
 	O_SEED,
-	O_MINFID
+	O_MINFID,
+	O_RUNS
 };
 static const struct cli_opt opts[] = {
     {"trace", O_TRACE, "ID", CLI_TRACE, CLI_TRACE_HELP},
@@ -51,10 +52,15 @@ static const struct cli_opt opts[] = {
      "@tcti"},
     {"repeat", O_REPEAT, "N", CLI_NUM,
      "replay N times (each run is its own trace; with spawn,\n"
-     "each on a fresh swtpm); with N > 1 or --policy all, a\n"
-     "table of mean +- standard deviation of TPM and wall\n"
-     "time per policy follows (as perf stat -r)",
+     "each on a fresh swtpm); with N > 1 or --policy all, the\n"
+     "output is a table per policy: runs, mean +- standard\n"
+     "deviation of TPM and wall time, and the TPM time's\n"
+     "ratio to password with its noise verdict (as perf stat\n"
+     "-r; docs/cli.md, \"Measured, emulated, predicted\")",
      NULL, 1, 100000},
+    {"runs", O_RUNS, NULL, 0,
+     "with --repeat N > 1 or --policy all: each run's summary\n"
+     "too, before the table (by default the table only)"},
     {"min-fidelity", O_MINFID, "PCT", CLI_REAL,
      "exit 1 when a run's fidelity is below PCT percent\n"
      "(default 95), or below an earlier run of the same\n"
@@ -123,6 +129,7 @@ const struct subcommand subcmd_replay = {
     "tpmtrace replay boot.db --policy linux-6.10 --emulate slb9670-linux-integrity\n"
     "tpmtrace replay boot.db --trace 3 --policy password --target device:/dev/tpmrm0\n"
     "tpmtrace replay boot.db --trace 1 --policy all --repeat 3\n"
+    "tpmtrace replay boot.db --trace 1 --policy password --repeat 2 --runs\n"
     "tpmtrace sql boot.db \"SELECT * FROM command_stats WHERE trace_id IN (1, 4)\"\n",
 };
 
@@ -200,6 +207,7 @@ static void json_counts(struct json_w *w, const struct replay_result *r)
 	json_kuint(w, "trace_commands", r->sent - r->sent_own);
 	json_kuint(w, "tpmtrace_commands", r->sent_own);
 	json_kuint(w, "span_ns", span_ns(r));
+	json_kstr(w, "figures", model_figure_kind(r->emulated));
 	if (r->emulated[0]) {
 		json_kstr(w, "emulated", r->emulated);
 		json_kuint(w, "emulate_seed", r->emulate_seed);
@@ -333,11 +341,18 @@ static void print_text(FILE *f, const struct replay_result *r, int rc)
 			fprintf(f, "; %u could not be: %s", r->cleanup_left, r->cleanup_err);
 		fputc('\n', f);
 	}
+	char fig[200];
+	model_figure_label(fig, sizeof fig, r->emulated);
 	fprintf(f,
 		"  %llu commands: TPM time %.3f ms (recorded %.3f ms), span %.3f ms\n"
 		"  host crypto %.3f ms, wall %.3f ms (the whole run, start-up included)\n",
 		(unsigned long long)(r->sent - r->sent_own), ms(r->tpm_ns), ms(r->src_tpm_ns),
 		ms(span_ns(r)), ms(r->crypto_ns), ms(r->wall_ns));
+	snprintf(sent, sizeof sent, "  figures: ");
+	char what[400];
+	snprintf(what, sizeof what,
+		 "%s, one run (n=1: no spread known; --repeat N gives n, mean and spread)", fig);
+	cli_print_wrapped(f, sent, 4, what, strlen(what), CLI_WIDTH);
 	if (r->emulated[0])
 		fprintf(f,
 			"  emulated %s (seed %llu): %llu responses held;\n"
@@ -445,7 +460,7 @@ static void failing_list(const struct replay_result *r, char *b, size_t n)
 struct rcfg {
 	const char *db_path, *trace, *policy, *target, *emulate;
 	long repeat;
-	int json, allow, have_seed;
+	int json, allow, have_seed, runs, table;
 	struct json_w *w; /* --json: the writer on stdout */
 	struct replay_auth *auths;
 	unsigned n_auths;
@@ -520,12 +535,14 @@ static int run_policy(struct rcfg *c, unsigned k, struct progress *pg, char *why
 			snprintf(why, n, "%s", res.err);
 			return 1;
 		}
-		if (c->w) {
+		int stop = check_run(c, &res, rc, why, n);
+		/* The table alone by default: a run's summary only when asked
+		 * for (--runs) or when it ends the command. */
+		if (c->w)
 			print_json(c->w, &res, rc);
-		} else {
+		else if (!c->table || c->runs || stop)
 			print_text(stdout, &res, rc);
-		}
-		if (check_run(c, &res, rc, why, n))
+		if (stop)
 			return 1;
 		model_run_stats_add(&c->tpm[k], ms(res.tpm_ns));
 		model_run_stats_add(&c->wall[k], ms(res.wall_ns));
@@ -536,60 +553,88 @@ static int run_policy(struct rcfg *c, unsigned k, struct progress *pg, char *why
 	return 0;
 }
 
-/* "mean +- sd (sd%)", or "mean +- -" for one run: it has no deviation. */
-static void mean_sd(char *b, size_t n, const struct run_stats *s)
+/* The policy the others are compared with: password, or -1. */
+static int password_index(const struct rcfg *c)
 {
-	if (s->n < 2)
-		snprintf(b, n, "%.3f +- -", s->mean);
-	else
-		snprintf(b, n, "%.3f +- %.3f (%.1f%%)", s->mean, model_run_stats_sd(s),
-			 s->mean > 0 ? 100 * model_run_stats_sd(s) / s->mean : 0);
+	for (unsigned k = 0; k < c->n_pols; k++)
+		if (!strcmp(c->pols[k], "password") && c->tpm[k].n)
+			return (int)k;
+	return -1;
 }
 
-/* The standard deviation, null for one run: it has none. */
-static void json_sd(struct json_w *w, const char *key, const struct run_stats *s)
-{
-	if (s->n < 2)
-		json_knull(w, key);
-	else
-		json_kdouble(w, key, model_run_stats_sd(s), 6);
-}
-
-/* Mean +- standard deviation per policy, in the manner of perf stat -r. */
-static void print_summary(const struct rcfg *c)
+static void json_summary(const struct rcfg *c, int pw)
 {
 	struct json_w *w = c->w;
-	if (w) {
-		json_key(w, "summary");
-		json_begin_array(w);
-		for (unsigned k = 0; k < c->n_pols && c->tpm[k].n; k++) {
-			json_begin_object(w);
-			json_kstr(w, "policy", c->pols[k]);
-			json_kuint(w, "runs", c->tpm[k].n);
-			json_kint(w, "first_trace", c->first_id[k]);
-			json_kint(w, "last_trace", c->last_id[k]);
-			json_kdouble(w, "tpm_ms_mean", c->tpm[k].mean, 6);
-			json_sd(w, "tpm_ms_sd", &c->tpm[k]);
-			json_kdouble(w, "wall_ms_mean", c->wall[k].mean, 6);
-			json_sd(w, "wall_ms_sd", &c->wall[k]);
-			json_end_object(w);
+	json_key(w, "summary");
+	json_begin_array(w);
+	for (unsigned k = 0; k < c->n_pols && c->tpm[k].n; k++) {
+		json_begin_object(w);
+		json_kstr(w, "policy", c->pols[k]);
+		json_kstr(w, "figures", model_figure_kind(c->emulate));
+		json_kstr(w, "emulated", c->emulate);
+		json_kuint(w, "runs", c->tpm[k].n);
+		json_kint(w, "first_trace", c->first_id[k]);
+		json_kint(w, "last_trace", c->last_id[k]);
+		json_kdouble(w, "tpm_ms_mean", c->tpm[k].mean, 6);
+		model_run_stats_json(w, "tpm_ms_sd", "tpm_ms_ci95", &c->tpm[k]);
+		json_kdouble(w, "wall_ms_mean", c->wall[k].mean, 6);
+		model_run_stats_json(w, "wall_ms_sd", NULL, &c->wall[k]);
+		if (pw >= 0 && (int)k != pw) {
+			struct run_cmp r;
+			model_run_stats_compare(&c->tpm[pw], &c->tpm[k], &r);
+			model_run_cmp_json(w, "vs_password", &r);
 		}
-		json_end_array(w);
+		json_end_object(w);
+	}
+	json_end_array(w);
+}
+
+/* Mean +- standard deviation per policy, in the manner of perf stat -r, and
+ * each policy's TPM time against password with the noise rule
+ * (model/run_stats.h). */
+static void print_summary(const struct rcfg *c)
+{
+	int pw = password_index(c);
+	if (c->w) {
+		json_summary(c, pw);
 		return;
 	}
-	printf("\nper policy over %ld run%s each (mean +- sample standard deviation, - for one "
-	       "run;\nwall = wall time of the run):\n",
-	       c->repeat, c->repeat == 1 ? "" : "s");
+	char fig[200], head[512];
+	model_figure_label(fig, sizeof fig, c->emulate);
+	printf("\n");
+	snprintf(head, sizeof head,
+		 "per policy over %ld run%s each: TPM time %s (ms: mean +- sample standard "
+		 "deviation (sd/mean), - for one run: no spread known; wall = wall time of the "
+		 "run):",
+		 c->repeat, c->repeat == 1 ? "" : "s", fig);
+	cli_print_wrapped(stdout, "", 0, head, strlen(head), CLI_WIDTH);
 	printf("  %-27s %4s %-7s %26s %26s\n", "policy", "runs", "traces", "TPM time ms",
 	       "wall ms");
 	for (unsigned k = 0; k < c->n_pols && c->tpm[k].n; k++) {
 		char ids[32], a[48], b[48];
 		snprintf(ids, sizeof ids, "%lld-%lld", (long long)c->first_id[k],
 			 (long long)c->last_id[k]);
-		mean_sd(a, sizeof a, &c->tpm[k]);
-		mean_sd(b, sizeof b, &c->wall[k]);
+		model_run_stats_str(a, sizeof a, &c->tpm[k]);
+		model_run_stats_str(b, sizeof b, &c->wall[k]);
 		printf("  %-27.27s %4llu %-7s %26s %26s\n", c->pols[k],
 		       (unsigned long long)c->tpm[k].n, ids, a, b);
+	}
+	if (pw < 0 || c->n_pols < 2)
+		return;
+	snprintf(head, sizeof head,
+		 "TPM time against password: the ratio of the means, and the difference of the "
+		 "means in ms +- half its 95%% interval (Welch); within noise when the interval "
+		 "holds 0, not an effect; single runs have no spread:");
+	printf("\n");
+	cli_print_wrapped(stdout, "", 0, head, strlen(head), CLI_WIDTH);
+	for (unsigned k = 0; k < c->n_pols && c->tpm[k].n; k++) {
+		if ((int)k == pw)
+			continue;
+		struct run_cmp r;
+		char v[96];
+		model_run_stats_compare(&c->tpm[pw], &c->tpm[k], &r);
+		model_run_cmp_str(v, sizeof v, &r);
+		printf("  %-27.27s %s\n", c->pols[k], v);
 	}
 }
 
@@ -603,6 +648,7 @@ static int replay_policies(struct rcfg *c)
 	json_init_file(&jw, stdout, JSON_COMPACT);
 	c->w = c->json ? &jw : NULL;
 	progress_init(&pg, "replay", "commands", !c->json);
+	c->table = c->n_pols > 1 || c->repeat > 1;
 	if (c->w) {
 		json_begin_object(c->w);
 		json_kint(c->w, "version", 1);
@@ -613,7 +659,7 @@ static int replay_policies(struct rcfg *c)
 		ret = run_policy(c, k, &pg, why, sizeof why);
 	if (c->w)
 		json_end_array(c->w);
-	if (c->n_pols > 1 || c->repeat > 1)
+	if (c->table)
 		print_summary(c);
 	if (c->w) {
 		if (why[0])
@@ -692,6 +738,9 @@ static int run(int argc, char **argv)
 			break;
 		case O_JSON:
 			c.json = 1;
+			break;
+		case O_RUNS:
+			c.runs = 1;
 			break;
 		case O_EMU:
 			c.emulate = p.arg;

@@ -61,8 +61,12 @@ static void html(FILE *f, const char *s)
 	report_html_text(f, s);
 }
 
-/* A duration for people: ns, us, ms or s with 3 significant-ish digits. */
 static const char *fmt_dur(double ns, char *b, size_t l)
+{
+	return report_html_dur(ns, b, l);
+}
+
+const char *report_html_dur(double ns, char *b, size_t l)
 {
 	if (ns < 1e3)
 		snprintf(b, l, "%.0f ns", ns);
@@ -696,7 +700,7 @@ static void bars_table(FILE *f, const char *id, const struct report_bar *bars, u
 	fprintf(f,
 		"<details><summary>Table</summary><div class=\"wide\"><table id=\"%s\"><tr>"
 		"<th class=\"l\">bar</th>"
-		"<th class=\"l\">kind</th><th>runs</th><th>commands</th>",
+		"<th class=\"l\">kind</th><th>runs</th><th>TPM time sd</th><th>commands</th>",
 		id);
 	for (int s = 0; s < nseg; s++)
 		fprintf(f, "<th>%s</th>", seg_names[s]);
@@ -705,8 +709,9 @@ static void bars_table(FILE *f, const char *id, const struct report_bar *bars, u
 		const struct report_bar *b = &bars[i];
 		fputs("<tr><td class=\"l\">", f);
 		html(f, b->label);
-		fprintf(f, "</td><td class=\"l\">%s</td><td>%u</td><td>%llu</td>", b->kind, b->runs,
-			(unsigned long long)b->commands);
+		fprintf(f, "</td><td class=\"l\">%s</td><td>%u</td><td>", b->kind, b->runs);
+		report_html_spread(f, &b->tpm);
+		fprintf(f, "</td><td>%llu</td>", (unsigned long long)b->commands);
 		for (int s = 0; s < nseg; s++)
 			fprintf(f, "<td>%s</td>", fmt_dur(b->seg[s], b1, sizeof b1));
 		fprintf(f, "<td>%s</td><td>%.3f</td></tr>\n", fmt_dur(b->total, b1, sizeof b1),
@@ -754,6 +759,11 @@ static void policy_section(struct rep *r, const struct report_answer *a)
 			   "beside it.");
 		bars_table(f, "policy-measured-table", a->bars, a->nbars, a->base, fam_name,
 			   TPM_FAM__COUNT);
+	} else if (a->nebars) {
+		fprintf(f,
+			"<p class=\"note\" id=\"no-replays\">No replays of trace %lld on a real "
+			"target in this file (the emulated ones are below).</p>\n",
+			(long long)r->d->id);
 	} else {
 		fprintf(
 		    f,
@@ -763,94 +773,23 @@ static void policy_section(struct rep *r, const struct report_answer *a)
 		    "to predict.</p>\n",
 		    (long long)r->d->id, (long long)r->d->id);
 	}
+	if (a->nebars) {
+		fputs("<h3 id=\"emulated-heading\">Emulated: replays on a target that gave each "
+		      "response the latency of a profile</h3>\n",
+		      f);
+		bars_chart(f, "policy-emulated", a->ebars, a->nebars, a->ebase, fam_name, fam_color,
+			   TPM_FAM__COUNT, "TPM time",
+			   "Sum of command latencies per replay, stacked by command family; the "
+			   "latencies are the emulated profile's (replay --emulate, advise "
+			   "--prove), not measured: they check that a change runs and what the "
+			   "profile makes of it. Replays of the same policy and profile are "
+			   "averaged.");
+		bars_table(f, "policy-emulated-table", a->ebars, a->nebars, a->ebase, fam_name,
+			   TPM_FAM__COUNT);
+	}
 	for (unsigned i = 0; i < a->npred; i++)
 		predicted_section(r, &a->pred[i]);
 	fputs("</section>\n", f);
-}
-
-/* ---- the answer: one row per policy ---- */
-
-static void factor_cell(FILE *f, double x)
-{
-	if (x > 0)
-		fprintf(f, "<td>%.2f&times;</td>", x);
-	else
-		fputs("<td>-</td>", f);
-}
-
-static void headline_row(FILE *f, const struct report_row *w)
-{
-	char b1[32], b2[32];
-	fprintf(f,
-		"<tr class=\"headline-row%s\" data-kind=\"%s\" data-tpm-ms=\"%.6f\" "
-		"data-total-ms=\"%.6f\" data-x-password=\"%.6f\" data-fallback-share=\"%.4f\" "
-		"data-mostly-fallback=\"%d\" data-policy=\"",
-		w->mostly_fallback ? " mostly-fallback" : "", w->kind, w->tpm_ms, w->total_ms,
-		w->x_password_total, w->fallback_share, w->mostly_fallback);
-	html(f, w->policy);
-	fputs("\"><td class=\"l\">", f);
-	html(f, w->source);
-	fputs("</td><td class=\"l\"><b>", f);
-	html(f, w->policy);
-	fprintf(f, "</b></td><td>%s</td><td>%s</td>", fmt_dur(w->tpm_ms * 1e6, b1, sizeof b1),
-		fmt_dur(w->total_ms * 1e6, b2, sizeof b2));
-	factor_cell(f, w->x_password_tpm);
-	factor_cell(f, w->x_password_total);
-	factor_cell(f, w->x_recorded_total);
-	if (strcmp(w->kind, "predicted"))
-		fputs("<td class=\"share\">100% measured</td><td>-</td>", f);
-	else {
-		fprintf(f, "<td class=\"share\">%.0f%% measured, %.0f%% fallback",
-			100 * (1 - w->fallback_share), 100 * w->fallback_share);
-		if (w->mostly_fallback)
-			fputs("<div class=\"flag\"><b>mostly fallback</b></div>", f);
-		if (*w->fell_back) {
-			fprintf(f,
-				"<details class=\"fb\"><summary>%llu commands fell back</summary>",
-				(unsigned long long)w->fallback_cmds);
-			html(f, w->fell_back);
-			fputs("</details>", f);
-		}
-		fputs("</td>", f);
-		if (w->hi_ms > w->lo_ms)
-			fprintf(f, "<td>%s..%s</td>", fmt_dur(w->lo_ms * 1e6, b1, sizeof b1),
-				fmt_dur(w->hi_ms * 1e6, b2, sizeof b2));
-		else
-			fputs("<td>-</td>", f);
-	}
-	fputs("</tr>\n", f);
-}
-
-static void headline_section(struct rep *r, const struct report_answer *a)
-{
-	FILE *f = r->f;
-	const struct report_headline *h = &a->h;
-	char b1[32], b2[32];
-	fputs("<section id=\"headline\"><h2>The answer: cost per session policy</h2>\n", f);
-	fprintf(f,
-		"<p class=\"note\">TPM time is the sum of command latencies; total adds the "
-		"host's crypto (predictions) and the recording's non-TPM time (%s; recorded "
-		"TPM time %s). &times; password compares with the password policy of the "
-		"same source, &times; as recorded the total with the recording's. A "
-		"prediction with more than %.0f%% of its TPM time priced at the profile's "
-		"fallback (commands the profile lacks) is marked <b>mostly fallback</b>: its "
-		"factors are guesses. Range: the TPM time with every profile entry at its "
-		"low and its high figure.</p>\n",
-		fmt_dur(h->non_tpm_ms * 1e6, b1, sizeof b1),
-		fmt_dur(h->recorded_tpm_ms * 1e6, b2, sizeof b2), 100 * REPORT_FALLBACK_WARN);
-	if (!h->n || (h->n == 1 && !a->npred))
-		fputs("<p class=\"warn\" id=\"no-answer\">Nothing to compare yet: replay the "
-		      "trace under a policy or pass <code>--profile NAME</code>.</p>\n",
-		      f);
-	fputs("<table id=\"headline-table\"><tr><th class=\"l\">source</th>"
-	      "<th class=\"l\">policy</th><th>TPM time</th><th>total time</th>"
-	      "<th>&times; password<br>(TPM)</th><th>&times; password<br>(total)</th>"
-	      "<th>&times; as recorded<br>(total)</th><th class=\"l\">priced from</th>"
-	      "<th>TPM range</th></tr>\n",
-	      f);
-	for (unsigned i = 0; i < h->n; i++)
-		headline_row(f, &h->rows[i]);
-	fputs("</table></section>\n", f);
 }
 
 /* ---- the page ---- */
@@ -967,7 +906,7 @@ int report_html_write(FILE *f, struct report_data *d, const struct report_html_o
 	if (!rc) {
 		r.f = f;
 		page_head(&r, o);
-		headline_section(&r, a);
+		report_html_headline(f, a);
 		if (o->advise)
 			report_advise_html(f, o->advise);
 		fwrite(body, 1, blen, f);

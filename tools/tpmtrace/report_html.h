@@ -30,6 +30,14 @@ extern const char *const report_html_css;
  * then < > & " ' as entities. NULL prints nothing. */
 void report_html_text(FILE *f, const char *s);
 
+/* A duration for people: ns, us, ms or s with 3 significant-ish digits. */
+const char *report_html_dur(double ns, char *b, size_t l);
+/* The runs' sample sd as a duration, or "none (n=1)". */
+void report_html_spread(FILE *f, const struct run_stats *st);
+/* The answer: section#headline with table#headline-table
+ * (report_answer_html.c). */
+void report_html_headline(FILE *f, const struct report_answer *a);
+
 int report_html_write(FILE *f, struct report_data *d, const struct report_html_opts *o,
 		      struct report_answer *a, char *err, size_t errlen);
 /* The answer as one JSON object (`report --json`), through db/json.h.

@@ -19,7 +19,19 @@ static void json_row(struct json_w *w, const struct report_row *r)
 	json_begin_object(w);
 	json_kstr(w, "policy", r->policy);
 	json_kstr(w, "kind", r->kind);
+	int pred = !strcmp(r->kind, "predicted");
+	json_kstr(w, "figures", pred ? "predicted" : model_figure_kind(r->emulated));
+	json_kstr(w, "emulated", *r->emulated ? r->emulated : NULL);
 	json_kuint(w, "runs", r->runs);
+	/* The spread of repeated runs (model/run_stats.h); none for one run
+	 * or a prediction. */
+	if (pred) {
+		json_knull(w, "tpm_ms_sd");
+		json_knull(w, "tpm_ms_ci95");
+	} else {
+		model_run_stats_json(w, "tpm_ms_sd", "tpm_ms_ci95", &r->st);
+	}
+	model_run_cmp_json(w, "vs_password", r->has_cmp ? &r->cmp : NULL);
 	json_kuint(w, "commands", r->commands);
 	json_kdouble(w, "tpm_ms", r->tpm_ms, 6);
 	json_kdouble(w, "total_ms", r->total_ms, 6);
@@ -42,15 +54,19 @@ static void json_row(struct json_w *w, const struct report_row *r)
 	json_end_object(w);
 }
 
-/* The rows of kind "predicted" (predicted 1) from profile, or the others. */
-static void json_rows(struct json_w *w, const struct report_headline *h, int predicted,
+/* The rows of one kind of figure: "measured" (kinds recorded and replay),
+ * "emulated", or "predicted" from profile. */
+static void json_rows(struct json_w *w, const struct report_headline *h, const char *figures,
 		      const char *profile)
 {
 	json_begin_array(w);
 	for (unsigned i = 0; i < h->n; i++) {
-		int is_pred = !strcmp(h->rows[i].kind, "predicted");
-		if (is_pred == predicted && (!predicted || !strcmp(h->rows[i].source, profile)))
-			json_row(w, &h->rows[i]);
+		const struct report_row *r = &h->rows[i];
+		const char *f = !strcmp(r->kind, "predicted")  ? "predicted"
+				: !strcmp(r->kind, "emulated") ? "emulated"
+							       : "measured";
+		if (!strcmp(f, figures) && (!profile || !strcmp(r->source, profile)))
+			json_row(w, r);
 	}
 	json_end_array(w);
 }
@@ -73,14 +89,16 @@ int report_json_write(FILE *f, const struct report_answer *a, const struct repor
 	json_kdouble(&w, "recorded_tpm_ms_incl_tpmtrace", h->tpm_ms_incl_tpmtrace, 6);
 	json_kdouble(&w, "fallback_threshold", REPORT_FALLBACK_WARN, 2);
 	json_key(&w, "measured");
-	json_rows(&w, h, 0, NULL);
+	json_rows(&w, h, "measured", NULL);
+	json_key(&w, "emulated");
+	json_rows(&w, h, "emulated", NULL);
 	json_key(&w, "predicted");
 	json_begin_array(&w);
 	for (unsigned p = 0; p < a->npred; p++) {
 		json_begin_object(&w);
 		json_kstr(&w, "profile", a->pred[p].profile);
 		json_key(&w, "policies");
-		json_rows(&w, h, 1, a->pred[p].profile);
+		json_rows(&w, h, "predicted", a->pred[p].profile);
 		json_end_object(&w);
 	}
 	json_end_array(&w);
