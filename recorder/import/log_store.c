@@ -181,7 +181,10 @@ int import_log_sink_startup(struct log_sink *s, uint8_t locality)
 int import_log_sink_event(struct log_sink *s, const char *kind, const char *detail)
 {
 	/* Same synthetic clock as the command that follows it. */
-	return db_writer_event(s->w, s->ordinal + 1, kind, detail, 0);
+	int rc = db_writer_event(s->w, s->ordinal + 1, kind, detail, 0);
+	if (!rc)
+		s->events++;
+	return rc;
 }
 
 /* Drains the writer and closes the trace row with status. Returns 0 or
