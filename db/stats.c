@@ -77,6 +77,7 @@ static int read_summary(sqlite3_stmt *sum, struct db_trace_summary *t)
 	t->own = sqlite3_column_int64(sum, 10);
 	t->tpm_ns_all = sqlite3_column_double(sum, 11);
 	t->span_ns_all = sqlite3_column_double(sum, 12);
+	t->timed = sqlite3_column_int64(sum, 13);
 	return oom ? SQLITE_NOMEM : SQLITE_ROW;
 }
 
@@ -108,7 +109,8 @@ static const char q_sum[] =
     " (SELECT count(*) FROM command c WHERE c.trace_id=t.id AND NOT c." DB_CLIENT_CMDS "),"
     " coalesce((SELECT sum(latency_ns) FROM command c WHERE c.trace_id=t.id),0),"
     " coalesce((SELECT max(t_done_ns) - min(t_submit_ns) FROM command c"
-    "  WHERE c.trace_id=t.id),0)"
+    "  WHERE c.trace_id=t.id),0),"
+    " (" DB_TIMED_SQL ")"
     " FROM trace t WHERE t.id=?";
 
 /* The message for a failed read: what it means, not SQLite's "no more rows
@@ -201,5 +203,22 @@ int db_trace_summary_load(sqlite3 *db, int64_t id, struct db_trace_summary *t, c
 	db_stats_free(&s);
 	if (rc)
 		db_trace_summary_free(t);
+	return rc;
+}
+
+int db_trace_has_timing(sqlite3 *db, int64_t id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = -EIO;
+	if (sqlite3_prepare_v2(db, "SELECT (" DB_TIMED_SQL ") FROM trace t WHERE t.id=?", -1, &st,
+			       NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, id);
+		int src = sqlite3_step(st);
+		if (src == SQLITE_ROW)
+			rc = sqlite3_column_int64(st, 0) > 0;
+		else if (src == SQLITE_DONE)
+			rc = 0;
+	}
+	sqlite3_finalize(st);
 	return rc;
 }
