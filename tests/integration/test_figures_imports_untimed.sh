@@ -3,6 +3,10 @@
 # test_figures_one_definition_everywhere (which covers recordings and replays):
 #  - an import's summary line adds up the per-file lines, and both agree with
 #    list and the trace_summary view (IMA lists, TCG logs);
+#  - predict wraps the kernel's commands only: a firmware log's commands pass
+#    through every policy as they are, an IMA list's extends are the
+#    kernel's; a trace without timing is priced with no gaps and no totals,
+#    and says so in one line;
 . "$(dirname "$0")/../lib/common.sh"
 [ -d "$TPMTRACE_SHARED_DATA" ] || skip "the shared test data is not at $TPMTRACE_SHARED_DATA"
 need sqlite3 python3
@@ -51,4 +55,35 @@ db = sqlite3.connect(sys.argv[2]).execute("SELECT sum(commands), sum(events) FRO
 print("agree" if (j["commands"], j["events"]) == (c, e) == tuple(db) and c > 0 else f"{j['commands']} {j['events']} / {c} {e} / {db}")
 PY
 )" agree
+
+# 2. Firmware logs are not priced as the kernel's; untimed traces have no
+#    gaps and no totals.
+fw=$S/ima/ima-evm-utils/sample-binary_bios_measurements-pcrs-8-9
+"$TPMTRACE" import tcglog "$fw" --db "$T/fw.db" >/dev/null 2>"$T/fw.err"
+expect_eq "import tcglog of the ima-evm-utils firmware log" "$?" 0
+"$TPMTRACE" import ima "$S"/ima/tpm2-tss/sml-ima-sha1.bin --db "$T/imal.db" >/dev/null 2>"$T/imal.err"
+expect_eq "import ima of an IMA list" "$?" 0
+for x in fw imal; do
+	"$TPMTRACE" predict "$T/$x.db" --policy linux-6.10 --profile slb9670-linux-integrity \
+		--host-crypto estimate >"$T/$x.pred" 2>"$T/$x.pred.err"
+	expect_eq "predict $x (text)" "$?" 0
+	"$TPMTRACE" predict "$T/$x.db" --policy linux-6.10 --profile slb9670-linux-integrity \
+		--host-crypto estimate --json >"$T/$x.pred.json" 2>"$T/$x.pred.err"
+	expect_eq "predict $x --json" "$?" 0
+done
+expect_eq "predict: linux-6.10 sends the firmware log's commands as they are (no session, no flush)" \
+	"$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); p=j["policies"][0]; print(p["commands"] == j["input_commands"] > 0, p["by_role"].get("session-setup"))' "$T/fw.pred.json")" \
+	"True 0"
+check "predict: linux-6.10 wraps an IMA list's extends (the kernel's) in its sessions" \
+	python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); p=j["policies"][0]; sys.exit(not p["by_role"]["session-setup"] > 0)' "$T/imal.pred.json"
+for x in fw imal; do
+	expect_eq "predict $x: says in one line that the trace has no timing" \
+		"$(grep -c '^no timing in this trace: TPM time priced from the profile, no gaps, no boot total$' "$T/$x.pred")" 1
+	check "predict $x: no line of gaps" bash -c "! grep -q 'non-TPM time' '$T/$x.pred'"
+	check "predict $x: no total, no x password on totals (text)" \
+		python3 -c 'import re,sys; t=open(sys.argv[1]).read(); sys.exit(not re.search(r"^linux-6\.10 +\d+ +\d+ .* ms +- +[\d.]+ +-$", t, re.M))' "$T/$x.pred"
+	expect_eq "predict $x --json: no timing, no gaps, no totals" \
+		"$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); p=j["policies"][0]; print(j["timing"], j["non_tpm_ms"], p["total_ms"], p["factor_vs_password_total"])' "$T/$x.pred.json")" \
+		"False None None None"
+done
 finish
