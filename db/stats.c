@@ -113,6 +113,12 @@ static const char q_sum[] =
     " (" DB_TIMED_SQL ")"
     " FROM trace t WHERE t.id=?";
 
+/* A trace without timing: the clients' commands per code, counts alone. */
+static const char q_counts[] =
+    "SELECT coalesce(tpm_cc_name(cc), printf('0x%08X', cc)), cc, count(*), NULL, NULL, NULL,"
+    " NULL, NULL, NULL, NULL, NULL FROM command WHERE trace_id=? AND " DB_CLIENT_CMDS
+    " GROUP BY cc ORDER BY count(*) DESC, cc";
+
 /* The message for a failed read: what it means, not SQLite's "no more rows
  * available" or a bare "integer overflow". */
 static int read_error(sqlite3 *db, int64_t id, int src, char *err, size_t errlen)
@@ -163,6 +169,21 @@ int db_stats_load(sqlite3 *db, int64_t id, int rows, struct db_stats *s, char *e
 		s->have_sum = 1;
 	else
 		ret = read_error(db, id, src, err, errlen);
+	/* No timing: command_stats has no row; the counts are what there is. */
+	if (s->have_sum && !s->sum.timed && rows && !s->n_cmds) {
+		sqlite3_finalize(st);
+		st = NULL;
+		if (sqlite3_prepare_v2(db, q_counts, -1, &st, NULL)) {
+			s->have_sum = 0;
+			ret = read_error(db, id, SQLITE_ERROR, err, errlen);
+			goto out;
+		}
+		sqlite3_bind_int64(st, 1, id);
+		if ((src = read_rows(st, &s->cmds, &s->n_cmds)) != SQLITE_DONE) {
+			s->have_sum = 0;
+			ret = read_error(db, id, src, err, errlen);
+		}
+	}
 out:
 	sqlite3_finalize(st);
 	sqlite3_finalize(own);

@@ -61,7 +61,9 @@ struct db_trace_summary {
 };
 
 struct db_stats {
-	struct db_cc_stats *cmds; /* the clients' commands, by total time */
+	/* the clients' commands, by total time; for a trace without timing
+	 * (sum.timed 0), by count, with the count alone */
+	struct db_cc_stats *cmds;
 	size_t n_cmds;
 	struct db_cc_stats *own; /* tpmtrace's own (flag 32), by total time */
 	size_t n_own;

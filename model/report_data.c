@@ -338,6 +338,8 @@ static int cmd_add(struct report_data *d, const struct rd_cmd *c, int64_t client
 /* Non-TPM time as predict_cmd() sums it (model/predict.c). */
 static void gap_add(struct report_data *d, uint64_t t_submit, uint64_t t_done, uint64_t *prev_done)
 {
+	if (!d->timed) /* ordinals, not times: no gaps */
+		return;
 	if (t_submit && *prev_done && t_submit > *prev_done)
 		d->gap_ns += (double)(t_submit - *prev_done);
 	if (t_done)

@@ -7,6 +7,8 @@
 #    through every policy as they are, an IMA list's extends are the
 #    kernel's; a trace without timing is priced with no gaps and no totals,
 #    and says so in one line;
+#  - stats and report of a trace without timing say so, give the counts it
+#    has and print no time as 0 (tpm_ns, span_ns null);
 . "$(dirname "$0")/../lib/common.sh"
 [ -d "$TPMTRACE_SHARED_DATA" ] || skip "the shared test data is not at $TPMTRACE_SHARED_DATA"
 need sqlite3 python3
@@ -85,5 +87,41 @@ for x in fw imal; do
 	expect_eq "predict $x --json: no timing, no gaps, no totals" \
 		"$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); p=j["policies"][0]; print(j["timing"], j["non_tpm_ms"], p["total_ms"], p["factor_vs_password_total"])' "$T/$x.pred.json")" \
 		"False None None None"
+done
+
+# 6. stats and report of untimed traces: "no timing", the counts, never 0.
+for x in fw imal; do
+	"$TPMTRACE" stats "$T/$x.db" >"$T/$x.stats" 2>&1
+	expect_eq "stats $x" "$?" 0
+	"$TPMTRACE" stats "$T/$x.db" --json >"$T/$x.stats.json" 2>&1
+	expect_eq "stats $x --json" "$?" 0
+	expect_eq "stats $x: one line says the trace has no timing" \
+		"$(grep -c '^no timing in this trace' "$T/$x.stats")" 1
+	expect_eq "stats $x: the counts per command add up to the trace's commands" \
+		"$(awk '/^command +count$/ {t = 1; next} t && NF == 2 && $2 ~ /^[0-9]+$/ {n += $2} /^trace / {t = 0} END {print n + 0}' "$T/$x.stats")" \
+		"$(sqlite3 "$T/$x.db" "SELECT commands FROM trace_summary WHERE trace_id=1")"
+	check "stats $x: the summary says no timing, no time of 0" \
+		bash -c "grep -q '; no timing\$' '$T/$x.stats' && ! grep -qE 'TPM time 0|span 0' '$T/$x.stats'"
+	expect_eq "stats $x --json: counts, no timing, no times" \
+		"$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); t=j["trace"]; print(j["timing"], sum(c["count"] for c in j["commands"]) == t["commands"] > 0, t["timing"], t["tpm_ns"], t["span_ns"])' "$T/$x.stats.json")" \
+		"False True False None None"
+	expect_eq "trace_summary $x: no timed command, times NULL" \
+		"$(sqlite3 "$T/$x.db" "SELECT timed_commands, quote(tpm_ns), quote(span_ns) FROM trace_summary WHERE trace_id=1")" \
+		"0|NULL|NULL"
+	"$TPMTRACE" report "$T/$x.db" --profile slb9670-linux-integrity -o "$T/$x.html" 2>"$T/$x.rep.err"
+	expect_eq "report $x" "$?" 0
+	"$TPMTRACE" report "$T/$x.db" --profile slb9670-linux-integrity --json -o "$T/$x.rep.json" 2>"$T/$x.rep.err"
+	expect_eq "report $x --json" "$?" 0
+	check "report $x: says it has no timing, and no time of 0 beside it" \
+		python3 -c 'import re,sys; t=open(sys.argv[1]).read()
+rec = re.search(r"<tr class=\"headline-row\" data-kind=\"recorded\".*?</tr>", t)
+fam = re.search(r"<table id=\"family-table\">.*?</table>", t, re.S)
+note = re.search(r"<p class=\"note\">TPM time is the sum.*?</p>", t, re.S)
+pred = re.findall(r"<td class=\"l\">predicted</td><td>\d+</td><td>\d+</td><td>[^<]*</td><td>[^<]*</td><td>([^<]*)</td><td>([^<]*)</td>", t)
+sys.exit(not ("id=\"no-timing\"" in t and rec and rec[0].count("<td>no timing</td>") == 2 and fam and "0 ns" not in fam[0]
+              and note and "0 ns" not in note[0] and pred and all(p == ("no timing", "no timing") for p in pred)))' "$T/$x.html"
+	expect_eq "report $x --json: no recorded time, no gaps, no totals" \
+		"$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); r=[x for x in j["measured"] if x["kind"] == "recorded"]; print(j["timed"], j["recorded_tpm_ms"], j["non_tpm_ms"], j["recorded_total_ms"], j["recorded_span_ms"], r[0]["tpm_ms"] if r else "-", {p["total_ms"] for x in j["predicted"] for p in x["policies"]})' "$T/$x.rep.json")" \
+		"False None None None None None {None}"
 done
 finish

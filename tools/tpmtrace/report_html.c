@@ -64,7 +64,9 @@ static void html(FILE *f, const char *s)
 /* A duration for people: ns, us, ms or s with 3 significant-ish digits. */
 static const char *fmt_dur(double ns, char *b, size_t l)
 {
-	if (ns < 1e3)
+	if (isnan(ns)) /* a figure the trace does not have (docs/schema.md, "Figures") */
+		snprintf(b, l, "no timing");
+	else if (ns < 1e3)
 		snprintf(b, l, "%.0f ns", ns);
 	else if (ns < 1e6)
 		snprintf(b, l, "%.1f µs", ns / 1e3);
@@ -387,7 +389,7 @@ static void timeline_close(struct rep *r)
 		if (r->d->fam_n[i])
 			fprintf(f, "<tr><td class=\"l\">%s</td><td>%llu</td><td>%s</td></tr>\n",
 				fam_name[i], (unsigned long long)r->d->fam_n[i],
-				fmt_dur(r->d->fam_ns[i], b1, sizeof b1));
+				fmt_dur(r->d->timed ? r->d->fam_ns[i] : NAN, b1, sizeof b1));
 	fputs("</table></details>\n", f);
 	if (r->d->n_evk) {
 		fputs("<details><summary>Table: events</summary><table id=\"event-table\">"
@@ -398,8 +400,10 @@ static void timeline_close(struct rep *r)
 			const struct rd_event *e = &r->d->ev[i];
 			fprintf(f, "<tr><td>%lld</td><td>%s</td><td class=\"l\">",
 				(long long)e->seq,
-				fmt_dur(e->t > r->d->t0 ? (double)(e->t - r->d->t0) : 0, b1,
-					sizeof b1));
+				fmt_dur(!r->d->timed	  ? NAN
+					: e->t > r->d->t0 ? (double)(e->t - r->d->t0)
+							  : 0,
+					b1, sizeof b1));
 			html(f, e->kind);
 			fputs("</td><td class=\"l\">", f);
 			html(f, e->detail);
@@ -689,8 +693,10 @@ static void bars_chart(FILE *f, const char *id, const struct report_bar *bars, u
 	fprintf(f, "</div><p class=\"note\">%s</p>\n", unit_note);
 }
 
+/* untimed: the bars of a trace without timing: its non-TPM time (the
+ * predicted table's third segment) and its totals are "no timing". */
 static void bars_table(FILE *f, const char *id, const struct report_bar *bars, unsigned n, int base,
-		       const char *const *seg_names, int nseg)
+		       const char *const *seg_names, int nseg, int untimed)
 {
 	char b1[32];
 	fprintf(f,
@@ -708,8 +714,10 @@ static void bars_table(FILE *f, const char *id, const struct report_bar *bars, u
 		fprintf(f, "</td><td class=\"l\">%s</td><td>%u</td><td>%llu</td>", b->kind, b->runs,
 			(unsigned long long)b->commands);
 		for (int s = 0; s < nseg; s++)
-			fprintf(f, "<td>%s</td>", fmt_dur(b->seg[s], b1, sizeof b1));
-		fprintf(f, "<td>%s</td><td>%.3f</td></tr>\n", fmt_dur(b->total, b1, sizeof b1),
+			fprintf(f, "<td>%s</td>",
+				fmt_dur(untimed && s == 2 ? NAN : b->seg[s], b1, sizeof b1));
+		fprintf(f, "<td>%s</td><td>%.3f</td></tr>\n",
+			fmt_dur(untimed ? NAN : b->total, b1, sizeof b1),
 			base >= 0 && bars[base].total > 0 ? b->total / bars[base].total : 0);
 	}
 	fputs("</table></div></details>\n", f);
@@ -737,7 +745,7 @@ static void predicted_section(struct rep *r, const struct report_prediction *p)
 		   "code (a constant estimate where it could not be measured). Bars are the "
 		   "total time (TPM + host crypto + non-TPM time); the headline table above "
 		   "gives the TPM time and its factor beside it.");
-	bars_table(f, "policy-predicted-table", p->bars, p->n, p->base, seg_names, 3);
+	bars_table(f, "policy-predicted-table", p->bars, p->n, p->base, seg_names, 3, !r->d->timed);
 }
 
 static void policy_section(struct rep *r, const struct report_answer *a)
@@ -753,7 +761,7 @@ static void policy_section(struct rep *r, const struct report_answer *a)
 			   "above gives the total (TPM time + the recording's non-TPM time) "
 			   "beside it.");
 		bars_table(f, "policy-measured-table", a->bars, a->nbars, a->base, fam_name,
-			   TPM_FAM__COUNT);
+			   TPM_FAM__COUNT, 0);
 	} else {
 		fprintf(
 		    f,
@@ -778,14 +786,25 @@ static void factor_cell(FILE *f, double x)
 		fputs("<td>-</td>", f);
 }
 
+/* A figure as a data attribute: empty for one the trace does not have. */
+static const char *attr_ms(double ms, char *b, size_t l)
+{
+	if (isnan(ms))
+		b[0] = 0;
+	else
+		snprintf(b, l, "%.6f", ms);
+	return b;
+}
+
 static void headline_row(FILE *f, const struct report_row *w)
 {
 	char b1[32], b2[32];
 	fprintf(f,
-		"<tr class=\"headline-row%s\" data-kind=\"%s\" data-tpm-ms=\"%.6f\" "
-		"data-total-ms=\"%.6f\" data-x-password=\"%.6f\" data-fallback-share=\"%.4f\" "
+		"<tr class=\"headline-row%s\" data-kind=\"%s\" data-tpm-ms=\"%s\" "
+		"data-total-ms=\"%s\" data-x-password=\"%.6f\" data-fallback-share=\"%.4f\" "
 		"data-mostly-fallback=\"%d\" data-policy=\"",
-		w->mostly_fallback ? " mostly-fallback" : "", w->kind, w->tpm_ms, w->total_ms,
+		w->mostly_fallback ? " mostly-fallback" : "", w->kind,
+		attr_ms(w->tpm_ms, b1, sizeof b1), attr_ms(w->total_ms, b2, sizeof b2),
 		w->x_password_total, w->fallback_share, w->mostly_fallback);
 	html(f, w->policy);
 	fputs("\"><td class=\"l\">", f);
@@ -827,6 +846,11 @@ static void headline_section(struct rep *r, const struct report_answer *a)
 	const struct report_headline *h = &a->h;
 	char b1[32], b2[32];
 	fputs("<section id=\"headline\"><h2>The answer: cost per session policy</h2>\n", f);
+	if (!h->timed)
+		fputs("<p class=\"note\" id=\"no-timing\">No timing in this trace (its commands "
+		      "are ordered, not timed): TPM time priced from the profile, no gaps, no boot "
+		      "total.</p>\n",
+		      f);
 	fprintf(f,
 		"<p class=\"note\">TPM time is the sum of command latencies; total adds the "
 		"host's crypto (predictions) and the recording's non-TPM time (%s; recorded "
