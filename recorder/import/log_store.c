@@ -96,8 +96,9 @@ static int log_sink_open(struct log_sink *s, const char *db_path, const char *na
 {
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
+	/* foreign: a log carries no host identity; never this host's */
 	struct trace_info ti = {
-	    .name = name, .kind = "import", .source = source, .payloads = "full"};
+	    .name = name, .kind = "import", .source = source, .payloads = "full", .foreign = 1};
 	int rc;
 
 	memset(s, 0, sizeof(*s));

@@ -9,6 +9,9 @@
 #    and says so in one line;
 #  - stats and report of a trace without timing say so, give the counts it
 #    has and print no time as 0 (tpm_ns, span_ns null);
+#  - an imported file (a 2022 pcap, a foreign firmware log, an IMA list) is
+#    not stamped with this host's identity: none of them carries one, so
+#    host and trace_host are unknown (NULL).
 . "$(dirname "$0")/../lib/common.sh"
 [ -d "$TPMTRACE_SHARED_DATA" ] || skip "the shared test data is not at $TPMTRACE_SHARED_DATA"
 need sqlite3 python3
@@ -124,4 +127,21 @@ sys.exit(not ("id=\"no-timing\"" in t and rec and rec[0].count("<td>no timing</t
 		"$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); r=[x for x in j["measured"] if x["kind"] == "recorded"]; print(j["timed"], j["recorded_tpm_ms"], j["non_tpm_ms"], j["recorded_total_ms"], j["recorded_span_ms"], r[0]["tpm_ms"] if r else "-", {p["total_ms"] for x in j["predicted"] for p in x["policies"]})' "$T/$x.rep.json")" \
 		"False None None None None None {None}"
 done
+
+# 6. Foreign files keep no identity of this host.
+export TPMTRACE_HOST_ID_HOSTNAME=this-host-marker TPMTRACE_HOST_ID_MACHINE_ID=this-machine \
+	TPMTRACE_HOST_ID_KERNEL_RELEASE=this-kernel TPMTRACE_HOST_ID_KERNEL_CMDLINE=this-cmdline \
+	TPMTRACE_HOST_ID_BOOT_ID=b00710d0-0000-4000-8000-000000000001
+pcap=$(ls "$S"/pcap/*.pcap | head -1)
+"$TPMTRACE" import pcap "$pcap" --db "$T/host.db" >/dev/null 2>"$T/host.err"
+expect_eq "import pcap" "$?" 0
+"$TPMTRACE" import tcglog "$fw" --db "$T/host.db" >/dev/null 2>>"$T/host.err"
+expect_eq "import tcglog" "$?" 0
+"$TPMTRACE" import ima "$S"/ima/tpm2-tss/sml-ima-sha1.bin --db "$T/host.db" >/dev/null 2>>"$T/host.err"
+expect_eq "import ima" "$?" 0
+expect_eq "imports: no host, no identity of this machine (host, trace_host all NULL)" \
+	"$(sqlite3 "$T/host.db" "SELECT group_concat(t.id || ':' || quote(t.host) || quote(h.hostname) ||
+		quote(h.machine_id_sha256) || quote(h.kernel_release) || quote(h.kernel_cmdline) || quote(h.boot_id), ' ')
+		FROM trace t LEFT JOIN trace_host h ON h.trace_id = t.id")" \
+	"1:NULLNULLNULLNULLNULLNULL 2:NULLNULLNULLNULLNULLNULL 3:NULLNULLNULLNULLNULLNULL"
 finish
