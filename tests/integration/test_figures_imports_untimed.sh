@@ -87,6 +87,9 @@ for x in fw imal; do
 	check "predict $x: no line of gaps" bash -c "! grep -q 'non-TPM time' '$T/$x.pred'"
 	check "predict $x: no total, no x password on totals (text)" \
 		python3 -c 'import re,sys; t=open(sys.argv[1]).read(); sys.exit(not re.search(r"^linux-6\.10 +\d+ +\d+ .* ms +- +[\d.]+ +-$", t, re.M))' "$T/$x.pred"
+	expect_eq "predict $x: the TPM range without spread is one figure, not X..X" \
+		"$(awk '/^TPM range/ {t = 1; next} t && /^linux-6\.10/ {print ($0 ~ /\.\./) ? "range" : "one figure"; exit}' "$T/$x.pred")" \
+		"one figure"
 	expect_eq "predict $x --json: no timing, no gaps, no totals" \
 		"$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); p=j["policies"][0]; print(j["timing"], j["non_tpm_ms"], p["total_ms"], p["factor_vs_password_total"])' "$T/$x.pred.json")" \
 		"False None None None"

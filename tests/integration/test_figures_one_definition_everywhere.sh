@@ -214,6 +214,18 @@ expect_eq "a writer (replay) on the old database" "$?" 0
 expect_eq "the writer brought trace_summary to this schema's definition" \
 	"$(sqlite3 "$db" "SELECT commands || ' ' || tpm_ns FROM trace_summary WHERE trace_id=1")" \
 	"$(sqlite3 "$db" "SELECT count(*) || ' ' || sum(latency_ns) FROM command WHERE trace_id=1 AND NOT flags & 32")"
+# README's sql percentile example answers for one trace: run on this file
+# (a recording and its replays), it gives trace 1's p99 per command, as the
+# command_stats view does, not a p99 over every trace.
+ex=$(grep -m1 "^build/bin/tpmtrace sql boot.db '.*percentile(latency_ns, 99)" "$TPMTRACE_SRC/README.md")
+check "README has the sql percentile example" test -n "$ex"
+q=${ex#*boot.db \'}
+q=${q%%\'*}
+"$TPMTRACE" sql "$db" "$q" --no-header >"$T/readme-p99.txt" 2>&1
+expect_eq "README's sql percentile example runs" "$?" 0
+expect_eq "README's sql percentile example: one trace's p99 per command (command_stats, trace 1)" \
+	"$(sort "$T/readme-p99.txt")" \
+	"$(sqlite3 "$db" "SELECT name || '|' || p99_ns FROM command_stats WHERE trace_id = 1" | sort)"
 check "the diff text shows no count difference" \
 	python3 -c "import re,sys; sys.exit(1 if re.search(r'^\S+ +\d+ +\d+ +[+-][1-9]', open(sys.argv[1]).read(), re.M) else 0)" "$T/diff.txt"
 finish
