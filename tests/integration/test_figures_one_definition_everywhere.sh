@@ -191,7 +191,7 @@ if not m or m.groups() != (str(r1["n"]), str(r1["own"])):
 st = load("strip.json")
 same("strip --json: source_commands", st.get("source_commands"), r1["n"])
 same("strip --json: source_tpmtrace_commands", st.get("source_tpmtrace_commands"), r1["own"])
-m = re.search(r": (\d+) of (\d+) commands \(and (\d+) of (\d+) own commands", open(f"{T}/strip.txt").read())
+m = re.search(r": (\d+) of (\d+) commands\n  and (\d+) of (\d+) own commands \(Startup, flushes\);", open(f"{T}/strip.txt").read())
 if not m or m[2] != str(r1["n"]) or m[4] != str(r1["own"]):
     bad.append(f"strip text: {m.groups() if m else None}")
 print("\n".join(bad) if bad else "agree")

@@ -1,5 +1,6 @@
 /* tpmtrace stats: per-command-code latency statistics of a trace. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -206,20 +207,12 @@ static void print_summary(int64_t id, const struct db_trace_summary *t, struct j
 		json_kint(w, "malformed", t->malformed);
 		json_kint(w, "no_response", t->no_response);
 		json_kbool(w, "timing", t->timed > 0);
-		if (t->timed) {
-			json_kdouble(w, "tpm_ns", t->tpm_ns, 0);
-			json_kdouble(w, "span_ns", t->span_ns, 0);
-		} else { /* "no timing", never 0 (docs/schema.md, "Figures") */
-			json_knull(w, "tpm_ns");
-			json_knull(w, "span_ns");
-		}
-		if (t->timed) {
-			json_kdouble(w, "tpm_ns_incl_tpmtrace", t->tpm_ns_all, 0);
-			json_kdouble(w, "span_ns_incl_tpmtrace", t->span_ns_all, 0);
-		} else {
-			json_knull(w, "tpm_ns_incl_tpmtrace");
-			json_knull(w, "span_ns_incl_tpmtrace");
-		}
+		/* "no timing" is null (the writer's NAN), never 0 (docs/schema.md) */
+		double no = t->timed ? 0 : NAN;
+		json_kdouble(w, "tpm_ns", t->tpm_ns + no, 0);
+		json_kdouble(w, "span_ns", t->span_ns + no, 0);
+		json_kdouble(w, "tpm_ns_incl_tpmtrace", t->tpm_ns_all + no, 0);
+		json_kdouble(w, "span_ns_incl_tpmtrace", t->span_ns_all + no, 0);
 		json_end_object(w);
 		json_end_object(w);
 		json_newline(w);

@@ -95,7 +95,7 @@ static int run(int argc, char **argv)
 	}
 	char own[96] = "";
 	if (r.own || r.source_own)
-		snprintf(own, sizeof own, " (and %llu of %llu own commands: Startup, flushes)",
+		snprintf(own, sizeof own, "\n  and %llu of %llu own commands (Startup, flushes)",
 			 (unsigned long long)r.own, (unsigned long long)r.source_own);
 	if (json)
 		print_json(id, &r);

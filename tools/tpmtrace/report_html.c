@@ -789,11 +789,7 @@ static void factor_cell(FILE *f, double x)
 /* A figure as a data attribute: empty for one the trace does not have. */
 static const char *attr_ms(double ms, char *b, size_t l)
 {
-	if (isnan(ms))
-		b[0] = 0;
-	else
-		snprintf(b, l, "%.6f", ms);
-	return b;
+	return isnan(ms) ? "" : (snprintf(b, l, "%.6f", ms), b);
 }
 
 static void headline_row(FILE *f, const struct report_row *w)
@@ -846,13 +842,8 @@ static void headline_section(struct rep *r, const struct report_answer *a)
 	const struct report_headline *h = &a->h;
 	char b1[32], b2[32];
 	fputs("<section id=\"headline\"><h2>The answer: cost per session policy</h2>\n", f);
-	if (!h->timed)
-		fputs("<p class=\"note\" id=\"no-timing\">No timing in this trace (its commands "
-		      "are ordered, not timed): TPM time priced from the profile, no gaps, no boot "
-		      "total.</p>\n",
-		      f);
 	fprintf(f,
-		"<p class=\"note\">TPM time is the sum of command latencies; total adds the "
+		"%s<p class=\"note\">TPM time is the sum of command latencies; total adds the "
 		"host's crypto (predictions) and the recording's non-TPM time (%s; recorded "
 		"TPM time %s). &times; password compares with the password policy of the "
 		"same source, &times; as recorded the total with the recording's. A "
@@ -860,6 +851,11 @@ static void headline_section(struct rep *r, const struct report_answer *a)
 		"fallback (commands the profile lacks) is marked <b>mostly fallback</b>: its "
 		"factors are guesses. Range: the TPM time with every profile entry at its "
 		"low and its high figure.</p>\n",
+		h->timed
+		    ? ""
+		    : "<p class=\"note\" id=\"no-timing\">No timing in this trace (its commands "
+		      "are ordered, not timed): TPM time priced from the profile, no gaps, no "
+		      "boot total.</p>\n",
 		fmt_dur(h->non_tpm_ms * 1e6, b1, sizeof b1),
 		fmt_dur(h->recorded_tpm_ms * 1e6, b2, sizeof b2), 100 * REPORT_FALLBACK_WARN);
 	if (!h->n || (h->n == 1 && !a->npred))
