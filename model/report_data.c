@@ -76,7 +76,8 @@ static int load_axis(struct report_data *d, char *err, size_t errlen)
 			c0 = lo;
 			c1 = hi;
 			d->tpm_ns = sqlite3_column_double(st, 3);
-			d->timed = sqlite3_column_int64(st, 4) > 0;
+			/* has timing: the one definition (db/stats.h) */
+			d->timed = db_trace_has_timing(d->db, d->id) > 0;
 		} else {
 			d->n_ev = (uint64_t)n;
 			e0 = lo;
