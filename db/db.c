@@ -878,7 +878,12 @@ int64_t db_trace_begin(sqlite3 *db, const struct trace_info *ti)
 	struct tm tm;
 	int64_t id = -EIO;
 
-	db_host_id_read(&host);
+	if (!ti->foreign)
+		db_host_id_read(&host);
+	else if (ti->host)
+		host = *ti->host;
+	else
+		memset(&host, 0, sizeof host); /* unknown: every column NULL */
 	if (db_uuid_new(uuid))
 		return -EIO;
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
@@ -895,7 +900,8 @@ int64_t db_trace_begin(sqlite3 *db, const struct trace_info *ti)
 	sqlite3_bind_text(st, 4, when, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 5, (int64_t)db_mono_ns());
 	sqlite3_bind_text(st, 6, ti->payloads, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 7, host.hostname, -1, SQLITE_STATIC);
+	if (host.hostname[0])
+		sqlite3_bind_text(st, 7, host.hostname, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 8, TPMTRACE_VERSION, -1, SQLITE_STATIC);
 	if (ti->parent_id > 0)
 		sqlite3_bind_int64(st, 9, ti->parent_id);

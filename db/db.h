@@ -61,6 +61,7 @@ int db_register_functions(sqlite3 *db);
 /* Current monotonic time in ns (CLOCK_MONOTONIC). */
 uint64_t db_mono_ns(void);
 
+struct db_host_id;
 struct trace_info {
 	const char *name;
 	const char *kind; /* record | replay | import | derived */
@@ -69,6 +70,11 @@ struct trace_info {
 	const char *policy;
 	const char *emulated;
 	int64_t parent_id; /* 0 for none */
+	/* Made on another machine (an imported file): its host identity
+	 * (trace.host, trace_host) is the file's, from host when the file
+	 * carries one, else unknown (NULL) — never this host's. */
+	int foreign;
+	const struct db_host_id *host;
 };
 
 /* Inserts a trace row with status 'recording'; returns its id or -errno. */

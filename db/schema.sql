@@ -141,21 +141,27 @@ GROUP BY r.trace_id, r.cc;
 
 -- Per trace totals, by the one definition every command uses (docs/schema.md,
 -- "Figures"; db/stats.h): the clients' commands, those tpmtrace sent itself
--- (flag 32) left out. client_commands counts them, tpm_ns sums their
--- latencies, span_ns runs from the first submit to the last response of
--- them; the same three for tpmtrace's own and incl. them follow.
+-- (flag 32) left out. commands counts them, timed_commands those with a
+-- latency (0: the trace has no timing, as an IMA list or a TCG log; then
+-- tpm_ns and span_ns are NULL, never 0), tpm_ns sums their latencies,
+-- span_ns runs from the first submit to the last response of them;
+-- tpmtrace's own are counted in tpmtrace_commands, and the times incl. them
+-- follow.
 CREATE VIEW trace_summary AS
-SELECT t.id AS trace_id, t.name, t.kind, t.status, t.commands, t.events, t.dropped,
+SELECT t.id AS trace_id, t.name, t.kind, t.status,
+       (SELECT count(*) FROM command c WHERE c.trace_id = t.id AND c.flags & 32 = 0) AS commands,
+       t.events, t.dropped,
        (SELECT count(*) FROM command c WHERE c.trace_id = t.id) AS stored,
+       (SELECT count(latency_ns) FROM command c WHERE c.trace_id = t.id AND c.flags & 32 = 0)
+         AS timed_commands,
        (SELECT sum(latency_ns) FROM command c WHERE c.trace_id = t.id AND c.flags & 32 = 0) AS tpm_ns,
-       (SELECT max(t_done_ns) - min(t_submit_ns) FROM command c
-        WHERE c.trace_id = t.id AND c.flags & 32 = 0) AS span_ns,
+       (SELECT CASE WHEN count(latency_ns) THEN max(t_done_ns) - min(t_submit_ns) END
+        FROM command c WHERE c.trace_id = t.id AND c.flags & 32 = 0) AS span_ns,
        (SELECT count(*) FROM command c WHERE c.trace_id = t.id AND c.flags & 2) AS malformed,
-       (SELECT count(*) FROM command c WHERE c.trace_id = t.id AND c.flags & 32 = 0) AS client_commands,
        (SELECT count(*) FROM command c WHERE c.trace_id = t.id AND c.flags & 32) AS tpmtrace_commands,
        (SELECT sum(latency_ns) FROM command c WHERE c.trace_id = t.id) AS tpm_ns_incl_tpmtrace,
-       (SELECT max(t_done_ns) - min(t_submit_ns) FROM command c WHERE c.trace_id = t.id)
-         AS span_ns_incl_tpmtrace
+       (SELECT CASE WHEN count(latency_ns) THEN max(t_done_ns) - min(t_submit_ns) END
+        FROM command c WHERE c.trace_id = t.id) AS span_ns_incl_tpmtrace
 FROM trace t;
 
 -- The kind of each trace (docs/schema.md, "Trace kinds"; the rules of each

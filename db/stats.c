@@ -77,6 +77,7 @@ static int read_summary(sqlite3_stmt *sum, struct db_trace_summary *t)
 	t->own = sqlite3_column_int64(sum, 10);
 	t->tpm_ns_all = sqlite3_column_double(sum, 11);
 	t->span_ns_all = sqlite3_column_double(sum, 12);
+	t->timed = sqlite3_column_int64(sum, 13);
 	return oom ? SQLITE_NOMEM : SQLITE_ROW;
 }
 
@@ -108,8 +109,15 @@ static const char q_sum[] =
     " (SELECT count(*) FROM command c WHERE c.trace_id=t.id AND NOT c." DB_CLIENT_CMDS "),"
     " coalesce((SELECT sum(latency_ns) FROM command c WHERE c.trace_id=t.id),0),"
     " coalesce((SELECT max(t_done_ns) - min(t_submit_ns) FROM command c"
-    "  WHERE c.trace_id=t.id),0)"
+    "  WHERE c.trace_id=t.id),0),"
+    " (" DB_TIMED_SQL ")"
     " FROM trace t WHERE t.id=?";
+
+/* A trace without timing: the clients' commands per code, counts alone. */
+static const char q_counts[] =
+    "SELECT coalesce(tpm_cc_name(cc), printf('0x%08X', cc)), cc, count(*), NULL, NULL, NULL,"
+    " NULL, NULL, NULL, NULL, NULL FROM command WHERE trace_id=? AND " DB_CLIENT_CMDS
+    " GROUP BY cc ORDER BY count(*) DESC, cc";
 
 /* The message for a failed read: what it means, not SQLite's "no more rows
  * available" or a bare "integer overflow". */
@@ -161,6 +169,21 @@ int db_stats_load(sqlite3 *db, int64_t id, int rows, struct db_stats *s, char *e
 		s->have_sum = 1;
 	else
 		ret = read_error(db, id, src, err, errlen);
+	/* No timing: command_stats has no row; the counts are what there is. */
+	if (s->have_sum && !s->sum.timed && rows && !s->n_cmds) {
+		sqlite3_finalize(st);
+		st = NULL;
+		if (sqlite3_prepare_v2(db, q_counts, -1, &st, NULL)) {
+			s->have_sum = 0;
+			ret = read_error(db, id, SQLITE_ERROR, err, errlen);
+			goto out;
+		}
+		sqlite3_bind_int64(st, 1, id);
+		if ((src = read_rows(st, &s->cmds, &s->n_cmds)) != SQLITE_DONE) {
+			s->have_sum = 0;
+			ret = read_error(db, id, src, err, errlen);
+		}
+	}
 out:
 	sqlite3_finalize(st);
 	sqlite3_finalize(own);
@@ -201,5 +224,22 @@ int db_trace_summary_load(sqlite3 *db, int64_t id, struct db_trace_summary *t, c
 	db_stats_free(&s);
 	if (rc)
 		db_trace_summary_free(t);
+	return rc;
+}
+
+int db_trace_has_timing(sqlite3 *db, int64_t id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = -EIO;
+	if (sqlite3_prepare_v2(db, "SELECT (" DB_TIMED_SQL ") FROM trace t WHERE t.id=?", -1, &st,
+			       NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, id);
+		int src = sqlite3_step(st);
+		if (src == SQLITE_ROW)
+			rc = sqlite3_column_int64(st, 0) > 0;
+		else if (src == SQLITE_DONE)
+			rc = 0;
+	}
+	sqlite3_finalize(st);
 	return rc;
 }

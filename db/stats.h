@@ -20,6 +20,18 @@
  * tpmtrace's own commands carry "incl. tpmtrace's own" in their name. */
 #define DB_CLIENT_CMDS "flags & 32 = 0"
 
+/* Whether a trace has timing, decided from the data, in one place: how many
+ * of its clients' commands have a latency (for a trace row aliased t). A
+ * trace with none (an IMA list, a TCG log, a swtpm log: their times are
+ * ordinals) has no TPM time, span or gaps: each is printed as "no timing",
+ * never 0 (docs/schema.md, "Figures"). */
+#define DB_TIMED_SQL                                                                               \
+	"SELECT count(latency_ns) FROM command c WHERE c.trace_id=t.id AND c." DB_CLIENT_CMDS
+
+/* 1 if trace id has timing (DB_TIMED_SQL > 0), 0 if not (or no such
+ * trace), -EIO if the database could not say. */
+int db_trace_has_timing(sqlite3 *db, int64_t id);
+
 /* One value as the database holds it, read both as an integer and as a real
  * (a hand-made file may store a real where a recording stores an integer). */
 struct db_stat_val {
@@ -43,10 +55,15 @@ struct db_trace_summary {
 	double tpm_ns;			/* latency total of the clients' commands */
 	double span_ns;			/* their last completion minus their first submit */
 	double tpm_ns_all, span_ns_all; /* the same incl. tpmtrace's own */
+	/* the clients' commands with a latency (DB_TIMED_SQL): 0 = no timing,
+	 * and then tpm_ns and span_ns mean nothing (printed "no timing") */
+	int64_t timed;
 };
 
 struct db_stats {
-	struct db_cc_stats *cmds; /* the clients' commands, by total time */
+	/* the clients' commands, by total time; for a trace without timing
+	 * (sum.timed 0), by count, with the count alone */
+	struct db_cc_stats *cmds;
 	size_t n_cmds;
 	struct db_cc_stats *own; /* tpmtrace's own (flag 32), by total time */
 	size_t n_own;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "db/verify.h"
+#include "db/stats.h"
 
 static void integrity_check(sqlite3 *db, char *out, size_t len)
 {
@@ -33,7 +34,8 @@ static void judge(sqlite3_stmt *st, struct db_verify_trace *t)
 		  dup = sqlite3_column_int64(st, 7), badlat = sqlite3_column_int64(st, 8),
 		  maxseq = sqlite3_column_int64(st, 9);
 	t->id = sqlite3_column_int64(st, 0);
-	t->commands = have_c;
+	t->own = sqlite3_column_int64(st, 10);
+	t->commands = have_c - t->own;
 	t->events = have_e;
 	t->dropped = sqlite3_column_int64(st, 4);
 	t->unfinished = t->status && !strcmp(t->status, "recording");
@@ -68,7 +70,8 @@ static const char q_traces[] =
     " (SELECT count(*) FROM command c WHERE c.trace_id=t.id AND c.latency_ns IS NOT"
     "   NULL AND c.latency_ns != c.t_done_ns - c.t_submit_ns),"
     " (SELECT max(seq) FROM (SELECT seq FROM command WHERE trace_id=t.id UNION ALL"
-    "   SELECT seq FROM event WHERE trace_id=t.id))"
+    "   SELECT seq FROM event WHERE trace_id=t.id)),"
+    " (SELECT count(*) FROM command c WHERE c.trace_id=t.id AND NOT c." DB_CLIENT_CMDS ")"
     " FROM trace t ORDER BY t.id";
 
 int db_verify(sqlite3 *db, struct db_verify *v, char *err, size_t errlen)

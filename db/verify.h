@@ -13,9 +13,12 @@ struct db_verify_trace {
 	int64_t id;
 	char *status;			   /* NULL when the trace row has none */
 	int64_t commands, events, dropped; /* stored (dropped: as recorded) */
-	int bad;			   /* an inconsistency (counted in problems) */
-	int unfinished;			   /* status 'recording': not an error */
-	char detail[256];		   /* "ok", or what is wrong / unfinished */
+	/* commands: the clients' (docs/schema.md, "Figures"); own: tpmtrace's
+	 * own (flag 32). The check counts both against the trace row. */
+	int64_t own;
+	int bad;	  /* an inconsistency (counted in problems) */
+	int unfinished;	  /* status 'recording': not an error */
+	char detail[256]; /* "ok", or what is wrong / unfinished */
 };
 
 struct db_verify {

@@ -78,7 +78,8 @@ struct writer {
 	/* Consumer side. */
 	_Atomic uint64_t tail;	  /* records consumed */
 	_Atomic uint64_t c_bytes; /* payload bytes released */
-	_Atomic uint64_t commands, events, db_dropped, db_dropped_cmds, batches, failed;
+	_Atomic uint64_t commands, own_commands, events, db_dropped, db_dropped_cmds, batches,
+	    failed;
 	_Atomic uint64_t ext_dropped; /* db_writer_add_dropped */
 	_Atomic int stop;
 	/* The writer sleeps between batches; a producer whose backlog reaches
@@ -379,13 +380,14 @@ static void *writer_main(void *arg)
 		uint64_t n = h - t;
 		if (n > BATCH_MAX)
 			n = BATCH_MAX;
-		uint64_t ncmd = 0, nev = 0;
+		uint64_t ncmd = 0, nown = 0, nev = 0;
 		int rc = sqlite3_exec(w->db, "BEGIN", NULL, NULL, NULL);
 		for (uint64_t k = 0; k < n; k++) {
 			const struct rec *r = &w->slots[(t + k) & w->mask];
 			int irc = 0;
 			if (r->type == REC_COMMAND) {
 				ncmd++;
+				nown += !!(r->flags & REC_F_OWN);
 				if (rc == SQLITE_OK)
 					irc = insert_command(w, r);
 			} else if (r->type == REC_EVENT) {
@@ -410,6 +412,7 @@ static void *writer_main(void *arg)
 			if (w->failing && !w->ok_since)
 				w->ok_since = db_mono_ns();
 			atomic_fetch_add(&w->commands, ncmd);
+			atomic_fetch_add(&w->own_commands, nown);
 			atomic_fetch_add(&w->events, nev);
 		}
 		atomic_fetch_add(&w->batches, 1);
@@ -768,6 +771,7 @@ void db_writer_flush(struct writer *w)
 static void writer_get_stats(struct writer *w, struct writer_stats *st)
 {
 	st->commands = atomic_load(&w->commands);
+	st->own_commands = atomic_load(&w->own_commands);
 	st->events = atomic_load(&w->events);
 	st->dropped = atomic_load(&w->q_dropped) + atomic_load(&w->db_dropped);
 	st->dropped_commands = atomic_load(&w->q_dropped_cmds) + atomic_load(&w->db_dropped_cmds);

@@ -101,9 +101,10 @@ int db_writer_event(struct writer *w, uint64_t t_ns, const char *kind, const cha
 		    uint32_t client_id);
 
 struct writer_stats {
-	uint64_t commands; /* command rows committed */
-	uint64_t events;   /* event rows committed */
-	uint64_t dropped;  /* records seen but not stored (queue full or database error) */
+	uint64_t commands;     /* command rows committed */
+	uint64_t own_commands; /* of them sent by tpmtrace itself (REC_F_OWN) */
+	uint64_t events;       /* event rows committed */
+	uint64_t dropped;      /* records seen but not stored (queue full or database error) */
 	uint64_t dropped_commands;
 	uint64_t batches;
 	uint64_t failed_batches;

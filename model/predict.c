@@ -164,12 +164,14 @@ int predict_cmd(struct predictor *pr, const struct pol_cmd *c, uint64_t t_submit
 		pr->recorded_tpm_ms += (double)latency_ns / 1e6;
 		pr->recorded_n++;
 	}
-	if (t_submit_ns && pr->have_prev) {
+	/* Gaps only between commands with timing: an untimed trace's times are
+	 * ordinals (db/stats.h, DB_TIMED_SQL), whose differences are no time. */
+	if (latency_ns >= 0 && t_submit_ns && pr->have_prev) {
 		pr->gap_known = 1;
 		if (t_submit_ns > pr->prev_done_ns)
 			pr->gap_ms += (double)(t_submit_ns - pr->prev_done_ns) / 1e6;
 	}
-	if (t_done_ns) {
+	if (latency_ns >= 0 && t_done_ns) {
 		pr->prev_done_ns = t_done_ns;
 		pr->have_prev = 1;
 	}

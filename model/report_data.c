@@ -76,7 +76,8 @@ static int load_axis(struct report_data *d, char *err, size_t errlen)
 			c0 = lo;
 			c1 = hi;
 			d->tpm_ns = sqlite3_column_double(st, 3);
-			d->timed = sqlite3_column_int64(st, 4) > 0;
+			/* has timing: the one definition (db/stats.h) */
+			d->timed = db_trace_has_timing(d->db, d->id) > 0;
 		} else {
 			d->n_ev = (uint64_t)n;
 			e0 = lo;
@@ -338,6 +339,8 @@ static int cmd_add(struct report_data *d, const struct rd_cmd *c, int64_t client
 /* Non-TPM time as predict_cmd() sums it (model/predict.c). */
 static void gap_add(struct report_data *d, uint64_t t_submit, uint64_t t_done, uint64_t *prev_done)
 {
+	if (!d->timed) /* ordinals, not times: no gaps */
+		return;
 	if (t_submit && *prev_done && t_submit > *prev_done)
 		d->gap_ns += (double)(t_submit - *prev_done);
 	if (t_done)

@@ -1,6 +1,7 @@
 /* The report's answer (model/report_headline.h). */
 #include "model/report_headline.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -138,6 +139,24 @@ void report_headline_predicted(struct report_headline *h, const struct report_pr
 	}
 }
 
+/* A trace without timing (an IMA list, a TCG log: db/stats.h, DB_TIMED_SQL)
+ * has no recorded TPM time, non-TPM time, span or total, and a prediction
+ * of it no total: each is NAN, which the JSON writer writes as null and the
+ * HTML as "no timing", never 0 (docs/schema.md, "Figures"); no factor on a
+ * total. A recorded row keeps its command count. */
+static void headline_untimed(struct report_headline *h)
+{
+	h->recorded_tpm_ms = h->non_tpm_ms = h->recorded_total_ms = NAN;
+	h->recorded_span_ms = h->tpm_ms_incl_tpmtrace = NAN;
+	for (unsigned i = 0; i < h->n; i++) {
+		struct report_row *r = &h->rows[i];
+		r->total_ms = NAN;
+		r->x_password_total = r->x_recorded_total = 0;
+		if (!strcmp(r->kind, "recorded"))
+			r->tpm_ms = r->lo_ms = r->hi_ms = NAN;
+	}
+}
+
 int report_answer_compute(struct report_answer *a, const struct report_data *d, const int64_t *cmp,
 			  unsigned ncmp, const char *const *profiles, unsigned nprof,
 			  const struct pred_host *host, char *err, size_t errlen)
@@ -161,6 +180,8 @@ int report_answer_compute(struct report_answer *a, const struct report_data *d, 
 			return rc;
 		report_headline_predicted(&a->h, &a->pred[a->npred - 1]);
 	}
+	if (!d->timed)
+		headline_untimed(&a->h);
 	return 0;
 }
 

@@ -35,6 +35,7 @@ struct row {
 	int64_t id;
 	uint32_t cc, h1, h2, rsp_handle, rc, sess_handle, flushed;
 	uint8_t has_rc, kernel, n_sessions, attrs, has_flushed, null_key_tpl, act;
+	uint8_t own; /* sent by tpmtrace itself (flag 32): counted apart */
 };
 
 /* CreatePrimary's inPublic is the kernel's null key template (Part 3, 24.1:
@@ -214,6 +215,7 @@ static void fill_row(void *elem, sqlite3_stmt *st, int origin)
 	}
 	/* Without the bytes the pattern (and the origin) must do. */
 	r->null_key_tpl = r->cc == TPM_CC_CreatePrimary && (!b || null_key_template(b, bl));
+	r->own = sqlite3_column_int64(st, 11) != 0;
 }
 
 static int load_rows(sqlite3 *db, int64_t src, struct row **out, size_t *n_out)
@@ -221,7 +223,7 @@ static int load_rows(sqlite3 *db, int64_t src, struct row **out, size_t *n_out)
 	static const char rows_sql[] =
 	    "SELECT id, coalesce(cc, 0), handle1, handle2, rsp_handle, rc,"
 	    " client_id, n_sessions, sess_handle, sess_attrs,"
-	    " CASE WHEN cc IN (0x131, 0x165) THEN cmd END"
+	    " CASE WHEN cc IN (0x131, 0x165) THEN cmd END, flags & 32"
 	    " FROM command WHERE trace_id=? ORDER BY seq";
 	void *v = NULL;
 	int rc = trace_rows_load(db, src, rows_sql, 6, sizeof **out, fill_row, &v, n_out);
@@ -332,7 +334,9 @@ int trace_strip(sqlite3 *db, int64_t src, const char *name, struct strip_result 
 		snprintf(err, errlen, "out of memory");
 		return rc;
 	}
-	res->source_commands = n;
+	for (size_t i = 0; i < n; i++)
+		res->source_own += w[i].own;
+	res->source_commands = n - res->source_own;
 	plan(w, n, res);
 	if (!res->registration && !res->setup && !res->ends && !res->rewritten) {
 		/* Nothing to strip: the trace is its own password-equivalent, and
@@ -389,7 +393,10 @@ int trace_strip(sqlite3 *db, int64_t src, const char *name, struct strip_result 
 		if (sqlite3_step(ins) != SQLITE_DONE)
 			goto dberr;
 		sqlite3_reset(ins);
-		res->commands++;
+		if (w[i].own)
+			res->own++;
+		else
+			res->commands++;
 		if (w[i].act != REWRITE)
 			continue;
 		if (strip_rewrite(db, get, upd, &w[i], res, cbuf, sizeof cbuf, rbuf, sizeof rbuf))
@@ -408,7 +415,7 @@ int trace_strip(sqlite3 *db, int64_t src, const char *name, struct strip_result 
 		n_ev = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	st = NULL;
-	if (db_trace_end(db, id, res->commands, (uint64_t)n_ev, 0, "complete"))
+	if (db_trace_end(db, id, res->commands + res->own, (uint64_t)n_ev, 0, "complete"))
 		goto dberr;
 	if (db_exec(db, "COMMIT", err, errlen)) {
 		rc = -EIO;

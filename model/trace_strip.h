@@ -29,9 +29,11 @@
 
 struct strip_result {
 	int64_t trace_id; /* the new trace; 0: nothing to strip, none made */
-	uint64_t source_commands;
-	uint64_t commands;     /* in the new trace */
-	uint64_t registration; /* commands removed, per kind */
+	/* The figures' counts (docs/schema.md, "Figures"): the clients'
+	 * commands; tpmtrace's own (flag 32) are copied and counted apart. */
+	uint64_t source_commands, source_own;
+	uint64_t commands, own; /* in the new trace */
+	uint64_t registration;	/* commands removed, per kind */
 	uint64_t setup;
 	uint64_t ends;
 	uint64_t rewritten;	/* authorizations turned into passwords (or dropped) */

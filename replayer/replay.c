@@ -300,7 +300,8 @@ static int source_check(struct rp *x, sqlite3 *db)
 	if (sqlite3_prepare_v2(db,
 			       "SELECT payloads, (SELECT count(*) FROM command WHERE trace_id=?1),"
 			       " (SELECT count(*) FROM command WHERE trace_id=?1 AND cmd IS NULL"
-			       "   AND NOT flags & 2)"
+			       "   AND NOT flags & 2),"
+			       " (SELECT count(*) FROM command WHERE trace_id=?1 AND flags & 32)"
 			       " FROM trace WHERE id=?1",
 			       -1, &st, NULL) != SQLITE_OK) {
 		snprintf(res->err, sizeof res->err, "%s: %s", x->o->db_path, sqlite3_errmsg(db));
@@ -313,7 +314,10 @@ static int source_check(struct rp *x, sqlite3 *db)
 		goto out;
 	}
 	const char *pl = (const char *)sqlite3_column_text(st, 0);
-	res->source_commands = (uint64_t)sqlite3_column_int64(st, 1);
+	/* The figures' command count: the clients' (docs/schema.md, "Figures");
+	 * the source's own are replayed too, and counted apart. */
+	res->source_own = (uint64_t)sqlite3_column_int64(st, 3);
+	res->source_commands = (uint64_t)sqlite3_column_int64(st, 1) - res->source_own;
 	if ((pl && !strcmp(pl, "none")) || sqlite3_column_int64(st, 2) > 0) {
 		snprintf(res->err, sizeof res->err,
 			 "%s: trace %lld was recorded without payloads (--payloads none): there "
@@ -781,7 +785,8 @@ static void run_stream(struct rp *x, sqlite3 *db)
 			src_stat_row(x, st);
 			one_command(x, st);
 			if (o->progress)
-				o->progress(o->progress_arg, res->processed, res->source_commands);
+				o->progress(o->progress_arg, res->processed,
+					    res->source_commands + res->source_own);
 			rc = sqlite3_step(st);
 		}
 		if (!x->fatal && (rc != SQLITE_DONE || rc_ev != SQLITE_DONE))

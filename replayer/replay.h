@@ -95,8 +95,9 @@ struct replay_result {
 	char policy[128];
 	char target[320];
 	const char *status;	  /* "complete" | "incomplete" */
-	uint64_t source_commands; /* commands in the source trace */
-	uint64_t processed;	  /* source commands handled */
+	uint64_t source_commands; /* the source trace's commands (the clients') */
+	uint64_t source_own;	  /* and tpmtrace's own in it (flag 32), replayed as well */
+	uint64_t processed;	  /* source commands handled, its own included */
 	uint64_t sent;		  /* commands sent to the TPM, policy extras included */
 	uint64_t sent_own;	  /* of them tpmtrace's own (flag 32), left out of tpm_ns and cc */
 	uint64_t first_ns, last_ns; /* first submit, last response of the others: the span */

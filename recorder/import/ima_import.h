@@ -65,6 +65,9 @@ struct ima_result {
 	int big_endian;
 	uint16_t list_alg;
 	struct log_tail tail; /* the input ends inside a record */
+	/* What the trace holds (the figures of list and stats): the extends made,
+	 * and one event row per entry. */
+	uint64_t stored_commands, stored_events;
 };
 
 /* Parses the whole list, calling cb per entry. Returns 0 (warnings went to

@@ -44,6 +44,9 @@ static int sink_begin(struct import_sink *s)
 	ti.kind = "import";
 	ti.source = s->file;
 	ti.payloads = s->payloads;
+	/* A file made elsewhere (a 2022 pcap, another machine's log): not
+	 * this host's identity; none of the formats carries a host's. */
+	ti.foreign = 1;
 	s->trace_id = db_trace_begin(s->db, &ti);
 	if (s->trace_id < 0) {
 		snprintf(s->err, sizeof s->err, "%s: cannot create a trace: %s", s->db_path,

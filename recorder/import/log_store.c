@@ -69,16 +69,36 @@ static int log_build_success_rsp(uint8_t *buf, size_t cap, int with_session)
 	return (int)w.off;
 }
 
+/* Who sent a log's commands, as a client row (comm, peer) that the origin
+ * rule (model/trace_stream.h: trace_client_origin) reads: a firmware log's
+ * extends are the firmware's, never priced as the kernel's; an IMA list's
+ * are the kernel's (IMA). Every command of the log has this client, id 0. */
+static int log_sink_client(struct log_sink *s, const char *const origin[2])
+{
+	size_t cl = strlen(origin[0]) + 1, pl = strlen(origin[1]) + 1;
+	struct rec *r = db_writer_reserve(s->w, REC_CLIENT, (uint32_t)(cl + pl));
+	if (!r)
+		return -ENOBUFS;
+	r->client_id = 0;
+	r->cmd_len = (uint32_t)(cl + pl);
+	memcpy(r->payload, origin[0], cl);
+	memcpy(r->payload + cl, origin[1], pl);
+	db_writer_publish(s->w);
+	return 0;
+}
+
 /* Creates the database if needed, a trace row (kind 'import', source and
- * notes as given, payloads 'full') and starts a blocking writer. Returns 0
- * or -errno with err set. */
+ * notes as given, payloads 'full'), starts a blocking writer and stores the
+ * log's client (origin: comm and peer). Returns 0 or -errno with err set. */
 static int log_sink_open(struct log_sink *s, const char *db_path, const char *name,
-			 const char *source, const char *notes, char *err, size_t errlen)
+			 const char *source, const char *notes, const char *const origin[2],
+			 char *err, size_t errlen)
 {
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
+	/* foreign: a log carries no host identity; never this host's */
 	struct trace_info ti = {
-	    .name = name, .kind = "import", .source = source, .payloads = "full"};
+	    .name = name, .kind = "import", .source = source, .payloads = "full", .foreign = 1};
 	int rc;
 
 	memset(s, 0, sizeof(*s));
@@ -105,6 +125,8 @@ static int log_sink_open(struct log_sink *s, const char *db_path, const char *na
 	db = NULL;
 	struct writer_cfg cfg = {.path = db_path, .trace_id = s->trace_id, .block_when_full = 1};
 	rc = db_writer_start(&s->w, &cfg, err, errlen);
+	if (!rc && origin)
+		rc = log_sink_client(s, origin);
 out:
 	sqlite3_finalize(st);
 	db_close(db);
@@ -181,7 +203,10 @@ int import_log_sink_startup(struct log_sink *s, uint8_t locality)
 int import_log_sink_event(struct log_sink *s, const char *kind, const char *detail)
 {
 	/* Same synthetic clock as the command that follows it. */
-	return db_writer_event(s->w, s->ordinal + 1, kind, detail, 0);
+	int rc = db_writer_event(s->w, s->ordinal + 1, kind, detail, 0);
+	if (!rc)
+		s->events++;
+	return rc;
 }
 
 /* Drains the writer and closes the trace row with status. Returns 0 or
@@ -220,11 +245,13 @@ int import_log_import_begin(struct log_sink *s, struct log_rd *rd, const char *d
 		return rc;
 	}
 	snprintf(source, sizeof source, "%s:%s", kind, path);
+	static const char *const firmware[2] = {"firmware", "TCG event log"};
+	static const char *const ima[2] = {"kernel", "ima"};
 	rc = log_sink_open(s, db_path,
 			   name	  ? name
 			   : base ? base + 1
 				  : path,
-			   source, notes, err, errlen);
+			   source, notes, !strcmp(kind, "ima") ? ima : firmware, err, errlen);
 	if (rc) {
 		log_sink_close(s, "incomplete", NULL);
 		import_log_rd_close(rd);

@@ -25,7 +25,8 @@ struct log_sink {
 	struct writer *w;
 	int64_t trace_id;
 	uint64_t ordinal;
-	uint64_t commands;
+	uint64_t commands; /* rows stored: the trace's commands and events (list, stats) */
+	uint64_t events;
 };
 
 /* Builds TPM2_PCR_Extend(pcr, digests) with an empty password session

@@ -483,6 +483,8 @@ int tcg_import_file(const char *path, const struct tcg_import_cfg *cfg, int64_t 
 	rc = tcg_parse(&rd, path, import_event, import_msg, &ic, res, err, errlen);
 	if (!rc && !ic.started)
 		rc = import_log_sink_startup(&ic.sink, 0);
+	res->stored_commands = ic.sink.commands;
+	res->stored_events = ic.sink.events;
 	return import_log_import_end(&ic.sink, &rd, rc, cfg->db_path, path, cfg->strict, "event",
 				     &res->tail, err, errlen);
 }

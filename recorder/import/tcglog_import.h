@@ -40,6 +40,9 @@ struct tcg_result {
 	uint16_t algs[PCR_MAX_BANKS];
 	int startup_locality; /* -1 if the log has none */
 	struct log_tail tail; /* the input ends inside an event */
+	/* What the trace holds (the figures of list and stats): the Startup and
+	 * the extends made, and one event row per log event. */
+	uint64_t stored_commands, stored_events;
 };
 
 const char *tcg_event_type_str(uint32_t type);

@@ -12,6 +12,8 @@
 # trace's commands (no FlushContext +12, no Startup +1), and the replay's own
 # figures agree across replay --json, stats and the views as well. A writer
 # brings an earlier tpmtrace's views to the current definitions.
+# The messages of record, verify, replay and strip give the same command
+# count (the clients'), tpmtrace's own under their own name.
 . "$(dirname "$0")/../lib/common.sh"
 need swtpm tpm2_startup sqlite3 python3
 
@@ -19,6 +21,7 @@ db=$T/fig.db
 "$TPMTRACE" record --spawn-swtpm --rm --db "$db" --name fig -- "$TPMTRACE_SRC/tools/demo-workload" 10 \
 	>"$T/rec.out" 2>"$T/rec.err"
 expect_eq "demo workload recorded (--spawn-swtpm --rm)" "$?" 0
+read -r rec_fwd rec_kept rec_drop _ <<<"$(record_summary "$T/rec.err")"
 expect_eq "tpmtrace's own Startup is in the trace" \
 	"$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=1 AND cc=0x144 AND flags & 32")" 1
 check "tpmtrace's own resource-manager flushes are in the trace" \
@@ -33,7 +36,7 @@ for id in 1 2; do
 	expect_eq "stats, trace $id" "$?" 0
 	"$TPMTRACE" stats "$db" --trace $id --json >"$T/stats$id.json" 2>&1
 	expect_eq "stats --json, trace $id" "$?" 0
-	sqlite3 -json "$db" "SELECT client_commands, tpm_ns, span_ns, tpmtrace_commands, tpm_ns_incl_tpmtrace,
+	sqlite3 -json "$db" "SELECT commands, tpm_ns, span_ns, tpmtrace_commands, tpm_ns_incl_tpmtrace,
 		span_ns_incl_tpmtrace FROM trace_summary WHERE trace_id=$id" >"$T/view$id.json"
 	expect_eq "trace_summary view, trace $id" "$?" 0
 	sqlite3 -json "$db" "SELECT sum(count) AS n, sum(total_ns) AS tpm FROM command_stats WHERE trace_id=$id" \
@@ -49,6 +52,17 @@ for id in 1 2; do
 		(SELECT max(t_done_ns) - min(t_submit_ns) FROM command WHERE trace_id=$id) AS span_all" \
 		>"$T/raw$id.json"
 done
+"$TPMTRACE" verify "$db" >"$T/verify.txt" 2>&1
+expect_eq "verify" "$?" 0
+"$TPMTRACE" verify "$db" --json >"$T/verify.json" 2>&1
+expect_eq "verify --json" "$?" 0
+"$TPMTRACE" replay "$db" --trace 1 --policy as-recorded >"$T/replay.txt" 2>&1
+expect_eq "as-recorded replay, text" "$?" 0
+"$TPMTRACE" strip "$db" --trace 1 --json >"$T/strip.json" 2>"$T/strip.err"
+expect_eq "strip --json" "$?" 0
+"$TPMTRACE" strip "$db" --trace 1 >"$T/strip.txt" 2>&1
+expect_eq "strip" "$?" 0
+printf '%s %s %s\n' "${rec_fwd:-none}" "${rec_kept:-none}" "${rec_drop:-none}" >"$T/record.figs"
 "$TPMTRACE" diff "$db" 1 2 >"$T/diff.txt" 2>&1
 expect_eq "diff 1 2" "$?" 0
 "$TPMTRACE" diff "$db" 1 2 --json >"$T/diff.json" 2>&1
@@ -99,7 +113,7 @@ for i in (1, 2):
     same(f"trace {i} stats --json: tpmtrace_commands", s.get("tpmtrace_commands"), r["own"])
     same(f"trace {i} stats --json: tpm_ns_incl_tpmtrace", s.get("tpm_ns_incl_tpmtrace"), r["tpm_all"])
     v = first(load(f"view{i}.json"))
-    same(f"trace {i} trace_summary: client_commands", v.get("client_commands"), r["n"])
+    same(f"trace {i} trace_summary: commands", v.get("commands"), r["n"])
     same(f"trace {i} trace_summary: tpm_ns", v.get("tpm_ns"), r["tpm"])
     same(f"trace {i} trace_summary: span_ns", v.get("span_ns"), r["span"])
     same(f"trace {i} trace_summary: tpmtrace_commands", v.get("tpmtrace_commands"), r["own"])
@@ -151,6 +165,35 @@ same("replay: tpmtrace's own marked in the run as in the source", raw[2]["own"],
 moved = [f"{x.get('name')} {x.get('count_delta'):+d}" for x in d.get("commands", []) if x.get("count_delta")]
 if moved or not d.get("commands"):
     bad.append(f"diff of the trace and its as-recorded replay: count differences {moved}")
+# record's exit line: the clients' commands forwarded, recorded, dropped;
+# its own on a line of their own
+fwd, kept, drop = open(f"{T}/record.figs").read().split()
+same("record: commands forwarded", fwd, r1["n"])
+same("record: commands recorded", kept, r1["n"])
+m = re.search(r"tpmtrace record: (\d+) own commands \(Startup, resource-manager flushes\)", open(f"{T}/rec.err").read())
+same("record: own commands", m and m[1], r1["own"])
+# verify: each trace's commands, and its own apart
+v = load("verify.json").get("traces", [])
+for i in (1, 2):
+    t = [x for x in v if x.get("id") == i]
+    same(f"verify --json trace {i}: commands", t[0].get("commands") if t else None, raw[i]["n"])
+    same(f"verify --json trace {i}: tpmtrace_commands", t[0].get("tpmtrace_commands") if t else None, raw[i]["own"])
+    m = re.search(rf"^trace {i} \(complete\): (\d+) commands \(and (\d+) own\)", open(f"{T}/verify.txt").read(), re.M)
+    if not m or m.groups() != (str(raw[i]["n"]), str(raw[i]["own"])):
+        bad.append(f"verify text trace {i}: {m.groups() if m else None}")
+# replay: the source's commands
+same("replay --json: source_commands", run.get("source_commands"), r1["n"])
+same("replay --json: source_tpmtrace_commands", run.get("source_tpmtrace_commands"), r1["own"])
+m = re.search(r"^  source commands (\d+), and (\d+) own commands", open(f"{T}/replay.txt").read(), re.M)
+if not m or m.groups() != (str(r1["n"]), str(r1["own"])):
+    bad.append(f"replay text: source commands {m.groups() if m else None}")
+# strip: the source's commands of the clients, its own apart
+st = load("strip.json")
+same("strip --json: source_commands", st.get("source_commands"), r1["n"])
+same("strip --json: source_tpmtrace_commands", st.get("source_tpmtrace_commands"), r1["own"])
+m = re.search(r": (\d+) of (\d+) commands\n  and (\d+) of (\d+) own commands \(Startup, flushes\);", open(f"{T}/strip.txt").read())
+if not m or m[2] != str(r1["n"]) or m[4] != str(r1["own"]):
+    bad.append(f"strip text: {m.groups() if m else None}")
 print("\n".join(bad) if bad else "agree")
 PY
 expect_eq "every command, JSON and view agree on the figures" "$(cat "$T/cmp.out")" agree
@@ -169,8 +212,20 @@ check "an old trace_summary in place" [ "$(sqlite3 "$db" "SELECT tpm_ns FROM tra
 "$TPMTRACE" replay "$db" --trace 1 --policy password --json >/dev/null 2>"$T/replay2.err"
 expect_eq "a writer (replay) on the old database" "$?" 0
 expect_eq "the writer brought trace_summary to this schema's definition" \
-	"$(sqlite3 "$db" "SELECT client_commands || ' ' || tpm_ns FROM trace_summary WHERE trace_id=1")" \
+	"$(sqlite3 "$db" "SELECT commands || ' ' || tpm_ns FROM trace_summary WHERE trace_id=1")" \
 	"$(sqlite3 "$db" "SELECT count(*) || ' ' || sum(latency_ns) FROM command WHERE trace_id=1 AND NOT flags & 32")"
+# README's sql percentile example answers for one trace: run on this file
+# (a recording and its replays), it gives trace 1's p99 per command, as the
+# command_stats view does, not a p99 over every trace.
+ex=$(grep -m1 "^build/bin/tpmtrace sql boot.db '.*percentile(latency_ns, 99)" "$TPMTRACE_SRC/README.md")
+check "README has the sql percentile example" test -n "$ex"
+q=${ex#*boot.db \'}
+q=${q%%\'*}
+"$TPMTRACE" sql "$db" "$q" --no-header >"$T/readme-p99.txt" 2>&1
+expect_eq "README's sql percentile example runs" "$?" 0
+expect_eq "README's sql percentile example: one trace's p99 per command (command_stats, trace 1)" \
+	"$(sort "$T/readme-p99.txt")" \
+	"$(sqlite3 "$db" "SELECT name || '|' || p99_ns FROM command_stats WHERE trace_id = 1" | sort)"
 check "the diff text shows no count difference" \
 	python3 -c "import re,sys; sys.exit(1 if re.search(r'^\S+ +\d+ +\d+ +[+-][1-9]', open(sys.argv[1]).read(), re.M) else 0)" "$T/diff.txt"
 finish

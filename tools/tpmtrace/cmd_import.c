@@ -639,6 +639,8 @@ static int import_file(const struct importer *imp, const struct import_opts *o, 
 	if (!imp->run) {
 		rc = imp->run_log(file, o, lr, err, errlen);
 		s->trace_id = lr->trace_id;
+		s->commands = lr->commands; /* the summary adds them up as it does a pcap's */
+		s->events = lr->events;
 		snprintf(s->status, sizeof s->status, "%s", lr->status);
 		return rc;
 	}
@@ -777,6 +779,8 @@ static int run_import(int argc, char **argv)
 		else if (!o.quiet && !rc)
 			printf("%s\n", lr.text);
 		json_free(&lr.json);
+		if (s.trace_id <= 0) /* deleted (all or nothing): not in the database */
+			continue;
 		tot_cmd += s.commands;
 		tot_mal += s.malformed;
 		tot_ev += s.events;

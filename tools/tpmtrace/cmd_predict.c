@@ -146,6 +146,10 @@ struct pstate {
 	int show[PREDICT_MAX_POLICIES];
 	unsigned npol, base, nwarn;
 	int64_t own; /* tpmtrace's own commands in the trace, not predicted */
+	/* A trace without timing (db_trace_has_timing: an IMA list, a TCG log):
+	 * its commands are priced from the profile, but it has no gaps and no
+	 * total to price or compare (docs/schema.md, "Figures"). */
+	int untimed;
 	char warns[32][256];
 };
 
@@ -244,6 +248,7 @@ static int feed_trace(const struct pcfg *c, struct pstate *s)
 		s->own = fig.own;
 		db_trace_summary_free(&fig);
 	}
+	s->untimed = db_trace_has_timing(s->db, id) == 0;
 	snprintf(s->desc, sizeof s->desc, "%s trace %lld: %llu commands, %lld events", c->dbpath,
 		 (long long)id, (unsigned long long)n, nev);
 	return 0;
@@ -319,7 +324,10 @@ static void json_policy(struct json_w *w, const struct pstate *s, unsigned k)
 	}
 	json_kdouble(w, "tpm_ms_without_spread", r->nospread_ms, 6);
 	json_kdouble(w, "host_crypto_ms", r->host_ms, 6);
-	json_kdouble(w, "total_ms", predict_total_ms(pr, k), 6);
+	if (s->untimed)
+		json_knull(w, "total_ms");
+	else
+		json_kdouble(w, "total_ms", predict_total_ms(pr, k), 6);
 	json_kdouble(w, "factor_vs_password", f.total_vs_base, 6);
 	json_kdouble(w, "factor_vs_password_tpm", f.tpm_vs_base, 6);
 	if (f.total_known)
@@ -350,7 +358,11 @@ static int print_json(const struct pstate *s)
 	json_kstr(&w, "profile_from", s->from);
 	json_kstr(&w, "trace", s->desc);
 	json_kuint(&w, "input_commands", pr->in_commands);
-	json_kdouble(&w, "non_tpm_ms", pr->gap_ms, 6);
+	json_kbool(&w, "timing", !s->untimed);
+	if (s->untimed)
+		json_knull(&w, "non_tpm_ms");
+	else
+		json_kdouble(&w, "non_tpm_ms", pr->gap_ms, 6);
 	json_kbool(&w, "non_tpm_known", pr->gap_known);
 	if (pr->recorded_n) {
 		json_kdouble(&w, "recorded_tpm_ms", pr->recorded_tpm_ms, 6);
@@ -395,7 +407,11 @@ static void range_str(char *b, size_t n, const struct pstate *s, unsigned k)
 	}
 	fmt_time(d, sizeof d, r->tpm_lo_ms);
 	fmt_time(e, sizeof e, r->tpm_hi_ms);
-	snprintf(b, n, "%s..%s", d, e);
+	/* a range only where the entries have spread; else the one figure */
+	if (!strcmp(d, e))
+		snprintf(b, n, "%s", d);
+	else
+		snprintf(b, n, "%s..%s", d, e);
 }
 
 /* What the range and the figures rest on: the share without spread data,
@@ -429,7 +445,10 @@ static void text_policy(const struct pstate *s, unsigned k, int wide)
 	predict_factors(s->pr, k, s->base, &f);
 	fmt_time(a, sizeof a, r->tpm_ms);
 	fmt_time(b, sizeof b, r->host_ms);
-	fmt_time(c, sizeof c, tot);
+	if (s->untimed)
+		snprintf(c, sizeof c, "-");
+	else
+		fmt_time(c, sizeof c, tot);
 	range_str(rg, sizeof rg, s, k);
 	notes_str(nt, sizeof nt, s, k);
 	if (f.total_known)
@@ -490,7 +509,11 @@ static void print_text(const struct pstate *s, int wide)
 		printf("         (and %lld commands tpmtrace sent itself, left out)\n",
 		       (long long)s->own);
 	fmt_time(a, sizeof a, pr->gap_ms);
-	if (pr->gap_known)
+	if (s->untimed)
+		printf(
+		    "no timing in this trace: TPM time priced from the profile, no gaps, no boot "
+		    "total\n");
+	else if (pr->gap_known)
 		printf("non-TPM time (gaps between commands): %s\n", a);
 	else
 		printf("non-TPM time: unknown (--gap-ms gives it): totals are TPM time and host\n"

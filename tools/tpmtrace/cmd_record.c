@@ -589,24 +589,33 @@ static int listen_all(struct proxy *px, const struct record_args *a, char *sockd
 	return 0;
 }
 
-/* The exit lines, each under 100 columns: commands, events, the TPM path. */
+/* The exit lines, each under 100 columns: commands, events, the TPM path.
+ * The figures are the clients' commands (docs/schema.md, "Figures");
+ * tpmtrace's own (the Startup of a spawned swtpm, the resource manager's
+ * flushes) are counted on a line of their own. Forwarded = recorded +
+ * dropped holds for each: an own command not committed was dropped. */
 static void print_summary(const struct recorder *rec, int64_t trace_id,
 			  const struct writer_stats *st)
 {
+	uint64_t own_kept = st->own_commands < rec->own ? st->own_commands : rec->own;
+	uint64_t own_lost = rec->own - own_kept;
 	fprintf(stderr,
 		"tpmtrace record: trace %lld: %llu commands forwarded, %llu recorded, %llu "
 		"dropped\n",
-		(long long)trace_id, (unsigned long long)rec->forwarded,
-		(unsigned long long)st->commands, (unsigned long long)st->dropped_commands);
+		(long long)trace_id, (unsigned long long)(rec->forwarded - rec->own),
+		(unsigned long long)(st->commands - own_kept),
+		(unsigned long long)(st->dropped_commands - own_lost));
+	if (rec->own)
+		fprintf(stderr,
+			"tpmtrace record: %llu own commands (Startup, resource-manager flushes), "
+			"%llu recorded\n",
+			(unsigned long long)rec->own, (unsigned long long)own_kept);
 	fprintf(stderr, "tpmtrace record: %llu events recorded, %llu dropped%s\n",
 		(unsigned long long)st->events,
 		(unsigned long long)(st->dropped - st->dropped_commands),
 		st->dropped ? " (the database could not keep up or failed)" : "");
-	fprintf(stderr, "tpmtrace record: the TPM path waited for the writer %llu times",
+	fprintf(stderr, "tpmtrace record: the TPM path waited for the writer %llu times\n",
 		(unsigned long long)st->waits);
-	if (rec->own)
-		fprintf(stderr, "; tpmtrace's own commands: %llu", (unsigned long long)rec->own);
-	fputc('\n', stderr);
 }
 
 /* The emulation's account, wrapped at 100 columns (it names the commands

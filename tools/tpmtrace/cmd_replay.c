@@ -189,6 +189,7 @@ static uint64_t span_ns(const struct replay_result *r)
 static void json_counts(struct json_w *w, const struct replay_result *r)
 {
 	json_kuint(w, "source_commands", r->source_commands);
+	json_kuint(w, "source_tpmtrace_commands", r->source_own);
 	json_kuint(w, "processed", r->processed);
 	json_kuint(w, "sent", r->sent);
 	json_kuint(w, "faithful", r->outcome[REPLAY_FAITHFUL]);
@@ -301,15 +302,18 @@ static void print_text(FILE *f, const struct replay_result *r, int rc)
 		(long long)r->source_id, r->policy, r->target, (long long)r->trace_id, r->status);
 	if (rc)
 		fprintf(f, "  stopped: %s\n", r->err);
-	fprintf(
-	    f,
-	    "  source commands %llu (handled %llu): %llu replayed faithfully, %llu substituted, "
-	    "%llu refused, %llu skipped\n",
-	    (unsigned long long)r->source_commands, (unsigned long long)r->processed,
-	    (unsigned long long)r->outcome[REPLAY_FAITHFUL],
-	    (unsigned long long)r->outcome[REPLAY_SUBSTITUTED],
-	    (unsigned long long)r->outcome[REPLAY_REFUSED],
-	    (unsigned long long)r->outcome[REPLAY_SKIPPED]);
+	if (r->source_own)
+		fprintf(f, "  source commands %llu, and %llu own commands (Startup, flushes)\n",
+			(unsigned long long)r->source_commands, (unsigned long long)r->source_own);
+	else
+		fprintf(f, "  source commands %llu\n", (unsigned long long)r->source_commands);
+	fprintf(f,
+		"  handled %llu: %llu replayed faithfully, %llu substituted, "
+		"%llu refused, %llu skipped\n",
+		(unsigned long long)r->processed, (unsigned long long)r->outcome[REPLAY_FAITHFUL],
+		(unsigned long long)r->outcome[REPLAY_SUBSTITUTED],
+		(unsigned long long)r->outcome[REPLAY_REFUSED],
+		(unsigned long long)r->outcome[REPLAY_SKIPPED]);
 	if (r->processed)
 		fprintf(f,
 			"  fidelity %.1f%%: %llu of %llu source commands re-issued faithfully and "

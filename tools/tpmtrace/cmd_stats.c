@@ -1,5 +1,6 @@
 /* tpmtrace stats: per-command-code latency statistics of a trace. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,10 +120,50 @@ static int print_origins(sqlite3 *db, int64_t id, struct json_w *w)
 	return 0;
 }
 
+/* A trace without timing (an IMA list, a TCG log: db/stats.h, DB_TIMED_SQL):
+ * one line that says so, then the counts it has, per command code. */
+static void print_counts(const struct db_stats *s, struct json_w *w)
+{
+	if (w) {
+		json_begin_object(w);
+		json_kint(w, "version", 1);
+		json_kbool(w, "timing", 0);
+		json_key(w, "commands");
+		json_begin_array(w);
+	} else {
+		printf(
+		    "no timing in this trace (its commands are ordered, not timed): counts only\n");
+		printf("%-22s %6s\n", "command", "count");
+	}
+	for (size_t n = 0; n < s->n_cmds; n++) {
+		const struct db_cc_stats *r = &s->cmds[n];
+		char nb[256];
+		if (w) {
+			json_begin_object(w);
+			json_kstr(w, "name", r->name);
+			json_kint(w, "cc", r->cc);
+			json_kint(w, "count", r->count);
+			json_end_object(w);
+		} else {
+			printf("%-22s %6lld\n", safe_text(r->name, nb, sizeof nb),
+			       (long long)r->count);
+		}
+	}
+	if (w) {
+		json_end_array(w);
+		json_key(w, "tpmtrace_commands");
+		json_begin_array(w);
+	}
+}
+
 /* The per-command-code tables: the clients' commands, then tpmtrace's own
  * (when all of the clients' were read). */
 static void print_commands(const struct db_stats *s, struct json_w *w, int wide)
 {
+	if (s->have_sum && !s->sum.timed) {
+		print_counts(s, w);
+		return;
+	}
 	if (w) {
 		json_begin_object(w);
 		json_kint(w, "version", 1);
@@ -165,23 +206,28 @@ static void print_summary(int64_t id, const struct db_trace_summary *t, struct j
 		json_kint(w, "dropped", t->dropped);
 		json_kint(w, "malformed", t->malformed);
 		json_kint(w, "no_response", t->no_response);
-		json_kdouble(w, "tpm_ns", t->tpm_ns, 0);
-		json_kdouble(w, "span_ns", t->span_ns, 0);
-		json_kdouble(w, "tpm_ns_incl_tpmtrace", t->tpm_ns_all, 0);
-		json_kdouble(w, "span_ns_incl_tpmtrace", t->span_ns_all, 0);
+		json_kbool(w, "timing", t->timed > 0);
+		/* "no timing" is null (the writer's NAN), never 0 (docs/schema.md) */
+		double no = t->timed ? 0 : NAN;
+		json_kdouble(w, "tpm_ns", t->tpm_ns + no, 0);
+		json_kdouble(w, "span_ns", t->span_ns + no, 0);
+		json_kdouble(w, "tpm_ns_incl_tpmtrace", t->tpm_ns_all + no, 0);
+		json_kdouble(w, "span_ns_incl_tpmtrace", t->span_ns_all + no, 0);
 		json_end_object(w);
 		json_end_object(w);
 		json_newline(w);
 	} else {
-		char nb[1024], kb[64], sb[64];
+		char nb[1024], kb[64], sb[64], tm[96] = "no timing";
+		if (t->timed)
+			snprintf(tm, sizeof tm, "TPM time %.3f ms, span %.3f ms",
+				 ns_to_ms(t->tpm_ns), ns_to_ms(t->span_ns));
 		printf("trace %lld%s%s%s (%s, %s): %lld commands, %lld events, %lld dropped,\n"
-		       "  %lld malformed, %lld without response; TPM time %.3f ms, span %.3f ms\n",
+		       "  %lld malformed, %lld without response; %s\n",
 		       (long long)id, t->name ? " '" : "",
 		       t->name ? safe_text(t->name, nb, sizeof nb) : "", t->name ? "'" : "",
 		       safe_text(t->kind, kb, sizeof kb), safe_text(t->status, sb, sizeof sb),
 		       (long long)t->commands, (long long)t->events, (long long)t->dropped,
-		       (long long)t->malformed, (long long)t->no_response, ns_to_ms(t->tpm_ns),
-		       ns_to_ms(t->span_ns));
+		       (long long)t->malformed, (long long)t->no_response, tm);
 		if (t->own)
 			printf(
 			    "  and %lld sent by tpmtrace; incl. tpmtrace's own: TPM time %.3f ms, "

@@ -56,6 +56,8 @@ static void print_json(int64_t id, const struct strip_result *r)
 		json_knull(&w, "trace"); /* nothing to strip */
 	json_kuint(&w, "source_commands", r->source_commands);
 	json_kuint(&w, "commands", r->commands);
+	json_kuint(&w, "source_tpmtrace_commands", r->source_own);
+	json_kuint(&w, "tpmtrace_commands", r->own);
 	json_kuint(&w, "registration", r->registration);
 	json_kuint(&w, "setup", r->setup);
 	json_kuint(&w, "ends", r->ends);
@@ -96,6 +98,10 @@ static int run(int argc, char **argv)
 		die("strip", "%s", err);
 		goto out;
 	}
+	char own[96] = "";
+	if (r.own || r.source_own)
+		snprintf(own, sizeof own, "\n  and %llu of %llu own commands (Startup, flushes)",
+			 (unsigned long long)r.own, (unsigned long long)r.source_own);
 	if (json)
 		print_json(id, &r);
 	else if (!r.trace_id)
@@ -105,11 +111,11 @@ static int run(int argc, char **argv)
 		    (long long)id, (unsigned long long)r.source_commands);
 	else
 		printf(
-		    "trace %lld: the password-equivalent of trace %lld: %llu of %llu commands;\n"
+		    "trace %lld: the password-equivalent of trace %lld: %llu of %llu commands%s;\n"
 		    "  removed %llu of the null key's registration, %llu of session set-up, %llu "
 		    "session flushes;\n  %llu authorizations turned into passwords or dropped%s\n",
 		    (long long)r.trace_id, (long long)id, (unsigned long long)r.commands,
-		    (unsigned long long)r.source_commands, (unsigned long long)r.registration,
+		    (unsigned long long)r.source_commands, own, (unsigned long long)r.registration,
 		    (unsigned long long)r.setup, (unsigned long long)r.ends,
 		    (unsigned long long)r.rewritten,
 		    r.sizes_assumed ? " (sizes assumed for some: no raw bytes stored)" : "");

@@ -47,6 +47,7 @@ static int print_json(const struct db_verify *v)
 		json_kint(&w, "id", t->id);
 		json_kstr(&w, "status", t->status);
 		json_kint(&w, "commands", t->commands);
+		json_kint(&w, "tpmtrace_commands", t->own);
 		json_kint(&w, "events", t->events);
 		json_kint(&w, "dropped", t->dropped);
 		json_kbool(&w, "ok", !t->bad);
@@ -85,9 +86,12 @@ static void print_text(const struct db_verify *v)
 	printf("integrity_check: %s\n", v->integrity);
 	for (size_t n = 0; n < v->n_traces; n++) {
 		const struct db_verify_trace *t = &v->traces[n];
-		printf("trace %lld (%s): %lld commands, %lld events, %lld dropped: %s\n",
-		       (long long)t->id, t->status, (long long)t->commands, (long long)t->events,
-		       (long long)t->dropped, t->detail);
+		char own[64] = "";
+		if (t->own)
+			snprintf(own, sizeof own, " (and %lld own)", (long long)t->own);
+		printf("trace %lld (%s): %lld commands%s, %lld events, %lld dropped: %s\n",
+		       (long long)t->id, t->status, (long long)t->commands, own,
+		       (long long)t->events, (long long)t->dropped, t->detail);
 	}
 	if (v->query_error[0])
 		printf("reading the traces failed: %s\n", v->query_error);

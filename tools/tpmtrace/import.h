@@ -31,7 +31,8 @@ struct import_opts {
 struct import_log_result {
 	int64_t trace_id;
 	char status[16];
-	char text[512];
+	uint64_t commands, events; /* what the trace holds: the figures of list and stats */
+	char text[640];
 	struct json_w json;
 };
 

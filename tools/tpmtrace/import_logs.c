@@ -149,14 +149,19 @@ int import_ima_file(const char *file, const struct import_opts *o, struct import
 	cfg.follow = o->follow;
 	int rc = ima_import_file(file, &cfg, &r->trace_id, &res, err, errlen);
 	snprintf(r->status, sizeof r->status, "%s", rc ? "incomplete" : "complete");
+	/* kept rows count also when the file failed part-way (--keep-partial) */
+	r->commands = res.stored_commands;
+	r->events = res.stored_events;
 	if (rc)
 		return rc;
 	const struct pcr_alg *la = pcr_alg_by_id(res.list_alg);
+	/* the file on a line of its own, the figures below it (as a pcap's) */
 	snprintf(r->text, sizeof r->text,
-		 "%s: trace %lld: %llu entries (%llu violations, %llu template hash "
-		 "mismatches, %llu for PCRs beyond 23 not extended%s), %s list%s, %s digests, "
-		 "kernel rule %s, %.2f s",
-		 file, (long long)r->trace_id, (unsigned long long)res.entries,
+		 "%s: trace %lld: %llu commands, %llu events\n  %llu entries (%llu violations, "
+		 "%llu template hash mismatches, %llu for PCRs beyond 23 not extended%s),\n  %s "
+		 "list%s, %s digests, kernel rule %s, %.2f s",
+		 file, (long long)r->trace_id, (unsigned long long)r->commands,
+		 (unsigned long long)r->events, (unsigned long long)res.entries,
 		 (unsigned long long)res.violations, (unsigned long long)res.mismatches,
 		 (unsigned long long)res.bad_pcr,
 		 res.tail.truncated ? ", truncated last record ignored" : "",
@@ -166,6 +171,8 @@ int import_ima_file(const char *file, const struct import_opts *o, struct import
 				  : " little-endian",
 		 la ? la->name : "?", ima_rule_str(cfg.opts.rule), now_s() - t0);
 	struct json_w *w = &r->json;
+	json_kuint(w, "commands", r->commands);
+	json_kuint(w, "events", r->events);
 	json_kuint(w, "entries", res.entries);
 	json_kuint(w, "violations", res.violations);
 	json_kuint(w, "mismatches", res.mismatches);
@@ -231,6 +238,9 @@ int import_tcglog_file(const char *file, const struct import_opts *o, struct imp
 	cfg.follow = o->follow;
 	int rc = tcg_import_file(file, &cfg, &r->trace_id, &res, err, errlen);
 	snprintf(r->status, sizeof r->status, "%s", rc ? "incomplete" : "complete");
+	/* kept rows count also when the file failed part-way (--keep-partial) */
+	r->commands = res.stored_commands;
+	r->events = res.stored_events;
 	if (rc)
 		return rc;
 	char banks[128] = "sha1";
@@ -241,15 +251,18 @@ int import_tcglog_file(const char *file, const struct import_opts *o, struct imp
 				      a ? a->name : "?");
 	}
 	snprintf(r->text, sizeof r->text,
-		 "%s: trace %lld: %llu events, %llu extends (%llu for PCRs beyond 23 not made), "
-		 "%s format, banks %s, startup locality %d%s",
-		 file, (long long)r->trace_id, (unsigned long long)res.events,
+		 "%s: trace %lld: %llu commands, %llu events\n  %llu log events, %llu extends "
+		 "(%llu for PCRs beyond 23 not made), %s format, banks %s, startup locality %d%s",
+		 file, (long long)r->trace_id, (unsigned long long)r->commands,
+		 (unsigned long long)r->events, (unsigned long long)res.events,
 		 (unsigned long long)res.extends, (unsigned long long)res.bad_pcr,
 		 res.crypto_agile ? "crypto-agile" : "SHA-1", banks,
 		 res.startup_locality < 0 ? 0 : res.startup_locality,
 		 res.tail.truncated ? ", truncated last event ignored" : "");
 	struct json_w *w = &r->json;
-	json_kuint(w, "events", res.events);
+	json_kuint(w, "commands", r->commands);
+	json_kuint(w, "events", r->events);
+	json_kuint(w, "log_events", res.events);
 	json_kuint(w, "extends", res.extends);
 	json_kuint(w, "beyond_pcr23", res.bad_pcr);
 	json_kbool(w, "truncated", res.tail.truncated);

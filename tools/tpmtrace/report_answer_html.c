@@ -1,6 +1,7 @@
 /* The report's answer in HTML (report_html.h): the headline table, one row
  * per policy with what each figure is (measured, emulated or predicted),
  * its runs, spread and verdict against password (model/run_stats.h). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,14 +27,21 @@ static void factor_cell(FILE *f, double x)
 		fputs("<td>-</td>", f);
 }
 
+/* A figure as a data attribute: empty for one the trace does not have. */
+static const char *attr_ms(double ms, char *b, size_t l)
+{
+	return isnan(ms) ? "" : (snprintf(b, l, "%.6f", ms), b);
+}
+
 static void headline_row(FILE *f, const struct report_row *w)
 {
 	char b1[32], b2[32];
 	fprintf(f,
-		"<tr class=\"headline-row%s\" data-kind=\"%s\" data-tpm-ms=\"%.6f\" "
-		"data-total-ms=\"%.6f\" data-x-password=\"%.6f\" data-fallback-share=\"%.4f\" "
+		"<tr class=\"headline-row%s\" data-kind=\"%s\" data-tpm-ms=\"%s\" "
+		"data-total-ms=\"%s\" data-x-password=\"%.6f\" data-fallback-share=\"%.4f\" "
 		"data-mostly-fallback=\"%d\" data-policy=\"",
-		w->mostly_fallback ? " mostly-fallback" : "", w->kind, w->tpm_ms, w->total_ms,
+		w->mostly_fallback ? " mostly-fallback" : "", w->kind,
+		attr_ms(w->tpm_ms, b1, sizeof b1), attr_ms(w->total_ms, b2, sizeof b2),
 		w->x_password_total, w->fallback_share, w->mostly_fallback);
 	report_html_text(f, w->policy);
 	int pred = !strcmp(w->kind, "predicted");
@@ -98,7 +106,7 @@ void report_html_headline(FILE *f, const struct report_answer *a)
 	char b1[32], b2[32];
 	fputs("<section id=\"headline\"><h2>The answer: cost per session policy</h2>\n", f);
 	fprintf(f,
-		"<p class=\"note\">TPM time is the sum of command latencies; total adds the "
+		"%s<p class=\"note\">TPM time is the sum of command latencies; total adds the "
 		"host's crypto (predictions) and the recording's non-TPM time (%s; recorded "
 		"TPM time %s). &times; password compares with the password policy of the "
 		"same source, &times; as recorded the total with the recording's. A "
@@ -111,6 +119,11 @@ void report_html_headline(FILE *f, const struct report_answer *a)
 		"averaged: runs and their sample standard deviation beside the mean; against "
 		"password a difference inside its 95%% interval (Welch) is <i>within "
 		"noise</i>, no effect, and a ratio between single runs says so.</p>\n",
+		h->timed
+		    ? ""
+		    : "<p class=\"note\" id=\"no-timing\">No timing in this trace (its commands "
+		      "are ordered, not timed): TPM time priced from the profile, no gaps, no "
+		      "boot total.</p>\n",
 		report_html_dur(h->non_tpm_ms * 1e6, b1, sizeof b1),
 		report_html_dur(h->recorded_tpm_ms * 1e6, b2, sizeof b2),
 		100 * REPORT_FALLBACK_WARN);

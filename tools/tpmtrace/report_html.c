@@ -66,9 +66,14 @@ static const char *fmt_dur(double ns, char *b, size_t l)
 	return report_html_dur(ns, b, l);
 }
 
+/* A duration for people: ns, us, ms or s with 3 significant-ish digits;
+ * "no timing" for a figure the trace does not have (NaN: docs/schema.md,
+ * "Figures"). */
 const char *report_html_dur(double ns, char *b, size_t l)
 {
-	if (ns < 1e3)
+	if (isnan(ns))
+		snprintf(b, l, "no timing");
+	else if (ns < 1e3)
 		snprintf(b, l, "%.0f ns", ns);
 	else if (ns < 1e6)
 		snprintf(b, l, "%.1f µs", ns / 1e3);
@@ -391,7 +396,7 @@ static void timeline_close(struct rep *r)
 		if (r->d->fam_n[i])
 			fprintf(f, "<tr><td class=\"l\">%s</td><td>%llu</td><td>%s</td></tr>\n",
 				fam_name[i], (unsigned long long)r->d->fam_n[i],
-				fmt_dur(r->d->fam_ns[i], b1, sizeof b1));
+				fmt_dur(r->d->timed ? r->d->fam_ns[i] : NAN, b1, sizeof b1));
 	fputs("</table></details>\n", f);
 	if (r->d->n_evk) {
 		fputs("<details><summary>Table: events</summary><table id=\"event-table\">"
@@ -402,8 +407,10 @@ static void timeline_close(struct rep *r)
 			const struct rd_event *e = &r->d->ev[i];
 			fprintf(f, "<tr><td>%lld</td><td>%s</td><td class=\"l\">",
 				(long long)e->seq,
-				fmt_dur(e->t > r->d->t0 ? (double)(e->t - r->d->t0) : 0, b1,
-					sizeof b1));
+				fmt_dur(!r->d->timed	  ? NAN
+					: e->t > r->d->t0 ? (double)(e->t - r->d->t0)
+							  : 0,
+					b1, sizeof b1));
 			html(f, e->kind);
 			fputs("</td><td class=\"l\">", f);
 			html(f, e->detail);
@@ -693,8 +700,10 @@ static void bars_chart(FILE *f, const char *id, const struct report_bar *bars, u
 	fprintf(f, "</div><p class=\"note\">%s</p>\n", unit_note);
 }
 
+/* untimed: the bars of a trace without timing: its non-TPM time (the
+ * predicted table's third segment) and its totals are "no timing". */
 static void bars_table(FILE *f, const char *id, const struct report_bar *bars, unsigned n, int base,
-		       const char *const *seg_names, int nseg)
+		       const char *const *seg_names, int nseg, int untimed)
 {
 	char b1[32];
 	fprintf(f,
@@ -713,8 +722,10 @@ static void bars_table(FILE *f, const char *id, const struct report_bar *bars, u
 		report_html_spread(f, &b->tpm);
 		fprintf(f, "</td><td>%llu</td>", (unsigned long long)b->commands);
 		for (int s = 0; s < nseg; s++)
-			fprintf(f, "<td>%s</td>", fmt_dur(b->seg[s], b1, sizeof b1));
-		fprintf(f, "<td>%s</td><td>%.3f</td></tr>\n", fmt_dur(b->total, b1, sizeof b1),
+			fprintf(f, "<td>%s</td>",
+				fmt_dur(untimed && s == 2 ? NAN : b->seg[s], b1, sizeof b1));
+		fprintf(f, "<td>%s</td><td>%.3f</td></tr>\n",
+			fmt_dur(untimed ? NAN : b->total, b1, sizeof b1),
 			base >= 0 && bars[base].total > 0 ? b->total / bars[base].total : 0);
 	}
 	fputs("</table></div></details>\n", f);
@@ -742,7 +753,7 @@ static void predicted_section(struct rep *r, const struct report_prediction *p)
 		   "code (a constant estimate where it could not be measured). Bars are the "
 		   "total time (TPM + host crypto + non-TPM time); the headline table above "
 		   "gives the TPM time and its factor beside it.");
-	bars_table(f, "policy-predicted-table", p->bars, p->n, p->base, seg_names, 3);
+	bars_table(f, "policy-predicted-table", p->bars, p->n, p->base, seg_names, 3, !r->d->timed);
 }
 
 static void policy_section(struct rep *r, const struct report_answer *a)
@@ -758,7 +769,7 @@ static void policy_section(struct rep *r, const struct report_answer *a)
 			   "above gives the total (TPM time + the recording's non-TPM time) "
 			   "beside it.");
 		bars_table(f, "policy-measured-table", a->bars, a->nbars, a->base, fam_name,
-			   TPM_FAM__COUNT);
+			   TPM_FAM__COUNT, 0);
 	} else if (a->nebars) {
 		fprintf(f,
 			"<p class=\"note\" id=\"no-replays\">No replays of trace %lld on a real "
@@ -785,7 +796,7 @@ static void policy_section(struct rep *r, const struct report_answer *a)
 			   "profile makes of it. Replays of the same policy and profile are "
 			   "averaged.");
 		bars_table(f, "policy-emulated-table", a->ebars, a->nebars, a->ebase, fam_name,
-			   TPM_FAM__COUNT);
+			   TPM_FAM__COUNT, 0);
 	}
 	for (unsigned i = 0; i < a->npred; i++)
 		predicted_section(r, &a->pred[i]);
