@@ -49,6 +49,7 @@ struct conn {
 	uint64_t peer; /* hash of the peer: its address, or its uid on a unix socket */
 	uint64_t last; /* when it was accepted or last sent something (mono ns) */
 	char who[48];  /* the peer, for events */
+	char addr[56]; /* TCP: the peer's address and port, its client still to be found */
 	pid_t pid;     /* the peer process (unix sockets), else 0 */
 	int owner;     /* index into proxy.rm_tab.owners, -1 none yet */
 	size_t in_len;
@@ -138,6 +139,37 @@ int proxy_listen(struct proxy *p, const struct endpoint *ep, enum listen_kind ki
 	l->ep = *ep;
 	p->n_lis++;
 	return 0;
+}
+
+#define PAIR_TRIES 32
+
+int proxy_listen_pair(struct proxy *p, struct endpoint *ep, enum listen_kind kind,
+		      enum listen_kind kind2, char *err, size_t errlen)
+{
+	int any = !ep->is_unix && !ep->port;
+	for (int tries = 1;; tries++) {
+		struct endpoint two;
+		int rc = proxy_listen(p, ep, kind, err, errlen);
+		if (rc)
+			return rc;
+		struct listener *l = &p->lis[p->n_lis - 1];
+		if (any) {
+			struct sockaddr_storage sa;
+			socklen_t sl = sizeof sa;
+			if (getsockname(l->fd, (struct sockaddr *)&sa, &sl))
+				return -errno;
+			ep->port = l->ep.port =
+			    ntohs(sa.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&sa)->sin6_port
+							   : ((struct sockaddr_in *)&sa)->sin_port);
+		}
+		net_endpoint_ctrl_of(ep, &two);
+		rc = proxy_listen(p, &two, kind2, err, errlen);
+		if (!rc || !any || rc != -EADDRINUSE || tries == PAIR_TRIES)
+			return rc;
+		close(l->fd);
+		p->n_lis--;
+		ep->port = 0;
+	}
 }
 
 void proxy_set_rm(struct proxy *p, int on)
@@ -277,6 +309,22 @@ static uint64_t peer_hash(const char *s)
 	return h ? h : 1;
 }
 
+/* The client of a TCP connection: the process at the other end when it is
+ * on this host (recorder_tcp_peer; its connections share its id, as on a
+ * unix socket), else the connection itself, by address and port. Found once
+ * per connection, when its first bytes come (not at accept: tpm2-tss's
+ * swtpm TCTI opens a connection and closes it unused before its first
+ * command, a client of no command). */
+static uint32_t tcp_client(struct proxy *p, struct conn *c)
+{
+	uid_t uid = (uid_t)-1;
+	pid_t pid = p->rec->w ? recorder_tcp_peer(c->fd, &uid) : 0;
+	c->client =
+	    pid > 0 ? recorder_client_pid(p->rec, pid, uid) : recorder_client_peer(p->rec, c->addr);
+	c->addr[0] = 0;
+	return c->client;
+}
+
 static void accept_one(struct proxy *p, struct listener *l, uint64_t now)
 {
 	struct sockaddr_storage sa;
@@ -301,7 +349,7 @@ static void accept_one(struct proxy *p, struct listener *l, uint64_t now)
 	if (fd < 0)
 		return;
 	p->backoff_logged = 0;
-	char who[48];
+	char who[48], addr[56] = "";
 	uint32_t client;
 	pid_t pid = 0;
 	if (l->ep.is_unix) {
@@ -324,8 +372,13 @@ static void accept_one(struct proxy *p, struct listener *l, uint64_t now)
 		else if (sa.ss_family == AF_INET6)
 			inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&sa)->sin6_addr, host,
 				  sizeof host);
-		client = recorder_client_peer(p->rec, host);
 		snprintf(who, sizeof who, "%s", host);
+		unsigned port =
+		    ntohs(sa.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&sa)->sin6_port
+						   : ((struct sockaddr_in *)&sa)->sin_port);
+		snprintf(addr, sizeof addr, sa.ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u", host,
+			 port);
+		client = 0; /* found at its first bytes (tcp_client) */
 	}
 	uint64_t peer = peer_hash(who);
 	unsigned same = *peer_count(p, peer, 0);
@@ -358,6 +411,7 @@ static void accept_one(struct proxy *p, struct listener *l, uint64_t now)
 	c->peer = peer;
 	c->last = now;
 	snprintf(c->who, sizeof c->who, "%s", who);
+	snprintf(c->addr, sizeof c->addr, "%s", addr);
 	(*peer_count(p, peer, 1))++; /* before c is in conns: a recount would count it */
 	p->conns[p->n_conns++] = c;
 	if (p->idle_ns && (!p->next_idle || now + p->idle_ns < p->next_idle))
@@ -597,6 +651,8 @@ static int conn_readable(struct proxy *p, struct conn *c, uint64_t now)
 	} else {
 		c->in_len += (size_t)n;
 		c->last = now;
+		if (c->addr[0])
+			tcp_client(p, c);
 	}
 	switch (c->kind) {
 	case LISTEN_DATA:

@@ -32,6 +32,13 @@ void proxy_set_limits(struct proxy *p, unsigned idle_ms, unsigned per_peer);
  * (port+1 or PATH.ctrl) is added too when with_ctrl is set. */
 int proxy_listen(struct proxy *p, const struct endpoint *ep, enum listen_kind kind, char *err,
 		 size_t errlen);
+/* Adds the listener ep of kind and its companion of kind2 (port+1 or
+ * PATH.ctrl: the control channel, or the MS simulator's platform port). TCP
+ * port 0 takes a free pair: the port the kernel gives the first, the next
+ * one for the second (tried again, a few times, when that one is taken);
+ * ep->port is set to the port taken. */
+int proxy_listen_pair(struct proxy *p, struct endpoint *ep, enum listen_kind kind,
+		      enum listen_kind kind2, char *err, size_t errlen);
 /* Serves until wake(ctx) returns nonzero; wake is called whenever wake_fd is
  * readable (a signalfd, typically). */
 int proxy_run(struct proxy *p, int wake_fd, int (*wake)(void *ctx), void *ctx);

@@ -27,11 +27,12 @@
 #include "model/tpm/wire.h"
 #include "recorder/transport/frame.h"
 
-static int parse_port(const char *s, unsigned *port)
+/* A port; 0 (any free one, for a listener) only where allowed. */
+static int parse_port(const char *s, unsigned *port, int zero)
 {
 	char *end;
 	unsigned long v = strtoul(s, &end, 10);
-	if (!*s || *end || v == 0 || v > 65535)
+	if (!*s || *end || (v == 0 && !zero) || v > 65535)
 		return -EINVAL;
 	*port = (unsigned)v;
 	return 0;
@@ -53,7 +54,7 @@ int net_endpoint_parse(const char *spec, struct endpoint *ep, char *err, size_t 
 		const char *hp = spec + 4;
 		const char *colon = strrchr(hp, ':');
 		if (!colon || colon == hp || (size_t)(colon - hp) >= sizeof ep->host ||
-		    parse_port(colon + 1, &ep->port)) {
+		    parse_port(colon + 1, &ep->port, 1)) {
 			snprintf(err, errlen, "'%s': expected tcp:HOST:PORT", spec);
 			return -EINVAL;
 		}
@@ -101,7 +102,8 @@ int net_endpoint_parse_tcti(const char *spec, struct endpoint *data, struct endp
 			kv[n] = 0;
 			if (!strncmp(kv, "host=", 5) && n - 5 < sizeof data->host) {
 				strcpy(data->host, kv + 5);
-			} else if (!strncmp(kv, "port=", 5) && !parse_port(kv + 5, &data->port)) {
+			} else if (!strncmp(kv, "port=", 5) &&
+				   !parse_port(kv + 5, &data->port, 0)) {
 			} else if (!strncmp(kv, "path=", 5) && n - 5 < sizeof data->path - 6 &&
 				   n > 5) {
 				data->is_unix = 1;

@@ -85,11 +85,12 @@ static const struct cli_opt opts[] = {
      0, M_PROXY | M_QEMU},
     {"listen", O_LISTEN, "SPEC", CLI_MULTI,
      "where clients connect: tcp:HOST:PORT (swtpm control\n"
-     "channel forwarded on PORT+1) or unix:PATH (control at\n"
-     "PATH.ctrl). Raw TPM commands and MS-simulator framing\n"
-     "are both accepted. Default: tcp:127.0.0.1:2321, or a\n"
-     "private unix socket with -- COMMAND (none when only\n"
-     "--listen-mssim is given)",
+     "channel forwarded on PORT+1; PORT 0: a free pair, named\n"
+     "in the banner and in -- COMMAND's TPM2TOOLS_TCTI) or\n"
+     "unix:PATH (control at PATH.ctrl). Raw TPM commands and\n"
+     "MS-simulator framing are both accepted. Default:\n"
+     "tcp:127.0.0.1:2321, or a private unix socket with\n"
+     "-- COMMAND (none when only --listen-mssim is given)",
      NULL, 0, 0, M_PROXY},
     {"listen-mssim", O_MSSIM, "tcp:HOST:PORT", CLI_MULTI,
      "serve the MS simulator's two ports (commands on PORT,\n"
@@ -553,13 +554,10 @@ static int listen_all(struct proxy *px, const struct record_args *a, char *sockd
 		listens[n_listen++] = default_listen;
 	}
 	for (int i = 0; i < n_listen; i++) {
-		struct endpoint ep, ctrl;
+		struct endpoint ep;
 		if (net_endpoint_parse(listens[i], &ep, err, sizeof err) ||
-		    proxy_listen(px, &ep, LISTEN_DATA, err, sizeof err))
+		    proxy_listen_pair(px, &ep, LISTEN_DATA, LISTEN_CTRL, err, sizeof err))
 			return die("record", "--listen %s", err);
-		net_endpoint_ctrl_of(&ep, &ctrl);
-		if (proxy_listen(px, &ctrl, LISTEN_CTRL, err, sizeof err))
-			return die("record", "--listen %s: control channel: %s", listens[i], err);
 		if (!tcti[0]) {
 			if (ep.is_unix)
 				snprintf(tcti, tlen, "swtpm:path=%s", ep.path);
@@ -568,14 +566,11 @@ static int listen_all(struct proxy *px, const struct record_args *a, char *sockd
 		}
 	}
 	for (int i = 0; i < a->n_mssim; i++) {
-		struct endpoint ep, plat;
+		struct endpoint ep;
 		if (net_endpoint_parse(a->mssims[i], &ep, err, sizeof err) || ep.is_unix)
 			return die("record", "--listen-mssim '%s': expected tcp:HOST:PORT",
 				   a->mssims[i]);
-		plat = ep;
-		plat.port++;
-		if (proxy_listen(px, &ep, LISTEN_DATA, err, sizeof err) ||
-		    proxy_listen(px, &plat, LISTEN_MSSIM_PLAT, err, sizeof err))
+		if (proxy_listen_pair(px, &ep, LISTEN_DATA, LISTEN_MSSIM_PLAT, err, sizeof err))
 			return die("record", "--listen-mssim %s", err);
 		if (!tcti[0])
 			snprintf(tcti, tlen, "mssim:host=%s,port=%u", ep.host, ep.port);
