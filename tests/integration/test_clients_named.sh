@@ -69,6 +69,12 @@ check "the tpm2_createprimary processes sent commands" [ "$cp_n" -gt 2 ]
 expect_eq "show --client tpm2_createprimary: its commands" "$(n_of --client tpm2_createprimary)" "$cp_n"
 expect_eq "show --client tpm2_createprim (the start of the name): the same" \
 	"$(n_of --client tpm2_createprim)" "$cp_n"
+# a name stored cut (record --kernel's comm of a process already gone) is
+# matched by the whole name
+cp "$U" "$T/cut.db"
+q "$T/cut.db" "UPDATE client SET comm = 'tpm2_createprim' || char(8230) WHERE comm = 'tpm2_createprimary'"
+expect_eq "show --client tpm2_createprimary: a name stored cut ('tpm2_createprim…') matched" \
+	"$("$TPMTRACE" show "$T/cut.db" --client tpm2_createprimary | wc -l)" "$cp_n"
 expect_eq "show --client pid:N: that process's commands" "$(n_of --client "pid:$pid_b")" 30
 "$TPMTRACE" show "$U" --cc CreatePrimary --limit 1 -V >"$T/v.txt"
 check "show -V names the client whole" grep -q '^Command: seq [0-9]*, trace 1, client [0-9]* (tpm2_createprimary)' "$T/v.txt"

@@ -122,8 +122,8 @@ static int parse_i64(const char *s, int base, int64_t *v)
  * ?1 the trace, ?40 the name. */
 #define CLIENT_NAME                                                                                \
 	"trace_id=?1 AND (comm=?40 OR (NOT EXISTS (SELECT 1 FROM client WHERE trace_id=?1"         \
-	" AND comm=?40) AND (substr(comm, 1, length(?40))=?40 OR (comm LIKE '%" RECORDER_NAME_CUT  \
-	"' AND"                                                                                    \
+	" AND comm=?40) AND (substr(comm, 1, length(?40))=?40 OR (substr(comm, "                   \
+	"-1)='" RECORDER_NAME_CUT "' AND"                                                          \
 	" length(comm) > 1 AND substr(?40, 1, length(comm) - 1)=substr(comm, 1,"                   \
 	" length(comm) - 1)))))"
 /* --client pid:N (the bound value ?%u) */
