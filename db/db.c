@@ -189,8 +189,9 @@ int db_register_functions(sqlite3 *db)
 
 /* A database made by an earlier tpmtrace keeps the views of its day: a
  * writer brings each view that differs to this schema's text (the figures'
- * definitions, docs/schema.md), so that the stock sqlite3 shell reads what
- * the commands print. Best effort: on any failure the old view stays. */
+ * definitions, docs/schema.md) and gets the views added since, so that the
+ * stock sqlite3 shell reads what the commands print. Best effort: on any
+ * failure the old view stays. */
 static void views_refresh(sqlite3 *db)
 {
 	for (const char *p = schema_sql; (p = strstr(p, "CREATE VIEW ")) != NULL;) {
@@ -205,20 +206,26 @@ static void views_refresh(sqlite3 *db)
 		sql[end - p] = 0;
 		p = end;
 		sqlite3_stmt *st = NULL;
-		int stale = 0;
-		if (sqlite3_prepare_v2(db,
-				       "SELECT sql FROM sqlite_schema WHERE type='view' AND name=?",
-				       -1, &st, NULL) == SQLITE_OK) {
+		int stale = 0, missing = 0;
+		if (sqlite3_prepare_v2(db, "SELECT sql FROM sqlite_schema WHERE name=?", -1, &st,
+				       NULL) == SQLITE_OK) {
 			sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-			if (sqlite3_step(st) == SQLITE_ROW) {
+			int src = sqlite3_step(st);
+			if (src == SQLITE_ROW) {
 				const char *cur = (const char *)sqlite3_column_text(st, 0);
 				stale = !cur || strcmp(cur, sql);
+			} else if (src == SQLITE_DONE) {
+				missing = 1; /* a view added since the file was made */
 			}
 		}
 		sqlite3_finalize(st);
-		if (!stale)
+		if (!stale && !missing)
 			continue;
-		snprintf(cmd, sizeof cmd, "BEGIN IMMEDIATE;DROP VIEW \"%s\";%s;COMMIT", name, sql);
+		if (missing)
+			snprintf(cmd, sizeof cmd, "BEGIN IMMEDIATE;%s;COMMIT", sql);
+		else
+			snprintf(cmd, sizeof cmd, "BEGIN IMMEDIATE;DROP VIEW \"%s\";%s;COMMIT",
+				 name, sql);
 		if (db_exec(db, cmd, NULL, 0))
 			db_exec(db, "ROLLBACK", NULL, 0);
 	}

@@ -158,6 +158,26 @@ SELECT t.id AS trace_id, t.name, t.kind, t.status, t.commands, t.events, t.dropp
          AS span_ns_incl_tpmtrace
 FROM trace t;
 
+-- The kind of each trace (docs/schema.md, "Trace kinds"; the rules of each
+-- kind are db/trace_kind.def): the one classification, which every command
+-- reads through db/trace_kind.h. A trace not 'complete' is unfinished
+-- whatever made it; an import is timed when a client's command of it
+-- carries a latency.
+CREATE VIEW trace_kind AS
+SELECT t.id AS trace_id,
+       CASE
+	WHEN t.status IS NOT 'complete' THEN 'unfinished'
+	WHEN t.kind = 'record' THEN 'record'
+	WHEN t.kind = 'replay' AND t.emulated IS NOT NULL THEN 'replay-emulated'
+	WHEN t.kind = 'replay' THEN 'replay'
+	WHEN t.kind = 'derived' THEN 'derived'
+	WHEN t.kind = 'import' AND EXISTS (SELECT 1 FROM command c WHERE c.trace_id = t.id
+	     AND c.latency_ns IS NOT NULL AND c.flags & 32 = 0) THEN 'import-timed'
+	WHEN t.kind = 'import' THEN 'import-untimed'
+	ELSE 'unfinished'
+       END AS kind
+FROM trace t;
+
 -- Latency profiles (docs/profiles.md): one TPM's cost per command, with provenance.
 CREATE TABLE profile (
 	id INTEGER PRIMARY KEY,

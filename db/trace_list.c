@@ -32,6 +32,11 @@ static int read_row(sqlite3_stmt *st, struct db_trace_row *r)
 	r->has_parent = sqlite3_column_type(st, 8) != SQLITE_NULL;
 	r->parent_id = sqlite3_column_int64(st, 8);
 	r->policy = col_text(st, 9, &oom);
+	r->has_tpm_ns = sqlite3_column_type(st, 10) != SQLITE_NULL;
+	r->tpm_ns = sqlite3_column_int64(st, 10);
+	int k = db_trace_kind_by_name((const char *)sqlite3_column_text(st, 11));
+	r->tkind = k < 0 ? DB_TRACE_KIND_UNFINISHED : (enum db_trace_kind)k;
+	r->emulated = col_text(st, 12, &oom);
 	return oom ? -ENOMEM : 0;
 }
 
@@ -43,6 +48,7 @@ static void free_row(struct db_trace_row *r)
 	free(r->name);
 	free(r->source);
 	free(r->policy);
+	free(r->emulated);
 }
 
 int db_trace_list(sqlite3 *db, struct db_trace_list *l, char *err, size_t errlen)
@@ -51,13 +57,17 @@ int db_trace_list(sqlite3 *db, struct db_trace_list *l, char *err, size_t errlen
 	size_t cap = 0;
 	int src, ret = 0;
 	memset(l, 0, sizeof *l);
-	if (sqlite3_prepare_v2(db,
-			       "SELECT t.id, t.kind, t.status, t.started_at, "
-			       /* the command count of db/stats.h: the clients' */
-			       "(SELECT count(*) FROM command c WHERE c.trace_id=t.id AND "
-			       "c." DB_CLIENT_CMDS "), t.dropped, "
-			       "t.name, t.source, t.parent_id, t.policy FROM trace t ORDER BY t.id",
-			       -1, &st, NULL) != SQLITE_OK) {
+	char sql[4096];
+	/* The command count and TPM time of db/stats.h: the clients'. */
+	snprintf(sql, sizeof sql,
+		 "%sSELECT t.id, t.kind, t.status, t.started_at, "
+		 "(SELECT count(*) FROM command c WHERE c.trace_id=t.id AND c." DB_CLIENT_CMDS
+		 "), t.dropped, t.name, t.source, t.parent_id, t.policy, "
+		 "(SELECT sum(latency_ns) FROM command c WHERE c.trace_id=t.id AND "
+		 "c." DB_CLIENT_CMDS "), k.kind, t.emulated "
+		 "FROM trace t LEFT JOIN trace_kind k ON k.trace_id = t.id ORDER BY t.id",
+		 db_trace_kind_with());
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
 		return -EIO;
 	}

@@ -6,13 +6,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "db/trace_kind.h"
+
 struct db_trace_row {
 	int64_t id;
 	char *kind, *status, *started_at; /* NULL when the row has none */
-	int64_t commands;		  /* rows stored */
+	enum db_trace_kind tkind;	  /* the trace kind (db/trace_kind.h) */
+	int64_t commands;		  /* the clients' commands (db/stats.h) */
+	int has_tpm_ns;			  /* 0: none of them has a latency */
+	int64_t tpm_ns;			  /* TPM time: the sum of their latencies */
 	int64_t dropped;
-	char *name, *source, *policy; /* NULL when the row has none */
-	int has_parent;		      /* parent_id is not NULL */
+	char *name, *source, *policy, *emulated; /* NULL when the row has none */
+	int has_parent;				 /* parent_id is not NULL */
 	int64_t parent_id;
 };
 

@@ -130,7 +130,11 @@ int profile_db_list(sqlite3 *db,
 		    void (*fn)(void *ctx, const char *name, const char *chip, const char *source,
 			       int64_t entries),
 		    void *ctx, char *err, size_t errlen);
-/* Builds a profile from the recorded latencies of trace_id. */
+/* Builds a profile from the recorded latencies of trace_id: the clients'
+ * commands (DB_CLIENT_CMDS: not tpmtrace's own Startup, resource-manager
+ * flushes or replay clean-up) that succeeded (rc 0; rc unknown, as ftrace
+ * imports have it, counts), well-formed and answered (docs/schema.md, "Trace
+ * kinds"). */
 int profile_learn(sqlite3 *db, int64_t trace_id, struct profile *p, char *err, size_t errlen);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "db/db.h"
+#include "db/stats.h"
 
 static int have_tables(sqlite3 *db, char *err, size_t errlen)
 {
@@ -281,7 +282,8 @@ int profile_learn(sqlite3 *db, int64_t trace_id, struct profile *p, char *err, s
 	if (sqlite3_prepare_v2(db,
 			       "SELECT cc, coalesce(auth_kind, 0), latency_ns FROM command"
 			       " WHERE trace_id=? AND latency_ns IS NOT NULL AND cc IS NOT NULL"
-			       " AND (flags & 10) = 0 ORDER BY cc, 2",
+			       " AND (flags & 10) = 0 AND " DB_CLIENT_CMDS
+			       " AND (rc = 0 OR rc IS NULL) ORDER BY cc, 2",
 			       -1, &st, NULL)) {
 		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
 		return -EIO;

@@ -28,7 +28,7 @@
 #include <sqlite3.h>
 
 struct strip_result {
-	int64_t trace_id; /* the new trace */
+	int64_t trace_id; /* the new trace; 0: nothing to strip, none made */
 	uint64_t source_commands;
 	uint64_t commands;     /* in the new trace */
 	uint64_t registration; /* commands removed, per kind */
@@ -40,7 +40,9 @@ struct strip_result {
 
 /* Makes the password-equivalent of trace src (named name, or "password-
  * equivalent of N") in the same database, in one transaction. Returns 0,
- * -ENOENT (no such trace), -ENOMEM, -EIO with err set. */
+ * -ENOENT (no such trace), -ENOMEM, -EIO with err set. A trace with nothing
+ * to strip (no registration, set-up, session flush or authorization to
+ * rewrite) makes no trace: 0 with res->trace_id 0. */
 int trace_strip(sqlite3 *db, int64_t src, const char *name, struct strip_result *res, char *err,
 		size_t errlen);
 

@@ -124,7 +124,20 @@ void proxy_set_limits(struct proxy *p, unsigned idle_ms, unsigned per_peer)
 	p->per_peer = per_peer ? per_peer : PROXY_MAX_PER_PEER;
 }
 
-int proxy_listen(struct proxy *p, const struct endpoint *ep, enum listen_kind kind, char *err,
+/* The port a TCP listener was bound to (port 0: the kernel's choice). */
+static void bound_port(int fd, unsigned *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof ss;
+	if (getsockname(fd, (struct sockaddr *)&ss, &len))
+		return;
+	if (ss.ss_family == AF_INET)
+		*port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	else if (ss.ss_family == AF_INET6)
+		*port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+}
+
+int proxy_listen(struct proxy *p, struct endpoint *ep, enum listen_kind kind, char *err,
 		 size_t errlen)
 {
 	if (p->n_lis == MAX_LISTEN) {
@@ -135,41 +148,41 @@ int proxy_listen(struct proxy *p, const struct endpoint *ep, enum listen_kind ki
 	int rc = net_endpoint_listen(ep, &l->fd, err, errlen);
 	if (rc)
 		return rc;
+	if (!ep->is_unix && !ep->port)
+		bound_port(l->fd, &ep->port);
 	l->kind = kind;
 	l->ep = *ep;
 	p->n_lis++;
 	return 0;
 }
 
-#define PAIR_TRIES 32
-
 int proxy_listen_pair(struct proxy *p, struct endpoint *ep, enum listen_kind kind,
-		      enum listen_kind kind2, char *err, size_t errlen)
+		      enum listen_kind companion, char *err, size_t errlen)
 {
+	const char *what = companion == LISTEN_CTRL ? "control channel" : "platform port";
 	int any = !ep->is_unix && !ep->port;
-	for (int tries = 1;; tries++) {
-		struct endpoint two;
-		int rc = proxy_listen(p, ep, kind, err, errlen);
+	/* Port 0: the kernel picks the first port, and the pair is kept only
+	 * where the port after it is free too (the TCTIs find the companion
+	 * there); another pair is tried where it is not. */
+	for (int attempt = 0; attempt < (any ? 64 : 1); attempt++) {
+		struct endpoint e = *ep, c;
+		int rc = proxy_listen(p, &e, kind, err, errlen);
 		if (rc)
 			return rc;
-		struct listener *l = &p->lis[p->n_lis - 1];
-		if (any) {
-			struct sockaddr_storage sa;
-			socklen_t sl = sizeof sa;
-			if (getsockname(l->fd, (struct sockaddr *)&sa, &sl))
-				return -errno;
-			ep->port = l->ep.port =
-			    ntohs(sa.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&sa)->sin6_port
-							   : ((struct sockaddr_in *)&sa)->sin_port);
+		net_endpoint_ctrl_of(&e, &c);
+		char cerr[300];
+		if (!(rc = proxy_listen(p, &c, companion, cerr, sizeof cerr))) {
+			*ep = e;
+			return 0;
 		}
-		net_endpoint_ctrl_of(ep, &two);
-		rc = proxy_listen(p, &two, kind2, err, errlen);
-		if (!rc || !any || rc != -EADDRINUSE || tries == PAIR_TRIES)
+		close(p->lis[--p->n_lis].fd);
+		if (!any || rc != -EADDRINUSE) {
+			snprintf(err, errlen, "%s: %s", what, cerr);
 			return rc;
-		close(l->fd);
-		p->n_lis--;
-		ep->port = 0;
+		}
 	}
+	snprintf(err, errlen, "%s: no free pair of ports (port and port+1) found", what);
+	return -EADDRINUSE;
 }
 
 void proxy_set_rm(struct proxy *p, int on)

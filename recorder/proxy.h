@@ -28,17 +28,16 @@ int proxy_new(struct proxy **out, struct recorder *rec);
  * peer with most connections) is closed to make room for the new one; every
  * such close, timeout and refusal is an event. */
 void proxy_set_limits(struct proxy *p, unsigned idle_ms, unsigned per_peer);
-/* Adds a listening socket. For LISTEN_DATA the matching control listener
- * (port+1 or PATH.ctrl) is added too when with_ctrl is set. */
-int proxy_listen(struct proxy *p, const struct endpoint *ep, enum listen_kind kind, char *err,
+/* Adds a listening socket; a TCP port 0 is bound to a free port, written
+ * back to ep->port. */
+int proxy_listen(struct proxy *p, struct endpoint *ep, enum listen_kind kind, char *err,
 		 size_t errlen);
-/* Adds the listener ep of kind and its companion of kind2 (port+1 or
- * PATH.ctrl: the control channel, or the MS simulator's platform port). TCP
- * port 0 takes a free pair: the port the kernel gives the first, the next
- * one for the second (tried again, a few times, when that one is taken);
- * ep->port is set to the port taken. */
+/* Adds a listening socket and its companion of kind companion (the control
+ * channel or the MS simulator's platform port: port+1, or PATH.ctrl). With
+ * TCP port 0 both are bound to a free pair of ports, written back to
+ * ep->port. On an error err says which of the two failed. */
 int proxy_listen_pair(struct proxy *p, struct endpoint *ep, enum listen_kind kind,
-		      enum listen_kind kind2, char *err, size_t errlen);
+		      enum listen_kind companion, char *err, size_t errlen);
 /* Serves until wake(ctx) returns nonzero; wake is called whenever wake_fd is
  * readable (a signalfd, typically). */
 int proxy_run(struct proxy *p, int wake_fd, int (*wake)(void *ctx), void *ctx);

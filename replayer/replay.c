@@ -12,6 +12,7 @@
 #include <sqlite3.h>
 
 #include "db/stats.h"
+#include "db/trace_kind.h"
 
 int rp_replay_is_destructive(uint32_t cc)
 {
@@ -297,17 +298,13 @@ static int source_check(struct rp *x, sqlite3 *db)
 	sqlite3_stmt *st = NULL;
 	int rc = -ENOENT;
 	if (!res->source_id) {
-		if (sqlite3_prepare_v2(
-			db, "SELECT coalesce(max(id),0) FROM trace WHERE kind <> 'replay'", -1, &st,
-			NULL) == SQLITE_OK &&
-		    sqlite3_step(st) == SQLITE_ROW)
-			res->source_id = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-		if (!res->source_id) {
-			snprintf(res->err, sizeof res->err, "%s holds no trace to replay",
-				 x->o->db_path);
-			return -ENOENT;
+		char why[256];
+		int64_t id = db_trace_default(db, why, sizeof why);
+		if (id <= 0) {
+			snprintf(res->err, sizeof res->err, "%s: %s", x->o->db_path, why);
+			return id < 0 ? -EIO : -ENOENT;
 		}
+		res->source_id = id;
 	}
 	if (sqlite3_prepare_v2(db,
 			       "SELECT payloads, (SELECT count(*) FROM command WHERE trace_id=?1),"

@@ -42,9 +42,11 @@ struct pg_push_result {
 	unsigned pushed;    /* traces sent now */
 	unsigned present;   /* traces the server had already */
 	unsigned recording; /* unfinished traces left for a later push */
+	unsigned skipped;   /* traces of a kind push does not send (db/trace_kind.def) */
 	uint64_t commands, events, clients;
 };
-/* Pushes trace trace_id (0: every finished trace) of db, each trace new to
+/* Pushes trace trace_id (0: every finished trace of a kind that is pushed:
+ * db/trace_kind.def) of db, each trace new to
  * the server in one transaction; db is read only and must have UUIDs
  * (db_uuid_fill). */
 int pg_push(sqlite3 *db, PGconn *c, int64_t trace_id, struct pg_push_result *r, char *err,

@@ -7,6 +7,7 @@
 
 #include "db/pg/pg.h"
 #include "db/pg/pg_copy.h"
+#include "db/trace_kind.h"
 #include "model/tpm/decode.h"
 #include "model/tpm/wire.h"
 
@@ -149,9 +150,10 @@ static const char q_traces[] =
     "SELECT t.id, t.uuid, t.name, t.kind, t.source, t.started_at, t.start_ns, t.end_ns,"
     " t.payloads, t.host, t.tool_version, p.uuid, t.policy, t.emulated, t.status, t.commands,"
     " t.events, t.dropped, t.notes, h.hostname, h.machine_id_sha256, h.kernel_release,"
-    " h.kernel_cmdline, h.boot_id"
+    " h.kernel_cmdline, h.boot_id, k.kind"
     " FROM trace t LEFT JOIN trace p ON p.id = t.parent_id"
-    " LEFT JOIN trace_host h ON h.trace_id = t.id WHERE ?1 = 0 OR t.id = ?1 ORDER BY t.id";
+    " LEFT JOIN trace_host h ON h.trace_id = t.id LEFT JOIN trace_kind k ON k.trace_id = t.id"
+    " WHERE ?1 = 0 OR t.id = ?1 ORDER BY t.id";
 
 /* The trace row and its host in one statement: nothing when the server has
  * the UUID already (then, if another pusher's transaction holds it, after
@@ -308,7 +310,9 @@ int pg_push(sqlite3 *db, PGconn *c, int64_t trace_id, struct pg_push_result *res
 		return -EIO;
 	}
 	PQclear(pr);
-	if (sqlite3_prepare_v2(db, q_traces, -1, &tr, NULL) != SQLITE_OK)
+	char q[4096]; /* the trace kinds' definition first (db/trace_kind.h) */
+	snprintf(q, sizeof q, "%s%s", db_trace_kind_with(), q_traces);
+	if (sqlite3_prepare_v2(db, q, -1, &tr, NULL) != SQLITE_OK)
 		goto dberr;
 	for (int k = 0; k < 3; k++)
 		if (sqlite3_prepare_v2(db, copies[k].select, -1, &sel[k], NULL) != SQLITE_OK)
@@ -323,6 +327,12 @@ int pg_push(sqlite3 *db, PGconn *c, int64_t trace_id, struct pg_push_result *res
 		const char *status = (const char *)sqlite3_column_text(tr, 14);
 		if (status && !strcmp(status, "recording")) {
 			res->recording++;
+			continue;
+		}
+		/* Derived, untimed and failed traces are no boots: not sent. */
+		int kind = db_trace_kind_by_name((const char *)sqlite3_column_text(tr, 24));
+		if (kind < 0 || !db_trace_kind_rule((enum db_trace_kind)kind)->push) {
+			res->skipped++;
 			continue;
 		}
 		if (sqlite3_column_type(tr, 1) == SQLITE_NULL) {

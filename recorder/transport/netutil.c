@@ -27,12 +27,12 @@
 #include "model/tpm/wire.h"
 #include "recorder/transport/frame.h"
 
-/* A port; 0 (any free one, for a listener) only where allowed. */
-static int parse_port(const char *s, unsigned *port, int zero)
+/* A port number; 0 only where any0 (a listener: any free port). */
+static int parse_port(const char *s, unsigned *port, int any0)
 {
 	char *end;
 	unsigned long v = strtoul(s, &end, 10);
-	if (!*s || *end || (v == 0 && !zero) || v > 65535)
+	if (!*s || *end || (v == 0 && !any0) || v > 65535)
 		return -EINVAL;
 	*port = (unsigned)v;
 	return 0;
@@ -163,7 +163,9 @@ int net_endpoint_connect(const struct endpoint *ep, int *out)
 		return 0;
 	}
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res, *ai;
-	char port[8];
+	char port[12];
+	if (!ep->port) /* (tcp:H:0 names a listener's free port, no peer) */
+		return -EDESTADDRREQ;
 	snprintf(port, sizeof port, "%u", ep->port);
 	if (getaddrinfo(ep->host, port, &hints, &res))
 		return -EHOSTUNREACH;

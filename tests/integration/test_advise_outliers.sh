@@ -2,11 +2,13 @@
 # tpmtrace advise, pattern outliers, on traces recorded through the proxy with
 # real clients in front of a real swtpm:
 #  - a stall: swtpm stopped (SIGSTOP) for 400 ms amid 30,000 PCR extends of
-#    tpmclient: exactly one command far above its kind's p95 (the one the
-#    stop held, by its recorded latency), and the finding's saving is its
-#    time above its kind's median, computed here from the stored latencies;
-#    --prove says the finding unproved (a replay cannot have the recording
-#    TPM's stall) and exits 0; the text gives the count;
+#    tpmclient: the one command the stop held (by its recorded latency) is
+#    found, and the finding is the rule computed here from the stored
+#    latencies (a loaded machine's scheduler may hold others past it: they
+#    count, none is assumed away): its count, and its saving, their time
+#    above their kinds' medians; --prove says the finding unproved (a replay
+#    cannot have the recording TPM's stall) and exits 0; the text gives the
+#    count;
 #  - the TPM's record of dictionary-attack use: swtpm answers the first
 #    authorization of a DA-protected object after Startup TPM_RC_RETRY (it
 #    writes that DA was used to NV first), once per start-up cycle: a trace
@@ -47,8 +49,11 @@ kill -CONT "$SWTPM_PID"
 check "the client was still running when swtpm was stopped" kill -0 "$rp"
 wait "$rp"
 expect_eq "stall workload recorded" "$?" 0
-expect_eq "30,000 extends recorded" \
-	"$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=1 AND cc=0x182")" 30000
+# (a writer that cannot keep up on a loaded machine drops rows and counts
+# them: the TPM path is never blocked)
+expect_eq "30,000 extends recorded, or counted dropped" \
+	"$(sqlite3 "$db" "SELECT (SELECT count(*) FROM command WHERE trace_id=1 AND cc=0x182)
+		+ (SELECT dropped FROM trace WHERE id=1)")" 30000
 # the stopped swtpm held one command: its latency, and the others' of its code
 slow=$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=1 AND latency_ns > 300000000")
 expect_eq "one command held by the stop (sqlite: latency > 300 ms)" "$slow" 1
@@ -56,23 +61,66 @@ read -r sseq scc <<<"$(sqlite3 -separator ' ' "$db" \
 	"SELECT seq, cc FROM command WHERE trace_id=1 AND latency_ns > 300000000")"
 "$TPMTRACE" advise "$db" --json >"$T/stall.json"
 expect_eq "advise --json exits 0" "$?" 0
-expect_eq "outliers: one occurrence" "$(field "$T/stall.json" outliers count)" 1
-expect_eq "outliers: at the held command's seq" \
-	"$(field "$T/stall.json" outliers first_seq) $(field "$T/stall.json" outliers last_seq)" "$sseq $sseq"
-# The saving: the held command's time above its code's median (the median of
-# the stored latencies of that code; advise's 2% bins: within 2%).
-want=$(sqlite3 "$db" "SELECT latency_ns FROM command WHERE trace_id=1 AND cc=$scc AND flags & 32 = 0 ORDER BY latency_ns" |
+# The stall is the one command the test made slow; on a loaded machine the
+# scheduler can hold others past the rule too (4 times its kind's p95 and
+# 5 ms over its median), and those are findings as well. So the rule is
+# computed here, independently, from the stored latencies (exact quantiles;
+# advise's 2% bins put a command within 3% of a threshold either way): the
+# count lies between the commands surely past it and those possibly past it,
+# the held command is among them, and the saving is their time above their
+# kinds' medians.
+sqlite3 -separator ' ' "$db" "SELECT seq, cc, latency_ns FROM command
+	WHERE trace_id=1 AND flags & 32 = 0 AND latency_ns IS NOT NULL" >"$T/lat.txt"
+python3 - "$T/lat.txt" "$sseq" >"$T/rule.txt" <<'PY'
+import sys
+rows = [tuple(int(x) for x in l.split()) for l in open(sys.argv[1])]
+by = {}
+for seq, cc, ns in rows:
+    by.setdefault(cc, []).append(ns / 1e6)
+q = {}
+for cc, v in by.items():
+    v.sort()
+    n = len(v)
+    q[cc] = (n, v[(n + 1) // 2 - 1], v[(n * 95 + 99) // 100 - 1])
+sure = possible = 0
+sure_ms = possible_ms = 0.0
+held = 0
+for seq, cc, ns in rows:
+    n, p50, p95 = q[cc]
+    ms = ns / 1e6
+    if n < 5:
+        continue
+    if ms > 4 * p95 * 1.03 and ms > p50 * 1.03 + 5:
+        sure += 1
+        sure_ms += ms - p50 * 1.03
+        held += seq == int(sys.argv[2])
+    if ms > 4 * p95 * 0.97 and ms > p50 * 0.97 + 5:
+        possible += 1
+        possible_ms += ms - p50 * 0.97
+print(sure, possible, held, f"{sure_ms:.3f}", f"{possible_ms:.3f}")
+PY
+read -r nsure nposs held sure_ms poss_ms <"$T/rule.txt"
+echo "the rule, from sqlite: $nsure sure, $nposs possible (held command: $held)"
+check "the held command is surely past the rule (sqlite)" test "$held" = 1
+got=$(field "$T/stall.json" outliers count)
+check "outliers: the count is the rule's ($nsure..$nposs; got $got)" \
+	test "$got" -ge "$nsure" -a "$got" -le "$nposs"
+check "outliers: the held command's seq lies within the finding's" python3 -c 'import sys
+a, b, s = (int(x) for x in sys.argv[1:])
+assert a <= s <= b, (a, b, s)' "$(field "$T/stall.json" outliers first_seq)" \
+	"$(field "$T/stall.json" outliers last_seq)" "$sseq"
+# The saving: the time above their code's median of those it found (the held
+# command's 400 ms among them), within advise's 2% bins.
+check "outliers: saves their time above their codes' medians ($sure_ms..$poss_ms ms)" \
 	python3 -c 'import sys
-v = [int(x) / 1e6 for x in sys.stdin]
-print(v[-1] - v[(len(v) + 1) // 2 - 1])')
-check "outliers: saves the held command's time above its code's median ($want ms)" python3 -c 'import sys
-got, want = float(sys.argv[1]), float(sys.argv[2])
-assert abs(got - want) <= 0.02 * want, (got, want)' "$(field "$T/stall.json" outliers saving_ms)" "$want"
+got, lo, hi = (float(x) for x in sys.argv[1:])
+assert lo * 0.98 <= got <= hi * 1.02, (got, lo, hi)' \
+	"$(field "$T/stall.json" outliers saving_ms)" "$sure_ms" "$poss_ms"
 for k in repeated-primary session-per-command user-interleave policy-rebuilt hwrng-session context-churn; do
 	expect_eq "stall trace: no $k" "$(field "$T/stall.json" "$k" count)" "-"
 done
 "$TPMTRACE" advise "$db" | tr -s ' \n' '  ' >"$T/stall.txt"
-check "the text gives the occurrence" grep -q 'outliers .* 1 occurrence, 1 commands' "$T/stall.txt"
+check "the text gives the occurrences ($got)" grep -qE "outliers .* $got occurrences?, $got commands" "$T/stall.txt"
 "$TPMTRACE" advise "$db" --profile slb9670-linux-integrity --prove --json >"$T/prove.json" 2>"$T/prove.err"
 expect_eq "--prove: exit status 0 (outliers is said unproved, not failed)" "$?" 0
 check "--prove: outliers unproved, with the reason" python3 -c 'import json,sys

@@ -82,7 +82,7 @@ for s in stats pcrs "profile learn" export report show; do
 	a=$("$TPMTRACE" $s demo.db "${extra[@]}" 2>/dev/null | sha256sum)
 	# shellcheck disable=SC2086
 	b=$("$TPMTRACE" $s demo.db --trace 1 "${extra[@]}" 2>/dev/null | sha256sum)
-	expect_eq "finding 3: $s defaults to the newest trace that is not a replay" "$a" "$b"
+	expect_eq "finding 3: $s defaults to the newest recording, not the replay" "$a" "$b"
 done
 "$TPMTRACE" stats demo.db --trace=latest --json | grep -q '"id":2,' && ok || bad "finding 3: --trace=latest is the replay"
 
@@ -114,17 +114,15 @@ if [ -f "$f" ]; then
 		"$(sqlite3 part.db "SELECT status FROM trace")" incomplete
 fi
 # record: nothing before it listens.
-for _ in 1 2 3 4 5; do # a port that something else listens on
-	PORT=$((20000 + RANDOM % 20000))
-	rm -f "$T/held"
-	python3 -c 'import socket,sys,time; s=socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen()
-open(sys.argv[2], "w").write("ok"); time.sleep(60)' $PORT "$T/held" 2>/dev/null &
-	HOLD=$!
-	PIDS+=($HOLD)
-	for _ in $(seq 100); do [ -s "$T/held" ] || ! kill -0 $HOLD 2>/dev/null && break; sleep 0.1; done
-	[ -s "$T/held" ] && break
-done
-check "finding 4: a port is held" test -s "$T/held"
+# a port that something else listens on (bound to port 0: one the kernel gave)
+python3 -c 'import os,socket,sys,time; s=socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+open(sys.argv[1] + ".tmp", "w").write("%d" % s.getsockname()[1]); os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(60)' "$T/held" &
+HOLD=$!
+PIDS+=($HOLD)
+wait_until "[ -s '$T/held' ]"
+PORT=$(cat "$T/held")
+check "finding 4: a port is held" test -n "$PORT"
 timeout 60 "$TPMTRACE" record --spawn-swtpm --listen tcp:127.0.0.1:$PORT --db busy.db >/dev/null 2>"$T/err"
 expect_eq "finding 4: record on a port in use fails" "$?" 1
 check "finding 4: ...names the listener" grep -q -- "--listen" "$T/err"
@@ -225,12 +223,12 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["version"]
 expect_eq "finding 6: ...printing one JSON object" "$?" 0
 
 # ---- 7. --listen-mssim alone listens there only ----
-M=$((20000 + RANDOM % 20000))
-"$TPMTRACE" record --spawn-swtpm --listen-mssim tcp:127.0.0.1:$M --db mssim.db 2>"$T/mssim.err" &
+"$TPMTRACE" record --spawn-swtpm --listen-mssim tcp:127.0.0.1:0 --db mssim.db 2>"$T/mssim.err" &
 RP=$!
 PIDS+=($RP)
-for _ in $(seq 50); do grep -q "recording into" "$T/mssim.err" && break; sleep 0.1; done
-check "finding 7: the banner names the mssim TCTI" grep -q "TPM2TOOLS_TCTI=mssim:host=127.0.0.1,port=$M" "$T/mssim.err"
+M=$(listen_port mssim "$T/mssim.err")
+check "finding 7: the banner names the mssim TCTI (port 0: a free pair bound)" \
+	grep -q "TPM2TOOLS_TCTI=mssim:host=127.0.0.1,port=$M" "$T/mssim.err"
 ports=$(python3 - $RP <<'EOF'
 import os, sys
 pid = sys.argv[1]

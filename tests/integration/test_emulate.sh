@@ -98,11 +98,10 @@ PY
 fact() { sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" <<<"$2"; }
 
 # ---- a 2,000-command mixed trace, recorded over TCP -------------------------
-port=$((20000 + RANDOM % 20000))
 db=$T/mix.db
-"$TPMTRACE" record --spawn-swtpm --no-startup --db "$db" --name mix --listen "tcp:127.0.0.1:$port" --quiet -- bash -c "
+"$TPMTRACE" record --spawn-swtpm --no-startup --db "$db" --name mix --listen "tcp:127.0.0.1:0" --quiet -- bash -c "
 set -e
-c() { '$TPMCLIENT' --connect tcp:127.0.0.1:$port --quiet \"\$@\" >/dev/null; }
+c() { '$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --quiet \"\$@\" >/dev/null; }
 c --cmd startup
 for r in \$(seq 50); do
 	c --cmd pcrextend --count 36

@@ -20,13 +20,8 @@ start_swtpm "$T/sw"
 listen() { # DB ARGS...: a recorder on a free TCP port ($port), RECORD_PID
 	local db=$1
 	shift
-	for attempt in 1 2 3 4 5; do
-		port=$((20000 + RANDOM % 20000))
-		record_bg "$db" --backend "swtpm:path=$T/sw/s.sock" --listen "tcp:127.0.0.1:$port" "$@"
-		sleep 0.3
-		kill -0 $RECORD_PID 2>/dev/null && return 0
-	done
-	return 1
+	record_bg "$db" --backend "swtpm:path=$T/sw/s.sock" --listen "tcp:127.0.0.1:0" "$@"
+	port=$(listen_port swtpm) && [ -n "$port" ]
 }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
@@ -59,17 +54,12 @@ expect_eq "the good client's 200 requests were recorded" \
 
 # ---- prlimit --nofile=256: 300 idle connections ----
 listen_limited() {
-	for attempt in 1 2 3 4 5; do
-		port=$((20000 + RANDOM % 20000))
-		prlimit --nofile=256:256 "$TPMTRACE" record --db "$T/fd.db" \
-			--backend "swtpm:path=$T/sw/s.sock" --listen "tcp:127.0.0.1:$port" \
-			--idle-timeout 60 2>"$T/record.err" &
-		RECORD_PID=$!
-		PIDS+=($RECORD_PID)
-		sleep 0.3
-		kill -0 $RECORD_PID 2>/dev/null && return 0
-	done
-	return 1
+	prlimit --nofile=256:256 "$TPMTRACE" record --db "$T/fd.db" \
+		--backend "swtpm:path=$T/sw/s.sock" --listen "tcp:127.0.0.1:0" \
+		--idle-timeout 60 2>"$T/record.err" &
+	RECORD_PID=$!
+	PIDS+=($RECORD_PID)
+	port=$(listen_port swtpm) && [ -n "$port" ]
 }
 check "recorder started under prlimit --nofile=256" listen_limited
 "${H[@]}" idle "tcp:127.0.0.1:$port" 300 12 >"$T/fd.out" &

@@ -28,14 +28,10 @@ start_swtpm "$T/sw"
 # The object the mix clients' ReadPublic asks for.
 swtpm_primary "$T/sw/s.sock" || { echo "cannot prepare swtpm" >&2; exit 1; }
 db=$T/h.db
-for attempt in 1 2 3 4 5; do
-	port=$((20000 + RANDOM % 20000))
-	record_bg "$db" --backend "swtpm:path=$T/sw/s.sock" --listen "unix:$T/p.sock" \
-		--listen-mssim "tcp:127.0.0.1:$port" --payloads full
-	wait_for_socket "$T/p.sock" 2>/dev/null && break
-	wait $RECORD_PID 2>/dev/null
-done
-check "proxy is listening" [ -S "$T/p.sock" ]
+record_bg "$db" --backend "swtpm:path=$T/sw/s.sock" --listen "unix:$T/p.sock" \
+	--listen-mssim "tcp:127.0.0.1:0" --payloads full
+port=$(listen_port mssim)
+check "proxy is listening" [ -S "$T/p.sock" -a -n "$port" ]
 
 # Honest clients throughout: every answer is checked against the command sent
 # (an answer to another client's command counts as wrong).

@@ -97,8 +97,9 @@ run verify verify "$DB" --json
 run verify-missing verify "missing$H.db" --json
 run pcrs pcrs "$DB" --trace 1 --json
 run pcrs-ima pcrs "$DB" --trace "$ima" --json
-run replay replay "$DB" --trace 1 --policy password --repeat 2 --json
-run strip strip "$DB" --trace 1 --name "strip$H" --json
+run replay replay "$DB" --trace 1 --policy password --policy linux-6.12 --json
+# strip of the linux-6.12 run: the recording itself has nothing to strip.
+run strip strip "$DB" --trace latest-replay --name "strip$H" --json
 run predict predict "$DB" --trace 1 --profile slb9670-linux-integrity --host-crypto estimate \
 	--json
 run report report "$DB" --trace 1 --profile slb9670-linux-integrity --host-crypto estimate \

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# tpmtrace list: one line per trace (id, kind, status, start, commands,
-# dropped, name / source), and --json with the same and the replay's parent
-# and policy; the counts are those of the database's rows, the command count
+# tpmtrace list: one line per trace (id, trace kind, status, commands, TPM
+# time, policy, name; --wide adds start, dropped, emulated, parent and
+# source), and --json with the same and the replay's parent and policy; the counts are those of the database's rows, the command count
 # of every command (tpmtrace's own, flag 32, left out; docs/schema.md,
 # "Figures"). A missing file is an error that creates nothing.
 . "$(dirname "$0")/../lib/common.sh"
@@ -19,14 +19,24 @@ expect_eq "trace 3 recorded" "$?" 0
 expect_eq "list: exit 0" "$?" 0
 cat "$T/list.out"
 expect_eq "list: a header and one line per trace" "$(wc -l <"$T/list.out")" 4
-check "list: the header" grep -Eq '^ +id +kind +status +started +commands +dropped +name / source$' "$T/list.out"
+check "list: the header" grep -Eq '^ +id +kind +status +commands +TPM time +policy +name$' "$T/list.out"
 n2=$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=2 AND NOT flags & 32")
-check "list: trace 1, record, complete, 8 commands, 0 dropped, its name and source" \
-	grep -Eq '^ +1 +record +complete +[0-9T:-]+Z +8 +0 +first / swtpm \(spawned\)$' "$T/list.out"
-check "list: trace 2, the replay, with its $n2 commands" \
-	grep -Eq "^ +2 +replay +complete +[0-9T:-]+Z +$n2 +0 +replay of 1 / " "$T/list.out"
+check "list: trace 1, record, complete, 8 commands, its TPM time and name" \
+	grep -Eq '^ +1 +record +complete +8 +[0-9.]+ ms +- +first$' "$T/list.out"
+check "list: trace 2, the replay, with its $n2 commands and policy" \
+	grep -Eq "^ +2 +replay +complete +$n2 +[0-9.]+ ms +password +replay of 1$" "$T/list.out"
 check "list: trace 3, 4 commands" \
-	grep -Eq '^ +3 +record +complete +[0-9T:-]+Z +4 +0 +second / swtpm \(spawned\)$' "$T/list.out"
+	grep -Eq '^ +3 +record +complete +4 +[0-9.]+ ms +- +second$' "$T/list.out"
+"$TPMTRACE" list "$db" --wide >"$T/wide.out"
+check "list --wide: the header" grep -Eq \
+	'^ +id +kind +status +started +commands +dropped +TPM time +policy +emulated +parent +name / source$' \
+	"$T/wide.out"
+check "list --wide: trace 1, start, 0 dropped, name and source" \
+	grep -Eq '^ +1 +record +complete +[0-9T:-]+Z +8 +0 +[0-9.]+ ms +- +- +- +first / swtpm \(spawned\)$' \
+	"$T/wide.out"
+check "list --wide: trace 2, its parent" \
+	grep -Eq "^ +2 +replay +complete +[0-9T:-]+Z +$n2 +0 +[0-9.]+ ms +password +- +1 +replay of 1 / " \
+	"$T/wide.out"
 
 "$TPMTRACE" list "$db" --json >"$T/list.json"
 expect_eq "list --json: exit 0" "$?" 0

@@ -9,14 +9,11 @@ need swtpm tpm2_getrandom sqlite3
 
 start_swtpm "$T/sw"
 db=$T/clients.db
-for attempt in 1 2 3 4 5; do
-	port=$((20000 + RANDOM % 20000))
-	record_bg "$db" --backend "swtpm:path=$T/sw/s.sock" --listen "unix:$T/p.sock" \
-		--listen "tcp:127.0.0.1:$port" --listen-mssim "tcp:127.0.0.1:$((port + 2))"
-	wait_for_socket "$T/p.sock" 2>/dev/null && break
-	wait $RECORD_PID 2>/dev/null
-done
-check "proxy is listening" [ -S "$T/p.sock" ]
+record_bg "$db" --backend "swtpm:path=$T/sw/s.sock" --listen "unix:$T/p.sock" \
+	--listen "tcp:127.0.0.1:0" --listen-mssim "tcp:127.0.0.1:0"
+port=$(listen_port swtpm)
+mport=$(listen_port mssim)
+check "proxy is listening" [ -S "$T/p.sock" -a -n "$port" -a -n "$mport" ]
 
 check "startup through the proxy" "$TPMCLIENT" --connect "unix:$T/p.sock" --cmd startup
 "$TPMCLIENT" --connect "unix:$T/p.sock" --cmd getrandom --count 500 >"$T/c1" &
@@ -35,7 +32,7 @@ done
 check "tpm2-tools over the swtpm TCTI (TCP, control at port+1)" \
 	env TPM2TOOLS_TCTI="swtpm:host=127.0.0.1,port=$port" tpm2_pcrread sha256:16 -o "$T/pcr16"
 check "tpm2-tools over the mssim TCTI (platform port mapped)" \
-	env TPM2TOOLS_TCTI="mssim:host=127.0.0.1,port=$((port + 2))" tpm2_getrandom 8 -o "$T/rnd"
+	env TPM2TOOLS_TCTI="mssim:host=127.0.0.1,port=$mport" tpm2_getrandom 8 -o "$T/rnd"
 kill -TERM $RECORD_PID
 check "recorder exits 0 on SIGTERM" wait $RECORD_PID
 check "summary printed" grep -q "dropped" "$T/record.err"

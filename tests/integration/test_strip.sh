@@ -4,8 +4,8 @@
 # kernel preset on a private swtpm; stripping each replay gives the recording
 # back, command for command and byte for byte (codes, handles, sizes, tags,
 # authorization kinds, session attributes, command and response bytes but
-# GetRandom's random ones). Stripping what has no kernel session changes
-# nothing. The example of docs/policies.md runs word for word. Then bad input:
+# GetRandom's random ones). Stripping what has no kernel session makes no
+# trace and says so. The example of docs/policies.md runs word for word. Then bad input:
 # no such trace, not a database: a message, exit status 1, no trace added.
 # (The same against a real HMAC kernel: tests/vm/test_vm_hmac_kernel.sh.)
 . "$(dirname "$0")/../lib/common.sh"
@@ -46,12 +46,17 @@ expect_eq "linux-6.10: 3 registration commands, 3 per extend and GetRandom, 4 se
 	"$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["registration"], d["setup"], d["ends"], d["rewritten"])' "$T/linux-6.10.strip.json")" \
 	"3 132 4 44"
 
-# Nothing to strip: a copy.
+# Nothing to strip: no trace made, and said so (issue 31, item 9).
+before=$(sqlite3 "$db" "SELECT count(*) FROM trace")
 "$TPMTRACE" strip "$db" --trace 1 --name copy >"$T/copy.out" 2>&1
 expect_eq "strip of the recording itself" "$?" 0
-cid=$(sqlite3 "$db" "SELECT id FROM trace WHERE name='copy'")
-rows "$db" "$cid" >"$T/copy.rows"
-check "a trace without kernel sessions is copied unchanged" cmp -s "$T/source.rows" "$T/copy.rows"
+check "...says there is nothing to strip" grep -q "^trace 1: nothing to strip" "$T/copy.out"
+expect_eq "...and makes no trace" "$(sqlite3 "$db" "SELECT count(*) FROM trace")" "$before"
+"$TPMTRACE" strip "$db" --trace 1 --json >"$T/copy.json" 2>&1
+check "...--json: trace null, every command kept" python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+assert d["trace"] is None and d["commands"] == d["source_commands"] == 45, d' "$T/copy.json"
+expect_eq "...nor with --json" "$(sqlite3 "$db" "SELECT count(*) FROM trace")" "$before"
 check "tpmtrace verify accepts the database" "$TPMTRACE" verify "$db"
 
 # The example of docs/policies.md, word for word, on a copy of the recording.
@@ -67,8 +72,9 @@ PY
 check "docs/policies.md has the strip example" grep -q 'tpmtrace strip boot.db' "$T/doc/example.sh"
 (cd "$T/doc" && PATH=$(dirname "$TPMTRACE"):$PATH bash -euo pipefail example.sh) >"$T/doc/out" 2>&1
 expect_eq "the docs example runs" "$?" 0
-expect_eq "the docs example's trace 2 is the password-equivalent" \
-	"$(sqlite3 "$T/doc/boot.db" "SELECT kind FROM trace WHERE id=2")" derived
+expect_eq "the docs example's trace 3 is the password-equivalent of its replay" \
+	"$(sqlite3 "$T/doc/boot.db" "SELECT kind || ' ' || parent_id FROM trace WHERE id=3")" "derived 2"
+check "...and equals the recording" cmp -s "$T/source.rows" <(rows "$T/doc/boot.db" 3)
 
 # Bad input.
 before=$(sqlite3 "$db" "SELECT count(*) FROM trace")

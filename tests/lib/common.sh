@@ -150,6 +150,16 @@ record_bg() {
 	PIDS+=($RECORD_PID)
 }
 
+# listen_port swtpm|mssim [FILE]: the port of the first such TCP listener of a
+# recorder started with --listen tcp:H:0 or --listen-mssim tcp:H:0 (it binds
+# a free pair of ports itself: no test picks a port by chance), read from its
+# banner in FILE (default $T/record.err, where record_bg puts it) once there.
+listen_port() {
+	local f=${2:-$T/record.err}
+	wait_until "grep -q 'TPM2TOOLS_TCTI=$1:host=' '$f'" 30 || return 1
+	sed -n "s/.*TPM2TOOLS_TCTI=$1:host=[^,]*,port=\([0-9]*\).*/\1/p" "$f" | head -1
+}
+
 # record_client DB CMD COUNT [RECORD-OPTION]...: tpmtrace record --spawn-swtpm
 # --no-startup of a tpmclient workload: TPM2_Startup, then COUNT commands CMD
 # (tpmclient --cmd). The status is the recorder's.

@@ -1,16 +1,22 @@
 # Shared by tools/demo, tools/test and tools/bench (sourced): install the Debian
 # packages that are missing (apt-get, nothing else), then configure and build.
 
-# Everything the project builds with, tests against and runs.
-TPMTRACE_PACKAGES=(
+# What the project builds with and what tools/demo runs: the build's
+# libraries, swtpm, tpm2-tools and sqlite3 (docs/install.md).
+TPMTRACE_DEMO_PACKAGES=(
 	build-essential cmake pkg-config
-	libtss2-dev libsqlite3-dev libpcap-dev libfuse3-dev libssl-dev libyaml-dev
-	sqlite3 swtpm swtpm-tools tpm2-tools tpm2-abrmd libtss2-tcti-tabrmd0 tshark python3 xxd openssl
+	libtss2-dev libsqlite3-dev libpcap-dev libfuse3-dev libssl-dev libyaml-dev libpq-dev libbpf-dev
+	sqlite3 swtpm swtpm-tools tpm2-tools
+)
+# Everything the project builds with, tests against and runs (tools/test).
+TPMTRACE_PACKAGES=(
+	"${TPMTRACE_DEMO_PACKAGES[@]}"
+	tpm2-abrmd libtss2-tcti-tabrmd0 tshark python3 xxd openssl
 	qemu-system-x86 qemu-utils busybox-static ovmf e2fsprogs cpio mmdebstrap cryptsetup-bin keyutils
 	clang clang-format libclang-rt-14-dev valgrind
 	chromium groff-base man-db bsdutils
-	postgresql libpq-dev
-	libbpf-dev bpftool dwarves llvm
+	postgresql
+	bpftool dwarves llvm
 )
 
 setup_packages() { # setup_packages PKG...: installs those not installed yet

@@ -18,7 +18,7 @@ enum { O_TRACE = 256, O_BANKS, O_BANK, O_PCRS, O_EXPECT, O_BA, O_JSON, O_OUTPUT 
 static const struct cli_opt opts[] = {
     {"trace", O_TRACE, "ID", CLI_TRACE | CLI_MULTI,
      "trace to replay: an id, latest or latest-replay\n"
-     "(default: the newest trace that is not a replay);\n"
+     "(default: the newest recording or import);\n"
      "repeat to replay several into the same PCRs in the\n"
      "order given (e.g. the firmware log, then the IMA list)"},
     {"banks", O_BANKS, "LIST", 0, "banks to show, e.g. sha1,sha256 (default: those\nextended)",
@@ -234,8 +234,8 @@ static void print_values(FILE *out, struct json_w *w, const struct pcrs_args *a,
 	json_kstr(w, "db", a->dbpath);
 	json_key(w, "traces");
 	json_begin_array(w);
-	for (unsigned i = 0; i < a->n_ids; i++)
-		json_int(w, ids[i]);
+	for (unsigned i = 0; i < (a->n_ids ? a->n_ids : 1); i++)
+		json_int(w, ids[i]); /* without --trace: the one picked by default */
 	json_end_array(w);
 	json_kuint(w, "commands", st->rows);
 	json_kuint(w, "applied", st->applied);
@@ -353,7 +353,7 @@ static void print_boot_aggregate(FILE *out, struct json_w *w, int64_t from,
 			a->name, hex, a->name, a->name, (long long)from);
 }
 
-/* The traces to replay (default: the newest that is not a replay) and the
+/* The traces to replay (default: db_trace_default's) and the
  * --boot-aggregate-from one. Returns 0, or 1 once the reason was printed. */
 static int pick_traces(sqlite3 *db, const struct pcrs_args *a, int64_t *ids, unsigned *n_ids,
 		       int64_t *ba_from)

@@ -56,7 +56,8 @@ const struct subcommand subcmd_profile = {
     "  list [DB]           the shipped profiles and those stored in DB.\n"
     "  learn DB            build a profile from a recorded trace's latencies (per command\n"
     "                      code and authorization kind: n, mean, p50, p95, stdev, min, max)\n"
-    "                      and store it in DB (or write --output).\n"
+    "                      and store it in DB (or write --output): the clients' commands\n"
+    "                      that succeeded, not tpmtrace's own nor those that failed.\n"
     "\n"
     "NAME is looked up as a file (contains '/' or ends in .profile), then in DB, then\n"
     "among the shipped profiles.\n",

@@ -38,7 +38,10 @@ const struct subcommand subcmd_push = {
     "COPY): a push stopped at any point leaves no part of a trace on the server,\n"
     "and the next push sends it whole. DB is read only, except that traces of\n"
     "an older file without a UUID get one first (one write transaction).\n"
-    "Unfinished traces (status recording) are left for a later push.\n",
+    "Unfinished traces (status recording) are left for a later push. Derived\n"
+    "traces (advise --rewrite, strip), imports without timing (IMA lists, TCG\n"
+    "logs) and failed runs are not boots and are not sent (docs/schema.md,\n"
+    "\"Trace kinds\"); replays are, as runs of their policy.\n",
     "Exit status: 0 everything asked for is on the server, 1 an error (the\n"
     "server's own message is shown; the password never is), 2 usage.\n",
     "tpmtrace push boot.db postgresql://fleet.example.org/tpmtrace\n"
@@ -83,6 +86,7 @@ static void print_json(const struct pg_push_result *r)
 	json_kuint(&w, "pushed", r->pushed);
 	json_kuint(&w, "present", r->present);
 	json_kuint(&w, "recording", r->recording);
+	json_kuint(&w, "not_pushed", r->skipped);
 	json_kuint(&w, "commands", r->commands);
 	json_kuint(&w, "events", r->events);
 	json_kuint(&w, "clients", r->clients);
@@ -147,6 +151,9 @@ static int run(int argc, char **argv)
 			   "server; %u unfinished left\n",
 			   r.pushed, (unsigned long long)r.commands, (unsigned long long)r.events,
 			   r.present, r.recording);
+	if (!json && !quiet && k >= 0 && r.skipped)
+		k = printf("not pushed: %u derived, untimed or failed traces (not boots)\n",
+			   r.skipped);
 	if (k < 0 || ferror(stdout) || fflush(stdout))
 		return die("push", "cannot write the summary: %s", strerror(errno));
 	return 0;

@@ -85,17 +85,17 @@ static const struct cli_opt opts[] = {
      0, M_PROXY | M_QEMU},
     {"listen", O_LISTEN, "SPEC", CLI_MULTI,
      "where clients connect: tcp:HOST:PORT (swtpm control\n"
-     "channel forwarded on PORT+1; PORT 0: a free pair, named\n"
-     "in the banner and in -- COMMAND's TPM2TOOLS_TCTI) or\n"
-     "unix:PATH (control at PATH.ctrl). Raw TPM commands and\n"
-     "MS-simulator framing are both accepted. Default:\n"
+     "channel forwarded on PORT+1) or unix:PATH (control at\n"
+     "PATH.ctrl). Raw TPM commands and MS-simulator framing\n"
+     "are both accepted. PORT 0: a free pair of ports, named\n"
+     "in the banner and in TPMTRACE_TCTI. Default:\n"
      "tcp:127.0.0.1:2321, or a private unix socket with\n"
      "-- COMMAND (none when only --listen-mssim is given)",
      NULL, 0, 0, M_PROXY},
     {"listen-mssim", O_MSSIM, "tcp:HOST:PORT", CLI_MULTI,
      "serve the MS simulator's two ports (commands on PORT,\n"
      "platform on PORT+1), mapped onto swtpm, for tpm2-tss's\n"
-     "mssim: TCTI",
+     "mssim: TCTI (PORT 0: a free pair)",
      NULL, 0, 0, M_PROXY},
     {"rm", O_RM, NULL, 0,
      "resource manager (the default with -- COMMAND): the\n"
@@ -525,10 +525,13 @@ static int startup_spawned(struct recorder *rec)
 /* The listeners: --listen (data and control channel), --listen-mssim
  * (command and platform port), or by default tcp:127.0.0.1:2321 (with
  * -- COMMAND a socket in a fresh directory, sockdir). tcti gets the TCTI of
- * the first, for clients. */
+ * the first, for clients (its size: RECORD_TCTI_LEN), and all, every one's,
+ * a line each (a port 0 named as bound). */
+#define RECORD_TCTI_LEN 200
 static int listen_all(struct proxy *px, const struct record_args *a, char *sockdir, size_t sdlen,
-		      char *tcti, size_t tlen)
+		      char *tcti, char *all, size_t alen)
 {
+	size_t tlen = RECORD_TCTI_LEN, used = 0;
 	const char *listens[RECORD_MAX_LISTEN + 1];
 	char err[512], default_listen[128];
 	int n_listen = a->n_listen;
@@ -555,15 +558,19 @@ static int listen_all(struct proxy *px, const struct record_args *a, char *sockd
 	}
 	for (int i = 0; i < n_listen; i++) {
 		struct endpoint ep;
-		if (net_endpoint_parse(listens[i], &ep, err, sizeof err) ||
-		    proxy_listen_pair(px, &ep, LISTEN_DATA, LISTEN_CTRL, err, sizeof err))
+		if (net_endpoint_parse(listens[i], &ep, err, sizeof err))
 			return die("record", "--listen %s", err);
-		if (!tcti[0]) {
-			if (ep.is_unix)
-				snprintf(tcti, tlen, "swtpm:path=%s", ep.path);
-			else
-				snprintf(tcti, tlen, "swtpm:host=%s,port=%u", ep.host, ep.port);
-		}
+		if (proxy_listen_pair(px, &ep, LISTEN_DATA, LISTEN_CTRL, err, sizeof err))
+			return die("record", "--listen: %s", err);
+		char one[RECORD_TCTI_LEN];
+		if (ep.is_unix)
+			snprintf(one, sizeof one, "swtpm:path=%s", ep.path);
+		else
+			snprintf(one, sizeof one, "swtpm:host=%s,port=%u", ep.host, ep.port);
+		if (!tcti[0])
+			snprintf(tcti, tlen, "%s", one);
+		used += (size_t)snprintf(all + used, alen - used, "%s\n", one);
+		used = used < alen ? used : alen - 1;
 	}
 	for (int i = 0; i < a->n_mssim; i++) {
 		struct endpoint ep;
@@ -571,9 +578,13 @@ static int listen_all(struct proxy *px, const struct record_args *a, char *sockd
 			return die("record", "--listen-mssim '%s': expected tcp:HOST:PORT",
 				   a->mssims[i]);
 		if (proxy_listen_pair(px, &ep, LISTEN_DATA, LISTEN_MSSIM_PLAT, err, sizeof err))
-			return die("record", "--listen-mssim %s", err);
+			return die("record", "--listen-mssim: %s", err);
+		char one[RECORD_TCTI_LEN];
+		snprintf(one, sizeof one, "mssim:host=%s,port=%u", ep.host, ep.port);
 		if (!tcti[0])
-			snprintf(tcti, tlen, "mssim:host=%s,port=%u", ep.host, ep.port);
+			snprintf(tcti, tlen, "%s", one);
+		used += (size_t)snprintf(all + used, alen - used, "%s\n", one);
+		used = used < alen ? used : alen - 1;
 	}
 	return 0;
 }
@@ -656,7 +667,7 @@ static int record_proxy(const struct record_args *a)
 	const char *backend = a->backend;
 	struct emulator em;
 	int have_em = 0, ret = 1, rc;
-	char err[512], sockdir[64] = "", tcti[200] = "";
+	char err[512], sockdir[64] = "", tcti[RECORD_TCTI_LEN] = "", all[1024] = "";
 	struct swtpm_child sw = {0};
 	struct transport *tr = NULL;
 	struct proxy *px = NULL;
@@ -710,7 +721,7 @@ static int record_proxy(const struct record_args *a)
 	proxy_set_limits(
 	    px, a->idle_s > 0 && a->idle_s < 0.001 ? 1 : (unsigned)(a->idle_s * 1000 + 0.5),
 	    a->per_peer);
-	if (listen_all(px, a, sockdir, sizeof sockdir, tcti, sizeof tcti))
+	if (listen_all(px, a, sockdir, sizeof sockdir, tcti, all, sizeof all))
 		goto out;
 	if (begin_trace(&s, a, a->spawn ? "swtpm (spawned)" : backend, have_em ? &em : NULL, &rec))
 		goto out;
@@ -729,10 +740,13 @@ static int record_proxy(const struct record_args *a)
 			goto out;
 	} else if (!a->quiet) {
 		fprintf(stderr,
-			"tpmtrace record: recording into %s (trace %lld); clients: "
-			"TPM2TOOLS_TCTI=%s; stop with Ctrl-C\n",
+			"tpmtrace record: recording into %s (trace %lld); stop with Ctrl-C\n",
 			a->forward_only ? "nothing (--forward-only)" : a->db_path,
-			(long long)s.trace_id, tcti);
+			(long long)s.trace_id);
+		/* a line a listener: where its clients connect */
+		for (char *l = all, *nl; (nl = strchr(l, '\n')); l = nl + 1)
+			fprintf(stderr, "tpmtrace record: clients: TPM2TOOLS_TCTI=%.*s\n",
+				(int)(nl - l), l);
 	}
 	proxy_run(px, x.sfd, on_wake, &x);
 	/* The clients still connected go now (their leftovers flushed under

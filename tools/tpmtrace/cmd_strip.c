@@ -10,7 +10,8 @@ enum { O_TRACE = 256, O_NAME, O_JSON };
 static const struct cli_opt opts[] = {
     {"trace", O_TRACE, "ID", CLI_TRACE, CLI_TRACE_HELP},
     {"name", O_NAME, "NAME", 0, "the new trace's name (default: password-equivalent\nof ID)"},
-    {"json", O_JSON, NULL, 0, "{\"version\":1,\"source\":ID,\"trace\":NEW,\"commands\":N,...}"},
+    {"json", O_JSON, NULL, 0,
+     "{\"version\":1,\"source\":ID,\"trace\":NEW|null,\"commands\":N,...}"},
 };
 static const struct cli_form forms[] = {{0, "DB", NULL}};
 
@@ -34,7 +35,8 @@ const struct subcommand subcmd_strip = {
     "are rewritten to match; parameters the kernel encrypted stay as recorded.\n"
     "Everything else is copied: times, latencies, events, clients. Re-expanding the\n"
     "result (`predict`, `replay --policy linux-6.12`) gives the kernel's sessions\n"
-    "back; docs/policies.md tells how exactly that was checked.\n",
+    "back; docs/policies.md tells how exactly that was checked. A trace with nothing\n"
+    "to strip makes no new trace: strip says so and exits 0 (--json: \"trace\":null).\n",
     NULL,
     "tpmtrace strip boot.db --trace 1\n"
     "tpmtrace predict boot.db --trace latest --profile slb9670-linux-integrity --policy "
@@ -48,7 +50,10 @@ static void print_json(int64_t id, const struct strip_result *r)
 	json_begin_object(&w);
 	json_kint(&w, "version", 1);
 	json_kint(&w, "source", id);
-	json_kint(&w, "trace", r->trace_id);
+	if (r->trace_id)
+		json_kint(&w, "trace", r->trace_id);
+	else
+		json_knull(&w, "trace"); /* nothing to strip */
 	json_kuint(&w, "source_commands", r->source_commands);
 	json_kuint(&w, "commands", r->commands);
 	json_kuint(&w, "registration", r->registration);
@@ -93,6 +98,11 @@ static int run(int argc, char **argv)
 	}
 	if (json)
 		print_json(id, &r);
+	else if (!r.trace_id)
+		printf(
+		    "trace %lld: nothing to strip (no kernel HMAC session, null key registration "
+		    "or session\n  flush among its %llu commands); no trace made\n",
+		    (long long)id, (unsigned long long)r.source_commands);
 	else
 		printf(
 		    "trace %lld: the password-equivalent of trace %lld: %llu of %llu commands;\n"

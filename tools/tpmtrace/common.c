@@ -26,6 +26,7 @@
 
 #include "cli.h"
 #include "db/db.h"
+#include "db/trace_kind.h"
 #include "model/tpm/tpm_cc.h"
 
 sqlite3 *cli_open_db(const char *sub, const char *path, int write)
@@ -95,21 +96,23 @@ static int64_t one_id(sqlite3 *db, const char *sql)
 int64_t cli_pick_trace(const char *sub, sqlite3 *db, const char *arg)
 {
 	int64_t id;
-	if (!arg || !strcmp(arg, "latest") || !strcmp(arg, "latest-replay")) {
-		int replay = arg && !strcmp(arg, "latest-replay");
-		id = one_id(db,
-			    !arg ? "SELECT coalesce(max(id),0) FROM trace WHERE kind <> 'replay'"
-			    : replay ? "SELECT coalesce(max(id),0) FROM trace WHERE kind = 'replay'"
-				     : "SELECT coalesce(max(id),0) FROM trace");
+	if (!arg) {
+		char why[256];
+		id = db_trace_default(db, why, sizeof why);
+		if (id <= 0)
+			die(sub, "%s", why);
+		return id > 0 ? id : 0;
+	}
+	if (!strcmp(arg, "latest") || !strcmp(arg, "latest-replay")) {
+		int replay = !strcmp(arg, "latest-replay");
+		id = one_id(db, replay
+				    ? "SELECT coalesce(max(id),0) FROM trace WHERE kind = 'replay'"
+				    : "SELECT coalesce(max(id),0) FROM trace");
 		if (id)
 			return id;
-		if (!one_id(db, "SELECT count(*) FROM trace"))
-			die(sub, "the database holds no trace");
-		else if (replay)
-			die(sub, "the database holds no replay");
-		else
-			die(sub, "the database holds only replays (--trace latest-replay or an id "
-				 "picks one)");
+		die(sub, replay && one_id(db, "SELECT count(*) FROM trace")
+			     ? "the database holds no replay"
+			     : "the database holds no trace");
 		return 0;
 	}
 	char *end;

@@ -21,8 +21,10 @@ sqlite3 *cli_open_db(const char *sub, const char *path, int write);
 int cli_db_for_create(const char *sub, const char *path);
 
 /* The trace to work on, one rule for every analysis command (docs/cli.md):
- * arg NULL: the newest trace that is not a replay; "latest": the newest
- * trace; "latest-replay": the newest replay; else an id, checked to exist.
+ * arg NULL: db_trace_default (the newest recording or timed import, else the
+ * newest untimed import; never a replay, derived or unfinished trace);
+ * "latest": the newest trace; "latest-replay": the newest replay; else an id,
+ * checked to exist.
  * Returns 0 and prints an error when there is none. */
 int64_t cli_pick_trace(const char *sub, sqlite3 *db, const char *arg);
 /* The trace's kind and policy (replays), "" when unknown. */
@@ -30,7 +32,8 @@ void cli_trace_kind(sqlite3 *db, int64_t id, char *kind, size_t klen, char *poli
 /* The help text of --trace, the same everywhere. */
 #define CLI_TRACE_HELP                                                                             \
 	"the trace: an id, latest or latest-replay (default:\n"                                    \
-	"the newest trace that is not a replay)"
+	"the newest recording or import; never a replay,\n"                                        \
+	"derived or unfinished trace)"
 /* Deletes a trace and every row of it (a failed import that must leave
  * nothing behind). Returns 0 or 1 with the error printed. */
 int cli_trace_delete(const char *sub, const char *db_path, int64_t id);

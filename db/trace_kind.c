@@ -1,0 +1,112 @@
+/* Trace kinds (db/trace_kind.h): the rules of db/trace_kind.def and the
+ * trace_kind view of db/schema.sql, read from the embedded schema so that the
+ * classification is written once. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "db/trace_kind.h"
+#include "schema_sql.h"
+
+static const struct db_trace_kind_rule rules[] = {
+#define DB_TRACE_KIND(id, name, what, def, push, boot, timed) {name, what, def, push, boot, timed},
+#include "db/trace_kind.def"
+#undef DB_TRACE_KIND
+};
+
+const struct db_trace_kind_rule *db_trace_kind_rule(enum db_trace_kind k)
+{
+	return &rules[(unsigned)k < DB_TRACE_KIND_N ? k : DB_TRACE_KIND_UNFINISHED];
+}
+
+int db_trace_kind_by_name(const char *name)
+{
+	for (int k = 0; name && k < DB_TRACE_KIND_N; k++)
+		if (!strcmp(rules[k].name, name))
+			return k;
+	return -1;
+}
+
+static char with_clause[2048];
+
+/* "WITH trace_kind AS (<the view's SELECT>) " from the embedded schema. */
+static void make_with(void)
+{
+	static const char head[] = "CREATE VIEW trace_kind AS\n";
+	const char *p = strstr(schema_sql, head), *end;
+	if (!p || !(end = strstr(p, ";\n")))
+		return;
+	p += sizeof head - 1;
+	int n = snprintf(with_clause, sizeof with_clause, "WITH trace_kind AS (%.*s) ",
+			 (int)(end - p), p);
+	if (n < 0 || (size_t)n >= sizeof with_clause)
+		with_clause[0] = 0;
+}
+
+const char *db_trace_kind_with(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, make_with);
+	return with_clause;
+}
+
+/* Prepares db_trace_kind_with() followed by tail. */
+static int prepare(sqlite3 *db, const char *tail, sqlite3_stmt **st)
+{
+	char sql[3072];
+	snprintf(sql, sizeof sql, "%s%s", db_trace_kind_with(), tail);
+	return sqlite3_prepare_v2(db, sql, -1, st, NULL) == SQLITE_OK ? 0 : -EIO;
+}
+
+int db_trace_kind_of(sqlite3 *db, int64_t id, enum db_trace_kind *k)
+{
+	sqlite3_stmt *st;
+	int rc = -EIO;
+	if (prepare(db, "SELECT kind FROM trace_kind WHERE trace_id = ?", &st))
+		return -EIO;
+	sqlite3_bind_int64(st, 1, id);
+	int src = sqlite3_step(st);
+	if (src == SQLITE_ROW) {
+		int n = db_trace_kind_by_name((const char *)sqlite3_column_text(st, 0));
+		*k = n < 0 ? DB_TRACE_KIND_UNFINISHED : (enum db_trace_kind)n;
+		rc = 0;
+	} else if (src == SQLITE_DONE) {
+		rc = -ENOENT;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int64_t db_trace_default(sqlite3 *db, char *why, size_t whylen)
+{
+	sqlite3_stmt *st;
+	int64_t best[3] = {0, 0, 0}, n = 0;
+	if (prepare(db, "SELECT trace_id, kind FROM trace_kind", &st)) {
+		snprintf(why, whylen, "%s", sqlite3_errmsg(db));
+		return -EIO;
+	}
+	int src;
+	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		int k = db_trace_kind_by_name((const char *)sqlite3_column_text(st, 1));
+		int rank = k < 0 ? 0 : rules[k].default_rank;
+		n++;
+		if (id > best[rank])
+			best[rank] = id;
+	}
+	sqlite3_finalize(st);
+	if (src != SQLITE_DONE) {
+		snprintf(why, whylen, "%s", sqlite3_errmsg(db));
+		return -EIO;
+	}
+	if (best[1] || best[2])
+		return best[1] ? best[1] : best[2];
+	if (!n)
+		snprintf(why, whylen, "the database holds no trace");
+	else
+		snprintf(why, whylen,
+			 "the database holds no recording or import, only replays, derived or "
+			 "unfinished traces: pick one with --trace ID (tpmtrace list)");
+	return 0;
+}
