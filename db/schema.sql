@@ -76,7 +76,7 @@ CREATE TABLE command (
 	auth_kind INTEGER,                 -- 0 none 1 password 2 hmac 3 hmac+enc 4 policy 5 policy+enc
 	pcr INTEGER,                       -- PCR index of PCR_Extend/PCR_Event/PCR_Reset
 	client_id INTEGER,
-	flags INTEGER NOT NULL DEFAULT 0,  -- 1 redacted 2 malformed 4 emulated 8 no response 16 synthetic time 32 sent by tpmtrace
+	flags INTEGER NOT NULL DEFAULT 0,  -- 1 redacted 2 malformed 4 emulated 8 no response 16 synthetic time 32 sent by tpmtrace 64 partial 128 added by the replay's policy
 	malformed TEXT,                    -- why the command did not parse
 	cmd BLOB,                          -- raw bytes (payloads=redacted|full)
 	rsp BLOB

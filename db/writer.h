@@ -29,6 +29,10 @@ enum rec_type {
 /* Only part of the command is known (record --kernel's early-boot way: its
  * leading bytes and times, no response code). */
 #define REC_F_PARTIAL 64u
+/* A replay's command its policy added (the kernel's session set-up and end,
+ * its null key, a Name read; replayer/replay.c): not the source's, though
+ * its client is the source command's it serves. */
+#define REC_F_POLICY 128u
 
 struct rec {
 	uint8_t type;

@@ -681,6 +681,8 @@ static void fill(void *elem, sqlite3_stmt *st, int org)
 		if (org & TRACE_ORIGIN_HWRNG)
 			e->flags |= ADVISE_F_HWRNG;
 	}
+	if (sqlite3_column_int64(st, 16))
+		e->flags |= ADVISE_F_ADDED;
 	e->sess_handle = sqlite3_column_int(st, 6) > 0 ? (uint32_t)sqlite3_column_int64(st, 7) : 0;
 	if (sqlite3_column_int64(st, 8) & TPMA_SESSION_CONTINUESESSION)
 		e->flags |= ADVISE_F_CONTINUE;
@@ -727,10 +729,28 @@ static void fill(void *elem, sqlite3_stmt *st, int org)
 		e->variant = (uint8_t)tpm_cmd_variant(b, bl);
 }
 
-/* A replay stores no clients: its commands are the source's, in order, with
- * the policy's between them. Each command takes the origin and client of
- * the source command it matches by code in that order; the policy's own
- * take the kernel's (the source's unknown when it names no kernel). */
+/* The commands a replay's policy added are the kernel's (its sessions;
+ * unknown when the trace names no kernel), not the program's whose command
+ * they came with (their stored client): here they have no client, as in a
+ * replay that stores none (inherit_origins), so that a finding about them
+ * is the kernel's change. */
+static void added_origins(struct advise_cmd *v, size_t n)
+{
+	int names_kernel = 0;
+	for (size_t i = 0; i < n; i++)
+		names_kernel |= !(v[i].flags & ADVISE_F_ADDED) && v[i].origin == POL_ORIGIN_KERNEL;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].flags & ADVISE_F_ADDED) {
+			v[i].origin = names_kernel ? POL_ORIGIN_KERNEL : POL_ORIGIN_UNKNOWN;
+			v[i].client = 0;
+		}
+}
+
+/* A replay made before replays kept their clients stores none: its commands
+ * are the source's, in order, with the policy's between them. Each command
+ * takes the origin and client of the source command it matches by code in
+ * that order; the policy's own take the kernel's (the source's unknown when
+ * it names no kernel). */
 static int inherit_origins(sqlite3 *db, int64_t trace_id, struct advise_cmd *v, size_t n)
 {
 	sqlite3_stmt *st = NULL;
@@ -746,8 +766,10 @@ static int inherit_origins(sqlite3 *db, int64_t trace_id, struct advise_cmd *v, 
 	sqlite3_finalize(st);
 	struct advise_cmd *p = NULL;
 	size_t m = 0;
-	if (!parent || n == 0)
+	if (!parent || n == 0) {
+		added_origins(v, n);
 		return 0;
+	}
 	int rc = advise_load(db, parent, &p, &m);
 	if (rc)
 		return rc;
@@ -775,8 +797,8 @@ int advise_load(sqlite3 *db, int64_t trace_id, struct advise_cmd **out, size_t *
 	    "SELECT seq, coalesce(cc, 0), handle1, rsp_handle, rc, client_id, n_sessions,"
 	    " sess_handle, sess_attrs & 255, coalesce(auth_kind, 0), latency_ns,"
 	    " CASE WHEN cc IN (0x131, 0x161, 0x165, 0x176) OR cc BETWEEN 0x149 AND 0x192"
-	    " THEN cmd END, handle1, handle2, handle3, CASE WHEN cc = 0x162 THEN rsp END"
-	    " FROM command WHERE trace_id=?1 AND flags & 32 = 0 ORDER BY seq";
+	    " THEN cmd END, handle1, handle2, handle3, CASE WHEN cc = 0x162 THEN rsp END,"
+	    " flags & 128 FROM command WHERE trace_id=?1 AND flags & 32 = 0 ORDER BY seq";
 	void *v = NULL;
 	size_t n = 0;
 	int rc = trace_rows_load(db, trace_id, sql, 5, sizeof **out, fill, &v, &n);

@@ -24,6 +24,7 @@
 #define ADVISE_F_CONTINUE 0x40	/* its first session has continueSession set */
 #define ADVISE_F_POLICY	  0x80	/* a Policy command (TPM 2.0 Part 3, 23) */
 #define ADVISE_F_RC_RETRY 0x100 /* ADVISE_F_RETRY, and the code is TPM_RC_RETRY itself */
+#define ADVISE_F_ADDED	  0x200 /* a replay's command its policy added (command flag 128) */
 
 /* One command, compact: 32 bytes (a million take 32 MB). */
 struct advise_cmd {

@@ -49,6 +49,7 @@ struct conn {
 	uint64_t peer; /* hash of the peer: its address, or its uid on a unix socket */
 	uint64_t last; /* when it was accepted or last sent something (mono ns) */
 	char who[48];  /* the peer, for events */
+	char addr[56]; /* TCP: the peer's address and port, its client still to be found */
 	pid_t pid;     /* the peer process (unix sockets), else 0 */
 	int owner;     /* index into proxy.rm_tab.owners, -1 none yet */
 	size_t in_len;
@@ -321,6 +322,22 @@ static uint64_t peer_hash(const char *s)
 	return h ? h : 1;
 }
 
+/* The client of a TCP connection: the process at the other end when it is
+ * on this host (recorder_tcp_peer; its connections share its id, as on a
+ * unix socket), else the connection itself, by address and port. Found once
+ * per connection, when its first bytes come (not at accept: tpm2-tss's
+ * swtpm TCTI opens a connection and closes it unused before its first
+ * command, a client of no command). */
+static uint32_t tcp_client(struct proxy *p, struct conn *c)
+{
+	uid_t uid = (uid_t)-1;
+	pid_t pid = p->rec->w ? recorder_tcp_peer(c->fd, &uid) : 0;
+	c->client =
+	    pid > 0 ? recorder_client_pid(p->rec, pid, uid) : recorder_client_peer(p->rec, c->addr);
+	c->addr[0] = 0;
+	return c->client;
+}
+
 static void accept_one(struct proxy *p, struct listener *l, uint64_t now)
 {
 	struct sockaddr_storage sa;
@@ -345,7 +362,7 @@ static void accept_one(struct proxy *p, struct listener *l, uint64_t now)
 	if (fd < 0)
 		return;
 	p->backoff_logged = 0;
-	char who[48];
+	char who[48], addr[56] = "";
 	uint32_t client;
 	pid_t pid = 0;
 	if (l->ep.is_unix) {
@@ -368,8 +385,13 @@ static void accept_one(struct proxy *p, struct listener *l, uint64_t now)
 		else if (sa.ss_family == AF_INET6)
 			inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&sa)->sin6_addr, host,
 				  sizeof host);
-		client = recorder_client_peer(p->rec, host);
 		snprintf(who, sizeof who, "%s", host);
+		unsigned port =
+		    ntohs(sa.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&sa)->sin6_port
+						   : ((struct sockaddr_in *)&sa)->sin_port);
+		snprintf(addr, sizeof addr, sa.ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u", host,
+			 port);
+		client = 0; /* found at its first bytes (tcp_client) */
 	}
 	uint64_t peer = peer_hash(who);
 	unsigned same = *peer_count(p, peer, 0);
@@ -402,6 +424,7 @@ static void accept_one(struct proxy *p, struct listener *l, uint64_t now)
 	c->peer = peer;
 	c->last = now;
 	snprintf(c->who, sizeof c->who, "%s", who);
+	snprintf(c->addr, sizeof c->addr, "%s", addr);
 	(*peer_count(p, peer, 1))++; /* before c is in conns: a recount would count it */
 	p->conns[p->n_conns++] = c;
 	if (p->idle_ns && (!p->next_idle || now + p->idle_ns < p->next_idle))
@@ -641,6 +664,8 @@ static int conn_readable(struct proxy *p, struct conn *c, uint64_t now)
 	} else {
 		c->in_len += (size_t)n;
 		c->last = now;
+		if (c->addr[0])
+			tcp_client(p, c);
 	}
 	switch (c->kind) {
 	case LISTEN_DATA:

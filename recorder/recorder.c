@@ -157,10 +157,8 @@ void recorder_log(struct recorder *r, uint32_t client, uint8_t locality, const u
 
 static struct recorder_client_key *slot_for_new(struct recorder *r);
 
-int recorder_own_command(struct recorder *r, const uint8_t *cmd, size_t len, uint8_t *rsp,
-			 size_t cap, size_t *rsp_len)
+uint32_t recorder_own_client(struct recorder *r)
 {
-	struct rec_timing tm = {.flags = REC_F_OWN};
 	if (!r->own_client) {
 		struct recorder_client_key *k = slot_for_new(r);
 		snprintf(k->comm, sizeof k->comm, "tpmtrace");
@@ -168,8 +166,16 @@ int recorder_own_command(struct recorder *r, const uint8_t *cmd, size_t len, uin
 		k->id = r->own_client = ++r->next_client;
 		store_client(r, k);
 	}
-	int rc = recorder_forward(r, r->own_client, 0, cmd, len, rsp, cap, rsp_len, &tm);
-	recorder_log(r, r->own_client, 0, cmd, len, rsp, *rsp_len, &tm);
+	return r->own_client;
+}
+
+int recorder_own_command(struct recorder *r, const uint8_t *cmd, size_t len, uint8_t *rsp,
+			 size_t cap, size_t *rsp_len)
+{
+	struct rec_timing tm = {.flags = REC_F_OWN};
+	uint32_t own = recorder_own_client(r);
+	int rc = recorder_forward(r, own, 0, cmd, len, rsp, cap, rsp_len, &tm);
+	recorder_log(r, own, 0, cmd, len, rsp, *rsp_len, &tm);
 	r->own++;
 	return rc;
 }
@@ -245,22 +251,6 @@ static int store_client(struct recorder *r, struct recorder_client_key *k)
 	return !pending;
 }
 
-static void pid_comm(pid_t pid, char *comm, size_t len)
-{
-	char path[64];
-	comm[0] = 0;
-	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		ssize_t got = read(fd, comm, len - 1);
-		close(fd);
-		if (got > 0) {
-			comm[got] = 0;
-			comm[strcspn(comm, "\n")] = 0;
-		}
-	}
-}
-
 static struct recorder_client_key *slot_for_new(struct recorder *r)
 {
 	/* A fixed table; the oldest entry is reused when full (its id stays
@@ -286,7 +276,7 @@ uint32_t recorder_client_pid(struct recorder *r, pid_t pid, uid_t uid)
 	k->pid = pid;
 	k->uid = uid;
 	if (r->w) /* nothing reads it when nothing is recorded (--forward-only) */
-		pid_comm(pid, k->comm, sizeof k->comm);
+		recorder_proc_name(pid, NULL, k->comm, sizeof k->comm);
 	k->id = ++r->next_client;
 	store_client(r, k);
 	return k->id;
@@ -313,7 +303,10 @@ static void add_key(struct recorder *r, uint32_t id, pid_t pid, const char *comm
 	k->is_pid = pid > 0;
 	k->pid = pid > 0 ? pid : 0;
 	k->uid = (uid_t)-1; /* not known */
-	snprintf(k->comm, sizeof k->comm, "%s", comm ? comm : "");
+	if (pid > 0 && comm && r->w)
+		recorder_proc_name(pid, comm, k->comm, sizeof k->comm);
+	else
+		snprintf(k->comm, sizeof k->comm, "%s", comm ? comm : "");
 	snprintf(k->peer, sizeof k->peer, "%s", peer ? peer : "");
 	k->id = id;
 	k->t_first = t_first;

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "db/writer.h"
+#include "recorder/peer_proc.h"
 #include "model/tpm/redact.h"
 #include "recorder/transport/transport.h"
 
@@ -18,7 +19,7 @@
 struct recorder_client_key {
 	int is_pid;
 	pid_t pid;
-	char comm[16]; /* read once from /proc (TASK_COMM_LEN) */
+	char comm[RECORDER_NAME_MAX]; /* the program, read once (recorder_proc_name) */
 	char peer[64];
 	uint32_t id;
 	int pending; /* its client row could not be queued yet */
@@ -78,6 +79,10 @@ void recorder_log(struct recorder *r, uint32_t client, uint8_t locality, const u
 int recorder_own_command(struct recorder *r, const uint8_t *cmd, size_t len, uint8_t *rsp,
 			 size_t cap, size_t *rsp_len);
 
+/* The id of that client of tpmtrace's own, its row stored at the first call
+ * (own_client set beforehand: that one, a replay's copy of its source's). */
+uint32_t recorder_own_client(struct recorder *r);
+
 /* Records bytes that could not be framed as a command (never forwarded):
  * what arrived of it (buf, len; its header is never zeroed) and, as the
  * row's cmd_size, the size its header declared (declared; 0: len). */
@@ -91,7 +96,9 @@ void recorder_event(struct recorder *r, const char *kind, const char *detail, ui
  * record dropped before it is a gap in seq (trace.dropped = the gaps). */
 void recorder_stop_event(struct recorder *r, const char *kind, const char *detail);
 
-/* Client ids: the same process (pid) or peer address keeps its id. */
+/* Client ids: the same process (pid) or peer address keeps its id. A
+ * process's name is its full program name (recorder_proc_name), read when
+ * its id is made. */
 uint32_t recorder_client_pid(struct recorder *r, pid_t pid, uid_t uid);
 uint32_t recorder_client_peer(struct recorder *r, const char *peer);
 /* A client numbered by the caller (an importer that tells its clients apart
@@ -99,7 +106,8 @@ uint32_t recorder_client_peer(struct recorder *r, const char *peer);
  * the others. */
 void recorder_client_add(struct recorder *r, uint32_t id, const char *peer, uint64_t t_first);
 /* A new client with the process (pid > 0, else none), program and peer a
- * recorder learnt itself (record --kernel: from the kernel); the caller
+ * recorder learnt itself (record --kernel: comm from the kernel, made whole
+ * from /proc by recorder_proc_name while the process lives); the caller
  * keeps its id. Queued or kept pending like the others. */
 uint32_t recorder_client_proc(struct recorder *r, pid_t pid, const char *comm, const char *peer,
 			      uint64_t t_first);

@@ -140,11 +140,20 @@ void rp_on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rsp, s
 	int own = x->cur_role == ROLE_CLEANUP || x->cur_role == ROLE_STARTUP ||
 		  x->cur_role == ROLE_CLIENT_END ||
 		  (x->cur_role == POL_ROLE_ORIGINAL && x->cur.set && x->cur.flags & REC_F_OWN);
+	/* What the policy adds for a source command (the kernel's session
+	 * around it, a Name read) is marked so, with that command's client. */
+	int added = x->cur_role > POL_ROLE_ORIGINAL && x->cur_role < POL_ROLE__COUNT;
 	struct rec_timing tm = {.t_submit = t0,
 				.t_done = t1,
 				.rc = rc < 0 ? rc : 0,
 				.flags = (x->t.emu && rc >= 0 ? REC_F_EMULATED : 0) |
-					 (own ? REC_F_OWN : 0)};
+					 (own ? REC_F_OWN : 0) | (added ? REC_F_POLICY : 0)};
+	/* The source command's client; the replay's own (its Startup, the
+	 * clean-up, a client's space flushed) tpmtrace's client. */
+	uint32_t client = own && !(x->cur_role == POL_ROLE_ORIGINAL && x->cur.set)
+			      ? recorder_own_client(&x->rec)
+			  : x->cur.set ? x->cur.client
+				       : 0;
 	x->res->sent++;
 	if (own) {
 		x->res->sent_own++;
@@ -164,7 +173,7 @@ void rp_on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rsp, s
 			s->rep_ns += t1 - t0;
 		}
 	}
-	recorder_log(&x->rec, 0, 0, cmd, len, rsp, rsp_len, &tm);
+	recorder_log(&x->rec, client, 0, cmd, len, rsp, rsp_len, &tm);
 }
 
 /* Sends x->buf[0..len) (or cmd), fatal on a transport failure. Returns 0 or
@@ -497,7 +506,7 @@ static int one_command(struct rp *x, sqlite3_stmt *st)
 	sc.rc = (uint32_t)sqlite3_column_int64(st, 5);
 	sc.rsp_handle = (uint32_t)sqlite3_column_int64(st, 6);
 	sc.client = (uint32_t)sqlite3_column_int64(st, 10);
-	x->cur = (struct rp_cur){1, sc.seq, sc.flags, sc.has_rc, sc.rc};
+	x->cur = (struct rp_cur){1, sc.seq, sc.flags, sc.has_rc, sc.rc, sc.client};
 	x->cur_outcome = REPLAY_FAITHFUL;
 	x->cur_reason[0] = 0;
 	int rc = 0;
@@ -684,6 +693,55 @@ static int run_connect(struct rp *x)
 	return 0;
 }
 
+/* The run's clients are its source's (each replayed command keeps its
+ * source command's client): their rows copied (their first_ns the run's,
+ * set by clients_finish), the numbers after them free for the replay's own
+ * client, which is the source's tpmtrace client when it has one. */
+static int clients_copy(struct rp *x, sqlite3 *db, int64_t id, uint32_t *last, uint32_t *own)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = -EIO;
+	if (sqlite3_prepare_v2(db,
+			       "INSERT INTO client (trace_id, id, pid, uid, comm, peer)"
+			       " SELECT ?1, id, pid, uid, comm, peer FROM client WHERE trace_id=?2",
+			       -1, &st, NULL) != SQLITE_OK)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, x->res->source_id);
+	int done = sqlite3_step(st) == SQLITE_DONE;
+	sqlite3_finalize(st);
+	if (!done || sqlite3_prepare_v2(db,
+					"SELECT coalesce(max(id), 0), (SELECT min(id) FROM client"
+					" WHERE trace_id=?1 AND comm='tpmtrace' AND pid IS NULL AND"
+					" peer='tpmtrace itself') FROM client WHERE trace_id=?1",
+					-1, &st, NULL) != SQLITE_OK)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*last = (uint32_t)sqlite3_column_int64(st, 0);
+		*own = (uint32_t)sqlite3_column_int64(st, 1);
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Each client's first_ns: its first command in the run (the source's times
+ * are another run's clock). */
+static int clients_finish(sqlite3 *db, int64_t id)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db,
+			       "UPDATE client SET first_ns = (SELECT min(t_submit_ns) FROM command"
+			       " WHERE trace_id=?1 AND client_id=client.id) WHERE trace_id=?1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, id);
+	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
+	sqlite3_finalize(st);
+	return rc;
+}
+
 /* The run's own trace begun (*id), its writer started, every exchange with
  * the target stored from here on, the policy's expansion set up. Returns 0,
  * or an error with res->err set. */
@@ -709,6 +767,14 @@ static int run_begin(struct rp *x, sqlite3 *db, int64_t *id)
 		return -EIO;
 	}
 	res->trace_id = *id;
+	/* before the writer's connection writes */
+	uint32_t last_client = 0, own_client = 0;
+	if (clients_copy(x, db, *id, &last_client, &own_client)) {
+		snprintf(res->err, sizeof res->err, "%s: copying the clients of trace %lld: %s",
+			 o->db_path, (long long)res->source_id, sqlite3_errmsg(db));
+		db_trace_end(db, *id, 0, 0, 0, "incomplete");
+		return -EIO;
+	}
 	/* The writer blocks instead of dropping, and yields the CPUs to
 	 * this thread and a local swtpm (writer.h). */
 	struct writer_cfg wc = {
@@ -719,6 +785,8 @@ static int run_begin(struct rp *x, sqlite3 *db, int64_t *id)
 		return rc;
 	}
 	recorder_init(&x->rec, x->w, NULL, PAYLOADS_REDACTED);
+	x->rec.next_client = last_client;
+	x->rec.own_client = own_client;
 	x->t.on_xfer = rp_on_xfer;
 	x->t.on_xfer_arg = x;
 	if (x->have_em) {
@@ -802,7 +870,7 @@ static void run_stream(struct rp *x, sqlite3 *db)
 /* The end of the run: the PCRs read, the target cleaned, the fidelity
  * stored with the run's trace and the writer stopped. Returns 0 or the
  * run's fatal error. */
-static int run_finish(struct rp *x, int64_t id)
+static int run_finish(struct rp *x, sqlite3 *db, int64_t id)
 {
 	const struct replay_opts *o = x->o;
 	struct replay_result *res = x->res;
@@ -827,6 +895,9 @@ static int run_finish(struct rp *x, int64_t id)
 	x->w = NULL;
 	if (rc && !x->fatal)
 		rp_fail(x, rc, "%s: could not finalize trace %lld", o->db_path, (long long)id);
+	if (!x->fatal && clients_finish(db, id))
+		rp_fail(x, -EIO, "%s: trace %lld: the clients' times: %s", o->db_path,
+			(long long)id, sqlite3_errmsg(db));
 	if (!x->fatal && ws.dropped)
 		rp_fail(x, -EIO, "%s: %llu rows could not be stored", o->db_path,
 			(unsigned long long)ws.dropped);
@@ -890,7 +961,7 @@ int rp_replay_run(const struct replay_opts *o, struct replay_result *res)
 	if (!(rc = run_prepare(x, &db)) && !(rc = run_connect(x)) &&
 	    !(rc = run_begin(x, db, &id))) {
 		run_stream(x, db);
-		rc = run_finish(x, id);
+		rc = run_finish(x, db, id);
 	}
 	run_release(x, db, t_start);
 	return rc;

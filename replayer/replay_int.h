@@ -171,6 +171,7 @@ struct rp_cur {
 	uint32_t flags;
 	int has_rc;
 	uint32_t rc;
+	uint32_t client; /* its client_id: the stored client of what it sends */
 };
 
 /* The source command a policy step serves: model/policy.c passes on the

@@ -13,7 +13,7 @@ struct endpoint {
 	char path[108];
 };
 
-/* "tcp:HOST:PORT" or "unix:PATH". */
+/* "tcp:HOST:PORT" or "unix:PATH"; PORT 0 is any free port (a listener's). */
 int net_endpoint_parse(const char *spec, struct endpoint *ep, char *err, size_t errlen);
 /* tpm2-tss swtpm TCTI form: "swtpm:host=H,port=P" (control at P+1) or
  * "swtpm:path=SOCK" (control at SOCK.ctrl); also "tcp:H:P" and "unix:PATH". */

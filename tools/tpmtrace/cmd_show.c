@@ -8,7 +8,9 @@
 #include "cli.h"
 #include "common.h"
 #include "model/tpm/decode.h"
+#include "db/writer.h"
 #include "model/tpm/params.h"
+#include "recorder/peer_proc.h"
 
 enum {
 	O_TRACE = 256,
@@ -30,7 +32,9 @@ static const struct cli_opt opts[] = {
      "(0x182)"},
     {"rc", O_RC, "ok|error|HEX", 0,
      "only commands answered with success, with an\nerror, or with this response code (hex)"},
-    {"client", O_CLIENT, "ID|COMM", 0, "only this client: its number or its process name"},
+    {"client", O_CLIENT, "ID|NAME|pid:N", 0,
+     "only this client: its number (the c column), its\nprogram name (the clients named so, else "
+     "those whose\nname begins so) or its process id"},
     {"seq", O_SEQ, "A-B|N", 0, "only sequence numbers A to B, or N"},
     {"slower-than", O_SLOWER, "MS", CLI_REAL, "only commands with a latency above MS milliseconds",
      NULL, 0, 1000000000},
@@ -52,14 +56,17 @@ const struct subcommand subcmd_show = {
     "One line per command in order: sequence number, time since the first command\n"
     "(seconds), command name, handles, sessions (handle and attributes: c continue,\n"
     "d decrypt, e encrypt, a audit), PCR, client, latency and response code text\n"
-    "(cut to 100 columns; --wide: fixed columns, text whole, latency last);\n"
+    "(cut to 100 columns; --wide: fixed columns, text whole, latency last); in a\n"
+    "replay, '+' before the name marks a command the policy added (-V: \"added by\n"
+    "policy P\");\n"
     "control events (ctrl:INIT, platform:POWER_ON, backend-lost, ...) as '--' lines.\n"
     "The filters combine (all must hold); with any filter but --seq, events are\n"
     "left out. With -V, each command kept (--seq N: that one) and its response are\n"
     "explained field by field: header, handles, authorization areas, parameters by\n"
     "name (TPM 2.0 Part 3) or hex; redacted fields are shown as <redacted>.\n",
     "When the filters keep nothing, stderr says so and the exit status is 0; 1 for\n"
-    "an error (-V --seq N of no command), 2 for a usage error.\n",
+    "an error (-V --seq N of no command, a --client the trace does not have), 2 for\n"
+    "a usage error.\n",
     "tpmtrace show tpmtrace-demo.db | less\n"
     "tpmtrace show demo.db --cc PCR_Extend,0x17e --rc ok --limit 5\n"
     "tpmtrace show demo.db --slower-than 1 --json\n"
@@ -77,8 +84,10 @@ struct show {
 	char where[1024], ev_where[128];
 	int64_t bind[40];
 	unsigned n_bind;
-	const char *comm; /* ?40 */
-	struct json_w *w; /* --json: the writer on stdout */
+	const char *comm;  /* ?40 */
+	unsigned client_n; /* --client ID or pid:N: its bound value's number */
+	char policy[64];   /* the trace's replay policy, for the commands it added */
+	struct json_w *w;  /* --json: the writer on stdout */
 };
 
 static void attrs_str(uint32_t a, char *out)
@@ -107,6 +116,18 @@ static int parse_i64(const char *s, int base, int64_t *v)
 	*v = x;
 	return 0;
 }
+
+/* --client NAME: the clients of that name, else those whose name begins
+ * with it; a name stored cut (ending in U+2026) matches a name it begins.
+ * ?1 the trace, ?40 the name. */
+#define CLIENT_NAME                                                                                \
+	"trace_id=?1 AND (comm=?40 OR (NOT EXISTS (SELECT 1 FROM client WHERE trace_id=?1"         \
+	" AND comm=?40) AND (substr(comm, 1, length(?40))=?40 OR (substr(comm, "                   \
+	"-1)='" RECORDER_NAME_CUT "' AND"                                                          \
+	" length(comm) > 1 AND substr(?40, 1, length(comm) - 1)=substr(comm, 1,"                   \
+	" length(comm) - 1)))))"
+/* --client pid:N (the bound value ?%u) */
+#define CLIENT_PID "trace_id=?1 AND pid=?%u"
 
 /* Appends " AND ..." with a new bound value; returns its number. */
 static unsigned add_bind(struct show *s, int64_t v)
@@ -158,13 +179,20 @@ static int filter_rest(struct show *s)
 	}
 	if (s->client) {
 		if (!parse_i64(s->client, 10, &v)) {
-			cat(s, " AND client_id = ?%u", add_bind(s, v), 0);
+			s->client_n = add_bind(s, v);
+			cat(s, " AND client_id = ?%u", s->client_n, 0);
+		} else if (!strncmp(s->client, "pid:", 4)) {
+			if (parse_i64(s->client + 4, 10, &v))
+				return usage_error(&subcmd_show,
+						   "--client: '%s': pid:N takes a number",
+						   s->client);
+			s->client_n = add_bind(s, v);
+			cat(s, " AND client_id IN (SELECT id FROM client WHERE " CLIENT_PID ")",
+			    s->client_n, 0);
 		} else {
 			s->comm = s->client;
-			cat(s,
-			    " AND client_id IN (SELECT id FROM client WHERE trace_id=?1 AND "
-			    "comm=?40)",
-			    0, 0);
+			cat(s, " AND client_id IN (SELECT id FROM client WHERE " CLIENT_NAME ")", 0,
+			    0);
 		}
 	}
 	if (s->seq) {
@@ -309,8 +337,12 @@ static void explain_one(sqlite3_stmt *st, int64_t id, const struct show *s, int 
 		json_key(s->w, "command");
 		json_begin_array(s->w);
 	} else {
-		printf("%sCommand: seq %lld, trace %lld, client %d (%s), %s (0x%08X)%s\n",
-		       first ? "" : "\n", seq, (long long)id, sqlite3_column_int(st, 4), comm,
+		char added[96] = "";
+		if (sqlite3_column_int(st, 3) & REC_F_POLICY)
+			snprintf(added, sizeof added, ", added by policy %s", s->policy);
+		printf("%sCommand: seq %lld, trace %lld, client %d (%s)%s, %s (0x%08X)%s\n",
+		       first ? "" : "\n", seq, (long long)id, sqlite3_column_int(st, 4),
+		       sqlite3_column_type(st, 5) == SQLITE_NULL ? "none" : comm, added,
 		       name ? name : "unknown", cc, redacted ? ", redacted" : "");
 	}
 	if (cmd)
@@ -476,6 +508,8 @@ static const char *short_rc(const char *t, char *b, size_t n)
 static void print_command(sqlite3_stmt *st, int64_t seq, double rel, int wide)
 {
 	uint32_t cc = (uint32_t)sqlite3_column_int64(st, 3);
+	/* '+' before the name: a command the replay's policy added */
+	char mark = sqlite3_column_int64(st, 18) & REC_F_POLICY ? '+' : ' ';
 	char namebuf[16], hbuf[64] = "", sbuf[48] = "", extra[48] = "";
 	const char *name = cc_label(cc, namebuf, sizeof namebuf);
 	for (int h = 0; h < 3; h++) {
@@ -506,8 +540,9 @@ static void print_command(sqlite3_stmt *st, int64_t seq, double rel, int wide)
 				 ? "(no response)"
 				 : tpm_rc_str((uint32_t)sqlite3_column_int64(st, 12));
 	if (wide) {
-		printf("%6lld %11.6f  %-22s %-23s %-20s %-13s c%-3d %-30s", (long long)seq, rel,
-		       name, hbuf, sbuf, extra, sqlite3_column_int(st, 11), mal ? mal : rctext);
+		printf("%6lld %11.6f %c%-22s %-23s %-20s %-13s c%-3d %-30s", (long long)seq, rel,
+		       mark, name, hbuf, sbuf, extra, sqlite3_column_int(st, 11),
+		       mal ? mal : rctext);
 		if (sqlite3_column_type(st, 13) != SQLITE_NULL)
 			printf(" %9.3f ms\n", ns_to_ms(sqlite3_column_double(st, 13)));
 		else
@@ -524,7 +559,7 @@ static void print_command(sqlite3_stmt *st, int64_t seq, double rel, int wide)
 		snprintf(lat, sizeof lat, "%.3f ms", ns_to_ms(sqlite3_column_double(st, 13)));
 	if (*detail)
 		strcat(detail, " ");
-	int col = printf("%6lld %10.6f %-16s c%-3d %10s  %-*s", (long long)seq, rel, name,
+	int col = printf("%6lld %10.6f%c%-16s c%-3d %10s  %-*s", (long long)seq, rel, mark, name,
 			 sqlite3_column_int(st, 11), lat, *detail ? 27 : 0, detail);
 	char rb[256];
 	const char *t = mal ? mal : short_rc(rctext, rb, sizeof rb);
@@ -605,6 +640,69 @@ static int list(sqlite3 *db, int64_t id, const struct show *s)
 	return n ? 0 : nothing_matched(id, s);
 }
 
+/* The policy a replay ran under (-V names it for the commands it added). */
+static void trace_policy(sqlite3 *db, int64_t id, struct show *s)
+{
+	sqlite3_stmt *st;
+	snprintf(s->policy, sizeof s->policy, "?");
+	if (sqlite3_prepare_v2(db, "SELECT policy FROM trace WHERE id=? AND policy IS NOT NULL", -1,
+			       &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		safe_text((const char *)sqlite3_column_text(st, 0), s->policy, sizeof s->policy);
+	sqlite3_finalize(st);
+}
+
+/* --client names no client of the trace: an error naming its clients (as
+ * many names as fit one line), as an unknown --trace is. 1 if known. */
+static int client_known(sqlite3 *db, int64_t id, const struct show *s)
+{
+	char sql[600], names[256] = "", safe[96];
+	sqlite3_stmt *st;
+	int known = 1;
+	if (s->comm)
+		snprintf(sql, sizeof sql, "SELECT EXISTS (SELECT 1 FROM client WHERE %s)",
+			 CLIENT_NAME);
+	else if (!strncmp(s->client, "pid:", 4))
+		snprintf(sql, sizeof sql,
+			 "SELECT EXISTS (SELECT 1 FROM client WHERE " CLIENT_PID ")", s->client_n);
+	else
+		snprintf(
+		    sql, sizeof sql,
+		    "SELECT EXISTS (SELECT 1 FROM client WHERE trace_id=?1 AND id=?%u) OR EXISTS"
+		    " (SELECT 1 FROM command WHERE trace_id=?1 AND client_id=?%u)",
+		    s->client_n, s->client_n);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+		bind_filters(st, id, s);
+		known = sqlite3_step(st) != SQLITE_ROW || sqlite3_column_int(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (known)
+		return 1;
+	if (sqlite3_prepare_v2(
+		db,
+		"SELECT DISTINCT coalesce(comm, peer, id) FROM client WHERE trace_id=?"
+		" ORDER BY id",
+		-1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, id);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			size_t l = strlen(names);
+			safe_text((const char *)sqlite3_column_text(st, 0), safe, sizeof safe);
+			if (l + strlen(safe) + 7 > 60) {
+				snprintf(names + l, sizeof names - l, ", ...");
+				break;
+			}
+			snprintf(names + l, sizeof names - l, "%s%s", l ? ", " : "", safe);
+		}
+	}
+	sqlite3_finalize(st);
+	die("show", "trace %lld has no client '%s' (%s%s)", (long long)id,
+	    safe_text(s->client, safe, sizeof safe), names[0] ? "its clients: " : "it has none",
+	    names);
+	return 0;
+}
+
 static int run(int argc, char **argv)
 {
 	struct show s = {.limit = -1};
@@ -619,7 +717,10 @@ static int run(int argc, char **argv)
 	json_init_file(&jw, stdout, JSON_COMPACT);
 	s.w = s.json ? &jw : NULL;
 	int64_t id = cli_pick_trace("show", db, s.trace_arg);
-	ret = !id ? 1 : s.verbose ? explain(db, id, &s) : list(db, id, &s);
+	trace_policy(db, id, &s);
+	ret = !id || (s.client && !client_known(db, id, &s)) ? 1
+	      : s.verbose				     ? explain(db, id, &s)
+							     : list(db, id, &s);
 	if (!ret && s.w && json_done(s.w))
 		ret = die("show", "the JSON output went wrong");
 	sqlite3_close(db);
