@@ -702,6 +702,23 @@ static int create_whole(const char *path, unsigned perm, char *err, size_t errle
 	return rc;
 }
 
+/* Whether standard output is the database at path or its -wal, -shm or
+ * -journal file (a shell's 1<>db). */
+static int stdout_is_db(const char *path)
+{
+	static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
+	struct stat so, sd;
+	char p[4200];
+	if (fstat(STDOUT_FILENO, &so) || !S_ISREG(so.st_mode))
+		return 0;
+	for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
+		snprintf(p, sizeof p, "%.4000s%s", path, suffix[i]);
+		if (stat(p, &sd) == 0 && sd.st_dev == so.st_dev && sd.st_ino == so.st_ino)
+			return 1;
+	}
+	return 0;
+}
+
 int db_open(const char *path, enum db_open_mode mode, sqlite3 **out, char *err, size_t errlen)
 {
 	return db_open_perm(path, mode, 0600, out, err, errlen);
@@ -745,6 +762,14 @@ int db_open_perm(const char *path, enum db_open_mode mode, unsigned perm, sqlite
 			rc = companions_check(path, dbmode, err, errlen);
 		if (rc)
 			goto out;
+	}
+	if (stdout_is_db(path)) {
+		rc = -EINVAL;
+		snprintf(err, errlen,
+			 "%s: standard output is this database's file; what the command prints "
+			 "would overwrite it (send the output elsewhere)",
+			 path);
+		goto out;
 	}
 	flags = mode == DB_READ ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
 	char uri[4200];

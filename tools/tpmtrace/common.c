@@ -213,39 +213,53 @@ static void resolve(const char *path, char *out, size_t n)
 	snprintf(out, n, "%.2000s/%.2000s", strcmp(rd, "/") ? rd : "", basename(t));
 }
 
-/* Whether out names in (or in's -wal, -shm or -journal file: SQLite takes a
- * -journal beside a database for a hot journal and deletes it). */
-static int same_file(const char *out, const char *in)
+/* SQLite takes a -journal beside a database for a hot journal and deletes
+ * it: an input covers these files too. */
+static const char *const in_suffix[] = {"", "-wal", "-shm", "-journal"};
+
+/* Whether the file so is in or one of in's companions (same device and
+ * inode). */
+static int same_inode(const struct stat *so, const char *in)
 {
-	static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
-	char ro[PATH_MAX], ri[PATH_MAX], p[PATH_MAX + 16];
-	struct stat so, si;
-	int have_out = stat(out, &so) == 0;
-	resolve(out, ro, sizeof ro);
-	resolve(in, ri, sizeof ri);
-	for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
-		snprintf(p, sizeof p, "%s%s", ri, suffix[i]);
-		if (!strcmp(ro, p))
-			return 1;
-		snprintf(p, sizeof p, "%s%s", in, suffix[i]);
-		if (have_out && stat(p, &si) == 0 && si.st_dev == so.st_dev &&
-		    si.st_ino == so.st_ino)
+	char p[PATH_MAX + 16];
+	struct stat si;
+	for (size_t i = 0; i < CLI_COUNT(in_suffix); i++) {
+		snprintf(p, sizeof p, "%s%s", in, in_suffix[i]);
+		if (stat(p, &si) == 0 && si.st_dev == so->st_dev && si.st_ino == so->st_ino)
 			return 1;
 	}
 	return 0;
 }
 
+/* Whether out names in or a companion of it: "-" when standard output is
+ * that file (a shell's 1<>db), else by path or device and inode. */
+static int same_file(const char *out, const char *in)
+{
+	char ro[PATH_MAX], ri[PATH_MAX], p[PATH_MAX + 16];
+	struct stat so;
+	if (!strcmp(out, "-"))
+		return fstat(STDOUT_FILENO, &so) == 0 && same_inode(&so, in);
+	resolve(out, ro, sizeof ro);
+	resolve(in, ri, sizeof ri);
+	for (size_t i = 0; i < CLI_COUNT(in_suffix); i++) {
+		snprintf(p, sizeof p, "%s%s", ri, in_suffix[i]);
+		if (!strcmp(ro, p))
+			return 1;
+	}
+	return stat(out, &so) == 0 && same_inode(&so, in);
+}
+
 int cli_out_check(const char *sub, const char *path, const char *const *inputs)
 {
-	if (!strcmp(path, "-"))
-		return 0;
+	char a[512], b[512];
 	for (unsigned i = 0; inputs && inputs[i]; i++) {
 		if (!same_file(path, inputs[i]))
 			continue;
 		fprintf(stderr,
 			"tpmtrace %s: %s: the output would overwrite the input %s; choose another "
 			"file\nTry 'tpmtrace %s --help'.\n",
-			sub, path, inputs[i], sub);
+			sub, strcmp(path, "-") ? safe_text(path, a, sizeof a) : "standard output",
+			safe_text(inputs[i], b, sizeof b), sub);
 		return EXIT_USAGE;
 	}
 	return 0;
@@ -446,14 +460,14 @@ int cli_out_open(const char *sub, struct cli_out *o, const char *path, const cha
 {
 	memset(o, 0, sizeof *o);
 	o->slot = -1;
+	int rc = cli_out_check(sub, path, inputs);
+	if (rc)
+		return rc;
 	if (!strcmp(path, "-")) {
 		o->f = stdout;
 		o->to_stdout = 1;
 		return 0;
 	}
-	int rc = cli_out_check(sub, path, inputs);
-	if (rc)
-		return rc;
 	struct stat st;
 	if (!path[0])
 		return die(sub, "the output path is empty");
