@@ -9,7 +9,8 @@
 need swtpm sqlite3
 cd "$T" || exit 1
 "$TPMTRACE" record --spawn-swtpm --db demo.db --quiet -- "$TPMTRACE_SRC/tools/demo-workload" 5 >/dev/null 2>rec.err
-expect_eq "setup: demo recorded ($(head -c 200 rec.err))" $? 0
+rc=$?
+expect_eq "setup: demo recorded ($(head -c 200 rec.err))" $rc 0
 
 intact() { cmp -s demo.db w.db && [ "$(sqlite3 w.db 'SELECT count(*) FROM trace')" = 1 ]; }
 # refused WHAT ARGS...: the subcommand run with w.db, a copy of the
@@ -38,7 +39,8 @@ refused "predict" predict w.db --profile ifx-slb9670-tpmscan
 refused "verify" verify w.db
 # An input other than the database: the profile file read by import.
 "$TPMTRACE" profile learn demo.db -o p.profile >/dev/null 2>err
-expect_eq "setup: a profile written ($(head -c 200 err))" $? 0
+rc=$?
+expect_eq "setup: a profile written ($(head -c 200 err))" $rc 0
 cp p.profile p.copy
 "$TPMTRACE" profile import profile p.profile -o - 1<>p.profile 2>err
 rc=$?
