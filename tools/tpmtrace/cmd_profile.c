@@ -156,13 +156,14 @@ static int deliver(struct profile *p, const char *dbpath, const struct opts *o,
 			return 1;
 		if (profile_db_store_path(dbpath, p, o->replace, err, sizeof err))
 			return die("profile", "%s", err);
-		fprintf(stderr, "stored profile '%s' (%zu entries) in %s\n", p->name, p->n, dbpath);
+		fprintf(stderr, "stored profile '%s' (%zu entries) in %s\n", p->name, p->n,
+			cli_name(dbpath));
 	}
 	if (o->output) {
 		if ((rc = write_out(p, o->output, inputs)))
 			return rc;
 		fprintf(stderr, "wrote profile '%s' (%zu entries) to %s\n", p->name, p->n,
-			o->output);
+			cli_name(o->output));
 	}
 	return 0;
 }

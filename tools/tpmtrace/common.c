@@ -686,6 +686,29 @@ static size_t utf8_text(const unsigned char *s)
 	return n;
 }
 
+/* The text for the byte (or UTF-8 sequence) at p: written to tmp, its
+ * length returned and the bytes it takes in *adv. A backslash is doubled
+ * when backslash is set. */
+static size_t escape_one(const unsigned char *p, char tmp[8], size_t *adv, int backslash)
+{
+	*adv = 1;
+	if (*p == '\\' && backslash) {
+		memcpy(tmp, "\\\\", 2);
+		return 2;
+	}
+	if (*p >= 0x20 && *p < 0x7F) {
+		tmp[0] = (char)*p;
+		return 1;
+	}
+	if (*p >= 0x80 && (*adv = utf8_text(p)) != 0) {
+		memcpy(tmp, p, *adv);
+		return *adv;
+	}
+	*adv = 1;
+	snprintf(tmp, 8, "\\x%02x", *p);
+	return 4;
+}
+
 const char *safe_text(const char *s, char *buf, size_t len)
 {
 	size_t o = 0;
@@ -693,21 +716,7 @@ const char *safe_text(const char *s, char *buf, size_t len)
 		return buf;
 	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
 		char tmp[8];
-		size_t n, adv = 1;
-		if (*p == '\\') {
-			memcpy(tmp, "\\\\", 2);
-			n = 2;
-		} else if (*p >= 0x20 && *p < 0x7F) {
-			tmp[0] = (char)*p;
-			n = 1;
-		} else if (*p >= 0x80 && (adv = utf8_text(p)) != 0) {
-			memcpy(tmp, p, adv);
-			n = adv;
-		} else {
-			snprintf(tmp, sizeof tmp, "\\x%02x", *p);
-			n = 4;
-			adv = 1;
-		}
+		size_t adv, n = escape_one(p, tmp, &adv, 1);
 		if (o + n + 4 > len) {
 			snprintf(buf + o, len - o, "%s", len - o > 3 ? "..." : "");
 			return buf;
@@ -724,6 +733,24 @@ void print_safe(FILE *f, const char *s)
 {
 	char buf[4096];
 	fputs(safe_text(s, buf, sizeof buf), f);
+}
+
+void print_term(FILE *f, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
+		char tmp[8];
+		size_t adv, n = escape_one(p, tmp, &adv, 0);
+		fwrite(tmp, 1, n, f);
+		p += adv;
+	}
+}
+
+const char *cli_name(const char *s)
+{
+	static char buf[4][1024];
+	static unsigned next;
+	char *b = buf[next++ % 4];
+	return safe_text(s, b, sizeof buf[0]);
 }
 
 double ns_to_ms(double ns)

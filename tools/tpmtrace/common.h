@@ -89,6 +89,13 @@ int cli_out_close(const char *sub, struct cli_out *o, int ok);
 const char *safe_text(const char *s, char *buf, size_t len);
 /* The same, printed. */
 void print_safe(FILE *f, const char *s);
+/* A file name given on the command line, as safe_text shows it, for a
+ * message: one of four buffers used in turn (at most four in one printf). */
+const char *cli_name(const char *s);
+/* s printed with the bytes a terminal would act on (controls, DEL, C1,
+ * bytes that are not UTF-8) as \xNN, a backslash left as it is: die() and
+ * usage_error() print their whole message so, whatever names it holds. */
+void print_term(FILE *f, const char *s);
 /* Milliseconds with three decimals from ns. */
 double ns_to_ms(double ns);
 /* The name of command code cc (model/tpm/tpm_cc.def), or "0x%08X" written
