@@ -7,9 +7,7 @@
 . "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3
 cd "$T" || exit 1
-"$TPMTRACE" record --spawn-swtpm --db demo.db --quiet -- "$TPMTRACE_SRC/tools/demo-workload" 3 >/dev/null 2>rec.err
-rc=$?
-expect_eq "setup: demo recorded ($(head -c 200 rec.err))" $rc 0
+record_demo demo.db 3
 
 ESC=$'\e'
 mkdir esc

@@ -8,9 +8,7 @@
 . "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3
 cd "$T" || exit 1
-"$TPMTRACE" record --spawn-swtpm --db demo.db --quiet -- "$TPMTRACE_SRC/tools/demo-workload" 5 >/dev/null 2>rec.err
-rc=$?
-expect_eq "setup: demo recorded ($(head -c 200 rec.err))" $rc 0
+record_demo demo.db 5
 
 intact() { cmp -s demo.db w.db && [ "$(sqlite3 w.db 'SELECT count(*) FROM trace')" = 1 ]; }
 # refused WHAT ARGS...: the subcommand run with w.db, a copy of the

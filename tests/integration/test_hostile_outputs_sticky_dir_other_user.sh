@@ -29,9 +29,7 @@ as_nobody() {
 		env PATH=/usr/local/bin:/usr/bin:/bin "$@"
 }
 
-"$TPMTRACE" record --spawn-swtpm --db demo.db --quiet -- "$TPMTRACE_SRC/tools/demo-workload" 5 >/dev/null 2>rec.err
-rc=$?
-expect_eq "setup: demo recorded ($(head -c 200 rec.err))" $rc 0
+record_demo demo.db 5
 
 # planted KIND NAME CMD...: nobody's reader (FIFO or socket) at d/NAME,
 # tpmtrace CMD... run against it as root; leaves rc, err and got (bytes

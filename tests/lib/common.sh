@@ -171,6 +171,16 @@ record_client() {
 		 '$TPMCLIENT' --connect \"\$TPMTRACE_TCTI\" --cmd $cmd --count $n --quiet >/dev/null"
 }
 
+# record_demo DB [ROUNDS]: the demo workload (tools/demo-workload, ROUNDS
+# rounds, default 5) recorded into DB through a spawned swtpm, as the setup
+# of a test that reads a trace; a failed recording is a failed check.
+record_demo() {
+	"$TPMTRACE" record --spawn-swtpm --db "$1" --quiet -- \
+		"$TPMTRACE_SRC/tools/demo-workload" "${2:-5}" >/dev/null 2>"$T/record_demo.err"
+	local rc=$?
+	expect_eq "setup: demo recorded into $1 ($(head -c 200 "$T/record_demo.err"))" $rc 0
+}
+
 # record_summary [FILE]: "forwarded recorded dropped waits" from the exit line
 # of tpmtrace record in FILE (default $T/record.err, where record_bg puts it):
 # commands forwarded, recorded and dropped, and how often the TPM path waited
