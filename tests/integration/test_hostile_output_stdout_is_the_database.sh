@@ -44,6 +44,15 @@ cp p.profile p.copy
 rc=$?
 check "profile import -o - onto its input exits non-zero" [ $rc -ne 0 ]
 check "...and the input is as it was" cmp -s p.profile p.copy
+# import prints its summary to standard output: never onto a file it reads.
+"$TPMTRACE" export demo.db --pcapng x.pcapng >/dev/null 2>err
+rc=$?
+expect_eq "setup: a pcapng written ($(head -c 200 err))" $rc 0
+cp x.pcapng y.pcapng
+"$TPMTRACE" import pcap y.pcapng --db n.db 1<>y.pcapng 2>err
+rc=$?
+check "import with its input as standard output exits non-zero" [ $rc -ne 0 ]
+check "...and the input is as it was" cmp -s x.pcapng y.pcapng
 
 # Standard output elsewhere: - still writes there.
 cp demo.db w.db

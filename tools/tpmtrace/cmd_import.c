@@ -681,8 +681,12 @@ static int check_files(const struct importer *imp, const struct import_opts *o, 
 	char err[512];
 	int n_ok = 0;
 
+	/* The database, and the summaries on standard output (1<>file), are
+	 * never written onto a file read. */
 	for (int i = 1; i < nfiles; i++)
-		if ((*ret = cli_out_check("import", o->db, (const char *const[]){files[i], NULL})))
+		if ((*ret =
+			 cli_out_check("import", o->db, (const char *const[]){files[i], NULL})) ||
+		    (*ret = cli_out_check("import", "-", (const char *const[]){files[i], NULL})))
 			return -1;
 	for (int i = 1; i < nfiles; i++) {
 		err[0] = 0;

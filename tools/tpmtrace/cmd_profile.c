@@ -255,6 +255,8 @@ static int act_import(const struct opts *o, struct profile *p)
 	const char *const inputs[] = {file, dbpath, NULL};
 	if (dbpath && (rc = cli_out_check("profile", dbpath, (const char *const[]){file, NULL})))
 		return rc;
+	if ((rc = cli_out_check("profile", "-", inputs))) /* 1<>FILE: no print onto it */
+		return rc;
 	rc = import_profile_file(fmt, file, p, err, sizeof err);
 	if (rc == -ENOTSUP)
 		return usage_error(&subcmd_profile, "%s", err);
