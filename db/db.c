@@ -702,6 +702,45 @@ static int create_whole(const char *path, unsigned perm, char *err, size_t errle
 	return rc;
 }
 
+/* DB_OPEN_IS_STDOUT, with the message, when standard output is the
+ * database at path or its -wal, -shm or -journal file (a shell's 1<>db):
+ * what the command prints would overwrite it. Else 0. */
+static int stdout_is_db(const char *path, char *err, size_t errlen)
+{
+	static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
+	struct stat so, sd;
+	char p[4200];
+	if (fstat(STDOUT_FILENO, &so) || !S_ISREG(so.st_mode))
+		return 0;
+	for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
+		snprintf(p, sizeof p, "%.4000s%s", path, suffix[i]);
+		if (stat(p, &sd) == 0 && sd.st_dev == so.st_dev && sd.st_ino == so.st_ino) {
+			snprintf(err, errlen,
+				 "%s: standard output is this database's file; what the command "
+				 "prints would overwrite it (send the output elsewhere)",
+				 path);
+			return DB_OPEN_IS_STDOUT;
+		}
+	}
+	return 0;
+}
+
+/* The header could not be read: a database another connection holds locked
+ * past the busy timeout (-EBUSY), or not an SQLite database (-EINVAL). */
+static int unreadable(sqlite3 *db, const char *path, char *err, size_t errlen)
+{
+	int code = sqlite3_errcode(db) & 0xff;
+	if (code == SQLITE_BUSY || code == SQLITE_LOCKED) {
+		snprintf(err, errlen,
+			 "%s: the database is locked by another process (busy for 5 s); try again "
+			 "when it is done",
+			 path);
+		return -EBUSY;
+	}
+	snprintf(err, errlen, "%s: not an SQLite database (%s)", path, sqlite3_errmsg(db));
+	return -EINVAL;
+}
+
 int db_open(const char *path, enum db_open_mode mode, sqlite3 **out, char *err, size_t errlen)
 {
 	return db_open_perm(path, mode, 0600, out, err, errlen);
@@ -746,6 +785,8 @@ int db_open_perm(const char *path, enum db_open_mode mode, unsigned perm, sqlite
 		if (rc)
 			goto out;
 	}
+	if ((rc = stdout_is_db(path, err, errlen)))
+		goto out;
 	flags = mode == DB_READ ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
 	char uri[4200];
 	const char *name = path;
@@ -770,8 +811,7 @@ int db_open_perm(const char *path, enum db_open_mode mode, unsigned perm, sqlite
 	if (pragma_int(db, "PRAGMA application_id", &app) ||
 	    pragma_int(db, "PRAGMA user_version", &ver) ||
 	    pragma_int(db, "SELECT count(*) FROM sqlite_schema", &tables)) {
-		rc = -EINVAL;
-		snprintf(err, errlen, "%s: not an SQLite database (%s)", path, sqlite3_errmsg(db));
+		rc = unreadable(db, path, err, errlen);
 		goto out;
 	}
 	if (tables == 0 && app == 0) {

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <errno.h>
+
 #include <sqlite3.h>
 
 #define TPMTRACE_SCHEMA_VERSION 3
@@ -23,7 +25,12 @@ enum db_open_mode {
  * created 0600 with O_EXCL|O_NOFOLLOW; an existing empty file is adopted only
  * if it is the caller's, reached without a symbolic link and no wider than
  * 0600; a database writable by everyone is refused; -wal/-shm/-journal files
- * left beside it are narrowed to its mode (docs/security.md). */
+ * left beside it are narrowed to its mode (docs/security.md). A database
+ * that is the process's standard output (a shell's 1<>db) is refused with
+ * DB_OPEN_IS_STDOUT: nothing may be printed then, not even a JSON error. A
+ * database another connection holds locked past the busy timeout is an
+ * error that says so (-EBUSY). */
+#define DB_OPEN_IS_STDOUT (-EBADF)
 int db_open(const char *path, enum db_open_mode mode, sqlite3 **out, char *err, size_t errlen);
 /* The same with perm in place of 0600 (record --mode). */
 int db_open_perm(const char *path, enum db_open_mode mode, unsigned perm, sqlite3 **out, char *err,

@@ -172,8 +172,8 @@ record_client() {
 }
 
 # record_demo DB [N]: tpmtrace record --spawn-swtpm of tools/demo-workload N
-# (default 3) into DB, trace name demo, stderr in $T/rec.err. The status is
-# the recorder's.
+# (default 3) rounds into DB, trace name demo, stderr in $T/rec.err: the
+# setup of a test that reads a trace. The status is the recorder's.
 record_demo() {
 	"$TPMTRACE" record --spawn-swtpm --db "$1" --name demo -- \
 		"$TPMTRACE_SRC/tools/demo-workload" "${2:-3}" >/dev/null 2>"$T/rec.err"

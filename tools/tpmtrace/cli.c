@@ -1,5 +1,6 @@
 /* Option tables: parsing, --help and the synopsis (cli.h). */
 #include "cli.h"
+#include "common.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -7,12 +8,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* fmt printed to stderr for a terminal (print_term): a file name in it,
+ * with an escape sequence or a newline, reaches it as text. */
+static void vprint_term(const char *fmt, va_list ap)
+{
+	char small[1024], *m = small;
+	va_list again;
+	va_copy(again, ap);
+	int n = vsnprintf(small, sizeof small, fmt, ap);
+	if (n >= (int)sizeof small && (m = malloc((size_t)n + 1)) != NULL)
+		vsnprintf(m, (size_t)n + 1, fmt, again);
+	va_end(again);
+	print_term(stderr, m ? m : small);
+	if (m && m != small)
+		free(m);
+}
+
 int die(const char *sub, const char *fmt, ...)
 {
 	va_list ap;
 	fprintf(stderr, "tpmtrace %s: ", sub);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vprint_term(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 	return 1;
@@ -33,7 +50,7 @@ int usage_error(const struct subcommand *sc, const char *fmt, ...)
 	const char *title = cli_title(sc, tb, sizeof tb);
 	fprintf(stderr, "%s: ", title);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vprint_term(fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\nTry '%s --help'.\n", title);
 	return EXIT_USAGE;

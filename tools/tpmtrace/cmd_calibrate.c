@@ -186,10 +186,10 @@ static int run(int argc, char **argv)
 			    stderr,
 			    "tpmtrace calibrate: profile '%s' from %s: %u kinds measured, %u "
 			    "skipped; %llu commands sent; %u handles removed afterwards%s%s%s%s\n",
-			    p.name, res.target, res.kinds_measured, res.kinds_skipped,
-			    (unsigned long long)res.commands, res.cleaned,
-			    out ? "; written to " : "", out ? out : "",
-			    dbpath ? "; stored in " : "", dbpath ? dbpath : "");
+			    cli_name(p.name), cli_name(res.target), res.kinds_measured,
+			    res.kinds_skipped, (unsigned long long)res.commands, res.cleaned,
+			    out ? "; written to " : "", out ? cli_name(out) : "",
+			    dbpath ? "; stored in " : "", dbpath ? cli_name(dbpath) : "");
 		ret = 0;
 	}
 	profile_release(&p);

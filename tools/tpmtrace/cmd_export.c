@@ -105,7 +105,7 @@ static int write_outputs(sqlite3 *db, int64_t trace, const struct export_out *ou
 		if (cli_out_close("export", &o, 1))
 			return 1;
 		fprintf(stderr, "trace %" PRId64 ": %" PRIu64 " %s to %s\n", trace, n,
-			import_trace_export_unit(outs[i].fmt), outs[i].path);
+			import_trace_export_unit(outs[i].fmt), cli_name(outs[i].path));
 	}
 	return 0;
 }

@@ -395,7 +395,7 @@ static void print_text(const struct import_sink *s)
 	printf("%s: trace %" PRId64 " (%s):\n  %" PRIu64 " commands (%" PRIu64
 	       " malformed, %" PRIu64 " without response), %" PRIu64 " events, %" PRIu64
 	       " clients, span %.3f ms%s\n",
-	       s->file, s->trace_id, s->status, s->commands, s->malformed, s->no_response,
+	       cli_name(s->file), s->trace_id, s->status, s->commands, s->malformed, s->no_response,
 	       s->events, s->clients, span_ms, s->synthetic ? ", synthetic timestamps" : "");
 }
 
@@ -668,7 +668,7 @@ static void import_failed(const struct import_opts *o, const char *file, struct 
 	if (s->trace_id > 0 && o->keep_partial)
 		fprintf(stderr,
 			"tpmtrace import: %s: trace %lld kept as 'incomplete' (--keep-partial)\n",
-			file, (long long)s->trace_id);
+			cli_name(file), (long long)s->trace_id);
 	else if (s->trace_id > 0 && !cli_trace_delete("import", o->db, s->trace_id))
 		s->trace_id = 0;
 }
@@ -683,8 +683,12 @@ static int check_files(const struct importer *imp, const struct import_opts *o, 
 	char err[512];
 	int n_ok = 0;
 
+	/* The database, and the summaries on standard output (1<>file), are
+	 * never written onto a file read. */
 	for (int i = 1; i < nfiles; i++)
-		if ((*ret = cli_out_check("import", o->db, (const char *const[]){files[i], NULL})))
+		if ((*ret =
+			 cli_out_check("import", o->db, (const char *const[]){files[i], NULL})) ||
+		    (*ret = cli_out_check("import", "-", (const char *const[]){files[i], NULL})))
 			return -1;
 	for (int i = 1; i < nfiles; i++) {
 		err[0] = 0;

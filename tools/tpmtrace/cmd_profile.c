@@ -156,13 +156,14 @@ static int deliver(struct profile *p, const char *dbpath, const struct opts *o,
 			return 1;
 		if (profile_db_store_path(dbpath, p, o->replace, err, sizeof err))
 			return die("profile", "%s", err);
-		fprintf(stderr, "stored profile '%s' (%zu entries) in %s\n", p->name, p->n, dbpath);
+		fprintf(stderr, "stored profile '%s' (%zu entries) in %s\n", p->name, p->n,
+			cli_name(dbpath));
 	}
 	if (o->output) {
 		if ((rc = write_out(p, o->output, inputs)))
 			return rc;
 		fprintf(stderr, "wrote profile '%s' (%zu entries) to %s\n", p->name, p->n,
-			o->output);
+			cli_name(o->output));
 	}
 	return 0;
 }
@@ -253,6 +254,8 @@ static int act_import(const struct opts *o, struct profile *p)
 	const char *fmt = o->pos[0], *file = o->pos[1], *dbpath = o->npos == 3 ? o->pos[2] : NULL;
 	const char *const inputs[] = {file, dbpath, NULL};
 	if (dbpath && (rc = cli_out_check("profile", dbpath, (const char *const[]){file, NULL})))
+		return rc;
+	if ((rc = cli_out_check("profile", "-", inputs))) /* 1<>FILE: no print onto it */
 		return rc;
 	rc = import_profile_file(fmt, file, p, err, sizeof err);
 	if (rc == -ENOTSUP)

@@ -700,7 +700,7 @@ static int record_proxy(const struct record_args *a)
 		fprintf(stderr,
 			"tpmtrace record: --payloads full: secrets (unsealed data, random "
 			"bytes, passwords, sensitive areas) will be stored in %s\n",
-			a->db_path);
+			cli_name(a->db_path));
 	/* Signals arrive through a signalfd that the proxy loop watches. */
 	record_session_signals(&s, RECORD_SIG_CHLD);
 	x.sfd = s.sfd;
@@ -750,7 +750,7 @@ static int record_proxy(const struct record_args *a)
 	} else if (!a->quiet) {
 		fprintf(stderr,
 			"tpmtrace record: recording into %s (trace %lld); stop with Ctrl-C\n",
-			a->forward_only ? "nothing (--forward-only)" : a->db_path,
+			a->forward_only ? "nothing (--forward-only)" : cli_name(a->db_path),
 			(long long)s.trace_id);
 		/* a line a listener: where its clients connect */
 		for (char *l = all, *nl; (nl = strchr(l, '\n')); l = nl + 1)
@@ -772,7 +772,7 @@ static int record_proxy(const struct record_args *a)
 		rec.w = NULL;
 		if (rc)
 			fprintf(stderr, "tpmtrace record: could not finalize trace %lld in %s\n",
-				(long long)s.trace_id, a->db_path);
+				(long long)s.trace_id, cli_name(a->db_path));
 	}
 	if (!a->quiet || st.dropped)
 		print_summary(&rec, s.trace_id, &st);

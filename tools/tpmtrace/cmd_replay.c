@@ -299,7 +299,8 @@ static void print_json(struct json_w *w, const struct replay_result *r, int rc)
 static void print_text(FILE *f, const struct replay_result *r, int rc)
 {
 	fprintf(f, "replay of trace %lld, policy %s, target %s: trace %lld, %s\n",
-		(long long)r->source_id, r->policy, r->target, (long long)r->trace_id, r->status);
+		(long long)r->source_id, cli_name(r->policy), cli_name(r->target),
+		(long long)r->trace_id, r->status);
 	if (rc)
 		fprintf(f, "  stopped: %s\n", r->err);
 	if (r->source_own)

@@ -3,6 +3,7 @@
 
 #include "cli.h"
 #include "common.h"
+#include "db/db.h"
 
 enum { O_JSON = 256, O_NOHEADER, O_WRITE };
 static const struct cli_opt opts[] = {
@@ -144,10 +145,12 @@ static int run(int argc, char **argv)
 		return EXIT_USAGE;
 	if (p.ind != argc - 2)
 		return usage_error(&subcmd_sql, "expected a database file and one query");
-	sqlite3 *db = cli_open_db("sql", argv[p.ind], write);
-	if (!db)
-		return 1;
+	sqlite3 *db = NULL;
 	char errbuf[512] = "";
+	int orc = db_open(argv[p.ind], write ? DB_WRITE : DB_READ, &db, errbuf, sizeof errbuf);
+	/* Not even a JSON error into a database that is standard output. */
+	if (orc && (!json || orc == DB_OPEN_IS_STDOUT))
+		return die("sql", "%s", errbuf);
 	struct json_w w;
 	json_init_file(&w, stdout, JSON_COMPACT);
 	if (json) {
@@ -156,7 +159,10 @@ static int run(int argc, char **argv)
 		json_key(&w, "rows");
 		json_begin_array(&w);
 	}
-	ret = run_statements(db, argv[p.ind + 1], json ? &w : NULL, header, errbuf, sizeof errbuf);
+	/* A database that does not open: still one JSON object, no rows. */
+	ret = orc ? die("sql", "%s", errbuf)
+		  : run_statements(db, argv[p.ind + 1], json ? &w : NULL, header, errbuf,
+				   sizeof errbuf);
 	if (json) {
 		json_end_array(&w);
 		/* Still one JSON object: the rows so far and what went wrong. */

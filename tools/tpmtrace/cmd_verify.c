@@ -113,8 +113,9 @@ static int run(int argc, char **argv)
 		return EXIT_USAGE;
 	sqlite3 *db = NULL;
 	char err[512];
-	if (db_open(dbpath, DB_READ, &db, err, sizeof err)) {
-		if (json)
+	int orc = db_open(dbpath, DB_READ, &db, err, sizeof err);
+	if (orc) {
+		if (json && orc != DB_OPEN_IS_STDOUT)
 			print_json_error(err);
 		return die("verify", "%s", err);
 	}

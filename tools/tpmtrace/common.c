@@ -18,10 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -213,39 +212,53 @@ static void resolve(const char *path, char *out, size_t n)
 	snprintf(out, n, "%.2000s/%.2000s", strcmp(rd, "/") ? rd : "", basename(t));
 }
 
-/* Whether out names in (or in's -wal, -shm or -journal file: SQLite takes a
- * -journal beside a database for a hot journal and deletes it). */
-static int same_file(const char *out, const char *in)
+/* SQLite takes a -journal beside a database for a hot journal and deletes
+ * it: an input covers these files too. */
+static const char *const in_suffix[] = {"", "-wal", "-shm", "-journal"};
+
+/* Whether the file so is in or one of in's companions (same device and
+ * inode). */
+static int same_inode(const struct stat *so, const char *in)
 {
-	static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
-	char ro[PATH_MAX], ri[PATH_MAX], p[PATH_MAX + 16];
-	struct stat so, si;
-	int have_out = stat(out, &so) == 0;
-	resolve(out, ro, sizeof ro);
-	resolve(in, ri, sizeof ri);
-	for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
-		snprintf(p, sizeof p, "%s%s", ri, suffix[i]);
-		if (!strcmp(ro, p))
-			return 1;
-		snprintf(p, sizeof p, "%s%s", in, suffix[i]);
-		if (have_out && stat(p, &si) == 0 && si.st_dev == so.st_dev &&
-		    si.st_ino == so.st_ino)
+	char p[PATH_MAX + 16];
+	struct stat si;
+	for (size_t i = 0; i < CLI_COUNT(in_suffix); i++) {
+		snprintf(p, sizeof p, "%s%s", in, in_suffix[i]);
+		if (stat(p, &si) == 0 && si.st_dev == so->st_dev && si.st_ino == so->st_ino)
 			return 1;
 	}
 	return 0;
 }
 
+/* Whether out names in or a companion of it: "-" when standard output is
+ * that file (a shell's 1<>db), else by path or device and inode. */
+static int same_file(const char *out, const char *in)
+{
+	char ro[PATH_MAX], ri[PATH_MAX], p[PATH_MAX + 16];
+	struct stat so;
+	if (!strcmp(out, "-"))
+		return fstat(STDOUT_FILENO, &so) == 0 && same_inode(&so, in);
+	resolve(out, ro, sizeof ro);
+	resolve(in, ri, sizeof ri);
+	for (size_t i = 0; i < CLI_COUNT(in_suffix); i++) {
+		snprintf(p, sizeof p, "%s%s", ri, in_suffix[i]);
+		if (!strcmp(ro, p))
+			return 1;
+	}
+	return stat(out, &so) == 0 && same_inode(&so, in);
+}
+
 int cli_out_check(const char *sub, const char *path, const char *const *inputs)
 {
-	if (!strcmp(path, "-"))
-		return 0;
+	char a[512], b[512];
 	for (unsigned i = 0; inputs && inputs[i]; i++) {
 		if (!same_file(path, inputs[i]))
 			continue;
 		fprintf(stderr,
 			"tpmtrace %s: %s: the output would overwrite the input %s; choose another "
 			"file\nTry 'tpmtrace %s --help'.\n",
-			sub, path, inputs[i], sub);
+			sub, strcmp(path, "-") ? safe_text(path, a, sizeof a) : "standard output",
+			safe_text(inputs[i], b, sizeof b), sub);
 		return EXIT_USAGE;
 	}
 	return 0;
@@ -253,10 +266,12 @@ int cli_out_check(const char *sub, const char *path, const char *const *inputs)
 
 /* Temporary files a signal must not leave behind: the handler (installed
  * only where the signal's action is the default one) unlinks every
- * registered path, restores the default action and re-raises the signal, so
- * the exit status still says which signal ended the process. */
+ * registered name in its directory, restores the default action and
+ * re-raises the signal, so the exit status still says which signal ended
+ * the process. */
 #define OUT_SLOTS 8
-static char out_tmp[OUT_SLOTS][4200];
+static char out_tmp[OUT_SLOTS][sizeof((struct cli_out *)0)->tmp];
+static int out_dir[OUT_SLOTS];
 static volatile sig_atomic_t out_used[OUT_SLOTS];
 static const int out_sigs[] = {SIGINT, SIGTERM, SIGHUP};
 static struct sigaction out_oldsa[3];
@@ -267,7 +282,7 @@ static void out_on_signal(int sig)
 	int e = errno;
 	for (int i = 0; i < OUT_SLOTS; i++)
 		if (out_used[i])
-			unlink(out_tmp[i]);
+			unlinkat(out_dir[i], out_tmp[i], 0);
 	signal(sig, SIG_DFL);
 	raise(sig); /* delivered when the handler returns */
 	errno = e;
@@ -282,8 +297,9 @@ static void out_block(sigset_t *old)
 	pthread_sigmask(SIG_BLOCK, &set, old);
 }
 
-/* Creates o->tmp (O_EXCL) with the signals blocked, so that no signal comes
- * between the file and its registration. Returns the fd or -1 (errno). */
+/* Creates o->tmp in o->dir (O_EXCL) with the signals blocked, so that no
+ * signal comes between the file and its registration. Returns the fd or -1
+ * (errno). */
 static int out_create_tmp(struct cli_out *o)
 {
 	sigset_t old;
@@ -292,10 +308,11 @@ static int out_create_tmp(struct cli_out *o)
 	for (int i = 0; i < OUT_SLOTS && slot < 0; i++)
 		if (!out_used[i])
 			slot = i;
-	fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = openat(o->dir, o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	e = errno;
 	if (fd >= 0 && slot >= 0) {
 		memcpy(out_tmp[slot], o->tmp, sizeof out_tmp[slot]);
+		out_dir[slot] = o->dir;
 		out_used[slot] = 1;
 		o->slot = slot;
 		if (out_nused++ == 0 && !getenv("TPMTRACE_FAULT_OUT_NO_SIGNAL_CLEANUP"))
@@ -372,60 +389,135 @@ static int own_fd(const char *path)
 	return -1;
 }
 
-/* Whether a link on the way from path to its target sits in a sticky,
- * world-writable directory (/tmp) and belongs neither to us nor to the
- * directory's owner: the rule of the kernel's fs.protected_symlinks, which
- * a rename onto the resolved name would not meet. */
-static int planted_link(const char *path)
+/* The rule of the kernel's fs.protected_symlinks, _fifos and _regular,
+ * applied whatever the sysctls say: in a shared sticky directory (sticky
+ * and writable by everyone, as /tmp), a link, FIFO or file st that belongs
+ * neither to us nor to the directory's owner ds was planted by someone
+ * else. */
+static int planted(const struct stat *ds, const struct stat *st)
 {
-	char cur[PATH_MAX], t[PATH_MAX], d[PATH_MAX];
-	snprintf(cur, sizeof cur, "%s", path);
-	for (int hops = 0; hops < 40; hops++) {
-		struct stat st, ds;
-		if (lstat(cur, &st) || !S_ISLNK(st.st_mode))
-			return 0;
-		snprintf(d, sizeof d, "%s", cur);
-		if (stat(dirname(d), &ds) == 0 && (ds.st_mode & S_ISVTX) &&
-		    (ds.st_mode & S_IWOTH) && st.st_uid != geteuid() && st.st_uid != ds.st_uid)
-			return 1;
-		ssize_t k = readlink(cur, t, sizeof t - 1);
-		if (k < 0)
-			return 0;
-		t[k] = 0;
-		if (t[0] == '/') {
-			snprintf(cur, sizeof cur, "%s", t);
-		} else {
-			snprintf(d, sizeof d, "%s", cur);
-			char rd[PATH_MAX];
-			snprintf(rd, sizeof rd, "%s", dirname(d));
-			snprintf(cur, sizeof cur, "%.2000s/%.2000s", rd, t);
-		}
-	}
-	return 0;
+	return (ds->st_mode & S_ISVTX) && (ds->st_mode & S_IWOTH) && st->st_uid != geteuid() &&
+	       st->st_uid != ds->st_uid;
 }
 
-/* Opens an existing special file for writing through: a character device
- * or FIFO (open), a socket (connect, as a stream). Returns the fd or -1. */
-static int open_through(const char *path, mode_t type)
+/* Walks o->path one component at a time, each opened O_PATH|O_NOFOLLOW in
+ * the directory before it (from / or the working directory): every symbolic
+ * link on the way, in the directories and (follow) the last one, is read
+ * and walked by hand -- a relative one from the directory that holds it, at
+ * most 40 -- and refused when planted. Leaves o->dir, the directory that
+ * holds the last name, and o->name; *st is what is there (lstat), st_mode 0
+ * when nothing is. Returns 0, or 1 with the error printed. */
+static int out_walk(const char *sub, struct cli_out *o, int follow, struct stat *st)
 {
-	if (type != S_IFSOCK)
-		return open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	char r[PATH_MAX];
-	resolve(path, r, sizeof r);
-	if (strlen(r) >= sizeof sa.sun_path) {
-		errno = ENAMETOOLONG;
-		return -1;
+	char rest[2 * PATH_MAX], buf[2 * PATH_MAX], t[PATH_MAX], c[512];
+	int links = 0, fd;
+	struct stat ds;
+	snprintf(rest, sizeof rest, "%s", o->path);
+	o->dir = open(rest[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (o->dir < 0)
+		return die(sub, "%s: %s", o->shown, strerror(errno));
+	for (const char *p = rest;;) {
+		p += strspn(p, "/");
+		size_t n = strcspn(p, "/");
+		const char *after = p + n;
+		if (!n)
+			return die(sub, "%s: is a directory", o->shown);
+		if (n >= sizeof o->name)
+			return die(sub, "%s: %s", o->shown, strerror(ENAMETOOLONG));
+		memcpy(o->name, p, n);
+		o->name[n] = 0;
+		safe_text(o->name, c, sizeof c);
+		memset(st, 0, sizeof *st);
+		fd = openat(o->dir, o->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT && !*after)
+			return 0; /* a new name */
+		if (fd < 0)
+			return die(sub, "%s: %s: %s", o->shown, c, strerror(errno));
+		if (fstat(fd, st) || fstat(o->dir, &ds)) {
+			int e = errno;
+			close(fd);
+			return die(sub, "%s: %s: %s", o->shown, c, strerror(e));
+		}
+		if (S_ISLNK(st->st_mode) && (*after || follow)) {
+			ssize_t k = -1;
+			if (planted(&ds, st)) {
+				close(fd);
+				return die(
+				    sub,
+				    "%s: the symbolic link %s is in a shared sticky directory "
+				    "and owned by someone else; not followed",
+				    o->shown, c);
+			}
+			if (++links <= 40)
+				k = readlinkat(fd, "", t, sizeof t - 1);
+			close(fd);
+			if (k <= 0)
+				return die(sub, "%s: %s: %s", o->shown, c,
+					   strerror(links > 40 ? ELOOP
+						    : k	       ? errno
+							       : ENOENT));
+			t[k] = 0;
+			if (strlen(t) + strlen(after) >= sizeof buf)
+				return die(sub, "%s: %s", o->shown, strerror(ENAMETOOLONG));
+			size_t tl = strlen(t), al = strlen(after);
+			memcpy(buf, t, tl);
+			memcpy(buf + tl, after, al + 1);
+			memcpy(rest, buf, tl + al + 1);
+			p = rest;
+			if (t[0] == '/') {
+				close(o->dir);
+				o->dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+				if (o->dir < 0)
+					return die(sub, "%s: /: %s", o->shown, strerror(errno));
+			}
+			continue;
+		}
+		if (!*after) {
+			close(fd);
+			return 0;
+		}
+		if (!S_ISDIR(st->st_mode)) {
+			close(fd);
+			return die(sub, "%s: %s: %s", o->shown, c, strerror(ENOTDIR));
+		}
+		close(o->dir);
+		o->dir = fd;
+		p = after;
 	}
-	memcpy(sa.sun_path, r, strlen(r) + 1);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa)) {
-		int e = errno;
+}
+
+/* Opens o->name, a character device or FIFO st, for writing through:
+ * without blocking (a FIFO waits at most 10 s for a reader), then blocking
+ * again. The file opened must be st. Returns the fd, or -1 printed. */
+static int open_through(const char *sub, struct cli_out *o, const struct stat *st)
+{
+	struct stat fs;
+	uint64_t t0 = db_mono_ns();
+	int fd;
+	while ((fd = openat(o->dir, o->name,
+			    O_WRONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		if (errno != ENXIO || !S_ISFIFO(st->st_mode))
+			return die(sub, "%s: %s", o->shown, strerror(errno)), -1;
+		if (db_mono_ns() - t0 > 10000000000ull)
+			return die(sub, "%s: a FIFO that no process reads (waited 10 s)", o->shown),
+			       -1;
+		struct timespec ts = {0, 20000000};
+		nanosleep(&ts, NULL);
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) || fstat(fd, &fs) ||
+	    fs.st_dev != st->st_dev || fs.st_ino != st->st_ino) {
 		close(fd);
-		errno = e;
-		return -1;
+		return die(sub, "%s: changed while it was opened", o->shown), -1;
 	}
 	return fd;
+}
+
+static void out_drop_dir(struct cli_out *o)
+{
+	if (o->dir >= 0)
+		close(o->dir);
+	o->dir = -1;
 }
 
 static int out_fdopen(const char *sub, struct cli_out *o, int fd)
@@ -436,97 +528,97 @@ static int out_fdopen(const char *sub, struct cli_out *o, int fd)
 	int e = errno;
 	close(fd);
 	if (o->slot >= 0) {
-		unlink(o->tmp);
+		unlinkat(o->dir, o->tmp, 0);
 		out_release_tmp(o);
 	}
-	return die(sub, "%s: %s", o->path, strerror(e));
+	out_drop_dir(o);
+	return die(sub, "%s: %s", o->shown, strerror(e));
+}
+
+/* What cli_out_open does once the output is not stdout nor a descriptor of
+ * ours: 0 with o->f open, or 1 printed (o->dir left to the caller). */
+static int out_open_path(const char *sub, struct cli_out *o)
+{
+	struct stat st, ds;
+	/* Test-only (tests/README.md): every output renamed over, as before. */
+	int renamed = !!getenv("TPMTRACE_FAULT_OUT_RENAME_OVER");
+	if (out_walk(sub, o, !renamed, &st))
+		return 1;
+	if (!renamed && st.st_mode) {
+		if (fstat(o->dir, &ds))
+			return die(sub, "%s: %s", o->shown, strerror(errno));
+		if (S_ISDIR(st.st_mode))
+			return die(sub, "%s: is a directory", o->shown);
+		if (S_ISBLK(st.st_mode))
+			return die(sub, "%s: is a block device; tpmtrace writes no output onto one",
+				   o->shown);
+		if (S_ISSOCK(st.st_mode))
+			return die(sub, "%s: is a socket; tpmtrace writes no output into one",
+				   o->shown);
+		if ((S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode)) && planted(&ds, &st))
+			return die(sub,
+				   "%s: a %s in a shared sticky directory owned by someone else; "
+				   "not written",
+				   o->shown, S_ISFIFO(st.st_mode) ? "FIFO" : "file");
+		if (!S_ISREG(st.st_mode)) {
+			int fd = open_through(sub, o, &st);
+			if (fd < 0)
+				return 1;
+			o->through = 1;
+			out_drop_dir(o);
+			return out_fdopen(sub, o, fd);
+		}
+	}
+	int fd = -1;
+	for (int tries = 0; tries < 100 && fd < 0; tries++) {
+		uint32_t r = 0;
+		if (getrandom(&r, sizeof r, 0) != sizeof r)
+			r = (uint32_t)db_mono_ns() ^ (uint32_t)getpid() * 2654435761u;
+		snprintf(o->tmp, sizeof o->tmp, ".%.200s.%08x.tmp", o->name, r);
+		fd = out_create_tmp(o);
+		if (fd < 0 && errno != EEXIST)
+			return die(sub, "%s: cannot create a file beside it: %s", o->shown,
+				   strerror(errno));
+	}
+	if (fd < 0)
+		return die(sub, "%s: cannot create a temporary file", o->shown);
+	return out_fdopen(sub, o, fd);
 }
 
 int cli_out_open(const char *sub, struct cli_out *o, const char *path, const char *const *inputs)
 {
 	memset(o, 0, sizeof *o);
 	o->slot = -1;
+	o->dir = -1;
+	int rc = cli_out_check(sub, path, inputs);
+	if (rc)
+		return rc;
 	if (!strcmp(path, "-")) {
 		o->f = stdout;
 		o->to_stdout = 1;
 		return 0;
 	}
-	int rc = cli_out_check(sub, path, inputs);
-	if (rc)
-		return rc;
-	struct stat st;
 	if (!path[0])
 		return die(sub, "the output path is empty");
-	if (strlen(path) >= sizeof o->path - 32)
-		return die(sub, "%s: path too long", path);
+	safe_text(path, o->shown, sizeof o->shown);
+	if (strlen(path) >= sizeof o->path)
+		return die(sub, "%s: path too long", o->shown);
 	snprintf(o->path, sizeof o->path, "%s", path);
-	/* Test-only (tests/README.md): every output renamed over, as before. */
-	int renamed = !!getenv("TPMTRACE_FAULT_OUT_RENAME_OVER");
-	int fd = renamed ? -1 : own_fd(path);
+	int fd = getenv("TPMTRACE_FAULT_OUT_RENAME_OVER") ? -1 : own_fd(path);
 	if (fd >= 0) {
 		/* What this process wrote there before comes first. */
 		fflush(stdout);
 		int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 		if (dup < 0)
-			return die(sub, "%s: %s", path, strerror(errno));
+			return die(sub, "%s: %s", o->shown, strerror(errno));
 		o->through = 1;
 		return out_fdopen(sub, o, dup);
 	}
-	if (!renamed && stat(path, &st) == 0) {
-		if (S_ISDIR(st.st_mode))
-			return die(sub, "%s: is a directory", path);
-		if (S_ISBLK(st.st_mode))
-			return die(sub, "%s: is a block device; tpmtrace writes no output onto one",
-				   path);
-		if (!S_ISREG(st.st_mode)) {
-			struct stat fs;
-			fd = open_through(path, st.st_mode & S_IFMT);
-			if (fd < 0)
-				return die(sub, "%s: %s", path, strerror(errno));
-			if (fstat(fd, &fs) || S_ISREG(fs.st_mode)) {
-				close(fd);
-				return die(sub, "%s: changed while it was opened", path);
-			}
-			o->through = 1;
-			return out_fdopen(sub, o, fd);
-		}
-	} else if (!renamed && errno != ENOENT) {
-		return die(sub, "%s: %s", path, strerror(errno));
+	if (out_open_path(sub, o)) {
+		out_drop_dir(o);
+		return 1;
 	}
-	/* A regular file or a new name: a symbolic link is followed (also a
-	 * dangling one) and its target replaced, the link kept. */
-	if (!renamed && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-		char r[PATH_MAX];
-		if (planted_link(path))
-			return die(sub,
-				   "%s: a symbolic link in a shared sticky directory owned by "
-				   "someone else; not followed",
-				   path);
-		resolve(path, r, sizeof r);
-		if (strlen(r) >= sizeof o->target - 32)
-			return die(sub, "%s: path too long", r);
-		snprintf(o->target, sizeof o->target, "%s", r);
-	} else {
-		snprintf(o->target, sizeof o->target, "%s", path);
-	}
-	char d[sizeof o->target], b[sizeof o->target];
-	snprintf(d, sizeof d, "%s", o->target);
-	snprintf(b, sizeof b, "%s", o->target);
-	const char *dir = dirname(d), *base = basename(b);
-	fd = -1;
-	for (int tries = 0; tries < 100 && fd < 0; tries++) {
-		uint32_t r = 0;
-		if (getrandom(&r, sizeof r, 0) != sizeof r)
-			r = (uint32_t)db_mono_ns() ^ (uint32_t)getpid() * 2654435761u;
-		snprintf(o->tmp, sizeof o->tmp, "%s/.%.200s.%08x.tmp", dir, base, r);
-		fd = out_create_tmp(o);
-		if (fd < 0 && errno != EEXIST)
-			return die(sub, "%s: cannot create a file in %s: %s", path, dir,
-				   strerror(errno));
-	}
-	if (fd < 0)
-		return die(sub, "%s: cannot create a temporary file", path);
-	return out_fdopen(sub, o, fd);
+	return 0;
 }
 
 /* Flushes f: 0, or the error (errno of the failed write, EIO if unknown). */
@@ -550,34 +642,34 @@ int cli_out_close(const char *sub, struct cli_out *o, int ok)
 		return bad;
 	}
 	if (!bad && (e = out_flush(o->f)))
-		bad = die(sub, "%s: %s", o->path, strerror(e));
+		bad = die(sub, "%s: %s", o->shown, strerror(e));
 	if (!bad && !o->through && fsync(fileno(o->f)))
-		bad = die(sub, "%s: %s", o->path, strerror(errno));
+		bad = die(sub, "%s: %s", o->shown, strerror(errno));
 	if (fclose(o->f) && !bad)
-		bad = die(sub, "%s: %s", o->path, strerror(errno));
+		bad = die(sub, "%s: %s", o->shown, strerror(errno));
 	o->f = NULL;
 	if (o->through)
 		return bad;
 	struct stat st;
 	/* What is there now is replaced only if it is still a regular file. */
-	if (!bad && !getenv("TPMTRACE_FAULT_OUT_RENAME_OVER") && lstat(o->target, &st) == 0 &&
-	    !S_ISREG(st.st_mode))
-		bad = die(sub, "%s: is no longer a regular file; not replaced", o->target);
-	if (!bad && rename(o->tmp, o->target))
-		bad = die(sub, "%s: %s", o->path, strerror(errno));
+	if (!bad && !getenv("TPMTRACE_FAULT_OUT_RENAME_OVER") &&
+	    fstatat(o->dir, o->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
+		bad = die(sub, "%s: is no longer a regular file; not replaced", o->shown);
+	if (!bad && renameat(o->dir, o->tmp, o->dir, o->name))
+		bad = die(sub, "%s: %s", o->shown, strerror(errno));
 	if (bad) {
-		unlink(o->tmp);
+		unlinkat(o->dir, o->tmp, 0);
 		out_release_tmp(o);
+		out_drop_dir(o);
 		return 1;
 	}
 	out_release_tmp(o);
-	char d[sizeof o->target];
-	snprintf(d, sizeof d, "%s", o->target);
-	int dfd = open(dirname(d), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = openat(o->dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd >= 0) {
 		fsync(dfd);
 		close(dfd);
 	}
+	out_drop_dir(o);
 	return 0;
 }
 
@@ -594,6 +686,29 @@ static size_t utf8_text(const unsigned char *s)
 	return n;
 }
 
+/* The text for the byte (or UTF-8 sequence) at p: written to tmp, its
+ * length returned and the bytes it takes in *adv. A backslash is doubled
+ * when backslash is set. */
+static size_t escape_one(const unsigned char *p, char tmp[8], size_t *adv, int backslash)
+{
+	*adv = 1;
+	if (*p == '\\' && backslash) {
+		memcpy(tmp, "\\\\", 2);
+		return 2;
+	}
+	if (*p >= 0x20 && *p < 0x7F) {
+		tmp[0] = (char)*p;
+		return 1;
+	}
+	if (*p >= 0x80 && (*adv = utf8_text(p)) != 0) {
+		memcpy(tmp, p, *adv);
+		return *adv;
+	}
+	*adv = 1;
+	snprintf(tmp, 8, "\\x%02x", *p);
+	return 4;
+}
+
 const char *safe_text(const char *s, char *buf, size_t len)
 {
 	size_t o = 0;
@@ -601,21 +716,7 @@ const char *safe_text(const char *s, char *buf, size_t len)
 		return buf;
 	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
 		char tmp[8];
-		size_t n, adv = 1;
-		if (*p == '\\') {
-			memcpy(tmp, "\\\\", 2);
-			n = 2;
-		} else if (*p >= 0x20 && *p < 0x7F) {
-			tmp[0] = (char)*p;
-			n = 1;
-		} else if (*p >= 0x80 && (adv = utf8_text(p)) != 0) {
-			memcpy(tmp, p, adv);
-			n = adv;
-		} else {
-			snprintf(tmp, sizeof tmp, "\\x%02x", *p);
-			n = 4;
-			adv = 1;
-		}
+		size_t adv, n = escape_one(p, tmp, &adv, 1);
 		if (o + n + 4 > len) {
 			snprintf(buf + o, len - o, "%s", len - o > 3 ? "..." : "");
 			return buf;
@@ -632,6 +733,24 @@ void print_safe(FILE *f, const char *s)
 {
 	char buf[4096];
 	fputs(safe_text(s, buf, sizeof buf), f);
+}
+
+void print_term(FILE *f, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
+		char tmp[8];
+		size_t adv, n = escape_one(p, tmp, &adv, 0);
+		fwrite(tmp, 1, n, f);
+		p += adv;
+	}
+}
+
+const char *cli_name(const char *s)
+{
+	static char buf[4][1024];
+	static unsigned next;
+	char *b = buf[next++ % 4];
+	return safe_text(s, b, sizeof buf[0]);
 }
 
 double ns_to_ms(double ns)

@@ -39,26 +39,35 @@ void cli_trace_kind(sqlite3 *db, int64_t id, char *kind, size_t klen, char *poli
 int cli_trace_delete(const char *sub, const char *db_path, int64_t id);
 
 /* An output (README: no command destroys a file; docs/cli.md "Outputs"):
+ * - the path is walked one name at a time (O_PATH|O_NOFOLLOW in the
+ *   directory before), every symbolic link on the way read and followed
+ *   here (at most 40, a relative one from its directory), the last one too;
  * - a regular file, or a name that does not exist yet: written to a temporary
- *   file beside it (created 0600 with O_EXCL|O_NOFOLLOW), synced and renamed
- *   over it only when everything was written, removed otherwise -- also when
- *   SIGINT, SIGTERM or SIGHUP ends the process (the handler unlinks it and
- *   re-raises the signal);
- * - a symbolic link: followed; its final target is replaced that way (the
- *   temporary file beside the target) and the link stays a link;
- * - a character device, a FIFO, a socket or a descriptor of this process
- *   (/dev/stdout, /dev/fd/N, /proc/self/fd/N): opened and written through,
- *   never renamed over; a block device is refused;
- * - "-": standard output.
+ *   file beside it (created 0600 with O_EXCL|O_NOFOLLOW in the directory the
+ *   walk ended in), synced and renamed over it (renameat) only when
+ *   everything was written, removed otherwise -- also when SIGINT, SIGTERM or
+ *   SIGHUP ends the process (the handler unlinks it and re-raises the
+ *   signal); a link stays a link, its target replaced;
+ * - a character device or FIFO: opened without blocking (a FIFO waits 10 s
+ *   at most for a reader) and written through, never renamed over; a
+ *   descriptor of this process (/dev/stdout, /dev/fd/N, /proc/self/fd/N):
+ *   written to a duplicate; a socket or a block device is refused;
+ * - in a shared sticky directory (sticky, writable by everyone: /tmp) a
+ *   link on the way, a FIFO or a file owned by neither us nor the directory's
+ *   owner is refused (the kernel's fs.protected_* rules, whatever the
+ *   sysctls say);
+ * - "-": standard output, refused when it is one of the inputs.
  * A failed write, flush or close is an error naming the file. */
 struct cli_out {
 	FILE *f;
 	int to_stdout;
-	int through;	   /* written through: no temporary file */
-	int slot;	   /* the temporary file's signal slot, or -1 */
-	char path[4096];   /* the name given */
-	char target[4096]; /* the regular file renamed onto */
-	char tmp[4200];
+	int through;	 /* written through: no temporary file */
+	int slot;	 /* the temporary file's signal slot, or -1 */
+	int dir;	 /* the directory that holds name (O_PATH), or -1 */
+	char path[4096]; /* the name given */
+	char shown[512]; /* path for messages (safe_text) */
+	char name[256];	 /* the last name after every link: renamed onto */
+	char tmp[232];	 /* the temporary file's name in dir */
 };
 /* Opens the output. inputs: the files the command reads, NULL-terminated; a
  * database input also covers its -wal, -shm and -journal files. An output
@@ -80,6 +89,13 @@ int cli_out_close(const char *sub, struct cli_out *o, int ok);
 const char *safe_text(const char *s, char *buf, size_t len);
 /* The same, printed. */
 void print_safe(FILE *f, const char *s);
+/* A file name given on the command line, as safe_text shows it, for a
+ * message: one of four buffers used in turn (at most four in one printf). */
+const char *cli_name(const char *s);
+/* s printed with the bytes a terminal would act on (controls, DEL, C1,
+ * bytes that are not UTF-8) as \xNN, a backslash left as it is: die() and
+ * usage_error() print their whole message so, whatever names it holds. */
+void print_term(FILE *f, const char *s);
 /* Milliseconds with three decimals from ns. */
 double ns_to_ms(double ns);
 /* The name of command code cc (model/tpm/tpm_cc.def), or "0x%08X" written

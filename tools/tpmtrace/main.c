@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "common.h"
 
 static void overview(FILE *f)
 {
@@ -118,6 +119,6 @@ static int run(int argc, char **argv)
 		}
 	}
 	fprintf(stderr, "tpmtrace: '%s' is not a subcommand; 'tpmtrace --help' lists them.\n",
-		argv[1]);
+		cli_name(argv[1]));
 	return EXIT_USAGE;
 }

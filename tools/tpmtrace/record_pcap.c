@@ -196,7 +196,7 @@ static int capture_finish(struct live *l, struct record_session *s, const struct
 	int rc = record_session_end(s, &ws) ? -1 : 0;
 	if (rc)
 		fprintf(stderr, "tpmtrace record: could not finalize trace %lld in %s\n",
-			(long long)s->trace_id, a->db_path);
+			(long long)s->trace_id, cli_name(a->db_path));
 	if (!a->quiet || ws.dropped || (have_ps && ps.ps_drop))
 		fprintf(stderr,
 			"tpmtrace record: trace %lld: %" PRIu64 " packets, %" PRIu64
@@ -263,7 +263,7 @@ int record_pcap_live(const struct record_args *a)
 		fprintf(stderr,
 			"tpmtrace record: capturing TPM traffic on %s, TCP port %u, into %s (trace "
 			"%lld); stop with Ctrl-C\n",
-			iface, port, a->db_path, (long long)s.trace_id);
+			cli_name(iface), port, cli_name(a->db_path), (long long)s.trace_id);
 	}
 	capture_loop(&l, s.sfd, &child, &child_status, &stop_signal);
 	int closed = capture_finish(&l, &s, a, stop_signal);

@@ -131,7 +131,7 @@ int record_qemu_main(const struct record_args *a)
 		goto out;
 	if (!quiet)
 		fprintf(stderr, "tpmtrace record: waiting for QEMU on %s, recording into %s\n",
-			o.qemu_ctrl, o.db_path);
+			cli_name(o.qemu_ctrl), cli_name(o.db_path));
 	int rc = qemu_interposer_run(s.qi, &s.rec, s.rs.sfd, stop_on_signal, &s.rs.sfd);
 	if (rc < 0)
 		die("record", "interposer: %s", strerror(-rc));
