@@ -59,6 +59,7 @@ struct listener {
 	int fd;
 	enum listen_kind kind;
 	struct endpoint ep;
+	struct net_sock_id id; /* the unix socket's file, removed at the end */
 };
 
 struct proxy {
@@ -144,7 +145,7 @@ int proxy_listen(struct proxy *p, struct endpoint *ep, enum listen_kind kind, ch
 		return -ENOSPC;
 	}
 	struct listener *l = &p->lis[p->n_lis];
-	int rc = net_endpoint_listen(ep, &l->fd, err, errlen);
+	int rc = net_endpoint_listen_id(ep, &l->fd, &l->id, err, errlen);
 	if (rc)
 		return rc;
 	if (!ep->is_unix && !ep->port)
@@ -174,7 +175,10 @@ int proxy_listen_pair(struct proxy *p, struct endpoint *ep, enum listen_kind kin
 			*ep = e;
 			return 0;
 		}
-		close(p->lis[--p->n_lis].fd);
+		/* The first one goes again, its socket file with it. */
+		p->n_lis--;
+		close(p->lis[p->n_lis].fd);
+		net_endpoint_unlink(&p->lis[p->n_lis].ep, &p->lis[p->n_lis].id);
 		if (!any || rc != -EADDRINUSE) {
 			snprintf(err, errlen, "%s: %s", what, cerr);
 			return rc;
@@ -788,8 +792,9 @@ void proxy_free(struct proxy *p)
 		free(p->cache[--p->n_cache]);
 	for (unsigned i = 0; i < p->n_lis; i++) {
 		close(p->lis[i].fd);
-		if (p->lis[i].ep.is_unix)
-			unlink(p->lis[i].ep.path);
+		/* Only the socket this proxy made: not one another recorder
+		 * has put there since. */
+		net_endpoint_unlink(&p->lis[i].ep, &p->lis[i].id);
 	}
 	free(p);
 }

@@ -45,6 +45,7 @@ struct qemu_interposer {
 	int qdata;		  /* QEMU's data fd (from SET_DATAFD) */
 	int sctrl;		  /* swtpm's control channel */
 	char lis_path[108];
+	struct net_sock_id lis_id; /* the socket file made there */
 	uint8_t locality;
 	uint32_t client;
 	/* Whose commands: the firmware's until the kernel's first command
@@ -133,7 +134,7 @@ int qemu_interposer_new(struct qemu_interposer **out, const char *qemu_ctrl_path
 			 swtpm_ctrl_path, strerror(-rc));
 		goto fail;
 	}
-	rc = net_endpoint_listen(&ep, &qi->lis, err, errlen);
+	rc = net_endpoint_listen_id(&ep, &qi->lis, &qi->lis_id, err, errlen);
 	if (rc)
 		goto fail;
 	strcpy(qi->lis_path, qemu_ctrl_path);
@@ -163,8 +164,11 @@ void qemu_interposer_free(struct qemu_interposer *qi)
 	close_fd(&qi->qdata);
 	close_fd(&qi->sctrl);
 	close_fd(&qi->data.fd);
-	if (qi->lis_path[0])
-		unlink(qi->lis_path);
+	if (qi->lis_path[0]) {
+		struct endpoint ep = {.is_unix = 1};
+		memcpy(ep.path, qi->lis_path, sizeof ep.path);
+		net_endpoint_unlink(&ep, &qi->lis_id);
+	}
 	free(qi);
 }
 
