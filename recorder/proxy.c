@@ -500,7 +500,10 @@ static int data_messages(struct proxy *p, struct conn *c, int eof)
 	}
 }
 
-/* swtpm control channel: one read is one request (as swtpm itself reads it). */
+/* swtpm control channel: one read is one request (as swtpm itself reads it).
+ * Only what a TPM client may ask goes on to the backend (frame_ctrl_client_may):
+ * the channel is open to whoever reaches the port, and swtpm's own control
+ * channel would hand out the TPM's state or stop it. */
 static int ctrl_message(struct proxy *p, struct conn *c)
 {
 	uint8_t rsp[4200];
@@ -513,18 +516,23 @@ static int ctrl_message(struct proxy *p, struct conn *c)
 		return -1;
 	char kind[48];
 	snprintf(kind, sizeof kind, "ctrl:%s", swtpm_ctrl_name(code));
-	recorder_event(p->rec, kind, detail[0] ? detail : NULL, c->client);
-	if (code == SWTPM_CMD_SET_DATAFD) {
-		/* A data channel handed over by file descriptor is the QEMU
-		 * interposer's job; refuse here rather than lose its traffic. */
-		wire_put_u32(rsp, 0x0A); /* TPM_BAD_PARAMETER as swtpm reports it */
+	if (!frame_ctrl_client_may(code)) {
+		/* Refused as swtpm refuses a code it does not know (a data
+		 * channel handed over by descriptor, SET_DATAFD, is the QEMU
+		 * interposer's job). */
+		recorder_event(p->rec, kind, "refused: not a TPM client's command", c->client);
+		wire_put_u32(rsp, SWTPM_TPM_BAD_ORDINAL);
 		rsp_len = 4;
-	} else if (!t->ops->ctrl ||
-		   t->ops->ctrl(t, c->in, c->in_len, rsp, sizeof rsp, &rsp_len) != 0) {
-		wire_put_u32(rsp, TPM_RC_FAILURE);
-		rsp_len = 4;
-	} else if (code == SWTPM_CMD_SET_LOCALITY && c->in_len >= 5 && wire_get_u32(rsp) == 0) {
-		p->locality = c->in[4];
+	} else {
+		recorder_event(p->rec, kind, detail[0] ? detail : NULL, c->client);
+		if (!t->ops->ctrl ||
+		    t->ops->ctrl(t, c->in, c->in_len, rsp, sizeof rsp, &rsp_len) != 0) {
+			wire_put_u32(rsp, TPM_RC_FAILURE);
+			rsp_len = 4;
+		} else if (code == SWTPM_CMD_SET_LOCALITY && c->in_len >= 5 &&
+			   wire_get_u32(rsp) == 0) {
+			p->locality = c->in[4];
+		}
 	}
 	c->in_len = 0;
 	return net_write_full(c->fd, rsp, rsp_len, CLIENT_WRITE_TIMEOUT_MS) ? -1 : 0;
@@ -566,8 +574,9 @@ static int platform_messages(struct proxy *p, struct conn *c, int eof)
 				p->powered = 1;
 			break;
 		case MS_SIGNAL_POWER_OFF:
-			if (p->powered)
-				result = ctrl_simple(t, SWTPM_CMD_STOP, NULL, 0);
+			/* Noted, not passed on as STOP: a stopped swtpm serves
+			 * nobody until the next INIT, and this port is open to
+			 * every local user. The next POWER_ON resets the TPM. */
 			p->powered = 0;
 			break;
 		case MS_SIGNAL_RESET:
