@@ -60,6 +60,7 @@ struct listener {
 	int fd;
 	enum listen_kind kind;
 	struct endpoint ep;
+	struct net_sock_id id; /* the unix socket's file, removed at the end */
 };
 
 struct proxy {
@@ -145,7 +146,7 @@ int proxy_listen(struct proxy *p, struct endpoint *ep, enum listen_kind kind, ch
 		return -ENOSPC;
 	}
 	struct listener *l = &p->lis[p->n_lis];
-	int rc = net_endpoint_listen(ep, &l->fd, err, errlen);
+	int rc = net_endpoint_listen_id(ep, &l->fd, &l->id, err, errlen);
 	if (rc)
 		return rc;
 	if (!ep->is_unix && !ep->port)
@@ -175,7 +176,10 @@ int proxy_listen_pair(struct proxy *p, struct endpoint *ep, enum listen_kind kin
 			*ep = e;
 			return 0;
 		}
-		close(p->lis[--p->n_lis].fd);
+		/* The first one goes again, its socket file with it. */
+		p->n_lis--;
+		close(p->lis[p->n_lis].fd);
+		net_endpoint_unlink(&p->lis[p->n_lis].ep, &p->lis[p->n_lis].id);
 		if (!any || rc != -EADDRINUSE) {
 			snprintf(err, errlen, "%s: %s", what, cerr);
 			return rc;
@@ -519,7 +523,10 @@ static int data_messages(struct proxy *p, struct conn *c, int eof)
 	}
 }
 
-/* swtpm control channel: one read is one request (as swtpm itself reads it). */
+/* swtpm control channel: one read is one request (as swtpm itself reads it).
+ * Only what a TPM client may ask goes on to the backend (frame_ctrl_client_may):
+ * the channel is open to whoever reaches the port, and swtpm's own control
+ * channel would hand out the TPM's state or stop it. */
 static int ctrl_message(struct proxy *p, struct conn *c)
 {
 	uint8_t rsp[4200];
@@ -532,18 +539,23 @@ static int ctrl_message(struct proxy *p, struct conn *c)
 		return -1;
 	char kind[48];
 	snprintf(kind, sizeof kind, "ctrl:%s", swtpm_ctrl_name(code));
-	recorder_event(p->rec, kind, detail[0] ? detail : NULL, c->client);
-	if (code == SWTPM_CMD_SET_DATAFD) {
-		/* A data channel handed over by file descriptor is the QEMU
-		 * interposer's job; refuse here rather than lose its traffic. */
-		wire_put_u32(rsp, 0x0A); /* TPM_BAD_PARAMETER as swtpm reports it */
+	if (!frame_ctrl_client_may(code)) {
+		/* Refused as swtpm refuses a code it does not know (a data
+		 * channel handed over by descriptor, SET_DATAFD, is the QEMU
+		 * interposer's job). */
+		recorder_event(p->rec, kind, "refused: not a TPM client's command", c->client);
+		wire_put_u32(rsp, SWTPM_TPM_BAD_ORDINAL);
 		rsp_len = 4;
-	} else if (!t->ops->ctrl ||
-		   t->ops->ctrl(t, c->in, c->in_len, rsp, sizeof rsp, &rsp_len) != 0) {
-		wire_put_u32(rsp, TPM_RC_FAILURE);
-		rsp_len = 4;
-	} else if (code == SWTPM_CMD_SET_LOCALITY && c->in_len >= 5 && wire_get_u32(rsp) == 0) {
-		p->locality = c->in[4];
+	} else {
+		recorder_event(p->rec, kind, detail[0] ? detail : NULL, c->client);
+		if (!t->ops->ctrl ||
+		    t->ops->ctrl(t, c->in, c->in_len, rsp, sizeof rsp, &rsp_len) != 0) {
+			wire_put_u32(rsp, TPM_RC_FAILURE);
+			rsp_len = 4;
+		} else if (code == SWTPM_CMD_SET_LOCALITY && c->in_len >= 5 &&
+			   wire_get_u32(rsp) == 0) {
+			p->locality = c->in[4];
+		}
 	}
 	c->in_len = 0;
 	return net_write_full(c->fd, rsp, rsp_len, CLIENT_WRITE_TIMEOUT_MS) ? -1 : 0;
@@ -585,8 +597,9 @@ static int platform_messages(struct proxy *p, struct conn *c, int eof)
 				p->powered = 1;
 			break;
 		case MS_SIGNAL_POWER_OFF:
-			if (p->powered)
-				result = ctrl_simple(t, SWTPM_CMD_STOP, NULL, 0);
+			/* Noted, not passed on as STOP: a stopped swtpm serves
+			 * nobody until the next INIT, and this port is open to
+			 * every local user. The next POWER_ON resets the TPM. */
 			p->powered = 0;
 			break;
 		case MS_SIGNAL_RESET:
@@ -813,8 +826,9 @@ void proxy_free(struct proxy *p)
 		free(p->cache[--p->n_cache]);
 	for (unsigned i = 0; i < p->n_lis; i++) {
 		close(p->lis[i].fd);
-		if (p->lis[i].ep.is_unix)
-			unlink(p->lis[i].ep.path);
+		/* Only the socket this proxy made: not one another recorder
+		 * has put there since. */
+		net_endpoint_unlink(&p->lis[i].ep, &p->lis[i].id);
 	}
 	free(p);
 }

@@ -45,6 +45,7 @@ struct qemu_interposer {
 	int qdata;		  /* QEMU's data fd (from SET_DATAFD) */
 	int sctrl;		  /* swtpm's control channel */
 	char lis_path[108];
+	struct net_sock_id lis_id; /* the socket file made there */
 	uint8_t locality;
 	uint32_t client;
 	/* Whose commands: the firmware's until the kernel's first command
@@ -133,7 +134,7 @@ int qemu_interposer_new(struct qemu_interposer **out, const char *qemu_ctrl_path
 			 swtpm_ctrl_path, strerror(-rc));
 		goto fail;
 	}
-	rc = net_endpoint_listen(&ep, &qi->lis, err, errlen);
+	rc = net_endpoint_listen_id(&ep, &qi->lis, &qi->lis_id, err, errlen);
 	if (rc)
 		goto fail;
 	strcpy(qi->lis_path, qemu_ctrl_path);
@@ -163,35 +164,12 @@ void qemu_interposer_free(struct qemu_interposer *qi)
 	close_fd(&qi->qdata);
 	close_fd(&qi->sctrl);
 	close_fd(&qi->data.fd);
-	if (qi->lis_path[0])
-		unlink(qi->lis_path);
-	free(qi);
-}
-
-/* Size of swtpm's answer to a control command (swtpm_ioctls(3),
- * tpm_ioctl.h), given what has arrived so far; 0 when unknown. */
-static size_t ctrl_rsp_size(uint32_t code, const uint8_t *rsp, size_t have)
-{
-	switch (code) {
-	case SWTPM_CMD_GET_CAPABILITY:
-	case SWTPM_CMD_GET_TPMESTABLISHED:
-	case SWTPM_CMD_GET_CONFIG:
-		return 8;
-	case SWTPM_CMD_SET_BUFFERSIZE:
-		return 16;
-	case SWTPM_CMD_GET_STATEBLOB:
-		/* result, flags, totlength, length, then length bytes */
-		if (have >= 16 && wire_get_u32(rsp) == 0)
-			return 16 + (size_t)wire_get_u32(rsp + 12);
-		return have >= 16 ? 16 : 4;
-	case SWTPM_CMD_GET_INFO:
-		/* result, totlength, length, then length bytes */
-		if (have >= 12 && wire_get_u32(rsp) == 0)
-			return 12 + (size_t)wire_get_u32(rsp + 8);
-		return 4;
-	default:
-		return 4;
+	if (qi->lis_path[0]) {
+		struct endpoint ep = {.is_unix = 1};
+		memcpy(ep.path, qi->lis_path, sizeof ep.path);
+		net_endpoint_unlink(&ep, &qi->lis_id);
 	}
+	free(qi);
 }
 
 static int send_fd(int sock, const uint8_t *buf, size_t len, int fd)
@@ -259,7 +237,7 @@ static uint32_t take_datafd(struct qemu_interposer *qi, int qfd, int *rc)
 	uint8_t req[4], rsp[8];
 	*rc = 0;
 	if (qfd < 0)
-		return 0x0A; /* TPM_BAD_PARAMETER, as swtpm answers a missing fd */
+		return SWTPM_TPM_BAD_ORDINAL; /* as swtpm answers a missing fd */
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) != 0) {
 		*rc = -errno;
 		close(qfd);
@@ -372,7 +350,7 @@ static int ctrl_request(struct qemu_interposer *qi, struct recorder *rec)
 				rc = got == 0 ? -ECONNRESET : (int)got;
 			} else {
 				rsp_len = (size_t)got;
-				size_t want = ctrl_rsp_size(code, qi->rsp, rsp_len);
+				size_t want = frame_ctrl_rsp_size(code, qi->rsp, rsp_len);
 				if (want > sizeof qi->rsp)
 					want = sizeof qi->rsp;
 				if (want > rsp_len) {
@@ -385,7 +363,7 @@ static int ctrl_request(struct qemu_interposer *qi, struct recorder *rec)
 		}
 		if (rc) {
 			/* swtpm is gone: QEMU gets a failure, not a hang. */
-			size_t want = ctrl_rsp_size(code, NULL, 0);
+			size_t want = frame_ctrl_rsp_size(code, NULL, 0);
 			memset(qi->rsp, 0, want);
 			wire_put_u32(qi->rsp, 0x09); /* TPM_FAIL */
 			rsp_len = want;

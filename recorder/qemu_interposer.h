@@ -17,9 +17,9 @@
 
 struct qemu_interposer;
 
-/* Listens on qemu_ctrl_path (a unix socket, 0600; a stale socket file is
- * replaced) and connects to swtpm's control socket, retrying for up to
- * connect_wait_ms (swtpm may still be starting). Returns 0 or -errno. */
+/* Listens on qemu_ctrl_path (a unix socket, 0600; only a dead socket of
+ * ours there is replaced: net_endpoint_listen) and connects to swtpm's control socket, retrying for
+ * up to connect_wait_ms (swtpm may still be starting). Returns 0 or -errno. */
 int qemu_interposer_new(struct qemu_interposer **out, const char *qemu_ctrl_path,
 			const char *swtpm_ctrl_path, int connect_wait_ms, char *err, size_t errlen);
 /* The data-channel transport, to hand to recorder_init as the backend. */

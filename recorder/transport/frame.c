@@ -245,3 +245,43 @@ int frame_ctrl(const uint8_t *in, size_t in_len, uint32_t *code, char *detail, s
 		snprintf(detail, dlen, "flags=0x%x", wire_get_u32(in + 4));
 	return 0;
 }
+
+int frame_ctrl_client_may(uint32_t code)
+{
+	switch (code) {
+	case SWTPM_CMD_GET_CAPABILITY:
+	case SWTPM_CMD_INIT:
+	case SWTPM_CMD_GET_TPMESTABLISHED:
+	case SWTPM_CMD_SET_LOCALITY:
+	case SWTPM_CMD_HASH_START:
+	case SWTPM_CMD_HASH_DATA:
+	case SWTPM_CMD_HASH_END:
+	case SWTPM_CMD_CANCEL_TPM_CMD:
+		return 1;
+	}
+	return 0;
+}
+
+size_t frame_ctrl_rsp_size(uint32_t code, const uint8_t *rsp, size_t have)
+{
+	switch (code) {
+	case SWTPM_CMD_GET_CAPABILITY:
+	case SWTPM_CMD_GET_TPMESTABLISHED:
+	case SWTPM_CMD_GET_CONFIG:
+		return 8;
+	case SWTPM_CMD_SET_BUFFERSIZE:
+		return 16;
+	case SWTPM_CMD_GET_STATEBLOB:
+		/* result, flags, totlength, length, then length bytes */
+		if (have >= 16 && wire_get_u32(rsp) == 0)
+			return 16 + (size_t)wire_get_u32(rsp + 12);
+		return have >= 16 ? 16 : 4;
+	case SWTPM_CMD_GET_INFO:
+		/* result, totlength, length, then length bytes */
+		if (have >= 12 && wire_get_u32(rsp) == 0)
+			return 12 + (size_t)wire_get_u32(rsp + 8);
+		return 4;
+	default:
+		return 4;
+	}
+}

@@ -126,5 +126,15 @@ int frame_platform(const uint8_t *in, size_t in_len, size_t *used);
  * short text of its argument for the event log (empty if none). Returns 0, or
  * -1 when the request is too short to hold a code. */
 int frame_ctrl(const uint8_t *in, size_t in_len, uint32_t *code, char *detail, size_t dlen);
+/* Whether a client of the recorder's control channel may send this code: what
+ * a TPM client asks of its TPM (locality, cancel, the power-on INIT, the
+ * locality-4 hash sequence, two read-only queries), never state, stop,
+ * shutdown or configuration (docs/security.md, "Local users"). */
+int frame_ctrl_client_may(uint32_t code);
+/* The size of swtpm's answer to control command code (swtpm_ioctls(3),
+ * tpm_ioctl.h), given the have bytes of it in rsp so far: read until have
+ * reaches it, asking again as it grows (a state blob or info text says its
+ * length in its header). */
+size_t frame_ctrl_rsp_size(uint32_t code, const uint8_t *rsp, size_t have);
 
 #endif

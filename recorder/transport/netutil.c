@@ -3,7 +3,9 @@
  * TCTI strings (net_endpoint_ctrl_of gives the control channel beside a data
  * endpoint, endpoint_str prints one), net_endpoint_connect and net_endpoint_listen open
  * them (a unix socket is bound under a temporary name, made 0600 and listening
- * before it is renamed into place), and net_write_full, net_read_some, net_read_full,
+ * before it is linked into place; what is at the path stays, but for a dead
+ * socket of ours: unix_path_free), net_endpoint_unlink removes only the socket
+ * file a listener made, and net_write_full, net_read_some, net_read_full,
  * net_read_tpm_message (framed by frame.h, with a timeout) and net_pending_bytes move
  * the bytes. */
 #include "recorder/transport/netutil.h"
@@ -187,38 +189,133 @@ int net_endpoint_connect(const struct endpoint *ep, int *out)
 	return rc;
 }
 
+/* What is at PATH before a listener takes it. Nothing: 0. A socket of ours
+ * (our effective uid) that nobody answers on: 0 and *stale set, it is
+ * replaced. Anything else stays and the listener is refused: a file that is
+ * no socket (a database, a link, a directory), a socket somebody answers on
+ * (another recorder's), a dead socket of another user. */
+static int unix_path_free(const char *path, int *stale, char *err, size_t errlen)
+{
+	struct stat st;
+	*stale = 0;
+	if (lstat(path, &st) != 0) {
+		if (errno == ENOENT)
+			return 0;
+		int e = errno;
+		snprintf(err, errlen, "cannot listen on unix:%s: %s", path, strerror(e));
+		return -e;
+	}
+	if (!S_ISSOCK(st.st_mode)) {
+		snprintf(err, errlen,
+			 "cannot listen on unix:%s: it exists and is not a socket "
+			 "(left alone)",
+			 path);
+		return -EEXIST;
+	}
+	/* Does somebody answer? Non-blocking: a full backlog is an answer. */
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int e = 0, fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0)
+		e = fd < 0 ? EMFILE : errno;
+	if (fd >= 0)
+		close(fd);
+	if (e == ENOENT) /* gone meanwhile */
+		return 0;
+	if (e == 0 || e == EAGAIN || e == EINPROGRESS) {
+		snprintf(err, errlen, "cannot listen on unix:%s: in use (a socket that answers)",
+			 path);
+		return -EADDRINUSE;
+	}
+	if (st.st_uid != geteuid()) {
+		snprintf(err, errlen,
+			 "cannot listen on unix:%s: a socket of uid %u, not ours (left alone)",
+			 path, (unsigned)st.st_uid);
+		return -EEXIST;
+	}
+	if (e != ECONNREFUSED) {
+		snprintf(err, errlen, "cannot listen on unix:%s: %s", path, strerror(e));
+		return -e;
+	}
+	*stale = 1;
+	return 0;
+}
+
+/* Binds a unix socket under a temporary name beside ep->path (one nobody
+ * holds: bind never replaces a file) or, when no such name fits, at the path
+ * itself. Returns the socket or -errno; *tmp says which. */
+static int unix_bind(const struct endpoint *ep, struct sockaddr_un *sa, int *tmp)
+{
+	int e = EADDRINUSE;
+	for (int i = 0; i < 16 && e == EADDRINUSE; i++) {
+		int n = i ? snprintf(sa->sun_path, sizeof sa->sun_path, "%s.%d-%d~", ep->path,
+				     (int)getpid(), i)
+			  : snprintf(sa->sun_path, sizeof sa->sun_path, "%s.%d~", ep->path,
+				     (int)getpid());
+		*tmp = n < (int)sizeof sa->sun_path;
+		if (!*tmp)
+			strcpy(sa->sun_path, ep->path);
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0)
+			return -errno;
+		if (bind(fd, (struct sockaddr *)sa, sizeof *sa) == 0)
+			return fd;
+		e = errno;
+		close(fd);
+		if (!*tmp)
+			break;
+	}
+	return -e;
+}
+
 int net_endpoint_listen(const struct endpoint *ep, int *out, char *err, size_t errlen)
 {
-	int fd, one = 1;
+	return net_endpoint_listen_id(ep, out, NULL, err, errlen);
+}
+
+int net_endpoint_listen_id(const struct endpoint *ep, int *out, struct net_sock_id *id, char *err,
+			   size_t errlen)
+{
+	int fd, one = 1, stale;
 	char name[200];
 	*out = -1;
+	if (id)
+		*id = (struct net_sock_id){0, 0};
 	if (ep->is_unix) {
 		/* The socket is bound under a temporary name, made 0600 (it is
 		 * the TPM: only its owner may use it by default) and listening
-		 * before it is renamed into place, so that a client that sees
-		 * the path can connect at once and nobody else can. */
+		 * before it is linked into place, so that a client that sees
+		 * the path can connect at once and nobody else can. Linked, not
+		 * renamed: link never replaces what is at the path. */
 		struct sockaddr_un sa = {.sun_family = AF_UNIX};
 		struct stat st;
-		int tmp = snprintf(sa.sun_path, sizeof sa.sun_path, "%s.%d~", ep->path,
-				   (int)getpid()) < (int)sizeof sa.sun_path;
-		if (!tmp)
-			strcpy(sa.sun_path, ep->path);
-		if (lstat(ep->path, &st) == 0 && S_ISSOCK(st.st_mode))
+		int tmp, rc = unix_path_free(ep->path, &stale, err, errlen);
+		if (rc)
+			return rc;
+		if (stale)
 			unlink(ep->path);
-		unlink(sa.sun_path);
-		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-		int bound = fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
-		if (!bound || chmod(sa.sun_path, 0600) < 0 || listen(fd, 64) < 0 ||
-		    (tmp && rename(sa.sun_path, ep->path) < 0)) {
+		fd = unix_bind(ep, &sa, &tmp);
+		if (fd < 0) {
+			snprintf(err, errlen, "cannot listen on %s: %s",
+				 endpoint_str(ep, name, sizeof name), strerror(-fd));
+			return fd;
+		}
+		if (chmod(sa.sun_path, 0600) < 0 || listen(fd, 64) < 0 ||
+		    (tmp && link(sa.sun_path, ep->path) < 0)) {
 			int e = errno;
 			snprintf(err, errlen, "cannot listen on %s: %s",
-				 endpoint_str(ep, name, sizeof name), strerror(e));
-			if (bound)
-				unlink(sa.sun_path);
-			if (fd >= 0)
-				close(fd);
+				 endpoint_str(ep, name, sizeof name),
+				 e == EEXIST ? "something appeared at the path meanwhile (left "
+					       "alone)"
+					     : strerror(e));
+			unlink(sa.sun_path);
+			close(fd);
 			return -e;
 		}
+		if (tmp)
+			unlink(sa.sun_path);
+		if (id && lstat(ep->path, &st) == 0)
+			*id = (struct net_sock_id){st.st_dev, st.st_ino};
 		*out = fd;
 		return 0;
 	}
@@ -339,6 +436,14 @@ int net_read_tpm_message(int fd, uint8_t *buf, size_t cap, size_t *len, int time
 		return -EMSGSIZE; /* the peer never sends two messages */
 	*len = size;
 	return 0;
+}
+
+void net_endpoint_unlink(const struct endpoint *ep, const struct net_sock_id *id)
+{
+	struct stat st;
+	if (ep->is_unix && id->ino && lstat(ep->path, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	    st.st_dev == id->dev && st.st_ino == id->ino)
+		unlink(ep->path);
 }
 
 int net_pending_bytes(int fd)

@@ -23,8 +23,21 @@ int net_endpoint_parse_tcti(const char *spec, struct endpoint *data, struct endp
 void net_endpoint_ctrl_of(const struct endpoint *data, struct endpoint *ctrl);
 
 int net_endpoint_connect(const struct endpoint *ep, int *fd);
-/* Listens (non-blocking, CLOEXEC); a stale unix socket file is replaced. */
+/* The file a listening unix socket is (st_dev, st_ino; 0 for TCP). */
+struct net_sock_id {
+	dev_t dev;
+	ino_t ino;
+};
+/* Listens (non-blocking, CLOEXEC). A unix socket's path must be free or
+ * hold a dead socket of our effective uid, which is replaced; anything else
+ * there (a file that is no socket, a link, a socket somebody answers on,
+ * another user's socket) is left alone and the listener refused. */
 int net_endpoint_listen(const struct endpoint *ep, int *fd, char *err, size_t errlen);
+/* The same, noting which file the unix socket is (for net_endpoint_unlink). */
+int net_endpoint_listen_id(const struct endpoint *ep, int *fd, struct net_sock_id *id, char *err,
+			   size_t errlen);
+/* Removes a listener's unix socket file if it is still the one it made. */
+void net_endpoint_unlink(const struct endpoint *ep, const struct net_sock_id *id);
 
 /* Writes everything, waiting at most timeout_ms for the socket to drain. */
 int net_write_full(int fd, const void *buf, size_t len, int timeout_ms);

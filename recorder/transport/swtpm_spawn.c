@@ -1,7 +1,8 @@
 /* A private swtpm (recorder/transport/swtpm_spawn.h): swtpm_spawn makes a fresh
  * 0700 state directory with a lock file held by flock for tpmtrace's lifetime,
  * starts swtpm (found in PATH) on unix sockets in it with PR_SET_PDEATHSIG,
- * waits until its socket accepts a connection, and when it exits at start puts
+ * waits until its control channel answers (its TPM initialized, its state
+ * written: swtpm_ready), and when it exits at start puts
  * the tail of its log in the error; swtpm_stop ends it and removes the
  * directory. swtpm_sweep_stale removes the directories of earlier, killed runs,
  * those whose lock nobody holds (docs/security.md, "swtpm state"). Sockets
@@ -22,7 +23,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "model/tpm/wire.h"
 #include "recorder/transport/netutil.h"
+#include "recorder/transport/transport.h"
+
+#define READY_TIMEOUT_MS 60000 /* swtpm's first start makes its seeds and state */
 
 static void remove_tree(const char *dir)
 {
@@ -185,6 +190,29 @@ static int make_private_dir(struct swtpm_child *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* swtpm listens before its TPM is initialized and its state written; its
+ * control channel is served from its main loop, after that. So it is ready
+ * when a control command (GET_CAPABILITY) is answered. Returns 0 or -errno. */
+static int swtpm_ready(const struct swtpm_child *s, int ctrl_only)
+{
+	struct endpoint ep = {.is_unix = 1};
+	uint8_t req[4], rsp[8];
+	int fd, rc;
+	if (ctrl_only)
+		snprintf(ep.path, sizeof ep.path, "%.100s", s->sock);
+	else
+		snprintf(ep.path, sizeof ep.path, "%.100s.ctrl", s->sock);
+	rc = net_endpoint_connect(&ep, &fd);
+	if (rc)
+		return rc;
+	wire_put_u32(req, SWTPM_CMD_GET_CAPABILITY);
+	rc = net_write_full(fd, req, sizeof req, READY_TIMEOUT_MS);
+	if (!rc)
+		rc = net_read_full(fd, rsp, sizeof rsp, READY_TIMEOUT_MS);
+	close(fd);
+	return rc;
+}
+
 int swtpm_spawn(struct swtpm_child *s, const char *state_dir, enum swtpm_spawn_mode mode, char *err,
 		size_t errlen)
 {
@@ -289,7 +317,13 @@ int swtpm_spawn(struct swtpm_child *s, const char *state_dir, enum swtpm_spawn_m
 		int fd, status;
 		if (net_endpoint_connect(&ep, &fd) == 0) {
 			close(fd);
-			return 0;
+			rc = swtpm_ready(s, ctrl_only);
+			if (!rc)
+				return 0;
+			snprintf(err, errlen, "swtpm did not answer on its control channel: %s",
+				 rc == -ETIMEDOUT ? "no answer within 60 s" : strerror(-rc));
+			spawn_undo(s);
+			return rc;
 		}
 		if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
 			s->pid = 0;

@@ -59,6 +59,10 @@ enum swtpm_ctrl_cmd {
 	SWTPM_CMD_GET_INFO = 0x12,
 };
 
+/* The answer (TPM 1.2 result codes) swtpm gives a control code it does not
+ * serve; tpmtrace gives it to the codes it does not pass on. */
+#define SWTPM_TPM_BAD_ORDINAL 0x0A
+
 const char *swtpm_ctrl_name(uint32_t cmd);
 
 /* Opens a transport to swtpm: "swtpm:host=H,port=P" (control at P+1) or

@@ -21,6 +21,7 @@
 
 #include "model/tpm/decode.h"
 #include "model/tpm/wire.h"
+#include "recorder/transport/frame.h"
 #include "recorder/transport/netutil.h"
 #include "recorder/transport/transport.h"
 
@@ -75,13 +76,37 @@ static void drop_conn(int *fd)
 	*fd = -1;
 }
 
+/* Reads swtpm's whole answer to control command code, by the length the
+ * command's answer has (frame_ctrl_rsp_size): never a part of it, leaving
+ * the rest to be read as the next command's answer. */
+static int ctrl_answer(int fd, uint32_t code, uint8_t *rsp, size_t cap, size_t *len, int timeout_ms)
+{
+	size_t have = 0, want = 4;
+	while (have < want) {
+		if (want > cap)
+			return -EMSGSIZE;
+		ssize_t n = net_read_some(fd, rsp + have, want - have, timeout_ms);
+		if (n <= 0)
+			return n == 0 ? -ECONNRESET : (int)n;
+		have += (size_t)n;
+		if (have >= 4)
+			want = frame_ctrl_rsp_size(code, rsp, have);
+	}
+	*len = have;
+	return 0;
+}
+
 /* Sends a control message on a fresh or kept control connection and reads
- * one answer (swtpm answers each request with one write). */
+ * its answer whole; the connection is dropped on any error and when bytes
+ * nobody asked for follow the answer. */
 static int swtpm_ctrl(struct transport *t, const uint8_t *req, size_t len, uint8_t *rsp, size_t cap,
 		      size_t *rsp_len)
 {
 	struct swtpm_transport *s = (struct swtpm_transport *)t;
 	int rc;
+	if (len < 4)
+		return -EINVAL;
+	uint32_t code = wire_get_u32(req);
 	for (int attempt = 0; attempt < 2; attempt++) {
 		if (s->ctrl_fd < 0) {
 			rc = net_endpoint_connect(&s->ctrl, &s->ctrl_fd);
@@ -89,20 +114,20 @@ static int swtpm_ctrl(struct transport *t, const uint8_t *req, size_t len, uint8
 				return rc;
 		}
 		rc = net_write_full(s->ctrl_fd, req, len, t->timeout_ms);
+		if (!rc)
+			rc = ctrl_answer(s->ctrl_fd, code, rsp, cap, rsp_len, t->timeout_ms);
 		if (!rc) {
-			ssize_t n = net_read_some(s->ctrl_fd, rsp, cap, t->timeout_ms);
-			if (n > 0) {
-				*rsp_len = (size_t)n;
-				/* Keep track of the locality a client set, so that
-				 * transmit does not set it again. */
-				if (len >= 5 && wire_get_u32(req) == SWTPM_CMD_SET_LOCALITY &&
-				    n >= 4 && wire_get_u32(rsp) == 0)
-					s->locality = req[4];
-				return 0;
-			}
-			rc = n == 0 ? -ECONNRESET : (int)n;
+			if (net_pending_bytes(s->ctrl_fd))
+				drop_conn(&s->ctrl_fd);
+			/* Keep track of the locality a client set, so that
+			 * transmit does not set it again. */
+			if (len >= 5 && code == SWTPM_CMD_SET_LOCALITY && wire_get_u32(rsp) == 0)
+				s->locality = req[4];
+			return 0;
 		}
 		drop_conn(&s->ctrl_fd);
+		if (rc == -EMSGSIZE)
+			return rc;
 	}
 	return rc;
 }
