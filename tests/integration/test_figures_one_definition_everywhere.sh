@@ -191,8 +191,9 @@ if not m or m.groups() != (str(r1["n"]), str(r1["own"])):
 st = load("strip.json")
 same("strip --json: source_commands", st.get("source_commands"), r1["n"])
 same("strip --json: source_tpmtrace_commands", st.get("source_tpmtrace_commands"), r1["own"])
-m = re.search(r": (\d+) of (\d+) commands\n  and (\d+) of (\d+) own commands \(Startup, flushes\);", open(f"{T}/strip.txt").read())
-if not m or m[2] != str(r1["n"]) or m[4] != str(r1["own"]):
+# (a recording without kernel HMAC sessions: nothing to strip, no trace made)
+m = re.search(r"nothing to strip .*\n.* among its (\d+) commands\); no trace made", open(f"{T}/strip.txt").read())
+if not m or m[1] != str(r1["n"]) or st.get("trace") is not None:
     bad.append(f"strip text: {m.groups() if m else None}")
 print("\n".join(bad) if bad else "agree")
 PY

@@ -109,7 +109,8 @@ expect_eq "the recording's name, notes, host name and kernel, converted" \
 expect_eq "valid text is sent unchanged (a backslash stays single)" \
 	"$(psql_q -c "SELECT h.kernel_cmdline FROM trace_host h JOIN trace t
 		ON t.id = h.trace_id WHERE t.local_id = 4")" 'root=/a\b'
-expect_eq "the client's name, converted" "$(psql_q -c "SELECT comm FROM client")" \
+expect_eq "the client's name, converted" "$(psql_q -c "SELECT c.comm FROM client c
+	JOIN trace t ON t.id = c.trace_id WHERE t.local_id = 4 AND c.comm LIKE 'c%'")" \
 	'c\xff\\\xc3('
 cp h.db pushed.db
 sqlite3 pushed.db "DELETE FROM command WHERE trace_id IN (2, 3);

@@ -55,8 +55,9 @@ static void headline_row(FILE *f, const struct report_row *w)
 	fputs("</td><td class=\"l\"><b>", f);
 	report_html_text(f, w->policy);
 	fprintf(f, "</b></td><td>%s", report_html_dur(w->tpm_ms * 1e6, b1, sizeof b1));
-	/* Runs and spread under the mean (a prediction has neither). */
-	if (!pred) {
+	/* Runs and spread under the mean (a prediction has neither, nor a
+	 * trace without timing). */
+	if (!pred && !isnan(w->tpm_ms)) {
 		fprintf(f, "<div class=\"spread\">n=%u, sd ", w->runs);
 		report_html_spread(f, &w->st);
 		fputs("</div>", f);
@@ -105,28 +106,27 @@ void report_html_headline(FILE *f, const struct report_answer *a)
 	const struct report_headline *h = &a->h;
 	char b1[32], b2[32];
 	fputs("<section id=\"headline\"><h2>The answer: cost per session policy</h2>\n", f);
-	fprintf(f,
-		"%s<p class=\"note\">TPM time is the sum of command latencies; total adds the "
-		"host's crypto (predictions) and the recording's non-TPM time (%s; recorded "
-		"TPM time %s). &times; password compares with the password policy of the "
-		"same source, &times; as recorded the total with the recording's. A "
-		"prediction with more than %.0f%% of its TPM time priced at the profile's "
-		"fallback (commands the profile lacks) is marked <b>mostly fallback</b>: its "
-		"factors are guesses. Range: the TPM time with every profile entry at its "
-		"low and its high figure. Each figure says what it is: <b>measured</b> (the "
-		"recording and its replays on a real target), <b>emulated</b> (replays whose "
-		"latencies a profile gave) or <b>predicted</b>. Replays of one policy are "
-		"averaged: runs and their sample standard deviation beside the mean; against "
-		"password a difference inside its 95%% interval (Welch) is <i>within "
-		"noise</i>, no effect, and a ratio between single runs says so.</p>\n",
-		h->timed
-		    ? ""
-		    : "<p class=\"note\" id=\"no-timing\">No timing in this trace (its commands "
-		      "are ordered, not timed): TPM time priced from the profile, no gaps, no "
-		      "boot total.</p>\n",
-		report_html_dur(h->non_tpm_ms * 1e6, b1, sizeof b1),
-		report_html_dur(h->recorded_tpm_ms * 1e6, b2, sizeof b2),
-		100 * REPORT_FALLBACK_WARN);
+	fprintf(
+	    f,
+	    "%s<p class=\"note\">TPM time is the sum of command latencies; total adds the "
+	    "host's crypto (predictions) and the recording's non-TPM time (%s; recorded "
+	    "TPM time %s). &times; password compares with the password policy of the "
+	    "same source, &times; as recorded the total with the recording's. A "
+	    "prediction with more than %.0f%% of its TPM time priced at the profile's "
+	    "fallback (commands the profile lacks) is marked <b>mostly fallback</b>: its "
+	    "factors are guesses. Range: the TPM time with every profile entry at its "
+	    "low and its high figure. Each figure says what it is: <b>measured</b> (the "
+	    "recording and its replays on a real target), <b>emulated</b> (replays whose "
+	    "latencies a profile gave) or <b>predicted</b>. Replays of one policy are "
+	    "averaged: runs and their sample standard deviation beside the mean; against "
+	    "password a difference inside its 95%% interval (Welch) is <i>within "
+	    "noise</i>, no effect, and a ratio between single runs says so.</p>\n",
+	    h->timed ? ""
+		     : "<p class=\"note\" id=\"no-timing\">No timing in this trace (its commands "
+		       "are ordered, not timed): TPM time priced from the profile, no gaps, no "
+		       "boot total.</p>\n",
+	    report_html_dur(h->non_tpm_ms * 1e6, b1, sizeof b1),
+	    report_html_dur(h->recorded_tpm_ms * 1e6, b2, sizeof b2), 100 * REPORT_FALLBACK_WARN);
 	if (!h->n || (h->n == 1 && !a->npred))
 		fputs("<p class=\"warn\" id=\"no-answer\">Nothing to compare yet: replay the "
 		      "trace under a policy or pass <code>--profile NAME</code>.</p>\n",
