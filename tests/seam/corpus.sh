@@ -7,9 +7,9 @@
 # each copies what it changes.
 #   corpus.db  1 recording (tpmtrace's own Startup, resource-manager flushes)
 #              2.. one replay per preset (--policy all), an emulated replay,
-#              an advise rewrite, a strip, imports: IMA list, TCG log (no
-#              timing), swtpm log (no timing), pcap and ftrace (timing), and last a recording
-#              killed with SIGKILL (unfinished)
+#              an advise rewrite, a strip, imports: IMA list, TCG log and
+#              swtpm log (no timing), ftrace and pcap (timing), and last a
+#              recording killed with SIGKILL (unfinished)
 #   demo.db    a recording, a replay, advise --prove's traces
 # corpus.txt names each trace: "ID KIND-IN-THIS-CORPUS".
 . "$(dirname "$0")/../lib/common.sh"
