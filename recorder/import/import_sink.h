@@ -17,7 +17,7 @@ struct import_sink {
 	/* set by import_sink_open */
 	const char *db_path;
 	const char *file;
-	const char *payloads;
+	int payloads; /* enum payload_mode (model/tpm/redact.h) */
 	sqlite3 *db;
 	struct writer *w;
 	int64_t trace_id;
@@ -33,11 +33,12 @@ struct import_sink {
 };
 
 /* Opens db_path (which exists) for writing, for importing file; the trace
- * will be named name, or the file's base name when name is NULL. payloads:
- * trace.payloads of what the importer stores ("full", or "none").
+ * will be named name, or the file's base name when name is NULL. payloads
+ * (enum payload_mode): what is stored of the bytes, redacted as a live
+ * recording's are (db_rec_fill_payload), and trace.payloads.
  * Returns 0 or -errno with err set. */
 int import_sink_open(struct import_sink *s, const char *db_path, const char *file, const char *name,
-		     const char *payloads, char *err, size_t errlen);
+		     int payloads, char *err, size_t errlen);
 
 /* Drains the writer and closes the trace row: 'incomplete' when failed or
  * when records were lost (then -EIO), with the notes; closes the database.

@@ -26,6 +26,7 @@
 
 #include "cli.h"
 #include "db/db.h"
+#include "model/tpm/redact.h"
 #include "model/tpm/tpm_cc.h"
 
 sqlite3 *cli_open_db(const char *sub, const char *path, int write)
@@ -149,6 +150,15 @@ void cli_trace_kind(sqlite3 *db, int64_t id, char *kind, size_t klen, char *poli
 		snprintf(policy, plen, "%s", p ? p : "");
 	}
 	sqlite3_finalize(st);
+}
+
+void cli_payloads_warn(const char *sub, int payloads, const char *db_path)
+{
+	if (payloads == PAYLOADS_FULL)
+		fprintf(stderr,
+			"tpmtrace %s: --payloads full: secrets (unsealed data, random bytes, "
+			"passwords, sensitive areas) will be stored in %s\n",
+			sub, db_path);
 }
 
 int cli_trace_delete(const char *sub, const char *db_path, int64_t id)

@@ -31,6 +31,15 @@ void cli_trace_kind(sqlite3 *db, int64_t id, char *kind, size_t klen, char *poli
 #define CLI_TRACE_HELP                                                                             \
 	"the trace: an id, latest or latest-replay (default:\n"                                    \
 	"the newest trace that is not a replay)"
+/* --payloads, the same wherever bytes are stored (record, vm-record, import):
+ * its help text and choices (parsed by tpm_payload_mode_parse), and the
+ * warning that full prints before anything is stored. */
+#define CLI_PAYLOADS_HELP                                                                          \
+	"none: no raw bytes; redacted (default): raw bytes with\n"                                 \
+	"secrets zeroed (docs/security.md); full: everything,\n"                                   \
+	"secrets included (warns)"
+#define CLI_PAYLOADS_CHOICES "none redacted full"
+void cli_payloads_warn(const char *sub, int payloads, const char *db_path);
 /* Deletes a trace and every row of it (a failed import that must leave
  * nothing behind). Returns 0 or 1 with the error printed. */
 int cli_trace_delete(const char *sub, const char *db_path, int64_t id);
