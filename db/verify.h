@@ -14,8 +14,8 @@ struct db_verify_trace {
 	char *status;			   /* NULL when the trace row has none */
 	int64_t commands, events, dropped; /* stored (dropped: as recorded) */
 	int bad;			   /* an inconsistency (counted in problems) */
-	int unfinished;			   /* status 'recording': not an error */
-	char detail[256];		   /* "ok", or what is wrong / unfinished */
+	int unfinished;	  /* not finished (db_trace_finished): an error for an import only */
+	char detail[256]; /* "ok", or what is wrong / unfinished */
 };
 
 struct db_verify {

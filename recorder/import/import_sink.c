@@ -46,20 +46,17 @@ static int sink_begin(struct import_sink *s)
 	ti.kind = "import";
 	ti.source = s->file;
 	ti.payloads = tpm_payload_mode_str(s->payloads);
-	s->trace_id = db_trace_begin(s->db, &ti);
-	if (s->trace_id < 0) {
-		snprintf(s->err, sizeof s->err, "%s: cannot create a trace: %s", s->db_path,
-			 sqlite3_errmsg(s->db));
-		return (int)s->trace_id;
-	}
+	/* All or nothing: the trace row and every row of it in one
+	 * transaction of the writer's, committed by import_sink_close. */
 	wc.path = s->db_path;
-	wc.trace_id = s->trace_id;
+	wc.whole = 1;
+	wc.trace = &ti;
 	wc.block_when_full = 1;
 	int rc = db_writer_start(&s->w, &wc, s->err, sizeof s->err);
-	if (rc) {
-		db_trace_end(s->db, s->trace_id, 0, 0, 0, "incomplete");
+	if (rc)
 		s->w = NULL;
-	}
+	else
+		s->trace_id = db_writer_trace_id(s->w);
 	return rc;
 }
 
@@ -181,8 +178,16 @@ static int sink_end(struct import_sink *s, int failed)
 	snprintf(s->status, sizeof s->status, "%s", failed ? "incomplete" : "complete");
 	if (!s->w)
 		return 0;
-	rc = db_writer_stop(s->w, s->status, &s->final);
+	if (failed && !s->keep_partial)
+		db_writer_discard(s->w, &s->final);
+	else
+		rc = db_writer_stop(s->w, s->status, &s->final);
 	s->w = NULL;
+	if (s->final.rolled_back) {
+		/* Nothing of the file was stored, not even its trace row. */
+		s->trace_id = 0;
+		return failed ? 0 : -EIO;
+	}
 	if (s->final.dropped) {
 		snprintf(s->status, sizeof s->status, "incomplete");
 		db_trace_end(s->db, s->trace_id, s->final.commands, s->final.events,

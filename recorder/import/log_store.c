@@ -69,45 +69,26 @@ static int log_build_success_rsp(uint8_t *buf, size_t cap, int with_session)
 	return (int)w.off;
 }
 
-/* Creates the database if needed, a trace row (kind 'import', source and
- * notes as given, payloads 'full') and starts a blocking writer. Returns 0
- * or -errno with err set. */
+/* Creates the database if needed and starts a blocking writer whose one
+ * transaction (all or nothing) holds the trace row (kind 'import', source and
+ * notes as given, payloads 'full') and every row of it. Returns 0 or -errno
+ * with err set. */
 static int log_sink_open(struct log_sink *s, const char *db_path, const char *name,
 			 const char *source, const char *notes, char *err, size_t errlen)
 {
 	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
 	struct trace_info ti = {
-	    .name = name, .kind = "import", .source = source, .payloads = "full"};
-	int rc;
+	    .name = name, .kind = "import", .source = source, .payloads = "full", .notes = notes};
 
 	memset(s, 0, sizeof(*s));
-	rc = db_open(db_path, DB_CREATE, &db, err, errlen);
+	int rc = db_open(db_path, DB_CREATE, &db, err, errlen);
+	db_close(db);
 	if (rc)
-		goto out;
-	s->trace_id = db_trace_begin(db, &ti);
-	if (s->trace_id < 0) {
-		rc = (int)s->trace_id;
-		snprintf(err, errlen, "%s: cannot create the trace row: %s", db_path,
-			 sqlite3_errmsg(db));
-		goto out;
-	}
-	if (notes && sqlite3_prepare_v2(db, "UPDATE trace SET notes=? WHERE id=?", -1, &st, NULL) ==
-			 SQLITE_OK) {
-		sqlite3_bind_text(st, 1, notes, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 2, s->trace_id);
-		sqlite3_step(st);
-	}
-	/* Statements first: sqlite3_close() refuses a connection that has any. */
-	sqlite3_finalize(st);
-	st = NULL;
-	db_close(db);
-	db = NULL;
-	struct writer_cfg cfg = {.path = db_path, .trace_id = s->trace_id, .block_when_full = 1};
+		return rc;
+	struct writer_cfg cfg = {.path = db_path, .whole = 1, .trace = &ti, .block_when_full = 1};
 	rc = db_writer_start(&s->w, &cfg, err, errlen);
-out:
-	sqlite3_finalize(st);
-	db_close(db);
+	if (!rc)
+		s->trace_id = db_writer_trace_id(s->w);
 	return rc;
 }
 
@@ -184,14 +165,23 @@ int import_log_sink_event(struct log_sink *s, const char *kind, const char *deta
 	return db_writer_event(s->w, s->ordinal + 1, kind, detail, 0);
 }
 
-/* Drains the writer and closes the trace row with status. Returns 0 or
- * -errno. Safe to call on a sink that failed to open. */
-static int log_sink_close(struct log_sink *s, const char *status, struct writer_stats *st)
+/* Drains the writer and ends its transaction: committed with the trace row
+ * closed 'complete', or when failed rolled back (committed 'incomplete' under
+ * keep_partial); trace_id 0 when nothing was stored. Returns 0 or -errno.
+ * Safe to call on a sink that failed to open. */
+static int log_sink_close(struct log_sink *s, int failed)
 {
+	struct writer_stats st = {0};
 	int rc = 0;
-	if (s->w)
-		rc = db_writer_stop(s->w, status, st);
+	if (!s->w)
+		return 0;
+	if (failed && !s->keep_partial)
+		db_writer_discard(s->w, &st);
+	else
+		rc = db_writer_stop(s->w, failed ? "incomplete" : "complete", &st);
 	s->w = NULL;
+	if (st.rolled_back)
+		s->trace_id = 0;
 	return rc;
 }
 
@@ -226,7 +216,7 @@ int import_log_import_begin(struct log_sink *s, struct log_rd *rd, const char *d
 				  : path,
 			   source, notes, err, errlen);
 	if (rc) {
-		log_sink_close(s, "incomplete", NULL);
+		log_sink_close(s, 1);
 		import_log_rd_close(rd);
 	}
 	return rc;
@@ -242,9 +232,10 @@ int import_log_import_end(struct log_sink *s, struct log_rd *rd, int rc, const c
 			 unit, (unsigned long long)tail->offset, (unsigned long long)tail->bytes);
 		rc = -EBADMSG;
 	}
-	int src = log_sink_close(s, rc ? "incomplete" : "complete", NULL);
+	int src = log_sink_close(s, rc != 0);
 	if (!rc && src) {
-		snprintf(err, errlen, "%s: cannot finish the trace row", db_path);
+		snprintf(err, errlen, "%s: writing to %s failed: nothing of it is stored", path,
+			 db_path);
 		rc = src;
 	}
 	import_log_rd_close(rd);

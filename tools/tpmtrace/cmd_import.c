@@ -656,12 +656,13 @@ static int import_file(const struct importer *imp, const struct import_opts *o, 
 		*db_failed = 1;
 		return rc;
 	}
+	s->keep_partial = o->keep_partial;
 	rc = imp->run(s, file, o, err, errlen);
 	int erc = import_sink_close(s, rc != 0);
 	if (!rc && erc) {
 		rc = erc;
-		snprintf(err, errlen, "%s: %s: records were lost writing to %s", file,
-			 strerror(-erc), o->db);
+		snprintf(err, errlen, "%s: writing to %s failed: nothing of it is stored", file,
+			 o->db);
 	}
 	return rc;
 }

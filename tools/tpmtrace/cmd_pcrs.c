@@ -18,9 +18,10 @@ enum { O_TRACE = 256, O_BANKS, O_BANK, O_PCRS, O_EXPECT, O_BA, O_JSON, O_OUTPUT 
 static const struct cli_opt opts[] = {
     {"trace", O_TRACE, "ID", CLI_TRACE | CLI_MULTI,
      "trace to replay: an id, latest or latest-replay\n"
-     "(default: the newest trace that is not a replay);\n"
-     "repeat to replay several into the same PCRs in the\n"
-     "order given (e.g. the firmware log, then the IMA list)"},
+     "(default: the newest finished trace that is not a\n"
+     "replay); repeat to replay several into the same PCRs\n"
+     "in the order given (e.g. the firmware log, then the\n"
+     "IMA list)"},
     {"banks", O_BANKS, "LIST", 0, "banks to show, e.g. sha1,sha256 (default: those\nextended)",
      "sha1 sha256 sha384 sha512 sm3_256"},
     {"bank", O_BANK, "LIST", CLI_HIDDEN, "the same as --banks"},

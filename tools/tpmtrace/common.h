@@ -21,16 +21,17 @@ sqlite3 *cli_open_db(const char *sub, const char *path, int write);
 int cli_db_for_create(const char *sub, const char *path);
 
 /* The trace to work on, one rule for every analysis command (docs/cli.md):
- * arg NULL: the newest trace that is not a replay; "latest": the newest
- * trace; "latest-replay": the newest replay; else an id, checked to exist.
- * Returns 0 and prints an error when there is none. */
+ * arg NULL: the newest finished trace (db_trace_finished) that is not a
+ * replay; "latest": the newest finished trace; "latest-replay": the newest
+ * finished replay; else an id, checked to exist, with a warning when it is
+ * unfinished. Returns 0 and prints an error when there is none. */
 int64_t cli_pick_trace(const char *sub, sqlite3 *db, const char *arg);
 /* The trace's kind and policy (replays), "" when unknown. */
 void cli_trace_kind(sqlite3 *db, int64_t id, char *kind, size_t klen, char *policy, size_t plen);
 /* The help text of --trace, the same everywhere. */
 #define CLI_TRACE_HELP                                                                             \
 	"the trace: an id, latest or latest-replay (default:\n"                                    \
-	"the newest trace that is not a replay)"
+	"the newest finished trace that is not a replay)"
 /* --payloads, the same wherever bytes are stored (record, vm-record, import):
  * its help text and choices (parsed by tpm_payload_mode_parse), and the
  * warning that full prints before anything is stored. */
