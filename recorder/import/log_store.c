@@ -17,6 +17,7 @@
 
 #include "db/db.h"
 #include "model/tpm/decode.h"
+#include "model/tpm/redact.h"
 #include "model/tpm/wire.h"
 
 /* Builders: return the length written or -ENOSPC. */
@@ -103,10 +104,8 @@ static int store(struct log_sink *s, const uint8_t *cmd, size_t cmd_len, const u
 	if (!r)
 		return -ENOBUFS;
 	s->ordinal++;
-	memcpy(r->payload, cmd, cmd_len);
-	memcpy(r->payload + cmd_len, rsp, rsp_len);
-	r->cmd_len = (uint32_t)cmd_len;
-	r->rsp_len = (uint32_t)rsp_len;
+	/* Made here from a public log: nothing to redact (payloads 'full'). */
+	db_rec_fill_payload(r, PAYLOADS_FULL, cmd, cmd_len, &c, rsp, rsp_len, &p);
 	r->locality = locality;
 	r->flags = REC_F_SYNTHETIC_TIME;
 	db_rec_fill_decoded(r, &c, cmd_len, &p, rsp_len);
