@@ -930,8 +930,8 @@ int64_t db_trace_begin(sqlite3 *db, const struct trace_info *ti)
 	if (sqlite3_prepare_v2(
 		db,
 		"INSERT INTO trace (name, kind, source, started_at, start_ns, payloads,"
-		" host, tool_version, parent_id, policy, emulated, uuid)"
-		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+		" host, tool_version, parent_id, policy, emulated, uuid, notes)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
 		-1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_text(st, 1, ti->name, -1, SQLITE_STATIC);
@@ -948,6 +948,7 @@ int64_t db_trace_begin(sqlite3 *db, const struct trace_info *ti)
 	sqlite3_bind_text(st, 10, ti->policy, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 11, ti->emulated, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 12, uuid, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 13, ti->notes, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_DONE)
 		id = sqlite3_last_insert_rowid(db);
 	sqlite3_finalize(st);
@@ -977,6 +978,35 @@ int db_trace_end(sqlite3 *db, int64_t id, uint64_t commands, uint64_t events, ui
 		rc = 0;
 	sqlite3_finalize(st);
 	return rc;
+}
+
+int db_trace_finished(sqlite3 *db, int64_t id, char *why, size_t n)
+{
+	sqlite3_stmt *st;
+	int ret = -1;
+	if (n)
+		why[0] = 0;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT " DB_TRACE_FINISHED_SQL ", kind,"
+			       " (SELECT count(*) FROM command WHERE trace_id=t.id)"
+			       " FROM trace t WHERE id=?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		ret = sqlite3_column_int(st, 0) ? 1 : 0;
+		const char *kind = (const char *)sqlite3_column_text(st, 1);
+		if (!ret && n)
+			snprintf(why, n,
+				 "status 'recording': its %s is still writing it, or was killed "
+				 "before closing it; %lld commands committed",
+				 kind && !strcmp(kind, "import")   ? "import"
+				 : kind && !strcmp(kind, "replay") ? "replay"
+								   : "recorder",
+				 (long long)sqlite3_column_int64(st, 2));
+	}
+	sqlite3_finalize(st);
+	return ret;
 }
 
 int64_t db_last_trace(sqlite3 *db)

@@ -2,8 +2,13 @@
  * from the decoder (model/tpm/decode.h) - code, tag, handles, the first session
  * and the packed session attributes, authorization kind, PCR, response code and
  * handle, malformed reason and the MALFORMED / NO_RESPONSE flags - set in one
- * place for the live recorders and the importers alike. */
+ * place for the live recorders and the importers alike; db_rec_fill_payload,
+ * their stored bytes, redacted unless asked otherwise. */
 #include "db/rec_fill.h"
+
+#include <string.h>
+
+#include "model/tpm/redact.h"
 
 void db_rec_fill_decoded(struct rec *r, const struct tpm_cmd *c, size_t cmd_len,
 			 const struct tpm_rsp *rsp, size_t rsp_len)
@@ -37,4 +42,31 @@ void db_rec_fill_decoded(struct rec *r, const struct tpm_cmd *c, size_t cmd_len,
 	}
 	if (r->malformed)
 		r->flags |= REC_F_MALFORMED;
+}
+
+uint32_t db_rec_payload_len(int payloads, size_t cmd_len, size_t rsp_len)
+{
+	return payloads == PAYLOADS_NONE ? 0 : (uint32_t)(cmd_len + rsp_len);
+}
+
+void db_rec_fill_payload(struct rec *r, int payloads, const uint8_t *cmd, size_t cmd_len,
+			 const struct tpm_cmd *c, const uint8_t *rsp, size_t rsp_len,
+			 const struct tpm_rsp *p)
+{
+	if (payloads == PAYLOADS_NONE)
+		return;
+	if (!rsp)
+		rsp_len = 0;
+	r->cmd_len = (uint32_t)cmd_len;
+	r->rsp_len = (uint32_t)rsp_len;
+	if (cmd_len)
+		memcpy(r->payload, cmd, cmd_len);
+	if (rsp_len)
+		memcpy(r->payload + cmd_len, rsp, rsp_len);
+	if (payloads == PAYLOADS_FULL)
+		return;
+	if (cmd_len && redact_command(r->payload, cmd_len, c))
+		r->flags |= REC_F_REDACTED;
+	if (rsp_len && redact_response(r->payload + cmd_len, rsp_len, c, p))
+		r->flags |= REC_F_REDACTED;
 }

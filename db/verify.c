@@ -7,6 +7,8 @@
 #include "db/verify.h"
 #include "db/stats.h"
 
+#include "db/db.h"
+
 static void integrity_check(sqlite3 *db, char *out, size_t len)
 {
 	sqlite3_stmt *st;
@@ -38,7 +40,8 @@ static void judge(sqlite3_stmt *st, struct db_verify_trace *t)
 	t->commands = have_c - t->own;
 	t->events = have_e;
 	t->dropped = sqlite3_column_int64(st, 4);
-	t->unfinished = t->status && !strcmp(t->status, "recording");
+	const char *kind = (const char *)sqlite3_column_text(st, 12);
+	t->unfinished = sqlite3_column_int(st, 11);
 	snprintf(t->detail, sizeof t->detail, "ok");
 	if (dup) {
 		snprintf(t->detail, sizeof t->detail, "%lld duplicate sequence numbers", dup);
@@ -52,6 +55,14 @@ static void judge(sqlite3_stmt *st, struct db_verify_trace *t)
 			 "stored %lld commands and %lld events, but %lld and %lld were "
 			 "recorded",
 			 have_c, have_e, want_c, want_e);
+		t->bad = 1;
+	} else if (t->unfinished && kind && !strcmp(kind, "import")) {
+		/* An import is one transaction (all or nothing): one left
+		 * unfinished (by a tpmtrace before that) is a part of a file. */
+		snprintf(t->detail, sizeof t->detail,
+			 "unfinished import: %lld commands and %lld events of a file whose "
+			 "import never ended (an import is all of a file or nothing)",
+			 have_c, have_e);
 		t->bad = 1;
 	} else if (t->unfinished) {
 		snprintf(t->detail, sizeof t->detail,
@@ -71,7 +82,8 @@ static const char q_traces[] =
     "   NULL AND c.latency_ns != c.t_done_ns - c.t_submit_ns),"
     " (SELECT max(seq) FROM (SELECT seq FROM command WHERE trace_id=t.id UNION ALL"
     "   SELECT seq FROM event WHERE trace_id=t.id)),"
-    " (SELECT count(*) FROM command c WHERE c.trace_id=t.id AND NOT c." DB_CLIENT_CMDS ")"
+    " (SELECT count(*) FROM command c WHERE c.trace_id=t.id AND NOT c." DB_CLIENT_CMDS "),"
+    " NOT (" DB_TRACE_FINISHED_SQL "), t.kind"
     " FROM trace t ORDER BY t.id";
 
 int db_verify(sqlite3 *db, struct db_verify *v, char *err, size_t errlen)

@@ -17,7 +17,7 @@ struct db_verify_trace {
 	 * own (flag 32). The check counts both against the trace row. */
 	int64_t own;
 	int bad;	  /* an inconsistency (counted in problems) */
-	int unfinished;	  /* status 'recording': not an error */
+	int unfinished;	  /* not finished (db_trace_finished): an error for an import only */
 	char detail[256]; /* "ok", or what is wrong / unfinished */
 };
 

@@ -6,8 +6,10 @@
  * to the command, event and client tables in batches of one transaction each,
  * and a second connection runs the WAL checkpoints so that commits never wait
  * for them. A full queue or a failing database drops records and counts them,
- * with one warning per failure and one message on recovery. Also db_writer_start,
- * db_writer_event, db_writer_flush, writer_get_stats and db_writer_stop. */
+ * with one warning per failure and one message on recovery; under cfg.whole
+ * (the importers) every batch goes into one transaction, committed or rolled
+ * back at the end (whole_end). Also db_writer_start, db_writer_event,
+ * db_writer_flush, writer_get_stats, db_writer_stop and db_writer_discard. */
 #include "db/writer.h"
 
 #include <errno.h>
@@ -96,6 +98,7 @@ struct writer {
 	sqlite3 *ckpt_db;
 	sqlite3_stmt *ins_cmd, *ins_ev, *ins_client;
 	int failing;
+	int whole_failed;	 /* cfg.whole: a write failed, the transaction is rolled back */
 	uint64_t ok_since;	 /* while failing: first success since the last failure */
 	unsigned stall_ms;	 /* fault injection: TPMTRACE_FAULT_WRITER_STALL_MS */
 	unsigned stall_every_ms; /* ... once per this period (0: before every batch) */
@@ -257,6 +260,13 @@ static int insert_client(struct writer *w, const struct rec *r)
 
 static void report_failure(struct writer *w, int rc)
 {
+	if (w->cfg.whole) {
+		if (!w->whole_failed && !w->cfg.quiet)
+			fprintf(stderr, "tpmtrace: cannot write to %s (%s): nothing is stored\n",
+				w->path, sqlite3_errstr(rc));
+		w->whole_failed = 1;
+		return;
+	}
 	if (!w->failing && !w->cfg.quiet)
 		fprintf(stderr,
 			"tpmtrace: cannot write to %s (%s); TPM traffic continues, records are "
@@ -381,7 +391,11 @@ static void *writer_main(void *arg)
 		if (n > BATCH_MAX)
 			n = BATCH_MAX;
 		uint64_t ncmd = 0, nown = 0, nev = 0;
-		int rc = sqlite3_exec(w->db, "BEGIN", NULL, NULL, NULL);
+		/* cfg.whole: the one transaction is open (db_writer_start), or
+		 * was rolled back by a failed write: the rest is dropped. */
+		int rc = !w->cfg.whole	   ? sqlite3_exec(w->db, "BEGIN", NULL, NULL, NULL)
+			 : w->whole_failed ? SQLITE_ABORT
+					   : SQLITE_OK;
 		for (uint64_t k = 0; k < n; k++) {
 			const struct rec *r = &w->slots[(t + k) & w->mask];
 			int irc = 0;
@@ -400,10 +414,13 @@ static void *writer_main(void *arg)
 			if (irc && rc == SQLITE_OK)
 				rc = irc;
 		}
-		if (rc == SQLITE_OK)
+		if (rc == SQLITE_OK && !w->cfg.whole)
 			rc = sqlite3_exec(w->db, "COMMIT", NULL, NULL, NULL);
 		if (rc != SQLITE_OK) {
-			sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
+			/* A failed statement may have ended the transaction
+			 * already (SQLITE_FULL can): roll back only an open one. */
+			if (!sqlite3_get_autocommit(w->db))
+				sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
 			report_failure(w, rc);
 			atomic_fetch_add(&w->db_dropped, ncmd + nev);
 			atomic_fetch_add(&w->db_dropped_cmds, ncmd);
@@ -490,6 +507,25 @@ static int thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	int rc = pthread_create(t, NULL, fn, arg);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
+/* cfg.whole: opens the one transaction and makes the trace row in it. */
+static int whole_begin(struct writer *w, char *err, size_t errlen)
+{
+	int rc = db_exec(w->db, "BEGIN IMMEDIATE", err, errlen);
+	if (!rc && w->cfg.trace) {
+		int64_t id = db_trace_begin(w->db, w->cfg.trace);
+		if (id < 0) {
+			snprintf(err, errlen, "%s: cannot create a trace: %s", w->path,
+				 sqlite3_errmsg(w->db));
+			rc = (int)id;
+		}
+		w->cfg.trace_id = id;
+	}
+	w->cfg.trace = NULL; /* the caller's, valid during db_writer_start only */
+	if (rc && !sqlite3_get_autocommit(w->db))
+		sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
 	return rc;
 }
 
@@ -605,6 +641,8 @@ int db_writer_start(struct writer **out, const struct writer_cfg *cfg, char *err
 		rc = -EIO;
 		goto fail;
 	}
+	if (w->cfg.whole && (rc = whole_begin(w, err, errlen)))
+		goto fail;
 	rc = thread_start(&w->thread, writer_main, w);
 	if (rc) {
 		snprintf(err, errlen, "cannot start the writer thread: %s", strerror(rc));
@@ -781,9 +819,38 @@ static void writer_get_stats(struct writer *w, struct writer_stats *st)
 	st->waits = atomic_load(&w->waits);
 }
 
-int db_writer_stop(struct writer *w, const char *status, struct writer_stats *final)
+int64_t db_writer_trace_id(const struct writer *w)
 {
-	struct writer_stats st;
+	return w->cfg.trace_id;
+}
+
+/* cfg.whole: the end of the one transaction. keep: the trace row closed and
+ * everything committed; else (or when that fails) all of it rolled back.
+ * Returns 0 when committed, -EIO when nothing was stored. */
+static int whole_end(struct writer *w, struct writer_stats *st, int keep, const char *status)
+{
+	int rc = -EIO;
+	if (keep && !w->whole_failed &&
+	    !db_trace_end(w->db, w->cfg.trace_id, st->commands, st->events, st->dropped, status) &&
+	    sqlite3_exec(w->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
+		rc = 0;
+	if (rc) {
+		int ec = sqlite3_errcode(w->db);
+		if (!sqlite3_get_autocommit(w->db))
+			sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
+		if (keep)
+			report_failure(w, ec);
+		st->dropped += st->commands + st->events;
+		st->dropped_commands += st->commands;
+		st->commands = st->events = 0;
+		st->rolled_back = 1;
+	}
+	return rc;
+}
+
+static int writer_end(struct writer *w, const char *status, int keep, struct writer_stats *final)
+{
+	struct writer_stats st = {0};
 	int rc;
 
 	atomic_store(&w->stop, 1);
@@ -793,8 +860,13 @@ int db_writer_stop(struct writer *w, const char *status, struct writer_stats *fi
 	sqlite3_close(w->ckpt_db);
 	writer_get_stats(w, &st);
 	if (!status)
-		status = "complete";
+		status = keep ? "complete" : "incomplete";
 	uint64_t dropped = st.dropped + atomic_load(&w->ext_dropped);
+	if (w->cfg.whole) {
+		st.dropped = dropped;
+		rc = whole_end(w, &st, keep, status);
+		goto done;
+	}
 	rc = db_trace_end(w->db, w->cfg.trace_id, st.commands, st.events, dropped, status);
 	if (rc) {
 		/* A full disk refused the closing write: fold the WAL into the
@@ -803,6 +875,7 @@ int db_writer_stop(struct writer *w, const char *status, struct writer_stats *fi
 		sqlite3_wal_checkpoint_v2(w->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 		rc = db_trace_end(w->db, w->cfg.trace_id, st.commands, st.events, dropped, status);
 	}
+done:
 	/* Leave a self-contained file behind (the WAL folded in). */
 	sqlite3_wal_checkpoint_v2(w->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 	if (final)
@@ -817,4 +890,14 @@ int db_writer_stop(struct writer *w, const char *status, struct writer_stats *fi
 	free(w->path);
 	free(w);
 	return rc;
+}
+
+int db_writer_stop(struct writer *w, const char *status, struct writer_stats *final)
+{
+	return writer_end(w, status, 1, final);
+}
+
+void db_writer_discard(struct writer *w, struct writer_stats *final)
+{
+	writer_end(w, "incomplete", 0, final);
 }

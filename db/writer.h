@@ -71,6 +71,7 @@ struct rec {
 };
 
 struct writer;
+struct trace_info;
 
 struct writer_cfg {
 	const char *path;     /* database file (created if missing) */
@@ -87,6 +88,15 @@ struct writer_cfg {
 	 * swtpm go first on contended CPUs; a recorder keeps 0, because a
 	 * starved writer there means dropped rows. */
 	int nice;
+	/* All or nothing (the importers): one transaction from db_writer_start
+	 * to db_writer_stop, which commits it, or db_writer_discard, which
+	 * rolls it back. With trace set, the trace row is made in it as well
+	 * (trace_id is then ignored: db_writer_trace_id), so a process killed
+	 * part-way leaves nothing behind, and a write that fails (a full disk)
+	 * stores nothing: the writer rolls back at once and drops the rest.
+	 * The database's write lock is held meanwhile. */
+	int whole;
+	const struct trace_info *trace;
 };
 
 /* Starts the writer thread. Returns 0 or -errno (err holds a message). */
@@ -104,6 +114,9 @@ void db_writer_publish(struct writer *w);
 int db_writer_event(struct writer *w, uint64_t t_ns, const char *kind, const char *detail,
 		    uint32_t client_id);
 
+/* The trace the writer's rows go to (made by it under cfg.trace). */
+int64_t db_writer_trace_id(const struct writer *w);
+
 struct writer_stats {
 	uint64_t commands;     /* command rows committed */
 	uint64_t own_commands; /* of them sent by tpmtrace itself (REC_F_OWN) */
@@ -116,6 +129,9 @@ struct writer_stats {
 	/* Records whose producer waited for room in the queue (only with
 	 * block_when_full): a recorder's TPM path never waits, so 0 there. */
 	uint64_t waits;
+	/* cfg.whole: nothing was stored (a write failed, or discarded); the
+	 * counts above are what was lost. */
+	int rolled_back;
 };
 
 /* Waits until everything published so far is committed (or dropped). */
@@ -132,5 +148,9 @@ void db_writer_add_dropped(struct writer *w, uint64_t n);
  * final counts and status ("complete" unless given), frees the writer.
  * Returns 0, or -EIO when the trace row could not be finalized. */
 int db_writer_stop(struct writer *w, const char *status, struct writer_stats *final);
+/* cfg.whole: stops the thread and rolls the transaction back (the trace row
+ * with it, when the writer made it); frees the writer. Otherwise as
+ * db_writer_stop with status "incomplete". */
+void db_writer_discard(struct writer *w, struct writer_stats *final);
 
 #endif

@@ -126,9 +126,9 @@ void recorder_log(struct recorder *r, uint32_t client, uint8_t locality, const u
 	if (r->unstored)
 		retry_clients(r);
 	tpm_cmd_decode(cmd, len, &c);
-	uint32_t keep_cmd = r->payloads ? (uint32_t)len : 0;
-	uint32_t keep_rsp = r->payloads && !tm->rc ? (uint32_t)rsp_len : 0;
-	struct rec *x = db_writer_reserve(r->w, REC_COMMAND, keep_cmd + keep_rsp);
+	const uint8_t *seen = tm->rc ? NULL : rsp;
+	struct rec *x = db_writer_reserve(r->w, REC_COMMAND,
+					  db_rec_payload_len(r->payloads, len, seen ? rsp_len : 0));
 	if (!x)
 		return;
 	x->locality = locality;
@@ -136,22 +136,10 @@ void recorder_log(struct recorder *r, uint32_t client, uint8_t locality, const u
 	x->t_submit = tm->t_submit;
 	x->t_done = tm->t_done;
 	x->flags |= tm->flags;
-	if (!tm->rc)
+	if (seen)
 		tpm_rsp_decode(rsp, rsp_len, c.malformed ? 0 : c.cc, &p);
-	db_rec_fill_decoded(x, &c, len, tm->rc ? NULL : &p, rsp_len);
-	if (keep_cmd) {
-		memcpy(x->payload, cmd, keep_cmd);
-		x->cmd_len = keep_cmd;
-		if (r->payloads == PAYLOADS_REDACTED && redact_command(x->payload, keep_cmd, &c))
-			x->flags |= REC_F_REDACTED;
-	}
-	if (keep_rsp) {
-		memcpy(x->payload + keep_cmd, rsp, keep_rsp);
-		x->rsp_len = keep_rsp;
-		if (r->payloads == PAYLOADS_REDACTED &&
-		    redact_response(x->payload + keep_cmd, keep_rsp, &c, &p))
-			x->flags |= REC_F_REDACTED;
-	}
+	db_rec_fill_decoded(x, &c, len, seen ? &p : NULL, rsp_len);
+	db_rec_fill_payload(x, r->payloads, cmd, len, &c, seen, rsp_len, &p);
 	db_writer_publish(r->w);
 }
 
@@ -190,20 +178,16 @@ void recorder_malformed(struct recorder *r, uint32_t client, uint8_t locality, c
 	/* The framing's reason wins: the decoder only sees what arrived. */
 	if (reason)
 		c.malformed = reason;
-	uint32_t keep = r->payloads ? (uint32_t)(len > TPM_MAX_MESSAGE ? TPM_MAX_MESSAGE : len) : 0;
-	struct rec *x = db_writer_reserve(r->w, REC_COMMAND, keep);
+	size_t keep = len > TPM_MAX_MESSAGE ? TPM_MAX_MESSAGE : len;
+	struct rec *x =
+	    db_writer_reserve(r->w, REC_COMMAND, db_rec_payload_len(r->payloads, keep, 0));
 	if (!x)
 		return;
 	db_rec_fill_decoded(x, &c, declared ? declared : len, NULL, 0);
 	x->locality = locality;
 	x->client_id = client;
 	x->t_submit = x->t_done = db_mono_ns();
-	if (keep) {
-		memcpy(x->payload, buf, keep);
-		x->cmd_len = keep;
-		if (r->payloads == PAYLOADS_REDACTED && redact_command(x->payload, keep, &c))
-			x->flags |= REC_F_REDACTED;
-	}
+	db_rec_fill_payload(x, r->payloads, buf, keep, &c, NULL, 0, NULL);
 	db_writer_publish(r->w);
 }
 

@@ -1,7 +1,8 @@
 /* Redaction (model/tpm/redact.h, table in docs/security.md): redact_command
  * zeroes password and policy-session HMAC fields and the secret parameters the
  * command layouts mark (tpm_cc_layout.def, found by the walker of walk.h), or
- * everything after the header of a malformed command; redact_response zeroes
+ * everything after the header of a command that is malformed or whose
+ * parameters do not parse by its layout; redact_response zeroes
  * the secret response parameters, or everything after the header of an error
  * response, a malformed one or one to a command the table does not know. Sizes
  * are kept, only bytes are zeroed. Also tpm_payload_mode_parse and tpm_payload_mode_str for
@@ -58,17 +59,27 @@ static int zero_secret(void *ctx, const struct tpm_walk_field *f)
 	return 0;
 }
 
+/* Unparsed bytes may hold anything: keep only the header. */
+static int header_only(uint8_t *buf, size_t len)
+{
+	if (len <= TPM_HEADER_SIZE)
+		return 0;
+	memset(buf + TPM_HEADER_SIZE, 0, len - TPM_HEADER_SIZE);
+	return 1;
+}
+
 int redact_command(uint8_t *buf, size_t len, const struct tpm_cmd *c)
 {
 	int did = 0;
-	if (c->malformed && c->malformed != TPM_MAL_NONE) {
-		/* Unparsed bytes may hold anything: keep only the header. */
-		if (len > TPM_HEADER_SIZE) {
-			memset(buf + TPM_HEADER_SIZE, 0, len - TPM_HEADER_SIZE);
-			did = 1;
-		}
-		return did;
-	}
+	if (c->malformed != TPM_MAL_NONE)
+		return header_only(buf, len);
+	/* The walk first: a command whose parameters do not parse by its
+	 * layout, or leave bytes over (a size field that understates, cutting
+	 * a secret in two: the rest comes as the "next command"), is not
+	 * accepted either, and the secret it carries cannot be located. */
+	struct zero z = {buf, len, 0};
+	if (tpm_walk_cmd(buf, len, c, 0, zero_secret, &z) == -1)
+		return header_only(buf, len);
 	/* Password sessions carry the password in the hmac field (Part 1 19.8.4);
 	 * a policy session may too (PolicyPassword). */
 	for (unsigned i = 0; i < c->n_sessions; i++) {
@@ -79,8 +90,6 @@ int redact_command(uint8_t *buf, size_t len, const struct tpm_cmd *c)
 			did = 1;
 		}
 	}
-	struct zero z = {buf, len, 0};
-	tpm_walk_cmd(buf, len, c, 0, zero_secret, &z);
 	return did | z.did;
 }
 
@@ -92,10 +101,7 @@ int redact_response(uint8_t *buf, size_t len, const struct tpm_cmd *c, const str
 		 * to a command whose layout is unknown (a code the table lacks:
 		 * a vendor's, or one newer than the table; a command that does
 		 * not parse) is unknown, so it may be a secret. */
-		if (len <= TPM_HEADER_SIZE)
-			return 0;
-		memset(buf + TPM_HEADER_SIZE, 0, len - TPM_HEADER_SIZE);
-		return 1;
+		return header_only(buf, len);
 	}
 	/* The parameters end where parameterSize says (the sessions follow). */
 	struct zero z = {buf, len, 0};

@@ -882,10 +882,12 @@ int ima_import_file(const char *path, const struct ima_import_cfg *cfg, int64_t 
 					 cfg->follow, notes, err, errlen);
 	if (rc)
 		return rc;
-	*trace_id = ic.sink.trace_id;
+	ic.sink.keep_partial = cfg->keep_partial;
 	rc = ima_parse(&rd, &c2.opts, import_entry, import_msg, &ic, res, err, errlen);
+	rc = import_log_import_end(&ic.sink, &rd, rc, cfg->db_path, path, cfg->strict, "record",
+				   &res->tail, err, errlen);
+	*trace_id = ic.sink.trace_id;
 	res->stored_commands = ic.sink.commands;
 	res->stored_events = ic.sink.events;
-	return import_log_import_end(&ic.sink, &rd, rc, cfg->db_path, path, cfg->strict, "record",
-				     &res->tail, err, errlen);
+	return rc;
 }

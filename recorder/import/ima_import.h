@@ -89,6 +89,7 @@ struct ima_import_cfg {
 	const char *name; /* trace name; NULL: the file name */
 	int strict;	  /* a truncated record or a hash mismatch is an error */
 	int follow;	  /* read a FIFO or character device (import_log_rd_open_file) */
+	int keep_partial; /* a file that fails part-way keeps its rows, 'incomplete' */
 	ima_msg_fn msg;
 	void *msg_ctx;
 };

@@ -4,7 +4,8 @@
  * first of them creates the trace (kind import, source the file), so that an
  * input without TPM traffic leaves no trace behind. Commands are decoded and
  * filled like a live recording's (decode.h, rec_fill.h) and queued with their
- * bytes on the batched writer (db/writer.h); a command known only by its code
+ * bytes, redacted unless the user asked otherwise, on the batched writer
+ * (db/writer.h); a command known only by its code
  * (ftrace) gets no payload. import_sink_note collects warnings and
  * import_sink_close ends the trace with its counts. */
 #include "recorder/import/import_sink.h"
@@ -19,6 +20,7 @@
 #include "db/db.h"
 #include "db/rec_fill.h"
 #include "model/tpm/decode.h"
+#include "model/tpm/redact.h"
 
 static void sink_time(struct import_sink *s, uint64_t t)
 {
@@ -43,24 +45,21 @@ static int sink_begin(struct import_sink *s)
 	ti.name = s->name;
 	ti.kind = "import";
 	ti.source = s->file;
-	ti.payloads = s->payloads;
+	ti.payloads = tpm_payload_mode_str(s->payloads);
 	/* A file made elsewhere (a 2022 pcap, another machine's log): not
 	 * this host's identity; none of the formats carries a host's. */
 	ti.foreign = 1;
-	s->trace_id = db_trace_begin(s->db, &ti);
-	if (s->trace_id < 0) {
-		snprintf(s->err, sizeof s->err, "%s: cannot create a trace: %s", s->db_path,
-			 sqlite3_errmsg(s->db));
-		return (int)s->trace_id;
-	}
+	/* All or nothing: the trace row and every row of it in one
+	 * transaction of the writer's, committed by import_sink_close. */
 	wc.path = s->db_path;
-	wc.trace_id = s->trace_id;
+	wc.whole = 1;
+	wc.trace = &ti;
 	wc.block_when_full = 1;
 	int rc = db_writer_start(&s->w, &wc, s->err, sizeof s->err);
-	if (rc) {
-		db_trace_end(s->db, s->trace_id, 0, 0, 0, "incomplete");
+	if (rc)
 		s->w = NULL;
-	}
+	else
+		s->trace_id = db_writer_trace_id(s->w);
 	return rc;
 }
 
@@ -123,7 +122,9 @@ int import_sink_command(struct import_sink *s, const struct import_cmd *c)
 	tpm_cmd_decode(c->cmd, c->cmd_len, &dc);
 	if (c->rsp)
 		tpm_rsp_decode(c->rsp, c->rsp_len, dc.info ? dc.cc : 0, &dr);
-	struct rec *r = db_writer_reserve(s->w, REC_COMMAND, (uint32_t)(c->cmd_len + c->rsp_len));
+	struct rec *r =
+	    db_writer_reserve(s->w, REC_COMMAND,
+			      db_rec_payload_len(s->payloads, c->cmd_len, c->rsp ? c->rsp_len : 0));
 	if (!r)
 		return -ENOBUFS;
 	r->t_submit = c->t_submit_ns;
@@ -132,12 +133,7 @@ int import_sink_command(struct import_sink *s, const struct import_cmd *c)
 	r->client_id = c->client_id;
 	r->flags = c->flags;
 	db_rec_fill_decoded(r, &dc, c->cmd_len, c->rsp ? &dr : NULL, c->rsp_len);
-	r->cmd_len = (uint32_t)c->cmd_len;
-	r->rsp_len = (uint32_t)c->rsp_len;
-	if (c->cmd_len)
-		memcpy(r->payload, c->cmd, c->cmd_len);
-	if (c->rsp_len)
-		memcpy(r->payload + c->cmd_len, c->rsp, c->rsp_len);
+	db_rec_fill_payload(r, s->payloads, c->cmd, c->cmd_len, &dc, c->rsp, c->rsp_len, &dr);
 	s->commands++;
 	if (r->flags & REC_F_MALFORMED)
 		s->malformed++;
@@ -185,8 +181,16 @@ static int sink_end(struct import_sink *s, int failed)
 	snprintf(s->status, sizeof s->status, "%s", failed ? "incomplete" : "complete");
 	if (!s->w)
 		return 0;
-	rc = db_writer_stop(s->w, s->status, &s->final);
+	if (failed && !s->keep_partial)
+		db_writer_discard(s->w, &s->final);
+	else
+		rc = db_writer_stop(s->w, s->status, &s->final);
 	s->w = NULL;
+	if (s->final.rolled_back) {
+		/* Nothing of the file was stored, not even its trace row. */
+		s->trace_id = 0;
+		return failed ? 0 : -EIO;
+	}
 	if (s->final.dropped) {
 		snprintf(s->status, sizeof s->status, "incomplete");
 		db_trace_end(s->db, s->trace_id, s->final.commands, s->final.events,
@@ -208,7 +212,7 @@ static int sink_end(struct import_sink *s, int failed)
 }
 
 int import_sink_open(struct import_sink *s, const char *db_path, const char *file, const char *name,
-		     const char *payloads, char *err, size_t errlen)
+		     int payloads, char *err, size_t errlen)
 {
 	memset(s, 0, sizeof(*s));
 	s->db_path = db_path;

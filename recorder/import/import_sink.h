@@ -1,6 +1,7 @@
 /* The sink every importer that yields commands (pcap, swtpm log, ftrace)
  * hands what it finds to: it creates the trace (kind 'import', source = the
- * file) on the first record, so that a file without TPM traffic or one that
+ * file) on the first record, in the one transaction the import is (all or
+ * nothing), so that a file without TPM traffic or one that
  * does not parse leaves nothing behind; writes rows through db/writer.h,
  * decoded as a live recording's are; and keeps the counts for a summary. */
 #ifndef TPMTRACE_IMPORT_SINK_H
@@ -17,7 +18,8 @@ struct import_sink {
 	/* set by import_sink_open */
 	const char *db_path;
 	const char *file;
-	const char *payloads;
+	int payloads;	  /* enum payload_mode (model/tpm/redact.h) */
+	int keep_partial; /* a failed import keeps its rows as 'incomplete' */
 	sqlite3 *db;
 	struct writer *w;
 	int64_t trace_id;
@@ -33,14 +35,17 @@ struct import_sink {
 };
 
 /* Opens db_path (which exists) for writing, for importing file; the trace
- * will be named name, or the file's base name when name is NULL. payloads:
- * trace.payloads of what the importer stores ("full", or "none").
+ * will be named name, or the file's base name when name is NULL. payloads
+ * (enum payload_mode): what is stored of the bytes, redacted as a live
+ * recording's are (db_rec_fill_payload), and trace.payloads.
  * Returns 0 or -errno with err set. */
 int import_sink_open(struct import_sink *s, const char *db_path, const char *file, const char *name,
-		     const char *payloads, char *err, size_t errlen);
+		     int payloads, char *err, size_t errlen);
 
-/* Drains the writer and closes the trace row: 'incomplete' when failed or
- * when records were lost (then -EIO), with the notes; closes the database.
+/* Drains the writer and ends the import's one transaction: the trace row
+ * closed 'complete' and committed with its rows and notes; when failed,
+ * rolled back (trace_id 0: nothing stored), or committed 'incomplete' under
+ * keep_partial; a failed write stores nothing (-EIO). Closes the database.
  * Returns 0 or -EIO. */
 int import_sink_close(struct import_sink *s, int failed);
 

@@ -17,6 +17,7 @@
 
 #include "db/db.h"
 #include "model/tpm/decode.h"
+#include "model/tpm/redact.h"
 #include "model/tpm/wire.h"
 
 /* Builders: return the length written or -ENOSPC. */
@@ -87,49 +88,34 @@ static int log_sink_client(struct log_sink *s, const char *const origin[2])
 	return 0;
 }
 
-/* Creates the database if needed, a trace row (kind 'import', source and
- * notes as given, payloads 'full'), starts a blocking writer and stores the
- * log's client (origin: comm and peer). Returns 0 or -errno with err set. */
+/* Creates the database if needed and starts a blocking writer whose one
+ * transaction (all or nothing) holds the trace row (kind 'import', source and
+ * notes as given, payloads 'full') and every row of it, the log's client
+ * (origin: comm and peer) first. Returns 0 or -errno with err set. */
 static int log_sink_open(struct log_sink *s, const char *db_path, const char *name,
 			 const char *source, const char *notes, const char *const origin[2],
 			 char *err, size_t errlen)
 {
 	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
 	/* foreign: a log carries no host identity; never this host's */
-	struct trace_info ti = {
-	    .name = name, .kind = "import", .source = source, .payloads = "full", .foreign = 1};
-	int rc;
+	struct trace_info ti = {.name = name,
+				.kind = "import",
+				.source = source,
+				.payloads = "full",
+				.notes = notes,
+				.foreign = 1};
 
 	memset(s, 0, sizeof(*s));
-	rc = db_open(db_path, DB_CREATE, &db, err, errlen);
-	if (rc)
-		goto out;
-	s->trace_id = db_trace_begin(db, &ti);
-	if (s->trace_id < 0) {
-		rc = (int)s->trace_id;
-		snprintf(err, errlen, "%s: cannot create the trace row: %s", db_path,
-			 sqlite3_errmsg(db));
-		goto out;
-	}
-	if (notes && sqlite3_prepare_v2(db, "UPDATE trace SET notes=? WHERE id=?", -1, &st, NULL) ==
-			 SQLITE_OK) {
-		sqlite3_bind_text(st, 1, notes, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 2, s->trace_id);
-		sqlite3_step(st);
-	}
-	/* Statements first: sqlite3_close() refuses a connection that has any. */
-	sqlite3_finalize(st);
-	st = NULL;
+	int rc = db_open(db_path, DB_CREATE, &db, err, errlen);
 	db_close(db);
-	db = NULL;
-	struct writer_cfg cfg = {.path = db_path, .trace_id = s->trace_id, .block_when_full = 1};
+	if (rc)
+		return rc;
+	struct writer_cfg cfg = {.path = db_path, .whole = 1, .trace = &ti, .block_when_full = 1};
 	rc = db_writer_start(&s->w, &cfg, err, errlen);
+	if (!rc)
+		s->trace_id = db_writer_trace_id(s->w);
 	if (!rc && origin)
 		rc = log_sink_client(s, origin);
-out:
-	sqlite3_finalize(st);
-	db_close(db);
 	return rc;
 }
 
@@ -144,10 +130,8 @@ static int store(struct log_sink *s, const uint8_t *cmd, size_t cmd_len, const u
 	if (!r)
 		return -ENOBUFS;
 	s->ordinal++;
-	memcpy(r->payload, cmd, cmd_len);
-	memcpy(r->payload + cmd_len, rsp, rsp_len);
-	r->cmd_len = (uint32_t)cmd_len;
-	r->rsp_len = (uint32_t)rsp_len;
+	/* Made here from a public log: nothing to redact (payloads 'full'). */
+	db_rec_fill_payload(r, PAYLOADS_FULL, cmd, cmd_len, &c, rsp, rsp_len, &p);
 	r->locality = locality;
 	r->flags = REC_F_SYNTHETIC_TIME;
 	db_rec_fill_decoded(r, &c, cmd_len, &p, rsp_len);
@@ -209,14 +193,23 @@ int import_log_sink_event(struct log_sink *s, const char *kind, const char *deta
 	return rc;
 }
 
-/* Drains the writer and closes the trace row with status. Returns 0 or
- * -errno. Safe to call on a sink that failed to open. */
-static int log_sink_close(struct log_sink *s, const char *status, struct writer_stats *st)
+/* Drains the writer and ends its transaction: committed with the trace row
+ * closed 'complete', or when failed rolled back (committed 'incomplete' under
+ * keep_partial); trace_id 0 when nothing was stored. Returns 0 or -errno.
+ * Safe to call on a sink that failed to open. */
+static int log_sink_close(struct log_sink *s, int failed)
 {
+	struct writer_stats st = {0};
 	int rc = 0;
-	if (s->w)
-		rc = db_writer_stop(s->w, status, st);
+	if (!s->w)
+		return 0;
+	if (failed && !s->keep_partial)
+		db_writer_discard(s->w, &st);
+	else
+		rc = db_writer_stop(s->w, failed ? "incomplete" : "complete", &st);
 	s->w = NULL;
+	if (st.rolled_back)
+		s->trace_id = 0;
 	return rc;
 }
 
@@ -253,7 +246,7 @@ int import_log_import_begin(struct log_sink *s, struct log_rd *rd, const char *d
 				  : path,
 			   source, notes, !strcmp(kind, "ima") ? ima : firmware, err, errlen);
 	if (rc) {
-		log_sink_close(s, "incomplete", NULL);
+		log_sink_close(s, 1);
 		import_log_rd_close(rd);
 	}
 	return rc;
@@ -269,9 +262,10 @@ int import_log_import_end(struct log_sink *s, struct log_rd *rd, int rc, const c
 			 unit, (unsigned long long)tail->offset, (unsigned long long)tail->bytes);
 		rc = -EBADMSG;
 	}
-	int src = log_sink_close(s, rc ? "incomplete" : "complete", NULL);
+	int src = log_sink_close(s, rc != 0);
 	if (!rc && src) {
-		snprintf(err, errlen, "%s: cannot finish the trace row", db_path);
+		snprintf(err, errlen, "%s: writing to %s failed: nothing of it is stored", path,
+			 db_path);
 		rc = src;
 	}
 	import_log_rd_close(rd);

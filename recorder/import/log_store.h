@@ -23,7 +23,8 @@
 
 struct log_sink {
 	struct writer *w;
-	int64_t trace_id;
+	int64_t trace_id; /* 0 once nothing of it is stored */
+	int keep_partial; /* a failed import keeps its rows as 'incomplete' */
 	uint64_t ordinal;
 	uint64_t commands; /* rows stored: the trace's commands and events (list, stats) */
 	uint64_t events;
@@ -55,8 +56,10 @@ int import_log_import_begin(struct log_sink *s, struct log_rd *rd, const char *d
 			    const char *name, const char *kind, const char *path, int follow,
 			    const char *notes, char *err, size_t errlen);
 /* Ends it, rc being its result so far. Under strict, a truncated tail (a
- * partial UNIT, e.g. "record") is an error that says where. Closes the trace
- * (complete, or incomplete on error) and rd. Returns the final result. */
+ * partial UNIT, e.g. "record") is an error that says where. Commits the
+ * trace, closed 'complete', with its rows (the import is one transaction);
+ * on error rolls it all back (s->trace_id 0), or under s->keep_partial
+ * commits it 'incomplete'. Closes rd. Returns the final result. */
 int import_log_import_end(struct log_sink *s, struct log_rd *rd, int rc, const char *db_path,
 			  const char *path, int strict, const char *unit,
 			  const struct log_tail *tail, char *err, size_t errlen);

@@ -479,12 +479,14 @@ int tcg_import_file(const char *path, const struct tcg_import_cfg *cfg, int64_t 
 					 cfg->follow, "TCG firmware event log", err, errlen);
 	if (rc)
 		return rc;
-	*trace_id = ic.sink.trace_id;
+	ic.sink.keep_partial = cfg->keep_partial;
 	rc = tcg_parse(&rd, path, import_event, import_msg, &ic, res, err, errlen);
 	if (!rc && !ic.started)
 		rc = import_log_sink_startup(&ic.sink, 0);
+	rc = import_log_import_end(&ic.sink, &rd, rc, cfg->db_path, path, cfg->strict, "event",
+				   &res->tail, err, errlen);
+	*trace_id = ic.sink.trace_id;
 	res->stored_commands = ic.sink.commands;
 	res->stored_events = ic.sink.events;
-	return import_log_import_end(&ic.sink, &rd, rc, cfg->db_path, path, cfg->strict, "event",
-				     &res->tail, err, errlen);
+	return rc;
 }

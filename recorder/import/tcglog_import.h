@@ -61,7 +61,8 @@ struct tcg_import_cfg {
 	const char *db_path;
 	const char *name;
 	int strict;
-	int follow; /* read a FIFO or character device (import_log_rd_open_file) */
+	int follow;	  /* read a FIFO or character device (import_log_rd_open_file) */
+	int keep_partial; /* a file that fails part-way keeps its rows, 'incomplete' */
 	tcg_msg_fn msg;
 	void *msg_ctx;
 };

@@ -213,7 +213,7 @@ for _ in $(seq 100); do
 done
 kill -KILL $RP
 wait $RP 2>/dev/null
-ev_stats=$("$TPMTRACE" stats killed.db --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["trace"]["events"])')
+ev_stats=$("$TPMTRACE" stats killed.db --trace 1 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["trace"]["events"])')
 ev_verify=$("$TPMTRACE" verify killed.db --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["traces"][0]["events"])')
 expect_eq "finding 6: stats and verify agree on the events of a killed recording" "$ev_stats" "$ev_verify"
 head -c 5000 demo.db >damaged.db

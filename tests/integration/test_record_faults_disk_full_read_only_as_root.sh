@@ -2,8 +2,9 @@
 # Faults while recording that need root: (1) disk full (a size-limited tmpfs):
 # traffic continues, one warning, drops counted exactly, recording resumes
 # when space returns; (1b) a disk full when the recorder stops: the trace
-# closed, or a message and a non-zero exit; (2) the database directory and files made read-only
-# mid-recording (the recorder running as nobody): traffic continues, counts
+# closed, or a message and a non-zero exit; (1c) an import meeting a full disk
+# stores nothing of its file; (2) the database directory and files made
+# read-only mid-recording (the recorder running as nobody): traffic continues, counts
 # exact. Skipped as a whole without root (tests/README.md, "Skips").
 . "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3 setpriv
@@ -70,6 +71,30 @@ on_full_disk() {
 	fi
 	expect_eq "full at stop: integrity" "$(sqlite3 "$db" 'PRAGMA integrity_check')" ok
 	umount "$T/full2"
+}
+
+# -- 1c. An import that meets a full disk stores nothing of its file (issue
+# 36, item 9: an import is one transaction). Before, it left an incomplete
+# trace of the rows committed so far, which it could not remove.
+{
+	mkdir -p "$T/imp"
+	mount -t tmpfs -o size=1m tpmtrace-test "$T/imp"
+	expect_eq "import: a 1 MB tmpfs for the database" "$?" 0
+	FIX=$TPMTRACE_SRC/tests/integration/pcap_fixture.py
+	python3 "$FIX" many 10 "$T/small.pcap" && python3 "$FIX" many 20000 "$T/big.pcap"
+	check "import: the captures made" [ $? -eq 0 ]
+	db=$T/imp/i.db
+	check "import: a small capture first (trace 1)" \
+		"$TPMTRACE" import pcap "$T/small.pcap" --db "$db" --quiet
+	"$TPMTRACE" import pcap "$T/big.pcap" --db "$db" --quiet 2>"$T/imp.err"
+	expect_eq "import: a capture larger than the disk fails" "$?" 1
+	check "import: ... saying nothing of it is stored ($(tr '\n' ' ' <"$T/imp.err"))" \
+		grep -q "nothing of it is stored" "$T/imp.err"
+	expect_eq "import: nothing of it left (traces; commands, clients beyond trace 1)" \
+		"$(sqlite3 "$db" "SELECT count(*), (SELECT count(*) FROM command WHERE trace_id > 1),
+			(SELECT count(*) FROM client WHERE trace_id > 1) FROM trace")" "1|0|0"
+	expect_eq "import: integrity" "$(sqlite3 "$db" 'PRAGMA integrity_check')" ok
+	umount "$T/imp"
 }
 
 # -- 2. Read-only directory and files, recorder running as nobody.

@@ -7,6 +7,9 @@
   hostile.py oversize SPEC            a command declaring 4105 bytes (over the
                                       maximum) and a PCR_Extend(16) after it, in one
                                       write
+  hostile.py understate SPEC HEX      a HierarchyChangeAuth(owner) with a password
+                                      session and newAuth HEX whose size field says
+                                      20 bytes fewer than it has, in one write
   hostile.py pipeline SPEC            GetRandom(8) and PCR_Extend(16) in one write
   hostile.py split SPEC               a PCR_Extend(16) in three writes, 50 ms apart
   hostile.py mssim-smuggle HOST:PORT  a simulator frame of 12 + 41 bytes whose
@@ -115,6 +118,13 @@ def main():
         s = connect(sys.argv[2])
         big = struct.pack(">HII", 0x8001, 4105, 0x17D) + bytes(4105 - 10)
         s.sendall(big + pcr_extend(16, 0xAA))
+        answers(s)
+    elif what == "understate":
+        s = connect(sys.argv[2])
+        auth = bytes.fromhex(sys.argv[3])
+        body = struct.pack(">I", 0x40000001) + struct.pack(">IIHBH", 9, 0x40000009, 0, 0, 0)
+        body += struct.pack(">H", len(auth)) + auth
+        s.sendall(struct.pack(">HII", 0x8002, 10 + len(body) - 20, 0x129) + body)
         answers(s)
     elif what == "pipeline":
         s = connect(sys.argv[2])

@@ -6,7 +6,10 @@
  * holding a 16-byte marker, secret or public as the layout says, a public
  * TPM2B after the last listed parameter, and a password session per
  * authorized handle (its password a secret marker). Where the layout lists
- * none, the first parameter is a public TPM2B (or an integer). Each pair goes
+ * none, the first parameter is a public TPM2B (or an integer). A command that
+ * its full layout does not parse so (a parameter runs past the end) is not
+ * accepted and is stored as its header: its public markers are then expected
+ * absent like the secret ones. Each pair goes
  * through recorder_log() with payloads redacted into DB by the batched writer,
  * as the proxy stores it. Then, with the writer still running (its WAL live)
  * and again after it stopped, the database, -wal and -shm files must hold no
@@ -26,6 +29,7 @@
 #include "db/writer.h"
 #include "model/tpm/decode.h"
 #include "model/tpm/tpm_cc.h"
+#include "model/tpm/walk.h"
 #include "model/tpm/wire.h"
 #include "recorder/recorder.h"
 #include "testlib.h"
@@ -238,6 +242,13 @@ static void check_rows(const char *path, uint8_t (*cmds)[512], size_t *clen, uin
 	CHECK(unredacted == 0, "%u rows with secrets not flagged redacted", unredacted);
 }
 
+static int walk_nothing(void *ctx, const struct tpm_walk_field *f)
+{
+	(void)ctx;
+	(void)f;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static uint8_t cmds[200][512], rsps[200][512];
@@ -265,7 +276,7 @@ int main(int argc, char **argv)
 	}
 	recorder_init(&rec, w, &none, PAYLOADS_REDACTED);
 	const struct tpm_cc_info *i;
-	unsigned n = 0, with_secret = 0;
+	unsigned n = 0, with_secret = 0, rejected = 0;
 	for (unsigned k = 0; (i = tpm_cc_at(k)) && n < 200; k++, n++) {
 		clen[n] = build_cmd(i, cmds[n], sizeof cmds[n]);
 		rlen[n] = build_rsp(i, rsps[n], sizeof rsps[n]);
@@ -276,6 +287,16 @@ int main(int argc, char **argv)
 		CHECK(rlen[n] && tpm_rsp_decode(rsps[n], rlen[n], i->cc, &r) == 0,
 		      "%s: response does not parse", i->name);
 		with_secret += i->cmd_secret[0] || i->rsp_secret[0];
+		/* Built from the secret columns, not the full layout: where
+		 * the layout's walk does not parse it, the command is not
+		 * accepted and is stored as its header (model/tpm/redact.c),
+		 * so its public parameters are expected gone as well. */
+		if (c.info && tpm_walk_cmd(cmds[n], clen[n], &c, 0, walk_nothing, NULL) == -1) {
+			rejected++;
+			for (unsigned m = 0; m < n_markers; m++)
+				if (markers[m].cc == i->cc && markers[m].b[3] >> 4 == 1)
+					markers[m].secret = 1;
+		}
 		struct rec_timing tm = {.t_submit = 1000 + 2 * n, .t_done = 1001 + 2 * n};
 		recorder_log(&rec, 0, 0, cmds[n], clen[n], rsps[n], rlen[n], &tm);
 	}
@@ -285,8 +306,9 @@ int main(int argc, char **argv)
 	db_writer_stop(w, "complete", &st);
 	search_files(argv[1], "after recording");
 	check_rows(argv[1], cmds, clen, rsps, rlen, n);
-	printf("%u command codes, %u with secret parameters, %u markers\n", n, with_secret,
-	       n_markers);
+	printf("%u command codes, %u with secret parameters, %u markers; %u commands not "
+	       "parsed by their layouts (stored as their header)\n",
+	       n, with_secret, n_markers, rejected);
 	FILE *f = fopen(argv[2], "w");
 	CHECK(f != NULL, "%s", argv[2]);
 	for (unsigned m = 0; f && m < n_markers; m++) {

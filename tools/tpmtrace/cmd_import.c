@@ -19,6 +19,7 @@
 #include "db/db.h"
 #include "db/writer.h"
 #include "model/tpm/decode.h"
+#include "model/tpm/redact.h"
 #include "recorder/import/ftrace.h"
 #include "model/tpm/wire.h"
 #include "recorder/import/log_reader.h"
@@ -368,11 +369,11 @@ static int sniff_ftrace(const char *file, const struct import_opts *o, char *err
  * and a synopsis form (K_*, forms[]) and the kind's options in opts[]. */
 enum { K_PCAP = 1, K_IMA = 2, K_TCG = 4, K_SWLOG = 8, K_FTRACE = 16 };
 static const struct importer importers[] = {
-    {"pcap", "pcap or pcapng capture of TPM TCP traffic (raw, MS simulator framing)", "full",
+    {"pcap", "pcap or pcapng capture of TPM TCP traffic (raw, MS simulator framing)", "redacted",
      sniff_pcap, import_pcap, NULL},
     {"ima", "Linux IMA measurement list", "full", import_ima_sniff, NULL, import_ima_file},
     {"tcglog", "TCG firmware event log", "full", import_tcglog_sniff, NULL, import_tcglog_file},
-    {"swtpm-log", "swtpm --log level=20 hex dumps", "full", sniff_swtpm_log, import_swtpm_log,
+    {"swtpm-log", "swtpm --log level=20 hex dumps", "redacted", sniff_swtpm_log, import_swtpm_log,
      NULL},
     {"ftrace", "ftrace function_graph text of the kernel's TPM functions", "none", sniff_ftrace,
      import_ftrace, NULL},
@@ -447,7 +448,8 @@ enum {
 	O_STRICT,
 	O_QUIET,
 	O_FOLLOW,
-	O_IDLEGAP
+	O_IDLEGAP,
+	O_PAYLOADS
 };
 static const struct cli_opt opts[] = {
     {"db", O_DB, "DB", CLI_REQ,
@@ -471,6 +473,8 @@ static const struct cli_opt opts[] = {
      "of their bytes) are held open at once; a capture that\n"
      "needs more is refused",
      NULL, 0, 1000000000, K_PCAP},
+    {"payloads", O_PAYLOADS, "MODE", CLI_CHOICE, CLI_PAYLOADS_HELP, CLI_PAYLOADS_CHOICES, 0, 0,
+     K_PCAP | K_SWLOG},
     {"kernel-rule", O_RULE, "RULE", CLI_CHOICE,
      "ima: what the kernel extended into each bank:\n"
      "per-bank (Linux >= 5.8: H_bank(template data),\n"
@@ -530,6 +534,9 @@ static int parse_option(int k, const struct cli_parse *p, struct import_opts *o)
 		break;
 	case O_NAME:
 		o->name = p->arg;
+		break;
+	case O_PAYLOADS:
+		o->payloads = tpm_payload_mode_parse(p->arg);
 		break;
 	case O_PORT:
 		o->port = (unsigned)p->num;
@@ -644,16 +651,20 @@ static int import_file(const struct importer *imp, const struct import_opts *o, 
 		snprintf(s->status, sizeof s->status, "%s", lr->status);
 		return rc;
 	}
-	if ((rc = import_sink_open(s, o->db, file, o->name, imp->payloads, err, errlen))) {
+	int payloads = tpm_payload_mode_parse(imp->payloads);
+	if (payloads == PAYLOADS_REDACTED)
+		payloads = o->payloads;
+	if ((rc = import_sink_open(s, o->db, file, o->name, payloads, err, errlen))) {
 		*db_failed = 1;
 		return rc;
 	}
+	s->keep_partial = o->keep_partial;
 	rc = imp->run(s, file, o, err, errlen);
 	int erc = import_sink_close(s, rc != 0);
 	if (!rc && erc) {
 		rc = erc;
-		snprintf(err, errlen, "%s: %s: records were lost writing to %s", file,
-			 strerror(-erc), o->db);
+		snprintf(err, errlen, "%s: writing to %s failed: nothing of it is stored", file,
+			 o->db);
 	}
 	return rc;
 }
@@ -718,7 +729,7 @@ static int check_files(const struct importer *imp, const struct import_opts *o, 
 
 static int run_import(int argc, char **argv)
 {
-	struct import_opts o = {.port = PCAP_IMPORT_DEFAULT_PORT};
+	struct import_opts o = {.port = PCAP_IMPORT_DEFAULT_PORT, .payloads = PAYLOADS_REDACTED};
 	const struct importer *imp = NULL;
 	char err[512], **files = NULL;
 	int nfiles = 0, failed = 0, imported = 0, ret = 0;
@@ -727,6 +738,7 @@ static int run_import(int argc, char **argv)
 	import_catch_signals();
 	if ((ret = parse(argc, argv, &o, &imp, &files, &nfiles)))
 		return ret;
+	cli_payloads_warn("import", o.payloads, o.db);
 	char *okf = calloc((size_t)nfiles, 1);
 	char(*why_not)[512] = calloc((size_t)nfiles, sizeof *why_not);
 	if (!okf || !why_not) {
@@ -830,11 +842,13 @@ const struct subcommand subcmd_import = {
     "Imports TPM traffic that was recorded by something else. Each FILE becomes one\n"
     "trace (kind 'import', source FILE) with one row per command, decoded like a live\n"
     "recording: command and response codes, sizes, handles, sessions, authorization\n"
-    "kind, PCR index, flags and the reason a message did not parse. Payloads are\n"
-    "stored in full. Imports are all or nothing: every FILE is recognised as the\n"
-    "KIND named before anything is written (a missing FILE or one of another format\n"
-    "is reported and creates no database), and a file that fails part-way (naming\n"
-    "the packet, entry or byte offset) leaves no trace behind unless --keep-partial.\n"
+    "kind, PCR index, flags and the reason a message did not parse. Recorded bytes\n"
+    "(pcap, swtpm-log) are stored as record stores them: secrets redacted unless\n"
+    "--payloads says otherwise. Imports are all or nothing: every FILE is recognised\n"
+    "as the KIND named before anything is written (a missing FILE or one of another\n"
+    "format is reported and creates no database), and a file that fails part-way\n"
+    "(naming the packet, entry or byte offset) leaves no trace behind unless\n"
+    "--keep-partial.\n"
     "\n"
     "KIND:\n"
     "  pcap        pcap or pcapng (any number of sections) of TCP traffic to a TPM:\n"

@@ -105,11 +105,7 @@ static const struct cli_opt opts[] = {
      NULL, 0, 0, M_PROXY},
     {"no-rm", O_NORM, NULL, 0, "no resource manager: clients' handles stay loaded", NULL, 0, 0,
      M_PROXY},
-    {"payloads", O_PAYLOADS, "MODE", CLI_CHOICE,
-     "none: no raw bytes; redacted (default): raw bytes with\n"
-     "secrets zeroed (docs/security.md); full: everything,\n"
-     "secrets included (warns)",
-     "none redacted full"},
+    {"payloads", O_PAYLOADS, "MODE", CLI_CHOICE, CLI_PAYLOADS_HELP, CLI_PAYLOADS_CHOICES},
     {"name", O_NAME, "NAME", 0, "a name for the trace"},
     {"timeout", O_TIMEOUT, "MS", CLI_NUM,
      "how long to wait for the backend's response (default\n120000)", NULL, 1, 3600000, M_PROXY},
@@ -696,11 +692,7 @@ static int record_proxy(const struct record_args *a)
 			return die("record", "--emulate: %s", err);
 		have_em = 1;
 	}
-	if (a->payloads == PAYLOADS_FULL)
-		fprintf(stderr,
-			"tpmtrace record: --payloads full: secrets (unsealed data, random "
-			"bytes, passwords, sensitive areas) will be stored in %s\n",
-			cli_name(a->db_path));
+	cli_payloads_warn("record", a->payloads, a->db_path);
 	/* Signals arrive through a signalfd that the proxy loop watches. */
 	record_session_signals(&s, RECORD_SIG_CHLD);
 	x.sfd = s.sfd;

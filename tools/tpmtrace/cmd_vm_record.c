@@ -19,8 +19,7 @@ enum { V_DB = 256, V_PAYLOADS, V_NAME, V_STATE, V_MODEL, V_QUIET, V_EMU, V_SEED 
 static const struct cli_opt opts[] = {
     {"db", V_DB, "FILE", 0, "database file, created 0600 if missing (default\ntpmtrace.db)",
      "@file"},
-    {"payloads", V_PAYLOADS, "MODE", CLI_CHOICE, "none | redacted (default) | full",
-     "none redacted full"},
+    {"payloads", V_PAYLOADS, "MODE", CLI_CHOICE, CLI_PAYLOADS_HELP, CLI_PAYLOADS_CHOICES},
     {"name", V_NAME, "NAME", 0, "a name for the trace"},
     {"swtpm-state", V_STATE, "DIR", 0,
      "keep swtpm's state in DIR (default: a fresh TPM,\nremoved at the end)", "@dir"},
@@ -192,6 +191,7 @@ static int run(int argc, char **argv)
 	/* Nothing is started before the database is known to be usable. */
 	if (cli_db_for_create("vm-record", a.o.db_path))
 		return 1;
+	cli_payloads_warn("vm-record", a.o.payloads, a.o.db_path);
 	if (a.emulate) {
 		/* Checked before anything starts: a bad profile leaves nothing
 		 * behind. A profile stored in an existing database is found there. */

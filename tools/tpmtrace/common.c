@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "db/db.h"
 #include "db/trace_kind.h"
+#include "model/tpm/redact.h"
 #include "model/tpm/tpm_cc.h"
 
 sqlite3 *cli_open_db(const char *sub, const char *path, int write)
@@ -92,6 +93,18 @@ static int64_t one_id(sqlite3 *db, const char *sql)
 	return id;
 }
 
+/* A trace given by id that is not finished (db_trace_finished) is used, and
+ * named: what a command prints of it may be cut short. */
+static void warn_unfinished(const char *sub, sqlite3 *db, int64_t id)
+{
+	char why[256], w[400], lead[64];
+	if (db_trace_finished(db, id, why, sizeof why))
+		return;
+	snprintf(w, sizeof w, "trace %lld is unfinished (%s)", (long long)id, why);
+	snprintf(lead, sizeof lead, "tpmtrace %s: warning: ", sub);
+	cli_print_wrapped(stderr, lead, 2, w, strlen(w), CLI_WIDTH);
+}
+
 int64_t cli_pick_trace(const char *sub, sqlite3 *db, const char *arg)
 {
 	int64_t id;
@@ -103,15 +116,30 @@ int64_t cli_pick_trace(const char *sub, sqlite3 *db, const char *arg)
 		return id > 0 ? id : 0;
 	}
 	if (!strcmp(arg, "latest") || !strcmp(arg, "latest-replay")) {
+		/* Unfinished traces are never picked here (db/db.h). */
 		int replay = !strcmp(arg, "latest-replay");
-		id = one_id(db, replay
-				    ? "SELECT coalesce(max(id),0) FROM trace WHERE kind = 'replay'"
-				    : "SELECT coalesce(max(id),0) FROM trace");
-		if (id)
+		const char *among = replay ? "kind = 'replay'" : "1";
+		char q[256];
+		snprintf(
+		    q, sizeof q,
+		    "SELECT coalesce(max(id),0) FROM trace WHERE %s AND " DB_TRACE_FINISHED_SQL,
+		    among);
+		if ((id = one_id(db, q)))
 			return id;
-		die(sub, replay && one_id(db, "SELECT count(*) FROM trace")
-			     ? "the database holds no replay"
-			     : "the database holds no trace");
+		snprintf(q, sizeof q,
+			 "SELECT coalesce(max(id),0) FROM trace WHERE %s AND NOT "
+			 "(" DB_TRACE_FINISHED_SQL ")",
+			 among);
+		int64_t open = one_id(db, q);
+		if (!one_id(db, "SELECT count(*) FROM trace"))
+			die(sub, "the database holds no trace");
+		else if (open)
+			die(sub,
+			    "no finished %s to take (trace %lld is unfinished: --trace %lld "
+			    "takes it)",
+			    replay ? "replay" : "trace", (long long)open, (long long)open);
+		else
+			die(sub, "the database holds no replay");
 		return 0;
 	}
 	char *end;
@@ -134,6 +162,7 @@ int64_t cli_pick_trace(const char *sub, sqlite3 *db, const char *arg)
 		die(sub, "no trace %lld in this database (see 'tpmtrace list')", n);
 		return 0;
 	}
+	warn_unfinished(sub, db, n);
 	return n;
 }
 
@@ -151,6 +180,15 @@ void cli_trace_kind(sqlite3 *db, int64_t id, char *kind, size_t klen, char *poli
 		snprintf(policy, plen, "%s", p ? p : "");
 	}
 	sqlite3_finalize(st);
+}
+
+void cli_payloads_warn(const char *sub, int payloads, const char *db_path)
+{
+	if (payloads == PAYLOADS_FULL)
+		fprintf(stderr,
+			"tpmtrace %s: --payloads full: secrets (unsealed data, random bytes, "
+			"passwords, sensitive areas) will be stored in %s\n",
+			sub, cli_name(db_path));
 }
 
 int cli_trace_delete(const char *sub, const char *db_path, int64_t id)

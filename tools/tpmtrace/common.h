@@ -24,7 +24,7 @@ int cli_db_for_create(const char *sub, const char *path);
  * arg NULL: db_trace_default (the newest recording or timed import, else the
  * newest untimed import; never a replay, derived or unfinished trace);
  * "latest": the newest trace; "latest-replay": the newest replay; else an id,
- * checked to exist.
+ * checked to exist, with a warning when it is unfinished.
  * Returns 0 and prints an error when there is none. */
 int64_t cli_pick_trace(const char *sub, sqlite3 *db, const char *arg);
 /* The trace's kind and policy (replays), "" when unknown. */
@@ -34,6 +34,15 @@ void cli_trace_kind(sqlite3 *db, int64_t id, char *kind, size_t klen, char *poli
 	"the trace: an id, latest or latest-replay (default:\n"                                    \
 	"the newest recording or import; never a replay,\n"                                        \
 	"derived or unfinished trace)"
+/* --payloads, the same wherever bytes are stored (record, vm-record, import):
+ * its help text and choices (parsed by tpm_payload_mode_parse), and the
+ * warning that full prints before anything is stored. */
+#define CLI_PAYLOADS_HELP                                                                          \
+	"none: no raw bytes; redacted (default): raw bytes with\n"                                 \
+	"secrets zeroed (docs/security.md); full: everything,\n"                                   \
+	"secrets included (warns)"
+#define CLI_PAYLOADS_CHOICES "none redacted full"
+void cli_payloads_warn(const char *sub, int payloads, const char *db_path);
 /* Deletes a trace and every row of it (a failed import that must leave
  * nothing behind). Returns 0 or 1 with the error printed. */
 int cli_trace_delete(const char *sub, const char *db_path, int64_t id);

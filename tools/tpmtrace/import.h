@@ -20,6 +20,7 @@ struct import_opts {
 	int strict;	  /* ima, tcglog: a truncated last record is an error */
 	int quiet;	  /* no summary line */
 	int keep_partial; /* a file that fails part-way keeps its trace */
+	int payloads;	  /* pcap, swtpm-log: enum payload_mode (default redacted) */
 	struct ima_opts ima;
 	int follow;	   /* read FIFOs and character devices to their end */
 	double idle_gap_s; /* pcap: a connection silent this long is over; 0: default */
@@ -39,8 +40,11 @@ struct import_log_result {
 struct importer {
 	const char *kind;
 	const char *summary;
-	/* trace.payloads of what it stores: "full", or "none" for a source
-	 * that shows which commands ran but not their bytes (ftrace). */
+	/* trace.payloads of what it stores: "full" (the measurement logs: the
+	 * commands are made from a public log), "redacted" for a source of
+	 * recorded bytes (stored as --payloads says, redacted by default), or
+	 * "none" for one that shows which commands ran but not their bytes
+	 * (ftrace). */
 	const char *payloads;
 	/* Whether file is of this kind at all, from its first bytes (or a
 	 * check pass), before anything is written: 0, or non-zero with

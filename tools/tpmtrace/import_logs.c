@@ -146,6 +146,7 @@ int import_ima_file(const char *file, const struct import_opts *o, struct import
 	cfg.db_path = o->db;
 	cfg.name = o->name;
 	cfg.strict = o->strict;
+	cfg.keep_partial = o->keep_partial;
 	cfg.follow = o->follow;
 	int rc = ima_import_file(file, &cfg, &r->trace_id, &res, err, errlen);
 	snprintf(r->status, sizeof r->status, "%s", rc ? "incomplete" : "complete");
@@ -235,6 +236,7 @@ int import_tcglog_file(const char *file, const struct import_opts *o, struct imp
 	cfg.db_path = o->db;
 	cfg.name = o->name;
 	cfg.strict = o->strict;
+	cfg.keep_partial = o->keep_partial;
 	cfg.follow = o->follow;
 	int rc = tcg_import_file(file, &cfg, &r->trace_id, &res, err, errlen);
 	snprintf(r->status, sizeof r->status, "%s", rc ? "incomplete" : "complete");
