@@ -35,7 +35,7 @@ after_kill() { # NAME DB
 	expect_eq "$n: trace left recording" "$(q "$db" "SELECT status FROM trace")" recording
 	"$TPMTRACE" verify "$db" >"$T/$n.verify"
 	expect_eq "$n: verify exits 0" "$?" 0
-	check "$n: verify reports the unfinished tail" grep -q "unfinished: .* $rows commands" "$T/$n.verify"
+	check "$n: verify reports the unfinished tail" grep -q "unfinished: .* $rows commands" <(unwrap "$T/$n.verify")
 }
 
 # -- 1. SIGKILL of the recorder under load.

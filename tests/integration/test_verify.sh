@@ -32,7 +32,7 @@ bad_sql() {
 	"$TPMTRACE" verify "$T/$name.db" >"$T/$name.out" 2>&1
 	local rc=$?
 	check "$name: verify exits non-zero (got $rc)" [ "$rc" -ne 0 ]
-	check "$name: names the problem ($(grep -v '^integrity' "$T/$name.out" | head -1))" grep -q "$pattern" "$T/$name.out"
+	check "$name: names the problem ($(grep -v '^integrity' "$T/$name.out" | head -1))" grep -q "$pattern" <(unwrap "$T/$name.out")
 	check "$name: says problems found" grep -qx "problems found" "$T/$name.out"
 }
 bad_sql row-deleted "DELETE FROM command WHERE seq = (SELECT max(seq) FROM command)" \
@@ -77,5 +77,5 @@ cp "$good" "$T/unfinished.db"
 sqlite3 "$T/unfinished.db" "UPDATE trace SET status = 'recording', commands = 0, events = 0"
 "$TPMTRACE" verify "$T/unfinished.db" >"$T/unfinished.out" 2>&1
 expect_eq "unfinished trace: exit 0" "$?" 0
-check "unfinished trace: reported with its committed rows" grep -q "unfinished: .* 301 commands" "$T/unfinished.out"
+check "unfinished trace: reported with its committed rows" grep -q "unfinished: .* 301 commands" <(unwrap "$T/unfinished.out")
 finish

@@ -179,6 +179,13 @@ record_demo() {
 		"$TPMTRACE_SRC/tools/demo-workload" "${2:-3}" >/dev/null 2>"$T/rec.err"
 }
 
+# unwrap FILE: FILE's text with the lines a wrapped message continues on
+# (indented by two spaces: terminal text fits 100 columns) joined to the line
+# before, for a pattern that spans them.
+unwrap() {
+	sed -z 's/\n  / /g' "$1"
+}
+
 # record_summary [FILE]: "forwarded recorded dropped waits" from the exit line
 # of tpmtrace record in FILE (default $T/record.err, where record_bg puts it):
 # commands forwarded, recorded and dropped, and how often the TPM path waited

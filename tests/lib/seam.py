@@ -71,7 +71,7 @@ def traces():
 def view_figures(tid):
     con = sqlite3.connect(f"file:{DB}?mode=ro", uri=True)
     row = con.execute(
-        "SELECT client_commands, tpm_ns FROM trace_summary WHERE trace_id=?", (tid,)
+        "SELECT commands, tpm_ns FROM trace_summary WHERE trace_id=?", (tid,)
     ).fetchone()
     timed = con.execute(
         "SELECT count(*) FROM command WHERE trace_id=? AND latency_ns IS NOT NULL", (tid,)
@@ -118,8 +118,13 @@ def main():
         lt = listed.get(tid)
         check(kind, "list", "lists the trace", lt is not None)
         if lt:
-            check(kind, "list", "count = the view's client_commands",
+            check(kind, "list", "count = the view's commands (the clients')",
                   lt.get("commands") == vcount, f"{lt.get('commands')} vs {vcount}")
+            want = "derived" if kind.startswith("derived") else kind
+            check(kind, "list", "the trace's kind is the corpus's", lt.get("trace_kind") == want,
+                  f"{lt.get('trace_kind')} vs {want}")
+            check(kind, "list", "TPM time null exactly when untimed",
+                  (lt.get("tpm_ns") is None) == (not timed), f"{lt.get('tpm_ns')}")
 
         # stats
         rc, out, err = run(["stats", DB] + tr)

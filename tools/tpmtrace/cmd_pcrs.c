@@ -431,13 +431,14 @@ static int run_pcrs(int argc, char **argv)
 		if (sim.ignored_pcr)
 			die("pcrs",
 			    "trace %lld extends no PCR 0-23 (its %llu PCR commands name indices "
-			    "beyond 23): nothing to show (--banks shows the reset values)",
+			    "beyond 23)",
 			    (long long)ids[n_ids - 1], (unsigned long long)sim.ignored_pcr);
 		else
 			die("pcrs",
 			    "trace %lld extends no PCR (no PCR_Extend or PCR_Event answered with "
-			    "success): nothing to show (--banks shows the reset values)",
+			    "success)",
 			    (long long)ids[n_ids - 1]);
+		fputs("  nothing to show (--banks shows the reset values)\n", stderr);
 		goto out;
 	}
 	if (a.outpath) {

@@ -434,6 +434,20 @@ static int explain(sqlite3 *db, int64_t id, const struct show *s)
 
 /* ---- the list ---- */
 
+/* A line of the listing, cut to 100 columns (characters: UTF-8 sequences
+ * are counted as one and never split) with "..." unless wide. */
+static void print_line(const char *line, int wide)
+{
+	size_t cols = 0, cut = 0, i;
+	for (i = 0; line[i]; i++)
+		if (((unsigned char)line[i] & 0xc0) != 0x80 && ++cols == 98)
+			cut = i;
+	if (wide || cols <= 100)
+		printf("%s\n", line);
+	else
+		printf("%.*s...\n", (int)cut, line);
+}
+
 static void print_event(sqlite3_stmt *st, int64_t seq, double rel, const struct show *s)
 {
 	const char *kind = (const char *)sqlite3_column_text(st, 16);
@@ -450,9 +464,11 @@ static void print_event(sqlite3_stmt *st, int64_t seq, double rel, const struct 
 	}
 	/* Event kinds and details come from files (IMA file names, TCG event
 	 * text): escaped. */
-	char kb[256], db_[4096];
-	printf("%6lld %10.6f  -- %s%s%s\n", (long long)seq, rel, safe_text(kind, kb, sizeof kb),
-	       detail ? " " : "", safe_text(detail, db_, sizeof db_));
+	char kb[256], db_[4096], line[4400];
+	snprintf(line, sizeof line, "%6lld %10.6f  -- %s%s%s", (long long)seq, rel,
+		 safe_text(kind, kb, sizeof kb), detail ? " " : "",
+		 safe_text(detail, db_, sizeof db_));
+	print_line(line, s->wide);
 }
 
 static void json_int_or_null(struct json_w *w, const char *key, sqlite3_stmt *st, int col)
@@ -559,15 +575,11 @@ static void print_command(sqlite3_stmt *st, int64_t seq, double rel, int wide)
 		snprintf(lat, sizeof lat, "%.3f ms", ns_to_ms(sqlite3_column_double(st, 13)));
 	if (*detail)
 		strcat(detail, " ");
-	int col = printf("%6lld %10.6f%c%-16s c%-3d %10s  %-*s", (long long)seq, rel, mark, name,
-			 sqlite3_column_int(st, 11), lat, *detail ? 27 : 0, detail);
-	char rb[256];
+	char rb[256], line[600];
 	const char *t = mal ? mal : short_rc(rctext, rb, sizeof rb);
-	int room = col < 100 - 12 ? 100 - col : 12;
-	if ((int)strlen(t) > room)
-		printf("%.*s...\n", room - 3, t);
-	else
-		printf("%s\n", t);
+	snprintf(line, sizeof line, "%6lld %10.6f%c%-16s c%-3d %10s  %-*s%s", (long long)seq, rel,
+		 mark, name, sqlite3_column_int(st, 11), lat, *detail ? 27 : 0, detail, t);
+	print_line(line, 0);
 }
 
 /* The time of the trace's first row with a time: the origin of the second

@@ -221,12 +221,22 @@ static void print_summary(int64_t id, const struct db_trace_summary *t, struct j
 		if (t->timed)
 			snprintf(tm, sizeof tm, "TPM time %.3f ms, span %.3f ms",
 				 ns_to_ms(t->tpm_ns), ns_to_ms(t->span_ns));
-		printf("trace %lld%s%s%s (%s, %s): %lld commands, %lld events, %lld dropped,\n"
-		       "  %lld malformed, %lld without response; %s\n",
-		       (long long)id, t->name ? " '" : "",
-		       t->name ? safe_text(t->name, nb, sizeof nb) : "", t->name ? "'" : "",
-		       safe_text(t->kind, kb, sizeof kb), safe_text(t->status, sb, sizeof sb),
-		       (long long)t->commands, (long long)t->events, (long long)t->dropped,
+		/* 100 columns: the name is cut ("...") to what the counts leave. */
+		char tail[200];
+		int tl = snprintf(
+		    tail, sizeof tail, " (%s, %s): %lld commands, %lld events, %lld dropped,",
+		    safe_text(t->kind, kb, sizeof kb), safe_text(t->status, sb, sizeof sb),
+		    (long long)t->commands, (long long)t->events, (long long)t->dropped);
+		int hl = printf("trace %lld", (long long)id);
+		if (t->name) {
+			int room = 100 - hl - tl - 3,
+			    nl = (int)strlen(safe_text(t->name, nb, sizeof nb));
+			if (nl > room && room > 3)
+				printf(" '%.*s...'", room - 3, nb);
+			else
+				printf(" '%s'", nb);
+		}
+		printf("%s\n  %lld malformed, %lld without response; %s\n", tail,
 		       (long long)t->malformed, (long long)t->no_response, tm);
 		if (t->own)
 			printf(

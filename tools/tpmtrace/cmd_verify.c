@@ -89,9 +89,14 @@ static void print_text(const struct db_verify *v)
 		char own[64] = "";
 		if (t->own)
 			snprintf(own, sizeof own, " (and %lld own)", (long long)t->own);
-		printf("trace %lld (%s): %lld commands%s, %lld events, %lld dropped: %s\n",
-		       (long long)t->id, t->status, (long long)t->commands, own,
-		       (long long)t->events, (long long)t->dropped, t->detail);
+		/* 100 columns: the verdict wrapped after the counts */
+		char line[512];
+		int ln = snprintf(line, sizeof line,
+				  "trace %lld (%s): %lld commands%s, %lld events, %lld dropped: %s",
+				  (long long)t->id, t->status, (long long)t->commands, own,
+				  (long long)t->events, (long long)t->dropped, t->detail);
+		cli_print_wrapped(stdout, "", 2, line,
+				  ln < (int)sizeof line ? (size_t)ln : sizeof line - 1, CLI_WIDTH);
 	}
 	if (v->query_error[0])
 		printf("reading the traces failed: %s\n", v->query_error);
