@@ -10,6 +10,9 @@
 
 #include "db/db.h"
 #include "db/writer.h"
+#include "db/host_id.h"
+
+#include <openssl/evp.h>
 #include "model/tpm/tpm_cc.h"
 #include "testlib.h"
 
@@ -671,6 +674,38 @@ static void test_queue_resident_bounded(void)
 	      (unsigned long long)st.batches);
 }
 
+/* The machine id's digest (trace_host.machine_id_sha256, a key of push and
+ * fleet) is host_id.c's own SHA-256: the same as OpenSSL's for every length
+ * the id can have (1 to 255 bytes: one block, the 55/56 and 64-byte padding
+ * edges, several blocks) and the FIPS 180-4 example. */
+static void test_host_id_digest(void)
+{
+	char id[256], want[65];
+	for (int len = 1; len < 256; len++) {
+		for (int i = 0; i < len; i++)
+			id[i] = (char)('!' + (i * 7 + len) % 90);
+		id[len] = 0;
+		setenv("TPMTRACE_HOST_ID_MACHINE_ID", id, 1);
+		struct db_host_id h;
+		db_host_id_read(&h);
+		unsigned char md[32];
+		unsigned mdlen = 0;
+		EVP_Digest(id, (size_t)len, md, &mdlen, EVP_sha256(), NULL);
+		for (unsigned i = 0; i < 32; i++)
+			snprintf(want + 2 * i, 3, "%02x", md[i]);
+		CHECK(mdlen == 32 && !strcmp(h.machine_id_sha256, want),
+		      "host id: SHA-256 of %d bytes %s, OpenSSL %s", len, h.machine_id_sha256,
+		      want);
+	}
+	setenv("TPMTRACE_HOST_ID_MACHINE_ID", "abc", 1);
+	struct db_host_id h;
+	db_host_id_read(&h);
+	CHECK(!strcmp(h.machine_id_sha256,
+		      "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+	      "host id: SHA-256 of abc %s", h.machine_id_sha256);
+	unsetenv("TPMTRACE_HOST_ID_MACHINE_ID");
+}
+
 int main(void)
 {
 	test_open_checks();
@@ -683,5 +718,6 @@ int main(void)
 	test_queue_pages_given_back();
 	test_trickle_pages_given_back();
 	test_queue_resident_bounded();
+	test_host_id_digest();
 	return tl_finish("test_db");
 }
