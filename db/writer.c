@@ -9,7 +9,8 @@
  * with one warning per failure and one message on recovery; under cfg.whole
  * (the importers) every batch goes into one transaction, committed or rolled
  * back at the end (whole_end). Also db_writer_start, db_writer_event,
- * db_writer_flush, writer_get_stats, db_writer_stop and db_writer_discard. */
+ * db_writer_flush, db_writer_queue_resident, writer_get_stats, db_writer_stop
+ * and db_writer_discard. */
 #include "db/writer.h"
 
 #include <errno.h>
@@ -797,6 +798,25 @@ int db_writer_event(struct writer *w, uint64_t t_ns, const char *kind, const cha
 void db_writer_add_dropped(struct writer *w, uint64_t n)
 {
 	atomic_fetch_add(&w->ext_dropped, n);
+}
+
+/* Resident pages of one mapping, in bytes (0 when mincore fails). */
+static uint64_t resident_bytes(const struct writer *w, void *base, size_t len)
+{
+	size_t pages = (len + w->page - 1) / w->page;
+	unsigned char *vec = malloc(pages ? pages : 1);
+	uint64_t n = 0;
+	if (vec && mincore(base, len, vec) == 0)
+		for (size_t i = 0; i < pages; i++)
+			n += vec[i] & 1;
+	free(vec);
+	return n * w->page;
+}
+
+uint64_t db_writer_queue_resident(struct writer *w)
+{
+	return resident_bytes(w, w->slots, w->slots_bytes) +
+	       resident_bytes(w, w->ring, w->ring_cap);
 }
 
 void db_writer_flush(struct writer *w)

@@ -134,6 +134,12 @@ struct writer_stats {
 	int rolled_back;
 };
 
+/* Bytes of the queue (slots and payload ring) the kernel holds for it now
+ * (mincore(2)): the records queued, plus the page or two at the tail; the
+ * pages of committed records are handed back. A test's and a benchmark's
+ * figure, not for the TPM path (it allocates a vector and makes two calls). */
+uint64_t db_writer_queue_resident(struct writer *w);
+
 /* Waits until everything published so far is committed (or dropped). */
 void db_writer_flush(struct writer *w);
 
