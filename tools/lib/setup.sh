@@ -17,6 +17,13 @@ TPMTRACE_PACKAGES=(
 	chromium groff-base man-db bsdutils
 	postgresql
 	bpftool dwarves llvm
+	lintian # tests/vm/test_vm_package_clean_install.sh runs tools/package amd64
+)
+
+# What tools/package adds: the cross compiler, lintian, file, the sysroot maker.
+TPMTRACE_PACKAGE_PACKAGES=(
+	dpkg-dev fakeroot file lintian mmdebstrap clang bpftool
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 )
 
 setup_packages() { # setup_packages PKG...: installs those not installed yet
