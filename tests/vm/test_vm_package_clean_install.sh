@@ -1,16 +1,17 @@
 #!/bin/bash
 # The amd64 package on a clean system: tools/package amd64 builds it; a fresh
-# Debian 12 root (mmdebstrap --variant=apt plus man-db, cached as a tarball
-# keyed on its recipe) gets it by `apt-get install ./tpmtrace_*.deb` in a
+# Debian 12 root (tests/vm/clean-root.sh: mmdebstrap --variant=apt plus
+# man-db, cached as a tarball keyed on its recipe) gets it by `apt-get install ./tpmtrace_*.deb` in a
 # chroot, which fetches its Depends and Recommends (swtpm) from Debian; then,
 # in the root: `tpmtrace record --spawn-swtpm -- tpm2_getrandom 8`, `stats`,
-# `report -o r.html` and `man tpmtrace`. The chroot runs in a private mount
-# namespace (unshare), so its /proc, /sys and /dev go with it.
+# `report -o r.html` and `man tpmtrace`.
 # Cold (base root made and cached) and warm times: tests/vm/README.md.
 set -u
-. "$(dirname "$0")/../lib/common.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/../lib/common.sh"
 [ "$(id -u)" -eq 0 ] || skip "needs root (mmdebstrap, chroot and mounts)"
 need mmdebstrap unshare chroot
+. "$HERE/clean-root.sh"
 
 # The package, built from this tree by the one command.
 TPMTRACE_PACKAGE_OUT=$T/pkg "$TPMTRACE_SRC/tools/package" amd64 >"$T/package.log" 2>&1
@@ -35,59 +36,37 @@ for f in ./usr/bin/tpmtrace ./usr/bin/tpm-cuse-proxy ./usr/share/man/man1/tpmtra
 	check "the package holds $f" grep -qxF "$f" <<<"$files"
 done
 
-# The clean root, made once per recipe (about 1 min, most of it downloading).
-recipe="1 bookworm --variant=apt --include=man-db"
-cache=${TPMTRACE_PACKAGE_CACHE:-$HOME/.cache/tpmtrace-package}
-base=$cache/clean-root-$(sha256sum <<<"$recipe" | cut -c1-12).tar
-mkdir -p "$cache"
-(
-	flock 9
-	[ -e "$base" ] || {
-		# shellcheck disable=SC2086 # the recipe's words
-		mmdebstrap --quiet ${recipe#1 bookworm } bookworm "$base.tmp.tar" &&
-			mv "$base.tmp.tar" "$base"
-	}
-) 9>"$cache/.clean-root.lock"
-check "the clean Debian 12 root is made (mmdebstrap)" test -s "$base"
-[ -s "$base" ] || finish
+# The clean root (tests/vm/clean-root.sh: cached, about 2 min cold).
 R=$T/root
-mkdir -p "$R"
-tar -C "$R" -xf "$base"
+clean_root "$R"
+expect_eq "the clean Debian 12 root is made (mmdebstrap)" "$?" 0
+[ -d "$R/root" ] || finish
 check "the clean root has no tpmtrace, swtpm or libtss2" \
 	test ! -e "$R/usr/bin/tpmtrace" -a ! -e "$R/usr/bin/swtpm" -a -z "$(ls "$R"/usr/lib/x86_64-linux-gnu/libtss2* 2>/dev/null)"
 cp "$deb" "$R/tmp/"
-cp /etc/resolv.conf "$R/etc/resolv.conf"
-# inroot COMMAND: runs the shell command in the root, /proc, /sys, /dev mounted
-# in a mount namespace of its own.
-inroot() {
-	unshare --mount --propagation private sh -c '
-		mount -t proc proc "$1/proc" && mount -t sysfs sysfs "$1/sys" &&
-		mount --rbind /dev "$1/dev" && mount -t tmpfs tmpfs "$1/run" &&
-		exec chroot "$1" /bin/sh -c "cd /root && $2"' sh "$R" "$1"
-}
-inroot "apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+inroot "$R" "apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
 	/tmp/$(basename "$deb") tpm2-tools" >"$T/install.log" 2>&1
 rc=$?
 expect_eq "apt-get install ./tpmtrace_*.deb in the clean root" "$rc" 0
 [ "$rc" -eq 0 ] || { tail -30 "$T/install.log" >&2; finish; }
 check "apt-get installed swtpm (Recommends)" test -x "$R/usr/bin/swtpm"
 
-inroot "tpmtrace record --spawn-swtpm --db r.db -- tpm2_getrandom 8" >"$T/record.log" 2>&1
+inroot "$R" "tpmtrace record --spawn-swtpm --db r.db -- tpm2_getrandom 8" >"$T/record.log" 2>&1
 expect_eq "tpmtrace record --spawn-swtpm -- tpm2_getrandom 8 in the root" "$?" 0
 # The trace holds the GetRandom the client sent (its reply: 8 bytes).
-n=$(inroot "tpmtrace sql r.db \"SELECT count(*) FROM command_named WHERE name = 'GetRandom'\" \
+n=$(inroot "$R" "tpmtrace sql r.db \"SELECT count(*) FROM command_named WHERE name = 'GetRandom'\" \
 	--no-header" 2>&1)
 expect_eq "the recorded trace holds one GetRandom" "$n" 1
-inroot "tpmtrace stats r.db" >"$T/stats.txt" 2>&1
+inroot "$R" "tpmtrace stats r.db" >"$T/stats.txt" 2>&1
 expect_eq "tpmtrace stats exits 0" "$?" 0
 check "stats lists GetRandom" grep -q GetRandom "$T/stats.txt"
-inroot "tpmtrace report r.db -o r.html" >"$T/report.log" 2>&1
+inroot "$R" "tpmtrace report r.db -o r.html" >"$T/report.log" 2>&1
 expect_eq "tpmtrace report -o r.html exits 0" "$?" 0
 check "the report names GetRandom" grep -q GetRandom "$R/root/r.html"
 check "the report is 0600" test "$(stat -c %a "$R/root/r.html")" = 600
-page=$(inroot "man -w tpmtrace" 2>&1)
+page=$(inroot "$R" "man -w tpmtrace" 2>&1)
 expect_eq "man finds tpmtrace(1)" "$page" /usr/share/man/man1/tpmtrace.1.gz
-inroot "MANWIDTH=80 man tpmtrace 2>/dev/null | head -20" >"$T/man.txt"
+inroot "$R" "MANWIDTH=80 man tpmtrace 2>/dev/null | head -20" >"$T/man.txt"
 check "man tpmtrace shows its NAME section" grep -q "tpmtrace - " "$T/man.txt"
 check "the bash completion is where bash-completion looks" \
 	test -s "$R/usr/share/bash-completion/completions/tpmtrace"
