@@ -4,6 +4,8 @@
 # as a tarball under ${TPMTRACE_PACKAGE_CACHE:-~/.cache/tpmtrace-package}
 # (about 2 min cold, most of it downloading), and a way to run commands in it.
 CLEAN_ROOT_RECIPE="1 bookworm --variant=apt --include=man-db"
+[ "$(id -u)" -eq 0 ] || skip "needs root (mmdebstrap, chroot and mounts)"
+need mmdebstrap unshare chroot
 
 clean_root() { # clean_root DIR: a fresh root unpacked into DIR; 1 when it cannot be made
 	local cache base
