@@ -8,6 +8,12 @@ TPMTRACE_DEMO_PACKAGES=(
 	libtss2-dev libsqlite3-dev libpcap-dev libfuse3-dev libssl-dev libyaml-dev libpq-dev libbpf-dev
 	sqlite3 swtpm swtpm-tools tpm2-tools
 )
+# What tools/package adds to the build's packages (record --kernel's clang and
+# bpftool, lintian), and for the arm64 package the cross compiler and the
+# sysroot maker.
+TPMTRACE_PACKAGE_PACKAGES=(dpkg-dev file lintian clang bpftool)
+TPMTRACE_CROSS_PACKAGES=(mmdebstrap gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
+
 # Everything the project builds with, tests against and runs (tools/test).
 TPMTRACE_PACKAGES=(
 	"${TPMTRACE_DEMO_PACKAGES[@]}"
@@ -17,6 +23,7 @@ TPMTRACE_PACKAGES=(
 	chromium groff-base man-db bsdutils
 	postgresql
 	bpftool dwarves llvm
+	"${TPMTRACE_PACKAGE_PACKAGES[@]}" # test_vm_package_clean_install runs tools/package amd64
 )
 
 setup_packages() { # setup_packages PKG...: installs those not installed yet
