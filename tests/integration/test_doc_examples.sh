@@ -65,15 +65,7 @@ printf '%s\n' '# tracer: function_graph' '#' ' 0)               |  tpm2_pcr_exte
 	' 1) # 6360.000 us |  }' >"$F/pcr_extend.trace"
 cp "$F/pcr_extend.trace" "$F/trace.txt"
 # swtpm's own log at level 20 of a few commands (import swtpm-log).
-mkdir -p "$T/logtpm"
-swtpm socket --tpm2 --tpmstate dir="$T/logtpm" --server type=unixio,path="$T/logtpm/s.sock" \
-	--ctrl type=unixio,path="$T/logtpm/s.sock.ctrl" --flags not-need-init \
-	--log file="$F/swtpm.log",level=20 &
-PIDS+=($!)
-wait_for_socket "$T/logtpm/s.sock"
-TPM2TOOLS_TCTI="swtpm:path=$T/logtpm/s.sock" tpm2_startup -c >/dev/null 2>&1
-TPM2TOOLS_TCTI="swtpm:path=$T/logtpm/s.sock" tpm2_getrandom 8 >/dev/null 2>&1
-check "fixture: a swtpm log" grep -q SWTPM_IO_Read "$F/swtpm.log"
+check "fixture: a swtpm log" swtpm_log "$F/swtpm.log"
 # The workload scripts the examples stand for.
 for s in boot-workload my-boot-script.sh; do
 	printf '#!/bin/sh\nset -e\ntpm2_getrandom 8 >/dev/null\ntpm2_pcrread sha256:0 >/dev/null\n' >"$F/$s"

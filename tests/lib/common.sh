@@ -179,6 +179,24 @@ record_demo() {
 		"$TPMTRACE_SRC/tools/demo-workload" "${2:-3}" >/dev/null 2>"$T/rec.err"
 }
 
+# swtpm_log FILE: swtpm's own log at level 20 (import swtpm-log) of a
+# TPM2_Startup, a GetRandom and a PCR_Read, written to FILE by a swtpm of
+# the test's.
+swtpm_log() {
+	local d=$T/logtpm.$RANDOM tcti
+	mkdir -p "$d"
+	swtpm socket --tpm2 --tpmstate dir="$d" --server type=unixio,path="$d/s.sock" \
+		--ctrl type=unixio,path="$d/s.sock.ctrl" --flags not-need-init \
+		--log file="$1",level=20 &
+	PIDS+=($!)
+	wait_for_socket "$d/s.sock" || return 1
+	tcti=swtpm:path=$d/s.sock
+	TPM2TOOLS_TCTI=$tcti tpm2_startup -c >/dev/null 2>&1
+	TPM2TOOLS_TCTI=$tcti tpm2_getrandom 8 >/dev/null 2>&1
+	TPM2TOOLS_TCTI=$tcti tpm2_pcrread sha256:0 >/dev/null 2>&1
+	grep -q SWTPM_IO_Read "$1"
+}
+
 # unwrap FILE: FILE's text with the lines a wrapped message continues on
 # (indented by two spaces: terminal text fits 100 columns) joined to the line
 # before, for a pattern that spans them.

@@ -59,15 +59,7 @@ printf '%s\n' '# tracer: function_graph' '#' \
 	'  100.010100 | 1) + 35.000 us   |    tpm_transmit_cmd();' \
 	'  100.010200 | 1) + 40.000 us   |  }' >"$C/pcr_extend.trace"
 step import-timed "$TPMTRACE" import ftrace "$C/pcr_extend.trace" --db "$db" --quiet
-mkdir -p "$T/logtpm"
-swtpm socket --tpm2 --tpmstate dir="$T/logtpm" --server type=unixio,path="$T/logtpm/s.sock" \
-	--ctrl type=unixio,path="$T/logtpm/s.sock.ctrl" --flags not-need-init \
-	--log file="$C/swtpm.log",level=20 &
-PIDS+=($!)
-wait_for_socket "$T/logtpm/s.sock"
-TPM2TOOLS_TCTI="swtpm:path=$T/logtpm/s.sock" tpm2_startup -c >/dev/null 2>&1
-TPM2TOOLS_TCTI="swtpm:path=$T/logtpm/s.sock" tpm2_getrandom 8 >/dev/null 2>&1
-TPM2TOOLS_TCTI="swtpm:path=$T/logtpm/s.sock" tpm2_pcrread sha256:0 >/dev/null 2>&1
+check "corpus: a swtpm log" swtpm_log "$C/swtpm.log"
 step import-untimed "$TPMTRACE" import swtpm-log "$C/swtpm.log" --db "$db" --quiet
 step import-timed "$TPMTRACE" import pcap "$DATA/pcap/esys-create-session-auth-ecc.int.pcap" \
 	--db "$db" --quiet
