@@ -208,31 +208,21 @@ static void pct_final(sqlite3_context *ctx)
 
 int db_register_functions(sqlite3 *db)
 {
-	int rc = sqlite3_create_function(db, "tpm_cc_name", 1,
-					 SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
-					 NULL, fn_cc_name, NULL, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_create_function(db, "tpm_rc_text", 1,
-					     SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
-					     NULL, fn_rc_text, NULL, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_create_function(db, "tpm_auth_name", 1,
-					     SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
-					     NULL, fn_auth_name, NULL, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_create_function(db, "tpm_cc_destructive", 1,
-					     SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
-					     NULL, fn_cc_destructive, NULL, NULL);
 	static const struct {
 		const char *name;
 		void (*fn)(sqlite3_context *, int, sqlite3_value **);
 	} fns[] = {
+	    {"tpm_cc_name", fn_cc_name},
+	    {"tpm_rc_text", fn_rc_text},
+	    {"tpm_auth_name", fn_auth_name},
+	    {"tpm_cc_destructive", fn_cc_destructive},
 	    {"tpm_cc", fn_cc},
 	    {"tpm_cc_is_policy", fn_cc_is_policy},
 	    {"tpm_cc_family", fn_cc_family},
 	    {"tpm_rc_is_retry", fn_rc_is_retry},
 	    {"tpm_ht_of", fn_ht_of},
 	};
+	int rc = SQLITE_OK;
 	for (size_t k = 0; k < sizeof fns / sizeof *fns && rc == SQLITE_OK; k++)
 		rc = sqlite3_create_function(db, fns[k].name, 1,
 					     SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
