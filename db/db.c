@@ -4,12 +4,10 @@
  * O_EXCL|O_NOFOLLOW, no wider -wal/-shm/-journal companions), migrate versions 1
  * and 2 to 3 and refresh the views; every connection gets limits on the length of a
  * value and of an SQL text, and a DB_READ connection is query_only with ATTACH
- * denied and a statement time budget (TPMTRACE_DB_STATEMENT_MS).
- * db_register_functions adds the SQL functions tpm_cc_name, tpm_rc_text,
- * tpm_auth_name, tpm_cc_destructive (from the command table of model/tpm) and
- * percentile (nearest rank, db_nearest_rank). Also the trace rows
- * (db_trace_begin, db_trace_end, db_last_trace), db_exec and the monotonic
- * clock db_mono_ns. */
+ * denied and a statement time budget (TPMTRACE_DB_STATEMENT_MS); the SQL
+ * functions db_register_functions adds are db/sql_functions.c's. Also the
+ * trace rows (db_trace_begin, db_trace_end, db_last_trace), db_exec and the
+ * monotonic clock db_mono_ns. */
 #include "db/db.h"
 
 #include <errno.h>
@@ -33,158 +31,6 @@ uint64_t db_mono_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* The command table's row of an SQL argument: a code is a u32, anything else
- * names nothing (4294967678 is not PCR_Read's 0x17E). */
-static const struct tpm_cc_info *arg_cc(sqlite3_value *a)
-{
-	if (sqlite3_value_type(a) == SQLITE_NULL)
-		return NULL;
-	sqlite3_int64 v = sqlite3_value_int64(a);
-	if (sqlite3_value_numeric_type(a) != SQLITE_INTEGER || v < 0 || v > 0xFFFFFFFFll)
-		return NULL;
-	return tpm_cc_lookup((uint32_t)v);
-}
-
-/* tpm_cc_name(cc): the command's name, or NULL. */
-static void fn_cc_name(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	const struct tpm_cc_info *i = arg_cc(argv[0]);
-	if (i)
-		sqlite3_result_text(ctx, i->name, -1, SQLITE_STATIC);
-}
-
-/* tpm_cc_destructive(cc): 1 or 0 (the column of tpm_cc.def), NULL for a code
- * not in the table; in any file, whatever columns its tpm_cc table has. */
-static void fn_cc_destructive(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	const struct tpm_cc_info *i = arg_cc(argv[0]);
-	if (i)
-		sqlite3_result_int(ctx, i->destructive);
-}
-
-/* tpm_rc_text(rc): what a response code means (tpm2-tss's decoding). */
-static void fn_rc_text(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
-		return;
-	sqlite3_result_text(ctx, tpm_rc_str((uint32_t)sqlite3_value_int64(argv[0])), -1,
-			    SQLITE_TRANSIENT);
-}
-
-/* tpm_auth_name(auth_kind): none, password, hmac, hmac+enc, policy,
- * policy+enc (the spelling of profiles and --json), or NULL. */
-static void fn_auth_name(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	if (sqlite3_value_numeric_type(argv[0]) != SQLITE_INTEGER)
-		return;
-	sqlite3_int64 v = sqlite3_value_int64(argv[0]);
-	const char *n = v >= 0 && v <= TPM_AUTH_POLICY_ENC ? tpm_auth_kind_str((int)v) : NULL;
-	if (n)
-		sqlite3_result_text(ctx, n, -1, SQLITE_STATIC);
-}
-
-/* percentile(x, p): nearest-rank percentile, the smallest value whose rank r
- * (1-based, ascending) satisfies r * 100 >= p * n; the same definition as the
- * command_stats view. */
-struct pct_state {
-	double *v;
-	size_t n, cap;
-	double p;
-	int bad;
-};
-
-static void pct_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	struct pct_state *s = sqlite3_aggregate_context(ctx, sizeof(*s));
-	if (!s)
-		return;
-	/* p is a number from 0 to 100 (NULL or 'abc' is not 0); x a number or
-	 * NULL (skipped, as other aggregates do), never text taken as 0. */
-	int pt = sqlite3_value_numeric_type(argv[1]);
-	double p = sqlite3_value_double(argv[1]);
-	if ((pt != SQLITE_INTEGER && pt != SQLITE_FLOAT) || !(p >= 0 && p <= 100)) {
-		s->bad = 1;
-		return;
-	}
-	int xt = sqlite3_value_numeric_type(argv[0]);
-	if (xt == SQLITE_NULL)
-		return;
-	if (xt != SQLITE_INTEGER && xt != SQLITE_FLOAT) {
-		s->bad = 2;
-		return;
-	}
-	s->p = p;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		double *nv = sqlite3_realloc64(s->v, cap * sizeof(double));
-		if (!nv) {
-			sqlite3_result_error_nomem(ctx);
-			return;
-		}
-		s->v = nv;
-		s->cap = cap;
-	}
-	s->v[s->n++] = sqlite3_value_double(argv[0]);
-}
-
-size_t db_nearest_rank(size_t n, double p)
-{
-	size_t r = 1;
-	while (r < n && (double)r * 100 < p * (double)n)
-		r++;
-	return r;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static void pct_final(sqlite3_context *ctx)
-{
-	struct pct_state *s = sqlite3_aggregate_context(ctx, 0);
-	if (!s)
-		return;
-	if (s->bad == 2) {
-		sqlite3_result_error(ctx, "percentile(x, p): x must be a number (or NULL, skipped)",
-				     -1);
-	} else if (s->bad) {
-		sqlite3_result_error(ctx, "percentile(x, p): p must be a number from 0 to 100", -1);
-	} else if (s->n) {
-		qsort(s->v, s->n, sizeof(double), cmp_double);
-		double v = s->v[db_nearest_rank(s->n, s->p) - 1];
-		if (v == (double)(int64_t)v)
-			sqlite3_result_int64(ctx, (int64_t)v);
-		else
-			sqlite3_result_double(ctx, v);
-	}
-	sqlite3_free(s->v);
-}
-
-int db_register_functions(sqlite3 *db)
-{
-	int rc = sqlite3_create_function(db, "tpm_cc_name", 1,
-					 SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
-					 NULL, fn_cc_name, NULL, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_create_function(db, "tpm_rc_text", 1,
-					     SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
-					     NULL, fn_rc_text, NULL, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_create_function(db, "tpm_auth_name", 1,
-					     SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
-					     NULL, fn_auth_name, NULL, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_create_function(db, "tpm_cc_destructive", 1,
-					     SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
-					     NULL, fn_cc_destructive, NULL, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_create_function(db, "percentile", 2, SQLITE_UTF8 | SQLITE_INNOCUOUS,
-					     NULL, NULL, pct_step, pct_final);
-	return rc == SQLITE_OK ? 0 : -EIO;
 }
 
 /* A database made by an earlier tpmtrace keeps the views of its day: a

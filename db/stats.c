@@ -93,8 +93,8 @@ static const char q_own[] =
     " sum(latency_ns), min(latency_ns), avg(latency_ns), percentile(latency_ns, 50),"
     " percentile(latency_ns, 95), percentile(latency_ns, 99), max(latency_ns),"
     " (SELECT c2.latency_ns FROM command c2 WHERE c2.trace_id=c.trace_id AND"
-    "  c2.cc=c.cc AND c2.flags & 32 ORDER BY c2.seq LIMIT 1)"
-    " FROM command c WHERE trace_id=? AND flags & 32 AND latency_ns IS NOT NULL"
+    "  c2.cc=c.cc AND c2." DB_OWN_CMDS " ORDER BY c2.seq LIMIT 1)"
+    " FROM command c WHERE trace_id=? AND " DB_OWN_CMDS " AND latency_ns IS NOT NULL"
     " GROUP BY cc ORDER BY sum(latency_ns) DESC, cc";
 static const char q_sum[] =
     "SELECT t.name, t.kind, t.status,"

@@ -19,6 +19,8 @@
  * (TPM time plus the gaps between commands). The figures including
  * tpmtrace's own commands carry "incl. tpmtrace's own" in their name. */
 #define DB_CLIENT_CMDS "flags & 32 = 0"
+/* The other rows: those tpmtrace sent itself (REC_F_OWN, db/writer.h), 1 or 0. */
+#define DB_OWN_CMDS "flags & 32 <> 0"
 
 /* Whether a trace has timing, decided from the data, in one place: how many
  * of its clients' commands have a latency (for a trace row aliased t). A

@@ -1,5 +1,7 @@
 /* tpmtrace advise: detectors over a trace's commands (model/advise.h). */
 #include "model/advise.h"
+#include "db/stats.h"
+#include "model/tpm/tpm_ht.h"
 #include "model/trace_rows.h"
 
 #include <errno.h>
@@ -23,13 +25,6 @@
 static uint32_t advise_cc(const struct advise_cmd *c)
 {
 	return c->cc == 0xffff ? 0 : c->cc;
-}
-
-/* The Policy commands (TPM 2.0 Part 3, 23), by name in the command table. */
-static int is_policy_cc(uint32_t cc)
-{
-	const struct tpm_cc_info *ci = tpm_cc_lookup(cc);
-	return ci && !strncmp(ci->name, "Policy", 6);
 }
 
 static const char *const kind_names[ADVISE__COUNT] = {
@@ -692,12 +687,12 @@ static void fill(void *elem, sqlite3_stmt *st, int org)
 			: (float)(sqlite3_column_int64(st, 10) / 1e6);
 	const uint8_t *b = sqlite3_column_blob(st, 11);
 	size_t bl = (size_t)sqlite3_column_bytes(st, 11);
-	if (cc >= 0x149 && cc <= 0x19F && is_policy_cc(cc)) {
+	if (tpm_cc_is_policy(cc)) {
 		e->flags |= ADVISE_F_POLICY;
 		/* the policy session it extends: the handle of the policy range */
 		for (int k = 0; k < 3; k++) {
 			uint32_t h = (uint32_t)sqlite3_column_int64(st, 12 + k);
-			if ((h >> 24) == 0x03)
+			if (tpm_ht_of(h) == TPM_HT_POLICY_SESSION)
 				e->sess_handle = h;
 		}
 		e->key = b ? cmd_key(b, bl, cc) : cc;
@@ -796,9 +791,11 @@ int advise_load(sqlite3 *db, int64_t trace_id, struct advise_cmd **out, size_t *
 	static const char sql[] =
 	    "SELECT seq, coalesce(cc, 0), handle1, rsp_handle, rc, client_id, n_sessions,"
 	    " sess_handle, sess_attrs & 255, coalesce(auth_kind, 0), latency_ns,"
-	    " CASE WHEN cc IN (0x131, 0x161, 0x165, 0x176) OR cc BETWEEN 0x149 AND 0x192"
-	    " THEN cmd END, handle1, handle2, handle3, CASE WHEN cc = 0x162 THEN rsp END,"
-	    " flags & 128 FROM command WHERE trace_id=?1 AND flags & 32 = 0 ORDER BY seq";
+	    " CASE WHEN cc IN (tpm_cc('CreatePrimary'), tpm_cc('ContextLoad'),"
+	    " tpm_cc('FlushContext'), tpm_cc('StartAuthSession')) OR tpm_cc_is_policy(cc)"
+	    " THEN cmd END, handle1, handle2, handle3,"
+	    " CASE WHEN cc = tpm_cc('ContextSave') THEN rsp END, flags & 128"
+	    " FROM command WHERE trace_id=?1 AND " DB_CLIENT_CMDS " ORDER BY seq";
 	void *v = NULL;
 	size_t n = 0;
 	int rc = trace_rows_load(db, trace_id, sql, 5, sizeof **out, fill, &v, &n);

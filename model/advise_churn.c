@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/stats.h"
 #include "model/policy.h"
 #include "model/tpm/constants.h"
 #include "model/tpm/tpm_cc.h"
@@ -33,7 +34,7 @@ struct pend {
 
 static int is_object(uint32_t h)
 {
-	return (h >> 24) == 0x80;
+	return tpm_ht_of(h) == TPM_HT_TRANSIENT;
 }
 
 static int ok(const struct advise_cmd *c)
@@ -213,7 +214,7 @@ int advise_churn_plan(sqlite3 *db, int64_t src, int64_t **ids_out, size_t *n_out
 		rc = check_swap(c, &w[k], drop, err, errlen);
 	/* advise_load's rows, in its order: their ids */
 	if (!rc && sqlite3_prepare_v2(db,
-				      "SELECT id FROM command WHERE trace_id=? AND flags & 32 = 0"
+				      "SELECT id FROM command WHERE trace_id=? AND " DB_CLIENT_CMDS
 				      " ORDER BY seq",
 				      -1, &st, NULL) != SQLITE_OK)
 		rc = -EIO;

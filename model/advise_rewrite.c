@@ -24,7 +24,7 @@ static int load(sqlite3 *db, int64_t src, struct rw_row **out, size_t *n_out)
 	if (sqlite3_prepare_v2(
 		db,
 		"SELECT id, coalesce(cc, 0), handle1, rsp_handle, rc,"
-		" CASE WHEN cc IN (0x131, 0x165) THEN cmd END,"
+		" CASE WHEN cc IN (tpm_cc('CreatePrimary'), tpm_cc('FlushContext')) THEN cmd END,"
 		" coalesce(handle2, 0), coalesce(handle3, 0), coalesce(client_id, -1)"
 		" FROM command WHERE trace_id=? ORDER BY seq",
 		-1, &st, NULL) != SQLITE_OK)

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "model/advise.h"
+#include "db/stats.h"
 #include "model/advise_rw.h"
 #include "model/tpm/constants.h"
 #include "model/tpm/decode.h"
@@ -431,7 +432,8 @@ static int scan(sqlite3 *db, int64_t src, struct plan *p, int pass, uint64_t *dr
 static int index_rows(sqlite3 *db, int64_t src, struct plan *p)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "SELECT flags & 32 FROM command WHERE trace_id=? ORDER BY seq",
+	if (sqlite3_prepare_v2(db,
+			       "SELECT " DB_OWN_CMDS " FROM command WHERE trace_id=? ORDER BY seq",
 			       -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_int64(st, 1, src);

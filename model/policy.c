@@ -21,6 +21,7 @@
 
 #include "model/tpm/decode.h"
 #include "model/tpm/tpm_cc.h"
+#include "model/tpm/tpm_ht.h"
 #include "model/tpm/wire.h"
 
 struct preset {
@@ -155,7 +156,8 @@ static int parse_salt(const char *text, const char *v, size_t vlen, struct polic
 		if (hl < sizeof buf)
 			memcpy(buf, v + 11, hl);
 		unsigned long h = hl < sizeof buf ? strtoul(buf, &e, 0) : 0;
-		if (hl >= sizeof buf || *e || !hl || (h >> 24) != 0x81) {
+		if (hl >= sizeof buf || *e || !hl || h > UINT32_MAX ||
+		    tpm_ht_of((uint32_t)h) != TPM_HT_PERSISTENT) {
 			snprintf(err, errlen,
 				 "offset %zu: salt=persistent needs a persistent "
 				 "handle 0x81xxxxxx, not '%.*s'",
@@ -533,8 +535,9 @@ static int expand_protected(struct pol_state *s, const struct pol_cmd *c, int re
 	/* tpm_buf_append_name: a Name for persistent, transient and NV handles
 	 * comes from ReadPublic; a PCR's Name is its handle (Part 1, 16). */
 	for (unsigned i = 0; !resubmitted && i < c->n_handles && i < 3; i++) {
-		uint8_t type = (uint8_t)(c->handles[i] >> 24);
-		if (type == 0x80 || type == 0x81 || type == 0x01) {
+		uint8_t type = tpm_ht_of(c->handles[i]);
+		if (type == TPM_HT_TRANSIENT || type == TPM_HT_PERSISTENT ||
+		    type == TPM_HT_NV_INDEX) {
 			rc = put(s, TPM_CC_ReadPublic, TPM_AUTH_NONE, POL_ROLE_NAME_LOOKUP,
 				 POL_VAR_NONE, 0, c->handles[i], c);
 			if (rc)

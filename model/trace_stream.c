@@ -120,7 +120,9 @@ int trace_stream(sqlite3 *db, int64_t trace_id, const struct trace_stream_ops *o
 		"SELECT seq, cc, handle1, handle2, handle3, auth_kind, sess_attrs,"
 		" rc, t_submit_ns, t_done_ns, latency_ns, client_id,"
 		/* the bytes only where they give the variant (model/tpm/variant.h) */
-		" CASE WHEN cc IN (0x131, 0x153, 0x176, 0x191, 0x17A) THEN cmd END"
+		" CASE WHEN cc IN (tpm_cc('CreatePrimary'), tpm_cc('Create'),"
+		" tpm_cc('StartAuthSession'), tpm_cc('CreateLoaded'), tpm_cc('GetCapability'))"
+		" THEN cmd END"
 		/* the trace's commands (db/stats.h): not those tpmtrace sent itself */
 		" FROM command WHERE trace_id=? AND cc IS NOT NULL AND " DB_CLIENT_CMDS
 		" ORDER BY seq",

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/stats.h"
 #include "model/tpm/constants.h"
 #include "db/db.h"
 #include "model/trace_rows.h"
@@ -223,8 +224,8 @@ static int load_rows(sqlite3 *db, int64_t src, struct row **out, size_t *n_out)
 	static const char rows_sql[] =
 	    "SELECT id, coalesce(cc, 0), handle1, handle2, rsp_handle, rc,"
 	    " client_id, n_sessions, sess_handle, sess_attrs,"
-	    " CASE WHEN cc IN (0x131, 0x165) THEN cmd END, flags & 32"
-	    " FROM command WHERE trace_id=? ORDER BY seq";
+	    " CASE WHEN cc IN (tpm_cc('CreatePrimary'), tpm_cc('FlushContext')) THEN cmd "
+	    "END, " DB_OWN_CMDS " FROM command WHERE trace_id=? ORDER BY seq";
 	void *v = NULL;
 	int rc = trace_rows_load(db, src, rows_sql, 6, sizeof **out, fill_row, &v, n_out);
 	*out = v;

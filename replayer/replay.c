@@ -310,7 +310,8 @@ static int source_check(struct rp *x, sqlite3 *db)
 			       "SELECT payloads, (SELECT count(*) FROM command WHERE trace_id=?1),"
 			       " (SELECT count(*) FROM command WHERE trace_id=?1 AND cmd IS NULL"
 			       "   AND NOT flags & 2),"
-			       " (SELECT count(*) FROM command WHERE trace_id=?1 AND flags & 32)"
+			       " (SELECT count(*) FROM command WHERE trace_id=?1 AND " DB_OWN_CMDS
+			       ")"
 			       " FROM trace WHERE id=?1",
 			       -1, &st, NULL) != SQLITE_OK) {
 		snprintf(res->err, sizeof res->err, "%s: %s", x->o->db_path, sqlite3_errmsg(db));

@@ -7,6 +7,7 @@
 
 #include "db/pg/pg.h"
 #include "db/pg/pg_copy.h"
+#include "db/stats.h"
 
 #define KEY "tpm_model, firmware, kernel, policy"
 /* The trace kinds (docs/schema.md): boots are recordings and imports; a
@@ -26,7 +27,7 @@ static const char q_groups[] =
  * (the clients' commands, as tpm_ns). */
 static const char q_top[] =
     "WITH c AS (SELECT " KEY ", x.cc, sum(x.latency_ns)::double precision AS ns"
-    "  FROM fleet_trace f JOIN command x ON x.trace_id = f.trace_id AND x.flags & 32 = 0"
+    "  FROM fleet_trace f JOIN command x ON x.trace_id = f.trace_id AND x." DB_CLIENT_CMDS
     "  AND f.kind <> 'derived'"
     "  AND x.latency_ns IS NOT NULL GROUP BY 1, 2, 3, 4, 5),"
     " r AS (SELECT *, row_number() OVER (PARTITION BY " KEY " ORDER BY ns DESC, cc) AS k,"

@@ -12,6 +12,7 @@
 
 #include <tss2/tss2_rc.h>
 
+#include "model/tpm/tpm_ht.h"
 #include "model/tpm/walk.h"
 #include "model/tpm/wire.h"
 
@@ -102,7 +103,7 @@ static uint8_t auth_kind_of(const struct tpm_cmd *c)
 		uint8_t k;
 		if (h == TPM_RS_PW)
 			k = TPM_AUTH_PASSWORD;
-		else if ((h >> 24) == 0x03)
+		else if (tpm_ht_of(h) == TPM_HT_POLICY_SESSION)
 			k = enc ? TPM_AUTH_POLICY_ENC : TPM_AUTH_POLICY;
 		else
 			k = enc ? TPM_AUTH_HMAC_ENC : TPM_AUTH_HMAC;

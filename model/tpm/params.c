@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "model/tpm/pcr_bank.h"
+#include "model/tpm/tpm_ht.h"
 #include "model/tpm/walk.h"
 
 #define MAX_SECRET 8
@@ -800,7 +801,8 @@ static void sessions(struct dec *d, const struct tpm_session *s, unsigned n, uin
 		bytes(d, "nonce", d->r.p + s[i].nonce_off, s[i].nonce_size);
 		tpm_bits_str(s[i].attrs, tpm_sess_bits, 8, b, sizeof b);
 		val(d, "sessionAttributes", "0x%02X (%s)", s[i].attrs, b);
-		if (cmd && (s[i].handle == TPM_RS_PW || s[i].handle >> 24 == 0x03))
+		if (cmd &&
+		    (s[i].handle == TPM_RS_PW || tpm_ht_of(s[i].handle) == TPM_HT_POLICY_SESSION))
 			add_secret(d, s[i].hmac_off, s[i].hmac_size);
 		bytes(d, cmd && s[i].handle == TPM_RS_PW ? "password" : "hmac",
 		      d->r.p + s[i].hmac_off, s[i].hmac_size);

@@ -11,6 +11,7 @@
 
 #include <string.h>
 
+#include "model/tpm/tpm_ht.h"
 #include "model/tpm/walk.h"
 #include "model/tpm/wire.h"
 
@@ -84,8 +85,8 @@ int redact_command(uint8_t *buf, size_t len, const struct tpm_cmd *c)
 	 * a policy session may too (PolicyPassword). */
 	for (unsigned i = 0; i < c->n_sessions; i++) {
 		const struct tpm_session *s = &c->sess[i];
-		if ((s->handle == TPM_RS_PW || (s->handle >> 24) == 0x03) && s->hmac_size &&
-		    s->hmac_off + s->hmac_size <= len) {
+		if ((s->handle == TPM_RS_PW || tpm_ht_of(s->handle) == TPM_HT_POLICY_SESSION) &&
+		    s->hmac_size && s->hmac_off + s->hmac_size <= len) {
 			memset(buf + s->hmac_off, 0, s->hmac_size);
 			did = 1;
 		}

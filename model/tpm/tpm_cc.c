@@ -7,6 +7,7 @@
 #include "model/tpm/tpm_cc.h"
 
 #include <stddef.h>
+#include <string.h>
 #include <strings.h>
 
 #define CC_FIRST 0x11Fu
@@ -45,6 +46,12 @@ const char *tpm_cc_name(uint32_t cc)
 {
 	const struct tpm_cc_info *i = tpm_cc_lookup(cc);
 	return i ? i->name : NULL;
+}
+
+int tpm_cc_is_policy(uint32_t cc)
+{
+	const struct tpm_cc_info *i = tpm_cc_lookup(cc);
+	return i && !strncmp(i->name, "Policy", 6);
 }
 
 const struct tpm_cc_info *tpm_cc_at(unsigned i)

@@ -35,6 +35,10 @@ const char *tpm_cc_name(uint32_t cc);
 /* The code for a name ("PCR_Extend", "TPM2_PCR_Extend" or "TPM_CC_PCR_Extend";
  * case-insensitive); 0 if there is none. */
 uint32_t tpm_cc_from_name(const char *name);
+/* 1 for an Enhanced Authorization command (TPM 2.0 Part 3, 23: PolicySigned
+ * to PolicyTransportSPDM, named Policy...), the one definition of a "policy
+ * command" (advise, the SQL function tpm_cc_is_policy); 0 otherwise. */
+int tpm_cc_is_policy(uint32_t cc);
 /* Iterates over the table: entry i, or NULL past the end. */
 const struct tpm_cc_info *tpm_cc_at(unsigned i);
 

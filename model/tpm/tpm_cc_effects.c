@@ -20,13 +20,24 @@ enum {
 #undef TPM_CC
 };
 
+#define HAS(flags, f) (((flags) & (f)) != 0)
 /* clang-format off */
-#define ROW(name_, fam, tr, ses, pri, tpl, ld, fl, sv, cl, nvd, nvu, nvw, pcr, per, blob, pub,     \
-	    nau, es, rpub, rname, cpub, ch)                                                        \
-	{#name_, TPM_CC_##name_, TPM_FAM_##fam, tr, ses, pri, tpl, ld, fl, sv, cl,                 \
-	 nvd, nvu, nvw, pcr, per, blob, pub, nau, es, TPMTRACE_DESTR_##name_,                      \
+#define ROW(name_, fam, rpub, rname, cpub, ch, fl)                                                 \
+	{#name_, TPM_CC_##name_, TPM_FAM_##fam,                                                     \
+	 HAS(fl, EF_TRANSIENT), HAS(fl, EF_SESSION), HAS(fl, EF_PRIMARY), HAS(fl, EF_TEMPLATE),      \
+	 HAS(fl, EF_LOAD), HAS(fl, EF_FLUSH), HAS(fl, EF_CTX_SAVE), HAS(fl, EF_CTX_LOAD),            \
+	 HAS(fl, EF_NV_DEFINE), HAS(fl, EF_NV_UNDEFINE), HAS(fl, EF_NV_WRITE),                       \
+	 HAS(fl, EF_PCR_EXTEND), HAS(fl, EF_PERSIST), HAS(fl, EF_BLOB), HAS(fl, EF_PUBLIC),          \
+	 HAS(fl, EF_NEW_AUTH), !HAS(fl, EF_NO_SESSIONS), TPMTRACE_DESTR_##name_,                    \
 	 rpub, rname, cpub, ch},
 /* clang-format on */
+
+/* A row names only the flags above: a bit past the last is a typo. */
+#define EF_ALL ((EF_NO_SESSIONS << 1) - 1)
+#define TPM_CC_EFFECTS(name_, fam, rpub, rname, cpub, ch, fl)                                      \
+	_Static_assert(((fl) & ~EF_ALL) == 0, #name_ ": an unknown effect flag");
+#include "model/tpm/tpm_cc_effects.def"
+#undef TPM_CC_EFFECTS
 
 static const struct tpm_cc_effects by_code[CC_LAST - CC_FIRST + 1] = {
 #define TPM_CC_EFFECTS(name_, ...) [TPM_CC_##name_ - CC_FIRST] = ROW(name_, __VA_ARGS__)

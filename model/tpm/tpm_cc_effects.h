@@ -7,7 +7,30 @@
 
 #include <stdint.h>
 
-/* One row; the columns are described in tpm_cc_effects.def. */
+/* What a command does: the flags a row of tpm_cc_effects.def ORs together,
+ * each described there. */
+enum tpm_cc_effect {
+	EF_TRANSIENT = 1u << 0,
+	EF_SESSION = 1u << 1,
+	EF_PRIMARY = 1u << 2,
+	EF_TEMPLATE = 1u << 3,
+	EF_LOAD = 1u << 4,
+	EF_FLUSH = 1u << 5,
+	EF_CTX_SAVE = 1u << 6,
+	EF_CTX_LOAD = 1u << 7,
+	EF_NV_DEFINE = 1u << 8,
+	EF_NV_UNDEFINE = 1u << 9,
+	EF_NV_WRITE = 1u << 10,
+	EF_PCR_EXTEND = 1u << 11,
+	EF_PERSIST = 1u << 12,
+	EF_BLOB = 1u << 13,
+	EF_PUBLIC = 1u << 14,
+	EF_NEW_AUTH = 1u << 15,
+	EF_NO_SESSIONS = 1u << 16,
+};
+
+/* One row, its flags spelled out as fields; the columns are described in
+ * tpm_cc_effects.def. ends_session is the complement of EF_NO_SESSIONS. */
 struct tpm_cc_effects {
 	const char *name; /* as in tpm_cc.def */
 	uint32_t cc;

@@ -217,6 +217,44 @@ static void test_sql_functions(void)
 			   b, sizeof b),
 		      "0"),
 	      "%s", b);
+	/* Protocol facts by name in SQL: a command by its name (CreatePrimary is
+	 * 0x131), the policy commands of tpm_cc_is_policy, the families, the
+	 * retry codes (RETRY 0x922, YIELDED 0x908, TESTING 0x90A), handle types. */
+	CHECK(!strcmp(sql1(db, "SELECT tpm_cc('CreatePrimary')", b, sizeof b), "305"), "%s", b);
+	CHECK(!strcmp(sql1(db, "SELECT tpm_cc('TPM2_PolicyOR')", b, sizeof b), "369"), "%s", b);
+	CHECK(
+	    !strncmp(sql1(db, "SELECT tpm_cc('CreatePrimery')", b, sizeof b), "error: tpm_cc", 13),
+	    "%s", b);
+	CHECK(!strcmp(sql1(db,
+			   "SELECT sum(tpm_cc_is_policy(cc)) = sum(name LIKE 'Policy%')"
+			   " AND sum(tpm_cc_is_policy(cc)) > 20 FROM tpm_cc",
+			   b, sizeof b),
+		      "1"),
+	      "the policy commands are those named Policy...: %s", b);
+	CHECK(
+	    !strcmp(sql1(db, "SELECT tpm_cc_is_policy(tpm_cc('PolicyTransportSPDM'))", b, sizeof b),
+		    "1"),
+	    "%s", b);
+	CHECK(!strcmp(sql1(db, "SELECT tpm_cc_is_policy(tpm_cc('StartAuthSession'))", b, sizeof b),
+		      "0"),
+	      "%s", b);
+	CHECK(!strcmp(sql1(db, "SELECT tpm_cc_is_policy(1)", b, sizeof b), "NULL"), "%s", b);
+	CHECK(!strcmp(sql1(db, "SELECT tpm_cc_family(tpm_cc('NV_Write'))", b, sizeof b), "NV"),
+	      "%s", b);
+	CHECK(!strcmp(sql1(db, "SELECT tpm_cc_family(1)", b, sizeof b), "NULL"), "%s", b);
+	CHECK(!strcmp(sql1(db,
+			   "SELECT group_concat(tpm_rc_is_retry(x)) FROM (SELECT 2338 x UNION ALL"
+			   " SELECT 2312 UNION ALL SELECT 2314 UNION ALL SELECT 0 UNION ALL"
+			   " SELECT 2337)",
+			   b, sizeof b),
+		      "1,1,1,0,0"),
+	      "%s", b);
+	CHECK(!strcmp(sql1(db, "SELECT tpm_rc_is_retry(NULL)", b, sizeof b), "NULL"), "%s", b);
+	CHECK(!strcmp(sql1(db, "SELECT tpm_ht_of(50331648) || ',' || tpm_ht_of(2147483649)", b,
+			   sizeof b),
+		      "3,128"),
+	      "%s", b);
+	CHECK(!strcmp(sql1(db, "SELECT tpm_ht_of(4294967296)", b, sizeof b), "NULL"), "%s", b);
 	static const char vals[] = "(SELECT 10 x UNION ALL SELECT 20 UNION ALL SELECT 30)";
 	char q[256];
 	snprintf(q, sizeof q, "SELECT percentile(x, 50) FROM %s", vals);

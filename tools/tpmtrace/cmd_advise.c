@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "common.h"
+#include "db/stats.h"
 #include "model/advise.h"
 #include "model/advise_proof.h"
 #include "model/policy.h"
@@ -453,7 +454,7 @@ static int64_t prove_run(sqlite3 *db, const char *dbpath, int64_t src, const cha
 	if (sqlite3_prepare_v2(
 		db,
 		"SELECT t.id, (SELECT sum(latency_ns) FROM command WHERE trace_id=t.id"
-		" AND flags & 32 = 0 AND coalesce(rc, 0) NOT IN (0x922, 0x908, 0x90A))"
+		" AND " DB_CLIENT_CMDS " AND NOT tpm_rc_is_retry(coalesce(rc, 0)))"
 		" FROM trace t WHERE parent_id=? AND kind='replay'"
 		" ORDER BY t.id DESC LIMIT 1",
 		-1, &q, NULL) != SQLITE_OK)

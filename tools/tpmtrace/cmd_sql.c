@@ -22,10 +22,12 @@ const struct subcommand subcmd_sql = {
     CLI_FORMS(forms),
     CLI_OPTS(opts),
     "Runs SQL on a tpmtrace database with the functions tpm_cc_name(cc),\n"
-    "tpm_cc_destructive(cc), tpm_rc_text(rc), tpm_auth_name(auth_kind) and\n"
-    "percentile(x, p) (nearest-rank) registered. Output is one row per line,\n"
-    "columns separated by '|', with a header line; BLOB values (raw command bytes)\n"
-    "are printed as hex. The file is opened read-only unless --write is given.\n"
+    "tpm_cc_destructive(cc), tpm_rc_text(rc), tpm_auth_name(auth_kind),\n"
+    "percentile(x, p) (nearest-rank) and tpm_cc(name), tpm_cc_is_policy(cc),\n"
+    "tpm_cc_family(cc), tpm_rc_is_retry(rc), tpm_ht_of(handle) (protocol facts\n"
+    "by name) registered. Output is one row per line, columns separated by '|',\n"
+    "with a header line; BLOB values (raw command bytes) are printed as hex. The\n"
+    "file is opened read-only unless --write is given.\n"
     "Tables and views: docs/schema.md.\n",
     NULL,
     "tpmtrace sql tpmtrace-demo.db \\\n"
