@@ -50,6 +50,15 @@ check "advise: the record's figures measured, the profile's predicted" \
 expect_eq "advise --json: what the figures are" \
 	"$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["recorded_figures"], j["priced_figures"])' "$T/a.json")" \
 	"measured predicted"
+# advise on the emulated replay (trace 3): its own figures are the profile's
+"$TPMTRACE" advise "$db" --trace 3 >"$T/a3.txt" 2>/dev/null
+check "advise on an emulated replay: its figures emulated, with the profile" \
+	grep -qE "^$db trace 3: [0-9]+ commands, [0-9.]+ m?s recorded \(emulated: latency from profile $PROF\)" \
+	<(sed -n '1,3p' "$T/a3.txt" | sed -E 's/^ +//' | tr '\n' ' ')
+"$TPMTRACE" advise "$db" --trace 3 --json >"$T/a3.json" 2>/dev/null
+expect_eq "advise --json on an emulated replay: recorded_figures emulated" \
+	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["recorded_figures"])' "$T/a3.json")" \
+	emulated
 n_find=$(python3 -c 'import json,sys; print(len([f for f in json.load(open(sys.argv[1]))["findings"] if f["kind"] != "outliers"]))' "$T/a.json")
 check "advise: a finding to prove ($n_find)" [ "$n_find" -ge 1 ]
 "$TPMTRACE" advise "$db" --trace 1 --profile "$PROF" --prove --json >"$T/p.json" 2>"$T/p.err"

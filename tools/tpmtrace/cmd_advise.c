@@ -275,8 +275,29 @@ static void print_where(const struct advise_finding *f, const struct client_name
 	cli_print_wrapped(stdout, "   where:  ", 11, buf, strlen(buf), CLI_WIDTH);
 }
 
+/* What the trace's own figures are: "measured", or "emulated: latency from
+ * profile NAME" for a replay on a swtpm that emulated a profile (its times
+ * are the profile's); kind gets model_figure_kind's word. */
+static void trace_figures(sqlite3 *db, int64_t id, char *label, size_t n, const char **kind)
+{
+	sqlite3_stmt *st;
+	char em[128] = "";
+	if (sqlite3_prepare_v2(db, "SELECT emulated FROM trace WHERE id=?", -1, &st, NULL) ==
+	    SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, id);
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+			snprintf(em, sizeof em, "%s", (const char *)sqlite3_column_text(st, 0));
+		sqlite3_finalize(st);
+	}
+	*kind = model_figure_kind(*em ? em : NULL);
+	if (*em)
+		snprintf(label, n, "%s: latency from profile %s", *kind, em);
+	else
+		snprintf(label, n, "%s", *kind);
+}
+
 static void print_finding(unsigned i, const struct advise_result *r, const struct advise_finding *f,
-			  const struct client_name *cn, const char *prof)
+			  const struct client_name *cn, const char *prof, const char *fig)
 {
 	const struct kind_text *t = &texts[f->kind];
 	char buf[1024], a[32], b[32], c[32], d[32];
@@ -287,9 +308,9 @@ static void print_finding(unsigned i, const struct advise_result *r, const struc
 	fmt_ms(a, sizeof a, f->rec_ms);
 	fmt_ms(b, sizeof b, f->now_ms);
 	if (r->priced && f->kind != ADVISE_OUTLIERS)
-		snprintf(buf, sizeof buf, "%s recorded (measured); %s predicted on %s", a, b, prof);
+		snprintf(buf, sizeof buf, "%s recorded (%s); %s predicted on %s", a, fig, b, prof);
 	else
-		snprintf(buf, sizeof buf, "%s recorded (measured)%s", a,
+		snprintf(buf, sizeof buf, "%s recorded (%s)%s", a, fig,
 			 r->priced ? "; a stall is not in any profile: the record's figures" : "");
 	if (f->rec_unknown)
 		snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
@@ -651,7 +672,9 @@ static void output(sqlite3 *db, const char *dbpath, int64_t id, const struct adv
 		   const char *prof, int json, const struct proof *pf)
 {
 	struct client_name cn[ADVISE_MAX_CLIENTS];
-	char a[32], b[32];
+	char a[32], b[32], fig[160];
+	const char *figkind;
+	trace_figures(db, id, fig, sizeof fig, &figkind);
 	if (json) {
 		struct json_w w;
 		json_init_file(&w, stdout, JSON_COMPACT);
@@ -660,7 +683,7 @@ static void output(sqlite3 *db, const char *dbpath, int64_t id, const struct adv
 		json_kint(&w, "trace", id);
 		json_kuint(&w, "commands", r->commands);
 		json_kdouble(&w, "recorded_ms", r->rec_ms, 6);
-		json_kstr(&w, "recorded_figures", "measured");
+		json_kstr(&w, "recorded_figures", figkind);
 		json_kstr(&w, "priced_figures", r->priced ? "predicted" : NULL);
 		json_kstr(&w, "profile", prof);
 		if (r->priced)
@@ -685,8 +708,8 @@ static void output(sqlite3 *db, const char *dbpath, int64_t id, const struct adv
 	fmt_ms(a, sizeof a, r->rec_ms);
 	fmt_ms(b, sizeof b, r->now_ms);
 	char head[PATH_MAX + 512];
-	int hl = snprintf(head, sizeof head, "%s trace %lld: %llu commands, %s recorded (measured)",
-			  dbpath, (long long)id, (unsigned long long)r->commands, a);
+	int hl = snprintf(head, sizeof head, "%s trace %lld: %llu commands, %s recorded (%s)",
+			  dbpath, (long long)id, (unsigned long long)r->commands, a, fig);
 	if (r->priced && hl > 0 && (size_t)hl < sizeof head)
 		snprintf(head + hl, sizeof head - (size_t)hl, ", %s predicted on %s", b, prof);
 	cli_print_wrapped(stdout, "", 2, head, strlen(head), CLI_WIDTH);
@@ -699,7 +722,7 @@ static void output(sqlite3 *db, const char *dbpath, int64_t id, const struct adv
 	for (unsigned i = 0; i < r->n; i++) {
 		load_clients(db, id, &r->f[i], cn);
 		printf("\n");
-		print_finding(i, r, &r->f[i], cn, prof);
+		print_finding(i, r, &r->f[i], cn, prof, fig);
 		if (pf)
 			print_proof(r, &r->f[i], &pf[i], prof);
 	}

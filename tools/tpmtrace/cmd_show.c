@@ -464,11 +464,17 @@ static void print_event(sqlite3_stmt *st, int64_t seq, double rel, const struct 
 	}
 	/* Event kinds and details come from files (IMA file names, TCG event
 	 * text): escaped. */
-	char kb[256], db_[4096], line[4400];
-	snprintf(line, sizeof line, "%6lld %10.6f  -- %s%s%s", (long long)seq, rel,
-		 safe_text(kind, kb, sizeof kb), detail ? " " : "",
-		 safe_text(detail, db_, sizeof db_));
-	print_line(line, s->wide);
+	char kb[256], db_[4096], lead[48], text[4400];
+	snprintf(lead, sizeof lead, "%6lld %10.6f  -- ", (long long)seq, rel);
+	int n = snprintf(text, sizeof text, "%s%s%s", safe_text(kind, kb, sizeof kb),
+			 detail ? " " : "", safe_text(detail, db_, sizeof db_));
+	size_t len = n < (int)sizeof text ? (size_t)n : sizeof text - 1;
+	/* 100 columns: an event's text (an IMA entry's file name last) is
+	 * wrapped, not cut; --wide keeps it on one line. */
+	if (s->wide)
+		printf("%s%s\n", lead, text);
+	else
+		cli_print_wrapped(stdout, lead, 21, text, len, CLI_WIDTH);
 }
 
 static void json_int_or_null(struct json_w *w, const char *key, sqlite3_stmt *st, int col)
