@@ -609,7 +609,7 @@ luks_check_unlock() {
 	local v=$1 db=$2 comm seqs REC
 	REC=$(lq "$db" "SELECT min(id) FROM trace WHERE kind = 'record'")
 	case $v in
-	dracut) comm="systemd-cryptse" ;;
+	dracut) comm="systemd-cryptsetup" ;; # the full name, not the 15-byte comm
 	initramfs-tools) comm="tpm2_unseal" ;;
 	esac
 	# Per command: seq cc rc latency comm.
@@ -625,12 +625,12 @@ luks_check_unlock() {
 		# tpm2_unseal (systemd 252, src/shared/tpm2-util.c): CreatePrimary,
 		# Load, StartAuthSession (HMAC, encryption), StartAuthSession
 		# (policy), PolicyPCR, Unseal, all from systemd-cryptsetup.
-		seqs="305:systemd-cryptse 343:systemd-cryptse 374:systemd-cryptse 383:systemd-cryptse 350:systemd-cryptse"
+		seqs="305:systemd-cryptsetup 343:systemd-cryptsetup 374:systemd-cryptsetup 383:systemd-cryptsetup 350:systemd-cryptsetup"
 		;;
 	initramfs-tools)
 		# clevis-decrypt-tpm2: tpm2_createprimary, tpm2_load, then
 		# tpm2_unseal with a policy session and PolicyPCR.
-		seqs="305:tpm2_createprim 343:tpm2_load 374:tpm2_unseal 383:tpm2_unseal 350:tpm2_unseal"
+		seqs="305:tpm2_createprimary 343:tpm2_load 374:tpm2_unseal 383:tpm2_unseal 350:tpm2_unseal"
 		;;
 	esac
 	check "the unlock's commands come in order from the right processes ($seqs)" \

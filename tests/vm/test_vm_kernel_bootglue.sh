@@ -175,7 +175,7 @@ for db in "$I" "$S"; do
 	check "$b: IMA's PCR 10 extends, at least 20 ($(by "$db" "c.cc=0x182 AND c.pcr=10"))" [ "$(by "$db" "c.cc=0x182 AND c.pcr=10")" -ge 20 ]
 	check "$b: every PCR 10 extend has origin ima" [ "$(by "$db" "c.cc=0x182 AND c.pcr=10 AND NOT (k.comm='kernel' AND k.peer='ima')")" = 0 ]
 	check "$b: hwrng reads with origin hwrng" [ "$(by "$db" "c.cc=0x17B AND k.comm='kernel' AND k.peer='hwrng'")" -ge 1 ]
-	check "$b: tpm2_createprimary through /dev/tpmrm0: userspace" [ "$(by "$db" "c.cc=0x131 AND k.comm='tpm2_createprim' AND k.peer LIKE 'userspace /dev/tpmrm_'")" -ge 1 ]
+	check "$b: tpm2_createprimary through /dev/tpmrm0: userspace" [ "$(by "$db" "c.cc=0x131 AND k.comm='tpm2_createprimary' AND k.peer LIKE 'userspace /dev/tpmrm_'")" -ge 1 ]
 	check "$b: the resource manager's swaps: rm-swap" [ "$(by "$db" "k.peer LIKE 'rm-swap /dev/tpmrm_' AND c.cc IN (0x162, 0x165)")" -ge 1 ]
 	check "$b: no command of an unknown kernel caller" [ "$(by "$db" "k.comm='kernel' AND k.peer='kernel'")" = 0 ]
 	"$TPMTRACE" stats "$db" --by origin >"$VM_WORK/stats.txt" 2>&1

@@ -124,8 +124,8 @@ n_ext=$(by "c.cc=0x182 AND c.pcr=10")
 check "IMA's extends: at least $KERNEL_PROGRAMS PCR 10 extends (got $n_ext)" [ "$n_ext" -ge "$KERNEL_PROGRAMS" ]
 check "every PCR 10 extend has origin ima" [ "$(by "c.cc=0x182 AND c.pcr=10 AND NOT (k.comm='kernel' AND k.peer='ima')")" = 0 ]
 check "hwrng reads: GetRandom with origin hwrng (got $(by "c.cc=0x17B AND k.peer='hwrng'"))" [ "$(by "c.cc=0x17B AND k.peer='hwrng'")" -ge 4 ]
-n_rm=$(by "k.peer LIKE 'userspace /dev/tpmrm_' AND k.comm='tpm2_createprim' AND k.pid > 1 AND c.cc=0x131")
-check "tpm2_createprimary (comm tpm2_createprim) through /dev/tpmrm0: userspace with pid and program (got $n_rm)" [ "$n_rm" = 4 ]
+n_rm=$(by "k.peer LIKE 'userspace /dev/tpmrm_' AND k.comm='tpm2_createprimary' AND k.pid > 1 AND c.cc=0x131")
+check "tpm2_createprimary (its full name, not the 15-byte comm) through /dev/tpmrm0: userspace with pid and program (got $n_rm)" [ "$n_rm" = 4 ]
 n_t0=$(by "k.peer LIKE 'userspace /dev/tpm_' AND k.comm='tpm2_pcrread' AND k.pid > 1 AND c.cc=0x17E")
 check "tpm2_pcrread through /dev/tpm0: userspace with pid and program (got $n_t0)" [ "$n_t0" -ge 4 ]
 n_sw=$(by "k.peer LIKE 'rm-swap /dev/tpmrm_' AND c.cc IN (0x162, 0x165)")
