@@ -229,15 +229,19 @@ def main():
             kinds.append(k)
     cmds = ["list", "stats", "show", "pcrs", "predict", "advise", "report", "diff", "export",
             "sql"]
-    print("\nseam matrix (checks passed per kind and command; F: a check failed)")
-    print("%-17s" % "kind" + "".join("%8s" % c for c in cmds))
+    lines = ["seam matrix (checks passed per kind and command; F: a check failed)",
+             "%-17s" % "kind" + "".join("%8s" % c for c in cmds)]
     for k in kinds:
         row = "%-17s" % k
         for c in cmds:
             p, f = cells.get((k, c), [0, 0])
             row += "%8s" % (("F%d" % f) if f else str(p))
-        print(row)
+        lines.append(row)
+    print("\n" + "\n".join(lines))
     print(f"{passed} passed, {failed} failed")
+    # The matrix also beside the corpus, for tools/test to print after the run.
+    with open(os.path.join(CORPUS, "matrix.txt"), "w") as f:
+        f.write("\n".join(lines) + f"\nseam matrix: {passed} checks passed, {failed} failed\n")
     return 1 if failed else 0
 
 
