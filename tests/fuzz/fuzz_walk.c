@@ -3,7 +3,8 @@
  * the command, then the response. Every field the walker yields must lie
  * inside the message, the parameters must follow each other, deep or not,
  * and redaction must change only bytes of the secret fields the walker
- * yields (beyond the sessions' authorization values). */
+ * yields (beyond the sessions' authorization values); a command whose
+ * parameters the walker does not accept is kept as its header only. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,12 +77,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&sr, 0, sizeof sr);
 	sc.n = clen;
 	sr.n = rlen;
-	tpm_walk_cmd(cmd, clen, &c, flags, check, &sc);
+	int walked = tpm_walk_cmd(cmd, clen, &c, flags, check, &sc);
 	tpm_walk_rsp(rsp, rlen, &c, &r, flags, check, &sr);
 	if (!flags && !c.malformed) {
 		memcpy(red, cmd, clen);
 		redact_command(red, clen, &c);
-		only_secrets(cmd, red, clen, &sc, c.sess, c.n_sessions);
+		if (walked == -1) { /* not accepted: the header only (redact.c) */
+			for (size_t i = TPM_HEADER_SIZE; i < clen; i++)
+				if (red[i])
+					abort();
+		} else {
+			only_secrets(cmd, red, clen, &sc, c.sess, c.n_sessions);
+		}
 		if (!r.malformed && !r.rc && c.info) {
 			memcpy(red, rsp, rlen);
 			redact_response(red, rlen, &c, &r);
