@@ -826,35 +826,6 @@ int db_trace_end(sqlite3 *db, int64_t id, uint64_t commands, uint64_t events, ui
 	return rc;
 }
 
-int db_trace_finished(sqlite3 *db, int64_t id, char *why, size_t n)
-{
-	sqlite3_stmt *st;
-	int ret = -1;
-	if (n)
-		why[0] = 0;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT " DB_TRACE_FINISHED_SQL ", kind,"
-			       " (SELECT count(*) FROM command WHERE trace_id=t.id)"
-			       " FROM trace t WHERE id=?",
-			       -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		ret = sqlite3_column_int(st, 0) ? 1 : 0;
-		const char *kind = (const char *)sqlite3_column_text(st, 1);
-		if (!ret && n)
-			snprintf(why, n,
-				 "status 'recording': its %s is still writing it, or was killed "
-				 "before closing it; %lld commands committed",
-				 kind && !strcmp(kind, "import")   ? "import"
-				 : kind && !strcmp(kind, "replay") ? "replay"
-								   : "recorder",
-				 (long long)sqlite3_column_int64(st, 2));
-	}
-	sqlite3_finalize(st);
-	return ret;
-}
-
 int64_t db_last_trace(sqlite3 *db)
 {
 	int64_t v = 0;

@@ -87,14 +87,6 @@ struct trace_info {
 
 /* Inserts a trace row with status 'recording'; returns its id or -errno. */
 int64_t db_trace_begin(sqlite3 *db, const struct trace_info *ti);
-/* Whether a trace is finished: its writer closed it (status complete or
- * incomplete). One that is not (status 'recording': still being written, or
- * its writer was killed or lost power) is never taken by default and is
- * named when given explicitly (docs/cli.md, "Which trace"). The same rule
- * as SQL, on the columns of a trace row. Returns 1 finished, 0 not (with
- * why: what it holds), -1 no such trace or the query failed. */
-#define DB_TRACE_FINISHED_SQL "status <> 'recording'"
-int db_trace_finished(sqlite3 *db, int64_t id, char *why, size_t n);
 /* Marks a trace finished: counts, end time, status. Returns 0 or -errno. */
 int db_trace_end(sqlite3 *db, int64_t id, uint64_t commands, uint64_t events, uint64_t dropped,
 		 const char *status);

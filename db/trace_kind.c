@@ -78,6 +78,67 @@ int db_trace_kind_of(sqlite3 *db, int64_t id, enum db_trace_kind *k)
 	return rc;
 }
 
+int db_trace_finished(sqlite3 *db, int64_t id, char *why, size_t n)
+{
+	enum db_trace_kind k;
+	if (n)
+		why[0] = 0;
+	if (db_trace_kind_of(db, id, &k))
+		return -1;
+	if (k != DB_TRACE_KIND_UNFINISHED)
+		return 1;
+	sqlite3_stmt *st;
+	if (n && sqlite3_prepare_v2(db,
+				    "SELECT status, kind, (SELECT count(*) FROM command"
+				    " WHERE trace_id=t.id) FROM trace t WHERE id=?",
+				    -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, id);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			const char *status = (const char *)sqlite3_column_text(st, 0),
+				   *kind = (const char *)sqlite3_column_text(st, 1);
+			const char *by = kind && !strcmp(kind, "import")   ? "import"
+					 : kind && !strcmp(kind, "replay") ? "replay"
+									   : "recorder";
+			long long cmds = sqlite3_column_int64(st, 2);
+			if (status && !strcmp(status, "recording"))
+				snprintf(why, n,
+					 "status 'recording': its %s is still writing it, or was "
+					 "killed before closing it; %lld commands committed",
+					 by, cmds);
+			else
+				snprintf(why, n,
+					 "status '%s': its %s stopped part-way; %lld commands "
+					 "committed",
+					 status ? status : "", by, cmds);
+		}
+		sqlite3_finalize(st);
+	}
+	return 0;
+}
+
+int64_t db_trace_latest(sqlite3 *db, int replay, int64_t *unfinished)
+{
+	sqlite3_stmt *st;
+	int64_t id = 0;
+	*unfinished = 0;
+	if (prepare(db,
+		    "SELECT coalesce(max(CASE WHEN k.kind <> 'unfinished' THEN t.id END), 0),"
+		    " coalesce(max(CASE WHEN k.kind = 'unfinished' THEN t.id END), 0)"
+		    " FROM trace_kind k JOIN trace t ON t.id = k.trace_id"
+		    " WHERE ?1 = 0 OR t.kind = 'replay'",
+		    &st))
+		return -EIO;
+	sqlite3_bind_int(st, 1, replay);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		id = sqlite3_column_int64(st, 0);
+		*unfinished = sqlite3_column_int64(st, 1);
+	} else {
+		id = -EIO;
+	}
+	sqlite3_finalize(st);
+	return id;
+}
+
 int64_t db_trace_default(sqlite3 *db, char *why, size_t whylen)
 {
 	sqlite3_stmt *st;

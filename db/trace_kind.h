@@ -37,6 +37,19 @@ const char *db_trace_kind_with(void);
 /* The kind of trace id into *k; 0, -ENOENT (no such trace) or -EIO. */
 int db_trace_kind_of(sqlite3 *db, int64_t id, enum db_trace_kind *k);
 
+/* Whether trace id is finished, by its kind (not DB_TRACE_KIND_UNFINISHED:
+ * status 'recording', still written or its writer killed, or 'incomplete', a
+ * run or import that failed part-way). One that is not is never taken by
+ * default nor by --trace latest, and is named when given by id (docs/cli.md,
+ * "Which trace"). Returns 1 finished, 0 not (why: what it holds), -1 no
+ * such trace or a read error. */
+int db_trace_finished(sqlite3 *db, int64_t id, char *why, size_t n);
+
+/* The newest finished trace (of the replay kinds when replay), and in
+ * *unfinished the newest one that is not finished (0 for none). Returns its
+ * id, 0 when there is none, -EIO on a read error. */
+int64_t db_trace_latest(sqlite3 *db, int replay, int64_t *unfinished);
+
 /* The trace a command reads when not told which (docs/cli.md, "Which
  * trace"): the newest of default rank 1, else the newest of rank 2. Returns
  * its id; 0 when no trace qualifies, with why telling what the file holds

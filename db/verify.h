@@ -17,7 +17,8 @@ struct db_verify_trace {
 	 * own (flag 32). The check counts both against the trace row. */
 	int64_t own;
 	int bad;	  /* an inconsistency (counted in problems) */
-	int unfinished;	  /* not finished (db_trace_finished): an error for an import only */
+	int unfinished;	  /* never closed by its writer (status 'recording'): an error for an
+			     import only */
 	char detail[256]; /* "ok", or what is wrong / unfinished */
 };
 

@@ -112,6 +112,21 @@ for k in record replay replay-emulated derived import-timed import-untimed unfin
 	check "list --help names the kind $k" grep -q "$k" "$T/help"
 done
 
+# ---- one rule for "unfinished": a replay that stopped part-way (status
+# incomplete) is kind unfinished, so --trace latest-replay passes it over and
+# given by id it is named (db_trace_finished reads the kinds) ----
+cp demo.db inc.db
+sqlite3 inc.db "UPDATE trace SET status = 'incomplete' WHERE id = 3"
+expect_eq "an incomplete replay is kind unfinished" \
+	"$(sqlite3 inc.db "SELECT kind FROM trace_kind WHERE trace_id = 3")" unfinished
+"$TPMTRACE" stats inc.db --trace latest-replay >/dev/null 2>"$T/inc.err"
+expect_eq "--trace latest-replay: no finished replay, exit 1" "$?" 1
+check "...naming the unfinished one" grep -q "trace 3 is unfinished" "$T/inc.err"
+"$TPMTRACE" stats inc.db --trace 3 >/dev/null 2>"$T/inc3.err"
+expect_eq "given by id: used (exit 0)" "$?" 0
+check "...with the warning, its status named" grep -q "warning: trace 3 is unfinished (status 'incomplete'" \
+	<(unwrap "$T/inc3.err")
+
 # ---- profile learn: the clients' commands that succeeded ----
 "$TPMTRACE" profile learn demo.db --trace 1 --output - >"$T/learned" 2>"$T/err"
 expect_eq "learn: exit status" "$?" 0

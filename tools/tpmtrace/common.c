@@ -116,22 +116,14 @@ int64_t cli_pick_trace(const char *sub, sqlite3 *db, const char *arg)
 		return id > 0 ? id : 0;
 	}
 	if (!strcmp(arg, "latest") || !strcmp(arg, "latest-replay")) {
-		/* Unfinished traces are never picked here (db/db.h). */
+		/* Unfinished traces are never picked here (db/trace_kind.h). */
 		int replay = !strcmp(arg, "latest-replay");
-		const char *among = replay ? "kind = 'replay'" : "1";
-		char q[256];
-		snprintf(
-		    q, sizeof q,
-		    "SELECT coalesce(max(id),0) FROM trace WHERE %s AND " DB_TRACE_FINISHED_SQL,
-		    among);
-		if ((id = one_id(db, q)))
+		int64_t open;
+		if ((id = db_trace_latest(db, replay, &open)) > 0)
 			return id;
-		snprintf(q, sizeof q,
-			 "SELECT coalesce(max(id),0) FROM trace WHERE %s AND NOT "
-			 "(" DB_TRACE_FINISHED_SQL ")",
-			 among);
-		int64_t open = one_id(db, q);
-		if (!one_id(db, "SELECT count(*) FROM trace"))
+		if (id < 0)
+			die(sub, "%s", sqlite3_errmsg(db));
+		else if (!one_id(db, "SELECT count(*) FROM trace"))
 			die(sub, "the database holds no trace");
 		else if (open)
 			die(sub,
