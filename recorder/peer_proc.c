@@ -198,6 +198,12 @@ static void proc_form(const struct sockaddr_storage *a, char *out, size_t len)
 	}
 }
 
+static int newest_first(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x < y) - (x > y);
+}
+
 pid_t recorder_tcp_peer(int fd, uid_t *uid)
 {
 	/* The last process found first: a client that connects again and
@@ -228,26 +234,42 @@ pid_t recorder_tcp_peer(int fd, uid_t *uid)
 		if (holds(name, target, &budget))
 			return last;
 	}
+	/* The newest processes first: the client that just connected was most
+	 * likely started just now (a tpm2-tools command), so the descriptors of
+	 * the host's long-running processes are rarely read. This runs on the
+	 * proxy's loop, once per connection: the fewer read the better. */
 	DIR *d = opendir("/proc");
 	struct dirent *e;
-	pid_t found = 0;
+	pid_t found = 0, *pids = NULL;
+	size_t n = 0, cap = 0;
 	if (!d)
 		return 0;
-	while (!found && budget && (e = readdir(d))) {
+	while ((e = readdir(d))) {
 		char *end;
 		long pid = strtol(e->d_name, &end, 10);
-		struct stat st;
 		if (*end || pid <= 0 || pid == getpid() || pid == last)
 			continue;
-		/* the socket's owner's processes only (others' fds are closed
-		 * to us unless we are root, and hold it only when passed) */
-		snprintf(name, sizeof name, "/proc/%ld", pid);
-		if (stat(name, &st) || st.st_uid != *uid)
-			continue;
-		if (holds(e->d_name, target, &budget))
-			found = (pid_t)pid;
+		if (n == cap) {
+			pid_t *np = realloc(pids, (cap = cap ? 2 * cap : 512) * sizeof *pids);
+			if (!np)
+				break;
+			pids = np;
+		}
+		pids[n++] = (pid_t)pid;
 	}
 	closedir(d);
+	qsort(pids, n, sizeof *pids, newest_first);
+	for (size_t i = 0; i < n && !found && budget; i++) {
+		struct stat st;
+		/* the socket's owner's processes only (others' fds are closed
+		 * to us unless we are root, and hold it only when passed) */
+		snprintf(name, sizeof name, "/proc/%d", (int)pids[i]);
+		if (stat(name, &st) || st.st_uid != *uid)
+			continue;
+		if (holds(name + 6, target, &budget))
+			found = pids[i];
+	}
+	free(pids);
 	if (found)
 		last = found;
 	return found;
