@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "db/db.h"
 #include "db/trace_kind.h"
+#include "db/utf8.h"
 #include "model/tpm/redact.h"
 #include "model/tpm/tpm_cc.h"
 
@@ -703,16 +704,13 @@ int cli_out_close(const char *sub, struct cli_out *o, int ok)
 	return 0;
 }
 
-/* Length of the UTF-8 sequence at s that a terminal shows as text (not a C1
- * control), or 0. */
+/* Length of the well-formed UTF-8 sequence (db/utf8.h) at s, NUL-terminated,
+ * that a terminal shows as text (not a C1 control), or 0. */
 static size_t utf8_text(const unsigned char *s)
 {
-	size_t n = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 ? 2 : 0;
-	if (!n || (s[0] == 0xC2 && s[1] >= 0x80 && s[1] <= 0x9F))
+	size_t n = db_utf8_seq(s, strnlen((const char *)s, 4));
+	if (n < 2 || (s[0] == 0xC2 && s[1] <= 0x9F))
 		return 0;
-	for (size_t i = 1; i < n; i++)
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
 	return n;
 }
 
