@@ -434,15 +434,15 @@ static int explain(sqlite3 *db, int64_t id, const struct show *s)
 
 /* ---- the list ---- */
 
-/* A line of the listing, cut to 100 columns (characters: UTF-8 sequences
- * are counted as one and never split) with "..." unless wide. */
-static void print_line(const char *line, int wide)
+/* A command's line, cut to 100 columns (characters: a UTF-8 sequence counts
+ * as one and is never split) with "..." (--wide has fixed columns instead). */
+static void print_cut(const char *line)
 {
-	size_t cols = 0, cut = 0, i;
-	for (i = 0; line[i]; i++)
+	size_t cols = 0, cut = 0;
+	for (size_t i = 0; line[i]; i++)
 		if (((unsigned char)line[i] & 0xc0) != 0x80 && ++cols == 98)
 			cut = i;
-	if (wide || cols <= 100)
+	if (cols <= CLI_WIDTH)
 		printf("%s\n", line);
 	else
 		printf("%.*s...\n", (int)cut, line);
@@ -585,7 +585,7 @@ static void print_command(sqlite3_stmt *st, int64_t seq, double rel, int wide)
 	const char *t = mal ? mal : short_rc(rctext, rb, sizeof rb);
 	snprintf(line, sizeof line, "%6lld %10.6f%c%-16s c%-3d %10s  %-*s%s", (long long)seq, rel,
 		 mark, name, sqlite3_column_int(st, 11), lat, *detail ? 27 : 0, detail, t);
-	print_line(line, 0);
+	print_cut(line);
 }
 
 /* The time of the trace's first row with a time: the origin of the second
