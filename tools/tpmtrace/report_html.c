@@ -61,11 +61,6 @@ static void html(FILE *f, const char *s)
 	report_html_text(f, s);
 }
 
-static const char *fmt_dur(double ns, char *b, size_t l)
-{
-	return report_html_dur(ns, b, l);
-}
-
 /* A duration for people: ns, us, ms or s with 3 significant-ish digits;
  * "no timing" for a figure the trace does not have (NaN: docs/schema.md,
  * "Figures"). */
@@ -224,7 +219,7 @@ static void timeline_open(struct rep *r)
 		    "the commands. Hover a mark for its seq, command and latency. The axis is "
 		    "time from the first record to the last (commands and events): %s, %llu "
 		    "commands, %llu events.</p>\n",
-		    fmt_dur(span, b1, sizeof b1), (unsigned long long)r->d->n_cmd,
+		    report_html_dur(span, b1, sizeof b1), (unsigned long long)r->d->n_cmd,
 		    (unsigned long long)r->d->n_ev);
 	else
 		fprintf(f,
@@ -241,7 +236,7 @@ static void timeline_open(struct rep *r)
 			"each %s), shaded by how many commands it holds, instead of one mark "
 			"per command. The other charts and tables use every command.</p>\n",
 			(unsigned long long)r->d->n_cmd, r->d->max_marks, RD_NBINS,
-			fmt_dur(span / RD_NBINS, b2, sizeof b2));
+			report_html_dur(span / RD_NBINS, b2, sizeof b2));
 	legend_fams(f, NULL);
 	fputs("<div class=\"zoom\">Zoom: <button type=\"button\" data-z=\"1\">1&times;</button>"
 	      "<button type=\"button\" data-z=\"4\">4&times;</button>"
@@ -293,7 +288,7 @@ static void mark_write(void *ctx, const struct report_data *d, const struct rd_c
 		"<title>seq %llu: %s, latency %s",
 		c->fam, x, Y_FAM + c->fam * LANE_H + 2, w, LANE_H - 4, (unsigned long long)c->seq,
 		cc_label(c->cc, nb, sizeof nb),
-		c->lat >= 0 ? fmt_dur((double)c->lat, lb, sizeof lb) : "not recorded");
+		c->lat >= 0 ? report_html_dur((double)c->lat, lb, sizeof lb) : "not recorded");
 	if (c->has_rc && c->rc)
 		fprintf(r->f, " rc 0x%X", c->rc);
 	fputs("</title></rect>\n", r->f);
@@ -322,8 +317,8 @@ static void timeline_close(struct rep *r)
 				    "%s commands, slowest %s</title></rect>\n",
 				    fam, 1000.0 * b / RD_NBINS, Y_FAM + fam * LANE_H + 2,
 				    1000.0 / RD_NBINS, LANE_H - 4, op, n, n, fam_name[fam],
-				    fmt_dur((double)r->d->bin_max[fam * RD_NBINS + b], b1,
-					    sizeof b1));
+				    report_html_dur((double)r->d->bin_max[fam * RD_NBINS + b], b1,
+						    sizeof b1));
 				r->marks++;
 			}
 	}
@@ -394,9 +389,10 @@ static void timeline_close(struct rep *r)
 	      f);
 	for (int i = 0; i < TPM_FAM__COUNT; i++)
 		if (r->d->fam_n[i])
-			fprintf(f, "<tr><td class=\"l\">%s</td><td>%llu</td><td>%s</td></tr>\n",
-				fam_name[i], (unsigned long long)r->d->fam_n[i],
-				fmt_dur(r->d->timed ? r->d->fam_ns[i] : NAN, b1, sizeof b1));
+			fprintf(
+			    f, "<tr><td class=\"l\">%s</td><td>%llu</td><td>%s</td></tr>\n",
+			    fam_name[i], (unsigned long long)r->d->fam_n[i],
+			    report_html_dur(r->d->timed ? r->d->fam_ns[i] : NAN, b1, sizeof b1));
 	fputs("</table></details>\n", f);
 	if (r->d->n_evk) {
 		fputs("<details><summary>Table: events</summary><table id=\"event-table\">"
@@ -407,10 +403,10 @@ static void timeline_close(struct rep *r)
 			const struct rd_event *e = &r->d->ev[i];
 			fprintf(f, "<tr><td>%lld</td><td>%s</td><td class=\"l\">",
 				(long long)e->seq,
-				fmt_dur(!r->d->timed	  ? NAN
-					: e->t > r->d->t0 ? (double)(e->t - r->d->t0)
-							  : 0,
-					b1, sizeof b1));
+				report_html_dur(!r->d->timed	  ? NAN
+						: e->t > r->d->t0 ? (double)(e->t - r->d->t0)
+								  : 0,
+						b1, sizeof b1));
 			html(f, e->kind);
 			fputs("</td><td class=\"l\">", f);
 			html(f, e->detail);
@@ -515,9 +511,9 @@ static void latency_section(struct rep *r)
 			"stroke-width=\"2.5\"/><title>%s: %zu commands, median %s, p95 %s, max "
 			"%s</title></g>\n",
 			md, md, y - 8, y + 8, cc_label(c->cc, nb, sizeof nb), c->n,
-			fmt_dur((double)report_pctl(c, 50), b[0], sizeof b[0]),
-			fmt_dur((double)report_pctl(c, 95), b[1], sizeof b[1]),
-			fmt_dur((double)c->v[c->n - 1], b[2], sizeof b[2]));
+			report_html_dur((double)report_pctl(c, 50), b[0], sizeof b[0]),
+			report_html_dur((double)report_pctl(c, 95), b[1], sizeof b[1]),
+			report_html_dur((double)c->v[c->n - 1], b[2], sizeof b[2]));
 		row++;
 	}
 #undef LX
@@ -536,13 +532,14 @@ static void latency_section(struct rep *r)
 			"<td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
 			"<td>%s</td><td>%s</td></tr>\n",
 			c->cc, cc_label(c->cc, nb, sizeof nb), c->cc, c->n,
-			fmt_dur(c->total, b[0], 32), fmt_dur((double)c->v[0], b[1], 32),
-			fmt_dur((double)report_pctl(c, 25), b[2], 32),
-			fmt_dur((double)report_pctl(c, 50), b[3], 32),
-			fmt_dur((double)report_pctl(c, 75), b[4], 32),
-			fmt_dur((double)report_pctl(c, 95), b[5], 32),
-			fmt_dur((double)report_pctl(c, 99), b[6], 32),
-			fmt_dur((double)c->v[c->n - 1], b[7], 32));
+			report_html_dur(c->total, b[0], 32),
+			report_html_dur((double)c->v[0], b[1], 32),
+			report_html_dur((double)report_pctl(c, 25), b[2], 32),
+			report_html_dur((double)report_pctl(c, 50), b[3], 32),
+			report_html_dur((double)report_pctl(c, 75), b[4], 32),
+			report_html_dur((double)report_pctl(c, 95), b[5], 32),
+			report_html_dur((double)report_pctl(c, 99), b[6], 32),
+			report_html_dur((double)c->v[c->n - 1], b[7], 32));
 	}
 	fputs("</table></details></section>\n", f);
 }
@@ -575,8 +572,8 @@ static void top_section(struct rep *r)
 			"width=\"4\" height=\"10\" class=\"f%d\"/></svg></td>",
 			(unsigned long long)t->seq, (unsigned long long)t->lat, i + 1,
 			(unsigned long long)t->seq, cc_label(t->cc, nb, sizeof nb),
-			fmt_dur((double)t->lat, b1, sizeof b1), fmt_dur(at, b2, sizeof b2), pos,
-			tpm_cc_family(t->cc));
+			report_html_dur((double)t->lat, b1, sizeof b1),
+			report_html_dur(at, b2, sizeof b2), pos, tpm_cc_family(t->cc));
 		if (t->has_rc)
 			fprintf(f, "<td>0x%X</td>", t->rc);
 		else
@@ -620,7 +617,8 @@ static void bars_chart(FILE *f, const char *id, const struct report_bar *bars, u
 	size_t left = 0, right = 0;
 	for (unsigned i = 0; i < n; i++) {
 		size_t l = strlen(bars[i].label),
-		       r = strlen(measure) + 1 + strlen(fmt_dur(bars[i].total, b1, sizeof b1));
+		       r = strlen(measure) + 1 +
+			   strlen(report_html_dur(bars[i].total, b1, sizeof b1));
 		if (base >= 0)
 			r += 14 + strlen(bars[base].label);
 		left = l > left ? l : left;
@@ -674,11 +672,11 @@ static void bars_chart(FILE *f, const char *id, const struct report_bar *bars, u
 				"<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"20\" "
 				"fill=\"%s\"><title>%s: %s</title></rect>",
 				x, y, w, seg_colors[k], seg_names[k],
-				fmt_dur(b->seg[k], b1, sizeof b1));
+				report_html_dur(b->seg[k], b1, sizeof b1));
 			x += w;
 		}
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s %s", x + 6, y + 15, measure,
-			fmt_dur(b->total, b1, sizeof b1));
+			report_html_dur(b->total, b1, sizeof b1));
 		if (base >= 0) {
 			fprintf(f,
 				" &#183; <tspan class=\"factor\" font-weight=\"bold\">%.2f&times;"
@@ -722,10 +720,11 @@ static void bars_table(FILE *f, const char *id, const struct report_bar *bars, u
 		report_html_spread(f, &b->tpm);
 		fprintf(f, "</td><td>%llu</td>", (unsigned long long)b->commands);
 		for (int s = 0; s < nseg; s++)
-			fprintf(f, "<td>%s</td>",
-				fmt_dur(untimed && s == 2 ? NAN : b->seg[s], b1, sizeof b1));
+			fprintf(
+			    f, "<td>%s</td>",
+			    report_html_dur(untimed && s == 2 ? NAN : b->seg[s], b1, sizeof b1));
 		fprintf(f, "<td>%s</td><td>%.3f</td></tr>\n",
-			fmt_dur(untimed ? NAN : b->total, b1, sizeof b1),
+			report_html_dur(untimed ? NAN : b->total, b1, sizeof b1),
 			base >= 0 && bars[base].total > 0 ? b->total / bars[base].total : 0);
 	}
 	fputs("</table></div></details>\n", f);
@@ -849,14 +848,14 @@ static void page_head(struct rep *r, const struct report_html_opts *o)
 		"<div class=\"card\"><b>%s</b><span>TPM time (sum of latencies)</span></div>"
 		"<div class=\"card\"><b>%s</b><span>%s</span></div>",
 		(unsigned long long)d->n_cmd, (unsigned long long)d->n_ev,
-		d->timed ? fmt_dur(d->tpm_ns, b1, sizeof b1) : "none recorded",
-		d->timed ? fmt_dur(d->fig_span_ns, b2, sizeof b2) : "order only",
+		d->timed ? report_html_dur(d->tpm_ns, b1, sizeof b1) : "none recorded",
+		d->timed ? report_html_dur(d->fig_span_ns, b2, sizeof b2) : "order only",
 		d->timed ? "span (first command to last response)" : "no timing: axis by seq");
 	if (d->fig_own)
 		fprintf(f,
 			"<div class=\"card\" id=\"tpmtrace-own\"><b>%lld</b><span>sent by tpmtrace "
 			"itself, left out; TPM time incl. them %s</span></div>",
-			(long long)d->fig_own, fmt_dur(d->fig_tpm_ns_all, b1, sizeof b1));
+			(long long)d->fig_own, report_html_dur(d->fig_tpm_ns_all, b1, sizeof b1));
 	if (d->dropped)
 		fprintf(f, "<div class=\"card\"><b>%lld</b><span>dropped</span></div>",
 			(long long)d->dropped);
