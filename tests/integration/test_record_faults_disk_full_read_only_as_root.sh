@@ -101,10 +101,11 @@ on_full_disk() {
 {
 	mkdir -p "$T/ro" "$T/rotmp"
 	chown nobody "$T/ro" "$T/rotmp"
+	NB=$(tpmtrace_for_others)
 	chmod 755 "$T"
 	db=$T/ro/ro.db
 	TMPDIR=$T/rotmp setpriv --reuid=nobody --regid=nogroup --clear-groups \
-		"$TPMTRACE" record --db "$db" --spawn-swtpm --listen "unix:$T/rotmp/p4.sock" 2>"$T/record.err" &
+		"$NB" record --db "$db" --spawn-swtpm --listen "unix:$T/rotmp/p4.sock" 2>"$T/record.err" &
 	RECORD_PID=$!
 	PIDS+=($RECORD_PID)
 	wait_for_socket "$T/rotmp/p4.sock"

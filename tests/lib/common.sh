@@ -197,6 +197,17 @@ swtpm_log() {
 	grep -q SWTPM_IO_Read "$1"
 }
 
+# tpmtrace_for_others: prints the path of a copy of $TPMTRACE that another
+# user (nobody, through setpriv) can run: the build may lie in a directory
+# only its owner may enter (a clone in a mktemp -d). $T is opened to passage
+# (0711), the copy's directory to reading (0755).
+tpmtrace_for_others() {
+	chmod 0711 "$T"
+	mkdir -p -m 0755 "$T/others"
+	[ -x "$T/others/tpmtrace" ] || install -m 0755 "$TPMTRACE" "$T/others/tpmtrace"
+	echo "$T/others/tpmtrace"
+}
+
 # unwrap FILE: FILE's text with the lines a wrapped message continues on
 # (indented by two spaces: terminal text fits 100 columns) joined to the line
 # before, for a pattern that spans them.
