@@ -520,14 +520,19 @@ static int startup_spawned(struct recorder *rec)
 
 /* The listeners: --listen (data and control channel), --listen-mssim
  * (command and platform port), or by default tcp:127.0.0.1:2321 (with
- * -- COMMAND a socket in a fresh directory, sockdir). tcti gets the TCTI of
- * the first, for clients (its size: RECORD_TCTI_LEN), and all, every one's,
- * a line each (a port 0 named as bound). */
+ * -- COMMAND a socket in a fresh directory, sockdir). all gets every one's
+ * TCTI, a line each, in order (a port 0 named as bound): the first is the
+ * clients' (TPMTRACE_TCTI). */
 #define RECORD_TCTI_LEN 200
-static int listen_all(struct proxy *px, const struct record_args *a, char *sockdir, size_t sdlen,
-		      char *tcti, char *all, size_t alen)
+static void add_tcti(char *all, size_t alen, const char *one)
 {
-	size_t tlen = RECORD_TCTI_LEN, used = 0;
+	size_t used = strlen(all);
+	snprintf(all + used, alen - used, "%s\n", one);
+}
+
+static int listen_all(struct proxy *px, const struct record_args *a, char *sockdir, size_t sdlen,
+		      char *all, size_t alen)
+{
 	const char *listens[RECORD_MAX_LISTEN + 1];
 	char err[512], default_listen[128];
 	int n_listen = a->n_listen;
@@ -563,10 +568,7 @@ static int listen_all(struct proxy *px, const struct record_args *a, char *sockd
 			snprintf(one, sizeof one, "swtpm:path=%s", ep.path);
 		else
 			snprintf(one, sizeof one, "swtpm:host=%s,port=%u", ep.host, ep.port);
-		if (!tcti[0])
-			snprintf(tcti, tlen, "%s", one);
-		used += (size_t)snprintf(all + used, alen - used, "%s\n", one);
-		used = used < alen ? used : alen - 1;
+		add_tcti(all, alen, one);
 	}
 	for (int i = 0; i < a->n_mssim; i++) {
 		struct endpoint ep;
@@ -577,10 +579,7 @@ static int listen_all(struct proxy *px, const struct record_args *a, char *sockd
 			return die("record", "--listen-mssim: %s", err);
 		char one[RECORD_TCTI_LEN];
 		snprintf(one, sizeof one, "mssim:host=%s,port=%u", ep.host, ep.port);
-		if (!tcti[0])
-			snprintf(tcti, tlen, "%s", one);
-		used += (size_t)snprintf(all + used, alen - used, "%s\n", one);
-		used = used < alen ? used : alen - 1;
+		add_tcti(all, alen, one);
 	}
 	return 0;
 }
@@ -722,8 +721,9 @@ static int record_proxy(const struct record_args *a)
 	proxy_set_limits(
 	    px, a->idle_s > 0 && a->idle_s < 0.001 ? 1 : (unsigned)(a->idle_s * 1000 + 0.5),
 	    a->per_peer);
-	if (listen_all(px, a, sockdir, sizeof sockdir, tcti, all, sizeof all))
+	if (listen_all(px, a, sockdir, sizeof sockdir, all, sizeof all))
 		goto out;
+	snprintf(tcti, sizeof tcti, "%.*s", (int)strcspn(all, "\n"), all);
 	if (begin_trace(&s, a, a->spawn ? "swtpm (spawned)" : backend, have_em ? &em : NULL, &rec))
 		goto out;
 	recorder_event(&rec, "record-start", backend, 0);
