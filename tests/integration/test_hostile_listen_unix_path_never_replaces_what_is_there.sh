@@ -73,7 +73,7 @@ check "ours: the recorder removed its sockets at exit" [ ! -e "$D/ours.sock" -a 
 
 # A live recorder of nobody's: a second one on its path is refused, and the
 # first one's clients keep their socket.
-setpriv --reuid=nobody --regid=nogroup --clear-groups env TMPDIR="$D" "$(tpmtrace_for_others)" record --spawn-swtpm --quiet --db "$D/a.db" \
+setpriv --reuid=nobody --regid=nogroup --clear-groups env TMPDIR="$D" "$(for_others "$TPMTRACE")" record --spawn-swtpm --quiet --db "$D/a.db" \
 	--listen "unix:$D/live.sock" 2>"$T/a.err" &
 A=$!
 PIDS+=($A)

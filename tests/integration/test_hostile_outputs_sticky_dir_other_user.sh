@@ -38,7 +38,7 @@ planted() {
 	local kind=$1 name=$2 pid
 	shift 2
 	rm -f "$S/x/ready" "$S/x/done" "$S/x/got"
-	as_nobody python3 "$TPMTRACE_TEST_LIB/planted_reader.py" "$kind" "$S/d/$name" \
+	as_nobody python3 "$(for_others "$TPMTRACE_TEST_LIB/planted_reader.py")" "$kind" "$S/d/$name" \
 		"$S/x/ready" "$S/x/done" "$S/x/got" &
 	pid=$!
 	wait_until '[ -e "$S/x/ready" ]'

@@ -101,7 +101,7 @@ on_full_disk() {
 {
 	mkdir -p "$T/ro" "$T/rotmp"
 	chown nobody "$T/ro" "$T/rotmp"
-	NB=$(tpmtrace_for_others)
+	NB=$(for_others "$TPMTRACE")
 	chmod 755 "$T"
 	db=$T/ro/ro.db
 	TMPDIR=$T/rotmp setpriv --reuid=nobody --regid=nogroup --clear-groups \

@@ -197,15 +197,16 @@ swtpm_log() {
 	grep -q SWTPM_IO_Read "$1"
 }
 
-# tpmtrace_for_others: prints the path of a copy of $TPMTRACE that another
-# user (nobody, through setpriv) can run: the build may lie in a directory
-# only its owner may enter (a clone in a mktemp -d). $T is opened to passage
-# (0711), the copy's directory to reading (0755).
-tpmtrace_for_others() {
+# for_others FILE: prints the path of a copy of FILE (a program or script of
+# the tree) that another user (nobody, through setpriv) can run: the tree may
+# lie in a directory only its owner may enter (a clone in a mktemp -d). $T is
+# opened to passage (0711), the copy's directory to reading (0755).
+for_others() {
+	local c=$T/others/$(basename "$1")
 	chmod 0711 "$T"
 	mkdir -p -m 0755 "$T/others"
-	[ -x "$T/others/tpmtrace" ] || install -m 0755 "$TPMTRACE" "$T/others/tpmtrace"
-	echo "$T/others/tpmtrace"
+	[ -e "$c" ] || install -m 0755 "$1" "$c"
+	echo "$c"
 }
 
 # unwrap FILE: FILE's text with the lines a wrapped message continues on
