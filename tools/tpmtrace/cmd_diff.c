@@ -1,5 +1,6 @@
 /* tpmtrace diff: two traces compared per command code (model/trace_diff.h),
  * in the manner of perf diff. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,15 +207,17 @@ static void print_text(const struct side *A, const struct side *B, const struct 
 		if (s[i]->sum.own)
 			snprintf(own, sizeof own, " (%lld more sent by tpmtrace)",
 				 (long long)s[i]->sum.own);
-		char fig[200];
+		char fig[200], head[PATH_MAX + 200];
 		model_figure_label(fig, sizeof fig, s[i]->emulated);
-		printf(
-		    "%s: %s trace %lld (%s%s%s)\n   %llu commands%s, TPM time %.3f ms, span %.3f "
-		    "ms\n",
-		    i ? "B" : "A", s[i]->path, (long long)s[i]->id, s[i]->kind,
-		    s[i]->policy[0] ? ", policy " : "", s[i]->policy,
-		    (unsigned long long)t[i]->count, own, (double)t[i]->total_ns / 1e6,
-		    s[i]->sum.span_ns / 1e6);
+		/* 100 columns whatever the path (escaped: a name from the
+		 * command line) */
+		snprintf(head, sizeof head, "%s trace %lld (%s%s%s)", cli_name(s[i]->path),
+			 (long long)s[i]->id, s[i]->kind, s[i]->policy[0] ? ", policy " : "",
+			 s[i]->policy);
+		cli_print_wrapped(stdout, i ? "B: " : "A: ", 3, head, strlen(head), CLI_WIDTH);
+		printf("   %llu commands%s, TPM time %.3f ms, span %.3f ms\n",
+		       (unsigned long long)t[i]->count, own, (double)t[i]->total_ns / 1e6,
+		       s[i]->sum.span_ns / 1e6);
 		printf("   figures: %s, one run (n=1)\n", fig);
 	}
 	/* What the ratios are: between single runs, and across kinds of figure

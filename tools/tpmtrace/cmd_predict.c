@@ -504,7 +504,10 @@ static void print_text(const struct pstate *s, int wide)
 	char a[32], b[32];
 	printf("profile: %s (%s)%s%s\n", s->prof.name, s->from, s->prof.chip ? ", " : "",
 	       s->prof.chip ? s->prof.chip : "");
-	printf("trace:   %s\n", s->desc);
+	/* 100 columns whatever the path (escaped: a name from the command line) */
+	char desc[1100];
+	safe_text(s->desc, desc, sizeof desc);
+	cli_print_wrapped(stdout, "trace:   ", 9, desc, strlen(desc), CLI_WIDTH);
 	if (s->own)
 		printf("         (and %lld commands tpmtrace sent itself, left out)\n",
 		       (long long)s->own);
