@@ -29,14 +29,15 @@ rc=$?
 check "the recorder exits 0 ($(tail -1 "$T/record.err"))" [ $rc -eq 0 ]
 
 q() { "$TPMTRACE" sql "$T/h.db" --no-header "$1"; }
-# The stored rows, in order: code, size received, header, whether everything
+# The stored rows, in order: code (8 hex digits: the remainder's is random
+# and may start with a zero), size received, header, whether everything
 # after the header is zero, the redacted flag.
-got=$(q "SELECT printf('0x%x', cc), length(cmd), lower(hex(substr(cmd, 1, 10))),
+got=$(q "SELECT printf('0x%08x', cc), length(cmd), lower(hex(substr(cmd, 1, 10))),
 	rtrim(hex(substr(cmd, 11)), '0') = '', flags & 1 FROM command WHERE cmd IS NOT NULL ORDER BY seq")
 n=$((10 + 4 + 13 + 2 + 40 - 20))
 rest=${AUTH:40:20}
 expect_eq "both commands stored as their header, the rest zero, flagged redacted" "$got" \
-	"0x129|$n|80020000$(printf '%04x' $n)00000129|1|1
+	"0x00000129|$n|80020000$(printf '%04x' $n)00000129|1|1
 0x${rest:12:8}|20|$rest|1|1"
 
 # newAuth's bytes in the cut command (0..19) and after the remainder's
