@@ -258,6 +258,9 @@ void kernel_rec_counts(const struct kernel_rec *k, struct kernel_rec_counts *c)
 {
 	memset(c, 0, sizeof *c);
 }
+void kernel_rec_detach(struct kernel_rec *k)
+{
+}
 void kernel_rec_close(struct kernel_rec *k)
 {
 }
@@ -567,13 +570,20 @@ void kernel_rec_counts(const struct kernel_rec *k, struct kernel_rec_counts *c)
 	c->lost_returns = v[KCNT_LOST];
 }
 
+void kernel_rec_detach(struct kernel_rec *k)
+{
+	for (unsigned i = 0; k && i < k->n_links; i++)
+		bpf_link__destroy(k->links[i]);
+	if (k)
+		k->n_links = 0;
+}
+
 void kernel_rec_close(struct kernel_rec *k)
 {
 	if (!k)
 		return;
+	kernel_rec_detach(k);
 	ring_buffer__free(k->rb);
-	for (unsigned i = 0; i < k->n_links; i++)
-		bpf_link__destroy(k->links[i]);
 	if (k->core)
 		tpmk_core__destroy(k->core);
 	if (k->plain)

@@ -40,6 +40,11 @@ struct kernel_rec_counts {
 };
 void kernel_rec_counts(const struct kernel_rec *k, struct kernel_rec_counts *c);
 
+/* Removes every probe: no record is made after it returns (a kprobe's
+ * removal waits for the handlers running), and what they made is still in
+ * the ring buffer for kernel_rec_poll. */
+void kernel_rec_detach(struct kernel_rec *k);
+
 /* Detaches and unloads: the kernel as it was. */
 void kernel_rec_close(struct kernel_rec *k);
 

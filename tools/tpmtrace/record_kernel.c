@@ -203,7 +203,11 @@ int record_kernel_main(const struct record_args *a)
 		if (stop)
 			break;
 	}
-	/* What is still in the ring buffer, then detach: the kernel as it was. */
+	/* Detach (the kernel as it was), then read what is still in the ring
+	 * buffer: every record made before the probes went is kept. Read the
+	 * other way round, a record made between the last read and the detach
+	 * was lost, uncounted (a span's end after its commands, say). */
+	kernel_rec_detach(k);
 	while (kernel_rec_poll(k, 0, kernel_trace_record, kt) > 0)
 		;
 	struct kernel_rec_counts kcn;
