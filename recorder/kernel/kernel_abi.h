@@ -40,6 +40,24 @@ enum krec_span {
 	KSPAN__COUNT
 };
 
+/* The callers' code, for a transmission whose task has no origin pushed (a
+ * call under way before the probes attached): the return addresses on its
+ * kernel stack are looked up in these ranges, [start, end) of each caller
+ * probe's function, filled by the loader from /proc/kallsyms. The innermost
+ * strong caller wins, else the outermost other one (the push rule). */
+#define KRANGE_MAX 32
+#define KSTACK_MAX 24
+struct krange {
+	uint64_t start, end;
+	uint32_t cookie;
+	uint32_t pad;
+};
+struct kranges {
+	uint32_t n;
+	uint32_t pad;
+	struct krange r[KRANGE_MAX];
+};
+
 /* The counters map: what the BPF side counted. */
 enum { KCNT_DROPPED = 0, KCNT_SENT, KCNT_LOST, KCNT__COUNT };
 /* The config map's flags. */

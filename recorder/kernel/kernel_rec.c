@@ -337,6 +337,62 @@ static int kallsyms_find(const char *transmit, int found[N_PROBES])
 	return 0;
 }
 
+/* The callers' code ranges for the eBPF side's stack walk (kernel_abi.h):
+ * each caller probe's function, user space's write path (origin
+ * userspace), and the hwrng core's two readers, since tpm_hwrng_read ends
+ * in a tail call and is not on the stack. From a function's address in
+ * /proc/kallsyms to the next symbol's; what kallsyms does not name, or
+ * shows as 0 (kptr_restrict), is left out. */
+static const struct {
+	const char *sym;
+	uint32_t cookie;
+} range_only[] = {
+    {"tpm_common_write", KORG_USER},
+    {"tpm_dev_async_work", KORG_USER},
+    {"tpm2_prepare_space", KORG_RMSWAP | STRONG},
+    {"hwrng_fillfn", KORG_HWRNG},
+    {"rng_dev_read", KORG_HWRNG},
+};
+#define N_RANGE_ONLY (sizeof range_only / sizeof range_only[0])
+
+static void kallsyms_ranges(struct kranges *out)
+{
+	enum { N = N_PROBES + N_RANGE_ONLY };
+	const char *sym[N];
+	uint32_t cookie[N];
+	uint64_t start[N] = {0}, end[N];
+	size_t n = 0;
+	char line[512];
+	memset(out, 0, sizeof *out);
+	for (size_t i = 0; i < N_PROBES; i++)
+		if (probes[i].kind == PK_CALLER)
+			sym[n] = probes[i].sym, cookie[n++] = probes[i].cookie;
+	for (size_t i = 0; i < N_RANGE_ONLY; i++)
+		sym[n] = range_only[i].sym, cookie[n++] = range_only[i].cookie;
+	for (int pass = 0; pass < 2; pass++) {
+		FILE *f = fopen("/proc/kallsyms", "re");
+		if (!f)
+			return;
+		while (fgets(line, sizeof line, f)) {
+			unsigned long long a;
+			char type, name[256];
+			if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3 || !a)
+				continue;
+			for (size_t i = 0; i < n; i++) {
+				if (pass == 0 && !start[i] && !strcmp(name, sym[i]))
+					start[i] = a, end[i] = UINT64_MAX;
+				else if (pass == 1 && start[i] && a > start[i] && a < end[i])
+					end[i] = a;
+			}
+		}
+		fclose(f);
+	}
+	for (size_t i = 0; i < n && out->n < KRANGE_MAX; i++)
+		if (start[i] && end[i] != UINT64_MAX && end[i] - start[i] < (1u << 20))
+			out->r[out->n++] =
+			    (struct krange){.start = start[i], .end = end[i], .cookie = cookie[i]};
+}
+
 static int ring_cb(void *ctx, void *data, size_t size)
 {
 	struct kernel_rec *k = ctx;
@@ -387,6 +443,22 @@ static int attach_probe(struct kernel_rec *k, const struct probe_def *d, const c
 		rc = attach(k, probe_progs[d->kind].entry, sym,
 			    d->kind == PK_CALLER ? d->cookie : 0, 0);
 	return rc;
+}
+
+/* The loaded program's settings: the config map's flags, and the callers'
+ * ranges for a call under way before its probe. Returns 0 or -errno. */
+static int configure(struct kernel_rec *k, int btf, int discard)
+{
+	uint32_t zero = 0, flags = discard ? KCONF_DISCARD : 0;
+	struct bpf_map *cm = btf ? k->core->maps.config : k->plain->maps.config;
+	struct bpf_map *rm = btf ? k->core->maps.callers : k->plain->maps.callers;
+	struct kranges kr;
+	k->counters_fd = bpf_map__fd(btf ? k->core->maps.counters : k->plain->maps.counters);
+	kallsyms_ranges(&kr);
+	if (bpf_map_update_elem(bpf_map__fd(cm), &zero, &flags, BPF_ANY) ||
+	    bpf_map_update_elem(bpf_map__fd(rm), &zero, &kr, BPF_ANY))
+		return -errno;
+	return 0;
 }
 
 static int is_file(const char *p)
@@ -489,16 +561,9 @@ int kernel_rec_open(struct kernel_rec **out, const struct kernel_rec_cfg *c, cha
 			 btf ? "" : " (no BTF: the object without CO-RE)");
 		goto fail;
 	}
-	{
-		uint32_t zero = 0, flags = c->discard ? KCONF_DISCARD : 0;
-		struct bpf_map *cm = btf ? k->core->maps.config : k->plain->maps.config;
-		k->counters_fd =
-		    bpf_map__fd(btf ? k->core->maps.counters : k->plain->maps.counters);
-		if (bpf_map_update_elem(bpf_map__fd(cm), &zero, &flags, BPF_ANY)) {
-			rc = -errno;
-			snprintf(err, errlen, "configuring the eBPF program: %s", strerror(errno));
-			goto fail;
-		}
+	if ((rc = configure(k, btf, c->discard))) {
+		snprintf(err, errlen, "configuring the eBPF program: %s", strerror(-rc));
+		goto fail;
 	}
 	/* The callers first, tpm_transmit last: a command sent while the
 	 * probes are being attached is recorded only once every caller probe
@@ -507,7 +572,14 @@ int kernel_rec_open(struct kernel_rec **out, const struct kernel_rec_cfg *c, cha
 	char missing[600] = "";
 	size_t mo = 0;
 	unsigned n_ok = 0;
+	/* TPMTRACE_KERNEL_CALLERS=0: no probe pushes an origin, so every origin
+	 * comes from the kernel stack, as for a call under way at attach (the
+	 * proof of that way: test_vm_kernel_record). */
+	const char *callers = getenv("TPMTRACE_KERNEL_CALLERS");
+	int no_callers = callers && !strcmp(callers, "0");
 	for (size_t i = 1; i < N_PROBES; i++) {
+		if (no_callers && (probes[i].kind == PK_CALLER || probes[i].kind == PK_PREPARE))
+			continue;
 		if ((have_kallsyms && !found[i]) || attach_probe(k, &probes[i], probes[i].sym)) {
 			if (mo < sizeof missing)
 				mo += (size_t)snprintf(missing + mo, sizeof missing - mo, "%s%s",

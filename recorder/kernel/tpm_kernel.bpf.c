@@ -91,6 +91,26 @@ struct {
 	__type(value, struct inflight);
 } scratch SEC(".maps");
 
+/* The callers' code ranges (struct kranges) and a stack to walk them with. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kranges);
+} callers SEC(".maps");
+
+struct kstack {
+	__u64 ip[KSTACK_MAX];
+	__u32 org;
+	__u32 pad;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kstack);
+} stackbuf SEC(".maps");
+
 #define STACK_MAX 8
 struct task_state {
 	__u8 stack[STACK_MAX]; /* origins pushed by the callers */
@@ -371,6 +391,46 @@ static __always_inline __u32 be32(const __u8 *p)
 	return ((__u32)p[0] << 24) | ((__u32)p[1] << 16) | ((__u32)p[2] << 8) | p[3];
 }
 
+/* The origin from the kernel stack, for a transmission whose task has none
+ * pushed: a call that began before its caller's probe was attached (the
+ * hwrng's thread reads on its own, IMA measures in any process). Each
+ * return address (less one: the call, not the next instruction) is looked
+ * up in the callers' ranges, innermost first: the first strong caller
+ * wins, else the outermost other one, as push() decides on the way in. */
+static __always_inline __u32 stack_origin(void *ctx)
+{
+	__u32 zero = 0;
+	struct kstack *s = bpf_map_lookup_elem(&stackbuf, &zero);
+	struct kranges *k = bpf_map_lookup_elem(&callers, &zero);
+	if (!s || !k || !k->n)
+		return KORG_KERNEL;
+	long got = bpf_get_stack(ctx, s->ip, sizeof s->ip, 0);
+	if (got <= 0)
+		return KORG_KERNEL;
+	/* The origin so far is kept in the map, not a register: the verifier
+	 * would follow each value it could take through every later frame. */
+	s->org = KORG_KERNEL;
+	__u32 n = (__u32)got / 8;
+	for (__u32 i = 0; i < KSTACK_MAX; i++) {
+		if (i >= n)
+			break;
+		__u64 ip = s->ip[i] - 1;
+		/* Every slot, used or not (an unused one is empty, [0, 0)): a
+		 * loop that ended at k->n would leave the verifier a state per
+		 * place it could end. */
+		for (__u32 j = 0; j < KRANGE_MAX; j++) {
+			struct krange *r = &k->r[j];
+			if (ip - r->start >= r->end - r->start)
+				continue;
+			if (r->cookie & KCOOKIE_STRONG)
+				return r->cookie & 0xff;
+			if ((r->cookie & 0xff) != KORG_KERNEL)
+				s->org = r->cookie & 0xff;
+		}
+	}
+	return s->org;
+}
+
 SEC("kprobe")
 int BPF_KPROBE(transmit_entry, void *chip, const __u8 *buf, unsigned long bufsiz)
 {
@@ -410,6 +470,8 @@ int BPF_KPROBE(transmit_entry, void *chip, const __u8 *buf, unsigned long bufsiz
 	struct task_state *t = bpf_map_lookup_elem(&tasks, &tid);
 	__u64 pt = bpf_get_current_pid_tgid();
 	r->h.origin = task_origin(t);
+	if (!t || (t->depth == 0 && !t->user))
+		r->h.origin = stack_origin(ctx);
 	r->h.node = t ? t->node : 0;
 	r->h.wait_ns = 0;
 	r->h.t_start = bpf_ktime_get_ns();

@@ -13,8 +13,9 @@
 # `trusted-keys`, where the kernel has the trusted key type (else "not
 # checked" and why); nothing dropped; detaching removes every kprobe. The
 # hwrng's thread, which reads the TPM on its own, runs only inside the
-# workload: no kernel call is under way while the recorder attaches or
-# detaches.
+# workload. Then a second recording with no caller probe
+# (TPMTRACE_KERNEL_CALLERS=0): every origin from the kernel stack, as for a
+# call under way at attach.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=harness.sh
@@ -35,6 +36,13 @@ if vm_need keyctl keyutils; then
 	vm_add_bin "$(command -v keyctl)" /usr/bin/keyctl || exit 1
 	VM_MODULES="${VM_MODULES:-} $(find "$VM_KROOT/lib/modules" -name 'trusted.ko*' 2>/dev/null | grep -q . && echo trusted)"
 fi
+# Four more programs for the recording whose origins come from the kernel
+# stack alone (TPMTRACE_KERNEL_CALLERS=0), each measured once by IMA.
+for i in 1 2 3 4; do
+	printf '#!/bin/sh\n: stack program %s %s\n' "$i" "$$" >"$VM_WORK/ext4src/s$i.sh"
+done
+chmod 755 "$VM_WORK/ext4src"/s*.sh
+vm_ext4_image "$VM_WORK/ext4src" || exit 1
 VM_APPEND="ima_policy=tcb"
 HOSTDB=$VM_WORK/host.db
 VM_SWTPM=0
@@ -47,11 +55,11 @@ cat >"$VM_WORK/guest.sh" <<'EOF'
 kv uname "$(uname -r)"
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 KP=/sys/kernel/debug/kprobes/list
-# The hwrng's kernel thread (khwrngd) reads the TPM in bursts on its own:
-# stopped (rng_quality 0) while the recorder attaches and detaches, started
-# by the workload, so that no kernel call is under way at either edge (a call
-# that began before the probes has no origin; a span that ends after them is
-# not in the trace: docs/record-boot.md).
+# The hwrng's kernel thread (khwrngd) reads the TPM on its own: stopped
+# (rng_quality 0: it ends after the read under way) while the recorder
+# attaches and detaches, started by the workload, so that no span is cut at
+# either edge (a call that began before the probes has no span; a span that
+# ends after them is not in the trace: docs/record-boot.md).
 RQ=/sys/class/misc/hw_random/rng_quality
 if [ -w $RQ ] && cat $RQ >/tmp/rngq && echo 0 >$RQ; then kv rngq "$(cat /tmp/rngq)"; else kv rngq none; fi
 cat >/tmp/work.sh <<'W'
@@ -100,6 +108,17 @@ kv trusted "$(cat $O/trusted 2>/dev/null || echo nokeyctl)"
 kv kprobes_during "$(cat $O/kprobes_during)"
 kv kprobes_after "$(grep -c tpm_transmit $KP || echo nodebugfs)"
 cat /sys/kernel/security/ima/ascii_runtime_measurements >$O/ima.txt
+# Origins from the kernel stack alone: no caller probe pushes one, as for a
+# call under way when the recorder attaches.
+cat >/tmp/stack.sh <<'W'
+#!/bin/sh
+for p in $VM_EXT4/s*.sh; do "$p" || exit 1; done
+TPM2TOOLS_TCTI=device:/dev/tpm0 tpm2_pcrread sha256:10 >/dev/null || exit 2
+TPM2TOOLS_TCTI=device:/dev/tpmrm0 tpm2_createprimary -C o -G ecc256 -c /tmp/s.ctx >/dev/null || exit 3
+head -c 32 /dev/hwrng >/dev/null || exit 4
+W
+TPMTRACE_KERNEL_CALLERS=0 tpmtrace record --kernel --db $O/stack.db --name stack -- sh /tmp/stack.sh >$O/rec-stack.log 2>&1
+kv stack_rc $?
 EOF
 
 t0=$(date +%s)
@@ -188,6 +207,28 @@ ok)
 	;;
 *) check "the trusted-key part of the workload reported ($(vm_get trusted))" false ;;
 esac
+# The recording without caller probes: every origin from the kernel stack.
+cat "$O/rec-stack.log"
+check "record --kernel without caller probes exits 0 (got $(vm_get stack_rc))" [ "$(vm_get stack_rc)" = 0 ]
+S=$O/stack.db
+sby() { "$TPMTRACE" sql "$S" --no-header "SELECT count(*) FROM command c JOIN client k ON k.trace_id=c.trace_id AND k.id=c.client_id WHERE $1"; }
+check "from the stack: IMA's 4 extends of PCR 10 are ima (got $(sby "c.cc=0x182 AND c.pcr=10 AND k.peer='ima'"))" \
+	[ "$(sby "c.cc=0x182 AND c.pcr=10 AND k.peer='ima'")" = 4 ]
+check "from the stack: tpm2_pcrread's PCR_Read is userspace" \
+	[ "$(sby "c.cc=0x17E AND k.comm='tpm2_pcrread' AND k.peer LIKE 'userspace%'")" -ge 1 ]
+check "from the stack: tpm2_createprimary's CreatePrimary is userspace" \
+	[ "$(sby "c.cc=0x131 AND k.comm='tpm2_createprimary' AND k.peer LIKE 'userspace%'")" = 1 ]
+check "from the stack: the resource manager's swaps are rm-swap (got $(sby "k.peer LIKE 'rm-swap%'"))" \
+	[ "$(sby "k.peer LIKE 'rm-swap%' AND c.cc IN (0x162, 0x165)")" -ge 1 ]
+check "from the stack: the hwrng read is hwrng (got $(sby "c.cc=0x17B AND k.peer='hwrng'"))" \
+	[ "$(sby "c.cc=0x17B AND k.peer='hwrng'")" -ge 1 ]
+check "from the stack: no command of an unknown kernel caller" \
+	[ "$(sby "k.comm='kernel' AND k.peer='kernel'")" = 0 ]
+if [ "$KERNEL_VARIANT" = hmac ]; then
+	check "from the stack: the kernel's StartAuthSession is kernel-session" \
+		[ "$(sby "c.cc=0x176 AND k.peer='kernel-session'")" -ge 1 -a "$(sby "c.cc=0x176 AND k.comm='kernel' AND k.peer<>'kernel-session'")" = 0 ]
+fi
+"$TPMTRACE" stats "$S" --by origin
 "$TPMTRACE" stats "$G" --by origin >"$VM_WORK/stats.txt" 2>&1
 check "stats --by origin reads the guest trace" [ $? = 0 ]
 cat "$VM_WORK/stats.txt"
