@@ -54,9 +54,10 @@ expect_eq "the good client's 200 requests were recorded" \
 
 # ---- prlimit --nofile=256: 300 idle connections ----
 listen_limited() {
+	: >"$T/record.err" # not the last recorder's banner (record_bg)
 	prlimit --nofile=256:256 "$TPMTRACE" record --db "$T/fd.db" \
 		--backend "swtpm:path=$T/sw/s.sock" --listen "tcp:127.0.0.1:0" \
-		--idle-timeout 60 2>"$T/record.err" &
+		--idle-timeout 60 2>>"$T/record.err" &
 	RECORD_PID=$!
 	PIDS+=($RECORD_PID)
 	port=$(listen_port swtpm) && [ -n "$port" ]

@@ -145,7 +145,10 @@ swtpm_primary() {
 record_bg() {
 	local db=$1
 	shift
-	"$TPMTRACE" record --db "$db" "$@" 2>"$T/record.err" &
+	# Emptied here, not when the job opens it: listen_port never reads the
+	# banner of the recorder before this one.
+	: >"$T/record.err"
+	"$TPMTRACE" record --db "$db" "$@" 2>>"$T/record.err" &
 	RECORD_PID=$!
 	PIDS+=($RECORD_PID)
 }
@@ -155,9 +158,12 @@ record_bg() {
 # a free pair of ports itself: no test picks a port by chance), read from its
 # banner in FILE (default $T/record.err, where record_bg puts it) once there.
 listen_port() {
-	local f=${2:-$T/record.err}
-	wait_until "grep -q 'TPM2TOOLS_TCTI=$1:host=' '$f'" 30 || return 1
-	sed -n "s/.*TPM2TOOLS_TCTI=$1:host=[^,]*,port=\([0-9]*\).*/\1/p" "$f" | head -1
+	local f=${2:-$T/record.err} p=
+	# One read finds the line and takes the port (a grep then a sed could see
+	# two different files).
+	wait_until "p=\$(sed -n 's/.*TPM2TOOLS_TCTI=$1:host=[^,]*,port=\([0-9][0-9]*\).*/\1/p' '$f' 2>/dev/null | head -1) && [ -n \"\$p\" ]" 30 ||
+		return 1
+	echo "$p"
 }
 
 # record_client DB CMD COUNT [RECORD-OPTION]...: tpmtrace record --spawn-swtpm
