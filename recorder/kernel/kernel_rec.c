@@ -317,26 +317,6 @@ static uint64_t cap_eff(void)
 	return v;
 }
 
-/* Which probe symbols /proc/kallsyms names. Returns 0, or -errno when it
- * cannot be read (then every symbol is tried). */
-static int kallsyms_find(const char *transmit, int found[N_PROBES])
-{
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512];
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof line, f)) {
-		char type, name[256];
-		if (sscanf(line, "%*s %c %255s", &type, name) != 2)
-			continue;
-		for (size_t i = 0; i < N_PROBES; i++)
-			if (!strcmp(name, i == 0 ? transmit : probes[i].sym))
-				found[i] = 1;
-	}
-	fclose(f);
-	return 0;
-}
-
 /* The callers' code ranges for the eBPF side's stack walk (kernel_abi.h):
  * each caller probe's function, user space's write path (origin
  * userspace), and the hwrng core's two readers, since tpm_hwrng_read ends
@@ -355,7 +335,11 @@ static const struct {
 };
 #define N_RANGE_ONLY (sizeof range_only / sizeof range_only[0])
 
-static void kallsyms_ranges(struct kranges *out)
+/* One reading of /proc/kallsyms, two passes: which probe symbols it names
+ * (found[0]: transmit) and the callers' ranges (out). Returns 0, or -errno
+ * when it cannot be read (then every symbol is tried, and there are no
+ * ranges). */
+static int kallsyms_read(const char *transmit, int found[N_PROBES], struct kranges *out)
 {
 	enum { N = N_PROBES + N_RANGE_ONLY };
 	const char *sym[N];
@@ -372,13 +356,16 @@ static void kallsyms_ranges(struct kranges *out)
 	for (int pass = 0; pass < 2; pass++) {
 		FILE *f = fopen("/proc/kallsyms", "re");
 		if (!f)
-			return;
+			return pass ? 0 : -errno;
 		while (fgets(line, sizeof line, f)) {
 			unsigned long long a;
 			char type, name[256];
-			if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3 || !a)
+			if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3)
 				continue;
-			for (size_t i = 0; i < n; i++) {
+			for (size_t i = 0; pass == 0 && i < N_PROBES; i++)
+				if (!strcmp(name, i == 0 ? transmit : probes[i].sym))
+					found[i] = 1;
+			for (size_t i = 0; a && i < n; i++) {
 				if (pass == 0 && !start[i] && !strcmp(name, sym[i]))
 					start[i] = a, end[i] = UINT64_MAX;
 				else if (pass == 1 && start[i] && a > start[i] && a < end[i])
@@ -391,6 +378,7 @@ static void kallsyms_ranges(struct kranges *out)
 		if (start[i] && end[i] != UINT64_MAX && end[i] - start[i] < (1u << 20))
 			out->r[out->n++] =
 			    (struct krange){.start = start[i], .end = end[i], .cookie = cookie[i]};
+	return 0;
 }
 
 static int ring_cb(void *ctx, void *data, size_t size)
@@ -447,16 +435,14 @@ static int attach_probe(struct kernel_rec *k, const struct probe_def *d, const c
 
 /* The loaded program's settings: the config map's flags, and the callers'
  * ranges for a call under way before its probe. Returns 0 or -errno. */
-static int configure(struct kernel_rec *k, int btf, int discard)
+static int configure(struct kernel_rec *k, int btf, int discard, const struct kranges *kr)
 {
 	uint32_t zero = 0, flags = discard ? KCONF_DISCARD : 0;
 	struct bpf_map *cm = btf ? k->core->maps.config : k->plain->maps.config;
 	struct bpf_map *rm = btf ? k->core->maps.callers : k->plain->maps.callers;
-	struct kranges kr;
 	k->counters_fd = bpf_map__fd(btf ? k->core->maps.counters : k->plain->maps.counters);
-	kallsyms_ranges(&kr);
 	if (bpf_map_update_elem(bpf_map__fd(cm), &zero, &flags, BPF_ANY) ||
-	    bpf_map_update_elem(bpf_map__fd(rm), &zero, &kr, BPF_ANY))
+	    bpf_map_update_elem(bpf_map__fd(rm), &zero, kr, BPF_ANY))
 		return -errno;
 	return 0;
 }
@@ -512,7 +498,8 @@ int kernel_rec_open(struct kernel_rec **out, const struct kernel_rec_cfg *c, cha
 		fclose(lf);
 	}
 	/* The probed function. */
-	int have_kallsyms = kallsyms_find(sym, found) == 0;
+	struct kranges kr;
+	int have_kallsyms = kallsyms_read(sym, found, &kr) == 0;
 	if (have_kallsyms && !found[0]) {
 		snprintf(err, errlen,
 			 "Linux %s has no %s (not in /proc/kallsyms: no TPM driver built in or "
@@ -561,7 +548,7 @@ int kernel_rec_open(struct kernel_rec **out, const struct kernel_rec_cfg *c, cha
 			 btf ? "" : " (no BTF: the object without CO-RE)");
 		goto fail;
 	}
-	if ((rc = configure(k, btf, c->discard))) {
+	if ((rc = configure(k, btf, c->discard, &kr))) {
 		snprintf(err, errlen, "configuring the eBPF program: %s", strerror(-rc));
 		goto fail;
 	}
