@@ -160,6 +160,8 @@ int predict_cmd(struct predictor *pr, const struct pol_cmd *c, uint64_t t_submit
 {
 	int rc;
 	pr->in_commands++;
+	if (c->hwrng && c->cc == TPM_CC_GetRandom)
+		pr->in_hwrng++;
 	if (latency_ns >= 0) {
 		pr->recorded_tpm_ms += (double)latency_ns / 1e6;
 		pr->recorded_n++;

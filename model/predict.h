@@ -102,6 +102,7 @@ struct predictor {
 	/* The input trace. */
 	uint64_t in_commands;
 	uint64_t in_events;
+	uint64_t in_hwrng;	/* reads of the kernel's TPM hwrng: its client's GetRandom */
 	double recorded_tpm_ms; /* sum of recorded latencies */
 	uint64_t recorded_n;	/* commands with a recorded latency */
 	double gap_ms;		/* non-TPM time: gaps between a response and the next command */

@@ -358,6 +358,7 @@ static int print_json(const struct pstate *s)
 	json_kstr(&w, "profile_from", s->from);
 	json_kstr(&w, "trace", s->desc);
 	json_kuint(&w, "input_commands", pr->in_commands);
+	json_kuint(&w, "hwrng_reads", pr->in_hwrng);
 	json_kbool(&w, "timing", !s->untimed);
 	if (s->untimed)
 		json_knull(&w, "non_tpm_ms");
@@ -497,6 +498,27 @@ static void text_ranges(const struct pstate *s)
 	}
 }
 
+/* The kernel's TPM hwrng reads on its own clock, not the workload's: a
+ * policy that lengthens the boot gets more of its reads (and their sessions)
+ * than the trace holds. Said where a shown policy wraps them in sessions. */
+static void hwrng_note(const struct pstate *s)
+{
+	int wraps = 0;
+	for (unsigned k = 0; k < s->npol; k++)
+		if (s->show[k] && s->pols[k].mode == POL_MODE_SESSIONS && !s->pols[k].hwrng_off)
+			wraps = 1;
+	if (!s->pr->in_hwrng || !wraps)
+		return;
+	char t[400];
+	snprintf(t, sizeof t,
+		 "%llu read%s of the kernel's TPM hwrng, priced where the trace has them; the "
+		 "kernel reads on its own clock (every max(1 s, uptime/2) in its first 30 s), so "
+		 "a boot a policy lengthens reads more, each with its session: not counted here "
+		 "(hwrng=off leaves them out)",
+		 (unsigned long long)s->pr->in_hwrng, s->pr->in_hwrng == 1 ? "" : "s");
+	cli_print_wrapped(stdout, "hwrng: ", 2, t, strlen(t), CLI_WIDTH);
+}
+
 static void print_text(const struct pstate *s, int wide)
 {
 	const struct predictor *pr = s->pr;
@@ -526,6 +548,7 @@ static void print_text(const struct pstate *s, int wide)
 		fmt_time(b, sizeof b, pr->recorded_tpm_ms + pr->gap_ms);
 		printf("recorded: TPM time %s, total %s\n", a, b);
 	}
+	hwrng_note(s);
 	printf("host crypto: %s: salted session %.1f us,\n  unsalted %.1f us, HMAC per command "
 	       "%.1f us, parameter encryption +%.1f us, Name %.1f us\n\n",
 	       h->measured ? "measured on this host (tpmtrace's session code)"
