@@ -207,14 +207,22 @@ check "finding 6: predict counts the trace's $nev events" grep -q ", $nev events
 	>/dev/null 2>&1 &
 RP=$!
 PIDS+=($RP)
-for _ in $(seq 100); do
-	[ "$(sqlite3 killed.db 'SELECT count(*) FROM command' 2>/dev/null || echo 0)" -gt 200 ] && break
+# The poll opens the file read-only once it is there: a poll that created
+# it would leave an empty file, which the recorder refuses.
+nk=0
+for _ in $(seq 600); do
+	nk=0
+	[ -s killed.db ] && nk=$(sqlite3 -readonly killed.db 'SELECT count(*) FROM command' 2>/dev/null)
+	[ "${nk:-0}" -gt 200 ] && break
 	sleep 0.1
 done
 kill -KILL $RP
 wait $RP 2>/dev/null
+check "finding 6: the recording stored over 200 commands before it was killed (got $nk)" [ "${nk:-0}" -gt 200 ]
 ev_stats=$("$TPMTRACE" stats killed.db --trace 1 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["trace"]["events"])')
 ev_verify=$("$TPMTRACE" verify killed.db --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["traces"][0]["events"])')
+check "finding 6: stats --json of the killed recording counts its events (got '$ev_stats')" \
+	[ -n "$ev_stats" -a "$ev_stats" = "${ev_stats//[^0-9]/}" ]
 expect_eq "finding 6: stats and verify agree on the events of a killed recording" "$ev_stats" "$ev_verify"
 head -c 5000 demo.db >damaged.db
 "$TPMTRACE" verify damaged.db --json >"$T/out" 2>/dev/null
