@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 36, item 11: a file name from the command line reaches the terminal
 # as text, never as an escape sequence or a line break: every error
-# (die/usage_error print their whole message escaped) and every summary
+# (cli_error/cli_usage_error print their whole message escaped) and every summary
 # that names a file (export, import, profile, an unknown subcommand) shows
 # ESC as \x1b and a newline as \x0a, on the one line of its message.
 . "$(dirname "$0")/../lib/common.sh"

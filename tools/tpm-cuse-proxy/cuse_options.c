@@ -194,13 +194,13 @@ static int apply_option(const struct cli_parse *p, int key, char **argv, struct 
 	case O_MODE: {
 		long m = strtol(p->arg, &end, 8);
 		if (*end || m < 0 || m > 07777)
-			return usage_error(sc, "--mode takes an octal mode, not '%s'", p->arg);
+			return cli_usage_error(sc, "--mode takes an octal mode, not '%s'", p->arg);
 		o->mode = (int)m;
 		break;
 	}
 	case O_GROUP:
 		if (parse_group(p->arg, &o->gid))
-			return usage_error(sc, "--group: no group '%s'", p->arg);
+			return cli_usage_error(sc, "--group: no group '%s'", p->arg);
 		break;
 	case O_TAKEOVER:
 		o->takeover = 1;
@@ -267,7 +267,7 @@ int cuse_parse_options(int argc, char **argv, struct cuse_opts *o)
 				.rounds = 1000,
 				.mode = -1,
 				.gid = -1};
-	if (want_help(&cuse_proxy_cli, argc, argv))
+	if (cli_want_help(&cuse_proxy_cli, argc, argv))
 		return 0;
 	cli_parse_init(&p, &cuse_proxy_cli, argc, argv);
 	while ((k = cli_next(&p)) > 0)
@@ -276,6 +276,6 @@ int cuse_parse_options(int argc, char **argv, struct cuse_opts *o)
 	if (k < 0)
 		return EXIT_USAGE;
 	if (p.ind < argc)
-		return usage_error(&cuse_proxy_cli, "unexpected argument '%s'", argv[p.ind]);
+		return cli_usage_error(&cuse_proxy_cli, "unexpected argument '%s'", argv[p.ind]);
 	return -1;
 }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* fmt printed to stderr for a terminal (print_term): a file name in it,
+/* fmt printed to stderr for a terminal (cli_print_term): a file name in it,
  * with an escape sequence or a newline, reaches it as text. */
 static void vprint_term(const char *fmt, va_list ap)
 {
@@ -19,12 +19,12 @@ static void vprint_term(const char *fmt, va_list ap)
 	if (n >= (int)sizeof small && (m = malloc((size_t)n + 1)) != NULL)
 		vsnprintf(m, (size_t)n + 1, fmt, again);
 	va_end(again);
-	print_term(stderr, m ? m : small);
+	cli_print_term(stderr, m ? m : small);
 	if (m && m != small)
 		free(m);
 }
 
-int die(const char *sub, const char *fmt, ...)
+int cli_error(const char *sub, const char *fmt, ...)
 {
 	va_list ap;
 	fprintf(stderr, "tpmtrace %s: ", sub);
@@ -43,7 +43,7 @@ const char *cli_title(const struct subcommand *sc, char *b, size_t n)
 	return b;
 }
 
-int usage_error(const struct subcommand *sc, const char *fmt, ...)
+int cli_usage_error(const struct subcommand *sc, const char *fmt, ...)
 {
 	va_list ap;
 	char tb[128];
@@ -56,7 +56,7 @@ int usage_error(const struct subcommand *sc, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-int want_help(const struct subcommand *sc, int argc, char **argv)
+int cli_want_help(const struct subcommand *sc, int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--"))
@@ -175,9 +175,9 @@ static int check_value(struct cli_parse *p, const struct cli_opt *o)
 		errno = 0;
 		long long n = strtoll(v, &end, 10);
 		if (!*v || *end || errno || n < o->min || n > o->max)
-			return usage_error(p->sc,
-					   "%s takes a whole number from %lld to %lld, not '%s'",
-					   name, o->min, o->max, v);
+			return cli_usage_error(
+			    p->sc, "%s takes a whole number from %lld to %lld, not '%s'", name,
+			    o->min, o->max, v);
 		p->num = n;
 	}
 	if (o->flags & CLI_REAL) {
@@ -185,8 +185,9 @@ static int check_value(struct cli_parse *p, const struct cli_opt *o)
 		errno = 0;
 		double d = strtod(v, &end);
 		if (!*v || *end || errno || !(d >= (double)o->min) || !(d <= (double)o->max))
-			return usage_error(p->sc, "%s takes a number from %lld to %lld, not '%s'",
-					   name, o->min, o->max, v);
+			return cli_usage_error(p->sc,
+					       "%s takes a number from %lld to %lld, not '%s'",
+					       name, o->min, o->max, v);
 		p->real = d;
 	}
 	if (o->flags & CLI_U64) {
@@ -194,13 +195,13 @@ static int check_value(struct cli_parse *p, const struct cli_opt *o)
 		errno = 0;
 		unsigned long long n = strtoull(v, &end, 0);
 		if (!*v || *end || errno || v[0] == '-')
-			return usage_error(p->sc, "%s takes an unsigned integer, not '%s'", name,
-					   v);
+			return cli_usage_error(p->sc, "%s takes an unsigned integer, not '%s'",
+					       name, v);
 		p->u64 = n;
 	}
 	if ((o->flags & CLI_CHOICE) && !word_in(o->values, v)) {
 		words_text(o->values, list, sizeof list);
-		return usage_error(p->sc, "%s takes %s, not '%s'", name, list, v);
+		return cli_usage_error(p->sc, "%s takes %s, not '%s'", name, list, v);
 	}
 	if (o->flags & CLI_TRACE) {
 		char *end;
@@ -208,10 +209,11 @@ static int check_value(struct cli_parse *p, const struct cli_opt *o)
 		long long n = strtoll(v, &end, 10);
 		int num_ok = *v && !*end && !errno && n > 0 && isdigit((unsigned char)v[0]);
 		if (!num_ok && strcmp(v, "latest") && strcmp(v, "latest-replay"))
-			return usage_error(p->sc,
-					   "%s takes a trace id (see 'tpmtrace list'), latest or "
-					   "latest-replay, not '%s'",
-					   name, v);
+			return cli_usage_error(
+			    p->sc,
+			    "%s takes a trace id (see 'tpmtrace list'), latest or "
+			    "latest-replay, not '%s'",
+			    name, v);
 	}
 	return 0;
 }
@@ -231,13 +233,14 @@ int cli_next(struct cli_parse *p)
 		const struct cli_opt *o = opt_of(p, optopt);
 		const char *bad = optind > 0 && optind <= p->argc ? p->argv[optind - 1] : "?";
 		if (c == ':' && o)
-			usage_error(p->sc, "option '--%s' needs a value (%s)", o->name, o->arg);
+			cli_usage_error(p->sc, "option '--%s' needs a value (%s)", o->name, o->arg);
 		else if (o && !o->arg)
-			usage_error(p->sc, "option '--%s' takes no value", o->name);
+			cli_usage_error(p->sc, "option '--%s' takes no value", o->name);
 		else if (optopt && optopt < 128)
-			usage_error(p->sc, "unknown option '-%c'", optopt);
+			cli_usage_error(p->sc, "unknown option '-%c'", optopt);
 		else
-			usage_error(p->sc, "unknown option '%.*s'", (int)strcspn(bad, "="), bad);
+			cli_usage_error(p->sc, "unknown option '%.*s'", (int)strcspn(bad, "="),
+					bad);
 		return -1;
 	}
 	const struct cli_opt *o = opt_of(p, c);
@@ -263,8 +266,8 @@ const char *cli_db_operand(const struct cli_parse *p)
 {
 	if (p->ind == p->argc - 1)
 		return p->argv[p->ind];
-	usage_error(p->sc,
-		    p->ind >= p->argc ? "which database? (DB)" : "expected one database file");
+	cli_usage_error(p->sc,
+			p->ind >= p->argc ? "which database? (DB)" : "expected one database file");
 	return NULL;
 }
 
@@ -273,7 +276,7 @@ int cli_only_mode(const struct cli_parse *p, unsigned mode, const char *why)
 	for (unsigned i = 0; i < p->sc->n_opts; i++) {
 		const struct cli_opt *o = &p->sc->opts[i];
 		if ((p->seen & (1ull << i)) && o->modes && !(o->modes & mode))
-			return usage_error(p->sc, "--%s does not go %s", o->name, why);
+			return cli_usage_error(p->sc, "--%s does not go %s", o->name, why);
 	}
 	return 0;
 }

@@ -81,14 +81,16 @@ extern const unsigned cli_n_subcommands;
 
 /* "tpmtrace NAME", or sc->program; b (of n bytes) may hold it. */
 const char *cli_title(const struct subcommand *sc, char *b, size_t n);
-/* Prints "tpmtrace NAME: message" to stderr; returns 1 (for `return die(...)`). */
-int die(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints "tpmtrace NAME: message" (escaped) to stderr and returns 1; never
+ * exits: `return cli_error(...)`, or release and `goto out` (docs/architecture.md,
+ * "The command line: names and errors"). */
+int cli_error(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints the usage error and a pointer to --help ("TITLE: message",
  * "Try 'TITLE --help'."); returns EXIT_USAGE. */
-int usage_error(const struct subcommand *sc, const char *fmt, ...)
+int cli_usage_error(const struct subcommand *sc, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* True if argv holds -h or --help before any "--"; prints the help then. */
-int want_help(const struct subcommand *sc, int argc, char **argv);
+int cli_want_help(const struct subcommand *sc, int argc, char **argv);
 /* The whole --help text of a subcommand. */
 void cli_help(FILE *f, const struct subcommand *sc);
 /* One synopsis line (without "usage: "): the form's operands and options,

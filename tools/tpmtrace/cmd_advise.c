@@ -267,7 +267,7 @@ static void print_where(const struct advise_finding *f, const struct client_name
 			continue; /* a replay's own commands: no client */
 		snprintf(sb, sizeof sb, " (pid %lld)", cn[k].pid);
 		o += (size_t)snprintf(buf + o, sizeof buf - o, "%s %s%s", shown++ ? "," : "",
-				      safe_text(cn[k].comm, safe, sizeof safe),
+				      cli_safe_text(cn[k].comm, safe, sizeof safe),
 				      cn[k].has_pid ? sb : "");
 	}
 	if (!shown && o < sizeof buf)
@@ -777,9 +777,10 @@ static int run(int argc, char **argv)
 	if (k < 0)
 		return EXIT_USAGE;
 	if (do_prove && !profname)
-		return usage_error(&subcmd_advise, "--prove needs --profile (the TPM to emulate)");
+		return cli_usage_error(&subcmd_advise,
+				       "--prove needs --profile (the TPM to emulate)");
 	if (prove_target && !do_prove)
-		return usage_error(&subcmd_advise, "--target is where --prove replays");
+		return cli_usage_error(&subcmd_advise, "--target is where --prove replays");
 	const char *dbpath = cli_db_operand(&p);
 	if (!dbpath)
 		return EXIT_USAGE;
@@ -799,7 +800,7 @@ static int run(int argc, char **argv)
 		int64_t rw;
 		uint64_t dropped;
 		if (advise_rewrite(db, id, rewrite, &rw, &dropped, err, sizeof err)) {
-			die("advise", "%s", err);
+			cli_error("advise", "%s", err);
 			goto out;
 		}
 		if (json)
@@ -813,15 +814,16 @@ static int run(int argc, char **argv)
 		goto out;
 	}
 	if (profname && profile_resolve(db, profname, &prof, &from, err, sizeof err)) {
-		die("advise", "%s", err);
+		cli_error("advise", "%s", err);
 		goto out;
 	}
 	if (advise_load(db, id, &cmds, &n)) {
-		die("advise", "%s: trace %lld: %s", dbpath, (long long)id, sqlite3_errmsg(db));
+		cli_error("advise", "%s: trace %lld: %s", dbpath, (long long)id,
+			  sqlite3_errmsg(db));
 		goto out;
 	}
 	if (!(r = malloc(sizeof *r))) {
-		die("advise", "out of memory");
+		cli_error("advise", "out of memory");
 		goto out;
 	}
 	advise_run(cmds, n, profname ? &prof : NULL, r);

@@ -94,8 +94,8 @@ static int run(int argc, char **argv)
 		if ((k = cli_only_mode(&p, M_CMDLINE, "with --kernel-cmdline")))
 			return k;
 		if (p.ind != argc)
-			return usage_error(&subcmd_attribute,
-					   "--kernel-cmdline takes nothing else");
+			return cli_usage_error(&subcmd_attribute,
+					       "--kernel-cmdline takes nothing else");
 		printf("%s\n", ftrace_guest_cmdline());
 		return 0;
 	}
@@ -103,13 +103,14 @@ static int run(int argc, char **argv)
 	if (!dbpath)
 		return EXIT_USAGE;
 	if (!ftrace)
-		return usage_error(&subcmd_attribute, "give the guest's ftrace with --ftrace FILE");
+		return cli_usage_error(&subcmd_attribute,
+				       "give the guest's ftrace with --ftrace FILE");
 
 	char err[512];
 	const void *m = NULL;
 	size_t len = 0;
 	if (import_log_map_file(ftrace, 0, &m, &len, NULL, err, sizeof err))
-		return die("attribute", "%s", err);
+		return cli_error("attribute", "%s", err);
 	sqlite3 *db = cli_open_db("attribute", dbpath, 1);
 	if (!db) {
 		import_log_unmap_file(m, len);
@@ -122,7 +123,7 @@ static int run(int argc, char **argv)
 	int rc =
 	    import_trace_attribute_ftrace(db, id, m ? m : "", len, ftrace, &r, err, sizeof err);
 	if (rc) {
-		die("attribute", "%s", err);
+		cli_error("attribute", "%s", err);
 		goto out;
 	}
 	if (json)

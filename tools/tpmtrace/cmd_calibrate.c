@@ -90,22 +90,22 @@ static int deliver(const struct profile *p, const char *out, const char *dbpath,
 	/* A profile that does not read back is a bug here, not bad input: check
 	 * it before anything is written. */
 	if (profile_check(p, err, sizeof err))
-		return die("calibrate", "%s (nothing written)", err);
+		return cli_error("calibrate", "%s (nothing written)", err);
 	if (out) {
 		struct cli_out o;
 		if (cli_out_open("calibrate", &o, out, inputs))
 			return 1;
 		if (profile_write(o.f, p)) {
 			cli_out_close("calibrate", &o, 0);
-			return die("calibrate", "%s: write error", out);
+			return cli_error("calibrate", "%s: write error", out);
 		}
 		if (cli_out_close("calibrate", &o, 1))
 			return 1;
 	}
 	if (dbpath && profile_db_store_path(dbpath, p, replace, err, sizeof err))
-		return die("calibrate", "%s", err);
+		return cli_error("calibrate", "%s", err);
 	if (!out && !dbpath && profile_write(stdout, p))
-		return die("calibrate", "write error");
+		return cli_error("calibrate", "write error");
 	return 0;
 }
 
@@ -139,7 +139,8 @@ static int run(int argc, char **argv)
 			break;
 		case O_NAME:
 			if (!cp.arg[0] || strpbrk(cp.arg, "\n\r"))
-				return usage_error(&subcmd_calibrate, "--name must be one line");
+				return cli_usage_error(&subcmd_calibrate,
+						       "--name must be one line");
 			co.name = cp.arg;
 			break;
 		case O_REPLACE:
@@ -156,9 +157,9 @@ static int run(int argc, char **argv)
 	if (k < 0)
 		return EXIT_USAGE;
 	if (cp.ind < argc)
-		return usage_error(&subcmd_calibrate, "unexpected argument '%s'", argv[cp.ind]);
+		return cli_usage_error(&subcmd_calibrate, "unexpected argument '%s'", argv[cp.ind]);
 	if (replace && !dbpath)
-		return usage_error(&subcmd_calibrate, "--replace goes with --db");
+		return cli_usage_error(&subcmd_calibrate, "--replace goes with --db");
 	const char *const inputs[] = {dbpath, NULL};
 	if (out && (rc = cli_out_check("calibrate", out, inputs)))
 		return rc;
@@ -173,8 +174,9 @@ static int run(int argc, char **argv)
 	if (co.progress)
 		fprintf(stderr, "\r\033[K");
 	if (rc) {
-		die("calibrate", "%s: %s%s", res.target[0] ? res.target : "target", err,
-		    res.left ? "" : " (every handle it created was removed; nothing written)");
+		cli_error("calibrate", "%s: %s%s", res.target[0] ? res.target : "target", err,
+			  res.left ? ""
+				   : " (every handle it created was removed; nothing written)");
 		if (res.left)
 			fprintf(stderr,
 				"tpmtrace calibrate: %u handle(s) may be left on the TPM; nothing "

@@ -99,7 +99,7 @@ static int open_side(struct side *x)
 	}
 	char err[512];
 	if (db_trace_summary_load(x->db, x->id, &x->sum, err, sizeof err))
-		return die("diff", "%s: %s", x->path, err);
+		return cli_error("diff", "%s: %s", x->path, err);
 	return 0;
 }
 
@@ -237,7 +237,7 @@ static void print_text(const struct side *A, const struct side *B, const struct 
 			const struct tdiff_row *r = &d->rows[i];
 			char nb[16], q[24];
 			printf("%-26s %7llu %7llu %+7lld %12.3f %12.3f %+12.3f %8s\n",
-			       cc_label(r->cc, nb, sizeof nb), (unsigned long long)r->a.count,
+			       cli_cc_label(r->cc, nb, sizeof nb), (unsigned long long)r->a.count,
 			       (unsigned long long)r->b.count,
 			       (long long)r->b.count - (long long)r->a.count,
 			       (double)r->a.total_ns / 1e6, (double)r->b.total_ns / 1e6,
@@ -254,7 +254,7 @@ static void print_text(const struct side *A, const struct side *B, const struct 
 	for (unsigned i = 0; i < d->n && (limit <= 0 || i < (unsigned long)limit); i++) {
 		const struct tdiff_row *r = &d->rows[i];
 		char nb[16], q[6][24];
-		const char *nm = cc_label(r->cc, nb, sizeof nb);
+		const char *nm = cli_cc_label(r->cc, nb, sizeof nb);
 		printf("%-26s %7llu %7llu %+7lld %12.3f %12.3f %+12.3f %8s %9s %9s %9s %9s\n", nm,
 		       (unsigned long long)r->a.count, (unsigned long long)r->b.count,
 		       (long long)r->b.count - (long long)r->a.count, (double)r->a.total_ns / 1e6,
@@ -300,21 +300,22 @@ static int run(int argc, char **argv)
 	} else if (nop == 2 && strchr(argv[p.ind], ':')) {
 		if (split_operand(argv[p.ind], &A, pa, sizeof pa) ||
 		    split_operand(argv[p.ind + 1], &B, pb, sizeof pb))
-			return usage_error(&subcmd_diff, "two traces in two databases are DB1:A "
-							 "DB2:B (e.g. boot.db:1 other.db:2)");
+			return cli_usage_error(&subcmd_diff,
+					       "two traces in two databases are DB1:A "
+					       "DB2:B (e.g. boot.db:1 other.db:2)");
 	} else {
-		return usage_error(&subcmd_diff, "give DB A B, or DB1:A DB2:B");
+		return cli_usage_error(&subcmd_diff, "give DB A B, or DB1:A DB2:B");
 	}
 	struct tdiff d = {0};
 	if (open_side(&A) || open_side(&B))
 		goto out;
 	if (trace_diff_load(A.db, A.id, B.db, B.id, &d, err, sizeof err)) {
-		die("diff", "%s", err);
+		cli_error("diff", "%s", err);
 		goto out;
 	}
 	trace_diff_sort(&d, order);
 	if (json && print_json(&A, &B, &d)) {
-		die("diff", "the JSON output went wrong");
+		cli_error("diff", "the JSON output went wrong");
 		goto out;
 	}
 	if (!json)

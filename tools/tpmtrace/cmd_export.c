@@ -69,8 +69,8 @@ static int check_outputs(const struct export_out *outs, size_t n, const char *co
 		for (size_t j = 0; j < i; j++)
 			if (outs[j].path && strcmp(outs[i].path, "-") &&
 			    !strcmp(outs[i].path, outs[j].path))
-				return usage_error(&subcmd_export, "%s is given as two outputs",
-						   outs[i].path);
+				return cli_usage_error(&subcmd_export, "%s is given as two outputs",
+						       outs[i].path);
 	}
 	return 0;
 }
@@ -100,7 +100,7 @@ static int write_outputs(sqlite3 *db, int64_t trace, const struct export_out *ou
 				left_out, PCAPNG_MAX_SEGMENT);
 		if (rc) {
 			cli_out_close("export", &o, 0);
-			return die("export", "%s: %s", outs[i].path, err);
+			return cli_error("export", "%s: %s", outs[i].path, err);
 		}
 		if (cli_out_close("export", &o, 1))
 			return 1;
@@ -155,8 +155,9 @@ static int run_export(int argc, char **argv)
 	if (!dbpath)
 		return EXIT_USAGE;
 	if (!pcapng && !csv && !jsonl && !ev_csv && !ev_jsonl)
-		return usage_error(&subcmd_export, "nothing to do: give --pcapng, --csv, --jsonl, "
-						   "--events-csv or --events-jsonl");
+		return cli_usage_error(&subcmd_export,
+				       "nothing to do: give --pcapng, --csv, --jsonl, "
+				       "--events-csv or --events-jsonl");
 	const char *const inputs[] = {dbpath, NULL};
 	const struct export_out outs[] = {{pcapng, TRACE_EXPORT_PCAPNG},
 					  {csv, TRACE_EXPORT_CSV},
@@ -166,7 +167,7 @@ static int run_export(int argc, char **argv)
 	if ((rc = check_outputs(outs, CLI_COUNT(outs), inputs)))
 		return rc;
 	if (pcapng && !strcmp(pcapng, "-") && isatty(1))
-		return usage_error(&subcmd_export, "--pcapng -: standard output is a terminal");
+		return cli_usage_error(&subcmd_export, "--pcapng -: standard output is a terminal");
 	db = cli_open_db("export", dbpath, 0);
 	if (!db)
 		return 1;

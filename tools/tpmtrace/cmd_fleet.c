@@ -56,9 +56,10 @@ static void print_stats(const struct pg_fleet *fl)
 	for (size_t i = 0; i < fl->n; i++) {
 		const struct pg_fleet_group *g = &fl->g[i];
 		char m[128], fw[64], k[128], po[64];
-		snprintf(b, sizeof b, "%s  firmware %s  kernel %s  policy %s",
-			 safe_text(g->model, m, sizeof m), safe_text(g->firmware, fw, sizeof fw),
-			 safe_text(g->kernel, k, sizeof k), safe_text(g->policy, po, sizeof po));
+		snprintf(
+		    b, sizeof b, "%s  firmware %s  kernel %s  policy %s",
+		    cli_safe_text(g->model, m, sizeof m), cli_safe_text(g->firmware, fw, sizeof fw),
+		    cli_safe_text(g->kernel, k, sizeof k), cli_safe_text(g->policy, po, sizeof po));
 		line(b);
 		snprintf(
 		    b, sizeof b,
@@ -70,13 +71,13 @@ static void print_stats(const struct pg_fleet *fl)
 		size_t n = (size_t)snprintf(b, sizeof b, "  dominant:");
 		for (int j = 0; j < PG_FLEET_TOP && g->top[j].name && n < sizeof b; j++)
 			n += (size_t)snprintf(b + n, sizeof b - n, "%s %s %.0f%%", j ? "," : "",
-					      safe_text(g->top[j].name, t, 64),
+					      cli_safe_text(g->top[j].name, t, 64),
 					      100 * g->top[j].share);
 		line(b);
 		n = (size_t)snprintf(b, sizeof b, "  slowest:");
 		for (int j = 0; j < PG_FLEET_TOP && g->slow[j].host && n < sizeof b; j++)
 			n += (size_t)snprintf(b + n, sizeof b - n, "%s %s %.3f ms", j ? "," : "",
-					      safe_text(g->slow[j].host, t, 40),
+					      cli_safe_text(g->slow[j].host, t, 40),
 					      g->slow[j].tpm_ns / 1e6);
 		line(b);
 	}
@@ -163,7 +164,7 @@ static int list(PGconn *c, int json)
 	size_t n;
 	char err[1024], b[1024], x[5][256];
 	if (pg_fleet_hosts(c, &h, &n, err, sizeof err))
-		return die("fleet", "%s", err);
+		return cli_error("fleet", "%s", err);
 	if (json) {
 		list_json(h, n);
 		pg_fleet_hosts_free(h, n);
@@ -173,9 +174,10 @@ static int list(PGconn *c, int json)
 	       "TPM models / kernels");
 	for (size_t i = 0; i < n; i++) {
 		snprintf(b, sizeof b, "%-24s %6lld %6lld  %-20s  %s / %s",
-			 safe_text(h[i].hostname, x[0], 25), h[i].traces, h[i].boots,
-			 safe_text(h[i].last_pushed, x[1], 21), safe_text(h[i].models, x[2], 128),
-			 safe_text(h[i].kernels, x[3], 128));
+			 cli_safe_text(h[i].hostname, x[0], 25), h[i].traces, h[i].boots,
+			 cli_safe_text(h[i].last_pushed, x[1], 21),
+			 cli_safe_text(h[i].models, x[2], 128),
+			 cli_safe_text(h[i].kernels, x[3], 128));
 		line(b);
 	}
 	pg_fleet_hosts_free(h, n);
@@ -208,27 +210,28 @@ static int run(int argc, char **argv)
 		return EXIT_USAGE;
 	int nop = argc - p.ind;
 	if (nop < 1 || nop > 2)
-		return usage_error(&subcmd_fleet, "expected [URL] and stats, list or report");
+		return cli_usage_error(&subcmd_fleet, "expected [URL] and stats, list or report");
 	const char *url = nop == 2 ? argv[p.ind] : NULL, *what = argv[argc - 1];
 	/* An operand that is not one of the words may be the URL, in the
 	 * wrong place: it is not shown (it may hold a password). */
 	if (strcmp(what, "stats") && strcmp(what, "list") && strcmp(what, "report"))
-		return usage_error(&subcmd_fleet, "expected stats, list or report last, after the "
-						  "URL (the operand found there is not shown)");
+		return cli_usage_error(&subcmd_fleet,
+				       "expected stats, list or report last, after the "
+				       "URL (the operand found there is not shown)");
 	if (!strcmp(what, "report") && !out)
-		return usage_error(&subcmd_fleet, "report: -o FILE is required");
+		return cli_usage_error(&subcmd_fleet, "report: -o FILE is required");
 	if (strcmp(what, "report") && out)
-		return usage_error(&subcmd_fleet, "-o goes with report");
+		return cli_usage_error(&subcmd_fleet, "-o goes with report");
 	char err[1024], where[512];
 	PGconn *c = NULL;
 	int rc = pg_connect(url, &c, err, sizeof err);
 	if (rc)
-		return die("fleet", "%s", err);
+		return cli_error("fleet", "%s", err);
 	/* The server as libpq reached it: the URL is never shown. */
 	pg_conn_describe(c, where, sizeof where);
 	if (pg_schema_ensure(c, 0, err, sizeof err)) {
 		PQfinish(c);
-		return die("fleet", "server (%s): %s", where, err);
+		return cli_error("fleet", "server (%s): %s", where, err);
 	}
 	if (!strcmp(what, "list")) {
 		rc = list(c, json);
@@ -236,18 +239,18 @@ static int run(int argc, char **argv)
 		struct pg_fleet fl;
 		if (pg_fleet_stats(c, &fl, err, sizeof err)) {
 			PQfinish(c);
-			return die("fleet", "server (%s): %s", where, err);
+			return cli_error("fleet", "server (%s): %s", where, err);
 		}
 		if (out)
 			rc = report(&fl, out, where);
 		else if (json && print_stats_json(&fl))
-			rc = die("fleet", "the JSON output went wrong");
+			rc = cli_error("fleet", "the JSON output went wrong");
 		else if (!json)
 			print_stats(&fl);
 		pg_fleet_free(&fl);
 	}
 	PQfinish(c);
 	if (!rc && (ferror(stdout) || fflush(stdout)))
-		return die("fleet", "cannot write the output: %s", strerror(errno));
+		return cli_error("fleet", "cannot write the output: %s", strerror(errno));
 	return rc;
 }

@@ -552,8 +552,8 @@ static int parse_option(int k, const struct cli_parse *p, struct import_opts *o)
 		break;
 	case O_IDLEGAP:
 		if (!(p->real > 0))
-			return usage_error(&subcmd_import,
-					   "--idle-gap takes seconds above 0, not '%s'", p->arg);
+			return cli_usage_error(
+			    &subcmd_import, "--idle-gap takes seconds above 0, not '%s'", p->arg);
 		o->idle_gap_s = p->real;
 		break;
 	case O_QUIET:
@@ -573,15 +573,15 @@ static int parse_option(int k, const struct cli_parse *p, struct import_opts *o)
 	case O_BANKS: {
 		int n = pcr_alg_parse_list(p->arg, o->ima.banks, PCR_MAX_BANKS, err, sizeof err);
 		if (n < 0)
-			return usage_error(&subcmd_import, "--banks: %s", err);
+			return cli_usage_error(&subcmd_import, "--banks: %s", err);
 		o->ima.n_banks = (unsigned)n;
 		break;
 	}
 	case O_LISTALG: {
 		const struct pcr_alg *a = pcr_alg_by_name(p->arg);
 		if (!a)
-			return usage_error(&subcmd_import, "--list-alg: unknown digest '%s'",
-					   p->arg);
+			return cli_usage_error(&subcmd_import, "--list-alg: unknown digest '%s'",
+					       p->arg);
 		o->ima.list_alg = a->alg;
 		break;
 	}
@@ -607,23 +607,24 @@ static int parse(int argc, char **argv, struct import_opts *o, const struct impo
 	char **ops = argv + p.ind;
 	int nops = argc - p.ind;
 	if (nops < 1)
-		return usage_error(&subcmd_import,
-				   "which KIND of file? (pcap, ima, tcglog, swtpm-log, ftrace)");
+		return cli_usage_error(
+		    &subcmd_import, "which KIND of file? (pcap, ima, tcglog, swtpm-log, ftrace)");
 	*imp = importer_find(ops[0]);
 	if (!*imp)
-		return usage_error(&subcmd_import,
-				   "unknown KIND '%s' (pcap, ima, tcglog, swtpm-log, ftrace)",
-				   ops[0]);
+		return cli_usage_error(&subcmd_import,
+				       "unknown KIND '%s' (pcap, ima, tcglog, swtpm-log, ftrace)",
+				       ops[0]);
 	char why[48];
 	snprintf(why, sizeof why, "with import %s", (*imp)->kind);
 	if ((k = cli_only_mode(&p, kind_mode(*imp), why)))
 		return k;
 	if (nops < 2)
-		return usage_error(&subcmd_import, "no FILE to import");
+		return cli_usage_error(&subcmd_import, "no FILE to import");
 	if (!o->db)
-		return usage_error(&subcmd_import, "--db DB is required");
+		return cli_usage_error(&subcmd_import, "--db DB is required");
 	if (o->name && nops > 2)
-		return usage_error(&subcmd_import, "--name names one trace: give one FILE with it");
+		return cli_usage_error(&subcmd_import,
+				       "--name names one trace: give one FILE with it");
 	*files = ops;
 	*nfiles = nops;
 	return 0;
@@ -673,7 +674,7 @@ static int import_file(const struct importer *imp, const struct import_opts *o, 
 static void import_failed(const struct import_opts *o, const char *file, struct import_sink *s,
 			  const char *err)
 {
-	die("import", "%s", err[0] ? err : "import failed");
+	cli_error("import", "%s", err[0] ? err : "import failed");
 	/* All or nothing: a file that failed part-way leaves no trace unless
 	 * asked to. */
 	if (s->trace_id > 0 && o->keep_partial)
@@ -705,7 +706,7 @@ static int check_files(const struct importer *imp, const struct import_opts *o, 
 		err[0] = 0;
 		if (imp->sniff(files[i], o, err, sizeof err)) {
 			snprintf(why_not[i], sizeof why_not[i], "%s", err[0] ? err : files[i]);
-			die("import", "%s", why_not[i]);
+			cli_error("import", "%s", why_not[i]);
 			(*failed)++;
 		} else {
 			okf[i] = 1;
@@ -718,7 +719,7 @@ static int check_files(const struct importer *imp, const struct import_opts *o, 
 		/* Made here once; each file's sink opens it for writing. */
 		sqlite3 *probe = NULL;
 		if (db_open(o->db, DB_CREATE, &probe, err, sizeof err)) {
-			die("import", "%s", err);
+			cli_error("import", "%s", err);
 			n_ok = 0;
 			*failed = nfiles - 1;
 		}
@@ -744,7 +745,7 @@ static int run_import(int argc, char **argv)
 	if (!okf || !why_not) {
 		free(okf);
 		free(why_not);
-		return die("import", "out of memory");
+		return cli_error("import", "out of memory");
 	}
 	struct stat dbst;
 	int db_existed = stat(o.db, &dbst) == 0;
@@ -778,7 +779,7 @@ static int run_import(int argc, char **argv)
 		if (db_failed) {
 			json_free(&lr.json);
 			failed++;
-			die("import", "%s", err);
+			cli_error("import", "%s", err);
 			break;
 		}
 		if (rc) {
@@ -825,7 +826,7 @@ static int run_import(int argc, char **argv)
 		json_end_object(&w);
 		json_newline(&w);
 		if (json_done(&w))
-			failed = die("import", "the JSON output went wrong");
+			failed = cli_error("import", "the JSON output went wrong");
 	} else if (nfiles > 2 && !o.quiet)
 		printf("%d files (%d failed): %" PRIu64 " commands, %" PRIu64 " malformed, %" PRIu64
 		       " events in %.3f s\n",

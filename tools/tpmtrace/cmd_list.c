@@ -85,11 +85,11 @@ static const char *tpm_time(const struct db_trace_row *r, char *b, size_t n)
 	return b;
 }
 
-/* s escaped (safe_text), cut to cols columns with "..." when longer (a cut
+/* s escaped (cli_safe_text), cut to cols columns with "..." when longer (a cut
  * never splits a UTF-8 sequence; a multi-byte character counts as one). */
 static const char *fit(const char *s, size_t cols, char *b, size_t n)
 {
-	safe_text(s, b, n);
+	cli_safe_text(s, b, n);
 	size_t c = 0, i = 0, cut = 0;
 	for (; b[i]; i++) {
 		if (((unsigned char)b[i] & 0xC0) == 0x80)
@@ -135,12 +135,12 @@ static void print_text(const struct db_trace_list *l, int wide)
 		snprintf(par, sizeof par, "%lld", (long long)r->parent_id);
 		printf("%4lld  %-15s %-10s %-20s %8lld %7lld  %-10s  %-27s  %-24s %6s  %s%s%s\n",
 		       (long long)r->id, kind, stt,
-		       r->started_at ? safe_text(r->started_at, at, sizeof at) : "-",
+		       r->started_at ? cli_safe_text(r->started_at, at, sizeof at) : "-",
 		       (long long)r->commands, (long long)r->dropped, tt,
-		       safe_text(r->policy ? r->policy : "-", pol, sizeof pol),
-		       safe_text(r->emulated ? r->emulated : "-", em, sizeof em),
-		       r->has_parent ? par : "-", safe_text(r->name, nm, sizeof nm),
-		       r->name && r->source ? " / " : "", safe_text(r->source, sr, sizeof sr));
+		       cli_safe_text(r->policy ? r->policy : "-", pol, sizeof pol),
+		       cli_safe_text(r->emulated ? r->emulated : "-", em, sizeof em),
+		       r->has_parent ? par : "-", cli_safe_text(r->name, nm, sizeof nm),
+		       r->name && r->source ? " / " : "", cli_safe_text(r->source, sr, sizeof sr));
 	}
 }
 
@@ -168,7 +168,7 @@ static int run(int argc, char **argv)
 	sqlite3_close(db);
 	if (rc) {
 		db_trace_list_free(&l);
-		return die("list", "%s", err);
+		return cli_error("list", "%s", err);
 	}
 	/* A failure part-way (l.incomplete): the rows read are printed, then
 	 * the error, and the exit status is 1. */
@@ -178,10 +178,10 @@ static int run(int argc, char **argv)
 	int incomplete = l.incomplete;
 	db_trace_list_free(&l);
 	if (bad_json)
-		return die("list", "the JSON output went wrong");
+		return cli_error("list", "the JSON output went wrong");
 	if (incomplete) {
 		fflush(stdout);
-		return die("list", "%s", err);
+		return cli_error("list", "%s", err);
 	}
 	return 0;
 }

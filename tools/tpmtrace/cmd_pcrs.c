@@ -119,7 +119,7 @@ static int replay_all(sqlite3 *db, const int64_t *ids, unsigned n, struct pcr_si
 	for (unsigned i = 0; i < n; i++) {
 		int rc = rp_pcr_replay_trace(db, ids[i], s, st, err, sizeof err);
 		if (rc)
-			return die("pcrs", "%s", err);
+			return cli_error("pcrs", "%s", err);
 	}
 	return 0;
 }
@@ -146,21 +146,22 @@ static int parse(int argc, char **argv, struct pcrs_args *a)
 		switch (key) {
 		case O_TRACE:
 			if (a->n_ids == MAX_TRACES)
-				return usage_error(&subcmd_pcrs, "at most %d --trace", MAX_TRACES);
+				return cli_usage_error(&subcmd_pcrs, "at most %d --trace",
+						       MAX_TRACES);
 			a->trace_args[a->n_ids++] = cp.arg;
 			break;
 		case O_BANK:
 		case O_BANKS: {
 			int n = pcr_alg_parse_list(cp.arg, a->show, PCR_MAX_BANKS, err, sizeof err);
 			if (n < 0)
-				return usage_error(&subcmd_pcrs, "--banks: %s", err);
+				return cli_usage_error(&subcmd_pcrs, "--banks: %s", err);
 			a->n_show = (unsigned)n;
 			break;
 		}
 		case O_PCRS:
 			if (parse_pcr_list(cp.arg, &a->mask))
-				return usage_error(&subcmd_pcrs, "bad --pcrs '%s' (e.g. 0-9,14)",
-						   cp.arg);
+				return cli_usage_error(&subcmd_pcrs,
+						       "bad --pcrs '%s' (e.g. 0-9,14)", cp.arg);
 			break;
 		case O_EXPECT:
 			a->expect_path = cp.arg;
@@ -380,13 +381,13 @@ static int add_banks(struct pcr_sim *sim, const struct pcrs_args *a, struct pcr_
 	char err[512];
 	for (unsigned i = 0; i < a->n_show; i++)
 		if (pcr_sim_bank(sim, a->show[i]) < 0)
-			return die("pcrs", "bank %s cannot be computed here",
-				   pcr_alg_by_id(a->show[i])->name);
+			return cli_error("pcrs", "bank %s cannot be computed here",
+					 pcr_alg_by_id(a->show[i])->name);
 	if (!a->expect_path)
 		return 0;
 	*ex = calloc(1, sizeof(**ex));
 	if (!*ex || rp_pcr_expect_parse_file(a->expect_path, *ex, err, sizeof err) < 0)
-		return die("pcrs", "%s", *ex ? err : "out of memory");
+		return cli_error("pcrs", "%s", *ex ? err : "out of memory");
 	for (unsigned i = 0; i < (*ex)->n_banks; i++)
 		pcr_sim_bank(sim, (*ex)->alg[i]);
 	return 0;
@@ -415,11 +416,11 @@ static int run_pcrs(int argc, char **argv)
 	memset(&sim, 0, sizeof sim);
 	memset(&fw, 0, sizeof fw);
 	if (db_open(a.dbpath, DB_READ, &db, err, sizeof err))
-		return die("pcrs", "%s", err);
+		return cli_error("pcrs", "%s", err);
 	if (pick_traces(db, &a, ids, &n_ids, &ba_from))
 		goto out;
 	if (pcr_sim_init(&sim) || pcr_sim_init(&fw)) {
-		die("pcrs", "out of memory");
+		cli_error("pcrs", "out of memory");
 		goto out;
 	}
 	if (add_banks(&sim, &a, &ex) || replay_all(db, ids, n_ids, &sim, &st))
@@ -429,12 +430,14 @@ static int run_pcrs(int argc, char **argv)
 	unsigned ns = rp_pcr_banks_to_show(&sim, a.show, a.n_show, ex, showb);
 	if (!ns) {
 		if (sim.ignored_pcr)
-			die("pcrs",
+			cli_error(
+			    "pcrs",
 			    "trace %lld extends no PCR 0-23 (its %llu PCR commands name indices "
 			    "beyond 23)",
 			    (long long)ids[n_ids - 1], (unsigned long long)sim.ignored_pcr);
 		else
-			die("pcrs",
+			cli_error(
+			    "pcrs",
 			    "trace %lld extends no PCR (no PCR_Extend or PCR_Event answered with "
 			    "success)",
 			    (long long)ids[n_ids - 1]);
@@ -464,7 +467,7 @@ static int run_pcrs(int argc, char **argv)
 				json_end_object(w);
 				json_newline(w);
 			}
-			die("pcrs", "%s", err);
+			cli_error("pcrs", "%s", err);
 			goto out;
 		}
 		print_boot_aggregate(out, w, ba_from, &bar);
@@ -477,7 +480,7 @@ static int run_pcrs(int argc, char **argv)
 	}
 	rc = mismatch ? 1 : 0;
 	if (w && json_done(w))
-		rc = die("pcrs", "the JSON output went wrong");
+		rc = cli_error("pcrs", "the JSON output went wrong");
 	if (a.outpath && cli_out_close("pcrs", &o, 1))
 		rc = 1;
 out:

@@ -122,7 +122,7 @@ static void fmt_time(char *b, size_t l, double ms)
 static void json_cc_key(struct json_w *w, uint32_t cc)
 {
 	char hex[16];
-	json_key(w, cc_label(cc, hex, sizeof hex));
+	json_key(w, cli_cc_label(cc, hex, sizeof hex));
 }
 
 /* The command line. */
@@ -188,7 +188,8 @@ static int parse_args(int argc, char **argv, struct pcfg *c)
 			break;
 		case O_POLICY:
 			if (c->npol_args >= PREDICT_MAX_POLICIES - 1)
-				return usage_error(&subcmd_predict, "too many --policy options");
+				return cli_usage_error(&subcmd_predict,
+						       "too many --policy options");
 			c->pol_args[c->npol_args++] = p.arg;
 			break;
 		}
@@ -196,16 +197,16 @@ static int parse_args(int argc, char **argv, struct pcfg *c)
 	if (key < 0)
 		return EXIT_USAGE;
 	if (p.ind < argc - 1)
-		return usage_error(&subcmd_predict, "more than one database given");
+		return cli_usage_error(&subcmd_predict, "more than one database given");
 	if (p.ind == argc - 1)
 		c->dbpath = argv[p.ind];
 	if (!c->dbpath == !c->synth)
-		return usage_error(&subcmd_predict, "give a DB or --synthetic (one of them)");
+		return cli_usage_error(&subcmd_predict, "give a DB or --synthetic (one of them)");
 	if ((key = cli_only_mode(&p, c->synth ? M_SYNTH : M_DB,
 				 c->synth ? "with --synthetic" : "with a DB")))
 		return key;
 	if (!c->profname)
-		return usage_error(&subcmd_predict, "--profile is required");
+		return cli_usage_error(&subcmd_predict, "--profile is required");
 	return 0;
 }
 
@@ -229,10 +230,10 @@ static int feed_trace(const struct pcfg *c, struct pstate *s)
 				  CLI_WIDTH);
 	}
 	if (trace_stream_predict(s->db, id, s->pr, &n, err, sizeof err))
-		return die("predict", "%s: %s", c->dbpath, err);
+		return cli_error("predict", "%s: %s", c->dbpath, err);
 	if (!n)
-		return die("predict", "%s: trace %lld is empty (no commands to expand)", c->dbpath,
-			   (long long)id);
+		return cli_error("predict", "%s: trace %lld is empty (no commands to expand)",
+				 c->dbpath, (long long)id);
 	sqlite3_stmt *ev;
 	long long nev = 0;
 	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM event WHERE trace_id=?", -1, &ev,
@@ -261,21 +262,21 @@ static int prepare(const struct pcfg *c, struct pstate *s)
 	int rc;
 	if (predict_policies(c->pol_args, c->npol_args, s->pols, s->show, &s->npol, &s->base, err,
 			     sizeof err))
-		return usage_error(&subcmd_predict, "%s", err);
+		return cli_usage_error(&subcmd_predict, "%s", err);
 	if (c->dbpath && db_open(c->dbpath, DB_READ, &s->db, err, sizeof err))
-		return die("predict", "%s", err);
+		return cli_error("predict", "%s", err);
 	if (profile_resolve(s->db, c->profname, &s->prof, &s->from, err, sizeof err))
-		return die("predict", "%s", err);
+		return cli_error("predict", "%s", err);
 	s->pr = malloc(sizeof *s->pr);
 	if (!s->pr || predict_init(s->pr, &s->prof, s->pols, s->npol))
-		return die("predict", "out of memory");
+		return cli_error("predict", "out of memory");
 	predict_host_estimate(&s->host);
 	if (c->measure_host) {
 		if ((rc = rp_host_crypto_measure(&s->host)))
-			return die("predict",
-				   "measuring host crypto failed (%s); --host-crypto "
-				   "estimate uses the constant estimate",
-				   strerror(-rc));
+			return cli_error("predict",
+					 "measuring host crypto failed (%s); --host-crypto "
+					 "estimate uses the constant estimate",
+					 strerror(-rc));
 		predict_set_host(s->pr, &s->host);
 	}
 	return 0;
@@ -528,7 +529,7 @@ static void print_text(const struct pstate *s, int wide)
 	       s->prof.chip ? s->prof.chip : "");
 	/* 100 columns whatever the path (escaped: a name from the command line) */
 	char desc[1100];
-	safe_text(s->desc, desc, sizeof desc);
+	cli_safe_text(s->desc, desc, sizeof desc);
 	cli_print_wrapped(stdout, "trace:   ", 9, desc, strlen(desc), CLI_WIDTH);
 	if (s->own)
 		printf("         (and %lld commands tpmtrace sent itself, left out)\n",
@@ -663,9 +664,9 @@ static int run(int argc, char **argv)
 		rc = predict_synthetic(s.pr, c.synth, c.gap_ms, s.desc, sizeof s.desc, err,
 				       sizeof err);
 		if (rc == -EINVAL)
-			rc = usage_error(&subcmd_predict, "--synthetic: %s", err);
+			rc = cli_usage_error(&subcmd_predict, "--synthetic: %s", err);
 		else if (rc)
-			rc = die("predict", "%s", err);
+			rc = cli_error("predict", "%s", err);
 	} else {
 		rc = feed_trace(&c, &s);
 	}
@@ -675,7 +676,7 @@ static int run(int argc, char **argv)
 	s.nwarn = predict_warnings(s.pr, s.warns, 32);
 	print_warnings(&s, c.verbose);
 	if (c.json && print_json(&s))
-		rc = die("predict", "the JSON output went wrong");
+		rc = cli_error("predict", "the JSON output went wrong");
 	else if (!c.json)
 		print_text(&s, c.wide);
 out:

@@ -108,16 +108,17 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	if (k < 0)
 		return EXIT_USAGE;
 	if (p.ind >= argc)
-		return usage_error(&subcmd_profile, "missing action (import, export, show, list, "
-						    "learn)");
+		return cli_usage_error(&subcmd_profile,
+				       "missing action (import, export, show, list, "
+				       "learn)");
 	for (size_t i = 0; i < CLI_COUNT(acts); i++)
 		if (!strcmp(argv[p.ind], acts[i].act))
 			o->mode = acts[i].mode;
 	if (!o->mode)
-		return usage_error(&subcmd_profile, "unknown action '%s'", argv[p.ind]);
+		return cli_usage_error(&subcmd_profile, "unknown action '%s'", argv[p.ind]);
 	for (int i = p.ind + 1; i < argc; i++) {
 		if (o->npos == 4)
-			return usage_error(&subcmd_profile, "too many arguments");
+			return cli_usage_error(&subcmd_profile, "too many arguments");
 		o->pos[o->npos++] = argv[i];
 	}
 	char why[32];
@@ -134,7 +135,7 @@ static int write_out(const struct profile *p, const char *path, const char *cons
 		return rc;
 	if (profile_write(out.f, p)) {
 		cli_out_close("profile", &out, 0);
-		return die("profile", "%s: write error", path);
+		return cli_error("profile", "%s: write error", path);
 	}
 	return cli_out_close("profile", &out, 1);
 }
@@ -146,16 +147,16 @@ static int deliver(struct profile *p, const char *dbpath, const struct opts *o,
 	char err[1024];
 	int rc;
 	if (o->name && profile_set(p, "name", o->name))
-		return die("profile", "out of memory");
+		return cli_error("profile", "out of memory");
 	if (!dbpath && !o->output)
-		return profile_write(stdout, p) ? die("profile", "write error") : 0;
+		return profile_write(stdout, p) ? cli_error("profile", "write error") : 0;
 	if (o->output && (rc = cli_out_check("profile", o->output, inputs)))
 		return rc;
 	if (dbpath) {
 		if (cli_db_for_create("profile", dbpath))
 			return 1;
 		if (profile_db_store_path(dbpath, p, o->replace, err, sizeof err))
-			return die("profile", "%s", err);
+			return cli_error("profile", "%s", err);
 		fprintf(stderr, "stored profile '%s' (%zu entries) in %s\n", p->name, p->n,
 			cli_name(dbpath));
 	}
@@ -175,7 +176,7 @@ static int open_optional(const char *path, sqlite3 **db)
 	if (!path)
 		return 0;
 	if (db_open(path, DB_READ, db, err, sizeof err))
-		return die("profile", "%s", err);
+		return cli_error("profile", "%s", err);
 	return 0;
 }
 
@@ -225,8 +226,8 @@ static int show(const struct profile *p, const char *from)
 		fmt_ms(hi_s, sizeof hi_s, spread ? hi : NAN);
 		snprintf(n, sizeof n, e->n ? "%llu" : "-", (unsigned long long)e->n);
 		printf("%-18s %-10s %-16s %5s %8s %8s %8s %8s %8s\n",
-		       cc_label(e->cc, cc, sizeof cc), profile_auth_str(e->auth), e->variant, n, m,
-		       a, b, lo_s, hi_s);
+		       cli_cc_label(e->cc, cc, sizeof cc), profile_auth_str(e->auth), e->variant, n,
+		       m, a, b, lo_s, hi_s);
 	}
 	return 0;
 }
@@ -250,7 +251,7 @@ static int act_import(const struct opts *o, struct profile *p)
 	char err[1024];
 	int rc;
 	if (o->npos < 2 || o->npos > 3)
-		return usage_error(&subcmd_profile, "import needs FORMAT FILE [DB]");
+		return cli_usage_error(&subcmd_profile, "import needs FORMAT FILE [DB]");
 	const char *fmt = o->pos[0], *file = o->pos[1], *dbpath = o->npos == 3 ? o->pos[2] : NULL;
 	const char *const inputs[] = {file, dbpath, NULL};
 	if (dbpath && (rc = cli_out_check("profile", dbpath, (const char *const[]){file, NULL})))
@@ -259,9 +260,9 @@ static int act_import(const struct opts *o, struct profile *p)
 		return rc;
 	rc = import_profile_file(fmt, file, p, err, sizeof err);
 	if (rc == -ENOTSUP)
-		return usage_error(&subcmd_profile, "%s", err);
+		return cli_usage_error(&subcmd_profile, "%s", err);
 	if (rc)
-		return die("profile", "%s", err);
+		return cli_error("profile", "%s", err);
 	return deliver(p, dbpath, o, inputs);
 }
 
@@ -273,7 +274,7 @@ static int act_show_export(const struct opts *o, struct profile *p)
 	sqlite3 *db;
 	int rc;
 	if (o->npos < 1 || o->npos > 2)
-		return usage_error(&subcmd_profile, "%s needs NAME|FILE [DB]", act);
+		return cli_usage_error(&subcmd_profile, "%s needs NAME|FILE [DB]", act);
 	const char *const inputs[] = {o->pos[0], o->npos == 2 ? o->pos[1] : NULL, NULL};
 	if (o->output && (rc = cli_out_check("profile", o->output, inputs)))
 		return rc;
@@ -282,12 +283,12 @@ static int act_show_export(const struct opts *o, struct profile *p)
 	rc = profile_resolve(db, o->pos[0], p, &from, err, sizeof err);
 	db_close(db);
 	if (rc)
-		return die("profile", "%s", err);
+		return cli_error("profile", "%s", err);
 	if (o->mode == M_SHOW)
 		return show(p, from);
 	if (o->output)
 		return write_out(p, o->output, inputs);
-	return profile_write(stdout, p) ? die("profile", "write error") : 0;
+	return profile_write(stdout, p) ? cli_error("profile", "write error") : 0;
 }
 
 static int act_list(const struct opts *o)
@@ -296,16 +297,16 @@ static int act_list(const struct opts *o)
 	sqlite3 *db = NULL;
 	int rc;
 	if (o->npos > 1)
-		return usage_error(&subcmd_profile, "list takes at most a DB");
+		return cli_usage_error(&subcmd_profile, "list takes at most a DB");
 	if (o->npos == 1 && (rc = open_optional(o->pos[0], &db)))
 		return rc;
 	printf("%-30s %-8s %4s  %-16s %s\n", "name", "where", "cmds", "chip", "source");
 	rc = 0;
 	if (profile_builtin_list(list_cb, "shipped", err, sizeof err))
-		rc = die("profile", "%s", err);
+		rc = cli_error("profile", "%s", err);
 	if (db) {
 		if (profile_db_list(db, list_cb, "database", err, sizeof err))
-			rc = die("profile", "%s: %s", o->pos[0], err);
+			rc = cli_error("profile", "%s: %s", o->pos[0], err);
 		db_close(db);
 	}
 	return rc;
@@ -317,12 +318,12 @@ static int act_learn(const struct opts *o, struct profile *p)
 	sqlite3 *db = NULL;
 	int rc;
 	if (o->npos != 1)
-		return usage_error(&subcmd_profile, "learn needs DB");
+		return cli_usage_error(&subcmd_profile, "learn needs DB");
 	const char *const inputs[] = {o->pos[0], NULL};
 	if (o->output && (rc = cli_out_check("profile", o->output, inputs)))
 		return rc;
 	if (db_open(o->pos[0], DB_READ, &db, err, sizeof err))
-		return die("profile", "%s", err);
+		return cli_error("profile", "%s", err);
 	int64_t id = cli_pick_trace("profile", db, o->trace);
 	if (!id) {
 		db_close(db);
@@ -331,7 +332,7 @@ static int act_learn(const struct opts *o, struct profile *p)
 	rc = profile_learn(db, id, p, err, sizeof err);
 	db_close(db);
 	if (rc)
-		return die("profile", "%s: trace %lld: %s", o->pos[0], (long long)id, err);
+		return cli_error("profile", "%s: trace %lld: %s", o->pos[0], (long long)id, err);
 	/* learn stores into the DB it read unless only --output was asked. */
 	return deliver(p, o->output ? NULL : o->pos[0], o, inputs);
 }

@@ -77,7 +77,7 @@ static int ensure_uuids(const char *path)
 	int n = db_uuid_fill(db, err, sizeof err);
 	db_close_for_readers(db);
 	if (n < 0)
-		return die("push", "%s: cannot give its traces UUIDs: %s", path, err);
+		return cli_error("push", "%s: cannot give its traces UUIDs: %s", path, err);
 	return 0;
 }
 
@@ -104,7 +104,7 @@ static void trace_failed(void *ctx, const char *msg)
 {
 	char buf[1024];
 	(void)ctx;
-	die("push", "%s", safe_text(msg, buf, sizeof buf));
+	cli_error("push", "%s", cli_safe_text(msg, buf, sizeof buf));
 }
 
 static int run(int argc, char **argv)
@@ -123,15 +123,16 @@ static int run(int argc, char **argv)
 	if (k < 0)
 		return EXIT_USAGE;
 	if (p.ind >= argc || argc - p.ind > 2)
-		return usage_error(&subcmd_push, p.ind >= argc ? "which database? (DB)"
-							       : "expected DB and at most one URL");
+		return cli_usage_error(&subcmd_push, p.ind >= argc
+							 ? "which database? (DB)"
+							 : "expected DB and at most one URL");
 	const char *path = argv[p.ind], *url = p.ind + 1 < argc ? argv[p.ind + 1] : NULL;
 	char err[1024], where[512];
 	PGconn *c = NULL;
 	/* A password in the URL is refused before the file is touched. */
 	int rc = pg_connect(url, &c, err, sizeof err);
 	if (rc)
-		return die("push", "%s", err);
+		return cli_error("push", "%s", err);
 	/* The server as libpq reached it: the URL is never shown. */
 	pg_conn_describe(c, where, sizeof where);
 	if (ensure_uuids(path)) {
@@ -157,8 +158,9 @@ static int run(int argc, char **argv)
 	PQfinish(c);
 	char safe[1024];
 	if (rc)
-		return die("push", "server (%s): %s (pushed before it: %u traces)", where,
-			   safe_text(err, safe, sizeof safe), rc == -EPROTO ? 0 : r.pushed);
+		return cli_error("push", "server (%s): %s (pushed before it: %u traces)", where,
+				 cli_safe_text(err, safe, sizeof safe),
+				 rc == -EPROTO ? 0 : r.pushed);
 	if (json)
 		print_json(&r);
 	else if (!quiet)
@@ -170,9 +172,10 @@ static int run(int argc, char **argv)
 		k = printf("not pushed: %u derived, untimed or failed traces (not boots)\n",
 			   r.skipped);
 	if (k < 0 || ferror(stdout) || fflush(stdout))
-		return die("push", "cannot write the summary: %s", strerror(errno));
+		return cli_error("push", "cannot write the summary: %s", strerror(errno));
 	/* Each failed trace was told when it failed. */
 	if (r.failed)
-		return die("push", "%u traces could not be pushed (the others were)", r.failed);
+		return cli_error("push", "%u traces could not be pushed (the others were)",
+				 r.failed);
 	return 0;
 }

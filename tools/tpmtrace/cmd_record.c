@@ -261,11 +261,11 @@ static int widen_files(const char *db_path, long mode, gid_t gid)
 	for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
 		snprintf(p, sizeof p, "%s%s", db_path, suffix[i]);
 		if (gid != (gid_t)-1 && chown(p, (uid_t)-1, gid) && errno != ENOENT)
-			return die("record", "%s: cannot give it to group %u: %s", p, (unsigned)gid,
-				   strerror(errno));
+			return cli_error("record", "%s: cannot give it to group %u: %s", p,
+					 (unsigned)gid, strerror(errno));
 		if (mode >= 0 && chmod(p, (mode_t)mode) && errno != ENOENT)
-			return die("record", "%s: cannot set mode %04lo: %s", p, mode,
-				   strerror(errno));
+			return cli_error("record", "%s: cannot set mode %04lo: %s", p, mode,
+					 strerror(errno));
 	}
 	return 0;
 }
@@ -320,11 +320,11 @@ static int parse_option(int k, const struct cli_parse *p, struct record_args *a)
 		struct endpoint ep;
 		int mssim = k == O_MSSIM;
 		if (net_endpoint_parse(p->arg, &ep, err, sizeof err) || (mssim && ep.is_unix))
-			return usage_error(&subcmd_record, "--%s '%s': expected %s", p->opt->name,
-					   p->arg,
-					   mssim ? "tcp:HOST:PORT" : "tcp:HOST:PORT or unix:PATH");
+			return cli_usage_error(
+			    &subcmd_record, "--%s '%s': expected %s", p->opt->name, p->arg,
+			    mssim ? "tcp:HOST:PORT" : "tcp:HOST:PORT or unix:PATH");
 		if ((mssim ? a->n_mssim : a->n_listen) == RECORD_MAX_LISTEN)
-			return usage_error(&subcmd_record, "too many --%s", p->opt->name);
+			return cli_usage_error(&subcmd_record, "too many --%s", p->opt->name);
 		if (mssim)
 			a->mssims[a->n_mssim++] = p->arg;
 		else
@@ -376,11 +376,11 @@ static int parse_option(int k, const struct cli_parse *p, struct record_args *a)
 		long m = strtol(p->arg, &end, 8);
 		if (*end || end == p->arg || m < 0 || (m & ~0666) || (m & 0002) ||
 		    (m & 0600) != 0600)
-			return usage_error(&subcmd_record,
-					   "--mode takes octal read/write bits with the "
-					   "owner's rw and nothing world-writable (e.g. 0640), "
-					   "not '%s'",
-					   p->arg);
+			return cli_usage_error(&subcmd_record,
+					       "--mode takes octal read/write bits with the "
+					       "owner's rw and nothing world-writable (e.g. 0640), "
+					       "not '%s'",
+					       p->arg);
 		a->file_mode = m;
 		break;
 	}
@@ -393,16 +393,16 @@ static int parse_option(int k, const struct cli_parse *p, struct record_args *a)
 		else if (!*end && end != p->arg)
 			a->gid = (gid_t)n;
 		else
-			return usage_error(&subcmd_record, "--group: no group '%s'", p->arg);
+			return cli_usage_error(&subcmd_record, "--group: no group '%s'", p->arg);
 		break;
 	}
 	case O_QUEUE:
 		a->queue = (unsigned long)p->num;
 		if (a->queue & (a->queue - 1))
-			return usage_error(&subcmd_record,
-					   "--queue-size takes a power of two from 2 to %u, "
-					   "not '%s'",
-					   1u << 24, p->arg);
+			return cli_usage_error(&subcmd_record,
+					       "--queue-size takes a power of two from 2 to %u, "
+					       "not '%s'",
+					       1u << 24, p->arg);
 		break;
 	case O_PCAP:
 		a->iface = p->arg;
@@ -444,8 +444,8 @@ static int check_args(struct cli_parse *p, struct record_args *a)
 	int k;
 
 	if (!!a->iface + !!a->qemu_ctrl + !!a->kernel > 1)
-		return usage_error(&subcmd_record,
-				   "--pcap-live, --qemu-ctrl and --kernel are modes: give one");
+		return cli_usage_error(&subcmd_record,
+				       "--pcap-live, --qemu-ctrl and --kernel are modes: give one");
 	if (a->kernel)
 		return cli_only_mode(p, M_KERNEL, "with --kernel");
 	if (a->iface)
@@ -455,17 +455,17 @@ static int check_args(struct cli_parse *p, struct record_args *a)
 	if ((k = cli_only_mode(p, M_PROXY, "without --pcap-live or --qemu-ctrl")))
 		return k;
 	if (a->spawn == !!a->backend)
-		return usage_error(&subcmd_record,
-				   "give exactly one of --spawn-swtpm and --backend");
+		return cli_usage_error(&subcmd_record,
+				       "give exactly one of --spawn-swtpm and --backend");
 	if (a->state && !a->spawn)
-		return usage_error(&subcmd_record, "--swtpm-state goes with --spawn-swtpm");
+		return cli_usage_error(&subcmd_record, "--swtpm-state goes with --spawn-swtpm");
 	if (a->no_startup && !a->spawn)
-		return usage_error(&subcmd_record, "--no-startup goes with --spawn-swtpm");
+		return cli_usage_error(&subcmd_record, "--no-startup goes with --spawn-swtpm");
 	if (a->have_seed && !a->emulate)
-		return usage_error(&subcmd_record, "--emulate-seed goes with --emulate");
+		return cli_usage_error(&subcmd_record, "--emulate-seed goes with --emulate");
 	if (a->forward_only && (a->file_mode >= 0 || a->gid != (gid_t)-1))
-		return usage_error(&subcmd_record, "--mode and --group need a database, not "
-						   "--forward-only");
+		return cli_usage_error(&subcmd_record, "--mode and --group need a database, not "
+						       "--forward-only");
 	return 0;
 }
 
@@ -490,7 +490,7 @@ static int parse(int argc, char **argv, struct record_args *a)
 		return EXIT_USAGE;
 	if (p.ind < argc) {
 		if (strcmp(argv[p.ind - 1], "--") != 0)
-			return usage_error(
+			return cli_usage_error(
 			    &subcmd_record,
 			    "unexpected argument '%s' (a command to run goes after --)",
 			    argv[p.ind]);
@@ -509,12 +509,12 @@ static int startup_spawned(struct recorder *rec)
 	size_t rl = 0;
 	int rc = recorder_own_command(rec, su, sizeof su, rsp, sizeof rsp, &rl);
 	if (rc)
-		return die("record", "TPM2_Startup of the spawned swtpm: %s", strerror(-rc));
+		return cli_error("record", "TPM2_Startup of the spawned swtpm: %s", strerror(-rc));
 	uint32_t code = rl >= 10 ? wire_get_u32(rsp + 6) : TPM_RC_FAILURE;
 	/* TPM_RC_INITIALIZE: started already (a kept --swtpm-state). */
 	if (code && code != 0x100)
-		return die("record", "TPM2_Startup of the spawned swtpm answered 0x%x (%s)", code,
-			   tpm_rc_str(code));
+		return cli_error("record", "TPM2_Startup of the spawned swtpm answered 0x%x (%s)",
+				 code, tpm_rc_str(code));
 	return 0;
 }
 
@@ -546,8 +546,9 @@ static int listen_all(struct proxy *px, const struct record_args *a, char *sockd
 				snprintf(sockdir, sdlen, "/tmp/tpmtrace-XXXXXX");
 				if (!mkdtemp(sockdir)) {
 					sockdir[0] = 0;
-					return die("record", "cannot create a socket directory: %s",
-						   strerror(errno));
+					return cli_error("record",
+							 "cannot create a socket directory: %s",
+							 strerror(errno));
 				}
 			}
 			snprintf(default_listen, sizeof default_listen, "unix:%s/tpm.sock",
@@ -560,9 +561,9 @@ static int listen_all(struct proxy *px, const struct record_args *a, char *sockd
 	for (int i = 0; i < n_listen; i++) {
 		struct endpoint ep;
 		if (net_endpoint_parse(listens[i], &ep, err, sizeof err))
-			return die("record", "--listen %s", err);
+			return cli_error("record", "--listen %s", err);
 		if (proxy_listen_pair(px, &ep, LISTEN_DATA, LISTEN_CTRL, err, sizeof err))
-			return die("record", "--listen: %s", err);
+			return cli_error("record", "--listen: %s", err);
 		char one[RECORD_TCTI_LEN];
 		if (ep.is_unix)
 			snprintf(one, sizeof one, "swtpm:path=%s", ep.path);
@@ -573,10 +574,10 @@ static int listen_all(struct proxy *px, const struct record_args *a, char *sockd
 	for (int i = 0; i < a->n_mssim; i++) {
 		struct endpoint ep;
 		if (net_endpoint_parse(a->mssims[i], &ep, err, sizeof err) || ep.is_unix)
-			return die("record", "--listen-mssim '%s': expected tcp:HOST:PORT",
-				   a->mssims[i]);
+			return cli_error("record", "--listen-mssim '%s': expected tcp:HOST:PORT",
+					 a->mssims[i]);
 		if (proxy_listen_pair(px, &ep, LISTEN_DATA, LISTEN_MSSIM_PLAT, err, sizeof err))
-			return die("record", "--listen-mssim: %s", err);
+			return cli_error("record", "--listen-mssim: %s", err);
 		char one[RECORD_TCTI_LEN];
 		snprintf(one, sizeof one, "mssim:host=%s,port=%u", ep.host, ep.port);
 		add_tcti(all, alen, one);
@@ -656,7 +657,7 @@ static int begin_trace(struct record_session *s, const struct record_args *a, co
 	if (a->forward_only)
 		return 0;
 	if (record_session_begin(s, &tc, err, sizeof err))
-		return die("record", "%s", err);
+		return cli_error("record", "%s", err);
 	if ((a->file_mode >= 0 || a->gid != (gid_t)-1) &&
 	    widen_files(a->db_path, a->file_mode, a->gid))
 		return 1;
@@ -688,7 +689,7 @@ static int record_proxy(const struct record_args *a)
 	if (a->emulate) {
 		if (record_emulator_init(&em, a->forward_only ? NULL : a->db_path, a->emulate,
 					 a->have_seed, a->seed, err, sizeof err))
-			return die("record", "--emulate: %s", err);
+			return cli_error("record", "--emulate: %s", err);
 		have_em = 1;
 	}
 	cli_payloads_warn("record", a->payloads, a->db_path);
@@ -697,13 +698,13 @@ static int record_proxy(const struct record_args *a)
 	x.sfd = s.sfd;
 	if (a->spawn) {
 		if (swtpm_spawn(&sw, a->state, SWTPM_SOCKETS, err, sizeof err)) {
-			die("record", "%s", err);
+			cli_error("record", "%s", err);
 			goto out;
 		}
 		backend = sw.tcti;
 	}
 	if (transport_swtpm_open(backend, &tr, err, sizeof err)) {
-		die("record", "%s", err);
+		cli_error("record", "%s", err);
 		goto out;
 	}
 	tr->timeout_ms = (int)a->timeout_ms;
@@ -713,7 +714,7 @@ static int record_proxy(const struct record_args *a)
 	if (have_em)
 		rec.emu = &em;
 	if (proxy_new(&px, &rec)) {
-		die("record", "out of memory");
+		cli_error("record", "out of memory");
 		goto out;
 	}
 	proxy_set_rm(px, rm);

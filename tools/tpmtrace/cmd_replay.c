@@ -672,11 +672,11 @@ static int replay_policies(struct rcfg *c)
 		json_end_object(c->w);
 		json_newline(c->w);
 		if (json_done(c->w) && !ret)
-			ret = die("replay", "the JSON output went wrong");
+			ret = cli_error("replay", "the JSON output went wrong");
 		c->w = NULL;
 	}
 	if (why[0])
-		die("replay", "%s", why);
+		cli_error("replay", "%s", why);
 	return ret;
 }
 
@@ -692,7 +692,7 @@ static int pick_policies(struct rcfg *c)
 		return 0;
 	}
 	if (policy_parse(c->policy ? c->policy : "as-recorded", &pol, err, sizeof err))
-		return usage_error(&subcmd_replay, "--policy: %s", err);
+		return cli_usage_error(&subcmd_replay, "--policy: %s", err);
 	c->pols[c->n_pols++] = c->policy ? c->policy : "as-recorded";
 	return 0;
 }
@@ -735,10 +735,10 @@ static int run(int argc, char **argv)
 			break;
 		case O_AUTH:
 			if (c.n_auths == REPLAY_MAX_AUTHS)
-				return usage_error(&subcmd_replay, "at most %d --auth",
-						   REPLAY_MAX_AUTHS);
+				return cli_usage_error(&subcmd_replay, "at most %d --auth",
+						       REPLAY_MAX_AUTHS);
 			if (rp_replay_auth_parse(p.arg, &auths[c.n_auths], err, sizeof err))
-				return usage_error(&subcmd_replay, "--auth: %s", err);
+				return cli_usage_error(&subcmd_replay, "--auth: %s", err);
 			c.n_auths++;
 			break;
 		case O_JSON:
@@ -761,7 +761,7 @@ static int run(int argc, char **argv)
 	if (!(c.db_path = cli_db_operand(&p)))
 		return EXIT_USAGE;
 	if (c.have_seed && !c.emulate)
-		return usage_error(&subcmd_replay, "--emulate-seed goes with --emulate");
+		return cli_usage_error(&subcmd_replay, "--emulate-seed goes with --emulate");
 	if (!c.have_seed)
 		c.seed = emulate_random_seed();
 	if ((k = pick_policies(&c)))

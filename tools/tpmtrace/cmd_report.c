@@ -150,8 +150,8 @@ static int parse(int argc, char **argv, struct report_args *a)
 			break;
 		case O_PROFILE:
 			if (a->nprof == REPORT_MAX_PROFILES)
-				return usage_error(&subcmd_report, "--profile: at most %d",
-						   REPORT_MAX_PROFILES);
+				return cli_usage_error(&subcmd_report, "--profile: at most %d",
+						       REPORT_MAX_PROFILES);
 			a->profiles[a->nprof++] = cp.arg;
 			break;
 		case O_JSON:
@@ -165,9 +165,9 @@ static int parse(int argc, char **argv, struct report_args *a)
 			break;
 		case O_COMPARE:
 			if (parse_ids(cp.arg, a->cmp, &a->ncmp, 32))
-				return usage_error(&subcmd_report,
-						   "--compare: '%s' is not ID[,ID...] (at most 32)",
-						   cp.arg);
+				return cli_usage_error(
+				    &subcmd_report,
+				    "--compare: '%s' is not ID[,ID...] (at most 32)", cp.arg);
 			break;
 		case O_MAXMARKS:
 			a->max_marks = (unsigned)cp.num;
@@ -181,10 +181,10 @@ static int parse(int argc, char **argv, struct report_args *a)
 		return EXIT_USAGE;
 	if (a->fleet) {
 		if (argc - cp.ind > 1)
-			return usage_error(&subcmd_report, "--fleet: expected at most one URL");
+			return cli_usage_error(&subcmd_report, "--fleet: expected at most one URL");
 		if (!a->out || a->json || a->trace || a->nprof || a->ncmp || a->title)
-			return usage_error(&subcmd_report,
-					   "--fleet takes -o FILE and no other option");
+			return cli_usage_error(&subcmd_report,
+					       "--fleet takes -o FILE and no other option");
 		a->dbpath = argc > cp.ind ? argv[cp.ind] : NULL;
 		return 0;
 	}
@@ -193,7 +193,7 @@ static int parse(int argc, char **argv, struct report_args *a)
 	if (!a->out && a->json)
 		a->out = "-";
 	if (!a->out)
-		return usage_error(&subcmd_report, "-o FILE is required");
+		return cli_usage_error(&subcmd_report, "-o FILE is required");
 	return 0;
 }
 
@@ -212,7 +212,7 @@ static int run(int argc, char **argv)
 	static char fbuf[1 << 16];
 
 	if (!ans)
-		return die("report", "out of memory");
+		return cli_error("report", "out of memory");
 	if ((rc = parse(argc, argv, &a))) {
 		free(ans);
 		return rc;
@@ -241,12 +241,12 @@ static int run(int argc, char **argv)
 			goto out;
 	}
 	if ((rc = report_data_open(&d, db, id, a.max_marks, err, sizeof err))) {
-		die("report", "%s: %s", a.dbpath, rc == -ENOMEM ? "out of memory" : err);
+		cli_error("report", "%s: %s", a.dbpath, rc == -ENOMEM ? "out of memory" : err);
 		goto out;
 	}
 	if (!(adv = calloc(1, sizeof *adv)) ||
 	    (rc = report_advise_compute(adv, db, id, a.profiles, a.nprof, err, sizeof err))) {
-		die("report", "%s: %s", a.dbpath, !adv ? "out of memory" : err);
+		cli_error("report", "%s: %s", a.dbpath, !adv ? "out of memory" : err);
 		goto out;
 	}
 	/* Host crypto as 'tpmtrace predict' prices it: measured here with the
@@ -270,7 +270,7 @@ static int run(int argc, char **argv)
 		rc = report_html_write(o.f, &d, &ho, ans, err, sizeof err);
 	}
 	if (rc) {
-		die("report", "%s: %s", a.dbpath, rc == -ENOMEM ? "out of memory" : err);
+		cli_error("report", "%s: %s", a.dbpath, rc == -ENOMEM ? "out of memory" : err);
 		goto out;
 	}
 	ret = cli_out_close("report", &o, 1);

@@ -151,14 +151,14 @@ static int filter_cc(struct show *s)
 	for (char *sp, *t = strtok_r(buf, ",", &sp); t; t = strtok_r(NULL, ",", &sp)) {
 		int64_t v = 0;
 		if (!(v = tpm_cc_from_name(t)) && (strncasecmp(t, "0x", 2) || parse_i64(t, 16, &v)))
-			return usage_error(
+			return cli_usage_error(
 			    &subcmd_show, "--cc: '%s' is neither a command name nor a hex code", t);
 		if (n >= 30)
-			return usage_error(&subcmd_show, "--cc: at most 30 codes");
+			return cli_usage_error(&subcmd_show, "--cc: at most 30 codes");
 		cat(s, n++ ? ",?%u" : "?%u", add_bind(s, v), 0);
 	}
 	if (!n)
-		return usage_error(&subcmd_show, "--cc: which command codes?");
+		return cli_usage_error(&subcmd_show, "--cc: which command codes?");
 	cat(s, ")", 0, 0);
 	return 0;
 }
@@ -174,8 +174,8 @@ static int filter_rest(struct show *s)
 		else if (!parse_i64(s->rc, 16, &v))
 			cat(s, " AND rc = ?%u", add_bind(s, v), 0);
 		else
-			return usage_error(&subcmd_show,
-					   "--rc: '%s' is not ok, error or a hex code", s->rc);
+			return cli_usage_error(&subcmd_show,
+					       "--rc: '%s' is not ok, error or a hex code", s->rc);
 	}
 	if (s->client) {
 		if (!parse_i64(s->client, 10, &v)) {
@@ -183,9 +183,9 @@ static int filter_rest(struct show *s)
 			cat(s, " AND client_id = ?%u", s->client_n, 0);
 		} else if (!strncmp(s->client, "pid:", 4)) {
 			if (parse_i64(s->client + 4, 10, &v))
-				return usage_error(&subcmd_show,
-						   "--client: '%s': pid:N takes a number",
-						   s->client);
+				return cli_usage_error(&subcmd_show,
+						       "--client: '%s': pid:N takes a number",
+						       s->client);
 			s->client_n = add_bind(s, v);
 			cat(s, " AND client_id IN (SELECT id FROM client WHERE " CLIENT_PID ")",
 			    s->client_n, 0);
@@ -202,8 +202,8 @@ static int filter_rest(struct show *s)
 		if (parse_i64(a, 10, &s->seq_a) ||
 		    (dash ? parse_i64(dash + 1, 10, &s->seq_b) : (s->seq_b = s->seq_a, 0)) ||
 		    s->seq_b < s->seq_a)
-			return usage_error(&subcmd_show, "--seq: '%s' is not N or A-B (A <= B)",
-					   s->seq);
+			return cli_usage_error(&subcmd_show, "--seq: '%s' is not N or A-B (A <= B)",
+					       s->seq);
 		unsigned ia = add_bind(s, s->seq_a), ib = add_bind(s, s->seq_b);
 		cat(s, " AND seq BETWEEN ?%u AND ?%u", ia, ib);
 		snprintf(s->ev_where, sizeof s->ev_where, " AND seq BETWEEN ?%u AND ?%u", ia, ib);
@@ -326,7 +326,7 @@ static void explain_one(sqlite3_stmt *st, int64_t id, const struct show *s, int 
 	const uint8_t *rsp = sqlite3_column_blob(st, 2);
 	size_t rsp_len = (size_t)sqlite3_column_bytes(st, 2);
 	char comm[128];
-	safe_text((const char *)sqlite3_column_text(st, 5), comm, sizeof comm);
+	cli_safe_text((const char *)sqlite3_column_text(st, 5), comm, sizeof comm);
 	struct explain_out o = {s->w};
 	if (s->w) {
 		json_begin_object(s->w);
@@ -356,7 +356,7 @@ static void explain_one(sqlite3_stmt *st, int64_t id, const struct show *s, int 
 	} else if (sqlite3_column_type(st, 7) == SQLITE_NULL)
 		printf("Response: none\n");
 	else if (sqlite3_column_type(st, 6) != SQLITE_NULL)
-		printf("Response: latency %.3f ms\n", ns_to_ms(sqlite3_column_double(st, 6)));
+		printf("Response: latency %.3f ms\n", cli_ns_to_ms(sqlite3_column_double(st, 6)));
 	else
 		printf("Response:\n");
 	if (rsp)
@@ -374,7 +374,7 @@ static void explain_one(sqlite3_stmt *st, int64_t id, const struct show *s, int 
 static int read_failed(sqlite3 *db, sqlite3_stmt *st, int64_t id)
 {
 	fflush(stdout);
-	die("show", "reading trace %lld: %s", (long long)id, sqlite3_errmsg(db));
+	cli_error("show", "reading trace %lld: %s", (long long)id, sqlite3_errmsg(db));
 	sqlite3_finalize(st);
 	return 1;
 }
@@ -405,7 +405,7 @@ static int explain(sqlite3 *db, int64_t id, const struct show *s)
 		 " latency_ns, rc, seq FROM command WHERE trace_id=?1%s ORDER BY seq",
 		 s->where);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
-		return die("show", "%s", sqlite3_errmsg(db));
+		return cli_error("show", "%s", sqlite3_errmsg(db));
 	bind_filters(st, id, s);
 	long n = 0;
 	int src = SQLITE_DONE;
@@ -427,8 +427,8 @@ static int explain(sqlite3 *db, int64_t id, const struct show *s)
 	}
 	sqlite3_finalize(st);
 	if (!n && s->seq && s->seq_a == s->seq_b)
-		return die("show", "trace %lld has no command with seq %lld", (long long)id,
-			   (long long)s->seq_a);
+		return cli_error("show", "trace %lld has no command with seq %lld", (long long)id,
+				 (long long)s->seq_a);
 	return n ? 0 : nothing_matched(id, s);
 }
 
@@ -466,8 +466,8 @@ static void print_event(sqlite3_stmt *st, int64_t seq, double rel, const struct 
 	 * text): escaped. */
 	char kb[256], db_[4096], lead[48], text[4400];
 	snprintf(lead, sizeof lead, "%6lld %10.6f  -- ", (long long)seq, rel);
-	int n = snprintf(text, sizeof text, "%s%s%s", safe_text(kind, kb, sizeof kb),
-			 detail ? " " : "", safe_text(detail, db_, sizeof db_));
+	int n = snprintf(text, sizeof text, "%s%s%s", cli_safe_text(kind, kb, sizeof kb),
+			 detail ? " " : "", cli_safe_text(detail, db_, sizeof db_));
 	size_t len = n < (int)sizeof text ? (size_t)n : sizeof text - 1;
 	/* 100 columns: an event's text (an IMA entry's file name last) is
 	 * wrapped, not cut; --wide keeps it on one line. */
@@ -533,7 +533,7 @@ static void print_command(sqlite3_stmt *st, int64_t seq, double rel, int wide)
 	/* '+' before the name: a command the replay's policy added */
 	char mark = sqlite3_column_int64(st, 18) & REC_F_POLICY ? '+' : ' ';
 	char namebuf[16], hbuf[64] = "", sbuf[48] = "", extra[48] = "";
-	const char *name = cc_label(cc, namebuf, sizeof namebuf);
+	const char *name = cli_cc_label(cc, namebuf, sizeof namebuf);
 	for (int h = 0; h < 3; h++) {
 		if (sqlite3_column_type(st, 4 + h) == SQLITE_NULL)
 			break;
@@ -556,7 +556,7 @@ static void print_command(sqlite3_stmt *st, int64_t seq, double rel, int wide)
 	char malbuf[256];
 	const char *mal =
 	    sqlite3_column_text(st, 14)
-		? safe_text((const char *)sqlite3_column_text(st, 14), malbuf, sizeof malbuf)
+		? cli_safe_text((const char *)sqlite3_column_text(st, 14), malbuf, sizeof malbuf)
 		: NULL;
 	const char *rctext = sqlite3_column_type(st, 12) == SQLITE_NULL
 				 ? "(no response)"
@@ -566,7 +566,7 @@ static void print_command(sqlite3_stmt *st, int64_t seq, double rel, int wide)
 		       mark, name, hbuf, sbuf, extra, sqlite3_column_int(st, 11),
 		       mal ? mal : rctext);
 		if (sqlite3_column_type(st, 13) != SQLITE_NULL)
-			printf(" %9.3f ms\n", ns_to_ms(sqlite3_column_double(st, 13)));
+			printf(" %9.3f ms\n", cli_ns_to_ms(sqlite3_column_double(st, 13)));
 		else
 			printf("\n");
 		return;
@@ -578,7 +578,7 @@ static void print_command(sqlite3_stmt *st, int64_t seq, double rel, int wide)
 	snprintf(detail, sizeof detail, "%s%s%s%s%s", hbuf, *hbuf && *sbuf ? " " : "", sbuf,
 		 (*hbuf || *sbuf) && *extra ? " " : "", extra);
 	if (sqlite3_column_type(st, 13) != SQLITE_NULL)
-		snprintf(lat, sizeof lat, "%.3f ms", ns_to_ms(sqlite3_column_double(st, 13)));
+		snprintf(lat, sizeof lat, "%.3f ms", cli_ns_to_ms(sqlite3_column_double(st, 13)));
 	if (*detail)
 		strcat(detail, " ");
 	char rb[256], line[600];
@@ -622,7 +622,7 @@ static int list(sqlite3 *db, int64_t id, const struct show *s)
 	    " ORDER BY 2",
 	    s->where, s->ev_where);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
-		return die("show", "%s", sqlite3_errmsg(db));
+		return cli_error("show", "%s", sqlite3_errmsg(db));
 	bind_filters(st, id, s);
 	int64_t t0 = first_time(db, id);
 	long n = 0;
@@ -668,7 +668,8 @@ static void trace_policy(sqlite3 *db, int64_t id, struct show *s)
 		return;
 	sqlite3_bind_int64(st, 1, id);
 	if (sqlite3_step(st) == SQLITE_ROW)
-		safe_text((const char *)sqlite3_column_text(st, 0), s->policy, sizeof s->policy);
+		cli_safe_text((const char *)sqlite3_column_text(st, 0), s->policy,
+			      sizeof s->policy);
 	sqlite3_finalize(st);
 }
 
@@ -706,7 +707,7 @@ static int client_known(sqlite3 *db, int64_t id, const struct show *s)
 		sqlite3_bind_int64(st, 1, id);
 		while (sqlite3_step(st) == SQLITE_ROW) {
 			size_t l = strlen(names);
-			safe_text((const char *)sqlite3_column_text(st, 0), safe, sizeof safe);
+			cli_safe_text((const char *)sqlite3_column_text(st, 0), safe, sizeof safe);
 			if (l + strlen(safe) + 7 > 60) {
 				snprintf(names + l, sizeof names - l, ", ...");
 				break;
@@ -715,9 +716,9 @@ static int client_known(sqlite3 *db, int64_t id, const struct show *s)
 		}
 	}
 	sqlite3_finalize(st);
-	die("show", "trace %lld has no client '%s' (%s%s)", (long long)id,
-	    safe_text(s->client, safe, sizeof safe), names[0] ? "its clients: " : "it has none",
-	    names);
+	cli_error("show", "trace %lld has no client '%s' (%s%s)", (long long)id,
+		  cli_safe_text(s->client, safe, sizeof safe),
+		  names[0] ? "its clients: " : "it has none", names);
 	return 0;
 }
 
@@ -740,7 +741,7 @@ static int run(int argc, char **argv)
 	      : s.verbose				     ? explain(db, id, &s)
 							     : list(db, id, &s);
 	if (!ret && s.w && json_done(s.w))
-		ret = die("show", "the JSON output went wrong");
+		ret = cli_error("show", "the JSON output went wrong");
 	sqlite3_close(db);
 	return ret;
 }

@@ -105,7 +105,7 @@ static int run_statements(sqlite3 *db, const char *sql, struct json_w *json, int
 	while (sql && *sql) {
 		if (sqlite3_prepare_v2(db, sql, -1, &st, &tail) != SQLITE_OK) {
 			snprintf(errbuf, errlen, "%s", sqlite3_errmsg(db));
-			return die("sql", "%s", errbuf);
+			return cli_error("sql", "%s", errbuf);
 		}
 		if (!st) /* whitespace or comment */
 			break;
@@ -121,7 +121,7 @@ static int run_statements(sqlite3 *db, const char *sql, struct json_w *json, int
 		if (rc != SQLITE_DONE) {
 			snprintf(errbuf, errlen, "%s", sqlite3_errmsg(db));
 			sqlite3_finalize(st);
-			return die("sql", "%s", errbuf);
+			return cli_error("sql", "%s", errbuf);
 		}
 		sqlite3_finalize(st);
 		st = NULL;
@@ -146,13 +146,13 @@ static int run(int argc, char **argv)
 	if (k < 0)
 		return EXIT_USAGE;
 	if (p.ind != argc - 2)
-		return usage_error(&subcmd_sql, "expected a database file and one query");
+		return cli_usage_error(&subcmd_sql, "expected a database file and one query");
 	sqlite3 *db = NULL;
 	char errbuf[512] = "";
 	int orc = db_open(argv[p.ind], write ? DB_WRITE : DB_READ, &db, errbuf, sizeof errbuf);
 	/* Not even a JSON error into a database that is standard output. */
 	if (orc && (!json || orc == DB_OPEN_IS_STDOUT))
-		return die("sql", "%s", errbuf);
+		return cli_error("sql", "%s", errbuf);
 	struct json_w w;
 	json_init_file(&w, stdout, JSON_COMPACT);
 	if (json) {
@@ -162,7 +162,7 @@ static int run(int argc, char **argv)
 		json_begin_array(&w);
 	}
 	/* A database that does not open: still one JSON object, no rows. */
-	ret = orc ? die("sql", "%s", errbuf)
+	ret = orc ? cli_error("sql", "%s", errbuf)
 		  : run_statements(db, argv[p.ind + 1], json ? &w : NULL, header, errbuf,
 				   sizeof errbuf);
 	if (json) {
@@ -173,7 +173,7 @@ static int run(int argc, char **argv)
 		json_end_object(&w);
 		json_newline(&w);
 		if (json_done(&w))
-			ret = die("sql", "the JSON output went wrong");
+			ret = cli_error("sql", "the JSON output went wrong");
 	}
 	sqlite3_close(db);
 	return ret;

@@ -70,17 +70,19 @@ static void print_rows(const struct db_cc_stats *r, size_t nr, struct json_w *w,
 			char nb[256];
 			if (!wide) {
 				printf("%-22s %6lld %10.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f\n",
-				       safe_text(r->name, nb, sizeof nb), (long long)r->count,
-				       ns_to_ms(r->total.d), ns_to_ms(r->min.d), ns_to_ms(r->mean),
-				       ns_to_ms(r->p50.d), ns_to_ms(r->p95.d), ns_to_ms(r->p99.d),
-				       ns_to_ms(r->max.d));
+				       cli_safe_text(r->name, nb, sizeof nb), (long long)r->count,
+				       cli_ns_to_ms(r->total.d), cli_ns_to_ms(r->min.d),
+				       cli_ns_to_ms(r->mean), cli_ns_to_ms(r->p50.d),
+				       cli_ns_to_ms(r->p95.d), cli_ns_to_ms(r->p99.d),
+				       cli_ns_to_ms(r->max.d));
 				continue;
 			}
 			printf("%-26s %7lld %11.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f\n",
-			       safe_text(r->name, nb, sizeof nb), (long long)r->count,
-			       ns_to_ms(r->total.d), ns_to_ms(r->min.d), ns_to_ms(r->mean),
-			       ns_to_ms(r->p50.d), ns_to_ms(r->p95.d), ns_to_ms(r->p99.d),
-			       ns_to_ms(r->max.d), ns_to_ms(r->first.d));
+			       cli_safe_text(r->name, nb, sizeof nb), (long long)r->count,
+			       cli_ns_to_ms(r->total.d), cli_ns_to_ms(r->min.d),
+			       cli_ns_to_ms(r->mean), cli_ns_to_ms(r->p50.d),
+			       cli_ns_to_ms(r->p95.d), cli_ns_to_ms(r->p99.d),
+			       cli_ns_to_ms(r->max.d), cli_ns_to_ms(r->first.d));
 		}
 	}
 }
@@ -92,7 +94,7 @@ static int print_origins(sqlite3 *db, int64_t id, struct json_w *w)
 	char err[512];
 	int no = model_origin_stats_load(db, id, org, err, sizeof err);
 	if (no < 0)
-		return die("stats", "%s", err);
+		return cli_error("stats", "%s", err);
 	if (w) {
 		json_begin_object(w);
 		json_kint(w, "version", 1);
@@ -114,8 +116,8 @@ static int print_origins(sqlite3 *db, int64_t id, struct json_w *w)
 			json_end_object(w);
 		} else
 			printf("%-12s %7lld %11.3f %9.3f %9.3f %7lld\n",
-			       policy_origin_str(o->origin), o->n, ns_to_ms(o->total),
-			       ns_to_ms(o->mean), ns_to_ms(o->max), o->hwrng);
+			       policy_origin_str(o->origin), o->n, cli_ns_to_ms(o->total),
+			       cli_ns_to_ms(o->mean), cli_ns_to_ms(o->max), o->hwrng);
 	}
 	return 0;
 }
@@ -145,7 +147,7 @@ static void print_counts(const struct db_stats *s, struct json_w *w)
 			json_kint(w, "count", r->count);
 			json_end_object(w);
 		} else {
-			printf("%-22s %6lld\n", safe_text(r->name, nb, sizeof nb),
+			printf("%-22s %6lld\n", cli_safe_text(r->name, nb, sizeof nb),
 			       (long long)r->count);
 		}
 	}
@@ -220,17 +222,17 @@ static void print_summary(int64_t id, const struct db_trace_summary *t, struct j
 		char nb[1024], kb[64], sb[64], tm[96] = "no timing";
 		if (t->timed)
 			snprintf(tm, sizeof tm, "TPM time %.3f ms, span %.3f ms",
-				 ns_to_ms(t->tpm_ns), ns_to_ms(t->span_ns));
+				 cli_ns_to_ms(t->tpm_ns), cli_ns_to_ms(t->span_ns));
 		/* 100 columns: the name is cut ("...") to what the counts leave. */
 		char tail[200];
 		int tl = snprintf(
 		    tail, sizeof tail, " (%s, %s): %lld commands, %lld events, %lld dropped,",
-		    safe_text(t->kind, kb, sizeof kb), safe_text(t->status, sb, sizeof sb),
+		    cli_safe_text(t->kind, kb, sizeof kb), cli_safe_text(t->status, sb, sizeof sb),
 		    (long long)t->commands, (long long)t->events, (long long)t->dropped);
 		int hl = printf("trace %lld", (long long)id);
 		if (t->name) {
 			int room = 100 - hl - tl - 3,
-			    nl = (int)strlen(safe_text(t->name, nb, sizeof nb));
+			    nl = (int)strlen(cli_safe_text(t->name, nb, sizeof nb));
 			if (nl > room && room > 3)
 				printf(" '%.*s...'", room - 3, nb);
 			else
@@ -242,7 +244,8 @@ static void print_summary(int64_t id, const struct db_trace_summary *t, struct j
 			printf(
 			    "  and %lld sent by tpmtrace; incl. tpmtrace's own: TPM time %.3f ms, "
 			    "span %.3f ms\n",
-			    (long long)t->own, ns_to_ms(t->tpm_ns_all), ns_to_ms(t->span_ns_all));
+			    (long long)t->own, cli_ns_to_ms(t->tpm_ns_all),
+			    cli_ns_to_ms(t->span_ns_all));
 	}
 }
 
@@ -278,7 +281,7 @@ static int run(int argc, char **argv)
 		goto out;
 	/* Per origin instead of per command code; the summary follows. */
 	if (db_stats_load(db, id, !origin, &s, err, sizeof err) && !s.started) {
-		die("stats", "%s", err);
+		cli_error("stats", "%s", err);
 		goto out;
 	}
 	struct json_w jw, *w = json ? &jw : NULL;
@@ -297,11 +300,11 @@ static int run(int argc, char **argv)
 		} else
 			putchar('\n');
 		fflush(stdout);
-		die("stats", "%s: %s", dbpath, err);
+		cli_error("stats", "%s: %s", dbpath, err);
 		goto out;
 	}
 	print_summary(id, &s.sum, w);
-	ret = w && json_done(w) ? die("stats", "the JSON output went wrong") : 0;
+	ret = w && json_done(w) ? cli_error("stats", "the JSON output went wrong") : 0;
 out:
 	db_stats_free(&s);
 	sqlite3_close(db);

@@ -95,7 +95,7 @@ static int run(int argc, char **argv)
 	char err[512];
 	struct strip_result r;
 	if (trace_strip(db, id, name, &r, err, sizeof err)) {
-		die("strip", "%s", err);
+		cli_error("strip", "%s", err);
 		goto out;
 	}
 	char own[96] = "";

@@ -122,18 +122,18 @@ static int run(int argc, char **argv)
 	if (orc) {
 		if (json && orc != DB_OPEN_IS_STDOUT)
 			print_json_error(err);
-		return die("verify", "%s", err);
+		return cli_error("verify", "%s", err);
 	}
 	struct db_verify v;
 	int rc = db_verify(db, &v, err, sizeof err);
 	sqlite3_close(db);
 	if (rc) {
 		db_verify_free(&v);
-		return die("verify", "%s", err);
+		return cli_error("verify", "%s", err);
 	}
 	int problems = v.problems;
 	if (json && print_json(&v))
-		problems = die("verify", "the JSON output went wrong");
+		problems = cli_error("verify", "the JSON output went wrong");
 	else if (!json)
 		print_text(&v);
 	db_verify_free(&v);

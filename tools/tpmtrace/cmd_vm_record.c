@@ -142,16 +142,16 @@ static int parse(int argc, char **argv, struct vm_args *a)
 	if (c < 0)
 		return EXIT_USAGE;
 	if (p.ind >= argc || strcmp(argv[p.ind - 1], "--") != 0)
-		return usage_error(&subcmd_vm_record, "give the QEMU command after --");
+		return cli_usage_error(&subcmd_vm_record, "give the QEMU command after --");
 	a->qargv = argv + p.ind;
 	a->qargc = argc - p.ind;
 	for (int i = 0; i < a->qargc; i++)
 		if (!strcmp(a->qargv[i], "-tpmdev"))
-			return usage_error(&subcmd_vm_record,
-					   "the QEMU command already has a -tpmdev; vm-record "
-					   "adds its own");
+			return cli_usage_error(&subcmd_vm_record,
+					       "the QEMU command already has a -tpmdev; vm-record "
+					       "adds its own");
 	if (a->have_seed && !a->emulate)
-		return usage_error(&subcmd_vm_record, "--emulate-seed goes with --emulate");
+		return cli_usage_error(&subcmd_vm_record, "--emulate-seed goes with --emulate");
 	return 0;
 }
 
@@ -198,7 +198,7 @@ static int run(int argc, char **argv)
 		char err[512];
 		if (record_emulator_init(&em, a.o.db_path, a.emulate, a.have_seed, a.seed, err,
 					 sizeof err))
-			return die("vm-record", "--emulate: %s", err);
+			return cli_error("vm-record", "--emulate: %s", err);
 		have_em = 1;
 		a.o.emu = &em;
 	}
@@ -206,7 +206,8 @@ static int run(int argc, char **argv)
 	snprintf(dir, sizeof dir, "%s/tpmtrace-vm-XXXXXX",
 		 getenv("TMPDIR") && strlen(getenv("TMPDIR")) < 60 ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(dir))
-		return die("vm-record", "cannot create a socket directory: %s", strerror(errno));
+		return cli_error("vm-record", "cannot create a socket directory: %s",
+				 strerror(errno));
 	char sock[128];
 	snprintf(sock, sizeof sock, "%s/vtpm-ctrl.sock", dir);
 	a.o.qemu_ctrl = sock;
@@ -221,7 +222,7 @@ static int run(int argc, char **argv)
 		goto out;
 	rc = qemu_interposer_run(s.qi, &s.rec, x.sfd, on_signal, &x);
 	if (rc < 0)
-		die("vm-record", "interposer: %s", strerror(-rc));
+		cli_error("vm-record", "interposer: %s", strerror(-rc));
 	if (!x.exited) {
 		while (waitpid(x.qemu, &x.status, 0) < 0 && errno == EINTR)
 			;

@@ -4,9 +4,9 @@
  * cli_trace_delete), output files that are never one of the inputs and appear
  * whole or not at all (cli_out_check, cli_out_open, cli_out_close: a temporary
  * file created with the signals blocked, renamed into place), text made safe
- * for a terminal (safe_text, print_safe), progress bars on a terminal only,
+ * for a terminal (cli_safe_text, cli_print_safe), progress bars on a terminal only,
  * running a child with a TCTI (cli_spawn, cli_exit_status), and small
- * formatters (ns_to_ms, cc_label, cli_print_wrapped). */
+ * formatters (cli_ns_to_ms, cli_cc_label, cli_print_wrapped). */
 #include "common.h"
 
 #include <errno.h>
@@ -35,7 +35,7 @@ sqlite3 *cli_open_db(const char *sub, const char *path, int write)
 	sqlite3 *db;
 	char err[512];
 	if (db_open(path, write ? DB_WRITE : DB_READ, &db, err, sizeof err)) {
-		die(sub, "%s", err);
+		cli_error(sub, "%s", err);
 		return NULL;
 	}
 	return db;
@@ -45,20 +45,20 @@ int cli_db_for_create(const char *sub, const char *path)
 {
 	struct stat st;
 	if (!path[0])
-		return die(sub, "the database path is empty");
+		return cli_error(sub, "the database path is empty");
 	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && stat(path, &st) == 0 &&
 	    S_ISREG(st.st_mode) && st.st_size == 0)
-		return die(sub,
-			   "%s: a symbolic link to an empty file; tpmtrace does not make a "
-			   "database of a file it reaches through a symbolic link",
-			   path);
+		return cli_error(sub,
+				 "%s: a symbolic link to an empty file; tpmtrace does not make a "
+				 "database of a file it reaches through a symbolic link",
+				 path);
 	if (stat(path, &st) == 0) {
 		if (S_ISDIR(st.st_mode))
-			return die(sub, "%s: is a directory, not a database file", path);
+			return cli_error(sub, "%s: is a directory, not a database file", path);
 		if (!S_ISREG(st.st_mode))
-			return die(sub, "%s: not a regular file", path);
+			return cli_error(sub, "%s: not a regular file", path);
 		if (st.st_size == 0)
-			return die(
+			return cli_error(
 			    sub,
 			    "%s: empty file, not a tpmtrace database (remove it and tpmtrace "
 			    "creates one)",
@@ -66,18 +66,18 @@ int cli_db_for_create(const char *sub, const char *path)
 		return 0;
 	}
 	if (errno != ENOENT)
-		return die(sub, "%s: %s", path, strerror(errno));
+		return cli_error(sub, "%s: %s", path, strerror(errno));
 	/* Only the file is created: a mistyped directory is an error, not a
 	 * new directory tree. */
 	char *copy = strdup(path);
 	if (!copy)
-		return die(sub, "out of memory");
+		return cli_error(sub, "out of memory");
 	const char *dir = dirname(copy);
 	int rc = 0;
 	if (stat(dir, &st) != 0)
-		rc = die(sub, "%s: directory %s: %s", path, dir, strerror(errno));
+		rc = cli_error(sub, "%s: directory %s: %s", path, dir, strerror(errno));
 	else if (!S_ISDIR(st.st_mode))
-		rc = die(sub, "%s: %s is not a directory", path, dir);
+		rc = cli_error(sub, "%s: %s is not a directory", path, dir);
 	free(copy);
 	return rc;
 }
@@ -113,7 +113,7 @@ int64_t cli_pick_trace(const char *sub, sqlite3 *db, const char *arg)
 		char why[256];
 		id = db_trace_default(db, why, sizeof why);
 		if (id <= 0)
-			die(sub, "%s", why);
+			cli_error(sub, "%s", why);
 		return id > 0 ? id : 0;
 	}
 	if (!strcmp(arg, "latest") || !strcmp(arg, "latest-replay")) {
@@ -123,22 +123,23 @@ int64_t cli_pick_trace(const char *sub, sqlite3 *db, const char *arg)
 		if ((id = db_trace_latest(db, replay, &open)) > 0)
 			return id;
 		if (id < 0)
-			die(sub, "%s", sqlite3_errmsg(db));
+			cli_error(sub, "%s", sqlite3_errmsg(db));
 		else if (!one_id(db, "SELECT count(*) FROM trace"))
-			die(sub, "the database holds no trace");
+			cli_error(sub, "the database holds no trace");
 		else if (open)
-			die(sub,
-			    "no finished %s to take (trace %lld is unfinished: --trace %lld "
-			    "takes it)",
-			    replay ? "replay" : "trace", (long long)open, (long long)open);
+			cli_error(sub,
+				  "no finished %s to take (trace %lld is unfinished: --trace %lld "
+				  "takes it)",
+				  replay ? "replay" : "trace", (long long)open, (long long)open);
 		else
-			die(sub, "the database holds no replay");
+			cli_error(sub, "the database holds no replay");
 		return 0;
 	}
 	char *end;
 	long long n = strtoll(arg, &end, 10);
 	if (!*arg || *end || n <= 0) {
-		die(sub,
+		cli_error(
+		    sub,
 		    "--trace takes a trace id (see 'tpmtrace list'), latest or latest-replay, "
 		    "not '%s'",
 		    arg);
@@ -152,7 +153,7 @@ int64_t cli_pick_trace(const char *sub, sqlite3 *db, const char *arg)
 		sqlite3_finalize(st);
 	}
 	if (!found) {
-		die(sub, "no trace %lld in this database (see 'tpmtrace list')", n);
+		cli_error(sub, "no trace %lld in this database (see 'tpmtrace list')", n);
 		return 0;
 	}
 	warn_unfinished(sub, db, n);
@@ -200,7 +201,7 @@ int cli_trace_delete(const char *sub, const char *db_path, int64_t id)
 	int rc = db_exec(db, sql, err, sizeof err);
 	if (rc) {
 		db_exec(db, "ROLLBACK", NULL, 0);
-		die(sub, "%s: could not remove trace %lld: %s", db_path, (long long)id, err);
+		cli_error(sub, "%s: could not remove trace %lld: %s", db_path, (long long)id, err);
 	}
 	db_close(db);
 	return rc ? 1 : 0;
@@ -288,8 +289,9 @@ int cli_out_check(const char *sub, const char *path, const char *const *inputs)
 		fprintf(stderr,
 			"tpmtrace %s: %s: the output would overwrite the input %s; choose another "
 			"file\nTry 'tpmtrace %s --help'.\n",
-			sub, strcmp(path, "-") ? safe_text(path, a, sizeof a) : "standard output",
-			safe_text(inputs[i], b, sizeof b), sub);
+			sub,
+			strcmp(path, "-") ? cli_safe_text(path, a, sizeof a) : "standard output",
+			cli_safe_text(inputs[i], b, sizeof b), sub);
 		return EXIT_USAGE;
 	}
 	return 0;
@@ -446,34 +448,34 @@ static int out_walk(const char *sub, struct cli_out *o, int follow, struct stat 
 	snprintf(rest, sizeof rest, "%s", o->path);
 	o->dir = open(rest[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (o->dir < 0)
-		return die(sub, "%s: %s", o->shown, strerror(errno));
+		return cli_error(sub, "%s: %s", o->shown, strerror(errno));
 	for (const char *p = rest;;) {
 		p += strspn(p, "/");
 		size_t n = strcspn(p, "/");
 		const char *after = p + n;
 		if (!n)
-			return die(sub, "%s: is a directory", o->shown);
+			return cli_error(sub, "%s: is a directory", o->shown);
 		if (n >= sizeof o->name)
-			return die(sub, "%s: %s", o->shown, strerror(ENAMETOOLONG));
+			return cli_error(sub, "%s: %s", o->shown, strerror(ENAMETOOLONG));
 		memcpy(o->name, p, n);
 		o->name[n] = 0;
-		safe_text(o->name, c, sizeof c);
+		cli_safe_text(o->name, c, sizeof c);
 		memset(st, 0, sizeof *st);
 		fd = openat(o->dir, o->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0 && errno == ENOENT && !*after)
 			return 0; /* a new name */
 		if (fd < 0)
-			return die(sub, "%s: %s: %s", o->shown, c, strerror(errno));
+			return cli_error(sub, "%s: %s: %s", o->shown, c, strerror(errno));
 		if (fstat(fd, st) || fstat(o->dir, &ds)) {
 			int e = errno;
 			close(fd);
-			return die(sub, "%s: %s: %s", o->shown, c, strerror(e));
+			return cli_error(sub, "%s: %s: %s", o->shown, c, strerror(e));
 		}
 		if (S_ISLNK(st->st_mode) && (*after || follow)) {
 			ssize_t k = -1;
 			if (planted(&ds, st)) {
 				close(fd);
-				return die(
+				return cli_error(
 				    sub,
 				    "%s: the symbolic link %s is in a shared sticky directory "
 				    "and owned by someone else; not followed",
@@ -483,13 +485,13 @@ static int out_walk(const char *sub, struct cli_out *o, int follow, struct stat 
 				k = readlinkat(fd, "", t, sizeof t - 1);
 			close(fd);
 			if (k <= 0)
-				return die(sub, "%s: %s: %s", o->shown, c,
-					   strerror(links > 40 ? ELOOP
-						    : k	       ? errno
-							       : ENOENT));
+				return cli_error(sub, "%s: %s: %s", o->shown, c,
+						 strerror(links > 40 ? ELOOP
+							  : k	     ? errno
+								     : ENOENT));
 			t[k] = 0;
 			if (strlen(t) + strlen(after) >= sizeof buf)
-				return die(sub, "%s: %s", o->shown, strerror(ENAMETOOLONG));
+				return cli_error(sub, "%s: %s", o->shown, strerror(ENAMETOOLONG));
 			size_t tl = strlen(t), al = strlen(after);
 			memcpy(buf, t, tl);
 			memcpy(buf + tl, after, al + 1);
@@ -499,7 +501,8 @@ static int out_walk(const char *sub, struct cli_out *o, int follow, struct stat 
 				close(o->dir);
 				o->dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 				if (o->dir < 0)
-					return die(sub, "%s: /: %s", o->shown, strerror(errno));
+					return cli_error(sub, "%s: /: %s", o->shown,
+							 strerror(errno));
 			}
 			continue;
 		}
@@ -509,7 +512,7 @@ static int out_walk(const char *sub, struct cli_out *o, int follow, struct stat 
 		}
 		if (!S_ISDIR(st->st_mode)) {
 			close(fd);
-			return die(sub, "%s: %s: %s", o->shown, c, strerror(ENOTDIR));
+			return cli_error(sub, "%s: %s: %s", o->shown, c, strerror(ENOTDIR));
 		}
 		close(o->dir);
 		o->dir = fd;
@@ -528,9 +531,10 @@ static int open_through(const char *sub, struct cli_out *o, const struct stat *s
 	while ((fd = openat(o->dir, o->name,
 			    O_WRONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
 		if (errno != ENXIO || !S_ISFIFO(st->st_mode))
-			return die(sub, "%s: %s", o->shown, strerror(errno)), -1;
+			return cli_error(sub, "%s: %s", o->shown, strerror(errno)), -1;
 		if (db_mono_ns() - t0 > 10000000000ull)
-			return die(sub, "%s: a FIFO that no process reads (waited 10 s)", o->shown),
+			return cli_error(sub, "%s: a FIFO that no process reads (waited 10 s)",
+					 o->shown),
 			       -1;
 		struct timespec ts = {0, 20000000};
 		nanosleep(&ts, NULL);
@@ -539,7 +543,7 @@ static int open_through(const char *sub, struct cli_out *o, const struct stat *s
 	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) || fstat(fd, &fs) ||
 	    fs.st_dev != st->st_dev || fs.st_ino != st->st_ino) {
 		close(fd);
-		return die(sub, "%s: changed while it was opened", o->shown), -1;
+		return cli_error(sub, "%s: changed while it was opened", o->shown), -1;
 	}
 	return fd;
 }
@@ -563,7 +567,7 @@ static int out_fdopen(const char *sub, struct cli_out *o, int fd)
 		out_release_tmp(o);
 	}
 	out_drop_dir(o);
-	return die(sub, "%s: %s", o->shown, strerror(e));
+	return cli_error(sub, "%s: %s", o->shown, strerror(e));
 }
 
 /* What cli_out_open does once the output is not stdout nor a descriptor of
@@ -577,20 +581,22 @@ static int out_open_path(const char *sub, struct cli_out *o)
 		return 1;
 	if (!renamed && st.st_mode) {
 		if (fstat(o->dir, &ds))
-			return die(sub, "%s: %s", o->shown, strerror(errno));
+			return cli_error(sub, "%s: %s", o->shown, strerror(errno));
 		if (S_ISDIR(st.st_mode))
-			return die(sub, "%s: is a directory", o->shown);
+			return cli_error(sub, "%s: is a directory", o->shown);
 		if (S_ISBLK(st.st_mode))
-			return die(sub, "%s: is a block device; tpmtrace writes no output onto one",
-				   o->shown);
+			return cli_error(
+			    sub, "%s: is a block device; tpmtrace writes no output onto one",
+			    o->shown);
 		if (S_ISSOCK(st.st_mode))
-			return die(sub, "%s: is a socket; tpmtrace writes no output into one",
-				   o->shown);
+			return cli_error(sub, "%s: is a socket; tpmtrace writes no output into one",
+					 o->shown);
 		if ((S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode)) && planted(&ds, &st))
-			return die(sub,
-				   "%s: a %s in a shared sticky directory owned by someone else; "
-				   "not written",
-				   o->shown, S_ISFIFO(st.st_mode) ? "FIFO" : "file");
+			return cli_error(
+			    sub,
+			    "%s: a %s in a shared sticky directory owned by someone else; "
+			    "not written",
+			    o->shown, S_ISFIFO(st.st_mode) ? "FIFO" : "file");
 		if (!S_ISREG(st.st_mode)) {
 			int fd = open_through(sub, o, &st);
 			if (fd < 0)
@@ -608,11 +614,11 @@ static int out_open_path(const char *sub, struct cli_out *o)
 		snprintf(o->tmp, sizeof o->tmp, ".%.200s.%08x.tmp", o->name, r);
 		fd = out_create_tmp(o);
 		if (fd < 0 && errno != EEXIST)
-			return die(sub, "%s: cannot create a file beside it: %s", o->shown,
-				   strerror(errno));
+			return cli_error(sub, "%s: cannot create a file beside it: %s", o->shown,
+					 strerror(errno));
 	}
 	if (fd < 0)
-		return die(sub, "%s: cannot create a temporary file", o->shown);
+		return cli_error(sub, "%s: cannot create a temporary file", o->shown);
 	return out_fdopen(sub, o, fd);
 }
 
@@ -630,10 +636,10 @@ int cli_out_open(const char *sub, struct cli_out *o, const char *path, const cha
 		return 0;
 	}
 	if (!path[0])
-		return die(sub, "the output path is empty");
-	safe_text(path, o->shown, sizeof o->shown);
+		return cli_error(sub, "the output path is empty");
+	cli_safe_text(path, o->shown, sizeof o->shown);
 	if (strlen(path) >= sizeof o->path)
-		return die(sub, "%s: path too long", o->shown);
+		return cli_error(sub, "%s: path too long", o->shown);
 	snprintf(o->path, sizeof o->path, "%s", path);
 	int fd = getenv("TPMTRACE_FAULT_OUT_RENAME_OVER") ? -1 : own_fd(path);
 	if (fd >= 0) {
@@ -641,7 +647,7 @@ int cli_out_open(const char *sub, struct cli_out *o, const char *path, const cha
 		fflush(stdout);
 		int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 		if (dup < 0)
-			return die(sub, "%s: %s", o->shown, strerror(errno));
+			return cli_error(sub, "%s: %s", o->shown, strerror(errno));
 		o->through = 1;
 		return out_fdopen(sub, o, dup);
 	}
@@ -668,16 +674,16 @@ int cli_out_close(const char *sub, struct cli_out *o, int ok)
 		return bad;
 	if (o->to_stdout) {
 		if ((e = out_flush(stdout)) && !bad)
-			bad = die(sub, "standard output: %s", strerror(e));
+			bad = cli_error(sub, "standard output: %s", strerror(e));
 		o->f = NULL;
 		return bad;
 	}
 	if (!bad && (e = out_flush(o->f)))
-		bad = die(sub, "%s: %s", o->shown, strerror(e));
+		bad = cli_error(sub, "%s: %s", o->shown, strerror(e));
 	if (!bad && !o->through && fsync(fileno(o->f)))
-		bad = die(sub, "%s: %s", o->shown, strerror(errno));
+		bad = cli_error(sub, "%s: %s", o->shown, strerror(errno));
 	if (fclose(o->f) && !bad)
-		bad = die(sub, "%s: %s", o->shown, strerror(errno));
+		bad = cli_error(sub, "%s: %s", o->shown, strerror(errno));
 	o->f = NULL;
 	if (o->through)
 		return bad;
@@ -685,9 +691,9 @@ int cli_out_close(const char *sub, struct cli_out *o, int ok)
 	/* What is there now is replaced only if it is still a regular file. */
 	if (!bad && !getenv("TPMTRACE_FAULT_OUT_RENAME_OVER") &&
 	    fstatat(o->dir, o->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
-		bad = die(sub, "%s: is no longer a regular file; not replaced", o->shown);
+		bad = cli_error(sub, "%s: is no longer a regular file; not replaced", o->shown);
 	if (!bad && renameat(o->dir, o->tmp, o->dir, o->name))
-		bad = die(sub, "%s: %s", o->shown, strerror(errno));
+		bad = cli_error(sub, "%s: %s", o->shown, strerror(errno));
 	if (bad) {
 		unlinkat(o->dir, o->tmp, 0);
 		out_release_tmp(o);
@@ -737,7 +743,7 @@ static size_t escape_one(const unsigned char *p, char tmp[8], size_t *adv, int b
 	return 4;
 }
 
-const char *safe_text(const char *s, char *buf, size_t len)
+const char *cli_safe_text(const char *s, char *buf, size_t len)
 {
 	size_t o = 0;
 	if (!len)
@@ -757,13 +763,13 @@ const char *safe_text(const char *s, char *buf, size_t len)
 	return buf;
 }
 
-void print_safe(FILE *f, const char *s)
+void cli_print_safe(FILE *f, const char *s)
 {
 	char buf[4096];
-	fputs(safe_text(s, buf, sizeof buf), f);
+	fputs(cli_safe_text(s, buf, sizeof buf), f);
 }
 
-void print_term(FILE *f, const char *s)
+void cli_print_term(FILE *f, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
 		char tmp[8];
@@ -778,15 +784,15 @@ const char *cli_name(const char *s)
 	static char buf[4][1024];
 	static unsigned next;
 	char *b = buf[next++ % 4];
-	return safe_text(s, b, sizeof buf[0]);
+	return cli_safe_text(s, b, sizeof buf[0]);
 }
 
-double ns_to_ms(double ns)
+double cli_ns_to_ms(double ns)
 {
 	return ns / 1e6;
 }
 
-const char *cc_label(uint32_t cc, char *buf, size_t len)
+const char *cli_cc_label(uint32_t cc, char *buf, size_t len)
 {
 	const char *n = tpm_cc_name(cc);
 	if (n)
@@ -842,7 +848,7 @@ pid_t cli_spawn(const char *sub, char *const argv[], const sigset_t *mask, const
 {
 	pid_t pid = fork();
 	if (pid < 0) {
-		die(sub, "fork: %s", strerror(errno));
+		cli_error(sub, "fork: %s", strerror(errno));
 		return -1;
 	}
 	if (pid == 0) {

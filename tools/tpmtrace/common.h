@@ -74,7 +74,7 @@ struct cli_out {
 	int slot;	 /* the temporary file's signal slot, or -1 */
 	int dir;	 /* the directory that holds name (O_PATH), or -1 */
 	char path[4096]; /* the name given */
-	char shown[512]; /* path for messages (safe_text) */
+	char shown[512]; /* path for messages (cli_safe_text) */
 	char name[256];	 /* the last name after every link: renamed onto */
 	char tmp[232];	 /* the temporary file's name in dir */
 };
@@ -95,21 +95,21 @@ int cli_out_close(const char *sub, struct cli_out *o, int ok);
  * database or a log never reaches the terminal as an escape sequence. Writes
  * at most len bytes into buf (cut with "..." when longer) and returns it; NULL
  * gives "". */
-const char *safe_text(const char *s, char *buf, size_t len);
+const char *cli_safe_text(const char *s, char *buf, size_t len);
 /* The same, printed. */
-void print_safe(FILE *f, const char *s);
-/* A file name given on the command line, as safe_text shows it, for a
+void cli_print_safe(FILE *f, const char *s);
+/* A file name given on the command line, as cli_safe_text shows it, for a
  * message: one of four buffers used in turn (at most four in one printf). */
 const char *cli_name(const char *s);
 /* s printed with the bytes a terminal would act on (controls, DEL, C1,
- * bytes that are not UTF-8) as \xNN, a backslash left as it is: die() and
- * usage_error() print their whole message so, whatever names it holds. */
-void print_term(FILE *f, const char *s);
+ * bytes that are not UTF-8) as \xNN, a backslash left as it is: cli_error() and
+ * cli_usage_error() print their whole message so, whatever names it holds. */
+void cli_print_term(FILE *f, const char *s);
 /* Milliseconds with three decimals from ns. */
-double ns_to_ms(double ns);
+double cli_ns_to_ms(double ns);
 /* The name of command code cc (model/tpm/tpm_cc.def), or "0x%08X" written
  * into buf (16 bytes are enough) for a code the table does not know. */
-const char *cc_label(uint32_t cc, char *buf, size_t len);
+const char *cli_cc_label(uint32_t cc, char *buf, size_t len);
 
 /* Runs argv[0] with argv as a child of the recorder: the signal mask
  * restored to mask, SIGPIPE at its default, and with tcti (unless NULL) in

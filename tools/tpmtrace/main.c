@@ -113,7 +113,7 @@ static int run(int argc, char **argv)
 	}
 	for (unsigned i = 0; i < cli_n_subcommands; i++) {
 		if (!strcmp(argv[1], cli_subcommands[i]->name)) {
-			if (want_help(cli_subcommands[i], argc - 1, argv + 1))
+			if (cli_want_help(cli_subcommands[i], argc - 1, argv + 1))
 				return 0;
 			return cli_subcommands[i]->run(argc - 1, argv + 1);
 		}

@@ -74,9 +74,9 @@ static int ring_bytes_from_env(uint32_t *bytes)
 	char *end;
 	unsigned long v = strtoul(ring, &end, 10);
 	if (*end || v < 4096 || v > (1ul << 30) || (v & (v - 1)))
-		return die(SUB,
-			   "TPMTRACE_KERNEL_RING_BYTES: a power of two from 4096 to 2^30, not '%s'",
-			   ring);
+		return cli_error(
+		    SUB, "TPMTRACE_KERNEL_RING_BYTES: a power of two from 4096 to 2^30, not '%s'",
+		    ring);
 	*bytes = (uint32_t)v;
 	return 0;
 }
@@ -97,7 +97,7 @@ static int begin_events(const struct record_args *a, struct kernel_rec *k, struc
 		return 0;
 	}
 	if (kernel_early_import(kt, a->early, kernel_rec_attach_ns(k), err, sizeof err))
-		return die(SUB, "%s", err);
+		return cli_error(SUB, "%s", err);
 	char d[160];
 	snprintf(d, sizeof d, "%s: %" PRIu64 " commands before the eBPF part (partial)", a->early,
 		 kt->early);
@@ -118,7 +118,7 @@ int record_kernel_main(const struct record_args *a)
 	record_session_init(&s);
 	if (a->kernel_cmdline) {
 		if (printf("%s\n", kernel_early_cmdline()) < 0 || fflush(stdout))
-			return die(SUB, "writing to stdout: %s", strerror(errno));
+			return cli_error(SUB, "writing to stdout: %s", strerror(errno));
 		return 0;
 	}
 	struct kernel_rec_cfg kc = {.transmit_sym = getenv("TPMTRACE_KERNEL_TRANSMIT_SYMBOL"),
@@ -128,7 +128,7 @@ int record_kernel_main(const struct record_args *a)
 	/* Everything the kernel must offer is checked (and the probes attached)
 	 * before the database is touched. */
 	if (kernel_rec_open(&k, &kc, err, sizeof err))
-		return die(SUB, "--kernel: %s", err);
+		return cli_error(SUB, "--kernel: %s", err);
 	/* systemd leaves a process whose argv[0] begins with '@' running when
 	 * the initramfs switches to the real root (program_invocation_name is
 	 * argv[0] itself, so /proc/PID/cmdline shows it). */
@@ -137,7 +137,7 @@ int record_kernel_main(const struct record_args *a)
 	if (cli_db_for_create(SUB, a->db_path))
 		goto out;
 	if (record_session_signals(&s, RECORD_SIG_CHLD) < 0) {
-		die(SUB, "signalfd failed");
+		cli_error(SUB, "signalfd failed");
 		goto out;
 	}
 	struct record_trace_cfg tc = {.db_path = a->db_path,
@@ -147,12 +147,12 @@ int record_kernel_main(const struct record_args *a)
 				      .payloads = a->payloads,
 				      .queue_slots = (uint32_t)a->queue};
 	if (record_session_begin(&s, &tc, err, sizeof err)) {
-		die(SUB, "%s", err);
+		cli_error(SUB, "%s", err);
 		goto out;
 	}
 	recorder_init(&rec, s.w, NULL, a->payloads);
 	if (!(kt = malloc(sizeof *kt))) {
-		die(SUB, "out of memory");
+		cli_error(SUB, "out of memory");
 		goto out;
 	}
 	kernel_trace_init(kt, &rec);
@@ -162,7 +162,7 @@ int record_kernel_main(const struct record_args *a)
 	if (a->pidfile) {
 		int e = write_pidfile(a->pidfile);
 		if (e) {
-			die(SUB, "--pidfile %s: %s", a->pidfile, strerror(-e));
+			cli_error(SUB, "--pidfile %s: %s", a->pidfile, strerror(-e));
 			goto out;
 		}
 		pidfile = 1;
@@ -181,7 +181,7 @@ int record_kernel_main(const struct record_args *a)
 	for (;;) {
 		int n = kernel_rec_poll(k, 100, kernel_trace_record, kt);
 		if (n < 0 && n != -EINTR) {
-			die(SUB, "--kernel: reading the ring buffer: %s", strerror(-n));
+			cli_error(SUB, "--kernel: reading the ring buffer: %s", strerror(-n));
 			goto out;
 		}
 		struct signalfd_siginfo si;
@@ -233,7 +233,7 @@ int record_kernel_main(const struct record_args *a)
 	 * root the path may lead nowhere. */
 	db_writer_add_dropped(s.w, kcn.dropped);
 	if (record_session_end(&s, &ws)) {
-		die(SUB, "%s: the trace could not be finalized", a->db_path);
+		cli_error(SUB, "%s: the trace could not be finalized", a->db_path);
 		goto out;
 	}
 	if (!a->quiet) {

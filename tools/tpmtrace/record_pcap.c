@@ -119,7 +119,7 @@ static int capture_open(struct live *l, const char *iface, unsigned port, int ms
 
 	l->pc = pcap_create(iface, ebuf);
 	if (!l->pc)
-		return die(SUB, "--pcap-live %s: %s", iface, ebuf);
+		return cli_error(SUB, "--pcap-live %s: %s", iface, ebuf);
 	pcap_set_snaplen(l->pc, 262144);
 	pcap_set_promisc(l->pc, 0);
 	pcap_set_immediate_mode(l->pc, 1);
@@ -127,15 +127,16 @@ static int capture_open(struct live *l, const char *iface, unsigned port, int ms
 	pcap_set_tstamp_precision(l->pc, PCAP_TSTAMP_PRECISION_NANO);
 	int prc = pcap_activate(l->pc);
 	if (prc < 0)
-		return die(SUB, "--pcap-live %s: %s%s", iface, pcap_geterr(l->pc),
-			   prc == PCAP_ERROR_PERM_DENIED ? " (capturing needs CAP_NET_RAW)" : "");
+		return cli_error(SUB, "--pcap-live %s: %s%s", iface, pcap_geterr(l->pc),
+				 prc == PCAP_ERROR_PERM_DENIED ? " (capturing needs CAP_NET_RAW)"
+							       : "");
 	l->nano = pcap_get_tstamp_precision(l->pc) == PCAP_TSTAMP_PRECISION_NANO;
 	snprintf(filter, sizeof filter, mssim ? "tcp port %u or tcp port %u" : "tcp port %u", port,
 		 port + 1);
 	if (pcap_compile(l->pc, prog, filter, 1, PCAP_NETMASK_UNKNOWN) < 0 ||
 	    (*have_prog = 1, pcap_setfilter(l->pc, prog) < 0))
-		return die(SUB, "--pcap-live %s: filter '%s': %s", iface, filter,
-			   pcap_geterr(l->pc));
+		return cli_error(SUB, "--pcap-live %s: filter '%s': %s", iface, filter,
+				 pcap_geterr(l->pc));
 	l->dlt = pcap_datalink(l->pc);
 	/* pcap_import handles the link types a pcap file may have; a live
 	 * loopback is DLT_EN10MB on Linux. */
@@ -229,7 +230,7 @@ int record_pcap_live(const struct record_args *a)
 	/* Signals arrive through a signalfd; blocked before the writer thread
 	 * starts, which would otherwise take (and drop) SIGCHLD. */
 	if (record_session_signals(&s, RECORD_SIG_CHLD) < 0) {
-		die(SUB, "signalfd failed");
+		cli_error(SUB, "signalfd failed");
 		goto out;
 	}
 	if (capture_open(&l, iface, port, a->mssim, &prog, &have_prog))
@@ -241,19 +242,19 @@ int record_pcap_live(const struct record_args *a)
 				      .source = source,
 				      .payloads = a->payloads};
 	if (record_session_begin(&s, &tc, err, sizeof err)) {
-		die(SUB, "%s", err);
+		cli_error(SUB, "%s", err);
 		goto out;
 	}
 	recorder_init(&l.rec, s.w, NULL, a->payloads);
 	static const struct pcap_import_ops ops = {on_client, on_command, on_event};
 	struct pcap_import_cfg cfg = {.tpm_port = (uint16_t)port, .ts_res_ns = l.nano ? 1 : 1000};
 	if (pcap_import_new(&l.pi, &cfg, &ops, &l)) {
-		die(SUB, "out of memory");
+		cli_error(SUB, "out of memory");
 		goto out;
 	}
 	recorder_event(&l.rec, "record-start", source, 0);
 	if (pcap_setnonblock(l.pc, 1, ebuf) < 0) {
-		die(SUB, "signalfd/pcap_setnonblock failed");
+		cli_error(SUB, "signalfd/pcap_setnonblock failed");
 		goto out;
 	}
 	if (a->command) {

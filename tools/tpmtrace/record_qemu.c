@@ -26,13 +26,13 @@ int qemu_session_start(struct qemu_session *s, const struct qemu_record_opts *o,
 	record_session_signals(&s->rs, sig_flags);
 	if (o->spawn) {
 		if (swtpm_spawn(&s->sw, o->swtpm_state, SWTPM_CTRL_ONLY, err, sizeof err)) {
-			die(sub, "%s", err);
+			cli_error(sub, "%s", err);
 			return 1;
 		}
 		ctrl = s->sw.sock;
 	}
 	if (qemu_interposer_new(&s->qi, o->qemu_ctrl, ctrl, 5000, err, sizeof err)) {
-		die(sub, "%s", err);
+		cli_error(sub, "%s", err);
 		return 1;
 	}
 	char source[400];
@@ -45,7 +45,7 @@ int qemu_session_start(struct qemu_session *s, const struct qemu_record_opts *o,
 				      .payloads = o->payloads,
 				      .emulated = o->emu ? o->emu->prof.name : NULL};
 	if (record_session_begin(&s->rs, &tc, err, sizeof err)) {
-		die(sub, "%s", err);
+		cli_error(sub, "%s", err);
 		return 1;
 	}
 	recorder_init(&s->rec, s->rs.w, qemu_interposer_transport(s->qi), o->payloads);
@@ -68,8 +68,8 @@ int qemu_session_finish(struct qemu_session *s, const char *sub, int quiet)
 		struct writer_stats st;
 		recorder_stop_event(&s->rec, "record-stop", NULL);
 		if (record_session_end(&s->rs, &st) != 0) {
-			die(sub, "could not finalize trace %lld in %s", (long long)s->rs.trace_id,
-			    s->db_path);
+			cli_error(sub, "could not finalize trace %lld in %s",
+				  (long long)s->rs.trace_id, s->db_path);
 			ret = 1;
 		} else if (!quiet || st.dropped) {
 			fprintf(stderr,
@@ -134,7 +134,7 @@ int record_qemu_main(const struct record_args *a)
 			cli_name(o.qemu_ctrl), cli_name(o.db_path));
 	int rc = qemu_interposer_run(s.qi, &s.rec, s.rs.sfd, stop_on_signal, &s.rs.sfd);
 	if (rc < 0)
-		die("record", "interposer: %s", strerror(-rc));
+		cli_error("record", "interposer: %s", strerror(-rc));
 	ret = rc < 0;
 out:
 	if (qemu_session_finish(&s, "record", quiet))
