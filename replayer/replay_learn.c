@@ -55,32 +55,21 @@ int rp_unredact(struct rp *x, const struct src_cmd *sc, uint8_t *p, size_t *plen
 			tpm_cc_name(cc), data);
 		return 0;
 	}
-	switch (cc) {
-	case TPM_CC_HierarchyChangeAuth:
-	case TPM_CC_NV_ChangeAuth:
-	case TPM_CC_ObjectChangeAuth:
-	case TPM_CC_NV_DefineSpace:
-	case TPM_CC_NV_DefineSpace2:
-	case TPM_CC_PCR_SetAuthValue:
-	case TPM_CC_HMAC_Start:
-	case TPM_CC_HashSequenceStart:
+	if (e && e->secret_auth) {
 		/* all-zero authValue = empty once trailing zeros go (Part 1 19.6.4.3) */
 		rp_note(x, REPLAY_SUBSTITUTED, cc,
 			"%s: authValue redacted when recording; the zeroed value is an empty "
 			"authValue",
 			tpm_cc_name(cc));
 		return 0;
-	case TPM_CC_Duplicate:
-		rp_note(
-		    x, REPLAY_SUBSTITUTED, cc,
-		    "Duplicate: encryptionKeyIn redacted; an all-zero key of the same size used");
+	}
+	if (e && e->secret_key) {
+		rp_note(x, REPLAY_SUBSTITUTED, cc,
+			"%s: %s redacted; an all-zero key of the same size used", tpm_cc_name(cc),
+			"encryptionKeyIn");
 		return 0;
-	case TPM_CC_NV_Write:
-	case TPM_CC_RSA_Encrypt:
-	case TPM_CC_EncryptDecrypt2:
-	case TPM_CC_ECC_Encrypt:
-	case TPM_CC_MakeCredential:
-	case TPM_CC_StirRandom:
+	}
+	if (e && e->secret_data) {
 		/* Data, not a key: zeros of the same size cost the TPM the same. */
 		rp_note(x, REPLAY_SUBSTITUTED, cc,
 			"%s: data redacted when recording; %zu zero bytes of the same size sent",

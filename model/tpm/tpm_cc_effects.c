@@ -28,12 +28,13 @@ enum {
 	 HAS(fl, EF_LOAD), HAS(fl, EF_FLUSH), HAS(fl, EF_CTX_SAVE), HAS(fl, EF_CTX_LOAD),            \
 	 HAS(fl, EF_NV_DEFINE), HAS(fl, EF_NV_UNDEFINE), HAS(fl, EF_NV_WRITE),                       \
 	 HAS(fl, EF_PCR_EXTEND), HAS(fl, EF_PERSIST), HAS(fl, EF_BLOB), HAS(fl, EF_PUBLIC),          \
-	 HAS(fl, EF_NEW_AUTH), !HAS(fl, EF_NO_SESSIONS), TPMTRACE_DESTR_##name_,                    \
-	 rpub, rname, cpub, ch},
+	 HAS(fl, EF_NEW_AUTH), !HAS(fl, EF_NO_SESSIONS),                                            \
+	 HAS(fl, EF_SECRET_AUTH), HAS(fl, EF_SECRET_DATA), HAS(fl, EF_SECRET_KEY),                  \
+	 TPMTRACE_DESTR_##name_, rpub, rname, cpub, ch},
 /* clang-format on */
 
 /* A row names only the flags above: a bit past the last is a typo. */
-#define EF_ALL ((EF_NO_SESSIONS << 1) - 1)
+#define EF_ALL ((EF_SECRET_KEY << 1) - 1)
 #define TPM_CC_EFFECTS(name_, fam, rpub, rname, cpub, ch, fl)                                      \
 	_Static_assert(((fl) & ~EF_ALL) == 0, #name_ ": an unknown effect flag");
 #include "model/tpm/tpm_cc_effects.def"

@@ -27,6 +27,9 @@ enum tpm_cc_effect {
 	EF_PUBLIC = 1u << 14,
 	EF_NEW_AUTH = 1u << 15,
 	EF_NO_SESSIONS = 1u << 16,
+	EF_SECRET_AUTH = 1u << 17,
+	EF_SECRET_DATA = 1u << 18,
+	EF_SECRET_KEY = 1u << 19,
 };
 
 /* One row, its flags spelled out as fields; the columns are described in
@@ -38,6 +41,7 @@ struct tpm_cc_effects {
 	uint8_t transient, session, primary, template_, load, flush, ctx_save, ctx_load;
 	uint8_t nv_define, nv_undefine, nv_write, pcr_extend, persist, blob, public_, new_auth;
 	uint8_t ends_session;
+	uint8_t secret_auth, secret_data, secret_key;
 	uint8_t destructive; /* tpm_cc.def's column, taken from there */
 	/* Where a value sits (tpm_cc_effects.def): the parameters before it, or
 	 * NULL for none. */

@@ -199,9 +199,38 @@ static void check_ht(void)
 	CHECK(!tpm_ht_name(0x7F), "no name for 0x7F");
 }
 
+/* A secret class is given only where tpm_cc.def's cmd_secret marks the first
+ * parameter secret ("S"), one class per row; and every command whose first
+ * parameter is a secret authValue (EF_NEW_AUTH) has the authValue class. */
+static void check_secret_classes(void)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; tpm_cc_effects_at(i); i++) {
+		const struct tpm_cc_effects *e = tpm_cc_effects_at(i);
+		const struct tpm_cc_info *ci = tpm_cc_lookup(e->cc);
+		unsigned classes = e->secret_auth + e->secret_data + e->secret_key;
+		CHECK(classes <= 1, "%s: %u secret classes", e->name, classes);
+		if (classes) {
+			n++;
+			CHECK(ci && ci->cmd_secret && ci->cmd_secret[0] == 'S',
+			      "%s: a secret class, but cmd_secret '%s'", e->name,
+			      ci && ci->cmd_secret ? ci->cmd_secret : "?");
+		}
+		if (e->new_auth)
+			CHECK(e->secret_auth, "%s: a new authValue, not in the authValue class",
+			      e->name);
+	}
+	CHECK(n == 15, "15 commands with a secret class (got %u)", n);
+	CHECK(tpm_cc_effects(TPM_CC_Duplicate)->secret_key, "Duplicate: a key");
+	CHECK(tpm_cc_effects(TPM_CC_HashSequenceStart)->secret_auth, "HashSequenceStart: auth");
+	CHECK(tpm_cc_effects(TPM_CC_StirRandom)->secret_data, "StirRandom: data");
+	CHECK(!tpm_cc_effects(TPM_CC_Unseal)->secret_data, "Unseal: none (its secret is out)");
+}
+
 int main(void)
 {
 	check_rows();
+	check_secret_classes();
 	check_spot();
 	check_layout();
 	check_ht();
