@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "common.h"
 #include "db/db.h"
+#include "model/tpm/pcr_bank.h"
 #include "model/tpm/tpm_cc.h"
 #include "model/policy.h"
 #include "model/emulate.h"
@@ -144,19 +145,11 @@ static void progress_cb(void *arg, uint64_t done, uint64_t total)
 	progress_update(arg, done, total);
 }
 
+/* A bank's name as tpm2-tools prints it (model/tpm/pcr_bank.c's table). */
 static const char *alg_name(uint16_t a)
 {
-	switch (a) {
-	case 0x0004:
-		return "sha1";
-	case 0x000B:
-		return "sha256";
-	case 0x000C:
-		return "sha384";
-	case 0x000D:
-		return "sha512";
-	}
-	return "?";
+	const struct pcr_alg *x = pcr_alg_by_id(a);
+	return x ? x->name : "?";
 }
 
 static void hex(FILE *f, const uint8_t *b, unsigned n)
