@@ -10,6 +10,8 @@ of them:
   never 0, and its JSON figures are null;
 - the command count and TPM time of a trace agree across list, stats, verify,
   report, predict and the trace_summary view (docs/schema.md, "Figures");
+- predict's hwrng_reads is the trace's GetRandom from the kernel's hwrng
+  client, and its text says so (an "hwrng:" line) exactly when there are some;
 - an unfinished trace is named as such by every command pointed at it.
 
 Usage: seam.py CORPUS_DIR TPMTRACE WORK_DIR [PGURL]
@@ -78,6 +80,20 @@ def view_figures(tid):
     ).fetchone()[0]
     con.close()
     return row, timed > 0
+
+
+GET_RANDOM = 0x17B  # TPM_CC_GetRandom (model/tpm/tpm_cc.def)
+
+
+def hwrng_reads(tid):
+    """The reads of the kernel's TPM hwrng in trace tid: its client's GetRandom."""
+    con = sqlite3.connect(f"file:{DB}?mode=ro", uri=True)
+    n = con.execute(
+        "SELECT count(*) FROM command c JOIN client l ON l.trace_id=c.trace_id"
+        " AND l.id=c.client_id WHERE c.trace_id=? AND c.cc=? AND l.peer='hwrng'",
+        (tid, GET_RANDOM)).fetchone()[0]
+    con.close()
+    return n
 
 
 def common(kind, cmd, tid, rc, out, err, unfinished, json_out=False):
@@ -160,9 +176,17 @@ def main():
         if not timed and rc == 0:
             check(kind, "predict", "an untimed trace: no gaps line",
                   "non-TPM time (gaps between commands): 0" not in out)
+        hw = hwrng_reads(tid)
+        if rc == 0:
+            check(kind, "predict", "an 'hwrng:' line exactly when the trace has hwrng reads",
+                  (re.search(r"^hwrng: %d reads? of the kernel's TPM hwrng" % hw, out, re.M)
+                   is not None) == (hw > 0), f"{hw} reads")
         rc, out, err = run(["predict", DB, "--profile", PROFILE, "--json"] + tr)
         common(kind, "predict", tid, rc, out, err, unfinished, True)
-        json_of(kind, "predict", rc, out)
+        j = json_of(kind, "predict", rc, out)
+        if j is not None:
+            check(kind, "predict", "--json hwrng_reads = the hwrng client's GetRandom",
+                  j.get("hwrng_reads") == hw, f"{j.get('hwrng_reads')} vs {hw}")
 
         # advise
         rc, out, err = run(["advise", DB] + tr)

@@ -8,7 +8,8 @@
 #   corpus.db  1 recording (tpmtrace's own Startup, resource-manager flushes)
 #              2.. one replay per preset (--policy all), an emulated replay,
 #              an advise rewrite, a strip, imports: IMA list, TCG log and
-#              swtpm log (no timing), ftrace and pcap (timing), and last a
+#              swtpm log (no timing), ftrace (timing, its callers named by
+#              attribute: one kernel extend, one hwrng read) and pcap, and last a
 #              recording killed with SIGKILL (unfinished)
 #   demo.db    a recording, a replay, advise --prove's traces
 # corpus.txt names each trace: "ID KIND-IN-THIS-CORPUS".
@@ -55,10 +56,17 @@ printf '%s\n' '# tracer: function_graph' '#' \
 	'  100.000100 | 0)               |  tpm2_pcr_extend() {' \
 	'  100.000200 | 0) # 6400.123 us |    tpm_transmit_cmd();' \
 	'  100.006700 | 0) # 6410.456 us |  }' \
-	'  100.010000 | 1)               |  tpm2_get_random() {' \
-	'  100.010100 | 1) + 35.000 us   |    tpm_transmit_cmd();' \
-	'  100.010200 | 1) + 40.000 us   |  }' >"$C/pcr_extend.trace"
+	'  100.010000 | 1)               |  tpm_hwrng_read() {' \
+	'  100.010050 | 1)               |    tpm2_get_random() {' \
+	'  100.010100 | 1) + 35.000 us   |      tpm_transmit_cmd();' \
+	'  100.010200 | 1) + 40.000 us   |    }' \
+	'  100.010300 | 1) + 50.000 us   |  }' >"$C/pcr_extend.trace"
 step import-timed "$TPMTRACE" import ftrace "$C/pcr_extend.trace" --db "$db" --quiet
+# The same ftrace names the import's callers: the kernel's extend and a read
+# of its TPM hwrng (a trace with hwrng reads, as record --kernel makes them).
+fid=$(sqlite3 "$db" "SELECT max(id) FROM trace")
+check "corpus: attribute the ftrace import by its own ftrace (an hwrng read)" \
+	"$TPMTRACE" attribute "$db" --trace "$fid" --ftrace "$C/pcr_extend.trace"
 check "corpus: a swtpm log" swtpm_log "$C/swtpm.log"
 step import-untimed "$TPMTRACE" import swtpm-log "$C/swtpm.log" --db "$db" --quiet
 step import-timed "$TPMTRACE" import pcap "$DATA/pcap/esys-create-session-auth-ecc.int.pcap" \
