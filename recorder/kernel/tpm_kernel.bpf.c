@@ -469,9 +469,9 @@ int BPF_KPROBE(transmit_entry, void *chip, const __u8 *buf, unsigned long bufsiz
 #endif
 	struct task_state *t = bpf_map_lookup_elem(&tasks, &tid);
 	__u64 pt = bpf_get_current_pid_tgid();
-	r->h.origin = task_origin(t);
-	if (!t || (t->depth == 0 && !t->user))
-		r->h.origin = stack_origin(ctx);
+	/* What the callers pushed; a task with nothing pushed (a call under way
+	 * before its caller's probe) is named from its stack instead. */
+	r->h.origin = t && (t->depth || t->user) ? task_origin(t) : stack_origin(ctx);
 	r->h.node = t ? t->node : 0;
 	r->h.wait_ns = 0;
 	r->h.t_start = bpf_ktime_get_ns();
