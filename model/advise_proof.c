@@ -69,10 +69,11 @@ int advise_proof_latest(sqlite3 *db, int64_t trace_id, const char *kind, const c
 		return rc == SQLITE_DONE ? 0 : -EIO;
 	if (sqlite3_prepare_v2(
 		db,
-		"SELECT id, predicted_saving_ms, replayed_saving_ms, replayed_before_ms,"
+		"SELECT p.id, predicted_saving_ms, replayed_saving_ms, replayed_before_ms,"
 		" replayed_after_ms, before_trace, after_trace, before_policy,"
-		" after_policy, created_at FROM advise_proof"
-		" WHERE trace_id=? AND kind=? AND profile=? ORDER BY id DESC LIMIT 1",
+		" after_policy, created_at, t.emulated, t.source FROM advise_proof p"
+		" LEFT JOIN trace t ON t.id = p.before_trace"
+		" WHERE trace_id=? AND p.kind=? AND profile=? ORDER BY p.id DESC LIMIT 1",
 		-1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_int64(st, 1, trace_id);
@@ -93,7 +94,21 @@ int advise_proof_latest(sqlite3 *db, int64_t trace_id, const char *kind, const c
 		col_text(st, 7, out->before_policy, sizeof out->before_policy);
 		col_text(st, 8, out->after_policy, sizeof out->after_policy);
 		col_text(st, 9, out->created_at, sizeof out->created_at);
+		col_text(st, 10, out->emulated, sizeof out->emulated);
+		col_text(st, 11, out->target, sizeof out->target);
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+void advise_proof_basis(char *b, size_t n, const char *emulated, const char *target, int rewrite)
+{
+	const char *on = target && *target ? target : "swtpm (spawned)";
+	if (emulated && *emulated)
+		snprintf(b, n,
+			 "replayed on %s: %s valid, time from the profile (emulated, latency "
+			 "from profile %s)",
+			 on, rewrite ? "rewrite" : "policy change", emulated);
+	else
+		snprintf(b, n, "measured on %s", on);
 }

@@ -20,7 +20,18 @@ struct advise_proof {
 	int64_t before_trace, after_trace;	    /* the replay runs */
 	char before_policy[128], after_policy[256]; /* after: a policy and a rewrite */
 	char created_at[32];			    /* ISO 8601 UTC */
+	/* read back from the "before" run (table trace): the profile it
+	 * emulated ("" when it was timed on its target) and its target */
+	char emulated[160], target[320];
 };
+
+/* What a proof's figures are, one phrase for advise's text and JSON and the
+ * report: runs that emulated a profile show that the change runs and take
+ * their time from the profile by construction ("replayed on swtpm (spawned):
+ * rewrite valid, time from the profile"); only runs timed on their target
+ * measure the saving ("measured on device:/dev/tpmrm0"). rewrite: the proof
+ * replayed a rewrite as recorded (else a policy knob). */
+void advise_proof_basis(char *b, size_t n, const char *emulated, const char *target, int rewrite);
 
 /* Stores p (its id and created_at are set here, replayed_saving_ms is
  * before - after). Returns 0, or -EIO with err set (a file too old to have

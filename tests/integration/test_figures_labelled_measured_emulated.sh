@@ -8,7 +8,10 @@
 #  - advise --profile: the recorded figures measured, the priced ones
 #    predicted; --prove: each proof emulated on the profile, one run each;
 #  - report after advise --prove (the demo's case): the proof's replays are
-#    emulated rows, none in the measured rows or chart.
+#    emulated rows, none in the measured rows or chart, and the proof says
+#    what advise said: its change runs, its time is the profile's;
+#  - --prove --target --measure: the runs timed on the target, no profile
+#    emulated, said "measured on TCTI" in advise's text and JSON and report.
 . "$(dirname "$0")/../lib/common.sh"
 need swtpm tpm2_startup sqlite3 python3
 
@@ -68,8 +71,13 @@ expect_eq "advise --prove --json: every proof emulated, one run each" \
 	"$(python3 -c 'import json,sys; print(sorted({(f["proof"]["figures"], f["proof"]["runs"]) for f in json.load(open(sys.argv[1]))["findings"] if f.get("proof")}))' "$T/p.json")" \
 	"[('emulated', 1)]"
 "$TPMTRACE" advise "$db" --trace 1 --profile "$PROF" --prove >"$T/p.txt" 2>/dev/null
-check "advise --prove: the proof says emulated, one run each" \
-	grep -qE "^   proof:  emulated \(latency from profile $PROF\), replayed on swtpm, one run each" "$T/p.txt"
+# The proof wraps at 100 columns: read it joined.
+check "advise --prove: the proof says the change runs, its time is the profile's, one run each" \
+	grep -qE "proof: replayed on swtpm \(spawned\): (rewrite|policy change) valid, time from the profile \(emulated, latency from profile $PROF\); one run each \(n=1: no spread known\):.* saves [0-9.]+ m?s replayed, " \
+	<(unwrap "$T/p.txt" | tr -s " ")
+expect_eq "advise --prove --json: the same words, the target a spawned swtpm" \
+	"$(python3 -c 'import json,sys; print(sorted({(f["proof"]["basis"].split(":")[0], "time from the profile" in f["proof"]["basis"], f["proof"]["target"]) for f in json.load(open(sys.argv[1]))["findings"] if f.get("proof")}))' "$T/p.json")" \
+	"[('replayed on swtpm (spawned)', True, 'swtpm (spawned)')]"
 n_emu=$(sqlite3 "$db" "SELECT count(*) FROM trace WHERE kind = 'replay' AND parent_id = 1 AND emulated = '$PROF'")
 check "the proofs' replays of trace 1 are stored, emulated ($n_emu)" [ "$n_emu" -ge 2 ]
 
@@ -82,4 +90,35 @@ expect_eq "report: measured rows are the recording and the real replay only" \
 expect_eq "report: the emulated rows hold every emulated run of trace 1" \
 	"$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(sum(r["runs"] for r in j["emulated"]), {r["figures"] for r in j["emulated"]})' "$T/r.json")" \
 	"$n_emu {'emulated'}"
+# report says what advise --prove said
+"$TPMTRACE" report "$db" --trace 1 --profile "$PROF" --json >"$T/rp.json" 2>"$T/rp.err"
+expect_eq "report --profile --json: the stored proofs emulated, the same words as advise's" \
+	"$(python3 -c 'import json,sys; print(sorted({(f["proof"]["figures"], f["proof"]["basis"].split(":")[0], "time from the profile" in f["proof"]["basis"]) for r in json.load(open(sys.argv[1]))["advise"] for f in r["findings"] if f.get("proof")}))' "$T/rp.json")" \
+	"[('emulated', 'replayed on swtpm (spawned)', True)]"
+
+# ---- --prove --target --measure: timed on the target, said measured ----
+start_swtpm "$T/tgt"
+tcti=swtpm:path=$T/tgt/s.sock
+tpm2_startup -T "$tcti" -c
+"$TPMTRACE" advise "$db" --trace 1 --profile "$PROF" --prove --measure >/dev/null 2>"$T/m0.err"
+expect_eq "--measure without --target: a usage error" "$?" 2
+check "--measure without --target: why said" grep -q -- '--measure needs --target' "$T/m0.err"
+n_before=$(sqlite3 "$db" "SELECT count(*) FROM trace")
+"$TPMTRACE" advise "$db" --trace 1 --profile "$PROF" --prove --target "$tcti" --measure --json \
+	>"$T/m.json" 2>"$T/m.err"
+mrc=$?
+check "--prove --measure: exit status 0 or 1 (an unprovable finding) ($mrc)" [ "$mrc" -le 1 ]
+expect_eq "--prove --measure --json: every proof measured on the target, not from the profile" \
+	"$(python3 -c 'import json,sys; print(sorted({(f["proof"]["figures"], f["proof"]["basis"], f["proof"]["target"], "profile" in f["proof"]["basis"]) for f in json.load(open(sys.argv[1]))["findings"] if f.get("proof")}))' "$T/m.json")" \
+	"[('measured', 'measured on $tcti', '$tcti', False)]"
+expect_eq "--prove --measure: its runs stored unemulated, on the target" \
+	"$(sqlite3 "$db" "SELECT DISTINCT coalesce(emulated, 'measured'), source FROM trace WHERE id > $n_before AND kind = 'replay'")" \
+	"measured|$tcti"
+"$TPMTRACE" report "$db" --trace 1 --profile "$PROF" --json >"$T/rm.json" 2>"$T/rm.err"
+expect_eq "report after --measure: the newest proof measured, the same words" \
+	"$(python3 -c 'import json,sys; print(sorted({(f["proof"]["figures"], f["proof"]["basis"]) for r in json.load(open(sys.argv[1]))["advise"] for f in r["findings"] if f.get("proof")}))' "$T/rm.json")" \
+	"[('measured', 'measured on $tcti')]"
+"$TPMTRACE" report "$db" --trace 1 --profile "$PROF" -o "$T/rm.html" 2>/dev/null
+check "report's page: the proof measured on the target, its saving measured" \
+	grep -qE "measured on $tcti; one run each\): saves <b>-?[0-9.]+ (µs|ms|s) measured</b>" "$T/rm.html"
 finish

@@ -20,7 +20,7 @@
 #include "model/run_stats.h"
 #include "report_advise.h"
 
-enum { O_TRACE = 256, O_PROFILE, O_PROVE, O_TARGET, O_REWRITE, O_JSON };
+enum { O_TRACE = 256, O_PROFILE, O_PROVE, O_TARGET, O_MEASURE, O_REWRITE, O_JSON };
 static const struct cli_opt opts[] = {
     {"trace", O_TRACE, "ID", CLI_TRACE, CLI_TRACE_HELP},
     {"profile", O_PROFILE, "NAME|FILE", 0,
@@ -40,7 +40,9 @@ static const struct cli_opt opts[] = {
      "recorded.\n"
      "Replayed and predicted saving side by side (the runs\n"
      "are stored in DB); outliers are not proved. A proof that\n"
-     "fails (a replay or a rewrite) says why and exits 1"},
+     "fails (a replay or a rewrite) says why and exits 1.\n"
+     "Emulated runs show that the change runs; their time is\n"
+     "the profile's by construction: only --measure measures"},
     {"target", O_TARGET, "TCTI", 0,
      "with --prove: replay on this TPM (a tss2-tctildr string,\n"
      "as replay --target) instead of a private swtpm: one\n"
@@ -48,6 +50,10 @@ static const struct cli_opt opts[] = {
      "only under the seeds it was sealed with); each replay\n"
      "leaves it as it found it",
      "@tcti"},
+    {"measure", O_MEASURE, NULL, 0,
+     "with --target: time the proof's runs on the target\n"
+     "itself, not emulating the profile: the saving is\n"
+     "measured (a device: target implies it)"},
     {"rewrite", O_REWRITE, "NAME", CLI_CHOICE,
      "store the trace with a finding's change made, as a new\n"
      "trace (kind derived, for replay) and exit:\n"
@@ -436,8 +442,10 @@ static const char *prove_policy(int kind, const char *trace_pol, char *out, size
 	return out;
 }
 
-/* --target: the TPM the proofs replay on (NULL: a private swtpm each). */
+/* --target: the TPM the proofs replay on (NULL: a private swtpm each);
+ * --measure (or a device: target): its runs timed there, no profile emulated. */
 static const char *prove_target;
+static int prove_measure;
 
 /* Replays trace src of dbpath under policy pol emulating prof (tpmtrace
  * replay, its output discarded); the run's id and TPM time, or -1. The
@@ -454,6 +462,11 @@ static int64_t prove_run(sqlite3 *db, const char *dbpath, int64_t src, const cha
 			(char *)prove_target, NULL};
 	if (!prove_target)
 		argv[9] = NULL; /* a private swtpm */
+	if (prove_measure) {
+		argv[7] = argv[9]; /* timed on the target: no --emulate */
+		argv[8] = argv[10];
+		argv[9] = NULL;
+	}
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid < 0)
@@ -617,6 +630,13 @@ static double proof_diff(const struct advise_result *r, const struct advise_find
 	return pred ? (rep - pred) / pred : 0;
 }
 
+/* What the proof's figures are (model/advise_proof.h). */
+static void proof_basis(char *b, size_t n, const char *prof, const struct proof *p)
+{
+	advise_proof_basis(b, n, prove_measure ? NULL : prof, prove_target,
+			   !strcmp(p->before, "as-recorded"));
+}
+
 static void print_proof(const struct advise_result *r, const struct advise_finding *f,
 			const struct proof *p, const char *prof)
 {
@@ -631,20 +651,20 @@ static void print_proof(const struct advise_result *r, const struct advise_findi
 	fmt_ms(b, sizeof b, p->after_ms);
 	fmt_ms(c, sizeof c, p->before_ms - p->after_ms);
 	fmt_ms(d, sizeof d, advise_saving_ms(r, f));
-	/* The proof's times are the profile's: emulated, one run each. */
-	char fig[200];
-	model_figure_label(fig, sizeof fig, prof);
+	/* Emulated runs: the change runs, its time is the profile's; one run each. */
+	char fig[600];
+	proof_basis(fig, sizeof fig, prof, p);
 	snprintf(buf, sizeof buf,
-		 "%s, replayed on %s, one run each (n=1: no spread known): %s under %s (trace "
-		 "%lld), %s under %s (trace %lld); saves %s replayed, %s predicted (%+.1f%%)",
-		 fig, prove_target ? prove_target : "swtpm", a, p->before,
-		 (long long)p->trace_before, b, p->after, (long long)p->trace_after, c, d,
+		 "%s; one run each (n=1: no spread known): %s under %s (trace "
+		 "%lld), %s under %s (trace %lld); saves %s %s, %s predicted (%+.1f%%)",
+		 fig, a, p->before, (long long)p->trace_before, b, p->after,
+		 (long long)p->trace_after, c, prove_measure ? "measured" : "replayed", d,
 		 100 * proof_diff(r, f, p));
 	cli_print_wrapped(stdout, "   proof:  ", 11, buf, strlen(buf), CLI_WIDTH);
 }
 
 static void json_proof(struct json_w *w, const struct advise_result *r,
-		       const struct advise_finding *f, const struct proof *p)
+		       const struct advise_finding *f, const struct proof *p, const char *prof)
 {
 	if (!p || !p->done) {
 		json_knull(w, "proof");
@@ -654,7 +674,11 @@ static void json_proof(struct json_w *w, const struct advise_result *r,
 	}
 	json_key(w, "proof");
 	json_begin_object(w);
-	json_kstr(w, "figures", "emulated");
+	char basis[600];
+	proof_basis(basis, sizeof basis, prof, p);
+	json_kstr(w, "figures", prove_measure ? "measured" : "emulated");
+	json_kstr(w, "basis", basis);
+	json_kstr(w, "target", prove_target ? prove_target : "swtpm (spawned)");
 	json_kint(w, "runs", 1);
 	json_kstr(w, "before_policy", p->before);
 	json_kstr(w, "after_policy", p->after);
@@ -697,7 +721,7 @@ static void output(sqlite3 *db, const char *dbpath, int64_t id, const struct adv
 			json_begin_object(&w);
 			json_finding(&w, r, &r->f[i], cn);
 			if (pf)
-				json_proof(&w, r, &r->f[i], &pf[i]);
+				json_proof(&w, r, &r->f[i], &pf[i], prof);
 			json_end_object(&w);
 		}
 		json_end_array(&w);
@@ -771,6 +795,8 @@ static int run(int argc, char **argv)
 			do_prove = 1;
 		else if (k == O_TARGET)
 			prove_target = p.arg;
+		else if (k == O_MEASURE)
+			prove_measure = 1;
 		else if (k == O_REWRITE)
 			rewrite = p.arg;
 	}
@@ -781,6 +807,12 @@ static int run(int argc, char **argv)
 				       "--prove needs --profile (the TPM to emulate)");
 	if (prove_target && !do_prove)
 		return cli_usage_error(&subcmd_advise, "--target is where --prove replays");
+	if (prove_measure && !prove_target)
+		return cli_usage_error(&subcmd_advise,
+				       "--measure needs --target (a private swtpm has only the "
+				       "profile's times)");
+	if (prove_target && !strncmp(prove_target, "device:", 7))
+		prove_measure = 1; /* a TPM of its own: measured */
 	const char *dbpath = cli_db_operand(&p);
 	if (!dbpath)
 		return EXIT_USAGE;

@@ -264,15 +264,19 @@ static void finding_item(FILE *f, const struct report_advise_run *run,
 	}
 	if (x->proved) {
 		const struct advise_proof *p = &x->proof;
+		char basis[600];
+		advise_proof_basis(basis, sizeof basis, p->emulated, p->target,
+				   !strcmp(p->before_policy, "as-recorded"));
 		fputs(".<br><span class=\"advise-proof\">proved (advise --prove, ", f);
 		esc(f, p->created_at);
-		/* The proof's replays emulated the profile: not measured. */
-		fputs("; emulated, latency from profile ", f);
-		esc(f, p->profile);
+		/* Emulated runs show the change runs; their time is the profile's. */
+		fputs("; ", f);
+		esc(f, basis);
 		fprintf(f,
-			", one run each): saves <b>%s replayed</b>, %s predicted (%+.1f%%); trace "
+			"; one run each): saves <b>%s %s</b>, %s predicted (%+.1f%%); trace "
 			"%lld under ",
 			fmt_ms(p->replayed_saving_ms, b1, sizeof b1),
+			p->emulated[0] ? "replayed" : "measured",
 			fmt_ms(p->predicted_saving_ms, b2, sizeof b2), 100 * proof_diff(p),
 			(long long)p->before_trace);
 		esc(f, p->before_policy);
@@ -373,7 +377,12 @@ static void json_finding(struct json_w *w, const struct report_advise_run *run,
 		const struct advise_proof *p = &x->proof;
 		json_key(w, "proof");
 		json_begin_object(w);
-		json_kstr(w, "figures", "emulated");
+		char basis[600];
+		advise_proof_basis(basis, sizeof basis, p->emulated, p->target,
+				   !strcmp(p->before_policy, "as-recorded"));
+		json_kstr(w, "figures", p->emulated[0] ? "emulated" : "measured");
+		json_kstr(w, "basis", basis);
+		json_kstr(w, "target", p->target);
 		json_kint(w, "runs", 1);
 		json_kstr(w, "before_policy", p->before_policy);
 		json_kstr(w, "after_policy", p->after_policy);
