@@ -452,6 +452,51 @@ static int migrate_v2(sqlite3 *db, char *err, size_t errlen)
 	return rc;
 }
 
+/* Version 3 to 4: a profile entry's p90, p99 and the command it is derived
+ * from (profile_entry.p90_ns, p99_ns, derived_from). Files opened read-only
+ * stay at version 3 and read the same (those unknown). The version is read
+ * again under the write lock. */
+static int migrate_v3(sqlite3 *db, char *err, size_t errlen)
+{
+	static const char *const cols[] = {"p90_ns", "p99_ns", "derived_from"};
+	int64_t ver = 0;
+	char sql[160];
+	if (db_exec(db, "BEGIN IMMEDIATE", err, errlen))
+		return -EIO;
+	if (pragma_int(db, "PRAGMA user_version", &ver)) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+		db_exec(db, "ROLLBACK", NULL, 0);
+		return -EIO;
+	}
+	if (ver != 3)
+		return db_exec(db, "COMMIT", err, errlen);
+	/* Each column added unless there (a file made by hand from a newer one). */
+	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+		int64_t has = 0;
+		snprintf(sql, sizeof sql,
+			 "SELECT count(*) FROM pragma_table_info('profile_entry') WHERE name='%s'",
+			 cols[i]);
+		if (pragma_int(db, sql, &has)) {
+			snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+			db_exec(db, "ROLLBACK", NULL, 0);
+			return -EIO;
+		}
+		snprintf(sql, sizeof sql, "ALTER TABLE profile_entry ADD COLUMN %s INTEGER",
+			 cols[i]);
+		if (!has && db_exec(db, sql, err, errlen)) {
+			db_exec(db, "ROLLBACK", NULL, 0);
+			return -EIO;
+		}
+	}
+	int rc = db_exec(db,
+			 "UPDATE meta SET value='4' WHERE key='schema_version';"
+			 " PRAGMA user_version = 4; COMMIT",
+			 err, errlen);
+	if (rc)
+		db_exec(db, "ROLLBACK", NULL, 0);
+	return rc;
+}
+
 /* Creates the schema of a new database unless another process did: the
  * write lock is taken first (BEGIN IMMEDIATE waits for the other creator's
  * transaction, busy_timeout), then the file is looked at again. *app and
@@ -479,7 +524,7 @@ static int create_schema(sqlite3 *db, int64_t *app, int64_t *ver, int wal, char 
 		goto fail;
 	}
 	if (db_exec(db,
-		    "INSERT INTO meta VALUES ('schema_version','3'),"
+		    "INSERT INTO meta VALUES ('schema_version','4'),"
 		    "('created_by','tpmtrace " TPMTRACE_VERSION "');COMMIT",
 		    msg, len))
 		goto fail;
@@ -709,6 +754,11 @@ int db_open_perm(const char *path, enum db_open_mode mode, unsigned perm, sqlite
 	if (mode != DB_READ && ver <= 2 && migrate_v2(db, msg, sizeof msg)) {
 		rc = -EIO;
 		snprintf(err, errlen, "%s: cannot migrate schema version 2 to 3: %s", path, msg);
+		goto out;
+	}
+	if (mode != DB_READ && ver <= 3 && migrate_v3(db, msg, sizeof msg)) {
+		rc = -EIO;
+		snprintf(err, errlen, "%s: cannot migrate schema version 3 to 4: %s", path, msg);
 		goto out;
 	}
 	if (mode != DB_READ)

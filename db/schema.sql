@@ -1,7 +1,7 @@
--- tpmtrace database schema, version 3 (docs/schema.md describes every column).
+-- tpmtrace database schema, version 4 (docs/schema.md describes every column).
 -- Times are nanoseconds of CLOCK_MONOTONIC on the recording host unless noted.
 PRAGMA application_id = 1414548820; -- 0x54504D54, "TPMT"
-PRAGMA user_version = 3;
+PRAGMA user_version = 4;
 
 CREATE TABLE meta (
 	key TEXT PRIMARY KEY,
@@ -209,6 +209,8 @@ CREATE TABLE profile_entry (
 	mean_ns INTEGER NOT NULL,
 	p50_ns INTEGER, p95_ns INTEGER, stdev_ns INTEGER, min_ns INTEGER, max_ns INTEGER,
 	comment TEXT,                      -- provenance of the entry
+	p90_ns INTEGER, p99_ns INTEGER,    -- new in version 4
+	derived_from INTEGER,              -- the command whose figures these are (NULL: measured)
 	PRIMARY KEY (profile_id, cc, auth, variant)
 );
 

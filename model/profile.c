@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -112,33 +113,62 @@ int profile_set(struct profile *p, const char *key, const char *value)
 	return 0;
 }
 
+/* The figures of an entry, in the text format's order. */
+#define STAT(f)                                                                                    \
+	{                                                                                          \
+#f, offsetof(struct prof_entry, f##_ms)                                            \
+	}
+static const struct {
+	const char *name;
+	size_t off;
+} stat_fields[] = {STAT(mean), STAT(p50),   STAT(p90), STAT(p95),
+		   STAT(p99),  STAT(stdev), STAT(min), STAT(max)};
+#undef STAT
+#define N_STATS		(sizeof stat_fields / sizeof stat_fields[0])
+#define STAT_OF(e, i)	(*(double *)((char *)(e) + stat_fields[i].off))
+#define STAT_OF_C(e, i) (*(const double *)((const char *)(e) + stat_fields[i].off))
+
+void profile_entry_clear(struct prof_entry *e)
+{
+	for (size_t i = 0; i < N_STATS; i++)
+		STAT_OF(e, i) = NAN;
+}
+
+void profile_entry_floor(struct prof_entry *e, double floor_ms)
+{
+	for (size_t i = 0; i < N_STATS; i++)
+		if (strcmp(stat_fields[i].name, "stdev") && !isnan(STAT_OF(e, i)) &&
+		    STAT_OF(e, i) < floor_ms)
+			STAT_OF(e, i) = floor_ms;
+}
+
 int profile_check_entry(const struct prof_entry *e, char *err, size_t errlen)
 {
-	const char *names[] = {"mean", "p50", "p95", "stdev", "min", "max"};
-	double v[] = {e->mean_ms, e->p50_ms, e->p95_ms, e->stdev_ms, e->min_ms, e->max_ms};
 	if (isnan(e->mean_ms)) {
 		snprintf(err, errlen, "mean= is required");
 		return -EINVAL;
 	}
-	for (int i = 0; i < 6; i++) {
-		if (isnan(v[i]))
+	for (size_t i = 0; i < N_STATS; i++) {
+		double v = STAT_OF_C(e, i);
+		int stdev = !strcmp(stat_fields[i].name, "stdev"); /* may be 0 */
+		if (isnan(v))
 			continue;
-		if (isinf(v[i]) || v[i] < 0 || (v[i] == 0 && i != 3)) {
+		if (isinf(v) || v < 0 || (v == 0 && !stdev)) {
 			snprintf(err, errlen, "%s=%g ms: a latency must be positive and finite",
-				 names[i], v[i]);
+				 stat_fields[i].name, v);
 			return -EINVAL;
 		}
-		if (v[i] > PROFILE_MAX_MS) {
-			snprintf(err, errlen, "%s=%g ms is absurd (more than %g ms)", names[i],
-				 v[i], PROFILE_MAX_MS);
+		if (v > PROFILE_MAX_MS) {
+			snprintf(err, errlen, "%s=%g ms is absurd (more than %g ms)",
+				 stat_fields[i].name, v, PROFILE_MAX_MS);
 			return -EINVAL;
 		}
 	}
-	/* min <= p50 <= p95 <= max and min <= mean <= max, where known. */
-	double order[] = {e->min_ms, e->p50_ms, e->p95_ms, e->max_ms};
-	const char *on[] = {"min", "p50", "p95", "max"};
-	for (int i = 0; i < 4; i++)
-		for (int j = i + 1; j < 4; j++)
+	/* min <= p50 <= p90 <= p95 <= p99 <= max and min <= mean <= max, where known. */
+	double order[] = {e->min_ms, e->p50_ms, e->p90_ms, e->p95_ms, e->p99_ms, e->max_ms};
+	const char *on[] = {"min", "p50", "p90", "p95", "p99", "max"};
+	for (int i = 0; i < 6; i++)
+		for (int j = i + 1; j < 6; j++)
 			if (!isnan(order[i]) && !isnan(order[j]) && order[i] > order[j]) {
 				snprintf(err, errlen, "%s=%g ms is above %s=%g ms", on[i], order[i],
 					 on[j], order[j]);
@@ -229,7 +259,7 @@ static int parse_entry(char *line, struct prof_entry *e, char *err, size_t errle
 	char *comment = strchr(line, '#');
 	char *save = NULL, *tok;
 	memset(e, 0, sizeof *e);
-	e->mean_ms = e->p50_ms = e->p95_ms = e->stdev_ms = e->min_ms = e->max_ms = NAN;
+	profile_entry_clear(e);
 	if (comment) {
 		*comment++ = 0;
 		comment = trim(comment);
@@ -273,6 +303,16 @@ static int parse_entry(char *line, struct prof_entry *e, char *err, size_t errle
 			return -EINVAL;
 		}
 		*eq = 0;
+		if (!strcmp(tok, "derived")) {
+			if (!(e->derived_from = parse_cc(eq + 1))) {
+				snprintf(err, errlen,
+					 "derived=%s: the command whose figures these are (a TPM2 "
+					 "command name or 0x code)",
+					 eq + 1);
+				return -EINVAL;
+			}
+			continue;
+		}
 		if (!strcmp(tok, "n")) {
 			char *end;
 			errno = 0;
@@ -285,16 +325,15 @@ static int parse_entry(char *line, struct prof_entry *e, char *err, size_t errle
 			e->n = (uint64_t)n;
 			continue;
 		}
-		double *f = !strcmp(tok, "mean")    ? &e->mean_ms
-			    : !strcmp(tok, "p50")   ? &e->p50_ms
-			    : !strcmp(tok, "p95")   ? &e->p95_ms
-			    : !strcmp(tok, "stdev") ? &e->stdev_ms
-			    : !strcmp(tok, "min")   ? &e->min_ms
-			    : !strcmp(tok, "max")   ? &e->max_ms
-						    : NULL;
+		double *f = NULL;
+		for (size_t i = 0; i < N_STATS && !f; i++)
+			if (!strcmp(tok, stat_fields[i].name))
+				f = &STAT_OF(e, i);
 		if (!f) {
-			snprintf(err, errlen,
-				 "unknown field '%s' (n, mean, p50, p95, stdev, min, max)", tok);
+			snprintf(
+			    err, errlen,
+			    "unknown field '%s' (n, mean, p50, p90, p95, p99, stdev, min, max)",
+			    tok);
 			return -EINVAL;
 		}
 		if (!isnan(*f)) {
@@ -524,15 +563,20 @@ int profile_write(FILE *f, const struct profile *p)
 		else
 			fprintf(f, "0x%08X %-10s %-14s", e->cc, profile_auth_str(e->auth),
 				e->variant);
+		if (e->derived_from) {
+			const char *dn = tpm_cc_name(e->derived_from);
+			if (dn)
+				fprintf(f, " derived=%s", dn);
+			else
+				fprintf(f, " derived=0x%08X", e->derived_from);
+		}
 		if (e->n)
 			fprintf(f, " n=%llu", (unsigned long long)e->n);
-		const char *fn[] = {"mean", "p50", "p95", "stdev", "min", "max"};
-		double fv[] = {e->mean_ms, e->p50_ms, e->p95_ms, e->stdev_ms, e->min_ms, e->max_ms};
-		for (int k = 0; k < 6; k++) {
-			if (isnan(fv[k]))
+		for (size_t k = 0; k < N_STATS; k++) {
+			if (isnan(STAT_OF_C(e, k)))
 				continue;
-			fmt_num(b, sizeof b, fv[k]);
-			fprintf(f, " %s=%s", fn[k], b);
+			fmt_num(b, sizeof b, STAT_OF_C(e, k));
+			fprintf(f, " %s=%s", stat_fields[k].name, b);
 		}
 		if (e->comment) {
 			/* A comment runs to the end of the line: keep it on one. */
@@ -674,7 +718,7 @@ void profile_entry_stats(struct prof_entry *e, double *v, size_t n)
 {
 	double sum = 0, sq = 0;
 	e->n = n;
-	e->mean_ms = e->p50_ms = e->p95_ms = e->stdev_ms = e->min_ms = e->max_ms = NAN;
+	profile_entry_clear(e);
 	if (!n)
 		return;
 	qsort(v, n, sizeof *v, cmp_dbl);
@@ -685,9 +729,57 @@ void profile_entry_stats(struct prof_entry *e, double *v, size_t n)
 		sq += (v[i] - e->mean_ms) * (v[i] - e->mean_ms);
 	/* Nearest rank, as the command_stats view and percentile() do. */
 	e->p50_ms = v[db_nearest_rank(n, 50) - 1];
+	e->p90_ms = v[db_nearest_rank(n, 90) - 1];
 	e->p95_ms = v[db_nearest_rank(n, 95) - 1];
+	e->p99_ms = v[db_nearest_rank(n, 99) - 1];
 	e->min_ms = v[0];
 	e->max_ms = v[n - 1];
 	if (n > 1)
 		e->stdev_ms = sqrt(sq / (double)(n - 1));
+}
+
+unsigned profile_commands(const struct profile *p)
+{
+	unsigned n = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		size_t j = 0;
+		while (j < i && p->e[j].cc != p->e[i].cc)
+			j++;
+		n += j == i;
+	}
+	return n;
+}
+
+unsigned profile_boot_covered(const struct profile *p, unsigned *total)
+{
+	static const uint32_t boot[] = {
+	    TPM_CC_PCR_Extend,	 TPM_CC_StartAuthSession, TPM_CC_ContextLoad,  TPM_CC_ContextSave,
+	    TPM_CC_FlushContext, TPM_CC_GetRandom,	  TPM_CC_CreatePrimary};
+	unsigned n = 0;
+	*total = sizeof boot / sizeof boot[0];
+	for (unsigned k = 0; k < *total; k++)
+		for (size_t i = 0; i < p->n; i++)
+			if (p->e[i].cc == boot[k]) {
+				n++;
+				break;
+			}
+	return n;
+}
+
+double profile_spread_share(const struct profile *p)
+{
+	unsigned n = 0;
+	double lo, hi;
+	for (size_t i = 0; i < p->n; i++)
+		n += profile_entry_range(&p->e[i], &lo, &hi) != 0;
+	return p->n ? (double)n / (double)p->n : 0;
+}
+
+const struct prof_entry *profile_lookup_exact(const struct profile *p, uint32_t cc, int auth,
+					      const char *variant)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->e[i].cc == cc && p->e[i].auth == auth && !strcmp(p->e[i].variant, variant))
+			return &p->e[i];
+	return NULL;
 }

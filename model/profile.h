@@ -8,8 +8,8 @@
  *   vendor: Infineon            (also chip, firmware, bus, measured-by, date,
  *   source: ...                  source and note may repeat, covers, lacks,
  *   transport-ms: 0              transport-ms, fallback-ms)
- *   PCR_Extend  password  -  n=1 mean=6.36 [p50= p95= stdev= min= max=]  # comment
- * All times in milliseconds. Parsing errors name file:line. */
+ *   PCR_Extend  password  -  [derived=CMD] n=1 mean=6.36 [p50= p90= p95= p99= stdev= min= max=]  #
+ * comment All times in milliseconds. Parsing errors name file:line. */
 #ifndef TPMTRACE_PROFILE_H
 #define TPMTRACE_PROFILE_H
 
@@ -30,8 +30,13 @@ struct prof_entry {
 	uint64_t n;	  /* samples behind the figures; 0 = unknown */
 	double mean_ms;	  /* required, > 0 */
 	double p50_ms, p95_ms, stdev_ms, min_ms, max_ms; /* NAN = unknown */
+	double p90_ms, p99_ms;				 /* NAN = unknown */
 	char *comment;					 /* provenance of this one entry, or NULL */
 	unsigned line; /* where it was read (0 when not from a file) */
+	/* derived=CMD: the figures are another command's (CMD's, same
+	 * authorization and variant), by a rule of docs/profiles.md ("Derived
+	 * entries"); 0 when measured. */
+	uint32_t derived_from;
 };
 
 struct profile {
@@ -81,13 +86,22 @@ const char *profile_match_str(int m);
  * not in the profile at all. */
 const struct prof_entry *profile_lookup(const struct profile *p, uint32_t cc, int auth,
 					const char *variant, enum prof_match *how);
+/* The entry of exactly (cc, auth, variant), or NULL. */
+const struct prof_entry *profile_lookup_exact(const struct profile *p, uint32_t cc, int auth,
+					      const char *variant);
 /* The price of a missing command: fallback_ms, or the median of the means. */
 double profile_fallback(const struct profile *p);
 /* Low and high per-command figures for the uncertainty range; returns 1 if
  * the entry has spread data (else lo = hi = mean). */
 int profile_entry_range(const struct prof_entry *e, double *lo, double *hi);
 
-/* Fills e's statistics from n samples in ms (sorted in place). */
+/* Sets every figure of e unknown (NAN), the mean included. */
+void profile_entry_clear(struct prof_entry *e);
+/* Raises every known figure of e but stdev to at least floor_ms (a clock
+ * that did not move, a cached or synthetic time: not a latency). */
+void profile_entry_floor(struct prof_entry *e, double floor_ms);
+/* Fills e's statistics from n samples in ms (sorted in place): n, mean,
+ * nearest-rank p50/p90/p95/p99, min, max, sample stdev. */
 void profile_entry_stats(struct prof_entry *e, double *v, size_t n);
 
 /* The authorization kind spelled as in profiles ("none", "password", "hmac",
@@ -102,12 +116,21 @@ const char *profile_builtin_name(unsigned i, char *buf, size_t len);
 const char *profile_builtin_text(unsigned i);
 /* Loads shipped profile name. Returns 0, -ENOENT, or -EINVAL. */
 int profile_load_builtin(const char *name, struct profile *p, char *err, size_t errlen);
-/* Calls fn for every shipped profile, in order, with its name, chip, source
- * and entry count. One that does not load is skipped; the return is then
+/* Calls fn for every shipped profile, in order, loaded. One that does not
+ * load is skipped; the return is then
  * -EINVAL with the first such error in err (the others are still listed). */
-int profile_builtin_list(void (*fn)(void *ctx, const char *name, const char *chip,
-				    const char *source, int64_t entries),
-			 void *ctx, char *err, size_t errlen);
+int profile_builtin_list(void (*fn)(void *ctx, const struct profile *p), void *ctx, char *err,
+			 size_t errlen);
+
+/* What a profile covers. profile_commands: its distinct command codes.
+ * profile_boot_covered: how many of the commands a Linux boot with the
+ * kernel's HMAC sessions sends (PCR_Extend StartAuthSession ContextLoad
+ * ContextSave FlushContext GetRandom CreatePrimary; *total set to 7) have an
+ * entry; the others are priced by fallback. profile_spread_share: the share
+ * of entries with a spread (p95, stdev or max: profile_entry_range). */
+unsigned profile_commands(const struct profile *p);
+unsigned profile_boot_covered(const struct profile *p, unsigned *total);
+double profile_spread_share(const struct profile *p);
 
 /* Finds a profile by what a user typed: a file path (contains '/' or ends in
  * .profile and exists), else a profile stored in db (if db), else a shipped
@@ -125,11 +148,9 @@ int profile_db_store_path(const char *dbpath, const struct profile *p, int repla
 			  size_t errlen);
 /* Returns 0, -ENOENT when there is no such profile, or -EIO. */
 int profile_db_load(sqlite3 *db, const char *name, struct profile *p, char *err, size_t errlen);
-/* Calls fn for every stored profile name (with entry count). */
-int profile_db_list(sqlite3 *db,
-		    void (*fn)(void *ctx, const char *name, const char *chip, const char *source,
-			       int64_t entries),
-		    void *ctx, char *err, size_t errlen);
+/* Calls fn for every stored profile, loaded, by name. */
+int profile_db_list(sqlite3 *db, void (*fn)(void *ctx, const struct profile *p), void *ctx,
+		    char *err, size_t errlen);
 /* Builds a profile from the recorded latencies of trace_id: the clients'
  * commands (DB_CLIENT_CMDS: not tpmtrace's own Startup, resource-manager
  * flushes or replay clean-up) that succeeded (rc 0; rc unknown, as ftrace

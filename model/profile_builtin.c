@@ -44,9 +44,8 @@ int profile_load_builtin(const char *name, struct profile *p, char *err, size_t 
 	return -ENOENT;
 }
 
-int profile_builtin_list(void (*fn)(void *ctx, const char *name, const char *chip,
-				    const char *source, int64_t entries),
-			 void *ctx, char *err, size_t errlen)
+int profile_builtin_list(void (*fn)(void *ctx, const struct profile *p), void *ctx, char *err,
+			 size_t errlen)
 {
 	char buf[128], why[1024];
 	int rc = 0;
@@ -59,7 +58,7 @@ int profile_builtin_list(void (*fn)(void *ctx, const char *name, const char *chi
 			rc = -EINVAL;
 			continue;
 		}
-		fn(ctx, b.name, b.chip, b.source, (int64_t)b.n);
+		fn(ctx, &b);
 		profile_release(&b);
 	}
 	return rc;

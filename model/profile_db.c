@@ -107,11 +107,12 @@ int profile_db_store(sqlite3 *db, const struct profile *p, int replace, char *er
 		goto dberr;
 	id = sqlite3_last_insert_rowid(db);
 	sqlite3_finalize(st);
-	if (sqlite3_prepare_v2(db,
-			       "INSERT INTO profile_entry (profile_id, seq, cc, auth, variant, n,"
-			       " mean_ns, p50_ns, p95_ns, stdev_ns, min_ns, max_ns, comment)"
-			       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-			       -1, &st, NULL))
+	if (sqlite3_prepare_v2(
+		db,
+		"INSERT INTO profile_entry (profile_id, seq, cc, auth, variant, n,"
+		" mean_ns, p50_ns, p95_ns, stdev_ns, min_ns, max_ns, comment,"
+		" p90_ns, p99_ns, derived_from) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		-1, &st, NULL))
 		goto dberr;
 	for (size_t i = 0; i < p->n; i++) {
 		const struct prof_entry *e = &p->e[i];
@@ -132,6 +133,12 @@ int profile_db_store(sqlite3 *db, const struct profile *p, int replace, char *er
 		bind_ms(st, 11, e->min_ms);
 		bind_ms(st, 12, e->max_ms);
 		sqlite3_bind_text(st, 13, e->comment, -1, SQLITE_STATIC);
+		bind_ms(st, 14, e->p90_ms);
+		bind_ms(st, 15, e->p99_ms);
+		if (e->derived_from)
+			sqlite3_bind_int64(st, 16, e->derived_from);
+		else
+			sqlite3_bind_null(st, 16);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			goto dberr;
 	}
@@ -171,7 +178,10 @@ int profile_db_load(sqlite3 *db, const char *name, struct profile *p, char *err,
 			       -1, &st, NULL))
 		goto dberr;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_ROW) {
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		goto dberr; /* a read error is not "no such profile" */
+	if (rc != SQLITE_ROW) {
 		snprintf(err, errlen, "no profile named '%s' in the database", name);
 		rc = -ENOENT;
 		goto out;
@@ -190,10 +200,18 @@ int profile_db_load(sqlite3 *db, const char *name, struct profile *p, char *err,
 		p->transport_ms = 0;
 	p->fallback_ms = col_ms(st, 13);
 	sqlite3_finalize(st);
-	if (sqlite3_prepare_v2(db,
+	/* p90, p99 and derived_from are new in schema version 4: a file of version 3 opened
+	 * read-only has not got them. */
+	if (sqlite3_prepare_v2(
+		db,
+		"SELECT cc, auth, variant, n, mean_ns, p50_ns, p95_ns, stdev_ns,"
+		" min_ns, max_ns, comment, p90_ns, p99_ns, derived_from FROM profile_entry"
+		" WHERE profile_id=? ORDER BY seq",
+		-1, &st, NULL) &&
+	    sqlite3_prepare_v2(db,
 			       "SELECT cc, auth, variant, n, mean_ns, p50_ns, p95_ns, stdev_ns,"
-			       " min_ns, max_ns, comment FROM profile_entry WHERE profile_id=?"
-			       " ORDER BY seq",
+			       " min_ns, max_ns, comment, NULL, NULL, NULL FROM profile_entry"
+			       " WHERE profile_id=? ORDER BY seq",
 			       -1, &st, NULL))
 		goto dberr;
 	sqlite3_bind_int64(st, 1, id);
@@ -212,6 +230,9 @@ int profile_db_load(sqlite3 *db, const char *name, struct profile *p, char *err,
 		e.min_ms = col_ms(st, 8);
 		e.max_ms = col_ms(st, 9);
 		e.comment = (char *)sqlite3_column_text(st, 10);
+		e.p90_ms = col_ms(st, 11);
+		e.p99_ms = col_ms(st, 12);
+		e.derived_from = (uint32_t)sqlite3_column_int64(st, 13);
 		if (ak < 0 || !v || strlen(v) >= sizeof e.variant ||
 		    profile_check_entry(&e, msg, sizeof msg)) {
 			snprintf(err, errlen, "profile '%s' in the database: entry %zu is corrupt",
@@ -238,33 +259,39 @@ out:
 	return rc;
 }
 
-int profile_db_list(sqlite3 *db,
-		    void (*fn)(void *ctx, const char *name, const char *chip, const char *source,
-			       int64_t entries),
-		    void *ctx, char *err, size_t errlen)
+int profile_db_list(sqlite3 *db, void (*fn)(void *ctx, const struct profile *p), void *ctx,
+		    char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
 	int rc = have_tables(db, err, errlen);
 	if (rc)
 		return rc;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT name, chip, source, (SELECT count(*) FROM profile_entry e"
-			       " WHERE e.profile_id = p.id) FROM profile p ORDER BY name",
-			       -1, &st, NULL)) {
+	if (sqlite3_prepare_v2(db, "SELECT name FROM profile ORDER BY name", -1, &st, NULL)) {
 		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
 		return -EIO;
 	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		fn(ctx, (const char *)sqlite3_column_text(st, 0),
-		   (const char *)sqlite3_column_text(st, 1),
-		   (const char *)sqlite3_column_text(st, 2), sqlite3_column_int64(st, 3));
+	/* One that does not load is skipped, its error kept (as the shipped ones). */
+	int bad = 0;
+	char why[1024];
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct profile p;
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		if (profile_db_load(db, name ? name : "", &p, why, sizeof why)) {
+			if (!bad)
+				snprintf(err, errlen, "%s", why);
+			bad = 1;
+			continue;
+		}
+		fn(ctx, &p);
+		profile_release(&p);
+	}
 	if (rc != SQLITE_DONE) {
 		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
 		sqlite3_finalize(st);
 		return -EIO;
 	}
 	sqlite3_finalize(st);
-	return 0;
+	return bad ? -EINVAL : 0;
 }
 
 int profile_learn(sqlite3 *db, int64_t trace_id, struct profile *p, char *err, size_t errlen)
@@ -309,14 +336,7 @@ int profile_learn(sqlite3 *db, int64_t trace_id, struct profile *p, char *err, s
 			profile_entry_stats(&e, v, n);
 			/* A command answered in under a microsecond is a cached or
 			 * synthetic time, not a latency: clamp to 1 us. */
-			if (e.min_ms <= 0)
-				e.min_ms = 0.001;
-			if (e.p50_ms <= 0)
-				e.p50_ms = 0.001;
-			if (e.p95_ms <= 0)
-				e.p95_ms = 0.001;
-			if (e.mean_ms <= 0)
-				e.mean_ms = 0.001;
+			profile_entry_floor(&e, 0.001);
 			if (profile_check_entry(&e, buf, sizeof buf) == 0)
 				rc = profile_add(p, &e);
 			if (rc == -EEXIST)

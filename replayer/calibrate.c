@@ -301,22 +301,13 @@ static int cal_entry(struct profile *p, const struct kind *d, uint64_t *v, unsig
 	snprintf(e.variant, sizeof e.variant, "%s", d->variant);
 	profile_entry_stats(&e, ms, m);
 	/* To the nanosecond, the resolution of the clock. */
-	double *f[] = {&e.mean_ms, &e.p50_ms, &e.p95_ms, &e.stdev_ms, &e.min_ms, &e.max_ms};
-	for (unsigned j = 0; j < 6; j++)
+	double *f[] = {&e.mean_ms, &e.p50_ms,	&e.p90_ms, &e.p95_ms,
+		       &e.p99_ms,  &e.stdev_ms, &e.min_ms, &e.max_ms};
+	for (unsigned j = 0; j < sizeof f / sizeof f[0]; j++)
 		if (isfinite(*f[j]))
 			*f[j] = round(*f[j] * 1e6) / 1e6;
-	if (e.min_ms <= 0) {
-		/* A clock that did not move: keep the figures positive. */
-		e.min_ms = 1e-6;
-		if (e.p50_ms <= 0)
-			e.p50_ms = 1e-6;
-		if (e.p95_ms <= 0)
-			e.p95_ms = 1e-6;
-		if (e.mean_ms <= 0)
-			e.mean_ms = 1e-6;
-		if (e.max_ms <= 0)
-			e.max_ms = 1e-6;
-	}
+	/* A clock that did not move: keep the figures positive. */
+	profile_entry_floor(&e, 1e-6);
 	char comment[160];
 	snprintf(comment, sizeof comment, "cold (first call) %.6f ms; %u warm-up calls",
 		 (double)cold_ns / 1e6, warmup);

@@ -156,15 +156,16 @@ expect_eq "the bad inputs left trace c off the server" "$(on_server c)" 0
 cp "$T/c.db" "$T/v1.db"
 sqlite3 "$T/v1.db" "DROP INDEX trace_uuid; ALTER TABLE trace DROP COLUMN uuid;
 	DROP TABLE trace_host; DROP TABLE advise_proof;
+	ALTER TABLE profile_entry DROP COLUMN p90_ns; ALTER TABLE profile_entry DROP COLUMN p99_ns;
 	UPDATE meta SET value = '1' WHERE key = 'schema_version';
 	PRAGMA user_version = 1"
 check "tpmtrace verify reads the version 1 file" "$TPMTRACE" verify "$T/v1.db"
 PGPASSFILE=$T/pgpass "$TPMTRACE" push "$T/v1.db" "$PUSHURL" >"$T/v1.out" 2>&1
 rc=$?
 check "push of a version 1 file exits 0 ($(cat "$T/v1.out"))" test $rc -eq 0
-expect_eq "the file is at version 3 (through 2) and its trace has a UUID" \
+expect_eq "the file is at version 4 (through 2 and 3) and its trace has a UUID" \
 	"$(sqlite3 "$T/v1.db" "PRAGMA user_version; SELECT length(uuid) FROM trace;
-	SELECT count(*) FROM sqlite_schema WHERE name IN ('trace_host', 'advise_proof')")" "3
+	SELECT count(*) FROM sqlite_schema WHERE name IN ('trace_host', 'advise_proof')")" "4
 36
 2"
 expect_eq "the version 1 trace is on the server" "$(on_server v1)" 1

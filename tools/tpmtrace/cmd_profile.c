@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 #include "common.h"
@@ -12,7 +13,7 @@
 #include "recorder/import/profile_import.h"
 #include "model/tpm/tpm_cc.h"
 
-enum { O_NAME = 256, O_REPLACE, O_TRACE, O_OUTPUT = 'o' };
+enum { O_NAME = 256, O_REPLACE, O_TRACE, O_VENDOR, O_OUTPUT = 'o' };
 enum { M_IMPORT = 1, M_EXPORT = 2, M_SHOW = 4, M_LIST = 8, M_LEARN = 16 };
 static const struct cli_opt opts[] = {
     {"name", O_NAME, "NAME", 0, "name to store the profile under (default: from the\nsource)", NULL,
@@ -23,6 +24,10 @@ static const struct cli_opt opts[] = {
     {"replace", O_REPLACE, NULL, 0, "replace a stored profile of the same name", NULL, 0, 0,
      M_IMPORT | M_LEARN},
     {"trace", O_TRACE, "ID", CLI_TRACE, CLI_TRACE_HELP, NULL, 0, 0, M_LEARN},
+    {"vendor", O_VENDOR, "V", 0,
+     "only the profiles of this vendor (TPM_PT_MANUFACTURER:\nIFX, NTC, STM, INTC, AMD, MSFT; "
+     "a prefix, any case)",
+     NULL, 0, 0, M_LIST},
 };
 static const struct cli_form forms[] = {
     {M_IMPORT, "import FORMAT FILE [DB]", NULL},
@@ -47,13 +52,19 @@ const struct subcommand subcmd_profile = {
     "                        profile  the readable text format (as written by export)\n"
     "                        ftrace   function_graph output of the kernel's tpm functions\n"
     "                                 (tpm_transmit_cmd durations inside tpm2_* calls)\n"
-    "                        tpmscan  tpm2-algtest / TPMScan performance.yaml\n"
+    "                        tpmscan  tpm2-algtest / TPMScan: a performance.yaml, a run's\n"
+    "                                 directory (its detail/Perf_*.csv samples give\n"
+    "                                 p50/p90/p95/p99) or a directory of runs of one\n"
+    "                                 chip and firmware (merged, samples pooled)\n"
     "                      then store it in DB (created if missing) and/or write it to\n"
     "                      --output; with neither, print it. Nothing is written on error.\n"
     "  export NAME|FILE    print a profile in the text format (or write --output).\n"
     "  show NAME|FILE      provenance and a table of entries with the low/high figures\n"
     "                      predict uses for its uncertainty range.\n"
-    "  list [DB]           the shipped profiles and those stored in DB.\n"
+    "  list [DB]           the shipped profiles and those stored in DB: vendor, distinct\n"
+    "                      commands (cmds) and entries (ents), how many of the 7 commands\n"
+    "                      a Linux boot with HMAC sessions sends it has (boot: the rest are\n"
+    "                      priced by fallback), the share of entries with a spread.\n"
     "  learn DB            build a profile from a recorded trace's latencies (per command\n"
     "                      code and authorization kind: n, mean, p50, p95, stdev, min, max)\n"
     "                      and store it in DB (or write --output): the clients' commands\n"
@@ -63,6 +74,7 @@ const struct subcommand subcmd_profile = {
     "among the shipped profiles.\n",
     NULL,
     "tpmtrace profile list\n"
+    "tpmtrace profile list --vendor ifx\n"
     "tpmtrace profile show slb9670-linux-integrity\n"
     "tpmtrace profile import tpmscan IFX_7.85.17.51968_08836af27dda9f32.performance.yaml "
     "boot.db\n"
@@ -74,7 +86,7 @@ const struct subcommand subcmd_profile = {
 struct opts {
 	const char *pos[4];
 	int npos;
-	const char *name, *output, *trace;
+	const char *name, *output, *trace, *vendor;
 	int replace;
 	unsigned mode;
 };
@@ -102,6 +114,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->output = p.arg;
 		else if (k == O_TRACE)
 			o->trace = p.arg;
+		else if (k == O_VENDOR)
+			o->vendor = p.arg;
 		else if (k == O_REPLACE)
 			o->replace = 1;
 	}
@@ -180,12 +194,22 @@ static int open_optional(const char *path, sqlite3 **db)
 	return 0;
 }
 
+/* At most 7 characters up to the 600 s a profile allows: 3 decimals below
+ * 100 ms, then 2, then 1, then none. */
 static void fmt_ms(char *b, size_t l, double v)
 {
 	if (isnan(v))
 		snprintf(b, l, "-");
 	else
-		snprintf(b, l, "%.3f", v);
+		snprintf(b, l, "%.*f", v < 100 ? 3 : v < 10000 ? 2 : v < 100000 ? 1 : 0, v);
+}
+
+/* An entry's command, '*' after it when derived from another's figures. */
+static const char *entry_label(const struct prof_entry *e, char *b, size_t n)
+{
+	char cc[16];
+	snprintf(b, n, "%s%s", cli_cc_label(e->cc, cc, sizeof cc), e->derived_from ? "*" : "");
+	return b;
 }
 
 static int show(const struct profile *p, const char *from)
@@ -212,11 +236,12 @@ static int show(const struct profile *p, const char *from)
 	printf("  %-12s %g ms per command\n", "transport", p->transport_ms);
 	printf("  %-12s %g ms (%s)\n", "fallback", profile_fallback(p),
 	       isnan(p->fallback_ms) ? "median of the entries" : "fallback-ms");
-	printf("\n%-18s %-10s %-16s %5s %8s %8s %8s %8s %8s\n", "command", "auth", "variant", "n",
+	/* 97 columns: the longest variant (aes-128.ctr.decrypt.256b) fits. */
+	printf("\n%-16s %-8s %-24s %6s %7s %7s %7s %7s %7s\n", "command", "auth", "variant", "n",
 	       "mean ms", "p50", "p95", "low", "high");
 	for (size_t i = 0; i < p->n; i++) {
 		const struct prof_entry *e = &p->e[i];
-		char m[32], a[32], b[32], lo_s[32], hi_s[32], n[24], cc[16];
+		char m[32], a[32], b[32], lo_s[32], hi_s[32], n[24], cc[24];
 		double lo, hi;
 		int spread = profile_entry_range(e, &lo, &hi);
 		fmt_ms(m, sizeof m, e->mean_ms);
@@ -225,25 +250,57 @@ static int show(const struct profile *p, const char *from)
 		fmt_ms(lo_s, sizeof lo_s, spread ? lo : NAN);
 		fmt_ms(hi_s, sizeof hi_s, spread ? hi : NAN);
 		snprintf(n, sizeof n, e->n ? "%llu" : "-", (unsigned long long)e->n);
-		printf("%-18s %-10s %-16s %5s %8s %8s %8s %8s %8s\n",
-		       cli_cc_label(e->cc, cc, sizeof cc), profile_auth_str(e->auth), e->variant, n,
-		       m, a, b, lo_s, hi_s);
+		printf("%-16s %-8s %-24s %6s %7s %7s %7s %7s %7s\n", entry_label(e, cc, sizeof cc),
+		       profile_auth_str(e->auth), e->variant, n, m, a, b, lo_s, hi_s);
+	}
+	unsigned derived = 0;
+	for (size_t i = 0; i < p->n; i++)
+		derived += p->e[i].derived_from != 0;
+	if (derived)
+		printf("* derived: the figures of another command (its comment says which and "
+		       "why;\n  docs/profiles.md, \"Derived entries\"), not measured\n");
+	/* The distribution, where the profile has it (from samples). */
+	int any = 0;
+	for (size_t i = 0; i < p->n; i++)
+		any |= !isnan(p->e[i].p90_ms) || !isnan(p->e[i].p99_ms);
+	if (!any)
+		return 0;
+	printf("\nquantiles (nearest rank over the n samples), ms\n");
+	printf("%-16s %-8s %-24s %6s %7s %7s %7s %7s %7s\n", "command", "auth", "variant", "n",
+	       "p50", "p90", "p95", "p99", "max");
+	for (size_t i = 0; i < p->n; i++) {
+		const struct prof_entry *e = &p->e[i];
+		char q[5][32], n[24], cc[24];
+		double qv[5] = {e->p50_ms, e->p90_ms, e->p95_ms, e->p99_ms, e->max_ms};
+		if (isnan(e->p90_ms) && isnan(e->p99_ms))
+			continue;
+		for (int j = 0; j < 5; j++)
+			fmt_ms(q[j], sizeof q[j], qv[j]);
+		snprintf(n, sizeof n, e->n ? "%llu" : "-", (unsigned long long)e->n);
+		printf("%-16s %-8s %-24s %6s %7s %7s %7s %7s %7s\n", entry_label(e, cc, sizeof cc),
+		       profile_auth_str(e->auth), e->variant, n, q[0], q[1], q[2], q[3], q[4]);
 	}
 	return 0;
 }
 
-static void list_cb(void *ctx, const char *name, const char *chip, const char *source,
-		    int64_t entries)
+struct list_ctx {
+	const char *where, *vendor; /* vendor: --vendor, or NULL */
+	unsigned shown;
+};
+
+/* One profile's row: what it covers, how much of a boot, with what spread. */
+static void list_cb(void *ctx, const struct profile *p)
 {
-	size_t l = source ? strcspn(source, "\n") : 0;
-	/* the first source line, cut to what 100 columns leave */
-	int col = printf("%-30s %-8s %4lld  %-16s ", name, (const char *)ctx, (long long)entries,
-			 chip ? chip : "-");
-	int room = col < CLI_WIDTH - 10 ? CLI_WIDTH - col : 10;
-	if ((int)l > room)
-		printf("%.*s...\n", room - 3, source);
-	else
-		printf("%.*s\n", (int)l, source ? source : "");
+	struct list_ctx *c = ctx;
+	unsigned total, boot = profile_boot_covered(p, &total);
+	char b[16];
+	if (c->vendor && (!p->vendor || strncasecmp(p->vendor, c->vendor, strlen(c->vendor))))
+		return;
+	c->shown++;
+	snprintf(b, sizeof b, "%u/%u", boot, total);
+	printf("%-30s %-8s %-6.6s %4u %4zu  %-4s %5.0f%%  %.28s\n", p->name, c->where,
+	       p->vendor ? p->vendor : "-", profile_commands(p), p->n, b,
+	       100 * profile_spread_share(p), p->chip ? p->chip : "-");
 }
 
 static int act_import(const struct opts *o, struct profile *p)
@@ -300,15 +357,21 @@ static int act_list(const struct opts *o)
 		return cli_usage_error(&subcmd_profile, "list takes at most a DB");
 	if (o->npos == 1 && (rc = open_optional(o->pos[0], &db)))
 		return rc;
-	printf("%-30s %-8s %4s  %-16s %s\n", "name", "where", "cmds", "chip", "source");
+	struct list_ctx c = {"shipped", o->vendor, 0};
+	printf("%-30s %-8s %-6s %4s %4s  %-4s %6s  %s\n", "name", "where", "vendor", "cmds", "ents",
+	       "boot", "spread", "chip");
 	rc = 0;
-	if (profile_builtin_list(list_cb, "shipped", err, sizeof err))
+	if (profile_builtin_list(list_cb, &c, err, sizeof err))
 		rc = cli_error("profile", "%s", err);
 	if (db) {
-		if (profile_db_list(db, list_cb, "database", err, sizeof err))
+		c.where = "database";
+		if (profile_db_list(db, list_cb, &c, err, sizeof err))
 			rc = cli_error("profile", "%s: %s", o->pos[0], err);
 		db_close(db);
 	}
+	if (!rc && o->vendor && !c.shown)
+		rc = cli_error("profile", "no profile of vendor '%s' (the vendor column)",
+			       o->vendor);
 	return rc;
 }
 
