@@ -104,6 +104,7 @@ static int on_emit(void *ctx, const struct pol_out *o)
 	struct pred_result *r = &pr->r[((struct pred_ctx *)ctx)->i];
 	struct pred_cache_slot *s = price(pr, o->cc, o->auth_kind, o->variant);
 
+	r->uses[s - pr->cache]++;
 	r->commands++;
 	count_cc(r, o->cc, s->mean);
 	r->tpm_ms += s->mean;

@@ -77,6 +77,9 @@ struct pred_result {
 	} by_cc[48];
 	unsigned n_cc;
 	uint64_t cc_other; /* commands of codes beyond the table */
+	/* Commands priced by each price-cache slot (predictor.cache): the
+	 * sampled spread and the timeout risk come from these. */
+	uint64_t uses[1024];
 };
 
 struct pred_cache_slot {
@@ -160,6 +163,52 @@ int predict_policies(const char *const *args, unsigned n_args, struct policy *po
  * or the expansion's error. */
 int predict_synthetic(struct predictor *pr, const char *spec, double gap_ms, char *desc,
 		      size_t dlen, char *err, size_t errlen);
+
+/* The spread of policy k's TPM time over sampled boots (model/predict_spread.c,
+ * docs/profiles.md "Spread and tail risk"): runs boots, each command's latency
+ * drawn from its entry's distribution (the quantiles min, p50, p90, p95, p99,
+ * max joined linearly, scaled to the entry's mean; mean and stdev alone: a
+ * normal; no spread: the mean), seeded; a kind with more than 64 commands in
+ * one boot drawn as their sum (a normal with the kind's mean and variance
+ * times the count). p50, p95 and max of the runs. sampled: the share of the
+ * TPM time whose entries have a spread (the rest is fixed). 0, or -ENOMEM. */
+struct pred_spread {
+	unsigned runs;
+	uint64_t seed;
+	double p50_ms, p95_ms, max_ms;
+	double sampled;
+};
+int predict_spread(const struct predictor *pr, unsigned k, unsigned runs, uint64_t seed,
+		   struct pred_spread *out);
+
+/* The kernel's timeouts (tpm2_ordinal_duration_map of drivers/char/tpm/tpm2-cmd.c):
+ * kernel 0 is the table since 207696b17f38 with CreatePrimary, Create and
+ * CreateLoaded at 30 s, kernel 1 the same with 300 s (as before that commit and
+ * again since its fix); a command the table does not list waits 120 s. */
+#define PREDICT_KERNELS 2
+const char *predict_kernel_name(unsigned kernel);
+double predict_kernel_timeout_ms(unsigned kernel, uint32_t cc);
+
+/* A kind of command of policy k that can outlast the kernel's timeout for
+ * it on this profile: p_cmd the share of its latencies above the timeout
+ * (from its entry's distribution: 0 at or above max), p_boot the chance that
+ * at least one of the count sent in a boot does. */
+struct pred_timeout {
+	uint32_t cc;
+	uint8_t auth;
+	const struct prof_entry *e;
+	uint64_t count;
+	unsigned kernel;
+	double timeout_ms, p_cmd, p_boot;
+};
+/* The kinds at risk under each kernel table, the likeliest first; returns
+ * how many (at most max). */
+unsigned predict_timeouts(const struct predictor *pr, unsigned k, struct pred_timeout *out,
+			  unsigned max);
+
+/* Commands of policy k priced from derived entries (prof_entry.derived_from:
+ * another command's figures by a rule of docs/profiles.md). */
+uint64_t predict_derived(const struct predictor *pr, unsigned k);
 
 /* The warnings of a prediction: each (command, authorization, variant) the
  * profile approximated or lacked, once, as text. Returns how many (at

@@ -25,6 +25,8 @@ enum {
 	O_HOST,
 	O_JSON,
 	O_WIDE,
+	O_BOOTS,
+	O_SEED,
 	O_VERBOSE = 'v'
 };
 enum { M_DB = 1, M_SYNTH = 2 };
@@ -68,6 +70,14 @@ static const struct cli_opt opts[] = {
      "crypto with it; estimate: the constant figures of\n"
      "model/predict.h, the same on every host (reproducible\noutput)",
      "measure estimate"},
+    {"boots", O_BOOTS, "N", CLI_NUM,
+     "the TPM time's spread over N sampled boots (default\n"
+     "1000): each command drawn from its entry's distribution;\n"
+     "p50, p95 and max per policy, and the commands whose tail\n"
+     "outlasts the kernel's timeout for them",
+     NULL, 1, 100000},
+    {"seed", O_SEED, "N", CLI_U64,
+     "the sampling's seed (default 1): the same seed, the\nsame figures"},
     {"json", O_JSON, NULL, 0, "one JSON object {\"version\":1,...} on stdout"},
     {"wide", O_WIDE, NULL, 0,
      "one line per policy with host crypto and the TPM range\n"
@@ -132,6 +142,8 @@ struct pcfg {
 	unsigned npol_args;
 	int json, measure_host, wide, verbose;
 	double gap_ms; /* < 0: not given */
+	unsigned boots;
+	uint64_t seed;
 };
 
 /* The prediction and what it was made from. */
@@ -151,6 +163,12 @@ struct pstate {
 	 * total to price or compare (docs/schema.md, "Figures"). */
 	int untimed;
 	char warns[32][256];
+	/* The TPM time's spread over sampled boots and the timeout risks. */
+	unsigned boots;
+	uint64_t seed;
+	struct pred_spread spread[PREDICT_MAX_POLICIES];
+	struct pred_timeout risk[PREDICT_MAX_POLICIES][8];
+	unsigned nrisk[PREDICT_MAX_POLICIES];
 };
 
 /* Returns 0, or the exit status (the usage error printed). */
@@ -158,7 +176,7 @@ static int parse_args(int argc, char **argv, struct pcfg *c)
 {
 	struct cli_parse p;
 	int key;
-	*c = (struct pcfg){.measure_host = 1, .gap_ms = -1};
+	*c = (struct pcfg){.measure_host = 1, .gap_ms = -1, .boots = 1000, .seed = 1};
 	cli_parse_init(&p, &subcmd_predict, argc, argv);
 	while ((key = cli_next(&p)) > 0) {
 		switch (key) {
@@ -185,6 +203,12 @@ static int parse_args(int argc, char **argv, struct pcfg *c)
 			break;
 		case O_GAP:
 			c->gap_ms = p.real;
+			break;
+		case O_BOOTS:
+			c->boots = (unsigned)p.num;
+			break;
+		case O_SEED:
+			c->seed = p.u64;
 			break;
 		case O_POLICY:
 			if (c->npol_args >= PREDICT_MAX_POLICIES - 1)
@@ -344,6 +368,35 @@ static void json_policy(struct json_w *w, const struct pstate *s, unsigned k)
 	json_kuint(w, "priced_at_fallback", r->missing);
 	json_kdouble(w, "fallback_share", share, 6);
 	json_kbool(w, "mostly_fallback", share > PREDICT_FALLBACK_WARN);
+	json_kuint(w, "priced_derived", predict_derived(pr, k));
+	const struct pred_spread *sp = &s->spread[k];
+	json_key(w, "tpm_sampled");
+	json_begin_object(w);
+	json_kuint(w, "boots", sp->runs);
+	json_kuint(w, "seed", sp->seed);
+	json_kdouble(w, "p50_ms", sp->p50_ms, 6);
+	json_kdouble(w, "p95_ms", sp->p95_ms, 6);
+	json_kdouble(w, "max_ms", sp->max_ms, 6);
+	json_kdouble(w, "sampled_share", sp->sampled, 6);
+	json_end_object(w);
+	json_key(w, "timeout_risk");
+	json_begin_array(w);
+	for (unsigned j = 0; j < s->nrisk[k]; j++) {
+		const struct pred_timeout *t = &s->risk[k][j];
+		char cc[16];
+		json_begin_object(w);
+		json_kstr(w, "command", cli_cc_label(t->cc, cc, sizeof cc));
+		json_kstr(w, "auth", profile_auth_str(t->auth));
+		json_kstr(w, "variant", t->e ? t->e->variant : NULL);
+		json_kbool(w, "derived", t->e && t->e->derived_from);
+		json_kuint(w, "count", t->count);
+		json_kstr(w, "kernel", predict_kernel_name(t->kernel));
+		json_kdouble(w, "timeout_ms", t->timeout_ms, 3);
+		json_kdouble(w, "p_command", t->p_cmd, 6);
+		json_kdouble(w, "p_boot", t->p_boot, 6);
+		json_end_object(w);
+	}
+	json_end_array(w);
 	json_end_object(w);
 }
 
@@ -499,6 +552,60 @@ static void text_ranges(const struct pstate *s)
 	}
 }
 
+/* The TPM time's spread over sampled boots, one line per policy, and the
+ * commands whose tail outlasts the kernel's timeout for them. */
+static void text_spread(const struct pstate *s)
+{
+	char a[32], b[32], c[32], t[512];
+	printf("\nTPM time over %u sampled boots (seed %llu)   %9s %9s %9s  %s\n", s->boots,
+	       (unsigned long long)s->seed, "p50", "p95", "max", "sampled");
+	for (unsigned k = 0; k < s->npol; k++) {
+		const struct pred_spread *sp = &s->spread[k];
+		if (!s->show[k])
+			continue;
+		fmt_time(a, sizeof a, sp->p50_ms);
+		fmt_time(b, sizeof b, sp->p95_ms);
+		fmt_time(c, sizeof c, sp->max_ms);
+		printf("  %-42.42s %9s %9s %9s  %5.0f%%\n", s->pr->r[k].pol.name, a, b, c,
+		       100 * sp->sampled);
+	}
+	for (unsigned k = 0; k < s->npol; k++) {
+		if (!s->show[k])
+			continue;
+		for (unsigned j = 0; j < s->nrisk[k]; j++) {
+			const struct pred_timeout *r = &s->risk[k][j];
+			char cc[16];
+			fmt_time(a, sizeof a, r->timeout_ms);
+			snprintf(
+			    t, sizeof t,
+			    "%s: %s %s x%llu%s: %.2g%% of them take over %s, the timeout of %s; "
+			    "%.2g%% of boots",
+			    s->pr->r[k].pol.name, cli_cc_label(r->cc, cc, sizeof cc),
+			    r->e ? r->e->variant : "(fallback)", (unsigned long long)r->count,
+			    r->e && r->e->derived_from ? " (derived)" : "", 100 * r->p_cmd, a,
+			    predict_kernel_name(r->kernel), 100 * r->p_boot);
+			cli_print_wrapped(stdout, "timeout risk: ", 2, t, strlen(t), CLI_WIDTH);
+		}
+	}
+}
+
+/* Commands priced from derived entries: said, they are not measured. */
+static void derived_note(const struct pstate *s)
+{
+	uint64_t most = 0;
+	for (unsigned k = 0; k < s->npol; k++)
+		if (s->show[k] && predict_derived(s->pr, k) > most)
+			most = predict_derived(s->pr, k);
+	if (!most)
+		return;
+	char t[300];
+	snprintf(t, sizeof t,
+		 "up to %llu command%s per policy priced from derived entries (another command's "
+		 "figures, not measured: 'profile show' marks them *; docs/profiles.md)",
+		 (unsigned long long)most, most == 1 ? "" : "s");
+	cli_print_wrapped(stdout, "derived: ", 2, t, strlen(t), CLI_WIDTH);
+}
+
 /* The kernel's TPM hwrng reads on its own clock, not the workload's: a
  * policy that lengthens the boot gets more of its reads (and their sessions)
  * than the trace holds. Said where a shown policy wraps them in sessions. */
@@ -550,6 +657,7 @@ static void print_text(const struct pstate *s, int wide)
 		printf("recorded: TPM time %s, total %s\n", a, b);
 	}
 	hwrng_note(s);
+	derived_note(s);
 	printf("host crypto: %s: salted session %.1f us,\n  unsalted %.1f us, HMAC per command "
 	       "%.1f us, parameter encryption +%.1f us, Name %.1f us\n\n",
 	       h->measured ? "measured on this host (tpmtrace's session code)"
@@ -577,6 +685,7 @@ static void print_text(const struct pstate *s, int wide)
 			text_policy(s, k, wide);
 	if (!wide)
 		text_ranges(s);
+	text_spread(s);
 	printf("\ncommands sent per policy:\n");
 	for (unsigned k = 0; k < s->npol; k++) {
 		const struct pred_result *r = &pr->r[k];
@@ -673,6 +782,15 @@ static int run(int argc, char **argv)
 	if (rc)
 		goto out;
 	predict_finish(s.pr);
+	s.boots = c.boots;
+	s.seed = c.seed;
+	for (unsigned k = 0; k < s.npol; k++) {
+		if (predict_spread(s.pr, k, c.boots, c.seed, &s.spread[k])) {
+			rc = cli_error("predict", "out of memory");
+			goto out;
+		}
+		s.nrisk[k] = predict_timeouts(s.pr, k, s.risk[k], 8);
+	}
 	s.nwarn = predict_warnings(s.pr, s.warns, 32);
 	print_warnings(&s, c.verbose);
 	if (c.json && print_json(&s))
