@@ -31,3 +31,13 @@ echo "trace: $N commands ($(du -h "$T/b.db" | cut -f1) database)"
 	{ cat "$T/err"; exit 1; }
 cat "$T/out"
 grep -v warning "$T/err" || true
+# The population (issue 34): the same trace on every shipped profile, read
+# once. Target: <= 10 s for 60 profiles.
+np=$("$TPMTRACE" profile list | awk 'NR > 1' | wc -l)
+echo "== predict --profile all: the same trace on $np shipped profiles, linux-6.10" \
+	"(target <= 10 s for 60 profiles)"
+/usr/bin/time -f "predict --profile all --policy linux-6.10: %e s elapsed, %M KiB max RSS" \
+	"$TPMTRACE" predict "$T/b.db" --trace 1 --profile all --policy linux-6.10 --over 10s \
+	>"$T/pop" 2>"$T/err" || { cat "$T/err"; exit 1; }
+grep -E '^population|above' "$T/pop"
+grep -v warning "$T/err" || true

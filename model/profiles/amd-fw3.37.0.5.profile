@@ -6,8 +6,8 @@ firmware: 3.37.0.5
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2020/09/27 15:20:23
 source: crocs-muni/tpmscan-dataset, f1bb287f126c390a
-covers: Create EncryptDecrypt GetRandom Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create EncryptDecrypt GetRandom Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: not imported (failed on the chip or unusable): EncryptDecrypt aes-256.ctr.decrypt.256b (line 231, error 90010); EncryptDecrypt aes-256.ctr.encrypt.256b (line 245, error 90010); EncryptDecrypt aes-256.ofb.decrypt.256b (line 259, error 90010); EncryptDecrypt aes-256.ofb.encrypt.256b (line 273, error 90010); EncryptDecrypt aes-256.cbc.encrypt.256b (line 287, error 90010); Sign ecc-p256.sm2 (line 486, error 02d2); Sign ecc-p384.sm2 (line 519, error 02d2); Sign ecc-bnp256.sm2 (line 552, error 02d2); VerifySignature ecc-p256.ecdsa (line 620, error 02db); VerifySignature ecc-p384.ecdsa (line 642, error 02db); VerifySignature ecc-bnp256.ecdsa (line 664, error 02db)
 transport-ms: 0
@@ -70,3 +70,4 @@ CreatePrimary      password   rsa-1024       derived=Create n=100 mean=282.30193
 CreatePrimary      password   rsa-2048       derived=Create n=100 mean=1345.46266 p50=1312.026 p90=1721.981 p95=1939.008 p99=2288.987 stdev=294.926142 min=936.028 max=2432.959  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=100 mean=9.01665 p50=9.016 p90=9.02 p95=9.024 p99=9.03 stdev=0.004887 min=8.991 max=9.038  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=100 mean=9.04741 p50=9.017 p90=9.022 p95=9.027 p99=9.057 stdev=0.301538 min=9.005 max=12.032  # derived: the figures of Create aes-256 (same key type)
+PCR_Extend         password   -              derived=Hash n=100 mean=2.99762 p50=2.998 p90=3.006 p95=3.009 p99=3.011 stdev=0.00619 min=2.982 max=3.012  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 3.42.0.5
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/04/04 02:08:25
 source: crocs-muni/tpmscan-dataset, 50d79b76da7caf77
-covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: Modern 14 B4MW; Linux algtest-live 6.1.9-200.fc37.x86_64 #1 SMP PREEMPT_DYNAMIC Thu Feb  2 00:21:48 UTC 2023 x86_64 x86_64 x86_64 GNU/Linux
 transport-ms: 0
@@ -87,3 +87,4 @@ CreatePrimary      password   rsa-1024       derived=Create n=1000 mean=293.8397
 CreatePrimary      password   rsa-2048       derived=Create n=1000 mean=1442.353015 p50=1362.985868 p90=1926.280156 p95=2128.329089 p99=2555.062305 stdev=353.491175 min=936.333109 max=3365.219322  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=1000 mean=10.887377 p50=10.227138 p90=12.705456 p95=12.801417 p99=12.938307 stdev=1.290214 min=9.469639 max=19.199856  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=1000 mean=11.640063 p50=10.823023 p90=13.136865 p95=13.238414 p99=13.420281 stdev=1.324213 min=9.962928 max=19.961895  # derived: the figures of Create aes-256 (same key type)
+PCR_Extend         password   -              derived=Hash n=1000 mean=4.623795 p50=4.569924 p90=4.731468 p95=4.845937 p99=5.393912 stdev=0.247587 min=4.433943 max=9.960903  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 3.51.0.5
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2021/06/07 18:17:36
 source: crocs-muni/tpmscan-dataset, 61a9bb14682d859b
-covers: Create EncryptDecrypt GetRandom Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create EncryptDecrypt GetRandom Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: not imported (failed on the chip or unusable): EncryptDecrypt aes-256.ctr.decrypt.256b (line 231, error 90010); EncryptDecrypt aes-256.ctr.encrypt.256b (line 245, error 90010); EncryptDecrypt aes-256.ofb.decrypt.256b (line 259, error 90010); EncryptDecrypt aes-256.ofb.encrypt.256b (line 273, error 90010); EncryptDecrypt aes-256.cbc.encrypt.256b (line 287, error 90010); Sign ecc-p256.sm2 (line 486, error 02d2); Sign ecc-p384.sm2 (line 519, error 02d2); Sign ecc-bnp256.sm2 (line 552, error 02d2); VerifySignature ecc-p256.ecdsa (line 620, error 02db); VerifySignature ecc-p384.ecdsa (line 642, error 02db); VerifySignature ecc-bnp256.ecdsa (line 664, error 02db)
 transport-ms: 0
@@ -70,3 +70,4 @@ CreatePrimary      password   rsa-1024       derived=Create n=100 mean=310.77296
 CreatePrimary      password   rsa-2048       derived=Create n=100 mean=1651.59 p50=1501.042 p90=2405.009 p95=2655.029 p99=3129.973 stdev=529.897755 min=957.029 max=3358.008  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=100 mean=9.02354 p50=9.013 p90=9.021 p95=9.023 p99=9.044 stdev=0.100372 min=8.999 max=10.015  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=100 mean=9.01459 p50=9.014 p90=9.021 p95=9.022 p99=9.024 stdev=0.006418 min=9.004 max=9.061  # derived: the figures of Create aes-256 (same key type)
+PCR_Extend         password   -              derived=Hash n=100 mean=3.04803 p50=2.999 p90=3.016 p95=3.174 p99=3.997 stdev=0.219959 min=2.824 max=3.999  # derived: the figures of Hash sha256.256b (one digest)

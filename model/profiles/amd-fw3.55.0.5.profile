@@ -6,8 +6,8 @@ firmware: 3.55.0.5
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/04/23 20:33:02
 source: crocs-muni/tpmscan-dataset, 65b2205321933f75
-covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: 82MS; Linux algtest-live 6.1.9-200.fc37.x86_64 #1 SMP PREEMPT_DYNAMIC Thu Feb  2 00:21:48 UTC 2023 x86_64 x86_64 x86_64 GNU/Linux
 transport-ms: 0
@@ -87,3 +87,4 @@ CreatePrimary      password   rsa-1024       derived=Create n=1000 mean=368.5258
 CreatePrimary      password   rsa-2048       derived=Create n=1000 mean=1925.178916 p50=1817.5567 p90=2549.021035 p95=2887.042417 p99=3658.03922 stdev=482.212783 min=1271.081729 max=4525.046479  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=1000 mean=12.030494 p50=12.019126 p90=12.030649 p95=12.035887 p99=12.079049 stdev=0.244336 min=11.619843 max=19.564777  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=1000 mean=13.012883 p50=13.020649 p90=13.033291 p95=13.039856 p99=13.066814 stdev=0.247713 min=12.0127 max=19.785755  # derived: the figures of Create aes-256 (same key type)
+PCR_Extend         password   -              derived=Hash n=1000 mean=2.00218 p50=1.996203 p90=2.000534 p95=2.001232 p99=2.004375 stdev=0.190199 min=1.979651 max=8.008001  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 3.57.0.5
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/04/26 00:37:14
 source: crocs-muni/tpmscan-dataset, c4bf184fd2706f73 c4c6806275e74598
-covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: 82L7; Linux algtest-live 6.1.9-200.fc37.x86_64 #1 SMP PREEMPT_DYNAMIC Thu Feb  2 00:21:48 UTC 2023 x86_64 x86_64 x86_64 GNU/Linux
 note: 2 runs of this chip and firmware merged: their samples pooled, min and max over all
@@ -88,3 +88,4 @@ CreatePrimary      password   rsa-1024       derived=Create n=2000 mean=397.2106
 CreatePrimary      password   rsa-2048       derived=Create n=2000 mean=1978.116004 p50=1848.668755 p90=2640.071154 p95=2894.082837 p99=3670.043539 stdev=496.135643 min=1271.025298 max=4978.235152  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=2000 mean=12.525718 p50=12.427002 p90=13.025748 p95=13.02875 p99=13.041323 stdev=0.534795 min=11.964511 max=20.638867  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=2000 mean=13.07123 p50=13.020238 p90=13.033927 p95=13.208522 p99=14.02769 stdev=0.283236 min=12.934891 max=21.541704  # derived: the figures of Create aes-256 (same key type)
+PCR_Extend         password   -              derived=Hash n=2000 mean=1.995081 p50=1.995366 p90=2.000534 p95=2.003816 p99=2.022813 stdev=0.275384 min=1.058375 max=10.854732  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 3.58.0.5
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/04/21 11:24:15
 source: crocs-muni/tpmscan-dataset, 54b64d5bc09451e0
-covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: MS-7C95; Linux algtest-live 6.1.9-200.fc37.x86_64 #1 SMP PREEMPT_DYNAMIC Thu Feb  2 00:21:48 UTC 2023 x86_64 x86_64 x86_64 GNU/Linux
 transport-ms: 0
@@ -87,3 +87,4 @@ CreatePrimary      password   rsa-1024       derived=Create n=1000 mean=306.7642
 CreatePrimary      password   rsa-2048       derived=Create n=1000 mean=1681.772782 p50=1550.001545 p90=2436.000658 p95=2725.984771 p99=3367.994916 stdev=540.614421 min=963.018554 max=4911.992839  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=1000 mean=9.020012 p50=9.012718 p90=9.021528 p95=9.024078 p99=9.034288 stdev=0.193329 min=8.986328 max=15.042891  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=1000 mean=9.01547 p50=9.013798 p90=9.020229 p95=9.022408 p99=9.032238 stdev=0.063497 min=8.988289 max=11.012519  # derived: the figures of Create aes-256 (same key type)
+PCR_Extend         password   -              derived=Hash n=1000 mean=3.003865 p50=2.998275 p90=3.005156 p95=3.007426 p99=3.023935 stdev=0.093892 min=2.212084 max=4.77102  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 3.84.0.5
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/04/21 22:20:37
 source: crocs-muni/tpmscan-dataset, 1797de7229050379 c6adba62bbc1e9d4
-covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: MS-7C02; Linux algtest-live 6.1.9-200.fc37.x86_64 #1 SMP PREEMPT_DYNAMIC Thu Feb  2 00:21:48 UTC 2023 x86_64 x86_64 x86_64 GNU/Linux
 note: 2 runs of this chip and firmware merged: their samples pooled, min and max over all
@@ -88,3 +88,4 @@ CreatePrimary      password   rsa-1024       derived=Create n=2000 mean=294.7610
 CreatePrimary      password   rsa-2048       derived=Create n=2000 mean=1582.979618 p50=1464.032632 p90=2293.027118 p95=2589.013154 p99=3163.00521 stdev=517.11237 min=848.051941 max=5210.00689  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=2000 mean=9.193382 p50=9.015946 p90=10.005543 p95=10.029248 p99=11.018224 stdev=0.81944 min=7.958172 max=30.00409  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=2000 mean=9.24837 p50=9.017386 p90=10.013118 p95=10.039567 p99=11.027604 stdev=1.052324 min=7.991747 max=32.038099  # derived: the figures of Create aes-256 (same key type)
+PCR_Extend         password   -              derived=Hash n=2000 mean=3.055247 p50=2.998614 p90=3.008381 p95=3.02382 p99=4.001325 stdev=0.60286 min=2.626579 max=21.013146  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 3.87.0.5
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/04/23 13:08:19
 source: crocs-muni/tpmscan-dataset, 8271e6e52bda51b0
-covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: HP ENVY x360 Convertible 15-ee0xxx; Linux algtest-live 6.1.9-200.fc37.x86_64 #1 SMP PREEMPT_DYNAMIC Thu Feb  2 00:21:48 UTC 2023 x86_64 x86_64 x86_64 GNU/Linux
 transport-ms: 0
@@ -87,3 +87,4 @@ CreatePrimary      password   rsa-1024       derived=Create n=1000 mean=387.4940
 CreatePrimary      password   rsa-2048       derived=Create n=1000 mean=1915.687842 p50=1796.842224 p90=2557.893087 p95=2853.234514 p99=3571.003122 stdev=483.614965 min=1230.623793 max=4777.598933  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=1000 mean=12.976883 p50=13.019864 p90=13.47139 p95=13.60765 p99=13.738324 stdev=0.383682 min=12.199226 max=16.432952  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=1000 mean=13.687371 p50=13.631467 p90=14.077685 p95=14.240835 p99=14.430594 stdev=0.425617 min=12.848054 max=21.349798  # derived: the figures of Create aes-256 (same key type)
+PCR_Extend         password   -              derived=Hash n=1000 mean=2.067289 p50=2.004245 p90=2.259027 p95=2.269433 p99=2.446412 stdev=0.264404 min=1.237314 max=7.996515  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 6.24.0.6
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/12/02 13:36:11
 source: crocs-muni/tpmscan-dataset, 0d358a324c443613
-covers: Create ECDH_KeyGen ECDH_ZGen EncryptDecrypt GetRandom HMAC Hash RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create ECDH_KeyGen ECDH_ZGen EncryptDecrypt GetRandom HMAC Hash RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: System Product Name; Linux sca 6.2.0-37-generic #38-Ubuntu SMP PREEMPT_DYNAMIC Mon Oct 30 21:04:52 UTC 2023 x86_64 x86_64 x86_64 GNU/Linux
 transport-ms: 0
@@ -100,3 +100,4 @@ CreatePrimary      password   rsa-2048       derived=Create n=1000 mean=1591.177
 CreatePrimary      password   rsa-3072       derived=Create n=1000 mean=3970.029857 p50=3719.248976 p90=5501.947676 p95=6138.031303 p99=7650.66462 stdev=1098.275531 min=2442.805107 max=9127.602924  # derived: the figures of Create rsa-3072 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=1000 mean=236.224408 p50=234.551819 p90=241.991688 p95=242.80271 p99=247.511184 stdev=13.898442 min=226.765129 max=420.810748  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=1000 mean=251.595738 p50=251.025656 p90=257.275684 p95=258.187143 p99=262.753648 stdev=11.628883 min=242.198368 max=428.472866  # derived: the figures of Create aes-256 (same key type)
+PCR_Extend         password   -              derived=Hash n=1000 mean=147.61547 p50=148.085014 p90=151.725488 p95=152.006951 p99=156.194339 stdev=23.424436 min=116.300772 max=847.901021  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 5.61.10.57600
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/01/12 20:00:39
 source: crocs-muni/tpmscan-dataset, aed80d27bb90391b
-covers: Create GetRandom HMAC Hash RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create GetRandom HMAC Hash RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: System Product Name; Linux 0c1c9369-19e0-4718-8322-525c2bebcc67 5.15.0-57-generic #63-Ubuntu SMP Thu Nov 24 13:43:17 UTC 2022 x86_64 x86_64 x86_64 GNU/Linux
 transport-ms: 0
@@ -46,3 +46,4 @@ CreatePrimary      password   hmac           derived=Create n=1000 mean=294.5375
 CreatePrimary      password   rsa-1024       derived=Create n=1000 mean=1062.411447 p50=975.773 p90=1628.02 p95=1962.693 p99=2514.23 stdev=433.617336 min=455.938 max=3197.837  # derived: the figures of Create rsa-1024 (same key type)
 CreatePrimary      password   rsa-2048       derived=Create n=1000 mean=7066.486906 p50=6206.309 p90=12475.86 p95=14786.687 p99=20231.309 stdev=4058.864951 min=1338.822 max=26713.604  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=1000 mean=290.501419 p50=290.677 p90=291.765 p95=291.938 p99=292.805 stdev=1.398101 min=276.978 max=308.567  # derived: the figures of Create aes-128 (same key type)
+PCR_Extend         password   -              derived=Hash n=1000 mean=206.715443 p50=206.131 p90=207.993 p95=208 p99=209.034 stdev=1.273027 min=193.482 max=210.732  # derived: the figures of Hash sha256.256b (one digest)

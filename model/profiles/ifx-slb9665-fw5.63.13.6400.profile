@@ -6,8 +6,8 @@ firmware: 5.63.13.6400
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/04/22 18:58:02
 source: crocs-muni/tpmscan-dataset, 11fddeadc155fc7d a4a350008a9e7fd6 e9bd9337ba8cf4ef
-covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: CS OFFICE; Linux algtest-live 6.1.9-200.fc37.x86_64 #1 SMP PREEMPT_DYNAMIC Thu Feb  2 00:21:48 UTC 2023 x86_64 x86_64 x86_64 GNU/Linux
 note: 3 runs of this chip and firmware merged: their samples pooled, min and max over all
@@ -53,3 +53,4 @@ CreatePrimary      password   hmac           derived=Create n=3000 mean=55.56153
 CreatePrimary      password   rsa-1024       derived=Create n=3000 mean=2990.337489 p50=2701.686116 p90=4722.42463 p95=5539.688627 p99=7140.528315 stdev=1291.159039 min=1208.683707 max=10549.430511  # derived: the figures of Create rsa-1024 (same key type)
 CreatePrimary      password   rsa-2048       derived=Create n=3000 mean=11909.963004 p50=10378.941888 p90=20633.700716 p95=24129.965683 p99=32428.702076 stdev=6433.988282 min=2926.043796 max=54254.168274  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=3000 mean=54.165901 p50=54.111757 p90=55.086106 p95=55.094876 p99=55.105909 stdev=0.65772 min=52.675457 max=57.202467  # derived: the figures of Create aes-128 (same key type)
+PCR_Extend         password   -              derived=Hash n=3000 mean=20.927298 p50=20.987414 p90=21.236036 p95=21.664306 p99=21.935905 stdev=0.413329 min=19.975368 max=29.942841  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 7.40.8.12800
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/03/16 10:08:19
 source: crocs-muni/tpmscan-dataset, 05687af8c6736754 05e3b7f92bf3f6b0 09690cedb8fa242d 34a6df3297353f48 7fb4fcc7499cd459 a6077b909c1d4670 ae4baf13adabea35
-covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: Mehlow UP Server Platform; Linux beaker.redhat.com 4.18.0-425.13.1.el8_7.x86_64 #1 SMP Thu Feb 2 13:01:45 EST 2023 x86_64 x86_64 x86_64 GNU/Linux
 note: 7 runs of this chip and firmware merged: their samples pooled, min and max over all
@@ -51,3 +51,4 @@ CreatePrimary      password   ecc-bnp256     derived=Create n=3000 mean=379.9683
 CreatePrimary      password   hmac           derived=Create n=3000 mean=322.292844 p50=323.007136 p90=325.991362 p95=326.118228 p99=326.268881 stdev=3.272084 min=317.950576 max=326.788317  # derived: the figures of Create hmac (same key type)
 CreatePrimary      password   rsa-1024       derived=Create n=3000 mean=1099.085365 p50=987.475444 p90=1707.563998 p95=1992.358055 p99=2613.346878 stdev=459.086491 min=481.361795 max=3971.423891  # derived: the figures of Create rsa-1024 (same key type)
 CreatePrimary      password   rsa-2048       derived=Create n=3000 mean=7233.102883 p50=6210.058429 p90=12907.104488 p95=15369.112689 p99=21128.092982 stdev=4318.206707 min=1180.065673 max=35927.057345  # derived: the figures of Create rsa-2048 (same key type)
+PCR_Extend         password   -              derived=Hash n=7000 mean=6.560585 p50=5.997732 p90=8.002224 p95=8.111992 p99=9.000319 stdev=1.111039 min=5.327894 max=10.119771  # derived: the figures of Hash sha256.256b (one digest)

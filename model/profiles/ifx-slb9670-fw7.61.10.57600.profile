@@ -6,8 +6,8 @@ firmware: 7.61.10.57600
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/03/10 14:11:19
 source: crocs-muni/tpmscan-dataset, 8832e864d7814add
-covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: HP ProBook 450 G4; Linux algtest-live 6.1.9-200.fc37.x86_64 #1 SMP PREEMPT_DYNAMIC Thu Feb  2 00:21:48 UTC 2023 x86_64 x86_64 x86_64 GNU/Linux
 transport-ms: 0
@@ -52,3 +52,4 @@ CreatePrimary      password   hmac           derived=Create n=1000 mean=109.4688
 CreatePrimary      password   rsa-1024       derived=Create n=1000 mean=873.844144 p50=782.511733 p90=1441.706931 p95=1679.981379 p99=2255.547352 stdev=432.482587 min=269.788447 max=3332.749889  # derived: the figures of Create rsa-1024 (same key type)
 CreatePrimary      password   rsa-2048       derived=Create n=1000 mean=7158.374971 p50=6255.465195 p90=13531.110915 p95=15890.248862 p99=20863.230704 stdev=4407.545451 min=1023.451749 max=27492.265529  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=1000 mean=104.479767 p50=104.17981 p90=106.202416 p95=106.441058 p99=106.585549 stdev=1.035036 min=102.846624 max=115.350062  # derived: the figures of Create aes-128 (same key type)
+PCR_Extend         password   -              derived=Hash n=1000 mean=6.086517 p50=5.788444 p90=7.536052 p95=7.901299 p99=8.064175 stdev=1.145768 min=4.544704 max=21.328183  # derived: the figures of Hash sha256.256b (one digest)

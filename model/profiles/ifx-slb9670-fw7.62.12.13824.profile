@@ -6,8 +6,8 @@ firmware: 7.62.12.13824
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2020/11/10 22:01:19
 source: crocs-muni/tpmscan-dataset, 008ea69c3029fb28 4eecdf78f9197fdb 5d205b33505dda55 a6f7e0d2994fef0c
-covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: 4 runs of this chip and firmware merged: their samples pooled, min and max over all
 note: not imported (failed on the chip or unusable): Create ecc-bnp256 (line 19, error 02d2); EncryptDecrypt aes-128.cfb.decrypt.256b (line 71, error 0143); EncryptDecrypt aes-128.cfb.encrypt.256b (line 85, error 0143); Sign ecc-p256.sm2 (line 297, error 02d2); Sign ecc-p256.ecschnorr (line 308, error 02d2)
@@ -53,3 +53,4 @@ CreatePrimary      password   rsa-1024       derived=Create n=3100 mean=3129.115
 CreatePrimary      password   rsa-2048       derived=Create n=3100 mean=12347.787329 p50=10894.119904 p90=21002.109295 p95=25048.108091 p99=32949.096124 stdev=6536.647613 min=110.887 max=44458.136611  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=3100 mean=98.017711 p50=97.968524 p90=99.516715 p95=99.553293 p99=100.183 stdev=0.815012 min=96.916427 max=101.416  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   ecc-bnp256     derived=Create n=3000 mean=151.292782 p50=151.050653 p90=151.621136 p95=152.447618 p99=153.60803 stdev=0.57396 min=149.873672 max=153.737131  # derived: the figures of Create ecc-bnp256 (same key type)
+PCR_Extend         password   -              derived=Hash n=3100 mean=6.09187 p50=5.841002 p90=7.656474 p95=7.893929 p99=8.009451 stdev=0.786678 min=4.599 max=8.914669  # derived: the figures of Hash sha256.256b (one digest)

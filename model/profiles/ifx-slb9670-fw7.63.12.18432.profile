@@ -6,8 +6,8 @@ firmware: 7.63.12.18432
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2021/02/04 11:11:13
 source: crocs-muni/tpmscan-dataset, e93b69b5050100c9
-covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: not imported (failed on the chip or unusable): Create ecc-bnp256 (line 19, error 02d2); EncryptDecrypt aes-128.cfb.decrypt.256b (line 71, error 0143); EncryptDecrypt aes-128.cfb.encrypt.256b (line 85, error 0143); Sign ecc-p256.sm2 (line 297, error 02d2); Sign ecc-p256.ecschnorr (line 308, error 02d2)
 transport-ms: 0
@@ -48,3 +48,4 @@ CreatePrimary      password   hmac           derived=Create n=100 mean=55.51367 
 CreatePrimary      password   rsa-1024       derived=Create n=100 mean=3281.33517 p50=2955.883 p90=4882.352 p95=6459.972 p99=7701.905 stdev=1440.026115 min=1400.792 max=7845.313  # derived: the figures of Create rsa-1024 (same key type)
 CreatePrimary      password   rsa-2048       derived=Create n=100 mean=12058.96608 p50=10583.792 p90=19130.724 p95=24965.557 p99=35604.566 stdev=7110.56699 min=81.529 max=36640.676  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=100 mean=53.07019 p50=53.39 p90=53.56 p95=53.587 p99=53.766 stdev=0.515114 min=51.802 max=53.812  # derived: the figures of Create aes-128 (same key type)
+PCR_Extend         password   -              derived=Hash n=100 mean=5.03624 p50=4.997 p90=5.057 p95=5.149 p99=5.935 stdev=0.186103 min=4.875 max=6.085  # derived: the figures of Hash sha256.256b (one digest)

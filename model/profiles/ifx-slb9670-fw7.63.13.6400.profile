@@ -6,8 +6,8 @@ firmware: 7.63.13.6400
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/04/26 01:36:21
 source: crocs-muni/tpmscan-dataset, 10592ce1105e9509 a149f4badbd3c9d7 bf37b0d258b57b6c c2526d443325f0e4 c68cbbba2448daf7
-covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: 20L8S2N80D; Linux algtest-live 6.1.9-200.fc37.x86_64 #1 SMP PREEMPT_DYNAMIC Thu Feb  2 00:21:48 UTC 2023 x86_64 x86_64 x86_64 GNU/Linux
 note: 5 runs of this chip and firmware merged: their samples pooled, min and max over all
@@ -54,3 +54,4 @@ CreatePrimary      password   hmac           derived=Create n=1300 mean=54.85109
 CreatePrimary      password   rsa-1024       derived=Create n=1300 mean=2935.341337 p50=2675.100065 p90=4517.511741 p95=5263.060983 p99=6935.062117 stdev=1231.51767 min=1204.235 max=10161.205  # derived: the figures of Create rsa-1024 (same key type)
 CreatePrimary      password   rsa-2048       derived=Create n=1300 mean=11596.422353 p50=10343.027 p90=20054.608958 p95=23135.890598 p99=32291.109053 stdev=6344.331755 min=78.697 max=50473.849457  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=1300 mean=52.646686 p50=52.616353 p90=53.153644 p95=53.609842 p99=54.017481 stdev=0.555959 min=50.888 max=60.594668  # derived: the figures of Create aes-128 (same key type)
+PCR_Extend         password   -              derived=Hash n=2300 mean=4.797287 p50=4.973804 p90=5.227543 p95=5.696316 p99=6.016801 stdev=0.509637 min=3.364152 max=7.842  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 7.83.13.7680
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2020/09/26 10:22:15
 source: crocs-muni/tpmscan-dataset, 6319829e08ac0e68
-covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: not imported (failed on the chip or unusable): Create ecc-bnp256 (line 19, error 02d2); EncryptDecrypt aes-128.cfb.decrypt.256b (line 71, error 0143); EncryptDecrypt aes-128.cfb.encrypt.256b (line 85, error 0143); Sign ecc-p256.sm2 (line 297, error 02d2); Sign ecc-p256.ecschnorr (line 308, error 02d2)
 transport-ms: 0
@@ -48,3 +48,4 @@ CreatePrimary      password   hmac           derived=Create n=100 mean=54.1249 p
 CreatePrimary      password   rsa-1024       derived=Create n=100 mean=1897.00456 p50=1676.563 p90=3159.406 p95=3695.525 p99=4809.909 stdev=1057.669471 min=352.461 max=6047.455  # derived: the figures of Create rsa-1024 (same key type)
 CreatePrimary      password   rsa-2048       derived=Create n=100 mean=9908.68111 p50=8093 p90=21222.135 p95=25149.082 p99=34985.027 stdev=7646.227082 min=81.992 max=39592.044  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=100 mean=51.97801 p50=52.142 p90=52.266 p95=52.291 p99=52.538 stdev=0.350642 min=51.132 max=52.541  # derived: the figures of Create aes-128 (same key type)
+PCR_Extend         password   -              derived=Hash n=100 mean=4.60401 p50=4.791 p90=4.854 p95=4.859 p99=4.979 stdev=0.287063 min=3.97 max=4.986  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 7.85.17.51968
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/03/16 08:53:54
 source: crocs-muni/tpmscan-dataset, 08836af27dda9f32 54e216f55af9dce9 57dac75a27d6f427 5a297ca10e7b5629 768d20d1e8288b3a ad592e13900c2dff b9a15577616f11cf
-covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: ArcherCity; Linux beaker.redhat.com 4.18.0-425.13.1.el8_7.x86_64 #1 SMP Thu Feb 2 13:01:45 EST 2023 x86_64 x86_64 x86_64 GNU/Linux
 note: 7 runs of this chip and firmware merged: their samples pooled, min and max over all
@@ -53,3 +53,4 @@ CreatePrimary      password   hmac           derived=Create n=7000 mean=55.67959
 CreatePrimary      password   rsa-1024       derived=Create n=7000 mean=1879.733485 p50=1629.642885 p90=3334.990734 p95=4061.605228 p99=5640.97623 stdev=1120.364898 min=307.566684 max=9022.06682  # derived: the figures of Create rsa-1024 (same key type)
 CreatePrimary      password   rsa-2048       derived=Create n=7000 mean=10559.71574 p50=9034.318648 p90=19273.091493 p95=23293.45673 p99=32269.112512 stdev=6590.391187 min=1386.201957 max=53259.649787  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=7000 mean=53.384186 p50=53.808463 p90=54.652876 p95=54.671086 p99=54.742147 stdev=1.675605 min=48.366299 max=55.929751  # derived: the figures of Create aes-128 (same key type)
+PCR_Extend         password   -              derived=Hash n=7000 mean=5.394115 p50=5.416245 p90=5.823826 p95=5.956723 p99=6.373907 stdev=0.476845 min=3.579683 max=12.688356  # derived: the figures of Hash sha256.256b (one digest)

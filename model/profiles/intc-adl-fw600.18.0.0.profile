@@ -6,8 +6,8 @@ firmware: 600.18.0.0
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/04/21 21:25:27
 source: crocs-muni/tpmscan-dataset, 76c46bf93c012b0d
-covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: 82SH; Linux algtest-live 6.1.9-200.fc37.x86_64 #1 SMP PREEMPT_DYNAMIC Thu Feb  2 00:21:48 UTC 2023 x86_64 x86_64 x86_64 GNU/Linux
 transport-ms: 0
@@ -112,3 +112,4 @@ CreatePrimary      password   rsa-2048       derived=Create n=1000 mean=2375.624
 CreatePrimary      password   aes-128        derived=Create n=1000 mean=6.479375 p50=6.582831 p90=6.983296 p95=6.992517 p99=7.061694 stdev=0.624624 min=5.775643 max=16.639764  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=1000 mean=6.610909 p50=6.807434 p90=6.999153 p95=7.00381 p99=7.144173 stdev=0.847558 min=5.843165 max=24.147408  # derived: the figures of Create aes-256 (same key type)
 CreatePrimary      password   sm4-128        derived=Create n=1000 mean=6.481199 p50=6.585243 p90=6.990056 p95=6.994619 p99=7.071865 stdev=0.69483 min=5.77702 max=22.79477  # derived: the figures of Create sm4-128 (same key type)
+PCR_Extend         password   -              derived=Hash n=1000 mean=2.535468 p50=2.656012 p90=2.685195 p95=2.687358 p99=2.764885 stdev=0.315165 min=1.506179 max=4.197082  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 600.18.25.1917
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/03/13 15:27:20
 source: crocs-muni/tpmscan-dataset, 41d52642cc7bac63 de32224e6d30a75c
-covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: Raptor Lake Client Platform; Linux beaker.redhat.com 4.18.0-425.13.1.el8_7.x86_64 #1 SMP Thu Feb 2 13:01:45 EST 2023 x86_64 x86_64 x86_64 GNU/Linux
 note: 2 runs of this chip and firmware merged: their samples pooled, min and max over all
@@ -113,3 +113,4 @@ CreatePrimary      password   rsa-2048       derived=Create n=2000 mean=2391.580
 CreatePrimary      password   aes-128        derived=Create n=2000 mean=7.164341 p50=7.181257 p90=7.208405 p95=7.211784 p99=7.231434 stdev=0.115677 min=6.402817 max=7.562977  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=2000 mean=7.206299 p50=7.206248 p90=7.229979 p95=7.233385 p99=7.593454 stdev=0.08066 min=6.62095 max=7.632226  # derived: the figures of Create aes-256 (same key type)
 CreatePrimary      password   sm4-128        derived=Create n=2000 mean=7.166045 p50=7.181634 p90=7.208847 p95=7.21286 p99=7.249185 stdev=0.114909 min=6.396134 max=7.564878  # derived: the figures of Create sm4-128 (same key type)
+PCR_Extend         password   -              derived=Hash n=2000 mean=2.682177 p50=2.623374 p90=2.929507 p95=2.937029 p99=2.944314 stdev=0.223996 min=2.26862 max=3.077364  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 600.18.25.2020
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/03/15 12:48:24
 source: crocs-muni/tpmscan-dataset, 6ee3656ea8a06967 e0cb33b53bbf25c1
-covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: Raptor Lake Client Platform; Linux beaker.redhat.com 4.18.0-425.13.1.el8_7.x86_64 #1 SMP Thu Feb 2 13:01:45 EST 2023 x86_64 x86_64 x86_64 GNU/Linux
 note: 2 runs of this chip and firmware merged: their samples pooled, min and max over all
@@ -113,3 +113,4 @@ CreatePrimary      password   rsa-2048       derived=Create n=2000 mean=2353.021
 CreatePrimary      password   aes-128        derived=Create n=2000 mean=7.500247 p50=7.535673 p90=7.547646 p95=7.550439 p99=7.558676 stdev=0.074223 min=7.043784 max=7.75737  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=2000 mean=7.53176 p50=7.562457 p90=7.57471 p95=7.577183 p99=7.586031 stdev=0.074218 min=7.142287 max=7.773949  # derived: the figures of Create aes-256 (same key type)
 CreatePrimary      password   sm4-128        derived=Create n=2000 mean=7.506352 p50=7.535618 p90=7.548208 p95=7.551538 p99=7.558455 stdev=0.067518 min=7.135201 max=7.762906  # derived: the figures of Create sm4-128 (same key type)
+PCR_Extend         password   -              derived=Hash n=2000 mean=2.781329 p50=2.860624 p90=2.876568 p95=2.880562 p99=2.888849 stdev=0.119945 min=2.384025 max=2.904026  # derived: the figures of Hash sha256.256b (one digest)

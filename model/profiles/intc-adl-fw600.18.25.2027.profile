@@ -6,8 +6,8 @@ firmware: 600.18.25.2027
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/03/15 12:48:53
 source: crocs-muni/tpmscan-dataset, 25981c85f2b1b614 95f7d6aeb8478077 c20b5a4e042abcad
-covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: Alder Lake Client Platform; Linux beaker.redhat.com 4.18.0-425.13.1.el8_7.x86_64 #1 SMP Thu Feb 2 13:01:45 EST 2023 x86_64 x86_64 x86_64 GNU/Linux
 note: 3 runs of this chip and firmware merged: their samples pooled, min and max over all
@@ -113,3 +113,4 @@ CreatePrimary      password   rsa-2048       derived=Create n=3000 mean=2280.399
 CreatePrimary      password   aes-128        derived=Create n=3000 mean=7.482166 p50=7.474398 p90=7.555622 p95=7.557134 p99=8.102052 stdev=0.103812 min=7.233353 max=9.251565  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=3000 mean=7.475934 p50=7.499987 p90=7.583855 p95=7.584658 p99=7.765929 stdev=0.138157 min=7.180234 max=9.319868  # derived: the figures of Create aes-256 (same key type)
 CreatePrimary      password   sm4-128        derived=Create n=3000 mean=7.476634 p50=7.473065 p90=7.554394 p95=7.556291 p99=7.860462 stdev=0.093154 min=7.226901 max=9.526818  # derived: the figures of Create sm4-128 (same key type)
+PCR_Extend         password   -              derived=Hash n=3000 mean=2.745992 p50=2.785762 p90=2.834925 p95=2.839072 p99=2.842489 stdev=0.101937 min=2.411585 max=2.867545  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 10.0.36.1030
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2020/09/18 07:58:01
 source: crocs-muni/tpmscan-dataset, 0dc73b8e348c82b4
-covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: not imported (failed on the chip or unusable): Sign ecc-p256.sm2 (line 247, error 02d2); Sign ecc-p256.ecschnorr (line 258, error 02d2)
 transport-ms: 0
@@ -46,3 +46,4 @@ CreatePrimary      password   ecc-p256       derived=Create n=100 mean=186.66048
 CreatePrimary      password   hmac           derived=Create n=100 mean=3.50307 p50=3.568 p90=3.661 p95=3.672 p99=3.691 stdev=0.183324 min=2.995 max=3.703  # derived: the figures of Create hmac (same key type)
 CreatePrimary      password   rsa-1024       derived=Create n=100 mean=5359.79578 p50=4366.188 p90=9480.073 p95=11151.442 p99=15310.744 stdev=3199.290787 min=1034.551 max=16497.101  # derived: the figures of Create rsa-1024 (same key type)
 CreatePrimary      password   rsa-2048       derived=Create n=100 mean=28176.98724 p50=24648.996 p90=58519.056 p95=71328.086 p99=85720.695 stdev=20114.289536 min=15.46 max=90783.958  # derived: the figures of Create rsa-2048 (same key type)
+PCR_Extend         password   -              derived=Hash n=100 mean=1.3153 p50=1.37 p90=1.482 p95=1.497 p99=1.669 stdev=0.185987 min=0.963 max=2.004  # derived: the figures of Hash sha256.256b (one digest)

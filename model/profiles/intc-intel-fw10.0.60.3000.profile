@@ -6,8 +6,8 @@ firmware: 10.0.60.3000
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2020/09/27 17:53:32
 source: crocs-muni/tpmscan-dataset, abfc4233959254a9
-covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: not imported (failed on the chip or unusable): Sign ecc-p256.sm2 (line 247, error 02d2); Sign ecc-p256.ecschnorr (line 258, error 02d2)
 transport-ms: 0
@@ -46,3 +46,4 @@ CreatePrimary      password   ecc-p256       derived=Create n=100 mean=188.63939
 CreatePrimary      password   hmac           derived=Create n=100 mean=3.38487 p50=3.396 p90=3.588 p95=3.646 p99=3.98 stdev=0.429492 min=2.994 max=7.018  # derived: the figures of Create hmac (same key type)
 CreatePrimary      password   rsa-1024       derived=Create n=100 mean=5170.47323 p50=4650.724 p90=8498.964 p95=10296.086 p99=16566.075 stdev=3434.551215 min=1048.071 max=24965.415  # derived: the figures of Create rsa-1024 (same key type)
 CreatePrimary      password   rsa-2048       derived=Create n=100 mean=31754.3537 p50=27901.111 p90=59475.067 p95=71026.08 p99=103333.095 stdev=21245.878475 min=15.402 max=105154.545  # derived: the figures of Create rsa-2048 (same key type)
+PCR_Extend         password   -              derived=Hash n=100 mean=1.35023 p50=1.344 p90=1.496 p95=2.039 p99=2.218 stdev=0.274942 min=0.964 max=2.444  # derived: the figures of Hash sha256.256b (one digest)

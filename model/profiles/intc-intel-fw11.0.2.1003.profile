@@ -6,8 +6,8 @@ firmware: 11.0.2.1003
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/03/15 15:43:53
 source: crocs-muni/tpmscan-dataset, 456fbca2f4ec1827 5fd001205ad811a1
-covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: INVALID                  ; Linux beaker.redhat.com 4.18.0-425.13.1.el8_7.x86_64 #1 SMP Thu Feb 2 13:01:45 EST 2023 x86_64 x86_64 x86_64 GNU/Linux
 note: 2 runs of this chip and firmware merged: their samples pooled, min and max over all
@@ -68,3 +68,4 @@ CreatePrimary      password   hmac           derived=Create n=2000 mean=9.272958
 CreatePrimary      password   rsa-1024       derived=Create n=2000 mean=992.938052 p50=861.575673 p90=1714.569728 p95=2087.596966 p99=2983.588208 stdev=574.000082 min=191.659497 max=4300.570289  # derived: the figures of Create rsa-1024 (same key type)
 CreatePrimary      password   rsa-2048       derived=Create n=2000 mean=5070.894287 p50=4372.326421 p90=9457.076926 p95=11152.440349 p99=15352.290976 stdev=3190.836368 min=15.449069 max=23307.612526  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=2000 mean=8.490747 p50=8.426895 p90=8.50318 p95=9.044868 p99=9.426674 stdev=0.228919 min=8.283607 max=10.45448  # derived: the figures of Create aes-128 (same key type)
+PCR_Extend         password   -              derived=Hash n=2000 mean=1.958896 p50=1.619644 p90=2.383061 p95=2.40661 p99=2.477276 stdev=0.389714 min=1.441982 max=2.831591  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 11.5.0.1058
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/04/27 16:01:24
 source: crocs-muni/tpmscan-dataset, 2b2a095ab2480c11 7f40f2a2c7717eef ab21d25839a363ba ee447cacbb519bc5
-covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: UX360UAK; Linux algtest-live 6.1.9-200.fc37.x86_64 #1 SMP PREEMPT_DYNAMIC Thu Feb  2 00:21:48 UTC 2023 x86_64 x86_64 x86_64 GNU/Linux
 note: 4 runs of this chip and firmware merged: their samples pooled, min and max over all
@@ -72,3 +72,4 @@ CreatePrimary      password   hmac           derived=Create n=2200 mean=9.995973
 CreatePrimary      password   rsa-1024       derived=Create n=2200 mean=1007.475827 p50=861.526521 p90=1814.895249 p95=2148.273624 p99=3053.765439 stdev=595.239696 min=191.440487 max=4978.275468  # derived: the figures of Create rsa-1024 (same key type)
 CreatePrimary      password   rsa-2048       derived=Create n=2200 mean=5099.658335 p50=4306.808686 p90=9711.084964 p95=11571.917435 p99=16250.476151 stdev=3382.262082 min=20.862903 max=32591.950559  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=2200 mean=9.744603 p50=9.812025 p90=10.139282 p95=10.203868 p99=10.438792 stdev=0.615893 min=9.070958 max=29.475158  # derived: the figures of Create aes-128 (same key type)
+PCR_Extend         password   -              derived=Hash n=2200 mean=2.921048 p50=2.715084 p90=3.510915 p95=3.564567 p99=3.659197 stdev=0.448767 min=2.547922 max=12.419164  # derived: the figures of Hash sha256.256b (one digest)

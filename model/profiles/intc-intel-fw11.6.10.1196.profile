@@ -6,8 +6,8 @@ firmware: 11.6.10.1196
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/03/16 20:44:54
 source: crocs-muni/tpmscan-dataset, 102dc84dcd11b462
-covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: 80X6; Linux algtest-live 6.1.9-200.fc37.x86_64 #1 SMP PREEMPT_DYNAMIC Thu Feb  2 00:21:48 UTC 2023 x86_64 x86_64 x86_64 GNU/Linux
 transport-ms: 0
@@ -70,3 +70,4 @@ CreatePrimary      password   hmac           derived=Create n=1000 mean=9.606687
 CreatePrimary      password   rsa-1024       derived=Create n=1000 mean=980.220525 p50=849.696062 p90=1735.979199 p95=2024.985018 p99=2761.416698 stdev=562.219648 min=212.773249 max=3851.360868  # derived: the figures of Create rsa-1024 (same key type)
 CreatePrimary      password   rsa-2048       derived=Create n=1000 mean=5207.66813 p50=4441.367732 p90=9689.072752 p95=11219.335637 p99=15773.222625 stdev=3263.214747 min=18.079575 max=23393.233098  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=1000 mean=9.516976 p50=9.371838 p90=9.870952 p95=9.923023 p99=10.264737 stdev=0.415655 min=8.932278 max=15.900688  # derived: the figures of Create aes-128 (same key type)
+PCR_Extend         password   -              derived=Hash n=1000 mean=2.936124 p50=2.735497 p90=3.502415 p95=3.55746 p99=3.651529 stdev=0.62656 min=2.566022 max=12.365452  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 11.8.50.3425
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2020/09/29 21:29:03
 source: crocs-muni/tpmscan-dataset, c17dd392c6f554e6
-covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: not imported (failed on the chip or unusable): Sign ecc-p256.sm2 (line 409, error 02d2); Sign ecc-bnp256.sm2 (line 442, error 02d2)
 transport-ms: 0
@@ -66,3 +66,4 @@ CreatePrimary      password   hmac           derived=Create n=100 mean=9.26593 p
 CreatePrimary      password   rsa-1024       derived=Create n=100 mean=970.74502 p50=866.22 p90=1502.142 p95=1664.201 p99=3076.799 stdev=525.719471 min=294.13 max=3469.232  # derived: the figures of Create rsa-1024 (same key type)
 CreatePrimary      password   rsa-2048       derived=Create n=100 mean=5064.54109 p50=4672.879 p90=8858.92 p95=10298.959 p99=21474.391 stdev=3589.374134 min=18.351 max=21484.404  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=100 mean=9.16519 p50=9.119 p90=9.543 p95=9.784 p99=9.904 stdev=0.235564 min=8.834 max=9.928  # derived: the figures of Create aes-128 (same key type)
+PCR_Extend         password   -              derived=Hash n=100 mean=2.98914 p50=2.755 p90=3.556 p95=3.56 p99=3.662 stdev=0.380463 min=2.669 max=3.673  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 2.0.0.2056
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2020/08/22 10:35:47
 source: crocs-muni/tpmscan-dataset, 09dd021a0ca3eeb3
-covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: not imported (failed on the chip or unusable): Sign ecc-p256.sm2 (line 247, error 02d2); Sign ecc-p256.ecschnorr (line 258, error 02d2)
 transport-ms: 0
@@ -46,3 +46,4 @@ CreatePrimary      password   ecc-p256       derived=Create n=100 mean=106.81575
 CreatePrimary      password   hmac           derived=Create n=100 mean=10.35673 p50=10.521 p90=10.971 p95=11.071 p99=11.251 stdev=0.617959 min=8.164 max=11.994  # derived: the figures of Create hmac (same key type)
 CreatePrimary      password   rsa-1024       derived=Create n=100 mean=3351.74373 p50=3058.168 p90=5377.035 p95=6420.038 p99=8314.404 stdev=1567.369764 min=881.333 max=8807.54  # derived: the figures of Create rsa-1024 (same key type)
 CreatePrimary      password   rsa-2048       derived=Create n=100 mean=13673.6773 p50=11399.88 p90=24950.055 p95=29625.416 p99=34608.678 stdev=8208.027443 min=2360.022 max=37409.223  # derived: the figures of Create rsa-2048 (same key type)
+PCR_Extend         password   -              derived=Hash n=100 mean=4.40408 p50=4.362 p90=5.139 p95=5.173 p99=5.264 stdev=0.596038 min=3.411 max=5.268  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 2.0.2.2092
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2020/08/21 14:21:54
 source: crocs-muni/tpmscan-dataset, 5290b0e7711f3df5 bdfa9f3a64c575ff
-covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: 2 runs of this chip and firmware merged: their samples pooled, min and max over all
 note: not imported (failed on the chip or unusable): Sign ecc-p256.sm2 (line 247, error 02d2); Sign ecc-p256.ecschnorr (line 258, error 02d2)
@@ -48,3 +48,4 @@ CreatePrimary      password   ecc-p256       derived=Create n=1100 mean=158.6160
 CreatePrimary      password   hmac           derived=Create n=1100 mean=12.244512 p50=8.937662 p90=9.956363 p95=52.443 p99=53.498 stdev=11.546893 min=7.510425 max=62.274  # derived: the figures of Create hmac (same key type)
 CreatePrimary      password   rsa-1024       derived=Create n=1100 mean=3510.364026 p50=3119.067837 p90=5992.879937 p95=7118.429238 p99=9781.728312 stdev=1905.763467 min=804.84685 max=15817.054862  # derived: the figures of Create rsa-1024 (same key type)
 CreatePrimary      password   rsa-2048       derived=Create n=1100 mean=14155.626832 p50=12280.501025 p90=26768.283512 p95=33033.766513 p99=42649.923175 stdev=9590.513432 min=53.542 max=64106.781925  # derived: the figures of Create rsa-2048 (same key type)
+PCR_Extend         password   -              derived=Hash n=1100 mean=4.134451 p50=4.066675 p90=4.673 p95=4.886438 p99=5.126125 stdev=0.399564 min=3.183375 max=9.1946  # derived: the figures of Hash sha256.256b (one digest)

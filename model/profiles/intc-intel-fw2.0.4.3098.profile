@@ -6,8 +6,8 @@ firmware: 2.0.4.3098
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2020/09/25 21:42:55
 source: crocs-muni/tpmscan-dataset, 1616e7e932050889 f5060c3a9b2e2511
-covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: 2 runs of this chip and firmware merged: their samples pooled, min and max over all
 note: not imported (failed on the chip or unusable): Sign ecc-p256.sm2 (line 247, error 02d2); Sign ecc-p256.ecschnorr (line 258, error 02d2); Sign ecc-p256.sm2 (line 247, error 02d2); Sign ecc-p256.ecschnorr (line 258, error 02d2)
@@ -47,3 +47,4 @@ CreatePrimary      password   ecc-p256       derived=Create n=200 mean=239.88154
 CreatePrimary      password   hmac           derived=Create n=200 mean=49.65619 p50=53.347 p90=58.748 p95=65.598 p99=80.284 stdev=15.465858 min=9.198 max=82.815  # derived: the figures of Create hmac (same key type)
 CreatePrimary      password   rsa-1024       derived=Create n=200 mean=3469.02409 p50=2986.275 p90=6145.185 p95=7543.86 p99=10562.535 stdev=1985.627446 min=945.286 max=11478.676  # derived: the figures of Create rsa-1024 (same key type)
 CreatePrimary      password   rsa-2048       derived=Create n=200 mean=14306.34923 p50=12079.001 p90=26861.865 p95=31986.599 p99=46299.817 stdev=10318.714506 min=57.861 max=61841.734  # derived: the figures of Create rsa-2048 (same key type)
+PCR_Extend         password   -              derived=Hash n=200 mean=8.99611 p50=5.609 p90=14.508 p95=15.567 p99=37.241 stdev=5.828111 min=3.563 max=37.827  # derived: the figures of Hash sha256.256b (one digest)

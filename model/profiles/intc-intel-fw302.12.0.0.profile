@@ -6,8 +6,8 @@ firmware: 302.12.0.0
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2020/12/15 05:18:21
 source: crocs-muni/tpmscan-dataset, 64fadc84df50773b
-covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: not imported (failed on the chip or unusable): Sign ecc-p256.sm2 (line 398, error 02d2); Sign ecc-bnp256.sm2 (line 431, error 02d2)
 transport-ms: 0
@@ -65,3 +65,4 @@ CreatePrimary      password   hmac           derived=Create n=100 mean=10.95815 
 CreatePrimary      password   rsa-1024       derived=Create n=100 mean=913.32742 p50=777.035 p90=1591.031 p95=1697.029 p99=2134.072 stdev=477.18744 min=235.009 max=2194.974  # derived: the figures of Create rsa-1024 (same key type)
 CreatePrimary      password   rsa-2048       derived=Create n=100 mean=5143.70595 p50=4881.94 p90=8208.93 p95=12553.156 p99=14469.066 stdev=3429.172727 min=18.82 max=18638.235  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=100 mean=10.95156 p50=10.924 p90=11.038 p95=11.06 p99=11.138 stdev=0.059973 min=10.83 max=11.14  # derived: the figures of Create aes-128 (same key type)
+PCR_Extend         password   -              derived=Hash n=100 mean=4.98298 p50=4.982 p90=5.008 p95=5.103 p99=5.118 stdev=0.050978 min=4.816 max=5.122  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 303.12.0.0
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/02/03 00:21:16
 source: crocs-muni/tpmscan-dataset, 820305b505ee236c 82374cfea9a6ae7d c54a5c95a8cca56b f1f56439430fa30b fbf7cf7cc072a8a3
-covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: 20EQS64N00; Linux algtest-live 6.1.5-200.fc37.x86_64 #1 SMP PREEMPT_DYNAMIC Thu Jan 12 15:52:00 UTC 2023 x86_64 x86_64 x86_64 GNU/Linux
 note: 5 runs of this chip and firmware merged: their samples pooled, min and max over all
@@ -72,3 +72,4 @@ CreatePrimary      password   hmac           derived=Create n=4100 mean=10.96982
 CreatePrimary      password   rsa-1024       derived=Create n=4099 mean=966.430797 p50=846.011 p90=1727.975 p95=2110.182 p99=2833.063 stdev=568.163484 min=192.013 max=3897.036276  # derived: the figures of Create rsa-1024 (same key type)
 CreatePrimary      password   rsa-2048       derived=Create n=4100 mean=5142.251244 p50=4495.693 p90=9319.18505 p95=11060.03 p99=15168.078 stdev=3135.333855 min=17.24 max=24182.927  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=4100 mean=10.940866 p50=11.018 p90=11.141 p95=11.167 p99=11.379125 stdev=0.387446 min=8.06081 max=23.005  # derived: the figures of Create aes-128 (same key type)
+PCR_Extend         password   -              derived=Hash n=4100 mean=4.943279 p50=4.985 p90=5.275 p95=5.425 p99=5.723 stdev=0.410844 min=2.656 max=8.98  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 401.1.0.0
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/04/24 21:33:13
 source: crocs-muni/tpmscan-dataset, 140fa2130ccc4ae2
-covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: P65 Creator 8RF; Linux algtest-live 6.1.9-200.fc37.x86_64 #1 SMP PREEMPT_DYNAMIC Thu Feb  2 00:21:48 UTC 2023 x86_64 x86_64 x86_64 GNU/Linux
 transport-ms: 0
@@ -82,3 +82,4 @@ CreatePrimary      password   rsa-1024       derived=Create n=1000 mean=864.1064
 CreatePrimary      password   rsa-2048       derived=Create n=1000 mean=4593.827259 p50=3945.846248 p90=8222.11824 p95=9815.898265 p99=13487.882296 stdev=2771.776058 min=16.446922 max=20003.855894  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=1000 mean=6.908425 p50=6.796591 p90=7.226167 p95=7.259953 p99=7.610402 stdev=0.258864 min=6.554901 max=7.885936  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=1000 mean=7.168738 p50=7.160573 p90=7.685591 p95=7.695444 p99=7.865428 stdev=0.349063 min=6.608269 max=8.100551  # derived: the figures of Create aes-256 (same key type)
+PCR_Extend         password   -              derived=Hash n=1000 mean=1.546642 p50=1.549449 p90=1.650826 p95=1.665468 p99=2.375121 stdev=0.137495 min=1.339649 max=2.426791  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 402.1.0.0
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/03/15 14:38:44
 source: crocs-muni/tpmscan-dataset, a3c8caecbc2a31b5 c683c2367cffc0cf
-covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: WhiskeyLake Client Platform; Linux beaker.redhat.com 4.18.0-425.13.1.el8_7.x86_64 #1 SMP Thu Feb 2 13:01:45 EST 2023 x86_64 x86_64 x86_64 GNU/Linux
 note: 2 runs of this chip and firmware merged: their samples pooled, min and max over all
@@ -83,3 +83,4 @@ CreatePrimary      password   rsa-1024       derived=Create n=2000 mean=876.0974
 CreatePrimary      password   rsa-2048       derived=Create n=2000 mean=4778.468034 p50=4130.600388 p90=8755.596404 p95=10304.107946 p99=14293.041304 stdev=2862.100229 min=16.894174 max=19151.489129  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=2000 mean=7.465149 p50=7.531823 p90=7.610835 p95=7.618457 p99=7.786214 stdev=0.196438 min=6.899376 max=8.006503  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=2000 mean=7.577006 p50=7.554692 p90=7.927026 p95=8.10234 p99=8.168808 stdev=0.226149 min=6.957753 max=8.220091  # derived: the figures of Create aes-256 (same key type)
+PCR_Extend         password   -              derived=Hash n=2000 mean=1.899605 p50=1.784251 p90=2.56287 p95=2.579945 p99=2.592625 stdev=0.309127 min=1.402557 max=2.659059  # derived: the figures of Hash sha256.256b (one digest)

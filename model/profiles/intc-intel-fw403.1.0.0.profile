@@ -6,8 +6,8 @@ firmware: 403.1.0.0
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2020/09/17 18:53:12
 source: crocs-muni/tpmscan-dataset, 67df27029ee1b417 cd9da95f2758602e
-covers: Create EncryptDecrypt GetRandom Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature HMAC ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create EncryptDecrypt GetRandom Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature HMAC ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: 2 runs of this chip and firmware merged: their samples pooled, min and max over all
 note: not imported (failed on the chip or unusable): EncryptDecrypt aes-256.ctr.decrypt.256b (line 221, error 90010); EncryptDecrypt aes-256.ctr.encrypt.256b (line 235, error 90010); Sign ecc-p256.sm2 (line 434, error 02d2); Sign ecc-bnp256.sm2 (line 467, error 02d2)
@@ -83,3 +83,4 @@ CreatePrimary      password   rsa-1024       derived=Create n=1100 mean=921.7614
 CreatePrimary      password   rsa-2048       derived=Create n=1100 mean=5288.7113 p50=4591.252763 p90=9409.935086 p95=11784.769158 p99=15800.707904 stdev=3264.10535 min=15.236 max=23679.694214  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=1100 mean=7.066388 p50=6.982959 p90=7.19614 p95=7.232 p99=7.444875 stdev=1.977758 min=6.151686 max=36.924  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=1100 mean=7.08544 p50=6.939473 p90=7.234384 p95=7.304093 p99=7.527237 stdev=1.862387 min=6.244685 max=37.122  # derived: the figures of Create aes-256 (same key type)
+PCR_Extend         password   -              derived=Hash n=1100 mean=2.335911 p50=2.422151 p90=2.63768 p95=2.681613 p99=2.854592 stdev=1.374141 min=1.532595 max=32.213  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 500.10.0.0
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/04/16 09:50:07
 source: crocs-muni/tpmscan-dataset, 95632932171a7770
-covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: Spin SP114-31N; Linux algtest-live 6.1.9-200.fc37.x86_64 #1 SMP PREEMPT_DYNAMIC Thu Feb  2 00:21:48 UTC 2023 x86_64 x86_64 x86_64 GNU/Linux
 transport-ms: 0
@@ -70,3 +70,4 @@ CreatePrimary      password   hmac           derived=Create n=1000 mean=7.300426
 CreatePrimary      password   rsa-2048       derived=Create n=1000 mean=4400.195864 p50=3725.858676 p90=8209.267027 p95=9825.739246 p99=13805.458227 stdev=2859.07683 min=345.48528 max=18742.94956  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=1000 mean=7.296908 p50=7.284351 p90=7.496031 p95=7.584302 p99=10.2508 stdev=0.498998 min=6.57553 max=11.070342  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=1000 mean=7.370005 p50=7.337445 p90=7.513489 p95=7.833212 p99=9.720219 stdev=0.669965 min=6.661218 max=19.898993  # derived: the figures of Create aes-256 (same key type)
+PCR_Extend         password   -              derived=Hash n=1000 mean=2.062839 p50=1.835533 p90=2.644029 p95=2.883045 p99=2.955487 stdev=0.538058 min=1.422093 max=12.868941  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 500.14.0.0
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/04/27 13:24:11
 source: crocs-muni/tpmscan-dataset, 9551e8a8cb4edfd4
-covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: ASUS TUF Gaming F17 FX706LI_FX766LI; Linux algtest-live 6.1.9-200.fc37.x86_64 #1 SMP PREEMPT_DYNAMIC Thu Feb  2 00:21:48 UTC 2023 x86_64 x86_64 x86_64 GNU/Linux
 transport-ms: 0
@@ -82,3 +82,4 @@ CreatePrimary      password   rsa-1024       derived=Create n=1000 mean=843.0741
 CreatePrimary      password   rsa-2048       derived=Create n=1000 mean=4928.05526 p50=4368.611248 p90=9525.368381 p95=11110.350701 p99=14535.734367 stdev=3251.119312 min=432.378275 max=27733.333245  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=1000 mean=6.750762 p50=6.748169 p90=6.887782 p95=6.9694 p99=7.159146 stdev=0.133446 min=6.306978 max=7.294543  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=1000 mean=6.70173 p50=6.703083 p90=6.754885 p95=6.769622 p99=7.357411 stdev=0.136679 min=6.368428 max=7.429549  # derived: the figures of Create aes-256 (same key type)
+PCR_Extend         password   -              derived=Hash n=1000 mean=2.457613 p50=2.477784 p90=2.499649 p95=2.537163 p99=2.556206 stdev=0.085193 min=2.164014 max=2.606952  # derived: the figures of Hash sha256.256b (one digest)

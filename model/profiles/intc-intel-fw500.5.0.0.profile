@@ -6,8 +6,8 @@ firmware: 500.5.0.0
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2021/04/25 15:41:41
 source: crocs-muni/tpmscan-dataset, f8d1adf6e21debb3
-covers: Create EncryptDecrypt GetRandom Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create EncryptDecrypt GetRandom Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: not imported (failed on the chip or unusable): EncryptDecrypt aes-256.ctr.decrypt.256b (line 221, error 90010); EncryptDecrypt aes-256.ctr.encrypt.256b (line 235, error 90010); Sign ecc-p256.sm2 (line 434, error 02d2); Sign ecc-bnp256.sm2 (line 467, error 02d2)
 transport-ms: 0
@@ -67,3 +67,4 @@ CreatePrimary      password   rsa-1024       derived=Create n=100 mean=737.77093
 CreatePrimary      password   rsa-2048       derived=Create n=100 mean=4316.4763 p50=3166.308 p90=9378.759 p95=11756.428 p99=13716.384 stdev=3528.592929 min=12.257 max=16814.376  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=100 mean=8.4606 p50=7.13 p90=7.167 p95=24.632 p99=27.248 stdev=4.919993 min=6.53 max=27.296  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=100 mean=8.40981 p50=7.133 p90=7.163 p95=14.104 p99=27.531 stdev=4.881701 min=6.593 max=34.538  # derived: the figures of Create aes-256 (same key type)
+PCR_Extend         password   -              derived=Hash n=100 mean=3.82228 p50=2.693 p90=2.73 p95=12.882 p99=29.041 stdev=4.907935 min=1.586 max=29.448  # derived: the figures of Hash sha256.256b (one digest)

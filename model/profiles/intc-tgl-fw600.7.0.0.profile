@@ -6,8 +6,8 @@ firmware: 600.7.0.0
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/03/16 10:54:01
 source: crocs-muni/tpmscan-dataset, 73f65c148682c1bc
-covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: 82MD; Linux algtest-live 6.1.9-200.fc37.x86_64 #1 SMP PREEMPT_DYNAMIC Thu Feb  2 00:21:48 UTC 2023 x86_64 x86_64 x86_64 GNU/Linux
 transport-ms: 0
@@ -124,3 +124,4 @@ CreatePrimary      password   rsa-2048       derived=Create n=1000 mean=2322.122
 CreatePrimary      password   aes-128        derived=Create n=1000 mean=5.697825 p50=5.697008 p90=5.709264 p95=5.715791 p99=5.747647 stdev=0.03995 min=5.326028 max=6.230735  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=1000 mean=5.701342 p50=5.70061 p90=5.713615 p95=5.71828 p99=5.733955 stdev=0.083247 min=5.37506 max=8.182377  # derived: the figures of Create aes-256 (same key type)
 CreatePrimary      password   sm4-128        derived=Create n=1000 mean=5.69937 p50=5.698202 p90=5.712523 p95=5.717314 p99=5.767488 stdev=0.041179 min=5.314726 max=6.28502  # derived: the figures of Create sm4-128 (same key type)
+PCR_Extend         password   -              derived=Hash n=1000 mean=2.372557 p50=2.504297 p90=2.582415 p95=2.611529 p99=2.633297 stdev=0.338222 min=1.403803 max=2.650788  # derived: the figures of Hash sha256.256b (one digest)

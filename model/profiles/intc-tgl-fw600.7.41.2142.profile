@@ -6,8 +6,8 @@ firmware: 600.7.41.2142
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/03/16 05:31:14
 source: crocs-muni/tpmscan-dataset, fe99ee0270f13dc5
-covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: Tiger Lake Client Platform; Linux beaker.redhat.com 4.18.0-425.13.1.el8_7.x86_64 #1 SMP Thu Feb 2 13:01:45 EST 2023 x86_64 x86_64 x86_64 GNU/Linux
 transport-ms: 0
@@ -112,3 +112,4 @@ CreatePrimary      password   rsa-2048       derived=Create n=1000 mean=2385.043
 CreatePrimary      password   aes-128        derived=Create n=1000 mean=7.264487 p50=7.264999 p90=7.267672 p95=7.269516 p99=7.293905 stdev=0.01828 min=6.9882 max=7.36849  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=1000 mean=7.163746 p50=7.150446 p90=7.155367 p95=7.283714 p99=7.3575 stdev=0.060144 min=7.121428 max=8.150353  # derived: the figures of Create aes-256 (same key type)
 CreatePrimary      password   sm4-128        derived=Create n=1000 mean=7.265138 p50=7.265026 p90=7.267831 p95=7.269624 p99=7.330516 stdev=0.016175 min=7.09778 max=7.366122  # derived: the figures of Create sm4-128 (same key type)
+PCR_Extend         password   -              derived=Hash n=1000 mean=2.651423 p50=2.668541 p90=2.699596 p95=2.700656 p99=2.800532 stdev=0.081874 min=2.344035 max=2.803725  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 600.7.42.2235
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/04/17 16:46:34
 source: crocs-muni/tpmscan-dataset, c79f93dbc728c20e
-covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: HP Pavilion Gaming Laptop 15-dk2xxx; Linux algtest-live 6.1.9-200.fc37.x86_64 #1 SMP PREEMPT_DYNAMIC Thu Feb  2 00:21:48 UTC 2023 x86_64 x86_64 x86_64 GNU/Linux
 transport-ms: 0
@@ -124,3 +124,4 @@ CreatePrimary      password   rsa-2048       derived=Create n=1000 mean=2444.996
 CreatePrimary      password   aes-128        derived=Create n=1000 mean=6.693456 p50=6.688203 p90=6.732605 p95=6.74523 p99=6.796683 stdev=0.043685 min=5.870785 max=6.881323  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=1000 mean=6.71561 p50=6.711238 p90=6.753307 p95=6.772484 p99=6.838613 stdev=0.089628 min=6.292935 max=9.181289  # derived: the figures of Create aes-256 (same key type)
 CreatePrimary      password   sm4-128        derived=Create n=1000 mean=6.716261 p50=6.722074 p90=6.751065 p95=6.76771 p99=6.822515 stdev=0.044775 min=6.184115 max=7.142954  # derived: the figures of Create sm4-128 (same key type)
+PCR_Extend         password   -              derived=Hash n=1000 mean=2.308838 p50=2.514442 p90=2.56507 p95=2.591773 p99=2.645107 stdev=0.402407 min=1.418288 max=3.172376  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 6.3.1.603
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/12/30 11:31:01
 source: crocs-muni/tpmscan-dataset, 40e9c4e6e3f14a81 a40f85a6d4d390a8
-covers: Create ECDH_KeyGen ECDH_ZGen EncryptDecrypt GetRandom HMAC Hash RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create ECDH_KeyGen ECDH_ZGen EncryptDecrypt GetRandom HMAC Hash RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: 21K4S16600; Linux tpm-ThinkPad-T14-Gen-4 6.5.0-13-generic #13-Ubuntu SMP PREEMPT_DYNAMIC Fri Nov  3 12:16:05 UTC 2023 x86_64 x86_64 x86_64 GNU/Linux
 note: 2 runs of this chip and firmware merged: their samples pooled, min and max over all
@@ -80,3 +80,4 @@ CreatePrimary      password   rsa-1024       derived=Create n=11000 mean=2377.24
 CreatePrimary      password   rsa-2048       derived=Create n=11000 mean=4249.188735 p50=3857.876532 p90=6600.032319 p95=7608.917489 p99=9872.054205 stdev=1755.257844 min=1714.169949 max=17660.307972  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=11000 mean=17.016904 p50=16.952782 p90=17.92089 p95=18.24347 p99=18.760684 stdev=0.687413 min=15.577419 max=24.587882  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=11000 mean=17.020413 p50=16.958667 p90=17.926014 p95=18.249335 p99=18.749477 stdev=0.680042 min=15.62988 max=23.281919  # derived: the figures of Create aes-256 (same key type)
+PCR_Extend         password   -              derived=Hash n=2000 mean=15.523613 p50=15.482385 p90=16.542935 p95=16.923734 p99=17.470564 stdev=0.796519 min=13.783664 max=18.018114  # derived: the figures of Hash sha256.256b (one digest)

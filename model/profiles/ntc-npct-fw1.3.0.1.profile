@@ -6,8 +6,8 @@ firmware: 1.3.0.1
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/03/14 20:15:57
 source: crocs-muni/tpmscan-dataset, 0279fea9e741849a 10cfdcddb3719b76 11da70fe2fed4348 1efc6fda96369bb2 718a1fbb72c0ed9a a853fb3310517278 e6ddadf26fd94194
-covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: PowerEdge R630; Linux beaker.redhat.com 4.18.0-425.13.1.el8_7.x86_64 #1 SMP Thu Feb 2 13:01:45 EST 2023 x86_64 x86_64 x86_64 GNU/Linux
 note: 7 runs of this chip and firmware merged: their samples pooled, min and max over all
@@ -57,3 +57,4 @@ CreatePrimary      password   ecc-bnp256     derived=Create n=7000 mean=120.9113
 CreatePrimary      password   hmac           derived=Create n=7000 mean=16.683426 p50=16.598227 p90=17.070728 p95=17.164732 p99=17.302729 stdev=0.355532 min=15.604413 max=19.991601  # derived: the figures of Create hmac (same key type)
 CreatePrimary      password   rsa-1024       derived=Create n=7000 mean=3150.173499 p50=2760.765759 p90=5460.412671 p95=6482.778332 p99=8477.725043 stdev=1690.595291 min=719.257738 max=18523.724667  # derived: the figures of Create rsa-1024 (same key type)
 CreatePrimary      password   rsa-2048       derived=Create n=7000 mean=22379.196259 p50=19221.499448 p90=41704.773178 p95=49918.553125 p99=67252.452996 stdev=14211.593701 min=2021.45413 max=109446.570744  # derived: the figures of Create rsa-2048 (same key type)
+PCR_Extend         password   -              derived=Hash n=7000 mean=3.981427 p50=3.994899 p90=4.097643 p95=4.130683 p99=4.169911 stdev=0.108935 min=3.276722 max=4.768788  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 1.3.1.0
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/03/15 08:26:14
 source: crocs-muni/tpmscan-dataset, 49bd690c181c3be5 4ca204cde91877e2 68115735eb8ccedf 7350b8b2ae90e474 823c10db20ecae94 875ea63b7ea6653d 9302c3d823769222 95b3b6e99b369291 9bd52e8f58bcaaa8 a37364512e505268 b7030bbbfb04ec23 d7e1fd7af7aa47c7
-covers: GetRandom Hash Create HMAC RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: GetRandom Hash Create HMAC RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: PowerEdge R7515; Linux beaker.redhat.com 4.18.0-425.13.1.el8_7.x86_64 #1 SMP Thu Feb 2 13:01:45 EST 2023 x86_64 x86_64 x86_64 GNU/Linux
 note: 12 runs of this chip and firmware merged: their samples pooled, min and max over all
@@ -57,3 +57,4 @@ CreatePrimary      password   ecc-bnp256     derived=Create n=11000 mean=129.399
 CreatePrimary      password   hmac           derived=Create n=11000 mean=23.236079 p50=23.297005 p90=23.891098 p95=23.971832 p99=24.858634 stdev=0.56248 min=22.159204 max=28.845501  # derived: the figures of Create hmac (same key type)
 CreatePrimary      password   rsa-1024       derived=Create n=11000 mean=3250.46108 p50=2836.557972 p90=5572.91774 p95=6669.543973 p99=9044.533384 stdev=1782.858612 min=735.012992 max=16404.915346  # derived: the figures of Create rsa-1024 (same key type)
 CreatePrimary      password   rsa-2048       derived=Create n=11000 mean=22273.647104 p50=19106.853215 p90=41503.51424 p95=50160.867389 p99=69424.741405 stdev=14383.065937 min=2131.22332 max=122875.469866  # derived: the figures of Create rsa-2048 (same key type)
+PCR_Extend         password   -              derived=Hash n=12000 mean=4.573345 p50=4.422116 p90=5.247393 p95=5.424047 p99=5.427572 stdev=0.513826 min=3.908999 max=5.592311  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 1.3.2.8
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/03/14 15:35:56
 source: crocs-muni/tpmscan-dataset, b4b57ab589a6fc0e e846d8589f60a671
-covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: ThinkSystem SR850 -[7X19CTO1WW]-; Linux beaker.redhat.com 4.18.0-425.13.1.el8_7.x86_64 #1 SMP Thu Feb 2 13:01:45 EST 2023 x86_64 x86_64 x86_64 GNU/Linux
 note: 2 runs of this chip and firmware merged: their samples pooled, min and max over all
@@ -57,3 +57,4 @@ CreatePrimary      password   ecc-bnp256     derived=Create n=2000 mean=126.7261
 CreatePrimary      password   hmac           derived=Create n=2000 mean=22.950796 p50=22.933246 p90=23.171287 p95=23.236043 p99=23.847797 stdev=0.19315 min=22.33387 max=27.901765  # derived: the figures of Create hmac (same key type)
 CreatePrimary      password   rsa-1024       derived=Create n=2000 mean=3196.276924 p50=2814.587097 p90=5486.576684 p95=6598.55573 p99=8952.664884 stdev=1759.262162 min=737.560717 max=15906.600409  # derived: the figures of Create rsa-1024 (same key type)
 CreatePrimary      password   rsa-2048       derived=Create n=2000 mean=22214.546652 p50=18730.345771 p90=42220.389987 p95=50474.423723 p99=69415.377219 stdev=14564.969964 min=2309.350361 max=123279.345559  # derived: the figures of Create rsa-2048 (same key type)
+PCR_Extend         password   -              derived=Hash n=2000 mean=5.02165 p50=4.9965 p90=5.000281 p95=5.002857 p99=6.005888 stdev=0.160593 min=4.669382 max=6.010602  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 7.2.0.1
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/03/16 06:06:33
 source: crocs-muni/tpmscan-dataset, 2c925efa6f8ea966 4b5ef9c2c91ff640 81355d2b3c060724 82441c5a8020f5c8
-covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: Precision Tower 3430; Linux beaker.redhat.com 4.18.0-425.13.1.el8_7.x86_64 #1 SMP Thu Feb 2 13:01:45 EST 2023 x86_64 x86_64 x86_64 GNU/Linux
 note: 4 runs of this chip and firmware merged: their samples pooled, min and max over all
@@ -65,3 +65,4 @@ CreatePrimary      password   ecc-bnp256     derived=Create n=4000 mean=40.30282
 CreatePrimary      password   hmac           derived=Create n=4000 mean=10.837707 p50=10.74235 p90=11.654597 p95=11.670725 p99=11.751998 stdev=0.434693 min=10.160819 max=21.136875  # derived: the figures of Create hmac (same key type)
 CreatePrimary      password   rsa-1024       derived=Create n=4000 mean=730.183432 p50=652.225965 p90=1096.169167 p95=1279.143399 p99=1862.190728 stdev=392.300861 min=281.192632 max=8679.367232  # derived: the figures of Create rsa-1024 (same key type)
 CreatePrimary      password   rsa-2048       derived=Create n=4000 mean=3522.861045 p50=3043.75309 p90=6170.996331 p95=7373.761274 p99=10204.718933 stdev=2448.815572 min=645.705975 max=62734.716013  # derived: the figures of Create rsa-2048 (same key type)
+PCR_Extend         password   -              derived=Hash n=4000 mean=3.364833 p50=3.410136 p90=3.619684 p95=3.670631 p99=3.684901 stdev=0.247887 min=2.849409 max=3.746137  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 7.2.0.2
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/10/05 09:20:42
 source: crocs-muni/tpmscan-dataset, c834262dd110f0cd
-covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: XPS 13 9380; Linux omega 6.5.5-arch1-1 #1 SMP PREEMPT_DYNAMIC Sat, 23 Sep 2023 22:55:13 +0000 x86_64 GNU/Linux
 transport-ms: 0
@@ -64,3 +64,4 @@ CreatePrimary      password   ecc-bnp256     derived=Create n=1000 mean=58.32673
 CreatePrimary      password   hmac           derived=Create n=1000 mean=28.723765 p50=28.70565 p90=29.501955 p95=29.65249 p99=30.035929 stdev=0.626376 min=26.622203 max=35.171291  # derived: the figures of Create hmac (same key type)
 CreatePrimary      password   rsa-1024       derived=Create n=1000 mean=767.538051 p50=678.29966 p90=1156.64626 p95=1307.170983 p99=2053.859609 stdev=494.431882 min=308.925298 max=8040.536703  # derived: the figures of Create rsa-1024 (same key type)
 CreatePrimary      password   rsa-2048       derived=Create n=1000 mean=3668.139467 p50=3019.847691 p90=6482.964244 p95=7829.45454 p99=11751.098386 stdev=2961.066602 min=722.576289 max=55601.764574  # derived: the figures of Create rsa-2048 (same key type)
+PCR_Extend         password   -              derived=Hash n=1000 mean=20.979153 p50=21.065435 p90=21.822382 p95=22.123714 p99=22.346362 stdev=0.723241 min=18.838389 max=25.789571  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 7.2.1.0
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/03/15 17:12:56
 source: crocs-muni/tpmscan-dataset, 1e65e6fe517738f9 3c51dbeaf4bd4b44 60acef144312cfc6 92a10d0016ae0916
-covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: PowerEdge R7525; Linux beaker.redhat.com 4.18.0-425.13.1.el8_7.x86_64 #1 SMP Thu Feb 2 13:01:45 EST 2023 x86_64 x86_64 x86_64 GNU/Linux
 note: 4 runs of this chip and firmware merged: their samples pooled, min and max over all
@@ -70,3 +70,4 @@ CreatePrimary      password   rsa-1024       derived=Create n=3100 mean=768.0861
 CreatePrimary      password   rsa-2048       derived=Create n=3100 mean=3579.600015 p50=3047.258281 p90=6240.375526 p95=7630.436126 p99=10747.700031 stdev=2778.156057 min=680.354747 max=88011.547723  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=3100 mean=9.147189 p50=9.055791 p90=9.400038 p95=9.405217 p99=9.415156 stdev=0.206724 min=8.305997 max=10.408  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=3100 mean=9.369903 p50=9.131524 p90=10.476737 p95=10.484882 p99=10.496143 stdev=0.469239 min=8.647398 max=10.502967  # derived: the figures of Create aes-256 (same key type)
+PCR_Extend         password   -              derived=Hash n=3100 mean=2.90228 p50=2.886 p90=3.15734 p95=3.160246 p99=3.414305 stdev=0.260014 min=2.225072 max=4.16455  # derived: the figures of Hash sha256.256b (one digest)

@@ -6,8 +6,8 @@ firmware: 7.2.2.0
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/03/16 06:20:21
 source: crocs-muni/tpmscan-dataset, 2f83197874779d62 facaf45349ab8c41
-covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: ThinkSystem ST250 V2; Linux beaker.redhat.com 4.18.0-425.13.1.el8_7.x86_64 #1 SMP Thu Feb 2 13:01:45 EST 2023 x86_64 x86_64 x86_64 GNU/Linux
 note: 2 runs of this chip and firmware merged: their samples pooled, min and max over all
@@ -69,3 +69,4 @@ CreatePrimary      password   rsa-1024       derived=Create n=2000 mean=854.9844
 CreatePrimary      password   rsa-2048       derived=Create n=2000 mean=3723.620984 p50=3235.011139 p90=6569.228072 p95=7678.203144 p99=10291.203541 stdev=2257.242407 min=689.112461 max=38477.928965  # derived: the figures of Create rsa-2048 (same key type)
 CreatePrimary      password   aes-128        derived=Create n=2000 mean=8.114038 p50=8.22402 p90=8.93682 p95=9.062115 p99=9.255785 stdev=0.608439 min=6.945378 max=9.511544  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=2000 mean=8.129885 p50=8.336115 p90=8.996395 p95=9.172605 p99=9.417607 stdev=0.704867 min=6.982538 max=15.137259  # derived: the figures of Create aes-256 (same key type)
+PCR_Extend         password   -              derived=Hash n=2000 mean=3.680275 p50=3.556667 p90=4.037106 p95=4.241182 p99=4.376603 stdev=0.369778 min=3.000242 max=4.902697  # derived: the figures of Hash sha256.256b (one digest)

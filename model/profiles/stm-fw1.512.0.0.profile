@@ -5,8 +5,8 @@ firmware: 1.512.0.0
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/03/15 04:04:15
 source: crocs-muni/tpmscan-dataset, 1013f7e46aae4111 2edd20bc958cf5c4 94d65d31d5beae3b df38c82ef2068d60
-covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: ProLiant DL345 Gen11; Linux beaker.redhat.com 4.18.0-425.13.1.el8_7.x86_64 #1 SMP Thu Feb 2 13:01:45 EST 2023 x86_64 x86_64 x86_64 GNU/Linux
 note: 4 runs of this chip and firmware merged: their samples pooled, min and max over all
@@ -87,3 +87,4 @@ CreatePrimary      password   rsa-3072       derived=Create n=4000 mean=43590.28
 CreatePrimary      password   aes-128        derived=Create n=4000 mean=27.853861 p50=27.851971 p90=27.862466 p95=27.86488 p99=27.872185 stdev=0.047855 min=27.53654 max=29.867402  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-192        derived=Create n=4000 mean=27.900786 p50=27.890247 p90=27.901305 p95=27.904484 p99=27.971067 stdev=0.129839 min=27.581253 max=31.915069  # derived: the figures of Create aes-192 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=4000 mean=27.937083 p50=27.927769 p90=27.937347 p95=27.940548 p99=28.006394 stdev=0.12222 min=27.914526 max=30.946218  # derived: the figures of Create aes-256 (same key type)
+PCR_Extend         password   -              derived=Hash n=4000 mean=6.000531 p50=5.998853 p90=6.001547 p95=6.003483 p99=6.007726 stdev=0.050841 min=5.901619 max=8.003732  # derived: the figures of Hash sha256.256b (one digest)

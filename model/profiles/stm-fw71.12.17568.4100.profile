@@ -5,8 +5,8 @@ firmware: 71.12.17568.4100
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/04/03 17:56:53
 source: crocs-muni/tpmscan-dataset, 91e7840bd977ce81
-covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create EncryptDecrypt GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: 20HES58A2G; Linux algtest-live 6.1.9-200.fc37.x86_64 #1 SMP PREEMPT_DYNAMIC Thu Feb  2 00:21:48 UTC 2023 x86_64 x86_64 x86_64 GNU/Linux
 transport-ms: 0
@@ -98,3 +98,4 @@ CreatePrimary      password   rsa-2048       derived=Create n=1000 mean=9365.277
 CreatePrimary      password   aes-128        derived=Create n=1000 mean=131.8661 p50=131.845751 p90=132.452198 p95=132.581066 p99=132.899561 stdev=0.488217 min=129.630652 max=133.492817  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-192        derived=Create n=1000 mean=134.115202 p50=134.275318 p90=134.546413 p95=134.766326 p99=135.001479 stdev=0.517858 min=132.171971 max=142.277972  # derived: the figures of Create aes-192 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=1000 mean=135.649115 p50=135.500641 p90=136.289331 p95=136.428628 p99=136.71489 stdev=0.600596 min=134.021634 max=144.810746  # derived: the figures of Create aes-256 (same key type)
+PCR_Extend         password   -              derived=Hash n=1000 mean=14.972187 p50=14.975152 p90=15.188124 p95=15.428208 p99=15.881396 stdev=0.258653 min=14.339259 max=18.099385  # derived: the figures of Hash sha256.256b (one digest)

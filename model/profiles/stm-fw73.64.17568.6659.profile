@@ -5,8 +5,8 @@ firmware: 73.64.17568.6659
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2021/12/23 22:55:23
 source: crocs-muni/tpmscan-dataset, 056f5eba52ee5288 0c02950a9f85c2f0 58c56d00a5a38f32 e8f48e1ead9d02fa fb40742f0813e7cc
-covers: Create GetRandom Hash HMAC RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase EncryptDecrypt; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create GetRandom Hash HMAC RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase EncryptDecrypt; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: 5 runs of this chip and firmware merged: their samples pooled, min and max over all
 transport-ms: 0
@@ -95,3 +95,4 @@ CreatePrimary      password   rsa-2048       derived=Create n=4100 mean=9453.037
 CreatePrimary      password   aes-128        derived=Create n=4100 mean=20.320687 p50=20.397426 p90=20.893405 p95=20.940901 p99=21.158395 stdev=0.643062 min=19.296506 max=30.350424  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-192        derived=Create n=4100 mean=20.530866 p50=20.439733 p90=20.894704 p95=21.073286 p99=21.517334 stdev=0.399789 min=19.611 max=31.654805  # derived: the figures of Create aes-192 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=4100 mean=20.611954 p50=20.541505 p90=20.789809 p95=21.46677 p99=21.596082 stdev=0.511701 min=19.565 max=31.483204  # derived: the figures of Create aes-256 (same key type)
+PCR_Extend         password   -              derived=Hash n=4100 mean=5.457343 p50=5.301925 p90=5.872246 p95=5.952503 p99=6.243488 stdev=0.393544 min=4.371 max=9.032  # derived: the figures of Hash sha256.256b (one digest)

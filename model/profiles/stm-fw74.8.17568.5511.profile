@@ -5,8 +5,8 @@ firmware: 74.8.17568.5511
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/03/09 21:53:40
 source: crocs-muni/tpmscan-dataset, dcd2fc537c318514
-covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create GetRandom HMAC Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: Latitude 3500; Linux algtest-live 6.1.9-200.fc37.x86_64 #1 SMP PREEMPT_DYNAMIC Thu Feb  2 00:21:48 UTC 2023 x86_64 x86_64 x86_64 GNU/Linux
 transport-ms: 0
@@ -65,3 +65,4 @@ CreatePrimary      password   rsa-2048       derived=Create n=1000 mean=9492.012
 CreatePrimary      password   aes-128        derived=Create n=1000 mean=19.4584 p50=19.437773 p90=19.538274 p95=19.562593 p99=19.681279 stdev=0.159187 min=19.202472 max=23.010056  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-192        derived=Create n=1000 mean=20.195425 p50=20.443137 p90=20.566476 p95=20.578228 p99=20.626215 stdev=0.451247 min=19.311553 max=20.992281  # derived: the figures of Create aes-192 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=1000 mean=20.271761 p50=20.464991 p90=20.569402 p95=20.604645 p99=20.695881 stdev=0.461167 min=19.335526 max=26.491761  # derived: the figures of Create aes-256 (same key type)
+PCR_Extend         password   -              derived=Hash n=1000 mean=4.986865 p50=4.997679 p90=5.476235 p95=5.555074 p99=5.647635 stdev=0.334309 min=4.322068 max=5.741076  # derived: the figures of Hash sha256.256b (one digest)

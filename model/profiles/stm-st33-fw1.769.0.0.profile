@@ -6,8 +6,8 @@ firmware: 1.769.0.0
 measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/12/30 11:24:34
 source: crocs-muni/tpmscan-dataset, 2503837295c66474
-covers: Create ECDH_KeyGen ECDH_ZGen EncryptDecrypt GetRandom HMAC Hash RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create)
-lacks: PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
+covers: Create ECDH_KeyGen ECDH_ZGen EncryptDecrypt GetRandom HMAC Hash RSA_Encrypt Sign VerifySignature ZGen_2Phase; derived: CreatePrimary (from Create), PCR_Extend (from Hash)
+lacks: StartAuthSession ContextLoad ContextSave FlushContext ReadPublic (not measured by tpm2-algtest)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: 21K4S16600; Linux tpm-ThinkPad-T14-Gen-4 6.5.0-13-generic #13-Ubuntu SMP PREEMPT_DYNAMIC Fri Nov  3 12:16:05 UTC 2023 x86_64 x86_64 x86_64 GNU/Linux
 transport-ms: 0
@@ -104,3 +104,4 @@ CreatePrimary      password   rsa-3072       derived=Create n=1000 mean=42055.76
 CreatePrimary      password   aes-128        derived=Create n=1000 mean=102.135386 p50=102.224837 p90=103.528994 p95=103.738557 p99=103.977578 stdev=1.034689 min=99.373689 max=104.783115  # derived: the figures of Create aes-128 (same key type)
 CreatePrimary      password   aes-192        derived=Create n=1000 mean=102.533189 p50=102.467374 p90=103.615646 p95=103.81425 p99=104.415001 stdev=1.082376 min=99.439422 max=114.123151  # derived: the figures of Create aes-192 (same key type)
 CreatePrimary      password   aes-256        derived=Create n=1000 mean=101.463242 p50=101.336775 p90=102.331268 p95=102.506208 p99=103.259616 stdev=0.901344 min=99.274111 max=114.01615  # derived: the figures of Create aes-256 (same key type)
+PCR_Extend         password   -              derived=Hash n=1000 mean=80.664769 p50=80.565641 p90=82.423514 p95=82.737144 p99=83.238282 stdev=1.189158 min=78.017572 max=84.030827  # derived: the figures of Hash sha256.256b (one digest)

@@ -765,7 +765,24 @@ static int ts_finish(struct ts_import *x, const char *path, struct profile *p, c
 		int rc = profile_add(p, &e);
 		if (rc)
 			return rc;
-		derived++;
+		derived |= 1;
+	}
+	/* PCR_Extend (the kernel's, password, one digest) from Hash SHA-256 of
+	 * 256 bytes: one hash in the TPM and a small command each way. */
+	const struct prof_entry *h =
+	    profile_lookup_exact(p, TPM_CC_Hash, TPM_AUTH_NONE, "sha256.256b");
+	if (h && !profile_lookup_exact(p, TPM_CC_PCR_Extend, TPM_AUTH_PASSWORD, "-")) {
+		struct prof_entry e = *h;
+		e.cc = TPM_CC_PCR_Extend;
+		e.auth = TPM_AUTH_PASSWORD;
+		snprintf(e.variant, sizeof e.variant, "-");
+		e.derived_from = TPM_CC_Hash;
+		snprintf(tmp, sizeof tmp, "derived: the figures of Hash sha256.256b (one digest)");
+		e.comment = tmp;
+		int rc = profile_add(p, &e);
+		if (rc)
+			return rc;
+		derived |= 2;
 	}
 	ts_name(name, sizeof name, x->manu, x->chip, x->fw);
 	profile_set(p, "name", name);
@@ -786,17 +803,20 @@ static int ts_finish(struct ts_import *x, const char *path, struct profile *p, c
 	snprintf(tmp, sizeof tmp, "crocs-muni/tpmscan-dataset, %s", x->ids);
 	profile_set(p, "source", tmp);
 	if (derived) {
-		char cov[sizeof x->covers + 64];
-		snprintf(cov, sizeof cov, "%s; derived: CreatePrimary (from Create)", x->covers);
+		char cov[sizeof x->covers + 96];
+		snprintf(cov, sizeof cov, "%s; derived: %s%s%s", x->covers,
+			 derived & 1 ? "CreatePrimary (from Create)" : "",
+			 (derived & 3) == 3 ? ", " : "",
+			 derived & 2 ? "PCR_Extend (from Hash)" : "");
 		profile_set(p, "covers", cov);
 	} else {
 		profile_set(p, "covers", x->covers);
 	}
-	profile_set(p, "lacks",
-		    derived ? "PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext "
-			      "ReadPublic (not measured by tpm2-algtest)"
-			    : "PCR_Extend StartAuthSession ContextLoad ContextSave FlushContext "
-			      "CreatePrimary ReadPublic (not measured by tpm2-algtest)");
+	snprintf(tmp, sizeof tmp,
+		 "%sStartAuthSession ContextLoad ContextSave FlushContext %sReadPublic "
+		 "(not measured by tpm2-algtest)",
+		 derived & 2 ? "" : "PCR_Extend ", derived & 1 ? "" : "CreatePrimary ");
+	profile_set(p, "lacks", tmp);
 	profile_set(p, "note",
 		    x->runs_csv ? "n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max "
 				  "of the samples of detail/Perf_*.csv (return code 0), through "

@@ -11,7 +11,9 @@
 #  - bad input: a malformed sample names its file and line, runs of two firmwares do
 #    not merge, nothing is written;
 #  - the shipped TPMScan profiles: one per chip and firmware (>= 59), each with its
-#    spread, listed by vendor.
+#    spread, listed by vendor;
+#  - derived entries: CreatePrimary from Create of each key type, PCR_Extend from Hash
+#    SHA-256 (docs/profiles.md, "Derived entries"), each said derived.
 . "$(dirname "$0")/../lib/common.sh"
 need python3 sqlite3
 D=$TPMTRACE_SRC/tests/data/tpmscan/IFX/7.85.17.51968
@@ -126,6 +128,15 @@ for v in creates:
     assert f == "derived=Create " + rows[("Create", v)][0], (v, f)
     assert why == "derived: the figures of Create %s (same key type)" % v, why
 assert len(rows) == 2 * len(creates), rows' "$T/r1.profile"
+check "PCR_Extend derived from Hash sha256.256b: the same figures, said derived" python3 -c 'import re,sys
+rows = {}
+for l in open(sys.argv[1]):
+    m = re.match(r"^(Hash|PCR_Extend) +(none|password) +(\S+) +(.*?)  # (.*)$", l)
+    if m:
+        rows[(m.group(1), m.group(3))] = (m.group(4), m.group(5))
+f, why = rows[("PCR_Extend", "-")]
+assert f == "derived=Hash " + rows[("Hash", "sha256.256b")][0], f
+assert why == "derived: the figures of Hash sha256.256b (one digest)", why' "$T/r1.profile"
 check "RSA-2048 Create: the tail a mean hides (p99 and max over 30 s)" \
 	python3 -c 'import re,sys
 l = [x for x in open(sys.argv[1]) if x.startswith("Create ") and " rsa-2048 " in x][0]
@@ -145,20 +156,20 @@ expect_eq "stored in a database" "$?" 0
 "$TPMTRACE" profile export ifx-slb9670-fw7.85.17.51968 "$T/p.db" >"$T/db.profile"
 check "the database gives the same profile back, p90 and p99 included" cmp "$T/fw.profile" "$T/db.profile"
 expect_eq "p90_ns and p99_ns stored" \
-	"$(sqlite3 "$T/p.db" "SELECT count(p90_ns), count(p99_ns), count(derived_from) FROM profile_entry")" "8|8|6"
+	"$(sqlite3 "$T/p.db" "SELECT count(p90_ns), count(p99_ns), count(derived_from) FROM profile_entry")" "9|9|7"
 cp "$T/p.db" "$T/v3.db"
 sqlite3 "$T/v3.db" "ALTER TABLE profile_entry DROP COLUMN p90_ns; ALTER TABLE profile_entry DROP COLUMN p99_ns;
 	UPDATE meta SET value = '3' WHERE key = 'schema_version'; PRAGMA user_version = 3"
 "$TPMTRACE" profile export ifx-slb9670-fw7.85.17.51968 "$T/v3.db" >"$T/v3.profile" 2>"$T/v3.err"
 expect_eq "a version 3 file is read" "$?" 0
 check "... its profile without p90 and p99" bash -c "! grep -q 'p90=\|p99=' '$T/v3.profile' &&
-	grep -c ' p95=' '$T/v3.profile' | grep -qx 8"
+	grep -c ' p95=' '$T/v3.profile' | grep -qx 9"
 expect_eq "... and left at version 3" "$(sqlite3 "$T/v3.db" "PRAGMA user_version")" 3
 "$TPMTRACE" profile import tpmscan "$R1" "$T/v3.db" --name one-run 2>"$T/v3w.err"
 expect_eq "written to: migrated to version 4, the profile stored" \
 	"$(sqlite3 "$T/v3.db" "PRAGMA user_version; SELECT count(p99_ns) FROM profile_entry e
 	JOIN profile p ON p.id = e.profile_id WHERE p.name = 'one-run'")" "4
-8"
+9"
 
 # ---- bad input ----
 mkdir -p "$T/bad/IFX/7.85.17.51968"

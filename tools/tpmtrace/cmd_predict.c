@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd_predict.h"
 #include "common.h"
 #include "db/db.h"
 #include "db/stats.h"
@@ -27,6 +28,8 @@ enum {
 	O_WIDE,
 	O_BOOTS,
 	O_SEED,
+	O_VENDOR,
+	O_OVER,
 	O_VERBOSE = 'v'
 };
 enum { M_DB = 1, M_SYNTH = 2 };
@@ -78,6 +81,12 @@ static const struct cli_opt opts[] = {
      NULL, 1, 100000},
     {"seed", O_SEED, "N", CLI_U64,
      "the sampling's seed (default 1): the same seed, the\nsame figures"},
+    {"vendor", O_VENDOR, "V", 0,
+     "the population of one vendor's shipped profiles (IFX,\n"
+     "NTC, STM, INTC, AMD, MSFT; a prefix): as --profile all"},
+    {"over", O_OVER, "TIME", 0,
+     "with --profile all or --vendor: how many profiles put\n"
+     "the TPM time above TIME (10s, 500ms; at p50 and p95)"},
     {"json", O_JSON, NULL, 0, "one JSON object {\"version\":1,...} on stdout"},
     {"wide", O_WIDE, NULL, 0,
      "one line per policy with host crypto and the TPM range\n"
@@ -135,17 +144,6 @@ static void json_cc_key(struct json_w *w, uint32_t cc)
 	json_key(w, cli_cc_label(cc, hex, sizeof hex));
 }
 
-/* The command line. */
-struct pcfg {
-	const char *dbpath, *trace, *profname, *synth;
-	const char *pol_args[PREDICT_MAX_POLICIES];
-	unsigned npol_args;
-	int json, measure_host, wide, verbose;
-	double gap_ms; /* < 0: not given */
-	unsigned boots;
-	uint64_t seed;
-};
-
 /* The prediction and what it was made from. */
 struct pstate {
 	struct profile prof;
@@ -176,7 +174,8 @@ static int parse_args(int argc, char **argv, struct pcfg *c)
 {
 	struct cli_parse p;
 	int key;
-	*c = (struct pcfg){.measure_host = 1, .gap_ms = -1, .boots = 1000, .seed = 1};
+	*c =
+	    (struct pcfg){.measure_host = 1, .gap_ms = -1, .boots = 1000, .seed = 1, .over_ms = -1};
 	cli_parse_init(&p, &subcmd_predict, argc, argv);
 	while ((key = cli_next(&p)) > 0) {
 		switch (key) {
@@ -210,6 +209,16 @@ static int parse_args(int argc, char **argv, struct pcfg *c)
 		case O_SEED:
 			c->seed = p.u64;
 			break;
+		case O_VENDOR:
+			c->vendor = p.arg;
+			break;
+		case O_OVER:
+			if (predict_parse_time(p.arg, &c->over_ms))
+				return cli_usage_error(&subcmd_predict,
+						       "--over %s: a time is a number with ms, s "
+						       "or min (10s, 500ms)",
+						       p.arg);
+			break;
 		case O_POLICY:
 			if (c->npol_args >= PREDICT_MAX_POLICIES - 1)
 				return cli_usage_error(&subcmd_predict,
@@ -229,8 +238,17 @@ static int parse_args(int argc, char **argv, struct pcfg *c)
 	if ((key = cli_only_mode(&p, c->synth ? M_SYNTH : M_DB,
 				 c->synth ? "with --synthetic" : "with a DB")))
 		return key;
-	if (!c->profname)
+	if (!c->profname && !c->vendor)
 		return cli_usage_error(&subcmd_predict, "--profile is required");
+	c->population = c->vendor || !strcmp(c->profname, "all");
+	if (c->vendor && c->profname && strcmp(c->profname, "all"))
+		return cli_usage_error(&subcmd_predict,
+				       "--vendor is a population: it goes with --profile all or "
+				       "alone");
+	if (c->over_ms >= 0 && !c->population)
+		return cli_usage_error(&subcmd_predict,
+				       "--over counts profiles: it goes with --profile all or "
+				       "--vendor");
 	return 0;
 }
 
@@ -764,6 +782,8 @@ static int run(int argc, char **argv)
 	int rc = parse_args(argc, argv, &c);
 	if (rc)
 		return rc;
+	if (c.population)
+		return predict_population_run(&c);
 	memset(&s, 0, sizeof s);
 	s.from = "";
 	profile_init(&s.prof);

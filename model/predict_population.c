@@ -1,0 +1,110 @@
+/* A prediction on a population of TPMs (model/predict_population.h). */
+#include "model/predict_population.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "model/policy.h"
+#include "model/trace_stream.h"
+
+int predict_population_init(struct pred_population *pp, const char *vendor,
+			    const struct policy *pols, unsigned npol, const struct pred_host *host,
+			    char *err, size_t errlen)
+{
+	memset(pp, 0, sizeof *pp);
+	unsigned cap = profile_builtin_count();
+	pp->prof = calloc(cap ? cap : 1, sizeof *pp->prof);
+	pp->pr = calloc(cap ? cap : 1, sizeof *pp->pr);
+	if (!pp->prof || !pp->pr) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < cap; i++) {
+		char name[128], why[1024];
+		struct profile *q = &pp->prof[pp->n];
+		profile_builtin_name(i, name, sizeof name);
+		if (profile_load_builtin(name, q, why, sizeof why)) {
+			snprintf(err, errlen, "shipped profile %s: %s", name, why);
+			return -EINVAL;
+		}
+		if (vendor && (!q->vendor || strncasecmp(q->vendor, vendor, strlen(vendor)))) {
+			profile_release(q);
+			continue;
+		}
+		pp->n++;
+	}
+	if (!pp->n) {
+		snprintf(err, errlen, "no shipped profile of vendor '%s'", vendor ? vendor : "");
+		return -ENOENT;
+	}
+	for (unsigned i = 0; i < pp->n; i++) {
+		if (!(pp->pr[i] = malloc(sizeof *pp->pr[i])) ||
+		    predict_init(pp->pr[i], &pp->prof[i], pols, npol)) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		if (host)
+			predict_set_host(pp->pr[i], host);
+	}
+	return 0;
+}
+
+static int fan_cmd(void *ctx, const struct pol_cmd *c, uint64_t ts, uint64_t td, int64_t lat)
+{
+	struct pred_population *pp = ctx;
+	for (unsigned i = 0; i < pp->n; i++) {
+		int rc = predict_cmd(pp->pr[i], c, ts, td, lat);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int fan_event(void *ctx, const char *kind, const char *detail)
+{
+	struct pred_population *pp = ctx;
+	int ev = policy_event_from_kind(kind);
+	(void)detail;
+	for (unsigned i = 0; ev && i < pp->n; i++) {
+		int rc = predict_event(pp->pr[i], (enum pol_event)ev);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int predict_population_trace(struct pred_population *pp, sqlite3 *db, int64_t trace_id,
+			     uint64_t *n_cmds, char *err, size_t errlen)
+{
+	static const struct trace_stream_ops ops = {fan_cmd, fan_event};
+	int rc = trace_stream(db, trace_id, &ops, pp, n_cmds, err, errlen);
+	for (unsigned i = 0; !rc && i < pp->n; i++)
+		predict_finish(pp->pr[i]);
+	return rc;
+}
+
+int predict_population_synthetic(struct pred_population *pp, const char *spec, double gap_ms,
+				 char *desc, size_t dlen, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < pp->n; i++) {
+		int rc = predict_synthetic(pp->pr[i], spec, gap_ms, desc, dlen, err, errlen);
+		if (rc)
+			return rc;
+		predict_finish(pp->pr[i]);
+	}
+	return 0;
+}
+
+void predict_population_free(struct pred_population *pp)
+{
+	for (unsigned i = 0; i < pp->n; i++) {
+		free(pp->pr ? pp->pr[i] : NULL);
+		profile_release(&pp->prof[i]);
+	}
+	free(pp->pr);
+	free(pp->prof);
+	memset(pp, 0, sizeof *pp);
+}

@@ -1,0 +1,35 @@
+/* A prediction on a population of TPMs (predict --profile all, --vendor V):
+ * one predictor per profile, the trace read once and fed to all of them
+ * (docs/profiles.md, "The population"). */
+#ifndef TPMTRACE_PREDICT_POPULATION_H
+#define TPMTRACE_PREDICT_POPULATION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "model/predict.h"
+
+struct pred_population {
+	unsigned n;	       /* profiles */
+	struct profile *prof;  /* n, loaded */
+	struct predictor **pr; /* n, one per profile, the same policies */
+};
+
+/* Every shipped profile (vendor: only those whose vendor starts with it, any
+ * case; NULL: all), each with a predictor of the npol policies, host crypto
+ * priced with host. Returns 0, -ENOENT (no profile of that vendor) or
+ * -ENOMEM / -EINVAL with err set. */
+int predict_population_init(struct pred_population *pp, const char *vendor,
+			    const struct policy *pols, unsigned npol, const struct pred_host *host,
+			    char *err, size_t errlen);
+/* Streams trace_id of db once into every predictor (trace_stream). */
+int predict_population_trace(struct pred_population *pp, sqlite3 *db, int64_t trace_id,
+			     uint64_t *n_cmds, char *err, size_t errlen);
+/* A synthetic trace (predict_synthetic) into every predictor. */
+int predict_population_synthetic(struct pred_population *pp, const char *spec, double gap_ms,
+				 char *desc, size_t dlen, char *err, size_t errlen);
+void predict_population_free(struct pred_population *pp);
+
+#endif

@@ -1,0 +1,243 @@
+/* tpmtrace predict --profile all / --vendor V: the trace on every shipped
+ * profile (model/predict_population.h), one table per policy: the TPM time's
+ * p50 and p95 over sampled boots on each profile, sorted, and how many
+ * profiles put it above --over (docs/profiles.md, "The population"). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmd_predict.h"
+#include "common.h"
+#include "db/db.h"
+#include "db/json.h"
+#include "model/predict_population.h"
+#include "replayer/hostcrypto.h"
+
+int predict_parse_time(const char *s, double *ms)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || !isfinite(v) || v < 0)
+		return -1;
+	if (!*end || !strcmp(end, "ms"))
+		*ms = v;
+	else if (!strcmp(end, "s"))
+		*ms = v * 1000;
+	else if (!strcmp(end, "min"))
+		*ms = v * 60000;
+	else
+		return -1;
+	return 0;
+}
+
+/* One profile's figures under one policy. */
+struct pop_row {
+	const struct profile *prof;
+	struct pred_spread sp;
+	double tpm_ms, fallback;
+};
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct pop_row *x = a, *y = b;
+	if (x->sp.p50_ms != y->sp.p50_ms)
+		return x->sp.p50_ms < y->sp.p50_ms ? -1 : 1;
+	return strcmp(x->prof->name, y->prof->name);
+}
+
+static void fmt_time(char *b, size_t l, double ms)
+{
+	if (ms >= 10000)
+		snprintf(b, l, "%.1f s", ms / 1000);
+	else if (ms >= 1000)
+		snprintf(b, l, "%.3f s", ms / 1000);
+	else
+		snprintf(b, l, "%.2f ms", ms);
+}
+
+/* The rows of policy k, sorted by p50; 0 or -ENOMEM. */
+static int rows_of(const struct pred_population *pp, unsigned k, const struct pcfg *c,
+		   struct pop_row *rows)
+{
+	for (unsigned i = 0; i < pp->n; i++) {
+		rows[i].prof = &pp->prof[i];
+		rows[i].tpm_ms = pp->pr[i]->r[k].tpm_ms;
+		rows[i].fallback = predict_fallback_share(pp->pr[i], k);
+		if (predict_spread(pp->pr[i], k, c->boots, c->seed, &rows[i].sp))
+			return -ENOMEM;
+	}
+	qsort(rows, pp->n, sizeof *rows, cmp_row);
+	return 0;
+}
+
+static void text_policy(const struct pred_population *pp, const struct pcfg *c,
+			const struct policy *pol, const struct pop_row *rows)
+{
+	char a[32], b[32], o[32];
+	unsigned above50 = 0, above95 = 0, mostly = 0;
+	printf("\npolicy %s: TPM time over %u sampled boots (seed %llu), by p50\n", pol->name,
+	       c->boots, (unsigned long long)c->seed);
+	printf("  %-34s %-6s %10s %10s  %s\n", "profile", "vendor", "p50", "p95", "fallback");
+	for (unsigned i = 0; i < pp->n; i++) {
+		const struct pop_row *r = &rows[i];
+		fmt_time(a, sizeof a, r->sp.p50_ms);
+		fmt_time(b, sizeof b, r->sp.p95_ms);
+		printf("  %-34.34s %-6.6s %10s %10s  %3.0f%%%s\n", r->prof->name,
+		       r->prof->vendor ? r->prof->vendor : "-", a, b, 100 * r->fallback,
+		       r->fallback > PREDICT_FALLBACK_WARN ? " MOSTLY FALLBACK" : "");
+		above50 += c->over_ms >= 0 && r->sp.p50_ms > c->over_ms;
+		above95 += c->over_ms >= 0 && r->sp.p95_ms > c->over_ms;
+		mostly += r->fallback > PREDICT_FALLBACK_WARN;
+	}
+	if (c->over_ms >= 0) {
+		fmt_time(o, sizeof o, c->over_ms);
+		printf("  above %s: %u of %u profiles at p50 (%.0f%%), %u at p95 (%.0f%%)\n", o,
+		       above50, pp->n, 100.0 * above50 / pp->n, above95, 100.0 * above95 / pp->n);
+	}
+	if (mostly)
+		printf("  %u of %u profiles price more than %.0f%% of it at their fallback (the "
+		       "commands\n  they lack): a guess there, not a measurement\n",
+		       mostly, pp->n, 100 * PREDICT_FALLBACK_WARN);
+}
+
+static void json_policy(struct json_w *w, const struct pred_population *pp, const struct pcfg *c,
+			const struct policy *pol, const struct pop_row *rows)
+{
+	unsigned above50 = 0, above95 = 0;
+	json_begin_object(w);
+	json_kstr(w, "policy", pol->name);
+	json_key(w, "profiles");
+	json_begin_array(w);
+	for (unsigned i = 0; i < pp->n; i++) {
+		const struct pop_row *r = &rows[i];
+		json_begin_object(w);
+		json_kstr(w, "profile", r->prof->name);
+		json_kstr(w, "vendor", r->prof->vendor);
+		json_kstr(w, "chip", r->prof->chip);
+		json_kstr(w, "firmware", r->prof->firmware);
+		json_kdouble(w, "tpm_ms", r->tpm_ms, 6);
+		json_kdouble(w, "p50_ms", r->sp.p50_ms, 6);
+		json_kdouble(w, "p95_ms", r->sp.p95_ms, 6);
+		json_kdouble(w, "max_ms", r->sp.max_ms, 6);
+		json_kdouble(w, "sampled_share", r->sp.sampled, 6);
+		json_kdouble(w, "fallback_share", r->fallback, 6);
+		json_kbool(w, "mostly_fallback", r->fallback > PREDICT_FALLBACK_WARN);
+		json_end_object(w);
+		above50 += c->over_ms >= 0 && r->sp.p50_ms > c->over_ms;
+		above95 += c->over_ms >= 0 && r->sp.p95_ms > c->over_ms;
+	}
+	json_end_array(w);
+	if (c->over_ms >= 0) {
+		json_kuint(w, "above_p50", above50);
+		json_kuint(w, "above_p95", above95);
+	} else {
+		json_knull(w, "above_p50");
+		json_knull(w, "above_p95");
+	}
+	json_end_object(w);
+}
+
+int predict_population_run(const struct pcfg *c)
+{
+	struct policy pols[PREDICT_MAX_POLICIES];
+	int show[PREDICT_MAX_POLICIES], rc = 1;
+	unsigned npol, base;
+	char err[1024], desc[512] = "";
+	struct pred_population pp;
+	struct pred_host host;
+	sqlite3 *db = NULL;
+	struct pop_row *rows = NULL;
+	memset(&pp, 0, sizeof pp);
+	if (predict_policies(c->pol_args, c->npol_args, pols, show, &npol, &base, err, sizeof err))
+		return cli_usage_error(&subcmd_predict, "%s", err);
+	predict_host_estimate(&host);
+	if (c->measure_host && rp_host_crypto_measure(&host))
+		predict_host_estimate(&host);
+	int r = predict_population_init(&pp, c->vendor, pols, npol, &host, err, sizeof err);
+	if (r) {
+		cli_error("predict", "%s", err);
+		goto out;
+	}
+	if (c->synth) {
+		r = predict_population_synthetic(&pp, c->synth, c->gap_ms, desc, sizeof desc, err,
+						 sizeof err);
+		if (r == -EINVAL) {
+			rc = cli_usage_error(&subcmd_predict, "--synthetic: %s", err);
+			goto out;
+		}
+	} else {
+		uint64_t n = 0;
+		if (db_open(c->dbpath, DB_READ, &db, err, sizeof err)) {
+			cli_error("predict", "%s", err);
+			goto out;
+		}
+		int64_t id = cli_pick_trace("predict", db, c->trace);
+		if (!id)
+			goto out;
+		r = predict_population_trace(&pp, db, id, &n, err, sizeof err);
+		snprintf(desc, sizeof desc, "%s trace %lld: %llu commands", c->dbpath,
+			 (long long)id, (unsigned long long)n);
+		if (!r && !n) {
+			cli_error("predict", "%s: trace %lld is empty (no commands to expand)",
+				  c->dbpath, (long long)id);
+			goto out;
+		}
+	}
+	if (r) {
+		cli_error("predict", "%s", err);
+		goto out;
+	}
+	if (!(rows = calloc(pp.n, sizeof *rows))) {
+		cli_error("predict", "out of memory");
+		goto out;
+	}
+	struct json_w w;
+	if (c->json) {
+		json_init_file(&w, stdout, JSON_COMPACT);
+		json_begin_object(&w);
+		json_kint(&w, "version", 1);
+		json_kstr(&w, "trace", desc);
+		json_kstr(&w, "vendor", c->vendor);
+		json_kuint(&w, "profiles", pp.n);
+		json_kuint(&w, "boots", c->boots);
+		json_kuint(&w, "seed", c->seed);
+		if (c->over_ms >= 0)
+			json_kdouble(&w, "over_ms", c->over_ms, 3);
+		else
+			json_knull(&w, "over_ms");
+		json_key(&w, "population");
+		json_begin_array(&w);
+	} else {
+		char d[600];
+		cli_safe_text(desc, d, sizeof d);
+		printf("population: %u shipped profiles%s%s (docs/profiles.md)\n", pp.n,
+		       c->vendor ? " of vendor " : "", c->vendor ? c->vendor : "");
+		cli_print_wrapped(stdout, "trace: ", 7, d, strlen(d), CLI_WIDTH);
+	}
+	for (unsigned k = 0; k < npol; k++) {
+		if (!show[k])
+			continue;
+		if (rows_of(&pp, k, c, rows)) {
+			cli_error("predict", "out of memory");
+			goto out;
+		}
+		if (c->json)
+			json_policy(&w, &pp, c, &pols[k], rows);
+		else
+			text_policy(&pp, c, &pols[k], rows);
+	}
+	if (c->json) {
+		json_end_array(&w);
+		json_end_object(&w);
+		json_newline(&w);
+	}
+	rc = fflush(stdout) || ferror(stdout) ? cli_error("predict", "write error") : 0;
+out:
+	free(rows);
+	predict_population_free(&pp);
+	db_close(db);
+	return rc;
+}
