@@ -127,7 +127,8 @@ cell "--repeat 0" 2 "--repeat takes" replay "$I/good.db" --repeat 0
 cell "--policy bogus" 2 "--policy" replay "$I/good.db" --policy bogus
 cell "--min-fidelity 101" 2 "--min-fidelity takes" replay "$I/good.db" --min-fidelity 101
 cell "--host-crypto bogus" 2 "--host-crypto takes measure or estimate" predict "$I/good.db" --profile slb9670-linux-integrity --host-crypto bogus
-cell "no --profile" 2 "--profile is required" predict "$I/good.db"
+cell "no --profile, a TPM without a shipped profile" 1 "none shipped for this TPM" predict "$I/good.db"
+cell "--synthetic, no --profile" 2 "--profile is required with --synthetic" predict --synthetic pcr-extend:10
 cell "--link bogus" 2 "--link takes" export "$I/good.db" --link bogus --pcapng "$T/cwd/o.pcapng"
 cell "--port 0" 2 "--port takes" export "$I/good.db" --port 0 --pcapng "$T/cwd/o.pcapng"
 cell "--max-marks abc" 2 "--max-marks takes" report "$I/good.db" --max-marks abc -o "$T/cwd/r.html"

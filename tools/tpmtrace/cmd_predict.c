@@ -10,6 +10,7 @@
 #include "common.h"
 #include "db/db.h"
 #include "db/stats.h"
+#include "model/trace_chip.h"
 #include "model/trace_stream.h"
 #include "model/tpm/decode.h"
 #include "model/predict.h"
@@ -160,6 +161,7 @@ struct pstate {
 	 * its commands are priced from the profile, but it has no gaps and no
 	 * total to price or compare (docs/schema.md, "Figures"). */
 	int untimed;
+	char why[200]; /* how the profile was chosen, when no --profile */
 	char warns[32][256];
 	/* The TPM time's spread over sampled boots and the timeout risks. */
 	unsigned boots;
@@ -238,9 +240,11 @@ static int parse_args(int argc, char **argv, struct pcfg *c)
 	if ((key = cli_only_mode(&p, c->synth ? M_SYNTH : M_DB,
 				 c->synth ? "with --synthetic" : "with a DB")))
 		return key;
-	if (!c->profname && !c->vendor)
-		return cli_usage_error(&subcmd_predict, "--profile is required");
-	c->population = c->vendor || !strcmp(c->profname, "all");
+	if (!c->profname && !c->vendor && c->synth)
+		return cli_usage_error(&subcmd_predict,
+				       "--profile is required with --synthetic (no trace names "
+				       "its TPM)");
+	c->population = c->vendor || (c->profname && !strcmp(c->profname, "all"));
 	if (c->vendor && c->profname && strcmp(c->profname, "all"))
 		return cli_usage_error(&subcmd_predict,
 				       "--vendor is a population: it goes with --profile all or "
@@ -307,7 +311,33 @@ static int prepare(const struct pcfg *c, struct pstate *s)
 		return cli_usage_error(&subcmd_predict, "%s", err);
 	if (c->dbpath && db_open(c->dbpath, DB_READ, &s->db, err, sizeof err))
 		return cli_error("predict", "%s", err);
-	if (profile_resolve(s->db, c->profname, &s->prof, &s->from, err, sizeof err))
+	const char *profname = c->profname;
+	char chosen[160];
+	if (!profname) {
+		/* No --profile: the shipped profile of the trace's own TPM. */
+		struct trace_chip chip;
+		int64_t id = cli_pick_trace("predict", s->db, c->trace);
+		if (!id)
+			return 1;
+		if (trace_chip_load(s->db, id, &chip, err, sizeof err))
+			return cli_error("predict", "%s: %s", c->dbpath, err);
+		/* one line: what the trace's answers name, and what to do */
+		if (trace_chip_profile(&chip, chosen, sizeof chosen)) {
+			if (!chip.manufacturer[0] || !chip.firmware[0])
+				return cli_error("predict",
+						 "no --profile, and no GetCapability answer of "
+						 "the trace names its TPM");
+			return cli_error("predict",
+					 "no --profile, none shipped for this TPM (%s fw %s)",
+					 chip.manufacturer, chip.firmware);
+		}
+		snprintf(
+		    s->why, sizeof s->why,
+		    "chosen for the trace's TPM: its GetCapability answers name %s firmware %s",
+		    chip.manufacturer, chip.firmware);
+		profname = chosen;
+	}
+	if (profile_resolve(s->db, profname, &s->prof, &s->from, err, sizeof err))
 		return cli_error("predict", "%s", err);
 	s->pr = malloc(sizeof *s->pr);
 	if (!s->pr || predict_init(s->pr, &s->prof, s->pols, s->npol))
@@ -428,6 +458,7 @@ static int print_json(const struct pstate *s)
 	json_kint(&w, "version", 1);
 	json_kstr(&w, "profile", s->prof.name);
 	json_kstr(&w, "profile_from", s->from);
+	json_kstr(&w, "profile_chosen", s->why[0] ? s->why : NULL);
 	json_kstr(&w, "trace", s->desc);
 	json_kuint(&w, "input_commands", pr->in_commands);
 	json_kuint(&w, "hwrng_reads", pr->in_hwrng);
@@ -652,6 +683,8 @@ static void print_text(const struct pstate *s, int wide)
 	char a[32], b[32];
 	printf("profile: %s (%s)%s%s\n", s->prof.name, s->from, s->prof.chip ? ", " : "",
 	       s->prof.chip ? s->prof.chip : "");
+	if (s->why[0])
+		cli_print_wrapped(stdout, "         ", 9, s->why, strlen(s->why), CLI_WIDTH);
 	/* 100 columns whatever the path (escaped: a name from the command line) */
 	char desc[1100];
 	cli_safe_text(s->desc, desc, sizeof desc);

@@ -1,0 +1,104 @@
+/* The TPM a trace was recorded on, from its GetCapability answers
+ * (model/trace_chip.h). */
+#include "model/trace_chip.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "model/profile.h"
+#include "model/tpm/constants.h"
+#include "model/tpm/wire.h"
+
+/* The tagged properties of one GetCapability response (TPM 2.0 Part 3
+ * 30.2: moreData, TPMS_CAPABILITY_DATA; TPML_TAGGED_TPM_PROPERTY). */
+static void read_answer(const uint8_t *p, size_t n, uint32_t *manu, uint32_t *v1, uint32_t *v2,
+			int *have)
+{
+	struct wire_rd r;
+	wire_rd_init(&r, p, n);
+	uint16_t tag = wire_u16(&r);
+	wire_u32(&r); /* responseSize */
+	if (wire_u32(&r) != 0 || r.err)
+		return; /* not a success */
+	if (tag == TPM_ST_SESSIONS)
+		wire_u32(&r); /* parameterSize */
+	wire_u8(&r);	      /* moreData */
+	if (wire_u32(&r) != TPM_CAP_TPM_PROPERTIES)
+		return;
+	uint32_t count = wire_u32(&r);
+	for (uint32_t i = 0; i < count && !r.err; i++) {
+		uint32_t pt = wire_u32(&r), v = wire_u32(&r);
+		if (r.err)
+			break;
+		if (pt == TPM_PT_MANUFACTURER)
+			*manu = v, *have |= 1;
+		else if (pt == TPM_PT_FIRMWARE_VERSION_1)
+			*v1 = v, *have |= 2;
+		else if (pt == TPM_PT_FIRMWARE_VERSION_2)
+			*v2 = v, *have |= 4;
+	}
+}
+
+int trace_chip_load(sqlite3 *db, int64_t trace_id, struct trace_chip *c, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	uint32_t manu = 0, v1 = 0, v2 = 0;
+	int have = 0, rc;
+	memset(c, 0, sizeof *c);
+	if (sqlite3_prepare_v2(db,
+			       "SELECT rsp FROM command WHERE trace_id=? AND"
+			       " cc = tpm_cc('GetCapability') AND rsp IS NOT NULL ORDER BY seq",
+			       -1, &st, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+		return -EIO;
+	}
+	sqlite3_bind_int64(st, 1, trace_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		c->answers++;
+		read_answer(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0), &manu,
+			    &v1, &v2, &have);
+	}
+	if (rc != SQLITE_DONE) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+		sqlite3_finalize(st);
+		return -EIO;
+	}
+	sqlite3_finalize(st);
+	if (have & 1) {
+		/* four characters, big-endian, blanks and NULs at the end trimmed */
+		for (int i = 0; i < 4; i++) {
+			char ch = (char)(manu >> (24 - 8 * i));
+			c->manufacturer[i] = isprint((unsigned char)ch) ? ch : ' ';
+		}
+		for (int l = 4; l && c->manufacturer[l - 1] == ' ';)
+			c->manufacturer[--l] = 0;
+	}
+	if ((have & 6) == 6)
+		snprintf(c->firmware, sizeof c->firmware, "%u.%u.%u.%u", v1 >> 16, v1 & 0xffff,
+			 v2 >> 16, v2 & 0xffff);
+	return 0;
+}
+
+int trace_chip_profile(const struct trace_chip *c, char *name, size_t len)
+{
+	size_t best = 0;
+	if (!c->manufacturer[0] || !c->firmware[0])
+		return -ENOENT;
+	for (unsigned i = 0; i < profile_builtin_count(); i++) {
+		char nm[128], why[256];
+		struct profile p;
+		profile_builtin_name(i, nm, sizeof nm);
+		if (profile_load_builtin(nm, &p, why, sizeof why))
+			continue;
+		if (p.vendor && p.firmware && !strcasecmp(p.vendor, c->manufacturer) &&
+		    !strcmp(p.firmware, c->firmware) && p.n > best) {
+			best = p.n;
+			snprintf(name, len, "%s", nm);
+		}
+		profile_release(&p);
+	}
+	return best ? 0 : -ENOENT;
+}

@@ -1,0 +1,28 @@
+/* The TPM a trace was recorded on, as its own GetCapability answers name it
+ * (TPM_PT_MANUFACTURER, TPM_PT_FIRMWARE_VERSION_1 and _2), and the shipped
+ * profile of that chip: what predict uses when no --profile is given
+ * (docs/profiles.md, "The trace's own chip"). */
+#ifndef TPMTRACE_TRACE_CHIP_H
+#define TPMTRACE_TRACE_CHIP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+struct trace_chip {
+	char manufacturer[8]; /* "IFX", "STM" (blanks trimmed); "" when not answered */
+	char firmware[48];    /* "7.85.17.51968" as TPMScan writes it; "" when not answered */
+	uint64_t answers;     /* GetCapability responses read */
+};
+
+/* Reads the properties every stored GetCapability(TPM_PROPERTIES) response
+ * of trace_id gives. Returns 0 (c->manufacturer "" when none said), or -EIO
+ * with err set. */
+int trace_chip_load(sqlite3 *db, int64_t trace_id, struct trace_chip *c, char *err, size_t errlen);
+
+/* The shipped profile of that manufacturer and firmware (the one with the
+ * most entries when several are): 0 with its name, or -ENOENT. */
+int trace_chip_profile(const struct trace_chip *c, char *name, size_t len);
+
+#endif
