@@ -12,6 +12,8 @@ of them:
   report, predict and the trace_summary view (docs/schema.md, "Figures");
 - predict's hwrng_reads is the trace's GetRandom from the kernel's hwrng
   client, and its text says so (an "hwrng:" line) exactly when there are some;
+- predict on a population (--vendor) gives each profile the TPM time predict
+  --profile gives it;
 - an unfinished trace is named as such by every command pointed at it.
 
 Usage: seam.py CORPUS_DIR TPMTRACE WORK_DIR [PGURL]
@@ -188,6 +190,23 @@ def main():
             check(kind, "predict", "--json hwrng_reads = the hwrng client's GetRandom",
                   j.get("hwrng_reads") == hw, f"{j.get('hwrng_reads')} vs {hw}")
 
+        # predict on a population (--vendor): the same figures per profile
+        # as a prediction on that profile alone
+        rc, out, err = run(["predict", DB, "--vendor", "ifx", "--policy", "password"] + tr)
+        common(kind, "pred-v", tid, rc, out, err, unfinished)
+        rc, out, err = run(["predict", DB, "--vendor", "ifx", "--policy", "password",
+                            "--json"] + tr)
+        common(kind, "pred-v", tid, rc, out, err, unfinished, True)
+        pj = json_of(kind, "pred-v", rc, out)
+        if pj is not None and j is not None:
+            rows = {r["profile"]: r for p in pj.get("population", []) for r in p["profiles"]}
+            one = [p for p in j.get("policies", []) if p.get("name") == "password"]
+            got = rows.get(PROFILE, {}).get("tpm_ms")
+            want = one[0]["tpm_ms"] if one else None
+            check(kind, "pred-v", "the profile's row = predict --profile's TPM time",
+                  got is not None and want is not None and abs(got - want) < 1e-6,
+                  f"{got} vs {want}")
+
         # advise
         rc, out, err = run(["advise", DB] + tr)
         common(kind, "advise", tid, rc, out, err, unfinished)
@@ -253,15 +272,18 @@ def main():
     for _, k in ts:
         if k not in kinds:
             kinds.append(k)
-    cmds = ["list", "stats", "show", "pcrs", "predict", "advise", "report", "diff", "export",
-            "sql"]
+    cmds = ["list", "stats", "show", "pcrs", "predict", "pred-v", "advise", "report", "diff",
+            "export", "sql"]
+    # 100 columns: the kind as wide as the longest, 7 per command
+    kw = max([len(k) for k in kinds] + [4]) + 1
     lines = ["seam matrix (checks passed per kind and command; F: a check failed)",
-             "%-17s" % "kind" + "".join("%8s" % c for c in cmds)]
+             "(pred: predict; pred-v: predict --vendor, a population)",
+             "%-*s" % (kw, "kind") + "".join("%7s" % {"predict": "pred"}.get(c, c) for c in cmds)]
     for k in kinds:
-        row = "%-17s" % k
+        row = "%-*s" % (kw, k)
         for c in cmds:
             p, f = cells.get((k, c), [0, 0])
-            row += "%8s" % (("F%d" % f) if f else str(p))
+            row += "%7s" % (("F%d" % f) if f else str(p))
         lines.append(row)
     print("\n" + "\n".join(lines))
     print(f"{passed} passed, {failed} failed")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The seam matrix: every read command (list stats show pcrs predict advise
-# report diff export verify sql) on every trace of the seam corpus (a trace of
+# The seam matrix: every read command (list stats show pcrs predict, predict
+# --vendor, advise report diff export verify sql) on every trace of the seam corpus (a trace of
 # every kind: tests/seam/corpus.sh), with the checks of tests/lib/seam.py;
 # prints the matrix of kinds x commands at the end.
 . "$(dirname "$0")/../lib/common.sh"
