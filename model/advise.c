@@ -29,7 +29,7 @@ static uint32_t advise_cc(const struct advise_cmd *c)
 
 static const char *const kind_names[ADVISE__COUNT] = {
     "repeated-primary", "session-per-command", "user-interleave", "policy-rebuilt", "hwrng-session",
-    "outliers",		"context-churn",
+    "outliers",		"context-churn",       "failed-redone",
 };
 
 const char *advise_kind_name(int kind)
@@ -127,6 +127,52 @@ static void move_end(struct adv *a, int kind, size_t *kept, size_t end)
 static int ok(const struct advise_cmd *c)
 {
 	return (c->flags & ADVISE_F_OK) != 0;
+}
+
+/* Work lost to failures (docs/advise.md, "failed-redone"), taken before any
+ * other pattern: a command answered TPM_RC_PCR_CHANGED through a policy
+ * session (a PCR was extended after the session's PolicyPCR: TPM 2.0 Part 1,
+ * 19.7.4) with the session set up and asserted for nothing - its
+ * StartAuthSession, its Policy commands before the failure and its
+ * FlushContext after; and an NV_DefineSpace answered TPM_RC_NV_DEFINED. All
+ * of it goes when the PCRs are extended before the policy is built (or the
+ * extends and the policy ordered), and an index is looked up before it is
+ * defined. One occurrence per failed command. */
+static void detect_failures(struct adv *a)
+{
+	struct advise_finding *f = &a->f[ADVISE_FAILED_REDONE];
+	for (size_t i = 0; i < a->n; i++) {
+		const struct advise_cmd *c = &a->c[i];
+		if (c->flags & ADVISE_F_NV_DEFINED) {
+			f->count += (uint64_t)take(a, ADVISE_FAILED_REDONE, i, 1);
+			continue;
+		}
+		uint32_t h = c->sess_handle;
+		if (!(c->flags & ADVISE_F_PCR_CHANGED) || tpm_ht_of(h) != TPM_HT_POLICY_SESSION ||
+		    !take(a, ADVISE_FAILED_REDONE, i, 1))
+			continue;
+		f->count++;
+		/* back to the session's start: its assertions and set-up */
+		for (size_t j = i; j-- > 0;) {
+			const struct advise_cmd *p = &a->c[j];
+			if ((p->flags & ADVISE_F_POLICY) && p->sess_handle == h)
+				take(a, ADVISE_FAILED_REDONE, j, 1);
+			if (advise_cc(p) == TPM_CC_StartAuthSession && p->rsp_handle == h) {
+				take(a, ADVISE_FAILED_REDONE, j, 1);
+				break;
+			}
+		}
+		/* on to its end */
+		for (size_t j = i + 1; j < a->n; j++) {
+			const struct advise_cmd *p = &a->c[j];
+			if ((p->flags & ADVISE_F_FLUSHED) && p->key == h) {
+				take(a, ADVISE_FAILED_REDONE, j, 1);
+				break;
+			}
+			if (advise_cc(p) == TPM_CC_StartAuthSession && p->rsp_handle == h)
+				break; /* the handle taken again: it ended unseen */
+		}
+	}
 }
 
 /* (a) CreatePrimary with the same hierarchy and template again: every
@@ -553,6 +599,7 @@ int advise_marks(const struct advise_cmd *cmds, size_t n, uint8_t *marks)
 	a.taken = calloc(n ? n : 1, 1);
 	if (!a.taken)
 		return -ENOMEM;
+	detect_failures(&a);
 	detect_primary(&a);
 	detect_sessions(&a);
 	detect_outliers(&a);
@@ -582,6 +629,7 @@ void advise_run(const struct advise_cmd *cmds, size_t n, const struct profile *p
 			r->now_ms += price(&a, &cmds[i], &fb);
 		}
 	}
+	detect_failures(&a);
 	detect_primary(&a);
 	detect_sessions(&a);
 	advise_detect_churn(cmds, n, a.taken, churn_take, &a, &a.f[ADVISE_CONTEXT_CHURN].count);
@@ -668,6 +716,10 @@ static void fill(void *elem, sqlite3_stmt *st, int org)
 		e->flags |= ADVISE_F_RC | (rc == 0 ? ADVISE_F_OK : 0);
 		if (tpm_rc_is_retry(rc))
 			e->flags |= ADVISE_F_RETRY | (rc == TPM_RC_RETRY ? ADVISE_F_RC_RETRY : 0);
+		if (rc == TPM_RC_PCR_CHANGED)
+			e->flags |= ADVISE_F_PCR_CHANGED;
+		else if (rc == TPM_RC_NV_DEFINED)
+			e->flags |= ADVISE_F_NV_DEFINED;
 	}
 	int64_t cl = sqlite3_column_int64(st, 5);
 	if (sqlite3_column_type(st, 5) != SQLITE_NULL && cl >= 0 && cl < TRACE_MAX_CLIENTS) {

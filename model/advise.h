@@ -15,16 +15,18 @@
 #include "model/profile.h"
 
 /* advise_cmd.flags */
-#define ADVISE_F_RC	  0x01	/* a response code is known */
-#define ADVISE_F_OK	  0x02	/* ... and it is TPM_RC_SUCCESS */
-#define ADVISE_F_RETRY	  0x04	/* ... or TPM_RC_RETRY, YIELDED or TESTING: sent again */
-#define ADVISE_F_KEY	  0x08	/* key was read from the command's bytes */
-#define ADVISE_F_FLUSHED  0x10	/* FlushContext: key is the flushed handle */
-#define ADVISE_F_HWRNG	  0x20	/* a read of the kernel's TPM hwrng */
-#define ADVISE_F_CONTINUE 0x40	/* its first session has continueSession set */
-#define ADVISE_F_POLICY	  0x80	/* a Policy command (TPM 2.0 Part 3, 23) */
-#define ADVISE_F_RC_RETRY 0x100 /* ADVISE_F_RETRY, and the code is TPM_RC_RETRY itself */
-#define ADVISE_F_ADDED	  0x200 /* a replay's command its policy added (command flag 128) */
+#define ADVISE_F_RC	     0x01  /* a response code is known */
+#define ADVISE_F_OK	     0x02  /* ... and it is TPM_RC_SUCCESS */
+#define ADVISE_F_RETRY	     0x04  /* ... or TPM_RC_RETRY, YIELDED or TESTING: sent again */
+#define ADVISE_F_KEY	     0x08  /* key was read from the command's bytes */
+#define ADVISE_F_FLUSHED     0x10  /* FlushContext: key is the flushed handle */
+#define ADVISE_F_HWRNG	     0x20  /* a read of the kernel's TPM hwrng */
+#define ADVISE_F_CONTINUE    0x40  /* its first session has continueSession set */
+#define ADVISE_F_POLICY	     0x80  /* a Policy command (TPM 2.0 Part 3, 23) */
+#define ADVISE_F_RC_RETRY    0x100 /* ADVISE_F_RETRY, and the code is TPM_RC_RETRY itself */
+#define ADVISE_F_ADDED	     0x200 /* a replay's command its policy added (command flag 128) */
+#define ADVISE_F_PCR_CHANGED 0x400 /* answered TPM_RC_PCR_CHANGED */
+#define ADVISE_F_NV_DEFINED  0x800 /* answered TPM_RC_NV_DEFINED */
 
 /* One command, compact: 32 bytes (a million take 32 MB). */
 struct advise_cmd {
@@ -58,6 +60,7 @@ enum advise_kind {
 	ADVISE_HWRNG_SESSION,	     /* hwrng reads ending the kernel's session */
 	ADVISE_OUTLIERS,	     /* retries, self-test waits, commands far above p95 */
 	ADVISE_CONTEXT_CHURN,	     /* a resource manager's ContextSave/ContextLoad swaps */
+	ADVISE_FAILED_REDONE,	     /* work lost to failures: PCR_CHANGED, NV_DEFINED */
 	ADVISE__COUNT,
 };
 

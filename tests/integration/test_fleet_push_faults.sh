@@ -157,6 +157,7 @@ cp "$T/c.db" "$T/v1.db"
 sqlite3 "$T/v1.db" "DROP INDEX trace_uuid; ALTER TABLE trace DROP COLUMN uuid;
 	DROP TABLE trace_host; DROP TABLE advise_proof;
 	ALTER TABLE profile_entry DROP COLUMN p90_ns; ALTER TABLE profile_entry DROP COLUMN p99_ns;
+	ALTER TABLE profile_entry DROP COLUMN derived_from;
 	UPDATE meta SET value = '1' WHERE key = 'schema_version';
 	PRAGMA user_version = 1"
 check "tpmtrace verify reads the version 1 file" "$TPMTRACE" verify "$T/v1.db"

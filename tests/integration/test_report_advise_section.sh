@@ -217,7 +217,8 @@ print(len(r), r[0]["n"], len(r[0]["findings"]), r[0]["nothing"])' <(facts "$T/c.
 # ---- a file of schema version 2 ----
 cp "$db" "$T/v2.db"
 sqlite3 "$T/v2.db" "DROP TABLE advise_proof; ALTER TABLE profile_entry DROP COLUMN p90_ns;
-	ALTER TABLE profile_entry DROP COLUMN p99_ns; UPDATE meta SET value = '2' WHERE key = 'schema_version';
+	ALTER TABLE profile_entry DROP COLUMN p99_ns; ALTER TABLE profile_entry DROP COLUMN derived_from;
+	UPDATE meta SET value = '2' WHERE key = 'schema_version';
 	PRAGMA user_version = 2"
 check "report reads a version 2 file" "$TPMTRACE" report "$T/v2.db" --trace 1 --profile "$EPROF" -o "$T/v2.html"
 expect_eq "... shows the finding, no proof" "$(grep -o 'data-proved="[01]"' "$T/v2.html" | sort -u)" 'data-proved="0"'
@@ -227,10 +228,10 @@ expect_eq "opened for writing (advise --rewrite)" "$?" 0
 expect_eq "migrated to version 4 (through 3), the table made, the traces kept" \
 	"$(sqlite3 "$T/v2.db" "PRAGMA user_version; SELECT value FROM meta WHERE key = 'schema_version';
 	SELECT count(*) FROM advise_proof; SELECT count(*) > 2 FROM trace;
-	SELECT count(*) FROM pragma_table_info('profile_entry') WHERE name IN ('p90_ns', 'p99_ns')")" "4
+	SELECT count(*) FROM pragma_table_info('profile_entry') WHERE name IN ('p90_ns', 'p99_ns', 'derived_from')")" "4
 4
 0
 1
-2"
+3"
 check "tpmtrace verify accepts the migrated file" "$TPMTRACE" verify "$T/v2.db"
 finish

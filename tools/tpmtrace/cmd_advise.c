@@ -84,11 +84,13 @@ const struct subcommand subcmd_advise = {
     "the kernel's session re-created after user space used the TPM; a policy session\n"
     "rebuilt with the same policy; hwrng reads ending the kernel's session; commands far\n"
     "above their kind's p95 in the trace, and retries; a resource manager's ContextSave/\n"
-    "ContextLoad swaps of the objects and sessions left loaded. Each finding gives where it is\n"
-    "(seq range, clients, origins, counts), what its commands cost now (recorded, and\n"
-    "priced on --profile), the change in the words of whoever must make it, and what\n"
-    "is left after it (the commands it keeps, recorded and priced). A trace with nothing\n"
-    "to find says so. With --prove (and --profile) each finding is proved by replay on swtpm\n"
+    "ContextLoad swaps of the objects and sessions left loaded; work lost to failures (a\n"
+    "policy session's use answered PCR_CHANGED, an NV index defined again). Each finding\n"
+    "gives where it is (seq range, clients, origins, counts), what its commands cost now\n"
+    "(recorded, and priced on --profile), the change in the words of whoever must make it,\n"
+    "and what is left after it (the commands it keeps, recorded and priced). A trace with\n"
+    "nothing to find says so. With --prove (and --profile) each finding is proved by replay on "
+    "swtpm\n"
     "emulating the profile, the replayed saving beside the predicted: a change that is a\n"
     "policy knob by replaying a replay's source under its policy and under the changed one;\n"
     "a repeated primary, sessions set up per command and rebuilt policy sessions by\n"
@@ -171,6 +173,17 @@ static const struct kind_text texts[ADVISE__COUNT] = {
 	 "key used again and again persistent (tpm2_evictcontrol); as the TPM's only user, open "
 	 "/dev/tpm0 (TCTI device:/dev/tpm0) instead, where nothing is swapped (assumes no other "
 	 "program uses the TPM meanwhile, and that yours fit its few object slots)"},
+    [ADVISE_FAILED_REDONE] =
+	{"work lost to failures: a policy session's use answered TPM_RC_PCR_CHANGED (a PCR "
+	 "extended after its PolicyPCR), the session set up and asserted for nothing; an "
+	 "NV_DefineSpace answered TPM_RC_NV_DEFINED",
+	 "kernel or boot order",
+	 "extend the PCRs before a policy session asserts them (order the measurements and the "
+	 "unlock), and look an NV index up (NV_ReadPublic) before defining it",
+	 "application",
+	 "build the policy session after the PCR extends it depends on (order the measuring "
+	 "services before the unlock: systemd #42615), and look an NV index up (NV_ReadPublic) "
+	 "before defining it (systemd #41268)"},
 };
 
 /* The clients of a finding: "comm (pid N)" each. */
@@ -592,6 +605,10 @@ static unsigned prove(sqlite3 *db, const char *dbpath, int64_t id, const struct 
 				? "a stall or retry is the recording TPM's; a replay on swtpm "
 				  "emulating a profile does not reproduce it (docs/advise.md, "
 				  "Limits)"
+			    : k == ADVISE_FAILED_REDONE
+				? "the failure came from the order of the recording's clients (a "
+				  "PCR extended between a policy and its use); a replay re-issues "
+				  "them in that order, the change is to it (docs/advise.md, Limits)"
 				: "this change is a policy knob, proved on a replay of a trace "
 				  "with the policy it changes (docs/advise.md)";
 			continue;
