@@ -418,11 +418,11 @@ static int migrate_v1(sqlite3 *db, char *err, size_t errlen)
 	return rc;
 }
 
-/* Version 2 to 3: advise_proof (db/schema.sql). Files opened read-only stay
- * at version 2 and read the same (no proof stored: advise_proof_latest()
- * finds none). The version is read again under the write lock: another
- * tpmtrace may have migrated the file since this one looked. */
-static int migrate_v2(sqlite3 *db, char *err, size_t errlen)
+/* Opens a migration from version from: the write lock taken, the version
+ * read again under it (another tpmtrace may have migrated the file since
+ * this one looked). Returns 1 with the transaction open when the file is at
+ * version from, 0 (committed) when it is not, or -EIO (rolled back). */
+static int migration_begin(sqlite3 *db, int64_t from, char *err, size_t errlen)
 {
 	int64_t ver = 0;
 	if (db_exec(db, "BEGIN IMMEDIATE", err, errlen))
@@ -432,8 +432,20 @@ static int migrate_v2(sqlite3 *db, char *err, size_t errlen)
 		db_exec(db, "ROLLBACK", NULL, 0);
 		return -EIO;
 	}
-	if (ver != 2)
-		return db_exec(db, "COMMIT", err, errlen);
+	if (ver != from)
+		return db_exec(db, "COMMIT", err, errlen) ? -EIO : 0;
+	return 1;
+}
+
+/* Version 2 to 3: advise_proof (db/schema.sql). Files opened read-only stay
+ * at version 2 and read the same (no proof stored: advise_proof_latest()
+ * finds none). The version is read again under the write lock: another
+ * tpmtrace may have migrated the file since this one looked. */
+static int migrate_v2(sqlite3 *db, char *err, size_t errlen)
+{
+	int m = migration_begin(db, 2, err, errlen);
+	if (m <= 0)
+		return m;
 	int rc = db_exec(
 	    db,
 	    "CREATE TABLE advise_proof (id INTEGER PRIMARY KEY,"
@@ -459,17 +471,10 @@ static int migrate_v2(sqlite3 *db, char *err, size_t errlen)
 static int migrate_v3(sqlite3 *db, char *err, size_t errlen)
 {
 	static const char *const cols[] = {"p90_ns", "p99_ns", "derived_from"};
-	int64_t ver = 0;
 	char sql[160];
-	if (db_exec(db, "BEGIN IMMEDIATE", err, errlen))
-		return -EIO;
-	if (pragma_int(db, "PRAGMA user_version", &ver)) {
-		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
-		db_exec(db, "ROLLBACK", NULL, 0);
-		return -EIO;
-	}
-	if (ver != 3)
-		return db_exec(db, "COMMIT", err, errlen);
+	int m = migration_begin(db, 3, err, errlen);
+	if (m <= 0)
+		return m;
 	/* Each column added unless there (a file made by hand from a newer one). */
 	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
 		int64_t has = 0;

@@ -128,7 +128,7 @@ const struct subcommand subcmd_predict = {
     "tpmtrace predict boot.db --profile slb9670-linux-integrity --policy 'salt=none,reuse=lazy'\n",
 };
 
-static void fmt_time(char *b, size_t l, double ms)
+void predict_fmt_time(char *b, size_t l, double ms)
 {
 	if (ms >= 10000)
 		snprintf(b, l, "%.1f s", ms / 1000);
@@ -509,8 +509,8 @@ static void range_str(char *b, size_t n, const struct pstate *s, unsigned k)
 		snprintf(b, n, "-");
 		return;
 	}
-	fmt_time(d, sizeof d, r->tpm_lo_ms);
-	fmt_time(e, sizeof e, r->tpm_hi_ms);
+	predict_fmt_time(d, sizeof d, r->tpm_lo_ms);
+	predict_fmt_time(e, sizeof e, r->tpm_hi_ms);
 	/* a range only where the entries have spread; else the one figure */
 	if (!strcmp(d, e))
 		snprintf(b, n, "%s", d);
@@ -547,12 +547,12 @@ static void text_policy(const struct pstate *s, unsigned k, int wide)
 	char a[32], b[32], c[32], ft[16], fr[48], rg[80], nt[160];
 	double tot = predict_total_ms(s->pr, k);
 	predict_factors(s->pr, k, s->base, &f);
-	fmt_time(a, sizeof a, r->tpm_ms);
-	fmt_time(b, sizeof b, r->host_ms);
+	predict_fmt_time(a, sizeof a, r->tpm_ms);
+	predict_fmt_time(b, sizeof b, r->host_ms);
 	if (s->untimed)
 		snprintf(c, sizeof c, "-");
 	else
-		fmt_time(c, sizeof c, tot);
+		predict_fmt_time(c, sizeof c, tot);
 	range_str(rg, sizeof rg, s, k);
 	notes_str(nt, sizeof nt, s, k);
 	if (f.total_known)
@@ -612,9 +612,9 @@ static void text_spread(const struct pstate *s)
 		const struct pred_spread *sp = &s->spread[k];
 		if (!s->show[k])
 			continue;
-		fmt_time(a, sizeof a, sp->p50_ms);
-		fmt_time(b, sizeof b, sp->p95_ms);
-		fmt_time(c, sizeof c, sp->max_ms);
+		predict_fmt_time(a, sizeof a, sp->p50_ms);
+		predict_fmt_time(b, sizeof b, sp->p95_ms);
+		predict_fmt_time(c, sizeof c, sp->max_ms);
 		printf("  %-42.42s %9s %9s %9s  %5.0f%%\n", s->pr->r[k].pol.name, a, b, c,
 		       100 * sp->sampled);
 	}
@@ -624,7 +624,7 @@ static void text_spread(const struct pstate *s)
 		for (unsigned j = 0; j < s->nrisk[k]; j++) {
 			const struct pred_timeout *r = &s->risk[k][j];
 			char cc[16];
-			fmt_time(a, sizeof a, r->timeout_ms);
+			predict_fmt_time(a, sizeof a, r->timeout_ms);
 			snprintf(
 			    t, sizeof t,
 			    "%s: %s %s x%llu%s: %.2g%% of them take over %s, the timeout of %s; "
@@ -692,7 +692,7 @@ static void print_text(const struct pstate *s, int wide)
 	if (s->own)
 		printf("         (and %lld commands tpmtrace sent itself, left out)\n",
 		       (long long)s->own);
-	fmt_time(a, sizeof a, pr->gap_ms);
+	predict_fmt_time(a, sizeof a, pr->gap_ms);
 	if (s->untimed)
 		printf(
 		    "no timing in this trace: TPM time priced from the profile, no gaps, no boot "
@@ -703,8 +703,8 @@ static void print_text(const struct pstate *s, int wide)
 		printf("non-TPM time: unknown (--gap-ms gives it): totals are TPM time and host\n"
 		       "crypto only, x passwd on totals is not given\n");
 	if (pr->recorded_n) {
-		fmt_time(a, sizeof a, pr->recorded_tpm_ms);
-		fmt_time(b, sizeof b, pr->recorded_tpm_ms + pr->gap_ms);
+		predict_fmt_time(a, sizeof a, pr->recorded_tpm_ms);
+		predict_fmt_time(b, sizeof b, pr->recorded_tpm_ms + pr->gap_ms);
 		printf("recorded: TPM time %s, total %s\n", a, b);
 	}
 	hwrng_note(s);

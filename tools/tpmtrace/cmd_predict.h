@@ -20,6 +20,8 @@ struct pcfg {
 	double over_ms; /* --over, < 0: not given */
 };
 
+/* A time as predict prints it: "12.2 s", "8.579 s", "231.00 ms". */
+void predict_fmt_time(char *b, size_t l, double ms);
 /* "10s", "500ms", "1.5min", a bare number in ms: 0, or -1. */
 int predict_parse_time(const char *s, double *ms);
 /* predict on the population of shipped profiles: the exit status. */

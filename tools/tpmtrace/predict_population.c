@@ -48,16 +48,6 @@ static int cmp_row(const void *a, const void *b)
 	return strcmp(x->prof->name, y->prof->name);
 }
 
-static void fmt_time(char *b, size_t l, double ms)
-{
-	if (ms >= 10000)
-		snprintf(b, l, "%.1f s", ms / 1000);
-	else if (ms >= 1000)
-		snprintf(b, l, "%.3f s", ms / 1000);
-	else
-		snprintf(b, l, "%.2f ms", ms);
-}
-
 /* The rows of policy k, sorted by p50; 0 or -ENOMEM. */
 static int rows_of(const struct pred_population *pp, unsigned k, const struct pcfg *c,
 		   struct pop_row *rows)
@@ -83,8 +73,8 @@ static void text_policy(const struct pred_population *pp, const struct pcfg *c,
 	printf("  %-34s %-6s %10s %10s  %s\n", "profile", "vendor", "p50", "p95", "fallback");
 	for (unsigned i = 0; i < pp->n; i++) {
 		const struct pop_row *r = &rows[i];
-		fmt_time(a, sizeof a, r->sp.p50_ms);
-		fmt_time(b, sizeof b, r->sp.p95_ms);
+		predict_fmt_time(a, sizeof a, r->sp.p50_ms);
+		predict_fmt_time(b, sizeof b, r->sp.p95_ms);
 		printf("  %-34.34s %-6.6s %10s %10s  %3.0f%%%s\n", r->prof->name,
 		       r->prof->vendor ? r->prof->vendor : "-", a, b, 100 * r->fallback,
 		       r->fallback > PREDICT_FALLBACK_WARN ? " MOSTLY FALLBACK" : "");
@@ -93,7 +83,7 @@ static void text_policy(const struct pred_population *pp, const struct pcfg *c,
 		mostly += r->fallback > PREDICT_FALLBACK_WARN;
 	}
 	if (c->over_ms >= 0) {
-		fmt_time(o, sizeof o, c->over_ms);
+		predict_fmt_time(o, sizeof o, c->over_ms);
 		printf("  above %s: %u of %u profiles at p50 (%.0f%%), %u at p95 (%.0f%%)\n", o,
 		       above50, pp->n, 100.0 * above50 / pp->n, above95, 100.0 * above95 / pp->n);
 	}
