@@ -37,7 +37,9 @@ static void dist_of(const struct prof_entry *e, double fallback, double transpor
 			d->u[d->n] = u[i];
 			d->x[d->n++] = x[i];
 		}
-	if (d->n >= 2 && d->u[0] == 0 && d->u[d->n - 1] == 1) {
+	/* the joined quantiles, when there is one between min and max (min and
+	 * max alone say nothing of the shape: a skewed kind is not uniform) */
+	if (d->n >= 3 && d->u[0] == 0 && d->u[d->n - 1] == 1) {
 		/* The joined points' mean and second moment, exactly. */
 		double m = 0, m2 = 0;
 		for (unsigned i = 1; i < d->n; i++) {
