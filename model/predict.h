@@ -168,10 +168,10 @@ int predict_synthetic(struct predictor *pr, const char *spec, double gap_ms, cha
  * docs/profiles.md "Spread and tail risk"): runs boots, each command's latency
  * drawn from its entry's distribution (the quantiles min, p50, p90, p95, p99,
  * max joined linearly, scaled to the entry's mean, where one quantile lies
- * between min and max; else mean and stdev: a normal; else the mean), seeded; a kind with more than 64 commands in
- * one boot drawn as their sum (a normal with the kind's mean and variance
- * times the count). p50, p95 and max of the runs. sampled: the share of the
- * TPM time whose entries have a spread (the rest is fixed). 0, or -ENOMEM. */
+ * between min and max; else mean and stdev: a normal; else the mean), seeded; a kind with more than
+ * 64 commands in one boot drawn as their sum (a normal with the kind's mean and variance times the
+ * count). p50, p95 and max of the runs. sampled: the share of the TPM time whose entries have a
+ * spread (the rest is fixed). 0, or -ENOMEM. */
 struct pred_spread {
 	unsigned runs;
 	uint64_t seed;
