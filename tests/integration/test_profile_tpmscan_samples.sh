@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# TPMScan runs imported from their original files (tests/data/tpmscan: two runs of an
+# TPMScan runs imported from their original files (the shared data and tests/data/tpmscan: two runs of an
 # SLB9670, firmware 7.85.17.51968, each its performance.yaml and six of its
 # detail/Perf_*.csv), every figure checked against an independent computation here:
 #  - one run's directory: an entry with its CSV has n, mean, stdev, min, max and the
@@ -16,7 +16,16 @@
 #    SHA-256 (docs/profiles.md, "Derived entries"), each said derived.
 . "$(dirname "$0")/../lib/common.sh"
 need python3 sqlite3
-D=$TPMTRACE_SRC/tests/data/tpmscan/IFX/7.85.17.51968
+# The firmware's directory as the dataset lays it out: the first run's yaml is the
+# shared data's (read there, not copied into the tree), its CSVs and the second run
+# are tests/data's.
+Y1=${TPMTRACE_SHARED_DATA:-}/profiles/tpmscan/IFX_7.85.17.51968_08836af27dda9f32.performance.yaml
+[ -f "$Y1" ] || skip "no TPMScan data at $Y1"
+S=$TPMTRACE_SRC/tests/data/tpmscan/IFX/7.85.17.51968
+D=$T/dataset/IFX/7.85.17.51968
+mkdir -p "$D"
+cp -r "$S/08836af27dda9f32" "$S/54e216f55af9dce9" "$D/"
+cp "$Y1" "$D/08836af27dda9f32/performance.yaml"
 R1=$D/08836af27dda9f32
 R2=$D/54e216f55af9dce9
 
