@@ -32,6 +32,8 @@ static struct pred_cache_slot *price(struct predictor *pr, uint32_t cc, int auth
 		const struct prof_entry *e =
 		    profile_lookup(pr->prof, cc, auth, tpm_variant_str(variant), &how);
 		s->key = key;
+		s->cc = cc;
+		s->auth = (uint8_t)auth;
 		s->how = (uint8_t)how;
 		s->e = e;
 		if (e) {

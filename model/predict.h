@@ -84,6 +84,8 @@ struct pred_result {
 
 struct pred_cache_slot {
 	uint32_t key; /* cc << 8 | auth << 4 | variant, +1 so 0 means empty */
+	uint32_t cc;  /* the command priced, and its authorization kind */
+	uint8_t auth;
 	uint8_t how;
 	uint8_t spread;
 	double mean, lo, hi;

@@ -30,7 +30,7 @@ int predict_population_init(struct pred_population *pp, const char *vendor,
 			snprintf(err, errlen, "shipped profile %s: %s", name, why);
 			return -EINVAL;
 		}
-		if (vendor && (!q->vendor || strncasecmp(q->vendor, vendor, strlen(vendor)))) {
+		if (!profile_vendor_is(q, vendor)) {
 			profile_release(q);
 			continue;
 		}

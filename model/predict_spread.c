@@ -233,13 +233,13 @@ unsigned predict_timeouts(const struct predictor *pr, unsigned k, struct pred_ti
 			continue;
 		dist_of(s->e, pr->fallback_ms, pr->prof->transport_ms, &d);
 		for (unsigned kern = 0; kern < PREDICT_KERNELS && n < max; kern++) {
-			double t = predict_kernel_timeout_ms(kern, s->key ? (s->key - 1) >> 8 : 0);
+			double t = predict_kernel_timeout_ms(kern, s->cc);
 			double p = exceed(&d, t);
 			if (p <= 0)
 				continue;
 			out[n++] = (struct pred_timeout){
-			    .cc = (s->key - 1) >> 8,
-			    .auth = (uint8_t)(((s->key - 1) >> 4) & 0xf),
+			    .cc = s->cc,
+			    .auth = s->auth,
 			    .e = s->e,
 			    .count = r->uses[i],
 			    .kernel = kern,

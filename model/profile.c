@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -782,4 +783,9 @@ const struct prof_entry *profile_lookup_exact(const struct profile *p, uint32_t 
 		if (p->e[i].cc == cc && p->e[i].auth == auth && !strcmp(p->e[i].variant, variant))
 			return &p->e[i];
 	return NULL;
+}
+
+int profile_vendor_is(const struct profile *p, const char *prefix)
+{
+	return !prefix || (p->vendor && !strncasecmp(p->vendor, prefix, strlen(prefix)));
 }

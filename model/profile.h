@@ -129,6 +129,9 @@ int profile_builtin_list(void (*fn)(void *ctx, const struct profile *p), void *c
  * entry; the others are priced by fallback. profile_spread_share: the share
  * of entries with a spread (p95, stdev or max: profile_entry_range). */
 unsigned profile_commands(const struct profile *p);
+/* Whether p's vendor starts with prefix, any case (NULL: every profile):
+ * the --vendor filter of profile list and predict. */
+int profile_vendor_is(const struct profile *p, const char *prefix);
 unsigned profile_boot_covered(const struct profile *p, unsigned *total);
 double profile_spread_share(const struct profile *p);
 

@@ -294,7 +294,7 @@ static void list_cb(void *ctx, const struct profile *p)
 	struct list_ctx *c = ctx;
 	unsigned total, boot = profile_boot_covered(p, &total);
 	char b[16];
-	if (c->vendor && (!p->vendor || strncasecmp(p->vendor, c->vendor, strlen(c->vendor))))
+	if (!profile_vendor_is(p, c->vendor))
 		return;
 	c->shown++;
 	snprintf(b, sizeof b, "%u/%u", boot, total);
