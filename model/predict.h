@@ -211,6 +211,8 @@ unsigned predict_timeouts(const struct predictor *pr, unsigned k, struct pred_ti
 /* Commands of policy k priced from derived entries (prof_entry.derived_from:
  * another command's figures by a rule of docs/profiles.md). */
 uint64_t predict_derived(const struct predictor *pr, unsigned k);
+/* The share of policy k's TPM time priced from derived entries. */
+double predict_derived_share(const struct predictor *pr, unsigned k);
 
 /* The warnings of a prediction: each (command, authorization, variant) the
  * profile approximated or lacked, once, as text. Returns how many (at

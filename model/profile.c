@@ -751,19 +751,32 @@ unsigned profile_commands(const struct profile *p)
 	return n;
 }
 
-unsigned profile_boot_covered(const struct profile *p, unsigned *total)
+unsigned profile_derived(const struct profile *p)
+{
+	unsigned n = 0;
+	for (size_t i = 0; i < p->n; i++)
+		n += p->e[i].derived_from != 0;
+	return n;
+}
+
+unsigned profile_boot_covered(const struct profile *p, unsigned *derived, unsigned *total)
 {
 	static const uint32_t boot[] = {
 	    TPM_CC_PCR_Extend,	 TPM_CC_StartAuthSession, TPM_CC_ContextLoad,  TPM_CC_ContextSave,
 	    TPM_CC_FlushContext, TPM_CC_GetRandom,	  TPM_CC_CreatePrimary};
 	unsigned n = 0;
 	*total = sizeof boot / sizeof boot[0];
-	for (unsigned k = 0; k < *total; k++)
+	*derived = 0;
+	for (unsigned k = 0; k < *total; k++) {
+		int have = 0, measured = 0;
 		for (size_t i = 0; i < p->n; i++)
 			if (p->e[i].cc == boot[k]) {
-				n++;
-				break;
+				have = 1;
+				measured |= !p->e[i].derived_from;
 			}
+		n += have;
+		*derived += have && !measured;
+	}
 	return n;
 }
 

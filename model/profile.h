@@ -126,13 +126,15 @@ int profile_builtin_list(void (*fn)(void *ctx, const struct profile *p), void *c
  * profile_boot_covered: how many of the commands a Linux boot with the
  * kernel's HMAC sessions sends (PCR_Extend StartAuthSession ContextLoad
  * ContextSave FlushContext GetRandom CreatePrimary; *total set to 7) have an
- * entry; the others are priced by fallback. profile_spread_share: the share
+ * entry (*derived of them only derived ones); the others are priced by
+ * fallback. profile_derived: its derived entries. profile_spread_share: the share
  * of entries with a spread (p95, stdev or max: profile_entry_range). */
 unsigned profile_commands(const struct profile *p);
+unsigned profile_derived(const struct profile *p);
 /* Whether p's vendor starts with prefix, any case (NULL: every profile):
  * the --vendor filter of profile list and predict. */
 int profile_vendor_is(const struct profile *p, const char *prefix);
-unsigned profile_boot_covered(const struct profile *p, unsigned *total);
+unsigned profile_boot_covered(const struct profile *p, unsigned *derived, unsigned *total);
 double profile_spread_share(const struct profile *p);
 
 /* Finds a profile by what a user typed: a file path (contains '/' or ends in

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "model/profile_derive.h"
 #include "model/tpm/decode.h"
 #include "model/tpm/params.h"
 #include "recorder/import/ftrace.h"
@@ -747,43 +748,12 @@ static int ts_finish(struct ts_import *x, const char *path, struct profile *p, c
 		if (rc)
 			return rc;
 	}
-	/* Derived entries (docs/profiles.md, "Derived entries"): CreatePrimary,
-	 * which tpm2-algtest does not time, from Create of the same key type:
-	 * a primary key is made from the hierarchy's seed as Create makes one
-	 * from the TPM's random numbers (key generation dominates both). */
-	unsigned derived = 0;
-	for (size_t i = 0, n0 = p->n; i < n0; i++) {
-		struct prof_entry e = p->e[i];
-		if (e.cc != TPM_CC_Create ||
-		    profile_lookup_exact(p, TPM_CC_CreatePrimary, e.auth, e.variant))
-			continue;
-		e.cc = TPM_CC_CreatePrimary;
-		e.derived_from = TPM_CC_Create;
-		snprintf(tmp, sizeof tmp, "derived: the figures of Create %s (same key type)",
-			 e.variant);
-		e.comment = tmp;
-		int rc = profile_add(p, &e);
-		if (rc)
-			return rc;
-		derived |= 1;
-	}
-	/* PCR_Extend (the kernel's, password, one digest) from Hash SHA-256 of
-	 * 256 bytes: one hash in the TPM and a small command each way. */
-	const struct prof_entry *h =
-	    profile_lookup_exact(p, TPM_CC_Hash, TPM_AUTH_NONE, "sha256.256b");
-	if (h && !profile_lookup_exact(p, TPM_CC_PCR_Extend, TPM_AUTH_PASSWORD, "-")) {
-		struct prof_entry e = *h;
-		e.cc = TPM_CC_PCR_Extend;
-		e.auth = TPM_AUTH_PASSWORD;
-		snprintf(e.variant, sizeof e.variant, "-");
-		e.derived_from = TPM_CC_Hash;
-		snprintf(tmp, sizeof tmp, "derived: the figures of Hash sha256.256b (one digest)");
-		e.comment = tmp;
-		int rc = profile_add(p, &e);
-		if (rc)
-			return rc;
-		derived |= 2;
-	}
+	/* Derived entries (docs/profiles.md, "Derived entries"): the commands
+	 * of a boot and of tpm2-tools that tpm2-algtest does not time. */
+	char derived[512];
+	int nd = profile_derive(p, derived, sizeof derived);
+	if (nd < 0)
+		return nd;
 	ts_name(name, sizeof name, x->manu, x->chip, x->fw);
 	profile_set(p, "name", name);
 	/* Manufacturer is the 4-character TPM_PT_MANUFACTURER ("STM " has a blank). */
@@ -802,21 +772,15 @@ static int ts_finish(struct ts_import *x, const char *path, struct profile *p, c
 	profile_set(p, "measured-by", "TPMScan dataset (tpm2-algtest), CHES 2024");
 	snprintf(tmp, sizeof tmp, "crocs-muni/tpmscan-dataset, %s", x->ids);
 	profile_set(p, "source", tmp);
-	if (derived) {
-		char cov[sizeof x->covers + 96];
-		snprintf(cov, sizeof cov, "%s; derived: %s%s%s", x->covers,
-			 derived & 1 ? "CreatePrimary (from Create)" : "",
-			 (derived & 3) == 3 ? ", " : "",
-			 derived & 2 ? "PCR_Extend (from Hash)" : "");
+	if (nd) {
+		char cov[sizeof x->covers + sizeof derived + 64];
+		snprintf(cov, sizeof cov, "%s; derived (docs/profiles.md, Derived entries): %s",
+			 x->covers, derived);
 		profile_set(p, "covers", cov);
 	} else {
 		profile_set(p, "covers", x->covers);
 	}
-	snprintf(tmp, sizeof tmp,
-		 "%sStartAuthSession ContextLoad ContextSave FlushContext %sReadPublic "
-		 "(not measured by tpm2-algtest)",
-		 derived & 2 ? "" : "PCR_Extend ", derived & 1 ? "" : "CreatePrimary ");
-	profile_set(p, "lacks", tmp);
+	profile_set(p, "lacks", profile_derive_never);
 	profile_set(p, "note",
 		    x->runs_csv ? "n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max "
 				  "of the samples of detail/Perf_*.csv (return code 0), through "

@@ -28,9 +28,14 @@ for p in j["population"]:
     assert p["above_p50"] == sum(r["p50_ms"] > 20000 for r in rows), p["above_p50"]
     assert p["above_p95"] == sum(r["p95_ms"] > 20000 for r in rows), p["above_p95"]
     assert all(r["mostly_fallback"] == (r["fallback_share"] > 0.25) for r in rows)
+    assert all(0 <= r["derived_share"] <= 1 - r["fallback_share"] + 1e-9 for r in rows)
 pw = [p for p in j["population"] if p["policy"] == "password"][0]["profiles"]
 slb = [r for r in pw if r["profile"] == "ifx-slb9670-fw7.85.17.51968"][0]
-assert slb["fallback_share"] == 0 and slb["sampled_share"] > 0.99, slb' "$T/p.json" "$n_prof"
+assert slb["fallback_share"] == 0 and slb["sampled_share"] > 0.99, slb
+# Its extends derived from Hash (no TPMScan chip times PCR_Extend); the published one measured.
+assert slb["derived_share"] > 0.99, slb
+pub = [r for r in pw if r["profile"] == "slb9670-linux-integrity"][0]
+assert pub["derived_share"] == 0 and pub["fallback_share"] == 0, pub' "$T/p.json" "$n_prof"
 "$TPMTRACE" predict --synthetic pcr-extend:12313 --profile all --policy password \
 	--over 20s --host-crypto estimate >"$T/p.txt" 2>/dev/null
 expect_eq "the text's count above 20 s is the JSON's" \

@@ -51,10 +51,11 @@ for g, w in zip(got, (s["p50_ms"], s["p95_ms"], s["max_ms"])):
     assert abs(g - w) <= 0.06 * 1000 if w >= 10000 else abs(g - w) <= 0.01 * max(1, w), (got, s)' \
 	"$T/ifx.json" "$T/ifx.txt"
 
-check "the text says a command was priced from a derived entry" \
-	grep -q "^derived: up to 1 command per policy priced from derived entries" "$T/ifx.txt"
-expect_eq "the JSON counts it" \
-	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["policies"][0]["priced_derived"])' "$T/ifx.json")" 1
+nd=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["policies"][0]["priced_derived"])' "$T/ifx.json")
+check "the JSON counts the commands priced from derived entries (CreatePrimary among them)" \
+	test "$nd" -ge 1
+check "the text says as many" \
+	grep -qE "^derived: up to $nd commands? per policy priced from derived entries" "$T/ifx.txt"
 "$TPMTRACE" predict "$db" --profile $AMD "${P[@]}" --json >"$T/amd.json" 2>/dev/null
 expect_eq "the AMD fTPM: no timeout risk, p95 far below 30 s" \
 	"$(python3 -c 'import json,sys

@@ -12,6 +12,7 @@
 #include "db/db.h"
 #include "model/tpm/decode.h"
 #include "model/profile.h"
+#include "model/profile_derive.h"
 #include "recorder/import/profile_import.h"
 #include "model/tpm/tpm_cc.h"
 #include "testlib.h"
@@ -296,9 +297,56 @@ static void test_shipped(void)
 	CHECK(profile_load_builtin("no-such", &p, err, sizeof err) == -ENOENT, "unknown shipped");
 }
 
+/* The rules (docs/profiles.md, "Derived entries"): a measured entry is never
+ * replaced, a derived one never used as a source, a rule whose sources are
+ * missing adds nothing, and sums add figure by figure. */
+static void test_derive(void)
+{
+	static const char src[] =
+	    "tpmtrace-profile 1\nname: d\n"
+	    "Sign password ecc-p256.ecdsa n=10 mean=70 p50=69 p95=75 stdev=3 min=60 max=80\n"
+	    "HMAC password sha256.256b n=20 mean=14 p50=14 p95=15 stdev=4 min=12 max=17\n"
+	    "GetRandom none 32b n=5 mean=4 min=3 max=6\n"
+	    "FlushContext none - mean=3.2  # measured\n"
+	    "Hash none sha256.256b derived=Sign mean=5\n";
+	struct profile p;
+	char err[512], names[512];
+	CHECK(profile_parse(src, strlen(src), "d", &p, err, sizeof err) == 0, "%s", err);
+	int n = profile_derive(&p, names, sizeof names);
+	CHECK(n > 0, "derived %d", n);
+	const struct prof_entry *e =
+	    profile_lookup_exact(&p, TPM_CC_StartAuthSession, TPM_AUTH_NONE, "salted-ecc");
+	CHECK(e && e->derived_from == TPM_CC_Sign, "salted session from Sign");
+	CHECK(e && e->mean_ms == 84 && e->p50_ms == 83 && e->p95_ms == 90 && e->min_ms == 72 &&
+		  e->max_ms == 97 && e->stdev_ms == 5 && e->n == 10,
+	      "Sign + HMAC, figure by figure (stdev in quadrature, the smaller n)");
+	CHECK(e && e->comment && strstr(e->comment, "derived: Sign ecc-p256.ecdsa + HMAC"),
+	      "the rule in the comment: %s", e && e->comment ? e->comment : "");
+	e = profile_lookup_exact(&p, TPM_CC_ContextLoad, TPM_AUTH_NONE, "-");
+	CHECK(e && e->mean_ms == 28 && e->max_ms == 34 && e->stdev_ms == 8, "2 x HMAC");
+	e = profile_lookup_exact(&p, TPM_CC_FlushContext, TPM_AUTH_NONE, "-");
+	CHECK(e && e->mean_ms == 3.2 && !e->derived_from, "a measured entry kept");
+	e = profile_lookup_exact(&p, TPM_CC_GetCapability, TPM_AUTH_NONE, "-");
+	CHECK(e && e->mean_ms == 4 && isnan(e->p95_ms) && e->derived_from == TPM_CC_GetRandom,
+	      "fixed cost from GetRandom, its unknown figures unknown");
+	CHECK(!profile_lookup_exact(&p, TPM_CC_PCR_Extend, TPM_AUTH_PASSWORD, "-"),
+	      "no extend from a derived Hash");
+	CHECK(!profile_lookup_exact(&p, TPM_CC_StartAuthSession, TPM_AUTH_NONE, "salted"),
+	      "no RSA salt without RSA_Decrypt");
+	CHECK(!profile_lookup_exact(&p, TPM_CC_NV_Write, TPM_AUTH_PASSWORD, "-"), "no NV write");
+	CHECK(strstr(names, "StartAuthSession") && strstr(names, "ContextLoad") &&
+		  !strstr(names, "FlushContext"),
+	      "names: %s", names);
+	char err2[512];
+	CHECK(profile_check(&p, err2, sizeof err2) == 0, "derived entries valid: %s", err2);
+	CHECK(profile_derive(&p, NULL, 0) == 0, "a second pass adds nothing");
+	profile_release(&p);
+}
+
 int main(void)
 {
 	test_parse();
+	test_derive();
 	test_file_and_db();
 	test_ftrace();
 	test_shipped();

@@ -62,9 +62,10 @@ const struct subcommand subcmd_profile = {
     "  show NAME|FILE      provenance and a table of entries with the low/high figures\n"
     "                      predict uses for its uncertainty range.\n"
     "  list [DB]           the shipped profiles and those stored in DB: vendor, distinct\n"
-    "                      commands (cmds) and entries (ents), how many of the 7 commands\n"
-    "                      a Linux boot with HMAC sessions sends it has (boot: the rest are\n"
-    "                      priced by fallback), the share of entries with a spread.\n"
+    "                      commands (cmds), entries (ents) and derived entries (drv: from\n"
+    "                      other commands' figures), how many of the 7 commands a Linux\n"
+    "                      boot with HMAC sessions sends it has (boot: measured+derived/7;\n"
+    "                      the rest priced by fallback), the share of entries with a spread.\n"
     "  learn DB            build a profile from a recorded trace's latencies (per command\n"
     "                      code and authorization kind: n, mean, p50, p95, stdev, min, max)\n"
     "                      and store it in DB (or write --output): the clients' commands\n"
@@ -292,14 +293,17 @@ struct list_ctx {
 static void list_cb(void *ctx, const struct profile *p)
 {
 	struct list_ctx *c = ctx;
-	unsigned total, boot = profile_boot_covered(p, &total);
-	char b[16];
+	unsigned total, derived, boot = profile_boot_covered(p, &derived, &total);
+	char b[24];
 	if (!profile_vendor_is(p, c->vendor))
 		return;
 	c->shown++;
-	snprintf(b, sizeof b, "%u/%u", boot, total);
-	printf("%-30s %-8s %-6.6s %4u %4zu  %-4s %5.0f%%  %.28s\n", p->name, c->where,
-	       p->vendor ? p->vendor : "-", profile_commands(p), p->n, b,
+	if (derived)
+		snprintf(b, sizeof b, "%u+%u/%u", boot - derived, derived, total);
+	else
+		snprintf(b, sizeof b, "%u/%u", boot, total);
+	printf("%-30s %-8s %-6.6s %4u %4zu %4u  %-6s %5.0f%%  %.20s\n", p->name, c->where,
+	       p->vendor ? p->vendor : "-", profile_commands(p), p->n, profile_derived(p), b,
 	       100 * profile_spread_share(p), p->chip ? p->chip : "-");
 }
 
@@ -358,8 +362,8 @@ static int act_list(const struct opts *o)
 	if (o->npos == 1 && (rc = open_optional(o->pos[0], &db)))
 		return rc;
 	struct list_ctx c = {"shipped", o->vendor, 0};
-	printf("%-30s %-8s %-6s %4s %4s  %-4s %6s  %s\n", "name", "where", "vendor", "cmds", "ents",
-	       "boot", "spread", "chip");
+	printf("%-30s %-8s %-6s %4s %4s %4s  %-6s %6s  %s\n", "name", "where", "vendor", "cmds",
+	       "ents", "drv", "boot", "spread", "chip");
 	rc = 0;
 	if (profile_builtin_list(list_cb, &c, err, sizeof err))
 		rc = cli_error("profile", "%s", err);

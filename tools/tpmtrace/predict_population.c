@@ -37,7 +37,7 @@ int predict_parse_time(const char *s, double *ms)
 struct pop_row {
 	const struct profile *prof;
 	struct pred_spread sp;
-	double tpm_ms, fallback;
+	double tpm_ms, fallback, derived;
 };
 
 static int cmp_row(const void *a, const void *b)
@@ -56,6 +56,7 @@ static int rows_of(const struct pred_population *pp, unsigned k, const struct pc
 		rows[i].prof = &pp->prof[i];
 		rows[i].tpm_ms = pp->pr[i]->r[k].tpm_ms;
 		rows[i].fallback = predict_fallback_share(pp->pr[i], k);
+		rows[i].derived = predict_derived_share(pp->pr[i], k);
 		if (predict_spread(pp->pr[i], k, c->boots, c->seed, &rows[i].sp))
 			return -ENOMEM;
 	}
@@ -70,13 +71,15 @@ static void text_policy(const struct pred_population *pp, const struct pcfg *c,
 	unsigned above50 = 0, above95 = 0, mostly = 0;
 	printf("\npolicy %s: TPM time over %u sampled boots (seed %llu), by p50\n", pol->name,
 	       c->boots, (unsigned long long)c->seed);
-	printf("  %-34s %-6s %10s %10s  %s\n", "profile", "vendor", "p50", "p95", "fallback");
+	printf("  %-34s %-6s %10s %10s %8s  %s\n", "profile", "vendor", "p50", "p95", "derived",
+	       "fallback");
 	for (unsigned i = 0; i < pp->n; i++) {
 		const struct pop_row *r = &rows[i];
 		predict_fmt_time(a, sizeof a, r->sp.p50_ms);
 		predict_fmt_time(b, sizeof b, r->sp.p95_ms);
-		printf("  %-34.34s %-6.6s %10s %10s  %3.0f%%%s\n", r->prof->name,
-		       r->prof->vendor ? r->prof->vendor : "-", a, b, 100 * r->fallback,
+		printf("  %-34.34s %-6.6s %10s %10s %7.0f%%  %3.0f%%%s\n", r->prof->name,
+		       r->prof->vendor ? r->prof->vendor : "-", a, b, 100 * r->derived,
+		       100 * r->fallback,
 		       r->fallback > PREDICT_FALLBACK_WARN ? " MOSTLY FALLBACK" : "");
 		above50 += c->over_ms >= 0 && r->sp.p50_ms > c->over_ms;
 		above95 += c->over_ms >= 0 && r->sp.p95_ms > c->over_ms;
@@ -87,6 +90,9 @@ static void text_policy(const struct pred_population *pp, const struct pcfg *c,
 		printf("  above %s: %u of %u profiles at p50 (%.0f%%), %u at p95 (%.0f%%)\n", o,
 		       above50, pp->n, 100.0 * above50 / pp->n, above95, 100.0 * above95 / pp->n);
 	}
+	printf(
+	    "  derived: the share of the TPM time priced from derived entries (figures of other\n"
+	    "  commands by a rule, docs/profiles.md: not measured on that chip)\n");
 	if (mostly)
 		printf("  %u of %u profiles price more than %.0f%% of it at their fallback (the "
 		       "commands\n  they lack): a guess there, not a measurement\n",
@@ -113,6 +119,7 @@ static void json_policy(struct json_w *w, const struct pred_population *pp, cons
 		json_kdouble(w, "p95_ms", r->sp.p95_ms, 6);
 		json_kdouble(w, "max_ms", r->sp.max_ms, 6);
 		json_kdouble(w, "sampled_share", r->sp.sampled, 6);
+		json_kdouble(w, "derived_share", r->derived, 6);
 		json_kdouble(w, "fallback_share", r->fallback, 6);
 		json_kbool(w, "mostly_fallback", r->fallback > PREDICT_FALLBACK_WARN);
 		json_end_object(w);
