@@ -83,4 +83,22 @@ b = json.load(open(sys.argv[2]))["policies"][0]["tpm_sampled"]
 assert (b["seed"], b["boots"]) == (7, 500) and a["p95_ms"] != b["p95_ms"], (a, b)' "$T/s1.json" "$T/s7.json"
 "$TPMTRACE" predict "$db" --profile $IFX --boots 0 >/dev/null 2>&1
 expect_eq "--boots 0: a usage error" "$?" 2
+
+# The demo's workload (tpm2-tools: sessions, contexts, NV, seal, quote) on the
+# SLB9670: its session and context commands derived (docs/profiles.md), so the
+# prediction is not mostly fallback; p50 <= p95 <= max for every policy.
+(cd "$T" && "$TPMTRACE" record --spawn-swtpm --db demo.db --quiet -- \
+	"$TPMTRACE_SRC/tools/demo-workload" 5 >/dev/null 2>"$T/demo.err")
+expect_eq "recorded the demo workload" "$?" 0
+"$TPMTRACE" predict "$T/demo.db" --profile $IFX --host-crypto estimate >"$T/demo.txt" 2>/dev/null
+expect_eq "predict the demo trace on the SLB9670" "$?" 0
+check "no policy mostly fallback" bash -c "! grep -q 'MOSTLY FALLBACK' '$T/demo.txt'"
+check "p50 <= p95 <= max for each of the 6 policies" python3 -c 'import sys
+t = open(sys.argv[1]).read().split("sampled boots (seed 1)")[1].splitlines()[1:7]
+def ms(v, u): return float(v) * {"s": 1000, "ms": 1, "us": 0.001}[u]
+for l in t:
+    f = l.split()
+    a, b, c = ms(f[1], f[2]), ms(f[3], f[4]), ms(f[5], f[6])
+    assert 0 < a <= b <= c, l
+assert len(t) == 6, t' "$T/demo.txt"
 finish
