@@ -108,3 +108,26 @@ void predict_population_free(struct pred_population *pp)
 	free(pp->prof);
 	memset(pp, 0, sizeof *pp);
 }
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct pred_pop_row *x = a, *y = b;
+	if (x->sp.p50_ms != y->sp.p50_ms)
+		return x->sp.p50_ms < y->sp.p50_ms ? -1 : 1;
+	return strcmp(x->prof->name, y->prof->name);
+}
+
+int predict_population_rows(const struct pred_population *pp, unsigned k, unsigned boots,
+			    uint64_t seed, struct pred_pop_row *rows)
+{
+	for (unsigned i = 0; i < pp->n; i++) {
+		rows[i].prof = &pp->prof[i];
+		rows[i].tpm_ms = pp->pr[i]->r[k].tpm_ms;
+		rows[i].fallback = predict_fallback_share(pp->pr[i], k);
+		rows[i].derived = predict_derived_share(pp->pr[i], k);
+		if (predict_spread(pp->pr[i], k, boots, seed, &rows[i].sp))
+			return -ENOMEM;
+	}
+	qsort(rows, pp->n, sizeof *rows, cmp_row);
+	return 0;
+}

@@ -32,4 +32,17 @@ int predict_population_synthetic(struct pred_population *pp, const char *spec, d
 				 char *desc, size_t dlen, char *err, size_t errlen);
 void predict_population_free(struct pred_population *pp);
 
+/* One profile's figures under one policy. */
+struct pred_pop_row {
+	const struct profile *prof;
+	struct pred_spread sp; /* over the sampled boots */
+	double tpm_ms;	       /* the mean prediction */
+	double fallback;       /* share of tpm_ms priced at the profile's fallback */
+	double derived;	       /* share priced from derived entries */
+};
+/* The rows of policy k (pp->n of them), sorted by p50 (then name), each
+ * profile's spread over boots sampled with seed. Returns 0 or -ENOMEM. */
+int predict_population_rows(const struct pred_population *pp, unsigned k, unsigned boots,
+			    uint64_t seed, struct pred_pop_row *rows);
+
 #endif

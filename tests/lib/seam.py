@@ -13,7 +13,7 @@ of them:
 - predict's hwrng_reads is the trace's GetRandom from the kernel's hwrng
   client, and its text says so (an "hwrng:" line) exactly when there are some;
 - predict on a population (--vendor) gives each profile the TPM time predict
-  --profile gives it;
+  --profile gives it, and report --population the figures predict --vendor gives;
 - an unfinished trace is named as such by every command pointed at it.
 
 Usage: seam.py CORPUS_DIR TPMTRACE WORK_DIR [PGURL]
@@ -234,6 +234,24 @@ def main():
                 check(kind, "report", "--json: no TPM time for an untimed trace",
                       j.get("recorded_tpm_ms") in (None, 0) and "0 ns" not in out)
 
+        # report on a population (--population): its rows as predict gives them
+        rc, out, err = run(["report", DB, "--population", "ifx", "--host-crypto", "estimate",
+                            "--json", "-o", "-"] + tr)
+        common(kind, "r-pop", tid, rc, out, err, unfinished, True)
+        rj = json_of(kind, "r-pop", rc, out)
+        if rj is not None and pj is not None:
+            pop = rj.get("population", {})
+            rows = {r["profile"]: r for p in pop.get("policies", []) if p["policy"] == "password"
+                    for r in p["profiles"]}
+            prows = {r["profile"]: r for p in pj.get("population", []) for r in p["profiles"]}
+            check(kind, "r-pop", "every vendor profile, as predict --vendor has them",
+                  pop.get("profiles") == len(prows) and set(rows) == set(prows),
+                  f"{pop.get('profiles')} vs {len(prows)}")
+            same = all(abs(rows[n]["tpm_ms"] - prows[n]["tpm_ms"]) <= 1e-6 * prows[n]["tpm_ms"]
+                       and rows[n]["p50_ms"] == prows[n]["p50_ms"] for n in rows if n in prows)
+            check(kind, "r-pop", "the same figures as predict --vendor (seed 1, 1000 boots)",
+                  same)
+
         # diff against the recording
         rc, out, err = run(["diff", DB, "1", str(tid)])
         common(kind, "diff", tid, rc, out, err, unfinished)
@@ -272,12 +290,13 @@ def main():
     for _, k in ts:
         if k not in kinds:
             kinds.append(k)
-    cmds = ["list", "stats", "show", "pcrs", "predict", "pred-v", "advise", "report", "diff",
-            "export", "sql"]
+    cmds = ["list", "stats", "show", "pcrs", "predict", "pred-v", "advise", "report", "r-pop",
+            "diff", "export", "sql"]
     # 100 columns: the kind as wide as the longest, 7 per command
     kw = max([len(k) for k in kinds] + [4]) + 1
     lines = ["seam matrix (checks passed per kind and command; F: a check failed)",
-             "(pred: predict; pred-v: predict --vendor, a population)",
+             "(pred: predict; pred-v: predict --vendor, a population; r-pop: report"
+             " --population)",
              "%-*s" % (kw, "kind") + "".join("%7s" % {"predict": "pred"}.get(c, c) for c in cmds)]
     for k in kinds:
         row = "%-*s" % (kw, k)

@@ -22,6 +22,7 @@ enum {
 	O_JSON,
 	O_HOST,
 	O_FLEET,
+	O_POPULATION,
 	O_OUTPUT = 'o'
 };
 enum { M_DB = 1, M_FLEET = 2 };
@@ -42,6 +43,13 @@ static const struct cli_opt opts[] = {
      "in DB or a shipped one: 'tpmtrace profile list');\n"
      "may be given up to 4 times",
      "@profile", 0, 0, M_DB},
+    {"population", O_POPULATION, "V", 0,
+     "also predict the trace on the population of shipped\n"
+     "profiles (V: all, or a vendor: IFX, NTC, STM, INTC,\n"
+     "AMD, MSFT), as 'tpmtrace predict --profile all': one\n"
+     "strip per policy, each profile's p50 to p95 (and\n"
+     "\"population\" in --json)",
+     NULL, 0, 0, M_DB},
     {"max-marks", O_MAXMARKS, "N", CLI_NUM,
      "draw one timeline mark per command up to N commands\n"
      "(default 20000); past that, one mark per family and\n"
@@ -98,6 +106,8 @@ const struct subcommand subcmd_report = {
     "    family, and with --profile the prediction per policy ('tpmtrace predict'),\n"
     "    with the factor against the password baseline on each bar and a value\n"
     "    axis naming its measure (TPM time, total time);\n"
+    "  - with --population, the trace on every shipped profile (or a vendor's):\n"
+    "    per policy a strip of each profile's TPM time, p50 to p95 (predicted);\n"
     "  - the table behind each chart.\n"
     "The file is written beside FILE and renamed into place when complete: a failed\n"
     "report leaves an earlier one as it was; a device, FIFO or /dev/stdout is\n"
@@ -107,7 +117,8 @@ const struct subcommand subcmd_report = {
     "tpmtrace report boot.db -o boot.html\n"
     "tpmtrace report boot.db --trace 1 --compare 4 --profile slb9670-linux-integrity "
     "-o boot.html\n"
-    "tpmtrace report boot.db --profile slb9670-linux-integrity --json\n",
+    "tpmtrace report boot.db --profile slb9670-linux-integrity --json\n"
+    "tpmtrace report boot.db --population all -o boot.html\n",
 };
 
 static int parse_ids(const char *s, int64_t *ids, unsigned *n, unsigned max)
@@ -126,7 +137,7 @@ static int parse_ids(const char *s, int64_t *ids, unsigned *n, unsigned max)
 }
 
 struct report_args {
-	const char *dbpath, *out, *trace, *title;
+	const char *dbpath, *out, *trace, *title, *population;
 	const char *profiles[REPORT_MAX_PROFILES];
 	int64_t cmp[32];
 	unsigned ncmp, max_marks, nprof;
@@ -175,6 +186,9 @@ static int parse(int argc, char **argv, struct report_args *a)
 		case O_FLEET:
 			a->fleet = 1;
 			break;
+		case O_POPULATION:
+			a->population = cp.arg;
+			break;
 		}
 	}
 	if (key < 0)
@@ -182,7 +196,8 @@ static int parse(int argc, char **argv, struct report_args *a)
 	if (a->fleet) {
 		if (argc - cp.ind > 1)
 			return cli_usage_error(&subcmd_report, "--fleet: expected at most one URL");
-		if (!a->out || a->json || a->trace || a->nprof || a->ncmp || a->title)
+		if (!a->out || a->json || a->trace || a->nprof || a->ncmp || a->title ||
+		    a->population)
 			return cli_usage_error(&subcmd_report,
 					       "--fleet takes -o FILE and no other option");
 		a->dbpath = argc > cp.ind ? argv[cp.ind] : NULL;
@@ -203,6 +218,7 @@ static int run(int argc, char **argv)
 	struct report_data d = {0};
 	struct report_answer *ans = calloc(1, sizeof *ans);
 	struct report_advise *adv = NULL;
+	struct report_population *pop = NULL;
 	struct pred_host host;
 	char err[1024] = "";
 	int ret = 1, rc;
@@ -251,9 +267,24 @@ static int run(int argc, char **argv)
 	}
 	/* Host crypto as 'tpmtrace predict' prices it: measured here with the
 	 * replayer's session code, the constant estimate if that fails. */
-	int measured = a.nprof && !a.estimate_host && !rp_host_crypto_measure(&host);
+	int measured =
+	    (a.nprof || a.population) && !a.estimate_host && !rp_host_crypto_measure(&host);
+	if (!measured)
+		predict_host_estimate(&host);
+	if (a.population &&
+	    (!(pop = calloc(1, sizeof *pop)) ||
+	     (rc = report_population_compute(pop, db, id, a.population, &host, err, sizeof err)))) {
+		if (!pop)
+			cli_error("report", "out of memory");
+		else if (rc == -ENOENT)
+			cli_error("report", "--population %s: %s", a.population, err);
+		else
+			cli_error("report", "%s: %s", a.dbpath, err);
+		goto out;
+	}
 	struct report_html_opts ho = {
-	    a.title, a.dbpath, a.cmp, a.ncmp, a.profiles, a.nprof, measured ? &host : NULL, adv};
+	    a.title, a.dbpath, a.cmp, a.ncmp, a.profiles, a.nprof, measured ? &host : NULL,
+	    adv,     pop};
 	if (cli_out_open("report", &o, a.out, inputs))
 		goto out;
 	setvbuf(o.f, fbuf, _IOFBF, sizeof fbuf);
@@ -262,7 +293,7 @@ static int run(int argc, char **argv)
 		if (!rc)
 			rc = report_answer_compute(ans, &d, a.cmp, a.ncmp, a.profiles, a.nprof,
 						   ho.host, err, sizeof err);
-		if (!rc && report_json_write(o.f, ans, adv)) {
+		if (!rc && report_json_write(o.f, ans, adv, pop)) {
 			rc = -EINVAL;
 			snprintf(err, sizeof err, "the JSON output went wrong");
 		}
@@ -280,6 +311,9 @@ out:
 	report_answer_free(ans);
 	free(ans);
 	free(adv);
+	if (pop)
+		report_population_free(pop);
+	free(pop);
 	report_data_free(&d);
 	db_close(db);
 	return ret;

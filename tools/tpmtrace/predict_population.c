@@ -33,39 +33,8 @@ int predict_parse_time(const char *s, double *ms)
 	return 0;
 }
 
-/* One profile's figures under one policy. */
-struct pop_row {
-	const struct profile *prof;
-	struct pred_spread sp;
-	double tpm_ms, fallback, derived;
-};
-
-static int cmp_row(const void *a, const void *b)
-{
-	const struct pop_row *x = a, *y = b;
-	if (x->sp.p50_ms != y->sp.p50_ms)
-		return x->sp.p50_ms < y->sp.p50_ms ? -1 : 1;
-	return strcmp(x->prof->name, y->prof->name);
-}
-
-/* The rows of policy k, sorted by p50; 0 or -ENOMEM. */
-static int rows_of(const struct pred_population *pp, unsigned k, const struct pcfg *c,
-		   struct pop_row *rows)
-{
-	for (unsigned i = 0; i < pp->n; i++) {
-		rows[i].prof = &pp->prof[i];
-		rows[i].tpm_ms = pp->pr[i]->r[k].tpm_ms;
-		rows[i].fallback = predict_fallback_share(pp->pr[i], k);
-		rows[i].derived = predict_derived_share(pp->pr[i], k);
-		if (predict_spread(pp->pr[i], k, c->boots, c->seed, &rows[i].sp))
-			return -ENOMEM;
-	}
-	qsort(rows, pp->n, sizeof *rows, cmp_row);
-	return 0;
-}
-
 static void text_policy(const struct pred_population *pp, const struct pcfg *c,
-			const struct policy *pol, const struct pop_row *rows)
+			const struct policy *pol, const struct pred_pop_row *rows)
 {
 	char a[32], b[32], o[32];
 	unsigned above50 = 0, above95 = 0, mostly = 0;
@@ -74,7 +43,7 @@ static void text_policy(const struct pred_population *pp, const struct pcfg *c,
 	printf("  %-34s %-6s %10s %10s %8s  %s\n", "profile", "vendor", "p50", "p95", "derived",
 	       "fallback");
 	for (unsigned i = 0; i < pp->n; i++) {
-		const struct pop_row *r = &rows[i];
+		const struct pred_pop_row *r = &rows[i];
 		predict_fmt_time(a, sizeof a, r->sp.p50_ms);
 		predict_fmt_time(b, sizeof b, r->sp.p95_ms);
 		printf("  %-34.34s %-6.6s %10s %10s %7.0f%%  %3.0f%%%s\n", r->prof->name,
@@ -99,16 +68,16 @@ static void text_policy(const struct pred_population *pp, const struct pcfg *c,
 		       mostly, pp->n, 100 * PREDICT_FALLBACK_WARN);
 }
 
-static void json_policy(struct json_w *w, const struct pred_population *pp, const struct pcfg *c,
-			const struct policy *pol, const struct pop_row *rows)
+void predict_population_json(struct json_w *w, const struct pred_population *pp, const char *policy,
+			     const struct pred_pop_row *rows, double over_ms)
 {
 	unsigned above50 = 0, above95 = 0;
 	json_begin_object(w);
-	json_kstr(w, "policy", pol->name);
+	json_kstr(w, "policy", policy);
 	json_key(w, "profiles");
 	json_begin_array(w);
 	for (unsigned i = 0; i < pp->n; i++) {
-		const struct pop_row *r = &rows[i];
+		const struct pred_pop_row *r = &rows[i];
 		json_begin_object(w);
 		json_kstr(w, "profile", r->prof->name);
 		json_kstr(w, "vendor", r->prof->vendor);
@@ -123,11 +92,11 @@ static void json_policy(struct json_w *w, const struct pred_population *pp, cons
 		json_kdouble(w, "fallback_share", r->fallback, 6);
 		json_kbool(w, "mostly_fallback", r->fallback > PREDICT_FALLBACK_WARN);
 		json_end_object(w);
-		above50 += c->over_ms >= 0 && r->sp.p50_ms > c->over_ms;
-		above95 += c->over_ms >= 0 && r->sp.p95_ms > c->over_ms;
+		above50 += over_ms >= 0 && r->sp.p50_ms > over_ms;
+		above95 += over_ms >= 0 && r->sp.p95_ms > over_ms;
 	}
 	json_end_array(w);
-	if (c->over_ms >= 0) {
+	if (over_ms >= 0) {
 		json_kuint(w, "above_p50", above50);
 		json_kuint(w, "above_p95", above95);
 	} else {
@@ -146,7 +115,7 @@ int predict_population_run(const struct pcfg *c)
 	struct pred_population pp;
 	struct pred_host host;
 	sqlite3 *db = NULL;
-	struct pop_row *rows = NULL;
+	struct pred_pop_row *rows = NULL;
 	memset(&pp, 0, sizeof pp);
 	if (predict_policies(c->pol_args, c->npol_args, pols, show, &npol, &base, err, sizeof err))
 		return cli_usage_error(&subcmd_predict, "%s", err);
@@ -217,12 +186,12 @@ int predict_population_run(const struct pcfg *c)
 	for (unsigned k = 0; k < npol; k++) {
 		if (!show[k])
 			continue;
-		if (rows_of(&pp, k, c, rows)) {
+		if (predict_population_rows(&pp, k, c->boots, c->seed, rows)) {
 			cli_error("predict", "out of memory");
 			goto out;
 		}
 		if (c->json)
-			json_policy(&w, &pp, c, &pols[k], rows);
+			predict_population_json(&w, &pp, pols[k].name, rows, c->over_ms);
 		else
 			text_policy(&pp, c, &pols[k], rows);
 	}

@@ -921,6 +921,8 @@ int report_html_write(FILE *f, struct report_data *d, const struct report_html_o
 			report_advise_html(f, o->advise);
 		fwrite(body, 1, blen, f);
 		policy_section(&r, a);
+		if (o->population)
+			report_population_html(f, o->population);
 		page_foot(&r);
 	}
 	free(body);

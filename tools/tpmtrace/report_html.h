@@ -8,6 +8,7 @@
 #include "model/report_data.h"
 #include "model/report_headline.h"
 #include "report_advise.h"
+#include "report_population.h"
 
 struct report_html_opts {
 	const char *title;  /* NULL: the trace's name */
@@ -18,6 +19,7 @@ struct report_html_opts {
 	unsigned nprofiles;
 	const struct pred_host *host;	    /* host crypto for predictions; NULL: estimate */
 	const struct report_advise *advise; /* "What to change" after the answer; NULL: none */
+	const struct report_population *population; /* the chip population; NULL: none */
 };
 
 /* Streams d's commands (report_data_stream), computes the answer into a
@@ -42,6 +44,7 @@ int report_html_write(FILE *f, struct report_data *d, const struct report_html_o
 		      struct report_answer *a, char *err, size_t errlen);
 /* The answer as one JSON object (`report --json`), through db/json.h.
  * Returns 0, or -1 when the writer saw a bug (db/json.h: misuse). */
-int report_json_write(FILE *f, const struct report_answer *a, const struct report_advise *adv);
+int report_json_write(FILE *f, const struct report_answer *a, const struct report_advise *adv,
+		      const struct report_population *pop);
 
 #endif

@@ -71,7 +71,8 @@ static void json_rows(struct json_w *w, const struct report_headline *h, const c
 	json_end_array(w);
 }
 
-int report_json_write(FILE *f, const struct report_answer *a, const struct report_advise *adv)
+int report_json_write(FILE *f, const struct report_answer *a, const struct report_advise *adv,
+		      const struct report_population *pop)
 {
 	const struct report_headline *h = &a->h;
 	struct json_w w;
@@ -104,6 +105,8 @@ int report_json_write(FILE *f, const struct report_answer *a, const struct repor
 	json_end_array(&w);
 	if (adv)
 		report_advise_json(&w, adv);
+	if (pop)
+		report_population_json(&w, pop);
 	json_end_object(&w);
 	json_newline(&w);
 	return json_done(&w);
