@@ -12,10 +12,14 @@
 #include "model/tpm/constants.h"
 #include "model/tpm/wire.h"
 
+/* The properties read, by TPM_PT_MANUFACTURER + i: manufacturer, vendor
+ * strings 1-4, (6: TPM_PT_VENDOR_TPM_TYPE, unused), firmware 1 and 2. */
+#define PT_FIRST TPM_PT_MANUFACTURER
+#define PT_N	 (TPM_PT_FIRMWARE_VERSION_2 - TPM_PT_MANUFACTURER + 1)
+
 /* The tagged properties of one GetCapability response (TPM 2.0 Part 3
  * 30.2: moreData, TPMS_CAPABILITY_DATA; TPML_TAGGED_TPM_PROPERTY). */
-static void read_answer(const uint8_t *p, size_t n, uint32_t *manu, uint32_t *v1, uint32_t *v2,
-			int *have)
+static void read_answer(const uint8_t *p, size_t n, uint32_t *v, unsigned *have)
 {
 	struct wire_rd r;
 	wire_rd_init(&r, p, n);
@@ -30,23 +34,39 @@ static void read_answer(const uint8_t *p, size_t n, uint32_t *manu, uint32_t *v1
 		return;
 	uint32_t count = wire_u32(&r);
 	for (uint32_t i = 0; i < count && !r.err; i++) {
-		uint32_t pt = wire_u32(&r), v = wire_u32(&r);
-		if (r.err)
-			break;
-		if (pt == TPM_PT_MANUFACTURER)
-			*manu = v, *have |= 1;
-		else if (pt == TPM_PT_FIRMWARE_VERSION_1)
-			*v1 = v, *have |= 2;
-		else if (pt == TPM_PT_FIRMWARE_VERSION_2)
-			*v2 = v, *have |= 4;
+		uint32_t pt = wire_u32(&r), val = wire_u32(&r);
+		if (!r.err && pt >= PT_FIRST && pt < PT_FIRST + PT_N) {
+			v[pt - PT_FIRST] = val;
+			*have |= 1u << (pt - PT_FIRST);
+		}
 	}
+}
+
+/* A property's four characters (big-endian) appended to s: NULs dropped, an
+ * unprintable byte as a blank. */
+static void chars_add(char *s, size_t len, uint32_t v)
+{
+	size_t l = strlen(s);
+	for (int i = 0; i < 4 && l + 1 < len; i++) {
+		char ch = (char)(v >> (24 - 8 * i));
+		if (ch)
+			s[l++] = isprint((unsigned char)ch) ? ch : ' ';
+	}
+	s[l] = 0;
+}
+
+static void trim_end(char *s)
+{
+	for (size_t l = strlen(s); l && s[l - 1] == ' ';)
+		s[--l] = 0;
 }
 
 int trace_chip_load(sqlite3 *db, int64_t trace_id, struct trace_chip *c, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
-	uint32_t manu = 0, v1 = 0, v2 = 0;
-	int have = 0, rc;
+	uint32_t v[PT_N] = {0};
+	unsigned have = 0;
+	int rc;
 	memset(c, 0, sizeof *c);
 	if (sqlite3_prepare_v2(db,
 			       "SELECT rsp FROM command WHERE trace_id=? AND"
@@ -58,8 +78,8 @@ int trace_chip_load(sqlite3 *db, int64_t trace_id, struct trace_chip *c, char *e
 	sqlite3_bind_int64(st, 1, trace_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		c->answers++;
-		read_answer(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0), &manu,
-			    &v1, &v2, &have);
+		read_answer(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0), v,
+			    &have);
 	}
 	if (rc != SQLITE_DONE) {
 		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
@@ -68,17 +88,18 @@ int trace_chip_load(sqlite3 *db, int64_t trace_id, struct trace_chip *c, char *e
 	}
 	sqlite3_finalize(st);
 	if (have & 1) {
-		/* four characters, big-endian, blanks and NULs at the end trimmed */
-		for (int i = 0; i < 4; i++) {
-			char ch = (char)(manu >> (24 - 8 * i));
-			c->manufacturer[i] = isprint((unsigned char)ch) ? ch : ' ';
-		}
-		for (int l = 4; l && c->manufacturer[l - 1] == ' ';)
-			c->manufacturer[--l] = 0;
+		chars_add(c->manufacturer, sizeof c->manufacturer, v[0]);
+		trim_end(c->manufacturer);
 	}
-	if ((have & 6) == 6)
-		snprintf(c->firmware, sizeof c->firmware, "%u.%u.%u.%u", v1 >> 16, v1 & 0xffff,
-			 v2 >> 16, v2 & 0xffff);
+	for (unsigned i = 1; i <= 4; i++)
+		if (have & (1u << i))
+			chars_add(c->vendor, sizeof c->vendor, v[i]);
+	trim_end(c->vendor);
+	unsigned f1 = TPM_PT_FIRMWARE_VERSION_1 - PT_FIRST,
+		 f2 = TPM_PT_FIRMWARE_VERSION_2 - PT_FIRST;
+	if ((have & (1u << f1)) && (have & (1u << f2)))
+		snprintf(c->firmware, sizeof c->firmware, "%u.%u.%u.%u", v[f1] >> 16,
+			 v[f1] & 0xffff, v[f2] >> 16, v[f2] & 0xffff);
 	return 0;
 }
 

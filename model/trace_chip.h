@@ -1,7 +1,8 @@
 /* The TPM a trace was recorded on, as its own GetCapability answers name it
- * (TPM_PT_MANUFACTURER, TPM_PT_FIRMWARE_VERSION_1 and _2), and the shipped
- * profile of that chip: what predict uses when no --profile is given
- * (docs/profiles.md, "The trace's own chip"). */
+ * (TPM_PT_MANUFACTURER, _VENDOR_STRING_1..4, _FIRMWARE_VERSION_1 and _2), and
+ * the shipped profile of that chip: what predict uses when no --profile is
+ * given (docs/profiles.md, "The trace's own chip") and what push stores as the
+ * trace's TPM (docs/fleet.md). */
 #ifndef TPMTRACE_TRACE_CHIP_H
 #define TPMTRACE_TRACE_CHIP_H
 
@@ -12,6 +13,7 @@
 
 struct trace_chip {
 	char manufacturer[8]; /* "IFX", "STM" (blanks trimmed); "" when not answered */
+	char vendor[20];      /* TPM_PT_VENDOR_STRING_1..4 joined ("SLB9670"), NULs dropped */
 	char firmware[48];    /* "7.85.17.51968" as TPMScan writes it; "" when not answered */
 	uint64_t answers;     /* GetCapability responses read */
 };

@@ -11,7 +11,7 @@
 #include <libpq-fe.h>
 #include <sqlite3.h>
 
-#define PG_SCHEMA_VERSION 1
+#define PG_SCHEMA_VERSION 2
 
 /* Where a connection string leads, for messages: "host H, port P, database
  * D, user U" as libpq parses url (NULL or "": the PG* environment), a part
@@ -33,16 +33,6 @@ int pg_connect(const char *url, PGconn **out, char *err, size_t errlen);
  * with tables of another application, or with another schema version, is
  * refused with -EPROTO. */
 int pg_schema_ensure(PGconn *c, int create, char *err, size_t errlen);
-
-/* The TPM's identity from a trace's own TPM2_GetCapability(TPM_PROPERTIES)
- * answers (TPM 2.0 Part 2, 6.13 TPM_PT): manufacturer, vendor strings 1-4
- * and firmware version 1.2; "" where no answer gave it. */
-struct pg_tpm_id {
-	char manufacturer[8];
-	char vendor[20];
-	char firmware[20];
-};
-int pg_tpm_id_read(sqlite3 *db, int64_t trace_id, struct pg_tpm_id *id);
 
 struct pg_push_result {
 	unsigned pushed;    /* traces sent now */
@@ -70,6 +60,7 @@ int pg_push(sqlite3 *db, PGconn *c, int64_t trace_id, struct pg_push_result *r,
 #define PG_FLEET_TOP 3
 struct pg_fleet_group {
 	char *model, *firmware, *kernel, *policy;
+	char *profile; /* the shipped profile(s) of its traces' chip, ", "-joined; "" none */
 	long long hosts, boots, traces;
 	double p50_ns, p95_ns, max_ns; /* boot TPM time over the group's traces */
 	struct {

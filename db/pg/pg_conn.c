@@ -281,6 +281,28 @@ static int inspect(PGconn *c, long *ver, char *err, size_t errlen)
 	return bad ? -EPROTO : 1;
 }
 
+/* Version 1 to 2: trace_host.tpm_profile; the firmware as TPMScan and the
+ * profiles write it (four 16-bit numbers, "7.85.17.51968") instead of hex
+ * "00070055.0011cb00"; the views made again (fleet_trace gains tpm_profile).
+ * A trace pushed before has no profile (NULL). */
+static const char migrate_1_2[] =
+    "ALTER TABLE trace_host ADD COLUMN IF NOT EXISTS tpm_profile text;"
+    " UPDATE trace_host SET tpm_firmware = concat_ws('.',"
+    " ('x' || substr(tpm_firmware, 1, 4))::bit(16)::int,"
+    " ('x' || substr(tpm_firmware, 5, 4))::bit(16)::int,"
+    " ('x' || substr(tpm_firmware, 10, 4))::bit(16)::int,"
+    " ('x' || substr(tpm_firmware, 14, 4))::bit(16)::int)"
+    " WHERE tpm_firmware ~ '^[0-9a-f]{8}\\.[0-9a-f]{8}$';"
+    " UPDATE tpmtrace_meta SET value = '2' WHERE key = 'schema_version';";
+
+/* The views of the schema (its text from the "-- Views:" line on, each a
+ * CREATE OR REPLACE VIEW), for a migration. */
+static const char *schema_views(void)
+{
+	const char *v = strstr(pg_schema_sql, "\n-- Views:");
+	return v ? v + 1 : NULL;
+}
+
 int pg_schema_ensure(PGconn *c, int create, char *err, size_t errlen)
 {
 	long ver = 0;
@@ -305,6 +327,12 @@ int pg_schema_ensure(PGconn *c, int create, char *err, size_t errlen)
 			rc = fill_cc(c, err, errlen);
 		if (!rc)
 			rc = run(c, sql, "creating the schema", err, errlen);
+	} else if (rc == 1 && ver == 1 && PG_SCHEMA_VERSION == 2) {
+		rc = run(c, migrate_1_2, "migrating the schema from version 1", err, errlen);
+		if (!rc)
+			rc = schema_views() ? run(c, schema_views(), "migrating the schema's views",
+						  err, errlen)
+					    : -EIO;
 	} else if (rc == 1 && ver != PG_SCHEMA_VERSION) {
 		snprintf(
 		    err, errlen,

@@ -20,7 +20,8 @@
 
 static const char q_groups[] =
     "SELECT " KEY ", count(DISTINCT host_key), " BOOTS ","
-    " count(*), percentile(tpm_ns, 50), percentile(tpm_ns, 95), max(tpm_ns)"
+    " count(*), percentile(tpm_ns, 50), percentile(tpm_ns, 95), max(tpm_ns),"
+    " string_agg(DISTINCT tpm_profile, ', ')"
     " FROM " FLEET " GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4";
 
 /* The commands that dominate a group: the largest shares of its TPM time
@@ -99,6 +100,7 @@ static int fill_groups(struct pg_fleet *f, PGresult *r)
 		g->p50_ns = num(r, i, 7);
 		g->p95_ns = num(r, i, 8);
 		g->max_ns = num(r, i, 9);
+		g->profile = dup_val(r, i, 10, &oom);
 	}
 	return oom ? -ENOMEM : 0;
 }
@@ -159,6 +161,7 @@ void pg_fleet_free(struct pg_fleet *f)
 		struct pg_fleet_group *g = &f->g[i];
 		free(g->model);
 		free(g->firmware);
+		free(g->profile);
 		free(g->kernel);
 		free(g->policy);
 		for (int k = 0; k < PG_FLEET_TOP; k++) {

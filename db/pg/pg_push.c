@@ -10,91 +10,7 @@
 #include "db/trace_kind.h"
 #include "db/utf8.h"
 #include "model/tpm/decode.h"
-#include "model/tpm/wire.h"
-
-#define CC_GET_CAPABILITY  0x17Au
-#define CAP_TPM_PROPERTIES 6u
-#define PT_MANUFACTURER	   0x105u /* TPM 2.0 Part 2, 6.13: PT_FIXED + 5 */
-#define PT_VENDOR_STRING_1 0x106u
-#define PT_FIRMWARE_1	   0x10Bu
-#define PT_FIRMWARE_2	   0x10Cu
-
-/* Four characters of a property value, NULs and spaces at the end cut. */
-static void prop_chars(uint32_t v, char *out, size_t at)
-{
-	for (int i = 0; i < 4; i++) {
-		char ch = (char)(v >> (24 - 8 * i));
-		out[at + (size_t)i] = ch >= 0x20 && ch < 0x7f ? ch : 0;
-	}
-}
-
-static void trim(char *s, size_t len)
-{
-	/* Drop the NULs inside (a vendor string shorter than 4), then
-	 * trailing spaces. */
-	size_t o = 0;
-	for (size_t i = 0; i < len; i++)
-		if (s[i])
-			s[o++] = s[i];
-	s[o] = 0;
-	while (o && s[o - 1] == ' ')
-		s[--o] = 0;
-}
-
-/* One TPM2_GetCapability response: TPMS_CAPABILITY_DATA of TPM_PROPERTIES
- * (Part 3, 30.2). *have: bit per property found. */
-static void tpm_props(const uint8_t *rsp, size_t len, uint32_t *vals, unsigned *have)
-{
-	struct wire_rd r;
-	wire_rd_init(&r, rsp, len);
-	uint16_t tag = wire_u16(&r);
-	wire_u32(&r);
-	if (wire_u32(&r) != 0)
-		return;
-	if (tag == 0x8002)
-		wire_u32(&r); /* parameterSize */
-	wire_u8(&r);	      /* moreData */
-	if (wire_u32(&r) != CAP_TPM_PROPERTIES)
-		return;
-	uint32_t n = wire_u32(&r);
-	for (uint32_t i = 0; i < n && !r.err; i++) {
-		uint32_t p = wire_u32(&r), v = wire_u32(&r);
-		if (!r.err && p >= PT_MANUFACTURER && p <= PT_FIRMWARE_2) {
-			vals[p - PT_MANUFACTURER] = v;
-			*have |= 1u << (p - PT_MANUFACTURER);
-		}
-	}
-}
-
-int pg_tpm_id_read(sqlite3 *db, int64_t trace_id, struct pg_tpm_id *id)
-{
-	sqlite3_stmt *st;
-	uint32_t v[8] = {0};
-	unsigned have = 0;
-	memset(id, 0, sizeof *id);
-	if (sqlite3_prepare_v2(db,
-			       "SELECT rsp FROM command WHERE trace_id=? AND cc=? AND rc=0"
-			       " AND rsp IS NOT NULL ORDER BY seq",
-			       -1, &st, NULL) != SQLITE_OK)
-		return -EIO;
-	sqlite3_bind_int64(st, 1, trace_id);
-	sqlite3_bind_int64(st, 2, CC_GET_CAPABILITY);
-	while (sqlite3_step(st) == SQLITE_ROW)
-		tpm_props(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0), v,
-			  &have);
-	sqlite3_finalize(st);
-	if (have & 1) {
-		prop_chars(v[0], id->manufacturer, 0);
-		trim(id->manufacturer, 4);
-	}
-	for (unsigned i = 0; i < 4; i++)
-		if (have & (1u << (1 + i)))
-			prop_chars(v[1 + i], id->vendor, 4 * i);
-	trim(id->vendor, 16);
-	if (have & (1u << (PT_FIRMWARE_1 - PT_MANUFACTURER)))
-		snprintf(id->firmware, sizeof id->firmware, "%08x.%08x", v[6], v[7]);
-	return 0;
-}
+#include "model/trace_chip.h"
 
 /* Response-code texts of every code in the file, for tpm_rc_text() on the
  * server: one statement, ascending (concurrent pushers lock in one order). */
@@ -166,7 +82,7 @@ static const char q_insert[] =
     " $12::uuid, (SELECT id FROM trace WHERE uuid = $12::uuid), $13, $14, $15, $16, $17, $18,"
     " $19) ON CONFLICT (uuid) DO NOTHING RETURNING id)"
     " INSERT INTO trace_host SELECT id, $20, $21, $22, $23, $24, nullif($25, ''),"
-    " nullif($26, ''), nullif($27, '') FROM t RETURNING trace_id";
+    " nullif($26, ''), nullif($27, ''), nullif($28, '') FROM t RETURNING trace_id";
 
 struct copy_spec {
 	const char *into, *select;
@@ -206,7 +122,7 @@ static PGresult *begin_insert(PGconn *c, const char *const *pv, char *err, size_
 	PGresult *r, *ins = NULL;
 	if (PQenterPipelineMode(c) != 1 ||
 	    (tx && PQsendQueryParams(c, "BEGIN", 0, NULL, NULL, NULL, NULL, 0) != 1) ||
-	    PQsendQueryPrepared(c, "tpmtrace_insert", 27, pv, NULL, NULL, 0) != 1 ||
+	    PQsendQueryPrepared(c, "tpmtrace_insert", 28, pv, NULL, NULL, 0) != 1 ||
 	    PQpipelineSync(c) != 1) {
 		pg_res_err(c, NULL, "inserting the trace", err, errlen);
 		PQexitPipelineMode(c);
@@ -269,9 +185,9 @@ static int trace_params(sqlite3_stmt *tr, const char **pv, char **conv)
 static int push_one(sqlite3 *db, PGconn *c, sqlite3_stmt *tr, sqlite3_stmt *const sel[3],
 		    struct pg_push_result *res, char *err, size_t errlen)
 {
-	const char *pv[27];
-	char lid[24];
-	struct pg_tpm_id tid;
+	const char *pv[28];
+	char lid[24], why[256], prof[128] = "";
+	struct trace_chip chip;
 	int64_t local = sqlite3_column_int64(tr, 0);
 	uint64_t rows[3] = {0};
 
@@ -279,10 +195,15 @@ static int push_one(sqlite3 *db, PGconn *c, sqlite3_stmt *tr, sqlite3_stmt *cons
 	snprintf(lid, sizeof lid, "%lld", (long long)local);
 	pv[1] = lid;
 	int oom = trace_params(tr, pv, conv);
-	pg_tpm_id_read(db, local, &tid);
-	pv[24] = tid.manufacturer;
-	pv[25] = tid.vendor;
-	pv[26] = tid.firmware;
+	/* The TPM as predict names it (model/trace_chip.h): its own answers. */
+	if (trace_chip_load(db, local, &chip, why, sizeof why))
+		memset(&chip, 0, sizeof chip);
+	else if (trace_chip_profile(&chip, prof, sizeof prof))
+		prof[0] = 0;
+	pv[24] = chip.manufacturer;
+	pv[25] = chip.vendor;
+	pv[26] = chip.firmware;
+	pv[27] = prof;
 	PGresult *r = oom ? NULL : begin_insert(c, pv, err, errlen);
 	for (int i = 0; i < 24; i++)
 		free(conv[i]);
@@ -333,7 +254,7 @@ int pg_push(sqlite3 *db, PGconn *c, int64_t trace_id, struct pg_push_result *res
 	if (exec_ok(c, "SET synchronous_commit = off", "SET", err, errlen))
 		return -EIO;
 	/* Parsed and planned once for all the traces of the push. */
-	PGresult *pr = PQprepare(c, "tpmtrace_insert", q_insert, 27, NULL);
+	PGresult *pr = PQprepare(c, "tpmtrace_insert", q_insert, 28, NULL);
 	if (!pr || PQresultStatus(pr) != PGRES_COMMAND_OK) {
 		pg_res_err(c, pr, "preparing the trace insert", err, errlen);
 		PQclear(pr);

@@ -1,4 +1,5 @@
--- tpmtrace fleet schema on PostgreSQL, version 1 (docs/fleet.md describes it).
+-- tpmtrace fleet schema on PostgreSQL, version 2 (docs/fleet.md describes it;
+-- db/pg/pg_conn.c migrates a version 1 server).
 -- The tables of a tpmtrace SQLite file (db/schema.sql) in PostgreSQL types,
 -- one set for every machine that pushes: a trace is known by its uuid, and
 -- its rows refer to the server's own trace.id. Created by the first
@@ -45,7 +46,11 @@ CREATE TABLE trace_host (
 	boot_id text,
 	tpm_manufacturer text,             -- TPM_PT_MANUFACTURER as its four characters
 	tpm_vendor text,                   -- TPM_PT_VENDOR_STRING_1..4 joined
-	tpm_firmware text                  -- TPM_PT_FIRMWARE_VERSION_1.2 as hex "XXXXXXXX.XXXXXXXX"
+	tpm_firmware text,                 -- TPM_PT_FIRMWARE_VERSION_1 and _2 as four 16-bit
+	                                   -- numbers, as TPMScan and the profiles write it:
+	                                   -- "7.85.17.51968" (version 1: hex "00070055.0011cb00")
+	tpm_profile text                   -- the shipped profile of that chip and firmware,
+	                                   -- as predict chooses it (model/trace_chip.h); NULL: none
 );
 
 -- client, command and event name their trace without a FOREIGN KEY: push
@@ -166,7 +171,8 @@ CREATE AGGREGATE percentile(double precision, numeric) (
 	SFUNC = tpm_pct_step, STYPE = double precision[], FINALFUNC = tpm_pct_final
 );
 
-CREATE VIEW command_named AS
+-- Views: every migration runs the text from here to the end again.
+CREATE OR REPLACE VIEW command_named AS
 SELECT c.trace_id, c.seq, c.t_submit_ns, c.cc,
        coalesce(n.name, tpm_cc_hex(c.cc)) AS name,
        c.latency_ns / 1e6 AS latency_ms, c.rc, c.pcr, c.auth_kind, c.n_sessions,
@@ -174,7 +180,7 @@ SELECT c.trace_id, c.seq, c.t_submit_ns, c.cc,
 FROM command c LEFT JOIN tpm_cc n ON n.cc = c.cc;
 
 -- As in SQLite: per trace and command code, the clients' commands only.
-CREATE VIEW command_stats AS
+CREATE OR REPLACE VIEW command_stats AS
 WITH r AS (
 	SELECT trace_id, cc, seq, latency_ns,
 	       row_number() OVER (PARTITION BY trace_id, cc ORDER BY latency_ns, seq) AS rn,
@@ -195,7 +201,7 @@ SELECT r.trace_id, r.cc, coalesce(t.name, tpm_cc_hex(r.cc)) AS name,
 FROM r LEFT JOIN tpm_cc t ON t.cc = r.cc
 GROUP BY r.trace_id, r.cc, t.name;
 
-CREATE VIEW trace_summary AS
+CREATE OR REPLACE VIEW trace_summary AS
 SELECT t.id AS trace_id, t.name, t.kind, t.status, t.commands, t.events, t.dropped,
        (SELECT count(*) FROM command c WHERE c.trace_id = t.id) AS stored,
        (SELECT sum(latency_ns) FROM command c WHERE c.trace_id = t.id) AS tpm_ns,
@@ -207,8 +213,9 @@ FROM trace t;
 -- time as `tpmtrace stats` gives it: the latency total of the clients'
 -- commands (flag 32, tpmtrace's own, left out). The TPM model is the
 -- latency profile a trace emulated, else the TPM's manufacturer and vendor
--- strings; the policy a replay's, else "recorded".
-CREATE VIEW fleet_trace AS
+-- strings; the policy a replay's, else "recorded"; tpm_profile the shipped
+-- profile of the trace's own chip, NULL when none matches.
+CREATE OR REPLACE VIEW fleet_trace AS
 SELECT t.id AS trace_id, t.uuid, t.kind, t.status, t.parent_uuid, t.pushed_at,
        coalesce(h.machine_id_sha256, h.hostname, t.host) AS host_key,
        coalesce(h.hostname, t.host) AS hostname,
@@ -220,5 +227,6 @@ SELECT t.id AS trace_id, t.uuid, t.kind, t.status, t.parent_uuid, t.pushed_at,
        coalesce(t.policy, 'recorded') AS policy,
        (SELECT count(*) FROM command c WHERE c.trace_id = t.id AND c.flags & 32 = 0) AS commands,
        (SELECT coalesce(sum(c.latency_ns), 0) FROM command c
-	WHERE c.trace_id = t.id AND c.flags & 32 = 0) AS tpm_ns
+	WHERE c.trace_id = t.id AND c.flags & 32 = 0) AS tpm_ns,
+       h.tpm_profile
 FROM trace t LEFT JOIN trace_host h ON h.trace_id = t.id;

@@ -135,22 +135,68 @@ rc=$?
 expect_eq "fleet on a database that does not exist: exit 1" "$rc" 1
 check "fleet on a database that does not exist: the server says so" \
 	grep -q 'database "no_such_db" does not exist' "$T/fleet-nodb.out"
-psql_q -c "CREATE DATABASE foreign_app" -c "CREATE DATABASE old_fleet" -c "CREATE DATABASE new_fleet" >/dev/null
+psql_q -c "CREATE DATABASE foreign_app" -c "CREATE DATABASE old_fleet" -c "CREATE DATABASE new_fleet" \
+	-c "CREATE DATABASE v1_fleet" >/dev/null
 psql "postgresql:///foreign_app?host=$PGSOCK&user=tpmtrace" -X -q -c "CREATE TABLE trace (x int)"
 bad_input foreign-schema "another application's schema" -- \
 	"$T/c.db" "postgresql:///foreign_app?host=$PGSOCK&user=tpmtrace"
-for v in old:0 new:2; do
+for v in old:0 new:3; do
 	u="postgresql:///${v%%:*}_fleet?host=$PGSOCK&user=tpmtrace"
 	"$TPMTRACE" push "$T/z.db" "$u" >/dev/null 2>&1
 	psql "$u" -X -q -c "UPDATE tpmtrace_meta SET value = '${v#*:}' WHERE key = 'schema_version'"
 done
 bad_input older-schema 'schema is version 0.*no migration' -- \
 	"$T/c.db" "postgresql:///old_fleet?host=$PGSOCK&user=tpmtrace"
-bad_input newer-schema 'schema is version 2.*use a newer tpmtrace' -- \
+bad_input newer-schema 'schema is version 3.*use a newer tpmtrace' -- \
 	"$T/c.db" "postgresql:///new_fleet?host=$PGSOCK&user=tpmtrace"
 expect_eq "no output of any push shows a password" \
 	"$(cat "$T"/*.out | grep -c -e "$PW" -e "$WRONG")" 0
 expect_eq "the bad inputs left trace c off the server" "$(on_server c)" 0
+
+# ---- a fleet server of schema version 1: migrated to 2 by the next tpmtrace that connects ----
+# Version 1 held the firmware as hex "XXXXXXXX.XXXXXXXX" and no tpm_profile:
+# the server is made so from one that version 2 filled.
+V1URL="postgresql:///v1_fleet?host=$PGSOCK&user=tpmtrace"
+"$TPMTRACE" push "$T/z.db" "$V1URL" >/dev/null 2>&1
+fw=$(psql "$V1URL" -X -At -c "SELECT tpm_firmware FROM trace_host")
+check "version 2 stores the firmware as TPMScan writes it ($fw)" \
+	bash -c "[[ '$fw' =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$ ]]"
+expect_eq "swtpm's chip has no shipped profile: tpm_profile NULL" \
+	"$(psql "$V1URL" -X -At -c "SELECT count(*) FROM trace_host WHERE tpm_profile IS NULL")" 1
+psql "$V1URL" -X -q -c "DROP VIEW fleet_trace; ALTER TABLE trace_host DROP COLUMN tpm_profile;
+	UPDATE trace_host SET tpm_firmware = (SELECT string_agg(lpad(to_hex(x::int), 4, '0'), '')
+		FROM unnest(string_to_array(tpm_firmware, '.')) WITH ORDINALITY AS u(x, i)
+		WHERE i <= 2) || '.' || (SELECT string_agg(lpad(to_hex(x::int), 4, '0'), '')
+		FROM unnest(string_to_array(tpm_firmware, '.')) WITH ORDINALITY AS u(x, i) WHERE i > 2);
+	UPDATE tpmtrace_meta SET value = '1' WHERE key = 'schema_version'"
+check "... made a version 1 server (hex firmware)" \
+	test "$(psql "$V1URL" -X -At -c "SELECT tpm_firmware ~ '^[0-9a-f]{8}[.][0-9a-f]{8}$' FROM trace_host")" = t
+"$TPMTRACE" fleet "$V1URL" stats --json >"$T/v1s.json" 2>"$T/v1s.err"
+expect_eq "fleet stats on a version 1 server: exit 0 ($(head -c 200 "$T/v1s.err"))" "$?" 0
+expect_eq "... migrated: version 2, the firmware as before hex, tpm_profile and the view's column" \
+	"$(psql "$V1URL" -X -At -c "SELECT value FROM tpmtrace_meta WHERE key = 'schema_version'" \
+		-c "SELECT tpm_firmware FROM trace_host" -c "SELECT count(tpm_profile) FROM fleet_trace")" "2
+$fw
+0"
+check "... fleet groups by that firmware" python3 -c 'import json,sys
+g = json.load(open(sys.argv[1]))["groups"]
+assert [x["firmware"] for x in g] == [sys.argv[2]] and g[0]["profile"] is None, g' "$T/v1s.json" "$fw"
+
+# A trace of an SLB9670 (its answers rewritten: tests/lib/set_chip.py): pushed
+# with the identity predict uses, the shipped profile of that chip included.
+cp "$T/a.db" "$T/ifx.db"
+sqlite3 "$T/ifx.db" "UPDATE trace SET uuid = lower(hex(randomblob(16)))"
+python3 "$TPMTRACE_TEST_LIB/set_chip.py" "$T/ifx.db" IFX 0x00070055 0x0011CB00 SLB9670
+expect_eq "a trace whose answers name an SLB9670 of firmware 7.85.17.51968" "$?" 0
+"$TPMTRACE" push "$T/ifx.db" "$V1URL" >"$T/ifx.out" 2>&1
+expect_eq "... pushed" "$?" 0
+expect_eq "... on the server: IFX, SLB9670, 7.85.17.51968 and its profile" \
+	"$(psql "$V1URL" -X -At -c "SELECT tpm_manufacturer, tpm_vendor, tpm_firmware, tpm_profile
+		FROM trace_host WHERE tpm_profile IS NOT NULL")" \
+	"IFX|SLB9670|7.85.17.51968|ifx-slb9670-fw7.85.17.51968"
+"$TPMTRACE" fleet "$V1URL" stats >"$T/ifx-stats.txt" 2>&1
+check "fleet stats names the profile under that chip's group" \
+	grep -qx '  profile: ifx-slb9670-fw7.85.17.51968 (predict --profile)' "$T/ifx-stats.txt"
 
 # ---- a schema version 1 file: migrated and given UUIDs by its first push ----
 cp "$T/c.db" "$T/v1.db"

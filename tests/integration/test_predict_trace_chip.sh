@@ -23,28 +23,7 @@ expect_eq "... it says what the answers name, in one line" \
 	"tpmtrace predict: no --profile, none shipped for this TPM (IBM fw X)"
 
 # The answers rewritten to an SLB9670, firmware 7.85.17.51968.
-python3 - "$db" <<'EOF'
-import sqlite3, struct, sys
-db = sqlite3.connect(sys.argv[1])
-want = {0x105: int.from_bytes(b"IFX\0", "big"), 0x10B: (7 << 16) | 85, 0x10C: (17 << 16) | 51968}
-done = set()
-for rid, rsp in db.execute("SELECT id, rsp FROM command WHERE cc = 0x17A AND rsp IS NOT NULL").fetchall():
-    b = bytearray(rsp)
-    tag, = struct.unpack(">H", b[0:2])
-    off = 10 + (4 if tag == 0x8002 else 0) + 1
-    cap, count = struct.unpack(">II", b[off:off + 8])
-    if cap != 6:
-        continue
-    off += 8
-    for i in range(count):
-        pt, = struct.unpack(">I", b[off + 8 * i:off + 8 * i + 4])
-        if pt in want:
-            b[off + 8 * i + 4:off + 8 * i + 8] = struct.pack(">I", want[pt])
-            done.add(pt)
-    db.execute("UPDATE command SET rsp = ? WHERE id = ?", (bytes(b), rid))
-db.commit()
-assert done == set(want), done
-EOF
+python3 "$TPMTRACE_TEST_LIB/set_chip.py" "$db" IFX 0x00070055 0x0011CB00
 expect_eq "the answers now name IFX 7.85.17.51968" "$?" 0
 "$TPMTRACE" predict "$db" --host-crypto estimate >"$T/ifx.txt" 2>"$T/ifx.err"
 expect_eq "no --profile: exit status" "$?" 0

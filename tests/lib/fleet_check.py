@@ -217,10 +217,15 @@ def tpm_identity(c, trace_id):
         for i in range(n):
             p, v = struct.unpack(">II", rsp[off + 8 + 8 * i:off + 16 + 8 * i])
             props[p] = v
-    chars = lambda v: struct.pack(">I", v).replace(b"\0", b"").decode("ascii", "replace")
+    # NULs dropped, an unprintable byte a blank (model/trace_chip.c)
+    chars = lambda v: "".join(chr(b) if 0x20 <= b < 0x7f else " "
+                              for b in struct.pack(">I", v) if b)
     man = chars(props[0x105]).rstrip() if 0x105 in props else ""
     ven = "".join(chars(props[p]) for p in range(0x106, 0x10A) if p in props).rstrip()
-    fw = "%08x.%08x" % (props[0x10B], props.get(0x10C, 0)) if 0x10B in props else "unknown"
+    # As TPMScan and the profiles write it: four 16-bit numbers.
+    fw = ("%d.%d.%d.%d" % (props[0x10B] >> 16, props[0x10B] & 0xffff, props[0x10C] >> 16,
+                           props[0x10C] & 0xffff)
+          if 0x10B in props and 0x10C in props else "unknown")
     return " ".join(x for x in (man, ven) if x), fw
 
 

@@ -34,7 +34,8 @@ const struct subcommand subcmd_fleet = {
     "that dominate and the slowest hosts. list: the hosts. report -o FILE: the\n"
     "stats as one HTML page. The TPM model is the latency profile a trace\n"
     "emulated, else the TPM's manufacturer and vendor strings from the trace's\n"
-    "own GetCapability answers.\n",
+    "own GetCapability answers; with its firmware, the shipped profile of that\n"
+    "chip where there is one (as predict chooses it).\n",
     "Exit status: 0 ok, 1 an error (the server's message), 2 usage.\n",
     "tpmtrace fleet postgresql://fleet.example.org/tpmtrace stats\n"
     "tpmtrace fleet postgresql://fleet.example.org/tpmtrace report -o fleet.html\n",
@@ -68,6 +69,11 @@ static void print_stats(const struct pg_fleet *fl)
 		    g->hosts, g->boots, g->traces, g->p50_ns / 1e6, g->p95_ns / 1e6,
 		    g->max_ns / 1e6);
 		line(b);
+		if (g->profile[0]) {
+			snprintf(b, sizeof b, "  profile: %s (predict --profile)",
+				 cli_safe_text(g->profile, t, 80));
+			line(b);
+		}
 		size_t n = (size_t)snprintf(b, sizeof b, "  dominant:");
 		for (int j = 0; j < PG_FLEET_TOP && g->top[j].name && n < sizeof b; j++)
 			n += (size_t)snprintf(b + n, sizeof b - n, "%s %s %.0f%%", j ? "," : "",
@@ -101,6 +107,10 @@ static int print_stats_json(const struct pg_fleet *fl)
 		json_kstr(&w, "firmware", g->firmware);
 		json_kstr(&w, "kernel", g->kernel);
 		json_kstr(&w, "policy", g->policy);
+		if (g->profile[0])
+			json_kstr(&w, "profile", g->profile);
+		else
+			json_knull(&w, "profile");
 		json_kint(&w, "hosts", g->hosts);
 		json_kint(&w, "boots", g->boots);
 		json_kint(&w, "traces", g->traces);
