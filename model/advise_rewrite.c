@@ -71,88 +71,123 @@ static int load(sqlite3 *db, int64_t src, struct rw_row **out, size_t *n_out)
 	return 0;
 }
 
-/* In a per-client-space trace (one space per process) the replay flushes
- * an object after its creator's last command: a kept primary that later
- * processes use is their last user's (its CreatePrimary's client). */
-static void primary_owners(struct rw_row *w, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (w[i].drop || w[i].cc != TPM_CC_CreatePrimary || !w[i].ok)
-			continue;
-		uint32_t h = w[i].rsp_handle;
-		int64_t last = -1;
-		for (size_t j = i + 1; j < n; j++) {
-			const struct rw_row *r = &w[j];
-			if (r->drop)
-				continue;
-			if ((r->cc == TPM_CC_CreatePrimary || r->cc == TPM_CC_ContextLoad ||
-			     r->cc == TPM_CC_Load) &&
-			    r->ok && r->rsp_handle == h)
-				break; /* the handle is another object's from here on */
-			int names = (r->has_flushed && r->flushed == h) || r->h[0] == h ||
-				    r->h[1] == h || r->h[2] == h;
-			if (names && r->client >= 0)
-				last = r->client;
-			if (r->has_flushed && r->flushed == h)
-				break;
-		}
-		if (last >= 0 && last != w[i].client) {
-			w[i].has_client = 1;
-			w[i].patch_client = last;
-		}
-	}
-}
+/* repeated-primary keeps the first creation of each re-created primary
+ * loaded for the rest of the trace. Its handle may be another object's in
+ * the meantime (tpm2-tools: the primary's context saved to a file and
+ * flushed, then another object loaded into the freed slot), so in the
+ * rewrite the kept primary has a handle of its own, KEPT_PRIMARY + its
+ * group, wherever the recorded trace names a handle while that handle is
+ * the primary's (after a creation of it, until its flush). The replay maps
+ * that handle onto the one its CreatePrimary gets, as it maps any. */
+#define KEPT_PRIMARY 0x80fff000u
 
-/* Whether another object takes the kept primary's handle while the rewrite
- * keeps it (from its first creation to its last re-creation): a
- * ContextLoad of a saved copy after a flush that the rewrite drops, say.
- * The trace would need its handles remapped. */
-static int handle_taken(const struct rw_row *w, size_t n, uint32_t key, uint32_t h, char *err,
-			size_t errlen)
-{
-	size_t first = n, last = 0;
-	for (size_t i = 0; i < n; i++)
-		if (w[i].cc == TPM_CC_CreatePrimary && w[i].ok && w[i].key == key) {
-			if (first == n)
-				first = i;
-			last = i;
-		}
-	for (size_t i = first + 1; i < last; i++) {
-		const struct rw_row *r = &w[i];
-		if (r->drop || !r->ok || r->rsp_handle != h ||
-		    (r->cc == TPM_CC_CreatePrimary && r->key == key))
-			continue;
-		if (r->cc == TPM_CC_ContextLoad || r->cc == TPM_CC_Load ||
-		    r->cc == TPM_CC_CreatePrimary || r->cc == TPM_CC_CreateLoaded ||
-		    r->cc == TPM_CC_LoadExternal) {
-			snprintf(
-			    err, errlen,
-			    "repeated-primary: a %s returned 0x%08x, the handle of the primary "
-			    "the rewrite keeps loaded (the trace would need its handles "
-			    "remapped)",
-			    tpm_cc_name(r->cc), h);
-			return 1;
-		}
-	}
-	return 0;
-}
+struct primary_group {
+	uint32_t key;
+	uint64_t total, seen;
+	int64_t last_client; /* the last client that names it (-1: none) */
+};
 
-static int rw_cmp_id(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Marks what repeated-primary drops; -EINVAL with err when a re-creation
- * returned another handle than the first (the rest of the trace would
- * need remapping). */
-static int plan_primary(struct rw_row *w, size_t n, uint64_t *dropped, char *err, size_t errlen)
-{
+/* Recorded transient handles that are, at a row, a re-created primary's. */
+struct bindings {
 	struct {
-		uint32_t key, handle;
-		uint64_t total, seen;
-	} g[MAX_GROUPS];
+		uint32_t h;
+		unsigned k;
+	} b[MAX_GROUPS];
+	unsigned n;
+};
+
+static int bound(const struct bindings *bs, uint32_t h)
+{
+	for (unsigned i = 0; i < bs->n; i++)
+		if (bs->b[i].h == h)
+			return (int)bs->b[i].k;
+	return -1;
+}
+
+static void unbind(struct bindings *bs, uint32_t h)
+{
+	for (unsigned i = 0; i < bs->n; i++)
+		if (bs->b[i].h == h)
+			bs->b[i] = bs->b[--bs->n];
+}
+
+static void bind(struct bindings *bs, uint32_t h, unsigned k)
+{
+	unbind(bs, h);
+	if (bs->n < MAX_GROUPS) {
+		bs->b[bs->n].h = h;
+		bs->b[bs->n++].k = k;
+	}
+}
+
+/* r's command bytes with every handle bound to a kept primary (the handle
+ * area; FlushContext's parameter) written as that primary's own handle, and
+ * its response handle rsp, as r's patch. 0, -ENOMEM or -EIO. */
+static int patch_handles(sqlite3 *db, struct rw_row *r, const struct bindings *bs, uint32_t rsp)
+{
+	sqlite3_stmt *st;
+	struct tpm_cmd c;
+	int rc = -EIO;
+	if (sqlite3_prepare_v2(db, "SELECT cmd FROM command WHERE id=?", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, r->id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		size_t len = (size_t)sqlite3_column_bytes(st, 0);
+		const uint8_t *b = sqlite3_column_blob(st, 0);
+		if (b && len >= TPM_HEADER_SIZE && (r->patch = malloc(len))) {
+			memcpy(r->patch, b, len);
+			r->patch_len = len;
+			r->patch_rsp = rsp;
+			r->has_patch = 1;
+			unsigned nh = 0;
+			if (r->cc == TPM_CC_FlushContext)
+				nh = len >= TPM_HEADER_SIZE + 4;
+			else if (!tpm_cmd_decode(r->patch, len, &c))
+				nh = c.n_handles;
+			for (unsigned i = 0; i < nh; i++) {
+				uint8_t *at = r->patch + TPM_HEADER_SIZE + 4 * i;
+				int k = bound(bs, wire_get_u32(at));
+				if (k >= 0)
+					wire_put_u32(at, KEPT_PRIMARY + (uint32_t)k);
+			}
+			rc = 0;
+		} else {
+			rc = b && len >= TPM_HEADER_SIZE ? -ENOMEM : -EIO;
+		}
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* The handles of r that are a kept primary's: 1 if any. */
+static int names_kept(const struct rw_row *r, const struct bindings *bs, struct primary_group *g)
+{
+	int any = 0;
+	for (int i = 0; i < 3; i++) {
+		int k = r->h[i] ? bound(bs, r->h[i]) : -1;
+		if (k >= 0 && g[k].total > 1)
+			any = 1;
+	}
+	if (r->has_flushed) {
+		int k = bound(bs, r->flushed);
+		any |= k >= 0 && g[k].total > 1;
+	}
+	return any;
+}
+
+/* Marks what repeated-primary drops and renames the kept primaries'
+ * handles (above). In a per-client-space trace (one space per process)
+ * the replay flushes an object after its creator's last command: a kept
+ * primary that later processes use is made its last user's (its
+ * CreatePrimary's client). 0, -ENOMEM or -EIO. */
+static int plan_primary(sqlite3 *db, struct rw_row *w, size_t n, uint64_t *dropped)
+{
+	struct primary_group g[MAX_GROUPS];
+	struct bindings bs = {.n = 0};
+	size_t first[MAX_GROUPS];
 	unsigned ng = 0;
+	int rc;
 	for (size_t i = 0; i < n; i++) {
 		if (w[i].cc != TPM_CC_CreatePrimary || !w[i].ok)
 			continue;
@@ -160,42 +195,66 @@ static int plan_primary(struct rw_row *w, size_t n, uint64_t *dropped, char *err
 		while (k < ng && g[k].key != w[i].key)
 			k++;
 		if (k == ng && ng < MAX_GROUPS) {
-			g[ng].key = w[i].key;
-			g[ng].handle = w[i].rsp_handle;
-			g[ng].total = g[ng].seen = 0;
-			ng++;
+			g[ng] = (struct primary_group){w[i].key, 0, 0, -1};
+			first[ng++] = i;
 		}
 		if (k < ng)
 			g[k].total++;
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct rw_row *r = &w[i];
-		for (unsigned k = 0; k < ng; k++) {
-			if (g[k].total < 2)
-				continue;
-			if (r->cc == TPM_CC_CreatePrimary && r->ok && r->key == g[k].key) {
-				if (g[k].seen++ && r->rsp_handle != g[k].handle) {
-					snprintf(
-					    err, errlen,
-					    "repeated-primary: a re-creation returned 0x%08x, the "
-					    "first 0x%08x (the trace would need its handles "
-					    "remapped)",
-					    r->rsp_handle, g[k].handle);
-					return -EINVAL;
-				}
-				r->drop = g[k].seen > 1;
-			} else if (r->cc == TPM_CC_FlushContext && r->has_flushed &&
-				   r->flushed == g[k].handle && g[k].seen &&
-				   g[k].seen < g[k].total) {
-				r->drop = 1; /* the primary is created again later: keep it */
-			}
+		int kp = -1;
+		if (r->cc == TPM_CC_CreatePrimary && r->ok)
+			for (unsigned k = 0; k < ng && kp < 0; k++)
+				if (g[k].key == r->key && g[k].total > 1)
+					kp = (int)k;
+		if (kp >= 0) {
+			/* a creation of a kept primary: the first stays, under
+			 * its own handle; the others go */
+			r->drop = g[kp].seen++ > 0;
+			if (!r->drop &&
+			    (rc = patch_handles(db, r, &bs, KEPT_PRIMARY + (uint32_t)kp)))
+				return rc;
+			bind(&bs, r->rsp_handle, (unsigned)kp);
+			*dropped += r->drop;
+			continue;
 		}
-		*dropped += r->drop;
+		/* a row that names a kept primary: renamed, and its client the
+		 * primary's last user so far */
+		if (names_kept(r, &bs, g)) {
+			for (int j = 0; j < 4; j++) {
+				uint32_t h = j < 3 ? r->h[j] : r->has_flushed ? r->flushed : 0;
+				int k = h ? bound(&bs, h) : -1;
+				if (k >= 0 && r->client >= 0)
+					g[k].last_client = r->client;
+			}
+			int k = r->has_flushed ? bound(&bs, r->flushed) : -1;
+			if (r->cc == TPM_CC_FlushContext && k >= 0) {
+				/* its flush: kept loaded while it is created again */
+				unbind(&bs, r->flushed);
+				r->drop = g[k].seen < g[k].total;
+				*dropped += r->drop;
+				if (r->drop)
+					continue;
+				bind(&bs, r->flushed, (unsigned)k); /* for the rename below */
+				rc = patch_handles(db, r, &bs, r->rsp_handle);
+				unbind(&bs, r->flushed);
+			} else {
+				rc = patch_handles(db, r, &bs, r->rsp_handle);
+			}
+			if (rc)
+				return rc;
+		}
+		/* an object made now takes its handle: no longer a primary's */
+		if (r->ok && r->rsp_handle)
+			unbind(&bs, r->rsp_handle);
 	}
 	for (unsigned k = 0; k < ng; k++)
-		if (g[k].total > 1 && handle_taken(w, n, g[k].key, g[k].handle, err, errlen))
-			return -EINVAL;
-	primary_owners(w, n);
+		if (g[k].total > 1 && g[k].last_client >= 0 &&
+		    g[k].last_client != w[first[k]].client) {
+			w[first[k]].has_client = 1;
+			w[first[k]].patch_client = g[k].last_client;
+		}
 	return 0;
 }
 
@@ -205,15 +264,17 @@ static int apply_patch(sqlite3 *db, int64_t id, const struct rw_row *r)
 	struct tpm_cmd c;
 	sqlite3_stmt *st;
 	tpm_cmd_decode(r->patch, r->patch_len, &c);
-	if (sqlite3_prepare_v2(db,
-			       "UPDATE command SET cmd=?3, rsp_handle=?4,"
-			       " handle1=CASE WHEN ?5 > 0 THEN ?6 ELSE handle1 END,"
-			       " handle2=CASE WHEN ?5 > 1 THEN ?7 ELSE handle2 END,"
-			       " handle3=CASE WHEN ?5 > 2 THEN ?8 ELSE handle3 END,"
-			       " sess_handle=CASE WHEN ?9 > 0 THEN ?10 ELSE sess_handle END,"
-			       " sess_attrs=CASE WHEN ?9 > 0 THEN ?11 ELSE sess_attrs END"
-			       " WHERE trace_id=?1 AND seq=(SELECT seq FROM command WHERE id=?2)",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		db,
+		"UPDATE command SET cmd=?3,"
+		" rsp_handle=CASE WHEN ?4 = 0 AND rsp_handle IS NULL THEN NULL ELSE ?4 END,"
+		" handle1=CASE WHEN ?5 > 0 THEN ?6 ELSE handle1 END,"
+		" handle2=CASE WHEN ?5 > 1 THEN ?7 ELSE handle2 END,"
+		" handle3=CASE WHEN ?5 > 2 THEN ?8 ELSE handle3 END,"
+		" sess_handle=CASE WHEN ?9 > 0 THEN ?10 ELSE sess_handle END,"
+		" sess_attrs=CASE WHEN ?9 > 0 THEN ?11 ELSE sess_attrs END"
+		" WHERE trace_id=?1 AND seq=(SELECT seq FROM command WHERE id=?2)",
+		-1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, r->id);
@@ -244,6 +305,12 @@ static int apply_client(sqlite3 *db, int64_t id, const struct rw_row *r)
 	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
 	sqlite3_finalize(st);
 	return rc;
+}
+
+static int rw_cmp_id(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
 }
 
 /* context-churn: the rows advise_churn_plan drops. */
@@ -375,8 +442,9 @@ int advise_rewrite(sqlite3 *db, int64_t src, const char *rewrite, int64_t *new_i
 		rc = advise_rw_plan_sessions(db, src, kind, w, n, dropped, err, errlen);
 	else if (!strcmp(rewrite, "context-churn"))
 		rc = plan_churn(db, src, w, n, dropped, err, errlen);
-	else
-		rc = plan_primary(w, n, dropped, err, errlen);
+	else if ((rc = plan_primary(db, w, n, dropped)))
+		snprintf(err, errlen, "trace %lld: %s", (long long)src,
+			 rc == -ENOMEM ? "out of memory" : sqlite3_errmsg(db));
 	if (rc)
 		goto out;
 	if (db_exec(db, "BEGIN IMMEDIATE", err, errlen)) {
