@@ -145,22 +145,26 @@ void advise_detect_churn(const struct advise_cmd *cmds, size_t n, const uint8_t 
 			 void (*take)(void *ctx, size_t i, int removed), void *ctx,
 			 uint64_t *count);
 
-/* The context-churn rewrite's plan: the ids (command.id, ascending) of
- * trace src's rows it drops, every swap's three commands; -EINVAL with err
- * when the trace cannot be replayed without them (a reload returned another
- * handle than the one saved, or the handle went to another entity between). */
-int advise_churn_plan(sqlite3 *db, int64_t src, int64_t **ids, size_t *n, char *err, size_t errlen);
+/* The context-churn rewrite's plan: trace src's swaps, each as the ids
+ * (command.id) of its ContextSave, FlushContext (0: none) and ContextLoad,
+ * in the trace's order (*out freed by the caller). Returns 0, -ENOMEM or
+ * -EIO. */
+struct advise_swap_ids {
+	int64_t save, flush, load;
+};
+int advise_churn_plan(sqlite3 *db, int64_t src, struct advise_swap_ids **out, size_t *n);
 
 /* The named rewrites (docs/advise.md): the trace with a finding's change
  * made, stored as a new trace of kind 'derived' whose parent is src.
  *  - "repeated-primary": every CreatePrimary of a hierarchy and template
  *    made before is dropped, with each FlushContext of such a primary that
  *    is created again later (tpmtrace's own, flag 32, too): the first one
- *    stays loaded and serves them all (as a persistent key would). The
- *    re-creations must have returned the first one's handle.
+ *    stays loaded and serves them all (as a persistent key would), under a
+ *    handle of its own (0x80fff0NN) wherever the trace names the primary.
  *  - "context-churn": every swap of a resource manager dropped (its
  *    ContextSave, FlushContext and ContextLoad): the objects and sessions
- *    stay loaded (advise_churn_plan).
+ *    stay loaded (advise_churn_plan), each object named by the handle its
+ *    creation gave it (or 0x80ffe0NN when a swapped-out object held it).
  * Returns 0 (*new_id, *dropped), -EINVAL (unknown rewrite, or a trace it
  * cannot rewrite: err says why), -ENOENT or -EIO. */
 int advise_rewrite(sqlite3 *db, int64_t src, const char *rewrite, int64_t *new_id,

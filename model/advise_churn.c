@@ -159,59 +159,19 @@ void advise_detect_churn(const struct advise_cmd *c, size_t n, const uint8_t *ta
 	free(v);
 }
 
-static int cmp_id(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* -EINVAL with err when keeping swap w's entity loaded would break the rest
- * of the trace: it came back under another handle, or its handle went to
- * another entity while it was saved (drop: the rows dropped). */
-static int check_swap(const struct advise_cmd *c, const struct advise_swap *w, const uint8_t *drop,
-		      char *err, size_t errlen)
-{
-	uint32_t h = c[w->save].rsp_handle;
-	if (c[w->load].rsp_handle != h) {
-		snprintf(err, errlen,
-			 "context-churn: seq %u loaded the context seq %u saved as 0x%08x back as "
-			 "0x%08x (the trace would need its handles remapped)",
-			 c[w->load].seq, c[w->save].seq, h, c[w->load].rsp_handle);
-		return -EINVAL;
-	}
-	for (size_t j = w->save + 1; j < w->load; j++)
-		if (!drop[j] && c[j].cc != TPM_CC_ContextSave && ok(&c[j]) &&
-		    c[j].rsp_handle == h) {
-			snprintf(err, errlen,
-				 "context-churn: 0x%08x, saved at seq %u, went to seq %u's entity "
-				 "before it was loaded again (seq %u)",
-				 h, c[w->save].seq, c[j].seq, c[w->load].seq);
-			return -EINVAL;
-		}
-	return 0;
-}
-
-int advise_churn_plan(sqlite3 *db, int64_t src, int64_t **ids_out, size_t *n_out, char *err,
-		      size_t errlen)
+int advise_churn_plan(sqlite3 *db, int64_t src, struct advise_swap_ids **out, size_t *n_out)
 {
 	struct advise_cmd *c = NULL;
 	struct advise_swap *w = NULL;
-	size_t n = 0, nw = 0, nd = 0;
-	uint8_t *drop = NULL;
-	int64_t *ids = NULL;
+	size_t n = 0, nw = 0;
+	int64_t *id = NULL;
 	sqlite3_stmt *st = NULL;
+	struct advise_swap_ids *v = NULL;
 	int rc = advise_load(db, src, &c, &n);
 	if (!rc)
 		rc = advise_churn_swaps(c, n, &w, &nw);
-	if (!rc && (!(drop = calloc(n ? n : 1, 1)) || !(ids = malloc((3 * nw + 1) * sizeof *ids))))
+	if (!rc && (!(id = malloc((n ? n : 1) * sizeof *id)) || !(v = calloc(nw + 1, sizeof *v))))
 		rc = -ENOMEM;
-	for (size_t k = 0; !rc && k < nw; k++) {
-		drop[w[k].save] = drop[w[k].load] = 1;
-		if (w[k].flush != NONE)
-			drop[w[k].flush] = 1;
-	}
-	for (size_t k = 0; !rc && k < nw; k++)
-		rc = check_swap(c, &w[k], drop, err, errlen);
 	/* advise_load's rows, in its order: their ids */
 	if (!rc && sqlite3_prepare_v2(db,
 				      "SELECT id FROM command WHERE trace_id=? AND " DB_CLIENT_CMDS
@@ -220,20 +180,20 @@ int advise_churn_plan(sqlite3 *db, int64_t src, int64_t **ids_out, size_t *n_out
 		rc = -EIO;
 	if (st)
 		sqlite3_bind_int64(st, 1, src);
-	for (size_t i = 0; !rc && i < n && sqlite3_step(st) == SQLITE_ROW; i++)
-		if (drop[i])
-			ids[nd++] = sqlite3_column_int64(st, 0);
+	for (size_t i = 0; !rc && i < n; i++)
+		id[i] = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
 	sqlite3_finalize(st);
-	if (!rc)
-		qsort(ids, nd, sizeof *ids, cmp_id);
+	for (size_t k = 0; !rc && k < nw; k++)
+		v[k] = (struct advise_swap_ids){
+		    id[w[k].save], w[k].flush == NONE ? 0 : id[w[k].flush], id[w[k].load]};
 	free(c);
 	free(w);
-	free(drop);
+	free(id);
 	if (rc) {
-		free(ids);
+		free(v);
 		return rc;
 	}
-	*ids_out = ids;
-	*n_out = nd;
+	*out = v;
+	*n_out = nw;
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include "model/tpm/constants.h"
 #include "model/tpm/decode.h"
 #include "model/tpm/tpm_cc.h"
+#include "model/tpm/tpm_ht.h"
 #include "model/tpm/wire.h"
 
 #define MAX_GROUPS 64
@@ -120,10 +121,11 @@ static void bind(struct bindings *bs, uint32_t h, unsigned k)
 	}
 }
 
-/* r's command bytes with every handle bound to a kept primary (the handle
- * area; FlushContext's parameter) written as that primary's own handle, and
- * its response handle rsp, as r's patch. 0, -ENOMEM or -EIO. */
-static int patch_handles(sqlite3 *db, struct rw_row *r, const struct bindings *bs, uint32_t rsp)
+/* r's command bytes with each handle (the handle area; FlushContext's
+ * parameter) h written as rename(ctx, h), and its response handle rsp, as
+ * r's patch. 0, -ENOMEM or -EIO. */
+static int patch_handles(sqlite3 *db, struct rw_row *r, uint32_t (*rename)(void *, uint32_t),
+			 void *ctx, uint32_t rsp)
 {
 	sqlite3_stmt *st;
 	struct tpm_cmd c;
@@ -147,9 +149,7 @@ static int patch_handles(sqlite3 *db, struct rw_row *r, const struct bindings *b
 				nh = c.n_handles;
 			for (unsigned i = 0; i < nh; i++) {
 				uint8_t *at = r->patch + TPM_HEADER_SIZE + 4 * i;
-				int k = bound(bs, wire_get_u32(at));
-				if (k >= 0)
-					wire_put_u32(at, KEPT_PRIMARY + (uint32_t)k);
+				wire_put_u32(at, rename(ctx, wire_get_u32(at)));
 			}
 			rc = 0;
 		} else {
@@ -158,6 +158,13 @@ static int patch_handles(sqlite3 *db, struct rw_row *r, const struct bindings *b
 	}
 	sqlite3_finalize(st);
 	return rc;
+}
+
+/* A handle bound to a kept primary: that primary's own handle. */
+static uint32_t kept_name(void *ctx, uint32_t h)
+{
+	int k = bound(ctx, h);
+	return k >= 0 ? KEPT_PRIMARY + (uint32_t)k : h;
 }
 
 /* The handles of r that are a kept primary's: 1 if any. */
@@ -212,8 +219,8 @@ static int plan_primary(sqlite3 *db, struct rw_row *w, size_t n, uint64_t *dropp
 			/* a creation of a kept primary: the first stays, under
 			 * its own handle; the others go */
 			r->drop = g[kp].seen++ > 0;
-			if (!r->drop &&
-			    (rc = patch_handles(db, r, &bs, KEPT_PRIMARY + (uint32_t)kp)))
+			if (!r->drop && (rc = patch_handles(db, r, kept_name, &bs,
+							    KEPT_PRIMARY + (uint32_t)kp)))
 				return rc;
 			bind(&bs, r->rsp_handle, (unsigned)kp);
 			*dropped += r->drop;
@@ -237,10 +244,10 @@ static int plan_primary(sqlite3 *db, struct rw_row *w, size_t n, uint64_t *dropp
 				if (r->drop)
 					continue;
 				bind(&bs, r->flushed, (unsigned)k); /* for the rename below */
-				rc = patch_handles(db, r, &bs, r->rsp_handle);
+				rc = patch_handles(db, r, kept_name, &bs, r->rsp_handle);
 				unbind(&bs, r->flushed);
 			} else {
-				rc = patch_handles(db, r, &bs, r->rsp_handle);
+				rc = patch_handles(db, r, kept_name, &bs, r->rsp_handle);
 			}
 			if (rc)
 				return rc;
@@ -307,26 +314,159 @@ static int apply_client(sqlite3 *db, int64_t id, const struct rw_row *r)
 	return rc;
 }
 
-static int rw_cmp_id(const void *a, const void *b)
+/* context-churn keeps each swapped object loaded: a swap's ContextSave,
+ * FlushContext and ContextLoad go. An object keeps the name its creation
+ * gave it (its recorded handle) for as long as it lives in the rewrite, also
+ * while the recording had it swapped out and its handle was another's, and
+ * whatever handle its reload got in the recording; an object created while a
+ * swapped-out one holds its handle gets a name of its own (CHURN_NAME + n).
+ * Every command names objects by these names (handle area, FlushContext's
+ * parameter, a creation's response handle). */
+#define CHURN_NAME 0x80ffe000u
+#define CHURN_MAX  4096
+
+struct churn_ent {
+	uint32_t name;
+	uint8_t alive;
+};
+
+struct churn {
+	struct churn_ent *e;
+	size_t n;
+	struct { /* recorded transient handle -> entity, while the recording has it loaded */
+		uint32_t h;
+		size_t e;
+	} b[CHURN_MAX];
+	size_t nb;
+	uint32_t next; /* synthetic names given */
+};
+
+static long churn_bound(const struct churn *ch, uint32_t h)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
+	for (size_t i = 0; i < ch->nb; i++)
+		if (ch->b[i].h == h)
+			return (long)ch->b[i].e;
+	return -1;
 }
 
-/* context-churn: the rows advise_churn_plan drops. */
+static void churn_unbind(struct churn *ch, uint32_t h)
+{
+	for (size_t i = 0; i < ch->nb; i++)
+		if (ch->b[i].h == h)
+			ch->b[i] = ch->b[--ch->nb];
+}
+
+static void churn_bind(struct churn *ch, uint32_t h, size_t e)
+{
+	churn_unbind(ch, h);
+	if (ch->nb < CHURN_MAX) {
+		ch->b[ch->nb].h = h;
+		ch->b[ch->nb++].e = e;
+	}
+}
+
+static uint32_t churn_name(void *ctx, uint32_t h)
+{
+	struct churn *ch = ctx;
+	long e = churn_bound(ch, h);
+	return e >= 0 ? ch->e[e].name : h;
+}
+
+static int churn_name_used(const struct churn *ch, uint32_t name)
+{
+	for (size_t i = 0; i < ch->n; i++)
+		if (ch->e[i].alive && ch->e[i].name == name)
+			return 1;
+	return 0;
+}
+
+static int churn_renames(struct churn *ch, const struct rw_row *r)
+{
+	for (int j = 0; j < 4; j++) {
+		uint32_t h = j < 3 ? r->h[j] : r->has_flushed ? r->flushed : 0;
+		if (h && churn_name(ch, h) != h)
+			return 1;
+	}
+	return 0;
+}
+
+/* The swap (index into sw) whose save, flush or load row r is, and which. */
+static long churn_swap_of(const struct advise_swap_ids *sw, size_t nsw, int64_t id, int *which)
+{
+	for (size_t k = 0; k < nsw; k++) {
+		if (sw[k].save == id || sw[k].flush == id || sw[k].load == id) {
+			*which = sw[k].save == id ? 0 : sw[k].flush == id ? 1 : 2;
+			return (long)k;
+		}
+	}
+	return -1;
+}
+
 static int plan_churn(sqlite3 *db, int64_t src, struct rw_row *w, size_t n, uint64_t *dropped,
 		      char *err, size_t errlen)
 {
-	int64_t *ids;
-	size_t nd;
-	int rc = advise_churn_plan(db, src, &ids, &nd, err, errlen);
-	for (size_t i = 0; !rc && i < n; i++)
-		if (nd && bsearch(&w[i].id, ids, nd, sizeof *ids, rw_cmp_id)) {
-			w[i].drop = 1;
+	struct advise_swap_ids *sw = NULL;
+	size_t nsw = 0;
+	int rc = advise_churn_plan(db, src, &sw, &nsw);
+	struct churn *ch = rc ? NULL : calloc(1, sizeof *ch);
+	long *saved = NULL; /* per swap: the entity it saved */
+	if (!rc && (!ch || !(ch->e = calloc(n + 1, sizeof *ch->e)) ||
+		    !(saved = malloc((nsw + 1) * sizeof *saved))))
+		rc = -ENOMEM;
+	for (size_t k = 0; !rc && k < nsw; k++)
+		saved[k] = -1;
+	for (size_t i = 0; !rc && i < n; i++) {
+		struct rw_row *r = &w[i];
+		int which;
+		long k = churn_swap_of(sw, nsw, r->id, &which);
+		if (k >= 0) {
+			/* a swap: the object stays loaded under its name */
+			r->drop = 1;
 			(*dropped)++;
+			if (which == 0) {
+				saved[k] = churn_bound(ch, r->h[0]);
+				churn_unbind(ch, r->h[0]);
+			} else if (which == 1 && r->has_flushed) {
+				churn_unbind(ch, r->flushed);
+			} else if (which == 2 && saved[k] >= 0 && r->rsp_handle) {
+				churn_bind(ch, r->rsp_handle, (size_t)saved[k]);
+			}
+			continue;
 		}
-	if (!rc)
-		free(ids);
+		long e = r->has_flushed && r->cc == TPM_CC_FlushContext
+			     ? churn_bound(ch, r->flushed)
+			     : -1;
+		uint32_t rsp = r->rsp_handle;
+		int made = r->ok && r->rsp_handle && tpm_ht_of(r->rsp_handle) == TPM_HT_TRANSIENT;
+		if (made) {
+			/* a creation: its recorded handle as its name, unless
+			 * an object swapped out in the recording (alive here)
+			 * has that name */
+			struct churn_ent *ne = &ch->e[ch->n];
+			ne->alive = 1;
+			ne->name = churn_name_used(ch, r->rsp_handle) ? CHURN_NAME + ch->next++
+								      : r->rsp_handle;
+			rsp = ne->name;
+		}
+		if ((churn_renames(ch, r) || rsp != r->rsp_handle) &&
+		    (rc = patch_handles(db, r, churn_name, ch, rsp)))
+			break;
+		if (e >= 0) { /* a flush ends the object */
+			ch->e[e].alive = 0;
+			churn_unbind(ch, r->flushed);
+		}
+		if (made)
+			churn_bind(ch, r->rsp_handle, ch->n++);
+	}
+	if (rc == -EIO && !err[0])
+		snprintf(err, errlen, "trace %lld: %s", (long long)src, sqlite3_errmsg(db));
+	else if (rc == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	if (ch)
+		free(ch->e);
+	free(ch);
+	free(saved);
+	free(sw);
 	return rc;
 }
 

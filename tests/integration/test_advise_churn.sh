@@ -120,6 +120,39 @@ rp=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0][
 expect_eq "the rewrite's replay: every signature answered" \
 	"$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=$rp AND cc=0x15D AND rc=0")" "$N"
 
+# ---- a context back under another handle: the object keeps its name ----
+# The same trace with the key given 0x80000005 from a swap's ContextLoad on
+# (tests/lib/renumber_handle.py: a TPM may hand out any free slot): the
+# rewrite keeps the key loaded under the handle it was created with, and
+# names it so where the recording says 0x80000005.
+cp "$db" "$T/moved.db"
+mid=$(sqlite3 "$db" "WITH c AS (SELECT * FROM command WHERE trace_id=1 AND flags & 32 = 0)
+	SELECT seq FROM c WHERE cc = 0x161 AND rc = 0 AND rsp_handle = 2147483648
+	AND EXISTS (SELECT 1 FROM c f WHERE f.cc = 0x165 AND f.seq < c.seq
+	AND f.seq > c.seq - 4 AND hex(substr(f.cmd, 11, 4)) = '80000000')
+	ORDER BY seq LIMIT 1 OFFSET 3")
+moved=$(python3 "$TPMTRACE_TEST_LIB/renumber_handle.py" "$T/moved.db" 1 "$mid" 0x80000000 0x80000005)
+check "the key renumbered from a swap's reload on (seq $mid, $moved rows)" [ "${moved:-0}" -gt 10 ]
+"$TPMTRACE" advise "$T/moved.db" --trace 1 --rewrite context-churn --json >"$T/mrw.json" 2>"$T/mrw.err"
+expect_eq "--rewrite context-churn of it: exit 0 ($(head -c 200 "$T/mrw.err"))" "$?" 0
+mrw=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["trace"])' "$T/mrw.json")
+expect_eq "... as many swaps dropped as before" \
+	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["dropped"])' "$T/mrw.json")" \
+	"$((3 * n_obj + 2 * n_sess))"
+expect_eq "... the signature after that reload names the key as created (0x80000000)" \
+	"$(sqlite3 "$T/moved.db" "SELECT printf('0x%08x', handle1) FROM command WHERE trace_id=$mrw
+		AND cc=0x15D AND seq > $mid ORDER BY seq LIMIT 1")" 0x80000000
+expect_eq "... a later tool's own load of the key file keeps the handle it got (0x80000005)" \
+	"$(sqlite3 "$T/moved.db" "SELECT printf('0x%08x', handle1) FROM command WHERE trace_id=$mrw
+		AND cc=0x15D AND seq > $mid ORDER BY seq DESC LIMIT 1")" 0x80000005
+"$TPMTRACE" replay "$T/moved.db" --trace "$mrw" --policy as-recorded --json >"$T/mrp.json" 2>"$T/mrp.err"
+expect_eq "... and replays ($(tail -c 200 "$T/mrp.err"))" "$?" 0
+check "... every answer as recorded (no TPM error where the recording succeeded, no code changed)" \
+	python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+assert r["status"] == "complete" and r["failed"] == 0 and r["sent"] == r["processed"], r
+assert sum(c["rc_differs"] for c in r["commands"]) == 0, r["commands"]' "$T/mrp.json"
+
 # ---- --prove: the trace and its rewrite replayed emulating a profile ----
 EPROF=$TPMTRACE_SRC/tests/integration/slb9670-scaled-16.profile
 prove_check() {
