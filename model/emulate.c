@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "db/db.h"
+#include "model/profile_dist.h"
 #include "model/tpm/decode.h"
 #include "model/policy.h"
 #include "model/tpm/variant.h"
@@ -107,17 +108,13 @@ uint64_t emulate_latency_ns(struct emulator *em, const uint8_t *cmd, size_t len)
 	} else {
 		if (how != PROF_EXACT)
 			em->approx++;
-		ms = e->mean_ms;
-		if (isfinite(e->stdev_ms) && e->stdev_ms > 0) {
-			/* Log-normal with the entry's mean m and standard
-			 * deviation s: sigma^2 = ln(1 + s^2/m^2), mu = ln m -
-			 * sigma^2/2; its mean is m. */
-			double cv = e->stdev_ms / e->mean_ms;
-			double s2 = log1p(cv * cv);
-			ms = exp(log(e->mean_ms) - s2 / 2 + sqrt(s2) * next_normal(em));
-			if (ms > PROFILE_MAX_MS)
-				ms = PROFILE_MAX_MS;
-		}
+		/* the distribution predict samples (model/profile_dist.h) */
+		struct prof_dist d;
+		profile_dist_of(e, em->fallback_ms, &d);
+		double u = next_unit(em);
+		ms = profile_dist_draw(&d, u, d.n == 0 ? next_normal(em) : 0);
+		if (ms > PROFILE_MAX_MS)
+			ms = PROFILE_MAX_MS;
 	}
 	ms += em->prof.transport_ms;
 	return ms > 0 ? (uint64_t)(ms * 1e6 + 0.5) : 0;

@@ -7,59 +7,22 @@
 #include <string.h>
 
 #include "model/predict.h"
+#include "model/profile_dist.h"
 #include "model/tpm/tpm_cc.h"
 
-/* An entry's distribution as an inverse CDF: x(u) linear between known
- * points (u, x), scaled so that its mean is the entry's. */
+/* A priced kind: its entry's distribution (model/profile_dist.h), the
+ * profile's transport cost added to every draw, its count in a boot. */
 struct dist {
-	double u[6], x[6];
-	unsigned n;	  /* points; 0: a normal (mean, sd); 1: a constant */
-	double mean, sd;  /* of the scaled distribution */
-	double scale;	  /* entry mean / the joined points' mean */
-	double transport; /* added to every draw */
-	uint64_t count;	  /* commands of this kind in the boot */
+	struct prof_dist p;
+	double transport;
+	uint64_t count;
 };
 
 static void dist_of(const struct prof_entry *e, double fallback, double transport, struct dist *d)
 {
-	memset(d, 0, sizeof *d);
+	profile_dist_of(e, fallback, &d->p);
 	d->transport = transport;
-	d->scale = 1;
-	if (!e) {
-		d->n = 1;
-		d->x[0] = d->mean = fallback;
-		return;
-	}
-	const double u[6] = {0, 0.5, 0.9, 0.95, 0.99, 1};
-	const double x[6] = {e->min_ms, e->p50_ms, e->p90_ms, e->p95_ms, e->p99_ms, e->max_ms};
-	for (unsigned i = 0; i < 6; i++)
-		if (!isnan(x[i]) && (!d->n || x[i] >= d->x[d->n - 1])) {
-			d->u[d->n] = u[i];
-			d->x[d->n++] = x[i];
-		}
-	/* the joined quantiles, when there is one between min and max (min and
-	 * max alone say nothing of the shape: a skewed kind is not uniform) */
-	if (d->n >= 3 && d->u[0] == 0 && d->u[d->n - 1] == 1) {
-		/* The joined points' mean and second moment, exactly. */
-		double m = 0, m2 = 0;
-		for (unsigned i = 1; i < d->n; i++) {
-			double w = d->u[i] - d->u[i - 1], a = d->x[i - 1], b = d->x[i];
-			m += w * (a + b) / 2;
-			m2 += w * (a * a + a * b + b * b) / 3;
-		}
-		d->scale = m > 0 ? e->mean_ms / m : 1;
-		d->mean = e->mean_ms;
-		d->sd = sqrt(fmax(0, m2 - m * m)) * d->scale;
-		return;
-	}
-	if (!isnan(e->stdev_ms) && e->stdev_ms > 0) {
-		d->n = 0; /* a normal */
-		d->mean = e->mean_ms;
-		d->sd = e->stdev_ms;
-		return;
-	}
-	d->n = 1;
-	d->x[0] = d->mean = e->mean_ms;
+	d->count = 0;
 }
 
 /* splitmix64: a seeded stream of uniform numbers in (0, 1). */
@@ -80,28 +43,21 @@ static double normal(uint64_t *st)
 
 static double draw(const struct dist *d, uint64_t *st)
 {
-	if (d->n == 1)
-		return d->x[0];
-	if (d->n == 0)
-		return fmax(0, d->mean + d->sd * normal(st));
+	if (d->p.n == 1)
+		return d->p.x[0];
 	double u = uniform(st);
-	unsigned i = 1;
-	while (i < d->n - 1 && u > d->u[i])
-		i++;
-	double w = d->u[i] - d->u[i - 1];
-	double t = w > 0 ? (u - d->u[i - 1]) / w : 0;
-	return (d->x[i - 1] + t * (d->x[i] - d->x[i - 1])) * d->scale;
+	return profile_dist_draw(&d->p, u, d->p.n == 0 ? normal(st) : 0);
 }
 
 /* The sum of a kind's commands in one boot. */
 static double draw_sum(const struct dist *d, uint64_t *st)
 {
 	double sum = 0;
-	if (d->n == 1)
-		return (double)d->count * (d->x[0] + d->transport);
+	if (d->p.n == 1)
+		return (double)d->count * (d->p.x[0] + d->transport);
 	if (d->count > 64)
-		return fmax(0, (double)d->count * (d->mean + d->transport) +
-				   sqrt((double)d->count) * d->sd * normal(st));
+		return fmax(0, (double)d->count * (d->p.mean + d->transport) +
+				   sqrt((double)d->count) * d->p.sd * normal(st));
 	for (uint64_t i = 0; i < d->count; i++)
 		sum += draw(d, st) + d->transport;
 	return sum;
@@ -132,7 +88,7 @@ int predict_spread(const struct predictor *pr, unsigned k, unsigned runs, uint64
 			continue;
 		dist_of(s->e, pr->fallback_ms, pr->prof->transport_ms, &d[nd]);
 		d[nd].count = r->uses[i];
-		if (d[nd].n == 1) {
+		if (d[nd].p.n == 1) {
 			fixed += draw_sum(&d[nd], &seed);
 			continue;
 		}
@@ -201,18 +157,7 @@ double predict_kernel_timeout_ms(unsigned kernel, uint32_t cc)
 /* The share of d's latencies above t. */
 static double exceed(const struct dist *d, double t)
 {
-	if (d->n == 1)
-		return d->x[0] + d->transport > t;
-	if (d->n == 0)
-		return 0.5 * erfc((t - d->transport - d->mean) / (d->sd * M_SQRT2));
-	for (unsigned i = 1; i < d->n; i++) {
-		double a = d->x[i - 1] * d->scale + d->transport,
-		       b = d->x[i] * d->scale + d->transport;
-		if (t < b)
-			return 1 - (d->u[i - 1] +
-				    (t <= a ? 0 : (t - a) / (b - a)) * (d->u[i] - d->u[i - 1]));
-	}
-	return 0;
+	return profile_dist_exceed(&d->p, t - d->transport);
 }
 
 static int cmp_risk(const void *a, const void *b)
