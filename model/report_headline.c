@@ -135,6 +135,7 @@ void report_headline_predicted(struct report_headline *h, const struct report_pr
 		row->fallback_ms = (double)r->missing * pr->fallback_ms;
 		row->fallback_share = ratio(row->fallback_ms, r->tpm_ms);
 		row->mostly_fallback = row->fallback_share > REPORT_FALLBACK_WARN;
+		row->derived_share = predict_derived_share(pr, k);
 		fell_back(row, r);
 	}
 }

@@ -34,6 +34,7 @@ struct report_row {
 	/* 0 where there is nothing to compare with. */
 	double x_password_tpm, x_password_total, x_recorded_total;
 	double fallback_ms, fallback_share;
+	double derived_share; /* priced from derived entries (another command's figures) */
 	uint64_t fallback_cmds;
 	char fell_back[256]; /* the command codes priced at the fallback */
 	int mostly_fallback;

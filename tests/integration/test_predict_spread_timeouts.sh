@@ -101,4 +101,15 @@ for l in t:
     a, b, c = ms(f[1], f[2]), ms(f[3], f[4]), ms(f[5], f[6])
     assert 0 < a <= b <= c, l
 assert len(t) == 6, t' "$T/demo.txt"
+# The report says what share of each prediction is derived, as predict does.
+"$TPMTRACE" predict "$T/demo.db" --profile $IFX --host-crypto estimate --json >"$T/demo.json" 2>/dev/null
+"$TPMTRACE" report "$T/demo.db" --profile $IFX --host-crypto estimate --json >"$T/demo-r.json" 2>/dev/null
+expect_eq "report --json: each policy's derived share is predict's (and not 0 on this profile)" \
+	"$(python3 -c 'import json,sys
+p = {x["name"]: x["derived_share"] for x in json.load(open(sys.argv[1]))["policies"]}
+r = {x["policy"]: x["derived_share"] for x in json.load(open(sys.argv[2]))["predicted"][0]["policies"]}
+print(all(abs(r[k] - p[k]) < 1e-6 and p[k] > 0.1 for k in p) and len(p) == len(r))' "$T/demo.json" "$T/demo-r.json")" True
+"$TPMTRACE" report "$T/demo.db" --profile $IFX --host-crypto estimate -o "$T/demo.html" 2>/dev/null
+check "the report's answer table says measured, derived and fallback" \
+	grep -qE '<td class="share">[0-9]+% measured, [0-9]+% derived, [0-9]+% fallback' "$T/demo.html"
 finish

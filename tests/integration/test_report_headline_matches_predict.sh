@@ -52,6 +52,7 @@ for x in rows:
     if x['mostly_fallback'] != (x['fallback_share'] > r['fallback_threshold']):
         bad.append(f"{x['policy']}: mark disagrees with share")
     same(f"{x['policy']} fallback share (predict)", x.get('fallback_share'), q.get('fallback_share'), 1e-5)
+    same(f"{x['policy']} derived share (predict)", x.get('derived_share'), q.get('derived_share'), 1e-5)
     if x['mostly_fallback'] != q.get('mostly_fallback'):
         bad.append(f"{x['policy']}: report and predict mark it differently")
 meas = {x['policy']: x for x in r['measured']}

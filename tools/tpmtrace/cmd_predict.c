@@ -417,6 +417,7 @@ static void json_policy(struct json_w *w, const struct pstate *s, unsigned k)
 	json_kdouble(w, "fallback_share", share, 6);
 	json_kbool(w, "mostly_fallback", share > PREDICT_FALLBACK_WARN);
 	json_kuint(w, "priced_derived", predict_derived(pr, k));
+	json_kdouble(w, "derived_share", predict_derived_share(pr, k), 6);
 	const struct pred_spread *sp = &s->spread[k];
 	json_key(w, "tpm_sampled");
 	json_begin_object(w);

@@ -79,8 +79,12 @@ static void headline_row(FILE *f, const struct report_row *w)
 	} else if (!pred)
 		fputs("<td class=\"share\">100% measured</td><td>-</td>", f);
 	else {
-		fprintf(f, "<td class=\"share\">%.0f%% measured, %.0f%% fallback",
-			100 * (1 - w->fallback_share), 100 * w->fallback_share);
+		double measured = 1 - w->fallback_share - w->derived_share;
+		fprintf(f, "<td class=\"share\">%.0f%% measured, ",
+			100 * (measured > 0 ? measured : 0));
+		if (w->derived_share > 0)
+			fprintf(f, "%.0f%% derived, ", 100 * w->derived_share);
+		fprintf(f, "%.0f%% fallback", 100 * w->fallback_share);
 		if (w->mostly_fallback)
 			fputs("<div class=\"flag\"><b>mostly fallback</b></div>", f);
 		if (*w->fell_back) {
@@ -114,7 +118,9 @@ void report_html_headline(FILE *f, const struct report_answer *a)
 	    "same source, &times; as recorded the total with the recording's. A "
 	    "prediction with more than %.0f%% of its TPM time priced at the profile's "
 	    "fallback (commands the profile lacks) is marked <b>mostly fallback</b>: its "
-	    "factors are guesses. Range: the TPM time with every profile entry at its "
+	    "factors are guesses. <b>Derived</b>: priced from entries the profile made "
+	    "from other commands' figures by a rule (docs/profiles.md), not measured on "
+	    "that chip. Range: the TPM time with every profile entry at its "
 	    "low and its high figure. Each figure says what it is: <b>measured</b> (the "
 	    "recording and its replays on a real target), <b>emulated</b> (replays whose "
 	    "latencies a profile gave) or <b>predicted</b>. Replays of one policy are "

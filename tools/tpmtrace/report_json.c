@@ -49,6 +49,7 @@ static void json_row(struct json_w *w, const struct report_row *r)
 	json_kuint(w, "priced_at_fallback", r->fallback_cmds);
 	json_kdouble(w, "fallback_ms", r->fallback_ms, 6);
 	json_kdouble(w, "fallback_share", r->fallback_share, 6);
+	json_kdouble(w, "derived_share", r->derived_share, 6);
 	json_kbool(w, "mostly_fallback", r->mostly_fallback);
 	json_kstr(w, "fell_back", r->fell_back);
 	json_end_object(w);
