@@ -88,12 +88,15 @@ struct primary_group {
 	int64_t last_client; /* the last client that names it (-1: none) */
 };
 
-/* Recorded transient handles that are, at a row, a re-created primary's. */
+/* Recorded transient handles bound, at a row, to what a rewrite keeps
+ * (a re-created primary's group, a kept object): no more than the TPM's
+ * object slots are loaded at once in a recording. */
+#define MAX_BOUND 64
 struct bindings {
 	struct {
 		uint32_t h;
-		unsigned k;
-	} b[MAX_GROUPS];
+		int k;
+	} b[MAX_BOUND];
 	unsigned n;
 };
 
@@ -101,7 +104,7 @@ static int bound(const struct bindings *bs, uint32_t h)
 {
 	for (unsigned i = 0; i < bs->n; i++)
 		if (bs->b[i].h == h)
-			return (int)bs->b[i].k;
+			return bs->b[i].k;
 	return -1;
 }
 
@@ -112,10 +115,10 @@ static void unbind(struct bindings *bs, uint32_t h)
 			bs->b[i] = bs->b[--bs->n];
 }
 
-static void bind(struct bindings *bs, uint32_t h, unsigned k)
+static void bind(struct bindings *bs, uint32_t h, int k)
 {
 	unbind(bs, h);
-	if (bs->n < MAX_GROUPS) {
+	if (bs->n < MAX_BOUND) {
 		bs->b[bs->n].h = h;
 		bs->b[bs->n++].k = k;
 	}
@@ -222,7 +225,7 @@ static int plan_primary(sqlite3 *db, struct rw_row *w, size_t n, uint64_t *dropp
 			if (!r->drop && (rc = patch_handles(db, r, kept_name, &bs,
 							    KEPT_PRIMARY + (uint32_t)kp)))
 				return rc;
-			bind(&bs, r->rsp_handle, (unsigned)kp);
+			bind(&bs, r->rsp_handle, kp);
 			*dropped += r->drop;
 			continue;
 		}
@@ -243,7 +246,7 @@ static int plan_primary(sqlite3 *db, struct rw_row *w, size_t n, uint64_t *dropp
 				*dropped += r->drop;
 				if (r->drop)
 					continue;
-				bind(&bs, r->flushed, (unsigned)k); /* for the rename below */
+				bind(&bs, r->flushed, k); /* for the rename below */
 				rc = patch_handles(db, r, kept_name, &bs, r->rsp_handle);
 				unbind(&bs, r->flushed);
 			} else {
@@ -323,7 +326,6 @@ static int apply_client(sqlite3 *db, int64_t id, const struct rw_row *r)
  * Every command names objects by these names (handle area, FlushContext's
  * parameter, a creation's response handle). */
 #define CHURN_NAME 0x80ffe000u
-#define CHURN_MAX  4096
 
 struct churn_ent {
 	uint32_t name;
@@ -333,42 +335,14 @@ struct churn_ent {
 struct churn {
 	struct churn_ent *e;
 	size_t n;
-	struct { /* recorded transient handle -> entity, while the recording has it loaded */
-		uint32_t h;
-		size_t e;
-	} b[CHURN_MAX];
-	size_t nb;
-	uint32_t next; /* synthetic names given */
+	struct bindings bs; /* recorded handle -> entity, while the recording has it loaded */
+	uint32_t next;	    /* synthetic names given */
 };
-
-static long churn_bound(const struct churn *ch, uint32_t h)
-{
-	for (size_t i = 0; i < ch->nb; i++)
-		if (ch->b[i].h == h)
-			return (long)ch->b[i].e;
-	return -1;
-}
-
-static void churn_unbind(struct churn *ch, uint32_t h)
-{
-	for (size_t i = 0; i < ch->nb; i++)
-		if (ch->b[i].h == h)
-			ch->b[i] = ch->b[--ch->nb];
-}
-
-static void churn_bind(struct churn *ch, uint32_t h, size_t e)
-{
-	churn_unbind(ch, h);
-	if (ch->nb < CHURN_MAX) {
-		ch->b[ch->nb].h = h;
-		ch->b[ch->nb++].e = e;
-	}
-}
 
 static uint32_t churn_name(void *ctx, uint32_t h)
 {
 	struct churn *ch = ctx;
-	long e = churn_bound(ch, h);
+	int e = bound(&ch->bs, h);
 	return e >= 0 ? ch->e[e].name : h;
 }
 
@@ -424,18 +398,17 @@ static int plan_churn(sqlite3 *db, int64_t src, struct rw_row *w, size_t n, uint
 			r->drop = 1;
 			(*dropped)++;
 			if (which == 0) {
-				saved[k] = churn_bound(ch, r->h[0]);
-				churn_unbind(ch, r->h[0]);
+				saved[k] = bound(&ch->bs, r->h[0]);
+				unbind(&ch->bs, r->h[0]);
 			} else if (which == 1 && r->has_flushed) {
-				churn_unbind(ch, r->flushed);
+				unbind(&ch->bs, r->flushed);
 			} else if (which == 2 && saved[k] >= 0 && r->rsp_handle) {
-				churn_bind(ch, r->rsp_handle, (size_t)saved[k]);
+				bind(&ch->bs, r->rsp_handle, (int)saved[k]);
 			}
 			continue;
 		}
-		long e = r->has_flushed && r->cc == TPM_CC_FlushContext
-			     ? churn_bound(ch, r->flushed)
-			     : -1;
+		int e = r->has_flushed && r->cc == TPM_CC_FlushContext ? bound(&ch->bs, r->flushed)
+								       : -1;
 		uint32_t rsp = r->rsp_handle;
 		int made = r->ok && r->rsp_handle && tpm_ht_of(r->rsp_handle) == TPM_HT_TRANSIENT;
 		if (made) {
@@ -453,10 +426,10 @@ static int plan_churn(sqlite3 *db, int64_t src, struct rw_row *w, size_t n, uint
 			break;
 		if (e >= 0) { /* a flush ends the object */
 			ch->e[e].alive = 0;
-			churn_unbind(ch, r->flushed);
+			unbind(&ch->bs, r->flushed);
 		}
 		if (made)
-			churn_bind(ch, r->rsp_handle, ch->n++);
+			bind(&ch->bs, r->rsp_handle, (int)ch->n++);
 	}
 	if (rc == -EIO && !err[0])
 		snprintf(err, errlen, "trace %lld: %s", (long long)src, sqlite3_errmsg(db));
