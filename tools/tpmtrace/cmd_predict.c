@@ -643,16 +643,21 @@ static void text_spread(const struct pstate *s)
 static void derived_note(const struct pstate *s)
 {
 	uint64_t most = 0;
-	for (unsigned k = 0; k < s->npol; k++)
+	double share = 0;
+	for (unsigned k = 0; k < s->npol; k++) {
 		if (s->show[k] && predict_derived(s->pr, k) > most)
 			most = predict_derived(s->pr, k);
+		if (s->show[k] && predict_derived_share(s->pr, k) > share)
+			share = predict_derived_share(s->pr, k);
+	}
 	if (!most)
 		return;
 	char t[300];
 	snprintf(t, sizeof t,
-		 "up to %llu command%s per policy priced from derived entries (another command's "
-		 "figures, not measured: 'profile show' marks them *; docs/profiles.md)",
-		 (unsigned long long)most, most == 1 ? "" : "s");
+		 "up to %llu command%s per policy priced from derived entries, up to %.0f%% of the "
+		 "TPM time (another command's figures, not measured: 'profile show' marks them *; "
+		 "docs/profiles.md)",
+		 (unsigned long long)most, most == 1 ? "" : "s", 100 * share);
 	cli_print_wrapped(stdout, "derived: ", 2, t, strlen(t), CLI_WIDTH);
 }
 
