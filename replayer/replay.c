@@ -13,6 +13,7 @@
 
 #include "db/stats.h"
 #include "db/trace_kind.h"
+#include "model/tpm/pcr_bank.h"
 
 int rp_replay_is_destructive(uint32_t cc)
 {
@@ -259,13 +260,11 @@ static int read_bank(struct rp *x, uint16_t alg, struct replay_bank *b)
 
 static int read_pcrs(struct rp *x)
 {
-	static const uint16_t algs[] = {TPM_ALG_SHA1, TPM_ALG_SHA256, TPM_ALG_SHA384,
-					TPM_ALG_SHA512};
 	x->t.on_xfer = NULL;
 	x->t.emu = NULL; /* the summary's reads are not part of the run */
-	for (unsigned i = 0; i < 4; i++) {
+	for (unsigned i = 0; i < PCR_COMMON_ALGS; i++) {
 		struct replay_bank *b = &x->res->banks[x->res->n_banks];
-		int rc = read_bank(x, algs[i], b);
+		int rc = read_bank(x, pcr_alg_common(i)->alg, b);
 		if (rc == -EIO)
 			return rc;
 		if (!rc && b->mask)

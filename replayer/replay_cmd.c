@@ -15,6 +15,8 @@
 #include <openssl/rand.h>
 #include <openssl/rsa.h>
 
+#include "model/tpm/pcr_bank.h"
+
 /* ---- public areas (Part 2 12.2) --------------------------------------- */
 
 struct pubinfo {
@@ -77,20 +79,9 @@ static int rsa_salt(struct rp *x, const struct pubinfo *p, uint8_t *salt, unsign
 	    EVP_PKEY_fromdata_init(pc) <= 0 ||
 	    EVP_PKEY_fromdata(pc, &pk, EVP_PKEY_PUBLIC_KEY, par) <= 0)
 		goto out;
-	switch (p->name_alg) {
-	case TPM_ALG_SHA1:
-		md = EVP_sha1();
-		break;
-	case TPM_ALG_SHA256:
-		md = EVP_sha256();
-		break;
-	case TPM_ALG_SHA384:
-		md = EVP_sha384();
-		break;
-	case TPM_ALG_SHA512:
-		md = EVP_sha512();
-		break;
-	default:
+	const struct pcr_alg *na =
+	    pcr_alg_common_index(p->name_alg) < 0 ? NULL : pcr_alg_by_id(p->name_alg);
+	if (!na || !(md = EVP_get_digestbyname(na->evp))) {
 		rc = -ENOTSUP;
 		goto out;
 	}

@@ -31,6 +31,19 @@ static const struct pcr_alg algs[] = {
 };
 #define N_ALGS (sizeof(algs) / sizeof(algs[0]))
 
+const struct pcr_alg *pcr_alg_common(unsigned i)
+{
+	return i < PCR_COMMON_ALGS ? &algs[i] : NULL;
+}
+
+int pcr_alg_common_index(uint16_t alg)
+{
+	for (int i = 0; i < PCR_COMMON_ALGS; i++)
+		if (algs[i].alg == alg)
+			return i;
+	return -1;
+}
+
 const struct pcr_alg *pcr_alg_by_id(uint16_t alg)
 {
 	for (size_t i = 0; i < N_ALGS; i++)

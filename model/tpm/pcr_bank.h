@@ -22,10 +22,21 @@ struct pcr_alg {
 	const char *evp;  /* OpenSSL digest name */
 };
 
+/* The common hashes first (sessions, Names, IMA lists and PCR reads use
+ * them): pcr_alg_common(i) for i < PCR_COMMON_ALGS, in the table's order,
+ * then the other banks; their names as option choices. */
+#define PCR_COMMON_ALGS	   4
+#define PCR_COMMON_NAMES   "sha1 sha256 sha384 sha512"
+#define PCR_BANK_NAMES	   PCR_COMMON_NAMES " sm3_256"
+#define PCR_COMMON_SLASHED "sha1/sha256/sha384/sha512"
+const struct pcr_alg *pcr_alg_common(unsigned i);
+/* Its index among the common hashes, or -1. */
+int pcr_alg_common_index(uint16_t alg);
+
 const struct pcr_alg *pcr_alg_by_id(uint16_t alg);
 /* Accepts "sha256", "SHA256", "TPM2_ALG_SHA256", "0x000b". NULL if unknown. */
 const struct pcr_alg *pcr_alg_by_name(const char *name);
-/* The usual bank for a digest size (20 sha1, 32 sha256, 48 sha384, 64 sha512). */
+/* The usual bank for a digest size (the common hash of that size). */
 const struct pcr_alg *pcr_alg_by_size(size_t size);
 /* Parses "sha1,sha256" into alg ids. Returns the count, or -EINVAL naming the
  * bad element in err. */

@@ -13,32 +13,22 @@
 #include <openssl/rand.h>
 
 #include "model/tpm/decode.h"
+#include "model/tpm/pcr_bank.h"
 #include "model/tpm/tpm_cc.h"
 #include "model/tpm/wire.h"
 
-static const char *const md_names[SESS_NHASH] = {"SHA1", "SHA256", "SHA384", "SHA512"};
+/* The session hashes are the common ones of model/tpm/pcr_bank.h, in its order. */
+_Static_assert(SESS_NHASH == PCR_COMMON_ALGS, "one session digest per common hash");
 
 static int md_index(uint16_t alg)
 {
-	switch (alg) {
-	case TPM_ALG_SHA1:
-		return 0;
-	case TPM_ALG_SHA256:
-		return 1;
-	case TPM_ALG_SHA384:
-		return 2;
-	case TPM_ALG_SHA512:
-		return 3;
-	default:
-		return -1;
-	}
+	return pcr_alg_common_index(alg);
 }
 
 unsigned sess_digest_size(uint16_t hash_alg)
 {
-	static const unsigned sz[SESS_NHASH] = {20, 32, 48, 64};
 	int i = md_index(hash_alg);
-	return i < 0 ? 0 : sz[i];
+	return i < 0 ? 0 : pcr_alg_common((unsigned)i)->size;
 }
 
 int sess_crypto_init(struct sess_crypto *c)
@@ -47,7 +37,7 @@ int sess_crypto_init(struct sess_crypto *c)
 	memset(c, 0, sizeof(*c));
 	c->mac_md = -1;
 	for (int i = 0; i < SESS_NHASH; i++) {
-		c->md[i] = EVP_MD_fetch(NULL, md_names[i], NULL);
+		c->md[i] = EVP_MD_fetch(NULL, pcr_alg_common((unsigned)i)->evp, NULL);
 		if (!c->md[i])
 			goto out;
 	}
@@ -115,8 +105,8 @@ static int mac_begin(struct sess_crypto *c, uint16_t alg, const uint8_t *key, si
 		return -ENOTSUP;
 	if (c->mac_md != i) {
 		OSSL_PARAM p[2];
-		p[0] =
-		    OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)md_names[i], 0);
+		p[0] = OSSL_PARAM_construct_utf8_string(
+		    OSSL_MAC_PARAM_DIGEST, (char *)pcr_alg_common((unsigned)i)->evp, 0);
 		p[1] = OSSL_PARAM_construct_end();
 		if (EVP_MAC_CTX_set_params(c->macctx, p) != 1)
 			return -EIO;

@@ -39,7 +39,7 @@ struct tpm_name {
 
 /* OpenSSL objects kept across calls. One per thread; not thread-safe. */
 struct sess_crypto {
-	void *md[SESS_NHASH]; /* EVP_MD: SHA-1, SHA-256, SHA-384, SHA-512 */
+	void *md[SESS_NHASH]; /* EVP_MD of each common hash (pcr_alg_common) */
 	void *mdctx;	      /* EVP_MD_CTX, reused for every hash */
 	void *mac;	      /* EVP_MAC "HMAC" */
 	void *macctx;	      /* EVP_MAC_CTX, keyed lazily (see key cache) */

@@ -421,13 +421,11 @@ static int detect_binary(struct parser *ps, struct log_rd *rd)
 	size_t avail;
 	import_log_rd_peek(rd, 8 + 64 + IMA_NAME_MAX, &avail);
 	const uint8_t *p = import_log_rd_peek(rd, avail, &avail);
-	static const uint16_t probe[] = {TPM_ALG_SHA1, TPM_ALG_SHA256, TPM_ALG_SHA384,
-					 TPM_ALG_SHA512};
 	if (!avail)
 		return 0;
 	for (int be = 0; be < 2; be++) {
-		for (size_t k = 0; k < 4; k++) {
-			uint16_t alg = ps->list_alg ? ps->list_alg : probe[k];
+		for (unsigned k = 0; k < PCR_COMMON_ALGS; k++) {
+			uint16_t alg = ps->list_alg ? ps->list_alg : pcr_alg_common(k)->alg;
 			if (plausible_header(p, avail, pcr_alg_by_id(alg)->size, be)) {
 				ps->be = be;
 				ps->list_alg = alg;
@@ -668,7 +666,7 @@ static int parse_ascii(struct parser *ps, struct log_rd *rd, ima_entry_fn cb)
 		if (q == end || *q != ' ' || !la || hx != 2u * la->size ||
 		    import_log_unhex(p, hx, logged, la->size))
 			return fail(ps, index, off, "template digest is not %s hex",
-				    la ? la->name : "sha1/sha256/sha384/sha512");
+				    la ? la->name : PCR_COMMON_SLASHED);
 		ps->list_alg = la->alg;
 		ps->list_size = la->size;
 		p = q + 1;

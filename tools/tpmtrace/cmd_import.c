@@ -488,7 +488,7 @@ static const struct cli_opt opts[] = {
      "auto binary ascii", 0, 0, K_IMA},
     {"list-alg", O_LISTALG, "ALG", 0,
      "ima: digest of the list (default: from a _sha256 style\nfile name suffix, else detected)",
-     "sha1 sha256 sha384 sha512", 0, 0, K_IMA},
+     PCR_COMMON_NAMES, 0, 0, K_IMA},
     {"strict", O_STRICT, NULL, 0,
      "ima, tcglog: a truncated last record (ima: also a\n"
      "template hash mismatch) is an error: exit 1",

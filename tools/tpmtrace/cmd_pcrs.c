@@ -22,7 +22,7 @@ static const struct cli_opt opts[] = {
      "repeat to replay several into the same PCRs in the\n"
      "order given (e.g. the firmware log, then the IMA list)"},
     {"banks", O_BANKS, "LIST", 0, "banks to show, e.g. sha1,sha256 (default: those\nextended)",
-     "sha1 sha256 sha384 sha512 sm3_256"},
+     PCR_BANK_NAMES},
     {"bank", O_BANK, "LIST", CLI_HIDDEN, "the same as --banks"},
     {"pcrs", O_PCRS, "LIST", 0, "PCRs to show and compare, e.g. 0-9,14 (default 0-23)"},
     {"expect", O_EXPECT, "FILE", 0,
