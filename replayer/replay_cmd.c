@@ -390,10 +390,8 @@ int rp_name_of(struct rp *x, uint32_t rec, uint32_t rep, struct tpm_name *out)
  * rk, rb are target handles (TPM_RH_NULL for none), key the tpmKey's entry.
  * Returns 0 (out set up), a TPM rc > 0, -ENOTSUP when the key cannot salt,
  * or a fatal -errno. */
-int rp_start_raw(struct rp *x, uint32_t rk, struct obj *key, uint32_t rb, const uint8_t *bind_auth,
-		 size_t bind_len, uint8_t type, uint16_t sym, uint16_t bits, uint16_t mode,
-		 uint16_t hash, uint16_t nc_len, struct sess *out, struct authent *a, unsigned na,
-		 const struct tpm_name *names)
+int rp_start_raw(struct rp *x, const struct rp_sess_start *q, struct sess *out, struct authent *a,
+		 unsigned na, const struct tpm_name *names)
 {
 	uint8_t salt[SESS_MAX_DIGEST], secret[600], cmd[TPM_MAX_MESSAGE];
 	size_t salt_len = 0, secret_len = 0;
@@ -402,13 +400,13 @@ int rp_start_raw(struct rp *x, uint32_t rk, struct obj *key, uint32_t rb, const 
 	struct wire_rd r;
 	uint16_t n;
 	int rc = 0;
-	if (rk != TPM_RH_NULL) {
+	if (q->tpm_key != TPM_RH_NULL) {
 		struct pubinfo pi;
-		if (!key->publen && (rc = rp_read_public(x, rk, key)))
+		if (!q->key->publen && (rc = rp_read_public(x, q->tpm_key, q->key)))
 			return rc < 0 ? rc : -ENOTSUP;
 		t0 = db_mono_ns();
 		tpm0 = x->res->tpm_ns;
-		rc = pub_parse(key->pub, key->publen, &pi);
+		rc = pub_parse(q->key->pub, q->key->publen, &pi);
 		unsigned sl = sess_digest_size(pi.name_alg);
 		if (!rc && pi.type == TPM_ALG_ECC)
 			rc = sess_ecdh_salt(&x->cr, pi.name_alg, pi.x, pi.xl, pi.y, pi.yl, salt,
@@ -424,26 +422,26 @@ int rp_start_raw(struct rp *x, uint32_t rk, struct obj *key, uint32_t rb, const 
 		salt_len = sl;
 	}
 	memset(out, 0, sizeof *out);
-	out->nonce_caller_len = nc_len;
+	out->nonce_caller_len = q->nonce_len;
 	sess_nonce_roll(out);
 	wire_wr_init(&w, cmd, sizeof cmd);
 	if (!na) {
 		wire_wr_u16(&w, TPM_ST_NO_SESSIONS);
 		wire_wr_u32(&w, 0);
 		wire_wr_u32(&w, TPM_CC_StartAuthSession);
-		wire_wr_u32(&w, rk);
-		wire_wr_u32(&w, rb);
+		wire_wr_u32(&w, q->tpm_key);
+		wire_wr_u32(&w, q->bind);
 	}
 	size_t p0 = w.off;
-	wire_wr_tpm2b(&w, out->nonce_caller, nc_len);
+	wire_wr_tpm2b(&w, out->nonce_caller, q->nonce_len);
 	wire_wr_tpm2b(&w, secret, (uint16_t)secret_len);
-	wire_wr_u8(&w, type);
-	wire_wr_u16(&w, sym);
-	if (sym != TPM_ALG_NULL) {
-		wire_wr_u16(&w, bits);
-		wire_wr_u16(&w, mode);
+	wire_wr_u8(&w, q->type);
+	wire_wr_u16(&w, q->sym.alg);
+	if (q->sym.alg != TPM_ALG_NULL) {
+		wire_wr_u16(&w, q->sym.key_bits);
+		wire_wr_u16(&w, q->sym.mode);
 	}
-	wire_wr_u16(&w, hash);
+	wire_wr_u16(&w, q->hash);
 	rp_crypto_time(x, t0, tpm0);
 	uint32_t h;
 	if (na) {
@@ -453,7 +451,7 @@ int rp_start_raw(struct rp *x, uint32_t rk, struct obj *key, uint32_t rb, const 
 		 * before rp_send_auth encrypts it. */
 		uint8_t *pp = NULL;
 		size_t pl = 0;
-		uint32_t hs[2] = {rk, rb};
+		uint32_t hs[2] = {q->tpm_key, q->bind};
 		rc = rp_send_auth(x, TPM_CC_StartAuthSession, hs, 2, names, a, na, cmd + p0,
 				  w.off - p0, &pp, &pl);
 		if (rc)
@@ -483,9 +481,9 @@ int rp_start_raw(struct rp *x, uint32_t rk, struct obj *key, uint32_t rb, const 
 	t0 = db_mono_ns();
 	tpm0 = x->res->tpm_ns;
 	uint8_t nc[SESS_MAX_DIGEST];
-	memcpy(nc, out->nonce_caller, nc_len);
-	rc = sess_begin(out, &x->cr, h, hash, sym, salt, salt_len, bind_auth, bind_len, nc, nc_len,
-			nt, n);
+	memcpy(nc, out->nonce_caller, q->nonce_len);
+	rc = sess_begin(out, &x->cr, h, q->hash, q->sym.alg, salt, salt_len, q->bind_auth,
+			q->bind_len, nc, q->nonce_len, nt, n);
 	rp_crypto_time(x, t0, tpm0);
 	if (rc)
 		rc = rp_fail(x, rc, "session set-up failed: %s", strerror(-rc));
@@ -596,8 +594,16 @@ int rp_start_session(struct rp *x, const struct src_cmd *sc)
 			return e;
 	}
 	struct sess s;
-	int rc = rp_start_raw(x, rk, key, rb, ba ? ba->value : NULL, ba ? ba->len : 0, type, sym,
-			      bits, mode, hash, nc_len, &s, a, na, names);
+	const struct rp_sess_start q = {.tpm_key = rk,
+					.key = key,
+					.bind = rb,
+					.bind_auth = ba ? ba->value : NULL,
+					.bind_len = ba ? ba->len : 0,
+					.type = type,
+					.sym = {sym, bits, mode, 0},
+					.hash = hash,
+					.nonce_len = nc_len};
+	int rc = rp_start_raw(x, &q, &s, a, na, names);
 	if (rc == -ENOTSUP) {
 		rp_note(
 		    x, REPLAY_REFUSED, sc->c.cc,

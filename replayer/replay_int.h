@@ -284,10 +284,21 @@ int rp_send_auth(struct rp *x, uint32_t cc, const uint32_t *handles, unsigned nh
 		 size_t plen, uint8_t **pp, size_t *pl);
 int rp_read_public(struct rp *x, uint32_t rep, struct obj *o);
 int rp_name_of(struct rp *x, uint32_t rec, uint32_t rep, struct tpm_name *out);
-int rp_start_raw(struct rp *x, uint32_t rk, struct obj *key, uint32_t rb, const uint8_t *bind_auth,
-		 size_t bind_len, uint8_t type, uint16_t sym, uint16_t bits, uint16_t mode,
-		 uint16_t hash, uint16_t nc_len, struct sess *out, struct authent *a, unsigned na,
-		 const struct tpm_name *names);
+/* A StartAuthSession the replay sends: tpmKey (key: its entity, NULL for
+ * TPM_RH_NULL), bind and its authValue, the session's type, symmetric and
+ * hash, the nonceCaller size. */
+struct rp_sess_start {
+	uint32_t tpm_key;
+	struct obj *key;
+	uint32_t bind;
+	const uint8_t *bind_auth;
+	size_t bind_len;
+	uint8_t type;
+	struct tpm_sym_def sym;
+	uint16_t hash, nonce_len;
+};
+int rp_start_raw(struct rp *x, const struct rp_sess_start *q, struct sess *out, struct authent *a,
+		 unsigned na, const struct tpm_name *names);
 int rp_start_session(struct rp *x, const struct src_cmd *sc);
 
 /* replay_learn.c: redacted bytes, authValues learnt, what a success leaves behind */

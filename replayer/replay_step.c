@@ -547,9 +547,15 @@ int rp_emit(void *ctx, const struct pol_out *o)
 				uint32_t h = o->variant == POL_VAR_SALTED ? o->handle : TPM_RH_NULL;
 				if (h != TPM_RH_NULL && !(key = rp_obj_find(x, h)))
 					key = rp_obj_add(x, h, h);
-				rc = rp_start_raw(x, h, key, TPM_RH_NULL, NULL, 0, TPM_SE_HMAC,
-						  TPM_ALG_AES, 128, TPM_ALG_CFB, TPM_ALG_SHA256, 32,
-						  &x->sessions.ks, NULL, 0, NULL);
+				const struct rp_sess_start q = {
+				    .tpm_key = h,
+				    .key = key,
+				    .bind = TPM_RH_NULL,
+				    .type = TPM_SE_HMAC,
+				    .sym = {TPM_ALG_AES, 128, TPM_ALG_CFB, 0},
+				    .hash = TPM_ALG_SHA256,
+				    .nonce_len = 32};
+				rc = rp_start_raw(x, &q, &x->sessions.ks, NULL, 0, NULL);
 				if (rc == -ENOTSUP)
 					rc = rp_fail(
 					    x, -ENOTSUP,
@@ -574,7 +580,6 @@ int rp_emit(void *ctx, const struct pol_out *o)
 		break;
 	case POL_ROLE_NAME_LOOKUP: {
 		uint32_t rep;
-		struct tpm_name nm;
 		if (!rp_map_handle(x, o->handle, &rep)) {
 			struct obj *ob = rp_obj_find(x, o->handle);
 			if (!ob)
@@ -583,7 +588,6 @@ int rp_emit(void *ctx, const struct pol_out *o)
 			if (rc > 0)
 				rc = 0; /* the command itself will be refused or fail */
 		}
-		(void)nm;
 		break;
 	}
 	}
