@@ -122,10 +122,15 @@ void rp_crypto_time(struct rp *x, uint64_t t0, uint64_t tpm0)
 
 /* Builds tag/size/cc, handles, the authorization area and the parameters
  * (params is modified: the first one is encrypted when a session asks). */
-static int build_cmd(struct rp *x, uint32_t cc, const uint32_t *handles, unsigned nh,
-		     const struct tpm_name *names, struct authent *a, unsigned na, uint8_t *params,
-		     size_t plen, uint8_t *out, size_t cap, size_t *outlen)
+static int build_cmd(struct rp *x, const struct rp_auth_cmd *k, uint8_t *out, size_t cap,
+		     size_t *outlen)
 {
+	const uint32_t cc = k->cc, *handles = k->handles;
+	const unsigned nh = k->nh, na = k->na;
+	const struct tpm_name *names = k->names;
+	struct authent *a = k->a;
+	uint8_t *params = k->params;
+	const size_t plen = k->plen;
 	const struct tpm_cc_info *ci = tpm_cc_lookup(cc);
 	struct wire_wr w;
 	uint8_t hmac[SESS_MAX_DIGEST];
@@ -301,14 +306,13 @@ static int open_rsp(struct rp *x, uint32_t cc, struct authent *a, unsigned na, u
 
 /* Sends a command built by build_cmd and opens its response. Returns the TPM
  * rc (positive), 0, or a fatal -errno. The response stays in x->t.rsp. */
-int rp_send_auth(struct rp *x, uint32_t cc, const uint32_t *handles, unsigned nh,
-		 const struct tpm_name *names, struct authent *a, unsigned na, uint8_t *params,
-		 size_t plen, uint8_t **pp, size_t *pl)
+int rp_send_auth(struct rp *x, const struct rp_auth_cmd *k, uint8_t **pp, size_t *pl)
 {
 	uint8_t cmd[TPM_MAX_MESSAGE];
 	size_t len = 0;
+	const uint32_t cc = k->cc;
 	uint64_t t0 = db_mono_ns(), tpm0 = x->res->tpm_ns;
-	int rc = build_cmd(x, cc, handles, nh, names, a, na, params, plen, cmd, sizeof cmd, &len);
+	int rc = build_cmd(x, k, cmd, sizeof cmd, &len);
 	rp_crypto_time(x, t0, tpm0);
 	if (rc)
 		return rp_fail(x, rc, "cannot build %s for source seq %llu: %s", tpm_cc_name(cc),
@@ -318,7 +322,7 @@ int rp_send_auth(struct rp *x, uint32_t cc, const uint32_t *handles, unsigned nh
 		return rc;
 	t0 = db_mono_ns();
 	tpm0 = x->res->tpm_ns;
-	rc = open_rsp(x, cc, a, na, x->t.rsp, x->t.rsp_len, pp, pl);
+	rc = open_rsp(x, cc, k->a, k->na, x->t.rsp, x->t.rsp_len, pp, pl);
 	rp_crypto_time(x, t0, tpm0);
 	if (rc == -EBADMSG)
 		return rp_fail(
@@ -452,8 +456,15 @@ int rp_start_raw(struct rp *x, const struct rp_sess_start *q, struct sess *out, 
 		uint8_t *pp = NULL;
 		size_t pl = 0;
 		uint32_t hs[2] = {q->tpm_key, q->bind};
-		rc = rp_send_auth(x, TPM_CC_StartAuthSession, hs, 2, names, a, na, cmd + p0,
-				  w.off - p0, &pp, &pl);
+		const struct rp_auth_cmd k = {.cc = TPM_CC_StartAuthSession,
+					      .handles = hs,
+					      .nh = 2,
+					      .names = names,
+					      .a = a,
+					      .na = na,
+					      .params = cmd + p0,
+					      .plen = w.off - p0};
+		rc = rp_send_auth(x, &k, &pp, &pl);
 		if (rc)
 			goto out;
 		wire_rd_init(&r, x->t.rsp, x->t.rsp_len);

@@ -279,9 +279,20 @@ int rp_context_load(struct rp *x, struct src_cmd *sc);
  * sessions */
 void rp_crypto_time(struct rp *x, uint64_t t0, uint64_t tpm0);
 int rp_auth_after(uint32_t cc, const uint8_t *params, size_t plen, struct replay_auth *out);
-int rp_send_auth(struct rp *x, uint32_t cc, const uint32_t *handles, unsigned nh,
-		 const struct tpm_name *names, struct authent *a, unsigned na, uint8_t *params,
-		 size_t plen, uint8_t **pp, size_t *pl);
+/* A command the replay sends with authorizations it computes (HMACs,
+ * parameter encryption): code, handles and their Names, the sessions (a, na)
+ * and the parameters (in clear; encrypted in place when a session asks). */
+struct rp_auth_cmd {
+	uint32_t cc;
+	const uint32_t *handles;
+	unsigned nh;
+	const struct tpm_name *names;
+	struct authent *a;
+	unsigned na;
+	uint8_t *params;
+	size_t plen;
+};
+int rp_send_auth(struct rp *x, const struct rp_auth_cmd *k, uint8_t **pp, size_t *pl);
 int rp_read_public(struct rp *x, uint32_t rep, struct obj *o);
 int rp_name_of(struct rp *x, uint32_t rec, uint32_t rep, struct tpm_name *out);
 /* A StartAuthSession the replay sends: tpmKey (key: its entity, NULL for

@@ -302,8 +302,9 @@ static int orig_send(struct rp *x, struct orig *o, int plan, int *rc)
 	memcpy(o->sent, o->params, o->plen);
 	if (o->na && rp_auth_after(c->cc, o->params, o->plen, &o->after))
 		o->a[0].auth_after = &o->after;
-	*rc = rp_send_auth(x, c->cc, o->hs, c->n_handles, o->names, o->a, o->na, o->params, o->plen,
-			   &o->pp, &o->pl);
+	const struct rp_auth_cmd k = {c->cc, o->hs, c->n_handles, o->names,
+				      o->a,  o->na, o->params,	  o->plen};
+	*rc = rp_send_auth(x, &k, &o->pp, &o->pl);
 	if (*rc < 0)
 		return 1;
 	if (*rc > 0 && plan == PLAN_KERNEL && x->sessions.ks_live && sc->has_rc && !sc->rc) {
