@@ -567,8 +567,12 @@ static int one_command(struct rp *x, sqlite3_stmt *st)
 				memcpy(x->t.rsp, x->resub.rsp, x->resub.rsp_len);
 				x->t.rsp_len = x->resub.rsp_len;
 				sc.load_priv = x->resub.load_priv;
-				rp_capture(x, &sc, x->resub.hs, x->resub.pl ? x->resub.pp : NULL,
-					   x->resub.pl, NULL, 0, x->resub.sent, x->resub.sent_len);
+				const struct rp_sent sent = {.hs = x->resub.hs,
+							     .pp = x->resub.pl ? x->resub.pp : NULL,
+							     .pl = x->resub.pl,
+							     .sent = x->resub.sent,
+							     .sent_len = x->resub.sent_len};
+				rp_capture(x, &sc, &sent);
 			}
 			if (x->resub.outcome != REPLAY_FAITHFUL && x->resub.reason[0])
 				rp_note(x, x->resub.outcome, sc.c.cc, "%s", x->resub.reason);

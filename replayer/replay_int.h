@@ -319,8 +319,19 @@ void rp_auth_value(struct rp *x, const struct src_cmd *sc, unsigned i, const uin
 /* The NV index among a command's handles; 0 if none. */
 uint32_t rp_nv_handle(const struct tpm_cmd *c);
 int rp_in_list(const uint32_t *l, unsigned n, uint32_t h);
-void rp_capture(struct rp *x, struct src_cmd *sc, const uint32_t *hs, const uint8_t *pp, size_t pl,
-		struct authent *a, unsigned na, const uint8_t *sent, size_t sent_len);
+/* A command as the replay sent it and the target answered it: the handles
+ * sent (hs), the response parameters (pp, pl; NULL when none), the
+ * sessions, the parameters sent (sent, sent_len). */
+struct rp_sent {
+	const uint32_t *hs;
+	const uint8_t *pp;
+	size_t pl;
+	struct authent *a;
+	unsigned na;
+	const uint8_t *sent;
+	size_t sent_len;
+};
+void rp_capture(struct rp *x, struct src_cmd *sc, const struct rp_sent *s);
 
 /* replay_step.c: a source command sent again, and the policy's kernel steps */
 int rp_emit(void *ctx, const struct pol_out *o);

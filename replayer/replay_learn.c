@@ -281,10 +281,12 @@ static void pub_at(struct obj *o, const uint8_t *p, size_t len, const char *layo
  * that reads an entity's public area (ReadPublic, NV_ReadPublic) the object
  * is handle 0's, mapped here if the replay had not met it. */
 static void capture_object(struct rp *x, const struct src_cmd *sc, const struct tpm_cc_effects *e,
-			   struct obj *o, const uint32_t *hs, const uint8_t *pp, size_t pl,
-			   const uint8_t *sent, size_t sent_len)
+			   struct obj *o, const struct rp_sent *s)
 {
 	const struct tpm_cmd *c = &sc->c;
+	const uint32_t *hs = s->hs;
+	const uint8_t *pp = s->pp;
+	size_t pl = s->pl;
 	if (e->rsp_name) {
 		struct wire_rd r;
 		uint16_t n;
@@ -303,7 +305,7 @@ static void capture_object(struct rp *x, const struct src_cmd *sc, const struct 
 		}
 	}
 	if (o && e->cmd_public)
-		pub_at(o, sent, sent_len, e->cmd_public);
+		pub_at(o, s->sent, s->sent_len, e->cmd_public);
 }
 
 /* A private blob from the response (outPrivate first, Create's outPublic
@@ -364,9 +366,13 @@ static void capture_policy(struct rp *x, const struct tpm_cmd *c)
 
 /* What a successful command tells about handles, Names and contexts, by
  * what the command does (model/tpm/tpm_cc_effects.def). */
-void rp_capture(struct rp *x, struct src_cmd *sc, const uint32_t *hs, const uint8_t *pp, size_t pl,
-		struct authent *a, unsigned na, const uint8_t *sent, size_t sent_len)
+void rp_capture(struct rp *x, struct src_cmd *sc, const struct rp_sent *s)
 {
+	const uint32_t *hs = s->hs;
+	const uint8_t *pp = s->pp, *sent = s->sent;
+	size_t pl = s->pl, sent_len = s->sent_len;
+	struct authent *a = s->a;
+	unsigned na = s->na;
 	size_t npriv0 = x->ent.n_priv;
 	const struct tpm_cmd *c = &sc->c;
 	const struct tpm_cc_effects *e = tpm_cc_effects(c->cc);
@@ -381,7 +387,7 @@ void rp_capture(struct rp *x, struct src_cmd *sc, const uint32_t *hs, const uint
 		if (e->blob)
 			capture_blob(x, sc, e, pp, pl);
 		else
-			capture_object(x, sc, e, o, hs, pp, pl, sent, sent_len);
+			capture_object(x, sc, e, o, s);
 		if (e->nv_write || e->nv_undefine || e->persist)
 			forget_names(x);
 		if (e->ctx_save) {

@@ -321,8 +321,16 @@ static int orig_send(struct rp *x, struct orig *o, int plan, int *rc)
 			return 1;
 		}
 	}
-	if (*rc == 0)
-		rp_capture(x, o->sc, o->hs, o->pp, o->pl, o->a, o->na, o->sent, o->sent_len);
+	if (*rc == 0) {
+		const struct rp_sent sent = {.hs = o->hs,
+					     .pp = o->pp,
+					     .pl = o->pl,
+					     .a = o->a,
+					     .na = o->na,
+					     .sent = o->sent,
+					     .sent_len = o->sent_len};
+		rp_capture(x, o->sc, &sent);
+	}
 	return 0;
 }
 
