@@ -289,9 +289,9 @@ static void header(struct cal *k, struct profile *p, const char *target)
 }
 
 /* A kind's profile entry from its m measured times v (sorted here) and its
- * cold call; ms: room for m figures. */
+ * comment (its cold call); ms: room for m figures. */
 static int cal_entry(struct profile *p, const struct kind *d, uint64_t *v, unsigned m, double *ms,
-		     uint64_t cold_ns, unsigned warmup, char *err, size_t errlen)
+		     const char *comment, char *err, size_t errlen)
 {
 	/* Rounded to 1 ns: the profile keeps 6 decimals of a millisecond. */
 	qsort(v, m, sizeof *v, cmp_u64);
@@ -308,10 +308,7 @@ static int cal_entry(struct profile *p, const struct kind *d, uint64_t *v, unsig
 			*f[j] = round(*f[j] * 1e6) / 1e6;
 	/* A clock that did not move: keep the figures positive. */
 	profile_entry_floor(&e, 1e-6);
-	char comment[160];
-	snprintf(comment, sizeof comment, "cold (first call) %.6f ms; %u warm-up calls",
-		 (double)cold_ns / 1e6, warmup);
-	e.comment = comment;
+	e.comment = (char *)comment;
 	int rc = profile_add(p, &e);
 	if (rc) {
 		char name[64];
@@ -417,8 +414,11 @@ int rp_calibrate_run(const struct calibrate_opts *o, struct profile *p,
 		unsigned m = o->iterations;
 		if (d->nv && hw)
 			continue;
-		if ((rc = cal_entry(p, d, ns + (size_t)i * o->iterations, m, ms, cold[i], o->warmup,
-				    err, errlen)))
+		char comment[160];
+		snprintf(comment, sizeof comment, "cold (first call) %.6f ms; %u warm-up calls",
+			 (double)cold[i] / 1e6, o->warmup);
+		if ((rc = cal_entry(p, d, ns + (size_t)i * o->iterations, m, ms, comment, err,
+				    errlen)))
 			break;
 		res->kinds_measured++;
 		snprintf(covers + strlen(covers), sizeof covers - strlen(covers), "%s%s",

@@ -76,10 +76,19 @@ void rp_cal_rsp_params(struct cal *k, uint32_t cc, struct wire_rd *r, uint32_t *
  * The response HMAC is verified and an encrypted response parameter
  * decrypted: the reader r is left at the response parameters in the clear and
  * *rh (if given) gets the returned handle. */
-static int auth_send(struct cal *k, uint32_t cc, const uint32_t *h, const struct tpm_name *nm,
-		     unsigned nh, unsigned nauth, const uint8_t *p, size_t plen, struct wire_rd *r,
-		     uint32_t *rh)
+/* The entities a command names: handles and their Names. */
+struct cal_ents {
+	const uint32_t *h;
+	const struct tpm_name *nm;
+	unsigned n;
+};
+
+static int auth_send(struct cal *k, uint32_t cc, const struct cal_ents *en, unsigned nauth,
+		     const uint8_t *p, size_t plen, struct wire_rd *r, uint32_t *rh)
 {
+	const uint32_t *h = en ? en->h : NULL;
+	const struct tpm_name *nm = en ? en->nm : NULL;
+	unsigned nh = en ? en->n : 0;
 	const struct tpm_cc_info *ci = tpm_cc_lookup(cc);
 	int rc;
 	if (!ci)
@@ -160,7 +169,7 @@ int rp_cal_op_getrandom(struct cal *k)
 	uint8_t p[2];
 	struct wire_rd r;
 	wire_put_u16(p, 16);
-	return auth_send(k, TPM_CC_GetRandom, NULL, NULL, 0, 0, p, sizeof p, &r, NULL);
+	return auth_send(k, TPM_CC_GetRandom, NULL, 0, p, sizeof p, &r, NULL);
 }
 
 int rp_cal_op_pcrread(struct cal *k)
@@ -277,7 +286,7 @@ static int owner_send(struct cal *k, uint32_t cc, uint32_t index, const struct t
 	sess_name_handle(h[0], &nm[0]);
 	if (index_name)
 		nm[1] = *index_name;
-	return auth_send(k, cc, h, nm, index_name ? 2 : 1, 1, p, plen, &r, rh);
+	return auth_send(k, cc, &(struct cal_ents){h, nm, index_name ? 2 : 1}, 1, p, plen, &r, rh);
 }
 
 /* An owner storage primary as tpm2-tools makes it by default (and as a
@@ -382,7 +391,8 @@ int rp_cal_create(struct cal *k, int sign, struct blob *priv, struct blob *pub)
 	wire_wr_u32(&w, 0);
 	if (w.err)
 		return -ENOBUFS;
-	int rc = auth_send(k, TPM_CC_Create, &k->nk.handle, &k->nk.name, 1, 1, p, w.off, &r, NULL);
+	int rc = auth_send(k, TPM_CC_Create, &(struct cal_ents){&k->nk.handle, &k->nk.name, 1}, 1,
+			   p, w.off, &r, NULL);
 	if (rc)
 		return rc;
 	const uint8_t *start = r.p + r.off;
@@ -420,7 +430,7 @@ static int load(struct cal *k, const struct blob *priv, const struct blob *pub, 
 	struct tpm_name tmp;
 	memcpy(p, priv->b, priv->len);
 	memcpy(p + priv->len, pub->b, pub->len);
-	int rc = auth_send(k, TPM_CC_Load, &k->nk.handle, &k->nk.name, 1, 1, p,
+	int rc = auth_send(k, TPM_CC_Load, &(struct cal_ents){&k->nk.handle, &k->nk.name, 1}, 1, p,
 			   priv->len + pub->len, &r, h);
 	if (rc)
 		return rc;
@@ -441,7 +451,8 @@ int rp_cal_begin_unseal(struct cal *k)
 int rp_cal_op_unseal(struct cal *k)
 {
 	struct wire_rd r;
-	return auth_send(k, TPM_CC_Unseal, &k->seal_h, &k->seal_name, 1, 1, NULL, 0, &r, NULL);
+	return auth_send(k, TPM_CC_Unseal, &(struct cal_ents){&k->seal_h, &k->seal_name, 1}, 1,
+			 NULL, 0, &r, NULL);
 }
 
 int rp_cal_end_unseal(struct cal *k)
@@ -650,7 +661,8 @@ int rp_cal_op_sign(struct cal *k)
 	wire_put_u16(p + 36, TPM_ST_HASHCHECK);
 	wire_put_u32(p + 38, TPM_RH_NULL); /* a NULL ticket: the key is not restricted */
 	wire_put_u16(p + 42, 0);
-	return auth_send(k, TPM_CC_Sign, &k->sig_h, &k->sig_name, 1, 1, p, sizeof p, &r, NULL);
+	return auth_send(k, TPM_CC_Sign, &(struct cal_ents){&k->sig_h, &k->sig_name, 1}, 1, p,
+			 sizeof p, &r, NULL);
 }
 
 int rp_cal_op_quote(struct cal *k)
@@ -666,7 +678,8 @@ int rp_cal_op_quote(struct cal *k)
 	wr_pcr_sel(&w);
 	if (w.err)
 		return -ENOBUFS;
-	return auth_send(k, TPM_CC_Quote, &k->sig_h, &k->sig_name, 1, 1, p, w.off, &r, NULL);
+	return auth_send(k, TPM_CC_Quote, &(struct cal_ents){&k->sig_h, &k->sig_name, 1}, 1, p,
+			 w.off, &r, NULL);
 }
 
 int rp_cal_end_sign(struct cal *k)

@@ -134,7 +134,8 @@ mid=$(sqlite3 "$db" "WITH c AS (SELECT * FROM command WHERE trace_id=1 AND flags
 moved=$(python3 "$TPMTRACE_TEST_LIB/renumber_handle.py" "$T/moved.db" 1 "$mid" 0x80000000 0x80000005)
 check "the key renumbered from a swap's reload on (seq $mid, $moved rows)" [ "${moved:-0}" -gt 10 ]
 "$TPMTRACE" advise "$T/moved.db" --trace 1 --rewrite context-churn --json >"$T/mrw.json" 2>"$T/mrw.err"
-expect_eq "--rewrite context-churn of it: exit 0 ($(head -c 200 "$T/mrw.err"))" "$?" 0
+rc=$?
+expect_eq "--rewrite context-churn of it: exit 0 ($(head -c 200 "$T/mrw.err"))" "$rc" 0
 mrw=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["trace"])' "$T/mrw.json")
 expect_eq "... as many swaps dropped as before" \
 	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["dropped"])' "$T/mrw.json")" \
@@ -146,7 +147,8 @@ expect_eq "... a later tool's own load of the key file keeps the handle it got (
 	"$(sqlite3 "$T/moved.db" "SELECT printf('0x%08x', handle1) FROM command WHERE trace_id=$mrw
 		AND cc=0x15D AND seq > $mid ORDER BY seq DESC LIMIT 1")" 0x80000005
 "$TPMTRACE" replay "$T/moved.db" --trace "$mrw" --policy as-recorded --json >"$T/mrp.json" 2>"$T/mrp.err"
-expect_eq "... and replays ($(tail -c 200 "$T/mrp.err"))" "$?" 0
+rc=$?
+expect_eq "... and replays ($(tail -c 200 "$T/mrp.err"))" "$rc" 0
 check "... every answer as recorded (no TPM error where the recording succeeded, no code changed)" \
 	python3 -c 'import json,sys
 r = json.load(open(sys.argv[1]))["runs"][0]

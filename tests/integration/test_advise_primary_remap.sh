@@ -37,7 +37,8 @@ expect_eq "... 4 CreatePrimary, each answered 0x80000000, the handle later loads
 1"
 
 "$TPMTRACE" advise "$db" --trace 1 --rewrite repeated-primary --json >"$T/rw.json" 2>"$T/rw.err"
-expect_eq "--rewrite repeated-primary: exit 0 ($(head -c 200 "$T/rw.err"))" "$?" 0
+rc=$?
+expect_eq "--rewrite repeated-primary: exit 0 ($(head -c 200 "$T/rw.err"))" "$rc" 0
 rw=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["trace"])' "$T/rw.json")
 expect_eq "one CreatePrimary left, answering the kept primary's own handle" \
 	"$(sqlite3 "$db" "SELECT count(*), printf('0x%08x', rsp_handle) FROM command
@@ -74,7 +75,8 @@ expect_eq "no repeated-primary finding in the rewrite" \
 print(sum(f["kind"] == "repeated-primary" for f in json.load(sys.stdin)["findings"]))')" 0
 
 "$TPMTRACE" replay "$db" --trace "$rw" --policy as-recorded --json >"$T/rp.json" 2>"$T/rp.err"
-expect_eq "the rewrite replays: exit 0 ($(tail -c 300 "$T/rp.err"))" "$?" 0
+rc=$?
+expect_eq "the rewrite replays: exit 0 ($(tail -c 300 "$T/rp.err"))" "$rc" 0
 check "... every answer as recorded: no TPM error where the recording succeeded, no code changed" \
 	python3 -c 'import json,sys
 j = json.load(open(sys.argv[1])); r = j["runs"][0] if "runs" in j else j

@@ -172,7 +172,8 @@ psql "$V1URL" -X -q -c "DROP VIEW fleet_trace; ALTER TABLE trace_host DROP COLUM
 check "... made a version 1 server (hex firmware)" \
 	test "$(psql "$V1URL" -X -At -c "SELECT tpm_firmware ~ '^[0-9a-f]{8}[.][0-9a-f]{8}$' FROM trace_host")" = t
 "$TPMTRACE" fleet "$V1URL" stats --json >"$T/v1s.json" 2>"$T/v1s.err"
-expect_eq "fleet stats on a version 1 server: exit 0 ($(head -c 200 "$T/v1s.err"))" "$?" 0
+rc=$?
+expect_eq "fleet stats on a version 1 server: exit 0 ($(head -c 200 "$T/v1s.err"))" "$rc" 0
 expect_eq "... migrated: version 2, the firmware as before hex, tpm_profile and the view's column" \
 	"$(psql "$V1URL" -X -At -c "SELECT value FROM tpmtrace_meta WHERE key = 'schema_version'" \
 		-c "SELECT tpm_firmware FROM trace_host" -c "SELECT count(tpm_profile) FROM fleet_trace")" "2

@@ -15,9 +15,35 @@ import sys
 
 MAX_FILE = 1000
 MAX_FUNC = 150
+# The replayer's functions take at most this many parameters (issue 32: a
+# request struct instead, struct rp_auth_cmd, rp_sess_start, rp_sent).
+MAX_PARAMS = {"replayer": 8}
 TOPS = ("model", "db", "recorder", "replayer", "tools")
 COMMENTED = TOPS + ("tests",)
 DEF = re.compile(r"^[A-Za-z_].*\)\s*$")
+
+
+def params(lines, at):
+    """How many parameters the signature starting at line index at takes."""
+    sig = " ".join(l.strip() for l in lines[at:at + 12])
+    m = re.search(r"\w+\s*\((.*)", sig)
+    if not m:
+        return 0
+    depth, cur, n = 1, "", 0
+    for ch in m.group(1):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                break
+        if ch == "," and depth == 1:
+            n += 1
+            cur = ""
+        else:
+            cur += ch
+    last = cur.strip()
+    return 0 if n == 0 and last in ("", "void") else n + 1
 
 
 def functions(lines):
@@ -72,10 +98,14 @@ def main():
         n_files += 1
         if n > MAX_FILE:
             bad.append(f"{rel}: {n} lines (at most {MAX_FILE})")
+        limit = MAX_PARAMS.get(rel.split(os.sep)[0])
         for name, at, length in functions(lines):
             funcs.append((length, f"{rel}:{at}", name))
             if length > MAX_FUNC:
                 bad.append(f"{rel}:{at}: {name}() is {length} lines (at most {MAX_FUNC})")
+            if limit and params(lines, at - 1) > limit:
+                bad.append(f"{rel}:{at}: {name}() takes {params(lines, at - 1)} parameters "
+                           f"(at most {limit} in {rel.split(os.sep)[0]}/)")
     for path, rel in c_files(src, COMMENTED):
         n_commented += 1
         if not opens_with_comment(open(path, errors="replace").read().split("\n")):
@@ -90,6 +120,7 @@ def main():
         print(f"sizes: {n_files} C files, each at most {MAX_FILE} lines; {len(funcs)} functions, "
               f"the longest {longest[2]}() at {longest[1]} with {longest[0]} lines")
         print(f"sizes: {n_commented} C files with tests/, each opening with a comment")
+        print("sizes: no function in replayer/ takes more than %d parameters" % MAX_PARAMS["replayer"])
     return 1 if bad else 0
 
 

@@ -33,6 +33,9 @@ c_function() { # NAME N [SIGNATURE LINES...]
 	printf '\treturn x;\n}\n'
 }
 
+check "... and no function in replayer/ with more than 8 parameters" \
+	grep -qx 'sizes: no function in replayer/ takes more than 8 parameters' "$T/tree.out"
+
 copy() { # the cost model room is enough: sizes.py walks what is there
 	rm -rf "$T/c"
 	mkdir -p "$T/c"
@@ -43,6 +46,21 @@ copy
 python3 "$Z" "$T/c" >"$T/copy.out" 2>&1
 rc=$?
 check "a copy of model/ alone passes" [ "$rc" = 0 ]
+
+# Parameters in replayer/: 8 pass, 9 fail, named.
+rm -rf "$T/r"
+mkdir -p "$T/r/replayer"
+printf '/* params */\nint eight(int a, int b, int c, int d,\n\t  int e, int f, int g, int h)\n{\n\treturn a;\n}\n' \
+	>"$T/r/replayer/eight.c"
+python3 "$Z" "$T/r" >"$T/p8.out" 2>&1
+check "a replayer function of 8 parameters passes" [ "$?" = 0 ]
+printf 'int nine(int a, int b, int c, int d, int e,\n\t int f, int g, int h, int (*i)(int, int))\n{\n\treturn a;\n}\n' \
+	>>"$T/r/replayer/eight.c"
+python3 "$Z" "$T/r" >"$T/p9.out" 2>&1
+rc=$?
+check "one of 9 (a function pointer among them) fails" [ "$rc" = 1 ]
+check "... named with its file and line" \
+	grep -qx 'sizes: replayer/eight.c:7: nine() takes 9 parameters (at most 8 in replayer/)' "$T/p9.out"
 
 # At the limit: 150 lines, a two-line signature counted from its name.
 copy
