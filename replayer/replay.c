@@ -82,9 +82,10 @@ void rp_note(struct rp *x, int outcome, uint32_t cc, const char *fmt, ...)
 	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
 	if (outcome < REPLAY__OUTCOMES &&
-	    (outcome > x->cur_outcome || (outcome == x->cur_outcome && !x->cur_reason[0]))) {
-		x->cur_outcome = outcome;
-		snprintf(x->cur_reason, sizeof x->cur_reason, "%s", text);
+	    (outcome > x->now.cur_outcome ||
+	     (outcome == x->now.cur_outcome && !x->now.cur_reason[0]))) {
+		x->now.cur_outcome = outcome;
+		snprintf(x->now.cur_reason, sizeof x->now.cur_reason, "%s", text);
 	}
 	struct replay_result *r = x->res;
 	for (unsigned i = 0; i < r->n_reasons; i++)
@@ -97,7 +98,7 @@ void rp_note(struct rp *x, int outcome, uint32_t cc, const char *fmt, ...)
 		struct replay_reason *n = &r->reasons[r->n_reasons++];
 		n->outcome = (uint8_t)outcome;
 		n->cc = cc;
-		n->first_seq = x->cur.set ? x->cur.seq : 0;
+		n->first_seq = x->now.cur.set ? x->now.cur.seq : 0;
 		n->count = 1;
 		snprintf(n->text, sizeof n->text, "%s", text);
 	}
@@ -119,13 +120,13 @@ struct replay_cc_stat *rp_cc_stat(struct replay_result *r, uint32_t cc)
 int rp_fail(struct rp *x, int rc, const char *fmt, ...)
 {
 	va_list ap;
-	if (!x->fatal) {
+	if (!x->now.fatal) {
 		va_start(ap, fmt);
 		vsnprintf(x->res->err, sizeof x->res->err, fmt, ap);
 		va_end(ap);
-		x->fatal = rc ? rc : -EIO;
+		x->now.fatal = rc ? rc : -EIO;
 	}
-	return x->fatal;
+	return x->now.fatal;
 }
 
 /* Every exchange with the target, the helpers' included: stored and timed. */
@@ -138,23 +139,24 @@ void rp_on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rsp, s
 	 * the copies of the source's own commands (a spawned swtpm's Startup,
 	 * the recorder's resource-manager flushes), so that the run compares
 	 * with its source command for command. */
-	int own = x->cur_role == ROLE_CLEANUP || x->cur_role == ROLE_STARTUP ||
-		  x->cur_role == ROLE_CLIENT_END ||
-		  (x->cur_role == POL_ROLE_ORIGINAL && x->cur.set && x->cur.flags & REC_F_OWN);
+	int own = x->now.cur_role == ROLE_CLEANUP || x->now.cur_role == ROLE_STARTUP ||
+		  x->now.cur_role == ROLE_CLIENT_END ||
+		  (x->now.cur_role == POL_ROLE_ORIGINAL && x->now.cur.set &&
+		   x->now.cur.flags & REC_F_OWN);
 	/* What the policy adds for a source command (the kernel's session
 	 * around it, a Name read) is marked so, with that command's client. */
-	int added = x->cur_role > POL_ROLE_ORIGINAL && x->cur_role < POL_ROLE__COUNT;
+	int added = x->now.cur_role > POL_ROLE_ORIGINAL && x->now.cur_role < POL_ROLE__COUNT;
 	struct rec_timing tm = {.t_submit = t0,
 				.t_done = t1,
 				.rc = rc < 0 ? rc : 0,
-				.flags = (x->t.emu && rc >= 0 ? REC_F_EMULATED : 0) |
+				.flags = (x->tg.t.emu && rc >= 0 ? REC_F_EMULATED : 0) |
 					 (own ? REC_F_OWN : 0) | (added ? REC_F_POLICY : 0)};
 	/* The source command's client; the replay's own (its Startup, the
 	 * clean-up, a client's space flushed) tpmtrace's client. */
-	uint32_t client = own && !(x->cur_role == POL_ROLE_ORIGINAL && x->cur.set)
-			      ? recorder_own_client(&x->rec)
-			  : x->cur.set ? x->cur.client
-				       : 0;
+	uint32_t client = own && !(x->now.cur_role == POL_ROLE_ORIGINAL && x->now.cur.set)
+			      ? recorder_own_client(&x->st.rec)
+			  : x->now.cur.set ? x->now.cur.client
+					   : 0;
 	x->res->sent++;
 	if (own) {
 		x->res->sent_own++;
@@ -165,8 +167,8 @@ void rp_on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rsp, s
 		if (t1 > x->res->last_ns)
 			x->res->last_ns = t1;
 	}
-	if (x->cur_role >= 0 && x->cur_role < 8)
-		x->res->by_role[x->cur_role]++;
+	if (x->now.cur_role >= 0 && x->now.cur_role < 8)
+		x->res->by_role[x->now.cur_role]++;
 	if (len >= TPM_HEADER_SIZE && !own) {
 		struct replay_cc_stat *s = rp_cc_stat(x->res, wire_get_u32(cmd + 6));
 		if (s) {
@@ -174,10 +176,10 @@ void rp_on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rsp, s
 			s->rep_ns += t1 - t0;
 		}
 	}
-	recorder_log(&x->rec, client, 0, cmd, len, rsp, rsp_len, &tm);
+	recorder_log(&x->st.rec, client, 0, cmd, len, rsp, rsp_len, &tm);
 }
 
-/* Sends x->buf[0..len) (or cmd), fatal on a transport failure. Returns 0 or
+/* Sends x->tg.buf[0..len) (or cmd), fatal on a transport failure. Returns 0 or
  * the TPM response code (positive), or the fatal -errno. */
 int rp_xfer(struct rp *x, const uint8_t *cmd, size_t len)
 {
@@ -185,19 +187,19 @@ int rp_xfer(struct rp *x, const uint8_t *cmd, size_t len)
 	 * not the one the recording shows with that very answer: the
 	 * recording's own resubmission follows, and its response is the one
 	 * later commands refer to (a Create's outPrivate). */
-	int mirror = x->cur_role == POL_ROLE_ORIGINAL && x->cur.set && x->cur.has_rc &&
-		     tpm_rc_is_retry(x->cur.rc);
-	x->t.max_retries = mirror ? 0 : REPLAY_MAX_RETRIES;
-	int rc = tpmconn_xfer(&x->t, cmd, len);
-	x->t.max_retries = REPLAY_MAX_RETRIES;
+	int mirror = x->now.cur_role == POL_ROLE_ORIGINAL && x->now.cur.set && x->now.cur.has_rc &&
+		     tpm_rc_is_retry(x->now.cur.rc);
+	x->tg.t.max_retries = mirror ? 0 : REPLAY_MAX_RETRIES;
+	int rc = tpmconn_xfer(&x->tg.t, cmd, len);
+	x->tg.t.max_retries = REPLAY_MAX_RETRIES;
 	if (rc == -EIO)
-		return rp_fail(x, rc,
-			       "the target stopped answering (TCTI error 0x%x) at source seq %llu",
-			       x->t.tss_rc, x->cur.set ? (unsigned long long)x->cur.seq : 0ull);
+		return rp_fail(
+		    x, rc, "the target stopped answering (TCTI error 0x%x) at source seq %llu",
+		    x->tg.t.tss_rc, x->now.cur.set ? (unsigned long long)x->now.cur.seq : 0ull);
 	if (rc)
 		return rp_fail(x, rc, "malformed response from the target at source seq %llu",
-			       x->cur.set ? (unsigned long long)x->cur.seq : 0ull);
-	return tpmconn_rc(&x->t);
+			       x->now.cur.set ? (unsigned long long)x->now.cur.seq : 0ull);
+	return tpmconn_rc(&x->tg.t);
 }
 
 /* ---- the run ------------------------------------------------------------ */
@@ -220,11 +222,11 @@ static int read_bank(struct rp *x, uint16_t alg, struct replay_bank *b)
 		cmd[17] = (uint8_t)want;
 		cmd[18] = (uint8_t)(want >> 8);
 		cmd[19] = (uint8_t)(want >> 16);
-		int rc = tpmconn_xfer(&x->t, cmd, sizeof cmd);
-		if (rc || tpmconn_rc(&x->t))
+		int rc = tpmconn_xfer(&x->tg.t, cmd, sizeof cmd);
+		if (rc || tpmconn_rc(&x->tg.t))
 			return rc ? rc : -EPROTO;
 		struct wire_rd r;
-		wire_rd_init(&r, x->t.rsp, x->t.rsp_len);
+		wire_rd_init(&r, x->tg.t.rsp, x->tg.t.rsp_len);
 		wire_skip(&r, TPM_HEADER_SIZE + 4);
 		uint32_t ns = wire_u32(&r), got = 0;
 		for (uint32_t i = 0; i < ns && !r.err; i++) {
@@ -260,8 +262,8 @@ static int read_bank(struct rp *x, uint16_t alg, struct replay_bank *b)
 
 static int read_pcrs(struct rp *x)
 {
-	x->t.on_xfer = NULL;
-	x->t.emu = NULL; /* the summary's reads are not part of the run */
+	x->tg.t.on_xfer = NULL;
+	x->tg.t.emu = NULL; /* the summary's reads are not part of the run */
 	for (unsigned i = 0; i < PCR_COMMON_ALGS; i++) {
 		struct replay_bank *b = &x->res->banks[x->res->n_banks];
 		int rc = read_bank(x, pcr_alg_common(i)->alg, b);
@@ -276,16 +278,16 @@ static int read_pcrs(struct rp *x)
 static int startup(struct rp *x)
 {
 	static const uint8_t su[12] = {0x80, 0x01, 0, 0, 0, 12, 0, 0, 0x01, 0x44, 0, 0};
-	x->cur_role = ROLE_STARTUP;
+	x->now.cur_role = ROLE_STARTUP;
 	int rc = rp_xfer(x, su, sizeof su);
-	x->cur_role = POL_ROLE_ORIGINAL;
+	x->now.cur_role = POL_ROLE_ORIGINAL;
 	if (rc < 0)
 		return rc;
 	if (rc && (uint32_t)rc != TPM_RC_INITIALIZE)
 		return rp_fail(x, -EPROTO, "TPM2_Startup answered 0x%x (%s)", rc,
 			       tpm_rc_str((uint32_t)rc));
-	x->started = 1;
-	if (x->before_due)
+	x->policy.started = 1;
+	if (x->tg.before_due)
 		rp_snapshot(x);
 	return 0;
 }
@@ -416,10 +418,10 @@ static int flush_target(struct rp *x, uint32_t rep)
 	wire_put_u32(cmd + 2, sizeof cmd);
 	wire_put_u32(cmd + 6, TPM_CC_FlushContext);
 	wire_put_u32(cmd + 10, rep);
-	int saved = x->cur_role, rc;
-	x->cur_role = ROLE_CLIENT_END;
+	int saved = x->now.cur_role, rc;
+	x->now.cur_role = ROLE_CLIENT_END;
 	rc = rp_xfer(x, cmd, sizeof cmd);
-	x->cur_role = saved;
+	x->now.cur_role = saved;
 	return rc < 0 ? rc : 0;
 }
 
@@ -427,13 +429,13 @@ static int flush_target(struct rp *x, uint32_t rep)
  * has loaded goes, as when it closed /dev/tpmrm0. */
 static void client_end(struct rp *x, uint32_t client)
 {
-	for (int i = 0; i < MAX_OBJS && !x->fatal; i++) {
+	for (int i = 0; i < MAX_OBJS && !x->now.fatal; i++) {
 		struct obj *o = &x->ent.objs[i];
 		if (o->used && o->created && o->client == client &&
 		    tpm_ht_of(o->rec) == TPM_HT_TRANSIENT && !flush_target(x, o->rep))
 			o->used = 0;
 	}
-	for (int i = 0; i < MAX_SESS && !x->fatal; i++) {
+	for (int i = 0; i < MAX_SESS && !x->now.fatal; i++) {
 		struct rsess *r = &x->sessions.sess[i];
 		if (r->used && r->client == client && !flush_target(x, r->s.handle))
 			r->used = 0;
@@ -459,10 +461,10 @@ static int rm_spaces_init(struct rp *x, sqlite3 *db)
 	be = src && !strncmp(src, "cuse:", 5) ? strstr(src, " <- ") : NULL;
 	if (be) {
 		const char *base = strrchr(be + 4, '/');
-		x->rm_spaces = !strncmp(base ? base + 1 : be + 4, "tpmrm", 5);
+		x->cl.rm_spaces = !strncmp(base ? base + 1 : be + 4, "tpmrm", 5);
 	}
 	sqlite3_finalize(st);
-	if (!x->rm_spaces)
+	if (!x->cl.rm_spaces)
 		return 0;
 	if (sqlite3_prepare_v2(
 		db,
@@ -474,17 +476,17 @@ static int rm_spaces_init(struct rp *x, sqlite3 *db)
 	int step;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		size_t id = (size_t)sqlite3_column_int64(st, 0);
-		if (id >= x->n_cl) {
-			uint64_t *n = realloc(x->cl_last, (id + 1) * sizeof *n);
+		if (id >= x->cl.n_cl) {
+			uint64_t *n = realloc(x->cl.cl_last, (id + 1) * sizeof *n);
 			if (!n) {
 				sqlite3_finalize(st);
 				return -ENOMEM;
 			}
-			memset(n + x->n_cl, 0, (id + 1 - x->n_cl) * sizeof *n);
-			x->cl_last = n;
-			x->n_cl = id + 1;
+			memset(n + x->cl.n_cl, 0, (id + 1 - x->cl.n_cl) * sizeof *n);
+			x->cl.cl_last = n;
+			x->cl.n_cl = id + 1;
 		}
-		x->cl_last[id] = (uint64_t)sqlite3_column_int64(st, 1);
+		x->cl.cl_last[id] = (uint64_t)sqlite3_column_int64(st, 1);
 	}
 	sqlite3_finalize(st);
 	return step == SQLITE_DONE ? 0 : -EIO;
@@ -506,9 +508,9 @@ static int one_command(struct rp *x, sqlite3_stmt *st)
 	sc.rc = (uint32_t)sqlite3_column_int64(st, 5);
 	sc.rsp_handle = (uint32_t)sqlite3_column_int64(st, 6);
 	sc.client = (uint32_t)sqlite3_column_int64(st, 10);
-	x->cur = (struct rp_cur){1, sc.seq, sc.flags, sc.has_rc, sc.rc, sc.client};
-	x->cur_outcome = REPLAY_FAITHFUL;
-	x->cur_reason[0] = 0;
+	x->now.cur = (struct rp_cur){1, sc.seq, sc.flags, sc.has_rc, sc.rc, sc.client};
+	x->now.cur_outcome = REPLAY_FAITHFUL;
+	x->now.cur_reason[0] = 0;
 	int rc = 0;
 	if (sc.flags & REC_F_MALFORMED && sc.flags & REC_F_NO_RESPONSE) {
 		/* The recorder never forwarded these bytes (recorder_malformed). */
@@ -545,11 +547,11 @@ static int one_command(struct rp *x, sqlite3_stmt *st)
 	sc.pc.auth_kind = sc.c.auth_kind;
 	/* The origin rule predict uses (model/trace_stream.h). */
 	sc.pc.origin = POL_ORIGIN_UNKNOWN;
-	if (x->origin && sqlite3_column_type(st, 10) != SQLITE_NULL) {
+	if (x->cl.origin && sqlite3_column_type(st, 10) != SQLITE_NULL) {
 		int64_t cl = sqlite3_column_int64(st, 10);
 		if (cl >= 0 && cl < TRACE_MAX_CLIENTS) {
-			sc.pc.origin = x->origin[cl] & ~TRACE_ORIGIN_HWRNG;
-			sc.pc.hwrng = !!(x->origin[cl] & TRACE_ORIGIN_HWRNG);
+			sc.pc.origin = x->cl.origin[cl] & ~TRACE_ORIGIN_HWRNG;
+			sc.pc.hwrng = !!(x->cl.origin[cl] & TRACE_ORIGIN_HWRNG);
 		}
 	}
 	sc.pc.kstartup = (uint8_t)policy_startup_cmd(sc.c.cc, sc.cmd, sc.len);
@@ -558,47 +560,52 @@ static int one_command(struct rp *x, sqlite3_stmt *st)
 	sc.pc.rc = sc.rc;
 	sc.pc.sess_attrs = tpm_pack_attrs(sc.c.sess_attrs, sc.c.n_sessions);
 	sc.pc.seq = sc.seq;
-	if (x->resub.armed) {
-		x->resub.armed = 0;
-		if (sc.len == x->resub.len && !memcmp(sc.cmd, x->resub.cmd, sc.len)) {
+	if (x->now.resub.armed) {
+		x->now.resub.armed = 0;
+		if (sc.len == x->now.resub.len && !memcmp(sc.cmd, x->now.resub.cmd, sc.len)) {
 			/* The command was replayed once and answered as the
 			 * recording's resubmission was: faithful, not sent again. */
-			if (x->resub.ok) {
-				memcpy(x->t.rsp, x->resub.rsp, x->resub.rsp_len);
-				x->t.rsp_len = x->resub.rsp_len;
-				sc.load_priv = x->resub.load_priv;
-				const struct rp_sent sent = {.hs = x->resub.hs,
-							     .pp = x->resub.pl ? x->resub.pp : NULL,
-							     .pl = x->resub.pl,
-							     .sent = x->resub.sent,
-							     .sent_len = x->resub.sent_len};
+			if (x->now.resub.ok) {
+				memcpy(x->tg.t.rsp, x->now.resub.rsp, x->now.resub.rsp_len);
+				x->tg.t.rsp_len = x->now.resub.rsp_len;
+				sc.load_priv = x->now.resub.load_priv;
+				const struct rp_sent sent = {.hs = x->now.resub.hs,
+							     .pp = x->now.resub.pl ? x->now.resub.pp
+										   : NULL,
+							     .pl = x->now.resub.pl,
+							     .sent = x->now.resub.sent,
+							     .sent_len = x->now.resub.sent_len};
 				rp_capture(x, &sc, &sent);
 			}
-			if (x->resub.outcome != REPLAY_FAITHFUL && x->resub.reason[0])
-				rp_note(x, x->resub.outcome, sc.c.cc, "%s", x->resub.reason);
+			if (x->now.resub.outcome != REPLAY_FAITHFUL && x->now.resub.reason[0])
+				rp_note(x, x->now.resub.outcome, sc.c.cc, "%s",
+					x->now.resub.reason);
 			else
 				rp_note(x, REPLAY_FAITHFUL, sc.c.cc,
 					"%s: the recording's resubmission after TPM_RC_RETRY (seq "
 					"%llu), which the target answered at once: not sent again",
-					tpm_cc_name(sc.c.cc), (unsigned long long)x->resub.seq);
+					tpm_cc_name(sc.c.cc), (unsigned long long)x->now.resub.seq);
 			goto done;
 		}
 	}
-	uint64_t sent = x->ps.emitted[POL_ROLE_ORIGINAL];
-	rc = policy_expand_cmd(&x->ps, &sc.pc);
-	if (!rc && !x->fatal && x->ps.emitted[POL_ROLE_ORIGINAL] == sent)
+	uint64_t sent = x->policy.ps.emitted[POL_ROLE_ORIGINAL];
+	x->now.src = &sc;
+	rc = policy_expand_cmd(&x->policy.ps, &sc.pc);
+	x->now.src = NULL;
+	if (!rc && !x->now.fatal && x->policy.ps.emitted[POL_ROLE_ORIGINAL] == sent)
 		rp_note(x, REPLAY_SKIPPED, sc.c.cc,
 			"%s: the policy does not send it (a read of the kernel's TPM hwrng, "
 			"hwrng=off)",
 			tpm_cc_name(sc.c.cc));
 done:
-	if (!x->fatal)
-		x->res->outcome[x->cur_outcome]++;
+	if (!x->now.fatal)
+		x->res->outcome[x->now.cur_outcome]++;
 	x->res->processed++;
-	if (!x->fatal && x->rm_spaces && sc.client < x->n_cl && x->cl_last[sc.client] == sc.seq)
+	if (!x->now.fatal && x->cl.rm_spaces && sc.client < x->cl.n_cl &&
+	    x->cl.cl_last[sc.client] == sc.seq)
 		client_end(x, sc.client);
-	memset(&x->cur, 0, sizeof x->cur);
-	return x->fatal ? x->fatal : rc;
+	memset(&x->now.cur, 0, sizeof x->now.cur);
+	return x->now.fatal ? x->now.fatal : rc;
 }
 
 /* Whether the trace's first command to succeed is TPM2_Startup: then the
@@ -629,18 +636,19 @@ static int run_prepare(struct rp *x, sqlite3 **db)
 	struct replay_result *res = x->res;
 	char err[512];
 	int rc;
-	if ((rc = policy_parse(o->policy ? o->policy : "as-recorded", &x->pol, err, sizeof err))) {
+	if ((rc = policy_parse(o->policy ? o->policy : "as-recorded", &x->policy.pol, err,
+			       sizeof err))) {
 		snprintf(res->err, sizeof res->err, "--policy: %.480s", err);
 		return rc;
 	}
-	snprintf(res->policy, sizeof res->policy, "%s", x->pol.name);
+	snprintf(res->policy, sizeof res->policy, "%s", x->policy.pol.name);
 	if ((rc = db_open(o->db_path, DB_WRITE, db, err, sizeof err))) {
 		snprintf(res->err, sizeof res->err, "%s", err);
 		return rc;
 	}
 	if ((rc = source_check(x, *db)))
 		return rc;
-	if ((rc = trace_origins_load(*db, res->source_id, &x->origin))) {
+	if ((rc = trace_origins_load(*db, res->source_id, &x->cl.origin))) {
 		snprintf(res->err, sizeof res->err, "%s: reading the clients of trace %lld: %s",
 			 o->db_path, (long long)res->source_id, sqlite3_errmsg(*db));
 		return rc;
@@ -652,13 +660,13 @@ static int run_prepare(struct rp *x, sqlite3 **db)
 	if (o->emulate) {
 		/* Before anything is started or stored: a bad profile leaves the
 		 * database as it was. */
-		if ((rc =
-			 emulate_init(&x->em, *db, o->emulate, o->emulate_seed, err, sizeof err))) {
+		if ((rc = emulate_init(&x->tg.em, *db, o->emulate, o->emulate_seed, err,
+				       sizeof err))) {
 			snprintf(res->err, sizeof res->err, "--emulate: %.490s", err);
 			return rc;
 		}
-		x->have_em = 1;
-		snprintf(res->emulated, sizeof res->emulated, "%s", x->em.prof.name);
+		x->tg.have_em = 1;
+		snprintf(res->emulated, sizeof res->emulated, "%s", x->tg.em.prof.name);
 		res->emulate_seed = o->emulate_seed;
 	}
 	return 0;
@@ -673,24 +681,24 @@ static int run_connect(struct rp *x)
 	char err[512];
 	int rc;
 	if (!o->target) {
-		if ((rc = swtpm_spawn(&x->sw, NULL, SWTPM_SOCKETS, err, sizeof err))) {
+		if ((rc = swtpm_spawn(&x->tg.sw, NULL, SWTPM_SOCKETS, err, sizeof err))) {
 			snprintf(res->err, sizeof res->err, "%s", err);
 			return rc;
 		}
-		x->spawned = 1;
+		x->tg.spawned = 1;
 		snprintf(res->target, sizeof res->target, "swtpm (spawned)");
 	} else {
 		snprintf(res->target, sizeof res->target, "%s", o->target);
 	}
-	if ((rc = tpmconn_open(&x->t, x->spawned ? x->sw.tcti : o->target))) {
+	if ((rc = tpmconn_open(&x->tg.t, x->tg.spawned ? x->tg.sw.tcti : o->target))) {
 		snprintf(res->err, sizeof res->err, "cannot open the target '%s' (TCTI error 0x%x)",
-			 x->spawned ? x->sw.tcti : o->target, x->t.tss_rc);
+			 x->tg.spawned ? x->tg.sw.tcti : o->target, x->tg.t.tss_rc);
 		return rc;
 	}
-	x->t.max_retries = REPLAY_MAX_RETRIES;
-	if (!x->spawned)
+	x->tg.t.max_retries = REPLAY_MAX_RETRIES;
+	if (!x->tg.spawned)
 		rp_snapshot(x);
-	if ((rc = sess_crypto_init(&x->cr))) {
+	if ((rc = sess_crypto_init(&x->sessions.cr))) {
 		snprintf(res->err, sizeof res->err, "OpenSSL set-up failed");
 		return rc;
 	}
@@ -761,9 +769,9 @@ static int run_begin(struct rp *x, sqlite3 *db, int64_t *id)
 				.kind = "replay",
 				.source = res->target,
 				.payloads = "redacted",
-				.policy = x->pol.name,
+				.policy = x->policy.pol.name,
 				.parent_id = res->source_id,
-				.emulated = x->have_em ? x->em.prof.name : NULL};
+				.emulated = x->tg.have_em ? x->tg.em.prof.name : NULL};
 	*id = db_trace_begin(db, &ti);
 	if (*id < 0) {
 		snprintf(res->err, sizeof res->err, "%s: cannot add a trace: %s", o->db_path,
@@ -783,26 +791,26 @@ static int run_begin(struct rp *x, sqlite3 *db, int64_t *id)
 	 * this thread and a local swtpm (writer.h). */
 	struct writer_cfg wc = {
 	    .path = o->db_path, .trace_id = *id, .block_when_full = 1, .nice = 10};
-	if ((rc = db_writer_start(&x->w, &wc, err, sizeof err))) {
+	if ((rc = db_writer_start(&x->st.w, &wc, err, sizeof err))) {
 		snprintf(res->err, sizeof res->err, "%s", err);
 		db_trace_end(db, *id, 0, 0, 0, "incomplete");
 		return rc;
 	}
-	recorder_init(&x->rec, x->w, NULL, PAYLOADS_REDACTED);
-	x->rec.next_client = last_client;
-	x->rec.own_client = own_client;
-	x->t.on_xfer = rp_on_xfer;
-	x->t.on_xfer_arg = x;
-	if (x->have_em) {
-		x->t.emu = &x->em;
-		snprintf(err, sizeof err, "profile=%s from=%s seed=%llu", x->em.prof.name,
-			 x->em.from, (unsigned long long)x->em.seed);
-		db_writer_event(x->w, db_mono_ns(), "emulate", err, 0);
+	recorder_init(&x->st.rec, x->st.w, NULL, PAYLOADS_REDACTED);
+	x->st.rec.next_client = last_client;
+	x->st.rec.own_client = own_client;
+	x->tg.t.on_xfer = rp_on_xfer;
+	x->tg.t.on_xfer_arg = x;
+	if (x->tg.have_em) {
+		x->tg.t.emu = &x->tg.em;
+		snprintf(err, sizeof err, "profile=%s from=%s seed=%llu", x->tg.em.prof.name,
+			 x->tg.em.from, (unsigned long long)x->tg.em.seed);
+		db_writer_event(x->st.w, db_mono_ns(), "emulate", err, 0);
 	}
 	snprintf(err, sizeof err, "source=%lld policy=%s target=%s", (long long)res->source_id,
-		 x->pol.name, res->target);
-	db_writer_event(x->w, db_mono_ns(), "replay-start", err, 0);
-	policy_expand_init(&x->ps, &x->pol, rp_emit, x);
+		 x->policy.pol.name, res->target);
+	db_writer_event(x->st.w, db_mono_ns(), "replay-start", err, 0);
+	policy_expand_init(&x->policy.ps, &x->policy.pol, rp_emit, x);
 	return 0;
 }
 
@@ -832,7 +840,7 @@ static void run_stream(struct rp *x, sqlite3 *db)
 		sqlite3_bind_int64(ev, 1, res->source_id);
 		rc = sqlite3_step(st);
 		rc_ev = sqlite3_step(ev);
-		while (!x->fatal && (rc == SQLITE_ROW || rc_ev == SQLITE_ROW)) {
+		while (!x->now.fatal && (rc == SQLITE_ROW || rc_ev == SQLITE_ROW)) {
 			if (rc_ev == SQLITE_ROW &&
 			    (rc != SQLITE_ROW ||
 			     sqlite3_column_int64(ev, 1) <= sqlite3_column_int64(st, 1))) {
@@ -840,7 +848,7 @@ static void run_stream(struct rp *x, sqlite3 *db)
 				int evk = k ? policy_event_from_kind(k) : 0;
 				/* a fresh target registers its null key all the same */
 				if (evk && evk != POL_EV_ATTACHED)
-					policy_expand_event(&x->ps, (enum pol_event)evk);
+					policy_expand_event(&x->policy.ps, (enum pol_event)evk);
 				rc_ev = sqlite3_step(ev);
 				continue;
 			}
@@ -861,10 +869,10 @@ static void run_stream(struct rp *x, sqlite3 *db)
 					    res->source_commands + res->source_own);
 			rc = sqlite3_step(st);
 		}
-		if (!x->fatal && (rc != SQLITE_DONE || rc_ev != SQLITE_DONE))
+		if (!x->now.fatal && (rc != SQLITE_DONE || rc_ev != SQLITE_DONE))
 			rp_fail(x, -EIO, "%s: reading trace %lld: %s", o->db_path,
 				(long long)res->source_id, sqlite3_errmsg(db));
-		streamed_all = !x->fatal;
+		streamed_all = !x->now.fatal;
 	}
 	src_stats_finish(x, db, streamed_all);
 	sqlite3_finalize(ev);
@@ -879,7 +887,7 @@ static int run_finish(struct rp *x, sqlite3 *db, int64_t id)
 	const struct replay_opts *o = x->o;
 	struct replay_result *res = x->res;
 	int rc;
-	if (!x->fatal && read_pcrs(x))
+	if (!x->now.fatal && read_pcrs(x))
 		rp_fail(x, -EIO, "the target stopped answering while reading the PCRs");
 	rp_cleanup_target(x);
 	/* The fidelity is stored with the run: a later run of the same trace,
@@ -892,20 +900,20 @@ static int run_finish(struct rp *x, sqlite3 *db, int64_t id)
 		 res->processed ? 100.0 * (double)faithful / (double)res->processed : 100.0,
 		 (unsigned long long)faithful, (unsigned long long)res->processed, res->cleaned,
 		 res->cleanup_left);
-	db_writer_event(x->w, db_mono_ns(), x->fatal ? "replay-error" : "replay-stop",
-			x->fatal ? res->err : stop, 0);
+	db_writer_event(x->st.w, db_mono_ns(), x->now.fatal ? "replay-error" : "replay-stop",
+			x->now.fatal ? res->err : stop, 0);
 	struct writer_stats ws;
-	rc = db_writer_stop(x->w, x->fatal ? "incomplete" : "complete", &ws);
-	x->w = NULL;
-	if (rc && !x->fatal)
+	rc = db_writer_stop(x->st.w, x->now.fatal ? "incomplete" : "complete", &ws);
+	x->st.w = NULL;
+	if (rc && !x->now.fatal)
 		rp_fail(x, rc, "%s: could not finalize trace %lld", o->db_path, (long long)id);
-	if (!x->fatal && clients_finish(db, id))
+	if (!x->now.fatal && clients_finish(db, id))
 		rp_fail(x, -EIO, "%s: trace %lld: the clients' times: %s", o->db_path,
 			(long long)id, sqlite3_errmsg(db));
-	if (!x->fatal && ws.dropped)
+	if (!x->now.fatal && ws.dropped)
 		rp_fail(x, -EIO, "%s: %llu rows could not be stored", o->db_path,
 			(unsigned long long)ws.dropped);
-	rc = x->fatal;
+	rc = x->now.fatal;
 	if (!rc)
 		res->status = "complete";
 	return rc;
@@ -917,31 +925,31 @@ static void run_release(struct rp *x, sqlite3 *db, uint64_t t_start)
 {
 	struct replay_result *res = x->res;
 	res->wall_ns = db_mono_ns() - t_start;
-	res->retries = x->t.retries;
-	if (x->have_em) {
-		res->emu_commands = x->em.commands;
-		res->emu_approx = x->em.approx;
-		res->emu_missing = x->em.missing;
-		res->emu_late = x->em.late;
-		res->emu_late_ns = x->em.late_ns;
-		res->emu_debt_ns = x->em.debt_ns;
-		emulate_release(&x->em);
+	res->retries = x->tg.t.retries;
+	if (x->tg.have_em) {
+		res->emu_commands = x->tg.em.commands;
+		res->emu_approx = x->tg.em.approx;
+		res->emu_missing = x->tg.em.missing;
+		res->emu_late = x->tg.em.late;
+		res->emu_late_ns = x->tg.em.late_ns;
+		res->emu_debt_ns = x->tg.em.debt_ns;
+		emulate_release(&x->tg.em);
 	}
-	if (x->w)
-		db_writer_stop(x->w, "incomplete", NULL);
+	if (x->st.w)
+		db_writer_stop(x->st.w, "incomplete", NULL);
 	db_close(db);
-	tpmconn_close(&x->t);
-	sess_crypto_release(&x->cr);
-	if (x->spawned)
-		swtpm_stop(&x->sw);
+	tpmconn_close(&x->tg.t);
+	sess_crypto_release(&x->sessions.cr);
+	if (x->tg.spawned)
+		swtpm_stop(&x->tg.sw);
 	for (size_t i = 0; i < x->ent.n_ctx; i++)
 		free(x->ent.ctx[i].blob);
 	free(x->ent.ctx);
 	for (size_t i = 0; i < x->ent.n_priv; i++)
 		free(x->ent.priv[i].priv);
 	free(x->ent.priv);
-	free(x->origin);
-	free(x->cl_last);
+	free(x->cl.origin);
+	free(x->cl.cl_last);
 	free(x);
 }
 

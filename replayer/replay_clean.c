@@ -67,16 +67,16 @@ static int list_handles(struct tpmconn *t, uint32_t first, struct handle_set *s)
  * (TPM_RC_INITIALIZE) is listed once the run has started it. */
 void rp_snapshot(struct rp *x)
 {
-	tpmconn_xfer_fn keep = x->t.on_xfer;
-	x->t.on_xfer = NULL;
-	x->before_due = 0;
+	tpmconn_xfer_fn keep = x->tg.t.on_xfer;
+	x->tg.t.on_xfer = NULL;
+	x->tg.before_due = 0;
 	int rc = 0;
 	for (size_t k = 0; k < N_CLEAN_KINDS && !rc; k++)
-		rc = list_handles(&x->t, clean_kinds[k], &x->before[k]);
-	x->t.on_xfer = keep;
-	if ((uint32_t)rc == TPM_RC_INITIALIZE && !x->started)
-		x->before_due = 1;
-	x->have_before = !rc;
+		rc = list_handles(&x->tg.t, clean_kinds[k], &x->tg.before[k]);
+	x->tg.t.on_xfer = keep;
+	if ((uint32_t)rc == TPM_RC_INITIALIZE && !x->policy.started)
+		x->tg.before_due = 1;
+	x->tg.have_before = !rc;
 }
 
 /* An authorization area of one password session with the authValue the
@@ -100,31 +100,31 @@ static int remove_one(struct rp *x, uint32_t h)
 	struct wire_wr w;
 	uint8_t t = tpm_ht_of(h);
 	if (t == TPM_HT_TRANSIENT || tpm_ht_is_session(h))
-		return tpmconn_flush(&x->t, h);
+		return tpmconn_flush(&x->tg.t, h);
 	if (t == TPM_HT_NV_INDEX) {
 		/* Part 3 31.4: by the hierarchy that defined it (Part 2 13.4
 		 * TPMA_NV_PLATFORMCREATE, bit 30, from NV_ReadPublic 31.6). */
 		uint32_t auth = TPM_RH_OWNER;
-		tpmconn_cmd_begin(&x->t, &w, TPM_ST_NO_SESSIONS, TPM_CC_NV_ReadPublic);
+		tpmconn_cmd_begin(&x->tg.t, &w, TPM_ST_NO_SESSIONS, TPM_CC_NV_ReadPublic);
 		wire_wr_u32(&w, h);
-		if (!tpmconn_cmd_send(&x->t, &w) && x->t.rsp_len >= TPM_HEADER_SIZE + 12 &&
-		    (wire_get_u32(x->t.rsp + TPM_HEADER_SIZE + 8) & (1u << 30)))
+		if (!tpmconn_cmd_send(&x->tg.t, &w) && x->tg.t.rsp_len >= TPM_HEADER_SIZE + 12 &&
+		    (wire_get_u32(x->tg.t.rsp + TPM_HEADER_SIZE + 8) & (1u << 30)))
 			auth = TPM_RH_PLATFORM;
-		tpmconn_cmd_begin(&x->t, &w, TPM_ST_SESSIONS, TPM_CC_NV_UndefineSpace);
+		tpmconn_cmd_begin(&x->tg.t, &w, TPM_ST_SESSIONS, TPM_CC_NV_UndefineSpace);
 		wire_wr_u32(&w, auth);
 		wire_wr_u32(&w, h);
 		wr_pw_of(x, &w, auth);
-		return tpmconn_cmd_send(&x->t, &w);
+		return tpmconn_cmd_send(&x->tg.t, &w);
 	}
 	/* Part 3 28.5: a persistent object is evicted by its hierarchy
 	 * (platform for 0x81800000 and up, Part 2 7.5). */
 	uint32_t auth = h >= 0x81800000u ? TPM_RH_PLATFORM : TPM_RH_OWNER;
-	tpmconn_cmd_begin(&x->t, &w, TPM_ST_SESSIONS, TPM_CC_EvictControl);
+	tpmconn_cmd_begin(&x->tg.t, &w, TPM_ST_SESSIONS, TPM_CC_EvictControl);
 	wire_wr_u32(&w, auth);
 	wire_wr_u32(&w, h);
 	wr_pw_of(x, &w, auth);
 	wire_wr_u32(&w, h);
-	return tpmconn_cmd_send(&x->t, &w);
+	return tpmconn_cmd_send(&x->tg.t, &w);
 }
 
 /* At the end of a run on an external target, also after an error: what is
@@ -137,17 +137,17 @@ void rp_cleanup_target(struct rp *x)
 	struct replay_result *res = x->res;
 	struct handle_set now;
 	size_t used = 0;
-	if (x->spawned)
+	if (x->tg.spawned)
 		return;
-	if (!x->have_before) {
+	if (!x->tg.have_before) {
 		res->cleanup_left = 1;
 		snprintf(res->cleanup_err, sizeof res->cleanup_err,
 			 "the target's handles could not be listed before the run");
 		return;
 	}
-	x->cur_role = ROLE_CLEANUP;
+	x->now.cur_role = ROLE_CLEANUP;
 	for (size_t k = 0; k < N_CLEAN_KINDS; k++) {
-		int rc = list_handles(&x->t, clean_kinds[k], &now);
+		int rc = list_handles(&x->tg.t, clean_kinds[k], &now);
 		if (rc) {
 			res->cleanup_left++;
 			used += (size_t)snprintf(
@@ -161,7 +161,7 @@ void rp_cleanup_target(struct rp *x)
 		/* Newest first: a session may be bound to an object made after. */
 		for (unsigned i = now.n; i-- > 0;) {
 			uint32_t h = now.h[i];
-			if (rp_in_list(x->before[k].h, x->before[k].n, h))
+			if (rp_in_list(x->tg.before[k].h, x->tg.before[k].n, h))
 				continue;
 			rc = remove_one(x, h);
 			if (!rc) {
@@ -176,5 +176,5 @@ void rp_cleanup_target(struct rp *x)
 				    rc < 0 ? strerror(-rc) : tpm_rc_str((uint32_t)rc));
 		}
 	}
-	x->cur_role = POL_ROLE_ORIGINAL;
+	x->now.cur_role = POL_ROLE_ORIGINAL;
 }

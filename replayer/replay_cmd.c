@@ -145,7 +145,7 @@ static int build_cmd(struct rp *x, const struct rp_auth_cmd *k, uint8_t *out, si
 			continue;
 		if (!ci || !ci->cmd_tpm2b || plen < 2 || wire_get_u16(params) > plen - 2)
 			return -EINVAL;
-		rc = sess_param_crypt(a[i].s, &x->cr, a[i].key_auth, a[i].key_auth_len, 0,
+		rc = sess_param_crypt(a[i].s, &x->sessions.cr, a[i].key_auth, a[i].key_auth_len, 0,
 				      params + 2, wire_get_u16(params));
 		if (rc)
 			return rc;
@@ -189,9 +189,9 @@ static int build_cmd(struct rp *x, const struct rp_auth_cmd *k, uint8_t *out, si
 			}
 			uint8_t cph[SESS_MAX_DIGEST];
 			s->attrs = a[i].attrs;
-			if ((rc = sess_cphash(&x->cr, s->hash_alg, cc, names, nh, params, plen,
-					      cph)) ||
-			    (rc = sess_cmd_hmac_first(s, &x->cr, cph, a[i].key_auth,
+			if ((rc = sess_cphash(&x->sessions.cr, s->hash_alg, cc, names, nh, params,
+					      plen, cph)) ||
+			    (rc = sess_cmd_hmac_first(s, &x->sessions.cr, cph, a[i].key_auth,
 						      a[i].key_auth_len, i ? NULL : dec,
 						      i ? NULL : enc, hmac)))
 				return rc;
@@ -279,10 +279,10 @@ static int open_rsp(struct rp *x, uint32_t cc, struct authent *a, unsigned na, u
 		if (a[i].pw_in_hmac && hl == 0)
 			continue; /* PolicyPassword: the TPM sends no HMAC */
 		uint8_t rph[SESS_MAX_DIGEST], want[SESS_MAX_DIGEST];
-		int e = sess_rphash(&x->cr, s->hash_alg, 0, cc, rsp + poff, psize, rph);
+		int e = sess_rphash(&x->sessions.cr, s->hash_alg, 0, cc, rsp + poff, psize, rph);
 		const struct replay_auth *after = a[i].inc_auth ? a[i].auth_after : NULL;
 		if (!e)
-			e = sess_rsp_hmac(s, &x->cr, rph, rattrs,
+			e = sess_rsp_hmac(s, &x->sessions.cr, rph, rattrs,
 					  after ? after->value : a[i].key_auth,
 					  after ? after->len : a[i].key_auth_len, want);
 		if (e)
@@ -298,14 +298,14 @@ static int open_rsp(struct rp *x, uint32_t cc, struct authent *a, unsigned na, u
 			continue;
 		if (psize < 2 || wire_get_u16(rsp + poff) > psize - 2)
 			return -EPROTO;
-		return sess_param_crypt(a[i].s, &x->cr, a[i].key_auth, a[i].key_auth_len, 1,
-					rsp + poff + 2, wire_get_u16(rsp + poff));
+		return sess_param_crypt(a[i].s, &x->sessions.cr, a[i].key_auth, a[i].key_auth_len,
+					1, rsp + poff + 2, wire_get_u16(rsp + poff));
 	}
 	return 0;
 }
 
 /* Sends a command built by build_cmd and opens its response. Returns the TPM
- * rc (positive), 0, or a fatal -errno. The response stays in x->t.rsp. */
+ * rc (positive), 0, or a fatal -errno. The response stays in x->tg.t.rsp. */
 int rp_send_auth(struct rp *x, const struct rp_auth_cmd *k, uint8_t **pp, size_t *pl)
 {
 	uint8_t cmd[TPM_MAX_MESSAGE];
@@ -316,23 +316,23 @@ int rp_send_auth(struct rp *x, const struct rp_auth_cmd *k, uint8_t **pp, size_t
 	rp_crypto_time(x, t0, tpm0);
 	if (rc)
 		return rp_fail(x, rc, "cannot build %s for source seq %llu: %s", tpm_cc_name(cc),
-			       (unsigned long long)x->cur.seq, strerror(-rc));
+			       (unsigned long long)x->now.cur.seq, strerror(-rc));
 	rc = rp_xfer(x, cmd, len);
 	if (rc)
 		return rc;
 	t0 = db_mono_ns();
 	tpm0 = x->res->tpm_ns;
-	rc = open_rsp(x, cc, k->a, k->na, x->t.rsp, x->t.rsp_len, pp, pl);
+	rc = open_rsp(x, cc, k->a, k->na, x->tg.t.rsp, x->tg.t.rsp_len, pp, pl);
 	rp_crypto_time(x, t0, tpm0);
 	if (rc == -EBADMSG)
 		return rp_fail(
 		    x, rc,
 		    "response HMAC of %s (source seq %llu) does not verify: the response "
 		    "was changed or does not come from the TPM holding the session",
-		    tpm_cc_name(cc), (unsigned long long)x->cur.seq);
+		    tpm_cc_name(cc), (unsigned long long)x->now.cur.seq);
 	if (rc)
 		return rp_fail(x, rc, "malformed %s response (source seq %llu)", tpm_cc_name(cc),
-			       (unsigned long long)x->cur.seq);
+			       (unsigned long long)x->now.cur.seq);
 	return 0;
 }
 
@@ -347,15 +347,15 @@ int rp_read_public(struct rp *x, uint32_t rep, struct obj *o)
 	wire_put_u32(cmd + 2, 14);
 	wire_put_u32(cmd + 6, nv ? TPM_CC_NV_ReadPublic : TPM_CC_ReadPublic);
 	wire_put_u32(cmd + 10, rep);
-	int saved = x->cur_role, rc;
-	x->cur_role = POL_ROLE_NAME_LOOKUP;
+	int saved = x->now.cur_role, rc;
+	x->now.cur_role = POL_ROLE_NAME_LOOKUP;
 	rc = rp_xfer(x, cmd, sizeof cmd);
-	x->cur_role = saved;
+	x->now.cur_role = saved;
 	if (rc)
 		return rc;
 	struct wire_rd r;
 	uint16_t n;
-	wire_rd_init(&r, x->t.rsp, x->t.rsp_len);
+	wire_rd_init(&r, x->tg.t.rsp, x->tg.t.rsp_len);
 	wire_skip(&r, TPM_HEADER_SIZE);
 	size_t po = r.off;
 	wire_tpm2b(&r, &n);
@@ -364,7 +364,7 @@ int rp_read_public(struct rp *x, uint32_t rep, struct obj *o)
 	if (r.err)
 		return rp_fail(x, -EPROTO, "malformed ReadPublic response");
 	if (!nv)
-		rp_obj_set_pub(o, x->t.rsp + po, pl);
+		rp_obj_set_pub(o, x->tg.t.rsp + po, pl);
 	rp_obj_set_name(o, name, n);
 	return 0;
 }
@@ -413,8 +413,8 @@ int rp_start_raw(struct rp *x, const struct rp_sess_start *q, struct sess *out, 
 		rc = pub_parse(q->key->pub, q->key->publen, &pi);
 		unsigned sl = sess_digest_size(pi.name_alg);
 		if (!rc && pi.type == TPM_ALG_ECC)
-			rc = sess_ecdh_salt(&x->cr, pi.name_alg, pi.x, pi.xl, pi.y, pi.yl, salt,
-					    secret, sizeof secret, &secret_len);
+			rc = sess_ecdh_salt(&x->sessions.cr, pi.name_alg, pi.x, pi.xl, pi.y, pi.yl,
+					    salt, secret, sizeof secret, &secret_len);
 		else if (!rc && pi.type == TPM_ALG_RSA && sl)
 			rc = rsa_salt(x, &pi, salt, sl, secret, sizeof secret, &secret_len);
 		else
@@ -467,7 +467,7 @@ int rp_start_raw(struct rp *x, const struct rp_sess_start *q, struct sess *out, 
 		rc = rp_send_auth(x, &k, &pp, &pl);
 		if (rc)
 			goto out;
-		wire_rd_init(&r, x->t.rsp, x->t.rsp_len);
+		wire_rd_init(&r, x->tg.t.rsp, x->tg.t.rsp_len);
 		wire_skip(&r, TPM_HEADER_SIZE);
 		h = wire_u32(&r); /* the handle area; rp_send_auth checked the rest */
 		if (r.err) {
@@ -480,7 +480,7 @@ int rp_start_raw(struct rp *x, const struct rp_sess_start *q, struct sess *out, 
 		rc = rp_xfer(x, cmd, w.off);
 		if (rc)
 			goto out;
-		wire_rd_init(&r, x->t.rsp, x->t.rsp_len);
+		wire_rd_init(&r, x->tg.t.rsp, x->tg.t.rsp_len);
 		wire_skip(&r, TPM_HEADER_SIZE);
 		h = wire_u32(&r);
 	}
@@ -493,7 +493,7 @@ int rp_start_raw(struct rp *x, const struct rp_sess_start *q, struct sess *out, 
 	tpm0 = x->res->tpm_ns;
 	uint8_t nc[SESS_MAX_DIGEST];
 	memcpy(nc, out->nonce_caller, q->nonce_len);
-	rc = sess_begin(out, &x->cr, h, q->hash, q->sym.alg, salt, salt_len, q->bind_auth,
+	rc = sess_begin(out, &x->sessions.cr, h, q->hash, q->sym.alg, salt, salt_len, q->bind_auth,
 			q->bind_len, nc, q->nonce_len, nt, n);
 	rp_crypto_time(x, t0, tpm0);
 	if (rc)

@@ -128,6 +128,7 @@ struct rp_entities {
 /* The session table: the trace's sessions as re-created on the target, and
  * the kernel's null key and its session. */
 struct rp_sessions {
+	struct sess_crypto cr; /* the session cryptography's contexts */
 	struct rsess sess[MAX_SESS];
 	struct tpm_ecc_key nk;
 	uint8_t nk_ctx[2048];
@@ -174,56 +175,74 @@ struct rp_cur {
 	uint32_t client; /* its client_id: the stored client of what it sends */
 };
 
-/* The source command a policy step serves: model/policy.c passes on the
- * pol_cmd it was given (pol_out.src), which one_command gives as &sc.pc; the
- * command is one_command's own, not const (only the policy's view is), and
- * lives while the expansion of that command runs. */
-static inline struct src_cmd *rp_src_of(const struct pol_out *po)
-{
-	return po->src ? (struct src_cmd *)((uintptr_t)po->src - offsetof(struct src_cmd, pc))
-		       : NULL;
-}
-
-struct rp {
-	const struct replay_opts *o;
-	struct replay_result *res;
-	struct policy pol;
-	struct pol_state ps;
-	struct sess_crypto cr;
+/* The target of a run: the connection (and the latency emulation on it),
+ * the swtpm it spawned, what a target that is not ours held before. */
+struct rp_target {
 	struct tpmconn t;
 	struct emulator em;
 	int have_em;
 	struct swtpm_child sw;
 	int spawned;
+	/* On a target other than the spawned swtpm: what it held before the run
+	 * (have_before: listed). */
+	int have_before, before_due;
+	struct handle_set before[N_CLEAN_KINDS];
+	uint8_t buf[TPM_MAX_MESSAGE];
+};
+
+/* Where the run is stored: the writer and the recorder on the connection. */
+struct rp_store {
 	struct writer *w;
 	struct recorder rec;
-	int fatal;
-	struct rp_cur cur; /* the source command being replayed */
-	int cur_outcome;   /* REPLAY_* of the current source command */
-	char cur_reason[200];
-	int cur_role;
-	struct rp_resub resub;
+};
+
+/* The policy the run applies and its state. */
+struct rp_policy {
+	struct policy pol;
+	struct pol_state ps;
 	/* The kernel registers its null key after TPM2_Startup: policy steps
 	 * that come before the TPM is started wait for it. */
 	int started;
 	struct pol_out deferred[8];
 	unsigned n_deferred;
-	/* The trace was recorded in front of a resource manager with a space
-	 * per client (tpm-cuse-proxy on /dev/tpmrmN): when a client has sent its
-	 * last command, its objects and sessions are flushed as closing
-	 * /dev/tpmrm0 does (tpm2_flush_space), so that a multi-process trace
-	 * (clevis: one tpm2-tools process per step) fits the target's slots. */
+};
+
+/* The source command being replayed, what has become of it, and the run's
+ * fatal error. */
+struct rp_now {
+	/* the source command being expanded by the policy (one_command's own),
+	 * NULL between commands: its ORIGINAL step sends it */
+	struct src_cmd *src;
+	struct rp_cur cur;
+	int cur_outcome; /* REPLAY_* of the current source command */
+	char cur_reason[200];
+	int cur_role;
+	struct rp_resub resub;
+	int fatal;
+};
+
+/* The trace's clients. It was recorded in front of a resource manager with
+ * a space per client (tpm-cuse-proxy on /dev/tpmrmN) when rm_spaces: when a
+ * client has sent its last command, its objects and sessions are flushed as
+ * closing /dev/tpmrm0 does (tpm2_flush_space), so that a multi-process trace
+ * (clevis: one tpm2-tools process per step) fits the target's slots. */
+struct rp_clients {
 	int rm_spaces;
 	uint64_t *cl_last; /* by client id: seq of its last command */
 	size_t n_cl;
+	uint8_t *origin; /* per client id (trace_origins_load) */
+};
+
+struct rp {
+	const struct replay_opts *o;
+	struct replay_result *res;
+	struct rp_policy policy;
+	struct rp_target tg;
+	struct rp_store st;
+	struct rp_now now;
+	struct rp_clients cl;
 	struct rp_entities ent;
 	struct rp_sessions sessions;
-	/* On a target other than the spawned swtpm: what it held before the run
-	 * (have_before: listed). */
-	int have_before, before_due;
-	struct handle_set before[N_CLEAN_KINDS];
-	uint8_t *origin; /* per client id (trace_origins_load) */
-	uint8_t buf[TPM_MAX_MESSAGE];
 };
 
 /* One entry of an authorization area (Part 1 18.5). */

@@ -378,8 +378,8 @@ void rp_capture(struct rp *x, struct src_cmd *sc, const struct rp_sent *s)
 	const struct tpm_cc_effects *e = tpm_cc_effects(c->cc);
 	struct obj *o = NULL;
 	if (c->info && c->info->handles_out && tpm_ht_of(sc->rsp_handle) == TPM_HT_TRANSIENT &&
-	    x->t.rsp_len >= TPM_HEADER_SIZE + 4) {
-		o = rp_obj_add(x, sc->rsp_handle, wire_get_u32(x->t.rsp + TPM_HEADER_SIZE));
+	    x->tg.t.rsp_len >= TPM_HEADER_SIZE + 4) {
+		o = rp_obj_add(x, sc->rsp_handle, wire_get_u32(x->tg.t.rsp + TPM_HEADER_SIZE));
 		o->created = 1;
 		o->client = sc->client;
 	}

@@ -13,7 +13,7 @@
  * not a fresh OpenSSL one per call. */
 static void sha256(struct rp *x, const void *d, size_t n, uint8_t out[32])
 {
-	sess_hash(&x->cr, TPM_ALG_SHA256, d, n, out);
+	sess_hash(&x->sessions.cr, TPM_ALG_SHA256, d, n, out);
 }
 
 /* ---- entities ------------------------------------------------------------ */
@@ -72,18 +72,18 @@ struct rsess *rp_sess_find(struct rp *x, uint32_t rec)
  * processes, docs/advise.md; a recording has one client per session). */
 void rp_sess_give(struct rp *x, struct rsess *s, uint32_t client)
 {
-	if (!x->rm_spaces || s->client == client || client >= x->n_cl)
+	if (!x->cl.rm_spaces || s->client == client || client >= x->cl.n_cl)
 		return;
-	if (s->client >= x->n_cl || x->cl_last[client] > x->cl_last[s->client])
+	if (s->client >= x->cl.n_cl || x->cl.cl_last[client] > x->cl.cl_last[s->client])
 		s->client = client;
 }
 
 /* The same for an object the replay created (rm_spaces: client_end). */
 void rp_obj_give(struct rp *x, struct obj *o, uint32_t client)
 {
-	if (!x->rm_spaces || o->client == client || client >= x->n_cl)
+	if (!x->cl.rm_spaces || o->client == client || client >= x->cl.n_cl)
 		return;
-	if (o->client >= x->n_cl || x->cl_last[client] > x->cl_last[o->client])
+	if (o->client >= x->cl.n_cl || x->cl.cl_last[client] > x->cl.cl_last[o->client])
 		o->client = client;
 }
 
@@ -257,16 +257,16 @@ int rp_context_load(struct rp *x, struct src_cmd *sc)
 	uint8_t d[32], cmd[TPM_MAX_MESSAGE];
 	sha256(x, sc->cmd + sc->c.param_off, sc->c.param_size, d);
 	struct ctxmap *m = ctx_find(x, d);
-	if (!m && !x->spawned) {
+	if (!m && !x->tg.spawned) {
 		/* Not saved during this replay: on the TPM that saved it (same
 		 * boot), the recorded blob may still load. */
 		int rc = rp_xfer(x, sc->cmd, sc->len);
 		if (rc < 0)
 			return rc;
-		if (!rc && x->t.rsp_len >= TPM_HEADER_SIZE + 4 &&
+		if (!rc && x->tg.t.rsp_len >= TPM_HEADER_SIZE + 4 &&
 		    tpm_ht_of(sc->rsp_handle) == TPM_HT_TRANSIENT) {
-			struct obj *o =
-			    rp_obj_add(x, sc->rsp_handle, wire_get_u32(x->t.rsp + TPM_HEADER_SIZE));
+			struct obj *o = rp_obj_add(x, sc->rsp_handle,
+						   wire_get_u32(x->tg.t.rsp + TPM_HEADER_SIZE));
 			o->created = 1;
 			o->client = sc->client;
 		}
@@ -295,9 +295,9 @@ int rp_context_load(struct rp *x, struct src_cmd *sc)
 	int rc = rp_xfer(x, cmd, m->len + TPM_HEADER_SIZE);
 	if (rc)
 		return rc < 0 ? rc : 0;
-	if (x->t.rsp_len < TPM_HEADER_SIZE + 4)
+	if (x->tg.t.rsp_len < TPM_HEADER_SIZE + 4)
 		return rp_fail(x, -EPROTO, "short ContextLoad response");
-	uint32_t rep = wire_get_u32(x->t.rsp + TPM_HEADER_SIZE);
+	uint32_t rep = wire_get_u32(x->tg.t.rsp + TPM_HEADER_SIZE);
 	if (tpm_ht_of(sc->rsp_handle) == TPM_HT_TRANSIENT) {
 		struct obj *o = rp_obj_add(x, sc->rsp_handle, rep);
 		if (m->is_obj) {

@@ -16,8 +16,8 @@ enum { PLAN_RECORDED, PLAN_PASSWORD, PLAN_KERNEL };
 static int kernel_resume(struct rp *x, uint32_t cc)
 {
 	struct pol_out o = {.role = POL_ROLE_SESSION_SETUP};
-	int rc = 0, ctxload = x->pol.salt == POL_SALT_NULL_ECC &&
-			      x->pol.nullkey == POL_NULLKEY_CONTEXT_LOAD;
+	int rc = 0, ctxload = x->policy.pol.salt == POL_SALT_NULL_ECC &&
+			      x->policy.pol.nullkey == POL_NULLKEY_CONTEXT_LOAD;
 	rp_note(x, REPLAY__OUTCOMES, cc,
 		"session started again after a failed command (not in the policy's sequence)");
 	if (ctxload) {
@@ -26,17 +26,17 @@ static int kernel_resume(struct rp *x, uint32_t cc)
 			return rc;
 	}
 	o.cc = TPM_CC_StartAuthSession;
-	o.variant = x->pol.salt == POL_SALT_NULL_ECC	 ? POL_VAR_SALTED_ECC
-		    : x->pol.salt == POL_SALT_PERSISTENT ? POL_VAR_SALTED
-							 : POL_VAR_UNSALTED;
-	o.handle = x->pol.salt_handle;
+	o.variant = x->policy.pol.salt == POL_SALT_NULL_ECC	? POL_VAR_SALTED_ECC
+		    : x->policy.pol.salt == POL_SALT_PERSISTENT ? POL_VAR_SALTED
+								: POL_VAR_UNSALTED;
+	o.handle = x->policy.pol.salt_handle;
 	if ((rc = rp_emit(x, &o)))
 		return rc;
 	if (ctxload) {
 		o.cc = TPM_CC_FlushContext;
 		rc = rp_emit(x, &o);
 	}
-	x->cur_role = POL_ROLE_ORIGINAL;
+	x->now.cur_role = POL_ROLE_ORIGINAL;
 	return rc;
 }
 
@@ -165,9 +165,9 @@ static int orig_plan(struct rp *x, const struct tpm_cmd *c, const struct pol_out
 	int plan = PLAN_RECORDED;
 	if (policy_auth_kept(c->auth_kind))
 		plan = PLAN_RECORDED; /* as the expansion did (policy_auth_kept) */
-	else if (x->pol.mode == POL_MODE_PASSWORD)
+	else if (x->policy.pol.mode == POL_MODE_PASSWORD)
 		plan = PLAN_PASSWORD;
-	else if (x->pol.mode == POL_MODE_SESSIONS && policy_kernel_protects(c->cc))
+	else if (x->policy.pol.mode == POL_MODE_SESSIONS && policy_kernel_protects(c->cc))
 		plan = po->auth_kind == TPM_AUTH_PASSWORD ? PLAN_PASSWORD
 		       : po->auth_kind >= TPM_AUTH_HMAC	  ? PLAN_KERNEL
 							  : PLAN_RECORDED;
@@ -340,24 +340,25 @@ static int orig_send(struct rp *x, struct orig *o, int plan, int *rc)
 static void orig_arm_resub(struct rp *x, const struct orig *o, int rc)
 {
 	struct src_cmd *sc = o->sc;
-	x->resub.armed = 1;
-	x->resub.seq = sc->seq;
-	x->resub.len = sc->len;
-	memcpy(x->resub.cmd, sc->cmd, sc->len);
-	x->resub.outcome = x->cur_outcome;
-	snprintf(x->resub.reason, sizeof x->resub.reason, "%s", x->cur_reason);
-	x->resub.ok = rc == 0 && !o->c->malformed && x->t.rsp_len <= sizeof x->resub.rsp &&
-		      o->pl <= sizeof x->resub.pp && o->sent_len <= sizeof x->resub.sent;
-	if (x->resub.ok) {
-		memcpy(x->resub.hs, o->hs, sizeof x->resub.hs);
-		x->resub.load_priv = sc->load_priv;
-		x->resub.rsp_len = x->t.rsp_len;
-		memcpy(x->resub.rsp, x->t.rsp, x->t.rsp_len);
-		x->resub.pl = o->pl;
+	x->now.resub.armed = 1;
+	x->now.resub.seq = sc->seq;
+	x->now.resub.len = sc->len;
+	memcpy(x->now.resub.cmd, sc->cmd, sc->len);
+	x->now.resub.outcome = x->now.cur_outcome;
+	snprintf(x->now.resub.reason, sizeof x->now.resub.reason, "%s", x->now.cur_reason);
+	x->now.resub.ok =
+	    rc == 0 && !o->c->malformed && x->tg.t.rsp_len <= sizeof x->now.resub.rsp &&
+	    o->pl <= sizeof x->now.resub.pp && o->sent_len <= sizeof x->now.resub.sent;
+	if (x->now.resub.ok) {
+		memcpy(x->now.resub.hs, o->hs, sizeof x->now.resub.hs);
+		x->now.resub.load_priv = sc->load_priv;
+		x->now.resub.rsp_len = x->tg.t.rsp_len;
+		memcpy(x->now.resub.rsp, x->tg.t.rsp, x->tg.t.rsp_len);
+		x->now.resub.pl = o->pl;
 		if (o->pl)
-			memcpy(x->resub.pp, o->pp, o->pl);
-		x->resub.sent_len = o->sent_len;
-		memcpy(x->resub.sent, o->sent, o->sent_len);
+			memcpy(x->now.resub.pp, o->pp, o->pl);
+		x->now.resub.sent_len = o->sent_len;
+		memcpy(x->now.resub.sent, o->sent, o->sent_len);
 	}
 }
 
@@ -369,25 +370,26 @@ static int orig_compare(struct rp *x, const struct orig *o, int rc)
 	const struct tpm_cmd *c = o->c;
 	if (rc < 0)
 		return rc;
-	if (c->cc == TPM_CC_Startup && (!rc || (uint32_t)rc == TPM_RC_INITIALIZE) && !x->started) {
-		x->started = 1;
-		if (x->before_due)
+	if (c->cc == TPM_CC_Startup && (!rc || (uint32_t)rc == TPM_RC_INITIALIZE) &&
+	    !x->policy.started) {
+		x->policy.started = 1;
+		if (x->tg.before_due)
 			rp_snapshot(x);
-		for (unsigned i = 0; i < x->n_deferred && !x->fatal; i++)
-			rp_emit(x, &x->deferred[i]);
-		x->n_deferred = 0;
-		x->cur_role = POL_ROLE_ORIGINAL;
+		for (unsigned i = 0; i < x->policy.n_deferred && !x->now.fatal; i++)
+			rp_emit(x, &x->policy.deferred[i]);
+		x->policy.n_deferred = 0;
+		x->now.cur_role = POL_ROLE_ORIGINAL;
 	}
 	/* A Startup that the recording's TPM refused as already started (a
 	 * client's at boot, after the firmware's) got the same answer here:
 	 * compared as any command. */
-	if (c->cc == TPM_CC_Startup && (uint32_t)rc == TPM_RC_INITIALIZE && !x->spawned &&
+	if (c->cc == TPM_CC_Startup && (uint32_t)rc == TPM_RC_INITIALIZE && !x->tg.spawned &&
 	    !(sc->has_rc && sc->rc == TPM_RC_INITIALIZE)) {
 		rp_note(x, REPLAY_SUBSTITUTED, c->cc, "Startup: the target was already started");
 		return 0;
 	}
 	if (sc->has_rc && tpm_rc_is_retry(sc->rc) && !tpm_rc_is_retry((uint32_t)rc) &&
-	    sc->len <= sizeof x->resub.cmd) {
+	    sc->len <= sizeof x->now.resub.cmd) {
 		orig_arm_resub(x, o, rc);
 		/* The expansion follows this answer, not the recording's retry:
 		 * the target ran the command, and its resubmission is not sent. */
@@ -416,12 +418,12 @@ static int replay_original(struct rp *x, const struct pol_out *po)
 	int rc;
 
 	memset(&o, 0, sizeof o);
-	o.sc = rp_src_of(po);
+	o.sc = po->src && x->now.src && po->src == &x->now.src->pc ? x->now.src : NULL;
 	if (!o.sc)
 		return rp_fail(x, -EPROTO, "a policy step without its source command");
 	o.c = &o.sc->c;
 	const struct tpm_cmd *c = o.c;
-	if (!x->spawned && !x->o->allow_destructive && rp_replay_is_destructive(c->cc) &&
+	if (!x->tg.spawned && !x->o->allow_destructive && rp_replay_is_destructive(c->cc) &&
 	    !on_own_entity(x, c)) {
 		rp_note(x, REPLAY_REFUSED, c->cc,
 			"%s is destructive and the target is not the spawned swtpm "
@@ -456,7 +458,7 @@ static int kstep(struct rp *x, int rc, const char *what)
 {
 	if (rc == -EIO)
 		return rp_fail(x, rc, "the target stopped answering (TCTI error 0x%x) during %s",
-			       x->t.tss_rc, what);
+			       x->tg.t.tss_rc, what);
 	if (rc < 0)
 		return rp_fail(x, rc, "policy step %s failed: %s", what, strerror(-rc));
 	if (rc > 0)
@@ -479,7 +481,7 @@ static int kept_session_step(struct rp *x, uint32_t cc)
 		if (!k->ks_live || k->ks_saved)
 			return 0;
 		rc = kstep(x,
-			   tpmconn_context_save(&x->t, k->ks.handle, k->ks_ctx, sizeof k->ks_ctx,
+			   tpmconn_context_save(&x->tg.t, k->ks.handle, k->ks_ctx, sizeof k->ks_ctx,
 						&k->ks_ctx_len),
 			   "ContextSave of the session");
 		k->ks_saved = !rc;
@@ -487,7 +489,7 @@ static int kept_session_step(struct rp *x, uint32_t cc)
 	}
 	if (!k->ks_live || !k->ks_saved)
 		return 0;
-	rc = kstep(x, tpmconn_context_load(&x->t, k->ks_ctx, k->ks_ctx_len, &h),
+	rc = kstep(x, tpmconn_context_load(&x->tg.t, k->ks_ctx, k->ks_ctx_len, &h),
 		   "ContextLoad of the session");
 	k->ks_saved = 0;
 	if (!rc && h != k->ks.handle)
@@ -502,16 +504,17 @@ int rp_emit(void *ctx, const struct pol_out *o)
 	struct rp *x = ctx;
 	uint64_t t0, tpm0;
 	int rc = 0;
-	if (x->fatal)
-		return x->fatal;
-	if (o->role != POL_ROLE_ORIGINAL && !x->started) {
-		if (x->n_deferred == sizeof x->deferred / sizeof x->deferred[0])
+	if (x->now.fatal)
+		return x->now.fatal;
+	if (o->role != POL_ROLE_ORIGINAL && !x->policy.started) {
+		if (x->policy.n_deferred ==
+		    sizeof x->policy.deferred / sizeof x->policy.deferred[0])
 			return rp_fail(x, -EPROTO, "policy steps before TPM2_Startup");
-		x->deferred[x->n_deferred] = *o;
-		x->deferred[x->n_deferred++].src = NULL;
+		x->policy.deferred[x->policy.n_deferred] = *o;
+		x->policy.deferred[x->policy.n_deferred++].src = NULL;
 		return 0;
 	}
-	x->cur_role = o->role;
+	x->now.cur_role = o->role;
 	switch (o->role) {
 	case POL_ROLE_ORIGINAL:
 		rc = replay_original(x, o);
@@ -519,17 +522,17 @@ int rp_emit(void *ctx, const struct pol_out *o)
 	case POL_ROLE_NULLKEY_INIT:
 		if (o->cc == TPM_CC_CreatePrimary)
 			rc = kstep(x,
-				   tpmconn_create_null_primary(&x->t, &x->cr, TPM_RH_NULL,
-							       &x->sessions.nk),
+				   tpmconn_create_null_primary(&x->tg.t, &x->sessions.cr,
+							       TPM_RH_NULL, &x->sessions.nk),
 				   "CreatePrimary of the null key");
 		else if (o->cc == TPM_CC_ContextSave)
 			rc = kstep(x,
 				   tpmconn_context_save(
-				       &x->t, x->sessions.nk.handle, x->sessions.nk_ctx,
+				       &x->tg.t, x->sessions.nk.handle, x->sessions.nk_ctx,
 				       sizeof x->sessions.nk_ctx, &x->sessions.nk_ctx_len),
 				   "ContextSave of the null key");
 		else
-			rc = kstep(x, tpmconn_flush(&x->t, x->sessions.nk.handle),
+			rc = kstep(x, tpmconn_flush(&x->tg.t, x->sessions.nk.handle),
 				   "FlushContext of the null key");
 		break;
 	case POL_ROLE_SESSION_SETUP:
@@ -537,7 +540,7 @@ int rp_emit(void *ctx, const struct pol_out *o)
 			rc = kept_session_step(x, o->cc);
 		} else if (o->cc == TPM_CC_ContextLoad) {
 			rc = kstep(x,
-				   tpmconn_context_load(&x->t, x->sessions.nk_ctx,
+				   tpmconn_context_load(&x->tg.t, x->sessions.nk_ctx,
 							x->sessions.nk_ctx_len,
 							&x->sessions.nk_loaded),
 				   "ContextLoad of the null key");
@@ -546,9 +549,10 @@ int rp_emit(void *ctx, const struct pol_out *o)
 			tpm0 = x->res->tpm_ns;
 			if (o->variant == POL_VAR_SALTED_ECC) {
 				struct tpm_ecc_key k = x->sessions.nk;
-				if (x->pol.nullkey == POL_NULLKEY_CONTEXT_LOAD)
+				if (x->policy.pol.nullkey == POL_NULLKEY_CONTEXT_LOAD)
 					k.handle = x->sessions.nk_loaded;
-				rc = tpmconn_start_salted(&x->t, &x->cr, &k, &x->sessions.ks);
+				rc = tpmconn_start_salted(&x->tg.t, &x->sessions.cr, &k,
+							  &x->sessions.ks);
 				rp_crypto_time(x, t0, tpm0);
 			} else {
 				/* salt=persistent:H (o->handle) or salt=none */
@@ -575,14 +579,14 @@ int rp_emit(void *ctx, const struct pol_out *o)
 			rc = kstep(x, rc, "StartAuthSession");
 			x->sessions.ks_live = !rc;
 		} else {
-			rc = kstep(x, tpmconn_flush(&x->t, x->sessions.nk_loaded),
+			rc = kstep(x, tpmconn_flush(&x->tg.t, x->sessions.nk_loaded),
 				   "FlushContext of the null key");
 		}
 		break;
 	case POL_ROLE_SESSION_END:
 		/* A saved session is flushed by its handle as a loaded one. */
 		if (x->sessions.ks_live)
-			rc = kstep(x, tpmconn_flush(&x->t, x->sessions.ks.handle),
+			rc = kstep(x, tpmconn_flush(&x->tg.t, x->sessions.ks.handle),
 				   "FlushContext of the session");
 		x->sessions.ks_live = 0;
 		x->sessions.ks_saved = 0;
@@ -600,6 +604,6 @@ int rp_emit(void *ctx, const struct pol_out *o)
 		break;
 	}
 	}
-	x->cur_role = POL_ROLE_ORIGINAL;
-	return x->fatal ? x->fatal : (rc < 0 ? rc : 0);
+	x->now.cur_role = POL_ROLE_ORIGINAL;
+	return x->now.fatal ? x->now.fatal : (rc < 0 ? rc : 0);
 }
