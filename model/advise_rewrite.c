@@ -329,14 +329,14 @@ static int apply_client(sqlite3 *db, int64_t id, const struct rw_row *r)
 
 struct churn_ent {
 	uint32_t name;
-	uint8_t alive;
 };
 
 struct churn {
 	struct churn_ent *e;
 	size_t n;
-	struct bindings bs; /* recorded handle -> entity, while the recording has it loaded */
-	uint32_t next;	    /* synthetic names given */
+	struct bindings bs;  /* recorded handle -> entity, while the recording has it loaded */
+	struct bindings out; /* name -> entity, while the recording has it swapped out */
+	uint32_t next;	     /* synthetic names given */
 };
 
 static uint32_t churn_name(void *ctx, uint32_t h)
@@ -346,10 +346,14 @@ static uint32_t churn_name(void *ctx, uint32_t h)
 	return e >= 0 ? ch->e[e].name : h;
 }
 
+/* Whether an object alive in the rewrite has name: one swapped out in the
+ * recording, or one loaded there under another handle (a reload's). */
 static int churn_name_used(const struct churn *ch, uint32_t name)
 {
-	for (size_t i = 0; i < ch->n; i++)
-		if (ch->e[i].alive && ch->e[i].name == name)
+	if (bound(&ch->out, name) >= 0)
+		return 1;
+	for (unsigned i = 0; i < ch->bs.n; i++)
+		if (ch->e[ch->bs.b[i].k].name == name)
 			return 1;
 	return 0;
 }
@@ -364,16 +368,18 @@ static int churn_renames(struct churn *ch, const struct rw_row *r)
 	return 0;
 }
 
-/* The swap (index into sw) whose save, flush or load row r is, and which. */
-static long churn_swap_of(const struct advise_swap_ids *sw, size_t nsw, int64_t id, int *which)
+/* A row of a swap: its id, the swap (index into the plan) and which of
+ * its rows (0 save, 1 flush, 2 load); sorted by id for bsearch. */
+struct swap_row {
+	int64_t id;
+	size_t k;
+	int which;
+};
+
+static int cmp_swap_row(const void *a, const void *b)
 {
-	for (size_t k = 0; k < nsw; k++) {
-		if (sw[k].save == id || sw[k].flush == id || sw[k].load == id) {
-			*which = sw[k].save == id ? 0 : sw[k].flush == id ? 1 : 2;
-			return (long)k;
-		}
-	}
-	return -1;
+	int64_t x = ((const struct swap_row *)a)->id, y = ((const struct swap_row *)b)->id;
+	return x < y ? -1 : x > y;
 }
 
 static int plan_churn(sqlite3 *db, int64_t src, struct rw_row *w, size_t n, uint64_t *dropped,
@@ -383,27 +389,40 @@ static int plan_churn(sqlite3 *db, int64_t src, struct rw_row *w, size_t n, uint
 	size_t nsw = 0;
 	int rc = advise_churn_plan(db, src, &sw, &nsw);
 	struct churn *ch = rc ? NULL : calloc(1, sizeof *ch);
-	long *saved = NULL; /* per swap: the entity it saved */
+	long *saved = NULL;	    /* per swap: the entity it saved */
+	struct swap_row *sr = NULL; /* the swaps' rows, by id */
+	size_t nsr = 0;
 	if (!rc && (!ch || !(ch->e = calloc(n + 1, sizeof *ch->e)) ||
-		    !(saved = malloc((nsw + 1) * sizeof *saved))))
+		    !(saved = malloc((nsw + 1) * sizeof *saved)) ||
+		    !(sr = malloc((3 * nsw + 1) * sizeof *sr))))
 		rc = -ENOMEM;
-	for (size_t k = 0; !rc && k < nsw; k++)
+	for (size_t k = 0; !rc && k < nsw; k++) {
 		saved[k] = -1;
+		sr[nsr++] = (struct swap_row){sw[k].save, k, 0};
+		if (sw[k].flush)
+			sr[nsr++] = (struct swap_row){sw[k].flush, k, 1};
+		sr[nsr++] = (struct swap_row){sw[k].load, k, 2};
+	}
+	if (!rc)
+		qsort(sr, nsr, sizeof *sr, cmp_swap_row);
 	for (size_t i = 0; !rc && i < n; i++) {
 		struct rw_row *r = &w[i];
-		int which;
-		long k = churn_swap_of(sw, nsw, r->id, &which);
-		if (k >= 0) {
+		const struct swap_row key = {r->id, 0, 0},
+				      *q = nsr ? bsearch(&key, sr, nsr, sizeof *sr, cmp_swap_row)
+					       : NULL;
+		if (q) {
 			/* a swap: the object stays loaded under its name */
+			size_t k = q->k;
 			r->drop = 1;
 			(*dropped)++;
-			if (which == 0) {
-				saved[k] = bound(&ch->bs, r->h[0]);
+			if (q->which == 0 && (saved[k] = bound(&ch->bs, r->h[0])) >= 0) {
 				unbind(&ch->bs, r->h[0]);
-			} else if (which == 1 && r->has_flushed) {
+				bind(&ch->out, ch->e[saved[k]].name, (int)saved[k]);
+			} else if (q->which == 1 && r->has_flushed) {
 				unbind(&ch->bs, r->flushed);
-			} else if (which == 2 && saved[k] >= 0 && r->rsp_handle) {
+			} else if (q->which == 2 && saved[k] >= 0 && r->rsp_handle) {
 				bind(&ch->bs, r->rsp_handle, (int)saved[k]);
+				unbind(&ch->out, ch->e[saved[k]].name);
 			}
 			continue;
 		}
@@ -413,10 +432,8 @@ static int plan_churn(sqlite3 *db, int64_t src, struct rw_row *w, size_t n, uint
 		int made = r->ok && r->rsp_handle && tpm_ht_of(r->rsp_handle) == TPM_HT_TRANSIENT;
 		if (made) {
 			/* a creation: its recorded handle as its name, unless
-			 * an object swapped out in the recording (alive here)
-			 * has that name */
+			 * an object alive in the rewrite has that name */
 			struct churn_ent *ne = &ch->e[ch->n];
-			ne->alive = 1;
 			ne->name = churn_name_used(ch, r->rsp_handle) ? CHURN_NAME + ch->next++
 								      : r->rsp_handle;
 			rsp = ne->name;
@@ -424,10 +441,8 @@ static int plan_churn(sqlite3 *db, int64_t src, struct rw_row *w, size_t n, uint
 		if ((churn_renames(ch, r) || rsp != r->rsp_handle) &&
 		    (rc = patch_handles(db, r, churn_name, ch, rsp)))
 			break;
-		if (e >= 0) { /* a flush ends the object */
-			ch->e[e].alive = 0;
+		if (e >= 0) /* a flush ends the object */
 			unbind(&ch->bs, r->flushed);
-		}
 		if (made)
 			bind(&ch->bs, r->rsp_handle, (int)ch->n++);
 	}
@@ -439,6 +454,7 @@ static int plan_churn(sqlite3 *db, int64_t src, struct rw_row *w, size_t n, uint
 		free(ch->e);
 	free(ch);
 	free(saved);
+	free(sr);
 	free(sw);
 	return rc;
 }
