@@ -36,6 +36,7 @@ static struct pred_cache_slot *price(struct predictor *pr, uint32_t cc, int auth
 		s->auth = (uint8_t)auth;
 		s->how = (uint8_t)how;
 		s->e = e;
+		s->derived = e && e->derived_from;
 		if (e) {
 			s->mean = e->mean_ms;
 			s->spread = (uint8_t)profile_entry_range(e, &s->lo, &s->hi);

@@ -88,8 +88,10 @@ struct pred_cache_slot {
 	uint8_t auth;
 	uint8_t how;
 	uint8_t spread;
+	uint8_t derived; /* the entry is derived (e->derived_from): kept here, since a
+			  * prediction may outlive its profile (the report's) */
 	double mean, lo, hi;
-	const struct prof_entry *e;
+	const struct prof_entry *e; /* valid while the profile is */
 };
 
 struct predictor {

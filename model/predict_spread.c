@@ -202,7 +202,7 @@ uint64_t predict_derived(const struct predictor *pr, unsigned k)
 {
 	uint64_t n = 0;
 	for (unsigned i = 0; i < 1024; i++)
-		if (pr->r[k].uses[i] && pr->cache[i].e && pr->cache[i].e->derived_from)
+		if (pr->r[k].uses[i] && pr->cache[i].derived)
 			n += pr->r[k].uses[i];
 	return n;
 }
@@ -211,7 +211,7 @@ double predict_derived_share(const struct predictor *pr, unsigned k)
 {
 	double ms = 0;
 	for (unsigned i = 0; i < 1024; i++)
-		if (pr->r[k].uses[i] && pr->cache[i].e && pr->cache[i].e->derived_from)
+		if (pr->r[k].uses[i] && pr->cache[i].derived)
 			ms += (double)pr->r[k].uses[i] * pr->cache[i].mean;
 	return pr->r[k].tpm_ms > 0 ? ms / pr->r[k].tpm_ms : 0;
 }
