@@ -7,7 +7,7 @@ measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2023/03/15 11:56:49
 source: crocs-muni/tpmscan-dataset, 9b1cd29f636b2857
 covers: GetRandom Hash; derived (docs/profiles.md, Derived entries): PCR_Extend StartAuthSession FlushContext GetCapability PCR_Read ReadPublic NV_ReadPublic NV_Read Unseal GetTestResult ReadClock PolicyPCR PolicyGetDigest PolicyCommandCode PolicyAuthValue PolicyPassword PolicyRestart
-lacks: NV writes (NV_DefineSpace, NV_Write, NV_UndefineSpace, NV_Increment, NV_Extend), Startup, SelfTest: no timed operation to derive them from
+lacks: NV writes (NV_DefineSpace, NV_Write, NV_UndefineSpace, NV_Increment, NV_Extend), Startup, SelfTest: no timed operation to derive them from; and of a boot's sessions: ContextLoad ContextSave CreatePrimary (their rules' sources not timed)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: host: PURLEY; Linux beaker.redhat.com 4.18.0-425.13.1.el8_7.x86_64 #1 SMP Thu Feb 2 13:01:45 EST 2023 x86_64 x86_64 x86_64 GNU/Linux
 transport-ms: 0

@@ -7,7 +7,7 @@ measured-by: TPMScan dataset (tpm2-algtest), CHES 2024
 date: 2021/04/25 15:41:41
 source: crocs-muni/tpmscan-dataset, f8d1adf6e21debb3
 covers: Create EncryptDecrypt GetRandom Hash RSA_Decrypt RSA_Encrypt Sign VerifySignature; derived (docs/profiles.md, Derived entries): CreatePrimary PCR_Extend StartAuthSession Quote FlushContext GetCapability PCR_Read ReadPublic NV_ReadPublic NV_Read Unseal GetTestResult ReadClock PolicyPCR PolicyGetDigest PolicyCommandCode PolicyAuthValue PolicyPassword PolicyRestart
-lacks: NV writes (NV_DefineSpace, NV_Write, NV_UndefineSpace, NV_Increment, NV_Extend), Startup, SelfTest: no timed operation to derive them from
+lacks: NV writes (NV_DefineSpace, NV_Write, NV_UndefineSpace, NV_Increment, NV_Extend), Startup, SelfTest: no timed operation to derive them from; and of a boot's sessions: ContextLoad ContextSave (their rules' sources not timed)
 note: n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max of the samples of detail/Perf_*.csv (return code 0), through tpm2-tss with password authorization; bus and driver included, so transport-ms is 0.
 note: not imported (failed on the chip or unusable): EncryptDecrypt aes-256.ctr.decrypt.256b (line 221, error 90010); EncryptDecrypt aes-256.ctr.encrypt.256b (line 235, error 90010); Sign ecc-p256.sm2 (line 434, error 02d2); Sign ecc-bnp256.sm2 (line 467, error 02d2)
 transport-ms: 0

@@ -185,6 +185,9 @@ assert quantiles >= 3, quantiles  # Sign, Hash and GetRandom have their CSVs in 
 assert not [k for k in rows if k[0] in ("NV_Write", "NV_DefineSpace", "Startup")], rows.keys()
 ' "$T/r1.profile"
 check "the lacks line names what no rule derives" grep -q '^lacks: NV writes (NV_DefineSpace' "$T/r1.profile"
+check "... and a boot's commands whose rules' sources were not timed (an AMD fTPM without HMAC)" \
+	grep -q '^lacks: NV writes .*; and of a boot.s sessions: ContextLoad ContextSave (their rules. sources not timed)$' \
+	"$TPMTRACE_SRC/model/profiles/amd-fw3.37.0.5.profile"
 check "RSA-2048 Create: the tail a mean hides (p99 and max over 30 s)" \
 	python3 -c 'import re,sys
 l = [x for x in open(sys.argv[1]) if x.startswith("Create ") and " rsa-2048 " in x][0]
