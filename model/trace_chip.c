@@ -4,7 +4,9 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -103,23 +105,53 @@ int trace_chip_load(sqlite3 *db, int64_t trace_id, struct trace_chip *c, char *e
 	return 0;
 }
 
-int trace_chip_profile(const struct trace_chip *c, char *name, size_t len)
+/* The shipped profiles' chips, read once per process (the shipped set is
+ * built in and never changes; loading all of them costs milliseconds, which
+ * push would otherwise pay for every trace): per profile its vendor,
+ * firmware and entry count. */
+struct chip_index {
+	unsigned n;
+	struct {
+		char vendor[32], firmware[48], name[128];
+		size_t entries;
+	} * p;
+};
+static struct chip_index chips;
+static pthread_once_t chips_once = PTHREAD_ONCE_INIT;
+
+static void chips_load(void)
 {
-	size_t best = 0;
-	if (!c->manufacturer[0] || !c->firmware[0])
-		return -ENOENT;
-	for (unsigned i = 0; i < profile_builtin_count(); i++) {
+	unsigned n = profile_builtin_count();
+	if (!(chips.p = calloc(n ? n : 1, sizeof *chips.p)))
+		return;
+	for (unsigned i = 0; i < n; i++) {
 		char nm[128], why[256];
 		struct profile p;
 		profile_builtin_name(i, nm, sizeof nm);
 		if (profile_load_builtin(nm, &p, why, sizeof why))
 			continue;
-		if (p.vendor && p.firmware && !strcasecmp(p.vendor, c->manufacturer) &&
-		    !strcmp(p.firmware, c->firmware) && p.n > best) {
-			best = p.n;
-			snprintf(name, len, "%s", nm);
+		if (p.vendor && p.firmware) {
+			snprintf(chips.p[chips.n].vendor, sizeof chips.p->vendor, "%s", p.vendor);
+			snprintf(chips.p[chips.n].firmware, sizeof chips.p->firmware, "%s",
+				 p.firmware);
+			snprintf(chips.p[chips.n].name, sizeof chips.p->name, "%s", nm);
+			chips.p[chips.n++].entries = p.n;
 		}
 		profile_release(&p);
 	}
+}
+
+int trace_chip_profile(const struct trace_chip *c, char *name, size_t len)
+{
+	size_t best = 0;
+	if (!c->manufacturer[0] || !c->firmware[0])
+		return -ENOENT;
+	pthread_once(&chips_once, chips_load);
+	for (unsigned i = 0; i < chips.n; i++)
+		if (!strcasecmp(chips.p[i].vendor, c->manufacturer) &&
+		    !strcmp(chips.p[i].firmware, c->firmware) && chips.p[i].entries > best) {
+			best = chips.p[i].entries;
+			snprintf(name, len, "%s", chips.p[i].name);
+		}
 	return best ? 0 : -ENOENT;
 }
