@@ -10,7 +10,6 @@
 #include <time.h>
 
 #include "db/db.h"
-#include "model/profile_dist.h"
 #include "model/tpm/decode.h"
 #include "model/policy.h"
 #include "model/tpm/variant.h"
@@ -71,6 +70,15 @@ int emulate_init(struct emulator *em, sqlite3 *db, const char *arg, uint64_t see
 	if (rc)
 		return rc;
 	em->fallback_ms = profile_fallback(&em->prof);
+	/* The distributions are the profile's, fixed: made here, not per command
+	 * on the response path. */
+	if (!(em->dist = calloc(em->prof.n ? em->prof.n : 1, sizeof *em->dist))) {
+		profile_release(&em->prof);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < em->prof.n; i++)
+		profile_dist_of(&em->prof.e[i], em->fallback_ms, &em->dist[i]);
 	const char *fault = getenv("TPMTRACE_FAULT_EMULATE_EARLY");
 	em->fault_early = fault && *fault && strcmp(fault, "0");
 	em->seed = seed;
@@ -82,6 +90,8 @@ int emulate_init(struct emulator *em, sqlite3 *db, const char *arg, uint64_t see
 
 void emulate_release(struct emulator *em)
 {
+	free(em->dist);
+	em->dist = NULL;
 	profile_release(&em->prof);
 }
 
@@ -109,10 +119,9 @@ uint64_t emulate_latency_ns(struct emulator *em, const uint8_t *cmd, size_t len)
 		if (how != PROF_EXACT)
 			em->approx++;
 		/* the distribution predict samples (model/profile_dist.h) */
-		struct prof_dist d;
-		profile_dist_of(e, em->fallback_ms, &d);
+		const struct prof_dist *d = &em->dist[e - em->prof.e];
 		double u = next_unit(em);
-		ms = profile_dist_draw(&d, u, d.n == 0 ? next_normal(em) : 0);
+		ms = profile_dist_draw(d, u, d->n == 0 ? next_normal(em) : 0);
 		if (ms > PROFILE_MAX_MS)
 			ms = PROFILE_MAX_MS;
 	}

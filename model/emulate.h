@@ -22,10 +22,12 @@
 #include <sqlite3.h>
 
 #include "model/profile.h"
+#include "model/profile_dist.h"
 
 struct emulator {
 	struct profile prof;
-	const char *from; /* "file", "database" or "shipped" */
+	struct prof_dist *dist; /* each entry's distribution (prof.e[i]), made once */
+	const char *from;	/* "file", "database" or "shipped" */
 	uint64_t seed;
 	uint64_t s[4]; /* xoshiro256** state */
 	double fallback_ms;
