@@ -759,24 +759,51 @@ unsigned profile_derived(const struct profile *p)
 	return n;
 }
 
+/* The commands a Linux boot with the kernel's HMAC sessions sends. */
+static const uint32_t boot_cmds[] = {
+    TPM_CC_PCR_Extend,	 TPM_CC_StartAuthSession, TPM_CC_ContextLoad,  TPM_CC_ContextSave,
+    TPM_CC_FlushContext, TPM_CC_GetRandom,	  TPM_CC_CreatePrimary};
+#define N_BOOT (sizeof boot_cmds / sizeof boot_cmds[0])
+
+/* Whether p has an entry of cc (1: measured among them, 2: derived only). */
+static int has_cc(const struct profile *p, uint32_t cc)
+{
+	int have = 0;
+	for (size_t i = 0; i < p->n; i++)
+		if (p->e[i].cc == cc) {
+			if (!p->e[i].derived_from)
+				return 1;
+			have = 2;
+		}
+	return have;
+}
+
 unsigned profile_boot_covered(const struct profile *p, unsigned *derived, unsigned *total)
 {
-	static const uint32_t boot[] = {
-	    TPM_CC_PCR_Extend,	 TPM_CC_StartAuthSession, TPM_CC_ContextLoad,  TPM_CC_ContextSave,
-	    TPM_CC_FlushContext, TPM_CC_GetRandom,	  TPM_CC_CreatePrimary};
 	unsigned n = 0;
-	*total = sizeof boot / sizeof boot[0];
+	*total = N_BOOT;
 	*derived = 0;
-	for (unsigned k = 0; k < *total; k++) {
-		int have = 0, measured = 0;
-		for (size_t i = 0; i < p->n; i++)
-			if (p->e[i].cc == boot[k]) {
-				have = 1;
-				measured |= !p->e[i].derived_from;
-			}
-		n += have;
-		*derived += have && !measured;
+	for (unsigned k = 0; k < N_BOOT; k++) {
+		int h = has_cc(p, boot_cmds[k]);
+		n += h != 0;
+		*derived += h == 2;
 	}
+	return n;
+}
+
+unsigned profile_boot_missing(const struct profile *p, char *names, size_t len)
+{
+	unsigned n = 0;
+	size_t l = 0;
+	if (len)
+		names[0] = 0;
+	for (unsigned k = 0; k < N_BOOT; k++)
+		if (!has_cc(p, boot_cmds[k])) {
+			if (l < len)
+				l += (size_t)snprintf(names + l, len - l, "%s%s", n ? " " : "",
+						      tpm_cc_name(boot_cmds[k]));
+			n++;
+		}
 	return n;
 }
 

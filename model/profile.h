@@ -135,6 +135,9 @@ unsigned profile_derived(const struct profile *p);
  * the --vendor filter of profile list and predict. */
 int profile_vendor_is(const struct profile *p, const char *prefix);
 unsigned profile_boot_covered(const struct profile *p, unsigned *derived, unsigned *total);
+/* The boot's commands p has no entry of, their names space-separated in
+ * names; returns how many. */
+unsigned profile_boot_missing(const struct profile *p, char *names, size_t len);
 double profile_spread_share(const struct profile *p);
 
 /* Finds a profile by what a user typed: a file path (contains '/' or ends in

@@ -782,22 +782,13 @@ static int ts_finish(struct ts_import *x, const char *path, struct profile *p, c
 	}
 	/* What a boot with the kernel's sessions sends that neither a
 	 * measurement nor a rule gives (a rule's source was not timed). */
-	static const uint32_t boot[] = {
-	    TPM_CC_PCR_Extend,	 TPM_CC_StartAuthSession, TPM_CC_ContextLoad,  TPM_CC_ContextSave,
-	    TPM_CC_FlushContext, TPM_CC_GetRandom,	  TPM_CC_CreatePrimary};
-	size_t tl = (size_t)snprintf(tmp, sizeof tmp, "%s", profile_derive_never);
-	unsigned miss = 0;
-	for (size_t k = 0; k < sizeof boot / sizeof boot[0]; k++) {
-		size_t i = 0;
-		while (i < p->n && p->e[i].cc != boot[k])
-			i++;
-		if (i == p->n && tl < sizeof tmp)
-			tl += (size_t)snprintf(
-			    tmp + tl, sizeof tmp - tl, "%s%s",
-			    miss++ ? " " : "; and of a boot's sessions: ", tpm_cc_name(boot[k]));
-	}
-	if (miss && tl < sizeof tmp)
-		snprintf(tmp + tl, sizeof tmp - tl, " (their rules' sources not timed)");
+	char missing[256];
+	if (profile_boot_missing(p, missing, sizeof missing))
+		snprintf(tmp, sizeof tmp,
+			 "%s; and of a boot's sessions: %s (their rules' sources not timed)",
+			 profile_derive_never, missing);
+	else
+		snprintf(tmp, sizeof tmp, "%s", profile_derive_never);
 	profile_set(p, "lacks", tmp);
 	profile_set(p, "note",
 		    x->runs_csv ? "n, mean, p50/p90/p95/p99 (nearest rank), stdev, min and max "
