@@ -124,22 +124,20 @@ static void bind(struct bindings *bs, uint32_t h, int k)
 	}
 }
 
-/* r's command bytes with each handle (the handle area; FlushContext's
+/* r's command bytes (cmd_of: SELECT cmd FROM command WHERE id=?, prepared
+ * once per rewrite) with each handle (the handle area; FlushContext's
  * parameter) h written as rename(ctx, h), and its response handle rsp, as
  * r's patch. 0, -ENOMEM or -EIO. */
-static int patch_handles(sqlite3 *db, struct rw_row *r, uint32_t (*rename)(void *, uint32_t),
-			 void *ctx, uint32_t rsp)
+static int patch_handles(sqlite3_stmt *cmd_of, struct rw_row *r,
+			 uint32_t (*rename)(void *, uint32_t), void *ctx, uint32_t rsp)
 {
-	sqlite3_stmt *st;
 	struct tpm_cmd c;
 	int rc = -EIO;
-	if (sqlite3_prepare_v2(db, "SELECT cmd FROM command WHERE id=?", -1, &st, NULL) !=
-	    SQLITE_OK)
-		return -EIO;
-	sqlite3_bind_int64(st, 1, r->id);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		size_t len = (size_t)sqlite3_column_bytes(st, 0);
-		const uint8_t *b = sqlite3_column_blob(st, 0);
+	sqlite3_reset(cmd_of);
+	sqlite3_bind_int64(cmd_of, 1, r->id);
+	if (sqlite3_step(cmd_of) == SQLITE_ROW) {
+		size_t len = (size_t)sqlite3_column_bytes(cmd_of, 0);
+		const uint8_t *b = sqlite3_column_blob(cmd_of, 0);
 		if (b && len >= TPM_HEADER_SIZE && (r->patch = malloc(len))) {
 			memcpy(r->patch, b, len);
 			r->patch_len = len;
@@ -159,8 +157,27 @@ static int patch_handles(sqlite3 *db, struct rw_row *r, uint32_t (*rename)(void 
 			rc = b && len >= TPM_HEADER_SIZE ? -ENOMEM : -EIO;
 		}
 	}
-	sqlite3_finalize(st);
+	sqlite3_reset(cmd_of);
 	return rc;
+}
+
+/* Handle j of r (j < ROW_HANDLES): its handle area's, then FlushContext's
+ * parameter; 0 when it has none there. */
+#define ROW_HANDLES 4
+static uint32_t row_handle(const struct rw_row *r, int j)
+{
+	return j < 3 ? r->h[j] : r->has_flushed ? r->flushed : 0;
+}
+
+static sqlite3_stmt *prepare_cmd_of(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT cmd FROM command WHERE id=?", -1, &st, NULL) !=
+	    SQLITE_OK) {
+		sqlite3_finalize(st);
+		return NULL;
+	}
+	return st;
 }
 
 /* A handle bound to a kept primary: that primary's own handle. */
@@ -168,22 +185,6 @@ static uint32_t kept_name(void *ctx, uint32_t h)
 {
 	int k = bound(ctx, h);
 	return k >= 0 ? KEPT_PRIMARY + (uint32_t)k : h;
-}
-
-/* The handles of r that are a kept primary's: 1 if any. */
-static int names_kept(const struct rw_row *r, const struct bindings *bs, struct primary_group *g)
-{
-	int any = 0;
-	for (int i = 0; i < 3; i++) {
-		int k = r->h[i] ? bound(bs, r->h[i]) : -1;
-		if (k >= 0 && g[k].total > 1)
-			any = 1;
-	}
-	if (r->has_flushed) {
-		int k = bound(bs, r->flushed);
-		any |= k >= 0 && g[k].total > 1;
-	}
-	return any;
 }
 
 /* Marks what repeated-primary drops and renames the kept primaries'
@@ -197,7 +198,10 @@ static int plan_primary(sqlite3 *db, struct rw_row *w, size_t n, uint64_t *dropp
 	struct bindings bs = {.n = 0};
 	size_t first[MAX_GROUPS];
 	unsigned ng = 0;
-	int rc;
+	int rc = 0;
+	sqlite3_stmt *cmd_of = prepare_cmd_of(db);
+	if (!cmd_of)
+		return -EIO;
 	for (size_t i = 0; i < n; i++) {
 		if (w[i].cc != TPM_CC_CreatePrimary || !w[i].ok)
 			continue;
@@ -211,7 +215,7 @@ static int plan_primary(sqlite3 *db, struct rw_row *w, size_t n, uint64_t *dropp
 		if (k < ng)
 			g[k].total++;
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && !rc; i++) {
 		struct rw_row *r = &w[i];
 		int kp = -1;
 		if (r->cc == TPM_CC_CreatePrimary && r->ok)
@@ -222,38 +226,33 @@ static int plan_primary(sqlite3 *db, struct rw_row *w, size_t n, uint64_t *dropp
 			/* a creation of a kept primary: the first stays, under
 			 * its own handle; the others go */
 			r->drop = g[kp].seen++ > 0;
-			if (!r->drop && (rc = patch_handles(db, r, kept_name, &bs,
-							    KEPT_PRIMARY + (uint32_t)kp)))
-				return rc;
+			if (!r->drop)
+				rc = patch_handles(cmd_of, r, kept_name, &bs,
+						   KEPT_PRIMARY + (uint32_t)kp);
 			bind(&bs, r->rsp_handle, kp);
 			*dropped += r->drop;
 			continue;
 		}
 		/* a row that names a kept primary: renamed, and its client the
 		 * primary's last user so far */
-		if (names_kept(r, &bs, g)) {
-			for (int j = 0; j < 4; j++) {
-				uint32_t h = j < 3 ? r->h[j] : r->has_flushed ? r->flushed : 0;
-				int k = h ? bound(&bs, h) : -1;
-				if (k >= 0 && r->client >= 0)
-					g[k].last_client = r->client;
-			}
-			int k = r->has_flushed ? bound(&bs, r->flushed) : -1;
-			if (r->cc == TPM_CC_FlushContext && k >= 0) {
-				/* its flush: kept loaded while it is created again */
+		int named = 0;
+		for (int j = 0; j < ROW_HANDLES; j++) {
+			int k = row_handle(r, j) ? bound(&bs, row_handle(r, j)) : -1;
+			if (k >= 0 && r->client >= 0)
+				g[k].last_client = r->client;
+			named |= k >= 0;
+		}
+		if (named) {
+			/* its flush: kept loaded while it is created again */
+			int k = r->cc == TPM_CC_FlushContext && r->has_flushed
+				    ? bound(&bs, r->flushed)
+				    : -1;
+			r->drop = k >= 0 && g[k].seen < g[k].total;
+			*dropped += r->drop;
+			if (!r->drop)
+				rc = patch_handles(cmd_of, r, kept_name, &bs, r->rsp_handle);
+			if (k >= 0)
 				unbind(&bs, r->flushed);
-				r->drop = g[k].seen < g[k].total;
-				*dropped += r->drop;
-				if (r->drop)
-					continue;
-				bind(&bs, r->flushed, k); /* for the rename below */
-				rc = patch_handles(db, r, kept_name, &bs, r->rsp_handle);
-				unbind(&bs, r->flushed);
-			} else {
-				rc = patch_handles(db, r, kept_name, &bs, r->rsp_handle);
-			}
-			if (rc)
-				return rc;
 		}
 		/* an object made now takes its handle: no longer a primary's */
 		if (r->ok && r->rsp_handle)
@@ -265,7 +264,8 @@ static int plan_primary(sqlite3 *db, struct rw_row *w, size_t n, uint64_t *dropp
 			w[first[k]].has_client = 1;
 			w[first[k]].patch_client = g[k].last_client;
 		}
-	return 0;
+	sqlite3_finalize(cmd_of);
+	return rc;
 }
 
 /* A rewritten row's bytes and the columns decoded from them, in the copy. */
@@ -360,11 +360,9 @@ static int churn_name_used(const struct churn *ch, uint32_t name)
 
 static int churn_renames(struct churn *ch, const struct rw_row *r)
 {
-	for (int j = 0; j < 4; j++) {
-		uint32_t h = j < 3 ? r->h[j] : r->has_flushed ? r->flushed : 0;
-		if (h && churn_name(ch, h) != h)
+	for (int j = 0; j < ROW_HANDLES; j++)
+		if (row_handle(r, j) && churn_name(ch, row_handle(r, j)) != row_handle(r, j))
 			return 1;
-	}
 	return 0;
 }
 
@@ -392,6 +390,9 @@ static int plan_churn(sqlite3 *db, int64_t src, struct rw_row *w, size_t n, uint
 	long *saved = NULL;	    /* per swap: the entity it saved */
 	struct swap_row *sr = NULL; /* the swaps' rows, by id */
 	size_t nsr = 0;
+	sqlite3_stmt *cmd_of = rc ? NULL : prepare_cmd_of(db);
+	if (!rc && !cmd_of)
+		rc = -EIO;
 	if (!rc && (!ch || !(ch->e = calloc(n + 1, sizeof *ch->e)) ||
 		    !(saved = malloc((nsw + 1) * sizeof *saved)) ||
 		    !(sr = malloc((3 * nsw + 1) * sizeof *sr))))
@@ -439,7 +440,7 @@ static int plan_churn(sqlite3 *db, int64_t src, struct rw_row *w, size_t n, uint
 			rsp = ne->name;
 		}
 		if ((churn_renames(ch, r) || rsp != r->rsp_handle) &&
-		    (rc = patch_handles(db, r, churn_name, ch, rsp)))
+		    (rc = patch_handles(cmd_of, r, churn_name, ch, rsp)))
 			break;
 		if (e >= 0) /* a flush ends the object */
 			unbind(&ch->bs, r->flushed);
@@ -453,6 +454,7 @@ static int plan_churn(sqlite3 *db, int64_t src, struct rw_row *w, size_t n, uint
 	if (ch)
 		free(ch->e);
 	free(ch);
+	sqlite3_finalize(cmd_of);
 	free(saved);
 	free(sr);
 	free(sw);
