@@ -9,9 +9,9 @@
  * its fallback. The authorization kind comes from the command's session area
  * (model/tpm/decode.h); the variant from its parameters (model/tpm/variant.h):
  * StartAuthSession `unsalted` / `salted-ecc` / `salted`, CreatePrimary and
- * Create by key type (`ecc-p256`, `rsa-2048`, ...), as predict does. The latency is drawn from the
- * entry's distribution: log-normal with the entry's mean and stdev when it has a stdev, else the
- * mean itself, so the expected latency is always the mean predict uses. The generator is seeded
+ * Create by key type (`ecc-p256`, `rsa-2048`, ...), as predict does. The latency is drawn
+ * from the entry's distribution, the one predict samples (model/profile_dist.h), so the
+ * expected latency is always the mean predict uses. The generator is seeded
  * (xoshiro256**), so a run can be repeated exactly. */
 #ifndef TPMTRACE_EMULATE_H
 #define TPMTRACE_EMULATE_H

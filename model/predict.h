@@ -168,14 +168,17 @@ int predict_policies(const char *const *args, unsigned n_args, struct policy *po
 int predict_synthetic(struct predictor *pr, const char *spec, double gap_ms, char *desc,
 		      size_t dlen, char *err, size_t errlen);
 
+/* predict's sampled boots by default (--boots, --seed), which the report's
+ * population uses too, so that their figures are the same. */
+#define PREDICT_BOOTS_DEFAULT 1000
+#define PREDICT_SEED_DEFAULT  1
+
 /* The spread of policy k's TPM time over sampled boots (model/predict_spread.c,
  * docs/profiles.md "Spread and tail risk"): runs boots, each command's latency
- * drawn from its entry's distribution (the quantiles min, p50, p90, p95, p99,
- * max joined linearly, scaled to the entry's mean, where one quantile lies
- * between min and max; else mean and stdev: a normal; else the mean), seeded; a kind with more than
- * 64 commands in one boot drawn as their sum (a normal with the kind's mean and variance times the
- * count). p50, p95 and max of the runs. sampled: the share of the TPM time whose entries have a
- * spread (the rest is fixed). 0, or -ENOMEM. */
+ * drawn from its entry's distribution (model/profile_dist.h), seeded; a kind
+ * with more than 64 commands in one boot drawn as their sum (a normal with the
+ * kind's mean and variance times the count). p50, p95 and max of the runs. sampled: the share of
+ * the TPM time whose entries have a spread (the rest is fixed). 0, or -ENOMEM. */
 struct pred_spread {
 	unsigned runs;
 	uint64_t seed;

@@ -41,10 +41,9 @@ static double normal(uint64_t *st)
 	return sqrt(-2 * log(a)) * cos(2 * M_PI * b);
 }
 
+/* One draw of a kind with a spread (draw_sum prices a constant itself). */
 static double draw(const struct dist *d, uint64_t *st)
 {
-	if (d->p.n == 1)
-		return d->p.x[0];
 	double u = uniform(st);
 	return profile_dist_draw(&d->p, u, d->p.n == 0 ? normal(st) : 0);
 }

@@ -176,8 +176,11 @@ static int parse_args(int argc, char **argv, struct pcfg *c)
 {
 	struct cli_parse p;
 	int key;
-	*c =
-	    (struct pcfg){.measure_host = 1, .gap_ms = -1, .boots = 1000, .seed = 1, .over_ms = -1};
+	*c = (struct pcfg){.measure_host = 1,
+			   .gap_ms = -1,
+			   .boots = PREDICT_BOOTS_DEFAULT,
+			   .seed = PREDICT_SEED_DEFAULT,
+			   .over_ms = -1};
 	cli_parse_init(&p, &subcmd_predict, argc, argv);
 	while ((key = cli_next(&p)) > 0) {
 		switch (key) {
@@ -645,10 +648,12 @@ static void derived_note(const struct pstate *s)
 	uint64_t most = 0;
 	double share = 0;
 	for (unsigned k = 0; k < s->npol; k++) {
-		if (s->show[k] && predict_derived(s->pr, k) > most)
-			most = predict_derived(s->pr, k);
-		if (s->show[k] && predict_derived_share(s->pr, k) > share)
-			share = predict_derived_share(s->pr, k);
+		if (!s->show[k])
+			continue;
+		uint64_t n = predict_derived(s->pr, k);
+		double sh = predict_derived_share(s->pr, k);
+		most = n > most ? n : most;
+		share = sh > share ? sh : share;
 	}
 	if (!most)
 		return;

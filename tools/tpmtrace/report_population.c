@@ -39,7 +39,8 @@ int report_population_compute(struct report_population *rp, sqlite3 *db, int64_t
 		return -ENOMEM;
 	}
 	for (unsigned k = 0; k < rp->npol; k++)
-		if (predict_population_rows(&rp->pp, rp->idx[k], REPORT_POP_BOOTS, REPORT_POP_SEED,
+		if (predict_population_rows(&rp->pp, rp->idx[k], PREDICT_BOOTS_DEFAULT,
+					    PREDICT_SEED_DEFAULT,
 					    rp->rows + (size_t)k * rp->pp.n)) {
 			snprintf(err, errlen, "out of memory");
 			return -ENOMEM;
@@ -90,8 +91,8 @@ void report_population_html(FILE *f, const struct report_population *rp)
 		"entries of the TPMScan profiles are derived from other commands' figures "
 		"(the table's 'derived'); docs/fidelity.md gives their errors where a "
 		"published figure checks them.</p>\n",
-		n, rp->vendor ? " of vendor " : "", rp->vendor ? rp->vendor : "", REPORT_POP_BOOTS,
-		REPORT_POP_SEED, 100 * PREDICT_FALLBACK_WARN);
+		n, rp->vendor ? " of vendor " : "", rp->vendor ? rp->vendor : "",
+		PREDICT_BOOTS_DEFAULT, PREDICT_SEED_DEFAULT, 100 * PREDICT_FALLBACK_WARN);
 	if (!n || !(hi > 0) || !isfinite(lo)) {
 		fputs("<p class=\"note\">Nothing to draw.</p></section>\n", f);
 		return;
@@ -205,8 +206,8 @@ void report_population_json(struct json_w *w, const struct report_population *rp
 	json_begin_object(w);
 	json_kstr(w, "vendor", rp->vendor);
 	json_kuint(w, "profiles", rp->pp.n);
-	json_kuint(w, "boots", REPORT_POP_BOOTS);
-	json_kuint(w, "seed", REPORT_POP_SEED);
+	json_kuint(w, "boots", PREDICT_BOOTS_DEFAULT);
+	json_kuint(w, "seed", PREDICT_SEED_DEFAULT);
 	json_key(w, "policies");
 	json_begin_array(w);
 	for (unsigned k = 0; k < rp->npol; k++)

@@ -14,9 +14,6 @@
 
 struct json_w;
 
-#define REPORT_POP_BOOTS 1000
-#define REPORT_POP_SEED	 1
-
 struct report_population {
 	const char *vendor; /* NULL: every shipped profile */
 	struct pred_population pp;
