@@ -7,6 +7,7 @@
 #include "model/tpm/tpm_cc.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -46,6 +47,15 @@ const char *tpm_cc_name(uint32_t cc)
 {
 	const struct tpm_cc_info *i = tpm_cc_lookup(cc);
 	return i ? i->name : NULL;
+}
+
+const char *tpm_cc_label(uint32_t cc, char *buf, size_t len)
+{
+	const char *n = tpm_cc_name(cc);
+	if (n)
+		return n;
+	snprintf(buf, len, "0x%08X", cc);
+	return buf;
 }
 
 int tpm_cc_is_policy(uint32_t cc)

@@ -2,6 +2,7 @@
 #ifndef TPMTRACE_TPM_CC_H
 #define TPMTRACE_TPM_CC_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum {
@@ -32,6 +33,9 @@ struct tpm_cc_info {
 const struct tpm_cc_info *tpm_cc_lookup(uint32_t cc);
 /* The name, or NULL for an unknown code. */
 const char *tpm_cc_name(uint32_t cc);
+/* The name, or "0x%08X" written into buf (16 bytes are enough) for a code
+ * the table does not know. */
+const char *tpm_cc_label(uint32_t cc, char *buf, size_t len);
 /* The code for a name ("PCR_Extend", "TPM2_PCR_Extend" or "TPM_CC_PCR_Extend";
  * case-insensitive); 0 if there is none. */
 uint32_t tpm_cc_from_name(const char *name);

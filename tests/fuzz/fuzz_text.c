@@ -1,4 +1,4 @@
-/* libFuzzer target: cli_safe_text (tools/tpmtrace/common.c), which every
+/* libFuzzer target: db_text_safe (db/text.c), which every
  * human-readable output passes text from files and databases through (list,
  * show, stats, the report, importer warnings). Checked beyond memory safety:
  * the output is terminated and within the buffer, and holds no control
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "db/text.h"
 
 static void check(int ok)
 {
@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in[size - 1] = 0;
 	char *out = malloc(cap + 1);
 	out[cap] = 'X'; /* a guard byte past the buffer */
-	const char *s = cli_safe_text(in, out, cap);
+	const char *s = db_text_safe(in, out, cap);
 	check(s == out && out[cap] == 'X');
 	size_t n = strlen(out);
 	check(n < cap);

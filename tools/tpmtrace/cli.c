@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* fmt printed to stderr for a terminal (cli_print_term): a file name in it,
+/* fmt printed to stderr for a terminal (db_text_print_term): a file name in it,
  * with an escape sequence or a newline, reaches it as text. */
 static void vprint_term(const char *fmt, va_list ap)
 {
@@ -19,7 +19,7 @@ static void vprint_term(const char *fmt, va_list ap)
 	if (n >= (int)sizeof small && (m = malloc((size_t)n + 1)) != NULL)
 		vsnprintf(m, (size_t)n + 1, fmt, again);
 	va_end(again);
-	cli_print_term(stderr, m ? m : small);
+	db_text_print_term(stderr, m ? m : small);
 	if (m && m != small)
 		free(m);
 }

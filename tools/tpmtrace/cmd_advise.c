@@ -286,7 +286,7 @@ static void print_where(const struct advise_finding *f, const struct client_name
 			continue; /* a replay's own commands: no client */
 		snprintf(sb, sizeof sb, " (pid %lld)", cn[k].pid);
 		o += (size_t)snprintf(buf + o, sizeof buf - o, "%s %s%s", shown++ ? "," : "",
-				      cli_safe_text(cn[k].comm, safe, sizeof safe),
+				      db_text_safe(cn[k].comm, safe, sizeof safe),
 				      cn[k].has_pid ? sb : "");
 	}
 	if (!shown && o < sizeof buf)

@@ -237,7 +237,7 @@ static void print_text(const struct side *A, const struct side *B, const struct 
 			const struct tdiff_row *r = &d->rows[i];
 			char nb[16], q[24];
 			printf("%-26s %7llu %7llu %+7lld %12.3f %12.3f %+12.3f %8s\n",
-			       cli_cc_label(r->cc, nb, sizeof nb), (unsigned long long)r->a.count,
+			       tpm_cc_label(r->cc, nb, sizeof nb), (unsigned long long)r->a.count,
 			       (unsigned long long)r->b.count,
 			       (long long)r->b.count - (long long)r->a.count,
 			       (double)r->a.total_ns / 1e6, (double)r->b.total_ns / 1e6,
@@ -254,7 +254,7 @@ static void print_text(const struct side *A, const struct side *B, const struct 
 	for (unsigned i = 0; i < d->n && (limit <= 0 || i < (unsigned long)limit); i++) {
 		const struct tdiff_row *r = &d->rows[i];
 		char nb[16], q[6][24];
-		const char *nm = cli_cc_label(r->cc, nb, sizeof nb);
+		const char *nm = tpm_cc_label(r->cc, nb, sizeof nb);
 		printf("%-26s %7llu %7llu %+7lld %12.3f %12.3f %+12.3f %8s %9s %9s %9s %9s\n", nm,
 		       (unsigned long long)r->a.count, (unsigned long long)r->b.count,
 		       (long long)r->b.count - (long long)r->a.count, (double)r->a.total_ns / 1e6,

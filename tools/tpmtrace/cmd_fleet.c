@@ -59,8 +59,8 @@ static void print_stats(const struct pg_fleet *fl)
 		char m[128], fw[64], k[128], po[64];
 		snprintf(
 		    b, sizeof b, "%s  firmware %s  kernel %s  policy %s",
-		    cli_safe_text(g->model, m, sizeof m), cli_safe_text(g->firmware, fw, sizeof fw),
-		    cli_safe_text(g->kernel, k, sizeof k), cli_safe_text(g->policy, po, sizeof po));
+		    db_text_safe(g->model, m, sizeof m), db_text_safe(g->firmware, fw, sizeof fw),
+		    db_text_safe(g->kernel, k, sizeof k), db_text_safe(g->policy, po, sizeof po));
 		line(b);
 		snprintf(
 		    b, sizeof b,
@@ -71,19 +71,19 @@ static void print_stats(const struct pg_fleet *fl)
 		line(b);
 		if (g->profile[0]) {
 			snprintf(b, sizeof b, "  profile: %s (predict --profile)",
-				 cli_safe_text(g->profile, t, 80));
+				 db_text_safe(g->profile, t, 80));
 			line(b);
 		}
 		size_t n = (size_t)snprintf(b, sizeof b, "  dominant:");
 		for (int j = 0; j < PG_FLEET_TOP && g->top[j].name && n < sizeof b; j++)
 			n += (size_t)snprintf(b + n, sizeof b - n, "%s %s %.0f%%", j ? "," : "",
-					      cli_safe_text(g->top[j].name, t, 64),
+					      db_text_safe(g->top[j].name, t, 64),
 					      100 * g->top[j].share);
 		line(b);
 		n = (size_t)snprintf(b, sizeof b, "  slowest:");
 		for (int j = 0; j < PG_FLEET_TOP && g->slow[j].host && n < sizeof b; j++)
 			n += (size_t)snprintf(b + n, sizeof b - n, "%s %s %.3f ms", j ? "," : "",
-					      cli_safe_text(g->slow[j].host, t, 40),
+					      db_text_safe(g->slow[j].host, t, 40),
 					      g->slow[j].tpm_ns / 1e6);
 		line(b);
 	}
@@ -184,10 +184,10 @@ static int list(PGconn *c, int json)
 	       "TPM models / kernels");
 	for (size_t i = 0; i < n; i++) {
 		snprintf(b, sizeof b, "%-24s %6lld %6lld  %-20s  %s / %s",
-			 cli_safe_text(h[i].hostname, x[0], 25), h[i].traces, h[i].boots,
-			 cli_safe_text(h[i].last_pushed, x[1], 21),
-			 cli_safe_text(h[i].models, x[2], 128),
-			 cli_safe_text(h[i].kernels, x[3], 128));
+			 db_text_safe(h[i].hostname, x[0], 25), h[i].traces, h[i].boots,
+			 db_text_safe(h[i].last_pushed, x[1], 21),
+			 db_text_safe(h[i].models, x[2], 128),
+			 db_text_safe(h[i].kernels, x[3], 128));
 		line(b);
 	}
 	pg_fleet_hosts_free(h, n);

@@ -85,11 +85,11 @@ static const char *tpm_time(const struct db_trace_row *r, char *b, size_t n)
 	return b;
 }
 
-/* s escaped (cli_safe_text), cut to cols columns with "..." when longer (a cut
+/* s escaped (db_text_safe), cut to cols columns with "..." when longer (a cut
  * never splits a UTF-8 sequence; a multi-byte character counts as one). */
 static const char *fit(const char *s, size_t cols, char *b, size_t n)
 {
-	cli_safe_text(s, b, n);
+	db_text_safe(s, b, n);
 	size_t c = 0, i = 0, cut = 0;
 	for (; b[i]; i++) {
 		if (((unsigned char)b[i] & 0xC0) == 0x80)
@@ -135,12 +135,12 @@ static void print_text(const struct db_trace_list *l, int wide)
 		snprintf(par, sizeof par, "%lld", (long long)r->parent_id);
 		printf("%4lld  %-15s %-10s %-20s %8lld %7lld  %-10s  %-27s  %-24s %6s  %s%s%s\n",
 		       (long long)r->id, kind, stt,
-		       r->started_at ? cli_safe_text(r->started_at, at, sizeof at) : "-",
+		       r->started_at ? db_text_safe(r->started_at, at, sizeof at) : "-",
 		       (long long)r->commands, (long long)r->dropped, tt,
-		       cli_safe_text(r->policy ? r->policy : "-", pol, sizeof pol),
-		       cli_safe_text(r->emulated ? r->emulated : "-", em, sizeof em),
-		       r->has_parent ? par : "-", cli_safe_text(r->name, nm, sizeof nm),
-		       r->name && r->source ? " / " : "", cli_safe_text(r->source, sr, sizeof sr));
+		       db_text_safe(r->policy ? r->policy : "-", pol, sizeof pol),
+		       db_text_safe(r->emulated ? r->emulated : "-", em, sizeof em),
+		       r->has_parent ? par : "-", db_text_safe(r->name, nm, sizeof nm),
+		       r->name && r->source ? " / " : "", db_text_safe(r->source, sr, sizeof sr));
 	}
 }
 

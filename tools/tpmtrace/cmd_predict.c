@@ -142,7 +142,7 @@ void predict_fmt_time(char *b, size_t l, double ms)
 static void json_cc_key(struct json_w *w, uint32_t cc)
 {
 	char hex[16];
-	json_key(w, cli_cc_label(cc, hex, sizeof hex));
+	json_key(w, tpm_cc_label(cc, hex, sizeof hex));
 }
 
 /* The prediction and what it was made from. */
@@ -437,7 +437,7 @@ static void json_policy(struct json_w *w, const struct pstate *s, unsigned k)
 		const struct pred_timeout *t = &s->risk[k][j];
 		char cc[16];
 		json_begin_object(w);
-		json_kstr(w, "command", cli_cc_label(t->cc, cc, sizeof cc));
+		json_kstr(w, "command", tpm_cc_label(t->cc, cc, sizeof cc));
 		json_kstr(w, "auth", profile_auth_str(t->auth));
 		json_kstr(w, "variant", t->e ? t->e->variant : NULL);
 		json_kbool(w, "derived", t->e && t->e->derived_from);
@@ -633,7 +633,7 @@ static void text_spread(const struct pstate *s)
 			    t, sizeof t,
 			    "%s: %s %s x%llu%s: %.2g%% of them take over %s, the timeout of %s; "
 			    "%.2g%% of boots",
-			    s->pr->r[k].pol.name, cli_cc_label(r->cc, cc, sizeof cc),
+			    s->pr->r[k].pol.name, tpm_cc_label(r->cc, cc, sizeof cc),
 			    r->e ? r->e->variant : "(fallback)", (unsigned long long)r->count,
 			    r->e && r->e->derived_from ? " (derived)" : "", 100 * r->p_cmd, a,
 			    predict_kernel_name(r->kernel), 100 * r->p_boot);
@@ -698,7 +698,7 @@ static void print_text(const struct pstate *s, int wide)
 		cli_print_wrapped(stdout, "         ", 9, s->why, strlen(s->why), CLI_WIDTH);
 	/* 100 columns whatever the path (escaped: a name from the command line) */
 	char desc[1100];
-	cli_safe_text(s->desc, desc, sizeof desc);
+	db_text_safe(s->desc, desc, sizeof desc);
 	cli_print_wrapped(stdout, "trace:   ", 9, desc, strlen(desc), CLI_WIDTH);
 	if (s->own)
 		printf("         (and %lld commands tpmtrace sent itself, left out)\n",

@@ -209,7 +209,7 @@ static void fmt_ms(char *b, size_t l, double v)
 static const char *entry_label(const struct prof_entry *e, char *b, size_t n)
 {
 	char cc[16];
-	snprintf(b, n, "%s%s", cli_cc_label(e->cc, cc, sizeof cc), e->derived_from ? "*" : "");
+	snprintf(b, n, "%s%s", tpm_cc_label(e->cc, cc, sizeof cc), e->derived_from ? "*" : "");
 	return b;
 }
 

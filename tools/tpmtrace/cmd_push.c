@@ -104,7 +104,7 @@ static void trace_failed(void *ctx, const char *msg)
 {
 	char buf[1024];
 	(void)ctx;
-	cli_error("push", "%s", cli_safe_text(msg, buf, sizeof buf));
+	cli_error("push", "%s", db_text_safe(msg, buf, sizeof buf));
 }
 
 static int run(int argc, char **argv)
@@ -159,7 +159,7 @@ static int run(int argc, char **argv)
 	char safe[1024];
 	if (rc)
 		return cli_error("push", "server (%s): %s (pushed before it: %u traces)", where,
-				 cli_safe_text(err, safe, sizeof safe),
+				 db_text_safe(err, safe, sizeof safe),
 				 rc == -EPROTO ? 0 : r.pushed);
 	if (json)
 		print_json(&r);

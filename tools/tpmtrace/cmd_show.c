@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "common.h"
+#include "model/tpm/tpm_cc.h"
 #include "model/tpm/decode.h"
 #include "db/writer.h"
 #include "model/tpm/params.h"
@@ -326,7 +327,7 @@ static void explain_one(sqlite3_stmt *st, int64_t id, const struct show *s, int 
 	const uint8_t *rsp = sqlite3_column_blob(st, 2);
 	size_t rsp_len = (size_t)sqlite3_column_bytes(st, 2);
 	char comm[128];
-	cli_safe_text((const char *)sqlite3_column_text(st, 5), comm, sizeof comm);
+	db_text_safe((const char *)sqlite3_column_text(st, 5), comm, sizeof comm);
 	struct explain_out o = {s->w};
 	if (s->w) {
 		json_begin_object(s->w);
@@ -466,8 +467,8 @@ static void print_event(sqlite3_stmt *st, int64_t seq, double rel, const struct 
 	 * text): escaped. */
 	char kb[256], db_[4096], lead[48], text[4400];
 	snprintf(lead, sizeof lead, "%6lld %10.6f  -- ", (long long)seq, rel);
-	int n = snprintf(text, sizeof text, "%s%s%s", cli_safe_text(kind, kb, sizeof kb),
-			 detail ? " " : "", cli_safe_text(detail, db_, sizeof db_));
+	int n = snprintf(text, sizeof text, "%s%s%s", db_text_safe(kind, kb, sizeof kb),
+			 detail ? " " : "", db_text_safe(detail, db_, sizeof db_));
 	size_t len = n < (int)sizeof text ? (size_t)n : sizeof text - 1;
 	/* 100 columns: an event's text (an IMA entry's file name last) is
 	 * wrapped, not cut; --wide keeps it on one line. */
@@ -533,7 +534,7 @@ static void print_command(sqlite3_stmt *st, int64_t seq, double rel, int wide)
 	/* '+' before the name: a command the replay's policy added */
 	char mark = sqlite3_column_int64(st, 18) & REC_F_POLICY ? '+' : ' ';
 	char namebuf[16], hbuf[64] = "", sbuf[48] = "", extra[48] = "";
-	const char *name = cli_cc_label(cc, namebuf, sizeof namebuf);
+	const char *name = tpm_cc_label(cc, namebuf, sizeof namebuf);
 	for (int h = 0; h < 3; h++) {
 		if (sqlite3_column_type(st, 4 + h) == SQLITE_NULL)
 			break;
@@ -556,7 +557,7 @@ static void print_command(sqlite3_stmt *st, int64_t seq, double rel, int wide)
 	char malbuf[256];
 	const char *mal =
 	    sqlite3_column_text(st, 14)
-		? cli_safe_text((const char *)sqlite3_column_text(st, 14), malbuf, sizeof malbuf)
+		? db_text_safe((const char *)sqlite3_column_text(st, 14), malbuf, sizeof malbuf)
 		: NULL;
 	const char *rctext = sqlite3_column_type(st, 12) == SQLITE_NULL
 				 ? "(no response)"
@@ -668,8 +669,7 @@ static void trace_policy(sqlite3 *db, int64_t id, struct show *s)
 		return;
 	sqlite3_bind_int64(st, 1, id);
 	if (sqlite3_step(st) == SQLITE_ROW)
-		cli_safe_text((const char *)sqlite3_column_text(st, 0), s->policy,
-			      sizeof s->policy);
+		db_text_safe((const char *)sqlite3_column_text(st, 0), s->policy, sizeof s->policy);
 	sqlite3_finalize(st);
 }
 
@@ -707,7 +707,7 @@ static int client_known(sqlite3 *db, int64_t id, const struct show *s)
 		sqlite3_bind_int64(st, 1, id);
 		while (sqlite3_step(st) == SQLITE_ROW) {
 			size_t l = strlen(names);
-			cli_safe_text((const char *)sqlite3_column_text(st, 0), safe, sizeof safe);
+			db_text_safe((const char *)sqlite3_column_text(st, 0), safe, sizeof safe);
 			if (l + strlen(safe) + 7 > 60) {
 				snprintf(names + l, sizeof names - l, ", ...");
 				break;
@@ -717,7 +717,7 @@ static int client_known(sqlite3 *db, int64_t id, const struct show *s)
 	}
 	sqlite3_finalize(st);
 	cli_error("show", "trace %lld has no client '%s' (%s%s)", (long long)id,
-		  cli_safe_text(s->client, safe, sizeof safe),
+		  db_text_safe(s->client, safe, sizeof safe),
 		  names[0] ? "its clients: " : "it has none", names);
 	return 0;
 }

@@ -70,7 +70,7 @@ static void print_rows(const struct db_cc_stats *r, size_t nr, struct json_w *w,
 			char nb[256];
 			if (!wide) {
 				printf("%-22s %6lld %10.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f\n",
-				       cli_safe_text(r->name, nb, sizeof nb), (long long)r->count,
+				       db_text_safe(r->name, nb, sizeof nb), (long long)r->count,
 				       cli_ns_to_ms(r->total.d), cli_ns_to_ms(r->min.d),
 				       cli_ns_to_ms(r->mean), cli_ns_to_ms(r->p50.d),
 				       cli_ns_to_ms(r->p95.d), cli_ns_to_ms(r->p99.d),
@@ -78,7 +78,7 @@ static void print_rows(const struct db_cc_stats *r, size_t nr, struct json_w *w,
 				continue;
 			}
 			printf("%-26s %7lld %11.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f\n",
-			       cli_safe_text(r->name, nb, sizeof nb), (long long)r->count,
+			       db_text_safe(r->name, nb, sizeof nb), (long long)r->count,
 			       cli_ns_to_ms(r->total.d), cli_ns_to_ms(r->min.d),
 			       cli_ns_to_ms(r->mean), cli_ns_to_ms(r->p50.d),
 			       cli_ns_to_ms(r->p95.d), cli_ns_to_ms(r->p99.d),
@@ -147,7 +147,7 @@ static void print_counts(const struct db_stats *s, struct json_w *w)
 			json_kint(w, "count", r->count);
 			json_end_object(w);
 		} else {
-			printf("%-22s %6lld\n", cli_safe_text(r->name, nb, sizeof nb),
+			printf("%-22s %6lld\n", db_text_safe(r->name, nb, sizeof nb),
 			       (long long)r->count);
 		}
 	}
@@ -227,12 +227,12 @@ static void print_summary(int64_t id, const struct db_trace_summary *t, struct j
 		char tail[200];
 		int tl = snprintf(
 		    tail, sizeof tail, " (%s, %s): %lld commands, %lld events, %lld dropped,",
-		    cli_safe_text(t->kind, kb, sizeof kb), cli_safe_text(t->status, sb, sizeof sb),
+		    db_text_safe(t->kind, kb, sizeof kb), db_text_safe(t->status, sb, sizeof sb),
 		    (long long)t->commands, (long long)t->events, (long long)t->dropped);
 		int hl = printf("trace %lld", (long long)id);
 		if (t->name) {
 			int room = 100 - hl - tl - 3,
-			    nl = (int)strlen(cli_safe_text(t->name, nb, sizeof nb));
+			    nl = (int)strlen(db_text_safe(t->name, nb, sizeof nb));
 			if (nl > room && room > 3)
 				printf(" '%.*s...'", room - 3, nb);
 			else

@@ -4,9 +4,9 @@
  * cli_trace_delete), output files that are never one of the inputs and appear
  * whole or not at all (cli_out_check, cli_out_open, cli_out_close: a temporary
  * file created with the signals blocked, renamed into place), text made safe
- * for a terminal (cli_safe_text, cli_print_safe), progress bars on a terminal only,
+ * for a terminal (db_text_safe, db_text_print_safe), progress bars on a terminal only,
  * running a child with a TCTI (cli_spawn, cli_exit_status), and small
- * formatters (cli_ns_to_ms, cli_cc_label, cli_print_wrapped). */
+ * formatters (cli_ns_to_ms, tpm_cc_label, cli_print_wrapped). */
 #include "common.h"
 
 #include <errno.h>
@@ -26,7 +26,7 @@
 #include "cli.h"
 #include "db/db.h"
 #include "db/trace_kind.h"
-#include "db/utf8.h"
+#include "db/text.h"
 #include "model/tpm/redact.h"
 #include "model/tpm/tpm_cc.h"
 
@@ -290,8 +290,8 @@ int cli_out_check(const char *sub, const char *path, const char *const *inputs)
 			"tpmtrace %s: %s: the output would overwrite the input %s; choose another "
 			"file\nTry 'tpmtrace %s --help'.\n",
 			sub,
-			strcmp(path, "-") ? cli_safe_text(path, a, sizeof a) : "standard output",
-			cli_safe_text(inputs[i], b, sizeof b), sub);
+			strcmp(path, "-") ? db_text_safe(path, a, sizeof a) : "standard output",
+			db_text_safe(inputs[i], b, sizeof b), sub);
 		return EXIT_USAGE;
 	}
 	return 0;
@@ -459,7 +459,7 @@ static int out_walk(const char *sub, struct cli_out *o, int follow, struct stat 
 			return cli_error(sub, "%s: %s", o->shown, strerror(ENAMETOOLONG));
 		memcpy(o->name, p, n);
 		o->name[n] = 0;
-		cli_safe_text(o->name, c, sizeof c);
+		db_text_safe(o->name, c, sizeof c);
 		memset(st, 0, sizeof *st);
 		fd = openat(o->dir, o->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0 && errno == ENOENT && !*after)
@@ -637,7 +637,7 @@ int cli_out_open(const char *sub, struct cli_out *o, const char *path, const cha
 	}
 	if (!path[0])
 		return cli_error(sub, "the output path is empty");
-	cli_safe_text(path, o->shown, sizeof o->shown);
+	db_text_safe(path, o->shown, sizeof o->shown);
 	if (strlen(path) >= sizeof o->path)
 		return cli_error(sub, "%s: path too long", o->shown);
 	snprintf(o->path, sizeof o->path, "%s", path);
@@ -710,95 +710,17 @@ int cli_out_close(const char *sub, struct cli_out *o, int ok)
 	return 0;
 }
 
-/* Length of the well-formed UTF-8 sequence (db/utf8.h) at s, NUL-terminated,
- * that a terminal shows as text (not a C1 control), or 0. */
-static size_t utf8_text(const unsigned char *s)
-{
-	size_t n = db_utf8_seq(s, strnlen((const char *)s, 4));
-	if (n < 2 || (s[0] == 0xC2 && s[1] <= 0x9F))
-		return 0;
-	return n;
-}
-
-/* The text for the byte (or UTF-8 sequence) at p: written to tmp, its
- * length returned and the bytes it takes in *adv. A backslash is doubled
- * when backslash is set. */
-static size_t escape_one(const unsigned char *p, char tmp[8], size_t *adv, int backslash)
-{
-	*adv = 1;
-	if (*p == '\\' && backslash) {
-		memcpy(tmp, "\\\\", 2);
-		return 2;
-	}
-	if (*p >= 0x20 && *p < 0x7F) {
-		tmp[0] = (char)*p;
-		return 1;
-	}
-	if (*p >= 0x80 && (*adv = utf8_text(p)) != 0) {
-		memcpy(tmp, p, *adv);
-		return *adv;
-	}
-	*adv = 1;
-	snprintf(tmp, 8, "\\x%02x", *p);
-	return 4;
-}
-
-const char *cli_safe_text(const char *s, char *buf, size_t len)
-{
-	size_t o = 0;
-	if (!len)
-		return buf;
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
-		char tmp[8];
-		size_t adv, n = escape_one(p, tmp, &adv, 1);
-		if (o + n + 4 > len) {
-			snprintf(buf + o, len - o, "%s", len - o > 3 ? "..." : "");
-			return buf;
-		}
-		memcpy(buf + o, tmp, n);
-		o += n;
-		p += adv;
-	}
-	buf[o] = 0;
-	return buf;
-}
-
-void cli_print_safe(FILE *f, const char *s)
-{
-	char buf[4096];
-	fputs(cli_safe_text(s, buf, sizeof buf), f);
-}
-
-void cli_print_term(FILE *f, const char *s)
-{
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
-		char tmp[8];
-		size_t adv, n = escape_one(p, tmp, &adv, 0);
-		fwrite(tmp, 1, n, f);
-		p += adv;
-	}
-}
-
 const char *cli_name(const char *s)
 {
 	static char buf[4][1024];
 	static unsigned next;
 	char *b = buf[next++ % 4];
-	return cli_safe_text(s, b, sizeof buf[0]);
+	return db_text_safe(s, b, sizeof buf[0]);
 }
 
 double cli_ns_to_ms(double ns)
 {
 	return ns / 1e6;
-}
-
-const char *cli_cc_label(uint32_t cc, char *buf, size_t len)
-{
-	const char *n = tpm_cc_name(cc);
-	if (n)
-		return n;
-	snprintf(buf, len, "0x%08X", cc);
-	return buf;
 }
 
 void progress_init(struct progress *p, const char *what, const char *unit, int allowed)

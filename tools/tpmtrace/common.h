@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 
 #include "db/json.h" /* json_str */
+#include "db/text.h" /* db_text_safe */
 
 /* Opens DB read-only (or read-write) and prints the error itself. */
 sqlite3 *cli_open_db(const char *sub, const char *path, int write);
@@ -74,7 +75,7 @@ struct cli_out {
 	int slot;	 /* the temporary file's signal slot, or -1 */
 	int dir;	 /* the directory that holds name (O_PATH), or -1 */
 	char path[4096]; /* the name given */
-	char shown[512]; /* path for messages (cli_safe_text) */
+	char shown[512]; /* path for messages (db_text_safe) */
 	char name[256];	 /* the last name after every link: renamed onto */
 	char tmp[232];	 /* the temporary file's name in dir */
 };
@@ -90,27 +91,11 @@ int cli_out_check(const char *sub, const char *path, const char *const *inputs);
  * the error printed if that fails. !ok: remove the temporary file (returns
  * 1). */
 int cli_out_close(const char *sub, struct cli_out *o, int ok);
-/* s for a terminal: control characters, DEL, C1 controls and bytes that are
- * not UTF-8 as \xNN (a backslash as \\), so that a name or detail from a
- * database or a log never reaches the terminal as an escape sequence. Writes
- * at most len bytes into buf (cut with "..." when longer) and returns it; NULL
- * gives "". */
-const char *cli_safe_text(const char *s, char *buf, size_t len);
-/* The same, printed. */
-void cli_print_safe(FILE *f, const char *s);
-/* A file name given on the command line, as cli_safe_text shows it, for a
+/* A file name given on the command line, as db_text_safe shows it, for a
  * message: one of four buffers used in turn (at most four in one printf). */
 const char *cli_name(const char *s);
-/* s printed with the bytes a terminal would act on (controls, DEL, C1,
- * bytes that are not UTF-8) as \xNN, a backslash left as it is: cli_error() and
- * cli_usage_error() print their whole message so, whatever names it holds. */
-void cli_print_term(FILE *f, const char *s);
 /* Milliseconds with three decimals from ns. */
 double cli_ns_to_ms(double ns);
-/* The name of command code cc (model/tpm/tpm_cc.def), or "0x%08X" written
- * into buf (16 bytes are enough) for a code the table does not know. */
-const char *cli_cc_label(uint32_t cc, char *buf, size_t len);
-
 /* Runs argv[0] with argv as a child of the recorder: the signal mask
  * restored to mask, SIGPIPE at its default, and with tcti (unless NULL) in
  * TPM2TOOLS_TCTI, TCTI and TPMTRACE_TCTI. Returns the pid, or -1 with the

@@ -25,7 +25,7 @@ static void print_msg(void *ctx, int sev, const char *m)
 	(void)ctx;
 	/* Warnings quote the log (names, template names): escaped. */
 	fprintf(stderr, "tpmtrace " SUB ": %s: %s\n", sev ? "error" : "warning",
-		cli_safe_text(m, buf, sizeof buf));
+		db_text_safe(m, buf, sizeof buf));
 }
 
 static void quiet_msg(void *ctx, int sev, const char *m)

@@ -178,7 +178,7 @@ int predict_population_run(const struct pcfg *c)
 		json_begin_array(&w);
 	} else {
 		char d[600];
-		cli_safe_text(desc, d, sizeof d);
+		db_text_safe(desc, d, sizeof d);
 		printf("population: %u shipped profiles%s%s (docs/profiles.md)\n", pp.n,
 		       c->vendor ? " of vendor " : "", c->vendor ? c->vendor : "");
 		cli_print_wrapped(stdout, "trace: ", 7, d, strlen(d), CLI_WIDTH);

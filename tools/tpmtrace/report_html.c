@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "model/tpm/tpm_cc.h"
 
 #define LAT_ROWS 40 /* command codes drawn in the latency chart */
 
@@ -32,7 +33,7 @@ void report_html_text(FILE *f, const char *s)
 	char buf[8192];
 	/* Control characters and the like shown as \xNN (common.c), then
 	 * HTML's own. */
-	s = s ? cli_safe_text(s, buf, sizeof buf) : NULL;
+	s = s ? db_text_safe(s, buf, sizeof buf) : NULL;
 	for (; s && *s; s++) {
 		switch (*s) {
 		case '<':
@@ -287,7 +288,7 @@ static void mark_write(void *ctx, const struct report_data *d, const struct rd_c
 		"<rect class=\"m mk f%d\" x=\"%.3f\" y=\"%d\" width=\"%.3f\" height=\"%d\">"
 		"<title>seq %llu: %s, latency %s",
 		c->fam, x, Y_FAM + c->fam * LANE_H + 2, w, LANE_H - 4, (unsigned long long)c->seq,
-		cli_cc_label(c->cc, nb, sizeof nb),
+		tpm_cc_label(c->cc, nb, sizeof nb),
 		c->lat >= 0 ? report_html_dur((double)c->lat, lb, sizeof lb) : "not recorded");
 	if (c->has_rc && c->rc)
 		fprintf(r->f, " rc 0x%X", c->rc);
@@ -487,7 +488,7 @@ static void latency_section(struct rep *r)
 		double y = row * RH + RH / 2;
 		fprintf(f, "<g class=\"lat-row\" data-cc=\"%u\" data-count=\"%zu\">", c->cc, c->n);
 		fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%s (%zu)</text>",
-			X0 - 8, y + 4, cli_cc_label(c->cc, nb, sizeof nb), c->n);
+			X0 - 8, y + 4, tpm_cc_label(c->cc, nb, sizeof nb), c->n);
 		fprintf(f,
 			"<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#555\"/>",
 			LX(c->v[0]), LX(c->v[c->n - 1]), y, y);
@@ -510,7 +511,7 @@ static void latency_section(struct rep *r)
 			"<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#111\" "
 			"stroke-width=\"2.5\"/><title>%s: %zu commands, median %s, p95 %s, max "
 			"%s</title></g>\n",
-			md, md, y - 8, y + 8, cli_cc_label(c->cc, nb, sizeof nb), c->n,
+			md, md, y - 8, y + 8, tpm_cc_label(c->cc, nb, sizeof nb), c->n,
 			report_html_dur((double)report_pctl(c, 50), b[0], sizeof b[0]),
 			report_html_dur((double)report_pctl(c, 95), b[1], sizeof b[1]),
 			report_html_dur((double)c->v[c->n - 1], b[2], sizeof b[2]));
@@ -531,7 +532,7 @@ static void latency_section(struct rep *r)
 			"<tr data-cc=\"%u\"><td class=\"l\">%s</td><td>0x%X</td><td>%zu</td>"
 			"<td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
 			"<td>%s</td><td>%s</td></tr>\n",
-			c->cc, cli_cc_label(c->cc, nb, sizeof nb), c->cc, c->n,
+			c->cc, tpm_cc_label(c->cc, nb, sizeof nb), c->cc, c->n,
 			report_html_dur(c->total, b[0], 32),
 			report_html_dur((double)c->v[0], b[1], 32),
 			report_html_dur((double)report_pctl(c, 25), b[2], 32),
@@ -571,7 +572,7 @@ static void top_section(struct rep *r)
 			"width=\"164\" height=\"4\" fill=\"#e5e7eb\"/><rect x=\"%.1f\" y=\"0\" "
 			"width=\"4\" height=\"10\" class=\"f%d\"/></svg></td>",
 			(unsigned long long)t->seq, (unsigned long long)t->lat, i + 1,
-			(unsigned long long)t->seq, cli_cc_label(t->cc, nb, sizeof nb),
+			(unsigned long long)t->seq, tpm_cc_label(t->cc, nb, sizeof nb),
 			report_html_dur((double)t->lat, b1, sizeof b1),
 			report_html_dur(at, b2, sizeof b2), pos, tpm_cc_family(t->cc));
 		if (t->has_rc)

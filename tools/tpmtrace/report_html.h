@@ -28,7 +28,7 @@ struct report_html_opts {
 /* The report's stylesheet (the fleet page uses it too). */
 extern const char *const report_html_css;
 
-/* s as HTML text or an attribute value: control bytes as \\xNN (cli_safe_text),
+/* s as HTML text or an attribute value: control bytes as \\xNN (db_text_safe),
  * then < > & " ' as entities. NULL prints nothing. */
 void report_html_text(FILE *f, const char *s);
 

@@ -1,0 +1,23 @@
+/* Text from files and databases made safe for a terminal: every
+ * human-readable output (list, show, stats, the report, importer warnings,
+ * error messages) passes names and details through these, so that nothing
+ * read reaches a terminal as an escape sequence. */
+#ifndef TPMTRACE_DB_TEXT_H
+#define TPMTRACE_DB_TEXT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* s for a terminal: control characters, DEL, C1 controls and bytes that are
+ * not UTF-8 as \xNN (a backslash as \\), so that a name or detail from a
+ * database or a log never reaches the terminal as an escape sequence. Writes
+ * at most len bytes into buf (cut with "..." when longer) and returns it; NULL
+ * gives "". */
+const char *db_text_safe(const char *s, char *buf, size_t len);
+/* The same, printed. */
+void db_text_print_safe(FILE *f, const char *s);
+/* s printed with the bytes a terminal would act on (controls, DEL, C1,
+ * bytes that are not UTF-8) as \xNN, a backslash left as it is: the command line's errors
+ * (cli_error, cli_usage_error) print their whole message so, whatever names it holds. */
+void db_text_print_term(FILE *f, const char *s);
+#endif
