@@ -11,6 +11,7 @@
 #include "model/predict.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -404,4 +405,31 @@ unsigned predict_warnings(const struct predictor *pr, char (*w)[256], unsigned m
 		}
 	}
 	return nw;
+}
+
+void predict_fmt_time(char *b, size_t l, double ms)
+{
+	if (ms >= 10000)
+		snprintf(b, l, "%.1f s", ms / 1000);
+	else if (ms >= 1000)
+		snprintf(b, l, "%.3f s", ms / 1000);
+	else
+		snprintf(b, l, "%.2f ms", ms);
+}
+
+int predict_parse_time(const char *s, double *ms)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || !isfinite(v) || v < 0)
+		return -1;
+	if (!*end || !strcmp(end, "ms"))
+		*ms = v;
+	else if (!strcmp(end, "s"))
+		*ms = v * 1000;
+	else if (!strcmp(end, "min"))
+		*ms = v * 60000;
+	else
+		return -1;
+	return 0;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "db/json.h"
 #include "model/policy.h"
 #include "model/trace_stream.h"
 
@@ -130,4 +131,42 @@ int predict_population_rows(const struct pred_population *pp, unsigned k, unsign
 	}
 	qsort(rows, pp->n, sizeof *rows, cmp_row);
 	return 0;
+}
+
+void predict_population_json(struct json_w *w, const struct pred_population *pp, const char *policy,
+			     const struct pred_pop_row *rows, double over_ms)
+{
+	unsigned above50 = 0, above95 = 0;
+	json_begin_object(w);
+	json_kstr(w, "policy", policy);
+	json_key(w, "profiles");
+	json_begin_array(w);
+	for (unsigned i = 0; i < pp->n; i++) {
+		const struct pred_pop_row *r = &rows[i];
+		json_begin_object(w);
+		json_kstr(w, "profile", r->prof->name);
+		json_kstr(w, "vendor", r->prof->vendor);
+		json_kstr(w, "chip", r->prof->chip);
+		json_kstr(w, "firmware", r->prof->firmware);
+		json_kdouble(w, "tpm_ms", r->tpm_ms, 6);
+		json_kdouble(w, "p50_ms", r->sp.p50_ms, 6);
+		json_kdouble(w, "p95_ms", r->sp.p95_ms, 6);
+		json_kdouble(w, "max_ms", r->sp.max_ms, 6);
+		json_kdouble(w, "sampled_share", r->sp.sampled, 6);
+		json_kdouble(w, "derived_share", r->derived, 6);
+		json_kdouble(w, "fallback_share", r->fallback, 6);
+		json_kbool(w, "mostly_fallback", r->fallback > PREDICT_FALLBACK_WARN);
+		json_end_object(w);
+		above50 += over_ms >= 0 && r->sp.p50_ms > over_ms;
+		above95 += over_ms >= 0 && r->sp.p95_ms > over_ms;
+	}
+	json_end_array(w);
+	if (over_ms >= 0) {
+		json_kuint(w, "above_p50", above50);
+		json_kuint(w, "above_p95", above95);
+	} else {
+		json_knull(w, "above_p50");
+		json_knull(w, "above_p95");
+	}
+	json_end_object(w);
 }

@@ -45,4 +45,11 @@ struct pred_pop_row {
 int predict_population_rows(const struct pred_population *pp, unsigned k, unsigned boots,
 			    uint64_t seed, struct pred_pop_row *rows);
 
+struct json_w;
+/* One policy's population table as JSON: {"policy","profiles":[...],
+ * "above_p50","above_p95"} (null without over_ms >= 0): predict --json and
+ * report --json. */
+void predict_population_json(struct json_w *w, const struct pred_population *pp, const char *policy,
+			     const struct pred_pop_row *rows, double over_ms);
+
 #endif

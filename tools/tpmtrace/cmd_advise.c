@@ -15,10 +15,12 @@
 #include "db/stats.h"
 #include "model/advise.h"
 #include "model/advise_proof.h"
+#include "model/advise_words.h"
 #include "model/policy.h"
+#include "model/predict.h"
 #include "model/profile.h"
 #include "model/run_stats.h"
-#include "report_advise.h"
+#include "model/report_advise.h"
 
 enum { O_TRACE = 256, O_PROFILE, O_PROVE, O_TARGET, O_MEASURE, O_REWRITE, O_JSON };
 static const struct cli_opt opts[] = {
@@ -102,164 +104,7 @@ const struct subcommand subcmd_advise = {
     "tpmtrace advise boot.db --trace 1 --rewrite session-per-command\n",
 };
 
-/* The words of each finding: what, and the change by who makes it. */
-struct kind_text {
-	const char *what;
-	const char *who_kernel, *change_kernel;
-	const char *who_app, *change_app;
-};
-
-static const struct kind_text texts[ADVISE__COUNT] = {
-    [ADVISE_REPEATED_PRIMARY] =
-	{"the same primary key re-created: CreatePrimary with the same hierarchy and template",
-	 "kernel", "create the null key once and keep it (the persistent-key design)",
-	 "application",
-	 "create the primary once and keep it: make it persistent once (tpm2_evictcontrol -C o "
-	 "-c primary.ctx 0x81000001) and use the handle (-c 0x81000001) instead of creating it "
-	 "again; or keep the first one loaded"},
-    [ADVISE_SESSION_PER_CMD] =
-	{"a session set up for every command: StartAuthSession (with its salt key's load and "
-	 "flush) for one use, then ended",
-	 "kernel",
-	 "use Linux 6.12 or later, which keeps its session (lazy flush, preset linux-6.12), or "
-	 "build with CONFIG_TCG_TPM2_HMAC=n (the default since 6.18, preset password)",
-	 "application (TSS user)",
-	 "start the session once with continueSession set and use it for every command "
-	 "(ESYS: Esys_TRSess_SetAttributes with TPMA_SESSION_CONTINUESESSION)"},
-    [ADVISE_USER_INTERLEAVE] =
-	{"the kernel's session re-created after user space used the TPM (a user-space write to "
-	 "/dev/tpm* ends it)",
-	 "kernel",
-	 "build with CONFIG_TCG_TPM2_HMAC=n (the default since 6.18), or keep the session "
-	 "across user-space access (policy knob user-flush=off); user space: do its TPM work "
-	 "before or after the kernel's",
-	 "user space", "do the TPM work before or after the kernel's, not between its commands"},
-    [ADVISE_POLICY_REBUILT] =
-	{"policy sessions rebuilt with the same policy: a new StartAuthSession and FlushContext "
-	 "for each use",
-	 "kernel", "keep the policy session (continueSession) and run its assertions again",
-	 "application",
-	 "keep one policy session (continueSession set) and run its assertions again before each "
-	 "use (the TPM resets a used policy session) instead of starting a new one"},
-    [ADVISE_HWRNG_SESSION] = {"reads of the kernel's TPM hwrng ending the kernel's HMAC session",
-			      "kernel",
-			      "build without CONFIG_HW_RANDOM_TPM (policy knob hwrng=off), or with "
-			      "CONFIG_TCG_TPM2_HMAC=n (the default since 6.18)",
-			      "kernel",
-			      "build without CONFIG_HW_RANDOM_TPM (policy knob hwrng=off)"},
-    [ADVISE_OUTLIERS] =
-	{"commands far above their kind's p95 in this trace, and retries (TPM_RC_RETRY, "
-	 "YIELDED, TESTING)",
-	 "firmware or driver",
-	 "find what delays them: a self-test not started early (TPM2_SelfTest), a retry loop, "
-	 "a stall of the bus; the saving is each one's time above its kind's median",
-	 "firmware or driver",
-	 "find what delays them: a self-test not started early (TPM2_SelfTest), a retry loop, "
-	 "a stall of the bus; the saving is each one's time above its kind's median"},
-    [ADVISE_CONTEXT_CHURN] =
-	{"objects and sessions swapped by a resource manager: saved (ContextSave, FlushContext) "
-	 "after a command and loaded again (ContextLoad) before the next",
-	 "application (behind the resource manager)",
-	 "keep fewer objects and sessions loaded across commands, each flushed as soon as it is "
-	 "not needed: the resource manager (/dev/tpmrm0, tpm2-abrmd) saves and reloads every one "
-	 "it holds around each command; make a key used again and again persistent "
-	 "(tpm2_evictcontrol); as the TPM's only user, /dev/tpm0 instead (nothing swapped; "
-	 "assumes no other program uses the TPM meanwhile)",
-	 "application",
-	 "flush each object and session as soon as it is not needed (tpm2_flushcontext; ESYS: "
-	 "Esys_FlushContext) and keep few loaded across commands: the resource manager "
-	 "(tpm2-abrmd, /dev/tpmrm0) saves and reloads every one it holds for you around each "
-	 "command; make a "
-	 "key used again and again persistent (tpm2_evictcontrol); as the TPM's only user, open "
-	 "/dev/tpm0 (TCTI device:/dev/tpm0) instead, where nothing is swapped (assumes no other "
-	 "program uses the TPM meanwhile, and that yours fit its few object slots)"},
-    [ADVISE_FAILED_REDONE] =
-	{"work lost to failures: a policy session's use answered TPM_RC_PCR_CHANGED (a PCR "
-	 "extended after its PolicyPCR), the session set up and asserted for nothing; an "
-	 "NV_DefineSpace answered TPM_RC_NV_DEFINED",
-	 "kernel or boot order",
-	 "extend the PCRs before a policy session asserts them (order the measurements and the "
-	 "unlock), and look an NV index up (NV_ReadPublic) before defining it",
-	 "application",
-	 "build the policy session after the PCR extends it depends on (order the measuring "
-	 "services before the unlock: systemd #42615), and look an NV index up (NV_ReadPublic) "
-	 "before defining it (systemd #41268)"},
-};
-
-/* The clients of a finding: "comm (pid N)" each. */
-struct client_name {
-	char comm[64], peer[64];
-	long long pid;
-	int has_pid;
-};
-
-/* The change is an application's when user space sent most of the
- * finding's commands, or when nothing names the kernel and every client
- * has a pid (a recording through a proxy: programs, not the kernel). */
-static int by_app(const struct advise_finding *f, const struct client_name *cn)
-{
-	if (f->by_origin[POL_ORIGIN_USER] >
-	    f->by_origin[POL_ORIGIN_KERNEL] + f->by_origin[POL_ORIGIN_UNKNOWN])
-		return 1;
-	if (f->by_origin[POL_ORIGIN_KERNEL] || !f->n_clients)
-		return 0;
-	for (unsigned k = 0; k < f->n_clients; k++)
-		if (!cn[k].has_pid)
-			return 0;
-	return 1;
-}
-
-static void fmt_ms(char *b, size_t l, double ms)
-{
-	if (ms >= 10000)
-		snprintf(b, l, "%.1f s", ms / 1000);
-	else if (ms >= 1000)
-		snprintf(b, l, "%.3f s", ms / 1000);
-	else
-		snprintf(b, l, "%.2f ms", ms);
-}
-
-static void load_clients(sqlite3 *db, int64_t id, const struct advise_finding *f,
-			 struct client_name *out)
-{
-	sqlite3_stmt *st;
-	memset(out, 0, sizeof *out * ADVISE_MAX_CLIENTS);
-	/* a replay has no clients of its own: its source's (advise_load) */
-	if (sqlite3_prepare_v2(db,
-			       "SELECT comm, peer, pid FROM client WHERE id=?2 AND trace_id = CASE"
-			       " WHEN EXISTS (SELECT 1 FROM client WHERE trace_id=?1) THEN ?1"
-			       " ELSE (SELECT parent_id FROM trace WHERE id=?1) END",
-			       -1, &st, NULL) != SQLITE_OK)
-		return;
-	for (unsigned k = 0; k < f->n_clients; k++) {
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_int64(st, 2, f->clients[k]);
-		if (sqlite3_step(st) == SQLITE_ROW) {
-			const char *c = (const char *)sqlite3_column_text(st, 0);
-			const char *p = (const char *)sqlite3_column_text(st, 1);
-			snprintf(out[k].comm, sizeof out[k].comm, "%s", c ? c : "?");
-			snprintf(out[k].peer, sizeof out[k].peer, "%s", p ? p : "");
-			out[k].has_pid = sqlite3_column_type(st, 2) != SQLITE_NULL;
-			out[k].pid = sqlite3_column_int64(st, 2);
-		}
-		sqlite3_reset(st);
-	}
-	sqlite3_finalize(st);
-}
-
-void cmd_advise_words(sqlite3 *db, int64_t id, const struct advise_finding *f, const char **what,
-		      const char **who, const char **change)
-{
-	struct client_name cn[ADVISE_MAX_CLIENTS];
-	const struct kind_text *t = &texts[f->kind];
-	load_clients(db, id, f, cn);
-	int app = by_app(f, cn);
-	*what = t->what;
-	*who = app ? t->who_app : t->who_kernel;
-	*change = app ? t->change_app : t->change_kernel;
-}
-
-static void print_where(const struct advise_finding *f, const struct client_name *cn)
+static void print_where(const struct advise_finding *f, const struct advise_client *cn)
 {
 	char buf[1024], sb[64];
 	size_t o = 0;
@@ -316,16 +161,17 @@ static void trace_figures(sqlite3 *db, int64_t id, char *label, size_t n, const 
 }
 
 static void print_finding(unsigned i, const struct advise_result *r, const struct advise_finding *f,
-			  const struct client_name *cn, const char *prof, const char *fig)
+			  const struct advise_client *cn, const char *prof, const char *fig)
 {
-	const struct kind_text *t = &texts[f->kind];
+	struct advise_words t;
+	advise_words_of(f, cn, &t);
 	char buf[1024], a[32], b[32], c[32], d[32];
-	snprintf(buf, sizeof buf, "%s", t->what);
+	snprintf(buf, sizeof buf, "%s", t.what);
 	printf("%u. %s\n", i + 1, advise_kind_name(f->kind));
 	cli_print_wrapped(stdout, "   what:   ", 11, buf, strlen(buf), CLI_WIDTH);
 	print_where(f, cn);
-	fmt_ms(a, sizeof a, f->rec_ms);
-	fmt_ms(b, sizeof b, f->now_ms);
+	predict_fmt_time(a, sizeof a, f->rec_ms);
+	predict_fmt_time(b, sizeof b, f->now_ms);
 	if (r->priced && f->kind != ADVISE_OUTLIERS)
 		snprintf(buf, sizeof buf, "%s recorded (%s); %s predicted on %s", a, fig, b, prof);
 	else
@@ -335,14 +181,12 @@ static void print_finding(unsigned i, const struct advise_result *r, const struc
 		snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
 			 " (%llu without a recorded latency)", (unsigned long long)f->rec_unknown);
 	cli_print_wrapped(stdout, "   now:    ", 11, buf, strlen(buf), CLI_WIDTH);
-	int app = by_app(f, cn);
-	snprintf(buf, sizeof buf, "%s: %s", app ? t->who_app : t->who_kernel,
-		 app ? t->change_app : t->change_kernel);
+	snprintf(buf, sizeof buf, "%s: %s", t.who, t.change);
 	cli_print_wrapped(stdout, "   change: ", 11, buf, strlen(buf), CLI_WIDTH);
-	fmt_ms(c, sizeof c, f->rec_after_ms);
-	fmt_ms(d, sizeof d, f->after_ms);
+	predict_fmt_time(c, sizeof c, f->rec_after_ms);
+	predict_fmt_time(d, sizeof d, f->after_ms);
 	double save = advise_saving_ms(r, f);
-	fmt_ms(a, sizeof a, save);
+	predict_fmt_time(a, sizeof a, save);
 	if (r->priced && f->kind != ADVISE_OUTLIERS)
 		snprintf(buf, sizeof buf,
 			 "%llu of the %llu commands go; %s predicted on %s (%s from "
@@ -357,12 +201,12 @@ static void print_finding(unsigned i, const struct advise_result *r, const struc
 }
 
 static void json_finding(struct json_w *w, const struct advise_result *r,
-			 const struct advise_finding *f, const struct client_name *cn)
+			 const struct advise_finding *f, const struct advise_client *cn)
 {
-	const struct kind_text *t = &texts[f->kind];
-	int app = by_app(f, cn);
+	struct advise_words t;
+	advise_words_of(f, cn, &t);
 	json_kstr(w, "kind", advise_kind_name(f->kind));
-	json_kstr(w, "what", t->what);
+	json_kstr(w, "what", t.what);
 	json_kuint(w, "count", f->count);
 	json_kuint(w, "groups", f->groups);
 	json_kuint(w, "commands", f->involved);
@@ -403,8 +247,8 @@ static void json_finding(struct json_w *w, const struct advise_result *r,
 		json_knull(w, "priced_fallback");
 	}
 	json_kdouble(w, "saving_ms", advise_saving_ms(r, f), 6);
-	json_kstr(w, "who", app ? t->who_app : t->who_kernel);
-	json_kstr(w, "change", app ? t->change_app : t->change_kernel);
+	json_kstr(w, "who", t.who);
+	json_kstr(w, "change", t.change);
 }
 
 /* A proof that could not be made: why, for the text and the JSON. */
@@ -664,10 +508,10 @@ static void print_proof(const struct advise_result *r, const struct advise_findi
 	}
 	if (!p || !p->done)
 		return;
-	fmt_ms(a, sizeof a, p->before_ms);
-	fmt_ms(b, sizeof b, p->after_ms);
-	fmt_ms(c, sizeof c, p->before_ms - p->after_ms);
-	fmt_ms(d, sizeof d, advise_saving_ms(r, f));
+	predict_fmt_time(a, sizeof a, p->before_ms);
+	predict_fmt_time(b, sizeof b, p->after_ms);
+	predict_fmt_time(c, sizeof c, p->before_ms - p->after_ms);
+	predict_fmt_time(d, sizeof d, advise_saving_ms(r, f));
 	/* Emulated runs: the change runs, its time is the profile's; one run each. */
 	char fig[600];
 	proof_basis(fig, sizeof fig, prof, p);
@@ -712,7 +556,7 @@ static void json_proof(struct json_w *w, const struct advise_result *r,
 static void output(sqlite3 *db, const char *dbpath, int64_t id, const struct advise_result *r,
 		   const char *prof, int json, const struct proof *pf)
 {
-	struct client_name cn[ADVISE_MAX_CLIENTS];
+	struct advise_client cn[ADVISE_MAX_CLIENTS];
 	char a[32], b[32], fig[160];
 	const char *figkind;
 	trace_figures(db, id, fig, sizeof fig, &figkind);
@@ -734,7 +578,7 @@ static void output(sqlite3 *db, const char *dbpath, int64_t id, const struct adv
 		json_key(&w, "findings");
 		json_begin_array(&w);
 		for (unsigned i = 0; i < r->n; i++) {
-			load_clients(db, id, &r->f[i], cn);
+			advise_clients_load(db, id, &r->f[i], cn);
 			json_begin_object(&w);
 			json_finding(&w, r, &r->f[i], cn);
 			if (pf)
@@ -746,8 +590,8 @@ static void output(sqlite3 *db, const char *dbpath, int64_t id, const struct adv
 		json_newline(&w);
 		return;
 	}
-	fmt_ms(a, sizeof a, r->rec_ms);
-	fmt_ms(b, sizeof b, r->now_ms);
+	predict_fmt_time(a, sizeof a, r->rec_ms);
+	predict_fmt_time(b, sizeof b, r->now_ms);
 	char head[PATH_MAX + 512];
 	int hl = snprintf(head, sizeof head, "%s trace %lld: %llu commands, %s recorded (%s)",
 			  dbpath, (long long)id, (unsigned long long)r->commands, a, fig);
@@ -761,7 +605,7 @@ static void output(sqlite3 *db, const char *dbpath, int64_t id, const struct adv
 	}
 	printf("%u finding%s, the largest saving first:\n", r->n, r->n == 1 ? "" : "s");
 	for (unsigned i = 0; i < r->n; i++) {
-		load_clients(db, id, &r->f[i], cn);
+		advise_clients_load(db, id, &r->f[i], cn);
 		printf("\n");
 		print_finding(i, r, &r->f[i], cn, prof, fig);
 		if (pf)

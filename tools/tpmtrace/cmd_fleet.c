@@ -7,7 +7,7 @@
 #include "cli.h"
 #include "common.h"
 #include "db/pg/pg.h"
-#include "fleet_html.h"
+#include "db/pg/pg_fleet_html.h"
 
 enum { O_JSON = 256, O_OUTPUT = 'o' };
 static const struct cli_opt opts[] = {
@@ -201,7 +201,7 @@ static int report(const struct pg_fleet *fl, const char *out, const char *where)
 	int rc = cli_out_open("fleet", &o, out, inputs);
 	if (rc)
 		return rc;
-	int bad = fleet_html_write(o.f, fl, where);
+	int bad = pg_fleet_html_write(o.f, fl, where);
 	return cli_out_close("fleet", &o, !bad);
 }
 

@@ -128,16 +128,6 @@ const struct subcommand subcmd_predict = {
     "tpmtrace predict boot.db --profile slb9670-linux-integrity --policy 'salt=none,reuse=lazy'\n",
 };
 
-void predict_fmt_time(char *b, size_t l, double ms)
-{
-	if (ms >= 10000)
-		snprintf(b, l, "%.1f s", ms / 1000);
-	else if (ms >= 1000)
-		snprintf(b, l, "%.3f s", ms / 1000);
-	else
-		snprintf(b, l, "%.2f ms", ms);
-}
-
 /* A JSON object key for command code cc: its name, or 0xHEX. */
 static void json_cc_key(struct json_w *w, uint32_t cc)
 {

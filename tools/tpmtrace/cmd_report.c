@@ -9,7 +9,7 @@
 #include "common.h"
 #include "db/db.h"
 #include "replayer/hostcrypto.h"
-#include "report_html.h"
+#include "model/report_html.h"
 
 SUBCOMMAND(fleet);
 

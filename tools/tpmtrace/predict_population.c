@@ -16,23 +16,6 @@
 #include "model/predict_population.h"
 #include "replayer/hostcrypto.h"
 
-int predict_parse_time(const char *s, double *ms)
-{
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s || !isfinite(v) || v < 0)
-		return -1;
-	if (!*end || !strcmp(end, "ms"))
-		*ms = v;
-	else if (!strcmp(end, "s"))
-		*ms = v * 1000;
-	else if (!strcmp(end, "min"))
-		*ms = v * 60000;
-	else
-		return -1;
-	return 0;
-}
-
 static void text_policy(const struct pred_population *pp, const struct pcfg *c,
 			const struct policy *pol, const struct pred_pop_row *rows)
 {
@@ -66,44 +49,6 @@ static void text_policy(const struct pred_population *pp, const struct pcfg *c,
 		printf("  %u of %u profiles price more than %.0f%% of it at their fallback (the "
 		       "commands\n  they lack): a guess there, not a measurement\n",
 		       mostly, pp->n, 100 * PREDICT_FALLBACK_WARN);
-}
-
-void predict_population_json(struct json_w *w, const struct pred_population *pp, const char *policy,
-			     const struct pred_pop_row *rows, double over_ms)
-{
-	unsigned above50 = 0, above95 = 0;
-	json_begin_object(w);
-	json_kstr(w, "policy", policy);
-	json_key(w, "profiles");
-	json_begin_array(w);
-	for (unsigned i = 0; i < pp->n; i++) {
-		const struct pred_pop_row *r = &rows[i];
-		json_begin_object(w);
-		json_kstr(w, "profile", r->prof->name);
-		json_kstr(w, "vendor", r->prof->vendor);
-		json_kstr(w, "chip", r->prof->chip);
-		json_kstr(w, "firmware", r->prof->firmware);
-		json_kdouble(w, "tpm_ms", r->tpm_ms, 6);
-		json_kdouble(w, "p50_ms", r->sp.p50_ms, 6);
-		json_kdouble(w, "p95_ms", r->sp.p95_ms, 6);
-		json_kdouble(w, "max_ms", r->sp.max_ms, 6);
-		json_kdouble(w, "sampled_share", r->sp.sampled, 6);
-		json_kdouble(w, "derived_share", r->derived, 6);
-		json_kdouble(w, "fallback_share", r->fallback, 6);
-		json_kbool(w, "mostly_fallback", r->fallback > PREDICT_FALLBACK_WARN);
-		json_end_object(w);
-		above50 += over_ms >= 0 && r->sp.p50_ms > over_ms;
-		above95 += over_ms >= 0 && r->sp.p95_ms > over_ms;
-	}
-	json_end_array(w);
-	if (over_ms >= 0) {
-		json_kuint(w, "above_p50", above50);
-		json_kuint(w, "above_p95", above95);
-	} else {
-		json_knull(w, "above_p50");
-		json_knull(w, "above_p95");
-	}
-	json_end_object(w);
 }
 
 int predict_population_run(const struct pcfg *c)

@@ -1,6 +1,6 @@
 /* report --population (report_population.h): the trace on every shipped
  * profile, one strip per policy. */
-#include "report_population.h"
+#include "model/report_population.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd_predict.h"
+#include "model/predict.h"
 #include "db/json.h"
-#include "report_html.h"
+#include "model/report_html.h"
 
 int report_population_compute(struct report_population *rp, sqlite3 *db, int64_t trace_id,
 			      const char *which, const struct pred_host *host, char *err,

@@ -2,8 +2,8 @@
  * object, the numbers of the page's headline table, through db/json.h. */
 #include <string.h>
 
-#include "common.h"
-#include "report_html.h"
+#include "db/text.h"
+#include "model/report_html.h"
 
 /* A factor, or null where there is nothing to compare with (0). */
 static void json_factor(struct json_w *w, const char *key, double x)

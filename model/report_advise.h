@@ -5,8 +5,8 @@
  * proof advise --prove stored for the trace, finding and profile
  * (model/advise_proof.h). Rendered into the page after the headline and
  * into report --json as "advise" (docs/advise.md, "In the report"). */
-#ifndef TPMTRACE_REPORT_ADVISE_H
-#define TPMTRACE_REPORT_ADVISE_H
+#ifndef TPMTRACE_MODEL_REPORT_ADVISE_H
+#define TPMTRACE_MODEL_REPORT_ADVISE_H
 
 #include <stdio.h>
 
@@ -20,7 +20,7 @@
 struct report_advise_finding {
 	struct advise_finding f;
 	double before_ms, after_ms, saving_ms; /* priced on the run's profile, else recorded */
-	const char *what, *who, *change;       /* advise's words (cmd_advise_words) */
+	const char *what, *who, *change;       /* advise's words (advise_words) */
 	int proved;			       /* proof holds the newest stored proof */
 	int proof_stale;		       /* ... made on another predicted saving */
 	struct advise_proof proof;
@@ -51,10 +51,5 @@ int report_advise_compute(struct report_advise *ra, sqlite3 *db, int64_t id,
 void report_advise_html(FILE *f, const struct report_advise *ra);
 /* The key "advise" and its array, inside report --json's object. */
 void report_advise_json(struct json_w *w, const struct report_advise *ra);
-
-/* advise's words for finding f of trace id (tools/tpmtrace/cmd_advise.c):
- * what it is, who makes the change and the change. */
-void cmd_advise_words(sqlite3 *db, int64_t id, const struct advise_finding *f, const char **what,
-		      const char **who, const char **change);
 
 #endif

@@ -3,7 +3,7 @@
  * numbers of model/report_data.h: the timeline, the latency distribution per
  * command code, the slowest commands, and the cost per session policy. Every
  * chart has the table behind it. */
-#include "report_html.h"
+#include "model/report_html.h"
 
 #include <errno.h>
 #include <math.h>
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "db/text.h"
 #include "model/tpm/tpm_cc.h"
 
 #define LAT_ROWS 40 /* command codes drawn in the latency chart */

@@ -2,15 +2,16 @@
  * the report's trace with their cost now and after the change as bars on one
  * axis, and the replayed saving of a stored proof beside the predicted one;
  * the same numbers in report --json. */
-#include "report_advise.h"
-#include "report_html.h"
+#include "model/report_advise.h"
+#include "model/report_html.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "db/text.h"
+#include "model/advise_words.h"
 #include "model/profile.h"
 
 /* A finding's figures: priced where the run has a profile (advise prices
@@ -48,7 +49,13 @@ static void fill_run(struct report_advise_run *run, sqlite3 *db, int64_t id,
 		struct report_advise_finding *x = &run->f[run->n++];
 		x->f = r->f[i];
 		figures(x, r);
-		cmd_advise_words(db, id, &x->f, &x->what, &x->who, &x->change);
+		{
+			struct advise_words w;
+			advise_words(db, id, &x->f, &w);
+			x->what = w.what;
+			x->who = w.who;
+			x->change = w.change;
+		}
 		if (run->priced && advise_proof_latest(db, id, advise_kind_name(x->f.kind),
 						       run->profile, &x->proof) == 1) {
 			double p = x->proof.predicted_saving_ms;

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report_html.h"
+#include "model/report_html.h"
 
 /* The runs' sd, or why there is none (model/run_stats.h). */
 void report_html_spread(FILE *f, const struct run_stats *st)

@@ -1,13 +1,13 @@
 /* One self-contained HTML page of the fleet stats: per TPM model x firmware
  * x kernel x policy, boot TPM time p50/p95/max as bars, the commands that
  * dominate and the slowest hosts. The report's stylesheet (report_html.c). */
-#include "fleet_html.h"
+#include "db/pg/pg_fleet_html.h"
 
 #include <errno.h>
 #include <math.h>
 
-#include "common.h"
-#include "report_html.h"
+#include "db/text.h"
+#include "model/report_html.h"
 
 static void esc(FILE *f, const char *s)
 {
@@ -101,7 +101,7 @@ static void table(FILE *f, const struct pg_fleet *fl)
 	fputs("</table>\n", f);
 }
 
-int fleet_html_write(FILE *f, const struct pg_fleet *fl, const char *server)
+int pg_fleet_html_write(FILE *f, const struct pg_fleet *fl, const char *server)
 {
 	fprintf(f,
 		"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

@@ -1,14 +1,14 @@
 /* Renders `tpmtrace report`'s HTML page and JSON from model/report_data.h and
  * model/report_headline.h. */
-#ifndef TPMTRACE_REPORT_HTML_H
-#define TPMTRACE_REPORT_HTML_H
+#ifndef TPMTRACE_MODEL_REPORT_HTML_H
+#define TPMTRACE_MODEL_REPORT_HTML_H
 
 #include <stdio.h>
 
 #include "model/report_data.h"
 #include "model/report_headline.h"
-#include "report_advise.h"
-#include "report_population.h"
+#include "model/report_advise.h"
+#include "model/report_population.h"
 
 struct report_html_opts {
 	const char *title;  /* NULL: the trace's name */

@@ -2,8 +2,8 @@
  * profiles (model/predict_population.h, as 'predict --profile all'), drawn
  * as one strip per policy (each profile's p50 to p95) with its table, and in
  * --json as "population". */
-#ifndef TPMTRACE_REPORT_POPULATION_H
-#define TPMTRACE_REPORT_POPULATION_H
+#ifndef TPMTRACE_MODEL_REPORT_POPULATION_H
+#define TPMTRACE_MODEL_REPORT_POPULATION_H
 
 #include <stdint.h>
 #include <stdio.h>
