@@ -153,7 +153,7 @@ static void test_file_and_db(void)
 
 	CHECK(profile_parse(good, strlen(good), "good", &p, err, sizeof err) == 0, "%s", err);
 	/* (Files are written atomically and 0600 by the tpmtrace command's one
-	 * output helper, tools/tpmtrace/common.c; here only the format.) */
+	 * output helper, db/out.c; here only the format.) */
 	FILE *pf = fopen(path, "w");
 	CHECK(pf && profile_write(pf, &p) == 0, "write %s", path);
 	if (pf)

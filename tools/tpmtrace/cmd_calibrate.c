@@ -92,7 +92,7 @@ static int deliver(const struct profile *p, const char *out, const char *dbpath,
 	if (profile_check(p, err, sizeof err))
 		return cli_error("calibrate", "%s (nothing written)", err);
 	if (out) {
-		struct cli_out o;
+		struct db_out o;
 		if (cli_out_open("calibrate", &o, out, inputs))
 			return 1;
 		if (profile_write(o.f, p)) {

@@ -75,14 +75,14 @@ static int check_outputs(const struct export_out *outs, size_t n, const char *co
 	return 0;
 }
 
-/* Writes each given output (atomically, through cli_out) and reports it. */
+/* Writes each given output (atomically, through db/out.h) and reports it. */
 static int write_outputs(sqlite3 *db, int64_t trace, const struct export_out *outs, size_t nout,
 			 const struct trace_export_opts *xo, const char *const *inputs)
 {
 	char err[512];
 	uint64_t n, lo, left_out = 0;
 	for (size_t i = 0; i < nout; i++) {
-		struct cli_out o;
+		struct db_out o;
 		if (!outs[i].path)
 			continue;
 		if (cli_out_open("export", &o, outs[i].path, inputs))

@@ -196,7 +196,7 @@ static int list(PGconn *c, int json)
 
 static int report(const struct pg_fleet *fl, const char *out, const char *where)
 {
-	struct cli_out o = {0};
+	struct db_out o = {0};
 	const char *const inputs[] = {NULL};
 	int rc = cli_out_open("fleet", &o, out, inputs);
 	if (rc)

@@ -404,7 +404,7 @@ static int run_pcrs(int argc, char **argv)
 	struct pcr_sim sim, fw;
 	struct pcr_replay_stats st = {0};
 	struct pcr_expect *ex = NULL;
-	struct cli_out o = {0};
+	struct db_out o = {0};
 	FILE *out = stdout;
 
 	if ((rc = parse(argc, argv, &a)))

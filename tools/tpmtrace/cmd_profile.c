@@ -141,10 +141,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	return cli_only_mode(&p, o->mode, why);
 }
 
-/* Writes p to path atomically (cli_out), refusing any of inputs. */
+/* Writes p to path atomically (db/out.h), refusing any of inputs. */
 static int write_out(const struct profile *p, const char *path, const char *const *inputs)
 {
-	struct cli_out out;
+	struct db_out out;
 	int rc = cli_out_open("profile", &out, path, inputs);
 	if (rc)
 		return rc;

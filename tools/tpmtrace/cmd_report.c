@@ -224,7 +224,7 @@ static int run(int argc, char **argv)
 	int ret = 1, rc;
 	sqlite3 *db;
 	int64_t id;
-	struct cli_out o = {0};
+	struct db_out o = {0};
 	static char fbuf[1 << 16];
 
 	if (!ans)

@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 
 #include "db/json.h" /* json_str */
+#include "db/out.h"
 #include "db/text.h" /* db_text_safe */
 
 /* Opens DB read-only (or read-write) and prints the error itself. */
@@ -48,49 +49,12 @@ void cli_payloads_warn(const char *sub, int payloads, const char *db_path);
  * nothing behind). Returns 0 or 1 with the error printed. */
 int cli_trace_delete(const char *sub, const char *db_path, int64_t id);
 
-/* An output (README: no command destroys a file; docs/cli.md "Outputs"):
- * - the path is walked one name at a time (O_PATH|O_NOFOLLOW in the
- *   directory before), every symbolic link on the way read and followed
- *   here (at most 40, a relative one from its directory), the last one too;
- * - a regular file, or a name that does not exist yet: written to a temporary
- *   file beside it (created 0600 with O_EXCL|O_NOFOLLOW in the directory the
- *   walk ended in), synced and renamed over it (renameat) only when
- *   everything was written, removed otherwise -- also when SIGINT, SIGTERM or
- *   SIGHUP ends the process (the handler unlinks it and re-raises the
- *   signal); a link stays a link, its target replaced;
- * - a character device or FIFO: opened without blocking (a FIFO waits 10 s
- *   at most for a reader) and written through, never renamed over; a
- *   descriptor of this process (/dev/stdout, /dev/fd/N, /proc/self/fd/N):
- *   written to a duplicate; a socket or a block device is refused;
- * - in a shared sticky directory (sticky, writable by everyone: /tmp) a
- *   link on the way, a FIFO or a file owned by neither us nor the directory's
- *   owner is refused (the kernel's fs.protected_* rules, whatever the
- *   sysctls say);
- * - "-": standard output, refused when it is one of the inputs.
- * A failed write, flush or close is an error naming the file. */
-struct cli_out {
-	FILE *f;
-	int to_stdout;
-	int through;	 /* written through: no temporary file */
-	int slot;	 /* the temporary file's signal slot, or -1 */
-	int dir;	 /* the directory that holds name (O_PATH), or -1 */
-	char path[4096]; /* the name given */
-	char shown[512]; /* path for messages (db_text_safe) */
-	char name[256];	 /* the last name after every link: renamed onto */
-	char tmp[232];	 /* the temporary file's name in dir */
-};
-/* Opens the output. inputs: the files the command reads, NULL-terminated; a
- * database input also covers its -wal, -shm and -journal files. An output
- * that is one of them (the same path, or through symlinks the same device and
- * inode) is refused: EXIT_USAGE with the error printed. Other failures: 1. */
-int cli_out_open(const char *sub, struct cli_out *o, const char *path, const char *const *inputs);
-/* Refuses (EXIT_USAGE, printed) an output path that is one of the inputs,
- * without creating anything: for outputs that are opened later. 0 if not. */
+/* The outputs of db/out.h, their errors printed for subcommand sub: a
+ * refused output (one of the inputs) with "Try 'tpmtrace SUB --help'." and
+ * EXIT_USAGE; others 1. */
+int cli_out_open(const char *sub, struct db_out *o, const char *path, const char *const *inputs);
 int cli_out_check(const char *sub, const char *path, const char *const *inputs);
-/* ok: flush (and for a temporary file fsync and rename into place); 1 with
- * the error printed if that fails. !ok: remove the temporary file (returns
- * 1). */
-int cli_out_close(const char *sub, struct cli_out *o, int ok);
+int cli_out_close(const char *sub, struct db_out *o, int ok);
 /* A file name given on the command line, as db_text_safe shows it, for a
  * message: one of four buffers used in turn (at most four in one printf). */
 const char *cli_name(const char *s);
