@@ -1,7 +1,7 @@
-/* tpmtrace import ima|tcglog: measurement logs into traces of synthesized
+/* `tpmtrace import ima|tcglog`: measurement logs into traces of synthesized
  * TPM2_PCR_Extend commands (recorder/import/ima_import.c, recorder/import/tcglog_import.c),
  * and what tells such a log from other files. */
-#include "import_logs.h"
+#include "recorder/import/import_kinds.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,21 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "common.h"
 #include "recorder/import/ima_import.h"
 #include "recorder/import/tcglog_import.h"
-
-#define SUB "import"
-
-static void print_msg(void *ctx, int sev, const char *m)
-{
-	char buf[1024];
-	(void)ctx;
-	/* Warnings quote the log (names, template names): escaped. */
-	fprintf(stderr, "tpmtrace " SUB ": %s: %s\n", sev ? "error" : "warning",
-		db_text_safe(m, buf, sizeof buf));
-}
 
 static void quiet_msg(void *ctx, int sev, const char *m)
 {
@@ -139,7 +126,7 @@ int import_ima_sniff(const char *file, const struct import_opts *o, char *err, s
 int import_ima_file(const char *file, const struct import_opts *o, struct import_log_result *r,
 		    char *err, size_t errlen)
 {
-	struct ima_import_cfg cfg = {.msg = print_msg};
+	struct ima_import_cfg cfg = {.msg = o->msg ? o->msg : quiet_msg};
 	struct ima_result res;
 	double t0 = now_s();
 	cfg.opts = o->ima;
@@ -231,7 +218,7 @@ int import_tcglog_sniff(const char *file, const struct import_opts *o, char *err
 int import_tcglog_file(const char *file, const struct import_opts *o, struct import_log_result *r,
 		       char *err, size_t errlen)
 {
-	struct tcg_import_cfg cfg = {.msg = print_msg};
+	struct tcg_import_cfg cfg = {.msg = o->msg ? o->msg : quiet_msg};
 	struct tcg_result res;
 	cfg.db_path = o->db;
 	cfg.name = o->name;
