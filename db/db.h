@@ -41,6 +41,10 @@ void db_close(sqlite3 *db);
  * a version wrote, no trigger on them); else -EINVAL and err names the object
  * ("foreign schema: ..."). db_open checks it before anything is read. */
 int db_schema_check(sqlite3 *db, char *err, size_t errlen);
+/* A client's name (client.comm) ending in this mark may be cut from a longer
+ * one (recorder_proc_name): U+2026 HORIZONTAL ELLIPSIS. */
+#define DB_NAME_CUT "\xe2\x80\xa6"
+
 /* The bounds of every connection db_open makes (docs/security.md, "Hostile
  * databases"): a value at most DB_MAX_VALUE bytes, an SQL text at most
  * DB_MAX_SQL; on a read-only connection a statement runs at most

@@ -3,6 +3,8 @@
  * TCP connection (proc(5): /proc/net/tcp, /proc/PID/fd). */
 #include "recorder/peer_proc.h"
 
+#include "db/db.h"
+
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -45,7 +47,7 @@ static int extends(const char *cand, const char *comm)
 
 static void put_name(char *out, size_t len, const char *name, int cut)
 {
-	size_t n = strlen(name), mark = strlen(RECORDER_NAME_CUT);
+	size_t n = strlen(name), mark = strlen(DB_NAME_CUT);
 	if (len <= mark)
 		return;
 	if (n + 1 > len) {
@@ -57,7 +59,7 @@ static void put_name(char *out, size_t len, const char *name, int cut)
 	/* never end inside a UTF-8 sequence */
 	while (cut && n && ((unsigned char)name[n] & 0xC0) == 0x80)
 		n--;
-	snprintf(out, len, "%.*s%s", (int)n, name, cut ? RECORDER_NAME_CUT : "");
+	snprintf(out, len, "%.*s%s", (int)n, name, cut ? DB_NAME_CUT : "");
 }
 
 void recorder_proc_name(pid_t pid, const char *comm, char *out, size_t len)

@@ -10,14 +10,12 @@
 
 /* The longest name a client row keeps (bytes, with the NUL). */
 #define RECORDER_NAME_MAX 80
-/* The mark after a name that may be cut: U+2026 HORIZONTAL ELLIPSIS. */
-#define RECORDER_NAME_CUT "\xe2\x80\xa6"
 
 /* The program of process pid into out: its comm (comm, or /proc/PID/comm when
  * comm is NULL) when that is whole (under 15 bytes: the kernel keeps 16 with
  * the NUL, TASK_COMM_LEN); else the name comm was cut from, the basename of
  * argv[0], argv[1] (a script under its interpreter) or /proc/PID/exe that
- * begins with it; else comm with RECORDER_NAME_CUT after it (the process has
+ * begins with it; else comm with DB_NAME_CUT (db/db.h) after it (the process has
  * gone, or renamed itself). "" when nothing is known. */
 void recorder_proc_name(pid_t pid, const char *comm, char *out, size_t len);
 

@@ -11,7 +11,7 @@
 #include "model/tpm/decode.h"
 #include "db/writer.h"
 #include "model/tpm/params.h"
-#include "recorder/peer_proc.h"
+#include "model/trace_query.h"
 
 enum {
 	O_TRACE = 256,
@@ -76,19 +76,13 @@ const struct subcommand subcmd_show = {
 };
 
 struct show {
-	const char *trace_arg, *cc, *rc, *client, *seq;
+	const char *trace_arg;
+	struct trace_query_args a;
+	struct trace_query q; /* the filters (model/trace_query.h) */
 	long limit;
-	double slower;
-	int has_slower, json, verbose, wide;
-	int64_t seq_a, seq_b;
-	/* the WHERE clause of commands and of events, and its bound values */
-	char where[1024], ev_where[128];
-	int64_t bind[40];
-	unsigned n_bind;
-	const char *comm;  /* ?40 */
-	unsigned client_n; /* --client ID or pid:N: its bound value's number */
-	char policy[64];   /* the trace's replay policy, for the commands it added */
-	struct json_w *w;  /* --json: the writer on stdout */
+	int json, verbose, wide;
+	char policy[64];  /* the trace's replay policy, for the commands it added */
+	struct json_w *w; /* --json: the writer on stdout */
 };
 
 static void attrs_str(uint32_t a, char *out)
@@ -107,115 +101,6 @@ static void attrs_str(uint32_t a, char *out)
 	out[n] = 0;
 }
 
-static int parse_i64(const char *s, int base, int64_t *v)
-{
-	char *e;
-	errno = 0;
-	long long x = strtoll(s, &e, base);
-	if (errno || e == s || *e || x < 0)
-		return -1;
-	*v = x;
-	return 0;
-}
-
-/* --client NAME: the clients of that name, else those whose name begins
- * with it; a name stored cut (ending in U+2026) matches a name it begins.
- * ?1 the trace, ?40 the name. */
-#define CLIENT_NAME                                                                                \
-	"trace_id=?1 AND (comm=?40 OR (NOT EXISTS (SELECT 1 FROM client WHERE trace_id=?1"         \
-	" AND comm=?40) AND (substr(comm, 1, length(?40))=?40 OR (substr(comm, "                   \
-	"-1)='" RECORDER_NAME_CUT "' AND"                                                          \
-	" length(comm) > 1 AND substr(?40, 1, length(comm) - 1)=substr(comm, 1,"                   \
-	" length(comm) - 1)))))"
-/* --client pid:N (the bound value ?%u) */
-#define CLIENT_PID "trace_id=?1 AND pid=?%u"
-
-/* Appends " AND ..." with a new bound value; returns its number. */
-static unsigned add_bind(struct show *s, int64_t v)
-{
-	s->bind[s->n_bind] = v;
-	return 2 + s->n_bind++;
-}
-
-static void cat(struct show *s, const char *fmt, unsigned a, unsigned b)
-{
-	size_t l = strlen(s->where);
-	snprintf(s->where + l, sizeof s->where - l, fmt, a, b);
-}
-
-static int filter_cc(struct show *s)
-{
-	char buf[512];
-	snprintf(buf, sizeof buf, "%s", s->cc);
-	cat(s, " AND cc IN (", 0, 0);
-	int n = 0;
-	for (char *sp, *t = strtok_r(buf, ",", &sp); t; t = strtok_r(NULL, ",", &sp)) {
-		int64_t v = 0;
-		if (!(v = tpm_cc_from_name(t)) && (strncasecmp(t, "0x", 2) || parse_i64(t, 16, &v)))
-			return cli_usage_error(
-			    &subcmd_show, "--cc: '%s' is neither a command name nor a hex code", t);
-		if (n >= 30)
-			return cli_usage_error(&subcmd_show, "--cc: at most 30 codes");
-		cat(s, n++ ? ",?%u" : "?%u", add_bind(s, v), 0);
-	}
-	if (!n)
-		return cli_usage_error(&subcmd_show, "--cc: which command codes?");
-	cat(s, ")", 0, 0);
-	return 0;
-}
-
-static int filter_rest(struct show *s)
-{
-	int64_t v;
-	if (s->rc) {
-		if (!strcasecmp(s->rc, "ok"))
-			cat(s, " AND rc = 0", 0, 0);
-		else if (!strcasecmp(s->rc, "error"))
-			cat(s, " AND rc <> 0", 0, 0);
-		else if (!parse_i64(s->rc, 16, &v))
-			cat(s, " AND rc = ?%u", add_bind(s, v), 0);
-		else
-			return cli_usage_error(&subcmd_show,
-					       "--rc: '%s' is not ok, error or a hex code", s->rc);
-	}
-	if (s->client) {
-		if (!parse_i64(s->client, 10, &v)) {
-			s->client_n = add_bind(s, v);
-			cat(s, " AND client_id = ?%u", s->client_n, 0);
-		} else if (!strncmp(s->client, "pid:", 4)) {
-			if (parse_i64(s->client + 4, 10, &v))
-				return cli_usage_error(&subcmd_show,
-						       "--client: '%s': pid:N takes a number",
-						       s->client);
-			s->client_n = add_bind(s, v);
-			cat(s, " AND client_id IN (SELECT id FROM client WHERE " CLIENT_PID ")",
-			    s->client_n, 0);
-		} else {
-			s->comm = s->client;
-			cat(s, " AND client_id IN (SELECT id FROM client WHERE " CLIENT_NAME ")", 0,
-			    0);
-		}
-	}
-	if (s->seq) {
-		const char *dash = strchr(s->seq + 1, '-');
-		char a[32];
-		snprintf(a, sizeof a, "%.*s", dash ? (int)(dash - s->seq) : 31, s->seq);
-		if (parse_i64(a, 10, &s->seq_a) ||
-		    (dash ? parse_i64(dash + 1, 10, &s->seq_b) : (s->seq_b = s->seq_a, 0)) ||
-		    s->seq_b < s->seq_a)
-			return cli_usage_error(&subcmd_show, "--seq: '%s' is not N or A-B (A <= B)",
-					       s->seq);
-		unsigned ia = add_bind(s, s->seq_a), ib = add_bind(s, s->seq_b);
-		cat(s, " AND seq BETWEEN ?%u AND ?%u", ia, ib);
-		snprintf(s->ev_where, sizeof s->ev_where, " AND seq BETWEEN ?%u AND ?%u", ia, ib);
-	}
-	if (s->has_slower)
-		cat(s, " AND latency_ns > ?%u", add_bind(s, (int64_t)(s->slower * 1e6)), 0);
-	if (s->cc || s->rc || s->client || s->has_slower)
-		snprintf(s->ev_where, sizeof s->ev_where, " AND 0");
-	return 0;
-}
-
 static int parse(struct show *s, int argc, char **argv, const char **dbpath)
 {
 	int k;
@@ -230,19 +115,19 @@ static int parse(struct show *s, int argc, char **argv, const char **dbpath)
 			s->limit = (long)p.num;
 			break;
 		case O_CC:
-			s->cc = p.arg;
+			s->a.cc = p.arg;
 			break;
 		case O_RC:
-			s->rc = p.arg;
+			s->a.rc = p.arg;
 			break;
 		case O_CLIENT:
-			s->client = p.arg;
+			s->a.client = p.arg;
 			break;
 		case O_SEQ:
-			s->seq = p.arg;
+			s->a.seq = p.arg;
 			break;
 		case O_SLOWER:
-			s->slower = p.real, s->has_slower = 1;
+			s->a.slower_ms = p.real, s->a.has_slower = 1;
 			break;
 		case O_JSON:
 			s->json = 1;
@@ -259,8 +144,9 @@ static int parse(struct show *s, int argc, char **argv, const char **dbpath)
 		return EXIT_USAGE;
 	if (!(*dbpath = cli_db_operand(&p)))
 		return EXIT_USAGE;
-	if ((s->cc && filter_cc(s)) || filter_rest(s))
-		return EXIT_USAGE;
+	char err[256];
+	if (trace_query_build(&s->q, &s->a, err, sizeof err))
+		return cli_usage_error(&subcmd_show, "%s", err);
 	return 0;
 }
 
@@ -306,28 +192,19 @@ static void field_out(void *ctx, const struct tpm_field *f)
 		free(line);
 }
 
-static void bind_filters(sqlite3_stmt *st, int64_t id, const struct show *s)
-{
-	sqlite3_bind_int64(st, 1, id);
-	for (unsigned i = 0; i < s->n_bind; i++)
-		sqlite3_bind_int64(st, (int)i + 2, s->bind[i]);
-	if (s->comm)
-		sqlite3_bind_text(st, 40, s->comm, -1, SQLITE_STATIC);
-}
-
 /* One command of the row st and its response, field by field. */
 static void explain_one(sqlite3_stmt *st, int64_t id, const struct show *s, int first)
 {
-	uint32_t cc = (uint32_t)sqlite3_column_int64(st, 0);
-	long long seq = sqlite3_column_int64(st, 8);
+	uint32_t cc = (uint32_t)sqlite3_column_int64(st, TQX_CC);
+	long long seq = sqlite3_column_int64(st, TQX_SEQ);
 	const char *name = tpm_cc_name(cc);
-	int redacted = sqlite3_column_int(st, 3) & 1;
-	const uint8_t *cmd = sqlite3_column_blob(st, 1);
-	size_t cmd_len = (size_t)sqlite3_column_bytes(st, 1);
-	const uint8_t *rsp = sqlite3_column_blob(st, 2);
-	size_t rsp_len = (size_t)sqlite3_column_bytes(st, 2);
+	int redacted = sqlite3_column_int(st, TQX_FLAGS) & 1;
+	const uint8_t *cmd = sqlite3_column_blob(st, TQX_CMD);
+	size_t cmd_len = (size_t)sqlite3_column_bytes(st, TQX_CMD);
+	const uint8_t *rsp = sqlite3_column_blob(st, TQX_RSP);
+	size_t rsp_len = (size_t)sqlite3_column_bytes(st, TQX_RSP);
 	char comm[128];
-	db_text_safe((const char *)sqlite3_column_text(st, 5), comm, sizeof comm);
+	db_text_safe((const char *)sqlite3_column_text(st, TQX_COMM), comm, sizeof comm);
 	struct explain_out o = {s->w};
 	if (s->w) {
 		json_begin_object(s->w);
@@ -339,11 +216,11 @@ static void explain_one(sqlite3_stmt *st, int64_t id, const struct show *s, int 
 		json_begin_array(s->w);
 	} else {
 		char added[96] = "";
-		if (sqlite3_column_int(st, 3) & REC_F_POLICY)
+		if (sqlite3_column_int(st, TQX_FLAGS) & REC_F_POLICY)
 			snprintf(added, sizeof added, ", added by policy %s", s->policy);
 		printf("%sCommand: seq %lld, trace %lld, client %d (%s)%s, %s (0x%08X)%s\n",
-		       first ? "" : "\n", seq, (long long)id, sqlite3_column_int(st, 4),
-		       sqlite3_column_type(st, 5) == SQLITE_NULL ? "none" : comm, added,
+		       first ? "" : "\n", seq, (long long)id, sqlite3_column_int(st, TQX_CLIENT),
+		       sqlite3_column_type(st, TQX_COMM) == SQLITE_NULL ? "none" : comm, added,
 		       name ? name : "unknown", cc, redacted ? ", redacted" : "");
 	}
 	if (cmd)
@@ -354,15 +231,16 @@ static void explain_one(sqlite3_stmt *st, int64_t id, const struct show *s, int 
 		json_end_array(s->w);
 		json_key(s->w, "response");
 		json_begin_array(s->w);
-	} else if (sqlite3_column_type(st, 7) == SQLITE_NULL)
+	} else if (sqlite3_column_type(st, TQX_RC) == SQLITE_NULL)
 		printf("Response: none\n");
-	else if (sqlite3_column_type(st, 6) != SQLITE_NULL)
-		printf("Response: latency %.3f ms\n", cli_ns_to_ms(sqlite3_column_double(st, 6)));
+	else if (sqlite3_column_type(st, TQX_LATENCY_NS) != SQLITE_NULL)
+		printf("Response: latency %.3f ms\n",
+		       cli_ns_to_ms(sqlite3_column_double(st, TQX_LATENCY_NS)));
 	else
 		printf("Response:\n");
 	if (rsp)
 		tpm_explain_rsp(rsp, rsp_len, cmd, cmd_len, redacted, field_out, &o);
-	else if (!s->json && sqlite3_column_type(st, 7) != SQLITE_NULL)
+	else if (!s->json && sqlite3_column_type(st, TQX_RC) != SQLITE_NULL)
 		printf("    (bytes not stored: the trace's payloads are none)\n");
 	if (s->w) {
 		json_end_array(s->w);
@@ -386,7 +264,7 @@ static int read_failed(sqlite3 *db, sqlite3_stmt *st, int64_t id)
  * sqlite3 and jq. */
 static int nothing_matched(int64_t id, const struct show *s)
 {
-	if (!s->where[0] && !s->seq)
+	if (!s->q.where[0] && !s->q.has_seq)
 		fprintf(stderr, "tpmtrace show: trace %lld has no commands or events\n",
 			(long long)id);
 	else
@@ -398,16 +276,10 @@ static int nothing_matched(int64_t id, const struct show *s)
 /* -V: every command the filters keep, explained. */
 static int explain(sqlite3 *db, int64_t id, const struct show *s)
 {
-	char sql[2048];
-	sqlite3_stmt *st;
-	snprintf(sql, sizeof sql,
-		 "SELECT cc, cmd, rsp, flags, client_id,"
-		 " (SELECT comm FROM client l WHERE l.trace_id=?1 AND l.id=client_id),"
-		 " latency_ns, rc, seq FROM command WHERE trace_id=?1%s ORDER BY seq",
-		 s->where);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
-		return cli_error("show", "%s", sqlite3_errmsg(db));
-	bind_filters(st, id, s);
+	char err[512];
+	sqlite3_stmt *st = trace_query_explain(db, id, &s->q, err, sizeof err);
+	if (!st)
+		return cli_error("show", "%s", err);
 	long n = 0;
 	int src = SQLITE_DONE;
 	if (s->w) {
@@ -427,9 +299,9 @@ static int explain(sqlite3 *db, int64_t id, const struct show *s)
 		json_newline(s->w);
 	}
 	sqlite3_finalize(st);
-	if (!n && s->seq && s->seq_a == s->seq_b)
+	if (!n && s->q.has_seq && s->q.seq_a == s->q.seq_b)
 		return cli_error("show", "trace %lld has no command with seq %lld", (long long)id,
-				 (long long)s->seq_a);
+				 (long long)s->q.seq_a);
 	return n ? 0 : nothing_matched(id, s);
 }
 
@@ -451,8 +323,8 @@ static void print_cut(const char *line)
 
 static void print_event(sqlite3_stmt *st, int64_t seq, double rel, const struct show *s)
 {
-	const char *kind = (const char *)sqlite3_column_text(st, 16);
-	const char *detail = (const char *)sqlite3_column_text(st, 17);
+	const char *kind = (const char *)sqlite3_column_text(st, TQ_EV_KIND);
+	const char *detail = (const char *)sqlite3_column_text(st, TQ_EV_DETAIL);
 	if (s->w) {
 		json_begin_object(s->w);
 		json_kstr(s->w, "type", "event");
@@ -488,7 +360,7 @@ static void json_int_or_null(struct json_w *w, const char *key, sqlite3_stmt *st
 
 static void print_command_json(struct json_w *w, sqlite3_stmt *st, int64_t seq, double rel)
 {
-	uint32_t cc = (uint32_t)sqlite3_column_int64(st, 3);
+	uint32_t cc = (uint32_t)sqlite3_column_int64(st, TQ_CC);
 	const char *name = tpm_cc_name(cc);
 	json_begin_object(w);
 	json_kstr(w, "type", "command");
@@ -498,19 +370,19 @@ static void print_command_json(struct json_w *w, sqlite3_stmt *st, int64_t seq, 
 	json_kstr(w, "name", name ? name : "");
 	json_key(w, "handles");
 	json_begin_array(w);
-	for (int h = 0; h < 3 && sqlite3_column_type(st, 4 + h) != SQLITE_NULL; h++)
-		json_int(w, sqlite3_column_int64(st, 4 + h));
+	for (int h = 0; h < 3 && sqlite3_column_type(st, TQ_HANDLE1 + h) != SQLITE_NULL; h++)
+		json_int(w, sqlite3_column_int64(st, TQ_HANDLE1 + h));
 	json_end_array(w);
-	json_int_or_null(w, "n_sessions", st, 7);
-	json_int_or_null(w, "sess_handle", st, 8);
-	json_int_or_null(w, "sess_attrs", st, 9);
-	json_int_or_null(w, "pcr", st, 10);
-	json_int_or_null(w, "client", st, 11);
-	json_int_or_null(w, "rc", st, 12);
-	json_int_or_null(w, "latency_ns", st, 13);
-	json_int_or_null(w, "rsp_handle", st, 15);
-	json_int_or_null(w, "flags", st, 18);
-	json_kstr(w, "malformed", (const char *)sqlite3_column_text(st, 14));
+	json_int_or_null(w, "n_sessions", st, TQ_N_SESSIONS);
+	json_int_or_null(w, "sess_handle", st, TQ_SESS_HANDLE);
+	json_int_or_null(w, "sess_attrs", st, TQ_SESS_ATTRS);
+	json_int_or_null(w, "pcr", st, TQ_PCR);
+	json_int_or_null(w, "client", st, TQ_CLIENT);
+	json_int_or_null(w, "rc", st, TQ_RC);
+	json_int_or_null(w, "latency_ns", st, TQ_LATENCY_NS);
+	json_int_or_null(w, "rsp_handle", st, TQ_RSP_HANDLE);
+	json_int_or_null(w, "flags", st, TQ_FLAGS);
+	json_kstr(w, "malformed", (const char *)sqlite3_column_text(st, TQ_MALFORMED));
 	json_end_object(w);
 }
 
@@ -530,44 +402,46 @@ static const char *short_rc(const char *t, char *b, size_t n)
 
 static void print_command(sqlite3_stmt *st, int64_t seq, double rel, int wide)
 {
-	uint32_t cc = (uint32_t)sqlite3_column_int64(st, 3);
+	uint32_t cc = (uint32_t)sqlite3_column_int64(st, TQ_CC);
 	/* '+' before the name: a command the replay's policy added */
-	char mark = sqlite3_column_int64(st, 18) & REC_F_POLICY ? '+' : ' ';
+	char mark = sqlite3_column_int64(st, TQ_FLAGS) & REC_F_POLICY ? '+' : ' ';
 	char namebuf[16], hbuf[64] = "", sbuf[48] = "", extra[48] = "";
 	const char *name = tpm_cc_label(cc, namebuf, sizeof namebuf);
 	for (int h = 0; h < 3; h++) {
-		if (sqlite3_column_type(st, 4 + h) == SQLITE_NULL)
+		if (sqlite3_column_type(st, TQ_HANDLE1 + h) == SQLITE_NULL)
 			break;
 		size_t l = strlen(hbuf);
 		snprintf(hbuf + l, sizeof hbuf - l, "%s0x%08llX", h ? "," : "",
-			 (unsigned long long)sqlite3_column_int64(st, 4 + h));
+			 (unsigned long long)sqlite3_column_int64(st, TQ_HANDLE1 + h));
 	}
-	int ns = sqlite3_column_int(st, 7);
+	int ns = sqlite3_column_int(st, TQ_N_SESSIONS);
 	if (ns) {
 		char a[8];
-		attrs_str((uint32_t)sqlite3_column_int64(st, 9) & 0xff, a);
+		attrs_str((uint32_t)sqlite3_column_int64(st, TQ_SESS_ATTRS) & 0xff, a);
 		snprintf(sbuf, sizeof sbuf, "s=0x%08llX/%s%s",
-			 (unsigned long long)sqlite3_column_int64(st, 8), a, ns > 1 ? "+" : "");
+			 (unsigned long long)sqlite3_column_int64(st, TQ_SESS_HANDLE), a,
+			 ns > 1 ? "+" : "");
 	}
-	if (sqlite3_column_type(st, 10) != SQLITE_NULL)
-		snprintf(extra, sizeof extra, "pcr=%d", sqlite3_column_int(st, 10));
-	else if (sqlite3_column_type(st, 15) != SQLITE_NULL)
+	if (sqlite3_column_type(st, TQ_PCR) != SQLITE_NULL)
+		snprintf(extra, sizeof extra, "pcr=%d", sqlite3_column_int(st, TQ_PCR));
+	else if (sqlite3_column_type(st, TQ_RSP_HANDLE) != SQLITE_NULL)
 		snprintf(extra, sizeof extra, "-> 0x%08llX",
-			 (unsigned long long)sqlite3_column_int64(st, 15));
+			 (unsigned long long)sqlite3_column_int64(st, TQ_RSP_HANDLE));
 	char malbuf[256];
-	const char *mal =
-	    sqlite3_column_text(st, 14)
-		? db_text_safe((const char *)sqlite3_column_text(st, 14), malbuf, sizeof malbuf)
-		: NULL;
-	const char *rctext = sqlite3_column_type(st, 12) == SQLITE_NULL
+	const char *mal = sqlite3_column_text(st, TQ_MALFORMED)
+			      ? db_text_safe((const char *)sqlite3_column_text(st, TQ_MALFORMED),
+					     malbuf, sizeof malbuf)
+			      : NULL;
+	const char *rctext = sqlite3_column_type(st, TQ_RC) == SQLITE_NULL
 				 ? "(no response)"
-				 : tpm_rc_str((uint32_t)sqlite3_column_int64(st, 12));
+				 : tpm_rc_str((uint32_t)sqlite3_column_int64(st, TQ_RC));
 	if (wide) {
 		printf("%6lld %11.6f %c%-22s %-23s %-20s %-13s c%-3d %-30s", (long long)seq, rel,
-		       mark, name, hbuf, sbuf, extra, sqlite3_column_int(st, 11),
+		       mark, name, hbuf, sbuf, extra, sqlite3_column_int(st, TQ_CLIENT),
 		       mal ? mal : rctext);
-		if (sqlite3_column_type(st, 13) != SQLITE_NULL)
-			printf(" %9.3f ms\n", cli_ns_to_ms(sqlite3_column_double(st, 13)));
+		if (sqlite3_column_type(st, TQ_LATENCY_NS) != SQLITE_NULL)
+			printf(" %9.3f ms\n",
+			       cli_ns_to_ms(sqlite3_column_double(st, TQ_LATENCY_NS)));
 		else
 			printf("\n");
 		return;
@@ -578,54 +452,25 @@ static void print_command(sqlite3_stmt *st, int64_t seq, double rel, int wide)
 	char detail[168], lat[24] = "-";
 	snprintf(detail, sizeof detail, "%s%s%s%s%s", hbuf, *hbuf && *sbuf ? " " : "", sbuf,
 		 (*hbuf || *sbuf) && *extra ? " " : "", extra);
-	if (sqlite3_column_type(st, 13) != SQLITE_NULL)
-		snprintf(lat, sizeof lat, "%.3f ms", cli_ns_to_ms(sqlite3_column_double(st, 13)));
+	if (sqlite3_column_type(st, TQ_LATENCY_NS) != SQLITE_NULL)
+		snprintf(lat, sizeof lat, "%.3f ms",
+			 cli_ns_to_ms(sqlite3_column_double(st, TQ_LATENCY_NS)));
 	if (*detail)
 		strcat(detail, " ");
 	char rb[256], line[600];
 	const char *t = mal ? mal : short_rc(rctext, rb, sizeof rb);
 	snprintf(line, sizeof line, "%6lld %10.6f%c%-16s c%-3d %10s  %-*s%s", (long long)seq, rel,
-		 mark, name, sqlite3_column_int(st, 11), lat, *detail ? 27 : 0, detail, t);
+		 mark, name, sqlite3_column_int(st, TQ_CLIENT), lat, *detail ? 27 : 0, detail, t);
 	print_cut(line);
-}
-
-/* The time of the trace's first row with a time: the origin of the second
- * column, whatever the filters keep. */
-static int64_t first_time(sqlite3 *db, int64_t id)
-{
-	sqlite3_stmt *st;
-	int64_t t0 = -1;
-	if (sqlite3_prepare_v2(
-		db,
-		"SELECT t FROM (SELECT seq, t_submit_ns t FROM command WHERE trace_id=?1"
-		" AND t_submit_ns IS NOT NULL UNION ALL SELECT seq, t_ns FROM event"
-		" WHERE trace_id=?1 AND t_ns IS NOT NULL) ORDER BY seq LIMIT 1",
-		-1, &st, NULL))
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		t0 = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return t0;
 }
 
 static int list(sqlite3 *db, int64_t id, const struct show *s)
 {
-	char sql[2048];
-	sqlite3_stmt *st;
-	snprintf(
-	    sql, sizeof sql,
-	    "SELECT 0, seq, t_submit_ns, cc, handle1, handle2, handle3, n_sessions,"
-	    " sess_handle, sess_attrs, pcr, client_id, rc, latency_ns, malformed, rsp_handle,"
-	    " NULL, NULL, flags FROM command WHERE trace_id=?1%s"
-	    " UNION ALL SELECT 1, seq, t_ns, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
-	    " client_id, NULL, NULL, NULL, NULL, kind, detail, NULL FROM event WHERE trace_id=?1%s"
-	    " ORDER BY 2",
-	    s->where, s->ev_where);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL))
-		return cli_error("show", "%s", sqlite3_errmsg(db));
-	bind_filters(st, id, s);
-	int64_t t0 = first_time(db, id);
+	char err[512];
+	sqlite3_stmt *st = trace_query_list(db, id, &s->q, err, sizeof err);
+	if (!st)
+		return cli_error("show", "%s", err);
+	int64_t t0 = trace_query_first_time(db, id);
 	long n = 0;
 	int src = SQLITE_DONE;
 	if (s->w) {
@@ -636,11 +481,12 @@ static int list(sqlite3 *db, int64_t id, const struct show *s)
 		json_begin_array(s->w);
 	}
 	while ((s->limit < 0 || n < s->limit) && (src = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t seq = sqlite3_column_int64(st, 1), t = sqlite3_column_int64(st, 2);
-		double rel = t0 < 0 || sqlite3_column_type(st, 2) == SQLITE_NULL
+		int64_t seq = sqlite3_column_int64(st, TQ_SEQ),
+			t = sqlite3_column_int64(st, TQ_T_NS);
+		double rel = t0 < 0 || sqlite3_column_type(st, TQ_T_NS) == SQLITE_NULL
 				 ? 0
 				 : (double)(t - t0) / 1e9;
-		if (sqlite3_column_int(st, 0) == 1)
+		if (sqlite3_column_int(st, TQ_IS_EVENT) == 1)
 			print_event(st, seq, rel, s);
 		else if (s->w)
 			print_command_json(s->w, st, seq, rel);
@@ -659,65 +505,16 @@ static int list(sqlite3 *db, int64_t id, const struct show *s)
 	return n ? 0 : nothing_matched(id, s);
 }
 
-/* The policy a replay ran under (-V names it for the commands it added). */
-static void trace_policy(sqlite3 *db, int64_t id, struct show *s)
-{
-	sqlite3_stmt *st;
-	snprintf(s->policy, sizeof s->policy, "?");
-	if (sqlite3_prepare_v2(db, "SELECT policy FROM trace WHERE id=? AND policy IS NOT NULL", -1,
-			       &st, NULL) != SQLITE_OK)
-		return;
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		db_text_safe((const char *)sqlite3_column_text(st, 0), s->policy, sizeof s->policy);
-	sqlite3_finalize(st);
-}
-
 /* --client names no client of the trace: an error naming its clients (as
  * many names as fit one line), as an unknown --trace is. 1 if known. */
 static int client_known(sqlite3 *db, int64_t id, const struct show *s)
 {
-	char sql[600], names[256] = "", safe[96];
-	sqlite3_stmt *st;
-	int known = 1;
-	if (s->comm)
-		snprintf(sql, sizeof sql, "SELECT EXISTS (SELECT 1 FROM client WHERE %s)",
-			 CLIENT_NAME);
-	else if (!strncmp(s->client, "pid:", 4))
-		snprintf(sql, sizeof sql,
-			 "SELECT EXISTS (SELECT 1 FROM client WHERE " CLIENT_PID ")", s->client_n);
-	else
-		snprintf(
-		    sql, sizeof sql,
-		    "SELECT EXISTS (SELECT 1 FROM client WHERE trace_id=?1 AND id=?%u) OR EXISTS"
-		    " (SELECT 1 FROM command WHERE trace_id=?1 AND client_id=?%u)",
-		    s->client_n, s->client_n);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-		bind_filters(st, id, s);
-		known = sqlite3_step(st) != SQLITE_ROW || sqlite3_column_int(st, 0);
-	}
-	sqlite3_finalize(st);
-	if (known)
+	char names[256], safe[96];
+	if (trace_query_client_known(db, id, &s->q))
 		return 1;
-	if (sqlite3_prepare_v2(
-		db,
-		"SELECT DISTINCT coalesce(comm, peer, id) FROM client WHERE trace_id=?"
-		" ORDER BY id",
-		-1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, id);
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			size_t l = strlen(names);
-			db_text_safe((const char *)sqlite3_column_text(st, 0), safe, sizeof safe);
-			if (l + strlen(safe) + 7 > 60) {
-				snprintf(names + l, sizeof names - l, ", ...");
-				break;
-			}
-			snprintf(names + l, sizeof names - l, "%s%s", l ? ", " : "", safe);
-		}
-	}
-	sqlite3_finalize(st);
+	trace_query_client_names(db, id, names, sizeof names);
 	cli_error("show", "trace %lld has no client '%s' (%s%s)", (long long)id,
-		  db_text_safe(s->client, safe, sizeof safe),
+		  db_text_safe(s->a.client, safe, sizeof safe),
 		  names[0] ? "its clients: " : "it has none", names);
 	return 0;
 }
@@ -736,10 +533,10 @@ static int run(int argc, char **argv)
 	json_init_file(&jw, stdout, JSON_COMPACT);
 	s.w = s.json ? &jw : NULL;
 	int64_t id = cli_pick_trace("show", db, s.trace_arg);
-	trace_policy(db, id, &s);
-	ret = !id || (s.client && !client_known(db, id, &s)) ? 1
-	      : s.verbose				     ? explain(db, id, &s)
-							     : list(db, id, &s);
+	trace_query_policy(db, id, s.policy, sizeof s.policy);
+	ret = !id || (s.a.client && !client_known(db, id, &s)) ? 1
+	      : s.verbose				       ? explain(db, id, &s)
+							       : list(db, id, &s);
 	if (!ret && s.w && json_done(s.w))
 		ret = cli_error("show", "the JSON output went wrong");
 	sqlite3_close(db);
