@@ -171,3 +171,20 @@ int64_t db_trace_default(sqlite3 *db, char *why, size_t whylen)
 			 "unfinished traces: pick one with --trace ID (tpmtrace list)");
 	return 0;
 }
+
+void db_trace_kind_policy(sqlite3 *db, int64_t id, char *kind, size_t klen, char *policy,
+			  size_t plen)
+{
+	sqlite3_stmt *st;
+	kind[0] = policy[0] = 0;
+	if (sqlite3_prepare_v2(db, "SELECT kind, policy FROM trace WHERE id=?", -1, &st, NULL))
+		return;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const char *k = (const char *)sqlite3_column_text(st, 0);
+		const char *p = (const char *)sqlite3_column_text(st, 1);
+		snprintf(kind, klen, "%s", k ? k : "");
+		snprintf(policy, plen, "%s", p ? p : "");
+	}
+	sqlite3_finalize(st);
+}

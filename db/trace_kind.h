@@ -57,4 +57,8 @@ int64_t db_trace_latest(sqlite3 *db, int replay, int64_t *unfinished);
  * read error (why holds SQLite's message). */
 int64_t db_trace_default(sqlite3 *db, char *why, size_t whylen);
 
+/* Trace id's kind and policy (a replay's), "" when unknown. */
+void db_trace_kind_policy(sqlite3 *db, int64_t id, char *kind, size_t klen, char *policy,
+			  size_t plen);
+
 #endif

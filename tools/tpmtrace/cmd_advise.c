@@ -15,6 +15,7 @@
 #include "db/stats.h"
 #include "model/advise.h"
 #include "model/advise_proof.h"
+#include "model/advise_prove.h"
 #include "model/advise_words.h"
 #include "model/policy.h"
 #include "model/predict.h"
@@ -251,72 +252,28 @@ static void json_finding(struct json_w *w, const struct advise_result *r,
 	json_kstr(w, "change", t.change);
 }
 
-/* A proof that could not be made: why, for the text and the JSON. */
-#define FRESH_HINT                                                                                 \
-	"; a trace that needs its recording TPM's objects or state does not replay on a fresh "    \
-	"swtpm: --target"
-struct proof;
-static void prove_failed(struct proof *p, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* --prove: a finding's change as a policy knob on the replay's policy. */
-struct proof {
-	int done;
-	const char *why; /* not proved: why */
-	int failed;	 /* ... because a replay or a rewrite failed (said on stderr) */
-	char fail[200];
-	char before[128], after[256];
-	int64_t trace_before, trace_after;
-	double before_ms, after_ms; /* replayed TPM time of the two runs */
-};
-
-static void prove_failed(struct proof *p, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(p->fail, sizeof p->fail, fmt, ap);
-	va_end(ap);
-	p->failed = 1;
-	p->why = p->fail;
-}
-
-static const char *prove_policy(int kind, const char *trace_pol, char *out, size_t len)
-{
-	struct policy p;
-	char err[256];
-	if (!trace_pol[0] || policy_parse(trace_pol, &p, err, sizeof err) ||
-	    p.mode != POL_MODE_SESSIONS || p.hmac_off)
-		return NULL;
-	if (kind == ADVISE_SESSION_PER_CMD && p.reuse == POL_REUSE_PER_COMMAND)
-		p.reuse = POL_REUSE_LAZY;
-	else if (kind == ADVISE_USER_INTERLEAVE && p.reuse == POL_REUSE_LAZY && !p.user_flush_off)
-		p.user_flush_off = 1;
-	else if (kind == ADVISE_HWRNG_SESSION && !p.hwrng_off)
-		p.hwrng_off = 1;
-	else
-		return NULL;
-	policy_spec(&p, out, len);
-	return out;
-}
-
 /* --target: the TPM the proofs replay on (NULL: a private swtpm each);
  * --measure (or a device: target): its runs timed there, no profile emulated. */
 static const char *prove_target;
 static int prove_measure;
 
-/* Replays trace src of dbpath under policy pol emulating prof (tpmtrace
- * replay, its output discarded); the run's id and TPM time, or -1. The
- * TPM time leaves out the commands the target answered TPM_RC_RETRY,
- * YIELDED or TESTING (it did not run them; a fresh swtpm answers one of the
- * first authorized commands so, once), which no finding's change removes. */
-static int64_t prove_run(sqlite3 *db, const char *dbpath, int64_t src, const char *pol,
-			 const char *prof, double *tpm_ms)
+/* What a proof's replays need: the database and the profile to emulate. */
+struct prove_ctx {
+	const char *dbpath, *prof;
+};
+
+/* advise_prove_opts.replay: tpmtrace replay of trace src under policy pol
+ * emulating the profile (or timed on --measure's target), its output
+ * discarded. */
+static int prove_replay(void *ctx, int64_t src, const char *pol)
 {
+	const struct prove_ctx *c = ctx;
 	char id[32];
 	snprintf(id, sizeof id, "%lld", (long long)src);
-	char *argv[] = {"/proc/self/exe",     "replay",	   (char *)dbpath, "--trace",	 id,
-			"--policy",	      (char *)pol, "--emulate",	   (char *)prof, "--target",
-			(char *)prove_target, NULL};
+	char *argv[] = {
+	    "/proc/self/exe",	  "replay",    (char *)c->dbpath, "--trace",	   id,
+	    "--policy",		  (char *)pol, "--emulate",	  (char *)c->prof, "--target",
+	    (char *)prove_target, NULL};
 	if (!prove_target)
 		argv[9] = NULL; /* a private swtpm */
 	if (prove_measure) {
@@ -338,168 +295,32 @@ static int64_t prove_run(sqlite3 *db, const char *dbpath, int64_t src, const cha
 	int st;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	if (cli_exit_status(st))
-		return -1;
-	sqlite3_stmt *q;
-	int64_t run = -1;
-	if (sqlite3_prepare_v2(
-		db,
-		"SELECT t.id, (SELECT sum(latency_ns) FROM command WHERE trace_id=t.id"
-		" AND " DB_CLIENT_CMDS " AND NOT tpm_rc_is_retry(coalesce(rc, 0)))"
-		" FROM trace t WHERE parent_id=? AND kind='replay'"
-		" ORDER BY t.id DESC LIMIT 1",
-		-1, &q, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(q, 1, src);
-	if (sqlite3_step(q) == SQLITE_ROW) {
-		run = sqlite3_column_int64(q, 0);
-		*tpm_ms = sqlite3_column_int64(q, 1) / 1e6;
-	}
-	sqlite3_finalize(q);
-	return run;
+	return cli_exit_status(st);
 }
 
-/* A named rewrite (repeated-primary, session-per-command, policy-rebuilt,
- * context-churn):
- * the trace and its rewrite, each replayed as recorded. */
-static void prove_rewrite(sqlite3 *db, const char *dbpath, int64_t id, int kind, const char *prof,
-			  struct proof *p)
+static void prove_say(void *ctx, const char *msg)
 {
-	char err[512];
-	uint64_t dropped;
-	int64_t rw;
-	if (advise_rewrite(db, id, advise_kind_name(kind), &rw, &dropped, err, sizeof err)) {
-		fprintf(stderr, "tpmtrace advise: --prove: %s\n", err);
-		prove_failed(p, "its rewrite failed: %s", err);
-		return;
-	}
-	snprintf(p->before, sizeof p->before, "as-recorded");
-	snprintf(p->after, sizeof p->after, "as-recorded, the %s rewrite trace %lld",
-		 advise_kind_name(kind), (long long)rw);
-	p->trace_before = prove_run(db, dbpath, id, "as-recorded", prof, &p->before_ms);
-	p->trace_after = prove_run(db, dbpath, rw, "as-recorded", prof, &p->after_ms);
-	if (p->trace_before < 0 || p->trace_after < 0) {
-		fprintf(stderr, "tpmtrace advise: --prove: a replay of trace %lld or %lld failed\n",
-			(long long)id, (long long)rw);
-		prove_failed(p, "the replay of trace %lld or %lld failed (above)%s", (long long)id,
-			     (long long)rw, prove_target ? "" : FRESH_HINT);
-	} else
-		p->done = 1;
+	(void)ctx;
+	fprintf(stderr, "tpmtrace advise: --prove: %s\n", msg);
 }
 
-/* The source of a replay with a session-per-command finding of its own
- * (an application's sessions): its rewrite, else src itself; -1 when the
- * rewrite fails (said). */
-static int64_t source_rewrite(sqlite3 *db, int64_t src)
-{
-	struct advise_cmd *c = NULL;
-	struct advise_result *r = malloc(sizeof *r);
-	size_t n = 0;
-	int found = 0;
-	if (r && !advise_load(db, src, &c, &n)) {
-		advise_run(c, n, NULL, r);
-		for (unsigned i = 0; i < r->n; i++)
-			found |= r->f[i].kind == ADVISE_SESSION_PER_CMD && r->f[i].removed;
-	}
-	free(c);
-	free(r);
-	if (!found)
-		return src;
-	char err[512];
-	uint64_t dropped;
-	int64_t rw;
-	if (advise_rewrite(db, src, "session-per-command", &rw, &dropped, err, sizeof err)) {
-		fprintf(stderr, "tpmtrace advise: --prove: %s\n", err);
-		return -1;
-	}
-	return rw;
-}
-
-/* Proves each finding it can: the trace must be a replay (its source and
- * policy known). Returns how many were proved; a run that fails is said. */
-static unsigned prove(sqlite3 *db, const char *dbpath, int64_t id, const struct advise_result *r,
-		      const char *prof, struct proof *pf)
-{
-	char kind[16], pol[128], after[128];
-	unsigned n = 0;
-	cli_trace_kind(db, id, kind, sizeof kind, pol, sizeof pol);
-	sqlite3_stmt *q;
-	int64_t src = 0;
-	if (sqlite3_prepare_v2(db, "SELECT parent_id FROM trace WHERE id=?", -1, &q, NULL) ==
-	    SQLITE_OK) {
-		sqlite3_bind_int64(q, 1, id);
-		if (sqlite3_step(q) == SQLITE_ROW)
-			src = sqlite3_column_int64(q, 0);
-		sqlite3_finalize(q);
-	}
-	for (unsigned i = 0; i < r->n; i++) {
-		struct proof *p = &pf[i];
-		memset(p, 0, sizeof *p);
-		int k = r->f[i].kind, knob = !strcmp(kind, "replay") && src &&
-					     prove_policy(k, pol, after, sizeof after);
-		if (!knob && (k == ADVISE_REPEATED_PRIMARY || k == ADVISE_SESSION_PER_CMD ||
-			      k == ADVISE_POLICY_REBUILT || k == ADVISE_CONTEXT_CHURN)) {
-			prove_rewrite(db, dbpath, id, k, prof, p);
-			n += (unsigned)p->done;
-			continue;
-		}
-		if (!knob) {
-			p->why =
-			    k == ADVISE_OUTLIERS
-				? "a stall or retry is the recording TPM's; a replay on swtpm "
-				  "emulating a profile does not reproduce it (docs/advise.md, "
-				  "Limits)"
-			    : k == ADVISE_FAILED_REDONE
-				? "the failure came from the order of the recording's clients (a "
-				  "PCR extended between a policy and its use); a replay re-issues "
-				  "them in that order, the change is to it (docs/advise.md, Limits)"
-				: "this change is a policy knob, proved on a replay of a trace "
-				  "with the policy it changes (docs/advise.md)";
-			continue;
-		}
-		/* the replay's session-per-command holds the source's own too
-		 * (an application's): the after run replays the source's rewrite */
-		int64_t asrc = src;
-		snprintf(p->before, sizeof p->before, "%s", pol);
-		snprintf(p->after, sizeof p->after, "%s", after);
-		if (k == ADVISE_SESSION_PER_CMD && (asrc = source_rewrite(db, src)) != src)
-			snprintf(p->after, sizeof p->after, "%s, the %s rewrite trace %lld", after,
-				 advise_kind_name(k), (long long)asrc);
-		if (asrc < 0) {
-			prove_failed(p, "the source's session-per-command rewrite failed (above)");
-			continue;
-		}
-		p->trace_before = prove_run(db, dbpath, src, p->before, prof, &p->before_ms);
-		p->trace_after = prove_run(db, dbpath, asrc, after, prof, &p->after_ms);
-		if (p->trace_before < 0 || p->trace_after < 0) {
-			fprintf(stderr, "tpmtrace advise: --prove: a replay of trace %lld failed\n",
-				(long long)asrc);
-			prove_failed(p, "the replay of trace %lld failed (above)%s",
-				     (long long)asrc, prove_target ? "" : FRESH_HINT);
-			continue;
-		}
-		p->done = 1;
-		n++;
-	}
-	return n;
-}
-
+/* A proof that could not be made: why, for the text and the JSON. */
 static double proof_diff(const struct advise_result *r, const struct advise_finding *f,
-			 const struct proof *p)
+			 const struct advise_prove_result *p)
 {
 	double pred = advise_saving_ms(r, f), rep = p->before_ms - p->after_ms;
 	return pred ? (rep - pred) / pred : 0;
 }
 
 /* What the proof's figures are (model/advise_proof.h). */
-static void proof_basis(char *b, size_t n, const char *prof, const struct proof *p)
+static void proof_basis(char *b, size_t n, const char *prof, const struct advise_prove_result *p)
 {
 	advise_proof_basis(b, n, prove_measure ? NULL : prof, prove_target,
 			   !strcmp(p->before, "as-recorded"));
 }
 
 static void print_proof(const struct advise_result *r, const struct advise_finding *f,
-			const struct proof *p, const char *prof)
+			const struct advise_prove_result *p, const char *prof)
 {
 	char a[32], b[32], c[32], d[32], buf[2048];
 	if (p && !p->done && p->why) {
@@ -525,7 +346,8 @@ static void print_proof(const struct advise_result *r, const struct advise_findi
 }
 
 static void json_proof(struct json_w *w, const struct advise_result *r,
-		       const struct advise_finding *f, const struct proof *p, const char *prof)
+		       const struct advise_finding *f, const struct advise_prove_result *p,
+		       const char *prof)
 {
 	if (!p || !p->done) {
 		json_knull(w, "proof");
@@ -554,7 +376,7 @@ static void json_proof(struct json_w *w, const struct advise_result *r,
 }
 
 static void output(sqlite3 *db, const char *dbpath, int64_t id, const struct advise_result *r,
-		   const char *prof, int json, const struct proof *pf)
+		   const char *prof, int json, const struct advise_prove_result *pf)
 {
 	struct advise_client cn[ADVISE_MAX_CLIENTS];
 	char a[32], b[32], fig[160];
@@ -610,31 +432,6 @@ static void output(sqlite3 *db, const char *dbpath, int64_t id, const struct adv
 		print_finding(i, r, &r->f[i], cn, prof, fig);
 		if (pf)
 			print_proof(r, &r->f[i], &pf[i], prof);
-	}
-}
-
-/* Each proof made stored for report (model/advise_proof.h); one not stored is said. */
-static void keep_proofs(sqlite3 *db, int64_t id, const struct advise_result *r, const char *prof,
-			const struct proof *pf)
-{
-	char err[256];
-	for (unsigned i = 0; i < r->n; i++) {
-		struct advise_proof ap = {.trace_id = id,
-					  .predicted_saving_ms = advise_saving_ms(r, &r->f[i]),
-					  .replayed_before_ms = pf[i].before_ms,
-					  .replayed_after_ms = pf[i].after_ms,
-					  .before_trace = pf[i].trace_before,
-					  .after_trace = pf[i].trace_after};
-		if (!pf[i].done)
-			continue;
-		snprintf(ap.kind, sizeof ap.kind, "%s", advise_kind_name(r->f[i].kind));
-		snprintf(ap.profile, sizeof ap.profile, "%s", prof);
-		snprintf(ap.before_policy, sizeof ap.before_policy, "%s", pf[i].before);
-		snprintf(ap.after_policy, sizeof ap.after_policy, "%s", pf[i].after);
-		if (advise_proof_store(db, &ap, err, sizeof err))
-			fprintf(stderr,
-				"tpmtrace advise: --prove: the proof of %s not stored: %s\n",
-				ap.kind, err);
 	}
 }
 
@@ -720,10 +517,12 @@ static int run(int argc, char **argv)
 		goto out;
 	}
 	advise_run(cmds, n, profname ? &prof : NULL, r);
-	struct proof pf[ADVISE_MAX_FINDINGS];
+	struct advise_prove_result pf[ADVISE_MAX_FINDINGS];
 	if (do_prove) {
-		prove(db, dbpath, id, r, profname, pf);
-		keep_proofs(db, id, r, prof.name, pf);
+		struct prove_ctx pc = {dbpath, profname};
+		struct advise_prove_opts po = {prove_target, prove_replay, prove_say, &pc};
+		advise_prove(db, id, r, &po, pf);
+		advise_prove_keep(db, id, r, prof.name, pf, &po);
 	}
 	output(db, dbpath, id, r, profname ? prof.name : NULL, json, do_prove ? pf : NULL);
 	ret = 0;

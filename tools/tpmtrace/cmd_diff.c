@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "common.h"
+#include "db/trace_kind.h"
 #include "db/db.h"
 #include "db/stats.h"
 #include "model/tpm/tpm_cc.h"
@@ -87,7 +88,7 @@ static int open_side(struct side *x)
 		return 1;
 	if (!(x->id = cli_pick_trace("diff", x->db, x->id_arg)))
 		return 1;
-	cli_trace_kind(x->db, x->id, x->kind, sizeof x->kind, x->policy, sizeof x->policy);
+	db_trace_kind_policy(x->db, x->id, x->kind, sizeof x->kind, x->policy, sizeof x->policy);
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(x->db, "SELECT coalesce(emulated,'') FROM trace WHERE id=?", -1, &st,
 			       NULL) == SQLITE_OK) {

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "cmd_predict.h"
 #include "common.h"
+#include "db/trace_kind.h"
 #include "db/db.h"
 #include "db/stats.h"
 #include "model/trace_chip.h"
@@ -257,7 +258,7 @@ static int feed_trace(const struct pcfg *c, struct pstate *s)
 	int64_t id = cli_pick_trace("predict", s->db, c->trace);
 	if (!id)
 		return 1;
-	cli_trace_kind(s->db, id, kind, sizeof kind, tpol, sizeof tpol);
+	db_trace_kind_policy(s->db, id, kind, sizeof kind, tpol, sizeof tpol);
 	if (!strcmp(kind, "replay")) {
 		char w[512];
 		snprintf(w, sizeof w,

@@ -158,22 +158,6 @@ int64_t cli_pick_trace(const char *sub, sqlite3 *db, const char *arg)
 	return n;
 }
 
-void cli_trace_kind(sqlite3 *db, int64_t id, char *kind, size_t klen, char *policy, size_t plen)
-{
-	sqlite3_stmt *st;
-	kind[0] = policy[0] = 0;
-	if (sqlite3_prepare_v2(db, "SELECT kind, policy FROM trace WHERE id=?", -1, &st, NULL))
-		return;
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		const char *k = (const char *)sqlite3_column_text(st, 0);
-		const char *p = (const char *)sqlite3_column_text(st, 1);
-		snprintf(kind, klen, "%s", k ? k : "");
-		snprintf(policy, plen, "%s", p ? p : "");
-	}
-	sqlite3_finalize(st);
-}
-
 void cli_payloads_warn(const char *sub, int payloads, const char *db_path)
 {
 	if (payloads == PAYLOADS_FULL)

@@ -29,8 +29,6 @@ int cli_db_for_create(const char *sub, const char *path);
  * checked to exist, with a warning when it is unfinished.
  * Returns 0 and prints an error when there is none. */
 int64_t cli_pick_trace(const char *sub, sqlite3 *db, const char *arg);
-/* The trace's kind and policy (replays), "" when unknown. */
-void cli_trace_kind(sqlite3 *db, int64_t id, char *kind, size_t klen, char *policy, size_t plen);
 /* The help text of --trace, the same everywhere. */
 #define CLI_TRACE_HELP                                                                             \
 	"the trace: an id, latest or latest-replay (default:\n"                                    \
