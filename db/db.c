@@ -502,6 +502,38 @@ static int migrate_v3(sqlite3 *db, char *err, size_t errlen)
 	return rc;
 }
 
+/* Version 4 to 5: a replay's fidelity in its trace row (trace.fidelity),
+ * filled for the complete replays already stored from their replay-stop
+ * event, which said it as "fidelity=PCT ...". Files opened read-only stay at
+ * version 4 (a later replay there finds no earlier fidelity). */
+static int migrate_v4(sqlite3 *db, char *err, size_t errlen)
+{
+	int64_t has = 0;
+	int m = migration_begin(db, 4, err, errlen);
+	if (m <= 0)
+		return m;
+	if (pragma_int(db, "SELECT count(*) FROM pragma_table_info('trace') WHERE name='fidelity'",
+		       &has)) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+		db_exec(db, "ROLLBACK", NULL, 0);
+		return -EIO;
+	}
+	if ((!has && db_exec(db, "ALTER TABLE trace ADD COLUMN fidelity REAL", err, errlen)) ||
+	    db_exec(db,
+		    "UPDATE trace SET fidelity = (SELECT CAST(substr(e.detail, 10,"
+		    " instr(e.detail || ' ', ' ') - 10) AS REAL) FROM event e"
+		    " WHERE e.trace_id = trace.id AND e.kind = 'replay-stop'"
+		    " AND e.detail LIKE 'fidelity=%' ORDER BY e.seq DESC LIMIT 1)"
+		    " WHERE kind = 'replay' AND status = 'complete' AND fidelity IS NULL;"
+		    " UPDATE meta SET value='5' WHERE key='schema_version';"
+		    " PRAGMA user_version = 5; COMMIT",
+		    err, errlen)) {
+		db_exec(db, "ROLLBACK", NULL, 0);
+		return -EIO;
+	}
+	return 0;
+}
+
 /* Creates the schema of a new database unless another process did: the
  * write lock is taken first (BEGIN IMMEDIATE waits for the other creator's
  * transaction, busy_timeout), then the file is looked at again. *app and
@@ -529,7 +561,7 @@ static int create_schema(sqlite3 *db, int64_t *app, int64_t *ver, int wal, char 
 		goto fail;
 	}
 	if (db_exec(db,
-		    "INSERT INTO meta VALUES ('schema_version','4'),"
+		    "INSERT INTO meta VALUES ('schema_version','5'),"
 		    "('created_by','tpmtrace " TPMTRACE_VERSION "');COMMIT",
 		    msg, len))
 		goto fail;
@@ -764,6 +796,11 @@ int db_open_perm(const char *path, enum db_open_mode mode, unsigned perm, sqlite
 	if (mode != DB_READ && ver <= 3 && migrate_v3(db, msg, sizeof msg)) {
 		rc = -EIO;
 		snprintf(err, errlen, "%s: cannot migrate schema version 3 to 4: %s", path, msg);
+		goto out;
+	}
+	if (mode != DB_READ && ver <= 4 && migrate_v4(db, msg, sizeof msg)) {
+		rc = -EIO;
+		snprintf(err, errlen, "%s: cannot migrate schema version 4 to 5: %s", path, msg);
 		goto out;
 	}
 	if (mode != DB_READ)

@@ -9,7 +9,7 @@
 
 #include <sqlite3.h>
 
-#define TPMTRACE_SCHEMA_VERSION 4
+#define TPMTRACE_SCHEMA_VERSION 5
 #define TPMTRACE_APPLICATION_ID 0x54504D54 /* "TPMT" */
 
 enum db_open_mode {

@@ -28,7 +28,8 @@ CREATE TABLE trace (
 	events INTEGER NOT NULL DEFAULT 0,   -- control events stored
 	dropped INTEGER NOT NULL DEFAULT 0,  -- commands and events seen but not stored
 	notes TEXT,
-	uuid TEXT                          -- stable identity (RFC 4122 v4), the key of push
+	uuid TEXT,                         -- stable identity (RFC 4122 v4), the key of push
+	fidelity REAL                      -- fidelity of a complete replay, percent (docs/replay.md)
 );
 CREATE UNIQUE INDEX trace_uuid ON trace (uuid);
 

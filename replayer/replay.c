@@ -139,8 +139,9 @@ void rp_on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rsp, s
 	 * the copies of the source's own commands (a spawned swtpm's Startup,
 	 * the recorder's resource-manager flushes), so that the run compares
 	 * with its source command for command. */
-	int own = x->now.cur_role == ROLE_CLEANUP || x->now.cur_role == ROLE_STARTUP ||
-		  x->now.cur_role == ROLE_CLIENT_END ||
+	int own = x->now.cur_role == REPLAY_ROLE_CLEANUP ||
+		  x->now.cur_role == REPLAY_ROLE_STARTUP ||
+		  x->now.cur_role == REPLAY_ROLE_CLIENT_END ||
 		  (x->now.cur_role == POL_ROLE_ORIGINAL && x->now.cur.set &&
 		   x->now.cur.flags & REC_F_OWN);
 	/* What the policy adds for a source command (the kernel's session
@@ -167,7 +168,7 @@ void rp_on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rsp, s
 		if (t1 > x->res->last_ns)
 			x->res->last_ns = t1;
 	}
-	if (x->now.cur_role >= 0 && x->now.cur_role < 8)
+	if (x->now.cur_role >= 0 && x->now.cur_role < REPLAY_N_ROLES)
 		x->res->by_role[x->now.cur_role]++;
 	if (len >= TPM_HEADER_SIZE && !own) {
 		struct replay_cc_stat *s = rp_cc_stat(x->res, wire_get_u32(cmd + 6));
@@ -278,7 +279,7 @@ static int read_pcrs(struct rp *x)
 static int startup(struct rp *x)
 {
 	static const uint8_t su[12] = {0x80, 0x01, 0, 0, 0, 12, 0, 0, 0x01, 0x44, 0, 0};
-	x->now.cur_role = ROLE_STARTUP;
+	x->now.cur_role = REPLAY_ROLE_STARTUP;
 	int rc = rp_xfer(x, su, sizeof su);
 	x->now.cur_role = POL_ROLE_ORIGINAL;
 	if (rc < 0)
@@ -419,7 +420,7 @@ static int flush_target(struct rp *x, uint32_t rep)
 	wire_put_u32(cmd + 6, TPM_CC_FlushContext);
 	wire_put_u32(cmd + 10, rep);
 	int saved = x->now.cur_role, rc;
-	x->now.cur_role = ROLE_CLIENT_END;
+	x->now.cur_role = REPLAY_ROLE_CLIENT_END;
 	rc = rp_xfer(x, cmd, sizeof cmd);
 	x->now.cur_role = saved;
 	return rc < 0 ? rc : 0;
@@ -879,6 +880,20 @@ static void run_stream(struct rp *x, sqlite3 *db)
 	sqlite3_finalize(st);
 }
 
+/* The run's fidelity in its trace row (trace.fidelity): a later run of the
+ * same trace, policy and target compares itself with it. */
+static int store_fidelity(sqlite3 *db, int64_t id, double fidelity)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "UPDATE trace SET fidelity=? WHERE id=?", -1, &st, NULL))
+		return -EIO;
+	sqlite3_bind_double(st, 1, fidelity);
+	sqlite3_bind_int64(st, 2, id);
+	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
+	sqlite3_finalize(st);
+	return rc;
+}
+
 /* The end of the run: the PCRs read, the target cleaned, the fidelity
  * stored with the run's trace and the writer stopped. Returns 0 or the
  * run's fatal error. */
@@ -890,16 +905,11 @@ static int run_finish(struct rp *x, sqlite3 *db, int64_t id)
 	if (!x->now.fatal && read_pcrs(x))
 		rp_fail(x, -EIO, "the target stopped answering while reading the PCRs");
 	rp_cleanup_target(x);
-	/* The fidelity is stored with the run: a later run of the same trace,
-	 * policy and target compares itself with it (tpmtrace replay). */
+	/* The replay-stop event says the figures too (docs/schema.md). */
 	char stop[160];
-	uint64_t faithful = res->outcome[REPLAY_FAITHFUL] > res->failed
-				? res->outcome[REPLAY_FAITHFUL] - res->failed
-				: 0;
 	snprintf(stop, sizeof stop, "fidelity=%.4f faithful=%llu processed=%llu cleaned=%u left=%u",
-		 res->processed ? 100.0 * (double)faithful / (double)res->processed : 100.0,
-		 (unsigned long long)faithful, (unsigned long long)res->processed, res->cleaned,
-		 res->cleanup_left);
+		 replay_fidelity(res), (unsigned long long)replay_faithful(res),
+		 (unsigned long long)res->processed, res->cleaned, res->cleanup_left);
 	db_writer_event(x->st.w, db_mono_ns(), x->now.fatal ? "replay-error" : "replay-stop",
 			x->now.fatal ? res->err : stop, 0);
 	struct writer_stats ws;
@@ -913,6 +923,9 @@ static int run_finish(struct rp *x, sqlite3 *db, int64_t id)
 	if (!x->now.fatal && ws.dropped)
 		rp_fail(x, -EIO, "%s: %llu rows could not be stored", o->db_path,
 			(unsigned long long)ws.dropped);
+	if (!x->now.fatal && store_fidelity(db, id, replay_fidelity(res)))
+		rp_fail(x, -EIO, "%s: trace %lld: its fidelity: %s", o->db_path, (long long)id,
+			sqlite3_errmsg(db));
 	rc = x->now.fatal;
 	if (!rc)
 		res->status = "complete";

@@ -26,9 +26,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* pol_role (model/policy.h), then the replay's own: the Startup it adds, its
- * clean-up of an external target, a recorded client's space flushed. */
-#define REPLAY_N_ROLES 9
+#include "model/policy.h"
+
+/* What a command sent was for: a pol_role (model/policy.h), then the
+ * replay's own: the Startup it adds, its clean-up of an external target, a
+ * recorded client's space flushed. */
+enum replay_role {
+	REPLAY_ROLE_STARTUP = POL_ROLE__COUNT,
+	REPLAY_ROLE_CLEANUP,
+	REPLAY_ROLE_CLIENT_END,
+	REPLAY_N_ROLES
+};
 
 #define REPLAY_MAX_AUTHS   16
 #define REPLAY_MAX_REASONS 32
@@ -129,6 +137,25 @@ struct replay_result {
 };
 
 int rp_replay_run(const struct replay_opts *o, struct replay_result *res);
+
+/* A role's name ("original", "session-setup", ..., "rm-client-end") and an
+ * outcome's ("faithful", ...; "failed" for REPLAY__OUTCOMES: the commands
+ * answered with an error where the recording had success). */
+const char *replay_role_name(unsigned role);
+const char *replay_outcome_name(unsigned outcome);
+/* The source commands re-issued faithfully and answered as when recorded
+ * (no TPM error where the recording had success), and their share of the
+ * processed ones in percent (100 when none was processed): the fidelity,
+ * stored with a complete run (trace.fidelity). */
+uint64_t replay_faithful(const struct replay_result *r);
+double replay_fidelity(const struct replay_result *r);
+/* Whether run r (rp_replay_run's result rc) ends a series of runs: it failed,
+ * left something on the target, fell below min_fid percent, or below the
+ * fidelity of the newest earlier complete run of the same source, policy and
+ * target in db_path. 1 with the reason in why (naming what cost fidelity),
+ * else 0. */
+int replay_run_verdict(const char *db_path, double min_fid, const struct replay_result *r, int rc,
+		       char *why, size_t n);
 
 /* Parses HANDLE=VALUE (handle in hex or decimal; VALUE text, or hex:HEX). */
 int rp_replay_auth_parse(const char *s, struct replay_auth *a, char *err, size_t errlen);

@@ -145,7 +145,7 @@ void rp_cleanup_target(struct rp *x)
 			 "the target's handles could not be listed before the run");
 		return;
 	}
-	x->now.cur_role = ROLE_CLEANUP;
+	x->now.cur_role = REPLAY_ROLE_CLEANUP;
 	for (size_t k = 0; k < N_CLEAN_KINDS; k++) {
 		int rc = list_handles(&x->tg.t, clean_kinds[k], &now);
 		if (rc) {

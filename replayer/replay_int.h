@@ -28,14 +28,11 @@
 #include "recorder/transport/swtpm_spawn.h"
 #include "recorder/transport/tpmconn.h"
 
-#define PUB_MAX		1200
-#define MAX_OBJS	64
-#define MAX_SESS	32
-#define ROLE_STARTUP	6   /* by_role index of the Startup we add */
-#define ROLE_CLEANUP	7   /* ... and of what removes the run's leftovers */
-#define ROLE_CLIENT_END 8   /* ... and of a client's space flushed */
-#define CLEAN_MAX	256 /* handles of one kind listed on a target */
-#define MADE_MAX	32
+#define PUB_MAX	  1200
+#define MAX_OBJS  64
+#define MAX_SESS  32
+#define CLEAN_MAX 256 /* handles of one kind listed on a target */
+#define MADE_MAX  32
 
 /* Handles of one kind (GetCapability TPM_CAP_HANDLES) on the target. */
 struct handle_set {

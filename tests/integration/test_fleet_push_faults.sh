@@ -211,9 +211,9 @@ check "tpmtrace verify reads the version 1 file" "$TPMTRACE" verify "$T/v1.db"
 PGPASSFILE=$T/pgpass "$TPMTRACE" push "$T/v1.db" "$PUSHURL" >"$T/v1.out" 2>&1
 rc=$?
 check "push of a version 1 file exits 0 ($(cat "$T/v1.out"))" test $rc -eq 0
-expect_eq "the file is at version 4 (through 2 and 3) and its trace has a UUID" \
+expect_eq "the file is at version 5 (through 2, 3 and 4) and its trace has a UUID" \
 	"$(sqlite3 "$T/v1.db" "PRAGMA user_version; SELECT length(uuid) FROM trace;
-	SELECT count(*) FROM sqlite_schema WHERE name IN ('trace_host', 'advise_proof')")" "4
+	SELECT count(*) FROM sqlite_schema WHERE name IN ('trace_host', 'advise_proof')")" "5
 36
 2"
 expect_eq "the version 1 trace is on the server" "$(on_server v1)" 1

@@ -219,9 +219,9 @@ check "... its profile without p90 and p99" bash -c "! grep -q 'p90=\|p99=' '$T/
 	grep -c ' p95=' '$T/v3.profile' | grep -qx $(grep -c ' p95=' "$T/fw.profile")"
 expect_eq "... and left at version 3" "$(sqlite3 "$T/v3.db" "PRAGMA user_version")" 3
 "$TPMTRACE" profile import tpmscan "$R1" "$T/v3.db" --name one-run 2>"$T/v3w.err"
-expect_eq "written to: migrated to version 4, the profile stored" \
+expect_eq "written to: migrated to version 5, the profile stored" \
 	"$(sqlite3 "$T/v3.db" "PRAGMA user_version; SELECT count(p99_ns) FROM profile_entry e
-	JOIN profile p ON p.id = e.profile_id WHERE p.name = 'one-run'")" "4
+	JOIN profile p ON p.id = e.profile_id WHERE p.name = 'one-run'")" "5
 $(grep -c ' p99=' "$T/r1.profile")"
 
 # ---- bad input ----

@@ -16,7 +16,7 @@
 #    with markup, a stored proof whose policy is a script): no element made
 #    of them;
 #  - a schema version 2 file (before advise_proof): report reads it and leaves
-#    it at version 2; opened for writing it is migrated to version 4 (through 3) and
+#    it at version 2; opened for writing it is migrated to version 5 (through 3 and 4) and
 #    keeps its traces.
 . "$(dirname "$0")/../lib/common.sh"
 need swtpm sqlite3 python3 tpm2_createprimary tpm2_pcrread
@@ -147,7 +147,7 @@ db=$T/prim.db
 	'for i in 1 2 3; do tpm2_createprimary -C o -G ecc256 -c p$i.ctx >/dev/null || exit 1; done' \
 	2>"$T/prim.err"
 expect_eq "recorded three tpm2_createprimary" "$?" 0
-expect_eq "a new file is at schema version 4" "$(sqlite3 "$db" "PRAGMA user_version")" 4
+expect_eq "a new file is at schema version 5" "$(sqlite3 "$db" "PRAGMA user_version")" 5
 "$TPMTRACE" advise "$db" --trace 1 --profile "$EPROF" --json >"$T/a.json"
 expect_eq "advise --json exit status" "$?" 0
 expect_eq "advise finds the two re-creations" "$(python3 -c 'import json,sys
@@ -225,13 +225,15 @@ expect_eq "... shows the finding, no proof" "$(grep -o 'data-proved="[01]"' "$T/
 expect_eq "... and leaves it at version 2" "$(sqlite3 "$T/v2.db" "PRAGMA user_version")" 2
 "$TPMTRACE" advise "$T/v2.db" --trace 1 --rewrite repeated-primary >/dev/null 2>"$T/v2.err"
 expect_eq "opened for writing (advise --rewrite)" "$?" 0
-expect_eq "migrated to version 4 (through 3), the table made, the traces kept" \
+expect_eq "migrated to version 5 (through 3 and 4), the table made, the traces kept" \
 	"$(sqlite3 "$T/v2.db" "PRAGMA user_version; SELECT value FROM meta WHERE key = 'schema_version';
 	SELECT count(*) FROM advise_proof; SELECT count(*) > 2 FROM trace;
-	SELECT count(*) FROM pragma_table_info('profile_entry') WHERE name IN ('p90_ns', 'p99_ns', 'derived_from')")" "4
-4
+	SELECT count(*) FROM pragma_table_info('profile_entry') WHERE name IN ('p90_ns', 'p99_ns', 'derived_from');
+	SELECT count(*) FROM pragma_table_info('trace') WHERE name = 'fidelity'")" "5
+5
 0
 1
-3"
+3
+1"
 check "tpmtrace verify accepts the migrated file" "$TPMTRACE" verify "$T/v2.db"
 finish

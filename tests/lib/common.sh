@@ -245,6 +245,28 @@ wait_until() {
 	return 1
 }
 
+# json_get FILE PATH: the value at PATH in the JSON document FILE, keys and
+# array indices joined by dots (runs.0.fidelity): a string bare, a number or
+# a boolean as JSON writes it, null as "null"; a missing key prints nothing
+# and fails. For one value a check compares, instead of inline Python.
+json_get() {
+	python3 -c 'import json, sys
+v = json.load(open(sys.argv[1]))
+for k in sys.argv[2].split(".") if sys.argv[2] else []:
+    try:
+        v = v[int(k)] if isinstance(v, list) else v[k]
+    except (KeyError, IndexError, ValueError, TypeError):
+        sys.exit(1)
+print(v if isinstance(v, str) else json.dumps(v))' "$1" "$2"
+}
+
+# db_count DB 'WHERE ...': how many commands of DB the clause keeps, a command
+# said by name with the SQL function tpm_cc ("WHERE trace_id = 2 AND cc =
+# tpm_cc('PCR_Extend')"), never by its hex code.
+db_count() {
+	"$TPMTRACE" sql "$1" "SELECT count(*) FROM command ${2:-}" --no-header
+}
+
 . "$(dirname "${BASH_SOURCE[0]}")/check_guard.sh"
 
 # seal_unseal_lines SECRET PASSWORD: the lines of a tpm2-tools workload (for

@@ -134,12 +134,6 @@ const struct subcommand subcmd_replay = {
     "tpmtrace sql boot.db \"SELECT * FROM command_stats WHERE trace_id IN (1, 4)\"\n",
 };
 
-static const char *const outcome_names[] = {"faithful", "substituted", "refused", "skipped",
-					    "failed"};
-static const char *const role_names[] = {"original",	"nullkey-init", "session-setup",
-					 "session-end", "name-lookup",	"?",
-					 "startup",	"cleanup",	"rm-client-end"};
-
 static void progress_cb(void *arg, uint64_t done, uint64_t total)
 {
 	progress_update(arg, done, total);
@@ -163,14 +157,6 @@ static double ms(uint64_t ns)
 	return (double)ns / 1e6;
 }
 
-/* Source commands re-issued faithfully whose answer was no TPM error where
- * the recording had success. */
-static uint64_t fidelity_n(const struct replay_result *r)
-{
-	uint64_t ok = r->outcome[REPLAY_FAITHFUL];
-	return ok > r->failed ? ok - r->failed : 0;
-}
-
 /* The run's span (docs/schema.md, "Figures"): first submit to last response
  * of its commands, tpmtrace's own left out. */
 static uint64_t span_ns(const struct replay_result *r)
@@ -191,7 +177,7 @@ static void json_counts(struct json_w *w, const struct replay_result *r)
 	json_kuint(w, "skipped", r->outcome[REPLAY_SKIPPED]);
 	json_kuint(w, "failed", r->failed);
 	json_kdouble(w, "fidelity",
-		     r->processed ? (double)fidelity_n(r) / (double)r->processed : 0.0, 4);
+		     r->processed ? (double)replay_faithful(r) / (double)r->processed : 0.0, 4);
 	json_kuint(w, "hmac_verified", r->hmac_checked);
 	json_kuint(w, "retries", r->retries);
 	json_kuint(w, "tpm_ns", r->tpm_ns);
@@ -225,14 +211,14 @@ static void json_lists(struct json_w *w, const struct replay_result *r)
 	json_begin_object(w);
 	for (int i = 0; i < REPLAY_N_ROLES; i++)
 		if (r->by_role[i])
-			json_kuint(w, role_names[i], r->by_role[i]);
+			json_kuint(w, replay_role_name((unsigned)i), r->by_role[i]);
 	json_end_object(w);
 	json_key(w, "reasons");
 	json_begin_array(w);
 	for (unsigned i = 0; i < r->n_reasons; i++) {
 		const struct replay_reason *n = &r->reasons[i];
 		json_begin_object(w);
-		json_kstr(w, "outcome", outcome_names[n->outcome]);
+		json_kstr(w, "outcome", replay_outcome_name(n->outcome));
 		json_kstr(w, "command", n->cc ? tpm_cc_name(n->cc) : NULL);
 		json_kuint(w, "count", n->count);
 		json_kuint(w, "first_seq", n->first_seq);
@@ -312,14 +298,14 @@ static void print_text(FILE *f, const struct replay_result *r, int rc)
 		fprintf(f,
 			"  fidelity %.1f%%: %llu of %llu source commands re-issued faithfully and "
 			"answered as when recorded\n",
-			100.0 * (double)fidelity_n(r) / (double)r->processed,
-			(unsigned long long)fidelity_n(r), (unsigned long long)r->processed);
+			replay_fidelity(r), (unsigned long long)replay_faithful(r),
+			(unsigned long long)r->processed);
 	char roles[512] = "", sent[96];
 	size_t rl = 0;
 	for (int i = 0; i < REPLAY_N_ROLES && rl < sizeof roles; i++)
 		if (r->by_role[i])
 			rl += (size_t)snprintf(roles + rl, sizeof roles - rl, "%s%s %llu",
-					       rl ? " " : "", role_names[i],
+					       rl ? " " : "", replay_role_name((unsigned)i),
 					       (unsigned long long)r->by_role[i]);
 	snprintf(sent, sizeof sent, "  commands sent %llu (%llu of them tpmtrace's own): ",
 		 (unsigned long long)r->sent, (unsigned long long)r->sent_own);
@@ -366,7 +352,7 @@ static void print_text(FILE *f, const struct replay_result *r, int rc)
 		const struct replay_reason *n = &r->reasons[i];
 		char lead[96];
 		snprintf(lead, sizeof lead,
-			 "  %s x%llu (first at seq %llu): ", outcome_names[n->outcome],
+			 "  %s x%llu (first at seq %llu): ", replay_outcome_name(n->outcome),
 			 (unsigned long long)n->count, (unsigned long long)n->first_seq);
 		cli_print_wrapped(f, lead, 4, n->text, strlen(n->text), CLI_WIDTH);
 	}
@@ -401,59 +387,6 @@ static void print_text(FILE *f, const struct replay_result *r, int rc)
 			}
 }
 
-/* The fidelity of the newest earlier complete run of the same source,
- * policy and target, as its replay-stop event stored it; -1 if none. */
-static double earlier_fidelity(const char *db_path, const struct replay_result *r, int64_t *which)
-{
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	char err[256];
-	double f = -1;
-	*which = 0;
-	if (db_open(db_path, DB_READ, &db, err, sizeof err))
-		return -1;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT t.id, e.detail FROM trace t JOIN event e ON e.trace_id=t.id"
-			       " AND e.kind='replay-stop' WHERE t.kind='replay' AND t.parent_id=?"
-			       " AND t.policy=? AND t.source=? AND t.status='complete' AND t.id<?"
-			       " ORDER BY t.id DESC LIMIT 1",
-			       -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, r->source_id);
-		sqlite3_bind_text(st, 2, r->policy, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, r->target, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 4, r->trace_id);
-		if (sqlite3_step(st) == SQLITE_ROW) {
-			const char *d = (const char *)sqlite3_column_text(st, 1);
-			const char *k = d ? strstr(d, "fidelity=") : NULL;
-			if (k) {
-				f = strtod(k + 9, NULL);
-				*which = sqlite3_column_int64(st, 0);
-			}
-		}
-	}
-	sqlite3_finalize(st);
-	db_close(db);
-	return f;
-}
-
-/* "failed x1: NV_DefineSpace ...; ..." of the reasons that cost fidelity
- * (every outcome but faithful and skipped). */
-static void failing_list(const struct replay_result *r, char *b, size_t n)
-{
-	size_t used = 0;
-	b[0] = 0;
-	for (unsigned i = 0; i < r->n_reasons && used + 1 < n; i++) {
-		const struct replay_reason *x = &r->reasons[i];
-		if (x->outcome == REPLAY_FAITHFUL || x->outcome == REPLAY_SKIPPED)
-			continue;
-		used += (size_t)snprintf(b + used, n - used, "%s%s x%llu: %s", used ? "; " : "",
-					 outcome_names[x->outcome], (unsigned long long)x->count,
-					 x->text);
-	}
-	if (used >= n && n > 4)
-		strcpy(b + n - 4, "...");
-}
-
 /* What the command line asked for. */
 struct rcfg {
 	const char *db_path, *trace, *policy, *target, *emulate;
@@ -471,39 +404,6 @@ struct rcfg {
 	struct run_stats tpm[16], wall[16];
 	int64_t first_id[16], last_id[16];
 };
-
-/* The reason a run ends the command (why), or 0 to go on. */
-static int check_run(const struct rcfg *c, const struct replay_result *r, int rc, char *why,
-		     size_t n)
-{
-	if (rc) {
-		snprintf(why, n, "%s (the partial run is stored as incomplete)", r->err);
-		return 1;
-	}
-	if (r->cleanup_left) {
-		snprintf(why, n,
-			 "trace %lld: %u entities the run created could not be removed from "
-			 "the target: %s",
-			 (long long)r->trace_id, r->cleanup_left, r->cleanup_err);
-		return 1;
-	}
-	double fid = r->processed ? 100.0 * (double)fidelity_n(r) / (double)r->processed : 100.0;
-	int64_t prev_id;
-	double prev = earlier_fidelity(c->db_path, r, &prev_id);
-	char fails[700];
-	if (!(fid + 1e-9 < c->min_fid || (prev >= 0 && fid + 0.05 < prev)))
-		return 0;
-	failing_list(r, fails, sizeof fails);
-	if (fid + 1e-9 < c->min_fid)
-		snprintf(why, n, "trace %lld: fidelity %.1f%% is below %.1f%% (--min-fidelity): %s",
-			 (long long)r->trace_id, fid, c->min_fid, fails);
-	else
-		snprintf(why, n,
-			 "trace %lld: fidelity %.1f%% is below the %.1f%% of trace %lld (the "
-			 "same trace, policy and target): %s",
-			 (long long)r->trace_id, fid, prev, (long long)prev_id, fails);
-	return 1;
-}
 
 /* --repeat runs of policy k; each run printed as it ends. Returns 0, or 1
  * with why set. */
@@ -533,7 +433,7 @@ static int run_policy(struct rcfg *c, unsigned k, struct progress *pg, char *why
 			snprintf(why, n, "%s", res.err);
 			return 1;
 		}
-		int stop = check_run(c, &res, rc, why, n);
+		int stop = replay_run_verdict(c->db_path, c->min_fid, &res, rc, why, n);
 		/* The table alone by default: a run's summary only when asked
 		 * for (--runs) or when it ends the command. */
 		if (c->w)
