@@ -12,7 +12,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/signalfd.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "db/db.h"
@@ -80,6 +82,26 @@ int record_session_begin(struct record_session *s, const struct record_trace_cfg
 	if (rc) {
 		s->w = NULL;
 		return rc < 0 ? rc : -EIO;
+	}
+	return 0;
+}
+
+int record_session_stop_due(struct record_session *s, struct record_child *c)
+{
+	struct signalfd_siginfo si;
+	while (read(s->sfd, &si, sizeof si) == sizeof si) {
+		if (si.ssi_signo == SIGCHLD) {
+			if (c->pid > 0 && waitpid(c->pid, &c->status, WNOHANG) == c->pid) {
+				c->pid = 0;
+				return 1;
+			}
+		} else {
+			c->signal = (int)si.ssi_signo;
+			if (c->pid > 0)
+				kill(c->pid, (int)si.ssi_signo);
+			else
+				return 1;
+		}
 	}
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "db/writer.h"
 
@@ -29,6 +30,19 @@ enum { RECORD_SIG_CHLD = 1 }; /* SIGCHLD too: the front end runs a child */
  * any thread starts: a thread would otherwise take them. Returns 0 or
  * -errno (s->sfd stays -1; the signals stay blocked). */
 int record_session_signals(struct record_session *s, unsigned flags);
+
+/* A child the front end runs under the recorder (record -- COMMAND). */
+struct record_child {
+	pid_t pid;  /* 0: none, or it has ended */
+	int status; /* its wait status once it has ended */
+	int signal; /* the stop signal received, 0 for none */
+};
+/* The stop signals waiting on s->sfd, read without blocking: SIGCHLD reaps
+ * c->pid once it has ended and stops the recording; another signal is kept
+ * in c->signal and passed on to c->pid, which then ends, or stops the
+ * recording at once when there is no child. 1 when the recording is to stop,
+ * else 0. */
+int record_session_stop_due(struct record_session *s, struct record_child *c);
 
 /* A recorder's writer queue by default: 65536 records (8 MiB of slots) and
  * 16 MiB for their payloads, resident only while queued (docs/recording.md). */

@@ -95,4 +95,22 @@ int kernel_early_import(struct kernel_trace *t, const char *path, uint64_t befor
 /* db_mono_ns() just before tpm_transmit's probe was attached. */
 uint64_t kernel_rec_attach_ns(const struct kernel_rec *k);
 
+struct record_session;
+struct record_child;
+/* A recording's first events: how the recorder is attached, and with early
+ * (--early FILE) the early-boot way's commands merged ahead of the eBPF part.
+ * 0, or -errno with err set. */
+int kernel_trace_begin(struct kernel_trace *kt, struct kernel_rec *k, const char *early, char *err,
+		       size_t errlen);
+/* Reads the ring buffer into kt until the session's stop signals say to stop
+ * (record_session_stop_due: the child c ended, or a stop signal). 0, or the
+ * ring buffer's -errno. */
+int kernel_trace_run(struct kernel_trace *kt, struct kernel_rec *k, struct record_session *s,
+		     struct record_child *c);
+/* The end: the probes detached, what is left in the ring buffer read, the
+ * counts in kcn, the summary in summary, the record-stop event (reason
+ * first) and the ring buffer's drops added to the trace's. */
+void kernel_trace_end(struct kernel_trace *kt, struct kernel_rec *k, const char *reason,
+		      struct kernel_rec_counts *kcn, char *summary, size_t len);
+
 #endif

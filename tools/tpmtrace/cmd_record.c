@@ -270,34 +270,16 @@ static int widen_files(const char *db_path, long mode, gid_t gid)
 	return 0;
 }
 
+/* What the proxy's loop wakes with: the session's stop signals. */
 struct record_ctx {
-	int sfd;
-	pid_t child;
-	int child_status;
-	int stop_signal;
+	struct record_session *s;
+	struct record_child child;
 };
 
 static int on_wake(void *arg)
 {
 	struct record_ctx *x = arg;
-	struct signalfd_siginfo si;
-	while (read(x->sfd, &si, sizeof si) == sizeof si) {
-		if (si.ssi_signo == SIGCHLD) {
-			int status;
-			if (x->child > 0 && waitpid(x->child, &status, WNOHANG) == x->child) {
-				x->child_status = status;
-				x->child = 0;
-				return 1;
-			}
-		} else {
-			x->stop_signal = (int)si.ssi_signo;
-			if (x->child > 0)
-				kill(x->child, (int)si.ssi_signo);
-			else
-				return 1;
-		}
-	}
-	return 0;
+	return record_session_stop_due(x->s, &x->child);
 }
 
 /* One option k (its argument in p) into a. Returns 0 or the usage exit status. */
@@ -678,7 +660,7 @@ static int record_proxy(const struct record_args *a)
 	struct proxy *px = NULL;
 	struct recorder rec;
 	struct record_session s;
-	struct record_ctx x = {.sfd = -1};
+	struct record_ctx x = {0};
 	int rm = a->rm < 0 ? !!a->command : a->rm;
 
 	record_session_init(&s);
@@ -695,7 +677,7 @@ static int record_proxy(const struct record_args *a)
 	cli_payloads_warn("record", a->payloads, a->db_path);
 	/* Signals arrive through a signalfd that the proxy loop watches. */
 	record_session_signals(&s, RECORD_SIG_CHLD);
-	x.sfd = s.sfd;
+	x.s = &s;
 	if (a->spawn) {
 		if (swtpm_spawn(&sw, a->state, SWTPM_SOCKETS, err, sizeof err)) {
 			cli_error("record", "%s", err);
@@ -738,7 +720,7 @@ static int record_proxy(const struct record_args *a)
 		goto out;
 
 	if (a->command) {
-		if ((x.child = cli_spawn("record", a->command, &s.oldmask, tcti)) < 0)
+		if ((x.child.pid = cli_spawn("record", a->command, &s.oldmask, tcti)) < 0)
 			goto out;
 	} else if (!a->quiet) {
 		fprintf(stderr,
@@ -750,11 +732,11 @@ static int record_proxy(const struct record_args *a)
 			fprintf(stderr, "tpmtrace record: clients: TPM2TOOLS_TCTI=%.*s\n",
 				(int)(nl - l), l);
 	}
-	proxy_run(px, x.sfd, on_wake, &x);
+	proxy_run(px, s.sfd, on_wake, &x);
 	/* The clients still connected go now (their leftovers flushed under
 	 * --rm), before the trace's last event. */
 	proxy_close_clients(px);
-	recorder_stop_event(&rec, "record-stop", x.stop_signal ? strsignal(x.stop_signal) : NULL);
+	recorder_stop_event(&rec, "record-stop", x.child.signal ? strsignal(x.child.signal) : NULL);
 	proxy_free(px);
 	px = NULL;
 
@@ -771,13 +753,13 @@ static int record_proxy(const struct record_args *a)
 		print_summary(&rec, s.trace_id, &st);
 	if (have_em && (!a->quiet || em.missing))
 		print_emulation(&em);
-	ret = a->command ? cli_exit_status(x.child_status) : 0;
+	ret = a->command ? cli_exit_status(x.child.status) : 0;
 	if (rc && !ret)
 		ret = 1; /* the trace could not be closed: say so in the status too */
 out:
-	if (x.child > 0) {
-		kill(x.child, SIGTERM);
-		waitpid(x.child, NULL, 0);
+	if (x.child.pid > 0) {
+		kill(x.child.pid, SIGTERM);
+		waitpid(x.child.pid, NULL, 0);
 	}
 	proxy_free(px);
 	record_session_close(&s);

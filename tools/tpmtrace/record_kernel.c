@@ -81,30 +81,6 @@ static int ring_bytes_from_env(uint32_t *bytes)
 	return 0;
 }
 
-/* The trace's first events: how the recorder is attached, and the early-boot
- * way's commands merged ahead of the eBPF part (--early). 0, or 1 after
- * saying what is wrong. */
-static int begin_events(const struct record_args *a, struct kernel_rec *k, struct kernel_trace *kt,
-			struct recorder *rec)
-{
-	char err[1024];
-	recorder_event(rec, "record-start", kernel_rec_describe(k), 0);
-	/* The chip was registered (its null key made) before this trace began,
-	 * unless the early-boot part below holds the registration. */
-	if (!a->early) {
-		recorder_event(rec, "kernel-attached",
-			       "the kernel's TPM was registered before this trace began", 0);
-		return 0;
-	}
-	if (kernel_early_import(kt, a->early, kernel_rec_attach_ns(k), err, sizeof err))
-		return cli_error(SUB, "%s", err);
-	char d[160];
-	snprintf(d, sizeof d, "%s: %" PRIu64 " commands before the eBPF part (partial)", a->early,
-		 kt->early);
-	recorder_event(rec, "early-boot", d, kt->early_client);
-	return 0;
-}
-
 int record_kernel_main(const struct record_args *a)
 {
 	char err[1024];
@@ -112,8 +88,8 @@ int record_kernel_main(const struct record_args *a)
 	struct record_session s;
 	struct recorder rec;
 	struct kernel_trace *kt = NULL;
-	pid_t child = 0;
-	int child_status = 0, stop_signal = 0, ret = 1, pidfile = 0;
+	struct record_child child = {0};
+	int ret = 1, pidfile = 0;
 
 	record_session_init(&s);
 	if (a->kernel_cmdline) {
@@ -156,8 +132,10 @@ int record_kernel_main(const struct record_args *a)
 		goto out;
 	}
 	kernel_trace_init(kt, &rec);
-	if (begin_events(a, k, kt, &rec))
+	if (kernel_trace_begin(kt, k, a->early, err, sizeof err)) {
+		cli_error(SUB, "%s", err);
 		goto out;
+	}
 	/* The readiness signal: attached, and the trace begun. */
 	if (a->pidfile) {
 		int e = write_pidfile(a->pidfile);
@@ -168,7 +146,7 @@ int record_kernel_main(const struct record_args *a)
 		pidfile = 1;
 	}
 	if (a->command) {
-		if ((child = cli_spawn(SUB, a->command, &s.oldmask, NULL)) < 0)
+		if ((child.pid = cli_spawn(SUB, a->command, &s.oldmask, NULL)) < 0)
 			goto out;
 	} else if (!a->quiet) {
 		fprintf(
@@ -178,60 +156,22 @@ int record_kernel_main(const struct record_args *a)
 		    a->db_path, (long long)s.trace_id);
 		print_wrapped(kernel_rec_describe(k));
 	}
-	for (;;) {
-		int n = kernel_rec_poll(k, 100, kernel_trace_record, kt);
-		if (n < 0 && n != -EINTR) {
-			cli_error(SUB, "--kernel: reading the ring buffer: %s", strerror(-n));
-			goto out;
-		}
-		struct signalfd_siginfo si;
-		int stop = 0;
-		while (read(s.sfd, &si, sizeof si) == sizeof si) {
-			if (si.ssi_signo == SIGCHLD) {
-				if (child > 0 && waitpid(child, &child_status, WNOHANG) == child) {
-					child = 0;
-					stop = 1;
-				}
-			} else {
-				stop_signal = (int)si.ssi_signo;
-				if (child > 0)
-					kill(child, (int)si.ssi_signo);
-				else
-					stop = 1;
-			}
-		}
-		if (stop)
-			break;
+	int n = kernel_trace_run(kt, k, &s, &child);
+	if (n < 0) {
+		cli_error(SUB, "--kernel: reading the ring buffer: %s", strerror(-n));
+		goto out;
 	}
-	/* Detach (the kernel as it was), then read what is still in the ring
-	 * buffer: every record made before the probes went is kept. Read the
-	 * other way round, a record made between the last read and the detach
-	 * was lost, uncounted (a span's end after its commands, say). */
-	kernel_rec_detach(k);
-	while (kernel_rec_poll(k, 0, kernel_trace_record, kt) > 0)
-		;
 	struct kernel_rec_counts kcn;
-	kernel_rec_counts(k, &kcn);
+	char summary[2048];
+	kernel_trace_end(kt, k,
+			 child.signal ? strsignal(child.signal)
+			 : a->command ? "command exited"
+				      : "stopped",
+			 &kcn, summary, sizeof summary);
 	kernel_rec_close(k);
 	k = NULL;
-	char summary[2048], detail[2300];
-	kernel_trace_summary(kt, summary, sizeof summary);
-	snprintf(detail, sizeof detail,
-		 "%s; %" PRIu64 " transmissions, %" PRIu64 " dropped by the ring buffer, %" PRIu64
-		 " returns without their entry\n%s",
-		 stop_signal  ? strsignal(stop_signal)
-		 : a->command ? "command exited"
-			      : "stopped",
-		 kt->commands, kcn.dropped, kcn.lost_returns, summary);
-	recorder_stop_event(&rec, "record-stop", detail);
 	struct writer_stats ws;
 	int64_t tid = s.trace_id;
-	/* trace.dropped counts what the writer could not store; the ring
-	 * buffer's drops are commands the kernel sent that never reached the
-	 * writer: added to it, so that recorded + dropped is every
-	 * transmission. Through the writer's open database: after a switch of
-	 * root the path may lead nowhere. */
-	db_writer_add_dropped(s.w, kcn.dropped);
 	if (record_session_end(&s, &ws)) {
 		cli_error(SUB, "%s: the trace could not be finalized", a->db_path);
 		goto out;
@@ -242,13 +182,13 @@ int record_kernel_main(const struct record_args *a)
 			"dropped %" PRIu64 " (ring buffer) + %" PRIu64 " (writer)\n%s",
 			(long long)tid, kt->commands, kcn.dropped, ws.dropped, summary);
 	}
-	ret = a->command ? cli_exit_status(child_status) : 0;
+	ret = a->command ? cli_exit_status(child.status) : 0;
 out:
 	if (pidfile)
 		unlink(a->pidfile);
-	if (child > 0) {
-		kill(child, SIGTERM);
-		waitpid(child, NULL, 0);
+	if (child.pid > 0) {
+		kill(child.pid, SIGTERM);
+		waitpid(child.pid, NULL, 0);
 	}
 	kernel_rec_close(k);
 	record_session_close(&s);
