@@ -15,6 +15,7 @@
 #include "model/trace_stream.h"
 #include "model/tpm/decode.h"
 #include "model/predict.h"
+#include "model/predict_run.h"
 #include "model/profile.h"
 #include "model/tpm/tpm_cc.h"
 #include "replayer/hostcrypto.h"
@@ -129,39 +130,6 @@ const struct subcommand subcmd_predict = {
     "tpmtrace predict boot.db --profile slb9670-linux-integrity --policy 'salt=none,reuse=lazy'\n",
 };
 
-/* A JSON object key for command code cc: its name, or 0xHEX. */
-static void json_cc_key(struct json_w *w, uint32_t cc)
-{
-	char hex[16];
-	json_key(w, tpm_cc_label(cc, hex, sizeof hex));
-}
-
-/* The prediction and what it was made from. */
-struct pstate {
-	struct profile prof;
-	const char *from;
-	sqlite3 *db;
-	struct predictor *pr;
-	struct pred_host host;
-	char desc[512];
-	struct policy pols[PREDICT_MAX_POLICIES];
-	int show[PREDICT_MAX_POLICIES];
-	unsigned npol, base, nwarn;
-	int64_t own; /* tpmtrace's own commands in the trace, not predicted */
-	/* A trace without timing (db_trace_has_timing: an IMA list, a TCG log):
-	 * its commands are priced from the profile, but it has no gaps and no
-	 * total to price or compare (docs/schema.md, "Figures"). */
-	int untimed;
-	char why[200]; /* how the profile was chosen, when no --profile */
-	char warns[32][256];
-	/* The TPM time's spread over sampled boots and the timeout risks. */
-	unsigned boots;
-	uint64_t seed;
-	struct pred_spread spread[PREDICT_MAX_POLICIES];
-	struct pred_timeout risk[PREDICT_MAX_POLICIES][8];
-	unsigned nrisk[PREDICT_MAX_POLICIES];
-};
-
 /* Returns 0, or the exit status (the usage error printed). */
 static int parse_args(int argc, char **argv, struct pcfg *c)
 {
@@ -251,7 +219,7 @@ static int parse_args(int argc, char **argv, struct pcfg *c)
 }
 
 /* Streams the trace of DB into the predictor; 0 or 1 (printed). */
-static int feed_trace(const struct pcfg *c, struct pstate *s)
+static int feed_trace(const struct pcfg *c, struct predict_run *s)
 {
 	char err[1024], kind[16], tpol[128];
 	uint64_t n = 0;
@@ -274,29 +242,12 @@ static int feed_trace(const struct pcfg *c, struct pstate *s)
 	if (!n)
 		return cli_error("predict", "%s: trace %lld is empty (no commands to expand)",
 				 c->dbpath, (long long)id);
-	sqlite3_stmt *ev;
-	long long nev = 0;
-	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM event WHERE trace_id=?", -1, &ev,
-			       NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(ev, 1, id);
-		if (sqlite3_step(ev) == SQLITE_ROW)
-			nev = sqlite3_column_int64(ev, 0);
-		sqlite3_finalize(ev);
-	}
-	/* tpmtrace's own commands are not predicted (db/stats.h): say how many */
-	struct db_trace_summary fig;
-	if (!db_trace_summary_load(s->db, id, &fig, err, sizeof err)) {
-		s->own = fig.own;
-		db_trace_summary_free(&fig);
-	}
-	s->untimed = db_trace_has_timing(s->db, id) == 0;
-	snprintf(s->desc, sizeof s->desc, "%s trace %lld: %llu commands, %lld events", c->dbpath,
-		 (long long)id, (unsigned long long)n, nev);
+	predict_run_describe(s, c->dbpath, id, n);
 	return 0;
 }
 
 /* Profile, predictor, host crypto; 0 or the exit status (printed). */
-static int prepare(const struct pcfg *c, struct pstate *s)
+static int prepare(const struct pcfg *c, struct predict_run *s)
 {
 	char err[1024];
 	int rc;
@@ -348,155 +299,9 @@ static int prepare(const struct pcfg *c, struct pstate *s)
 	return 0;
 }
 
-static void json_policy(struct json_w *w, const struct pstate *s, unsigned k)
-{
-	const struct predictor *pr = s->pr;
-	const struct pred_result *r = &pr->r[k];
-	struct pred_factors f;
-	char spec[160];
-	predict_factors(pr, k, s->base, &f);
-	policy_spec(&r->pol, spec, sizeof spec);
-	json_begin_object(w);
-	json_kstr(w, "name", r->pol.name);
-	json_kstr(w, "spec", spec);
-	json_kuint(w, "commands", r->commands);
-	json_key(w, "by_role");
-	json_begin_object(w);
-	for (int ro = 0; ro < POL_ROLE__COUNT; ro++)
-		json_kuint(w, policy_role_str(ro), r->by_role[ro]);
-	json_end_object(w);
-	json_key(w, "by_command");
-	json_begin_object(w);
-	for (unsigned c = 0; c < r->n_cc; c++) {
-		json_cc_key(w, r->by_cc[c].cc);
-		json_uint(w, r->by_cc[c].n);
-	}
-	json_end_object(w);
-	json_key(w, "tpm_ms_by_command");
-	json_begin_object(w);
-	for (unsigned c = 0; c < r->n_cc; c++) {
-		json_cc_key(w, r->by_cc[c].cc);
-		json_double(w, r->by_cc[c].tpm_ms, 6);
-	}
-	json_end_object(w);
-	json_kdouble(w, "tpm_ms", r->tpm_ms, 6);
-	/* A prediction mostly priced at the fallback has no known range. */
-	double share = predict_fallback_share(pr, k);
-	if (share > PREDICT_FALLBACK_WARN) {
-		json_knull(w, "tpm_low_ms");
-		json_knull(w, "tpm_high_ms");
-	} else {
-		json_kdouble(w, "tpm_low_ms", r->tpm_lo_ms, 6);
-		json_kdouble(w, "tpm_high_ms", r->tpm_hi_ms, 6);
-	}
-	json_kdouble(w, "tpm_ms_without_spread", r->nospread_ms, 6);
-	json_kdouble(w, "host_crypto_ms", r->host_ms, 6);
-	if (s->untimed)
-		json_knull(w, "total_ms");
-	else
-		json_kdouble(w, "total_ms", predict_total_ms(pr, k), 6);
-	json_kdouble(w, "factor_vs_password", f.total_vs_base, 6);
-	json_kdouble(w, "factor_vs_password_tpm", f.tpm_vs_base, 6);
-	if (f.total_known)
-		json_kdouble(w, "factor_vs_password_total", f.total_vs_base, 6);
-	else
-		json_knull(w, "factor_vs_password_total");
-	if (f.have_rec) {
-		json_kdouble(w, "factor_vs_recorded", f.total_vs_rec, 6);
-		json_kdouble(w, "factor_vs_recorded_tpm", f.tpm_vs_rec, 6);
-		json_kdouble(w, "factor_vs_recorded_total", f.total_vs_rec, 6);
-	}
-	json_kuint(w, "approximated", r->approx);
-	json_kuint(w, "priced_at_fallback", r->missing);
-	json_kdouble(w, "fallback_share", share, 6);
-	json_kbool(w, "mostly_fallback", share > PREDICT_FALLBACK_WARN);
-	json_kuint(w, "priced_derived", predict_derived(pr, k));
-	json_kdouble(w, "derived_share", predict_derived_share(pr, k), 6);
-	const struct pred_spread *sp = &s->spread[k];
-	json_key(w, "tpm_sampled");
-	json_begin_object(w);
-	json_kuint(w, "boots", sp->runs);
-	json_kuint(w, "seed", sp->seed);
-	json_kdouble(w, "p50_ms", sp->p50_ms, 6);
-	json_kdouble(w, "p95_ms", sp->p95_ms, 6);
-	json_kdouble(w, "max_ms", sp->max_ms, 6);
-	json_kdouble(w, "sampled_share", sp->sampled, 6);
-	json_end_object(w);
-	json_key(w, "timeout_risk");
-	json_begin_array(w);
-	for (unsigned j = 0; j < s->nrisk[k]; j++) {
-		const struct pred_timeout *t = &s->risk[k][j];
-		char cc[16];
-		json_begin_object(w);
-		json_kstr(w, "command", tpm_cc_label(t->cc, cc, sizeof cc));
-		json_kstr(w, "auth", profile_auth_str(t->auth));
-		json_kstr(w, "variant", t->e ? t->e->variant : NULL);
-		json_kbool(w, "derived", t->e && t->e->derived_from);
-		json_kuint(w, "count", t->count);
-		json_kstr(w, "kernel", predict_kernel_name(t->kernel));
-		json_kdouble(w, "timeout_ms", t->timeout_ms, 3);
-		json_kdouble(w, "p_command", t->p_cmd, 6);
-		json_kdouble(w, "p_boot", t->p_boot, 6);
-		json_end_object(w);
-	}
-	json_end_array(w);
-	json_end_object(w);
-}
-
-static int print_json(const struct pstate *s)
-{
-	const struct predictor *pr = s->pr;
-	const struct pred_host *h = &s->host;
-	struct json_w w;
-	json_init_file(&w, stdout, JSON_COMPACT);
-	json_begin_object(&w);
-	json_kint(&w, "version", 1);
-	json_kstr(&w, "profile", s->prof.name);
-	json_kstr(&w, "profile_from", s->from);
-	json_kstr(&w, "profile_chosen", s->why[0] ? s->why : NULL);
-	json_kstr(&w, "trace", s->desc);
-	json_kuint(&w, "input_commands", pr->in_commands);
-	json_kuint(&w, "hwrng_reads", pr->in_hwrng);
-	json_kbool(&w, "timing", !s->untimed);
-	if (s->untimed)
-		json_knull(&w, "non_tpm_ms");
-	else
-		json_kdouble(&w, "non_tpm_ms", pr->gap_ms, 6);
-	json_kbool(&w, "non_tpm_known", pr->gap_known);
-	if (pr->recorded_n) {
-		json_kdouble(&w, "recorded_tpm_ms", pr->recorded_tpm_ms, 6);
-		json_kdouble(&w, "recorded_total_ms", pr->recorded_tpm_ms + pr->gap_ms, 6);
-	}
-	json_kstr(&w, "host_crypto",
-		  h->measured ? "measured on this host" : "constant estimate, not measured");
-	json_key(&w, "host_crypto_per_op_ms");
-	json_begin_object(&w);
-	json_kdouble(&w, "salt_ecc", h->salt_ecc, 6);
-	json_kdouble(&w, "salt", h->salt, 6);
-	json_kdouble(&w, "unsalted", h->unsalted, 6);
-	json_kdouble(&w, "hmac", h->hmac, 6);
-	json_kdouble(&w, "enc", h->enc, 6);
-	json_kdouble(&w, "name", h->name, 6);
-	json_end_object(&w);
-	json_key(&w, "policies");
-	json_begin_array(&w);
-	for (unsigned k = 0; k < s->npol; k++)
-		if (s->show[k])
-			json_policy(&w, s, k);
-	json_end_array(&w);
-	json_key(&w, "warnings");
-	json_begin_array(&w);
-	for (unsigned j = 0; j < s->nwarn; j++)
-		json_str(&w, s->warns[j]);
-	json_end_array(&w);
-	json_end_object(&w);
-	json_newline(&w);
-	return json_done(&w);
-}
-
 /* The TPM range, or "-" when most of the time is priced at the fallback:
  * the profile's spread says nothing about a guess. */
-static void range_str(char *b, size_t n, const struct pstate *s, unsigned k)
+static void range_str(char *b, size_t n, const struct predict_run *s, unsigned k)
 {
 	const struct pred_result *r = &s->pr->r[k];
 	char d[32], e[32];
@@ -515,7 +320,7 @@ static void range_str(char *b, size_t n, const struct pstate *s, unsigned k)
 
 /* What the range and the figures rest on: the share without spread data,
  * the share priced at the fallback. */
-static void notes_str(char *b, size_t n, const struct pstate *s, unsigned k)
+static void notes_str(char *b, size_t n, const struct predict_run *s, unsigned k)
 {
 	const struct pred_result *r = &s->pr->r[k];
 	size_t len = 0;
@@ -535,7 +340,7 @@ static void factor5(char *b, size_t n, double x)
 	snprintf(b, n, x < 99.995 ? "%.2f" : x < 999.95 ? "%.1f" : "%.0f", x);
 }
 
-static void text_policy(const struct pstate *s, unsigned k, int wide)
+static void text_policy(const struct predict_run *s, unsigned k, int wide)
 {
 	const struct pred_result *r = &s->pr->r[k];
 	struct pred_factors f;
@@ -583,7 +388,7 @@ static void text_policy(const struct pstate *s, unsigned k, int wide)
 }
 
 /* The TPM range and its notes, one line per policy (fits 100 columns). */
-static void text_ranges(const struct pstate *s)
+static void text_ranges(const struct predict_run *s)
 {
 	printf("\n%-27s %-20s %s\n", "TPM range", "(low..high)", "notes");
 	for (unsigned k = 0; k < s->npol; k++) {
@@ -598,7 +403,7 @@ static void text_ranges(const struct pstate *s)
 
 /* The TPM time's spread over sampled boots, one line per policy, and the
  * commands whose tail outlasts the kernel's timeout for them. */
-static void text_spread(const struct pstate *s)
+static void text_spread(const struct predict_run *s)
 {
 	char a[32], b[32], c[32], t[512];
 	printf("\nTPM time over %u sampled boots (seed %llu)   %9s %9s %9s  %s\n", s->boots,
@@ -634,7 +439,7 @@ static void text_spread(const struct pstate *s)
 }
 
 /* Commands priced from derived entries: said, they are not measured. */
-static void derived_note(const struct pstate *s)
+static void derived_note(const struct predict_run *s)
 {
 	uint64_t most = 0;
 	double share = 0;
@@ -660,7 +465,7 @@ static void derived_note(const struct pstate *s)
 /* The kernel's TPM hwrng reads on its own clock, not the workload's: a
  * policy that lengthens the boot gets more of its reads (and their sessions)
  * than the trace holds. Said where a shown policy wraps them in sessions. */
-static void hwrng_note(const struct pstate *s)
+static void hwrng_note(const struct predict_run *s)
 {
 	int wraps = 0;
 	for (unsigned k = 0; k < s->npol; k++)
@@ -678,7 +483,7 @@ static void hwrng_note(const struct pstate *s)
 	cli_print_wrapped(stdout, "hwrng: ", 2, t, strlen(t), CLI_WIDTH);
 }
 
-static void print_text(const struct pstate *s, int wide)
+static void print_text(const struct predict_run *s, int wide)
 {
 	const struct predictor *pr = s->pr;
 	const struct pred_host *h = &s->host;
@@ -764,7 +569,7 @@ static void print_text(const struct pstate *s, int wide)
 
 /* The warnings: each with -v (or when there are at most 3), else one line
  * that counts them and names the commands priced at the fallback. */
-static void print_warnings(const struct pstate *s, int verbose)
+static void print_warnings(const struct predict_run *s, int verbose)
 {
 	if (verbose || s->nwarn <= 3) {
 		for (unsigned j = 0; j < s->nwarn; j++)
@@ -811,7 +616,7 @@ static void print_warnings(const struct pstate *s, int verbose)
 
 static int run(int argc, char **argv)
 {
-	static struct pstate s;
+	static struct predict_run s;
 	struct pcfg c;
 	char err[1024];
 	int rc = parse_args(argc, argv, &c);
@@ -837,18 +642,12 @@ static int run(int argc, char **argv)
 	if (rc)
 		goto out;
 	predict_finish(s.pr);
-	s.boots = c.boots;
-	s.seed = c.seed;
-	for (unsigned k = 0; k < s.npol; k++) {
-		if (predict_spread(s.pr, k, c.boots, c.seed, &s.spread[k])) {
-			rc = cli_error("predict", "out of memory");
-			goto out;
-		}
-		s.nrisk[k] = predict_timeouts(s.pr, k, s.risk[k], 8);
+	if (predict_run_figures(&s, c.boots, c.seed)) {
+		rc = cli_error("predict", "out of memory");
+		goto out;
 	}
-	s.nwarn = predict_warnings(s.pr, s.warns, 32);
 	print_warnings(&s, c.verbose);
-	if (c.json && print_json(&s))
+	if (c.json && predict_run_json(stdout, &s))
 		rc = cli_error("predict", "the JSON output went wrong");
 	else if (!c.json)
 		print_text(&s, c.wide);
