@@ -41,121 +41,23 @@ sqlite3 *cli_open_db(const char *sub, const char *path, int write)
 
 int cli_db_for_create(const char *sub, const char *path)
 {
-	struct stat st;
-	if (!path[0])
-		return cli_error(sub, "the database path is empty");
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && stat(path, &st) == 0 &&
-	    S_ISREG(st.st_mode) && st.st_size == 0)
-		return cli_error(sub,
-				 "%s: a symbolic link to an empty file; tpmtrace does not make a "
-				 "database of a file it reaches through a symbolic link",
-				 path);
-	if (stat(path, &st) == 0) {
-		if (S_ISDIR(st.st_mode))
-			return cli_error(sub, "%s: is a directory, not a database file", path);
-		if (!S_ISREG(st.st_mode))
-			return cli_error(sub, "%s: not a regular file", path);
-		if (st.st_size == 0)
-			return cli_error(
-			    sub,
-			    "%s: empty file, not a tpmtrace database (remove it and tpmtrace "
-			    "creates one)",
-			    path);
+	char err[4400];
+	if (!db_check_create(path, err, sizeof err))
 		return 0;
-	}
-	if (errno != ENOENT)
-		return cli_error(sub, "%s: %s", path, strerror(errno));
-	/* Only the file is created: a mistyped directory is an error, not a
-	 * new directory tree. */
-	char *copy = strdup(path);
-	if (!copy)
-		return cli_error(sub, "out of memory");
-	const char *dir = dirname(copy);
-	int rc = 0;
-	if (stat(dir, &st) != 0)
-		rc = cli_error(sub, "%s: directory %s: %s", path, dir, strerror(errno));
-	else if (!S_ISDIR(st.st_mode))
-		rc = cli_error(sub, "%s: %s is not a directory", path, dir);
-	free(copy);
-	return rc;
-}
-
-static int64_t one_id(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	int64_t id = 0;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW)
-			id = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-	}
-	return id;
-}
-
-/* A trace given by id that is not finished (db_trace_finished) is used, and
- * named: what a command prints of it may be cut short. */
-static void warn_unfinished(const char *sub, sqlite3 *db, int64_t id)
-{
-	char why[256], w[400], lead[64];
-	if (db_trace_finished(db, id, why, sizeof why))
-		return;
-	snprintf(w, sizeof w, "trace %lld is unfinished (%s)", (long long)id, why);
-	snprintf(lead, sizeof lead, "tpmtrace %s: warning: ", sub);
-	cli_print_wrapped(stderr, lead, 2, w, strlen(w), CLI_WIDTH);
+	return cli_error(sub, "%s", err);
 }
 
 int64_t cli_pick_trace(const char *sub, sqlite3 *db, const char *arg)
 {
-	int64_t id;
-	if (!arg) {
-		char why[256];
-		id = db_trace_default(db, why, sizeof why);
-		if (id <= 0)
-			cli_error(sub, "%s", why);
-		return id > 0 ? id : 0;
+	char err[600], warn[400], lead[64];
+	int64_t id = db_trace_pick(db, arg, err, sizeof err, warn, sizeof warn);
+	if (!id)
+		cli_error(sub, "%s", err);
+	else if (warn[0]) {
+		snprintf(lead, sizeof lead, "tpmtrace %s: warning: ", sub);
+		cli_print_wrapped(stderr, lead, 2, warn, strlen(warn), CLI_WIDTH);
 	}
-	if (!strcmp(arg, "latest") || !strcmp(arg, "latest-replay")) {
-		/* Unfinished traces are never picked here (db/trace_kind.h). */
-		int replay = !strcmp(arg, "latest-replay");
-		int64_t open;
-		if ((id = db_trace_latest(db, replay, &open)) > 0)
-			return id;
-		if (id < 0)
-			cli_error(sub, "%s", sqlite3_errmsg(db));
-		else if (!one_id(db, "SELECT count(*) FROM trace"))
-			cli_error(sub, "the database holds no trace");
-		else if (open)
-			cli_error(sub,
-				  "no finished %s to take (trace %lld is unfinished: --trace %lld "
-				  "takes it)",
-				  replay ? "replay" : "trace", (long long)open, (long long)open);
-		else
-			cli_error(sub, "the database holds no replay");
-		return 0;
-	}
-	char *end;
-	long long n = strtoll(arg, &end, 10);
-	if (!*arg || *end || n <= 0) {
-		cli_error(
-		    sub,
-		    "--trace takes a trace id (see 'tpmtrace list'), latest or latest-replay, "
-		    "not '%s'",
-		    arg);
-		return 0;
-	}
-	sqlite3_stmt *st;
-	int found = 0;
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM trace WHERE id=?", -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, n);
-		found = sqlite3_step(st) == SQLITE_ROW;
-		sqlite3_finalize(st);
-	}
-	if (!found) {
-		cli_error(sub, "no trace %lld in this database (see 'tpmtrace list')", n);
-		return 0;
-	}
-	warn_unfinished(sub, db, n);
-	return n;
+	return id;
 }
 
 void cli_payloads_warn(const char *sub, int payloads, const char *db_path)
@@ -169,24 +71,10 @@ void cli_payloads_warn(const char *sub, int payloads, const char *db_path)
 
 int cli_trace_delete(const char *sub, const char *db_path, int64_t id)
 {
-	sqlite3 *db = cli_open_db(sub, db_path, 1);
-	char err[256], sql[512];
-	if (!db)
-		return 1;
-	sqlite3_busy_timeout(db, 10000);
-	snprintf(sql, sizeof sql,
-		 "BEGIN IMMEDIATE; DELETE FROM command WHERE trace_id=%lld;"
-		 " DELETE FROM event WHERE trace_id=%lld; DELETE FROM client WHERE trace_id=%lld;"
-		 " DELETE FROM trace_host WHERE trace_id=%lld; DELETE FROM trace WHERE id=%lld;"
-		 " COMMIT",
-		 (long long)id, (long long)id, (long long)id, (long long)id, (long long)id);
-	int rc = db_exec(db, sql, err, sizeof err);
-	if (rc) {
-		db_exec(db, "ROLLBACK", NULL, 0);
-		cli_error(sub, "%s: could not remove trace %lld: %s", db_path, (long long)id, err);
-	}
-	db_close(db);
-	return rc ? 1 : 0;
+	char err[512];
+	if (!db_trace_delete(db_path, id, err, sizeof err))
+		return 0;
+	return cli_error(sub, "%s", err);
 }
 
 /* ---- outputs (db/out.h) ---- */

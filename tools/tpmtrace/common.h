@@ -11,6 +11,7 @@
 
 #include "db/json.h" /* json_str */
 #include "db/out.h"
+#include "db/trace_pick.h"
 #include "db/text.h" /* db_text_safe */
 
 /* Opens DB read-only (or read-write) and prints the error itself. */
