@@ -18,6 +18,9 @@
 
 #include "db/db.h"
 #include "model/tpm/decode.h"
+#include "model/tpm/constants.h"
+#include "model/tpm/wire.h"
+#include "model/tpm/tpm_cc.h"
 #include "db/rec_fill.h"
 #include "model/emulate.h"
 
@@ -308,4 +311,23 @@ uint32_t recorder_client_proc(struct recorder *r, pid_t pid, const char *comm, c
 	uint32_t id = ++r->next_client;
 	add_key(r, id, pid, comm, peer, t_first);
 	return id;
+}
+
+int recorder_startup(struct recorder *r, char *err, size_t errlen)
+{
+	uint8_t su[TPM_STARTUP_SIZE], rsp[64];
+	size_t rl = 0;
+	tpm_startup_cmd(su, TPM_SU_CLEAR);
+	int rc = recorder_own_command(r, su, sizeof su, rsp, sizeof rsp, &rl);
+	if (rc) {
+		snprintf(err, errlen, "TPM2_Startup of the spawned swtpm: %s", strerror(-rc));
+		return rc;
+	}
+	uint32_t code = rl >= TPM_HEADER_SIZE ? wire_get_u32(rsp + 6) : TPM_RC_FAILURE;
+	if (code && code != TPM_RC_INITIALIZE) {
+		snprintf(err, errlen, "TPM2_Startup of the spawned swtpm answered 0x%x (%s)", code,
+			 tpm_rc_str(code));
+		return -EPROTO;
+	}
+	return 0;
 }

@@ -72,6 +72,12 @@ int recorder_forward(struct recorder *r, uint32_t client, uint8_t locality, cons
 void recorder_log(struct recorder *r, uint32_t client, uint8_t locality, const uint8_t *cmd,
 		  size_t len, const uint8_t *rsp, size_t rsp_len, const struct rec_timing *tm);
 
+/* TPM2_Startup(TPM_SU_CLEAR), sent as tpmtrace's own command to a swtpm
+ * tpmtrace spawned, before any client: a fresh swtpm is powered on but not
+ * started, as a TPM after power-on whose firmware has not run. Answered
+ * TPM_RC_INITIALIZE (started already: a kept --swtpm-state) is success.
+ * 0, or -errno with err set. */
+int recorder_startup(struct recorder *r, char *err, size_t errlen);
 /* A command tpmtrace sends itself, not a client (the Startup of a swtpm it
  * spawned, the resource manager's flushes): forwarded and recorded like a
  * client's, with flag REC_F_OWN and a client of its own (comm "tpmtrace"),

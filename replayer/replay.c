@@ -13,6 +13,7 @@
 
 #include "db/stats.h"
 #include "db/trace_kind.h"
+#include "model/tpm/tpm_cc.h"
 #include "model/tpm/pcr_bank.h"
 
 int rp_replay_is_destructive(uint32_t cc)
@@ -278,7 +279,8 @@ static int read_pcrs(struct rp *x)
 
 static int startup(struct rp *x)
 {
-	static const uint8_t su[12] = {0x80, 0x01, 0, 0, 0, 12, 0, 0, 0x01, 0x44, 0, 0};
+	uint8_t su[TPM_STARTUP_SIZE];
+	tpm_startup_cmd(su, TPM_SU_CLEAR);
 	x->now.cur_role = REPLAY_ROLE_STARTUP;
 	int rc = rp_xfer(x, su, sizeof su);
 	x->now.cur_role = POL_ROLE_ORIGINAL;

@@ -10,6 +10,12 @@
 #define TPM_ST_CREATION	   0x8021
 #define TPM_ST_HASHCHECK   0x8024
 
+/* TPM2_Startup's startupType (Part 2 6.5, TPM_SU), and the command's length
+ * (tpm_startup_cmd). */
+#define TPM_SU_CLEAR	 0x0000
+#define TPM_SU_STATE	 0x0001
+#define TPM_STARTUP_SIZE 12
+
 /* Message limits: the header, the kernel's buffer (TPM_BUFSIZE), sessions
  * per command (Part 1 18.7). */
 #define TPM_HEADER_SIZE	 10

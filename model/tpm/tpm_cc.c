@@ -6,6 +6,9 @@
  * TPM2_CC_ prefix). tpm_cc_name gives a code's name. */
 #include "model/tpm/tpm_cc.h"
 
+#include "model/tpm/constants.h"
+#include "model/tpm/wire.h"
+
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -47,6 +50,16 @@ const char *tpm_cc_name(uint32_t cc)
 {
 	const struct tpm_cc_info *i = tpm_cc_lookup(cc);
 	return i ? i->name : NULL;
+}
+
+void tpm_startup_cmd(uint8_t *cmd, uint16_t su)
+{
+	struct wire_wr w;
+	wire_wr_init(&w, cmd, TPM_STARTUP_SIZE);
+	wire_wr_u16(&w, TPM_ST_NO_SESSIONS);
+	wire_wr_u32(&w, TPM_STARTUP_SIZE);
+	wire_wr_u32(&w, TPM_CC_Startup);
+	wire_wr_u16(&w, su);
 }
 
 const char *tpm_cc_label(uint32_t cc, char *buf, size_t len)

@@ -36,6 +36,10 @@ const char *tpm_cc_name(uint32_t cc);
 /* The name, or "0x%08X" written into buf (16 bytes are enough) for a code
  * the table does not know. */
 const char *tpm_cc_label(uint32_t cc, char *buf, size_t len);
+/* TPM2_Startup(su) (Part 3 9.3; su TPM_SU_CLEAR or TPM_SU_STATE) into cmd,
+ * TPM_STARTUP_SIZE bytes: the one way tpmtrace builds it (a spawned
+ * swtpm's start, a replay's, a measurement log's first command). */
+void tpm_startup_cmd(uint8_t *cmd, uint16_t su);
 /* The code for a name ("PCR_Extend", "TPM2_PCR_Extend" or "TPM_CC_PCR_Extend";
  * case-insensitive); 0 if there is none. */
 uint32_t tpm_cc_from_name(const char *name);

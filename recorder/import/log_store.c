@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "db/db.h"
+#include "model/tpm/tpm_cc.h"
 #include "model/tpm/decode.h"
 #include "model/tpm/redact.h"
 #include "model/tpm/wire.h"
@@ -171,15 +172,10 @@ void import_log_bad_pcr(uint64_t *bad, uint32_t pcr,
 
 int import_log_sink_startup(struct log_sink *s, uint8_t locality)
 {
-	uint8_t cmd[12], rsp[10];
-	struct wire_wr w;
-	wire_wr_init(&w, cmd, sizeof cmd);
-	wire_wr_u16(&w, TPM_ST_NO_SESSIONS);
-	wire_wr_u32(&w, sizeof cmd);
-	wire_wr_u32(&w, TPM_CC_Startup);
-	wire_wr_u16(&w, 0); /* TPM_SU_CLEAR */
+	uint8_t cmd[TPM_STARTUP_SIZE], rsp[10];
+	tpm_startup_cmd(cmd, TPM_SU_CLEAR);
 	int m = log_build_success_rsp(rsp, sizeof rsp, 0);
-	if (w.err || m < 0)
+	if (m < 0)
 		return -ENOSPC;
 	return store(s, cmd, sizeof cmd, rsp, (size_t)m, locality);
 }

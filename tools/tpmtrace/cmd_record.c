@@ -481,25 +481,6 @@ static int parse(int argc, char **argv, struct record_args *a)
 	return check_args(&p, a);
 }
 
-/* TPM2_Startup(TPM_SU_CLEAR) (Part 3 section 9.3), sent to a swtpm tpmtrace
- * spawned, before any client: a fresh swtpm is powered on but not started,
- * as a TPM after power-on whose firmware has not run. */
-static int startup_spawned(struct recorder *rec)
-{
-	static const uint8_t su[12] = {0x80, 0x01, 0, 0, 0, 12, 0, 0, 0x01, 0x44, 0, 0};
-	uint8_t rsp[64];
-	size_t rl = 0;
-	int rc = recorder_own_command(rec, su, sizeof su, rsp, sizeof rsp, &rl);
-	if (rc)
-		return cli_error("record", "TPM2_Startup of the spawned swtpm: %s", strerror(-rc));
-	uint32_t code = rl >= 10 ? wire_get_u32(rsp + 6) : TPM_RC_FAILURE;
-	/* TPM_RC_INITIALIZE: started already (a kept --swtpm-state). */
-	if (code && code != 0x100)
-		return cli_error("record", "TPM2_Startup of the spawned swtpm answered 0x%x (%s)",
-				 code, tpm_rc_str(code));
-	return 0;
-}
-
 /* The listeners: --listen (data and control channel), --listen-mssim
  * (command and platform port), or by default tcp:127.0.0.1:2321 (with
  * -- COMMAND a socket in a fresh directory, sockdir). all gets every one's
@@ -716,8 +697,10 @@ static int record_proxy(const struct record_args *a)
 			 em.from, (unsigned long long)em.seed);
 		recorder_event(&rec, "emulate", emdetail, 0);
 	}
-	if (a->spawn && !a->no_startup && startup_spawned(&rec))
+	if (a->spawn && !a->no_startup && recorder_startup(&rec, err, sizeof err)) {
+		cli_error("record", "%s", err);
 		goto out;
+	}
 
 	if (a->command) {
 		if ((x.child.pid = cli_spawn("record", a->command, &s.oldmask, tcti)) < 0)
