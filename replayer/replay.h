@@ -154,6 +154,13 @@ double replay_fidelity(const struct replay_result *r);
  * fidelity of the newest earlier complete run of the same source, policy and
  * target in db_path. 1 with the reason in why (naming what cost fidelity),
  * else 0. */
+/* The run's span (docs/schema.md, "Figures"): first submit to last
+ * response of its commands, tpmtrace's own left out. */
+uint64_t replay_span_ns(const struct replay_result *r);
+struct json_w;
+/* Run r (rp_replay_run's result rc) as one object of replay --json's
+ * "runs" (docs/replay.md). */
+void replay_result_json(struct json_w *w, const struct replay_result *r, int rc);
 int replay_run_verdict(const char *db_path, double min_fid, const struct replay_result *r, int rc,
 		       char *why, size_t n);
 

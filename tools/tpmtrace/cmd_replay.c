@@ -157,124 +157,6 @@ static double ms(uint64_t ns)
 	return (double)ns / 1e6;
 }
 
-/* The run's span (docs/schema.md, "Figures"): first submit to last response
- * of its commands, tpmtrace's own left out. */
-static uint64_t span_ns(const struct replay_result *r)
-{
-	return r->last_ns > r->first_ns ? r->last_ns - r->first_ns : 0;
-}
-
-/* The run's counts and times: the members of its object before the lists. */
-static void json_counts(struct json_w *w, const struct replay_result *r)
-{
-	json_kuint(w, "source_commands", r->source_commands);
-	json_kuint(w, "source_tpmtrace_commands", r->source_own);
-	json_kuint(w, "processed", r->processed);
-	json_kuint(w, "sent", r->sent);
-	json_kuint(w, "faithful", r->outcome[REPLAY_FAITHFUL]);
-	json_kuint(w, "substituted", r->outcome[REPLAY_SUBSTITUTED]);
-	json_kuint(w, "refused", r->outcome[REPLAY_REFUSED]);
-	json_kuint(w, "skipped", r->outcome[REPLAY_SKIPPED]);
-	json_kuint(w, "failed", r->failed);
-	json_kdouble(w, "fidelity",
-		     r->processed ? (double)replay_faithful(r) / (double)r->processed : 0.0, 4);
-	json_kuint(w, "hmac_verified", r->hmac_checked);
-	json_kuint(w, "retries", r->retries);
-	json_kuint(w, "tpm_ns", r->tpm_ns);
-	json_kuint(w, "source_tpm_ns", r->src_tpm_ns);
-	json_kuint(w, "crypto_ns", r->crypto_ns);
-	json_kuint(w, "wall_ns", r->wall_ns);
-	json_kuint(w, "trace_commands", r->sent - r->sent_own);
-	json_kuint(w, "tpmtrace_commands", r->sent_own);
-	json_kuint(w, "span_ns", span_ns(r));
-	json_kstr(w, "figures", model_figure_kind(r->emulated));
-	if (r->emulated[0]) {
-		json_kstr(w, "emulated", r->emulated);
-		json_kuint(w, "emulate_seed", r->emulate_seed);
-		json_kuint(w, "emulate_approximated", r->emu_approx);
-		json_kuint(w, "emulate_fallback", r->emu_missing);
-		json_kuint(w, "emulate_late", r->emu_late);
-		json_kuint(w, "emulate_late_ns", r->emu_late_ns);
-		json_kuint(w, "emulate_owed_ns", r->emu_debt_ns);
-	}
-	if (strcmp(r->target, "swtpm (spawned)")) {
-		json_kuint(w, "cleaned", r->cleaned);
-		json_kuint(w, "cleanup_left", r->cleanup_left);
-		json_kstr(w, "cleanup_error", r->cleanup_left ? r->cleanup_err : NULL);
-	}
-}
-
-/* The run's lists: commands per role, reasons, per command code, PCRs. */
-static void json_lists(struct json_w *w, const struct replay_result *r)
-{
-	json_key(w, "sent_by_role");
-	json_begin_object(w);
-	for (int i = 0; i < REPLAY_N_ROLES; i++)
-		if (r->by_role[i])
-			json_kuint(w, replay_role_name((unsigned)i), r->by_role[i]);
-	json_end_object(w);
-	json_key(w, "reasons");
-	json_begin_array(w);
-	for (unsigned i = 0; i < r->n_reasons; i++) {
-		const struct replay_reason *n = &r->reasons[i];
-		json_begin_object(w);
-		json_kstr(w, "outcome", replay_outcome_name(n->outcome));
-		json_kstr(w, "command", n->cc ? tpm_cc_name(n->cc) : NULL);
-		json_kuint(w, "count", n->count);
-		json_kuint(w, "first_seq", n->first_seq);
-		json_kstr(w, "reason", n->text);
-		json_end_object(w);
-	}
-	json_end_array(w);
-	json_key(w, "commands");
-	json_begin_array(w);
-	for (unsigned i = 0; i < r->n_cc; i++) {
-		const struct replay_cc_stat *s = &r->cc[i];
-		json_begin_object(w);
-		json_kuint(w, "cc", s->cc);
-		json_kstr(w, "name", tpm_cc_name(s->cc));
-		json_kuint(w, "recorded", s->n_src);
-		json_kuint(w, "replayed", s->n_rep);
-		json_kuint(w, "recorded_ns", s->src_ns);
-		json_kuint(w, "replayed_ns", s->rep_ns);
-		json_kuint(w, "rc_differs", s->rc_differs);
-		json_end_object(w);
-	}
-	json_end_array(w);
-	json_key(w, "pcrs");
-	json_begin_object(w);
-	for (unsigned b = 0; b < r->n_banks; b++) {
-		const struct replay_bank *k = &r->banks[b];
-		json_key(w, alg_name(k->alg));
-		json_begin_object(w);
-		for (int i = 0; i < 24; i++) {
-			if (!(k->mask & (1u << i)))
-				continue;
-			char key[12];
-			snprintf(key, sizeof key, "%d", i);
-			json_key(w, key);
-			json_hex(w, k->v[i], k->size);
-		}
-		json_end_object(w);
-	}
-	json_end_object(w);
-}
-
-/* One run as an object of "runs". */
-static void print_json(struct json_w *w, const struct replay_result *r, int rc)
-{
-	json_begin_object(w);
-	json_kint(w, "source", r->source_id);
-	json_kint(w, "trace", r->trace_id);
-	json_kstr(w, "policy", r->policy);
-	json_kstr(w, "target", r->target);
-	json_kstr(w, "status", r->status);
-	json_kstr(w, "error", rc ? r->err : NULL);
-	json_counts(w, r);
-	json_lists(w, r);
-	json_end_object(w);
-}
-
 static void print_text(FILE *f, const struct replay_result *r, int rc)
 {
 	fprintf(f, "replay of trace %lld, policy %s, target %s: trace %lld, %s\n",
@@ -331,7 +213,7 @@ static void print_text(FILE *f, const struct replay_result *r, int rc)
 		"  %llu commands: TPM time %.3f ms (recorded %.3f ms), span %.3f ms\n"
 		"  host crypto %.3f ms, wall %.3f ms (the whole run, start-up included)\n",
 		(unsigned long long)(r->sent - r->sent_own), ms(r->tpm_ns), ms(r->src_tpm_ns),
-		ms(span_ns(r)), ms(r->crypto_ns), ms(r->wall_ns));
+		ms(replay_span_ns(r)), ms(r->crypto_ns), ms(r->wall_ns));
 	snprintf(sent, sizeof sent, "  figures: ");
 	char what[400];
 	snprintf(what, sizeof what,
@@ -437,7 +319,7 @@ static int run_policy(struct rcfg *c, unsigned k, struct progress *pg, char *why
 		/* The table alone by default: a run's summary only when asked
 		 * for (--runs) or when it ends the command. */
 		if (c->w)
-			print_json(c->w, &res, rc);
+			replay_result_json(c->w, &res, rc);
 		else if (!c->table || c->runs || stop)
 			print_text(stdout, &res, rc);
 		if (stop)
