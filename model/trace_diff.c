@@ -13,7 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/json.h"
 #include "db/stats.h"
+#include "db/trace_kind.h"
+#include "model/run_stats.h"
+#include "model/tpm/tpm_cc.h"
 
 /* The percentile() function db_open registers gives the nearest rank, the
  * same definition as the command_stats view. */
@@ -194,4 +198,94 @@ void trace_diff_release(struct tdiff *d)
 	free(d->rows);
 	d->rows = NULL;
 	d->n = 0;
+}
+
+int trace_diff_trace_load(struct trace_diff_trace *x, char *err, size_t errlen)
+{
+	db_trace_kind_policy(x->db, x->id, x->kind, sizeof x->kind, x->policy, sizeof x->policy);
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(x->db, "SELECT coalesce(emulated,'') FROM trace WHERE id=?", -1, &st,
+			       NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, x->id);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			snprintf(x->emulated, sizeof x->emulated, "%s",
+				 (const char *)sqlite3_column_text(st, 0));
+		sqlite3_finalize(st);
+	}
+	return db_trace_summary_load(x->db, x->id, &x->sum, err, errlen);
+}
+
+static void json_side(struct json_w *w, const char *key, const struct tdiff_side *s)
+{
+	json_key(w, key);
+	json_begin_object(w);
+	json_kuint(w, "count", s->count);
+	json_kuint(w, "timed", s->timed);
+	json_kint(w, "total_ns", s->total_ns);
+	if (s->p50_ns >= 0) {
+		json_kint(w, "p50_ns", s->p50_ns);
+		json_kint(w, "p95_ns", s->p95_ns);
+	} else {
+		json_knull(w, "p50_ns");
+		json_knull(w, "p95_ns");
+	}
+	json_end_object(w);
+}
+
+/* b/a, null where there is none (json_double: NaN and infinities too). */
+static void json_ratio(struct json_w *w, const char *key, int64_t a, int64_t b)
+{
+	json_kdouble(w, key, (a >= 0 && b >= 0) ? trace_diff_ratio(a, b) : NAN, 6);
+}
+
+int trace_diff_json(FILE *f, const struct trace_diff_trace *A, const struct trace_diff_trace *B,
+		    const struct tdiff *d)
+{
+	const struct trace_diff_trace *s[2] = {A, B};
+	const struct tdiff_side *t[2] = {&d->total_a, &d->total_b};
+	struct json_w w;
+	json_init_file(&w, f, JSON_COMPACT);
+	json_begin_object(&w);
+	json_kint(&w, "version", 1);
+	for (int i = 0; i < 2; i++) {
+		json_key(&w, i ? "b" : "a");
+		json_begin_object(&w);
+		json_kstr(&w, "db", s[i]->path);
+		json_kint(&w, "trace", s[i]->id);
+		json_kstr(&w, "kind", s[i]->kind);
+		json_kstr(&w, "policy", s[i]->policy[0] ? s[i]->policy : NULL);
+		json_kstr(&w, "figures", model_figure_kind(s[i]->emulated));
+		json_kstr(&w, "emulated", s[i]->emulated[0] ? s[i]->emulated : NULL);
+		json_kint(&w, "runs", 1);
+		json_kuint(&w, "commands", t[i]->count);
+		json_kint(&w, "total_ns", t[i]->total_ns);
+		json_kint(&w, "tpm_ns", t[i]->total_ns);
+		json_kdouble(&w, "span_ns", s[i]->sum.span_ns, 0);
+		json_kint(&w, "tpmtrace_commands", s[i]->sum.own);
+		json_end_object(&w);
+	}
+	/* One trace a side: every ratio is between single runs. */
+	json_kstr(&w, "ratios", "single runs");
+	json_key(&w, "commands");
+	json_begin_array(&w);
+	for (unsigned i = 0; i < d->n; i++) {
+		const struct tdiff_row *r = &d->rows[i];
+		json_begin_object(&w);
+		json_kuint(&w, "cc", r->cc);
+		json_kstr(&w, "name", tpm_cc_name(r->cc));
+		json_side(&w, "a", &r->a);
+		json_side(&w, "b", &r->b);
+		json_kint(&w, "count_delta", (long long)r->b.count - (long long)r->a.count);
+		json_kint(&w, "total_delta_ns", trace_diff_delta_ns(r));
+		json_kint(&w, "added_ns", trace_diff_added_ns(r));
+		json_ratio(&w, "count_ratio", (int64_t)r->a.count, (int64_t)r->b.count);
+		json_ratio(&w, "total_ratio", r->a.total_ns, r->b.total_ns);
+		json_ratio(&w, "p50_ratio", r->a.p50_ns, r->b.p50_ns);
+		json_ratio(&w, "p95_ratio", r->a.p95_ns, r->b.p95_ns);
+		json_end_object(&w);
+	}
+	json_end_array(&w);
+	json_end_object(&w);
+	json_newline(&w);
+	return json_done(&w);
 }

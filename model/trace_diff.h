@@ -9,8 +9,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <sqlite3.h>
+
+#include "db/stats.h"
 
 struct tdiff_side {
 	uint64_t count;	  /* commands of this code */
@@ -54,5 +57,22 @@ int64_t trace_diff_added_ns(const struct tdiff_row *r);
 /* b - a of the totals in ns; b / a of the totals (NAN when a is 0). */
 int64_t trace_diff_delta_ns(const struct tdiff_row *r);
 double trace_diff_ratio(int64_t a, int64_t b);
+
+/* One side of a diff: a trace of a database, what it is and its figures. */
+struct trace_diff_trace {
+	const char *path, *id_arg; /* the database and the trace as given */
+	sqlite3 *db;
+	int64_t id;
+	char kind[16], policy[128];
+	char emulated[128];	     /* the profile a replay's latencies came from, or "" */
+	struct db_trace_summary sum; /* its figures (docs/schema.md, "Figures") */
+};
+/* x's kind, policy, emulated profile and figures, once x->db and x->id are
+ * set. 0, or -errno with err set. */
+int trace_diff_trace_load(struct trace_diff_trace *x, char *err, size_t errlen);
+/* diff --json of d, B against A, into f: 0, or -1 when the JSON writer saw a
+ * bug (db/json.h). */
+int trace_diff_json(FILE *f, const struct trace_diff_trace *A, const struct trace_diff_trace *B,
+		    const struct tdiff *d);
 
 #endif

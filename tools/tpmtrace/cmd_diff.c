@@ -60,17 +60,8 @@ const struct subcommand subcmd_diff = {
     "tpmtrace diff boot.db:1 demo.db:4 --json\n",
 };
 
-struct side {
-	const char *path, *id_arg;
-	sqlite3 *db;
-	int64_t id;
-	char kind[16], policy[128];
-	char emulated[128];	     /* the profile a replay's latencies came from, or "" */
-	struct db_trace_summary sum; /* its figures (docs/schema.md, "Figures") */
-};
-
 /* "DB:ID" split at its last colon. */
-static int split_operand(const char *s, struct side *x, char *buf, size_t n)
+static int split_operand(const char *s, struct trace_diff_trace *x, char *buf, size_t n)
 {
 	const char *c = strrchr(s, ':');
 	if (!c || c == s || !c[1] || (size_t)(c - s) >= n)
@@ -82,100 +73,16 @@ static int split_operand(const char *s, struct side *x, char *buf, size_t n)
 	return 0;
 }
 
-static int open_side(struct side *x)
+static int open_side(struct trace_diff_trace *x)
 {
+	char err[512];
 	if (!(x->db = cli_open_db("diff", x->path, 0)))
 		return 1;
 	if (!(x->id = cli_pick_trace("diff", x->db, x->id_arg)))
 		return 1;
-	db_trace_kind_policy(x->db, x->id, x->kind, sizeof x->kind, x->policy, sizeof x->policy);
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(x->db, "SELECT coalesce(emulated,'') FROM trace WHERE id=?", -1, &st,
-			       NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, x->id);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			snprintf(x->emulated, sizeof x->emulated, "%s",
-				 (const char *)sqlite3_column_text(st, 0));
-		sqlite3_finalize(st);
-	}
-	char err[512];
-	if (db_trace_summary_load(x->db, x->id, &x->sum, err, sizeof err))
+	if (trace_diff_trace_load(x, err, sizeof err))
 		return cli_error("diff", "%s: %s", x->path, err);
 	return 0;
-}
-
-static void json_side(struct json_w *w, const char *key, const struct tdiff_side *s)
-{
-	json_key(w, key);
-	json_begin_object(w);
-	json_kuint(w, "count", s->count);
-	json_kuint(w, "timed", s->timed);
-	json_kint(w, "total_ns", s->total_ns);
-	if (s->p50_ns >= 0) {
-		json_kint(w, "p50_ns", s->p50_ns);
-		json_kint(w, "p95_ns", s->p95_ns);
-	} else {
-		json_knull(w, "p50_ns");
-		json_knull(w, "p95_ns");
-	}
-	json_end_object(w);
-}
-
-/* b/a, null where there is none (json_double: NaN and infinities too). */
-static void json_ratio(struct json_w *w, const char *key, int64_t a, int64_t b)
-{
-	json_kdouble(w, key, (a >= 0 && b >= 0) ? trace_diff_ratio(a, b) : NAN, 6);
-}
-
-static int print_json(const struct side *A, const struct side *B, const struct tdiff *d)
-{
-	const struct side *s[2] = {A, B};
-	const struct tdiff_side *t[2] = {&d->total_a, &d->total_b};
-	struct json_w w;
-	json_init_file(&w, stdout, JSON_COMPACT);
-	json_begin_object(&w);
-	json_kint(&w, "version", 1);
-	for (int i = 0; i < 2; i++) {
-		json_key(&w, i ? "b" : "a");
-		json_begin_object(&w);
-		json_kstr(&w, "db", s[i]->path);
-		json_kint(&w, "trace", s[i]->id);
-		json_kstr(&w, "kind", s[i]->kind);
-		json_kstr(&w, "policy", s[i]->policy[0] ? s[i]->policy : NULL);
-		json_kstr(&w, "figures", model_figure_kind(s[i]->emulated));
-		json_kstr(&w, "emulated", s[i]->emulated[0] ? s[i]->emulated : NULL);
-		json_kint(&w, "runs", 1);
-		json_kuint(&w, "commands", t[i]->count);
-		json_kint(&w, "total_ns", t[i]->total_ns);
-		json_kint(&w, "tpm_ns", t[i]->total_ns);
-		json_kdouble(&w, "span_ns", s[i]->sum.span_ns, 0);
-		json_kint(&w, "tpmtrace_commands", s[i]->sum.own);
-		json_end_object(&w);
-	}
-	/* One trace a side: every ratio is between single runs. */
-	json_kstr(&w, "ratios", "single runs");
-	json_key(&w, "commands");
-	json_begin_array(&w);
-	for (unsigned i = 0; i < d->n; i++) {
-		const struct tdiff_row *r = &d->rows[i];
-		json_begin_object(&w);
-		json_kuint(&w, "cc", r->cc);
-		json_kstr(&w, "name", tpm_cc_name(r->cc));
-		json_side(&w, "a", &r->a);
-		json_side(&w, "b", &r->b);
-		json_kint(&w, "count_delta", (long long)r->b.count - (long long)r->a.count);
-		json_kint(&w, "total_delta_ns", trace_diff_delta_ns(r));
-		json_kint(&w, "added_ns", trace_diff_added_ns(r));
-		json_ratio(&w, "count_ratio", (int64_t)r->a.count, (int64_t)r->b.count);
-		json_ratio(&w, "total_ratio", r->a.total_ns, r->b.total_ns);
-		json_ratio(&w, "p50_ratio", r->a.p50_ns, r->b.p50_ns);
-		json_ratio(&w, "p95_ratio", r->a.p95_ns, r->b.p95_ns);
-		json_end_object(&w);
-	}
-	json_end_array(&w);
-	json_end_object(&w);
-	json_newline(&w);
-	return json_done(&w);
 }
 
 /* "12.345" ms, or "-" when there is no latency. */
@@ -198,10 +105,10 @@ static const char *ratio_str(char *b, size_t n, int64_t a, int64_t x)
 	return b;
 }
 
-static void print_text(const struct side *A, const struct side *B, const struct tdiff *d,
-		       long limit, int wide)
+static void print_text(const struct trace_diff_trace *A, const struct trace_diff_trace *B,
+		       const struct tdiff *d, long limit, int wide)
 {
-	const struct side *s[2] = {A, B};
+	const struct trace_diff_trace *s[2] = {A, B};
 	const struct tdiff_side *t[2] = {&d->total_a, &d->total_b};
 	for (int i = 0; i < 2; i++) {
 		char own[64] = "";
@@ -276,7 +183,7 @@ static int run(int argc, char **argv)
 	enum tdiff_order order = TDIFF_BY_ADDED;
 	long limit = 0;
 	struct cli_parse p;
-	struct side A = {0}, B = {0};
+	struct trace_diff_trace A = {0}, B = {0};
 	char pa[4096], pb[4096], err[512];
 	cli_parse_init(&p, &subcmd_diff, argc, argv);
 	while ((k = cli_next(&p)) > 0) {
@@ -315,7 +222,7 @@ static int run(int argc, char **argv)
 		goto out;
 	}
 	trace_diff_sort(&d, order);
-	if (json && print_json(&A, &B, &d)) {
+	if (json && trace_diff_json(stdout, &A, &B, &d)) {
 		cli_error("diff", "the JSON output went wrong");
 		goto out;
 	}
