@@ -7,7 +7,7 @@
 #include "cli.h"
 #include "common.h"
 #include "db/pg/pg.h"
-#include "db/pg/pg_fleet_html.h"
+#include "db/pg/pg_fleet_doc.h"
 
 enum { O_JSON = 256, O_OUTPUT = 'o' };
 static const struct cli_opt opts[] = {
@@ -89,85 +89,6 @@ static void print_stats(const struct pg_fleet *fl)
 	}
 }
 
-static int print_stats_json(const struct pg_fleet *fl)
-{
-	struct json_w w;
-	json_init_file(&w, stdout, JSON_COMPACT);
-	json_begin_object(&w);
-	json_kint(&w, "version", 1);
-	json_kint(&w, "hosts", fl->hosts);
-	json_kint(&w, "traces", fl->traces);
-	json_kstr(&w, "tpm_time", "sum of the latencies of a trace's client commands");
-	json_key(&w, "groups");
-	json_begin_array(&w);
-	for (size_t i = 0; i < fl->n; i++) {
-		const struct pg_fleet_group *g = &fl->g[i];
-		json_begin_object(&w);
-		json_kstr(&w, "model", g->model);
-		json_kstr(&w, "firmware", g->firmware);
-		json_kstr(&w, "kernel", g->kernel);
-		json_kstr(&w, "policy", g->policy);
-		if (g->profile[0])
-			json_kstr(&w, "profile", g->profile);
-		else
-			json_knull(&w, "profile");
-		json_kint(&w, "hosts", g->hosts);
-		json_kint(&w, "boots", g->boots);
-		json_kint(&w, "traces", g->traces);
-		json_kdouble(&w, "p50_ns", g->p50_ns, 0);
-		json_kdouble(&w, "p95_ns", g->p95_ns, 0);
-		json_kdouble(&w, "max_ns", g->max_ns, 0);
-		json_key(&w, "top");
-		json_begin_array(&w);
-		for (int j = 0; j < PG_FLEET_TOP && g->top[j].name; j++) {
-			json_begin_object(&w);
-			json_kstr(&w, "name", g->top[j].name);
-			json_kdouble(&w, "total_ns", g->top[j].total_ns, 0);
-			json_kdouble(&w, "share", g->top[j].share, 4);
-			json_end_object(&w);
-		}
-		json_end_array(&w);
-		json_key(&w, "slowest");
-		json_begin_array(&w);
-		for (int j = 0; j < PG_FLEET_TOP && g->slow[j].host; j++) {
-			json_begin_object(&w);
-			json_kstr(&w, "host", g->slow[j].host);
-			json_kdouble(&w, "tpm_ns", g->slow[j].tpm_ns, 0);
-			json_end_object(&w);
-		}
-		json_end_array(&w);
-		json_end_object(&w);
-	}
-	json_end_array(&w);
-	json_end_object(&w);
-	json_newline(&w);
-	return json_done(&w);
-}
-
-static void list_json(const struct pg_fleet_host *h, size_t n)
-{
-	struct json_w w;
-	json_init_file(&w, stdout, JSON_COMPACT);
-	json_begin_object(&w);
-	json_kint(&w, "version", 1);
-	json_key(&w, "hosts");
-	json_begin_array(&w);
-	for (size_t i = 0; i < n; i++) {
-		json_begin_object(&w);
-		json_kstr(&w, "hostname", h[i].hostname);
-		json_kstr(&w, "host_key", h[i].host_key);
-		json_kint(&w, "traces", h[i].traces);
-		json_kint(&w, "boots", h[i].boots);
-		json_kstr(&w, "models", h[i].models);
-		json_kstr(&w, "kernels", h[i].kernels);
-		json_kstr(&w, "last_push", h[i].last_pushed);
-		json_end_object(&w);
-	}
-	json_end_array(&w);
-	json_end_object(&w);
-	json_newline(&w);
-}
-
 static int list(PGconn *c, int json)
 {
 	struct pg_fleet_host *h;
@@ -176,7 +97,7 @@ static int list(PGconn *c, int json)
 	if (pg_fleet_hosts(c, &h, &n, err, sizeof err))
 		return cli_error("fleet", "%s", err);
 	if (json) {
-		list_json(h, n);
+		pg_fleet_hosts_json(stdout, h, n);
 		pg_fleet_hosts_free(h, n);
 		return 0;
 	}
@@ -253,7 +174,7 @@ static int run(int argc, char **argv)
 		}
 		if (out)
 			rc = report(&fl, out, where);
-		else if (json && print_stats_json(&fl))
+		else if (json && pg_fleet_json(stdout, &fl))
 			rc = cli_error("fleet", "the JSON output went wrong");
 		else if (!json)
 			print_stats(&fl);
