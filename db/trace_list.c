@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/json.h"
 #include "db/stats.h"
 #include "db/trace_list.h"
 
@@ -103,4 +104,42 @@ void db_trace_list_free(struct db_trace_list *l)
 		free_row(&l->rows[i]);
 	free(l->rows);
 	memset(l, 0, sizeof *l);
+}
+
+int db_trace_list_json(FILE *f, const struct db_trace_list *l)
+{
+	struct json_w w;
+	json_init_file(&w, f, JSON_COMPACT);
+	json_begin_object(&w);
+	json_kint(&w, "version", 1);
+	json_key(&w, "traces");
+	json_begin_array(&w);
+	for (size_t n = 0; n < l->n; n++) {
+		const struct db_trace_row *r = &l->rows[n];
+		json_begin_object(&w);
+		json_kint(&w, "id", r->id);
+		json_kstr(&w, "kind", r->kind);
+		json_kstr(&w, "trace_kind", db_trace_kind_rule(r->tkind)->name);
+		json_kstr(&w, "status", r->status);
+		json_kstr(&w, "started_at", r->started_at);
+		json_kint(&w, "commands", r->commands);
+		if (r->has_tpm_ns)
+			json_kint(&w, "tpm_ns", r->tpm_ns);
+		else
+			json_knull(&w, "tpm_ns"); /* no timing */
+		json_kint(&w, "dropped", r->dropped);
+		json_kstr(&w, "name", r->name);
+		json_kstr(&w, "source", r->source);
+		if (!r->has_parent)
+			json_knull(&w, "parent_id");
+		else
+			json_kint(&w, "parent_id", r->parent_id);
+		json_kstr(&w, "policy", r->policy);
+		json_kstr(&w, "emulated", r->emulated);
+		json_end_object(&w);
+	}
+	json_end_array(&w);
+	json_end_object(&w);
+	json_newline(&w);
+	return json_done(&w);
 }

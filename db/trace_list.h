@@ -4,6 +4,7 @@
 
 #include <sqlite3.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "db/trace_kind.h"
@@ -34,5 +35,8 @@ struct db_trace_list {
  * the rows read so far in *l. */
 int db_trace_list(sqlite3 *db, struct db_trace_list *l, char *err, size_t errlen);
 void db_trace_list_free(struct db_trace_list *l);
+
+/* list --json of l into f: 0, or -1 when the JSON writer saw a bug. */
+int db_trace_list_json(FILE *f, const struct db_trace_list *l);
 
 #endif

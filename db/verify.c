@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/json.h"
 #include "db/verify.h"
 #include "db/stats.h"
 
@@ -137,4 +138,53 @@ void db_verify_free(struct db_verify *v)
 		free(v->traces[i].status);
 	free(v->traces);
 	memset(v, 0, sizeof *v);
+}
+
+int db_verify_json(FILE *f, const struct db_verify *v)
+{
+	struct json_w w;
+	json_init_file(&w, f, JSON_COMPACT);
+	json_begin_object(&w);
+	json_kint(&w, "version", 1);
+	json_kstr(&w, "integrity", v->integrity);
+	json_key(&w, "traces");
+	json_begin_array(&w);
+	for (size_t n = 0; n < v->n_traces; n++) {
+		const struct db_verify_trace *t = &v->traces[n];
+		json_begin_object(&w);
+		json_kint(&w, "id", t->id);
+		json_kstr(&w, "status", t->status);
+		json_kint(&w, "commands", t->commands);
+		json_kint(&w, "tpmtrace_commands", t->own);
+		json_kint(&w, "events", t->events);
+		json_kint(&w, "dropped", t->dropped);
+		json_kbool(&w, "ok", !t->bad);
+		json_kbool(&w, "unfinished", t->unfinished);
+		json_kstr(&w, "detail", t->detail);
+		json_end_object(&w);
+	}
+	json_end_array(&w);
+	if (v->query_error[0])
+		json_kstr(&w, "error", v->query_error);
+	json_kint(&w, "problems", v->problems);
+	json_end_object(&w);
+	json_newline(&w);
+	return json_done(&w);
+}
+
+int db_verify_json_error(FILE *f, const char *err)
+{
+	struct json_w w;
+	json_init_file(&w, f, JSON_COMPACT);
+	json_begin_object(&w);
+	json_kint(&w, "version", 1);
+	json_kstr(&w, "error", err);
+	json_knull(&w, "integrity");
+	json_key(&w, "traces");
+	json_begin_array(&w);
+	json_end_array(&w);
+	json_kint(&w, "problems", 1);
+	json_end_object(&w);
+	json_newline(&w);
+	return json_done(&w);
 }

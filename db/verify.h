@@ -7,6 +7,7 @@
 
 #include <sqlite3.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 struct db_verify_trace {
@@ -35,5 +36,10 @@ struct db_verify {
  * -ENOMEM with a message in err (then the traces read so far stay in *v). */
 int db_verify(sqlite3 *db, struct db_verify *v, char *err, size_t errlen);
 void db_verify_free(struct db_verify *v);
+
+/* verify --json of v into f: 0, or -1 when the JSON writer saw a bug; the
+ * same document for a database that cannot be opened (err), problems 1. */
+int db_verify_json(FILE *f, const struct db_verify *v);
+int db_verify_json_error(FILE *f, const char *err);
 
 #endif

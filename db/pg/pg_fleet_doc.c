@@ -210,3 +210,22 @@ int pg_fleet_hosts_json(FILE *f, const struct pg_fleet_host *h, size_t n)
 	json_newline(&w);
 	return json_done(&w);
 }
+
+int pg_push_json(FILE *f, const struct pg_push_result *r)
+{
+	struct json_w w;
+	json_init_file(&w, f, JSON_COMPACT);
+	json_begin_object(&w);
+	json_kint(&w, "version", 1);
+	json_kuint(&w, "pushed", r->pushed);
+	json_kuint(&w, "present", r->present);
+	json_kuint(&w, "recording", r->recording);
+	json_kuint(&w, "not_pushed", r->skipped);
+	json_kuint(&w, "failed", r->failed);
+	json_kuint(&w, "commands", r->commands);
+	json_kuint(&w, "events", r->events);
+	json_kuint(&w, "clients", r->clients);
+	json_end_object(&w);
+	json_newline(&w);
+	return json_done(&w);
+}

@@ -14,4 +14,7 @@ int pg_fleet_hosts_json(FILE *f, const struct pg_fleet_host *h, size_t n);
 /* Writes the page; returns 0 or -EIO (a failed write). */
 int pg_fleet_html_write(FILE *f, const struct pg_fleet *fl, const char *server);
 
+/* push --json of r into f: 0, or -1 when the JSON writer saw a bug. */
+int pg_push_json(FILE *f, const struct pg_push_result *r);
+
 #endif

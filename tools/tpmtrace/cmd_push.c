@@ -8,6 +8,7 @@
 #include "db/db.h"
 #include "db/host_id.h"
 #include "db/pg/pg.h"
+#include "db/pg/pg_fleet_doc.h"
 
 enum { O_TRACE = 256, O_ALL, O_JSON, O_QUIET };
 static const struct cli_opt opts[] = {
@@ -81,24 +82,6 @@ static int ensure_uuids(const char *path)
 	return 0;
 }
 
-static void print_json(const struct pg_push_result *r)
-{
-	struct json_w w;
-	json_init_file(&w, stdout, JSON_COMPACT);
-	json_begin_object(&w);
-	json_kint(&w, "version", 1);
-	json_kuint(&w, "pushed", r->pushed);
-	json_kuint(&w, "present", r->present);
-	json_kuint(&w, "recording", r->recording);
-	json_kuint(&w, "not_pushed", r->skipped);
-	json_kuint(&w, "failed", r->failed);
-	json_kuint(&w, "commands", r->commands);
-	json_kuint(&w, "events", r->events);
-	json_kuint(&w, "clients", r->clients);
-	json_end_object(&w);
-	json_newline(&w);
-}
-
 /* A trace the server refused: told now, the push goes on. */
 static void trace_failed(void *ctx, const char *msg)
 {
@@ -162,7 +145,7 @@ static int run(int argc, char **argv)
 				 db_text_safe(err, safe, sizeof safe),
 				 rc == -EPROTO ? 0 : r.pushed);
 	if (json)
-		print_json(&r);
+		pg_push_json(stdout, &r);
 	else if (!quiet)
 		k = printf("pushed %u traces (%llu commands, %llu events); %u already on the "
 			   "server; %u unfinished left; %u failed\n",

@@ -32,55 +32,6 @@ const struct subcommand subcmd_verify = {
     "tpmtrace verify tpmtrace-demo.db\n",
 };
 
-static int print_json(const struct db_verify *v)
-{
-	struct json_w w;
-	json_init_file(&w, stdout, JSON_COMPACT);
-	json_begin_object(&w);
-	json_kint(&w, "version", 1);
-	json_kstr(&w, "integrity", v->integrity);
-	json_key(&w, "traces");
-	json_begin_array(&w);
-	for (size_t n = 0; n < v->n_traces; n++) {
-		const struct db_verify_trace *t = &v->traces[n];
-		json_begin_object(&w);
-		json_kint(&w, "id", t->id);
-		json_kstr(&w, "status", t->status);
-		json_kint(&w, "commands", t->commands);
-		json_kint(&w, "tpmtrace_commands", t->own);
-		json_kint(&w, "events", t->events);
-		json_kint(&w, "dropped", t->dropped);
-		json_kbool(&w, "ok", !t->bad);
-		json_kbool(&w, "unfinished", t->unfinished);
-		json_kstr(&w, "detail", t->detail);
-		json_end_object(&w);
-	}
-	json_end_array(&w);
-	if (v->query_error[0])
-		json_kstr(&w, "error", v->query_error);
-	json_kint(&w, "problems", v->problems);
-	json_end_object(&w);
-	json_newline(&w);
-	return json_done(&w);
-}
-
-/* A database that cannot be opened: still one JSON object. */
-static void print_json_error(const char *err)
-{
-	struct json_w w;
-	json_init_file(&w, stdout, JSON_COMPACT);
-	json_begin_object(&w);
-	json_kint(&w, "version", 1);
-	json_kstr(&w, "error", err);
-	json_knull(&w, "integrity");
-	json_key(&w, "traces");
-	json_begin_array(&w);
-	json_end_array(&w);
-	json_kint(&w, "problems", 1);
-	json_end_object(&w);
-	json_newline(&w);
-}
-
 static void print_text(const struct db_verify *v)
 {
 	printf("integrity_check: %s\n", v->integrity);
@@ -121,7 +72,7 @@ static int run(int argc, char **argv)
 	int orc = db_open(dbpath, DB_READ, &db, err, sizeof err);
 	if (orc) {
 		if (json && orc != DB_OPEN_IS_STDOUT)
-			print_json_error(err);
+			db_verify_json_error(stdout, err);
 		return cli_error("verify", "%s", err);
 	}
 	struct db_verify v;
@@ -132,7 +83,7 @@ static int run(int argc, char **argv)
 		return cli_error("verify", "%s", err);
 	}
 	int problems = v.problems;
-	if (json && print_json(&v))
+	if (json && db_verify_json(stdout, &v))
 		problems = cli_error("verify", "the JSON output went wrong");
 	else if (!json)
 		print_text(&v);
