@@ -214,7 +214,7 @@ static int run(int argc, char **argv)
 
 	struct vm_ctx x = {.sfd = -1};
 	struct qemu_session s;
-	if (qemu_session_start(&s, &a.o, "vm-record", RECORD_SIG_CHLD))
+	if (cli_qemu_start(&s, &a.o, "vm-record", RECORD_SIG_CHLD))
 		goto out;
 	x.sfd = s.rs.sfd;
 	x.qemu = spawn_qemu(&a, sock, &s.rs.oldmask);
@@ -234,7 +234,7 @@ out:
 		kill(x.qemu, SIGTERM);
 		waitpid(x.qemu, NULL, 0);
 	}
-	if (qemu_session_finish(&s, "vm-record", a.quiet) && ret == 0)
+	if (cli_qemu_finish(&s, "vm-record", a.quiet) && ret == 0)
 		ret = 1;
 	if (have_em) {
 		if (!a.quiet || em.missing)

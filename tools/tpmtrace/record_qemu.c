@@ -14,76 +14,30 @@
 #include "record.h"
 #include "record_qemu.h"
 
-int qemu_session_start(struct qemu_session *s, const struct qemu_record_opts *o, const char *sub,
-		       unsigned sig_flags)
+int cli_qemu_start(struct qemu_session *s, const struct qemu_record_opts *o, const char *sub,
+		   unsigned sig_flags)
 {
 	char err[512];
-	const char *ctrl = o->swtpm_ctrl;
-
-	memset(s, 0, sizeof(*s));
-	record_session_init(&s->rs);
-	s->db_path = o->db_path;
-	record_session_signals(&s->rs, sig_flags);
-	if (o->spawn) {
-		if (swtpm_spawn(&s->sw, o->swtpm_state, SWTPM_CTRL_ONLY, err, sizeof err)) {
-			cli_error(sub, "%s", err);
-			return 1;
-		}
-		ctrl = s->sw.sock;
-	}
-	if (qemu_interposer_new(&s->qi, o->qemu_ctrl, ctrl, 5000, err, sizeof err)) {
-		cli_error(sub, "%s", err);
-		return 1;
-	}
-	char source[400];
-	snprintf(source, sizeof source, "qemu:%s <- swtpm-ctrl:%s%s", o->qemu_ctrl, ctrl,
-		 o->spawn ? " (spawned)" : "");
-	struct record_trace_cfg tc = {.db_path = o->db_path,
-				      .file_mode = -1,
-				      .name = o->name,
-				      .source = source,
-				      .payloads = o->payloads,
-				      .emulated = o->emu ? o->emu->prof.name : NULL};
-	if (record_session_begin(&s->rs, &tc, err, sizeof err)) {
-		cli_error(sub, "%s", err);
-		return 1;
-	}
-	recorder_init(&s->rec, s->rs.w, qemu_interposer_transport(s->qi), o->payloads);
-	recorder_event(&s->rec, "record-start", source, 0);
-	if (o->emu) {
-		char detail[300];
-		s->rec.emu = o->emu;
-		snprintf(detail, sizeof detail, "profile=%s from=%s seed=%llu", o->emu->prof.name,
-			 o->emu->from, (unsigned long long)o->emu->seed);
-		recorder_event(&s->rec, "emulate", detail, 0);
-	}
-	return 0;
+	if (!qemu_session_begin(s, o, sig_flags, err, sizeof err))
+		return 0;
+	cli_error(sub, "%s", err);
+	return 1;
 }
 
-int qemu_session_finish(struct qemu_session *s, const char *sub, int quiet)
+int cli_qemu_finish(struct qemu_session *s, const char *sub, int quiet)
 {
-	int ret = 0;
-	unsigned long nctrl = s->qi ? qemu_interposer_ctrl_count(s->qi) : 0;
-	if (s->rs.w) {
-		struct writer_stats st;
-		recorder_stop_event(&s->rec, "record-stop", NULL);
-		if (record_session_end(&s->rs, &st) != 0) {
-			cli_error(sub, "could not finalize trace %lld in %s",
-				  (long long)s->rs.trace_id, s->db_path);
-			ret = 1;
-		} else if (!quiet || st.dropped) {
-			fprintf(stderr,
-				"tpmtrace %s: trace %lld: %llu commands, %llu events recorded, "
-				"%llu dropped (%lu control messages relayed)\n",
-				sub, (long long)s->rs.trace_id, (unsigned long long)st.commands,
-				(unsigned long long)st.events, (unsigned long long)st.dropped,
-				nctrl);
-		}
-	}
-	qemu_interposer_free(s->qi);
-	s->qi = NULL;
-	swtpm_stop(&s->sw);
-	record_session_close(&s->rs);
+	struct qemu_session_stats st;
+	int ret = qemu_session_end(s, &st);
+	if (ret)
+		cli_error(sub, "could not finalize trace %lld in %s", (long long)st.trace_id,
+			  s->db_path);
+	else if (st.recorded && (!quiet || st.w.dropped))
+		fprintf(stderr,
+			"tpmtrace %s: trace %lld: %llu commands, %llu events recorded, "
+			"%llu dropped (%lu control messages relayed)\n",
+			sub, (long long)st.trace_id, (unsigned long long)st.w.commands,
+			(unsigned long long)st.w.events, (unsigned long long)st.w.dropped,
+			st.ctrl_messages);
 	return ret;
 }
 
@@ -127,7 +81,7 @@ int record_qemu_main(const struct record_args *a)
 		return 1;
 
 	struct qemu_session s;
-	if (qemu_session_start(&s, &o, "record", 0))
+	if (cli_qemu_start(&s, &o, "record", 0))
 		goto out;
 	if (!quiet)
 		fprintf(stderr, "tpmtrace record: waiting for QEMU on %s, recording into %s\n",
@@ -137,7 +91,7 @@ int record_qemu_main(const struct record_args *a)
 		cli_error("record", "interposer: %s", strerror(-rc));
 	ret = rc < 0;
 out:
-	if (qemu_session_finish(&s, "record", quiet))
+	if (cli_qemu_finish(&s, "record", quiet))
 		ret = 1;
 	return ret;
 }
