@@ -427,3 +427,32 @@ void json_newline(struct json_w *w)
 	put(w, "\n", 1);
 	w->items[0] = 0;
 }
+
+void db_row_json(struct json_w *w, sqlite3_stmt *st, int cols)
+{
+	json_begin_object(w);
+	for (int i = 0; i < cols; i++) {
+		json_key(w, sqlite3_column_name(st, i));
+		switch (sqlite3_column_type(st, i)) {
+		case SQLITE_NULL:
+			json_null(w);
+			break;
+		case SQLITE_INTEGER:
+			json_int(w, sqlite3_column_int64(st, i));
+			break;
+		case SQLITE_FLOAT:
+			json_real(w, sqlite3_column_double(st, i));
+			break;
+		case SQLITE_BLOB: {
+			const void *b = sqlite3_column_blob(st, i);
+			json_hex(w, b, (size_t)sqlite3_column_bytes(st, i));
+			break;
+		}
+		default: {
+			const char *t = (const char *)sqlite3_column_text(st, i);
+			json_strn(w, t, (size_t)sqlite3_column_bytes(st, i));
+		}
+		}
+	}
+	json_end_object(w);
+}

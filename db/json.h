@@ -37,6 +37,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <sqlite3.h>
+
 #define JSON_MAX_DEPTH 32
 
 /* Separators: JSON_COMPACT writes "," and ":"; JSON_SPACED ", " and ": ". */
@@ -114,5 +116,10 @@ void json_ws(struct json_w *w, const char *ws);
 /* A newline between top-level values (JSON lines): allowed only at the top,
  * after a value. */
 void json_newline(struct json_w *w);
+
+/* The current row of st (its first cols columns) as one object, each column
+ * by its name: NULL as null, integers and reals as numbers, a BLOB as hex,
+ * text as a string (sql --json's "rows"). */
+void db_row_json(struct json_w *w, sqlite3_stmt *st, int cols);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/json.h"
 #include "db/stats.h"
 #include "model/tpm/constants.h"
 #include "db/db.h"
@@ -437,4 +438,29 @@ out:
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	free(w);
 	return rc;
+}
+
+int trace_strip_json(FILE *f, int64_t id, const struct strip_result *r)
+{
+	struct json_w w;
+	json_init_file(&w, f, JSON_COMPACT);
+	json_begin_object(&w);
+	json_kint(&w, "version", 1);
+	json_kint(&w, "source", id);
+	if (r->trace_id)
+		json_kint(&w, "trace", r->trace_id);
+	else
+		json_knull(&w, "trace"); /* nothing to strip */
+	json_kuint(&w, "source_commands", r->source_commands);
+	json_kuint(&w, "commands", r->commands);
+	json_kuint(&w, "source_tpmtrace_commands", r->source_own);
+	json_kuint(&w, "tpmtrace_commands", r->own);
+	json_kuint(&w, "registration", r->registration);
+	json_kuint(&w, "setup", r->setup);
+	json_kuint(&w, "ends", r->ends);
+	json_kuint(&w, "rewritten", r->rewritten);
+	json_kuint(&w, "sizes_assumed", r->sizes_assumed);
+	json_end_object(&w);
+	json_newline(&w);
+	return json_done(&w);
 }

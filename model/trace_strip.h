@@ -22,6 +22,7 @@
 #ifndef TPMTRACE_TRACE_STRIP_H
 #define TPMTRACE_TRACE_STRIP_H
 
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,5 +48,9 @@ struct strip_result {
  * rewrite) makes no trace: 0 with res->trace_id 0. */
 int trace_strip(sqlite3 *db, int64_t src, const char *name, struct strip_result *res, char *err,
 		size_t errlen);
+
+/* strip --json of r (from trace id) into f: 0, or -1 when the JSON writer
+ * saw a bug. */
+int trace_strip_json(FILE *f, int64_t id, const struct strip_result *r);
 
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "db/json.h"
 #include "db/rec_fill.h"
 #include "db/writer.h"
 #include "model/tpm/redact.h"
@@ -397,4 +398,37 @@ int import_kind_file(const struct importer *imp, const struct import_opts *o, co
 			 o->db);
 	}
 	return rc;
+}
+
+/* One file's object in "imports", on a line of its own. */
+void import_kind_json(struct json_w *w, const struct import_sink *s, const char *kind,
+		      const char *error, const struct json_w *extra)
+{
+	json_ws(w, "\n    ");
+	json_begin_object(w);
+	json_kstr(w, "file", s->file);
+	json_kstr(w, "kind", kind);
+	if (error)
+		json_kstr(w, "error", error);
+	if (s->trace_id > 0) {
+		json_kint(w, "trace_id", s->trace_id);
+		json_kstr(w, "status", s->status);
+	}
+	if (extra) { /* a measurement log: its own members */
+		json_members(w, extra);
+		json_end_object(w);
+		return;
+	}
+	json_kuint(w, "commands", s->commands);
+	json_kuint(w, "malformed", s->malformed);
+	json_kuint(w, "no_response", s->no_response);
+	json_kuint(w, "events", s->events);
+	json_kuint(w, "clients", s->clients);
+	json_kuint(w, "first_ns", s->t_first);
+	json_kuint(w, "last_ns", s->t_last);
+	json_kuint(w, "span_ns", s->t_last - s->t_first);
+	json_kbool(w, "synthetic_time", s->synthetic);
+	if (s->notes[0])
+		json_kstr(w, "notes", s->notes);
+	json_end_object(w);
 }

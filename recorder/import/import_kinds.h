@@ -7,6 +7,7 @@
 #ifndef TPMTRACE_IMPORT_KINDS_H
 #define TPMTRACE_IMPORT_KINDS_H
 
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -91,5 +92,11 @@ int import_tcglog_file(const char *file, const struct import_opts *o, struct imp
  * is a regular file (only those are sniffed: a FIFO's bytes cannot be read
  * twice). */
 long import_head(const char *file, void *buf, size_t cap, int *regular, char *err, size_t errlen);
+
+/* One file's object in import --json's "imports", on a line of its own: what
+ * sink s stored of it (kind, the error if it failed, the trace), or a
+ * measurement log's own members extra. */
+void import_kind_json(struct json_w *w, const struct import_sink *s, const char *kind,
+		      const char *error, const struct json_w *extra);
 
 #endif

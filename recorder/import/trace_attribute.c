@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/json.h"
 #include "db/db.h"
 #include "model/trace_rows.h"
 #include "model/trace_stream.h"
@@ -287,4 +288,26 @@ out:
 	free(t.v);
 	free(w);
 	return rc;
+}
+
+int import_trace_attribute_json(FILE *f, int64_t id, const struct attribute_result *r)
+{
+	struct json_w w;
+	json_init_file(&w, f, JSON_COMPACT);
+	json_begin_object(&w);
+	json_kint(&w, "version", 1);
+	json_kint(&w, "trace", id);
+	json_kuint(&w, "commands", r->commands);
+	json_kuint(&w, "transmissions", r->transmissions);
+	json_kuint(&w, "firmware", r->firmware);
+	json_kuint(&w, "kernel", r->kernel);
+	json_kuint(&w, "hwrng", r->hwrng);
+	json_kuint(&w, "userspace", r->user);
+	json_kuint(&w, "uncovered", r->uncovered);
+	json_kuint(&w, "checked", r->checked);
+	json_kuint(&w, "first_seq", r->first_seq);
+	json_kbool(&w, "boundary_moved", r->boundary_moved);
+	json_end_object(&w);
+	json_newline(&w);
+	return json_done(&w);
 }

@@ -20,6 +20,7 @@
 #ifndef TPMTRACE_TRACE_ATTRIBUTE_H
 #define TPMTRACE_TRACE_ATTRIBUTE_H
 
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,5 +44,9 @@ struct attribute_result {
 int import_trace_attribute_ftrace(sqlite3 *db, int64_t trace_id, const char *buf, size_t len,
 				  const char *name, struct attribute_result *res, char *err,
 				  size_t errlen);
+
+/* attribute --json of r (trace id) into f: 0, or -1 when the JSON writer
+ * saw a bug. */
+int import_trace_attribute_json(FILE *f, int64_t id, const struct attribute_result *r);
 
 #endif

@@ -53,27 +53,6 @@ const struct subcommand subcmd_attribute = {
     "tpmtrace stats boot.db --by origin\n",
 };
 
-static void print_json(int64_t id, const struct attribute_result *r)
-{
-	struct json_w w;
-	json_init_file(&w, stdout, JSON_COMPACT);
-	json_begin_object(&w);
-	json_kint(&w, "version", 1);
-	json_kint(&w, "trace", id);
-	json_kuint(&w, "commands", r->commands);
-	json_kuint(&w, "transmissions", r->transmissions);
-	json_kuint(&w, "firmware", r->firmware);
-	json_kuint(&w, "kernel", r->kernel);
-	json_kuint(&w, "hwrng", r->hwrng);
-	json_kuint(&w, "userspace", r->user);
-	json_kuint(&w, "uncovered", r->uncovered);
-	json_kuint(&w, "checked", r->checked);
-	json_kuint(&w, "first_seq", r->first_seq);
-	json_kbool(&w, "boundary_moved", r->boundary_moved);
-	json_end_object(&w);
-	json_newline(&w);
-}
-
 static int run(int argc, char **argv)
 {
 	const char *trace_arg = NULL, *ftrace = NULL;
@@ -127,7 +106,7 @@ static int run(int argc, char **argv)
 		goto out;
 	}
 	if (json)
-		print_json(id, &r);
+		import_trace_attribute_json(stdout, id, &r);
 	else
 		printf("trace %lld: %llu commands: %llu firmware, %llu kernel, %llu the kernel's "
 		       "TPM hwrng (reads and their sessions), %llu user space, %llu after the "

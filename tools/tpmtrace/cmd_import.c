@@ -79,39 +79,6 @@ static void print_text(const struct import_sink *s)
 	       s->events, s->clients, span_ms, s->synthetic ? ", synthetic timestamps" : "");
 }
 
-/* One file's object in "imports", on a line of its own. */
-static void print_json(struct json_w *w, const struct import_sink *s, const char *kind,
-		       const char *error, const struct json_w *extra)
-{
-	json_ws(w, "\n    ");
-	json_begin_object(w);
-	json_kstr(w, "file", s->file);
-	json_kstr(w, "kind", kind);
-	if (error)
-		json_kstr(w, "error", error);
-	if (s->trace_id > 0) {
-		json_kint(w, "trace_id", s->trace_id);
-		json_kstr(w, "status", s->status);
-	}
-	if (extra) { /* a measurement log: its own members */
-		json_members(w, extra);
-		json_end_object(w);
-		return;
-	}
-	json_kuint(w, "commands", s->commands);
-	json_kuint(w, "malformed", s->malformed);
-	json_kuint(w, "no_response", s->no_response);
-	json_kuint(w, "events", s->events);
-	json_kuint(w, "clients", s->clients);
-	json_kuint(w, "first_ns", s->t_first);
-	json_kuint(w, "last_ns", s->t_last);
-	json_kuint(w, "span_ns", s->t_last - s->t_first);
-	json_kbool(w, "synthetic_time", s->synthetic);
-	if (s->notes[0])
-		json_kstr(w, "notes", s->notes);
-	json_end_object(w);
-}
-
 /* ---- the subcommand ---- */
 
 enum { K_PCAP = 1, K_IMA = 2, K_TCG = 4, K_SWLOG = 8, K_FTRACE = 16 };
@@ -411,7 +378,7 @@ static int run_import(int argc, char **argv)
 			if (o.json) {
 				memset(&s, 0, sizeof s);
 				s.file = files[i];
-				print_json(&w, &s, imp->kind, why_not[i], NULL);
+				import_kind_json(&w, &s, imp->kind, why_not[i], NULL);
 			}
 			continue;
 		}
@@ -430,8 +397,8 @@ static int run_import(int argc, char **argv)
 		if (s.trace_id > 0)
 			imported++;
 		if (o.json)
-			print_json(&w, &s, imp->kind, rc ? err : NULL,
-				   imp->run_log ? &lr.json : NULL);
+			import_kind_json(&w, &s, imp->kind, rc ? err : NULL,
+					 imp->run_log ? &lr.json : NULL);
 		else if (!o.quiet && !rc && imp->run)
 			print_text(&s);
 		else if (!o.quiet && !rc)

@@ -43,36 +43,6 @@ static void blob_hex(sqlite3_stmt *st, int i)
 		printf("%02x", b[k]);
 }
 
-/* One row as a JSON object, an item of the array "rows". */
-static void print_row_json(struct json_w *w, sqlite3_stmt *st, int cols)
-{
-	json_begin_object(w);
-	for (int i = 0; i < cols; i++) {
-		json_key(w, sqlite3_column_name(st, i));
-		switch (sqlite3_column_type(st, i)) {
-		case SQLITE_NULL:
-			json_null(w);
-			break;
-		case SQLITE_INTEGER:
-			json_int(w, sqlite3_column_int64(st, i));
-			break;
-		case SQLITE_FLOAT:
-			json_real(w, sqlite3_column_double(st, i));
-			break;
-		case SQLITE_BLOB: {
-			const void *b = sqlite3_column_blob(st, i);
-			json_hex(w, b, (size_t)sqlite3_column_bytes(st, i));
-			break;
-		}
-		default: {
-			const char *t = (const char *)sqlite3_column_text(st, i);
-			json_strn(w, t, (size_t)sqlite3_column_bytes(st, i));
-		}
-		}
-	}
-	json_end_object(w);
-}
-
 /* One row as text, columns separated by '|', preceded by the header line
  * when with_header. */
 static void print_row_text(sqlite3_stmt *st, int cols, int with_header)
@@ -112,7 +82,7 @@ static int run_statements(sqlite3 *db, const char *sql, struct json_w *json, int
 		int cols = sqlite3_column_count(st), rc, printed_header = 0;
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			if (json) {
-				print_row_json(json, st, cols);
+				db_row_json(json, st, cols);
 			} else {
 				print_row_text(st, cols, header && !printed_header);
 				printed_header = 1;

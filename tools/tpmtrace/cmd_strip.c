@@ -43,30 +43,6 @@ const struct subcommand subcmd_strip = {
     "linux-6.12\n",
 };
 
-static void print_json(int64_t id, const struct strip_result *r)
-{
-	struct json_w w;
-	json_init_file(&w, stdout, JSON_COMPACT);
-	json_begin_object(&w);
-	json_kint(&w, "version", 1);
-	json_kint(&w, "source", id);
-	if (r->trace_id)
-		json_kint(&w, "trace", r->trace_id);
-	else
-		json_knull(&w, "trace"); /* nothing to strip */
-	json_kuint(&w, "source_commands", r->source_commands);
-	json_kuint(&w, "commands", r->commands);
-	json_kuint(&w, "source_tpmtrace_commands", r->source_own);
-	json_kuint(&w, "tpmtrace_commands", r->own);
-	json_kuint(&w, "registration", r->registration);
-	json_kuint(&w, "setup", r->setup);
-	json_kuint(&w, "ends", r->ends);
-	json_kuint(&w, "rewritten", r->rewritten);
-	json_kuint(&w, "sizes_assumed", r->sizes_assumed);
-	json_end_object(&w);
-	json_newline(&w);
-}
-
 static int run(int argc, char **argv)
 {
 	const char *trace_arg = NULL, *name = NULL;
@@ -103,7 +79,7 @@ static int run(int argc, char **argv)
 		snprintf(own, sizeof own, "\n  and %llu of %llu own commands (Startup, flushes)",
 			 (unsigned long long)r.own, (unsigned long long)r.source_own);
 	if (json)
-		print_json(id, &r);
+		trace_strip_json(stdout, id, &r);
 	else if (!r.trace_id)
 		printf(
 		    "trace %lld: nothing to strip (no kernel HMAC session, null key registration "
