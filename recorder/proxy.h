@@ -58,4 +58,23 @@ void proxy_set_rm(struct proxy *p, int on);
 void proxy_close_clients(struct proxy *p);
 void proxy_free(struct proxy *p);
 
+/* What record's options ask to listen on: --listen (data and control
+ * channel) and --listen-mssim (command and platform port); with neither,
+ * tcp:127.0.0.1:2321, or with private_socket a socket in a fresh directory
+ * (-- COMMAND: its path into sockdir, for the caller to remove). */
+#define PROXY_MAX_LISTEN 8
+#define PROXY_TCTI_LEN	 200
+struct proxy_listen_cfg {
+	const char *const *listens;
+	int n_listen;
+	const char *const *mssims;
+	int n_mssim;
+	int private_socket;
+};
+/* Listens as c asks; all gets every listener's TCTI, a line each, in order
+ * (a port 0 named as bound): the first is the clients'. 0, or -1 with err
+ * set. */
+int proxy_listen_all(struct proxy *px, const struct proxy_listen_cfg *c, char *sockdir,
+		     size_t sdlen, char *all, size_t alen, char *err, size_t errlen);
+
 #endif

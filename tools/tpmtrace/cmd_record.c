@@ -481,73 +481,7 @@ static int parse(int argc, char **argv, struct record_args *a)
 	return check_args(&p, a);
 }
 
-/* The listeners: --listen (data and control channel), --listen-mssim
- * (command and platform port), or by default tcp:127.0.0.1:2321 (with
- * -- COMMAND a socket in a fresh directory, sockdir). all gets every one's
- * TCTI, a line each, in order (a port 0 named as bound): the first is the
- * clients' (TPMTRACE_TCTI). */
-#define RECORD_TCTI_LEN 200
-static void add_tcti(char *all, size_t alen, const char *one)
-{
-	size_t used = strlen(all);
-	snprintf(all + used, alen - used, "%s\n", one);
-}
-
-static int listen_all(struct proxy *px, const struct record_args *a, char *sockdir, size_t sdlen,
-		      char *all, size_t alen)
-{
-	const char *listens[RECORD_MAX_LISTEN + 1];
-	char err[512], default_listen[128];
-	int n_listen = a->n_listen;
-
-	memcpy(listens, a->listens, sizeof a->listens);
-	if (!n_listen && !a->n_mssim) {
-		if (a->command) {
-			snprintf(sockdir, sdlen, "%s/tpmtrace-XXXXXX",
-				 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-			if (strlen(sockdir) > 40 || !mkdtemp(sockdir)) {
-				snprintf(sockdir, sdlen, "/tmp/tpmtrace-XXXXXX");
-				if (!mkdtemp(sockdir)) {
-					sockdir[0] = 0;
-					return cli_error("record",
-							 "cannot create a socket directory: %s",
-							 strerror(errno));
-				}
-			}
-			snprintf(default_listen, sizeof default_listen, "unix:%s/tpm.sock",
-				 sockdir);
-		} else {
-			snprintf(default_listen, sizeof default_listen, "tcp:127.0.0.1:2321");
-		}
-		listens[n_listen++] = default_listen;
-	}
-	for (int i = 0; i < n_listen; i++) {
-		struct endpoint ep;
-		if (net_endpoint_parse(listens[i], &ep, err, sizeof err))
-			return cli_error("record", "--listen %s", err);
-		if (proxy_listen_pair(px, &ep, LISTEN_DATA, LISTEN_CTRL, err, sizeof err))
-			return cli_error("record", "--listen: %s", err);
-		char one[RECORD_TCTI_LEN];
-		if (ep.is_unix)
-			snprintf(one, sizeof one, "swtpm:path=%s", ep.path);
-		else
-			snprintf(one, sizeof one, "swtpm:host=%s,port=%u", ep.host, ep.port);
-		add_tcti(all, alen, one);
-	}
-	for (int i = 0; i < a->n_mssim; i++) {
-		struct endpoint ep;
-		if (net_endpoint_parse(a->mssims[i], &ep, err, sizeof err) || ep.is_unix)
-			return cli_error("record", "--listen-mssim '%s': expected tcp:HOST:PORT",
-					 a->mssims[i]);
-		if (proxy_listen_pair(px, &ep, LISTEN_DATA, LISTEN_MSSIM_PLAT, err, sizeof err))
-			return cli_error("record", "--listen-mssim: %s", err);
-		char one[RECORD_TCTI_LEN];
-		snprintf(one, sizeof one, "mssim:host=%s,port=%u", ep.host, ep.port);
-		add_tcti(all, alen, one);
-	}
-	return 0;
-}
-
+#define RECORD_TCTI_LEN PROXY_TCTI_LEN
 /* The exit lines, each under 100 columns: commands, events, the TPM path.
  * The figures are the clients' commands (docs/schema.md, "Figures");
  * tpmtrace's own (the Startup of a spawned swtpm, the resource manager's
@@ -685,8 +619,11 @@ static int record_proxy(const struct record_args *a)
 	proxy_set_limits(
 	    px, a->idle_s > 0 && a->idle_s < 0.001 ? 1 : (unsigned)(a->idle_s * 1000 + 0.5),
 	    a->per_peer);
-	if (listen_all(px, a, sockdir, sizeof sockdir, all, sizeof all))
+	struct proxy_listen_cfg lc = {a->listens, a->n_listen, a->mssims, a->n_mssim, !!a->command};
+	if (proxy_listen_all(px, &lc, sockdir, sizeof sockdir, all, sizeof all, err, sizeof err)) {
+		cli_error("record", "%s", err);
 		goto out;
+	}
 	snprintf(tcti, sizeof tcti, "%.*s", (int)strcspn(all, "\n"), all);
 	if (begin_trace(&s, a, a->spawn ? "swtpm (spawned)" : backend, have_em ? &em : NULL, &rec))
 		goto out;

@@ -8,7 +8,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define RECORD_MAX_LISTEN 8
+#include "recorder/proxy.h"
+
+#define RECORD_MAX_LISTEN PROXY_MAX_LISTEN
 
 struct record_args {
 	const char *db_path, *backend, *name, *state, *emulate;
