@@ -14,6 +14,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,6 +43,30 @@ int record_session_signals(struct record_session *s, unsigned flags)
 	signal(SIGPIPE, SIG_IGN);
 	s->sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	return s->sfd < 0 ? -errno : 0;
+}
+
+/* --mode/--group on the database and the WAL files SQLite made beside it
+ * (they are created with the database's mode: 0600). */
+static int widen_files(const struct record_trace_cfg *c, char *err, size_t errlen)
+{
+	static const char *const suffix[] = {"", "-wal", "-shm"};
+	char p[4200];
+	for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
+		snprintf(p, sizeof p, "%s%s", c->db_path, suffix[i]);
+		if (c->set_group && chown(p, (uid_t)-1, c->gid) && errno != ENOENT) {
+			int e = errno;
+			snprintf(err, errlen, "%s: cannot give it to group %u: %s", p,
+				 (unsigned)c->gid, strerror(e));
+			return -e;
+		}
+		if (c->file_mode >= 0 && chmod(p, (mode_t)c->file_mode) && errno != ENOENT) {
+			int e = errno;
+			snprintf(err, errlen, "%s: cannot set mode %04lo: %s", p, c->file_mode,
+				 strerror(e));
+			return -e;
+		}
+	}
+	return 0;
 }
 
 int record_session_begin(struct record_session *s, const struct record_trace_cfg *c, char *err,
@@ -83,6 +108,8 @@ int record_session_begin(struct record_session *s, const struct record_trace_cfg
 		s->w = NULL;
 		return rc < 0 ? rc : -EIO;
 	}
+	if (c->file_mode >= 0 || c->set_group)
+		return widen_files(c, err, errlen);
 	return 0;
 }
 

@@ -55,11 +55,14 @@ struct record_trace_cfg {
 	const char *name, *source, *emulated;
 	int payloads;	      /* enum payload_mode */
 	uint32_t queue_slots; /* writer queue; 0: RECORD_QUEUE_DEFAULT */
+	int set_group;	      /* the database and its WAL files given to group gid */
+	gid_t gid;
 };
 
 /* Opens the database (created if missing), begins a trace of kind 'record'
- * and starts its writer into s->trace_id, s->w. Returns 0 or -errno with err
- * set (what and where). */
+ * and starts its writer into s->trace_id, s->w; with file_mode or set_group,
+ * the database and the WAL files SQLite made beside it (created 0600) get
+ * that mode and group. Returns 0 or -errno with err set (what and where). */
 int record_session_begin(struct record_session *s, const struct record_trace_cfg *c, char *err,
 			 size_t errlen);
 

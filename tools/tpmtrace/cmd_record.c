@@ -252,24 +252,6 @@ const struct subcommand subcmd_record = {
     1,
 };
 
-/* Applies --mode/--group to the database and the WAL files SQLite made
- * beside it (they are created with the database's mode: 0600). */
-static int widen_files(const char *db_path, long mode, gid_t gid)
-{
-	static const char *const suffix[] = {"", "-wal", "-shm"};
-	char p[4200];
-	for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
-		snprintf(p, sizeof p, "%s%s", db_path, suffix[i]);
-		if (gid != (gid_t)-1 && chown(p, (uid_t)-1, gid) && errno != ENOENT)
-			return cli_error("record", "%s: cannot give it to group %u: %s", p,
-					 (unsigned)gid, strerror(errno));
-		if (mode >= 0 && chmod(p, (mode_t)mode) && errno != ENOENT)
-			return cli_error("record", "%s: cannot set mode %04lo: %s", p, mode,
-					 strerror(errno));
-	}
-	return 0;
-}
-
 /* What the proxy's loop wakes with: the session's stop signals. */
 struct record_ctx {
 	struct record_session *s;
@@ -550,14 +532,13 @@ static int begin_trace(struct record_session *s, const struct record_args *a, co
 				      .source = source,
 				      .emulated = em ? em->prof.name : NULL,
 				      .payloads = a->payloads,
-				      .queue_slots = (uint32_t)a->queue};
+				      .queue_slots = (uint32_t)a->queue,
+				      .set_group = a->gid != (gid_t)-1,
+				      .gid = a->gid};
 	if (a->forward_only)
 		return 0;
 	if (record_session_begin(s, &tc, err, sizeof err))
 		return cli_error("record", "%s", err);
-	if ((a->file_mode >= 0 || a->gid != (gid_t)-1) &&
-	    widen_files(a->db_path, a->file_mode, a->gid))
-		return 1;
 	rec->w = s->w;
 	return 0;
 }
