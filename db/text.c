@@ -73,3 +73,28 @@ void db_text_print_term(FILE *f, const char *s)
 		p += adv;
 	}
 }
+
+void db_text_wrap(FILE *f, const char *lead, int indent, const char *text, size_t len, int width)
+{
+	int col = fprintf(f, "%s", lead);
+	size_t i = 0;
+	int first = 1;
+	while (i < len) {
+		while (i < len && text[i] == ' ')
+			i++;
+		size_t w = i;
+		while (w < len && text[w] != ' ')
+			w++;
+		if (w == i)
+			break;
+		int n = (int)(w - i);
+		if (!first && col + 1 + n > width) {
+			col = fprintf(f, "\n%*s", indent, "") - 1;
+			first = 1;
+		}
+		col += fprintf(f, "%s%.*s", first ? "" : " ", n, text + i);
+		first = 0;
+		i = w;
+	}
+	fputc('\n', f);
+}

@@ -20,4 +20,10 @@ void db_text_print_safe(FILE *f, const char *s);
  * bytes that are not UTF-8) as \xNN, a backslash left as it is: the command line's errors
  * (cli_error, cli_usage_error) print their whole message so, whatever names it holds. */
 void db_text_print_term(FILE *f, const char *s);
+/* Terminal text fits 100 columns: prints lead, then len bytes of text
+ * wrapped at spaces so that no line passes width, the lines after the
+ * first indented by indent spaces; a word longer than a line stays whole. */
+#define DB_TEXT_WIDTH 100
+void db_text_wrap(FILE *f, const char *lead, int indent, const char *text, size_t len, int width);
+
 #endif

@@ -50,4 +50,13 @@ int predict_run_figures(struct predict_run *s, unsigned boots, uint64_t seed);
  * bug (db/json.h). */
 int predict_run_json(FILE *f, const struct predict_run *s);
 
+/* predict's text into f: the table of policies, then the ranges, the spread
+ * over sampled boots and the notes (at most 100 columns; wide: every
+ * column). */
+void predict_run_text(FILE *f, const struct predict_run *s, int wide);
+/* The warnings into f: each with verbose (or when there are at most 3),
+ * else one line that counts them and names the commands priced at the
+ * fallback. */
+void predict_run_warnings(FILE *f, const struct predict_run *s, int verbose);
+
 #endif

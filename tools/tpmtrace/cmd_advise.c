@@ -138,7 +138,7 @@ static void print_where(const struct advise_finding *f, const struct advise_clie
 	}
 	if (!shown && o < sizeof buf)
 		o += (size_t)snprintf(buf + o, sizeof buf - o, " none named");
-	cli_print_wrapped(stdout, "   where:  ", 11, buf, strlen(buf), CLI_WIDTH);
+	db_text_wrap(stdout, "   where:  ", 11, buf, strlen(buf), DB_TEXT_WIDTH);
 }
 
 static void print_finding(unsigned i, const struct advise_result *r, const struct advise_finding *f,
@@ -149,7 +149,7 @@ static void print_finding(unsigned i, const struct advise_result *r, const struc
 	char buf[1024], a[32], b[32], c[32], d[32];
 	snprintf(buf, sizeof buf, "%s", t.what);
 	printf("%u. %s\n", i + 1, advise_kind_name(f->kind));
-	cli_print_wrapped(stdout, "   what:   ", 11, buf, strlen(buf), CLI_WIDTH);
+	db_text_wrap(stdout, "   what:   ", 11, buf, strlen(buf), DB_TEXT_WIDTH);
 	print_where(f, cn);
 	predict_fmt_time(a, sizeof a, f->rec_ms);
 	predict_fmt_time(b, sizeof b, f->now_ms);
@@ -161,9 +161,9 @@ static void print_finding(unsigned i, const struct advise_result *r, const struc
 	if (f->rec_unknown)
 		snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
 			 " (%llu without a recorded latency)", (unsigned long long)f->rec_unknown);
-	cli_print_wrapped(stdout, "   now:    ", 11, buf, strlen(buf), CLI_WIDTH);
+	db_text_wrap(stdout, "   now:    ", 11, buf, strlen(buf), DB_TEXT_WIDTH);
 	snprintf(buf, sizeof buf, "%s: %s", t.who, t.change);
-	cli_print_wrapped(stdout, "   change: ", 11, buf, strlen(buf), CLI_WIDTH);
+	db_text_wrap(stdout, "   change: ", 11, buf, strlen(buf), DB_TEXT_WIDTH);
 	predict_fmt_time(c, sizeof c, f->rec_after_ms);
 	predict_fmt_time(d, sizeof d, f->after_ms);
 	double save = advise_saving_ms(r, f);
@@ -178,7 +178,7 @@ static void print_finding(unsigned i, const struct advise_result *r, const struc
 		snprintf(buf, sizeof buf,
 			 "%llu of the %llu commands go; %s from the record; saves %s",
 			 (unsigned long long)f->removed, (unsigned long long)f->involved, c, a);
-	cli_print_wrapped(stdout, "   after:  ", 11, buf, strlen(buf), CLI_WIDTH);
+	db_text_wrap(stdout, "   after:  ", 11, buf, strlen(buf), DB_TEXT_WIDTH);
 }
 
 /* --target: the TPM the proofs replay on (NULL: a private swtpm each);
@@ -245,7 +245,7 @@ static void print_proof(const struct advise_result *r, const struct advise_findi
 	char a[32], b[32], c[32], d[32], buf[2048];
 	if (p && !p->done && p->why) {
 		snprintf(buf, sizeof buf, "none: %s", p->why);
-		cli_print_wrapped(stdout, "   proof:  ", 11, buf, strlen(buf), CLI_WIDTH);
+		db_text_wrap(stdout, "   proof:  ", 11, buf, strlen(buf), DB_TEXT_WIDTH);
 	}
 	if (!p || !p->done)
 		return;
@@ -262,7 +262,7 @@ static void print_proof(const struct advise_result *r, const struct advise_findi
 		 fig, a, p->before, (long long)p->trace_before, b, p->after,
 		 (long long)p->trace_after, c, prove_measure ? "measured" : "replayed", d,
 		 100 * advise_proof_diff(r, f, p));
-	cli_print_wrapped(stdout, "   proof:  ", 11, buf, strlen(buf), CLI_WIDTH);
+	db_text_wrap(stdout, "   proof:  ", 11, buf, strlen(buf), DB_TEXT_WIDTH);
 }
 
 static void output(sqlite3 *db, const char *dbpath, int64_t id, const struct advise_result *r,
@@ -284,7 +284,7 @@ static void output(sqlite3 *db, const char *dbpath, int64_t id, const struct adv
 			  dbpath, (long long)id, (unsigned long long)r->commands, a, fig);
 	if (r->priced && hl > 0 && (size_t)hl < sizeof head)
 		snprintf(head + hl, sizeof head - (size_t)hl, ", %s predicted on %s", b, prof);
-	cli_print_wrapped(stdout, "", 2, head, strlen(head), CLI_WIDTH);
+	db_text_wrap(stdout, "", 2, head, strlen(head), DB_TEXT_WIDTH);
 	if (!r->n) {
 		printf("nothing to change: none of the patterns of docs/advise.md is in this "
 		       "trace\n");

@@ -122,7 +122,7 @@ static void print_text(const struct trace_diff_trace *A, const struct trace_diff
 		snprintf(head, sizeof head, "%s trace %lld (%s%s%s)", cli_name(s[i]->path),
 			 (long long)s[i]->id, s[i]->kind, s[i]->policy[0] ? ", policy " : "",
 			 s[i]->policy);
-		cli_print_wrapped(stdout, i ? "B: " : "A: ", 3, head, strlen(head), CLI_WIDTH);
+		db_text_wrap(stdout, i ? "B: " : "A: ", 3, head, strlen(head), DB_TEXT_WIDTH);
 		printf("   %llu commands%s, TPM time %.3f ms, span %.3f ms\n",
 		       (unsigned long long)t[i]->count, own, (double)t[i]->total_ns / 1e6,
 		       s[i]->sum.span_ns / 1e6);
@@ -137,7 +137,7 @@ static void print_text(const struct trace_diff_trace *A, const struct trace_diff
 		 "ratios between single runs (n=1 each: no spread known, so no difference can be "
 		 "told from noise; replay --repeat N and report give n, mean and spread)%s",
 		 mixed ? "; one side is emulated: its times are the profile's, not measured" : "");
-	cli_print_wrapped(stdout, "", 0, note, strlen(note), CLI_WIDTH);
+	db_text_wrap(stdout, "", 0, note, strlen(note), DB_TEXT_WIDTH);
 	if (!wide) {
 		printf("\n%-26s %7s %7s %7s %12s %12s %12s %8s\n", "command", "count A", "count B",
 		       "delta", "total A ms", "total B ms", "delta ms", "ratio");

@@ -224,14 +224,14 @@ static int show(const struct profile *p, const char *from)
 	for (int i = 0; i < 8; i++)
 		if (v[i]) {
 			snprintf(lead, sizeof lead, "  %-12s ", k[i]);
-			cli_print_wrapped(stdout, lead, 15, v[i], strlen(v[i]), CLI_WIDTH);
+			db_text_wrap(stdout, lead, 15, v[i], strlen(v[i]), DB_TEXT_WIDTH);
 		}
 	const char *multi[2][2] = {{"source", p->source}, {"note", p->note}};
 	for (int j = 0; j < 2; j++)
 		for (const char *s = multi[j][1]; s && *s;) {
 			size_t l = strcspn(s, "\n");
 			snprintf(lead, sizeof lead, "  %-12s ", multi[j][0]);
-			cli_print_wrapped(stdout, lead, 15, s, l, CLI_WIDTH);
+			db_text_wrap(stdout, lead, 15, s, l, DB_TEXT_WIDTH);
 			s += l + (s[l] != 0);
 		}
 	printf("  %-12s %g ms per command\n", "transport", p->transport_ms);

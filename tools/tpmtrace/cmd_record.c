@@ -517,7 +517,7 @@ static void print_emulation(const struct emulator *em)
 		em->n_missing_cc ? ")" : "", (unsigned long long)em->late,
 		(double)em->late_ns / 1e6, (double)em->debt_ns / 1e6);
 	if (fclose(m) == 0)
-		cli_print_wrapped(stderr, "tpmtrace record: ", 17, text, len, CLI_WIDTH);
+		db_text_wrap(stderr, "tpmtrace record: ", 17, text, len, DB_TEXT_WIDTH);
 	free(text);
 }
 

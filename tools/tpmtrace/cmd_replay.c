@@ -191,7 +191,7 @@ static void print_text(FILE *f, const struct replay_result *r, int rc)
 					       (unsigned long long)r->by_role[i]);
 	snprintf(sent, sizeof sent, "  commands sent %llu (%llu of them tpmtrace's own): ",
 		 (unsigned long long)r->sent, (unsigned long long)r->sent_own);
-	cli_print_wrapped(f, sent, 4, roles, strlen(roles), CLI_WIDTH);
+	db_text_wrap(f, sent, 4, roles, strlen(roles), DB_TEXT_WIDTH);
 	fprintf(f,
 		"  response HMACs verified %llu; TPM errors where the recording succeeded %llu\n",
 		(unsigned long long)r->hmac_checked, (unsigned long long)r->failed);
@@ -218,7 +218,7 @@ static void print_text(FILE *f, const struct replay_result *r, int rc)
 	char what[400];
 	snprintf(what, sizeof what,
 		 "%s, one run (n=1: no spread known; --repeat N gives n, mean and spread)", fig);
-	cli_print_wrapped(f, sent, 4, what, strlen(what), CLI_WIDTH);
+	db_text_wrap(f, sent, 4, what, strlen(what), DB_TEXT_WIDTH);
 	if (r->emulated[0])
 		fprintf(f,
 			"  emulated %s (seed %llu): %llu responses held;\n"
@@ -236,7 +236,7 @@ static void print_text(FILE *f, const struct replay_result *r, int rc)
 		snprintf(lead, sizeof lead,
 			 "  %s x%llu (first at seq %llu): ", replay_outcome_name(n->outcome),
 			 (unsigned long long)n->count, (unsigned long long)n->first_seq);
-		cli_print_wrapped(f, lead, 4, n->text, strlen(n->text), CLI_WIDTH);
+		db_text_wrap(f, lead, 4, n->text, strlen(n->text), DB_TEXT_WIDTH);
 	}
 	fprintf(f, "  %-26s %9s %9s %12s %12s %6s\n", "command", "recorded", "replayed",
 		"rec mean ms", "rep mean ms", "rc!=");
@@ -387,7 +387,7 @@ static void print_summary(const struct rcfg *c)
 		 "deviation (sd/mean), - for one run: no spread known; wall = wall time of the "
 		 "run):",
 		 c->repeat, c->repeat == 1 ? "" : "s", fig);
-	cli_print_wrapped(stdout, "", 0, head, strlen(head), CLI_WIDTH);
+	db_text_wrap(stdout, "", 0, head, strlen(head), DB_TEXT_WIDTH);
 	printf("  %-27s %4s %-7s %26s %26s\n", "policy", "runs", "traces", "TPM time ms",
 	       "wall ms");
 	for (unsigned k = 0; k < c->n_pols && c->tpm[k].n; k++) {
@@ -406,7 +406,7 @@ static void print_summary(const struct rcfg *c)
 		 "means in ms +- half its 95%% interval (Welch); within noise when the interval "
 		 "holds 0, not an effect; single runs have no spread:");
 	printf("\n");
-	cli_print_wrapped(stdout, "", 0, head, strlen(head), CLI_WIDTH);
+	db_text_wrap(stdout, "", 0, head, strlen(head), DB_TEXT_WIDTH);
 	for (unsigned k = 0; k < c->n_pols && c->tpm[k].n; k++) {
 		if ((int)k == pw)
 			continue;

@@ -156,7 +156,7 @@ static int parse(struct show *s, int argc, char **argv, const char **dbpath)
  * in chunks on the lines after it, indented 4 more. */
 static void print_field_line(int indent, const char *line)
 {
-	int room = CLI_WIDTH - indent;
+	int room = DB_TEXT_WIDTH - indent;
 	size_t len = strlen(line);
 	if (room < 32)
 		room = 32;
@@ -315,7 +315,7 @@ static void print_cut(const char *line)
 	for (size_t i = 0; line[i]; i++)
 		if (((unsigned char)line[i] & 0xc0) != 0x80 && ++cols == 98)
 			cut = i;
-	if (cols <= CLI_WIDTH)
+	if (cols <= DB_TEXT_WIDTH)
 		printf("%s\n", line);
 	else
 		printf("%.*s...\n", (int)cut, line);
@@ -347,7 +347,7 @@ static void print_event(sqlite3_stmt *st, int64_t seq, double rel, const struct 
 	if (s->wide)
 		printf("%s%s\n", lead, text);
 	else
-		cli_print_wrapped(stdout, lead, 21, text, len, CLI_WIDTH);
+		db_text_wrap(stdout, lead, 21, text, len, DB_TEXT_WIDTH);
 }
 
 static void json_int_or_null(struct json_w *w, const char *key, sqlite3_stmt *st, int col)

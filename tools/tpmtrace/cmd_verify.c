@@ -46,8 +46,8 @@ static void print_text(const struct db_verify *v)
 				  "trace %lld (%s): %lld commands%s, %lld events, %lld dropped: %s",
 				  (long long)t->id, t->status, (long long)t->commands, own,
 				  (long long)t->events, (long long)t->dropped, t->detail);
-		cli_print_wrapped(stdout, "", 2, line,
-				  ln < (int)sizeof line ? (size_t)ln : sizeof line - 1, CLI_WIDTH);
+		db_text_wrap(stdout, "", 2, line,
+			     ln < (int)sizeof line ? (size_t)ln : sizeof line - 1, DB_TEXT_WIDTH);
 	}
 	if (v->query_error[0])
 		printf("reading the traces failed: %s\n", v->query_error);

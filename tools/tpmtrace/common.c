@@ -4,7 +4,7 @@
  * cli_trace_delete), db/out.h's outputs with their errors printed
  * (cli_out_check, cli_out_open, cli_out_close), progress bars on a terminal
  * only, running a child with a TCTI (cli_spawn, cli_exit_status), and small
- * formatters (cli_name, cli_ns_to_ms, cli_print_wrapped). */
+ * formatters (cli_name, cli_ns_to_ms, db_text_wrap). */
 #include "common.h"
 
 #include <errno.h>
@@ -55,7 +55,7 @@ int64_t cli_pick_trace(const char *sub, sqlite3 *db, const char *arg)
 		cli_error(sub, "%s", err);
 	else if (warn[0]) {
 		snprintf(lead, sizeof lead, "tpmtrace %s: warning: ", sub);
-		cli_print_wrapped(stderr, lead, 2, warn, strlen(warn), CLI_WIDTH);
+		db_text_wrap(stderr, lead, 2, warn, strlen(warn), DB_TEXT_WIDTH);
 	}
 	return id;
 }
@@ -189,30 +189,4 @@ int cli_exit_status(int status)
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
-}
-
-void cli_print_wrapped(FILE *f, const char *lead, int indent, const char *text, size_t len,
-		       int width)
-{
-	int col = fprintf(f, "%s", lead);
-	size_t i = 0;
-	int first = 1;
-	while (i < len) {
-		while (i < len && text[i] == ' ')
-			i++;
-		size_t w = i;
-		while (w < len && text[w] != ' ')
-			w++;
-		if (w == i)
-			break;
-		int n = (int)(w - i);
-		if (!first && col + 1 + n > width) {
-			col = fprintf(f, "\n%*s", indent, "") - 1;
-			first = 1;
-		}
-		col += fprintf(f, "%s%.*s", first ? "" : " ", n, text + i);
-		first = 0;
-		i = w;
-	}
-	fputc('\n', f);
 }

@@ -82,11 +82,4 @@ void progress_update(struct progress *p, uint64_t done, uint64_t total);
 /* Clears the line if a bar was drawn. */
 void progress_done(struct progress *p);
 
-/* Terminal text fits 100 columns: prints lead, then len bytes of text
- * wrapped at spaces so that no line passes width, the lines after the
- * first indented by indent spaces; a word longer than a line stays whole. */
-#define CLI_WIDTH 100
-void cli_print_wrapped(FILE *f, const char *lead, int indent, const char *text, size_t len,
-		       int width);
-
 #endif

@@ -126,7 +126,7 @@ int predict_population_run(const struct pcfg *c)
 		db_text_safe(desc, d, sizeof d);
 		printf("population: %u shipped profiles%s%s (docs/profiles.md)\n", pp.n,
 		       c->vendor ? " of vendor " : "", c->vendor ? c->vendor : "");
-		cli_print_wrapped(stdout, "trace: ", 7, d, strlen(d), CLI_WIDTH);
+		db_text_wrap(stdout, "trace: ", 7, d, strlen(d), DB_TEXT_WIDTH);
 	}
 	for (unsigned k = 0; k < npol; k++) {
 		if (!show[k])
