@@ -170,3 +170,41 @@ void predict_population_json(struct json_w *w, const struct pred_population *pp,
 	}
 	json_end_object(w);
 }
+
+void predict_population_text(FILE *f, const struct pred_population *pp, const struct policy *pol,
+			     const struct pred_pop_row *rows, unsigned boots, uint64_t seed,
+			     double over_ms)
+{
+	char a[32], b[32], o[32];
+	unsigned above50 = 0, above95 = 0, mostly = 0;
+	fprintf(f, "\npolicy %s: TPM time over %u sampled boots (seed %llu), by p50\n", pol->name,
+		boots, (unsigned long long)seed);
+	fprintf(f, "  %-34s %-6s %10s %10s %8s  %s\n", "profile", "vendor", "p50", "p95", "derived",
+		"fallback");
+	for (unsigned i = 0; i < pp->n; i++) {
+		const struct pred_pop_row *r = &rows[i];
+		predict_fmt_time(a, sizeof a, r->sp.p50_ms);
+		predict_fmt_time(b, sizeof b, r->sp.p95_ms);
+		fprintf(f, "  %-34.34s %-6.6s %10s %10s %7.0f%%  %3.0f%%%s\n", r->prof->name,
+			r->prof->vendor ? r->prof->vendor : "-", a, b, 100 * r->derived,
+			100 * r->fallback,
+			r->fallback > PREDICT_FALLBACK_WARN ? " MOSTLY FALLBACK" : "");
+		above50 += over_ms >= 0 && r->sp.p50_ms > over_ms;
+		above95 += over_ms >= 0 && r->sp.p95_ms > over_ms;
+		mostly += r->fallback > PREDICT_FALLBACK_WARN;
+	}
+	if (over_ms >= 0) {
+		predict_fmt_time(o, sizeof o, over_ms);
+		fprintf(f, "  above %s: %u of %u profiles at p50 (%.0f%%), %u at p95 (%.0f%%)\n", o,
+			above50, pp->n, 100.0 * above50 / pp->n, above95, 100.0 * above95 / pp->n);
+	}
+	fprintf(
+	    f,
+	    "  derived: the share of the TPM time priced from derived entries (figures of other\n"
+	    "  commands by a rule, docs/profiles.md: not measured on that chip)\n");
+	if (mostly)
+		fprintf(f,
+			"  %u of %u profiles price more than %.0f%% of it at their fallback (the "
+			"commands\n  they lack): a guess there, not a measurement\n",
+			mostly, pp->n, 100 * PREDICT_FALLBACK_WARN);
+}

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <sqlite3.h>
 
@@ -51,5 +52,12 @@ struct json_w;
  * report --json. */
 void predict_population_json(struct json_w *w, const struct pred_population *pp, const char *policy,
 			     const struct pred_pop_row *rows, double over_ms);
+
+/* One policy's population table as predict prints it into f: each profile's
+ * p50 and p95 over boots sampled with seed, sorted by p50, and how many put
+ * it above over_ms (none when over_ms < 0). */
+void predict_population_text(FILE *f, const struct pred_population *pp, const struct policy *pol,
+			     const struct pred_pop_row *rows, unsigned boots, uint64_t seed,
+			     double over_ms);
 
 #endif

@@ -16,41 +16,6 @@
 #include "model/predict_population.h"
 #include "replayer/hostcrypto.h"
 
-static void text_policy(const struct pred_population *pp, const struct pcfg *c,
-			const struct policy *pol, const struct pred_pop_row *rows)
-{
-	char a[32], b[32], o[32];
-	unsigned above50 = 0, above95 = 0, mostly = 0;
-	printf("\npolicy %s: TPM time over %u sampled boots (seed %llu), by p50\n", pol->name,
-	       c->boots, (unsigned long long)c->seed);
-	printf("  %-34s %-6s %10s %10s %8s  %s\n", "profile", "vendor", "p50", "p95", "derived",
-	       "fallback");
-	for (unsigned i = 0; i < pp->n; i++) {
-		const struct pred_pop_row *r = &rows[i];
-		predict_fmt_time(a, sizeof a, r->sp.p50_ms);
-		predict_fmt_time(b, sizeof b, r->sp.p95_ms);
-		printf("  %-34.34s %-6.6s %10s %10s %7.0f%%  %3.0f%%%s\n", r->prof->name,
-		       r->prof->vendor ? r->prof->vendor : "-", a, b, 100 * r->derived,
-		       100 * r->fallback,
-		       r->fallback > PREDICT_FALLBACK_WARN ? " MOSTLY FALLBACK" : "");
-		above50 += c->over_ms >= 0 && r->sp.p50_ms > c->over_ms;
-		above95 += c->over_ms >= 0 && r->sp.p95_ms > c->over_ms;
-		mostly += r->fallback > PREDICT_FALLBACK_WARN;
-	}
-	if (c->over_ms >= 0) {
-		predict_fmt_time(o, sizeof o, c->over_ms);
-		printf("  above %s: %u of %u profiles at p50 (%.0f%%), %u at p95 (%.0f%%)\n", o,
-		       above50, pp->n, 100.0 * above50 / pp->n, above95, 100.0 * above95 / pp->n);
-	}
-	printf(
-	    "  derived: the share of the TPM time priced from derived entries (figures of other\n"
-	    "  commands by a rule, docs/profiles.md: not measured on that chip)\n");
-	if (mostly)
-		printf("  %u of %u profiles price more than %.0f%% of it at their fallback (the "
-		       "commands\n  they lack): a guess there, not a measurement\n",
-		       mostly, pp->n, 100 * PREDICT_FALLBACK_WARN);
-}
-
 int predict_population_run(const struct pcfg *c)
 {
 	struct policy pols[PREDICT_MAX_POLICIES];
@@ -138,7 +103,8 @@ int predict_population_run(const struct pcfg *c)
 		if (c->json)
 			predict_population_json(&w, &pp, pols[k].name, rows, c->over_ms);
 		else
-			text_policy(&pp, c, &pols[k], rows);
+			predict_population_text(stdout, &pp, &pols[k], rows, c->boots, c->seed,
+						c->over_ms);
 	}
 	if (c->json) {
 		json_end_array(&w);
