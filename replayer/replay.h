@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "model/policy.h"
 
@@ -161,6 +162,9 @@ struct json_w;
 /* Run r (rp_replay_run's result rc) as one object of replay --json's
  * "runs" (docs/replay.md). */
 void replay_result_json(struct json_w *w, const struct replay_result *r, int rc);
+/* Run r as replay prints it into f: the run, its fidelity, what was sent,
+ * the reasons, per command code, the PCRs read. */
+void replay_result_text(FILE *f, const struct replay_result *r, int rc);
 int replay_run_verdict(const char *db_path, double min_fid, const struct replay_result *r, int rc,
 		       char *why, size_t n);
 

@@ -5,6 +5,7 @@
 
 #include "db/db.h"
 #include "db/json.h"
+#include "db/text.h"
 #include "model/run_stats.h"
 #include "model/tpm/pcr_bank.h"
 #include "model/tpm/tpm_cc.h"
@@ -242,4 +243,135 @@ void replay_result_json(struct json_w *w, const struct replay_result *r, int rc)
 	json_counts(w, r);
 	json_lists(w, r);
 	json_end_object(w);
+}
+
+/* A bank's name as tpm2-tools prints it (model/tpm/pcr_bank.c's table). */
+static const char *alg_name(uint16_t a)
+{
+	const struct pcr_alg *x = pcr_alg_by_id(a);
+	return x ? x->name : "?";
+}
+
+static void hex(FILE *f, const uint8_t *b, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		fprintf(f, "%02x", b[i]);
+}
+
+static double ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+void replay_result_text(FILE *f, const struct replay_result *r, int rc)
+{
+	char pb[1024], tb[1024];
+	fprintf(f, "replay of trace %lld, policy %s, target %s: trace %lld, %s\n",
+		(long long)r->source_id, db_text_safe(r->policy, pb, sizeof pb),
+		db_text_safe(r->target, tb, sizeof tb), (long long)r->trace_id, r->status);
+	if (rc)
+		fprintf(f, "  stopped: %s\n", r->err);
+	if (r->source_own)
+		fprintf(f, "  source commands %llu, and %llu own commands (Startup, flushes)\n",
+			(unsigned long long)r->source_commands, (unsigned long long)r->source_own);
+	else
+		fprintf(f, "  source commands %llu\n", (unsigned long long)r->source_commands);
+	fprintf(f,
+		"  handled %llu: %llu replayed faithfully, %llu substituted, "
+		"%llu refused, %llu skipped\n",
+		(unsigned long long)r->processed, (unsigned long long)r->outcome[REPLAY_FAITHFUL],
+		(unsigned long long)r->outcome[REPLAY_SUBSTITUTED],
+		(unsigned long long)r->outcome[REPLAY_REFUSED],
+		(unsigned long long)r->outcome[REPLAY_SKIPPED]);
+	if (r->processed)
+		fprintf(f,
+			"  fidelity %.1f%%: %llu of %llu source commands re-issued faithfully and "
+			"answered as when recorded\n",
+			replay_fidelity(r), (unsigned long long)replay_faithful(r),
+			(unsigned long long)r->processed);
+	char roles[512] = "", sent[96];
+	size_t rl = 0;
+	for (int i = 0; i < REPLAY_N_ROLES && rl < sizeof roles; i++)
+		if (r->by_role[i])
+			rl += (size_t)snprintf(roles + rl, sizeof roles - rl, "%s%s %llu",
+					       rl ? " " : "", replay_role_name((unsigned)i),
+					       (unsigned long long)r->by_role[i]);
+	snprintf(sent, sizeof sent, "  commands sent %llu (%llu of them tpmtrace's own): ",
+		 (unsigned long long)r->sent, (unsigned long long)r->sent_own);
+	db_text_wrap(f, sent, 4, roles, strlen(roles), DB_TEXT_WIDTH);
+	fprintf(f,
+		"  response HMACs verified %llu; TPM errors where the recording succeeded %llu\n",
+		(unsigned long long)r->hmac_checked, (unsigned long long)r->failed);
+	if (r->retries)
+		fprintf(f,
+			"  resubmitted %llu times after TPM_RC_RETRY/YIELDED/TESTING (the TPM did "
+			"not start the command)\n",
+			(unsigned long long)r->retries);
+	if (strcmp(r->target, "swtpm (spawned)")) {
+		fprintf(f, "  target left as found: %u entities the run created removed",
+			r->cleaned);
+		if (r->cleanup_left)
+			fprintf(f, "; %u could not be: %s", r->cleanup_left, r->cleanup_err);
+		fputc('\n', f);
+	}
+	char fig[200];
+	model_figure_label(fig, sizeof fig, r->emulated);
+	fprintf(f,
+		"  %llu commands: TPM time %.3f ms (recorded %.3f ms), span %.3f ms\n"
+		"  host crypto %.3f ms, wall %.3f ms (the whole run, start-up included)\n",
+		(unsigned long long)(r->sent - r->sent_own), ms(r->tpm_ns), ms(r->src_tpm_ns),
+		ms(replay_span_ns(r)), ms(r->crypto_ns), ms(r->wall_ns));
+	snprintf(sent, sizeof sent, "  figures: ");
+	char what[400];
+	snprintf(what, sizeof what,
+		 "%s, one run (n=1: no spread known; --repeat N gives n, mean and spread)", fig);
+	db_text_wrap(f, sent, 4, what, strlen(what), DB_TEXT_WIDTH);
+	if (r->emulated[0])
+		fprintf(f,
+			"  emulated %s (seed %llu): %llu responses held;\n"
+			"    %llu priced from another variant or authorization, %llu at the "
+			"profile's fallback;\n"
+			"    %llu came after their drawn latency (%.3f ms in all, %.3f ms not made "
+			"up by later holds)\n",
+			r->emulated, (unsigned long long)r->emulate_seed,
+			(unsigned long long)r->emu_commands, (unsigned long long)r->emu_approx,
+			(unsigned long long)r->emu_missing, (unsigned long long)r->emu_late,
+			ms(r->emu_late_ns), ms(r->emu_debt_ns));
+	for (unsigned i = 0; i < r->n_reasons; i++) {
+		const struct replay_reason *n = &r->reasons[i];
+		char lead[96];
+		snprintf(lead, sizeof lead,
+			 "  %s x%llu (first at seq %llu): ", replay_outcome_name(n->outcome),
+			 (unsigned long long)n->count, (unsigned long long)n->first_seq);
+		db_text_wrap(f, lead, 4, n->text, strlen(n->text), DB_TEXT_WIDTH);
+	}
+	fprintf(f, "  %-26s %9s %9s %12s %12s %6s\n", "command", "recorded", "replayed",
+		"rec mean ms", "rep mean ms", "rc!=");
+	for (unsigned i = 0; i < r->n_cc; i++) {
+		const struct replay_cc_stat *s = &r->cc[i];
+		const char *nm = tpm_cc_name(s->cc);
+		char buf[16];
+		if (!nm) {
+			snprintf(buf, sizeof buf, "0x%08x", s->cc);
+			nm = buf;
+		}
+		fprintf(f, "  %-26s %9llu %9llu %12.3f %12.3f %6llu\n", nm,
+			(unsigned long long)s->n_src, (unsigned long long)s->n_rep,
+			s->n_src ? ms(s->src_ns) / (double)s->n_src : 0.0,
+			s->n_rep ? ms(s->rep_ns) / (double)s->n_rep : 0.0,
+			(unsigned long long)s->rc_differs);
+	}
+	for (unsigned b = 0; b < r->n_banks; b++)
+		for (int i = 0; i < 24; i++)
+			if ((r->banks[b].mask & (1u << i)) && i == 16) {
+				/* 32 bytes a line: a SHA-512 value fits 100 columns */
+				unsigned sz = r->banks[b].size;
+				fprintf(f, "  PCR %s:%d = ", alg_name(r->banks[b].alg), i);
+				for (unsigned o = 0; o < sz; o += 32) {
+					if (o)
+						fputs("\n                  ", f);
+					hex(f, r->banks[b].v[i] + o, sz - o < 32 ? sz - o : 32);
+				}
+				fputc('\n', f);
+			}
 }
