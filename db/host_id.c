@@ -160,3 +160,31 @@ out:
 	}
 	return n;
 }
+
+int db_uuid_ensure(const char *path, char *err, size_t errlen)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int need = 1, rc;
+	char e[512];
+	if ((rc = db_open(path, DB_READ, &db, err, errlen)))
+		return rc;
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM trace WHERE uuid IS NULL", -1, &st,
+			       NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			need = sqlite3_column_int64(st, 0) > 0;
+		sqlite3_finalize(st);
+	}
+	db_close(db);
+	if (!need)
+		return 0;
+	if ((rc = db_open(path, DB_WRITE, &db, err, errlen)))
+		return rc;
+	int n = db_uuid_fill(db, e, sizeof e);
+	db_close_for_readers(db);
+	if (n < 0) {
+		snprintf(err, errlen, "%s: cannot give its traces UUIDs: %s", path, e);
+		return n;
+	}
+	return 0;
+}

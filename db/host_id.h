@@ -31,5 +31,9 @@ int db_host_id_store(sqlite3 *db, int64_t trace_id, const struct db_host_id *h);
 /* Gives every trace without a UUID one, in one write transaction. Returns
  * the number filled or -EIO with err set. */
 int db_uuid_fill(sqlite3 *db, char *err, size_t errlen);
+/* Gives the traces of the database at path UUIDs if some have none (a file
+ * of schema version 1, migrated by opening it for writing): looked at
+ * read-only first, written only when needed. 0, or -errno with err set. */
+int db_uuid_ensure(const char *path, char *err, size_t errlen);
 
 #endif

@@ -53,33 +53,14 @@ const struct subcommand subcmd_push = {
     "tpmtrace push boot.db --trace latest --json postgresql://fleet.example.org/tpmtrace\n",
 };
 
-/* Gives the file's traces UUIDs if some have none (a file of schema version
- * 1, migrated by opening it for writing). 0 or 1 with the error printed. */
+/* Gives the file's traces UUIDs if some have none (db_uuid_ensure). 0 or 1
+ * with the error printed. */
 static int ensure_uuids(const char *path)
 {
-	sqlite3 *db = cli_open_db("push", path, 0);
-	sqlite3_stmt *st;
-	int need = 1;
-	char err[512];
-	if (!db)
-		return 1;
-	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM trace WHERE uuid IS NULL", -1, &st,
-			       NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW)
-			need = sqlite3_column_int64(st, 0) > 0;
-		sqlite3_finalize(st);
-	}
-	db_close(db);
-	if (!need)
+	char err[1024];
+	if (!db_uuid_ensure(path, err, sizeof err))
 		return 0;
-	db = cli_open_db("push", path, 1);
-	if (!db)
-		return 1;
-	int n = db_uuid_fill(db, err, sizeof err);
-	db_close_for_readers(db);
-	if (n < 0)
-		return cli_error("push", "%s: cannot give its traces UUIDs: %s", path, err);
-	return 0;
+	return cli_error("push", "%s", err);
 }
 
 /* A trace the server refused: told now, the push goes on. */
