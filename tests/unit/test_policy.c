@@ -1,5 +1,7 @@
 /* Policy expansion: exact command counts per preset and knob, event handling,
  * and spec parsing errors. */
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "model/tpm/decode.h"
@@ -23,45 +25,35 @@ static int count(void *ctx, const struct pol_out *o)
 	char ch = '?';
 	t->n++;
 	t->role[o->role]++;
-	switch (o->cc) {
-	case TPM_CC_CreatePrimary:
-		t->cp++;
-		ch = 'P';
-		break;
-	case TPM_CC_ContextSave:
-		t->cs++;
-		ch = 'S';
-		break;
-	case TPM_CC_ContextLoad:
-		t->cl++;
-		ch = 'L';
-		break;
-	case TPM_CC_StartAuthSession:
-		t->sas++;
-		ch = 'A';
-		break;
-	case TPM_CC_FlushContext:
-		t->fc++;
-		ch = 'F';
-		break;
-	case TPM_CC_PCR_Extend:
-		t->pe++;
+	/* the commands of interest: a letter and a count each */
+	static const struct {
+		uint32_t cc;
+		char letter;
+		size_t count;
+	} kinds[] = {
+	    {TPM_CC_CreatePrimary, 'P', offsetof(struct tally, cp)},
+	    {TPM_CC_ContextSave, 'S', offsetof(struct tally, cs)},
+	    {TPM_CC_ContextLoad, 'L', offsetof(struct tally, cl)},
+	    {TPM_CC_StartAuthSession, 'A', offsetof(struct tally, sas)},
+	    {TPM_CC_FlushContext, 'F', offsetof(struct tally, fc)},
+	    {TPM_CC_PCR_Extend, 'E', offsetof(struct tally, pe)},
+	    {TPM_CC_ReadPublic, 'R', offsetof(struct tally, rp)},
+	    {TPM_CC_GetRandom, 'G', offsetof(struct tally, gr)},
+	};
+	size_t k = 0;
+	while (k < sizeof kinds / sizeof kinds[0] && kinds[k].cc != o->cc)
+		k++;
+	if (k == sizeof kinds / sizeof kinds[0]) {
+		t->other++;
+		ch = 'x';
+	} else {
+		(*(unsigned *)((char *)t + kinds[k].count))++;
+		ch = kinds[k].letter;
+	}
+	if (ch == 'E') {
 		t->pe_auth[o->auth_kind]++;
 		if (o->sess_attrs & POL_SA_CONTINUE)
 			t->pe_continue++;
-		ch = 'E';
-		break;
-	case TPM_CC_ReadPublic:
-		t->rp++;
-		ch = 'R';
-		break;
-	case TPM_CC_GetRandom:
-		t->gr++;
-		ch = 'G';
-		break;
-	default:
-		t->other++;
-		ch = 'x';
 	}
 	size_t l = strlen(t->seq);
 	if (l + 1 < sizeof t->seq) {
