@@ -59,6 +59,13 @@ enum {
 #undef TPM_ALG
 };
 
+/* A hash's digest size by name (tpm_alg.def's digest column): TPM_DIGEST_SHA256. */
+enum {
+#define TPM_ALG(name, id, digest, class, profile) TPM_DIGEST_##name = digest,
+#include "model/tpm/tpm_alg.def"
+#undef TPM_ALG
+};
+
 enum {
 #define TPM_CAP(name, value) TPM_CAP_##name = value,
 #include "model/tpm/tpm_cap.def"

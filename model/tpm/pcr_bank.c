@@ -19,16 +19,9 @@
 #include "model/tpm/decode.h"
 #include "model/tpm/wire.h"
 
-static const struct pcr_alg algs[] = {
-    {TPM_ALG_SHA1, 20, "sha1", "SHA1"},
-    {TPM_ALG_SHA256, 32, "sha256", "SHA256"},
-    {TPM_ALG_SHA384, 48, "sha384", "SHA384"},
-    {TPM_ALG_SHA512, 64, "sha512", "SHA512"},
-    {TPM_ALG_SM3_256, 32, "sm3_256", "SM3"},
-    {TPM_ALG_SHA3_256, 32, "sha3_256", "SHA3-256"},
-    {TPM_ALG_SHA3_384, 48, "sha3_384", "SHA3-384"},
-    {TPM_ALG_SHA3_512, 64, "sha3_512", "SHA3-512"},
-};
+#define PCR_ALG_ROW(name, bank, evp, use) {TPM_ALG_##name, TPM_DIGEST_##name, bank, evp},
+static const struct pcr_alg algs[] = {TPM_HASHES(PCR_ALG_ROW)};
+#undef PCR_ALG_ROW
 #define N_ALGS (sizeof(algs) / sizeof(algs[0]))
 
 const struct pcr_alg *pcr_alg_common(unsigned i)

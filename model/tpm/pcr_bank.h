@@ -22,13 +22,33 @@ struct pcr_alg {
 	const char *evp;  /* OpenSSL digest name */
 };
 
-/* The common hashes first (sessions, Names, IMA lists and PCR reads use
- * them): pcr_alg_common(i) for i < PCR_COMMON_ALGS, in the table's order,
- * then the other banks; their names as option choices. */
-#define PCR_COMMON_ALGS	   4
-#define PCR_COMMON_NAMES   "sha1 sha256 sha384 sha512"
-#define PCR_BANK_NAMES	   PCR_COMMON_NAMES " sm3_256"
-#define PCR_COMMON_SLASHED "sha1/sha256/sha384/sha512"
+/* The banks (tpm_hash.def): the common hashes first (sessions, Names, IMA
+ * lists and PCR reads use them): pcr_alg_common(i) for i < PCR_COMMON_ALGS,
+ * in the table's order, then the other banks. Their names as option choices
+ * (PCR_COMMON_NAMES "sha1 sha256 ...", PCR_BANK_NAMES with the other banks
+ * an option names) and in a message (PCR_COMMON_SLASHED "sha1/sha256/..."),
+ * string constants made from the table. */
+#include "model/tpm/tpm_hash.def"
+#define PCR_USE_COMMON_N +1
+#define PCR_USE_BANK_N
+#define PCR_USE_OTHER_N
+#define PCR_USE_COMMON_SP(b) " " b
+#define PCR_USE_BANK_SP(b)
+#define PCR_USE_OTHER_SP(b)
+#define PCR_USE_COMMON_ALL(b) " " b
+#define PCR_USE_BANK_ALL(b)   " " b
+#define PCR_USE_OTHER_ALL(b)
+#define PCR_USE_COMMON_SL(b) "/" b
+#define PCR_USE_BANK_SL(b)
+#define PCR_USE_OTHER_SL(b)
+#define PCR_HASH_N_(name, bank, evp, use)   use##_N
+#define PCR_HASH_SP_(name, bank, evp, use)  use##_SP(bank)
+#define PCR_HASH_ALL_(name, bank, evp, use) use##_ALL(bank)
+#define PCR_HASH_SL_(name, bank, evp, use)  use##_SL(bank)
+#define PCR_COMMON_ALGS			    (0 TPM_HASHES(PCR_HASH_N_))
+#define PCR_COMMON_NAMES		    (TPM_HASHES(PCR_HASH_SP_) + 1)
+#define PCR_BANK_NAMES			    (TPM_HASHES(PCR_HASH_ALL_) + 1)
+#define PCR_COMMON_SLASHED		    (TPM_HASHES(PCR_HASH_SL_) + 1)
 const struct pcr_alg *pcr_alg_common(unsigned i);
 /* Its index among the common hashes, or -1. */
 int pcr_alg_common_index(uint16_t alg);

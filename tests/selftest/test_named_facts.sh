@@ -68,12 +68,13 @@ check "a fixture: a printf format and a command by name in SQL pass" \
 	fixture "q = \"SELECT printf('0x%08X', cc) FROM command WHERE cc = tpm_cc('Clear')\";" 0
 check "a fixture: SQL in a comment passes" fixture '/* SELECT x WHERE cc = 0x176 */ q = "SELECT 1";' 0
 
-# The hash algorithms have one table (model/tpm/pcr_bank.c, its names as option
-# choices in pcr_bank.h): a hash by name in no other C file of the rooms and
-# front ends.
-named=$(cd "$TPMTRACE_SRC" && grep -rli 'sha384' --include=*.c --include=*.h model replayer recorder db tools |
-	sort | tr '\n' ' ')
-expect_eq "sha384 named in the hash table's two files only" "$named" \
-	"model/tpm/pcr_bank.c model/tpm/pcr_bank.h "
+# The hash algorithms have one table (model/tpm/tpm_hash.def, beside the
+# algorithm table tpm_alg.def): the bank table, its names as option choices
+# and OpenSSL's digests are made from it, and a hash by name is in no C file
+# of the rooms and front ends.
+named=$(cd "$TPMTRACE_SRC" && grep -rli 'sha384' --include=*.c --include=*.h --include=*.def \
+	model replayer recorder db tools | sort | tr '\n' ' ')
+expect_eq "sha384 named in the two algorithm tables only" "$named" \
+	"model/tpm/tpm_alg.def model/tpm/tpm_hash.def "
 
 finish
