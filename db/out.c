@@ -8,7 +8,6 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -22,14 +21,7 @@
 #define OUT_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The error: written into o->err; returns 1. */
-__attribute__((format(printf, 2, 3))) static int out_err(struct db_out *o, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(o->err, sizeof o->err, fmt, ap);
-	va_end(ap);
-	return 1;
-}
+#define out_err(o, ...) db_errf((o)->err, sizeof(o)->err, 1, __VA_ARGS__)
 
 /* path with every symlink followed (also a dangling last one) and its
  * directory made absolute: two names of one file give the same text. */

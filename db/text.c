@@ -1,6 +1,7 @@
 /* Text made safe for a terminal (db/text.h). */
 #include "text.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 #include "utf8.h"
@@ -97,4 +98,13 @@ void db_text_wrap(FILE *f, const char *lead, int indent, const char *text, size_
 		i = w;
 	}
 	fputc('\n', f);
+}
+
+int db_errf(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return rc;
 }

@@ -26,4 +26,10 @@ void db_text_print_term(FILE *f, const char *s);
 #define DB_TEXT_WIDTH 100
 void db_text_wrap(FILE *f, const char *lead, int indent, const char *text, size_t len, int width);
 
+/* The message of a failure written into err (at most errlen bytes): the
+ * convention of every room (docs/architecture.md); returns rc, so that a
+ * caller writes `return db_errf(err, errlen, -EINVAL, "...", ...)`. */
+__attribute__((format(printf, 4, 5))) int db_errf(char *err, size_t errlen, int rc, const char *fmt,
+						  ...);
+
 #endif

@@ -4,61 +4,54 @@
 
 #include <errno.h>
 #include <libgen.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "db/db.h"
+#include "db/text.h"
 #include "db/trace_kind.h"
-
-__attribute__((format(printf, 3, 4))) static int say(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 int db_check_create(const char *path, char *err, size_t errlen)
 {
 	struct stat st;
 	if (!path[0])
-		return say(err, errlen, "the database path is empty");
+		return db_errf(err, errlen, -EINVAL, "the database path is empty");
 	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && stat(path, &st) == 0 &&
 	    S_ISREG(st.st_mode) && st.st_size == 0)
-		return say(err, errlen,
-			   "%s: a symbolic link to an empty file; tpmtrace does not make a "
-			   "database of a file it reaches through a symbolic link",
-			   path);
+		return db_errf(err, errlen, -EINVAL,
+			       "%s: a symbolic link to an empty file; tpmtrace does not make a "
+			       "database of a file it reaches through a symbolic link",
+			       path);
 	if (stat(path, &st) == 0) {
 		if (S_ISDIR(st.st_mode))
-			return say(err, errlen, "%s: is a directory, not a database file", path);
+			return db_errf(err, errlen, -EINVAL,
+				       "%s: is a directory, not a database file", path);
 		if (!S_ISREG(st.st_mode))
-			return say(err, errlen, "%s: not a regular file", path);
+			return db_errf(err, errlen, -EINVAL, "%s: not a regular file", path);
 		if (st.st_size == 0)
-			return say(
-			    err, errlen,
+			return db_errf(
+			    err, errlen, -EINVAL,
 			    "%s: empty file, not a tpmtrace database (remove it and tpmtrace "
 			    "creates one)",
 			    path);
 		return 0;
 	}
 	if (errno != ENOENT)
-		return say(err, errlen, "%s: %s", path, strerror(errno));
+		return db_errf(err, errlen, -EINVAL, "%s: %s", path, strerror(errno));
 	/* Only the file is created: a mistyped directory is an error, not a
 	 * new directory tree. */
 	char *copy = strdup(path);
 	if (!copy)
-		return say(err, errlen, "out of memory");
+		return db_errf(err, errlen, -EINVAL, "out of memory");
 	const char *dir = dirname(copy);
 	int rc = 0;
 	if (stat(dir, &st) != 0)
-		rc = say(err, errlen, "%s: directory %s: %s", path, dir, strerror(errno));
+		rc = db_errf(err, errlen, -EINVAL, "%s: directory %s: %s", path, dir,
+			     strerror(errno));
 	else if (!S_ISDIR(st.st_mode))
-		rc = say(err, errlen, "%s: %s is not a directory", path, dir);
+		rc = db_errf(err, errlen, -EINVAL, "%s: %s is not a directory", path, dir);
 	free(copy);
 	return rc;
 }
@@ -91,25 +84,25 @@ int64_t db_trace_pick(sqlite3 *db, const char *arg, char *err, size_t errlen, ch
 		if ((id = db_trace_latest(db, replay, &open)) > 0)
 			return id;
 		if (id < 0)
-			say(err, errlen, "%s", sqlite3_errmsg(db));
+			db_errf(err, errlen, -EINVAL, "%s", sqlite3_errmsg(db));
 		else if (!one_id(db, "SELECT count(*) FROM trace"))
-			say(err, errlen, "the database holds no trace");
+			db_errf(err, errlen, -EINVAL, "the database holds no trace");
 		else if (open)
-			say(err, errlen,
-			    "no finished %s to take (trace %lld is unfinished: --trace %lld "
-			    "takes it)",
-			    replay ? "replay" : "trace", (long long)open, (long long)open);
+			db_errf(err, errlen, -EINVAL,
+				"no finished %s to take (trace %lld is unfinished: --trace %lld "
+				"takes it)",
+				replay ? "replay" : "trace", (long long)open, (long long)open);
 		else
-			say(err, errlen, "the database holds no replay");
+			db_errf(err, errlen, -EINVAL, "the database holds no replay");
 		return 0;
 	}
 	char *end;
 	long long n = strtoll(arg, &end, 10);
 	if (!*arg || *end || n <= 0) {
-		say(err, errlen,
-		    "--trace takes a trace id (see 'tpmtrace list'), latest or latest-replay, "
-		    "not '%s'",
-		    arg);
+		db_errf(err, errlen, -EINVAL,
+			"--trace takes a trace id (see 'tpmtrace list'), latest or latest-replay, "
+			"not '%s'",
+			arg);
 		return 0;
 	}
 	sqlite3_stmt *st;
@@ -120,7 +113,8 @@ int64_t db_trace_pick(sqlite3 *db, const char *arg, char *err, size_t errlen, ch
 		sqlite3_finalize(st);
 	}
 	if (!found) {
-		say(err, errlen, "no trace %lld in this database (see 'tpmtrace list')", n);
+		db_errf(err, errlen, -EINVAL,
+			"no trace %lld in this database (see 'tpmtrace list')", n);
 		return 0;
 	}
 	/* A trace given by id that is not finished (db_trace_finished) is used,

@@ -34,15 +34,6 @@ static int parse_i64(const char *s, int base, int64_t *v)
 	return 0;
 }
 
-__attribute__((format(printf, 3, 4))) static int bad(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 /* A new value :vN; returns N. */
 static unsigned add_val(struct trace_query *q, int64_t v)
 {
@@ -68,14 +59,14 @@ static int filter_cc(struct trace_query *q, const char *cc, char *err, size_t er
 	for (char *sp, *t = strtok_r(buf, ",", &sp); t; t = strtok_r(NULL, ",", &sp)) {
 		int64_t v = 0;
 		if (!(v = tpm_cc_from_name(t)) && (strncasecmp(t, "0x", 2) || parse_i64(t, 16, &v)))
-			return bad(err, errlen,
-				   "--cc: '%s' is neither a command name nor a hex code", t);
+			return db_errf(err, errlen, -EINVAL,
+				       "--cc: '%s' is neither a command name nor a hex code", t);
 		if (n >= 30)
-			return bad(err, errlen, "--cc: at most 30 codes");
+			return db_errf(err, errlen, -EINVAL, "--cc: at most 30 codes");
 		cat(q, n++ ? ",:v%u" : ":v%u", add_val(q, v));
 	}
 	if (!n)
-		return bad(err, errlen, "--cc: which command codes?");
+		return db_errf(err, errlen, -EINVAL, "--cc: which command codes?");
 	cat(q, ")");
 	return 0;
 }
@@ -88,7 +79,8 @@ static int filter_client(struct trace_query *q, const char *client, char *err, s
 		cat(q, " AND client_id = :v%d", q->client_val);
 	} else if (!strncmp(client, "pid:", 4)) {
 		if (parse_i64(client + 4, 10, &v))
-			return bad(err, errlen, "--client: '%s': pid:N takes a number", client);
+			return db_errf(err, errlen, -EINVAL, "--client: '%s': pid:N takes a number",
+				       client);
 		q->client_val = (int)add_val(q, v);
 		q->client_pid = 1;
 		cat(q, " AND client_id IN (SELECT id FROM client WHERE " CLIENT_PID ")",
@@ -108,7 +100,7 @@ static int filter_seq(struct trace_query *q, const char *seq, char *err, size_t 
 	if (parse_i64(a, 10, &q->seq_a) ||
 	    (dash ? parse_i64(dash + 1, 10, &q->seq_b) : (q->seq_b = q->seq_a, 0)) ||
 	    q->seq_b < q->seq_a)
-		return bad(err, errlen, "--seq: '%s' is not N or A-B (A <= B)", seq);
+		return db_errf(err, errlen, -EINVAL, "--seq: '%s' is not N or A-B (A <= B)", seq);
 	q->has_seq = 1;
 	unsigned ia = add_val(q, q->seq_a), ib = add_val(q, q->seq_b);
 	cat(q, " AND seq BETWEEN :v%u AND :v%u", ia, ib);
@@ -133,7 +125,8 @@ int trace_query_build(struct trace_query *q, const struct trace_query_args *a, c
 		else if (!parse_i64(a->rc, 16, &v))
 			cat(q, " AND rc = :v%u", add_val(q, v));
 		else
-			return bad(err, errlen, "--rc: '%s' is not ok, error or a hex code", a->rc);
+			return db_errf(err, errlen, -EINVAL,
+				       "--rc: '%s' is not ok, error or a hex code", a->rc);
 	}
 	if (a->client && (rc = filter_client(q, a->client, err, errlen)))
 		return rc;

@@ -8,7 +8,6 @@
 #include <pcap/pcap.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,20 +15,11 @@
 #include <unistd.h>
 
 #include "db/db.h"
+#include "db/text.h"
 #include "db/writer.h"
 #include "recorder/import/pcap_import.h"
 #include "recorder/record_session.h"
 #include "recorder/recorder.h"
-
-__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt,
-						      ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 struct record_pcap_live {
 	struct recorder rec; /* writer, payload mode, redaction */
@@ -126,7 +116,7 @@ static int capture_open(struct record_pcap_live *l, const char *iface, unsigned 
 
 	l->pc = pcap_create(iface, ebuf);
 	if (!l->pc)
-		return fail(err, errlen, "--pcap-live %s: %s", iface, ebuf);
+		return db_errf(err, errlen, -1, "--pcap-live %s: %s", iface, ebuf);
 	pcap_set_snaplen(l->pc, 262144);
 	pcap_set_promisc(l->pc, 0);
 	pcap_set_immediate_mode(l->pc, 1);
@@ -134,15 +124,16 @@ static int capture_open(struct record_pcap_live *l, const char *iface, unsigned 
 	pcap_set_tstamp_precision(l->pc, PCAP_TSTAMP_PRECISION_NANO);
 	int prc = pcap_activate(l->pc);
 	if (prc < 0)
-		return fail(err, errlen, "--pcap-live %s: %s%s", iface, pcap_geterr(l->pc),
-			    prc == PCAP_ERROR_PERM_DENIED ? " (capturing needs CAP_NET_RAW)" : "");
+		return db_errf(err, errlen, -1, "--pcap-live %s: %s%s", iface, pcap_geterr(l->pc),
+			       prc == PCAP_ERROR_PERM_DENIED ? " (capturing needs CAP_NET_RAW)"
+							     : "");
 	l->nano = pcap_get_tstamp_precision(l->pc) == PCAP_TSTAMP_PRECISION_NANO;
 	snprintf(filter, sizeof filter, mssim ? "tcp port %u or tcp port %u" : "tcp port %u", port,
 		 port + 1);
 	if (pcap_compile(l->pc, &l->prog, filter, 1, PCAP_NETMASK_UNKNOWN) < 0 ||
 	    (l->have_prog = 1, pcap_setfilter(l->pc, &l->prog) < 0))
-		return fail(err, errlen, "--pcap-live %s: filter '%s': %s", iface, filter,
-			    pcap_geterr(l->pc));
+		return db_errf(err, errlen, -1, "--pcap-live %s: filter '%s': %s", iface, filter,
+			       pcap_geterr(l->pc));
 	l->dlt = pcap_datalink(l->pc);
 	/* pcap_import handles the link types a pcap file may have; a live
 	 * loopback is DLT_EN10MB on Linux. */
@@ -169,7 +160,7 @@ int record_pcap_open(struct record_pcap_live **out, const char *iface, unsigned 
 	struct record_pcap_live *l = calloc(1, sizeof *l);
 	*out = l;
 	if (!l)
-		return fail(err, errlen, "out of memory");
+		return db_errf(err, errlen, -1, "out of memory");
 	l->port = port ? port : PCAP_IMPORT_DEFAULT_PORT;
 	return capture_open(l, iface, l->port, mssim, err, errlen);
 }
@@ -188,10 +179,10 @@ int record_pcap_start(struct record_pcap_live *l, struct writer *w, int payloads
 	struct pcap_import_cfg cfg = {.tpm_port = (uint16_t)l->port,
 				      .ts_res_ns = l->nano ? 1 : 1000};
 	if (pcap_import_new(&l->pi, &cfg, &ops, l))
-		return fail(err, errlen, "out of memory");
+		return db_errf(err, errlen, -1, "out of memory");
 	recorder_event(&l->rec, "record-start", source, 0);
 	if (pcap_setnonblock(l->pc, 1, ebuf) < 0)
-		return fail(err, errlen, "signalfd/pcap_setnonblock failed");
+		return db_errf(err, errlen, -1, "signalfd/pcap_setnonblock failed");
 	return 0;
 }
 

@@ -1,22 +1,12 @@
 /* The proxy's listeners as record's options name them (recorder/proxy.h:
  * proxy_listen_all). */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/text.h"
 #include "recorder/proxy.h"
-
-__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt,
-						      ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* One listener's TCTI, a line of all. */
 static void add_tcti(char *all, size_t alen, const char *one)
@@ -33,7 +23,7 @@ int proxy_listen_all(struct proxy *px, const struct proxy_listen_cfg *a, char *s
 	int n_listen = a->n_listen;
 
 	if (n_listen > PROXY_MAX_LISTEN)
-		return fail(err, errlen, "too many --listen");
+		return db_errf(err, errlen, -1, "too many --listen");
 	memcpy(listens, a->listens, sizeof *listens * (size_t)n_listen);
 	if (!n_listen && !a->n_mssim) {
 		if (a->private_socket) {
@@ -43,9 +33,9 @@ int proxy_listen_all(struct proxy *px, const struct proxy_listen_cfg *a, char *s
 				snprintf(sockdir, sdlen, "/tmp/tpmtrace-XXXXXX");
 				if (!mkdtemp(sockdir)) {
 					sockdir[0] = 0;
-					return fail(err, errlen,
-						    "cannot create a socket directory: %s",
-						    strerror(errno));
+					return db_errf(err, errlen, -1,
+						       "cannot create a socket directory: %s",
+						       strerror(errno));
 				}
 			}
 			snprintf(default_listen, sizeof default_listen, "unix:%s/tpm.sock",
@@ -58,9 +48,9 @@ int proxy_listen_all(struct proxy *px, const struct proxy_listen_cfg *a, char *s
 	for (int i = 0; i < n_listen; i++) {
 		struct endpoint ep;
 		if (net_endpoint_parse(listens[i], &ep, e, sizeof e))
-			return fail(err, errlen, "--listen %s", e);
+			return db_errf(err, errlen, -1, "--listen %s", e);
 		if (proxy_listen_pair(px, &ep, LISTEN_DATA, LISTEN_CTRL, e, sizeof e))
-			return fail(err, errlen, "--listen: %s", e);
+			return db_errf(err, errlen, -1, "--listen: %s", e);
 		char one[PROXY_TCTI_LEN];
 		if (ep.is_unix)
 			snprintf(one, sizeof one, "swtpm:path=%s", ep.path);
@@ -71,10 +61,10 @@ int proxy_listen_all(struct proxy *px, const struct proxy_listen_cfg *a, char *s
 	for (int i = 0; i < a->n_mssim; i++) {
 		struct endpoint ep;
 		if (net_endpoint_parse(a->mssims[i], &ep, e, sizeof e) || ep.is_unix)
-			return fail(err, errlen, "--listen-mssim '%s': expected tcp:HOST:PORT",
-				    a->mssims[i]);
+			return db_errf(err, errlen, -1,
+				       "--listen-mssim '%s': expected tcp:HOST:PORT", a->mssims[i]);
 		if (proxy_listen_pair(px, &ep, LISTEN_DATA, LISTEN_MSSIM_PLAT, e, sizeof e))
-			return fail(err, errlen, "--listen-mssim: %s", e);
+			return db_errf(err, errlen, -1, "--listen-mssim: %s", e);
 		char one[PROXY_TCTI_LEN];
 		snprintf(one, sizeof one, "mssim:host=%s,port=%u", ep.host, ep.port);
 		add_tcti(all, alen, one);
