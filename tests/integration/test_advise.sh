@@ -116,9 +116,9 @@ check "the text carries the JSON's numbers (prim)" text_matches_json "$db" --pro
 # flush kept.
 "$TPMTRACE" advise "$db" --trace 1 --rewrite repeated-primary --json >"$T/rw.json" 2>"$T/rw.err"
 expect_eq "--rewrite repeated-primary: exit status" "$?" 0
-rw=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["trace"])' "$T/rw.json")
+rw=$(json_get "$T/rw.json" trace)
 expect_eq "--rewrite: two CreatePrimary and two flushes dropped" \
-	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["dropped"])' "$T/rw.json")" 4
+	"$(json_get "$T/rw.json" dropped)" 4
 expect_eq "--rewrite: a derived trace of the recording, 4 commands fewer" \
 	"$(sqlite3 "$db" "SELECT kind || ',' || parent_id || ',' || commands FROM trace WHERE id=$rw")" \
 	"derived,1,$(($(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=1") - 4))"
@@ -205,9 +205,9 @@ expect_eq "session-per-command: three application sessions, two set-ups and two 
 # The named rewrites of the two findings.
 "$TPMTRACE" advise "$db" --trace 1 --rewrite policy-rebuilt --json >"$T/prw.json" 2>"$T/prw.err"
 expect_eq "--rewrite policy-rebuilt: exit status" "$?" 0
-prw=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["trace"])' "$T/prw.json")
+prw=$(json_get "$T/prw.json" trace)
 expect_eq "--rewrite policy-rebuilt: what the finding removes is dropped" \
-	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["dropped"])' "$T/prw.json")" \
+	"$(json_get "$T/prw.json" dropped)" \
 	"$(field "$T/pol.json" policy-rebuilt removed)"
 expect_eq "--rewrite policy-rebuilt: the trial session and one policy session for the unseals" \
 	"$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=$prw AND cc=0x176 AND rsp_handle >= 0x03000000")" 2
@@ -219,9 +219,9 @@ expect_eq "--rewrite policy-rebuilt: no policy-rebuilt finding in the rewrite" \
 print(sum(f["kind"] == "policy-rebuilt" for f in json.load(sys.stdin)["findings"]))')" 0
 "$TPMTRACE" advise "$db" --trace 1 --rewrite session-per-command --json >"$T/srw.json" 2>"$T/srw.err"
 expect_eq "--rewrite session-per-command: exit status" "$?" 0
-srw=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["trace"])' "$T/srw.json")
+srw=$(json_get "$T/srw.json" trace)
 expect_eq "--rewrite session-per-command: what the finding removes is dropped" \
-	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["dropped"])' "$T/srw.json")" \
+	"$(json_get "$T/srw.json" dropped)" \
 	"$(field "$T/pol.json" session-per-command removed)"
 expect_eq "--rewrite session-per-command: one HMAC session, flushed once" \
 	"$(sqlite3 "$db" "SELECT sum(cc=0x176 AND rsp_handle BETWEEN 0x02000000 AND 0x02ffffff) || ',' ||
@@ -309,7 +309,7 @@ expect_eq "recorded extends, a GetRandom and two user-space reads" "$?" 0
 # Before naming the kernel: every command the kernel's (docs/policies.md, Origins).
 "$TPMTRACE" replay "$db" --trace 1 --policy linux-6.10 --json >"$T/r610.json" 2>"$T/r610.err"
 expect_eq "replay linux-6.10" "$?" 0
-r610=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["trace"])' "$T/r610.json")
+r610=$(json_get "$T/r610.json" runs.0.trace)
 "$TPMTRACE" strip "$db" --trace "$r610" --json >"$T/s610.json"
 expect_eq "strip of the linux-6.10 replay" "$?" 0
 advise_json "$db" --trace "$r610" >"$T/a610.json"
@@ -365,7 +365,7 @@ sqlite3 "$db" "UPDATE client SET comm='kernel' WHERE trace_id=1 AND comm='tpmcli
 	WHERE trace_id=1 AND cc=0x17B)"
 "$TPMTRACE" replay "$db" --trace 1 --policy linux-6.12 --json >"$T/r612.json" 2>"$T/r612.err"
 expect_eq "replay linux-6.12" "$?" 0
-r612=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["trace"])' "$T/r612.json")
+r612=$(json_get "$T/r612.json" runs.0.trace)
 advise_json "$db" --trace "$r612" >"$T/a612.json"
 users=$(sqlite3 "$db" "SELECT count(*) FROM client WHERE trace_id=1 AND comm='tpm2_pcrread'")
 expect_eq "user-interleave: the session re-created after each user-space command" \
@@ -391,7 +391,7 @@ check "--prove: hwrng-session replayed within 5% of predicted" \
 	proof_check_twice "$T/p612.json" hwrng-session "$db" --trace "$r612" --profile "$PROF"
 "$TPMTRACE" replay "$db" --trace 1 --policy password --json >"$T/rpw.json" 2>"$T/rpw.err"
 expect_eq "replay password" "$?" 0
-rpw=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["trace"])' "$T/rpw.json")
+rpw=$(json_get "$T/rpw.json" runs.0.trace)
 for t in 1 "$rpw"; do
 	advise_json "$db" --trace "$t" >"$T/a$t.json"
 	expect_eq "trace $t (the recording, its password replay): no session finding" "$(kinds "$T/a$t.json" |

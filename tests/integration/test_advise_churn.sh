@@ -101,9 +101,9 @@ check "context-churn: the saving is recorded time of context commands, at most a
 # ---- the rewrite: the swaps dropped, replayed with the objects kept loaded ----
 "$TPMTRACE" advise "$db" --trace 1 --rewrite context-churn --json >"$T/rw.json" 2>"$T/rw.err"
 expect_eq "--rewrite context-churn: exit status" "$?" 0
-rw=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["trace"])' "$T/rw.json")
+rw=$(json_get "$T/rw.json" trace)
 expect_eq "--rewrite: every command of the swaps dropped" \
-	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["dropped"])' "$T/rw.json")" \
+	"$(json_get "$T/rw.json" dropped)" \
 	"$((3 * n_obj + 2 * n_sess))"
 expect_eq "--rewrite: no context-churn in the rewrite" "$(swaps_sql "$rw"),$("$TPMTRACE" advise "$db" \
 	--trace "$rw" --json | python3 -c 'import json,sys
@@ -116,7 +116,7 @@ check "the rewrite's replay: every command sent and none failed (the key and ses
 	python3 -c 'import json,sys
 r = json.load(open(sys.argv[1]))["runs"][0]
 assert r["status"] == "complete" and r["failed"] == 0 and r["sent"] == r["processed"], r' "$T/rp.json"
-rp=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["trace"])' "$T/rp.json")
+rp=$(json_get "$T/rp.json" runs.0.trace)
 expect_eq "the rewrite's replay: every signature answered" \
 	"$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=$rp AND cc=0x15D AND rc=0")" "$N"
 
@@ -136,9 +136,9 @@ check "the key renumbered from a swap's reload on (seq $mid, $moved rows)" [ "${
 "$TPMTRACE" advise "$T/moved.db" --trace 1 --rewrite context-churn --json >"$T/mrw.json" 2>"$T/mrw.err"
 rc=$?
 expect_eq "--rewrite context-churn of it: exit 0 ($(head -c 200 "$T/mrw.err"))" "$rc" 0
-mrw=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["trace"])' "$T/mrw.json")
+mrw=$(json_get "$T/mrw.json" trace)
 expect_eq "... as many swaps dropped as before" \
-	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["dropped"])' "$T/mrw.json")" \
+	"$(json_get "$T/mrw.json" dropped)" \
 	"$((3 * n_obj + 2 * n_sess))"
 expect_eq "... the signature after that reload names the key as created (0x80000000)" \
 	"$(sqlite3 "$T/moved.db" "SELECT printf('0x%08x', handle1) FROM command WHERE trace_id=$mrw

@@ -39,7 +39,7 @@ expect_eq "... 4 CreatePrimary, each answered 0x80000000, the handle later loads
 "$TPMTRACE" advise "$db" --trace 1 --rewrite repeated-primary --json >"$T/rw.json" 2>"$T/rw.err"
 rc=$?
 expect_eq "--rewrite repeated-primary: exit 0 ($(head -c 200 "$T/rw.err"))" "$rc" 0
-rw=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["trace"])' "$T/rw.json")
+rw=$(json_get "$T/rw.json" trace)
 expect_eq "one CreatePrimary left, answering the kept primary's own handle" \
 	"$(sqlite3 "$db" "SELECT count(*), printf('0x%08x', rsp_handle) FROM command
 		WHERE trace_id = $rw AND cc = 0x131")" "1|0x80fff000"

@@ -60,7 +60,7 @@ check "advise on an emulated replay: its figures emulated, with the profile" \
 	<(sed -n '1,3p' "$T/a3.txt" | sed -E 's/^ +//' | tr '\n' ' ')
 "$TPMTRACE" advise "$db" --trace 3 --json >"$T/a3.json" 2>/dev/null
 expect_eq "advise --json on an emulated replay: recorded_figures emulated" \
-	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["recorded_figures"])' "$T/a3.json")" \
+	"$(json_get "$T/a3.json" recorded_figures)" \
 	emulated
 n_find=$(python3 -c 'import json,sys; print(len([f for f in json.load(open(sys.argv[1]))["findings"] if f["kind"] != "outliers"]))' "$T/a.json")
 check "advise: a finding to prove ($n_find)" [ "$n_find" -ge 1 ]

@@ -25,7 +25,7 @@ echo "imported ${#files[@]} captures in $(((t1 - t0) / 1000000)) ms"
 [ $rc -eq 0 ] && ok || bad "import exited $rc: $(cat "$W/err")"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["failed"] == 0 and d["malformed"] == 0, d' \
 	"$W/sum.json" && ok || bad "JSON summary: $(cat "$W/sum.json")"
-n_json=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["commands"])' "$W/sum.json")
+n_json=$(json_get "$W/sum.json" commands)
 n_db=$(sqlite3 "$W/t.db" "SELECT count(*) FROM command")
 [ "$n_json" = "$n_db" ] && ok || bad "summary says $n_json commands, database holds $n_db"
 

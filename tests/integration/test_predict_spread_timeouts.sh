@@ -51,7 +51,7 @@ for g, w in zip(got, (s["p50_ms"], s["p95_ms"], s["max_ms"])):
     assert abs(g - w) <= 0.06 * 1000 if w >= 10000 else abs(g - w) <= 0.01 * max(1, w), (got, s)' \
 	"$T/ifx.json" "$T/ifx.txt"
 
-nd=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["policies"][0]["priced_derived"])' "$T/ifx.json")
+nd=$(json_get "$T/ifx.json" policies.0.priced_derived)
 check "the JSON counts the commands priced from derived entries (CreatePrimary among them)" \
 	test "$nd" -ge 1
 check "the text says as many" \
@@ -75,8 +75,8 @@ for k in ("p50_ms", "p95_ms", "max_ms"):
 "$TPMTRACE" predict "$db" --profile $IFX "${P[@]}" --json --seed 1 >"$T/s1.json" 2>/dev/null
 "$TPMTRACE" predict "$db" --profile $IFX "${P[@]}" --json --seed 7 --boots 500 >"$T/s7.json" 2>/dev/null
 expect_eq "the same seed, the same figures" \
-	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["policies"][0]["tpm_sampled"])' "$T/s1.json")" \
-	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["policies"][0]["tpm_sampled"])' "$T/ifx.json")"
+	"$(json_get "$T/s1.json" policies.0.tpm_sampled)" \
+	"$(json_get "$T/ifx.json" policies.0.tpm_sampled)"
 check "another seed and count, other figures, said" python3 -c 'import json,sys
 a = json.load(open(sys.argv[1]))["policies"][0]["tpm_sampled"]
 b = json.load(open(sys.argv[2]))["policies"][0]["tpm_sampled"]

@@ -30,12 +30,12 @@ rows "$db" 1 >"$T/source.rows"
 for p in linux-6.10 linux-6.12 linux-6.12-no-pcr-integrity; do
 	"$TPMTRACE" replay "$db" --trace 1 --policy "$p" --json >"$T/$p.json" 2>"$T/$p.err"
 	expect_eq "$p: replay exit status" "$?" 0
-	rep=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["trace"])' "$T/$p.json")
+	rep=$(json_get "$T/$p.json" runs.0.trace)
 	check "$p: the replay holds the kernel's sessions" \
 		test "$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=$rep AND cc=0x176")" -gt 0
 	"$TPMTRACE" strip "$db" --trace "$rep" --json >"$T/$p.strip.json" 2>"$T/$p.strip.err"
 	expect_eq "$p: strip exit status" "$?" 0
-	id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["trace"])' "$T/$p.strip.json")
+	id=$(json_get "$T/$p.strip.json" trace)
 	expect_eq "$p: a derived trace whose parent is the replay" \
 		"$(sqlite3 "$db" "SELECT kind || ',' || parent_id || ',' || status FROM trace WHERE id=$id")" "derived,$rep,complete"
 	rows "$db" "$id" >"$T/$p.rows"
