@@ -99,7 +99,7 @@ expect_eq "repeated-primary: three CreatePrimary, two removed" \
 # The saving is the recorded time of the two re-creations: the rows after the
 # first of the P-256 template (the P-384 one came first).
 want=$(sqlite3 "$db" "SELECT printf('%.3f', sum(latency_ns) / 1e6) FROM (SELECT latency_ns FROM command
-	WHERE cc = 0x131 AND flags & 32 = 0 ORDER BY seq LIMIT -1 OFFSET 2)")
+	WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'CreatePrimary') AND flags & 32 = 0 ORDER BY seq LIMIT -1 OFFSET 2)")
 expect_eq "repeated-primary: saving = recorded time of the re-creations" \
 	"$(python3 -c 'import sys; print("%.3f" % float(sys.argv[1]))' "$(field "$T/prim.json" repeated-primary saving_ms)")" "$want"
 advise_json "$db" --profile "$PROF" >"$T/prim-p.json"
@@ -123,7 +123,7 @@ expect_eq "--rewrite: a derived trace of the recording, 4 commands fewer" \
 	"$(sqlite3 "$db" "SELECT kind || ',' || parent_id || ',' || commands FROM trace WHERE id=$rw")" \
 	"derived,1,$(($(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=1") - 4))"
 expect_eq "--rewrite: one CreatePrimary per template left" \
-	"$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=$rw AND cc=0x131")" 2
+	"$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=$rw AND cc = (SELECT cc FROM tpm_cc WHERE name = 'CreatePrimary')")" 2
 expect_eq "--rewrite: no repeated-primary finding in the rewrite" \
 	"$(advise_json "$db" --trace "$rw" | python3 -c 'import json,sys
 print(sum(f["kind"] == "repeated-primary" for f in json.load(sys.stdin)["findings"]))')" 0
@@ -210,9 +210,9 @@ expect_eq "--rewrite policy-rebuilt: what the finding removes is dropped" \
 	"$(json_get "$T/prw.json" dropped)" \
 	"$(field "$T/pol.json" policy-rebuilt removed)"
 expect_eq "--rewrite policy-rebuilt: the trial session and one policy session for the unseals" \
-	"$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=$prw AND cc=0x176 AND rsp_handle >= 0x03000000")" 2
+	"$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=$prw AND cc = (SELECT cc FROM tpm_cc WHERE name = 'StartAuthSession') AND rsp_handle >= 0x03000000")" 2
 expect_eq "--rewrite policy-rebuilt: every PolicyPCR stays, the policy session is flushed once" \
-	"$(sqlite3 "$db" "SELECT sum(cc=0x17F) || ',' || sum(cc=0x165 AND flags & 32 = 0 AND
+	"$(sqlite3 "$db" "SELECT sum(cc = (SELECT cc FROM tpm_cc WHERE name = 'PolicyPCR')) || ',' || sum(cc = (SELECT cc FROM tpm_cc WHERE name = 'FlushContext') AND flags & 32 = 0 AND
 	hex(substr(cmd, 11, 4)) LIKE '03%') FROM command WHERE trace_id=$prw")" "4,1"
 expect_eq "--rewrite policy-rebuilt: no policy-rebuilt finding in the rewrite" \
 	"$(advise_json "$db" --trace "$prw" | python3 -c 'import json,sys
@@ -224,8 +224,8 @@ expect_eq "--rewrite session-per-command: what the finding removes is dropped" \
 	"$(json_get "$T/srw.json" dropped)" \
 	"$(field "$T/pol.json" session-per-command removed)"
 expect_eq "--rewrite session-per-command: one HMAC session, flushed once" \
-	"$(sqlite3 "$db" "SELECT sum(cc=0x176 AND rsp_handle BETWEEN 0x02000000 AND 0x02ffffff) || ',' ||
-	sum(cc=0x165 AND hex(substr(cmd, 11, 4)) LIKE '02%') FROM command WHERE trace_id=$srw")" "1,1"
+	"$(sqlite3 "$db" "SELECT sum(cc = (SELECT cc FROM tpm_cc WHERE name = 'StartAuthSession') AND rsp_handle BETWEEN 0x02000000 AND 0x02ffffff) || ',' ||
+	sum(cc = (SELECT cc FROM tpm_cc WHERE name = 'FlushContext') AND hex(substr(cmd, 11, 4)) LIKE '02%') FROM command WHERE trace_id=$srw")" "1,1"
 expect_eq "--rewrite session-per-command: no session-per-command finding in the rewrite" \
 	"$(advise_json "$db" --trace "$srw" | python3 -c 'import json,sys
 print(sum(f["kind"] == "session-per-command" for f in json.load(sys.stdin)["findings"]))')" 0
@@ -249,7 +249,7 @@ mkdir -p "$T/polrmwd"
 "$TPMTRACE" record --spawn-swtpm --rm --db "$db" --payloads redacted --quiet -- sh "$T/pol.sh" "$T/polrmwd" 2>"$T/polrm.err"
 expect_eq "recorded the unseals again" "$?" 0
 sqlite3 "$db" "UPDATE trace SET source = 'cuse:/dev/tpmtrace0 <- /dev/tpmrm0' WHERE id = 1;
-	DELETE FROM command WHERE trace_id = 1 AND flags & 32 AND cc = 0x165"
+	DELETE FROM command WHERE trace_id = 1 AND flags & 32 AND cc = (SELECT cc FROM tpm_cc WHERE name = 'FlushContext')"
 "$TPMTRACE" advise "$db" --trace 1 --profile "$PROF" --prove --json >"$T/rmprove.json" 2>"$T/rmprove.err"
 expect_eq "--prove (per-client spaces): exit status" "$?" 0
 check "--prove (per-client spaces): policy-rebuilt within 5%" \
@@ -261,7 +261,7 @@ f = [x for x in json.load(open(sys.argv[1]))["findings"] if x["kind"] == "sessio
 print(f["proof"]["after_trace"])' "$T/rmprove.json")
 expect_eq "--prove (per-client spaces): the rewrite's replay flushed the clients' spaces, nothing failed" \
 	"$(sqlite3 "$db" "SELECT (SELECT count(*) > 0 FROM command WHERE trace_id = $after AND flags & 32
-	AND cc = 0x165) || ',' || (SELECT count(*) FROM command WHERE trace_id = $after AND rc NOT IN (0, 0x922))")" "1,0"
+	AND cc = (SELECT cc FROM tpm_cc WHERE name = 'FlushContext')) || ',' || (SELECT count(*) FROM command WHERE trace_id = $after AND rc NOT IN (0, 0x922))")" "1,0"
 
 # ---- --target: a trace whose replay needs its own TPM ----
 # As a LUKS unlock: the sealed object was made before the trace, under the
@@ -319,7 +319,7 @@ expect_eq "session-per-command: one session per extend and GetRandom, set-ups an
 # What goes is what Linux 6.12 does not send: every set-up but the first and
 # the one after each GetRandom (whose flush stays: lazy flush ends the session
 # there), and the GetRandom session's own set-up.
-ngr=$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=1 AND cc=0x17B")
+ngr=$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=1 AND cc = (SELECT cc FROM tpm_cc WHERE name = 'GetRandom')")
 expect_eq "session-per-command: all but the set-ups and flushes linux-6.12 keeps go" \
 	"$(field "$T/a610.json" session-per-command removed)" \
 	"$(($(field "$T/a610.json" session-per-command commands) - 3 - ngr * 4))"
@@ -362,7 +362,7 @@ expect_eq "--prove without --profile: a usage error" "$?" 2
 # GetRandom's client its hwrng; tpm2_pcrread (a pid) is then user space.
 sqlite3 "$db" "UPDATE client SET comm='kernel' WHERE trace_id=1 AND comm='tpmclient';
 	UPDATE client SET peer='hwrng' WHERE trace_id=1 AND id = (SELECT client_id FROM command
-	WHERE trace_id=1 AND cc=0x17B)"
+	WHERE trace_id=1 AND cc = (SELECT cc FROM tpm_cc WHERE name = 'GetRandom'))"
 "$TPMTRACE" replay "$db" --trace 1 --policy linux-6.12 --json >"$T/r612.json" 2>"$T/r612.err"
 expect_eq "replay linux-6.12" "$?" 0
 r612=$(json_get "$T/r612.json" runs.0.trace)

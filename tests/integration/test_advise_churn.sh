@@ -68,9 +68,9 @@ swaps_sql() { # swaps_sql TRACE [objects|sessions|all]
 	[ "${2:-all}" = objects ] && kind="(s.h >> 24) = 0x80"
 	[ "${2:-all}" = sessions ] && kind="(s.h >> 24) IN (2, 3)"
 	sqlite3 "$db" "WITH c AS (SELECT * FROM command WHERE trace_id=$1 AND flags & 32 = 0),
-	s AS (SELECT seq, handle1 h, substr(rsp, 11, 12) ctx FROM c WHERE cc=0x162 AND rc=0),
-	l AS (SELECT seq, substr(cmd, 11, 12) ctx FROM c WHERE cc=0x161 AND rc=0),
-	f AS (SELECT seq, hex(substr(cmd, 11, 4)) fh FROM c WHERE cc=0x165)
+	s AS (SELECT seq, handle1 h, substr(rsp, 11, 12) ctx FROM c WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'ContextSave') AND rc=0),
+	l AS (SELECT seq, substr(cmd, 11, 12) ctx FROM c WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'ContextLoad') AND rc=0),
+	f AS (SELECT seq, hex(substr(cmd, 11, 4)) fh FROM c WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'FlushContext'))
 	SELECT count(*) FROM l JOIN s ON s.ctx = l.ctx AND s.seq < l.seq WHERE $kind AND
 	((s.h >> 24) IN (2, 3) OR EXISTS (SELECT 1 FROM f WHERE f.seq > s.seq AND f.seq < l.seq
 	AND f.fh = printf('%08X', s.h) AND NOT EXISTS (SELECT 1 FROM s s2 WHERE s2.h = s.h
@@ -93,7 +93,7 @@ assert "flush" in c and "tpm2_evictcontrol" in c and "/dev/tpm0" in c, c' \
 	"$(field "$T/rm.json" context-churn change)"
 # The recorded saving is the swaps' own recorded time.
 want=$(sqlite3 "$db" "SELECT printf('%.3f', sum(latency_ns) / 1e6) FROM command WHERE trace_id=1
-	AND flags & 32 = 0 AND cc IN (0x161, 0x162, 0x165)")
+	AND flags & 32 = 0 AND cc IN (SELECT cc FROM tpm_cc WHERE name IN ('ContextLoad', 'ContextSave', 'FlushContext'))")
 check "context-churn: the saving is recorded time of context commands, at most all of them" \
 	python3 -c 'import sys; s, w = float(sys.argv[1]), float(sys.argv[2]); assert 0 < s <= w + 1e-3, (s, w)' \
 	"$(field "$T/rm.json" context-churn saving_ms)" "$want"
@@ -109,7 +109,7 @@ expect_eq "--rewrite: no context-churn in the rewrite" "$(swaps_sql "$rw"),$("$T
 	--trace "$rw" --json | python3 -c 'import json,sys
 print(sum(f["kind"] == "context-churn" for f in json.load(sys.stdin)["findings"]))')" "0,0"
 expect_eq "--rewrite: the $N signatures kept" \
-	"$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=$rw AND cc=0x15D AND rc=0")" "$N"
+	"$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=$rw AND cc = (SELECT cc FROM tpm_cc WHERE name = 'Sign') AND rc=0")" "$N"
 "$TPMTRACE" replay "$db" --trace "$rw" --policy as-recorded --json >"$T/rp.json" 2>"$T/rp.err"
 expect_eq "the rewrite replays" "$?" 0
 check "the rewrite's replay: every command sent and none failed (the key and session kept loaded)" \
@@ -118,7 +118,7 @@ r = json.load(open(sys.argv[1]))["runs"][0]
 assert r["status"] == "complete" and r["failed"] == 0 and r["sent"] == r["processed"], r' "$T/rp.json"
 rp=$(json_get "$T/rp.json" runs.0.trace)
 expect_eq "the rewrite's replay: every signature answered" \
-	"$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=$rp AND cc=0x15D AND rc=0")" "$N"
+	"$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=$rp AND cc = (SELECT cc FROM tpm_cc WHERE name = 'Sign') AND rc=0")" "$N"
 
 # ---- a context back under another handle: the object keeps its name ----
 # The same trace with the key given 0x80000005 from a swap's ContextLoad on
@@ -127,8 +127,8 @@ expect_eq "the rewrite's replay: every signature answered" \
 # names it so where the recording says 0x80000005.
 cp "$db" "$T/moved.db"
 mid=$(sqlite3 "$db" "WITH c AS (SELECT * FROM command WHERE trace_id=1 AND flags & 32 = 0)
-	SELECT seq FROM c WHERE cc = 0x161 AND rc = 0 AND rsp_handle = 2147483648
-	AND EXISTS (SELECT 1 FROM c f WHERE f.cc = 0x165 AND f.seq < c.seq
+	SELECT seq FROM c WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'ContextLoad') AND rc = 0 AND rsp_handle = 2147483648
+	AND EXISTS (SELECT 1 FROM c f WHERE f.cc = (SELECT cc FROM tpm_cc WHERE name = 'FlushContext') AND f.seq < c.seq
 	AND f.seq > c.seq - 4 AND hex(substr(f.cmd, 11, 4)) = '80000000')
 	ORDER BY seq LIMIT 1 OFFSET 3")
 moved=$(python3 "$TPMTRACE_TEST_LIB/renumber_handle.py" "$T/moved.db" 1 "$mid" 0x80000000 0x80000005)
@@ -142,10 +142,10 @@ expect_eq "... as many swaps dropped as before" \
 	"$((3 * n_obj + 2 * n_sess))"
 expect_eq "... the signature after that reload names the key as created (0x80000000)" \
 	"$(sqlite3 "$T/moved.db" "SELECT printf('0x%08x', handle1) FROM command WHERE trace_id=$mrw
-		AND cc=0x15D AND seq > $mid ORDER BY seq LIMIT 1")" 0x80000000
+		AND cc = (SELECT cc FROM tpm_cc WHERE name = 'Sign') AND seq > $mid ORDER BY seq LIMIT 1")" 0x80000000
 expect_eq "... a later tool's own load of the key file keeps the handle it got (0x80000005)" \
 	"$(sqlite3 "$T/moved.db" "SELECT printf('0x%08x', handle1) FROM command WHERE trace_id=$mrw
-		AND cc=0x15D AND seq > $mid ORDER BY seq DESC LIMIT 1")" 0x80000005
+		AND cc = (SELECT cc FROM tpm_cc WHERE name = 'Sign') AND seq > $mid ORDER BY seq DESC LIMIT 1")" 0x80000005
 "$TPMTRACE" replay "$T/moved.db" --trace "$mrw" --policy as-recorded --json >"$T/mrp.json" 2>"$T/mrp.err"
 rc=$?
 expect_eq "... and replays ($(tail -c 200 "$T/mrp.err"))" "$rc" 0

@@ -34,8 +34,8 @@ db=$T/f.db
 (cd "$T" && "$TPMTRACE" record --spawn-swtpm --db "$db" --quiet -- sh wl.sh) 2>"$T/rec.err"
 expect_eq "recorded: the unseal failed on PCR_CHANGED, rebuilt, the index defined twice" "$?" 0
 expect_eq "the trace holds one PCR_CHANGED unseal and one NV_DEFINED define" \
-	"$(sqlite3 "$db" "SELECT count(*) FROM command WHERE rc = 0x128 AND cc = 0x15E;
-	SELECT count(*) FROM command WHERE rc = 0x14C AND cc = 0x12A")" "1
+	"$(sqlite3 "$db" "SELECT count(*) FROM command WHERE rc = 0x128 AND cc = (SELECT cc FROM tpm_cc WHERE name = 'Unseal');
+	SELECT count(*) FROM command WHERE rc = 0x14C AND cc = (SELECT cc FROM tpm_cc WHERE name = 'NV_DefineSpace')")" "1
 1"
 
 PROF=slb9670-linux-integrity

@@ -40,7 +40,7 @@ rp=$!
 PIDS+=($rp)
 for _ in $(seq 600); do
 	# (not before the recorder made the file: sqlite3 would make an empty one)
-	[ -s "$db" ] && [ "$(sqlite3 "$db" "SELECT count(*) FROM command WHERE cc=0x182" 2>/dev/null)" -ge 200 ] 2>/dev/null && break
+	[ -s "$db" ] && [ "$(sqlite3 "$db" "SELECT count(*) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend')" 2>/dev/null)" -ge 200 ] 2>/dev/null && break
 	sleep 0.05
 done
 kill -STOP "$SWTPM_PID"
@@ -52,7 +52,7 @@ expect_eq "stall workload recorded" "$?" 0
 # (a writer that cannot keep up on a loaded machine drops rows and counts
 # them: the TPM path is never blocked)
 expect_eq "30,000 extends recorded, or counted dropped" \
-	"$(sqlite3 "$db" "SELECT (SELECT count(*) FROM command WHERE trace_id=1 AND cc=0x182)
+	"$(sqlite3 "$db" "SELECT (SELECT count(*) FROM command WHERE trace_id=1 AND cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend'))
 		+ (SELECT dropped FROM trace WHERE id=1)")" 30000
 # the stopped swtpm held one command: its latency, and the others' of its code
 slow=$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=1 AND latency_ns > 300000000")

@@ -32,8 +32,8 @@ WL
 expect_eq "recorded the tpm2-tools flow" "$?" 0
 expect_eq "... 4 CreatePrimary, each answered 0x80000000, the handle later loads took too" \
 	"$(sqlite3 "$db" "SELECT count(*), min(rsp_handle) = max(rsp_handle) FROM command
-		WHERE cc = 0x131 AND rc = 0;
-		SELECT count(*) > 0 FROM command WHERE cc = 0x161 AND rsp_handle = 2147483648")" "4|1
+		WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'CreatePrimary') AND rc = 0;
+		SELECT count(*) > 0 FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'ContextLoad') AND rsp_handle = 2147483648")" "4|1
 1"
 
 "$TPMTRACE" advise "$db" --trace 1 --rewrite repeated-primary --json >"$T/rw.json" 2>"$T/rw.err"
@@ -42,7 +42,7 @@ expect_eq "--rewrite repeated-primary: exit 0 ($(head -c 200 "$T/rw.err"))" "$rc
 rw=$(json_get "$T/rw.json" trace)
 expect_eq "one CreatePrimary left, answering the kept primary's own handle" \
 	"$(sqlite3 "$db" "SELECT count(*), printf('0x%08x', rsp_handle) FROM command
-		WHERE trace_id = $rw AND cc = 0x131")" "1|0x80fff000"
+		WHERE trace_id = $rw AND cc = (SELECT cc FROM tpm_cc WHERE name = 'CreatePrimary')")" "1|0x80fff000"
 check "every command that named the primary names 0x80fff000; the loads' objects keep 0x80000000" \
 	python3 - "$db" 1 "$rw" <<'PY'
 import sqlite3, sys

@@ -22,7 +22,7 @@ pid_of() { awk -v n="$2" '$1 == n { print $2 }' "$1"; } # PIDFILE NAME
 # getrandoms DB PID_A PID_B: the GetRandom count of each process's client
 getrandoms() {
 	q "$1" "SELECT group_concat(n, ' ') FROM (SELECT count(*) n FROM command c JOIN client k
-	   ON k.trace_id = c.trace_id AND k.id = c.client_id WHERE c.cc = 0x17B AND k.pid IN ($2, $3)
+	   ON k.trace_id = c.trace_id AND k.id = c.client_id WHERE c.cc = (SELECT cc FROM tpm_cc WHERE name = 'GetRandom') AND k.pid IN ($2, $3)
 	   GROUP BY k.id ORDER BY k.pid = $2 DESC)"
 }
 

@@ -90,8 +90,8 @@ check "killed mid-command: the closed connection ended the wait, not the timeout
 check "hung backend: the timeout ended the wait" \
 	grep -q "timed out" <<<"$(q "SELECT detail FROM event WHERE kind='backend-lost' ORDER BY seq LIMIT 1 OFFSET 1")"
 expect_eq "PCR_Extend answered by the first and the restarted backend" \
-	"$(q "SELECT count(*) FROM command WHERE cc=0x182 AND rc = 0")" 400
+	"$(q "SELECT count(*) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend') AND rc = 0")" 400
 check "GetRandom answered after the restart and the resume" \
-	[ "$(q "SELECT count(*) FROM command WHERE cc=0x17B AND rc = 0")" -ge 21 ]
+	[ "$(q "SELECT count(*) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'GetRandom') AND rc = 0")" -ge 21 ]
 check "verify" "$TPMTRACE" verify "$db" >/dev/null
 finish

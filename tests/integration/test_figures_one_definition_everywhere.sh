@@ -23,9 +23,9 @@ db=$T/fig.db
 expect_eq "demo workload recorded (--spawn-swtpm --rm)" "$?" 0
 read -r rec_fwd rec_kept rec_drop _ <<<"$(record_summary "$T/rec.err")"
 expect_eq "tpmtrace's own Startup is in the trace" \
-	"$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=1 AND cc=0x144 AND flags & 32")" 1
+	"$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=1 AND cc = (SELECT cc FROM tpm_cc WHERE name = 'Startup') AND flags & 32")" 1
 check "tpmtrace's own resource-manager flushes are in the trace" \
-	[ "$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=1 AND cc=0x165 AND flags & 32")" -gt 0 ]
+	[ "$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=1 AND cc = (SELECT cc FROM tpm_cc WHERE name = 'FlushContext') AND flags & 32")" -gt 0 ]
 
 "$TPMTRACE" replay "$db" --trace 1 --policy as-recorded --json >"$T/replay.json" 2>"$T/replay.err"
 expect_eq "as-recorded replay" "$?" 0

@@ -80,7 +80,7 @@ done
 
 # The control: the good database, with a view of the user's own added, opens
 # for every subcommand.
-hostile user-view "CREATE VIEW my_getrandoms AS SELECT * FROM command WHERE cc = 0x17B;"
+hostile user-view "CREATE VIEW my_getrandoms AS SELECT * FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'GetRandom');"
 for s in "${SUBS[@]}"; do
 	run_sub "$s" "$T/user-view.db" >"$T/out" 2>"$T/err"
 	read -r st rss killed <<<"$(bounded "$T/err")"

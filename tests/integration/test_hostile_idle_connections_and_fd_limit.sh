@@ -51,7 +51,7 @@ expect_eq "an eviction names the peer and the limit" \
 	"$(q "SELECT count(*) FROM event WHERE kind='conn-evicted' AND detail LIKE '256 connections of 127.0.0.1%'")" \
 	"$evicted"
 expect_eq "the good client's 200 requests were recorded" \
-	"$(q "SELECT count(*) FROM command WHERE cc=0x17B AND rc=0")" 200
+	"$(q "SELECT count(*) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'GetRandom') AND rc=0")" 200
 
 # ---- prlimit --nofile=256: 300 idle connections ----
 listen_limited() {

@@ -77,7 +77,7 @@ has() { # FILL: rows whose command holds 32 bytes of FILL (a PCR_Extend digest)
 expect_eq "the extend behind the over-maximum command was never recorded" "$(has AA)" 0
 expect_eq "the extend behind the 4040-byte Hash recorded once" "$(has EE)" 1
 expect_eq "the 4040-byte Hash recorded as itself" \
-	"$(q "SELECT count(*) FROM command WHERE cc=0x17D AND cmd_size=4040 AND malformed IS NULL")" 1
+	"$(q "SELECT count(*) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'Hash') AND cmd_size=4040 AND malformed IS NULL")" 1
 expect_eq "the extend hidden in a simulator frame was never recorded as sent" \
 	"$(q "SELECT count(*) FROM command WHERE instr(cmd, x'$(printf "DD%.0s" $(seq 32))') > 0 AND rc IS NOT NULL")" 0
 expect_eq "the pipelined extend recorded once" "$(has BB)" 1

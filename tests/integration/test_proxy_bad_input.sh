@@ -56,12 +56,12 @@ check "recorder exits 0" wait $RECORD_PID
 
 q() { sqlite3 "$db" "$1"; }
 expect_eq "the good client's commands and the 12-byte one" \
-	"$(q "SELECT count(*) FROM command WHERE cc=0x17B AND rc=0")" 2001
+	"$(q "SELECT count(*) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'GetRandom') AND rc=0")" 2001
 reason() { q "SELECT malformed FROM command WHERE hex(cmd) LIKE '$1%' AND flags & 2"; }
 expect_eq "bad tag recorded" "$(reason 12340000000A)" "unknown tag"
 expect_eq "unknown code recorded" "$(reason 80010000000A0000015A)" "unknown command code"
 expect_eq "no GetRandom recorded with bytes beyond its size field" \
-	"$(q "SELECT count(*) FROM command WHERE cc=0x17B AND length(cmd) != 12")" 0
+	"$(q "SELECT count(*) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'GetRandom') AND length(cmd) != 12")" 0
 expect_eq "the 2 bytes after it recorded on their own" "$(reason FFFF)" "shorter than the 10-byte header"
 expect_eq "auth size recorded" "$(reason 800200000012)" "authorization size past the end"
 expect_eq "truncated recorded" "$(reason 800100000064)" "size field larger than the bytes received (truncated)"

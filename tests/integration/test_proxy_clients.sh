@@ -38,13 +38,13 @@ check "recorder exits 0 on SIGTERM" wait $RECORD_PID
 check "summary printed" grep -q "dropped" "$T/record.err"
 
 q() { sqlite3 "$db" "$1"; }
-expect_eq "GetRandom recorded" "$(q "SELECT count(*) FROM command WHERE cc=0x17B")" 1001
-expect_eq "PCR_Extend recorded" "$(q "SELECT count(*) FROM command WHERE cc=0x182")" 300
-expect_eq "Hash (1 KiB) recorded" "$(q "SELECT count(*) FROM command WHERE cc=0x17D AND cmd_size > 1024")" 50
-check "PCR_Read recorded (300 + tpm2_pcrread)" [ "$(q "SELECT count(*) FROM command WHERE cc=0x17E")" -ge 301 ]
+expect_eq "GetRandom recorded" "$(q "SELECT count(*) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'GetRandom')")" 1001
+expect_eq "PCR_Extend recorded" "$(q "SELECT count(*) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend')")" 300
+expect_eq "Hash (1 KiB) recorded" "$(q "SELECT count(*) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'Hash') AND cmd_size > 1024")" 50
+check "PCR_Read recorded (300 + tpm2_pcrread)" [ "$(q "SELECT count(*) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Read')")" -ge 301 ]
 expect_eq "all succeeded" "$(q "SELECT count(*) FROM command WHERE rc != 0 OR rc IS NULL")" 0
 expect_eq "two unix clients with 500 GetRandom each" \
-	"$(q "SELECT group_concat(n) FROM (SELECT count(*) n FROM command c JOIN client k ON k.trace_id=c.trace_id AND k.id=c.client_id WHERE cc=0x17B AND k.pid IS NOT NULL GROUP BY client_id HAVING n = 500)")" "500,500"
+	"$(q "SELECT group_concat(n) FROM (SELECT count(*) n FROM command c JOIN client k ON k.trace_id=c.trace_id AND k.id=c.client_id WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'GetRandom') AND k.pid IS NOT NULL GROUP BY client_id HAVING n = 500)")" "500,500"
 expect_eq "client processes named (unix: startup, 2 x GetRandom, Hash; TCP: 2)" "$(q "SELECT count(*) FROM client WHERE comm='tpmclient'")" 6
 expect_eq "TCP clients identified by their process (test_clients_named)" "$(q "SELECT count(*) FROM client WHERE pid IN ($c3, $c4)")" 2
 check "mssim platform events" [ "$(q "SELECT count(*) FROM event WHERE kind IN ('platform:POWER_ON','platform:NV_ON')")" -ge 2 ]

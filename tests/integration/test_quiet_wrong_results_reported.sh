@@ -26,7 +26,7 @@ check "finding 11: PCR 24 reported" grep -q "PCR index 24 is not a PCR (0-23)" "
 check "finding 11: PCR 999 reported" grep -q "PCR index 999 is not a PCR" "$T/err"
 check "... and counted in the summary" grep -q "2 for PCRs beyond 23 not extended" "$T/out"
 expect_eq "... not extended; their entries kept as events" \
-	"$(sqlite3 "$T/p.db" "SELECT count(*) FROM command WHERE cc=0x182")|$(sqlite3 "$T/p.db" "SELECT count(*) FROM event WHERE kind='ima'")" "1|3"
+	"$(sqlite3 "$T/p.db" "SELECT count(*) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend')")|$(sqlite3 "$T/p.db" "SELECT count(*) FROM event WHERE kind='ima'")" "1|3"
 python3 - "$D/ima/tpm2-tss/sml-ima-ng-sha1.bin" "$T/pcr.bin" <<'EOF'
 import struct, sys
 b = bytearray(open(sys.argv[1], "rb").read())
@@ -43,7 +43,7 @@ EOF
 check "finding 11: PCR 0xFFFFFFFF in a binary list reported" \
 	grep -q "PCR index 4294967295 is not a PCR" "$T/err"
 # pcrs, given a command that names PCR 1000 (a crafted or damaged file).
-sqlite3 "$T/p.db" "UPDATE command SET cmd = substr(cmd, 1, 10) || x'000003E8' || substr(cmd, 15) WHERE cc = 0x182"
+sqlite3 "$T/p.db" "UPDATE command SET cmd = substr(cmd, 1, 10) || x'000003E8' || substr(cmd, 15) WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend')"
 "$TPMTRACE" pcrs "$T/p.db" >/dev/null 2>"$T/err"
 check "finding 11: pcrs reports a command naming PCR 1000" \
 	grep -q "1 PCR commands name an index beyond 23 (1000)" "$T/err"

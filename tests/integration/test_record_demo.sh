@@ -34,7 +34,7 @@ sqlite3 "$db" "SELECT hex(rsp) FROM command WHERE trace_id=1 AND NOT flags & 32 
 expect_eq "commands recorded" "$(wc -l <"$T/rec-cmds")" "$n_client"
 check "every command recorded exactly once, in order" cmp -s "$T/client-cmds" "$T/rec-cmds"
 check "responses seen by the tools equal those the backend sent" cmp -s "$T/client-rsps" "$T/rec-rsps"
-expect_eq "PCR_Extend commands" "$(sqlite3 "$db" "SELECT count(*) FROM command WHERE cc=0x182")" 200
+expect_eq "PCR_Extend commands" "$(sqlite3 "$db" "SELECT count(*) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend')")" 200
 expect_eq "malformed or unanswered" "$(sqlite3 "$db" "SELECT count(*) FROM command WHERE flags & 10")" 0
 # tpmtrace started the spawned swtpm before the first client: the first
 # command, its own (flag 32, client comm 'tpmtrace'), answered with success;
@@ -44,12 +44,12 @@ expect_eq "the first command is tpmtrace's Startup" \
 	"$(sqlite3 "$db" "SELECT c.cc, c.rc, c.flags & 32, cl.comm FROM command c JOIN client cl ON cl.trace_id=c.trace_id AND cl.id=c.client_id WHERE c.trace_id=1 ORDER BY c.seq LIMIT 1")" \
 	"324|0|32|tpmtrace"
 expect_eq "the workload's Startup: already started" \
-	"$(sqlite3 "$db" "SELECT rc FROM command WHERE trace_id=1 AND cc=0x144 AND NOT flags & 32")" 256
+	"$(sqlite3 "$db" "SELECT rc FROM command WHERE trace_id=1 AND cc = (SELECT cc FROM tpm_cc WHERE name = 'Startup') AND NOT flags & 32")" 256
 expect_eq "tpmtrace's own commands: the Startup and FlushContexts only" \
 	"$(sqlite3 "$db" "SELECT group_concat(DISTINCT cc) FROM command WHERE trace_id=1 AND flags & 32 ORDER BY cc")" \
 	"324,357"
 # tpm2-tools retry on TPM_RC_RETRY (0x922); nothing else may fail.
-expect_eq "failed responses" "$(sqlite3 "$db" "SELECT count(*) FROM command WHERE rc NOT IN (0, 0x922) AND NOT (cc=0x144 AND rc=0x100)")" 0
+expect_eq "failed responses" "$(sqlite3 "$db" "SELECT count(*) FROM command WHERE rc NOT IN (0, 0x922) AND NOT (cc = (SELECT cc FROM tpm_cc WHERE name = 'Startup') AND rc=0x100)")" 0
 
 # Latency: positive, and at most the client's round trip (pcap timestamps have
 # microsecond resolution: allow 1 us).
@@ -86,10 +86,10 @@ random_leaks() { # DB: GetRandom responses whose random bytes are not all zero
 		off=$([ "${h:0:4}" = 8002 ] && echo 28 || echo 20)
 		n=$((16#${h:off:4}))
 		[[ "${h:off+4:2*n}" =~ [1-9A-F] ]] && leaked=$((leaked + 1))
-	done < <(sqlite3 "$1" "SELECT hex(rsp) FROM command WHERE cc=0x17B AND rc=0")
+	done < <(sqlite3 "$1" "SELECT hex(rsp) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'GetRandom') AND rc=0")
 	echo $leaked
 }
-check "GetRandom responses recorded" [ "$(sqlite3 "$db2" "SELECT count(*) FROM command WHERE cc=0x17B AND rc=0")" -ge 2 ]
+check "GetRandom responses recorded" [ "$(sqlite3 "$db2" "SELECT count(*) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'GetRandom') AND rc=0")" -ge 2 ]
 expect_eq "GetRandom outputs zeroed" "$(random_leaks "$db2")" 0
 check "full payloads do hold random bytes (the check works)" [ "$(random_leaks "$db")" -ge 2 ]
 check "full payloads do hold the secret (the search works)" grep -q 'tpmtrace demo secret' "$db" "$db-wal" 2>/dev/null

@@ -47,7 +47,7 @@ check "state: swtpm's state file is in DIR" test -s "$ST/tpm2-00.permall"
 expect_eq "state: second recording on the same DIR reads the index" "$?" 0
 expect_eq "state: with the bytes written in the first" "$(cat "$T/nv.bin" 2>/dev/null)" tpmtrace
 expect_eq "state: the second trace holds the NV_Read, answered with success" \
-	"$(sqlite3 "$T/s2.db" "SELECT count(*) FROM command WHERE cc=0x14E AND rc=0")" 1
+	"$(sqlite3 "$T/s2.db" "SELECT count(*) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'NV_Read') AND rc=0")" 1
 "$TPMTRACE" record --spawn-swtpm --db "$T/s3.db" --quiet -- sh -c \
 	"tpm2_startup -c && tpm2_nvread $IDX -C o -s 8" >/dev/null 2>"$T/s3.err"
 rc=$?

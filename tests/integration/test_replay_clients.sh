@@ -54,7 +54,7 @@ expect_eq "none of them the replay's own (flag 32)" \
 "$TPMTRACE" show "$db" --trace 2 >"$T/show.txt"
 expect_eq "show marks each added command with '+'" \
 	"$(grep -Ec '^ *[0-9]+ +[0-9.]+\+[A-Za-z]' "$T/show.txt")" "$added"
-s=$(q "SELECT seq FROM command WHERE trace_id=2 AND flags & 128 AND cc=0x176 LIMIT 1")
+s=$(q "SELECT seq FROM command WHERE trace_id=2 AND flags & 128 AND cc = (SELECT cc FROM tpm_cc WHERE name = 'StartAuthSession') LIMIT 1")
 cl=$(q "SELECT l.comm FROM command c JOIN client l ON l.trace_id=2 AND l.id=c.client_id WHERE c.trace_id=2 AND c.seq=$s")
 "$TPMTRACE" show "$db" --trace 2 --seq "$s" -V >"$T/v.txt"
 check "show -V: an added StartAuthSession says so, with its client ($cl)" \

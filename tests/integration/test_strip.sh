@@ -23,7 +23,7 @@ expect_eq "commands recorded" "$n_src" 45
 rows() { # DB TRACE: what strip must give back, one line per command
 	sqlite3 "$1" "SELECT cc, coalesce(handle1,''), tag, cmd_size, rsp_size, auth_kind, n_sessions,
 		coalesce(sess_handle,''), coalesce(sess_attrs,''), rc, hex(cmd),
-		CASE WHEN cc = 0x17B THEN length(rsp) ELSE hex(rsp) END
+		CASE WHEN cc = (SELECT cc FROM tpm_cc WHERE name = 'GetRandom') THEN length(rsp) ELSE hex(rsp) END
 		FROM command WHERE trace_id=$2 ORDER BY seq"
 }
 rows "$db" 1 >"$T/source.rows"
@@ -32,7 +32,7 @@ for p in linux-6.10 linux-6.12 linux-6.12-no-pcr-integrity; do
 	expect_eq "$p: replay exit status" "$?" 0
 	rep=$(json_get "$T/$p.json" runs.0.trace)
 	check "$p: the replay holds the kernel's sessions" \
-		test "$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=$rep AND cc=0x176")" -gt 0
+		test "$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=$rep AND cc = (SELECT cc FROM tpm_cc WHERE name = 'StartAuthSession')")" -gt 0
 	"$TPMTRACE" strip "$db" --trace "$rep" --json >"$T/$p.strip.json" 2>"$T/$p.strip.err"
 	expect_eq "$p: strip exit status" "$?" 0
 	id=$(json_get "$T/$p.strip.json" trace)

@@ -532,8 +532,8 @@ print(f.get("unproved") or "")' "$VM_WORK/advise-prove.json" "$1" | grep . ||
 # luks_pcr_extends DB PCR: "alg=hex,..." per PCR_Extend of PCR before the
 # kernel's first extend of PCR 10 (the firmware's), for tpm2_pcrextend.
 luks_pcr_extends() {
-	lq "$1" "SELECT lower(hex(cmd)) FROM command WHERE cc = 0x182 AND pcr = $2
-		AND seq < (SELECT min(seq) FROM command WHERE cc = 0x182 AND pcr = 10) ORDER BY seq" | awk '
+	lq "$1" "SELECT lower(hex(cmd)) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend') AND pcr = $2
+		AND seq < (SELECT min(seq) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend') AND pcr = 10) ORDER BY seq" | awk '
 		function h(s,   i, v) { v = 0; for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return v }
 		{
 			# Part 3, 22.2: handle, authorization area (size first), TPML_DIGEST_VALUES.
@@ -638,7 +638,7 @@ luks_check_unlock() {
 			i < n && $2 ":" $5 == w[i + 1] { i++ } END { exit i != n }' "$VM_WORK/unlock.txt"
 	# PolicyPCR (Part 3, 23.7): policySession handle, pcrDigest (TPM2B),
 	# pcrs (TPML_PCR_SELECTION): the PCRs it selects, as "bank:index".
-	lq "$db" "SELECT lower(hex(cmd)) FROM command WHERE trace_id = $REC AND cc = 0x17F" | awk '
+	lq "$db" "SELECT lower(hex(cmd)) FROM command WHERE trace_id = $REC AND cc = (SELECT cc FROM tpm_cc WHERE name = 'PolicyPCR')" | awk '
 		function h(s,   i, v) { v = 0; for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return v }
 		{
 			p = 29; p += 4 + 2 * h(substr($0, p, 4)); n = h(substr($0, p, 8)); p += 8; out = ""
@@ -655,7 +655,7 @@ luks_check_unlock() {
 	check "PolicyPCR selected PCR 7 of the SHA-256 bank, nothing else (got: $(sort -u "$VM_WORK/policypcr.txt" | tr '\n' ' '))" \
 		[ "$(sort -u "$VM_WORK/policypcr.txt")" = "000b:7" ]
 	check "the unlock used PolicyPCR of PCR 7 (a policy session, auth_kind policy)" \
-		[ "$(lq "$db" "SELECT count(*) FROM command WHERE trace_id = $REC AND cc = 0x15E AND auth_kind IN (4, 5) AND rc = 0")" -ge 1 ]
+		[ "$(lq "$db" "SELECT count(*) FROM command WHERE trace_id = $REC AND cc = (SELECT cc FROM tpm_cc WHERE name = 'Unseal') AND auth_kind IN (4, 5) AND rc = 0")" -ge 1 ]
 }
 
 luks_check_boot2() {

@@ -70,7 +70,7 @@ check "no records dropped" [ "$(q "SELECT dropped FROM trace")" = 0 ]
 # Control events: INIT (power-on) before the first command, SHUTDOWN after the last.
 init_seq=$(q "SELECT min(seq) FROM event WHERE kind='ctrl:INIT' AND detail LIKE 'power-on%result=0x0'")
 shut_seq=$(q "SELECT max(seq) FROM event WHERE kind='ctrl:SHUTDOWN'")
-first_startup=$(q "SELECT min(seq) FROM command WHERE cc=0x144")
+first_startup=$(q "SELECT min(seq) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'Startup')")
 last_cmd=$(q "SELECT max(seq) FROM command")
 check "a ctrl:INIT power-on event (seq ${init_seq:-none})" [ -n "$init_seq" ]
 check "a ctrl:SHUTDOWN event (seq ${shut_seq:-none})" [ -n "$shut_seq" ]
@@ -81,25 +81,25 @@ check "shutdown comes after the last command" before "${last_cmd:-0}" "$shut_seq
 check "SET_DATAFD was intercepted" [ "$(q "SELECT count(*) FROM event WHERE kind='ctrl:SET_DATAFD' AND detail='result=0x0'")" -ge 1 ]
 
 # The firmware (SeaBIOS) starts the TPM and extends PCR 0-7 (separators at least).
-check "firmware sent TPM2_Startup with success" [ "$(q "SELECT count(*) FROM command WHERE cc=0x144 AND rc=0")" -ge 1 ]
-fw_pcrs=$(q "SELECT count(DISTINCT pcr) FROM command WHERE cc=0x182 AND pcr BETWEEN 0 AND 7 AND rc=0")
+check "firmware sent TPM2_Startup with success" [ "$(q "SELECT count(*) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'Startup') AND rc=0")" -ge 1 ]
+fw_pcrs=$(q "SELECT count(DISTINCT pcr) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend') AND pcr BETWEEN 0 AND 7 AND rc=0")
 check "firmware extended each of PCR 0-7 (got $fw_pcrs distinct)" [ "$fw_pcrs" = 8 ]
-last_fw=$(q "SELECT max(seq) FROM command WHERE cc=0x182 AND pcr BETWEEN 0 AND 7")
+last_fw=$(q "SELECT max(seq) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend') AND pcr BETWEEN 0 AND 7")
 # The kernel's TPM driver then runs TPM2_SelfTest and reads capabilities
 # (tpm2_auto_startup, tpm2_get_pcr_allocation).
-check "kernel start-up: SelfTest after the firmware's extends" [ "$(q "SELECT count(*) FROM command WHERE cc=0x143 AND seq > $last_fw")" -ge 1 ]
-check "kernel start-up: GetCapability after the firmware's extends" [ "$(q "SELECT count(*) FROM command WHERE cc=0x17A AND seq > $last_fw")" -ge 1 ]
+check "kernel start-up: SelfTest after the firmware's extends" [ "$(q "SELECT count(*) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'SelfTest') AND seq > $last_fw")" -ge 1 ]
+check "kernel start-up: GetCapability after the firmware's extends" [ "$(q "SELECT count(*) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'GetCapability') AND seq > $last_fw")" -ge 1 ]
 check "every command has a response" [ "$(q "SELECT count(*) FROM command WHERE rc IS NULL AND seq > $first_startup")" = 0 ]
 
 # IMA: one PCR_Extend of PCR 10 per list line, in order, SHA-1 digest = template hash.
 n_lines=$(wc -l <"$O/ima.txt")
-n_ext=$(q "SELECT count(*) FROM command WHERE cc=0x182 AND pcr=10")
+n_ext=$(q "SELECT count(*) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend') AND pcr=10")
 check "IMA list has entries (got $n_lines)" [ "$n_lines" -ge 5 ]
 check "IMA list has the ext4 programs" grep -q '/mnt/ext4/p3.sh' "$O/ima.txt"
 check "one PCR 10 extend per IMA line ($n_ext extends, $n_lines lines)" [ "$n_ext" = "$n_lines" ]
 # SHA-1 digest of each extend, parsed from the raw command (TPM 2.0 Part 3,
 # 22.2: handle, authorization area, TPML_DIGEST_VALUES).
-q "SELECT hex(cmd) FROM command WHERE cc=0x182 AND pcr=10 ORDER BY seq" | awk '
+q "SELECT hex(cmd) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend') AND pcr=10 ORDER BY seq" | awk '
 function h2d(s,   i, v) { v = 0; s = tolower(s); for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return v }
 {
 	auth = h2d(substr($0, 29, 8)); p = (18 + auth) * 2 + 1
@@ -126,7 +126,7 @@ while read -r d; do
 done <"$VM_WORK/extends.txt"
 got=$(sed -n 's/^ *10 *: *0x\([0-9A-Fa-f]*\)$/\1/p' "$O/pcr10.txt" | tr 'A-F' 'a-f')
 check "guest's PCR 10 (sha1) = fold of the recorded extends" [ "$got" = "$fold" ]
-check "PCR 10 extends come from locality 0" [ "$(q "SELECT count(*) FROM command WHERE cc=0x182 AND pcr=10 AND locality<>0")" = 0 ]
+check "PCR 10 extends come from locality 0" [ "$(q "SELECT count(*) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend') AND pcr=10 AND locality<>0")" = 0 ]
 check "tpmtrace verify accepts the database" "$TPMTRACE" verify "$DB" >/dev/null
 
 # The guest kernel's function_graph capture of the same extends: `import
@@ -145,12 +145,12 @@ check "the guest kernel traced its TPM functions (tracefs, function_graph)" grep
 	"$TPMTRACE" import ftrace "$O/ftrace.txt" --db "$FT" >"$VM_WORK/ft.out" 2>&1
 	check "import ftrace of the real capture: exit 0" [ $? = 0 ]
 	fq() { "$TPMTRACE" sql "$FT" --no-header "$1"; }
-	n_ft=$(fq "SELECT count(*) FROM command WHERE cc=0x182")
+	n_ft=$(fq "SELECT count(*) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend')")
 	check "ftrace: one PCR_Extend per IMA line added while tracing ($n_ft extends, $((n1 - n0)) lines)" \
 		[ "$n_ft" = $((n1 - n0)) -a "$n_ft" -ge 4 ]
 	check "ftrace: every command has a positive latency" [ "$(fq "SELECT count(*) FROM command WHERE NOT latency_ns > 0")" = 0 ]
-	ft_ns=$(fq "SELECT sum(latency_ns) FROM command WHERE cc=0x182")
-	ip_ns=$(q "SELECT sum(latency_ns) FROM (SELECT latency_ns FROM command WHERE cc=0x182 AND pcr=10 ORDER BY seq LIMIT $((n1 - n0)) OFFSET $n0)")
+	ft_ns=$(fq "SELECT sum(latency_ns) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend')")
+	ip_ns=$(q "SELECT sum(latency_ns) FROM (SELECT latency_ns FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend') AND pcr=10 ORDER BY seq LIMIT $((n1 - n0)) OFFSET $n0)")
 	check "ftrace: the window's extends took no less in the guest (${ft_ns} ns) than at the interposer (${ip_ns} ns)" \
 		[ -n "$ip_ns" -a "${ft_ns:-0}" -ge "${ip_ns:-1}" ]
 	"$TPMTRACE" profile import ftrace "$O/ftrace.txt" --output "$VM_WORK/ft.profile" >/dev/null 2>&1

@@ -80,12 +80,12 @@ strip_and_reexpand() {
 	stripped=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["trace"])' <<<"$out")
 	echo "$name: strip: $out"
 	check "$name: the password-equivalent holds no session set-up" \
-		[ "$(q "SELECT count(*) FROM command WHERE trace_id=$stripped AND cc IN (0x161, 0x176)")" = 0 ]
+		[ "$(q "SELECT count(*) FROM command WHERE trace_id=$stripped AND cc IN (SELECT cc FROM tpm_cc WHERE name IN ('ContextLoad', 'StartAuthSession'))")" = 0 ]
 	check "$name: the password-equivalent holds no HMAC authorization" \
 		[ "$(q "SELECT count(*) FROM command WHERE trace_id=$stripped AND auth_kind >= 2")" = 0 ]
 	check "$name: the password-equivalent keeps every PCR_Extend" \
-		[ "$(q "SELECT count(*) FROM command WHERE trace_id=$stripped AND cc=0x182")" = \
-		"$(q "SELECT count(*) FROM command WHERE trace_id=$real AND cc=0x182")" ]
+		[ "$(q "SELECT count(*) FROM command WHERE trace_id=$stripped AND cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend')")" = \
+		"$(q "SELECT count(*) FROM command WHERE trace_id=$real AND cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend')")" ]
 	"$TPMTRACE" replay "$DB" --trace "$stripped" --policy "$pol" --json >"$VM_WORK/$name.replay.json" \
 		2>"$VM_WORK/$name.replay.err"
 	check "$name: replay --policy $pol of the password-equivalent: exit status" [ $? = 0 ]
@@ -109,13 +109,13 @@ check "the kernel's commands (got $(n_of kernel))" [ "$(n_of kernel)" -gt "$HMAC
 check "user space's commands (got $(n_of userspace))" [ "$(n_of userspace)" -ge 8 ]
 fw_last=$(q "SELECT max(c.seq) FROM command c JOIN client l ON l.trace_id=c.trace_id AND l.id=c.client_id WHERE c.trace_id=$H AND l.peer='firmware'")
 check "no session command among the firmware's" \
-	[ "$(q "SELECT count(*) FROM command WHERE trace_id=$H AND seq <= $fw_last AND (cc IN (0x131, 0x161, 0x176) OR auth_kind >= 2)")" = 0 ]
+	[ "$(q "SELECT count(*) FROM command WHERE trace_id=$H AND seq <= $fw_last AND (cc IN (SELECT cc FROM tpm_cc WHERE name IN ('CreatePrimary', 'ContextLoad', 'StartAuthSession')) OR auth_kind >= 2)")" = 0 ]
 check "the kernel created its null key (CreatePrimary under TPM_RH_NULL)" \
-	[ "$(q "SELECT count(*) FROM command WHERE trace_id=$H AND cc=0x131 AND handle1=0x40000007 AND rc=0")" = 1 ]
+	[ "$(q "SELECT count(*) FROM command WHERE trace_id=$H AND cc = (SELECT cc FROM tpm_cc WHERE name = 'CreatePrimary') AND handle1=0x40000007 AND rc=0")" = 1 ]
 check "the kernel's PCR 10 extends carry HMAC sessions" \
-	[ "$(q "SELECT count(*) FROM command WHERE trace_id=$H AND cc=0x182 AND pcr=10 AND auth_kind=2")" -ge "$HMAC_PROGRAMS" ]
+	[ "$(q "SELECT count(*) FROM command WHERE trace_id=$H AND cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend') AND pcr=10 AND auth_kind=2")" -ge "$HMAC_PROGRAMS" ]
 check "user space's commands made the kernel start sessions again" \
-	[ "$(q "SELECT count(*) FROM command WHERE trace_id=$H AND cc=0x176")" -ge 4 ]
+	[ "$(q "SELECT count(*) FROM command WHERE trace_id=$H AND cc = (SELECT cc FROM tpm_cc WHERE name = 'StartAuthSession')")" -ge 4 ]
 check "tpmtrace verify accepts the database" "$TPMTRACE" verify "$DB" >/dev/null
 
 # ---- 2. strip and re-expand -------------------------------------------------
@@ -125,7 +125,7 @@ HMAC_APPEND="tpm.disable_pcr_integrity=1"
 hmac_boot hmac "$DB" hmac-no-pcr-integrity
 N=$(hmac_trace "$DB" hmac-no-pcr-integrity)
 check "disable_pcr_integrity: PCR 10 extends with a password session" \
-	[ "$(q "SELECT count(*) FROM command WHERE trace_id=$N AND cc=0x182 AND pcr=10 AND auth_kind=2")" = 0 ]
+	[ "$(q "SELECT count(*) FROM command WHERE trace_id=$N AND cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend') AND pcr=10 AND auth_kind=2")" = 0 ]
 strip_and_reexpand hmac-no-pcr-integrity linux-6.12-no-pcr-integrity
 
 # ---- 3. the harness's own checks fail a boot that is not what was asked ----

@@ -54,7 +54,7 @@ S=$(hmac_trace "$DB" stock)
 H=$(hmac_trace "$DB" hmac)
 check "both boots emulated $PROFILE" \
 	[ "$(q "SELECT group_concat(emulated) FROM trace WHERE id IN ($S, $H)")" = "$PROFILE,$PROFILE" ]
-check "stock boot: no session commands" [ "$(q "SELECT count(*) FROM command WHERE trace_id=$S AND cc IN (0x161, 0x176)")" = 0 ]
+check "stock boot: no session commands" [ "$(q "SELECT count(*) FROM command WHERE trace_id=$S AND cc IN (SELECT cc FROM tpm_cc WHERE name IN ('ContextLoad', 'StartAuthSession'))")" = 0 ]
 # An ftrace of another boot does not line up: refused, nothing changed.
 before=$(q "SELECT group_concat(client_id) FROM (SELECT client_id FROM command WHERE trace_id=$H ORDER BY seq)")
 "$TPMTRACE" attribute "$DB" --trace "$H" --ftrace "$VM_WORK/stock.ftrace" >"$VM_WORK/wrong.out" 2>&1
@@ -82,11 +82,11 @@ R=${R:-0}
 fw_src=$(q "SELECT group_concat(cc || '/' || auth_kind || '/' || cmd_size, ' ') FROM (SELECT c.cc, c.auth_kind, c.cmd_size FROM command c JOIN client l ON l.trace_id=c.trace_id AND l.id=c.client_id WHERE c.trace_id=$S AND l.peer='firmware' ORDER BY c.seq)")
 fw_rep=$(q "SELECT group_concat(cc || '/' || auth_kind || '/' || cmd_size, ' ') FROM (SELECT cc, auth_kind, cmd_size FROM command WHERE trace_id=$R ORDER BY seq LIMIT $n_fw)")
 check "replay: the firmware's $n_fw commands first, as recorded" [ -n "$fw_src" -a "$fw_src" = "$fw_rep" ]
-first_sess=$(q "SELECT count(*) FROM command WHERE trace_id=$R AND seq < (SELECT min(seq) FROM command WHERE trace_id=$R AND cc IN (0x131, 0x161, 0x176))")
+first_sess=$(q "SELECT count(*) FROM command WHERE trace_id=$R AND seq < (SELECT min(seq) FROM command WHERE trace_id=$R AND cc IN (SELECT cc FROM tpm_cc WHERE name IN ('CreatePrimary', 'ContextLoad', 'StartAuthSession')))")
 check "replay: no session command among the firmware's (first at command $((first_sess + 1)), firmware's end at $n_fw)" \
 	[ "$first_sess" -gt "$n_fw" ]
 check "replay: the kernel's extends with HMAC sessions" \
-	[ "$(q "SELECT count(*) FROM command WHERE trace_id=$R AND cc=0x182 AND auth_kind=2")" -ge "$HMAC_PROGRAMS" ]
+	[ "$(q "SELECT count(*) FROM command WHERE trace_id=$R AND cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend') AND auth_kind=2")" -ge "$HMAC_PROGRAMS" ]
 
 # ---- predicted (from the stock boot) vs the real HMAC boot -------------------
 "$TPMTRACE" predict "$DB" --trace "$S" --profile "$PROFILE" --policy linux-6.12 --host-crypto estimate \
@@ -96,7 +96,7 @@ check "predict the stock boot under linux-6.12: exit status" [ $? = 0 ]
 	--json >"$VM_WORK/real.json" 2>/dev/null
 check "price the HMAC boot as recorded: exit status" [ $? = 0 ]
 # The hwrng's reads: the GetRandom commands of the kernel's hwrng client.
-reads() { q "SELECT count(*) FROM command c JOIN client l ON l.trace_id=c.trace_id AND l.id=c.client_id WHERE c.trace_id=$1 AND c.cc=0x17B AND l.comm='kernel' AND l.peer='hwrng'"; }
+reads() { q "SELECT count(*) FROM command c JOIN client l ON l.trace_id=c.trace_id AND l.id=c.client_id WHERE c.trace_id=$1 AND c.cc = (SELECT cc FROM tpm_cc WHERE name = 'GetRandom') AND l.comm='kernel' AND l.peer='hwrng'"; }
 hw_s=$(reads "$S")
 hw_h=$(reads "$H")
 check "the hwrng's reads are told apart (stock $hw_s, HMAC $hw_h)" [ "$hw_s" -ge 1 -a "$hw_h" -ge 1 ]

@@ -120,6 +120,6 @@ account "$O/small.db" b >"$VM_WORK/small.txt"
 rc=$?
 cat "$VM_WORK/small.txt"
 check "run 2 (8 KiB ring): recorded + dropped = the host's count, in order" test "$rc" -eq 0 -o "$rc" -eq 3
-n_ima=$("$TPMTRACE" sql "$O/big.db" --no-header "SELECT count(*) FROM command c JOIN client k ON k.id=c.client_id WHERE c.cc=0x182 AND c.pcr=10 AND k.peer='ima'")
+n_ima=$("$TPMTRACE" sql "$O/big.db" --no-header "SELECT count(*) FROM command c JOIN client k ON k.id=c.client_id WHERE c.cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend') AND c.pcr=10 AND k.peer='ima'")
 check "run 1: IMA's extends among the load, origin ima (got $n_ima)" [ "$n_ima" -ge 100 ]
 finish

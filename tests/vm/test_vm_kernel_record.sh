@@ -140,28 +140,28 @@ check "no command is shorter in the guest than on the wire (host)" [ "$rc" = 0 ]
 by() { q "SELECT count(*) FROM command c JOIN client k ON k.trace_id=c.trace_id AND k.id=c.client_id WHERE $1"; }
 echo "guest trace by client:"
 q "SELECT k.comm || ' | ' || k.peer || ' | pid ' || coalesce(k.pid,'-') || ' | ' || count(*) FROM command c JOIN client k ON k.trace_id=c.trace_id AND k.id=c.client_id GROUP BY k.id ORDER BY min(c.seq)" | head -40
-n_ext=$(by "c.cc=0x182 AND c.pcr=10")
+n_ext=$(by "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend') AND c.pcr=10")
 check "IMA's extends: at least $KERNEL_PROGRAMS PCR 10 extends (got $n_ext)" [ "$n_ext" -ge "$KERNEL_PROGRAMS" ]
-check "every PCR 10 extend has origin ima" [ "$(by "c.cc=0x182 AND c.pcr=10 AND NOT (k.comm='kernel' AND k.peer='ima')")" = 0 ]
-check "hwrng reads: GetRandom with origin hwrng (got $(by "c.cc=0x17B AND k.peer='hwrng'"))" [ "$(by "c.cc=0x17B AND k.peer='hwrng'")" -ge 4 ]
-n_rm=$(by "k.peer LIKE 'userspace /dev/tpmrm_' AND k.comm='tpm2_createprimary' AND k.pid > 1 AND c.cc=0x131")
+check "every PCR 10 extend has origin ima" [ "$(by "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend') AND c.pcr=10 AND NOT (k.comm='kernel' AND k.peer='ima')")" = 0 ]
+check "hwrng reads: GetRandom with origin hwrng (got $(by "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'GetRandom') AND k.peer='hwrng'"))" [ "$(by "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'GetRandom') AND k.peer='hwrng'")" -ge 4 ]
+n_rm=$(by "k.peer LIKE 'userspace /dev/tpmrm_' AND k.comm='tpm2_createprimary' AND k.pid > 1 AND c.cc = (SELECT cc FROM tpm_cc WHERE name = 'CreatePrimary')")
 check "tpm2_createprimary (its full name, not the 15-byte comm) through /dev/tpmrm0: userspace with pid and program (got $n_rm)" [ "$n_rm" = 4 ]
-n_t0=$(by "k.peer LIKE 'userspace /dev/tpm_' AND k.comm='tpm2_pcrread' AND k.pid > 1 AND c.cc=0x17E")
+n_t0=$(by "k.peer LIKE 'userspace /dev/tpm_' AND k.comm='tpm2_pcrread' AND k.pid > 1 AND c.cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Read')")
 check "tpm2_pcrread through /dev/tpm0: userspace with pid and program (got $n_t0)" [ "$n_t0" -ge 4 ]
-n_sw=$(by "k.peer LIKE 'rm-swap /dev/tpmrm_' AND c.cc IN (0x162, 0x165)")
+n_sw=$(by "k.peer LIKE 'rm-swap /dev/tpmrm_' AND c.cc IN (SELECT cc FROM tpm_cc WHERE name IN ('ContextSave', 'FlushContext'))")
 check "the resource manager's ContextSave/FlushContext: rm-swap (got $n_sw)" [ "$n_sw" -ge 8 ]
-check "no user-space command under a kernel origin" [ "$(by "k.comm='kernel' AND c.cc IN (0x131, 0x17E, 0x17A)")" = 0 ]
+check "no user-space command under a kernel origin" [ "$(by "k.comm='kernel' AND c.cc IN (SELECT cc FROM tpm_cc WHERE name IN ('CreatePrimary', 'PCR_Read', 'GetCapability'))")" = 0 ]
 check "no command of an unknown kernel caller" [ "$(by "k.comm='kernel' AND k.peer='kernel'")" = 0 ]
 if [ "$KERNEL_VARIANT" = hmac ]; then
 	# The kernel's HMAC sessions (tpm2-sessions.c): the null key's ContextLoad,
 	# StartAuthSession and the FlushContext of the key, and the flush of the
 	# session before each user-space command (tpm_dev_transmit).
-	n_sas=$(by "c.cc=0x176 AND k.comm='kernel'")
+	n_sas=$(by "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'StartAuthSession') AND k.comm='kernel'")
 	check "the kernel's StartAuthSession sent (got $n_sas)" [ "$n_sas" -ge 1 ]
-	check "every StartAuthSession of the kernel's has origin kernel-session" [ "$(by "c.cc=0x176 AND k.comm='kernel' AND k.peer<>'kernel-session'")" = 0 ]
-	check "every ContextLoad of the kernel's is kernel-session (none under ima/hwrng)" [ "$(by "c.cc=0x161 AND k.comm='kernel' AND k.peer<>'kernel-session'")" = 0 ]
-	check "the kernel's ContextLoads are there" [ "$(by "c.cc=0x161 AND k.peer='kernel-session'")" -ge 1 ]
-	check "IMA's extends carry the kernel's HMAC session (auth_kind 2)" [ "$(by "c.cc=0x182 AND c.pcr=10 AND c.auth_kind=2")" -ge 1 ]
+	check "every StartAuthSession of the kernel's has origin kernel-session" [ "$(by "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'StartAuthSession') AND k.comm='kernel' AND k.peer<>'kernel-session'")" = 0 ]
+	check "every ContextLoad of the kernel's is kernel-session (none under ima/hwrng)" [ "$(by "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'ContextLoad') AND k.comm='kernel' AND k.peer<>'kernel-session'")" = 0 ]
+	check "the kernel's ContextLoads are there" [ "$(by "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'ContextLoad') AND k.peer='kernel-session'")" -ge 1 ]
+	check "IMA's extends carry the kernel's HMAC session (auth_kind 2)" [ "$(by "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend') AND c.pcr=10 AND c.auth_kind=2")" -ge 1 ]
 	# Lazy flush (6.12): tpm2_start_auth_session runs before every protected
 	# command and returns at once while a session is live; the calls that
 	# start one transmit (ContextLoad, StartAuthSession, FlushContext).
@@ -181,7 +181,7 @@ for t0, d in db.execute("SELECT t_ns, detail FROM event WHERE kind='kernel-span'
         spans.append((t0, t0 + int(float(m.group(1)) * 1e6) + 1000))
 sas = [t for (t,) in db.execute(
     "SELECT c.t_submit_ns FROM command c JOIN client k ON k.trace_id=c.trace_id AND"
-    " k.id=c.client_id WHERE c.cc=0x176 AND k.comm='kernel'")]
+    " k.id=c.client_id WHERE c.cc = (SELECT cc FROM tpm_cc WHERE name = 'StartAuthSession') AND k.comm='kernel'")]
 inside = [t for t in sas if any(a <= t <= b for a, b in spans)]
 out = [t for t in sas if t not in inside]
 edge = [t for t in out if spans and (t < min(a for a, _ in spans) or t > max(b for _, b in spans))]
@@ -225,21 +225,21 @@ cat "$O/rec-stack.log"
 check "record --kernel without caller probes exits 0 (got $(vm_get stack_rc))" [ "$(vm_get stack_rc)" = 0 ]
 S=$O/stack.db
 sby() { "$TPMTRACE" sql "$S" --no-header "SELECT count(*) FROM command c JOIN client k ON k.trace_id=c.trace_id AND k.id=c.client_id WHERE $1"; }
-check "from the stack: IMA's 4 extends of PCR 10 are ima (got $(sby "c.cc=0x182 AND c.pcr=10 AND k.peer='ima'"))" \
-	[ "$(sby "c.cc=0x182 AND c.pcr=10 AND k.peer='ima'")" = 4 ]
+check "from the stack: IMA's 4 extends of PCR 10 are ima (got $(sby "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend') AND c.pcr=10 AND k.peer='ima'"))" \
+	[ "$(sby "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend') AND c.pcr=10 AND k.peer='ima'")" = 4 ]
 check "from the stack: tpm2_pcrread's PCR_Read is userspace" \
-	[ "$(sby "c.cc=0x17E AND k.comm='tpm2_pcrread' AND k.peer LIKE 'userspace%'")" -ge 1 ]
+	[ "$(sby "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Read') AND k.comm='tpm2_pcrread' AND k.peer LIKE 'userspace%'")" -ge 1 ]
 check "from the stack: tpm2_createprimary's CreatePrimary is userspace" \
-	[ "$(sby "c.cc=0x131 AND k.comm='tpm2_createprimary' AND k.peer LIKE 'userspace%'")" = 1 ]
+	[ "$(sby "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'CreatePrimary') AND k.comm='tpm2_createprimary' AND k.peer LIKE 'userspace%'")" = 1 ]
 check "from the stack: the resource manager's swaps are rm-swap (got $(sby "k.peer LIKE 'rm-swap%'"))" \
-	[ "$(sby "k.peer LIKE 'rm-swap%' AND c.cc IN (0x162, 0x165)")" -ge 1 ]
-check "from the stack: the hwrng read is hwrng (got $(sby "c.cc=0x17B AND k.peer='hwrng'"))" \
-	[ "$(sby "c.cc=0x17B AND k.peer='hwrng'")" -ge 1 ]
+	[ "$(sby "k.peer LIKE 'rm-swap%' AND c.cc IN (SELECT cc FROM tpm_cc WHERE name IN ('ContextSave', 'FlushContext'))")" -ge 1 ]
+check "from the stack: the hwrng read is hwrng (got $(sby "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'GetRandom') AND k.peer='hwrng'"))" \
+	[ "$(sby "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'GetRandom') AND k.peer='hwrng'")" -ge 1 ]
 check "from the stack: no command of an unknown kernel caller" \
 	[ "$(sby "k.comm='kernel' AND k.peer='kernel'")" = 0 ]
 if [ "$KERNEL_VARIANT" = hmac ]; then
 	check "from the stack: the kernel's StartAuthSession is kernel-session" \
-		[ "$(sby "c.cc=0x176 AND k.peer='kernel-session'")" -ge 1 -a "$(sby "c.cc=0x176 AND k.comm='kernel' AND k.peer<>'kernel-session'")" = 0 ]
+		[ "$(sby "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'StartAuthSession') AND k.peer='kernel-session'")" -ge 1 -a "$(sby "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'StartAuthSession') AND k.comm='kernel' AND k.peer<>'kernel-session'")" = 0 ]
 fi
 "$TPMTRACE" stats "$S" --by origin
 "$TPMTRACE" stats "$G" --by origin >"$VM_WORK/stats.txt" 2>&1

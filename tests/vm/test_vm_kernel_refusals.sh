@@ -30,7 +30,7 @@ kv absent_db "$(there /tmp/absent.db)"
 tpmtrace record --kernel --db /tmp/ok.db --quiet -- tpm2_getrandom 4 --hex >$O/ok.out 2>&1
 kv ok_rc $?
 kv ok_db "$(there /tmp/ok.db)"
-kv ok_getrandom "$(tpmtrace sql /tmp/ok.db --no-header "SELECT count(*) FROM command c JOIN client k ON k.id=c.client_id WHERE c.cc=0x17B AND k.comm='tpm2_getrandom'")"
+kv ok_getrandom "$(tpmtrace sql /tmp/ok.db --no-header "SELECT count(*) FROM command c JOIN client k ON k.id=c.client_id WHERE c.cc = (SELECT cc FROM tpm_cc WHERE name = 'GetRandom') AND k.comm='tpm2_getrandom'")"
 EOF2
 
 t0=$(date +%s)
