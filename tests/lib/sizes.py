@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The size rules of the tree (docs/architecture.md): every C file of the
 rooms and the front ends (model/ db/ recorder/ replayer/ tools/) is at most
-MAX_FILE lines, and no function in them is longer than MAX_FUNC lines. Every
+MAX_FILE lines, and no function in them is longer than MAX_FUNC lines; the
+command line (tools/tpmtrace) holds at most MAX_CLI lines of C files and
+headers together. Every
 C file of those and of tests/ opens with a comment (its first line that is
 not blank starts with "/*"): what the file is for, before the first #include.
 Generated tables (*.def) are not C files here. A function is counted from
@@ -18,6 +20,10 @@ MAX_FUNC = 150
 # The replayer's functions take at most this many parameters (issue 32: a
 # request struct instead, struct rp_auth_cmd, rp_sess_start, rp_sent).
 MAX_PARAMS = {"replayer": 8}
+# The command line is thin (issue 32): its C files together at most this many
+# lines; what a test of a room would need is in the room.
+CLI_DIR = os.path.join("tools", "tpmtrace")
+MAX_CLI = 8000
 TOPS = ("model", "db", "recorder", "replayer", "tools")
 COMMENTED = TOPS + ("tests",)
 DEF = re.compile(r"^[A-Za-z_].*\)\s*$")
@@ -91,11 +97,13 @@ def c_files(src, tops):
 def main():
     src = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
     listing = int(sys.argv[sys.argv.index("--list") + 1]) if "--list" in sys.argv else 0
-    bad, funcs, n_files, n_commented = [], [], 0, 0
+    bad, funcs, n_files, n_commented, n_cli = [], [], 0, 0, 0
     for path, rel in c_files(src, TOPS):
         lines = open(path, errors="replace").read().split("\n")
         n = len(lines) - (lines[-1] == "")
         n_files += 1
+        if os.path.dirname(rel) == CLI_DIR:
+            n_cli += n
         if n > MAX_FILE:
             bad.append(f"{rel}: {n} lines (at most {MAX_FILE})")
         limit = MAX_PARAMS.get(rel.split(os.sep)[0])
@@ -111,6 +119,13 @@ def main():
         if not opens_with_comment(open(path, errors="replace").read().split("\n")):
             bad.append(f"{rel}: no opening comment (what the file is for, before its first line"
                        " of code)")
+    cli = os.path.join(src, CLI_DIR)
+    for f in sorted(os.listdir(cli)) if os.path.isdir(cli) else []:
+        if f.endswith(".h"):
+            n_cli += len(open(os.path.join(cli, f), errors="replace").read().split("\n")) - 1
+    if n_cli > MAX_CLI:
+        bad.append(f"{CLI_DIR}: {n_cli} lines of C and headers (at most {MAX_CLI}: the command line is "
+                   "thin, its logic in the rooms)")
     for length, where, name in sorted(funcs, reverse=True)[:listing]:
         print(f"{length:5d} {where} {name}")
     for b in bad:
@@ -121,6 +136,7 @@ def main():
               f"the longest {longest[2]}() at {longest[1]} with {longest[0]} lines")
         print(f"sizes: {n_commented} C files with tests/, each opening with a comment")
         print("sizes: no function in replayer/ takes more than %d parameters" % MAX_PARAMS["replayer"])
+        print(f"sizes: {CLI_DIR} holds {n_cli} lines of C and headers (at most {MAX_CLI})")
     return 1 if bad else 0
 
 

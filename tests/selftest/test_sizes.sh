@@ -35,6 +35,24 @@ c_function() { # NAME N [SIGNATURE LINES...]
 
 check "... and no function in replayer/ with more than 8 parameters" \
 	grep -qx 'sizes: no function in replayer/ takes more than 8 parameters' "$T/tree.out"
+check "... and the command line within 8,000 lines of C and headers" \
+	grep -Eq '^sizes: tools/tpmtrace holds [0-9]+ lines of C and headers \(at most 8000\)$' "$T/tree.out"
+
+# The command line: 8,000 lines pass, one more fails, named.
+rm -rf "$T/l"
+mkdir -p "$T/l/tools/tpmtrace"
+printf '/* a thin front end */\nint v;\n' >"$T/l/tools/tpmtrace/cmd.c"
+{
+	printf '/* its header: lines enough to reach the limit */\n'
+	for ((i = 1; i < 7998; i++)); do printf 'extern int v%d;\n' "$i"; done
+} >"$T/l/tools/tpmtrace/cmd.h"
+python3 "$Z" "$T/l" >"$T/l8.out" 2>&1
+check "a command line of 8,000 lines passes" [ "$?" = 0 ]
+printf 'int one_more;\n' >>"$T/l/tools/tpmtrace/cmd.h"
+python3 "$Z" "$T/l" >"$T/l9.out" 2>&1
+rc=$?
+check "one line more (in a header) fails" [ "$rc" = 1 ]
+check "... named, with the count" grep -q '^sizes: tools/tpmtrace: 8001 lines of C and headers (at most 8000' "$T/l9.out"
 
 copy() { # the cost model room is enough: sizes.py walks what is there
 	rm -rf "$T/c"
