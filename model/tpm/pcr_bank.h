@@ -46,9 +46,9 @@ struct pcr_alg {
 #define PCR_HASH_ALL_(name, bank, evp, use) use##_ALL(bank)
 #define PCR_HASH_SL_(name, bank, evp, use)  use##_SL(bank)
 #define PCR_COMMON_ALGS			    (0 TPM_HASHES(PCR_HASH_N_))
-#define PCR_COMMON_NAMES		    (TPM_HASHES(PCR_HASH_SP_) + 1)
-#define PCR_BANK_NAMES			    (TPM_HASHES(PCR_HASH_ALL_) + 1)
-#define PCR_COMMON_SLASHED		    (TPM_HASHES(PCR_HASH_SL_) + 1)
+#define PCR_COMMON_NAMES		    (&TPM_HASHES(PCR_HASH_SP_)[1])
+#define PCR_BANK_NAMES			    (&TPM_HASHES(PCR_HASH_ALL_)[1])
+#define PCR_COMMON_SLASHED		    (&TPM_HASHES(PCR_HASH_SL_)[1])
 const struct pcr_alg *pcr_alg_common(unsigned i);
 /* Its index among the common hashes, or -1. */
 int pcr_alg_common_index(uint16_t alg);

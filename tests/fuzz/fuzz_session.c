@@ -16,13 +16,13 @@
 #include "model/tpm/decode.h"
 #include "model/tpm/tpm_cc.h"
 #include "model/tpm/wire.h"
+#include "model/tpm/pcr_bank.h"
 #include "model/tpm/session.h"
 
 static const uint32_t ccs[] = {TPM_CC_PCR_Extend, TPM_CC_Unseal,   TPM_CC_GetRandom,
 			       TPM_CC_NV_Read,	  TPM_CC_Create,   TPM_CC_CreatePrimary,
 			       TPM_CC_ReadPublic, TPM_CC_Load,	   TPM_CC_StartAuthSession,
 			       TPM_CC_Quote,	  TPM_CC_PCR_Read, 0x7fffffff};
-static const uint16_t hashes[] = {TPM_ALG_SHA1, TPM_ALG_SHA256, TPM_ALG_SHA384, TPM_ALG_SHA512};
 
 /* Writes the correct response HMAC into rsp if its layout can be found;
  * returns 1 if it did. */
@@ -67,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (size < 4)
 		return 0;
-	uint16_t hash = hashes[data[0] & 3];
+	uint16_t hash = pcr_alg_common(data[0] % PCR_COMMON_ALGS)->alg; /* the session hashes */
 	uint32_t cc = ccs[data[1] % (sizeof ccs / sizeof ccs[0])];
 	size_t klen = data[2] % (SESS_MAX_DIGEST + 1), alen = data[3] % (SESS_MAX_DIGEST + 1);
 	if (size < 4 + klen + alen + 16)

@@ -4,6 +4,7 @@
  * the output is terminated and within the buffer, and holds no control
  * character, DEL or C1 control (raw 0x80-0x9F or UTF-8 C2 80-9F): nothing
  * that a terminal takes for an escape sequence. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
