@@ -118,7 +118,7 @@ static void esc(FILE *f, const char *s)
 	report_html_text(f, s);
 }
 
-/* A duration as advise prints it (cmd_advise.c). */
+/* A duration as advise prints it (predict_fmt_time), a negative one too. */
 static const char *fmt_ms(double ms, char *b, size_t l)
 {
 	if (fabs(ms) >= 10000)

@@ -1,7 +1,7 @@
 /* The numbers behind `tpmtrace report`: one trace's commands, latencies,
  * phases and events, the replays and compared traces stored beside it, and
  * the prediction per policy on a latency profile. No printing: the HTML is
- * rendered from these structures by tools/tpmtrace/report_html.c.
+ * rendered from these structures by model/report_html.c.
  *
  * The trace is streamed once in seq order; a callback sees every command as
  * it passes (the timeline draws its marks from it), so memory does not grow
