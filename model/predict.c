@@ -407,14 +407,15 @@ unsigned predict_warnings(const struct predictor *pr, char (*w)[256], unsigned m
 	return nw;
 }
 
-void predict_fmt_time(char *b, size_t l, double ms)
+const char *predict_fmt_time(char *b, size_t l, double ms)
 {
-	if (ms >= 10000)
+	if (fabs(ms) >= 10000)
 		snprintf(b, l, "%.1f s", ms / 1000);
-	else if (ms >= 1000)
+	else if (fabs(ms) >= 1000)
 		snprintf(b, l, "%.3f s", ms / 1000);
 	else
 		snprintf(b, l, "%.2f ms", ms);
+	return b;
 }
 
 int predict_parse_time(const char *s, double *ms)

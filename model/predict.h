@@ -224,8 +224,9 @@ double predict_derived_share(const struct predictor *pr, unsigned k);
  * most max). */
 unsigned predict_warnings(const struct predictor *pr, char (*w)[256], unsigned max);
 
-/* A time as predict prints it: "12.2 s", "8.579 s", "231.00 ms". */
-void predict_fmt_time(char *b, size_t l, double ms);
+/* A time as predict prints it: "12.2 s", "8.579 s", "231.00 ms" (a negative
+ * one, a saving that is a loss, the same way); returns b. */
+const char *predict_fmt_time(char *b, size_t l, double ms);
 /* "10s", "500ms", "1.5min", a bare number in ms: 0, or -1. */
 int predict_parse_time(const char *s, double *ms);
 

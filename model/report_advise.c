@@ -118,18 +118,6 @@ static void esc(FILE *f, const char *s)
 	report_html_text(f, s);
 }
 
-/* A duration as advise prints it (predict_fmt_time), a negative one too. */
-static const char *fmt_ms(double ms, char *b, size_t l)
-{
-	if (fabs(ms) >= 10000)
-		snprintf(b, l, "%.1f s", ms / 1000);
-	else if (fabs(ms) >= 1000)
-		snprintf(b, l, "%.3f s", ms / 1000);
-	else
-		snprintf(b, l, "%.2f ms", ms);
-	return b;
-}
-
 static const char *fmt_tick(double ms, char *b, size_t l)
 {
 	if (ms == 0)
@@ -171,7 +159,7 @@ static void bar(FILE *f, int y, double ms, double top, const char *cls, const ch
 		"height=\"%d\" fill=\"%s\"><title>%s: %s</title></rect><text x=\"%.1f\" "
 		"y=\"%d\">",
 		cls, ms, AX0 - 8, y + 12, name, AX0, y, w, BAR_H, color, name,
-		fmt_ms(ms, b, sizeof b), AX0 + w + 6, y + 12);
+		predict_fmt_time(b, sizeof b, ms), AX0 + w + 6, y + 12);
 	esc(f, text);
 	fputs("</text></g>", f);
 }
@@ -193,18 +181,19 @@ static void finding_bars(FILE *f, const struct report_advise_run *run, unsigned 
 	fprintf(f,
 		"><text class=\"advise-title\" x=\"8\" y=\"%d\" font-weight=\"bold\">%u. %s: "
 		"saves %s</text>",
-		y + 14, i + 1, advise_kind_name(x->f.kind), fmt_ms(x->saving_ms, b1, sizeof b1));
+		y + 14, i + 1, advise_kind_name(x->f.kind),
+		predict_fmt_time(b1, sizeof b1, x->saving_ms));
 	y += HEAD;
 	bar(f, y, x->before_ms, run->axis_ms, "now", "#9ca3af", "now",
-	    fmt_ms(x->before_ms, b1, sizeof b1));
-	snprintf(t, sizeof t, "%s (saves %s)", fmt_ms(x->after_ms, b1, sizeof b1),
-		 fmt_ms(x->saving_ms, b2, sizeof b2));
+	    predict_fmt_time(b1, sizeof b1, x->before_ms));
+	snprintf(t, sizeof t, "%s (saves %s)", predict_fmt_time(b1, sizeof b1, x->after_ms),
+		 predict_fmt_time(b2, sizeof b2, x->saving_ms));
 	bar(f, y + ROW_H, x->after_ms, run->axis_ms, "after", "#2ca02c", "after, predicted", t);
 	if (x->proved) {
 		double rest = x->before_ms - x->proof.replayed_saving_ms;
 		snprintf(t, sizeof t, "%s (saves %s replayed, %+.1f%%)",
-			 fmt_ms(rest, b1, sizeof b1),
-			 fmt_ms(x->proof.replayed_saving_ms, b2, sizeof b2),
+			 predict_fmt_time(b1, sizeof b1, rest),
+			 predict_fmt_time(b2, sizeof b2, x->proof.replayed_saving_ms),
 			 100 * proof_diff(&x->proof));
 		bar(f, y + 2 * ROW_H, rest, run->axis_ms, "replayed", "#ff7f0e", "after, replayed",
 		    t);
@@ -261,8 +250,10 @@ static void finding_item(FILE *f, const struct report_advise_run *run,
 	esc(f, x->who);
 	fputs("): ", f);
 	esc(f, x->change);
-	fprintf(f, ".<br>now %s, after %s: saves <b>%s</b> ", fmt_ms(x->before_ms, b1, sizeof b1),
-		fmt_ms(x->after_ms, b2, sizeof b2), fmt_ms(x->saving_ms, b3, sizeof b3));
+	fprintf(f, ".<br>now %s, after %s: saves <b>%s</b> ",
+		predict_fmt_time(b1, sizeof b1, x->before_ms),
+		predict_fmt_time(b2, sizeof b2, x->after_ms),
+		predict_fmt_time(b3, sizeof b3, x->saving_ms));
 	if (run->priced && g->kind != ADVISE_OUTLIERS) {
 		fputs("predicted on ", f);
 		esc(f, run->profile);
@@ -282,15 +273,16 @@ static void finding_item(FILE *f, const struct report_advise_run *run,
 		fprintf(f,
 			"; one run each): saves <b>%s %s</b>, %s predicted (%+.1f%%); trace "
 			"%lld under ",
-			fmt_ms(p->replayed_saving_ms, b1, sizeof b1),
+			predict_fmt_time(b1, sizeof b1, p->replayed_saving_ms),
 			p->emulated[0] ? "replayed" : "measured",
-			fmt_ms(p->predicted_saving_ms, b2, sizeof b2), 100 * proof_diff(p),
-			(long long)p->before_trace);
+			predict_fmt_time(b2, sizeof b2, p->predicted_saving_ms),
+			100 * proof_diff(p), (long long)p->before_trace);
 		esc(f, p->before_policy);
-		fprintf(f, " (%s), trace %lld under ", fmt_ms(p->replayed_before_ms, b1, sizeof b1),
+		fprintf(f, " (%s), trace %lld under ",
+			predict_fmt_time(b1, sizeof b1, p->replayed_before_ms),
 			(long long)p->after_trace);
 		esc(f, p->after_policy);
-		fprintf(f, " (%s)", fmt_ms(p->replayed_after_ms, b1, sizeof b1));
+		fprintf(f, " (%s)", predict_fmt_time(b1, sizeof b1, p->replayed_after_ms));
 		if (x->proof_stale)
 			fputs("; proved on another prediction than this one's: run advise --prove "
 			      "again",
@@ -313,7 +305,8 @@ static void run_html(FILE *f, const struct report_advise *ra, const struct repor
 			"</h3>\n<p class=\"note\">trace %lld: %llu commands, %s recorded, %s "
 			"priced on ",
 			(long long)ra->trace_id, (unsigned long long)run->commands,
-			fmt_ms(run->rec_ms, b1, sizeof b1), fmt_ms(run->now_ms, b2, sizeof b2));
+			predict_fmt_time(b1, sizeof b1, run->rec_ms),
+			predict_fmt_time(b2, sizeof b2, run->now_ms));
 		esc(f, run->profile);
 		fputs(".", f);
 	} else {
@@ -321,7 +314,7 @@ static void run_html(FILE *f, const struct report_advise *ra, const struct repor
 			"<p class=\"note\">trace %lld: %llu commands, %s recorded; priced on the "
 			"record (pass <code>--profile NAME</code> to price on a TPM).",
 			(long long)ra->trace_id, (unsigned long long)run->commands,
-			fmt_ms(run->rec_ms, b1, sizeof b1));
+			predict_fmt_time(b1, sizeof b1, run->rec_ms));
 	}
 	if (!run->n) {
 		fputs(
