@@ -271,12 +271,12 @@ static void output(sqlite3 *db, const char *dbpath, int64_t id, const struct adv
 	struct advise_client cn[ADVISE_MAX_CLIENTS];
 	char a[32], b[32], fig[160];
 	const char *figkind;
-	advise_trace_figures(db, id, fig, sizeof fig, &figkind);
 	if (json) {
 		struct advise_json_opts jo = {prof, prove_target, prove_measure};
 		advise_json_write(stdout, db, id, r, pf, &jo);
 		return;
 	}
+	advise_trace_figures(db, id, fig, sizeof fig, &figkind);
 	predict_fmt_time(a, sizeof a, r->rec_ms);
 	predict_fmt_time(b, sizeof b, r->now_ms);
 	char head[PATH_MAX + 512];
