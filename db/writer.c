@@ -3,7 +3,8 @@
  * in a byte ring (both mapped memory; the pages of committed records go back to
  * the kernel, the payload ring grows only when more than half of it is queued)
  * without ever waiting on SQLite; the writer thread (writer_main) commits them
- * to the command, event and client tables in batches of one transaction each,
+ * to the command, event and client tables in batches of one transaction each
+ * (commands and events ROWS_PER_INSERT rows to a statement),
  * and a second connection runs the WAL checkpoints so that commits never wait
  * for them. A full queue or a failing database drops records and counts them,
  * with one warning per failure and one message on recovery; under cfg.whole
@@ -40,6 +41,9 @@
 #define WAL_RESTART_FRAMES  4096 /* 16 MiB of 4 KiB pages */
 #define RECOVERED_NS	    200000000ull
 #define RING_START	    (256u << 10)
+#define ROWS_PER_INSERT	    16
+#define CMD_COLUMNS	    25
+#define EV_COLUMNS	    6
 
 struct writer {
 	struct writer_cfg cfg;
@@ -98,6 +102,10 @@ struct writer {
 	sqlite3 *db;
 	sqlite3 *ckpt_db;
 	sqlite3_stmt *ins_cmd, *ins_ev, *ins_client;
+	/* The same INSERTs of ROWS_PER_INSERT rows each: a statement's set-up
+	 * (cursors opened and closed, its transaction checked, its memory)
+	 * cost about a third of the writer's time for rows stored one by one. */
+	sqlite3_stmt *ins_cmd_n, *ins_ev_n;
 	int failing;
 	int whole_failed;	 /* cfg.whole: a write failed, the transaction is rolled back */
 	uint64_t ok_since;	 /* while failing: first success since the last failure */
@@ -160,10 +168,9 @@ static int bind_opt(sqlite3_stmt *st, int i, int have, uint64_t v)
 	return have ? bind_u(st, i, v) : sqlite3_bind_null(st, i);
 }
 
-static int insert_command(struct writer *w, const struct rec *r)
+/* Binds a command row to parameters i .. i + CMD_COLUMNS - 1 of st. */
+static void bind_command(struct writer *w, sqlite3_stmt *st, int i, const struct rec *r)
 {
-	sqlite3_stmt *st = w->ins_cmd;
-	int i = 1;
 	/* ftrace rows (no_bytes) know no tag, sizes or rc; logs carry no
 	 * timing, so an ordinal stands for time and there is no latency. */
 	int bytes = !r->no_bytes, rsp = r->has_rsp;
@@ -201,6 +208,11 @@ static int insert_command(struct writer *w, const struct rec *r)
 		sqlite3_bind_blob(st, i++, r->payload + r->cmd_len, (int)r->rsp_len, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, i++);
+}
+
+/* Runs a bound INSERT: 0 or SQLite's error code. */
+static int run_insert(sqlite3_stmt *st)
+{
 	int rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	return rc == SQLITE_DONE ? 0 : rc;
@@ -213,22 +225,56 @@ static const char *second_str(const struct rec *r)
 	return n + 1 < r->cmd_len ? (const char *)r->payload + n + 1 : "";
 }
 
-static int insert_event(struct writer *w, const struct rec *r)
+/* Binds an event row to parameters i .. i + EV_COLUMNS - 1 of st. */
+static void bind_event(struct writer *w, sqlite3_stmt *st, int i, const struct rec *r)
 {
-	sqlite3_stmt *st = w->ins_ev;
 	const char *detail = second_str(r);
-	bind_u(st, 1, w->cfg.trace_id);
-	bind_u(st, 2, r->seq);
-	bind_u(st, 3, r->t_submit);
-	sqlite3_bind_text(st, 4, (const char *)r->payload, -1, SQLITE_STATIC);
+	bind_u(st, i, w->cfg.trace_id);
+	bind_u(st, i + 1, r->seq);
+	bind_u(st, i + 2, r->t_submit);
+	sqlite3_bind_text(st, i + 3, (const char *)r->payload, -1, SQLITE_STATIC);
 	if (*detail)
-		sqlite3_bind_text(st, 5, detail, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, i + 4, detail, -1, SQLITE_STATIC);
 	else
-		sqlite3_bind_null(st, 5);
-	bind_u(st, 6, r->client_id);
-	int rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : rc;
+		sqlite3_bind_null(st, i + 4);
+	bind_u(st, i + 5, r->client_id);
+}
+
+/* Rows of one table waiting for a full multi-row INSERT. */
+struct pending {
+	const struct rec *r[ROWS_PER_INSERT];
+	int n;
+};
+
+/* Stores the pending rows: one multi-row INSERT when there are
+ * ROWS_PER_INSERT of them, else one statement a row (a batch's last ones). */
+static int flush_rows(struct writer *w, struct pending *p, int cmd)
+{
+	int rc = 0, cols = cmd ? CMD_COLUMNS : EV_COLUMNS;
+	void (*bind)(struct writer *, sqlite3_stmt *, int, const struct rec *) =
+	    cmd ? bind_command : bind_event;
+	if (p->n == ROWS_PER_INSERT) {
+		sqlite3_stmt *st = cmd ? w->ins_cmd_n : w->ins_ev_n;
+		for (int k = 0; k < p->n; k++)
+			bind(w, st, 1 + k * cols, p->r[k]);
+		rc = run_insert(st);
+	} else {
+		sqlite3_stmt *st = cmd ? w->ins_cmd : w->ins_ev;
+		for (int k = 0; k < p->n && !rc; k++) {
+			bind(w, st, 1, p->r[k]);
+			rc = run_insert(st);
+		}
+	}
+	p->n = 0;
+	return rc;
+}
+
+/* Queues a row of a table; stores the table's pending rows once they fill
+ * a multi-row INSERT. */
+static int add_row(struct writer *w, struct pending *p, int cmd, const struct rec *r)
+{
+	p->r[p->n++] = r;
+	return p->n == ROWS_PER_INSERT ? flush_rows(w, p, cmd) : 0;
 }
 
 static int insert_client(struct writer *w, const struct rec *r)
@@ -254,9 +300,7 @@ static int insert_client(struct writer *w, const struct rec *r)
 	else
 		sqlite3_bind_null(st, 6);
 	bind_u(st, 7, r->t_submit);
-	int rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : rc;
+	return run_insert(st);
 }
 
 static void report_failure(struct writer *w, int rc)
@@ -397,6 +441,10 @@ static void *writer_main(void *arg)
 		int rc = !w->cfg.whole	   ? sqlite3_exec(w->db, "BEGIN", NULL, NULL, NULL)
 			 : w->whole_failed ? SQLITE_ABORT
 					   : SQLITE_OK;
+		/* Each table's rows in their order, ROWS_PER_INSERT at a time
+		 * (the last ones of a batch one by one); the records' payloads
+		 * stay in the queue until the batch is done. */
+		struct pending pc = {.n = 0}, pe = {.n = 0};
 		for (uint64_t k = 0; k < n; k++) {
 			const struct rec *r = &w->slots[(t + k) & w->mask];
 			int irc = 0;
@@ -404,17 +452,21 @@ static void *writer_main(void *arg)
 				ncmd++;
 				nown += !!(r->flags & REC_F_OWN);
 				if (rc == SQLITE_OK)
-					irc = insert_command(w, r);
+					irc = add_row(w, &pc, 1, r);
 			} else if (r->type == REC_EVENT) {
 				nev++;
 				if (rc == SQLITE_OK)
-					irc = insert_event(w, r);
+					irc = add_row(w, &pe, 0, r);
 			} else if (r->type == REC_CLIENT && rc == SQLITE_OK) {
 				irc = insert_client(w, r);
 			}
 			if (irc && rc == SQLITE_OK)
 				rc = irc;
 		}
+		if (rc == SQLITE_OK)
+			rc = flush_rows(w, &pc, 1);
+		if (rc == SQLITE_OK)
+			rc = flush_rows(w, &pe, 0);
 		if (rc == SQLITE_OK && !w->cfg.whole)
 			rc = sqlite3_exec(w->db, "COMMIT", NULL, NULL, NULL);
 		if (rc != SQLITE_OK) {
@@ -495,7 +547,35 @@ static const char ins_cmd_sql[] =
     "INSERT INTO command (trace_id, seq, t_submit_ns, t_done_ns, latency_ns, cc, locality,"
     " tag, cmd_size, rsp_size, rc, handle1, handle2, handle3, rsp_handle, n_sessions,"
     " sess_handle, sess_attrs, auth_kind, pcr, client_id, flags, malformed, cmd, rsp)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    " VALUES ";
+static const char ins_ev_sql[] =
+    "INSERT INTO event (trace_id, seq, t_ns, kind, detail, client_id) VALUES ";
+
+/* head, then rows groups of cols parameters: "(?,?),(?,?)". */
+static int prepare_rows(sqlite3 *db, const char *head, int rows, int cols, sqlite3_stmt **st)
+{
+	size_t hl = strlen(head), len = hl + (size_t)rows * (2 + 2 * (size_t)cols) + 1;
+	char *sql = malloc(len), *p = sql;
+	if (!sql)
+		return SQLITE_NOMEM;
+	memcpy(p, head, hl);
+	p += hl;
+	for (int r = 0; r < rows; r++) {
+		if (r)
+			*p++ = ',';
+		*p++ = '(';
+		for (int c = 0; c < cols; c++) {
+			if (c)
+				*p++ = ',';
+			*p++ = '?';
+		}
+		*p++ = ')';
+	}
+	*p = 0;
+	int rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL);
+	free(sql);
+	return rc;
+}
 
 /* The writer's threads take no process signals: a handler the caller
  * installed (import's Ctrl-C) must interrupt the caller's own blocking read,
@@ -628,12 +708,10 @@ int db_writer_start(struct writer **out, const struct writer_cfg *cfg, char *err
 	}
 	if (!w->ckpt_started)
 		db_exec(w->db, "PRAGMA wal_autocheckpoint=1000", NULL, 0);
-	if (sqlite3_prepare_v3(w->db, ins_cmd_sql, -1, SQLITE_PREPARE_PERSISTENT, &w->ins_cmd,
-			       NULL) ||
-	    sqlite3_prepare_v3(w->db,
-			       "INSERT INTO event (trace_id, seq, t_ns, kind, detail, client_id)"
-			       " VALUES (?,?,?,?,?,?)",
-			       -1, SQLITE_PREPARE_PERSISTENT, &w->ins_ev, NULL) ||
+	if (prepare_rows(w->db, ins_cmd_sql, 1, CMD_COLUMNS, &w->ins_cmd) ||
+	    prepare_rows(w->db, ins_cmd_sql, ROWS_PER_INSERT, CMD_COLUMNS, &w->ins_cmd_n) ||
+	    prepare_rows(w->db, ins_ev_sql, 1, EV_COLUMNS, &w->ins_ev) ||
+	    prepare_rows(w->db, ins_ev_sql, ROWS_PER_INSERT, EV_COLUMNS, &w->ins_ev_n) ||
 	    sqlite3_prepare_v3(w->db,
 			       "INSERT OR REPLACE INTO client (trace_id, id, pid, uid, comm, peer,"
 			       " first_ns) VALUES (?,?,?,?,?,?,?)",
@@ -656,6 +734,8 @@ fail:
 	if (w) {
 		sqlite3_finalize(w->ins_cmd);
 		sqlite3_finalize(w->ins_ev);
+		sqlite3_finalize(w->ins_cmd_n);
+		sqlite3_finalize(w->ins_ev_n);
 		sqlite3_finalize(w->ins_client);
 		if (w->ckpt_started)
 			checkpoint_stop(w);
@@ -902,6 +982,8 @@ done:
 		*final = st;
 	sqlite3_finalize(w->ins_cmd);
 	sqlite3_finalize(w->ins_ev);
+	sqlite3_finalize(w->ins_cmd_n);
+	sqlite3_finalize(w->ins_ev_n);
 	sqlite3_finalize(w->ins_client);
 	db_close_for_readers(w->db);
 	close(w->wake_fd);

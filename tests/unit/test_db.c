@@ -401,6 +401,134 @@ static void test_writer_and_stats(void)
 	db_close(db);
 }
 
+/* Every column of every row lands where it belongs, in order, whether the
+ * writer stored it in a multi-row INSERT or one by one (a batch's last rows):
+ * commands and events interleaved in runs of uneven length, batches ended at
+ * uneven points by flushes, each row's values unique to it. */
+static void test_rows_in_order(void)
+{
+	char p[600], err[256];
+	snprintf(p, sizeof p, "%s/order.db", tl_tmpdir());
+	int64_t id = new_trace(p);
+	struct writer *w;
+	struct writer_cfg cfg = {.path = p, .trace_id = id, .block_when_full = 1};
+	CHECK(db_writer_start(&w, &cfg, err, sizeof err) == 0, "%s", err);
+	const int N = 1000;
+	int ncmd = 0, nev = 0;
+	for (int i = 0; i < N; i++) {
+		char kind[16], detail[32];
+		if (i % 7 == 3 || i % 11 == 5) { /* an event */
+			snprintf(kind, sizeof kind, "k%d", i);
+			snprintf(detail, sizeof detail, i % 2 ? "detail %d" : "", i);
+			CHECK(db_writer_event(w, 5000 + (uint64_t)i, kind, detail, (uint32_t)i) ==
+				  0,
+			      "event %d", i);
+			nev++;
+		} else {
+			uint32_t len = 10 + (uint32_t)(i % 23);
+			struct rec *r = db_writer_reserve(w, REC_COMMAND, len + 10);
+			CHECK(r != NULL, "reserve %d", i);
+			if (!r)
+				break;
+			r->cc = 0x100 + (uint32_t)i;
+			r->has_rsp = 1;
+			r->t_submit = 1000000 + (uint64_t)i * 100;
+			r->t_done = r->t_submit + 7 + (uint64_t)i;
+			r->tag = 0x8001;
+			r->cmd_size = len;
+			r->rsp_size = 10;
+			r->rc = (uint32_t)i;
+			r->n_handles = (uint8_t)(i % 4);
+			for (int h = 0; h < r->n_handles; h++)
+				r->handles[h] = 0x80000000u + (uint32_t)(i * 3 + h);
+			r->pcr = i % 5 ? -1 : i % 24;
+			r->client_id = (uint32_t)(i % 9);
+			r->flags = (uint32_t)(i % 3);
+			r->cmd_len = len;
+			r->rsp_len = 10;
+			for (uint32_t b = 0; b < len + 10; b++)
+				r->payload[b] = (uint8_t)(i + (int)b);
+			db_writer_publish(w);
+			ncmd++;
+		}
+		if (i % 97 == 41)
+			db_writer_flush(w);
+	}
+	struct writer_stats st;
+	CHECK(db_writer_stop(w, NULL, &st) == 0, "stop");
+	CHECK(st.commands == (uint64_t)ncmd && st.events == (uint64_t)nev && !st.dropped,
+	      "stored %llu + %llu", (unsigned long long)st.commands, (unsigned long long)st.events);
+
+	sqlite3 *db;
+	sqlite3_stmt *q;
+	CHECK(db_open(p, DB_READ, &db, err, sizeof err) == 0, "%s", err);
+	sqlite3_prepare_v2(
+	    db,
+	    "SELECT seq, cc, t_submit_ns, t_done_ns, latency_ns, rc, handle1, handle2,"
+	    " handle3, pcr, client_id, flags, cmd, rsp, tag, cmd_size, rsp_size"
+	    " FROM command WHERE trace_id = ? ORDER BY id",
+	    -1, &q, NULL);
+	sqlite3_bind_int64(q, 1, id);
+	int seen = 0, bad = 0;
+	int64_t prev_seq = 0;
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		int i = (int)sqlite3_column_int64(q, 1) - 0x100;
+		int64_t seq = sqlite3_column_int64(q, 0);
+		uint64_t ts = 1000000 + (uint64_t)i * 100;
+		uint32_t len = 10 + (uint32_t)(i % 23);
+		bad += seq <= prev_seq || seq != i + 1;
+		prev_seq = seq;
+		bad += sqlite3_column_int64(q, 2) != (int64_t)ts;
+		bad += sqlite3_column_int64(q, 3) != (int64_t)(ts + 7 + (uint64_t)i);
+		bad += sqlite3_column_int64(q, 4) != 7 + i;
+		bad += sqlite3_column_int64(q, 5) != i;
+		for (int h = 0; h < 3; h++)
+			bad += h < i % 4 ? sqlite3_column_int64(q, 6 + h) !=
+					       (int64_t)(0x80000000u + (uint32_t)(i * 3 + h))
+					 : sqlite3_column_type(q, 6 + h) != SQLITE_NULL;
+		bad += i % 5 ? sqlite3_column_type(q, 9) != SQLITE_NULL
+			     : sqlite3_column_int64(q, 9) != i % 24;
+		bad += sqlite3_column_int64(q, 10) != i % 9 || sqlite3_column_int64(q, 11) != i % 3;
+		const uint8_t *c = sqlite3_column_blob(q, 12), *r = sqlite3_column_blob(q, 13);
+		bad += sqlite3_column_bytes(q, 12) != (int)len || sqlite3_column_bytes(q, 13) != 10;
+		for (uint32_t b = 0; c && r && b < len + 10; b++)
+			bad += (b < len ? c[b] : r[b - len]) != (uint8_t)(i + (int)b);
+		bad += sqlite3_column_int64(q, 14) != 0x8001 ||
+		       sqlite3_column_int64(q, 15) != (int64_t)len ||
+		       sqlite3_column_int64(q, 16) != 10;
+		seen++;
+	}
+	sqlite3_finalize(q);
+	CHECK(seen == ncmd && bad == 0, "commands: %d of %d read back, %d wrong values", seen, ncmd,
+	      bad);
+	sqlite3_prepare_v2(db,
+			   "SELECT seq, t_ns, kind, detail, client_id FROM event WHERE trace_id = ?"
+			   " ORDER BY id",
+			   -1, &q, NULL);
+	sqlite3_bind_int64(q, 1, id);
+	seen = bad = 0;
+	prev_seq = 0;
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		int i = (int)sqlite3_column_int64(q, 4);
+		char kind[16], detail[32];
+		snprintf(kind, sizeof kind, "k%d", i);
+		snprintf(detail, sizeof detail, "detail %d", i);
+		bad +=
+		    sqlite3_column_int64(q, 0) <= prev_seq || sqlite3_column_int64(q, 0) != i + 1;
+		prev_seq = sqlite3_column_int64(q, 0);
+		bad += sqlite3_column_int64(q, 1) != 5000 + i;
+		bad += strcmp((const char *)sqlite3_column_text(q, 2), kind) != 0;
+		bad += i % 2 ? !sqlite3_column_text(q, 3) ||
+				   strcmp((const char *)sqlite3_column_text(q, 3), detail)
+			     : sqlite3_column_type(q, 3) != SQLITE_NULL;
+		seen++;
+	}
+	sqlite3_finalize(q);
+	CHECK(seen == nev && bad == 0, "events: %d of %d read back, %d wrong values", seen, nev,
+	      bad);
+	db_close(db);
+}
+
 /* A writer on a new trace in tl_tmpdir()/NAME.db (its path left in p), each
  * of its batches held stall_ms (fault injection) unless that is NULL. */
 static struct writer *writer_on(const char *name, struct writer_cfg cfg, const char *stall_ms,
@@ -750,6 +878,7 @@ int main(void)
 	test_open_modes();
 	test_sql_functions();
 	test_writer_and_stats();
+	test_rows_in_order();
 	test_drops_exact();
 	test_payload_ring();
 	test_ring_grows_while_full();
