@@ -210,8 +210,7 @@ static void bind_command(struct writer *w, sqlite3_stmt *st, int i, const struct
 		sqlite3_bind_null(st, i++);
 }
 
-/* Runs a bound INSERT: 0 or SQLite's error code. */
-static int run_insert(sqlite3_stmt *st)
+static int run_insert(sqlite3_stmt *st) /* a bound INSERT: 0 or SQLite's error code */
 {
 	int rc = sqlite3_step(st);
 	sqlite3_reset(st);
@@ -240,14 +239,12 @@ static void bind_event(struct writer *w, sqlite3_stmt *st, int i, const struct r
 	bind_u(st, i + 5, r->client_id);
 }
 
-/* Rows of one table waiting for a full multi-row INSERT. */
-struct pending {
+struct pending { /* rows of one table waiting for a full multi-row INSERT */
 	const struct rec *r[ROWS_PER_INSERT];
 	int n;
 };
 
-/* Stores the pending rows: one multi-row INSERT when there are
- * ROWS_PER_INSERT of them, else one statement a row (a batch's last ones). */
+/* Stores the pending rows: one INSERT for ROWS_PER_INSERT, else one a row. */
 static int flush_rows(struct writer *w, struct pending *p, int cmd)
 {
 	int rc = 0, cols = cmd ? CMD_COLUMNS : EV_COLUMNS;
@@ -269,8 +266,7 @@ static int flush_rows(struct writer *w, struct pending *p, int cmd)
 	return rc;
 }
 
-/* Queues a row of a table; stores the table's pending rows once they fill
- * a multi-row INSERT. */
+/* Queues a row; stores its table's pending rows once they fill an INSERT. */
 static int add_row(struct writer *w, struct pending *p, int cmd, const struct rec *r)
 {
 	p->r[p->n++] = r;
@@ -441,9 +437,8 @@ static void *writer_main(void *arg)
 		int rc = !w->cfg.whole	   ? sqlite3_exec(w->db, "BEGIN", NULL, NULL, NULL)
 			 : w->whole_failed ? SQLITE_ABORT
 					   : SQLITE_OK;
-		/* Each table's rows in their order, ROWS_PER_INSERT at a time
-		 * (the last ones of a batch one by one); the records' payloads
-		 * stay in the queue until the batch is done. */
+		/* Each table's rows in order, ROWS_PER_INSERT at a time (a
+		 * batch's last ones one by one), payloads read in the queue. */
 		struct pending pc = {.n = 0}, pe = {.n = 0};
 		for (uint64_t k = 0; k < n; k++) {
 			const struct rec *r = &w->slots[(t + k) & w->mask];

@@ -5,7 +5,7 @@
 #include "recorder/pcap_live.h"
 
 #include <errno.h>
-#include <pcap/pcap.h>
+#include "recorder/import/pcap_lib.h"
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -162,7 +162,8 @@ int record_pcap_open(struct record_pcap_live **out, const char *iface, unsigned 
 	if (!l)
 		return db_errf(err, errlen, -1, "out of memory");
 	l->port = port ? port : PCAP_IMPORT_DEFAULT_PORT;
-	return capture_open(l, iface, l->port, mssim, err, errlen);
+	int rc = pcap_lib_load(err, errlen);
+	return rc ? rc : capture_open(l, iface, l->port, mssim, err, errlen);
 }
 
 unsigned record_pcap_port(const struct record_pcap_live *l)

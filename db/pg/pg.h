@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <libpq-fe.h>
+#include "db/pg/pq.h"
 #include <sqlite3.h>
 
 #define PG_SCHEMA_VERSION 2

@@ -117,6 +117,9 @@ static const char unparsed[] =
 int pg_conninfo_describe(const char *url, char *buf, size_t len)
 {
 	struct parsed p;
+	int rc = pg_pq_load(buf, len);
+	if (rc)
+		return rc;
 	if (parse(url, &p)) {
 		parsed_free(&p);
 		snprintf(buf, len, "%s", unparsed);
@@ -140,6 +143,9 @@ int pg_connect(const char *url, PGconn **out, char *err, size_t errlen)
 	char where[512];
 	struct parsed p;
 	*out = NULL;
+	int rc = pg_pq_load(err, errlen);
+	if (rc)
+		return rc;
 	/* Parsed first: nothing is sent for a string libpq cannot read, or
 	 * one that holds a password. */
 	if (parse(url, &p)) {

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <libpq-fe.h>
+#include "db/pg/pq.h"
 #include <sqlite3.h>
 
 /* Test hook (TPMTRACE_FAULT_PUSH_STALL_FILE, docs/fleet.md): the COPY of

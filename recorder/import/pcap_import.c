@@ -19,7 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <pcap/pcap.h>
+#include "recorder/import/pcap_lib.h"
 
 #include "db/writer.h"
 #include "recorder/import/log_reader.h"
@@ -457,6 +457,12 @@ static int import_mem(const uint8_t *buf, size_t len, const char *name,
 		snprintf(err, errlen, "%s: empty file (0 bytes), not a pcap or pcapng capture",
 			 name);
 		return -EINVAL;
+	}
+	char why[320];
+	rc = pcap_lib_load(why, sizeof why);
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", name, why);
+		return rc;
 	}
 	nsec = sections_find(buf, len, &starts);
 	if (!nsec) {

@@ -7,7 +7,8 @@
 # a foreign, older or newer schema, a URL with a password - exit 1 with a
 # clear message and never print the password. The least-privilege role
 # (INSERT and SELECT) pushes and cannot delete; a schema version 1 file is
-# migrated and given UUIDs by its first push.
+# migrated and given UUIDs by its first push. Without libpq installed,
+# push and fleet say which package to install and the rest runs.
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/../lib/pg.sh"
 need swtpm tpm2_getcap tpm2_getrandom sqlite3 python3 sha256sum
@@ -257,4 +258,18 @@ for f in stats list; do
 	check "fleet $f >/dev/full exits 1 ($rc)" test $rc -eq 1
 	check "fleet $f >/dev/full says why" grep -q "standard output: No space left on device" "$T/full.err"
 done
+# ---- libpq not installed: push and fleet say so, the rest does not need it
+# (db/pg/pq.h: libpq is loaded by them only; without_lib: tests/lib/common.sh).
+# ----
+check "tpmtrace does not link libpq" sh -c "! ldd '$TPMTRACE' | grep -q libpq"
+for c in "push $T/c.db $PGURL" "fleet $PGURL stats"; do
+	without_lib libpq.so.5 "$TPMTRACE" $c >"$T/nolibpq.out" 2>&1
+	rc=$?
+	expect_eq "${c%% *} without libpq exits 1" "$rc" 1
+	check "${c%% *} without libpq names the library and the package" \
+		grep -q "need PostgreSQL's client library libpq.so.5.*apt-get install libpq5" \
+		"$T/nolibpq.out"
+done
+without_lib libpq.so.5 "$TPMTRACE" stats "$T/c.db" >"$T/nolibpq.out" 2>&1
+expect_eq "stats runs without libpq" "$?" 0
 finish

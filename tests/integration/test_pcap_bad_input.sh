@@ -5,7 +5,8 @@
 # with exit status 1 (no crash) and a message naming the file and, where it
 # applies, the packet and byte offset; no trace is left behind (and no
 # database is created by an import that imported nothing), and good files
-# given alongside are still imported. Run it in the sanitizer build too.
+# given alongside are still imported; without libpcap installed the import
+# says which package is missing. Run it in the sanitizer build too.
 . "$(dirname "$0")/../lib/common.sh"
 DATA=$TPMTRACE_SHARED_DATA/pcap
 GOOD=$DATA/esys-get-random.int.pcap
@@ -77,6 +78,14 @@ n=$(sqlite3 "$W/t.db" "SELECT count(*) FROM command")
 # Usage errors.
 "$TPMTRACE" import pcap "$GOOD" >/dev/null 2>&1
 [ $? -eq 2 ] && ok || bad "missing --db is not a usage error"
+# libpcap not installed (recorder/import/pcap_lib.h: loaded when a capture is
+# read): the import says which package; other imports do not need it.
+check "tpmtrace does not link libpcap" sh -c "! ldd '$TPMTRACE' | grep -q libpcap"
+without_lib libpcap.so.0.8 "$TPMTRACE" import pcap "$GOOD" --db "$W/nolib.db" >"$W/out" 2>"$W/err"
+expect_eq "import pcap without libpcap exits 1" "$?" 1
+check "it names the file, the library and the package ($(cat "$W/err"))" \
+	grep -qF "$GOOD: reading a capture needs libpcap (libpcap.so.0.8), which is not installed (Debian: apt-get install libpcap0.8)" "$W/err"
+check "and creates no database" test ! -e "$W/nolib.db"
 "$TPMTRACE" import nosuchkind "$GOOD" --db "$W/t.db" >/dev/null 2>&1
 [ $? -eq 2 ] && ok || bad "unknown KIND is not a usage error"
 "$TPMTRACE" export "$W/t.db" --trace 99 --csv - >/dev/null 2>"$W/err"

@@ -93,6 +93,16 @@ finish() {
 	exit $?
 }
 
+# without_lib SONAME CMD...: runs CMD with the shared library SONAME
+# unreadable to the loader, as on a machine where it is not installed: an
+# empty file bind-mounted over it in a private mount namespace (root only).
+without_lib() {
+	local f
+	f=$(realpath "$(ldconfig -p | awk -v s="$1" '$1 == s {print $NF; exit}')")
+	shift
+	unshare -m sh -c 'mount --bind /dev/null "$0" && exec "$@"' "$f" "$@"
+}
+
 # skip REASON: the whole test is skipped (exit 77), for a documented reason
 # only (a missing optional tool outside CI: tests/README.md), and only before
 # the first check: a skip after checks ran would throw their verdicts away, so

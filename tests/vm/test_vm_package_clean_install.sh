@@ -20,9 +20,13 @@ debs=("$T"/pkg/tpmtrace_*_amd64.deb)
 expect_eq "one amd64 package" "${#debs[@]}" 1
 deb=${debs[0]}
 depends=$(dpkg-deb -f "$deb" Depends)
-for lib in libtss2-tctildr0 libsqlite3-0 libpq5 libfuse3-3 libbpf1; do
+for lib in libtss2-tctildr0 libsqlite3-0 libfuse3-3 libbpf1; do
 	check "Depends names $lib (dpkg-shlibdeps)" grep -q "$lib (" <<<"$depends"
 done
+# libpq and libpcap are loaded by the commands that use them (db/pg/pq.h,
+# recorder/import/pcap_lib.h): recommended.
+check "Recommends names libpq5 and libpcap0.8" \
+	grep -q "libpq5 (>= 14), libpcap0.8" <<<"$(dpkg-deb -f "$deb" Recommends)"
 check "the version names the commit" \
 	grep -q "~git.*\.$(git -C "$TPMTRACE_SRC" rev-parse --short=7 HEAD)" <<<"$(dpkg-deb -f "$deb" Version)"
 files=$(dpkg-deb -c "$deb" | awk '{print $6}')
@@ -62,6 +66,10 @@ inroot "$R" "tpmtrace report r.db -o r.html" >"$T/report.log" 2>&1
 expect_eq "tpmtrace report -o r.html exits 0" "$?" 0
 check "the report names GetRandom" grep -q GetRandom "$R/root/r.html"
 check "the report is 0600" test "$(stat -c %a "$R/root/r.html")" = 600
+# push loads libpq, installed as recommended: it gets as far as the server.
+inroot "$R" "tpmtrace push r.db 'postgresql:///t?host=/nonexistent'" >"$T/push.log" 2>&1
+check "push in the root loads libpq5 and tries the server ($(head -c 300 "$T/push.log"))" \
+	grep -q "cannot connect to the server" "$T/push.log"
 page=$(inroot "$R" "man -w tpmtrace" 2>&1)
 expect_eq "man finds tpmtrace(1)" "$page" /usr/share/man/man1/tpmtrace.1.gz
 inroot "$R" "MANWIDTH=80 man tpmtrace 2>/dev/null | head -20" >"$T/man.txt"
