@@ -519,7 +519,11 @@ int kernel_rec_open(struct kernel_rec **out, const struct kernel_rec_cfg *c, cha
 	libbpf_verbose = verbose && *verbose && strcmp(verbose, "0");
 	libbpf_set_print(on_libbpf_print);
 	libbpf_msg[0] = 0;
-	uint32_t ring = c->ring_bytes ? c->ring_bytes : 8u << 20;
+	/* 1 MiB: ~5,000 PCR_Extend records, seconds of a TPM's traffic while
+	 * the reader is away. Its data pages are mapped twice into this
+	 * process (so that a record may wrap), so the ring counts twice in the
+	 * RSS: 8 MiB made a recorder of ~8 MB a recorder of ~24 MB. */
+	uint32_t ring = c->ring_bytes ? c->ring_bytes : 1u << 20;
 	if (btf) {
 		k->core = tpmk_core__open();
 		if (k->core) {

@@ -16,7 +16,7 @@ struct kernel_rec;
 struct kernel_rec_cfg {
 	const char *transmit_sym; /* NULL: tpm_transmit */
 	int discard;		  /* attached, records counted and not sent (tools/bench) */
-	uint32_t ring_bytes;	  /* 0: 8 MiB */
+	uint32_t ring_bytes;	  /* 0: 1 MiB */
 };
 
 /* Checks what the kernel offers (privileges, the bpf syscall, BTF, the
