@@ -3,7 +3,7 @@
  * checks every response and reports round-trip times.
  *
  *   tpmclient --connect tcp:H:P|unix:PATH [--mssim] [--new-conn] [--cmd NAME]
- *             [--count N] [--expect-rc HEX] [--rtt FILE] [--quiet]
+ *             [--count N] [--pace US] [--expect-rc HEX] [--rtt FILE] [--quiet]
  *             [--also SPEC]...    the same commands interleaved, one at a time, on
  *                                 up to two more targets (benchmarks compare them
  *                                 side by side); their round trips go to FILE.1, FILE.2
@@ -18,6 +18,8 @@
  *             control channel (PATH.ctrl, port+1) that accepts everything
  *   tpmclient --serve-garbage SPEC   the same, answering framed nonsense (a
  *             replay target that misbehaves)
+ *   --pace US       a pause of US microseconds between commands (a client as slow
+ *             as a real TPM, whose recorder commits small batches)
  *   --close-after N (before --serve*): answer N commands, then close and exit
  *   --timeout MS    how long a client waits for a response (default 10000):
  *             a response that does not come (a proxy that lost it) ends the
@@ -365,7 +367,7 @@ int main(int argc, char **argv)
 	size_t pub_len = 0;
 	long wrong = 0;
 	int mssim = 0, newconn = 0, quiet = 0, o;
-	long count = 1;
+	long count = 1, pace_us = 0;
 	long expect_rc = 0;
 	static const struct option opts[] = {{"also", required_argument, 0, 'J'},
 					     {"connect", required_argument, 0, 'c'},
@@ -385,6 +387,7 @@ int main(int argc, char **argv)
 					     {"extra", required_argument, 0, 'X'},
 					     {"log", required_argument, 0, 'l'},
 					     {"timeout", required_argument, 0, 'T'},
+					     {"pace", required_argument, 0, 'P'},
 					     {0, 0, 0, 0}};
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (o) {
@@ -412,6 +415,9 @@ int main(int argc, char **argv)
 			break;
 		case 'N':
 			count = strtol(optarg, NULL, 10);
+			break;
+		case 'P':
+			pace_us = strtol(optarg, NULL, 10);
 			break;
 		case 'e':
 			expect_rc = strtol(optarg, NULL, 16);
@@ -520,6 +526,8 @@ int main(int argc, char **argv)
 		also_rtt[e] = calloc((size_t)count, sizeof(uint64_t));
 	}
 	for (long i = 0; i < count; i++) {
+		if (pace_us > 0 && i)
+			usleep((useconds_t)pace_us);
 		clen = build(cmdname, cmd, sizeof cmd, (uint32_t)i, tag);
 		if (!clen) {
 			fprintf(stderr, "tpmclient: unknown command %s\n", cmdname);
