@@ -170,22 +170,11 @@ static int cb_send(PGconn *c, struct cbuf *b, const char *what, char *err, size_
 	return 0;
 }
 
-int pg_copy_rows(PGconn *c, const char *into, const char *types, int64_t trace_id, sqlite3_stmt *st,
-		 uint64_t *rows, char *err, size_t errlen)
+/* Starts the COPY and writes the binary header (once, at the first row). */
+static int copy_start(PGconn *c, const char *into, const char *what, struct cbuf *b, char *err,
+		      size_t errlen)
 {
-	struct cbuf b = {0};
-	char sql[512], what[128];
-	int src = sqlite3_step(st), rc = 0;
-	/* The hook holds the COPY of command rows, the bulk of a trace. */
-	int stalled = !pg_fault_stall_file || strncmp(into, "command ", 8);
-	*rows = 0;
-	snprintf(what, sizeof what, "COPY %.*s", (int)strcspn(into, " ("), into);
-	if (src != SQLITE_ROW) {
-		if (src != SQLITE_DONE)
-			snprintf(err, errlen, "reading the rows for %s: %s", what,
-				 sqlite3_errmsg(sqlite3_db_handle(st)));
-		return src == SQLITE_DONE ? 0 : -EIO;
-	}
+	char sql[512];
 	snprintf(sql, sizeof sql, "COPY %s FROM STDIN (FORMAT binary)", into);
 	PGresult *r = PQexec(c, sql);
 	if (!r || PQresultStatus(r) != PGRES_COPY_IN) {
@@ -194,29 +183,54 @@ int pg_copy_rows(PGconn *c, const char *into, const char *types, int64_t trace_i
 		return -EIO;
 	}
 	PQclear(r);
-	cb_bytes(&b, "PGCOPY\n\377\r\n\0", 11);
-	cb_be(&b, 0, 4); /* flags */
-	cb_be(&b, 0, 4); /* header extension */
-	for (; src == SQLITE_ROW && !rc; src = sqlite3_step(st)) {
-		int col = cb_row(&b, trace_id, st, types);
-		if (col) {
-			snprintf(err, errlen,
-				 "%s: the file's column %s holds no integer (row %llu)", what,
-				 sqlite3_column_name(st, col - 1), (unsigned long long)*rows + 1);
-			rc = -EINVAL;
-			break;
+	cb_bytes(b, "PGCOPY\n\377\r\n\0", 11);
+	cb_be(b, 0, 4); /* flags */
+	cb_be(b, 0, 4); /* header extension */
+	return 0;
+}
+
+int pg_copy_traces(PGconn *c, const char *into, const char *types, const int64_t *server_id,
+		   const int64_t *local_id, size_t n, sqlite3_stmt *st, uint64_t *rows, char *err,
+		   size_t errlen)
+{
+	struct cbuf b = {0};
+	char what[128];
+	int rc = 0, started = 0, src = SQLITE_DONE;
+	/* The hook holds the COPY of command rows, the bulk of a trace. */
+	int stalled = !pg_fault_stall_file || strncmp(into, "command ", 8);
+	*rows = 0;
+	snprintf(what, sizeof what, "COPY %.*s", (int)strcspn(into, " ("), into);
+	for (size_t t = 0; t < n && !rc; t++) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, local_id[t]);
+		for (src = sqlite3_step(st); src == SQLITE_ROW && !rc; src = sqlite3_step(st)) {
+			if (!started++ && (rc = copy_start(c, into, what, &b, err, errlen)))
+				return rc;
+			int col = cb_row(&b, server_id[t], st, types);
+			if (col) {
+				snprintf(err, errlen,
+					 "%s: the file's column %s holds no integer (row %llu)",
+					 what, sqlite3_column_name(st, col - 1),
+					 (unsigned long long)*rows + 1);
+				rc = -EINVAL;
+				break;
+			}
+			(*rows)++;
+			if (b.n >= 1 << 18 || b.oom) {
+				rc = cb_send(c, &b, what, err, errlen);
+				if (!rc && !stalled++)
+					stall(c);
+			}
 		}
-		(*rows)++;
-		if (b.n >= 1 << 18 || b.oom) {
-			rc = cb_send(c, &b, what, err, errlen);
-			if (!rc && !stalled++)
-				stall(c);
+		if (!rc && src != SQLITE_DONE) {
+			snprintf(err, errlen, "reading the rows for %s: %s", what,
+				 sqlite3_errmsg(sqlite3_db_handle(st)));
+			rc = -EIO;
 		}
 	}
-	if (!rc && src != SQLITE_DONE) {
-		snprintf(err, errlen, "reading the rows for %s: %s", what,
-			 sqlite3_errmsg(sqlite3_db_handle(st)));
-		rc = -EIO;
+	if (!started) { /* no rows: nothing was sent */
+		free(b.p);
+		return rc;
 	}
 	cb_be(&b, 0xFFFFu, 2); /* trailer */
 	if (!rc)
@@ -229,6 +243,7 @@ int pg_copy_rows(PGconn *c, const char *into, const char *types, int64_t trace_i
 		pg_res_err(c, NULL, what, err, errlen);
 		rc = -EIO;
 	}
+	PGresult *r;
 	while ((r = PQgetResult(c))) {
 		if (PQresultStatus(r) != PGRES_COMMAND_OK && !rc) {
 			pg_res_err(c, r, what, err, errlen);

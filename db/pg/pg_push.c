@@ -1,5 +1,7 @@
-/* tpmtrace push: a file's traces into the fleet server, one transaction per
- * trace, rows by COPY, a trace the server has (by UUID) never sent again. */
+/* tpmtrace push: a file's traces into the fleet server, small ones in
+ * batches of one transaction (a trace all or nothing: a batch that fails
+ * goes again one trace at a time), rows by COPY, a trace the server has (by
+ * UUID) never sent again. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +105,11 @@ static const struct copy_spec copies[] = {
      "SELECT seq, t_ns, kind, detail, client_id FROM event WHERE trace_id=? ORDER BY seq", "iitti"},
 };
 
+/* A batch: at most this many traces, of at most this many commands in all
+ * (a larger trace goes alone). */
+#define PUSH_BATCH_TRACES   64
+#define PUSH_BATCH_COMMANDS 20000
+
 static int exec_ok(PGconn *c, const char *sql, const char *what, char *err, size_t errlen)
 {
 	PGresult *r = PQexec(c, sql);
@@ -113,31 +120,106 @@ static int exec_ok(PGconn *c, const char *sql, const char *what, char *err, size
 	return ok ? 0 : -EIO;
 }
 
-/* BEGIN and the trace's INSERT in one round trip (libpq's pipeline mode):
- * the INSERT's result, or NULL with err set. TPMTRACE_FAULT_PUSH_AUTOCOMMIT
- * (fault proof): no BEGIN, every statement commits on its own. */
-static PGresult *begin_insert(PGconn *c, const char *const *pv, char *err, size_t errlen)
+/* A trace to send: its row's values as the INSERT's parameters (owned
+ * copies: the file's row is gone by the time its batch goes). */
+struct item {
+	int64_t local;
+	uint64_t commands;     /* the file's count: the batch's size */
+	char *pv[28];	       /* the INSERT's parameters, NULL for NULL */
+	char uuid[4 * 36 + 1]; /* for messages: cut, converted as text */
+};
+
+static void item_free(struct item *it)
+{
+	for (int i = 0; i < 28; i++)
+		free(it->pv[i]);
+	memset(it, 0, sizeof *it);
+}
+
+static int keep(char **dst, const char *v)
+{
+	return !v || (*dst = strdup(v)) ? 0 : -ENOMEM;
+}
+
+/* The trace row tr is on (q_traces) as an item: pv[0] (the UUID) and
+ * pv[2..23] its columns, pv[1] its local id, pv[24..27] the TPM as predict
+ * names it (model/trace_chip.h, from its own answers). A text value with NUL
+ * or bytes of no UTF-8 character goes converted (pg_text_convert), as
+ * COPY's text columns. 0, or -ENOMEM. */
+static int item_fill(sqlite3 *db, sqlite3_stmt *tr, struct item *it)
+{
+	char lid[24], why[256], prof[128] = "";
+	struct trace_chip chip;
+	int rc = 0;
+	memset(it, 0, sizeof *it);
+	it->local = sqlite3_column_int64(tr, 0);
+	it->commands = (uint64_t)sqlite3_column_int64(tr, 15);
+	const unsigned char *u = sqlite3_column_text(tr, 1);
+	size_t ul = (size_t)sqlite3_column_bytes(tr, 1);
+	it->uuid[pg_text_convert(u ? u : (const unsigned char *)"", ul < 36 ? ul : 36, it->uuid)] =
+	    0;
+	snprintf(lid, sizeof lid, "%lld", (long long)it->local);
+	rc |= keep(&it->pv[1], lid);
+	for (int i = 0; i < 24 && !rc; i++) {
+		if (i == 1)
+			continue;
+		int col = i ? i : 1;
+		const unsigned char *v = sqlite3_column_text(tr, col);
+		size_t len = (size_t)sqlite3_column_bytes(tr, col);
+		if (!v || db_utf8_text_ok(v, len)) {
+			rc |= keep(&it->pv[i], (const char *)v);
+			continue;
+		}
+		if (!(it->pv[i] = malloc(4 * len + 1)))
+			rc = -ENOMEM;
+		else
+			it->pv[i][pg_text_convert(v, len, it->pv[i])] = 0;
+	}
+	if (trace_chip_load(db, it->local, &chip, why, sizeof why))
+		memset(&chip, 0, sizeof chip);
+	else if (trace_chip_profile(&chip, prof, sizeof prof))
+		prof[0] = 0;
+	rc |= keep(&it->pv[24], chip.manufacturer);
+	rc |= keep(&it->pv[25], chip.vendor);
+	rc |= keep(&it->pv[26], chip.firmware);
+	rc |= keep(&it->pv[27], prof);
+	return rc ? -ENOMEM : 0;
+}
+
+/* BEGIN and the n traces' INSERTs in one round trip (libpq's pipeline
+ * mode): id[i] the server's id of trace i, or -1 when the server has it
+ * already. 0, or -EIO with err set. TPMTRACE_FAULT_PUSH_AUTOCOMMIT (fault
+ * proof): no BEGIN, every statement commits on its own. */
+static int begin_insert(PGconn *c, const struct item *it, size_t n, int64_t *id, char *err,
+			size_t errlen)
 {
 	int tx = !getenv("TPMTRACE_FAULT_PUSH_AUTOCOMMIT"), bad = 0;
-	PGresult *r, *ins = NULL;
+	size_t got = 0;
+	PGresult *r;
 	if (PQenterPipelineMode(c) != 1 ||
-	    (tx && PQsendQueryParams(c, "BEGIN", 0, NULL, NULL, NULL, NULL, 0) != 1) ||
-	    PQsendQueryPrepared(c, "tpmtrace_insert", 28, pv, NULL, NULL, 0) != 1 ||
-	    PQpipelineSync(c) != 1) {
+	    (tx && PQsendQueryParams(c, "BEGIN", 0, NULL, NULL, NULL, NULL, 0) != 1))
+		bad = 1;
+	for (size_t i = 0; i < n && !bad; i++)
+		if (PQsendQueryPrepared(c, "tpmtrace_insert", 28, (const char *const *)it[i].pv,
+					NULL, NULL, 0) != 1)
+			bad = 1;
+	if (bad || PQpipelineSync(c) != 1) {
 		pg_res_err(c, NULL, "inserting the trace", err, errlen);
 		PQexitPipelineMode(c);
-		return NULL;
+		return -EIO;
 	}
 	/* Each statement's result and a NULL after it, then the sync. */
-	for (int q = 0; q <= tx; q++) {
+	for (size_t q = 0; q < n + (size_t)tx; q++) {
+		int ins = q >= (size_t)tx, have = 0;
 		while ((r = PQgetResult(c))) {
 			ExecStatusType st = PQresultStatus(r);
-			if (q == tx && st == PGRES_TUPLES_OK && !ins) {
-				ins = r;
-				continue;
-			}
-			if (st != PGRES_COMMAND_OK && !bad++)
+			if (ins && st == PGRES_TUPLES_OK && !have) {
+				have = 1;
+				id[got++] =
+				    PQntuples(r) ? strtoll(PQgetvalue(r, 0, 0), NULL, 10) : -1;
+			} else if (st != PGRES_COMMAND_OK && !bad++) {
 				pg_res_err(c, r, "inserting the trace", err, errlen);
+			}
 			PQclear(r);
 		}
 	}
@@ -147,97 +229,75 @@ static PGresult *begin_insert(PGconn *c, const char *const *pv, char *err, size_
 	PQclear(r);
 	if (PQexitPipelineMode(c) != 1 && !bad++)
 		pg_res_err(c, NULL, "inserting the trace", err, errlen);
-	if (bad || !ins) {
-		if (!bad)
-			pg_res_err(c, NULL, "inserting the trace", err, errlen);
-		PQclear(ins);
-		return NULL;
+	if (!bad && got != n) {
+		pg_res_err(c, NULL, "inserting the trace", err, errlen);
+		bad = 1;
 	}
-	return ins;
+	return bad ? -EIO : 0;
 }
 
-/* pv[0] (the UUID) and pv[2..23], the trace row's columns as the INSERT's
- * parameters. A parameter is a C string: a value with NUL or bytes of no
- * UTF-8 character goes converted (pg_text_convert), as COPY's text columns,
- * into conv[i], which the caller frees. 0, or -ENOMEM. */
-static int trace_params(sqlite3_stmt *tr, const char **pv, char **conv)
-{
-	for (int i = 0; i < 24; i++) {
-		if (i == 1)
-			continue;
-		int col = i ? i : 1;
-		const unsigned char *v = sqlite3_column_text(tr, col);
-		size_t len = (size_t)sqlite3_column_bytes(tr, col);
-		pv[i] = (const char *)v;
-		if (!v || db_utf8_text_ok(v, len))
-			continue;
-		conv[i] = malloc(4 * len + 1);
-		if (!conv[i])
-			return -ENOMEM;
-		conv[i][pg_text_convert(v, len, conv[i])] = 0;
-		pv[i] = conv[i];
-	}
-	return 0;
-}
-
-/* One trace, in one transaction. Returns 1 sent, 0 the server had it,
- * -errno. */
-static int push_one(sqlite3 *db, PGconn *c, sqlite3_stmt *tr, sqlite3_stmt *const sel[3],
+/* n traces in one transaction, their rows one COPY a table: all of them
+ * stored, or none. Returns 0 (counted in res) or -errno. */
+static int push_set(PGconn *c, const struct item *it, size_t n, sqlite3_stmt *const sel[3],
 		    struct pg_push_result *res, char *err, size_t errlen)
 {
-	const char *pv[28];
-	char lid[24], why[256], prof[128] = "";
-	struct trace_chip chip;
-	int64_t local = sqlite3_column_int64(tr, 0);
+	int64_t id[PUSH_BATCH_TRACES], sid[PUSH_BATCH_TRACES], lid[PUSH_BATCH_TRACES];
 	uint64_t rows[3] = {0};
-
-	char *conv[24] = {0};
-	snprintf(lid, sizeof lid, "%lld", (long long)local);
-	pv[1] = lid;
-	int oom = trace_params(tr, pv, conv);
-	/* The TPM as predict names it (model/trace_chip.h): its own answers. */
-	if (trace_chip_load(db, local, &chip, why, sizeof why))
-		memset(&chip, 0, sizeof chip);
-	else if (trace_chip_profile(&chip, prof, sizeof prof))
-		prof[0] = 0;
-	pv[24] = chip.manufacturer;
-	pv[25] = chip.vendor;
-	pv[26] = chip.firmware;
-	pv[27] = prof;
-	PGresult *r = oom ? NULL : begin_insert(c, pv, err, errlen);
-	for (int i = 0; i < 24; i++)
-		free(conv[i]);
-	if (oom) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	if (!r)
+	size_t m = 0;
+	if (begin_insert(c, it, n, id, err, errlen))
 		goto fail;
-	if (PQntuples(r) == 0) {
-		PQclear(r);
-		res->present++;
-		return exec_ok(c, "ROLLBACK", "ROLLBACK", err, errlen) ? -EIO : 0;
-	}
-	int64_t id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-	PQclear(r);
-	for (int k = 0; k < 3; k++) {
-		sqlite3_reset(sel[k]);
-		sqlite3_bind_int64(sel[k], 1, local);
-		if (pg_copy_rows(c, copies[k].into, copies[k].types, id, sel[k], &rows[k], err,
-				 errlen))
+	for (size_t i = 0; i < n; i++)
+		if (id[i] >= 0) {
+			sid[m] = id[i];
+			lid[m++] = it[i].local;
+		}
+	for (int k = 0; k < 3 && m; k++)
+		if (pg_copy_traces(c, copies[k].into, copies[k].types, sid, lid, m, sel[k],
+				   &rows[k], err, errlen))
 			goto fail;
-	}
-	if (exec_ok(c, "COMMIT", "COMMIT", err, errlen))
+	/* Nothing new: nothing to commit. */
+	if (exec_ok(c, m ? "COMMIT" : "ROLLBACK", m ? "COMMIT" : "ROLLBACK", err, errlen))
 		return -EIO;
-	res->pushed++;
+	res->pushed += (unsigned)m;
+	res->present += (unsigned)(n - m);
 	res->clients += rows[0];
 	res->commands += rows[1];
 	res->events += rows[2];
-	return 1;
+	return 0;
 fail:
 	if (PQstatus(c) == CONNECTION_OK)
 		exec_ok(c, "ROLLBACK", "ROLLBACK", NULL, 0);
 	return -EIO;
+}
+
+/* The traces of a batch: together, or (when that fails) one by one, so that
+ * a trace the server refuses is told (on_fail) and the others are stored. A
+ * lost connection, or one left inside a transaction, ends the push: -errno,
+ * err naming the trace. */
+static int push_batch(PGconn *c, struct item *it, size_t n, sqlite3_stmt *const sel[3],
+		      struct pg_push_result *res, pg_push_fail_fn *on_fail, void *ctx, char *err,
+		      size_t errlen)
+{
+	char what[600], msg[800];
+	if (n > 1 && !push_set(c, it, n, sel, res, what, sizeof what))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		int one = push_set(c, it + i, 1, sel, res, what, sizeof what);
+		if (!one)
+			continue;
+		snprintf(msg, sizeof msg, "trace %lld (%s): %s; none of its rows are stored",
+			 (long long)it[i].local, it[i].uuid, what);
+		if (one == -ENOMEM || PQstatus(c) != CONNECTION_OK ||
+		    PQtransactionStatus(c) != PQTRANS_IDLE ||
+		    PQpipelineStatus(c) != PQ_PIPELINE_OFF) {
+			snprintf(err, errlen, "%s", msg);
+			return one;
+		}
+		res->failed++;
+		if (on_fail)
+			on_fail(ctx, msg);
+	}
+	return 0;
 }
 
 int pg_push(sqlite3 *db, PGconn *c, int64_t trace_id, struct pg_push_result *res,
@@ -245,7 +305,10 @@ int pg_push(sqlite3 *db, PGconn *c, int64_t trace_id, struct pg_push_result *res
 {
 	sqlite3_stmt *tr = NULL, *sel[3] = {0};
 	int rc = 0, found = 0;
-	char what[600], msg[800];
+	char what[600];
+	struct item batch[PUSH_BATCH_TRACES];
+	size_t nb = 0;
+	uint64_t batch_cmds = 0;
 	memset(res, 0, sizeof *res);
 	pg_fault_stall_file = getenv("TPMTRACE_FAULT_PUSH_STALL_FILE");
 	/* A trace lost with the server's last commits before a crash is sent
@@ -294,32 +357,28 @@ int pg_push(sqlite3 *db, PGconn *c, int64_t trace_id, struct pg_push_result *res
 				on_fail(ctx, what);
 			continue;
 		}
-		char uuid[4 * 36 + 1];
-		int one = push_one(db, c, tr, sel, res, what, sizeof what);
-		if (one >= 0)
-			continue;
-		/* Its UUID, cut and converted as text (a file's could be any
-		 * bytes). */
-		const unsigned char *u = sqlite3_column_text(tr, 1);
-		size_t ul = (size_t)sqlite3_column_bytes(tr, 1);
-		uuid[pg_text_convert(u, ul < 36 ? ul : 36, uuid)] = 0;
-		snprintf(msg, sizeof msg, "trace %lld (%s): %s; none of its rows are stored", local,
-			 uuid, what);
-		/* A lost connection, or one left inside the transaction, ends the
-		 * push; any other failure is this trace's alone: the next goes on. */
-		if (one == -ENOMEM || PQstatus(c) != CONNECTION_OK ||
-		    PQtransactionStatus(c) != PQTRANS_IDLE ||
-		    PQpipelineStatus(c) != PQ_PIPELINE_OFF) {
-			snprintf(err, errlen, "%s", msg);
-			rc = one;
+		/* Small traces go together (one transaction, one COPY a table):
+		 * a trace's round trips, not its rows, were most of its time. */
+		if (nb &&
+		    (nb == PUSH_BATCH_TRACES ||
+		     batch_cmds + (uint64_t)sqlite3_column_int64(tr, 15) > PUSH_BATCH_COMMANDS)) {
+			rc = push_batch(c, batch, nb, sel, res, on_fail, ctx, err, errlen);
+			while (nb)
+				item_free(&batch[--nb]);
+			batch_cmds = 0;
+			if (rc)
+				goto out;
+		}
+		if ((rc = item_fill(db, tr, &batch[nb++]))) {
+			snprintf(err, errlen, "out of memory");
 			goto out;
 		}
-		res->failed++;
-		if (on_fail)
-			on_fail(ctx, msg);
+		batch_cmds += batch[nb - 1].commands;
 	}
 	if (src != SQLITE_DONE)
 		goto dberr;
+	if (nb && (rc = push_batch(c, batch, nb, sel, res, on_fail, ctx, err, errlen)))
+		goto out;
 	if (trace_id && !found) {
 		snprintf(err, errlen, "no trace %lld", (long long)trace_id);
 		rc = -ENOENT;
@@ -329,6 +388,8 @@ dberr:
 	snprintf(err, errlen, "reading the file: %s", sqlite3_errmsg(db));
 	rc = -EIO;
 out:
+	while (nb)
+		item_free(&batch[--nb]);
 	sqlite3_finalize(tr);
 	for (int k = 0; k < 3; k++)
 		sqlite3_finalize(sel[k]);
