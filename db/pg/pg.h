@@ -1,5 +1,6 @@
 /* The fleet store on PostgreSQL (libpq): the server's schema, `tpmtrace
- * push` (one transaction per trace, COPY, idempotent by trace UUID) and the
+ * push` (each trace in one transaction, small ones in batches, COPY,
+ * idempotent by trace UUID) and the
  * queries of `tpmtrace fleet` (docs/fleet.md). Errors: 0 ok, -errno; err
  * gets a message with the server's own text, never the connection string. */
 #ifndef TPMTRACE_DB_PG_H
@@ -47,7 +48,7 @@ struct pg_push_result {
 typedef void pg_push_fail_fn(void *ctx, const char *msg);
 /* Pushes trace trace_id (0: every finished trace of a kind that is pushed:
  * db/trace_kind.def) of db, each trace new to
- * the server in one transaction; db is read only and must have UUIDs
+ * the server in one transaction (small traces several to one); db is read only and must have UUIDs
  * (db_uuid_fill). A trace the server refuses is rolled back, counted in
  * r->failed and passed to on_fail, and the push goes on with the next: it
  * returns 0 then. An error that ends the push (the connection lost, the file
