@@ -1,38 +1,42 @@
 /* libpcap loaded at first use (recorder/import/pcap_lib.h). */
 #include "recorder/import/pcap_lib.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
+
+#include "db/dl.h"
 
 struct pcap_lib pcap_lib;
 
 int pcap_lib_load(char *err, size_t errlen)
 {
 	static int loaded;
+	static const char *const names[] = {
+#define PCAP_LIB_NAME(f) #f,
+	    PCAP_LIB_FUNCS(PCAP_LIB_NAME)
+#undef PCAP_LIB_NAME
+	};
 	if (loaded)
 		return 0;
-	void *h = dlopen(PCAP_LIB_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
+	struct pcap_lib l;
+	void *const slot[] = {
+#define PCAP_LIB_SLOT(f) &l.f_##f,
+	    PCAP_LIB_FUNCS(PCAP_LIB_SLOT)
+#undef PCAP_LIB_SLOT
+	};
+	char why[256];
+	int rc =
+	    db_dl_load(PCAP_LIB_SONAME, names, slot, sizeof names / sizeof *names, why, sizeof why);
+	if (rc == -ENOENT)
 		snprintf(err, errlen,
 			 "reading a capture needs libpcap (%s), which is not installed (Debian: "
 			 "apt-get install libpcap0.8): %s",
-			 PCAP_LIB_SONAME, dlerror());
-		return -ENOENT;
-	}
-	struct pcap_lib l;
-	const char *missing = NULL;
-#define PCAP_LIB_LOOKUP(f)                                                                         \
-	if (!(l.f_##f = (__typeof__(l.f_##f))dlsym(h, #f)) && !missing)                            \
-		missing = #f;
-	PCAP_LIB_FUNCS(PCAP_LIB_LOOKUP)
-#undef PCAP_LIB_LOOKUP
-	if (missing) {
+			 PCAP_LIB_SONAME, why);
+	else if (rc)
 		snprintf(err, errlen, "%s has no %s: tpmtrace needs libpcap 1.5 or later",
-			 PCAP_LIB_SONAME, missing);
-		dlclose(h);
+			 PCAP_LIB_SONAME, why);
+	if (rc)
 		return -ENOENT;
-	}
 	pcap_lib = l;
 	loaded = 1;
 	return 0;
