@@ -419,7 +419,10 @@ static void test_rows_in_order(void)
 		char kind[16], detail[32];
 		if (i % 7 == 3 || i % 11 == 5) { /* an event */
 			snprintf(kind, sizeof kind, "k%d", i);
-			snprintf(detail, sizeof detail, i % 2 ? "detail %d" : "", i);
+			if (i % 2)
+				snprintf(detail, sizeof detail, "detail %d", i);
+			else
+				detail[0] = 0;
 			CHECK(db_writer_event(w, 5000 + (uint64_t)i, kind, detail, (uint32_t)i) ==
 				  0,
 			      "event %d", i);
