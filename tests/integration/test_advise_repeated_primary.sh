@@ -54,8 +54,7 @@ expect_eq "--rewrite: a derived trace of the recording, 4 commands fewer" \
 expect_eq "--rewrite: one CreatePrimary per template left" \
 	"$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=$rw AND cc = (SELECT cc FROM tpm_cc WHERE name = 'CreatePrimary')")" 2
 expect_eq "--rewrite: no repeated-primary finding in the rewrite" \
-	"$(advise_json "$db" --trace "$rw" | python3 -c 'import json,sys
-print(sum(f["kind"] == "repeated-primary" for f in json.load(sys.stdin)["findings"]))')" 0
+	"$(finding_count repeated-primary "$db" --trace "$rw")" 0
 # --prove: the recording and its rewrite replayed as recorded on swtpm
 # emulating the SLB9670 profile (itself: on the profile scaled down 16 times
 # swtpm's own time comes close to the emulated figures, and a loaded machine

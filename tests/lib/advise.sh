@@ -1,6 +1,7 @@
 # Helpers of the advise tests (sourced after common.sh): advise's JSON, a
-# finding's field, the kinds found, the text against the JSON, and the checks
-# of a proof (docs/advise.md). PROF is the profile the findings are priced on,
+# finding's field, how many of a kind, the kinds found, the checks of a named
+# rewrite, the text against the JSON, and the checks of a proof
+# (docs/advise.md). PROF is the profile the findings are priced on,
 # EPROF the one the proofs' replays emulate.
 PROF=slb9670-linux-integrity
 # The SLB9670 profile scaled down 16 times: swtpm's own time comes close to
@@ -14,6 +15,27 @@ field() {
 d = json.load(open(sys.argv[1]))
 f = [x for x in d["findings"] if x["kind"] == sys.argv[2]]
 print(f[0][sys.argv[3]] if f else "-")' "$@"
+}
+# finding_count KIND ADVISE-ARGS...: how many findings of KIND advise finds
+finding_count() {
+	local kind=$1
+	shift
+	advise_json "$@" 2>/dev/null | python3 -c 'import json,sys
+print(sum(f["kind"] == sys.argv[1] for f in json.load(sys.stdin)["findings"]))' "$kind"
+}
+# rewrite_check DB FINDINGS-JSON KIND: `advise DB --trace 1 --rewrite KIND`
+# exits 0, drops what the finding (in FINDINGS-JSON) removes, and leaves no
+# KIND finding in the rewrite; the rewrite's trace id in REWRITE.
+rewrite_check() {
+	local db=$1 found=$2 kind=$3
+	"$TPMTRACE" advise "$db" --trace 1 --rewrite "$kind" --json >"$T/rw-$kind.json" \
+		2>"$T/rw-$kind.err"
+	expect_eq "--rewrite $kind: exit status" "$?" 0
+	REWRITE=$(json_get "$T/rw-$kind.json" trace)
+	expect_eq "--rewrite $kind: what the finding removes is dropped" \
+		"$(json_get "$T/rw-$kind.json" dropped)" "$(field "$found" "$kind" removed)"
+	expect_eq "--rewrite $kind: no $kind finding in the rewrite" \
+		"$(finding_count "$kind" "$db" --trace "$REWRITE")" 0
 }
 kinds() { python3 -c 'import json,sys; print(" ".join(x["kind"] for x in json.load(open(sys.argv[1]))["findings"]))' "$1"; }
 # text_matches_json DB ARGS...: every number of each finding's text is in the JSON.
