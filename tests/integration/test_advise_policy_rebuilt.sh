@@ -55,12 +55,18 @@ expect_eq "--rewrite session-per-command: one HMAC session, flushed once" \
 # --prove on the SLB9670 profile itself (swtpm answers well inside its
 # figures, so that the emulated runs keep the profile's pace): the trace and
 # each rewrite replayed as recorded.
-"$TPMTRACE" advise "$db" --trace 1 --profile "$PROF" --prove --json >"$T/polprove.json" 2>"$T/polprove.err"
-expect_eq "--prove (pol): exit status" "$?" 0
-check "--prove: policy-rebuilt replayed within 5% of predicted" \
-	proof_check_twice "$T/polprove.json" policy-rebuilt "$db" --trace 1 --profile "$PROF"
-check "--prove: the application's session-per-command replayed within 5% of predicted" \
-	proof_check_twice "$T/polprove.json" session-per-command "$db" --trace 1 --profile "$PROF"
+# prove_both WHAT OUT: --prove of trace 1 of $db into OUT exits 0, and both
+# findings' replayed savings are within 5% of the predicted ones.
+prove_both() {
+	"$TPMTRACE" advise "$db" --trace 1 --profile "$PROF" --prove --json >"$2" 2>"$2.err"
+	expect_eq "--prove ($1): exit status" "$?" 0
+	local k
+	for k in policy-rebuilt session-per-command; do
+		check "--prove ($1): $k replayed within 5% of predicted" \
+			proof_check_twice "$2" "$k" "$db" --trace 1 --profile "$PROF"
+	done
+}
+prove_both pol "$T/polprove.json"
 # The same traffic as tpm-cuse-proxy records it in front of /dev/tpmrm0 (a
 # resource-manager space per client; the kernel flushes what a closing
 # client held, unseen: tpmtrace's own flushes taken out). The replays of the
@@ -73,12 +79,7 @@ mkdir -p "$T/polrmwd"
 expect_eq "recorded the unseals again" "$?" 0
 sqlite3 "$db" "UPDATE trace SET source = 'cuse:/dev/tpmtrace0 <- /dev/tpmrm0' WHERE id = 1;
 	DELETE FROM command WHERE trace_id = 1 AND flags & 32 AND cc = (SELECT cc FROM tpm_cc WHERE name = 'FlushContext')"
-"$TPMTRACE" advise "$db" --trace 1 --profile "$PROF" --prove --json >"$T/rmprove.json" 2>"$T/rmprove.err"
-expect_eq "--prove (per-client spaces): exit status" "$?" 0
-check "--prove (per-client spaces): policy-rebuilt within 5%" \
-	proof_check_twice "$T/rmprove.json" policy-rebuilt "$db" --trace 1 --profile "$PROF"
-check "--prove (per-client spaces): session-per-command within 5%" \
-	proof_check_twice "$T/rmprove.json" session-per-command "$db" --trace 1 --profile "$PROF"
+prove_both "per-client spaces" "$T/rmprove.json"
 after=$(python3 -c 'import json,sys
 f = [x for x in json.load(open(sys.argv[1]))["findings"] if x["kind"] == "session-per-command"][0]
 print(f["proof"]["after_trace"])' "$T/rmprove.json")
