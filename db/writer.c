@@ -10,7 +10,7 @@
  * with one warning per failure and one message on recovery; under cfg.whole
  * (the importers) every batch goes into one transaction, committed or rolled
  * back at the end (whole_end). Also db_writer_start, db_writer_event,
- * db_writer_flush, db_writer_queue_resident, writer_get_stats, db_writer_stop
+ * db_writer_flush, db_writer_queue_resident, db_writer_stats, db_writer_stop
  * and db_writer_discard. */
 #include "db/writer.h"
 
@@ -901,8 +901,9 @@ void db_writer_flush(struct writer *w)
 		sleep_us(200);
 }
 
-static void writer_get_stats(struct writer *w, struct writer_stats *st)
+void db_writer_stats(struct writer *w, struct writer_stats *st)
 {
+	st->queued = atomic_load(&w->head) - atomic_load(&w->tail);
 	st->commands = atomic_load(&w->commands);
 	st->own_commands = atomic_load(&w->own_commands);
 	st->events = atomic_load(&w->events);
@@ -947,13 +948,12 @@ static int writer_end(struct writer *w, const char *status, int keep, struct wri
 {
 	struct writer_stats st = {0};
 	int rc;
-
 	atomic_store(&w->stop, 1);
 	pthread_join(w->thread, NULL);
 	if (w->ckpt_started)
 		checkpoint_stop(w);
 	sqlite3_close(w->ckpt_db);
-	writer_get_stats(w, &st);
+	db_writer_stats(w, &st);
 	if (!status)
 		status = keep ? "complete" : "incomplete";
 	uint64_t dropped = st.dropped + atomic_load(&w->ext_dropped);

@@ -129,6 +129,7 @@ struct writer_stats {
 	/* Records whose producer waited for room in the queue (only with
 	 * block_when_full): a recorder's TPM path never waits, so 0 there. */
 	uint64_t waits;
+	uint64_t queued; /* records published, not yet taken by the writer thread */
 	/* cfg.whole: nothing was stored (a write failed, or discarded); the
 	 * counts above are what was lost. */
 	int rolled_back;
@@ -139,6 +140,8 @@ struct writer_stats {
  * pages of committed records are handed back. A test's and a benchmark's
  * figure, not for the TPM path (it allocates a vector and makes two calls). */
 uint64_t db_writer_queue_resident(struct writer *w);
+/* The counts so far, read while the writer runs (a status line). */
+void db_writer_stats(struct writer *w, struct writer_stats *st);
 
 /* Waits until everything published so far is committed (or dropped). */
 void db_writer_flush(struct writer *w);

@@ -1,5 +1,6 @@
 /* The set-up every live recorder front end shares (recorder/record_session.h):
- * record_session_signals takes SIGINT, SIGTERM and SIGHUP through a signalfd,
+ * record_session_signals takes SIGINT, SIGTERM, SIGHUP and SIGUSR1 (a status
+ * line, record_session_status) through a signalfd,
  * record_session_begin opens or creates the database (db_open, db_open_perm),
  * begins a trace of kind record with its source, payload mode and emulation
  * flag, and starts the batched writer; record_session_end stops the writer and
@@ -37,6 +38,7 @@ int record_session_signals(struct record_session *s, unsigned flags)
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGUSR1);
 	if (flags & RECORD_SIG_CHLD)
 		sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, &s->oldmask);
@@ -113,10 +115,31 @@ int record_session_begin(struct record_session *s, const struct record_trace_cfg
 	return 0;
 }
 
+int record_session_status(struct record_session *s, const struct signalfd_siginfo *si)
+{
+	if (si->ssi_signo != SIGUSR1)
+		return 0;
+	if (!s->w) {
+		fprintf(stderr, "tpmtrace record: forwarding only: nothing is recorded\n");
+		return 1;
+	}
+	struct writer_stats st;
+	db_writer_stats(s->w, &st);
+	fprintf(stderr,
+		"tpmtrace record: trace %lld: %llu commands and %llu events stored, %llu "
+		"dropped, %llu queued\n",
+		(long long)s->trace_id, (unsigned long long)st.commands,
+		(unsigned long long)st.events, (unsigned long long)st.dropped,
+		(unsigned long long)st.queued);
+	return 1;
+}
+
 int record_session_stop_due(struct record_session *s, struct record_child *c)
 {
 	struct signalfd_siginfo si;
 	while (read(s->sfd, &si, sizeof si) == sizeof si) {
+		if (record_session_status(s, &si))
+			continue;
 		if (si.ssi_signo == SIGCHLD) {
 			if (c->pid > 0 && waitpid(c->pid, &c->status, WNOHANG) == c->pid) {
 				c->pid = 0;

@@ -6,6 +6,7 @@
 #define TPMTRACE_RECORD_SESSION_H
 
 #include <signal.h>
+#include <sys/signalfd.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -24,12 +25,18 @@ void record_session_init(struct record_session *s);
 
 enum { RECORD_SIG_CHLD = 1 }; /* SIGCHLD too: the front end runs a child */
 
-/* Blocks SIGINT, SIGTERM and SIGHUP (and SIGCHLD with RECORD_SIG_CHLD) and
- * takes them through s->sfd (non-blocking, close-on-exec); SIGPIPE is
+/* Blocks SIGINT, SIGTERM, SIGHUP and SIGUSR1 (and SIGCHLD with
+ * RECORD_SIG_CHLD) and takes them through s->sfd (non-blocking, close-on-exec); SIGPIPE is
  * ignored (a client gone is an error return, not a death). Call it before
  * any thread starts: a thread would otherwise take them. Returns 0 or
  * -errno (s->sfd stays -1; the signals stay blocked). */
 int record_session_signals(struct record_session *s, unsigned flags);
+
+/* SIGUSR1 is a request for the status line (what dd does): the trace's
+ * commands and events stored so far, dropped, and queued for the writer, on
+ * stderr. 1 when si was that signal (printed), else 0: a front end reading
+ * s->sfd itself calls it first. */
+int record_session_status(struct record_session *s, const struct signalfd_siginfo *si);
 
 /* A child the front end runs under the recorder (record -- COMMAND). */
 struct record_child {
@@ -37,7 +44,8 @@ struct record_child {
 	int status; /* its wait status once it has ended */
 	int signal; /* the stop signal received, 0 for none */
 };
-/* The stop signals waiting on s->sfd, read without blocking: SIGCHLD reaps
+/* The signals waiting on s->sfd, read without blocking: SIGUSR1 prints the
+ * status line (record_session_status); SIGCHLD reaps
  * c->pid once it has ended and stops the recording; another signal is kept
  * in c->signal and passed on to c->pid, which then ends, or stops the
  * recording at once when there is no child. 1 when the recording is to stop,

@@ -24,7 +24,7 @@ swtpm_at() {
 		--log file="$1/swtpm.log" &
 	SWTPM_PID=$!
 	PIDS+=($SWTPM_PID)
-	wait_for_socket "$1/s.sock"
+	wait_for_listener "$1/s.sock"
 }
 
 swtpm_at "$T/sw"

@@ -27,7 +27,7 @@ swtpm socket --tpm2 --tpmstate dir="$T/sw" --server type=unixio,path="$T/sw/s.so
 	--ctrl type=unixio,path="$T/sw/s.sock.ctrl" --flags not-need-init \
 	--log file="$T/swtpm.log",level=20 &
 PIDS+=($!)
-wait_for_socket "$T/sw/s.sock"
+wait_for_listener "$T/sw/s.sock"
 record_bg "$T/full.db" --backend "swtpm:path=$T/sw/s.sock" --listen "unix:$T/p.sock" \
 	--payloads full
 wait_for_socket "$T/p.sock"

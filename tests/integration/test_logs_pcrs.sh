@@ -150,7 +150,7 @@ swtpm socket --tpm2 --tpmstate dir="$D/tpm" --server type=unixio,path="$D/tpm/s.
 	--ctrl type=unixio,path="$D/tpm/s.sock.ctrl" --flags not-need-init,startup-clear \
 	--pid file="$D/tpm/pid" 2>/dev/null &
 PIDS+=($!)
-for i in $(seq 50); do [ -S "$D/tpm/s.sock" ] && break; sleep 0.1; done
+wait_for_listener "$D/tpm/s.sock"
 export TPM2TOOLS_TCTI=swtpm:path=$D/tpm/s.sock
 log=$(spec_id)
 for round in 1 2 3; do

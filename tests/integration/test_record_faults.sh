@@ -16,6 +16,16 @@ wait_for_socket "$T/p1.sock"
 "$TPMCLIENT" --connect "unix:$T/p1.sock" --cmd startup >/dev/null
 check "stalled writer: every command answered" \
 	"$TPMCLIENT" --connect "unix:$T/p1.sock" --cmd getrandom --count 3000
+# The status line while it runs (SIGUSR1): once the queue is empty, its
+# stored count is the rows a reader sees, and the drops are there.
+check "stalled writer: a status line says the queue drained" record_drained
+status=$(grep ' queued$' "$T/record.err" | tail -1)
+expect_eq "stalled writer: status line: commands stored = rows" \
+	"$(sed -n 's/.*: \([0-9]*\) commands and .*/\1/p' <<<"$status")" \
+	"$(sqlite3 "$db" "SELECT count(*) FROM command")"
+check "stalled writer: status line: drops counted ($status)" \
+	[ "$(sed -n 's/.*, \([0-9]*\) dropped.*/\1/p' <<<"$status")" -gt 0 ]
+check "stalled writer: the recorder goes on after it" kill -0 $RECORD_PID
 kill -TERM $RECORD_PID
 wait $RECORD_PID
 read -r fwd rec drop _ <<<"$(record_summary)"

@@ -33,11 +33,16 @@ on_full_disk() {
 	on_full_disk full getrandom 200
 	check "disk full: traffic continues" "$TPMCLIENT" --connect "unix:$T/full.sock" --cmd big --count 2000
 	check "disk full: the recorder saw its writes fail" wait_until "grep -q 'cannot write' '$T/record.err'"
+	# The space comes back once the writer has dealt with (dropped) all
+	# of them: a backlog stored after would fill the disk again.
+	check "disk full: the writer's queue drained (its status line, SIGUSR1)" record_drained
 	rm -f "$T/full/filler"
 	check "disk full: after" "$TPMCLIENT" --connect "unix:$T/full.sock" --cmd getrandom --count 200
-	check "disk full: recording resumed" wait_until "grep -q 'succeed again' '$T/record.err'"
+	check "disk full: recording resumed" \
+		wait_until "grep -q 'writes to .* succeed again' '$T/record.err'"
 	kill -TERM $RECORD_PID
 	wait $RECORD_PID
+	expect_eq "disk full: the recorder's exit status" "$?" 0
 	read -r fwd rec drop _ <<<"$(record_summary)"
 	expect_eq "disk full: commands forwarded" "$fwd" 2401
 	check "disk full: drops counted" [ "${drop:-0}" -gt 0 ]
@@ -47,7 +52,9 @@ on_full_disk() {
 	check "disk full: commands after the space returned are stored" \
 		[ "$(sqlite3 "$db" "SELECT count(*) FROM command WHERE cc = (SELECT cc FROM tpm_cc WHERE name = 'GetRandom')")" -gt 200 ]
 	expect_eq "disk full: integrity" "$(sqlite3 "$db" 'PRAGMA integrity_check')" ok
-	expect_eq "disk full: trace closed" "$(sqlite3 "$db" "SELECT status FROM trace")" complete
+	st=$(sqlite3 "$db" "SELECT status FROM trace")
+	expect_eq "disk full: trace closed" "$st" complete
+	[ "$st" = complete ] || cat "$T/record.err" >&2
 	umount "$T/full"
 }
 

@@ -17,7 +17,7 @@ swtpm socket --tpm2 --tpmstate dir="$D" --server type=unixio,path="$D/s.sock" \
 	--ctrl type=unixio,path="$D/s.sock.ctrl" --flags not-need-init,startup-clear \
 	--pid file="$D/pid" --log file="$D/swtpm.log",level=20 &
 PIDS+=($!)
-wait_for_socket "$D/s.sock"
+wait_for_listener "$D/s.sock"
 
 # The workload, captured by the client side (pcap TCTI in front of swtpm).
 export TPM2TOOLS_TCTI="pcap:swtpm:path=$D/s.sock" TCTI_PCAP_FILE="$T/client.pcap"

@@ -129,11 +129,23 @@ start_swtpm() {
 		--log file="$d/swtpm.log" &
 	PIDS+=($!)
 	SWTPM_PID=$!
-	wait_for_socket "$d/s.sock"
+	wait_for_listener "$d/s.sock"
 }
 
+# wait_for_listener PATH: until a unix socket at PATH takes connections. For
+# swtpm's: its file is there from bind(), connections are taken from listen(),
+# and between the two a client is refused (seen with both cores busy). Not for
+# a recorder's socket: it is linked into place listening (wait_for_socket), and
+# a probe would be a client in its trace.
+wait_for_listener() {
+	wait_for_socket "$1" && wait_until "python3 -c 'import socket, sys
+socket.socket(socket.AF_UNIX).connect(sys.argv[1])' '$1' 2>/dev/null" 30
+}
+
+# wait_for_socket PATH: until a socket is at PATH (30 s: a process started on
+# a machine whose two cores are busy can take seconds to get there).
 wait_for_socket() {
-	for _ in $(seq 200); do
+	for _ in $(seq 1200); do
 		[ -S "$1" ] && return 0
 		sleep 0.025
 	done
@@ -240,6 +252,14 @@ record_summary() {
 	# The exit lines are joined first: the figures are on three of them.
 	tr '\n' ' ' <"${1:-$T/record.err}" |
 		sed -n 's/.* \([0-9]*\) commands forwarded, \([0-9]*\) recorded, \([0-9]*\) dropped.*waited for the writer \([0-9]*\) times.*/\1 \2 \3 \4/p'
+}
+
+# record_drained: asks the recorder RECORD_PID for its status line (SIGUSR1)
+# until one says its queue is empty: every record it has taken so far was
+# stored or dropped. Status 1 when none does within 60 s.
+record_drained() {
+	wait_until "kill -USR1 $RECORD_PID && sleep 0.05 &&
+		grep 'dropped, [0-9]* queued\$' '$T/record.err' | tail -1 | grep -q ' 0 queued\$'"
 }
 
 # wait_until 'CONDITION' [SECONDS]: evaluates the shell condition every 50 ms

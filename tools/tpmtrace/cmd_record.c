@@ -231,6 +231,7 @@ const struct subcommand subcmd_record = {
     "With -- COMMAND, runs COMMAND with TPM2TOOLS_TCTI and TCTI pointing at the proxy,\n"
     "stops when it exits and returns its exit status (like strace or perf record).\n"
     "Without it, records until SIGINT or SIGTERM and exits with everything committed.\n"
+    "SIGUSR1 prints a status line (stored, dropped, queued) and recording goes on.\n"
     "\n"
     "A command is exactly the bytes its size field declares (at most 4096): one\n"
     "declaring more, or less than its 10-byte header, is answered\n"

@@ -65,7 +65,7 @@ const struct subcommand subcmd_vm_record = {
 };
 
 struct vm_ctx {
-	int sfd;
+	struct record_session *rs;
 	pid_t qemu;
 	int status;
 	int exited;
@@ -75,7 +75,9 @@ static int on_signal(void *arg)
 {
 	struct vm_ctx *x = arg;
 	struct signalfd_siginfo si;
-	while (read(x->sfd, &si, sizeof si) == sizeof si) {
+	while (read(x->rs->sfd, &si, sizeof si) == sizeof si) {
+		if (record_session_status(x->rs, &si))
+			continue;
 		if (si.ssi_signo == SIGCHLD) {
 			if (!x->exited && waitpid(x->qemu, &x->status, WNOHANG) == x->qemu) {
 				x->exited = 1;
@@ -212,15 +214,15 @@ static int run(int argc, char **argv)
 	snprintf(sock, sizeof sock, "%s/vtpm-ctrl.sock", dir);
 	a.o.qemu_ctrl = sock;
 
-	struct vm_ctx x = {.sfd = -1};
+	struct vm_ctx x = {.rs = NULL};
 	struct qemu_session s;
 	if (cli_qemu_start(&s, &a.o, "vm-record", RECORD_SIG_CHLD))
 		goto out;
-	x.sfd = s.rs.sfd;
+	x.rs = &s.rs;
 	x.qemu = spawn_qemu(&a, sock, &s.rs.oldmask);
 	if (x.qemu < 0)
 		goto out;
-	rc = qemu_interposer_run(s.qi, &s.rec, x.sfd, on_signal, &x);
+	rc = qemu_interposer_run(s.qi, &s.rec, s.rs.sfd, on_signal, &x);
 	if (rc < 0)
 		cli_error("vm-record", "interposer: %s", strerror(-rc));
 	if (!x.exited) {

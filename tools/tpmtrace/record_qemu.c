@@ -43,10 +43,10 @@ int cli_qemu_finish(struct qemu_session *s, const char *sub, int quiet)
 
 static int stop_on_signal(void *arg)
 {
-	int sfd = *(int *)arg;
+	struct record_session *rs = arg;
 	struct signalfd_siginfo si;
-	while (read(sfd, &si, sizeof si) == sizeof si)
-		if (si.ssi_signo != SIGCHLD)
+	while (read(rs->sfd, &si, sizeof si) == sizeof si)
+		if (!record_session_status(rs, &si) && si.ssi_signo != SIGCHLD)
 			return 1;
 	return 0;
 }
@@ -86,7 +86,7 @@ int record_qemu_main(const struct record_args *a)
 	if (!quiet)
 		fprintf(stderr, "tpmtrace record: waiting for QEMU on %s, recording into %s\n",
 			cli_name(o.qemu_ctrl), cli_name(o.db_path));
-	int rc = qemu_interposer_run(s.qi, &s.rec, s.rs.sfd, stop_on_signal, &s.rs.sfd);
+	int rc = qemu_interposer_run(s.qi, &s.rec, s.rs.sfd, stop_on_signal, &s.rs);
 	if (rc < 0)
 		cli_error("record", "interposer: %s", strerror(-rc));
 	ret = rc < 0;
