@@ -1,17 +1,14 @@
-/* The batched asynchronous writer (db/writer.h). db_writer_reserve and
- * db_writer_publish put records into a bounded ring of slots with their payloads
- * in a byte ring (both mapped memory; the pages of committed records go back to
- * the kernel, the payload ring grows only when more than half of it is queued)
- * without ever waiting on SQLite; the writer thread (writer_main) commits them
- * to the command, event and client tables in batches of one transaction each
- * (commands and events ROWS_PER_INSERT rows to a statement),
- * and a second connection runs the WAL checkpoints so that commits never wait
- * for them. A full queue or a failing database drops records and counts them,
- * with one warning per failure and one message on recovery; under cfg.whole
- * (the importers) every batch goes into one transaction, committed or rolled
- * back at the end (whole_end). Also db_writer_start, db_writer_event,
- * db_writer_flush, db_writer_queue_resident, db_writer_stats, db_writer_stop
- * and db_writer_discard. */
+/* The batched asynchronous writer (db/writer.h). db_writer_reserve and db_writer_publish put
+ * records into a bounded ring of slots with their payloads in a byte ring (both mapped memory; the
+ * pages of committed records go back to the kernel, the payload ring grows only when more than
+ * half of it is queued) without ever waiting on SQLite; the writer thread (writer_main) commits
+ * them to the command, event and client tables in batches of one transaction each (commands and
+ * events ROWS_PER_INSERT rows to a statement), and a second connection runs the WAL checkpoints so
+ * that commits never wait for them. A full queue or a failing database drops records and counts
+ * them, with one warning per failure and one message on recovery; under cfg.whole (the importers)
+ * every batch goes into one transaction, committed or rolled back at the end (whole_end). Also
+ * db_writer_start, db_writer_event, db_writer_flush, db_writer_queue_resident, db_writer_stats,
+ * db_writer_stop and db_writer_discard. */
 #include "db/writer.h"
 
 #include <errno.h>
@@ -948,7 +945,10 @@ static int writer_end(struct writer *w, const char *status, int keep, struct wri
 {
 	struct writer_stats st = {0};
 	int rc;
+	uint64_t one = 1;
 	atomic_store(&w->stop, 1);
+	if (write(w->wake_fd, &one, sizeof one) < 0) { /* it ends its sleep at once */
+	}
 	pthread_join(w->thread, NULL);
 	if (w->ckpt_started)
 		checkpoint_stop(w);
