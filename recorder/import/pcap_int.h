@@ -47,12 +47,14 @@ struct dir {
  * is a fixed number of bytes (rsp_bytes, cmd == NULL). */
 struct pending {
 	struct pending *next;
-	uint8_t *cmd;
+	uint8_t *cmd; /* data, or NULL */
 	size_t cmd_len;
+	size_t cap; /* bytes of data */
 	uint32_t rsp_bytes;
 	int locality;
 	uint64_t t;
 	uint64_t pkt;
+	uint8_t data[];
 };
 
 struct conn_key {
@@ -75,6 +77,7 @@ struct conn {
 	char peer[CLIENT_MAX];
 	struct dir d[2];
 	struct pending *head, *tail;
+	struct pending *spare; /* the last one answered, for the next command */
 };
 
 struct pcap_import {
