@@ -434,6 +434,120 @@ static void give_back(const uint8_t *buf, size_t upto, int mapped)
 		madvise((void *)(uintptr_t)buf, n, MADV_DONTNEED);
 }
 
+/* A capture's packets, from libpcap or, for a classic pcap file of the
+ * common kinds, straight from the buffer: its 24-byte file header, then each
+ * packet after a 16-byte record header (seconds, micro- or nanoseconds,
+ * captured and original length). libpcap reads through a FILE and copies
+ * every packet; this read was a third of the parser's instructions. A file
+ * the direct read does not know (another version, link type or magic), or a
+ * record it would not take, is read by libpcap, which names the fault. */
+struct reader {
+	pcap_t *p;	    /* libpcap, or NULL: direct */
+	const uint8_t *buf; /* direct: the file */
+	size_t len, off;    /* ... and the next record's offset */
+	int swap, nano, dlt;
+	uint32_t snaplen;
+};
+
+static uint32_t rd_u32(const struct reader *r, const uint8_t *b)
+{
+	uint32_t v =
+	    (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+	return r->swap ? __builtin_bswap32(v) : v;
+}
+
+/* The link types of the direct read: a LINKTYPE_ value and its DLT_. */
+static int direct_dlt(uint32_t linktype)
+{
+	switch (linktype) {
+	case 0:
+		return DLT_NULL;
+	case 1:
+		return DLT_EN10MB;
+	case 101:
+		return DLT_RAW;
+	case 108:
+		return DLT_LOOP;
+	case 113:
+		return DLT_LINUX_SLL;
+	case 228:
+		return DLT_IPV4;
+	case 229:
+		return DLT_IPV6;
+	case 276:
+		return DLT_LINUX_SLL2;
+	}
+	return -1;
+}
+
+/* 1 when buf is a classic pcap file the direct read takes (r set up). */
+static int direct_open(struct reader *r, const uint8_t *buf, size_t len)
+{
+	memset(r, 0, sizeof(*r));
+	if (len < 24)
+		return 0;
+	uint32_t m = (uint32_t)buf[0] | (uint32_t)buf[1] << 8 | (uint32_t)buf[2] << 16 |
+		     (uint32_t)buf[3] << 24;
+	r->swap = m == 0xd4c3b2a1 || m == 0x4d3cb2a1;
+	r->nano = m == 0xa1b23c4d || m == 0x4d3cb2a1;
+	if (!r->swap && !r->nano && m != 0xa1b2c3d4)
+		return 0;
+	uint32_t ver = rd_u32(r, buf + 4); /* major, minor: 16 bits each */
+	uint16_t major = r->swap ? (uint16_t)(ver >> 16) : (uint16_t)(ver & 0xFFFF),
+		 minor = r->swap ? (uint16_t)(ver & 0xFFFF) : (uint16_t)(ver >> 16);
+	if (major != 2 || minor != 4)
+		return 0;
+	r->snaplen = rd_u32(r, buf + 16);
+	r->dlt = direct_dlt(rd_u32(r, buf + 20));
+	if (r->dlt < 0 || r->snaplen == 0)
+		return 0;
+	r->buf = buf;
+	r->len = len;
+	r->off = 24;
+	return 1;
+}
+
+/* The next packet: 1, 0 at the end, -1 on a record the direct read does
+ * not take (libpcap's read says what is wrong with it). */
+static int reader_next(struct reader *r, uint64_t *t, const uint8_t **data, uint32_t *caplen,
+		       uint32_t *wirelen)
+{
+	if (r->p) {
+		struct pcap_pkthdr *h;
+		int rc = pcap_next_ex(r->p, &h, data);
+		if (rc != 1)
+			return rc == -1 ? -1 : 0;
+		*t = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec;
+		*caplen = h->caplen;
+		*wirelen = h->len;
+		return 1;
+	}
+	if (r->off == r->len)
+		return 0;
+	if (r->len - r->off < 16)
+		return -1;
+	const uint8_t *h = r->buf + r->off;
+	uint32_t sec = rd_u32(r, h), frac = rd_u32(r, h + 4), cl = rd_u32(r, h + 8);
+	if (frac >= (r->nano ? 1000000000u : 1000000u) || cl > r->snaplen || cl > 262144 ||
+	    cl > r->len - r->off - 16)
+		return -1;
+	*t = (uint64_t)sec * 1000000000ull + (r->nano ? frac : (uint64_t)frac * 1000);
+	*data = h + 16;
+	*caplen = cl;
+	*wirelen = rd_u32(r, h + 12);
+	r->off += 16 + (size_t)cl;
+	return 1;
+}
+
+/* Bytes of the section read so far. */
+static size_t reader_offset(struct reader *r)
+{
+	if (!r->p)
+		return r->off;
+	long off = ftell(pcap_file(r->p));
+	return off < 0 ? 0 : (size_t)off;
+}
+
 static int import_mem(const uint8_t *buf, size_t len, const char *name,
 		      const struct pcap_import_cfg *cfg, const struct pcap_import_ops *ops,
 		      void *ctx, struct pcap_import_stats *st, char *err, size_t errlen, int mapped)
@@ -443,8 +557,6 @@ static int import_mem(const uint8_t *buf, size_t len, const char *name,
 	struct pcap_import_cfg c2;
 	struct pcap_import *pi = NULL;
 	struct tstats ts;
-	struct pcap_pkthdr *h;
-	const u_char *data;
 	uint64_t pktno = 0;
 	int rc = 0;
 
@@ -471,11 +583,19 @@ static int import_mem(const uint8_t *buf, size_t len, const char *name,
 		nsec = 1;
 	}
 	/* Pass 1: the whole file must read cleanly; the timestamps tell whether
-	 * they were made up (equal steps) and how fine they are. */
+	 * they were made up (equal steps) and how fine they are. A classic file
+	 * is read directly (struct reader) unless a record stops that read:
+	 * then libpcap reads it again, from the start. */
+	struct reader rd;
+	int direct = nsec == 1 && starts[0] == 0 && direct_open(&rd, buf, len);
+again:
 	for (size_t s = 0; s < nsec; s++) {
 		size_t base = starts[s], slen = (s + 1 < nsec ? starts[s + 1] : len) - base;
-		pcap_t *p = section_open(buf + base, slen, perr);
-		if (!p) {
+		if (!direct) {
+			memset(&rd, 0, sizeof(rd));
+			rd.p = section_open(buf + base, slen, perr);
+		}
+		if (!direct && !rd.p) {
 			if (base == 0)
 				snprintf(err, errlen, "%s: not a pcap or pcapng capture: %s", name,
 					 perr);
@@ -486,31 +606,39 @@ static int import_mem(const uint8_t *buf, size_t len, const char *name,
 			goto out;
 		}
 		for (;;) {
-			long off = ftell(pcap_file(p));
+			size_t off = reader_offset(&rd);
 			if (import_log_stop_requested) {
 				snprintf(err, errlen, "%s: interrupted", name);
 				rc = -EINTR;
 				break;
 			}
-			int r = pcap_next_ex(p, &h, &data);
+			uint64_t t;
+			const uint8_t *data;
+			uint32_t caplen, wirelen;
+			int r = reader_next(&rd, &t, &data, &caplen, &wirelen);
 			if (r == 1) {
 				pktno++;
 				if (!(pktno & 4095))
-					give_back(buf, base + (size_t)(off < 0 ? 0 : off), mapped);
-				tstats_add(&ts, (uint64_t)h->ts.tv_sec * 1000000000ull +
-						    (uint64_t)h->ts.tv_usec);
+					give_back(buf, base + off, mapped);
+				tstats_add(&ts, t);
 				continue;
+			}
+			if (r == -1 && direct) {
+				direct = 0; /* libpcap reads it: it names the fault, if any */
+				pktno = 0;
+				memset(&ts, 0, sizeof(ts));
+				goto again;
 			}
 			if (r == -1) {
 				snprintf(err, errlen,
 					 "%s: packet %" PRIu64 " (block at byte offset %zu): %s",
-					 name, pktno + 1, base + (size_t)(off < 0 ? 0 : off),
-					 pcap_geterr(p));
+					 name, pktno + 1, base + off, pcap_geterr(rd.p));
 				rc = -EINVAL;
 			}
 			break;
 		}
-		pcap_close(p);
+		if (rd.p)
+			pcap_close(rd.p);
 		if (rc)
 			goto out;
 	}
@@ -524,30 +652,34 @@ static int import_mem(const uint8_t *buf, size_t len, const char *name,
 	/* Pass 2: the packets. */
 	for (size_t s = 0; s < nsec && !rc; s++) {
 		size_t base = starts[s], slen = (s + 1 < nsec ? starts[s + 1] : len) - base;
-		pcap_t *p = section_open(buf + base, slen, perr);
-		if (!p) {
-			snprintf(err, errlen, "%s: section %zu: %s", name, s + 1, perr);
-			rc = -EINVAL;
-			break;
+		if (direct) {
+			direct_open(&rd, buf, len);
+		} else {
+			memset(&rd, 0, sizeof(rd));
+			if (!(rd.p = section_open(buf + base, slen, perr))) {
+				snprintf(err, errlen, "%s: section %zu: %s", name, s + 1, perr);
+				rc = -EINVAL;
+				break;
+			}
+			rd.dlt = pcap_datalink(rd.p);
 		}
-		int dlt = pcap_datalink(p);
 		if (s > 0)
 			rc = pcap_import_new_section(pi);
 		pi->st.sections++;
-		pi->st.last_linktype = dlt;
-		while (!rc && pcap_next_ex(p, &h, &data) == 1) {
-			rc = pcap_import_packet(pi, dlt,
-						(uint64_t)h->ts.tv_sec * 1000000000ull +
-						    (uint64_t)h->ts.tv_usec,
-						data, h->caplen, h->len);
+		pi->st.last_linktype = rd.dlt;
+		uint64_t t;
+		const uint8_t *data;
+		uint32_t caplen, wirelen;
+		while (!rc && reader_next(&rd, &t, &data, &caplen, &wirelen) == 1) {
+			rc = pcap_import_packet(pi, rd.dlt, t, data, caplen, wirelen);
 			if (!(pi->pkt & 4095)) {
-				long off = ftell(pcap_file(p));
-				give_back(buf, base + (size_t)(off < 0 ? 0 : off), mapped);
+				give_back(buf, base + reader_offset(&rd), mapped);
 				if (c2.progress)
 					c2.progress(c2.progress_arg, pi->pkt, pktno);
 			}
 		}
-		pcap_close(p);
+		if (rd.p)
+			pcap_close(rd.p);
 	}
 	if (c2.progress)
 		c2.progress(c2.progress_arg, pi->pkt, pktno);
