@@ -6,23 +6,29 @@
 #include <stdio.h>
 #include <string.h>
 
-int db_dl_load(const char *soname, const char *const *names, void *const *slot, size_t n, char *why,
-	       size_t whylen)
+int db_dl_need(const struct db_dl_lib *lib, const char *const *names, size_t n, void *table,
+	       int *loaded, char *err, size_t errlen)
 {
-	void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+	if (*loaded)
+		return 0;
+	void *h = dlopen(lib->soname, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
-		snprintf(why, whylen, "%s", dlerror());
+		snprintf(err, errlen,
+			 "%s (%s), which is not installed (Debian: apt-get install %s): %s",
+			 lib->needs, lib->soname, lib->package, dlerror());
 		return -ENOENT;
 	}
 	for (size_t i = 0; i < n; i++) {
 		void *sym = dlsym(h, names[i]);
 		if (!sym) {
-			snprintf(why, whylen, "%s", names[i]);
+			snprintf(err, errlen, "%s has no %s: tpmtrace needs %s", lib->soname,
+				 names[i], lib->version);
 			dlclose(h);
-			return -ENOSYS;
+			return -ENOENT;
 		}
 		/* A function pointer from dlsym's object pointer (POSIX). */
-		memcpy(slot[i], &sym, sizeof sym);
+		memcpy((char *)table + i * sizeof(void (*)(void)), &sym, sizeof sym);
 	}
+	*loaded = 1;
 	return 0;
 }

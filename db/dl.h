@@ -6,11 +6,26 @@
 
 #include <stddef.h>
 
-/* Loads soname and stores the address of names[i] into the function
- * pointer slot[i] points to, for i < n. 0; -ENOENT when the library cannot
- * be loaded (why: the loader's message); -ENOSYS when it lacks a function
- * (why: its name; the library is closed again). */
-int db_dl_load(const char *soname, const char *const *names, void *const *slot, size_t n, char *why,
-	       size_t whylen);
+/* A library and what to tell a user who lacks it. */
+struct db_dl_lib {
+	const char *soname;
+	const char *needs;   /* "reading a capture needs libpcap" */
+	const char *package; /* Debian's package: "libpcap0.8" */
+	const char *version; /* "libpcap 1.5 or later" */
+};
+
+/* Loads lib->soname once and stores the address of names[i], i < n, into
+ * the i-th function pointer of table: a struct of exactly n function
+ * pointers, in the order of names (each room checks its size). *loaded is
+ * set on success; nothing is done when it is already set. On failure err
+ * says what a user should do: the library missing (the package to install),
+ * or too old (a function missing; the library is closed again, and the
+ * table may be partly set: every caller loads first and calls nothing after
+ * a failure). 0 or -ENOENT. */
+/* For a room's list of function names X(f): its names[] entry. */
+#define DB_DL_NAME(f) #f,
+
+int db_dl_need(const struct db_dl_lib *lib, const char *const *names, size_t n, void *table,
+	       int *loaded, char *err, size_t errlen);
 
 #endif

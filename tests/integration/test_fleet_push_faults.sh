@@ -267,7 +267,7 @@ for c in "push $T/c.db $PGURL" "fleet $PGURL stats"; do
 	rc=$?
 	expect_eq "${c%% *} without libpq exits 1" "$rc" 1
 	check "${c%% *} without libpq names the library and the package" \
-		grep -q "need PostgreSQL's client library libpq.so.5.*apt-get install libpq5" \
+		grep -q "need PostgreSQL's client library (libpq.so.5).*apt-get install libpq5" \
 		"$T/nolibpq.out"
 done
 without_lib libpq.so.5 "$TPMTRACE" stats "$T/c.db" >"$T/nolibpq.out" 2>&1
