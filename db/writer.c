@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "db/db.h"
+#include "db/queue_mem.h"
 #include "model/tpm/decode.h"
 
 #define BATCH_MAX	    8192
@@ -648,14 +649,8 @@ int db_writer_start(struct writer **out, const struct writer_cfg *cfg, char *err
 		    (uint32_t)((w->page + sizeof(struct rec) - 1) / sizeof(struct rec));
 	if (atomic_load(&w->p_cap) >= 8 * w->page)
 		w->guard_bytes = (uint32_t)w->page;
-	w->slots = mmap(NULL, w->slots_bytes, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (w->slots == MAP_FAILED)
-		w->slots = NULL;
-	w->ring = mmap(NULL, w->ring_cap, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (w->ring == MAP_FAILED)
-		w->ring = NULL;
+	w->slots = db_queue_map(w->slots_bytes);
+	w->ring = db_queue_map(w->ring_cap);
 	if (!w->path || !w->slots || !w->ring) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
@@ -872,23 +867,10 @@ void db_writer_add_dropped(struct writer *w, uint64_t n)
 	atomic_fetch_add(&w->ext_dropped, n);
 }
 
-/* Resident pages of one mapping, in bytes (0 when mincore fails). */
-static uint64_t resident_bytes(const struct writer *w, void *base, size_t len)
-{
-	size_t pages = (len + w->page - 1) / w->page;
-	unsigned char *vec = malloc(pages ? pages : 1);
-	uint64_t n = 0;
-	if (vec && mincore(base, len, vec) == 0)
-		for (size_t i = 0; i < pages; i++)
-			n += vec[i] & 1;
-	free(vec);
-	return n * w->page;
-}
-
 uint64_t db_writer_queue_resident(struct writer *w)
 {
-	return resident_bytes(w, w->slots, w->slots_bytes) +
-	       resident_bytes(w, w->ring, w->ring_cap);
+	return db_queue_resident(w->slots, w->slots_bytes) +
+	       db_queue_resident(w->ring, w->ring_cap);
 }
 
 void db_writer_flush(struct writer *w)

@@ -3,12 +3,16 @@
  * grows), and the statistics view against the same statistics computed here
  * from the raw rows. */
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "db/db.h"
+#include "db/queue_mem.h"
 #include "db/writer.h"
 #include "db/host_id.h"
 
@@ -807,6 +811,39 @@ static void test_trickle_pages_given_back(void)
 	      (unsigned long long)st.batches);
 }
 
+/* The queue's memory is never backed by transparent huge pages (its mapping
+ * carries VM_NOHUGEPAGE, "nh" in /proc/self/smaps): under THP "always", as
+ * Debian's kernels have it, the pages the writer hands back were collapsed
+ * into huge pages again and stayed resident (db/queue_mem.h). */
+static void test_queue_no_huge_pages(void)
+{
+	size_t len = 8u << 20;
+	uint8_t *q = db_queue_map(len);
+	CHECK(q != NULL, "no huge pages: mapping %zu bytes", len);
+	if (!q)
+		return;
+	memset(q, 1, len);
+	FILE *f = fopen("/proc/self/smaps", "re");
+	char line[512];
+	int in = 0, found = 0, nh = 0;
+	while (f && fgets(line, sizeof line, f)) {
+		unsigned long a, b;
+		if (sscanf(line, "%lx-%lx ", &a, &b) == 2) {
+			in = (uintptr_t)q >= a && (uintptr_t)q < b;
+			found |= in;
+		} else if (in && !strncmp(line, "VmFlags:", 8)) {
+			nh = strstr(line, " nh") != NULL;
+		}
+	}
+	if (f)
+		fclose(f);
+	CHECK(found, "no huge pages: the queue's mapping is in /proc/self/smaps");
+	CHECK(nh, "no huge pages: the queue's mapping has VmFlags nh (MADV_NOHUGEPAGE)");
+	CHECK(db_queue_resident(q, len) == len,
+	      "no huge pages: all %zu bytes resident once written", len);
+	munmap(q, len);
+}
+
 /* The queue the recorder starts (65536 slots, a 16 MiB payload ring) fed
  * batches of 1 to 97 records with payloads of 30 to 330 bytes, each committed
  * before the next (a slow TPM's trickle, record --kernel's small batches).
@@ -888,6 +925,7 @@ int main(void)
 	test_queue_pages_given_back();
 	test_trickle_pages_given_back();
 	test_queue_resident_bounded();
+	test_queue_no_huge_pages();
 	test_host_id_digest();
 	return tl_finish("test_db");
 }
