@@ -41,6 +41,11 @@ void db_close(sqlite3 *db);
  * a version wrote, no trigger on them); else -EINVAL and err names the object
  * ("foreign schema: ..."). db_open checks it before anything is read. */
 int db_schema_check(sqlite3 *db, char *err, size_t errlen);
+/* What db_schema_check expects: the type ("table", "index", "view") of one
+ * of tpmtrace's names, NULL for another name; whether sql is a text a
+ * tpmtrace version wrote for the view name. */
+const char *db_schema_type(const char *name);
+int db_schema_view_known(const char *name, const char *sql);
 /* A client's name (client.comm) ending in this mark may be cut from a longer
  * one (recorder_proc_name): U+2026 HORIZONTAL ELLIPSIS. */
 #define DB_NAME_CUT "\xe2\x80\xa6"

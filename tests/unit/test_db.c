@@ -811,6 +811,42 @@ static void test_trickle_pages_given_back(void)
 	      (unsigned long long)st.batches);
 }
 
+/* db_schema_check's list of tpmtrace's objects, read from the text of the
+ * embedded schema, against what SQLite made of it in a new database: every
+ * table, index and view by name and type, every view's text known. */
+static void test_schema_objects(void)
+{
+	char p[600], err[256];
+	sqlite3 *db = NULL;
+	snprintf(p, sizeof p, "%s/objects.db", tl_tmpdir());
+	CHECK(db_open(p, DB_CREATE, &db, err, sizeof err) == 0, "schema objects: %s", err);
+	if (!db)
+		return;
+	sqlite3_stmt *st;
+	int n = 0;
+	CHECK(sqlite3_prepare_v2(db,
+				 "SELECT type, name, sql FROM sqlite_schema WHERE name NOT LIKE "
+				 "'sqlite\\_%' ESCAPE '\\'",
+				 -1, &st, NULL) == SQLITE_OK,
+	      "schema objects: %s", sqlite3_errmsg(db));
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *type = (const char *)sqlite3_column_text(st, 0);
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+		const char *sql = (const char *)sqlite3_column_text(st, 2);
+		const char *want = db_schema_type(name);
+		n++;
+		CHECK(want && !strcmp(want, type), "schema objects: %s is a %s, the list says %s",
+		      name, type, want ? want : "not tpmtrace's");
+		if (!strcmp(type, "view"))
+			CHECK(db_schema_view_known(name, sql),
+			      "schema objects: view %s's text unknown", name);
+	}
+	sqlite3_finalize(st);
+	db_close(db);
+	CHECK(n > 10, "schema objects: only %d in a new database", n);
+	CHECK(db_schema_type("command_stats_x") == NULL, "schema objects: a name not tpmtrace's");
+}
+
 /* The queue's memory is never backed by transparent huge pages (its mapping
  * carries VM_NOHUGEPAGE, "nh" in /proc/self/smaps): under THP "always", as
  * Debian's kernels have it, the pages the writer hands back were collapsed
@@ -926,6 +962,7 @@ int main(void)
 	test_trickle_pages_given_back();
 	test_queue_resident_bounded();
 	test_queue_no_huge_pages();
+	test_schema_objects();
 	test_host_id_digest();
 	return tl_finish("test_db");
 }
