@@ -33,9 +33,17 @@ unsigned sess_digest_size(uint16_t hash_alg)
 
 int sess_crypto_init(struct sess_crypto *c)
 {
-	int rc = -EIO;
 	memset(c, 0, sizeof(*c));
 	c->mac_md = -1;
+	return 0;
+}
+
+/* The OpenSSL objects, fetched at the first call that needs them. */
+static int crypto_ready(struct sess_crypto *c)
+{
+	int rc = -EIO;
+	if (c->ready)
+		return 0;
 	for (int i = 0; i < SESS_NHASH; i++) {
 		c->md[i] = EVP_MD_fetch(NULL, pcr_alg_common((unsigned)i)->evp, NULL);
 		if (!c->md[i])
@@ -53,6 +61,7 @@ int sess_crypto_init(struct sess_crypto *c)
 	    EVP_PKEY_CTX_set_group_name(c->ec_genctx, "P-256") <= 0)
 		goto out;
 	rc = 0;
+	c->ready = 1;
 out:
 	if (rc)
 		sess_crypto_release(c);
@@ -82,6 +91,8 @@ static int md_begin(struct sess_crypto *c, uint16_t alg)
 	int i = md_index(alg);
 	if (i < 0)
 		return -ENOTSUP;
+	if (crypto_ready(c))
+		return -EIO;
 	return EVP_DigestInit_ex2(c->mdctx, c->md[i], NULL) == 1 ? 0 : -EIO;
 }
 
@@ -103,6 +114,8 @@ static int mac_begin(struct sess_crypto *c, uint16_t alg, const uint8_t *key, si
 	int i = md_index(alg);
 	if (i < 0)
 		return -ENOTSUP;
+	if (crypto_ready(c))
+		return -EIO;
 	if (c->mac_md != i) {
 		OSSL_PARAM p[2];
 		p[0] = OSSL_PARAM_construct_utf8_string(
@@ -300,7 +313,7 @@ int sess_ecdh_salt(struct sess_crypto *c, uint16_t name_alg, const uint8_t *qx, 
 		return -ENOTSUP;
 	if (cap < 2 + 32 + 2 + 32)
 		return -EINVAL;
-	if ((rc = pad32(x, qx, qxlen)) || (rc = pad32(y, qy, qylen)))
+	if ((rc = pad32(x, qx, qxlen)) || (rc = pad32(y, qy, qylen)) || (rc = crypto_ready(c)))
 		return rc;
 	if ((rc = peer_get(c, x, y)))
 		return rc;
@@ -485,6 +498,8 @@ int sess_aes_cfb(struct sess_crypto *c, const uint8_t key[16], const uint8_t iv[
 	int outl;
 	if (len > 0x7fffffff)
 		return -EINVAL;
+	if (crypto_ready(c))
+		return -EIO;
 	/* The cipher is bound once; later calls only load key, iv and direction. */
 	if (EVP_CipherInit_ex2(c->cctx, c->cctx_set ? NULL : c->cfb, key, iv, enc, NULL) != 1)
 		return -EIO;
