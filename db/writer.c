@@ -92,6 +92,7 @@ struct writer {
 	 * wake_fd, once per sleep. */
 	int wake_fd;
 	_Atomic int armed;
+	_Atomic int flush_req; /* db_writer_flush waits: commit what is queued now */
 	pthread_t thread;
 	pthread_t ckpt_thread;
 	int ckpt_started;
@@ -141,7 +142,8 @@ static void writer_wait(struct writer *w, unsigned us)
 {
 	atomic_store(&w->armed, 1);
 	uint64_t h = atomic_load(&w->head), t = atomic_load(&w->tail);
-	if (!backlog_full(w, h, t, queued_bytes(w, h, t)) && !atomic_load(&w->stop)) {
+	if (!backlog_full(w, h, t, queued_bytes(w, h, t)) && !atomic_load(&w->stop) &&
+	    !atomic_load(&w->flush_req)) {
 		struct pollfd pf = {.fd = w->wake_fd, .events = POLLIN};
 		struct timespec ts = {us / 1000000, (long)(us % 1000000) * 1000};
 		ppoll(&pf, 1, &ts, NULL);
@@ -416,7 +418,8 @@ static void *writer_main(void *arg)
 		/* Let a small backlog grow into a batch, unless time is up:
 		 * fewer, larger transactions cost less per row. */
 		if (!backlog_full(w, h, t, queued_bytes(w, h, t)) &&
-		    db_mono_ns() - last_commit < BATCH_WAIT_NS && !atomic_load(&w->stop)) {
+		    db_mono_ns() - last_commit < BATCH_WAIT_NS && !atomic_load(&w->stop) &&
+		    !atomic_load(&w->flush_req)) {
 			writer_wait(w, BATCH_POLL_US);
 			continue;
 		}
@@ -873,11 +876,25 @@ uint64_t db_writer_queue_resident(struct writer *w)
 	       db_queue_resident(w->ring, w->ring_cap);
 }
 
+/* Ends the writer's sleep now, if it sleeps (its 'armed' taken, as a
+ * producer does): what it waits on (stop, flush_req) is set before. */
+static void wake_writer(struct writer *w)
+{
+	uint64_t one = 1;
+	if (atomic_exchange(&w->armed, 0) && write(w->wake_fd, &one, sizeof one) < 0) {
+		/* it wakes at its timeout instead */
+	}
+}
+
 void db_writer_flush(struct writer *w)
 {
 	uint64_t h = atomic_load(&w->head);
+	/* No batch wait: the caller waits for these records now. */
+	atomic_store(&w->flush_req, 1);
+	wake_writer(w);
 	while (atomic_load(&w->tail) < h)
 		sleep_us(200);
+	atomic_store(&w->flush_req, 0);
 }
 
 void db_writer_stats(struct writer *w, struct writer_stats *st)
@@ -927,10 +944,8 @@ static int writer_end(struct writer *w, const char *status, int keep, struct wri
 {
 	struct writer_stats st = {0};
 	int rc;
-	uint64_t one = 1;
 	atomic_store(&w->stop, 1);
-	if (write(w->wake_fd, &one, sizeof one) < 0) { /* it ends its sleep at once */
-	}
+	wake_writer(w);
 	pthread_join(w->thread, NULL);
 	if (w->ckpt_started)
 		checkpoint_stop(w);
