@@ -1,7 +1,7 @@
--- tpmtrace database schema, version 4 (docs/schema.md describes every column).
+-- tpmtrace database schema, version 5 (docs/schema.md describes every column).
 -- Times are nanoseconds of CLOCK_MONOTONIC on the recording host unless noted.
 PRAGMA application_id = 1414548820; -- 0x54504D54, "TPMT"
-PRAGMA user_version = 4;
+PRAGMA user_version = 5;
 
 CREATE TABLE meta (
 	key TEXT PRIMARY KEY,

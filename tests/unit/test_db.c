@@ -14,6 +14,7 @@
 #include "db/db.h"
 #include "db/queue_mem.h"
 #include "db/writer.h"
+#include "schema_sql.h"
 #include "db/host_id.h"
 
 #include <openssl/evp.h>
@@ -811,6 +812,25 @@ static void test_trickle_pages_given_back(void)
 	      (unsigned long long)st.batches);
 }
 
+/* The embedded schema is the current version: a new database needs no
+ * migration (it ran version 4 to 5 on every new file, a transaction with
+ * its journal and syncs, while the schema already had version 5's column). */
+static void test_schema_current(void)
+{
+	sqlite3 *m = NULL;
+	sqlite3_stmt *st = NULL;
+	int64_t v = -1;
+	if (sqlite3_open(":memory:", &m) == SQLITE_OK &&
+	    sqlite3_exec(m, schema_sql, NULL, NULL, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(m, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(m);
+	CHECK(v == TPMTRACE_SCHEMA_VERSION, "schema.sql says user_version %lld, the code %d",
+	      (long long)v, TPMTRACE_SCHEMA_VERSION);
+}
+
 /* db_schema_check's list of tpmtrace's objects, read from the text of the
  * embedded schema, against what SQLite made of it in a new database: every
  * table, index and view by name and type, every view's text known. */
@@ -963,6 +983,7 @@ int main(void)
 	test_queue_resident_bounded();
 	test_queue_no_huge_pages();
 	test_schema_objects();
+	test_schema_current();
 	test_host_id_digest();
 	return tl_finish("test_db");
 }
