@@ -213,6 +213,17 @@ static int swtpm_ready(const struct swtpm_child *s, int ctrl_only)
 	return rc;
 }
 
+/* The next sleep of a wait for swtpm: 1 ms first (it is usually there
+ * within a few), doubling to 10 ms; *waited_us adds it up. */
+static void backoff(unsigned *step_us, unsigned *waited_us)
+{
+	struct timespec ts = {0, (long)*step_us * 1000};
+	nanosleep(&ts, NULL);
+	*waited_us += *step_us;
+	if (*step_us < 10000)
+		*step_us = *step_us * 2 > 10000 ? 10000 : *step_us * 2;
+}
+
 int swtpm_spawn(struct swtpm_child *s, const char *state_dir, enum swtpm_spawn_mode mode, char *err,
 		size_t errlen)
 {
@@ -313,7 +324,7 @@ int swtpm_spawn(struct swtpm_child *s, const char *state_dir, enum swtpm_spawn_m
 	/* Ready when its socket accepts a connection. */
 	struct endpoint ep = {.is_unix = 1};
 	snprintf(ep.path, sizeof ep.path, "%.100s", s->sock);
-	for (int i = 0; i < 500; i++) {
+	for (unsigned step = 1000, waited = 0; waited < 5000000; backoff(&step, &waited)) {
 		int fd, status;
 		if (net_endpoint_connect(&ep, &fd) == 0) {
 			close(fd);
@@ -342,8 +353,6 @@ int swtpm_spawn(struct swtpm_child *s, const char *state_dir, enum swtpm_spawn_m
 				spawn_undo(s);
 			return -ECHILD;
 		}
-		struct timespec ts = {0, 10 * 1000 * 1000};
-		nanosleep(&ts, NULL);
 	}
 	snprintf(err, errlen, "swtpm did not open %s within 5 s", s->sock);
 	spawn_undo(s);
@@ -355,13 +364,11 @@ void swtpm_stop(struct swtpm_child *s)
 	if (s->pid > 0) {
 		int status;
 		kill(s->pid, SIGTERM);
-		for (int i = 0; i < 200; i++) {
+		for (unsigned step = 1000, waited = 0; waited < 2000000; backoff(&step, &waited)) {
 			if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
 				s->pid = 0;
 				break;
 			}
-			struct timespec ts = {0, 10 * 1000 * 1000};
-			nanosleep(&ts, NULL);
 		}
 		if (s->pid > 0) {
 			kill(s->pid, SIGKILL);
