@@ -445,16 +445,9 @@ struct reader {
 	pcap_t *p;	    /* libpcap, or NULL: direct */
 	const uint8_t *buf; /* direct: the file */
 	size_t len, off;    /* ... and the next record's offset */
-	int swap, nano, dlt;
+	int be, nano, dlt;  /* big-endian file; nanosecond timestamps */
 	uint32_t snaplen;
 };
-
-static uint32_t rd_u32(const struct reader *r, const uint8_t *b)
-{
-	uint32_t v =
-	    (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-	return r->swap ? __builtin_bswap32(v) : v;
-}
 
 /* The link types of the direct read: a LINKTYPE_ value and its DLT_. */
 static int direct_dlt(uint32_t linktype)
@@ -486,19 +479,16 @@ static int direct_open(struct reader *r, const uint8_t *buf, size_t len)
 	memset(r, 0, sizeof(*r));
 	if (len < 24)
 		return 0;
-	uint32_t m = (uint32_t)buf[0] | (uint32_t)buf[1] << 8 | (uint32_t)buf[2] << 16 |
-		     (uint32_t)buf[3] << 24;
-	r->swap = m == 0xd4c3b2a1 || m == 0x4d3cb2a1;
+	uint32_t m = get_u32_bo(buf, 0);
+	r->be = m == 0xd4c3b2a1 || m == 0x4d3cb2a1;
 	r->nano = m == 0xa1b23c4d || m == 0x4d3cb2a1;
-	if (!r->swap && !r->nano && m != 0xa1b2c3d4)
+	if (!r->be && !r->nano && m != 0xa1b2c3d4)
 		return 0;
-	uint32_t ver = rd_u32(r, buf + 4); /* major, minor: 16 bits each */
-	uint16_t major = r->swap ? (uint16_t)(ver >> 16) : (uint16_t)(ver & 0xFFFF),
-		 minor = r->swap ? (uint16_t)(ver & 0xFFFF) : (uint16_t)(ver >> 16);
-	if (major != 2 || minor != 4)
+	/* version 2.4: major and minor, 16 bits each, in the file's order */
+	if (get_u32_bo(buf + 4, r->be) != (r->be ? 0x00020004u : 0x00040002u))
 		return 0;
-	r->snaplen = rd_u32(r, buf + 16);
-	r->dlt = direct_dlt(rd_u32(r, buf + 20));
+	r->snaplen = get_u32_bo(buf + 16, r->be);
+	r->dlt = direct_dlt(get_u32_bo(buf + 20, r->be));
 	if (r->dlt < 0 || r->snaplen == 0)
 		return 0;
 	r->buf = buf;
@@ -527,16 +517,31 @@ static int reader_next(struct reader *r, uint64_t *t, const uint8_t **data, uint
 	if (r->len - r->off < 16)
 		return -1;
 	const uint8_t *h = r->buf + r->off;
-	uint32_t sec = rd_u32(r, h), frac = rd_u32(r, h + 4), cl = rd_u32(r, h + 8);
+	uint32_t sec = get_u32_bo(h, r->be), frac = get_u32_bo(h + 4, r->be),
+		 cl = get_u32_bo(h + 8, r->be);
 	if (frac >= (r->nano ? 1000000000u : 1000000u) || cl > r->snaplen || cl > 262144 ||
 	    cl > r->len - r->off - 16)
 		return -1;
 	*t = (uint64_t)sec * 1000000000ull + (r->nano ? frac : (uint64_t)frac * 1000);
 	*data = h + 16;
 	*caplen = cl;
-	*wirelen = rd_u32(r, h + 12);
+	*wirelen = get_u32_bo(h + 12, r->be);
 	r->off += 16 + (size_t)cl;
 	return 1;
+}
+
+/* Opens the reader of the section [base, base + slen) of buf: direct (the
+ * whole file is its one section) or libpcap (perr says why not). 0 or -1. */
+static int reader_open(struct reader *r, int direct, const uint8_t *buf, size_t base, size_t slen,
+		       char *perr)
+{
+	if (direct)
+		return direct_open(r, buf, base + slen) ? 0 : -1;
+	memset(r, 0, sizeof(*r));
+	if (!(r->p = section_open(buf + base, slen, perr)))
+		return -1;
+	r->dlt = pcap_datalink(r->p);
+	return 0;
 }
 
 /* Bytes of the section read so far. */
@@ -591,11 +596,7 @@ static int import_mem(const uint8_t *buf, size_t len, const char *name,
 again:
 	for (size_t s = 0; s < nsec; s++) {
 		size_t base = starts[s], slen = (s + 1 < nsec ? starts[s + 1] : len) - base;
-		if (!direct) {
-			memset(&rd, 0, sizeof(rd));
-			rd.p = section_open(buf + base, slen, perr);
-		}
-		if (!direct && !rd.p) {
+		if (reader_open(&rd, direct, buf, base, slen, perr)) {
 			if (base == 0)
 				snprintf(err, errlen, "%s: not a pcap or pcapng capture: %s", name,
 					 perr);
@@ -652,16 +653,10 @@ again:
 	/* Pass 2: the packets. */
 	for (size_t s = 0; s < nsec && !rc; s++) {
 		size_t base = starts[s], slen = (s + 1 < nsec ? starts[s + 1] : len) - base;
-		if (direct) {
-			direct_open(&rd, buf, len);
-		} else {
-			memset(&rd, 0, sizeof(rd));
-			if (!(rd.p = section_open(buf + base, slen, perr))) {
-				snprintf(err, errlen, "%s: section %zu: %s", name, s + 1, perr);
-				rc = -EINVAL;
-				break;
-			}
-			rd.dlt = pcap_datalink(rd.p);
+		if (reader_open(&rd, direct, buf, base, slen, perr)) {
+			snprintf(err, errlen, "%s: section %zu: %s", name, s + 1, perr);
+			rc = -EINVAL;
+			break;
 		}
 		if (s > 0)
 			rc = pcap_import_new_section(pi);
