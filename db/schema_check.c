@@ -179,15 +179,12 @@ static const char *word(const char *s, char *w, size_t n)
 	return s;
 }
 
-/* The objects of the embedded schema (db/schema.sql: its CREATE TABLE,
- * [UNIQUE] INDEX and VIEW statements, a view with its text as SQLite stores
- * it, from CREATE to the end of the statement), then the earlier views. Read
- * from the text rather than made in a database in memory: that took 40% of
- * the instructions of a `tpmtrace stats` (test_db checks the two agree). */
-static void setup(void)
+/* The objects of the CREATE TABLE, [UNIQUE] INDEX and VIEW statements of s,
+ * a view with its text as SQLite stores it (from CREATE to the end of the
+ * statement). 0, or -1 when one cannot be listed. */
+static int add_statements(const char *s)
 {
-	setup_rc = -EIO;
-	for (const char *s = schema_sql; *s;) {
+	while (*s) {
 		while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
 			s++;
 		if (s[0] == '-' && s[1] == '-') {
@@ -208,37 +205,37 @@ static void setup(void)
 								    : NULL;
 			char *text =
 			    type && !strcmp(type, "view") ? strndup(s, (size_t)(end - s)) : NULL;
-			if (!type || (!strcmp(type, "view") && !text) || !add(type, w[2], text)) {
-				free(text);
-				return;
-			}
+			int ok = type && (text || strcmp(type, "view")) && add(type, w[2], text);
 			free(text);
+			if (!ok)
+				return -1;
 		}
 		s = *end ? end + 1 : end;
 	}
-	for (const char *s = old_views; (s = strstr(s, "CREATE VIEW "));) {
-		const char *name = s + 12, *end = strchr(s, ';');
-		size_t nl = strcspn(name, " ");
-		char nm[32], *text;
-		if (!end || nl >= sizeof nm)
-			return;
-		snprintf(nm, sizeof nm, "%.*s", (int)nl, name);
-		text = strndup(s, (size_t)(end - s));
-		if (!text || !add("view", nm, text)) {
-			free(text);
-			return;
-		}
-		free(text);
-		s = end;
-	}
-	setup_rc = 0;
+	return 0;
+}
+
+/* The list: the embedded schema's objects (db/schema.sql), then the earlier
+ * views. Read from the texts rather than made in a database in memory: that
+ * took 40% of the instructions of a `tpmtrace stats` (test_db checks the list
+ * against what SQLite makes). */
+static void setup(void)
+{
+	setup_rc = add_statements(schema_sql) || add_statements(old_views) ? -EIO : 0;
+}
+
+/* 0 once the list is made (the first call makes it), else -EIO. */
+static int schema_ready(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, setup);
+	return setup_rc;
 }
 
 /* The expected type of name, or NULL for a name that is not tpmtrace's. */
 static const char *expected_type(const char *name)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	pthread_once(&once, setup);
+	schema_ready();
 	for (size_t i = 0; i < n_objs; i++)
 		if (!strcmp(objs[i].name, name))
 			return objs[i].type;
@@ -262,18 +259,16 @@ const char *db_schema_type(const char *name)
 
 int db_schema_view_known(const char *name, const char *sql)
 {
-	expected_type("");
-	return view_known(name, sql);
+	return !schema_ready() && view_known(name, sql);
 }
 
 int db_schema_check(sqlite3 *db, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
 	int rc = 0, src;
-	expected_type("");
-	if (setup_rc) {
+	if (schema_ready()) {
 		snprintf(err, errlen, "cannot read the embedded schema");
-		return setup_rc;
+		return -EIO;
 	}
 	if (sqlite3_prepare_v2(db, "SELECT type, name, tbl_name, sql FROM main.sqlite_schema", -1,
 			       &st, NULL) != SQLITE_OK) {
