@@ -9,8 +9,9 @@
 #              2.. one replay per preset (--policy all), an emulated replay,
 #              an advise rewrite, a strip, imports: IMA list, TCG log and
 #              swtpm log (no timing), ftrace (timing, its callers named by
-#              attribute: one kernel extend, one hwrng read) and pcap, and last a
-#              recording killed with SIGKILL (unfinished)
+#              attribute: one kernel extend, one hwrng read) and pcap (pcapng
+#              and classic), and last a recording killed with SIGKILL
+#              (unfinished)
 #   demo.db    a recording, a replay, advise --prove's traces
 # corpus.txt names each trace: "ID KIND-IN-THIS-CORPUS".
 . "$(dirname "$0")/../lib/common.sh"
@@ -71,6 +72,10 @@ check "corpus: a swtpm log" swtpm_log "$C/swtpm.log"
 step import-untimed "$TPMTRACE" import swtpm-log "$C/swtpm.log" --db "$db" --quiet
 step import-timed "$TPMTRACE" import pcap "$DATA/pcap/esys-create-session-auth-ecc.int.pcap" \
 	--db "$db" --quiet
+# A classic pcap file too: read straight from its bytes, not through libpcap.
+check "corpus: a classic pcap" python3 "$TPMTRACE_SRC/tests/integration/pcap_fixture.py" many 20 \
+	"$C/classic.pcap"
+step import-timed "$TPMTRACE" import pcap "$C/classic.pcap" --db "$db" --quiet
 
 # ---- unfinished: a recording killed mid-way (last, so newest) ----
 "$TPMTRACE" record --spawn-swtpm --db "$db" --name seam-killed --quiet -- \
