@@ -24,7 +24,10 @@ static const struct cli_opt opts[] = {
     {"swtpm-state", V_STATE, "DIR", 0,
      "keep swtpm's state in DIR (default: a fresh TPM,\nremoved at the end)", "@dir"},
     {"tpm-device", V_MODEL, "MODEL", CLI_CHOICE,
-     "QEMU's TPM front end: tpm-tis (default) or tpm-crb", "tpm-tis tpm-crb"},
+     "QEMU's TPM front end: tpm-tis, tpm-crb or tpm-tis-device\n"
+     "(Arm's virt machine); default tpm-tis-device for\n"
+     "qemu-system-aarch64, else tpm-tis",
+     "tpm-tis tpm-crb tpm-tis-device"},
     {"emulate", V_EMU, "PROFILE", 0,
      "latency injection, as `tpmtrace record --emulate`: the\n"
      "guest sees the profiled TPM's latencies (flag 4)",
@@ -47,7 +50,7 @@ const struct subcommand subcmd_vm_record = {
     "through the interposer (see `tpmtrace record --help`, QEMU mode) and runs QEMU\n"
     "with these arguments appended:\n"
     "  -chardev socket,id=chrtpm,path=SOCKET -tpmdev emulator,id=tpm0,chardev=chrtpm\n"
-    "  -device tpm-tis,tpmdev=tpm0\n"
+    "  -device tpm-tis,tpmdev=tpm0 (tpm-tis-device for qemu-system-aarch64)\n"
     "The trace holds the firmware's measurements, the kernel's start-up commands,\n"
     "IMA's PCR extends and every user-space command, with control events for\n"
     "power-on (ctrl:INIT), reset (ctrl:STOP) and shutdown (ctrl:SHUTDOWN); the\n"
@@ -110,7 +113,6 @@ static int parse(int argc, char **argv, struct vm_args *a)
 	a->o.db_path = "tpmtrace.db";
 	a->o.payloads = PAYLOADS_REDACTED;
 	a->o.spawn = 1;
-	a->model = "tpm-tis";
 	cli_parse_init(&p, &subcmd_vm_record, argc, argv);
 	while ((c = cli_next(&p)) > 0) {
 		switch (c) {
@@ -147,6 +149,13 @@ static int parse(int argc, char **argv, struct vm_args *a)
 		return cli_usage_error(&subcmd_vm_record, "give the QEMU command after --");
 	a->qargv = argv + p.ind;
 	a->qargc = argc - p.ind;
+	if (!a->model) {
+		/* Arm's virt machine has no ISA bus: its TIS is the
+		 * memory-mapped sysbus device. */
+		const char *q = strrchr(a->qargv[0], '/');
+		q = q ? q + 1 : a->qargv[0];
+		a->model = !strncmp(q, "qemu-system-aarch64", 19) ? "tpm-tis-device" : "tpm-tis";
+	}
 	for (int i = 0; i < a->qargc; i++)
 		if (!strcmp(a->qargv[i], "-tpmdev"))
 			return cli_usage_error(&subcmd_vm_record,
