@@ -29,6 +29,10 @@
 #   VM_MODULES          extra guest modules loaded by /init before the script
 #   VM_MEM              guest memory in MiB (default 512)
 #   VM_QEMU             QEMU binary (default qemu-system-x86_64)
+#   VM_ARCH             amd64 (default) | arm64 (set before vm_init): the arm64
+#                       guest of tests/vm/arm64.sh: qemu-system-aarch64 -M virt,
+#                       Debian's arm64 kernel, tpm-tis-device; VM_ARM64_PACKAGES
+#                       (comma-separated) adds Debian arm64 packages to its root
 #   VM_QEMU_PREFIX      array (or string): words put before the QEMU command,
 #                       e.g. (tpmtrace vm-record --db x.db --) -- the wrapper then
 #                       receives the full QEMU command line as its arguments
@@ -94,6 +98,14 @@ vm_setup() {
 	local rc=$?
 	[ $rc = 0 ] || exit $rc
 	vm_add_tpm2_tools || exit 1
+	# The arm64 guest runs the arm64 package's binaries (arm64.sh).
+	[ "$VM_ARCH" != arm64 ] || vm_arm64_deb || exit 1
+}
+
+# vm_add_tpmtrace BIN: the host's build of tpmtrace or tpm-cuse-proxy as
+# /usr/bin/NAME; the arm64 guest has the package's (vm_setup).
+vm_add_tpmtrace() {
+	[ "$VM_ARCH" = arm64 ] || vm_add_bin "$1" "/usr/bin/${1##*/}"
 }
 
 # vm_setup_cuse: vm_setup for a test of tpm-cuse-proxy: the proxy built and in
@@ -101,7 +113,7 @@ vm_setup() {
 vm_setup_cuse() {
 	vm_need_proxy || exit 1
 	vm_setup
-	vm_add_bin "$PROXY" || exit 1
+	vm_add_tpmtrace "$PROXY" || exit 1
 	VM_MODULES="cuse"
 }
 
@@ -109,7 +121,16 @@ vm_setup_cuse() {
 # Returns 77 (after printing SKIP: reason) when QEMU or the kernel package
 # cannot be had, 1 on other errors.
 vm_init() {
-	VM_QEMU=${VM_QEMU:-qemu-system-x86_64}
+	VM_ARCH=${VM_ARCH:-amd64}
+	local qpkg=qemu-system-x86
+	case $VM_ARCH in
+	amd64) VM_QEMU=${VM_QEMU:-qemu-system-x86_64} VM_TRIPLET=x86_64-linux-gnu ;;
+	arm64)
+		VM_QEMU=${VM_QEMU:-qemu-system-aarch64} VM_TRIPLET=aarch64-linux-gnu qpkg=qemu-system-arm
+		[ "${VM_TPM:-tpm-tis}" != tpm-tis ] || VM_TPM="tpm-tis-device"
+		;;
+	*) vm_die "VM_ARCH=$VM_ARCH: amd64 or arm64" || return ;;
+	esac
 	VM_TIMEOUT=${VM_TIMEOUT:-300}
 	VM_TPM=${VM_TPM:-tpm-tis}
 	VM_MEM=${VM_MEM:-512}
@@ -119,8 +140,8 @@ vm_init() {
 	VM_EXT4_IMG=
 	VM_SWTPM_PID=
 
-	vm_need "$VM_QEMU" qemu-system-x86 ||
-		{ vm_skip "$VM_QEMU not found and qemu-system-x86 could not be installed"; return; }
+	vm_need "$VM_QEMU" "$qpkg" ||
+		{ vm_skip "$VM_QEMU not found and $qpkg could not be installed"; return; }
 	local t
 	for t in busybox:busybox-static gzip:gzip flock:util-linux timeout:coreutils; do
 		vm_need "${t%%:*}" "${t#*:}" || vm_die "${t%%:*} not found (package ${t#*:})" || return
@@ -141,7 +162,9 @@ vm_init() {
 		trap vm_cleanup EXIT
 	fi
 
-	if [ -n "${VM_KERNEL_BUILD:-}" ]; then
+	if [ "$VM_ARCH" = arm64 ]; then
+		vm_arm64_fetch || return
+	elif [ -n "${VM_KERNEL_BUILD:-}" ]; then
 		vm_kernel_build_use "$VM_KERNEL_BUILD" || return
 	else
 		vm_kernel_fetch || return
@@ -394,13 +417,18 @@ vm_kernel_guard_conf() {
 # Staging root with a merged-/usr layout, busybox applets and a few dirs.
 vm_root_base() {
 	local r=$VM_ROOT d a
-	mkdir -p "$r"/usr/bin "$r"/usr/sbin "$r"/usr/lib64 "$r"/usr/lib/x86_64-linux-gnu \
+	mkdir -p "$r"/usr/bin "$r"/usr/sbin "$r"/usr/lib64 "$r/usr/lib/$VM_TRIPLET" \
 		"$r"/proc "$r"/sys "$r"/dev "$r"/tmp "$r"/out "$r"/mnt/ext4 "$r"/etc "$r"/root "$r"/run || return 1
 	for d in bin sbin lib lib64; do
 		ln -sfn "usr/$d" "$r/$d"
 	done
-	cp "$(command -v busybox)" "$r/usr/bin/busybox" || return 1
-	# One symlink per applet, never over busybox itself or a copied binary.
+	if [ "$VM_ARCH" = arm64 ]; then
+		cp "$VM_AROOT/bin/busybox" "$r/usr/bin/busybox" || return 1
+	else
+		cp "$(command -v busybox)" "$r/usr/bin/busybox" || return 1
+	fi
+	# One symlink per applet, never over busybox itself or a copied binary
+	# (the host's busybox lists them: the same Debian package).
 	for a in $(busybox --list-full); do
 		case $a in */busybox) continue ;; esac
 		[ -e "$r/$a" ] || [ -L "$r/$a" ] || ln -s /usr/bin/busybox "$r/$a"
@@ -418,6 +446,7 @@ vm_copy_file() {
 # vm_add_libs FILE: copy the shared libraries FILE needs (ldd), with the loader.
 vm_add_libs() {
 	local lib
+	[ "$VM_ARCH" != arm64 ] || { vm_arm64_libs "$1"; return; }
 	for lib in $(ldd "$1" 2>/dev/null | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) (.*/\1/p'); do
 		[ -e "$VM_ROOT$lib" ] && continue
 		vm_copy_file "$lib" || vm_die "cannot copy $lib (needed by $1)" || return
@@ -435,6 +464,20 @@ vm_add_bin() {
 	vm_add_libs "$src"
 }
 
+# vm_add_tool NAME: a program of the guest's architecture as /usr/bin/NAME: the
+# host's (command -v) or, for the arm64 guest, the arm64 root's.
+vm_add_tool() {
+	local d
+	if [ "$VM_ARCH" = arm64 ]; then
+		for d in usr/bin bin usr/sbin sbin; do
+			[ -x "$VM_AROOT/$d/$1" ] && { vm_add_bin "$VM_AROOT/$d/$1" "/usr/bin/$1"; return; }
+		done
+		vm_die "no arm64 $1 in $VM_AROOT (add its package to VM_ARM64_PACKAGES)"
+	else
+		vm_add_bin "$(command -v "$1")" "/usr/bin/$1"
+	fi
+}
+
 # vm_add_file SRC DEST: any file or directory (recursively) into the guest.
 vm_add_file() {
 	mkdir -p "$VM_ROOT$(dirname "$2")" && cp -a "$1" "$VM_ROOT$2" || vm_die "cannot copy $1 to $2"
@@ -443,49 +486,57 @@ vm_add_file() {
 # vm_add_tpm2_tools: tpm2-tools (multi-call tpm2 + tpm2_* links, or separate
 # tools) and the TCTI libraries, which tctildr dlopen()s so ldd cannot see them.
 vm_add_tpm2_tools() {
-	local t lib
-	if [ -x /usr/bin/tpm2 ]; then
-		vm_add_bin /usr/bin/tpm2 || return
-		for t in /usr/bin/tpm2_*; do
+	local t lib from=
+	[ "$VM_ARCH" != arm64 ] || from=$VM_AROOT
+	if [ -x "$from/usr/bin/tpm2" ]; then
+		vm_add_bin "$from/usr/bin/tpm2" /usr/bin/tpm2 || return
+		for t in "$from"/usr/bin/tpm2_*; do
 			if [ -L "$t" ] && [ "$(readlink "$t")" = tpm2 ]; then
 				ln -sfn tpm2 "$VM_ROOT/usr/bin/${t##*/}"
 			else
-				vm_add_bin "$t" || return
+				vm_add_bin "$t" "/usr/bin/${t##*/}" || return
 			fi
 		done
 	else
-		set -- /usr/bin/tpm2_*
+		set -- "$from"/usr/bin/tpm2_*
 		[ -e "$1" ] || vm_die "tpm2-tools not found (package tpm2-tools)" || return
-		for t; do vm_add_bin "$t" || return; done
+		for t; do vm_add_bin "$t" "/usr/bin/${t##*/}" || return; done
 	fi
-	for lib in /usr/lib/x86_64-linux-gnu/libtss2-tcti-*.so* /usr/lib/x86_64-linux-gnu/libtss2-tctildr.so*; do
+	for lib in "$from/usr/lib/$VM_TRIPLET"/libtss2-tcti-*.so* "$from/usr/lib/$VM_TRIPLET"/libtss2-tctildr.so*; do
 		[ -e "$lib" ] || continue
 		if [ -L "$lib" ]; then
-			cp -P "$lib" "$VM_ROOT/usr/lib/x86_64-linux-gnu/" || return
+			cp -P "$lib" "$VM_ROOT/usr/lib/$VM_TRIPLET/" || return
 		else
-			vm_add_bin "$lib" "$lib" || return
+			vm_add_bin "$lib" "${lib#"$from"}" || return
 		fi
 	done
 }
 
-# Read a module's .modinfo field (kmod's modinfo if present, else the ELF section).
+# Read a module's .modinfo field: kmod's modinfo if present, else the strings
+# of the (decompressed) file, which reads any architecture's modules.
 vm_modinfo() { # FIELD FILE
 	if command -v modinfo >/dev/null; then
 		modinfo -F "$1" "$2"
-	elif command -v objcopy >/dev/null; then
-		objcopy -O binary --only-section=.modinfo "$2" /dev/stdout | tr '\0' '\n' | sed -n "s/^$1=//p"
-	else
-		tr '\0' '\n' <"$2" | sed -n "s/^$1=//p"
+		return
 	fi
+	case $2 in
+	*.xz) xz -dc "$2" ;;
+	*.zst) zstd -dc "$2" ;;
+	*.gz) gzip -dc "$2" ;;
+	*) cat "$2" ;;
+	esac | tr '\0' '\n' | sed -n "s/^$1=//p"
 }
 
 # vm_add_modules NAME...: kernel modules and (recursively) their dependencies.
 vm_add_modules() {
-	local m f mdir=$VM_KROOT/lib/modules/$VM_KVER dep
+	local m f mdir=$VM_KROOT/lib/modules/$VM_KVER dep dirs
+	dirs=("$mdir/kernel")
+	[ ! -d "$mdir/extra" ] || dirs+=("$mdir/extra")
 	for m; do
 		m=${m//-/_}
 		case " $VM_MODULE_LIST " in *" $m "*) continue ;; esac
-		f=$(find "$mdir/kernel" \( -name "$m.ko" -o -name "$m.ko.*" -o -name "${m//_/-}.ko" -o -name "${m//_/-}.ko.*" \) | head -n1)
+		# extra/: modules the harness built (arm64.sh: tpm_tis).
+		f=$(find "${dirs[@]}" \( -name "$m.ko" -o -name "$m.ko.*" -o -name "${m//_/-}.ko" -o -name "${m//_/-}.ko.*" \) | head -n1)
 		if [ -z "$f" ]; then
 			# Built in: nothing to copy.
 			grep -q "/$m.ko\$" "$mdir/modules.builtin" 2>/dev/null || grep -q "/${m//_/-}.ko\$" "$mdir/modules.builtin" 2>/dev/null ||
@@ -520,12 +571,15 @@ vm_initramfs() {
 	local script=$1 r=$VM_ROOT
 	[ -r "$script" ] || vm_die "guest script $script not readable" || return
 	cp "$script" "$r/guest.sh" && chmod 755 "$r/guest.sh" || return
+	# The arm64 guest's TIS driver (arm64.sh) is a module.
+	local arch_mods=
+	[ "$VM_ARCH" != arm64 ] || arch_mods=tpm_tis
 	# shellcheck disable=SC2086 # a space-separated list
-	vm_add_modules ${VM_MODULES:-} || return
+	vm_add_modules $arch_mods ${VM_MODULES:-} || return
 	cp "$VM_HARNESS_DIR/guest-init.sh" "$r/init" && chmod 755 "$r/init" || return
 	mkdir -p "$r/lib" && cp "$VM_HARNESS_DIR/guest-lib.sh" "$r/lib/vm-guest.sh" || return
 	cat >"$r/etc/vm.conf" <<-EOF
-		VM_LOAD_MODULES="virtio_pci virtio_blk ${VM_EXT4_IMG:+ext4 crc32c_generic} ${VM_MODULES:-}"
+		VM_LOAD_MODULES="virtio_pci virtio_blk $arch_mods ${VM_EXT4_IMG:+ext4 crc32c_generic} ${VM_MODULES:-}"
 		VM_HAVE_EXT4=${VM_EXT4_IMG:+1}
 		$(vm_kernel_guard_conf)
 	EOF
@@ -594,10 +648,14 @@ vm_qemu_cmd() {
 	if declare -p VM_QEMU_EXTRA 2>/dev/null | grep -q '^declare -a'; then
 		extra=("${VM_QEMU_EXTRA[@]}")
 	fi
-	VM_QEMU_CMD=("${prefix[@]}" "$VM_QEMU" -machine pc -accel tcg -cpu max -nographic
+	local machine=(-machine pc -cpu max) console=ttyS0
+	# Arm: the virt machine (PCI for the virtio disks, a device tree for the
+	# TIS); a Cortex-A72 (max's pointer authentication is slow under TCG).
+	[ "$VM_ARCH" != arm64 ] || machine=(-machine virt -cpu cortex-a72) console=ttyAMA0
+	VM_QEMU_CMD=("${prefix[@]}" "$VM_QEMU" "${machine[@]}" -accel tcg -nographic
 		-m "$VM_MEM" -smp 1 -no-reboot -nic none
 		-kernel "$VM_KERNEL" -initrd "$VM_INITRD"
-		-append "console=ttyS0 panic=-1 loglevel=4 ${VM_APPEND:-}"
+		-append "console=$console panic=-1 loglevel=4 ${VM_APPEND:-}"
 		-drive "file=$VM_WORK/results.img,if=none,format=raw,id=res"
 		-device virtio-blk-pci,drive=res,serial=results)
 	if [ -n "$VM_EXT4_IMG" ]; then
@@ -719,3 +777,5 @@ check_escaped() {
 	echo "FAIL: $*" >&2
 }
 . "$VM_HARNESS_DIR/../lib/check_guard.sh"
+# shellcheck source=arm64.sh
+. "$VM_HARNESS_DIR/arm64.sh"

@@ -14,7 +14,7 @@ KERNEL_PROGRAMS=${KERNEL_PROGRAMS:-240}
 kernel_setup() {
 	[ -x "$TPMTRACE" ] || { echo "tpmtrace binary not found at $TPMTRACE" >&2; exit 1; }
 	vm_setup
-	vm_add_bin "$TPMTRACE" /usr/bin/tpmtrace || exit 1
+	vm_add_tpmtrace "$TPMTRACE" || exit 1
 	local i
 	mkdir -p "$VM_WORK/ext4src"
 	for i in $(seq -w 1 "$KERNEL_PROGRAMS"); do

@@ -15,7 +15,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 
 command -v tshark >/dev/null || { echo "tshark is needed to read the pcap captures" >&2; exit 1; }
 vm_setup_cuse
-vm_add_bin "$(command -v bash)" /usr/bin/bash || exit 1
+vm_add_tool bash || exit 1
 vm_add_file "$SRC/tools/demo-workload" /usr/bin/demo-workload || exit 1
 
 cat >"$VM_WORK/guest.sh" <<'EOF'

@@ -30,8 +30,8 @@ kernel_setup
 # Trusted keys (keyctl from keyutils): sealed and loaded in the workload
 # where the guest kernel has the trusted key type (CONFIG_TRUSTED_KEYS).
 KCONFIG=$(find "$VM_KROOT/boot" -name 'config-*' 2>/dev/null | head -n1)
-if vm_need keyctl keyutils; then
-	vm_add_bin "$(command -v keyctl)" /usr/bin/keyctl || exit 1
+if [ "${VM_ARCH:-amd64}" = arm64 ] || vm_need keyctl keyutils; then
+	vm_add_tool keyctl || exit 1
 	VM_MODULES="${VM_MODULES:-} $(find "$VM_KROOT/lib/modules" -name 'trusted.ko*' 2>/dev/null | grep -q . && echo trusted)"
 fi
 # Four more programs for the recording whose origins come from the kernel
@@ -96,6 +96,9 @@ kv trusted "$(cat $O/trusted 2>/dev/null || echo nokeyctl)"
 kv kprobes_during "$(cat $O/kprobes_during)"
 kv kprobes_after "$(grep -c tpm_transmit $KP || echo nodebugfs)"
 cat /sys/kernel/security/ima/ascii_runtime_measurements >$O/ima.txt
+# IMA takes the TPM at its init or never: a TPM driver loaded later as a
+# module (the arm64 guest's tpm_tis) leaves it measuring without the TPM.
+kv ima_bypass "$(dmesg | grep -c 'TPM-bypass')"
 # Origins from the kernel stack alone: no caller probe pushes one, as for a
 # call under way when the recorder attaches.
 cat >/tmp/stack.sh <<'W'
@@ -141,7 +144,16 @@ by() { q "SELECT count(*) FROM command c JOIN client k ON k.trace_id=c.trace_id 
 echo "guest trace by client:"
 q "SELECT k.comm || ' | ' || k.peer || ' | pid ' || coalesce(k.pid,'-') || ' | ' || count(*) FROM command c JOIN client k ON k.trace_id=c.trace_id AND k.id=c.client_id GROUP BY k.id ORDER BY min(c.seq)" | head -40
 n_ext=$(by "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend') AND c.pcr=10")
-check "IMA's extends: at least $KERNEL_PROGRAMS PCR 10 extends (got $n_ext)" [ "$n_ext" -ge "$KERNEL_PROGRAMS" ]
+# Only the arm64 guest may lack IMA's extends, and only for that reason: its
+# TIS driver is a module (tests/vm/arm64.sh), IMA says "TPM-bypass".
+ima_extends=1
+if [ "${VM_ARCH:-amd64}" = arm64 ] && [ "$(vm_get ima_bypass)" != 0 ] && [ "$n_ext" = 0 ]; then
+	ima_extends=0
+	echo "not checked: IMA's extends (Linux $(vm_get uname): IMA started before the TPM driver," \
+		"a module on Debian's arm64 kernel, and measures in TPM-bypass: no PCR 10 extend is sent)"
+else
+	check "IMA's extends: at least $KERNEL_PROGRAMS PCR 10 extends (got $n_ext)" [ "$n_ext" -ge "$KERNEL_PROGRAMS" ]
+fi
 check "every PCR 10 extend has origin ima" [ "$(by "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend') AND c.pcr=10 AND NOT (k.comm='kernel' AND k.peer='ima')")" = 0 ]
 check "hwrng reads: GetRandom with origin hwrng (got $(by "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'GetRandom') AND k.peer='hwrng'"))" [ "$(by "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'GetRandom') AND k.peer='hwrng'")" -ge 4 ]
 n_rm=$(by "k.peer LIKE 'userspace /dev/tpmrm_' AND k.comm='tpm2_createprimary' AND k.pid > 1 AND c.cc = (SELECT cc FROM tpm_cc WHERE name = 'CreatePrimary')")
@@ -225,8 +237,10 @@ cat "$O/rec-stack.log"
 check "record --kernel without caller probes exits 0 (got $(vm_get stack_rc))" [ "$(vm_get stack_rc)" = 0 ]
 S=$O/stack.db
 sby() { "$TPMTRACE" sql "$S" --no-header "SELECT count(*) FROM command c JOIN client k ON k.trace_id=c.trace_id AND k.id=c.client_id WHERE $1"; }
-check "from the stack: IMA's 4 extends of PCR 10 are ima (got $(sby "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend') AND c.pcr=10 AND k.peer='ima'"))" \
-	[ "$(sby "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend') AND c.pcr=10 AND k.peer='ima'")" = 4 ]
+if [ "$ima_extends" = 1 ]; then
+	check "from the stack: IMA's 4 extends of PCR 10 are ima (got $(sby "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend') AND c.pcr=10 AND k.peer='ima'"))" \
+		[ "$(sby "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Extend') AND c.pcr=10 AND k.peer='ima'")" = 4 ]
+fi
 check "from the stack: tpm2_pcrread's PCR_Read is userspace" \
 	[ "$(sby "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Read') AND k.comm='tpm2_pcrread' AND k.peer LIKE 'userspace%'")" -ge 1 ]
 check "from the stack: tpm2_createprimary's CreatePrimary is userspace" \
