@@ -24,6 +24,8 @@ TPMTRACE_PACKAGES=(
 	postgresql
 	bpftool dwarves llvm
 	"${TPMTRACE_PACKAGE_PACKAGES[@]}" # test_vm_package_clean_install runs tools/package amd64
+	# The arm64 guest (tests/vm/arm64.sh): QEMU for Arm, tools/package arm64.
+	qemu-system-arm "${TPMTRACE_CROSS_PACKAGES[@]}"
 )
 
 setup_packages() { # setup_packages PKG...: installs those not installed yet
