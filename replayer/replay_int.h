@@ -221,7 +221,8 @@ struct rp_now {
 /* The trace's clients. It was recorded in front of a resource manager with
  * a space per client (tpm-cuse-proxy on /dev/tpmrmN) when rm_spaces: when a
  * client has sent its last command, its objects and sessions are flushed as
- * closing /dev/tpmrm0 does (tpm2_flush_space), so that a multi-process trace
+ * the resource manager does (objects after each command, sessions when the
+ * client closes /dev/tpmrm0: tpm2_del_space), so that a multi-process trace
  * (clevis: one tpm2-tools process per step) fits the target's slots. */
 struct rp_clients {
 	int rm_spaces;

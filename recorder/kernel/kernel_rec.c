@@ -29,7 +29,8 @@ enum probe_kind {
 	PK_WRITE,    /* tpm_common_write: entry */
 	PK_QUEUE,    /* queue_work_on: entry */
 	PK_ASYNC,    /* tpm_dev_async_work: entry */
-	PK_PREPARE,  /* tpm2_prepare_space: entry (user + node + rm-swap), return pops */
+	PK_PREPARE,  /* tpm2_prepare_space, tpm2_del_space: entry (user + node +
+		      * rm-swap), return pops */
 	PK_GETOPS,   /* tpm_try_get_ops: entry */
 	PK_PUTOPS,   /* tpm_put_ops: entry */
 };
@@ -50,6 +51,8 @@ __attribute__((unused)) static const struct probe_def {
     {"tpm_dev_async_work", PK_ASYNC, 0},
     {"queue_work_on", PK_QUEUE, 0},
     {"tpm2_prepare_space", PK_PREPARE, 0},
+    /* A /dev/tpmrm client's close: the sessions it left are flushed. */
+    {"tpm2_del_space", PK_PREPARE, 0},
     {"tpm2_commit_space", PK_CALLER, KORG_RMSWAP | STRONG},
     {"tpm2_flush_space", PK_CALLER, KORG_RMSWAP | STRONG},
     {"tpm2_start_auth_session", PK_CALLER, KORG_SESSION | STRONG | SPAN(KSPAN_START_AUTH)},
@@ -319,10 +322,11 @@ static uint64_t cap_eff(void)
 
 /* The callers' code ranges for the eBPF side's stack walk (kernel_abi.h):
  * each caller probe's function, user space's write path (origin
- * userspace), and the hwrng core's two readers, since tpm_hwrng_read ends
- * in a tail call and is not on the stack. From a function's address in
- * /proc/kallsyms to the next symbol's; what kallsyms does not name, or
- * shows as 0 (kptr_restrict), is left out. */
+ * userspace), the resource manager's (rm-swap: around a command, and a
+ * client's close, which flushes the sessions it left), and the hwrng core's
+ * two readers, since tpm_hwrng_read ends in a tail call and is not on the
+ * stack. From a function's address in /proc/kallsyms to the next symbol's;
+ * what kallsyms does not name, or shows as 0 (kptr_restrict), is left out. */
 static const struct {
 	const char *sym;
 	uint32_t cookie;
@@ -330,6 +334,8 @@ static const struct {
     {"tpm_common_write", KORG_USER},
     {"tpm_dev_async_work", KORG_USER},
     {"tpm2_prepare_space", KORG_RMSWAP | STRONG},
+    {"tpm2_del_space", KORG_RMSWAP | STRONG},
+    {"tpmrm_release", KORG_RMSWAP | STRONG},
     {"hwrng_fillfn", KORG_HWRNG},
     {"rng_dev_read", KORG_HWRNG},
 };

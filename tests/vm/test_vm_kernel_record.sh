@@ -52,6 +52,11 @@ cat >"$VM_WORK/guest.sh" <<'EOF'
 . /lib/vm-guest.sh
 kv uname "$(uname -r)"
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
+# TPM2_StartAuthSession (HMAC, SHA-256, no salt, no bind), sent raw by
+# tpm2_send, which neither saves nor flushes the session it starts.
+printf '\200\001\000\000\000\053\000\000\001\166\100\000\000\007\100\000\000\007\000\020' >/tmp/sas.bin
+printf '\021\021\021\021\021\021\021\021\021\021\021\021\021\021\021\021' >>/tmp/sas.bin
+printf '\000\000\000\000\020\000\013' >>/tmp/sas.bin
 KP=/sys/kernel/debug/kprobes/list
 cat >/tmp/work.sh <<'W'
 #!/bin/sh
@@ -68,6 +73,8 @@ for p in $VM_EXT4/p*.sh; do
 	fi
 done
 echo $i >/tmp/ran
+# A session left open: /dev/tpmrm0's close flushes it (tpm2_del_space).
+TPM2TOOLS_TCTI=device:/dev/tpmrm0 tpm2_send -o /tmp/sas.rsp </tmp/sas.bin || exit 6
 # A trusted key: sealed under the persistent key made before recording
 # (tpm2_seal_trusted: Create), its blob read, loaded again
 # (tpm2_unseal_trusted: Load, Unseal, FlushContext).
@@ -107,6 +114,7 @@ for p in $VM_EXT4/s*.sh; do "$p" || exit 1; done
 TPM2TOOLS_TCTI=device:/dev/tpm0 tpm2_pcrread sha256:10 >/dev/null || exit 2
 TPM2TOOLS_TCTI=device:/dev/tpmrm0 tpm2_createprimary -C o -G ecc256 -c /tmp/s.ctx >/dev/null || exit 3
 head -c 32 /dev/hwrng >/dev/null || exit 4
+TPM2TOOLS_TCTI=device:/dev/tpmrm0 tpm2_send -o /tmp/sas.rsp </tmp/sas.bin || exit 5
 W
 TPMTRACE_KERNEL_CALLERS=0 tpmtrace record --kernel --db $O/stack.db --name stack -- sh /tmp/stack.sh >$O/rec-stack.log 2>&1
 kv stack_rc $?
@@ -162,6 +170,9 @@ n_t0=$(by "k.peer LIKE 'userspace /dev/tpm_' AND k.comm='tpm2_pcrread' AND k.pid
 check "tpm2_pcrread through /dev/tpm0: userspace with pid and program (got $n_t0)" [ "$n_t0" -ge 4 ]
 n_sw=$(by "k.peer LIKE 'rm-swap /dev/tpmrm_' AND c.cc IN (SELECT cc FROM tpm_cc WHERE name IN ('ContextSave', 'FlushContext'))")
 check "the resource manager's ContextSave/FlushContext: rm-swap (got $n_sw)" [ "$n_sw" -ge 8 ]
+# FlushContext of a session handle (0x02/0x03) by the program that left it.
+closed="c.cc = (SELECT cc FROM tpm_cc WHERE name = 'FlushContext') AND k.peer LIKE 'rm-swap%' AND k.comm = 'tpm2_send' AND hex(substr(c.cmd, 11, 1)) IN ('02', '03')"
+check "a session left open: the close's FlushContext is rm-swap, by its program (got $(by "$closed"))" [ "$(by "$closed")" -ge 1 ]
 check "no user-space command under a kernel origin" [ "$(by "k.comm='kernel' AND c.cc IN (SELECT cc FROM tpm_cc WHERE name IN ('CreatePrimary', 'PCR_Read', 'GetCapability'))")" = 0 ]
 check "no command of an unknown kernel caller" [ "$(by "k.comm='kernel' AND k.peer='kernel'")" = 0 ]
 if [ "$KERNEL_VARIANT" = hmac ]; then
@@ -249,6 +260,8 @@ check "from the stack: the resource manager's swaps are rm-swap (got $(sby "k.pe
 	[ "$(sby "k.peer LIKE 'rm-swap%' AND c.cc IN (SELECT cc FROM tpm_cc WHERE name IN ('ContextSave', 'FlushContext'))")" -ge 1 ]
 check "from the stack: the hwrng read is hwrng (got $(sby "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'GetRandom') AND k.peer='hwrng'"))" \
 	[ "$(sby "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'GetRandom') AND k.peer='hwrng'")" -ge 1 ]
+check "from the stack: a session left open, the close's FlushContext is rm-swap (got $(sby "$closed"))" \
+	[ "$(sby "$closed")" -ge 1 ]
 check "from the stack: no command of an unknown kernel caller" \
 	[ "$(sby "k.comm='kernel' AND k.peer='kernel'")" = 0 ]
 if [ "$KERNEL_VARIANT" = hmac ]; then
