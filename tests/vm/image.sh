@@ -329,9 +329,17 @@ vm_image_new_top() {
 	done
 }
 
+# vm_image_install_blocks VARIANT: the names of docs/record-boot.md's blocks
+# the install runs, in order: tpm-cuse-proxy's install, record --kernel's,
+# the variant's initramfs block, and with dracut record --kernel's module.
+vm_image_install_blocks() {
+	echo record-boot-install record-kernel-boot-install "record-boot-$1"
+	[ "$1" != dracut ] || echo record-kernel-boot-dracut
+}
+
 # vm_image_install VARIANT [EXTRA_DIR]: install this tree's tpmtrace into the
-# image the way docs/record-boot.md says: its record-boot-install block and
-# the variant's initramfs block, run line by line, word for word, in a chroot
+# image the way docs/record-boot.md says: the blocks of
+# vm_image_install_blocks, run line by line, word for word, in a chroot
 # of the image (an overlay: the cache is never written), from a checkout
 # whose build/ is this build. Then, on a second overlay over that result,
 # the "proxy binary missing" case: tpm-cuse-proxy removed, the initramfs
@@ -350,14 +358,12 @@ vm_image_install() {
 	local v=$1 extra=${2:-} w=$VM_WORK/image build src block rc new_tops t
 	build=$(cd "$BIN/.." && pwd) src=$(cd "$SRC" && pwd)
 	rm -rf "$w" && mkdir -p "$w/upper" "$w/upper2" "$w/ovl" "$w/ovl2" "$w/merged" "$w/delta" || return 1
-	for block in record-boot-install "record-boot-$v"; do
+	: >"$w/doc-install.txt"
+	for block in $(vm_image_install_blocks "$v"); do
 		[ -n "$(vm_image_doc_block "$block")" ] ||
 			vm_die "docs/record-boot.md has no \`\`\`sh $block block" || return
+		vm_image_doc_block "$block" >>"$w/doc-install.txt"
 	done
-	{
-		vm_image_doc_block record-boot-install
-		vm_image_doc_block "record-boot-$v"
-	} >"$w/doc-install.txt"
 	vm_image_doc_block "record-boot-$v" >"$w/doc-initramfs.txt"
 	# Each line as the documentation has it: printed, then run; the first
 	# failure stops.

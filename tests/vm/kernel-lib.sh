@@ -8,6 +8,8 @@
 #   kernel_setup                 vm_setup + tpmtrace in the guest + ext4 programs
 #   kernel_compare HOSTDB GUESTDB  python check: the guest trace is a
 #                                contiguous run of the host's, byte for byte
+#   kernel_compare_handover HOSTDB INITDB UNITDB  the same for the two traces
+#                                of a hand-over: no command between them
 
 KERNEL_PROGRAMS=${KERNEL_PROGRAMS:-240}
 
@@ -77,5 +79,60 @@ print(f"guest latency - host latency per command: median {slower[len(slower)//2]
       f"min {slower[0]/1e3:.1f} us, max {slower[-1]/1e3:.1f} us (the driver's own cost)")
 if neg:
     print(f"{len(neg)} commands shorter in the guest than on the host"); sys.exit(2)
+PY
+}
+
+# kernel_compare_handover HOSTDB INITDB UNITDB: the initramfs recorder's trace
+# is a contiguous run of the host's trace from its first command, the unit's
+# trace another, starting no later than the first one ends (no command
+# between them; the overlap counted), byte for byte where the guest kept the
+# bytes (not redacted). Exit 0 when so.
+kernel_compare_handover() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import sqlite3, sys
+Q = "SELECT cc, rc, cmd_size, rsp_size, flags, cmd, rsp FROM command ORDER BY trace_id, seq"
+h, a, b = (sqlite3.connect(p).execute(Q).fetchall() for p in sys.argv[1:4])
+print(f"host: {len(h)} commands; initramfs trace: {len(a)}; unit's trace: {len(b)}")
+# As in kernel_compare: a command answered TPM_RC_RETRY, YIELDED or TESTING
+# and sent again within one tpm_transmit() call is one guest record.
+resent = [i for i in range(len(h) - 1) if h[i][1] in (0x922, 0x908, 0x90A) and h[i + 1][5] == h[i][5]]
+if resent:
+    print(f"{len(resent)} host transmissions answered "
+          + ", ".join(sorted({f"0x{h[i][1]:x}" for i in resent}))
+          + " and sent again within one tpm_transmit() call: set aside")
+    h = [x for i, x in enumerate(h) if i not in set(resent)]
+def same(hr, gr):
+    if hr[:4] != gr[:4]:
+        return False
+    return bool(gr[4] & 1) or (hr[5] == gr[5] and hr[6] == gr[6])
+def align(g, lo):
+    best = None
+    for s in range(lo, len(h)):
+        n = 0
+        while n < len(g) and s + n < len(h) and same(h[s + n], g[n]):
+            n += 1
+        if best is None or n > best[1]:
+            best = (s, n)
+        if n == len(g):
+            break
+    return best
+if not a or not b:
+    print("a guest trace is empty"); sys.exit(1)
+sa, na = align(a, 0)
+print(f"initramfs trace at host command {sa}: {na} of {len(a)} in order")
+sb, nb = align(b, sa)
+print(f"unit's trace at host command {sb}: {nb} of {len(b)} in order")
+for g, s0, n, what in ((a, sa, na, "initramfs"), (b, sb, nb, "unit's")):
+    if n < len(g):
+        hh = h[s0 + n] if s0 + n < len(h) else None
+        print(f"{what} trace: first difference at its command {n}: cc 0x{g[n][0]:x} rc 0x{g[n][1]:x}"
+              f" {g[n][2]}/{g[n][3]} bytes; host " + (f"cc 0x{hh[0]:x} rc 0x{hh[1]:x} {hh[2]}/{hh[3]} bytes"
+              if hh else "none"))
+if na != len(a) or nb != len(b):
+    sys.exit(1)
+end_a = sa + na
+if sb > end_a:
+    print(f"gap: host commands {end_a}..{sb - 1} are in neither trace"); sys.exit(1)
+print(f"overlap at the hand-over: {end_a - sb} commands in both traces; none in neither")
 PY
 }

@@ -21,6 +21,12 @@
 # the root is unlocked by the TPM all the same, the guardian restored the
 # kernel's node, recording stops with the reason in the journal, the TPM
 # path works.
+# Boot 3 (tpmtrace.kernel, same machine): `record --kernel` from the
+# initramfs (the package's initramfs-tools hook or dracut module) through
+# switch-root into tpmtrace-kernel-record.service's hand-over: the unlock's
+# Unseal in the initramfs trace, user space's later commands in the unit's,
+# and the two together every command the host's vm-record relayed from the
+# initramfs recorder's first on, in order, no gap.
 # Before any boot: without tpm-cuse-proxy the documented initramfs build fails
 # with a message and keeps the initramfs it had.
 
@@ -158,6 +164,18 @@ luks_guest_files() { # DIR
 				[ ! -e /run/tpmtrace/initrd-tpmrm0.db$x ] || cp /run/tpmtrace/initrd-tpmrm0.db$x $O/crash-initrd.db$x
 			done
 			;;
+		kernel)
+			# record --kernel: the unit's recorder after the hand-over,
+			# stopped (SIGINT finalizes its trace) before the shutdown
+			# copies /var/lib/tpmtrace.
+			kv kunit "$(systemctl is-active tpmtrace-kernel-record.service)"
+			kv krecorders "$(pgrep -c -x tpmtrace)"
+			cp /var/lib/tpmtrace/initramfs-kernel-*.log $O/ 2>/dev/null
+			systemctl status --no-pager -l tpmtrace-kernel-record.service >$O/kunit-status.txt 2>&1
+			systemctl stop tpmtrace-kernel-record.service
+			kv kstop $?
+			kv krecorders_after "$(pgrep -c -x tpmtrace)"
+			;;
 		esac
 		kv checks_done 1
 		echo 0 >$O/.guest-rc
@@ -191,7 +209,7 @@ luks_cmd_keys() { # DB [MORE SQL CONDITIONS]
 }
 
 luks_boot_main() {
-	local v=$1 t0 t1 rc
+	local v=$1 t0 t1 rc b
 	[ -x "$TPMTRACE" ] || { echo "tpmtrace binary not found at $TPMTRACE" >&2; exit 1; }
 	vm_need_proxy || exit 1
 	vm_init
@@ -200,6 +218,8 @@ luks_boot_main() {
 	trap 'luks_host_swtpm_stop; vm_cleanup' EXIT
 	# shellcheck source=image.sh
 	. "$VM_HARNESS_DIR/image.sh"
+	# shellcheck source=kernel-lib.sh
+	. "$VM_HARNESS_DIR/kernel-lib.sh"
 	VM_TIMEOUT=${VM_TIMEOUT_LUKS:-900}
 	t0=$(vm_image_now)
 	vm_image_build "$v"
@@ -217,10 +237,7 @@ luks_boot_main() {
 	echo "install (docs/record-boot.md blocks, initramfs, the no-proxy trial, into the volume): $(vm_image_secs "$t0" "$t1")s"
 	# The commands the install ran are the documentation's, in order.
 	sed -n 's/^+ //p' "$VM_IMAGE_INSTALL_LOG" >"$VM_WORK/ran.txt"
-	{
-		vm_image_doc_block record-boot-install
-		vm_image_doc_block "record-boot-$v"
-	} >"$VM_WORK/doc.txt"
+	for b in $(vm_image_install_blocks "$v"); do vm_image_doc_block "$b"; done >"$VM_WORK/doc.txt"
 	check "the image build ran docs/record-boot.md's install blocks, word for word ($(wc -l <"$VM_WORK/ran.txt") commands)" \
 		cmp -s "$VM_WORK/doc.txt" "$VM_WORK/ran.txt"
 	cmp -s "$VM_WORK/doc.txt" "$VM_WORK/ran.txt" || diff "$VM_WORK/doc.txt" "$VM_WORK/ran.txt" >&2
@@ -232,6 +249,10 @@ luks_boot_main() {
 	dracut) check "... the dracut module" [ -x "$U/usr/lib/dracut/modules.d/90tpm-cuse-proxy/module-setup.sh" ] ;;
 	initramfs-tools) check "... the initramfs-tools hook" [ -x "$U/usr/share/initramfs-tools/hooks/tpm-cuse-proxy" ] ;;
 	esac
+	check "... record --kernel's unit, enabled" \
+		[ -L "$U/etc/systemd/system/sysinit.target.wants/tpmtrace-kernel-record.service" ]
+	check "the initramfs holds tpmtrace (record --kernel's part)" \
+		grep -q -E '(^|[ /])usr/bin/tpmtrace$' "$VM_IMAGE_INITRD_LIST"
 	check "the initramfs ($(du -h "$VM_INITRD" | cut -f1)) holds tpm-cuse-proxy" luks_initrd_has_proxy
 
 	# The proxy binary missing (tried on a layer over the installed image).
@@ -284,7 +305,60 @@ luks_boot_main() {
 	fi
 	echo "boot 2: QEMU start to power-off ${VM_ELAPSED}s"
 	luks_check_boot2 "$v"
+
+	# ---- boot 3: record --kernel from the initramfs across switch-root ----
+	VM_KERNEL_REC=$VM_WORK/vmrecord3.db
+	VM_QEMU_PREFIX=("$TPMTRACE" vm-record --db "$VM_KERNEL_REC" --swtpm-state "$VM_IMAGE_TPMSTATE" --name "luks boot $v kernel" --)
+	VM_IMAGE_APPEND="tpmtrace.kernel tpmtrace.test=kernel"
+	VM_OUT=$VM_WORK/out3
+	vm_image_boot "$v"
+	rc=$?
+	check "boot 3 ($v, tpmtrace.kernel) reached the system and reported results" [ "$rc" = 0 ]
+	if [ "$rc" != 0 ]; then
+		grep -a -i -E "tpm|crypt|clevis|luks|emergency|failed" "$VM_CONSOLE" | tail -n 40 >&2
+		finish
+	fi
+	echo "boot 3: QEMU start to power-off ${VM_ELAPSED}s"
+	luks_check_boot3
 	finish
+}
+
+# luks_check_boot3: record --kernel's two traces of boot 3 (copies of
+# /var/lib/tpmtrace as the shutdown left it) against the host's.
+luks_check_boot3() {
+	local O=$VM_OUT I S db rc
+	check "boot 3: guest checks ran to the end" [ "$(vm_get checks_done)" = 1 ]
+	check "boot 3: the root is the LUKS2 volume, unlocked by the TPM" [ "$(vm_get root_luks)" = 0 ]
+	check "tpmtrace-kernel-record.service active after the hand-over (got $(vm_get kunit))" \
+		[ "$(vm_get kunit)" = active ]
+	check "one recorder left after the hand-over, the unit's (got $(vm_get krecorders))" \
+		[ "$(vm_get krecorders)" = 1 ]
+	check "stopping the unit stopped it (status $(vm_get kstop), $(vm_get krecorders_after) left)" \
+		[ "$(vm_get kstop)/$(vm_get krecorders_after)" = 0/0 ]
+	I=$(ls "$O"/tpmtrace/initramfs-kernel-*.db 2>/dev/null | head -n1)
+	S=$O/tpmtrace/kernel.db
+	check "/var/lib/tpmtrace holds the initramfs's trace (initramfs-kernel-TIME.db) and kernel.db" \
+		[ -n "$I" -a -s "$S" ]
+	[ -n "$I" ] && [ -s "$S" ] || { cat "$O/results" "$O/kunit-status.txt" >&2; return; }
+	for db in "$I" "$S"; do
+		check "$(basename "$db"): complete, nothing dropped, integrity ok" \
+			[ "$(lq "$db" "SELECT status || '/' || dropped FROM trace")/$(lq "$db" "PRAGMA integrity_check")" = complete/0/ok ]
+	done
+	kby() { lq "$1" "SELECT count(*) FROM command c JOIN client k ON k.trace_id=c.trace_id AND k.id=c.client_id WHERE $2"; }
+	local unseal="c.cc = (SELECT cc FROM tpm_cc WHERE name = 'Unseal')"
+	check "the unlock's Unseal is in the initramfs trace, from user space ($(kby "$I" "$unseal AND k.peer LIKE 'userspace /dev/tpm%'"))" \
+		[ "$(kby "$I" "$unseal AND k.peer LIKE 'userspace /dev/tpm%'")" -ge 1 ]
+	check "and not in the unit's trace" [ "$(kby "$S" "$unseal")" = 0 ]
+	check "the unit's trace holds the later tpm2_getrandom 41 (userspace, /dev/tpmrm0)" \
+		[ "$(kby "$S" "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'GetRandom') AND k.comm = 'tpm2_getrandom' AND k.peer LIKE 'userspace /dev/tpmrm_' AND hex(substr(c.cmd, 11, 2)) = '0029'")" = 1 ]
+	check "no command of an unknown kernel caller" \
+		[ "$(kby "$I" "k.comm='kernel' AND k.peer='kernel'")/$(kby "$S" "k.comm='kernel' AND k.peer='kernel'")" = 0/0 ]
+	"$TPMTRACE" stats "$I" --by origin
+	kernel_compare_handover "$VM_KERNEL_REC" "$I" "$S" >"$VM_WORK/compare3.txt" 2>&1
+	rc=$?
+	cat "$VM_WORK/compare3.txt"
+	check "the two traces hold every command vm-record relayed from the initramfs recorder's first on, in order, no gap" \
+		[ "$rc" = 0 ]
 }
 
 # luks_initrd_has_proxy: the initramfs's file list (lsinitrd/lsinitramfs,

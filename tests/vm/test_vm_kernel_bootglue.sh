@@ -187,39 +187,7 @@ done
 # from the recorder's first command, the unit's trace another starting no
 # later than the first one ends (no command between them), byte for byte
 # where the guest kept the bytes (not redacted).
-python3 - "$HOSTDB" "$I" "$S" >"$VM_WORK/compare.txt" 2>&1 <<'PY'
-import sqlite3, sys
-Q = "SELECT cc, rc, cmd_size, rsp_size, flags, cmd, rsp FROM command ORDER BY trace_id, seq"
-h, a, b = (sqlite3.connect(p).execute(Q).fetchall() for p in sys.argv[1:4])
-print(f"host: {len(h)} commands; initramfs trace: {len(a)}; unit's trace: {len(b)}")
-def same(hr, gr):
-    if hr[:4] != gr[:4]:
-        return False
-    return bool(gr[4] & 1) or (hr[5] == gr[5] and hr[6] == gr[6])
-def align(g, lo):
-    best = None
-    for s in range(lo, len(h)):
-        n = 0
-        while n < len(g) and s + n < len(h) and same(h[s + n], g[n]):
-            n += 1
-        if best is None or n > best[1]:
-            best = (s, n)
-        if n == len(g):
-            break
-    return best
-if not a or not b:
-    print("a guest trace is empty"); sys.exit(1)
-sa, na = align(a, 0)
-print(f"initramfs trace at host command {sa}: {na} of {len(a)} in order")
-sb, nb = align(b, sa)
-print(f"unit's trace at host command {sb}: {nb} of {len(b)} in order")
-if na != len(a) or nb != len(b):
-    sys.exit(1)
-end_a = sa + na
-if sb > end_a:
-    print(f"gap: host commands {end_a}..{sb - 1} are in neither trace"); sys.exit(1)
-print(f"overlap at the hand-over: {end_a - sb} commands in both traces; none in neither")
-PY
+kernel_compare_handover "$HOSTDB" "$I" "$S" >"$VM_WORK/compare.txt" 2>&1
 rc=$?
 cat "$VM_WORK/compare.txt"
 check "the two traces hold every host command from the initramfs recorder's first on, in order, no gap" [ "$rc" = 0 ]
