@@ -1,5 +1,5 @@
 # Sourced by the clean-system tests (test_vm_package_clean_install.sh,
-# test_vm_quickstart_clean_root.sh) after tests/lib/common.sh: a fresh Debian 12
+# test_vm_quickstart_clean_root.sh, test_vm_demo_clean_root.sh) after tests/lib/common.sh: a fresh Debian 12
 # root (mmdebstrap --variant=apt plus man-db), made once per recipe and cached
 # as a tarball under ${TPMTRACE_PACKAGE_CACHE:-~/.cache/tpmtrace-package}
 # (about 2 min cold, most of it downloading), and a way to run commands in it.

@@ -1,12 +1,14 @@
 # Shared by tools/demo, tools/test and tools/bench (sourced): install the Debian
 # packages that are missing (apt-get, nothing else), then configure and build.
 
-# What the project builds with and what tools/demo runs: the build's
-# libraries, swtpm, tpm2-tools and sqlite3 (docs/install.md).
+# What the project builds with and what tools/demo runs: a C compiler, the
+# build's libraries, swtpm, tpm2-tools and sqlite3 (docs/install.md). Not
+# build-essential (g++ and dpkg-dev: the project is C) nor swtpm-tools
+# (swtpm_ioctl, for one test).
 TPMTRACE_DEMO_PACKAGES=(
-	build-essential cmake pkg-config
+	gcc make libc6-dev cmake pkg-config
 	libtss2-dev libsqlite3-dev libpcap-dev libfuse3-dev libssl-dev libyaml-dev libpq-dev libbpf-dev
-	sqlite3 swtpm swtpm-tools tpm2-tools
+	sqlite3 swtpm tpm2-tools
 )
 # What tools/package adds to the build's packages (record --kernel's clang and
 # bpftool, lintian), and for the arm64 package the cross compiler and the
@@ -17,7 +19,7 @@ TPMTRACE_CROSS_PACKAGES=(mmdebstrap gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
 # Everything the project builds with, tests against and runs (tools/test).
 TPMTRACE_PACKAGES=(
 	"${TPMTRACE_DEMO_PACKAGES[@]}"
-	tpm2-abrmd libtss2-tcti-tabrmd0 tshark python3 xxd openssl
+	tpm2-abrmd libtss2-tcti-tabrmd0 tshark python3 xxd openssl swtpm-tools
 	qemu-system-x86 qemu-utils busybox-static ovmf e2fsprogs cpio mmdebstrap cryptsetup-bin keyutils
 	clang clang-format libclang-rt-14-dev valgrind
 	chromium groff-base man-db bsdutils
@@ -46,9 +48,12 @@ setup_packages() { # setup_packages PKG...: installs those not installed yet
 	"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
-setup_build() { # setup_build DIR [CMAKE ARGS...]: configure (once) and build
-	local dir=$1
+# setup_build DIR [CMAKE ARGS...]: configure (once) and build; SETUP_TARGETS
+# (words) builds only those targets.
+setup_build() {
+	local dir=$1 targets=() t
 	shift
+	for t in ${SETUP_TARGETS:-}; do targets+=(--target "$t"); done
 	cmake -S . -B "$dir" "$@" >/dev/null
-	cmake --build "$dir" -j "$(nproc)" -- --no-print-directory
+	cmake --build "$dir" -j "$(nproc)" "${targets[@]}" -- --no-print-directory
 }
