@@ -18,7 +18,8 @@
 # package depends on and the packages VM_ARM64_PACKAGES adds. Cached, with the module, in
 # $VM_CACHE/arm64-KEY/, KEY = SHA-256 of this recipe (the package list and
 # VM_ARM64_RECIPE); a flock serialises the first build (about 40 s and a
-# 140 MB download of the source package).
+# 140 MB download of the source package), which removes the roots of older
+# recipes.
 
 VM_ARM64_RECIPE=1
 VM_ARM64_BASE=linux-image-arm64,busybox-static,tpm2-tools,libtss2-tcti-device0,libtss2-tcti-pcap0,bash,keyutils
@@ -135,7 +136,9 @@ vm_arm64_make() {
 	rm -rf "$w" "$tmp/root"/var/cache/apt/archives/*.deb "$tmp/root/usr/share/doc" \
 		"$tmp/root/usr/share/man" "$tmp/root/usr/share/locale"
 	rm -rf "$VM_AROOT" && mv "$tmp/root" "$VM_AROOT" && rm -rf "$tmp" &&
-		touch "$VM_AROOT/.complete"
+		touch "$VM_AROOT/.complete" || return 1
+	# A new recipe's root replaces the old ones (about 450 MB each).
+	find "$VM_CACHE" -maxdepth 1 -name 'arm64-*' ! -name "${VM_AROOT##*/}" -exec rm -rf {} +
 }
 
 # vm_arm64_lib NAME: the path of an arm64 shared library in the root.
