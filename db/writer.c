@@ -110,6 +110,7 @@ struct writer {
 	uint64_t ok_since;	 /* while failing: first success since the last failure */
 	unsigned stall_ms;	 /* fault injection: TPMTRACE_FAULT_WRITER_STALL_MS */
 	unsigned stall_every_ms; /* ... once per this period (0: before every batch) */
+	unsigned stop_gap_us;	 /* fault injection: TPMTRACE_FAULT_WRITER_STOP_GAP_US */
 };
 
 static void sleep_us(unsigned us)
@@ -407,8 +408,19 @@ static void *writer_main(void *arg)
 		uint64_t t = atomic_load_explicit(&w->tail, memory_order_relaxed);
 		check_recovered(w);
 		if (h == t) {
-			if (atomic_load(&w->stop))
+			/* The fault switch widens the gap between this read of
+			 * the queue and the look at stop, where a stop preempted
+			 * the writer once (the proof: test_db). */
+			if (w->stop_gap_us)
+				sleep_us(w->stop_gap_us);
+			/* Stop is set after the last record is published: a head
+			 * read before stop was seen may miss records, so it is
+			 * read again before leaving. */
+			if (atomic_load(&w->stop) &&
+			    atomic_load_explicit(&w->head, memory_order_acquire) == t)
 				break;
+			if (atomic_load(&w->stop))
+				continue;
 			writer_wait(w, idle);
 			if (idle < IDLE_SLEEP_MAX_US)
 				idle *= 2;
@@ -661,6 +673,9 @@ int db_writer_start(struct writer **out, const struct writer_cfg *cfg, char *err
 	stall = getenv("TPMTRACE_FAULT_WRITER_STALL_MS");
 	if (stall)
 		w->stall_ms = (unsigned)strtoul(stall, NULL, 10);
+	stall = getenv("TPMTRACE_FAULT_WRITER_STOP_GAP_US");
+	if (stall)
+		w->stop_gap_us = (unsigned)strtoul(stall, NULL, 10);
 	/* A periodic stall (a slow disk now and then) rather than a slow one. */
 	stall = getenv("TPMTRACE_FAULT_WRITER_STALL_EVERY_MS");
 	if (stall)
