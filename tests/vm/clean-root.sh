@@ -24,6 +24,19 @@ clean_root() { # clean_root DIR: a fresh root unpacked into DIR; 1 when it canno
 	mkdir -p "$1" && tar -C "$1" -xf "$base" && cp /etc/resolv.conf "$1/etc/resolv.conf"
 }
 
+# clean_root_with_tree: R=$T/root made by clean_root, checked, with the
+# tree's tracked files in $R/root/tpmtrace as a clone has them; a root that
+# cannot be made ends the test (finish).
+clean_root_with_tree() {
+	R=$T/root
+	clean_root "$R"
+	expect_eq "the clean Debian 12 root is made (mmdebstrap)" "$?" 0
+	[ -d "$R/root" ] || finish
+	mkdir "$R/root/tpmtrace"
+	git -C "$TPMTRACE_SRC" ls-files -z | tar -C "$TPMTRACE_SRC" --null -T - -cf - |
+		tar -C "$R/root/tpmtrace" -xf -
+}
+
 # inroot DIR COMMAND: runs the shell command in the root DIR (in /root), with
 # /proc, /sys, /dev and /run mounted in a mount namespace of its own, so that
 # they go when it ends.

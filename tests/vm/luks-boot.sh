@@ -266,61 +266,52 @@ luks_boot_main() {
 
 	# ---- boot 1: recorded, under vm-record ----
 	vm_image_tpmstate || exit 1
-	local VMREC=$VM_WORK/vmrecord.db
 	VM_SWTPM=0
 	VM_TPM_ARGS=()
-	VM_QEMU_PREFIX=("$TPMTRACE" vm-record --db "$VMREC" --swtpm-state "$VM_IMAGE_TPMSTATE" --name "luks boot $v" --)
-	VM_IMAGE_APPEND="tpmtrace.record tpmtrace.test=record"
-	VM_OUT=$VM_WORK/out1
-	vm_image_boot "$v"
-	rc=$?
-	check "boot 1 ($v, recorded) reached the system and reported results" [ "$rc" = 0 ]
-	if [ "$rc" != 0 ]; then
-		grep -a -i -E "tpm|crypt|clevis|luks|emergency|failed" "$VM_CONSOLE" | tail -n 40 >&2
-		finish
-	fi
+	local VMREC=$VM_WORK/vmrecord.db
+	luks_boot 1 "$VMREC" "luks boot $v" "tpmtrace.record tpmtrace.test=record" "$v, recorded"
 	echo "boot 1: QEMU start to power-off ${VM_ELAPSED}s; guest uptime at the check $(vm_get uptime)s"
 	luks_check_boot1 "$v"
 
 	# ---- boot 2: the proxy crashes in the unlock, /var is full at the hand-over ----
-	local VMREC2=$VM_WORK/vmrecord2.db
-	VM_QEMU_PREFIX=("$TPMTRACE" vm-record --db "$VMREC2" --swtpm-state "$VM_IMAGE_TPMSTATE" --name "luks boot $v crash" --)
 	case $v in
 	# systemd-cryptsetup falls back to a passphrase on any TPM error of its
 	# session (and does not try the TPM again): the crash comes once the
 	# Unseal is answered, while its session (flushes) is still going on.
-	dracut) VM_IMAGE_APPEND="systemd.setenv=TPMTRACE_FAULT_CUSE_CRASH=0x15e:after" ;;
+	dracut) b="systemd.setenv=TPMTRACE_FAULT_CUSE_CRASH=0x15e:after" ;;
 	# clevis runs one tpm2-tools process per step and retries the whole
 	# sequence: the crash comes when the Unseal arrives, before it is sent.
-	initramfs-tools) VM_IMAGE_APPEND="TPMTRACE_FAULT_CUSE_CRASH=0x15e" ;;
+	initramfs-tools) b="TPMTRACE_FAULT_CUSE_CRASH=0x15e" ;;
 	esac
-	VM_IMAGE_APPEND+=" tpmtrace.record tpmtrace.test=crash tpmtrace.test.fullvar"
-	VM_OUT=$VM_WORK/out2
-	vm_image_boot "$v"
-	rc=$?
-	check "boot 2 ($v, proxy crash in the unlock, full /var) reached the system" [ "$rc" = 0 ]
-	if [ "$rc" != 0 ]; then
-		grep -a -i -E "tpm|crypt|clevis|luks|emergency|failed|passphrase" "$VM_CONSOLE" | tail -n 40 >&2
-		finish
-	fi
+	luks_boot 2 "$VM_WORK/vmrecord2.db" "luks boot $v crash" "$b tpmtrace.record tpmtrace.test=crash tpmtrace.test.fullvar" \
+		"$v, proxy crash in the unlock, full /var"
 	echo "boot 2: QEMU start to power-off ${VM_ELAPSED}s"
 	luks_check_boot2 "$v"
 
 	# ---- boot 3: record --kernel from the initramfs across switch-root ----
-	VM_KERNEL_REC=$VM_WORK/vmrecord3.db
-	VM_QEMU_PREFIX=("$TPMTRACE" vm-record --db "$VM_KERNEL_REC" --swtpm-state "$VM_IMAGE_TPMSTATE" --name "luks boot $v kernel" --)
-	VM_IMAGE_APPEND="tpmtrace.kernel tpmtrace.test=kernel"
-	VM_OUT=$VM_WORK/out3
-	vm_image_boot "$v"
-	rc=$?
-	check "boot 3 ($v, tpmtrace.kernel) reached the system and reported results" [ "$rc" = 0 ]
-	if [ "$rc" != 0 ]; then
-		grep -a -i -E "tpm|crypt|clevis|luks|emergency|failed" "$VM_CONSOLE" | tail -n 40 >&2
-		finish
-	fi
+	local VM_KERNEL_REC=$VM_WORK/vmrecord3.db
+	luks_boot 3 "$VM_KERNEL_REC" "luks boot $v kernel" "tpmtrace.kernel tpmtrace.test=kernel" "$v, tpmtrace.kernel"
 	echo "boot 3: QEMU start to power-off ${VM_ELAPSED}s"
 	luks_check_boot3
 	finish
+}
+
+# luks_boot N DB NAME APPEND WHAT: boot N of the machine (variant $v) under
+# vm-record into DB (trace NAME), with APPEND on the kernel command line, its
+# results in $VM_WORK/outN; a boot that does not reach the system ends the
+# test, with the console's lines about the unlock.
+luks_boot() {
+	local rc
+	VM_QEMU_PREFIX=("$TPMTRACE" vm-record --db "$2" --swtpm-state "$VM_IMAGE_TPMSTATE" --name "$3" --)
+	VM_IMAGE_APPEND=$4
+	VM_OUT=$VM_WORK/out$1
+	vm_image_boot "$v"
+	rc=$?
+	check "boot $1 ($5) reached the system and reported results" [ "$rc" = 0 ]
+	if [ "$rc" != 0 ]; then
+		grep -a -i -E "tpm|crypt|clevis|luks|emergency|failed|passphrase" "$VM_CONSOLE" | tail -n 40 >&2
+		finish
+	fi
 }
 
 # luks_check_boot3: record --kernel's two traces of boot 3 (copies of

@@ -9,13 +9,7 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/../lib/common.sh"
 . "$HERE/clean-root.sh" # skips (77) when not root
-R=$T/root
-clean_root "$R"
-expect_eq "the clean Debian 12 root is made (mmdebstrap)" "$?" 0
-[ -d "$R/root" ] || finish
-mkdir "$R/root/tpmtrace"
-git -C "$TPMTRACE_SRC" ls-files -z | tar -C "$TPMTRACE_SRC" --null -T - -cf - |
-	tar -C "$R/root/tpmtrace" -xf -
+clean_root_with_tree # R: the root
 cmd=$(sed -n 's/^\(\.\/tools\/demo\)\( .*\)\{0,1\}$/\1/p' "$TPMTRACE_SRC/README.md" | head -n1)
 expect_eq "README names ./tools/demo" "$cmd" ./tools/demo
 pkgs() { inroot "$R" "dpkg-query -W -f='\${Package}\\n'" | sort; }

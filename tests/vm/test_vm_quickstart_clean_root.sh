@@ -8,13 +8,7 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/../lib/common.sh"
 . "$HERE/clean-root.sh" # skips (77) when not root
-R=$T/root
-clean_root "$R"
-expect_eq "the clean Debian 12 root is made (mmdebstrap)" "$?" 0
-[ -d "$R/root" ] || finish
-mkdir "$R/root/tpmtrace"
-git -C "$TPMTRACE_SRC" ls-files -z | tar -C "$TPMTRACE_SRC" --null -T - -cf - |
-	tar -C "$R/root/tpmtrace" -xf -
+clean_root_with_tree # R: the root
 python3 - "$TPMTRACE_SRC/docs/quickstart.md" >"$R/root/setup.sh" <<'PY'
 import re, sys
 s = open(sys.argv[1]).read()
