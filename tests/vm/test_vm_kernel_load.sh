@@ -106,7 +106,12 @@ for r in g:
     while j < len(h) and h[j] != r:
         j += 1
     if j == len(h):
-        print("a guest command is not in the host's order"); sys.exit(1)
+        # Name it: a transmission the guest's driver gave up on (a timeout:
+        # no response, or another) is the likely cause, not the recorder.
+        cc = r[0][6:10].hex() if r[0] else "?"
+        rc = r[1][6:10].hex() if r[1] and len(r[1]) >= 10 else "none"
+        print(f"a guest command is not in the host's order: cc {cc}, "
+              f"response {len(r[1] or b'')} bytes, rc {rc}"); sys.exit(1)
     j += 1
 print("the recorded ones in the host's order, byte for byte" + (" (all of them)" if not dropped else ""))
 sys.exit(3 if dropped else 0)
