@@ -46,29 +46,26 @@
 struct writer {
 	struct writer_cfg cfg;
 	char *path;
-	/* The slots are mapped memory whose pages the writer hands back to
-	 * the kernel once every record on them is committed (release_slots):
-	 * only the slots of the records queued at the moment are resident, so
-	 * a queue sized for a long burst costs nothing between bursts. */
+	/* The slots are mapped memory whose pages the writer hands back to the kernel once every
+	 * record on them is committed (release_slots): only the slots of the records queued at the
+	 * moment are resident, so a queue sized for a long burst costs nothing between bursts. */
 	struct rec *slots;
 	size_t slots_bytes;
 	size_t page;
-	/* The producer stays this many slots (a page's worth) and payload
-	 * bytes (a page) behind the tail, so that the writer may hand back the
-	 * page it shares with the previous batch (release_slots); 0 for a
-	 * queue of a few pages, which keeps them all. */
+	/* The producer stays this many slots (a page's worth) and payload bytes (a page) behind the
+	 * tail, so that the writer may hand back the page it shares with the previous batch
+	 * (release_slots); 0 for a queue of a few pages, which keeps them all. */
 	uint32_t guard_slots;
 	uint32_t guard_bytes;
 	uint32_t mask;
 	uint8_t *ring;
 	uint64_t ring_cap; /* bytes allocated */
 
-	/* Producer side. A payload at position pos (bytes reserved so far, a
-	 * running count) lies at ring + (pos - p_base) % p_cap. p_cap, the
-	 * bytes in use as the ring, is RING_START until more than half of it is
-	 * queued at once, then ring_cap (the rest of the allocation is never
-	 * touched, so a recorder of small commands keeps a small RSS); the
-	 * writer reads it for its commit threshold. */
+	/* Producer side. A payload at position pos (bytes reserved so far, a running count) lies at
+	 * ring + (pos - p_base) % p_cap. p_cap, the bytes in use as the ring, is RING_START until
+	 * more than half of it is queued at once, then ring_cap (the rest of the allocation is
+	 * never touched, so a recorder of small commands keeps a small RSS); the writer reads it
+	 * for its commit threshold. */
 	uint64_t p_bytes;
 	uint64_t p_base;
 	_Atomic uint64_t p_cap;
@@ -113,16 +110,21 @@ struct writer {
 	unsigned stop_gap_us;	 /* fault injection: TPMTRACE_FAULT_WRITER_STOP_GAP_US */
 };
 
+static const char *getenv_or0(const char *name)
+{
+	const char *v = getenv(name);
+	return v ? v : "0";
+}
+
 static void sleep_us(unsigned us)
 {
 	struct timespec ts = {us / 1000000, (long)(us % 1000000) * 1000};
 	nanosleep(&ts, NULL);
 }
 
-/* A batch is worth committing now: BATCH_MIN records, or payloads filling a
- * quarter of the ring (large messages fill the ring long before the queue;
- * 4 KiB commands at ~15,000/s were dropped while a batch grew). h, t: head
- * and tail; bytes: payload bytes queued. */
+/* A batch is worth committing now: BATCH_MIN records, or payloads filling a quarter of the ring
+ * (large messages fill the ring long before the queue; 4 KiB commands at ~15,000/s were dropped
+ * while a batch grew). h, t: head and tail; bytes: payload bytes queued. */
 static int backlog_full(const struct writer *w, uint64_t h, uint64_t t, uint64_t bytes)
 {
 	return h - t >= BATCH_MIN ||
@@ -318,10 +320,9 @@ static void report_failure(struct writer *w, int rc)
 	w->ok_since = 0;
 }
 
-/* A full disk can let a transaction through now and then (a restarted WAL
- * reuses its file): the failure counts as over only once writes have
- * succeeded for a while, so one episode gives one warning and one recovery
- * message. */
+/* A full disk can let a transaction through now and then (a restarted WAL reuses its file): the
+ * failure counts as over only once writes have succeeded for a while, so one episode gives one
+ * warning and one recovery message. */
 static void check_recovered(struct writer *w)
 {
 	if (w->failing && w->ok_since && db_mono_ns() - w->ok_since >= RECOVERED_NS) {
@@ -339,10 +340,9 @@ static void background_thread(const struct writer *w)
 		setpriority(PRIO_PROCESS, (id_t)gettid(), w->cfg.nice);
 }
 
-/* Hands the pages that only hold slots of records [t - guard, t + n) back to
- * the kernel (their next use faults in a zero page). Called before the tail
- * moves past them: until then the producer never writes there (it stays
- * guard_slots behind the tail), so nothing it wrote is lost; and the page a
+/* Hands the pages that only hold slots of records [t - guard, t + n) back to the kernel (their next
+ * use faults in a zero page). Called before the tail moves past them: until then the producer never
+ * writes there (it stays guard_slots behind the tail), so nothing it wrote is lost; and the page a
  * batch shares with the one before goes back too. */
 static void release_slots(struct writer *w, uint64_t t, uint64_t n)
 {
@@ -362,11 +362,10 @@ static void release_slots(struct writer *w, uint64_t t, uint64_t n)
 	}
 }
 
-/* The same for the payload ring: pages inside the payloads of records [t,
- * t + n) (in ring order; a lap's end or the ring's growth starts a new run),
- * and the guard_bytes before the first, before c_bytes moves past them.
- * Between bursts only the payloads queued at the moment (and the page at the
- * last batch's end) stay resident. */
+/* The same for the payload ring: pages inside the payloads of records [t, t + n) (in ring order; a
+ * lap's end or the ring's growth starts a new run), and the guard_bytes before the first, before
+ * c_bytes moves past them. Between bursts only the payloads queued at the moment (and the page at
+ * the last batch's end) stay resident. */
 static void release_range(struct writer *w, const uint8_t *a0, const uint8_t *b0)
 {
 	uintptr_t a = ((uintptr_t)a0 + w->page - 1) & ~(uintptr_t)(w->page - 1);
@@ -408,19 +407,15 @@ static void *writer_main(void *arg)
 		uint64_t t = atomic_load_explicit(&w->tail, memory_order_relaxed);
 		check_recovered(w);
 		if (h == t) {
-			/* The fault switch widens the gap between this read of
-			 * the queue and the look at stop, where a stop preempted
-			 * the writer once (the proof: test_db). */
-			if (w->stop_gap_us)
+			if (w->stop_gap_us) /* fault switch: the gap test_db proves */
 				sleep_us(w->stop_gap_us);
-			/* Stop is set after the last record is published: a head
-			 * read before stop was seen may miss records, so it is
-			 * read again before leaving. */
-			if (atomic_load(&w->stop) &&
-			    atomic_load_explicit(&w->head, memory_order_acquire) == t)
-				break;
-			if (atomic_load(&w->stop))
+			/* Stop comes after the last record: the read above may be
+			 * older than both, so the queue is read again first. */
+			if (atomic_load(&w->stop)) {
+				if (atomic_load_explicit(&w->head, memory_order_acquire) == t)
+					break;
 				continue;
+			}
 			writer_wait(w, idle);
 			if (idle < IDLE_SLEEP_MAX_US)
 				idle *= 2;
@@ -526,13 +521,12 @@ static void *checkpoint_main(void *arg)
 		pthread_mutex_unlock(&w->ckpt_mu);
 		int log = 0, done = 0;
 		sqlite3_wal_checkpoint_v2(w->ckpt_db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done);
-		/* A writer that never pauses may never find the WAL fully copied
-		 * when it starts a transaction, so the WAL would only grow. Once
-		 * it is large and all copied, RESTART makes the next transaction
-		 * start it over. While pending it holds new writers off and
-		 * waits for readers of the WAL (a `tpmtrace sql` on the live
-		 * file): with no busy wait it gives up at once and is tried
-		 * again at the next tick instead of stalling the writer. */
+		/* A writer that never pauses may never find the WAL fully copied when it starts a
+		 * transaction, so the WAL would only grow. Once it is large and all copied, RESTART
+		 * makes the next transaction start it over. While pending it holds new writers off
+		 * and waits for readers of the WAL (a `tpmtrace sql` on the live file): with no
+		 * busy wait it gives up at once and is tried again at the next tick instead of
+		 * stalling the writer. */
 		if (log >= WAL_RESTART_FRAMES && done == log)
 			sqlite3_wal_checkpoint_v2(w->ckpt_db, NULL, SQLITE_CHECKPOINT_RESTART, NULL,
 						  NULL);
@@ -585,10 +579,9 @@ static int prepare_rows(sqlite3 *db, const char *head, int rows, int cols, sqlit
 	return rc;
 }
 
-/* The writer's threads take no process signals: a handler the caller
- * installed (import's Ctrl-C) must interrupt the caller's own blocking read,
- * not land on a thread that ignores it. A thread starts with its creator's
- * mask, so all are blocked around pthread_create only. */
+/* The writer's threads take no process signals: a handler the caller installed (import's Ctrl-C)
+ * must interrupt the caller's own blocking read, not land on a thread that ignores it. A thread
+ * starts with its creator's mask, so all are blocked around pthread_create only. */
 static int thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
 {
 	sigset_t all, old;
@@ -637,10 +630,9 @@ int db_writer_start(struct writer **out, const struct writer_cfg *cfg, char *err
 		goto fail;
 	}
 	if (!w->cfg.payload_bytes) {
-		/* 512 bytes a record (2 MiB for the default 4096 slots), within
-		 * [256 KiB, 64 MiB]. Large messages decide it: a 4 KiB command
-		 * takes one slot but 4 KiB of ring, and a ring of 256 KiB held
-		 * ~60 of them, so a writer descheduled for a few ms on a busy
+		/* 512 bytes a record (2 MiB for the default 4096 slots), within [256 KiB, 64 MiB].
+		 * Large messages decide it: a 4 KiB command takes one slot but 4 KiB of ring, and a
+		 * ring of 256 KiB held ~60 of them, so a writer descheduled for a few ms on a busy
 		 * machine dropped ~1% of a stream of them. */
 		uint64_t ring = (uint64_t)w->cfg.queue_slots * 512;
 		w->cfg.payload_bytes = ring < (256u << 10)  ? 256u << 10
@@ -670,16 +662,13 @@ int db_writer_start(struct writer **out, const struct writer_cfg *cfg, char *err
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	stall = getenv("TPMTRACE_FAULT_WRITER_STALL_MS");
-	if (stall)
-		w->stall_ms = (unsigned)strtoul(stall, NULL, 10);
-	stall = getenv("TPMTRACE_FAULT_WRITER_STOP_GAP_US");
-	if (stall)
-		w->stop_gap_us = (unsigned)strtoul(stall, NULL, 10);
-	/* A periodic stall (a slow disk now and then) rather than a slow one. */
-	stall = getenv("TPMTRACE_FAULT_WRITER_STALL_EVERY_MS");
-	if (stall)
-		w->stall_every_ms = (unsigned)strtoul(stall, NULL, 10);
+	/* Fault switches (tests/README.md): a stall before each batch, or
+	 * periodically (a slow disk now and then); a gap before stop is seen. */
+	w->stall_ms = (unsigned)strtoul(getenv_or0("TPMTRACE_FAULT_WRITER_STALL_MS"), NULL, 10);
+	w->stall_every_ms =
+	    (unsigned)strtoul(getenv_or0("TPMTRACE_FAULT_WRITER_STALL_EVERY_MS"), NULL, 10);
+	w->stop_gap_us =
+	    (unsigned)strtoul(getenv_or0("TPMTRACE_FAULT_WRITER_STOP_GAP_US"), NULL, 10);
 	/* Fault injection: the producer waits for room instead of dropping, as
 	 * a recorder whose forwarding loop waited on the database would
 	 * (writer_stats.waits counts it; the soak test must catch it). */
@@ -781,14 +770,12 @@ static int has_room(struct writer *w, uint32_t len, uint64_t *start)
 		}
 		if (pos != 0 || !w->p_grow || cap == w->ring_cap)
 			break;
-		/* At the start of a lap every queued byte lies below cap:
-		 * relabel so that s falls at cap of the whole allocation.
-		 * Later positions then reach a byte of the old region only
-		 * after a full lap of ring_cap, which the check below makes
-		 * wait until every byte queued there is released. p_bytes
-		 * moves to s now, whether or not this record fits: a position
-		 * before s would map into the old lap's tail, which may still
-		 * hold bytes queued one lap earlier. */
+		/* At the start of a lap every queued byte lies below cap: relabel so that s falls
+		 * at cap of the whole allocation. Later positions then reach a byte of the old
+		 * region only after a full lap of ring_cap, which the check below makes wait until
+		 * every byte queued there is released. p_bytes moves to s now, whether or not this
+		 * record fits: a position before s would map into the old lap's tail, which may
+		 * still hold bytes queued one lap earlier. */
 		w->p_base = s - cap;
 		w->p_bytes = s;
 		pos = cap;
