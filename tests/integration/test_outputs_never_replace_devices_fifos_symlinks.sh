@@ -62,7 +62,7 @@ for c in report export pcrs profile; do
 	rc=$?
 	expect_eq "$c: -o the full device exits 1" $rc 1
 	check "$c: the full device is still a character device" is_chr "$FULLDEV"
-	check "$c: the error names the file and the reason" \
+	check "$c: the error names the file and the reason ($(head -c 200 err))" \
 		grep -q "$FULLDEV: No space left on device" err
 	expect_eq "$c: no temporary file beside the device" \
 		"$(find "$T" -maxdepth 1 -name '.*.tmp' | wc -l)" 0
