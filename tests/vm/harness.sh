@@ -121,12 +121,24 @@ vm_setup_cuse() {
 # Returns 77 (after printing SKIP: reason) when QEMU or the kernel package
 # cannot be had, 1 on other errors.
 vm_init() {
+	# What the architecture decides, here only: QEMU and its machine, the
+	# console, the library directory, the modules the TPM needs, and
+	# VM_SYSROOT, the root the guest's programs come from (the host's: "").
 	VM_ARCH=${VM_ARCH:-amd64}
+	VM_SYSROOT=
 	local qpkg=qemu-system-x86
 	case $VM_ARCH in
-	amd64) VM_QEMU=${VM_QEMU:-qemu-system-x86_64} VM_TRIPLET=x86_64-linux-gnu ;;
+	amd64)
+		VM_QEMU=${VM_QEMU:-qemu-system-x86_64} VM_TRIPLET=x86_64-linux-gnu VM_TTY=ttyS0
+		VM_MACHINE=(-machine pc -cpu max) VM_ARCH_MODULES=
+		;;
 	arm64)
-		VM_QEMU=${VM_QEMU:-qemu-system-aarch64} VM_TRIPLET=aarch64-linux-gnu qpkg=qemu-system-arm
+		VM_QEMU=${VM_QEMU:-qemu-system-aarch64} VM_TRIPLET=aarch64-linux-gnu VM_TTY=ttyAMA0
+		qpkg=qemu-system-arm
+		# The virt machine (PCI for the virtio disks, a device tree for
+		# the TIS); a Cortex-A72 (max's pointer authentication is slow
+		# under TCG). Its TIS driver is a module (arm64.sh).
+		VM_MACHINE=(-machine virt -cpu cortex-a72) VM_ARCH_MODULES=tpm_tis
 		[ "${VM_TPM:-tpm-tis}" != tpm-tis ] || VM_TPM="tpm-tis-device"
 		;;
 	*) vm_die "VM_ARCH=$VM_ARCH: amd64 or arm64" || return ;;
@@ -164,6 +176,7 @@ vm_init() {
 
 	if [ "$VM_ARCH" = arm64 ]; then
 		vm_arm64_fetch || return
+		VM_SYSROOT=$VM_AROOT
 	elif [ -n "${VM_KERNEL_BUILD:-}" ]; then
 		vm_kernel_build_use "$VM_KERNEL_BUILD" || return
 	else
@@ -422,11 +435,7 @@ vm_root_base() {
 	for d in bin sbin lib lib64; do
 		ln -sfn "usr/$d" "$r/$d"
 	done
-	if [ "$VM_ARCH" = arm64 ]; then
-		cp "$VM_AROOT/bin/busybox" "$r/usr/bin/busybox" || return 1
-	else
-		cp "$(command -v busybox)" "$r/usr/bin/busybox" || return 1
-	fi
+	cp "$(vm_tool_path busybox)" "$r/usr/bin/busybox" || return 1
 	# One symlink per applet, never over busybox itself or a copied binary
 	# (the host's busybox lists them: the same Debian package).
 	for a in $(busybox --list-full); do
@@ -446,7 +455,7 @@ vm_copy_file() {
 # vm_add_libs FILE: copy the shared libraries FILE needs (ldd), with the loader.
 vm_add_libs() {
 	local lib
-	[ "$VM_ARCH" != arm64 ] || { vm_arm64_libs "$1"; return; }
+	[ -z "$VM_SYSROOT" ] || { vm_arm64_libs "$1"; return; }
 	for lib in $(ldd "$1" 2>/dev/null | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) (.*/\1/p'); do
 		[ -e "$VM_ROOT$lib" ] && continue
 		vm_copy_file "$lib" || vm_die "cannot copy $lib (needed by $1)" || return
@@ -464,18 +473,21 @@ vm_add_bin() {
 	vm_add_libs "$src"
 }
 
-# vm_add_tool NAME: a program of the guest's architecture as /usr/bin/NAME: the
-# host's (command -v) or, for the arm64 guest, the arm64 root's.
-vm_add_tool() {
+# vm_tool_path NAME: the program of the guest's architecture: the host's
+# (command -v) or VM_SYSROOT's.
+vm_tool_path() {
 	local d
-	if [ "$VM_ARCH" = arm64 ]; then
-		for d in usr/bin bin usr/sbin sbin; do
-			[ -x "$VM_AROOT/$d/$1" ] && { vm_add_bin "$VM_AROOT/$d/$1" "/usr/bin/$1"; return; }
-		done
-		vm_die "no arm64 $1 in $VM_AROOT (add its package to VM_ARM64_PACKAGES)"
-	else
-		vm_add_bin "$(command -v "$1")" "/usr/bin/$1"
-	fi
+	[ -n "$VM_SYSROOT" ] || { command -v "$1"; return; }
+	for d in usr/bin bin usr/sbin sbin; do
+		[ -x "$VM_SYSROOT/$d/$1" ] && { echo "$VM_SYSROOT/$d/$1"; return 0; }
+	done
+	vm_die "no $VM_ARCH $1 in $VM_SYSROOT (add its package to VM_ARM64_PACKAGES)"
+}
+
+# vm_add_tool NAME: vm_tool_path NAME as /usr/bin/NAME, with its libraries.
+vm_add_tool() {
+	local p
+	p=$(vm_tool_path "$1") && vm_add_bin "$p" "/usr/bin/$1"
 }
 
 # vm_add_file SRC DEST: any file or directory (recursively) into the guest.
@@ -486,8 +498,7 @@ vm_add_file() {
 # vm_add_tpm2_tools: tpm2-tools (multi-call tpm2 + tpm2_* links, or separate
 # tools) and the TCTI libraries, which tctildr dlopen()s so ldd cannot see them.
 vm_add_tpm2_tools() {
-	local t lib from=
-	[ "$VM_ARCH" != arm64 ] || from=$VM_AROOT
+	local t lib from=$VM_SYSROOT
 	if [ -x "$from/usr/bin/tpm2" ]; then
 		vm_add_bin "$from/usr/bin/tpm2" /usr/bin/tpm2 || return
 		for t in "$from"/usr/bin/tpm2_*; do
@@ -571,15 +582,12 @@ vm_initramfs() {
 	local script=$1 r=$VM_ROOT
 	[ -r "$script" ] || vm_die "guest script $script not readable" || return
 	cp "$script" "$r/guest.sh" && chmod 755 "$r/guest.sh" || return
-	# The arm64 guest's TIS driver (arm64.sh) is a module.
-	local arch_mods=
-	[ "$VM_ARCH" != arm64 ] || arch_mods=tpm_tis
-	# shellcheck disable=SC2086 # a space-separated list
-	vm_add_modules $arch_mods ${VM_MODULES:-} || return
+	# shellcheck disable=SC2086 # space-separated lists
+	vm_add_modules $VM_ARCH_MODULES ${VM_MODULES:-} || return
 	cp "$VM_HARNESS_DIR/guest-init.sh" "$r/init" && chmod 755 "$r/init" || return
 	mkdir -p "$r/lib" && cp "$VM_HARNESS_DIR/guest-lib.sh" "$r/lib/vm-guest.sh" || return
 	cat >"$r/etc/vm.conf" <<-EOF
-		VM_LOAD_MODULES="virtio_pci virtio_blk $arch_mods ${VM_EXT4_IMG:+ext4 crc32c_generic} ${VM_MODULES:-}"
+		VM_LOAD_MODULES="virtio_pci virtio_blk $VM_ARCH_MODULES ${VM_EXT4_IMG:+ext4 crc32c_generic} ${VM_MODULES:-}"
 		VM_HAVE_EXT4=${VM_EXT4_IMG:+1}
 		$(vm_kernel_guard_conf)
 	EOF
@@ -648,14 +656,10 @@ vm_qemu_cmd() {
 	if declare -p VM_QEMU_EXTRA 2>/dev/null | grep -q '^declare -a'; then
 		extra=("${VM_QEMU_EXTRA[@]}")
 	fi
-	local machine=(-machine pc -cpu max) console=ttyS0
-	# Arm: the virt machine (PCI for the virtio disks, a device tree for the
-	# TIS); a Cortex-A72 (max's pointer authentication is slow under TCG).
-	[ "$VM_ARCH" != arm64 ] || machine=(-machine virt -cpu cortex-a72) console=ttyAMA0
-	VM_QEMU_CMD=("${prefix[@]}" "$VM_QEMU" "${machine[@]}" -accel tcg -nographic
+	VM_QEMU_CMD=("${prefix[@]}" "$VM_QEMU" "${VM_MACHINE[@]}" -accel tcg -nographic
 		-m "$VM_MEM" -smp 1 -no-reboot -nic none
 		-kernel "$VM_KERNEL" -initrd "$VM_INITRD"
-		-append "console=$console panic=-1 loglevel=4 ${VM_APPEND:-}"
+		-append "console=$VM_TTY panic=-1 loglevel=4 ${VM_APPEND:-}"
 		-drive "file=$VM_WORK/results.img,if=none,format=raw,id=res"
 		-device virtio-blk-pci,drive=res,serial=results)
 	if [ -n "$VM_EXT4_IMG" ]; then
