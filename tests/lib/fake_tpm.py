@@ -44,9 +44,13 @@ def rsp(params):
 def serve(path, secret):
     if os.path.exists(path):
         os.unlink(path)
+    # Bound and listening under another name, then renamed: a client that
+    # finds the socket file is never refused (between bind and listen it was,
+    # once, on a loaded machine).
     srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    srv.bind(path)
+    srv.bind(path + ".tmp")
     srv.listen(4)
+    os.rename(path + ".tmp", path)
     while True:
         c, _ = srv.accept()
         while True:
