@@ -23,6 +23,7 @@
 #                       from linux-source-6.12 by tests/vm/linux-6.12.recipe
 #                       instead of the linux-image-amd64 package (cached; see
 #                       vm_kernel_build). vm_kernel_build_use VARIANT switches.
+#                       With VM_ARCH=arm64: stock, the recipe's arm64 kernel.
 #   VM_TIMEOUT          seconds for the whole boot (default 300)
 #   VM_TPM              tpm-tis (default) | tpm-crb | none
 #   VM_APPEND           extra kernel command line words (e.g. ima_policy=tcb)
@@ -177,6 +178,12 @@ vm_init() {
 	if [ "$VM_ARCH" = arm64 ]; then
 		vm_arm64_fetch || return
 		VM_SYSROOT=$VM_AROOT
+		# The recipe's arm64 kernel instead of Debian's: its TIS driver
+		# is built in (no module to load).
+		if [ -n "${VM_KERNEL_BUILD:-}" ]; then
+			vm_kernel_build_use "$VM_KERNEL_BUILD" || return
+			VM_ARCH_MODULES=
+		fi
 	elif [ -n "${VM_KERNEL_BUILD:-}" ]; then
 		vm_kernel_build_use "$VM_KERNEL_BUILD" || return
 	else
@@ -261,11 +268,28 @@ vm_kernel_fetch() {
 VM_KERNEL_RECIPE=$VM_HARNESS_DIR/linux-6.12.recipe
 VM_KERNEL_SRC_PKG=linux-source-6.12
 
-# vm_kernel_recipe_opts VARIANT PASS: the recipe's scripts/config arguments for
-# a variant (-e X / -d X), PASS 1 (before second-pass) or 2.
-vm_kernel_recipe_opts() {
-	awk -v want="$1" -v pass="$2" '
+# vm_kernel_arch: the kernel architecture (make ARCH=) of VM_ARCH's guest.
+vm_kernel_arch() {
+	if [ "${VM_ARCH:-amd64}" = arm64 ]; then echo arm64; else echo x86_64; fi
+}
+
+# vm_kernel_recipe_lines [ARCH]: the recipe's lines for an architecture
+# (default vm_kernel_arch), without comments: a line ARCH/... of another
+# architecture left out, the ARCH/ of its own removed.
+vm_kernel_recipe_lines() {
+	awk -v arch="${1:-$(vm_kernel_arch)}" '
 		/^[[:space:]]*(#|$)/ { next }
+		$1 ~ /\// {
+			if (substr($1, 1, index($1, "/") - 1) != arch) next
+			sub(/^[^\/]*\//, "")
+		}
+		{ print }' "$VM_KERNEL_RECIPE"
+}
+
+# vm_kernel_recipe_opts VARIANT PASS [ARCH]: the recipe's scripts/config
+# arguments for a variant (-e X / -d X), PASS 1 (before second-pass) or 2.
+vm_kernel_recipe_opts() {
+	vm_kernel_recipe_lines "${3:-}" | awk -v want="$1" -v pass="$2" '
 		$1 == "second-pass" { p = 2; next }
 		{
 			v = $1; o = $2; n = split(v, a, ":")
@@ -273,23 +297,32 @@ vm_kernel_recipe_opts() {
 			if ((p ? p : 1) != pass) next
 			if (v == "y") print "-e " o; else if (v == "n") print "-d " o
 			else { print "bad recipe line: " $0 > "/dev/stderr"; exit 1 }
-		}' "$VM_KERNEL_RECIPE"
+		}'
 }
 
-# vm_kernel_variants: the variant names the recipe uses.
+# vm_kernel_variants: the variant names the recipe uses for the guest's
+# architecture.
 vm_kernel_variants() {
-	sed -n 's/^\([a-z0-9_-]*\):[yn] .*/\1/p' "$VM_KERNEL_RECIPE" | sort -u
+	vm_kernel_recipe_lines | sed -n 's/^\([a-z0-9_-]*\):[yn] .*/\1/p' | sort -u
+}
+
+# vm_kernel_cross: the prefix of the cross tool chain for the guest's
+# architecture (CROSS_COMPILE=), empty for the host's.
+vm_kernel_cross() {
+	[ "$(vm_kernel_arch)" = x86_64 ] || echo aarch64-linux-gnu-
 }
 
 # vm_kernel_build_deps: the source package and the build tools, installed when
 # missing and we may (root). Returns 77 (after SKIP) when they cannot be had.
 vm_kernel_build_deps() {
-	local t
+	local t cross
+	cross=$(vm_kernel_cross)
 	if ! dpkg-query -W -f='${Status}' "$VM_KERNEL_SRC_PKG" 2>/dev/null | grep -q 'ok installed'; then
 		vm_apt_install "$VM_KERNEL_SRC_PKG" >/dev/null 2>&1 ||
 			{ vm_skip "$VM_KERNEL_SRC_PKG is not installed and cannot be (apt-get install $VM_KERNEL_SRC_PKG)"; return; }
 	fi
-	for t in make:make gcc:gcc flex:flex bison:bison bc:bc xz:xz-utils perl:perl; do
+	for t in make:make gcc:gcc flex:flex bison:bison bc:bc xz:xz-utils perl:perl \
+		${cross:+${cross}gcc:gcc-aarch64-linux-gnu}; do
 		vm_need "${t%%:*}" "${t#*:}" || { vm_skip "${t%%:*} (package ${t#*:}) is needed to build the kernel"; return; }
 	done
 	if [ ! -e /usr/include/libelf.h ]; then
@@ -299,19 +332,23 @@ vm_kernel_build_deps() {
 	return 0
 }
 
-# vm_kernel_build_key: the cache key of the recipe's build: the source
-# package's version, gcc's, and the recipe's lines without comments (a comment
-# edited rebuilds nothing).
+# vm_kernel_build_key: the cache key of the recipe's build for the guest's
+# architecture: the source package's version, the architecture (but the
+# host's), the compiler's version, and the architecture's recipe lines
+# without comments (a comment edited, or a line of the other architecture,
+# rebuilds nothing).
 vm_kernel_build_key() {
-	local ver gcc sum
+	local ver gcc sum cross arch
+	cross=$(vm_kernel_cross) arch=$(vm_kernel_arch)
 	ver=$(dpkg-query -W -f='${Version}' "$VM_KERNEL_SRC_PKG" 2>/dev/null) || return 1
-	gcc=$(gcc -dumpfullversion 2>/dev/null || gcc -dumpversion)
-	sum=$(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$VM_KERNEL_RECIPE" | sha256sum | cut -c1-12)
-	echo "${ver//[^A-Za-z0-9.+-]/_}-gcc$gcc-$sum"
+	gcc=$("${cross}gcc" -dumpfullversion 2>/dev/null || "${cross}gcc" -dumpversion)
+	sum=$(vm_kernel_recipe_lines | sha256sum | cut -c1-12)
+	echo "${ver//[^A-Za-z0-9.+-]/_}${cross:+-$arch}-gcc$gcc-$sum"
 }
 
-# vm_kernel_build: every variant of the recipe built into the cache (once).
-# Sets VM_KBUILD_DIR. Build times go to VM_KBUILD_DIR/times.
+# vm_kernel_build: every variant of the recipe for the guest's architecture
+# (VM_ARCH) built into the cache (once). Sets VM_KBUILD_DIR. Build times go
+# to VM_KBUILD_DIR/times.
 vm_kernel_build() {
 	local rc key
 	vm_kernel_build_deps || return
@@ -324,7 +361,7 @@ vm_kernel_build() {
 		vm_kernel_build_locked
 	) 9>"$VM_CACHE/linux-build/.lock"
 	rc=$?
-	[ $rc = 0 ] || vm_die "building the kernel from $VM_KERNEL_SRC_PKG failed (log: $VM_CACHE/linux-build/work/build-*.log)"
+	[ $rc = 0 ] || vm_die "building the $(vm_kernel_arch) kernel from $VM_KERNEL_SRC_PKG failed (log: $VM_CACHE/linux-build/work/build-*.log)"
 }
 
 # vm_children_cpu PID: CPU seconds (user + system) of the finished children of
@@ -337,57 +374,66 @@ vm_children_cpu() {
 
 # Runs under the flock: unpack, configure and build each variant, check the
 # options, install into VM_KBUILD_DIR, remove the source. The work dir has a
-# fixed path so that ccache sees the same compiler arguments every time.
+# fixed path so that ccache sees the same compiler arguments every time. The
+# image is cached as boot/vmlinuz-KVER whatever its kind (x86: bzImage;
+# arm64: Image, which QEMU's -kernel boots as it is).
 vm_kernel_build_locked() {
-	local w=$VM_CACHE/linux-build/work src v obj opt want got kver t0 t1 c0 cc=gcc me=$BASHPID
-	local tarball
+	local w=$VM_CACHE/linux-build/work src v obj opt want got kver t0 t1 c0 me=$BASHPID
+	local tarball arch cross cc image
+	arch=$(vm_kernel_arch) cross=$(vm_kernel_cross)
+	cc=${cross}gcc
+	case $arch in
+	x86_64) image=arch/x86/boot/bzImage ;;
+	*) image=arch/$arch/boot/Image ;;
+	esac
 	tarball=$(dpkg -L "$VM_KERNEL_SRC_PKG" | grep -m1 '/usr/src/linux-source-.*\.tar\.[a-z]*$') ||
 		{ echo "no source tarball in $VM_KERNEL_SRC_PKG" >&2; return 1; }
 	rm -rf "$w" "$VM_KBUILD_DIR.tmp" && mkdir -p "$w" "$VM_KBUILD_DIR.tmp" || return 1
 	if command -v ccache >/dev/null; then
-		cc="ccache gcc"
+		cc="ccache $cc"
 		export CCACHE_DIR=$VM_CACHE/ccache CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-2G}
 	fi
-	vm_log "building Linux from $tarball (once; about 10 minutes of CPU per cold build, less with ccache)"
+	vm_log "building Linux for $arch from $tarball (once; about 10 minutes of CPU per cold build, less with ccache)"
 	t0=$(date +%s)
 	tar -xf "$tarball" -C "$w" || return 1
 	src=$(find "$w" -mindepth 1 -maxdepth 1 -type d | head -n1)
 	t1=$(date +%s)
 	echo "unpack $((t1 - t0))" >"$VM_KBUILD_DIR.tmp/times"
+	local mk=(make -C "$src" ARCH="$arch" ${cross:+CROSS_COMPILE=$cross})
 	for v in $(vm_kernel_variants); do
 		obj=$w/obj-$v
 		t0=$(date +%s)
 		c0=$(vm_children_cpu "$me")
 		{
 			# shellcheck disable=SC2046 # the options are words
-			make -C "$src" O="$obj" ARCH=x86_64 tinyconfig &&
+			"${mk[@]}" O="$obj" tinyconfig &&
 				"$src/scripts/config" --file "$obj/.config" $(vm_kernel_recipe_opts "$v" 1) \
 					--set-str LOCALVERSION "-tpmtrace-$v" -d LOCALVERSION_AUTO &&
-				make -C "$src" O="$obj" ARCH=x86_64 olddefconfig &&
+				"${mk[@]}" O="$obj" olddefconfig &&
 				"$src/scripts/config" --file "$obj/.config" $(vm_kernel_recipe_opts "$v" 2) &&
-				make -C "$src" O="$obj" ARCH=x86_64 olddefconfig
+				"${mk[@]}" O="$obj" olddefconfig
 		} >"$w/build-$v.log" 2>&1 || return 1
 		# Every option as the recipe asks, or the recipe is wrong for this source.
 		for opt in $(vm_kernel_recipe_opts "$v" 1 | tr ' ' ':') $(vm_kernel_recipe_opts "$v" 2 | tr ' ' ':'); do
 			want=${opt%%:*}
 			got=$("$src/scripts/config" --file "$obj/.config" -s "${opt#*:}")
 			if { [ "$want" = -e ] && [ "$got" != y ]; } || { [ "$want" = -d ] && [ "$got" = y ]; }; then
-				echo "CONFIG_${opt#*:}: the recipe asks $([ "$want" = -e ] && echo y || echo n), the configuration has '$got'" >&2
+				echo "CONFIG_${opt#*:} ($arch): the recipe asks $([ "$want" = -e ] && echo y || echo n), the configuration has '$got'" >&2
 				return 1
 			fi
 		done
-		make -C "$src" O="$obj" ARCH=x86_64 CC="$cc" -j"${VM_KBUILD_JOBS:-2}" bzImage >>"$w/build-$v.log" 2>&1 || return 1
-		kver=$(make -s -C "$src" O="$obj" ARCH=x86_64 kernelrelease 2>/dev/null)
+		"${mk[@]}" O="$obj" CC="$cc" -j"${VM_KBUILD_JOBS:-2}" "${image##*/}" >>"$w/build-$v.log" 2>&1 || return 1
+		kver=$("${mk[@]}" -s O="$obj" kernelrelease 2>/dev/null)
 		t1=$(date +%s)
 		mkdir -p "$VM_KBUILD_DIR.tmp/$v/boot" "$VM_KBUILD_DIR.tmp/$v/lib/modules/$kver/kernel" &&
-			cp "$obj/arch/x86/boot/bzImage" "$VM_KBUILD_DIR.tmp/$v/boot/vmlinuz-$kver" &&
+			cp "$obj/$image" "$VM_KBUILD_DIR.tmp/$v/boot/vmlinuz-$kver" &&
 			cp "$obj/.config" "$VM_KBUILD_DIR.tmp/$v/boot/config-$kver" &&
 			cp "$obj/System.map" "$VM_KBUILD_DIR.tmp/$v/boot/System.map-$kver" &&
 			cp "$obj/modules.builtin" "$VM_KBUILD_DIR.tmp/$v/lib/modules/$kver/" &&
 			cp "$w/build-$v.log" "$VM_KBUILD_DIR.tmp/$v/build.log" || return 1
 		c0=$(($(vm_children_cpu "$me") - c0))
 		echo "$v $((t1 - t0)) s, $c0 s of CPU" >>"$VM_KBUILD_DIR.tmp/times"
-		vm_log "built $kver in $((t1 - t0)) s ($c0 s of CPU)"
+		vm_log "built $kver ($arch) in $((t1 - t0)) s ($c0 s of CPU)"
 	done
 	[ -z "${CCACHE_DIR:-}" ] || ccache -s >"$VM_KBUILD_DIR.tmp/ccache-stats" 2>&1
 	cp "$VM_KERNEL_RECIPE" "$VM_KBUILD_DIR.tmp/recipe" &&
