@@ -3,7 +3,7 @@
  * pages of committed records go back to the kernel, the payload ring grows only when more than
  * half of it is queued) without ever waiting on SQLite; the writer thread (writer_main) commits
  * them to the command, event and client tables in batches of one transaction each (commands and
- * events ROWS_PER_INSERT rows to a statement), and a second connection runs the WAL checkpoints so
+ * events WROWS_PER_INSERT rows to a statement), and a second connection runs the WAL checkpoints so
  * that commits never wait for them. A full queue or a failing database drops records and counts
  * them, with one warning per failure and one message on recovery; under cfg.whole (the importers)
  * every batch goes into one transaction, committed or rolled back at the end (whole_end). Also
@@ -27,7 +27,7 @@
 
 #include "db/db.h"
 #include "db/queue_mem.h"
-#include "model/tpm/decode.h"
+#include "db/writer_rows.h"
 
 #define BATCH_MAX	    8192
 #define IDLE_SLEEP_MIN_US   500
@@ -39,9 +39,6 @@
 #define WAL_RESTART_FRAMES  4096 /* 16 MiB of 4 KiB pages */
 #define RECOVERED_NS	    200000000ull
 #define RING_START	    (256u << 10)
-#define ROWS_PER_INSERT	    16
-#define CMD_COLUMNS	    25
-#define EV_COLUMNS	    6
 
 struct writer {
 	struct writer_cfg cfg;
@@ -97,11 +94,10 @@ struct writer {
 	pthread_cond_t ckpt_cv;
 	sqlite3 *db;
 	sqlite3 *ckpt_db;
-	sqlite3_stmt *ins_cmd, *ins_ev, *ins_client;
-	/* The same INSERTs of ROWS_PER_INSERT rows each: a statement's set-up
-	 * (cursors opened and closed, its transaction checked, its memory)
-	 * cost about a third of the writer's time for rows stored one by one. */
-	sqlite3_stmt *ins_cmd_n, *ins_ev_n;
+	/* Commands and events go WROWS_PER_INSERT rows to an INSERT: a statement's set-up
+	 * (cursors opened and closed, its transaction checked, its memory) cost about a third of
+	 * the writer's time for rows stored one by one. */
+	struct wrows rows;
 	int failing;
 	int whole_failed;	 /* cfg.whole: a write failed, the transaction is rolled back */
 	uint64_t ok_since;	 /* while failing: first success since the last failure */
@@ -158,148 +154,6 @@ static void writer_wait(struct writer *w, unsigned us)
 	if (!atomic_exchange(&w->armed, 0) && read(w->wake_fd, &v, sizeof v) < 0) {
 		/* not written yet */
 	}
-}
-
-static int bind_u(sqlite3_stmt *st, int i, uint64_t v)
-{
-	return sqlite3_bind_int64(st, i, (int64_t)v);
-}
-
-/* v, or NULL when the record does not have it. */
-static int bind_opt(sqlite3_stmt *st, int i, int have, uint64_t v)
-{
-	return have ? bind_u(st, i, v) : sqlite3_bind_null(st, i);
-}
-
-/* Binds a command row to parameters i .. i + CMD_COLUMNS - 1 of st. */
-static void bind_command(struct writer *w, sqlite3_stmt *st, int i, const struct rec *r)
-{
-	/* ftrace rows (no_bytes) know no tag, sizes or rc; logs carry no
-	 * timing, so an ordinal stands for time and there is no latency. */
-	int bytes = !r->no_bytes, rsp = r->has_rsp;
-	int latency = rsp && !((r->flags & REC_F_SYNTHETIC_TIME) && r->t_done == r->t_submit);
-	bind_u(st, i++, w->cfg.trace_id);
-	bind_u(st, i++, r->seq);
-	bind_u(st, i++, r->t_submit);
-	bind_opt(st, i++, rsp, r->t_done);
-	bind_opt(st, i++, latency, r->t_done - r->t_submit);
-	bind_u(st, i++, r->cc);
-	bind_u(st, i++, r->locality);
-	bind_opt(st, i++, bytes, r->tag);
-	bind_opt(st, i++, bytes, r->cmd_size);
-	bind_opt(st, i++, bytes && rsp, r->rsp_size);
-	bind_opt(st, i++, bytes && rsp, r->rc);
-	for (int h = 0; h < 3; h++)
-		bind_opt(st, i++, h < r->n_handles, r->handles[h]);
-	bind_opt(st, i++, r->has_rsp_handle, r->rsp_handle);
-	bind_u(st, i++, r->n_sessions);
-	bind_opt(st, i++, r->n_sessions, r->sess_handle);
-	bind_opt(st, i++, r->n_sessions, r->sess_attrs);
-	bind_u(st, i++, r->auth_kind);
-	bind_opt(st, i++, r->pcr >= 0, (uint64_t)r->pcr);
-	bind_u(st, i++, r->client_id);
-	bind_u(st, i++, r->flags);
-	if (r->malformed)
-		sqlite3_bind_text(st, i++, tpm_malformed_str(r->malformed), -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, i++);
-	if (r->cmd_len)
-		sqlite3_bind_blob(st, i++, r->payload, (int)r->cmd_len, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, i++);
-	if (r->rsp_len)
-		sqlite3_bind_blob(st, i++, r->payload + r->cmd_len, (int)r->rsp_len, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, i++);
-}
-
-static int run_insert(sqlite3_stmt *st) /* a bound INSERT: 0 or SQLite's error code */
-{
-	int rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : rc;
-}
-
-/* Two NUL-terminated strings in the payload. */
-static const char *second_str(const struct rec *r)
-{
-	size_t n = strnlen((const char *)r->payload, r->cmd_len);
-	return n + 1 < r->cmd_len ? (const char *)r->payload + n + 1 : "";
-}
-
-/* Binds an event row to parameters i .. i + EV_COLUMNS - 1 of st. */
-static void bind_event(struct writer *w, sqlite3_stmt *st, int i, const struct rec *r)
-{
-	const char *detail = second_str(r);
-	bind_u(st, i, w->cfg.trace_id);
-	bind_u(st, i + 1, r->seq);
-	bind_u(st, i + 2, r->t_submit);
-	sqlite3_bind_text(st, i + 3, (const char *)r->payload, -1, SQLITE_STATIC);
-	if (*detail)
-		sqlite3_bind_text(st, i + 4, detail, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, i + 4);
-	bind_u(st, i + 5, r->client_id);
-}
-
-struct pending { /* rows of one table waiting for a full multi-row INSERT */
-	const struct rec *r[ROWS_PER_INSERT];
-	int n;
-};
-
-/* Stores the pending rows: one INSERT for ROWS_PER_INSERT, else one a row. */
-static int flush_rows(struct writer *w, struct pending *p, int cmd)
-{
-	int rc = 0, cols = cmd ? CMD_COLUMNS : EV_COLUMNS;
-	void (*bind)(struct writer *, sqlite3_stmt *, int, const struct rec *) =
-	    cmd ? bind_command : bind_event;
-	if (p->n == ROWS_PER_INSERT) {
-		sqlite3_stmt *st = cmd ? w->ins_cmd_n : w->ins_ev_n;
-		for (int k = 0; k < p->n; k++)
-			bind(w, st, 1 + k * cols, p->r[k]);
-		rc = run_insert(st);
-	} else {
-		sqlite3_stmt *st = cmd ? w->ins_cmd : w->ins_ev;
-		for (int k = 0; k < p->n && !rc; k++) {
-			bind(w, st, 1, p->r[k]);
-			rc = run_insert(st);
-		}
-	}
-	p->n = 0;
-	return rc;
-}
-
-/* Queues a row; stores its table's pending rows once they fill an INSERT. */
-static int add_row(struct writer *w, struct pending *p, int cmd, const struct rec *r)
-{
-	p->r[p->n++] = r;
-	return p->n == ROWS_PER_INSERT ? flush_rows(w, p, cmd) : 0;
-}
-
-static int insert_client(struct writer *w, const struct rec *r)
-{
-	sqlite3_stmt *st = w->ins_client;
-	const char *peer = second_str(r);
-	bind_u(st, 1, w->cfg.trace_id);
-	bind_u(st, 2, r->client_id);
-	if (r->pid > 0)
-		sqlite3_bind_int(st, 3, r->pid);
-	else
-		sqlite3_bind_null(st, 3);
-	if (r->uid >= 0 && r->pid > 0)
-		sqlite3_bind_int(st, 4, r->uid);
-	else
-		sqlite3_bind_null(st, 4);
-	if (*(const char *)r->payload)
-		sqlite3_bind_text(st, 5, (const char *)r->payload, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 5);
-	if (*peer)
-		sqlite3_bind_text(st, 6, peer, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 6);
-	bind_u(st, 7, r->t_submit);
-	return run_insert(st);
 }
 
 static void report_failure(struct writer *w, int rc)
@@ -445,31 +299,23 @@ static void *writer_main(void *arg)
 		int rc = !w->cfg.whole	   ? sqlite3_exec(w->db, "BEGIN", NULL, NULL, NULL)
 			 : w->whole_failed ? SQLITE_ABORT
 					   : SQLITE_OK;
-		/* Each table's rows in order, ROWS_PER_INSERT at a time (a
+		/* Each table's rows in order, WROWS_PER_INSERT at a time (a
 		 * batch's last ones one by one), payloads read in the queue. */
-		struct pending pc = {.n = 0}, pe = {.n = 0};
+		w->rows.trace_id = w->cfg.trace_id;
 		for (uint64_t k = 0; k < n; k++) {
 			const struct rec *r = &w->slots[(t + k) & w->mask];
-			int irc = 0;
 			if (r->type == REC_COMMAND) {
 				ncmd++;
 				nown += !!(r->flags & REC_F_OWN);
-				if (rc == SQLITE_OK)
-					irc = add_row(w, &pc, 1, r);
 			} else if (r->type == REC_EVENT) {
 				nev++;
-				if (rc == SQLITE_OK)
-					irc = add_row(w, &pe, 0, r);
-			} else if (r->type == REC_CLIENT && rc == SQLITE_OK) {
-				irc = insert_client(w, r);
 			}
-			if (irc && rc == SQLITE_OK)
-				rc = irc;
+			if (rc == SQLITE_OK)
+				rc = db_wrows_add(&w->rows, r);
 		}
 		if (rc == SQLITE_OK)
-			rc = flush_rows(w, &pc, 1);
-		if (rc == SQLITE_OK)
-			rc = flush_rows(w, &pe, 0);
+			rc = db_wrows_flush(&w->rows);
+		db_wrows_drop(&w->rows);
 		if (rc == SQLITE_OK && !w->cfg.whole)
 			rc = sqlite3_exec(w->db, "COMMIT", NULL, NULL, NULL);
 		if (rc != SQLITE_OK) {
@@ -543,40 +389,6 @@ static void checkpoint_stop(struct writer *w)
 	pthread_cond_signal(&w->ckpt_cv);
 	pthread_mutex_unlock(&w->ckpt_mu);
 	pthread_join(w->ckpt_thread, NULL);
-}
-
-static const char ins_cmd_sql[] =
-    "INSERT INTO command (trace_id, seq, t_submit_ns, t_done_ns, latency_ns, cc, locality,"
-    " tag, cmd_size, rsp_size, rc, handle1, handle2, handle3, rsp_handle, n_sessions,"
-    " sess_handle, sess_attrs, auth_kind, pcr, client_id, flags, malformed, cmd, rsp)"
-    " VALUES ";
-static const char ins_ev_sql[] =
-    "INSERT INTO event (trace_id, seq, t_ns, kind, detail, client_id) VALUES ";
-
-/* head, then rows groups of cols parameters: "(?,?),(?,?)". */
-static int prepare_rows(sqlite3 *db, const char *head, int rows, int cols, sqlite3_stmt **st)
-{
-	size_t hl = strlen(head), len = hl + (size_t)rows * (2 + 2 * (size_t)cols) + 1;
-	char *sql = malloc(len), *p = sql;
-	if (!sql)
-		return SQLITE_NOMEM;
-	memcpy(p, head, hl);
-	p += hl;
-	for (int r = 0; r < rows; r++) {
-		if (r)
-			*p++ = ',';
-		*p++ = '(';
-		for (int c = 0; c < cols; c++) {
-			if (c)
-				*p++ = ',';
-			*p++ = '?';
-		}
-		*p++ = ')';
-	}
-	*p = 0;
-	int rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL);
-	free(sql);
-	return rc;
 }
 
 /* The writer's threads take no process signals: a handler the caller installed (import's Ctrl-C)
@@ -702,14 +514,7 @@ int db_writer_start(struct writer **out, const struct writer_cfg *cfg, char *err
 	}
 	if (!w->ckpt_started)
 		db_exec(w->db, "PRAGMA wal_autocheckpoint=1000", NULL, 0);
-	if (prepare_rows(w->db, ins_cmd_sql, 1, CMD_COLUMNS, &w->ins_cmd) ||
-	    prepare_rows(w->db, ins_cmd_sql, ROWS_PER_INSERT, CMD_COLUMNS, &w->ins_cmd_n) ||
-	    prepare_rows(w->db, ins_ev_sql, 1, EV_COLUMNS, &w->ins_ev) ||
-	    prepare_rows(w->db, ins_ev_sql, ROWS_PER_INSERT, EV_COLUMNS, &w->ins_ev_n) ||
-	    sqlite3_prepare_v3(w->db,
-			       "INSERT OR REPLACE INTO client (trace_id, id, pid, uid, comm, peer,"
-			       " first_ns) VALUES (?,?,?,?,?,?,?)",
-			       -1, SQLITE_PREPARE_PERSISTENT, &w->ins_client, NULL)) {
+	if (db_wrows_prepare(&w->rows, w->db)) {
 		snprintf(err, errlen, "%s: %s", cfg->path, sqlite3_errmsg(w->db));
 		rc = -EIO;
 		goto fail;
@@ -726,11 +531,7 @@ int db_writer_start(struct writer **out, const struct writer_cfg *cfg, char *err
 	return 0;
 fail:
 	if (w) {
-		sqlite3_finalize(w->ins_cmd);
-		sqlite3_finalize(w->ins_ev);
-		sqlite3_finalize(w->ins_cmd_n);
-		sqlite3_finalize(w->ins_ev_n);
-		sqlite3_finalize(w->ins_client);
+		db_wrows_finalize(&w->rows);
 		if (w->ckpt_started)
 			checkpoint_stop(w);
 		sqlite3_close(w->ckpt_db);
@@ -974,11 +775,7 @@ done:
 	sqlite3_wal_checkpoint_v2(w->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 	if (final)
 		*final = st;
-	sqlite3_finalize(w->ins_cmd);
-	sqlite3_finalize(w->ins_ev);
-	sqlite3_finalize(w->ins_cmd_n);
-	sqlite3_finalize(w->ins_ev_n);
-	sqlite3_finalize(w->ins_client);
+	db_wrows_finalize(&w->rows);
 	db_close_for_readers(w->db);
 	close(w->wake_fd);
 	munmap(w->ring, w->ring_cap);

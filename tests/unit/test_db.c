@@ -18,6 +18,7 @@
 #include "db/host_id.h"
 
 #include <openssl/evp.h>
+#include "model/tpm/decode.h"
 #include "model/tpm/tpm_cc.h"
 #include "testlib.h"
 
@@ -443,7 +444,9 @@ static void test_stop_stores_everything(void)
 /* Every column of every row lands where it belongs, in order, whether the
  * writer stored it in a multi-row INSERT or one by one (a batch's last rows):
  * commands and events interleaved in runs of uneven length, batches ended at
- * uneven points by flushes, each row's values unique to it. */
+ * uneven points by flushes, each row's values unique to it; and a response
+ * handle and a malformed reason that repeat, with NULLs between (the writer
+ * binds a parameter again only when its value changed). */
 static void test_rows_in_order(void)
 {
 	char p[600], err[256];
@@ -484,6 +487,9 @@ static void test_rows_in_order(void)
 			for (int h = 0; h < r->n_handles; h++)
 				r->handles[h] = 0x80000000u + (uint32_t)(i * 3 + h);
 			r->pcr = i % 5 ? -1 : i % 24;
+			r->has_rsp_handle = i % 3 != 1;
+			r->rsp_handle = 0x80000001u + (uint32_t)(i / 6 % 2);
+			r->malformed = (uint8_t)(i % 4 == 2 ? 0 : 1 + i / 8 % 2);
 			r->client_id = (uint32_t)(i % 9);
 			r->flags = (uint32_t)(i % 3);
 			r->cmd_len = len;
@@ -507,8 +513,8 @@ static void test_rows_in_order(void)
 	sqlite3_prepare_v2(
 	    db,
 	    "SELECT seq, cc, t_submit_ns, t_done_ns, latency_ns, rc, handle1, handle2,"
-	    " handle3, pcr, client_id, flags, cmd, rsp, tag, cmd_size, rsp_size"
-	    " FROM command WHERE trace_id = ? ORDER BY id",
+	    " handle3, pcr, client_id, flags, cmd, rsp, tag, cmd_size, rsp_size,"
+	    " rsp_handle, malformed FROM command WHERE trace_id = ? ORDER BY id",
 	    -1, &q, NULL);
 	sqlite3_bind_int64(q, 1, id);
 	int seen = 0, bad = 0;
@@ -538,6 +544,11 @@ static void test_rows_in_order(void)
 		bad += sqlite3_column_int64(q, 14) != 0x8001 ||
 		       sqlite3_column_int64(q, 15) != (int64_t)len ||
 		       sqlite3_column_int64(q, 16) != 10;
+		bad += i % 3 != 1 ? sqlite3_column_int64(q, 17) != 0x80000001 + i / 6 % 2
+				  : sqlite3_column_type(q, 17) != SQLITE_NULL;
+		const char *mal = (const char *)sqlite3_column_text(q, 18);
+		bad += i % 4 == 2 ? mal != NULL
+				  : !mal || strcmp(mal, tpm_malformed_str(1 + i / 8 % 2));
 		seen++;
 	}
 	sqlite3_finalize(q);
