@@ -1,9 +1,11 @@
 /* The writer's INSERTs (db/writer_rows.h): db_wrows_prepare, db_wrows_add, db_wrows_flush,
  * db_wrows_drop and db_wrows_finalize; each parameter bound through a record of what it holds
- * (bind_int, bind_null, bind_other), so that a value the statement has already is not bound again.
- */
+ * (bind_int, bind_null, bind_other), so that a value the statement has already is not bound
+ * again; WROWS_PER_INSERT command rows go through an INSERT of only the columns not all NULL in
+ * them (variant_for). */
 #include "db/writer_rows.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,13 +14,16 @@
 #define CMD_COLUMNS 25
 #define EV_COLUMNS  6
 
-static const char ins_cmd_sql[] =
-    "INSERT INTO command (trace_id, seq, t_submit_ns, t_done_ns, latency_ns, cc, locality,"
-    " tag, cmd_size, rsp_size, rc, handle1, handle2, handle3, rsp_handle, n_sessions,"
-    " sess_handle, sess_attrs, auth_kind, pcr, client_id, flags, malformed, cmd, rsp)"
-    " VALUES ";
-static const char ins_ev_sql[] =
-    "INSERT INTO event (trace_id, seq, t_ns, kind, detail, client_id) VALUES ";
+/* The command table's columns, in the order of command_mask's bits and bind_command's values. */
+static const char *const cmd_cols[CMD_COLUMNS] = {
+    "trace_id",	  "seq",	"t_submit_ns", "t_done_ns",  "latency_ns", "cc",      "locality",
+    "tag",	  "cmd_size",	"rsp_size",    "rc",	     "handle1",	   "handle2", "handle3",
+    "rsp_handle", "n_sessions", "sess_handle", "sess_attrs", "auth_kind",  "pcr",     "client_id",
+    "flags",	  "malformed",	"cmd",	       "rsp"};
+#define CMD_ALL ((1u << CMD_COLUMNS) - 1)
+static const char *const ev_cols[EV_COLUMNS] = {"trace_id", "seq",    "t_ns",
+						"kind",	    "detail", "client_id"};
+#define EV_ALL ((1u << EV_COLUMNS) - 1)
 static const char ins_client_sql[] =
     "INSERT OR REPLACE INTO client (trace_id, id, pid, uid, comm, peer, first_ns)"
     " VALUES (?,?,?,?,?,?,?)";
@@ -76,38 +81,77 @@ static void bind_blob(const struct wrows_stmt *s, int i, const uint8_t *p, uint3
 		bind_null(s, i);
 }
 
-/* Binds a command row to parameters i .. i + CMD_COLUMNS - 1 of s. */
-static void bind_command(const struct wrows *x, const struct wrows_stmt *s, int i,
-			 const struct rec *r)
+/* What a command row stores, column by column (cmd_cols' order): ftrace rows (no_bytes) know
+ * no tag, sizes or rc; logs carry no timing, so an ordinal stands for time and there is no
+ * latency. */
+struct cmd_row {
+	int rsp, latency, bytes;
+	const char *malformed;
+};
+
+static struct cmd_row command_row(const struct rec *r)
 {
-	/* ftrace rows (no_bytes) know no tag, sizes or rc; logs carry no
-	 * timing, so an ordinal stands for time and there is no latency. */
-	int bytes = !r->no_bytes, rsp = r->has_rsp;
-	int latency = rsp && !((r->flags & REC_F_SYNTHETIC_TIME) && r->t_done == r->t_submit);
-	bind_int(s, i++, (uint64_t)x->trace_id);
-	bind_int(s, i++, r->seq);
-	bind_int(s, i++, r->t_submit);
-	bind_opt(s, i++, rsp, r->t_done);
-	bind_opt(s, i++, latency, r->t_done - r->t_submit);
-	bind_int(s, i++, r->cc);
-	bind_int(s, i++, r->locality);
-	bind_opt(s, i++, bytes, r->tag);
-	bind_opt(s, i++, bytes, r->cmd_size);
-	bind_opt(s, i++, bytes && rsp, r->rsp_size);
-	bind_opt(s, i++, bytes && rsp, r->rc);
+	struct cmd_row w = {.rsp = r->has_rsp, .bytes = !r->no_bytes};
+	w.latency = w.rsp && !((r->flags & REC_F_SYNTHETIC_TIME) && r->t_done == r->t_submit);
+	w.malformed = r->malformed ? tpm_malformed_str(r->malformed) : NULL;
+	return w;
+}
+
+/* The mask of r's columns that are not NULL (bit c: cmd_cols[c]). */
+static uint32_t command_mask(const struct rec *r)
+{
+	struct cmd_row w = command_row(r);
+	uint32_t b = (uint32_t)w.bytes, rsp = (uint32_t)w.rsp, n = r->n_handles;
+	/* trace_id, seq, t_submit_ns, cc, locality, n_sessions, auth_kind, client_id, flags */
+	return 0x348067u | rsp << 3 | (uint32_t)w.latency << 4 | b * (3u << 7) |
+	       (b & rsp) * (3u << 9) | (uint32_t)(n > 0) << 11 | (uint32_t)(n > 1) << 12 |
+	       (uint32_t)(n > 2) << 13 | (uint32_t) !!r->has_rsp_handle << 14 |
+	       (uint32_t)(r->n_sessions > 0) * (3u << 16) | (uint32_t)(r->pcr >= 0) << 19 |
+	       (uint32_t) !!w.malformed << 22 | (uint32_t)(r->cmd_len > 0) << 23 |
+	       (uint32_t)(r->rsp_len > 0) << 24;
+}
+
+/* Binds the columns of mask of a command row to parameters i, i + 1, ... of s; returns the
+ * next parameter's index. */
+static int bind_command(const struct wrows *x, const struct wrows_stmt *s, int i,
+			const struct rec *r, uint32_t mask)
+{
+	struct cmd_row w = command_row(r);
+	int c = 0;
+#define COL(have, v)                                                                               \
+	do {                                                                                       \
+		if (mask >> c++ & 1)                                                               \
+			bind_opt(s, i++, (have), (uint64_t)(v));                                   \
+	} while (0)
+	COL(1, x->trace_id);
+	COL(1, r->seq);
+	COL(1, r->t_submit);
+	COL(w.rsp, r->t_done);
+	COL(w.latency, r->t_done - r->t_submit);
+	COL(1, r->cc);
+	COL(1, r->locality);
+	COL(w.bytes, r->tag);
+	COL(w.bytes, r->cmd_size);
+	COL(w.bytes && w.rsp, r->rsp_size);
+	COL(w.bytes && w.rsp, r->rc);
 	for (int h = 0; h < 3; h++)
-		bind_opt(s, i++, h < r->n_handles, r->handles[h]);
-	bind_opt(s, i++, r->has_rsp_handle, r->rsp_handle);
-	bind_int(s, i++, r->n_sessions);
-	bind_opt(s, i++, r->n_sessions, r->sess_handle);
-	bind_opt(s, i++, r->n_sessions, r->sess_attrs);
-	bind_int(s, i++, r->auth_kind);
-	bind_opt(s, i++, r->pcr >= 0, (uint64_t)r->pcr);
-	bind_int(s, i++, r->client_id);
-	bind_int(s, i++, r->flags);
-	bind_text(s, i++, r->malformed ? tpm_malformed_str(r->malformed) : NULL);
-	bind_blob(s, i++, r->payload, r->cmd_len);
-	bind_blob(s, i++, r->payload + r->cmd_len, r->rsp_len);
+		COL(h < r->n_handles, r->handles[h]);
+	COL(r->has_rsp_handle, r->rsp_handle);
+	COL(1, r->n_sessions);
+	COL(r->n_sessions, r->sess_handle);
+	COL(r->n_sessions, r->sess_attrs);
+	COL(1, r->auth_kind);
+	COL(r->pcr >= 0, r->pcr);
+	COL(1, r->client_id);
+	COL(1, r->flags);
+#undef COL
+	if (mask >> c++ & 1)
+		bind_text(s, i++, w.malformed);
+	if (mask >> c++ & 1)
+		bind_blob(s, i++, r->payload, r->cmd_len);
+	if (mask >> c++ & 1)
+		bind_blob(s, i++, r->payload + r->cmd_len, r->rsp_len);
+	return i;
 }
 
 static int run_insert(sqlite3_stmt *st) /* a bound INSERT: 0 or SQLite's error code */
@@ -137,22 +181,85 @@ static void bind_event(const struct wrows *x, const struct wrows_stmt *s, int i,
 	bind_int(s, i + 5, r->client_id);
 }
 
+static int prepare_rows(sqlite3 *db, const char *table, uint32_t mask, int rows,
+			struct wrows_stmt *s);
+
+/* The statement of WROWS_PER_INSERT command rows whose columns outside mask are all NULL, or
+ * NULL for the one of every column: mask's own (prepared now if the budget allows: one for
+ * every 256 INSERTs after the first WROWS_VARIANTS * 2, so that rows whose NULLs change all
+ * the time do not prepare a statement each), else the narrowest one prepared that has every
+ * column of mask. A column left out is stored as NULL (none of them has a default), and a
+ * column left out is a value neither bound nor copied by the statement, twice for each row. */
+static struct wrows_variant *variant_for(struct wrows *x, uint32_t mask)
+{
+	struct wrows_variant *best = NULL, *old = &x->var[0];
+	x->inserts++;
+	if (mask == CMD_ALL)
+		return NULL;
+	for (int k = 0; k < x->nvar; k++) {
+		struct wrows_variant *v = &x->var[k];
+		if (v->mask == mask) {
+			v->used = x->inserts;
+			return v;
+		}
+		if ((v->mask & mask) == mask && (!best || v->ncols < best->ncols))
+			best = v;
+		if (v->used < old->used)
+			old = v;
+	}
+	if (x->prepared >= WROWS_VARIANTS * 2 + x->inserts / 256)
+		return best;
+	struct wrows_variant *v = x->nvar < WROWS_VARIANTS ? &x->var[x->nvar] : old;
+	struct wrows_stmt s = {NULL, NULL};
+	x->prepared++;
+	if (prepare_rows(x->db, "command", mask, WROWS_PER_INSERT, &s)) {
+		sqlite3_finalize(s.st);
+		free(s.b);
+		return best;
+	}
+	if (v == &x->var[x->nvar])
+		x->nvar++;
+	sqlite3_finalize(v->s.st);
+	free(v->s.b);
+	v->s = s;
+	v->mask = mask;
+	v->used = x->inserts;
+	v->ncols = __builtin_popcount(mask);
+	return v;
+}
+
+/* Stores WROWS_PER_INSERT command rows in one INSERT. */
+static int insert_commands(struct wrows *x, const struct wrows_pending *p)
+{
+	uint32_t mask = 0;
+	for (int k = 0; k < WROWS_PER_INSERT; k++)
+		mask |= command_mask(p->r[k]);
+	const struct wrows_variant *var = variant_for(x, mask);
+	const struct wrows_stmt *s = var ? &var->s : &x->cmd_n;
+	mask = var ? var->mask : CMD_ALL;
+	for (int k = 0, i = 1; k < WROWS_PER_INSERT; k++)
+		i = bind_command(x, s, i, p->r[k], mask);
+	return run_insert(s->st);
+}
+
 /* Stores the pending rows: one INSERT for WROWS_PER_INSERT, else one a row. */
 static int flush_rows(struct wrows *x, struct wrows_pending *p, int cmd)
 {
-	int rc = 0, cols = cmd ? CMD_COLUMNS : EV_COLUMNS;
-	void (*bind)(const struct wrows *, const struct wrows_stmt *, int, const struct rec *) =
-	    cmd ? bind_command : bind_event;
-	if (p->n == WROWS_PER_INSERT) {
-		const struct wrows_stmt *s = cmd ? &x->cmd_n : &x->ev_n;
+	int rc = 0;
+	if (cmd && p->n == WROWS_PER_INSERT) {
+		rc = insert_commands(x, p);
+	} else if (p->n == WROWS_PER_INSERT) {
 		for (int k = 0; k < p->n; k++)
-			bind(x, s, 1 + k * cols, p->r[k]);
-		rc = run_insert(s->st);
+			bind_event(x, &x->ev_n, 1 + k * EV_COLUMNS, p->r[k]);
+		rc = run_insert(x->ev_n.st);
 	} else {
-		const struct wrows_stmt *s = cmd ? &x->cmd : &x->ev;
 		for (int k = 0; k < p->n && !rc; k++) {
-			bind(x, s, 1, p->r[k]);
-			rc = run_insert(s->st);
+			if (cmd) {
+				bind_command(x, &x->cmd, 1, p->r[k], CMD_ALL);
+			} else {
+				bind_event(x, &x->ev, 1, p->r[k]);
+			}
+			rc = run_insert(cmd ? x->cmd.st : x->ev.st);
 		}
 	}
 	p->n = 0;
@@ -207,15 +314,21 @@ void db_wrows_drop(struct wrows *x)
 	x->pc.n = x->pe.n = 0;
 }
 
-/* head, then rows groups of cols parameters: "(?,?),(?,?)"; s->b for its parameters. */
-static int prepare_rows(sqlite3 *db, const char *head, int rows, int cols, struct wrows_stmt *s)
+/* INSERT INTO table (the columns of mask) VALUES (?,?),(?,?) for rows rows; s->b for its
+ * parameters. table: command (cmd_cols) or event (ev_cols). */
+static int prepare_rows(sqlite3 *db, const char *table, uint32_t mask, int rows,
+			struct wrows_stmt *s)
 {
-	size_t hl = strlen(head), len = hl + (size_t)rows * (2 + 2 * (size_t)cols) + 1;
-	char *sql = malloc(len), *p = sql;
+	int cmd = !strcmp(table, "command"), cols = 0;
+	const char *const *names = cmd ? cmd_cols : ev_cols;
+	char *sql = malloc(1024 + (size_t)rows * (2 + 2 * CMD_COLUMNS)), *p = sql;
 	if (!sql)
 		return SQLITE_NOMEM;
-	memcpy(p, head, hl);
-	p += hl;
+	p += sprintf(p, "INSERT INTO %s (", table);
+	for (int c = 0; c < (cmd ? CMD_COLUMNS : EV_COLUMNS); c++)
+		if (mask >> c & 1)
+			p += sprintf(p, "%s%s", cols++ ? "," : "", names[c]);
+	p += sprintf(p, ") VALUES ");
 	for (int r = 0; r < rows; r++) {
 		if (r)
 			*p++ = ',';
@@ -239,10 +352,11 @@ int db_wrows_prepare(struct wrows *x, sqlite3 *db)
 {
 	int rc;
 	memset(x, 0, sizeof(*x));
-	if ((rc = prepare_rows(db, ins_cmd_sql, 1, CMD_COLUMNS, &x->cmd)) ||
-	    (rc = prepare_rows(db, ins_cmd_sql, WROWS_PER_INSERT, CMD_COLUMNS, &x->cmd_n)) ||
-	    (rc = prepare_rows(db, ins_ev_sql, 1, EV_COLUMNS, &x->ev)) ||
-	    (rc = prepare_rows(db, ins_ev_sql, WROWS_PER_INSERT, EV_COLUMNS, &x->ev_n)))
+	x->db = db;
+	if ((rc = prepare_rows(db, "command", CMD_ALL, 1, &x->cmd)) ||
+	    (rc = prepare_rows(db, "command", CMD_ALL, WROWS_PER_INSERT, &x->cmd_n)) ||
+	    (rc = prepare_rows(db, "event", EV_ALL, 1, &x->ev)) ||
+	    (rc = prepare_rows(db, "event", EV_ALL, WROWS_PER_INSERT, &x->ev_n)))
 		return rc;
 	rc = sqlite3_prepare_v3(db, ins_client_sql, -1, SQLITE_PREPARE_PERSISTENT, &x->client.st,
 				NULL);
@@ -254,6 +368,11 @@ int db_wrows_prepare(struct wrows *x, sqlite3 *db)
 void db_wrows_finalize(struct wrows *x)
 {
 	struct wrows_stmt *all[] = {&x->cmd, &x->cmd_n, &x->ev, &x->ev_n, &x->client};
+	for (int k = 0; k < x->nvar; k++) {
+		sqlite3_finalize(x->var[k].s.st);
+		free(x->var[k].s.b);
+	}
+	x->nvar = 0;
 	for (size_t k = 0; k < sizeof all / sizeof *all; k++) {
 		sqlite3_finalize(all[k]->st);
 		free(all[k]->b);

@@ -582,6 +582,128 @@ static void test_rows_in_order(void)
 	db_close(db);
 }
 
+/* Row i of test_rows_narrow: its shape (which columns are NULL) changes in runs of 37 rows,
+ * not aligned with the writer's INSERTs of 16, and every 50th row has every column. */
+static void narrow_row(struct rec *r, int i)
+{
+	int shape = i % 50 == 49 ? 1 : i / 37 % 5;
+	uint32_t len = 10 + (uint32_t)(i % 5), rlen = 12;
+	r->cc = 0x17B + (uint32_t)(i % 3);
+	r->locality = (uint8_t)(i % 2);
+	r->t_submit = 1000 + (uint64_t)i * 10;
+	r->t_done = shape == 4 ? r->t_submit : r->t_submit + 3;
+	r->flags = shape == 4 ? REC_F_SYNTHETIC_TIME : 0;
+	r->has_rsp = shape != 2;
+	r->no_bytes = shape == 3;
+	r->tag = 0x8001;
+	r->cmd_size = len;
+	r->rsp_size = rlen;
+	r->rc = (uint32_t)(i % 2);
+	r->n_handles = (uint8_t)(shape == 1 ? 3 : shape == 2);
+	for (int h = 0; h < r->n_handles; h++)
+		r->handles[h] = 0x81000000u + (uint32_t)h;
+	r->has_rsp_handle = shape == 1;
+	r->rsp_handle = 0x80000000u + (uint32_t)(i % 2);
+	r->n_sessions = (uint8_t)(shape == 1 || shape == 4);
+	r->sess_handle = 0x02000000u;
+	r->sess_attrs = 1;
+	r->auth_kind = r->n_sessions;
+	r->pcr = shape == 1 ? i % 24 : -1;
+	r->malformed = (uint8_t)(shape == 1);
+	r->client_id = 1;
+	r->cmd_len = shape == 3 ? 0 : len;
+	r->rsp_len = shape == 3 || shape == 2 ? 0 : rlen;
+	for (uint32_t b = 0; b < r->cmd_len + r->rsp_len; b++)
+		r->payload[b] = (uint8_t)(i * 7 + (int)b);
+}
+
+/* Every column of rows whose NULLs come in runs (the writer's INSERTs of 16 such rows bind only
+ * the columns not NULL in all of them, through a few statements of their own and the full one
+ * once those are spent): each stored exactly as the row says, NULL where it has no value. */
+static void test_rows_narrow(void)
+{
+	char p[600], err[256];
+	snprintf(p, sizeof p, "%s/narrow.db", tl_tmpdir());
+	int64_t id = new_trace(p);
+	struct writer *w;
+	struct writer_cfg cfg = {.path = p, .trace_id = id, .block_when_full = 1};
+	CHECK(db_writer_start(&w, &cfg, err, sizeof err) == 0, "%s", err);
+	const int N = 4000;
+	for (int i = 0; i < N; i++) {
+		struct rec *r = db_writer_reserve(w, REC_COMMAND, 40);
+		CHECK(r != NULL, "reserve %d", i);
+		if (!r)
+			break;
+		narrow_row(r, i);
+		db_writer_publish(w);
+	}
+	struct writer_stats st;
+	CHECK(db_writer_stop(w, NULL, &st) == 0 && st.commands == (uint64_t)N, "stop");
+	sqlite3 *db;
+	sqlite3_stmt *q;
+	CHECK(db_open(p, DB_READ, &db, err, sizeof err) == 0, "%s", err);
+	sqlite3_prepare_v2(db,
+			   "SELECT seq, t_submit_ns, t_done_ns, latency_ns, cc, locality, tag,"
+			   " cmd_size, rsp_size, rc, handle1, handle2, handle3, rsp_handle,"
+			   " n_sessions, sess_handle, sess_attrs, auth_kind, pcr, client_id, flags,"
+			   " malformed, cmd, rsp FROM command WHERE trace_id = ? ORDER BY id",
+			   -1, &q, NULL);
+	sqlite3_bind_int64(q, 1, id);
+	int seen = 0, bad = 0;
+	uint8_t buf[64];
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		int i = seen++;
+		struct rec *r = (struct rec *)calloc(1, sizeof(*r));
+		r->payload = buf;
+		narrow_row(r, i);
+		int rsp = r->has_rsp, bytes = !r->no_bytes, lat = rsp && r->t_done != r->t_submit;
+		struct {
+			int have;
+			int64_t v;
+		} want[] = {
+		    {1, i + 1},
+		    {1, (int64_t)r->t_submit},
+		    {rsp, (int64_t)r->t_done},
+		    {lat, (int64_t)(r->t_done - r->t_submit)},
+		    {1, r->cc},
+		    {1, r->locality},
+		    {bytes, r->tag},
+		    {bytes, r->cmd_size},
+		    {bytes && rsp, r->rsp_size},
+		    {bytes && rsp, r->rc},
+		    {r->n_handles > 0, r->handles[0]},
+		    {r->n_handles > 1, r->handles[1]},
+		    {r->n_handles > 2, r->handles[2]},
+		    {r->has_rsp_handle, r->rsp_handle},
+		    {1, r->n_sessions},
+		    {r->n_sessions, r->sess_handle},
+		    {r->n_sessions, r->sess_attrs},
+		    {1, r->auth_kind},
+		    {r->pcr >= 0, r->pcr},
+		    {1, r->client_id},
+		    {1, r->flags},
+		};
+		for (int c = 0; c < (int)(sizeof want / sizeof *want); c++)
+			bad += want[c].have ? sqlite3_column_type(q, c) != SQLITE_INTEGER ||
+						  sqlite3_column_int64(q, c) != want[c].v
+					    : sqlite3_column_type(q, c) != SQLITE_NULL;
+		const char *mal = (const char *)sqlite3_column_text(q, 21);
+		bad += r->malformed ? !mal || strcmp(mal, tpm_malformed_str(r->malformed)) : !!mal;
+		for (int k = 0; k < 2; k++) {
+			uint32_t n = k ? r->rsp_len : r->cmd_len;
+			const uint8_t *b = sqlite3_column_blob(q, 22 + k);
+			bad += n ? sqlite3_column_bytes(q, 22 + k) != (int)n ||
+				       memcmp(b, buf + (k ? r->cmd_len : 0), n)
+				 : sqlite3_column_type(q, 22 + k) != SQLITE_NULL;
+		}
+		free(r);
+	}
+	sqlite3_finalize(q);
+	CHECK(seen == N && bad == 0, "narrow rows: %d of %d read back, %d wrong values", seen, N,
+	      bad);
+	db_close(db);
+}
+
 /* A writer on a new trace in tl_tmpdir()/NAME.db (its path left in p), each
  * of its batches held stall_ms (fault injection) unless that is NULL. */
 static struct writer *writer_on(const char *name, struct writer_cfg cfg, const char *stall_ms,
@@ -1020,6 +1142,7 @@ int main(void)
 	test_sql_functions();
 	test_writer_and_stats();
 	test_rows_in_order();
+	test_rows_narrow();
 	test_stop_stores_everything();
 	test_drops_exact();
 	test_payload_ring();
