@@ -40,6 +40,8 @@ static int pcap_on_command(void *ctx, const struct pcap_tpm_cmd *x)
 	    .locality = x->locality,
 	    .client_id = x->client_id,
 	    .flags = x->flags & REC_F_SYNTHETIC_TIME,
+	    .dc = &x->dc,
+	    .dr = x->rsp ? &x->dr : NULL,
 	};
 	return import_sink_command(ctx, &c);
 }

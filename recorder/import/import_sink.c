@@ -119,8 +119,13 @@ int import_sink_command(struct import_sink *s, const struct import_cmd *c)
 		return rc;
 	if (!c->cmd)
 		return sink_command_nobytes(s, c);
-	tpm_cmd_decode(c->cmd, c->cmd_len, &dc);
-	if (c->rsp)
+	if (c->dc)
+		dc = *c->dc;
+	else
+		tpm_cmd_decode(c->cmd, c->cmd_len, &dc);
+	if (c->rsp && c->dr)
+		dr = *c->dr;
+	else if (c->rsp)
 		tpm_rsp_decode(c->rsp, c->rsp_len, dc.info ? dc.cc : 0, &dr);
 	struct rec *r =
 	    db_writer_reserve(s->w, REC_COMMAND,

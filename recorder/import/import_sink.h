@@ -14,6 +14,9 @@
 
 #include "db/writer.h"
 
+struct tpm_cmd;
+struct tpm_rsp;
+
 struct import_sink {
 	/* set by import_sink_open */
 	const char *db_path;
@@ -66,6 +69,10 @@ struct import_cmd {
 	 * t_done_ns - t_submit_ns. */
 	uint32_t cc;
 	int auth_kind;
+	/* The decoder's reading of cmd and rsp (tpm_cmd_decode, and tpm_rsp_decode with the
+	 * command's code) when the source has it already (pcap), or NULL: the sink decodes. */
+	const struct tpm_cmd *dc;
+	const struct tpm_rsp *dr;
 };
 
 /* Each returns 0 or -errno (the writer failed or the trace could not be made). */
