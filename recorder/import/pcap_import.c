@@ -248,9 +248,13 @@ int pcap_import_packet(struct pcap_import *pi, int dlt, uint64_t t_ns, const uin
 	pcap_lru_touch(pi, c);
 	struct dir *d = &c->d[di];
 	if (!d->len && d->cap && !pi->rc) {
-		/* Nothing waits to be framed: an idle connection holds no buffer. */
+		/* Nothing waits to be framed: an idle connection holds no buffer (one of DIR_BUF
+		 * bytes is kept for the next that needs it). */
 		pi->bytes -= d->cap;
-		free(d->buf);
+		if (!pi->spare_buf && d->cap == DIR_BUF)
+			pi->spare_buf = d->buf;
+		else
+			free(d->buf);
 		d->buf = NULL;
 		d->cap = 0;
 	}
@@ -339,6 +343,7 @@ void pcap_import_free(struct pcap_import *pi)
 		return;
 	while (pi->first)
 		pcap_conn_free(pi, pi->first);
+	free(pi->spare_buf);
 	free(pi);
 }
 

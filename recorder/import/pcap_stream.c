@@ -411,10 +411,17 @@ static void dir_frame(struct pcap_import *pi, struct conn *c, int di, int final)
 	}
 }
 
-static int dir_append(struct dir *d, size_t *held, const uint8_t *data, size_t len)
+static int dir_append(struct pcap_import *pi, struct dir *d, size_t *held, const uint8_t *data,
+		      size_t len)
 {
+	if (!d->cap && pi->spare_buf) {
+		d->buf = pi->spare_buf;
+		d->cap = DIR_BUF;
+		*held += DIR_BUF;
+		pi->spare_buf = NULL;
+	}
 	if (d->len + len > d->cap) {
-		size_t cap = d->cap ? d->cap : 4096;
+		size_t cap = d->cap ? d->cap : DIR_BUF;
 		while (cap < d->len + len)
 			cap *= 2;
 		uint8_t *b = realloc(d->buf, cap);
@@ -446,7 +453,7 @@ static void dir_gap(struct pcap_import *pi, struct conn *c, int di, uint32_t mis
 static void dir_data(struct pcap_import *pi, struct conn *c, int di, const uint8_t *data,
 		     size_t len)
 {
-	if (dir_append(&c->d[di], c->held, data, len) < 0) {
+	if (dir_append(pi, &c->d[di], c->held, data, len) < 0) {
 		pi->rc = -ENOMEM;
 		return;
 	}
