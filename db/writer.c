@@ -39,6 +39,7 @@
 #define WAL_RESTART_FRAMES  4096 /* 16 MiB of 4 KiB pages */
 #define RECOVERED_NS	    200000000ull
 #define RING_START	    (256u << 10)
+#define RELEASE_EVERY	    256 /* cfg.whole: records handed back during a batch */
 
 struct writer {
 	struct writer_cfg cfg;
@@ -248,6 +249,16 @@ static void release_payloads(struct writer *w, uint64_t t, uint64_t n)
 		release_range(w, run, end);
 }
 
+/* The producer may use records [t, t + n) again (the tail moves past them). */
+static void release_records(struct writer *w, uint64_t t, uint64_t n)
+{
+	uint64_t end = w->slots[(t + n - 1) & w->mask].payload_end;
+	release_payloads(w, t, n);
+	release_slots(w, t, n);
+	atomic_store_explicit(&w->c_bytes, end, memory_order_release);
+	atomic_store_explicit(&w->tail, t + n, memory_order_release);
+}
+
 static void *writer_main(void *arg)
 {
 	struct writer *w = arg;
@@ -302,6 +313,7 @@ static void *writer_main(void *arg)
 		/* Each table's rows in order, WROWS_PER_INSERT at a time (a
 		 * batch's last ones one by one), payloads read in the queue. */
 		w->rows.trace_id = w->cfg.trace_id;
+		uint64_t done = 0; /* records of the batch handed back */
 		for (uint64_t k = 0; k < n; k++) {
 			const struct rec *r = &w->slots[(t + k) & w->mask];
 			if (r->type == REC_COMMAND) {
@@ -312,6 +324,14 @@ static void *writer_main(void *arg)
 			}
 			if (rc == SQLITE_OK)
 				rc = db_wrows_add(&w->rows, r);
+			/* cfg.whole commits at the end only: the records stored so far (none
+			 * waiting in an INSERT) go back to the producer now, which waited for
+			 * the whole batch (and the writer for the producer to fill it again). */
+			if (w->cfg.whole && k + 1 - done >= RELEASE_EVERY &&
+			    db_wrows_idle(&w->rows)) {
+				release_records(w, t + done, k + 1 - done);
+				done = k + 1;
+			}
 		}
 		if (rc == SQLITE_OK)
 			rc = db_wrows_flush(&w->rows);
@@ -336,11 +356,8 @@ static void *writer_main(void *arg)
 		}
 		atomic_fetch_add(&w->batches, 1);
 		last_commit = db_mono_ns();
-		uint64_t end = w->slots[(t + n - 1) & w->mask].payload_end;
-		release_payloads(w, t, n);
-		release_slots(w, t, n);
-		atomic_store_explicit(&w->c_bytes, end, memory_order_release);
-		atomic_store_explicit(&w->tail, t + n, memory_order_release);
+		if (n > done)
+			release_records(w, t + done, n - done);
 	}
 	return NULL;
 }

@@ -309,6 +309,11 @@ int db_wrows_flush(struct wrows *x)
 	return rc;
 }
 
+int db_wrows_idle(const struct wrows *x)
+{
+	return !x->pc.n && !x->pe.n;
+}
+
 void db_wrows_drop(struct wrows *x)
 {
 	x->pc.n = x->pe.n = 0;

@@ -61,6 +61,8 @@ int db_wrows_prepare(struct wrows *x, sqlite3 *db);
 int db_wrows_add(struct wrows *x, const struct rec *r);
 /* Stores the rows still waiting, one by one. 0 or SQLite's error code. */
 int db_wrows_flush(struct wrows *x);
+/* 1 when no row waits (every record added so far is stored). */
+int db_wrows_idle(const struct wrows *x);
 /* Forgets the rows waiting (their batch failed). */
 void db_wrows_drop(struct wrows *x);
 void db_wrows_finalize(struct wrows *x);

@@ -704,6 +704,72 @@ static void test_rows_narrow(void)
 	db_close(db);
 }
 
+/* An importer's writer (cfg.whole, one transaction, the producer waiting for room in a queue of
+ * 512 slots): the records a batch has stored go back to the producer before the batch ends,
+ * never one still waiting in an INSERT; commands and events interleaved, each payload read back
+ * as it was written (a slot or payload handed back early would be overwritten first). */
+static void test_whole_hands_back_early(void)
+{
+	char p[600], err[256];
+	snprintf(p, sizeof p, "%s/whole.db", tl_tmpdir());
+	sqlite3 *db;
+	CHECK(db_open(p, DB_CREATE, &db, err, sizeof err) == 0, "%s", err);
+	db_close(db);
+	struct trace_info ti = {
+	    .kind = "import", .name = "whole", .payloads = "full", .foreign = 1};
+	struct writer *w;
+	struct writer_cfg cfg = {
+	    .path = p, .queue_slots = 512, .block_when_full = 1, .whole = 1, .trace = &ti};
+	CHECK(db_writer_start(&w, &cfg, err, sizeof err) == 0, "%s", err);
+	const int N = 20000;
+	int nev = 0;
+	for (int i = 0; i < N; i++) {
+		if (i % 29 == 7) {
+			char kind[16];
+			snprintf(kind, sizeof kind, "e%d", i);
+			CHECK(db_writer_event(w, (uint64_t)i, kind, NULL, 0) == 0, "event %d", i);
+			nev++;
+			continue;
+		}
+		uint32_t len = 12 + (uint32_t)(i % 40);
+		struct rec *r = db_writer_reserve(w, REC_COMMAND, len);
+		CHECK(r != NULL, "reserve %d", i);
+		if (!r)
+			break;
+		r->cc = (uint32_t)i;
+		r->t_submit = (uint64_t)i;
+		r->cmd_len = len;
+		for (uint32_t b = 0; b < len; b++)
+			r->payload[b] = (uint8_t)(i * 13 + (int)b);
+		db_writer_publish(w);
+	}
+	int64_t id = db_writer_trace_id(w);
+	struct writer_stats st;
+	CHECK(db_writer_stop(w, NULL, &st) == 0, "stop");
+	CHECK(st.commands == (uint64_t)(N - nev) && st.events == (uint64_t)nev && !st.dropped,
+	      "stored %llu + %llu", (unsigned long long)st.commands, (unsigned long long)st.events);
+	sqlite3_stmt *q;
+	CHECK(db_open(p, DB_READ, &db, err, sizeof err) == 0, "%s", err);
+	sqlite3_prepare_v2(db, "SELECT cc, cmd FROM command WHERE trace_id = ? ORDER BY id", -1, &q,
+			   NULL);
+	sqlite3_bind_int64(q, 1, id);
+	int seen = 0, bad = 0, prev = -1;
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		int i = (int)sqlite3_column_int64(q, 0);
+		uint32_t len = 12 + (uint32_t)(i % 40);
+		const uint8_t *c = sqlite3_column_blob(q, 1);
+		bad += i <= prev || i % 29 == 7 || sqlite3_column_bytes(q, 1) != (int)len;
+		for (uint32_t b = 0; c && b < len; b++)
+			bad += c[b] != (uint8_t)(i * 13 + (int)b);
+		prev = i;
+		seen++;
+	}
+	sqlite3_finalize(q);
+	CHECK(seen == N - nev && bad == 0, "whole: %d of %d read back, %d wrong", seen, N - nev,
+	      bad);
+	db_close(db);
+}
+
 /* A writer on a new trace in tl_tmpdir()/NAME.db (its path left in p), each
  * of its batches held stall_ms (fault injection) unless that is NULL. */
 static struct writer *writer_on(const char *name, struct writer_cfg cfg, const char *stall_ms,
@@ -1143,6 +1209,7 @@ int main(void)
 	test_writer_and_stats();
 	test_rows_in_order();
 	test_rows_narrow();
+	test_whole_hands_back_early();
 	test_stop_stores_everything();
 	test_drops_exact();
 	test_payload_ring();
