@@ -310,13 +310,15 @@ static int source_check(struct rp *x, sqlite3 *db)
 		}
 		res->source_id = id;
 	}
+	/* The three counts in one pass over the trace's rows (each count of
+	 * its own read them all again). */
 	if (sqlite3_prepare_v2(db,
-			       "SELECT payloads, (SELECT count(*) FROM command WHERE trace_id=?1),"
-			       " (SELECT count(*) FROM command WHERE trace_id=?1 AND cmd IS NULL"
-			       "   AND NOT flags & 2),"
-			       " (SELECT count(*) FROM command WHERE trace_id=?1 AND " DB_OWN_CMDS
-			       ")"
-			       " FROM trace WHERE id=?1",
+			       "SELECT payloads, n, missing, own FROM trace,"
+			       " (SELECT count(*) AS n,"
+			       "   coalesce(sum(cmd IS NULL AND NOT flags & 2), 0) AS missing,"
+			       "   coalesce(sum(" DB_OWN_CMDS "), 0) AS own"
+			       "  FROM command WHERE trace_id=?1)"
+			       " WHERE id=?1",
 			       -1, &st, NULL) != SQLITE_OK) {
 		snprintf(res->err, sizeof res->err, "%s: %s", x->o->db_path, sqlite3_errmsg(db));
 		return -EIO;

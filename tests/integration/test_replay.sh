@@ -53,6 +53,14 @@ done
 check "demo as-recorded: response HMACs verified" [ "$(field "$T/demo-as-recorded.json" hmac_verified)" -ge 10 ]
 check "demo linux-6.10: more HMACs than as-recorded" [ "$(field "$T/demo-linux-6.10.json" hmac_verified)" -gt "$(field "$T/demo-as-recorded.json" hmac_verified)" ]
 check "demo: the redacted sealed data is reported as substituted" grep -q 'sensitive area redacted' "$T/demo-as-recorded.json"
+# The source's counts (one pass over its rows, replayer/replay.c source_check):
+# the clients' commands, and tpmtrace's own (the spawned swtpm's Startup) apart.
+expect_eq "demo: the source's clients' commands" "$(field "$T/demo-password.json" source_commands)" \
+	"$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=1 AND flags & 32 = 0")"
+expect_eq "demo: the source's own commands" "$(field "$T/demo-password.json" source_tpmtrace_commands)" \
+	"$(sqlite3 "$db" "SELECT count(*) FROM command WHERE trace_id=1 AND flags & 32")"
+check "demo: ... of which there is one at least" \
+	[ "$(field "$T/demo-password.json" source_tpmtrace_commands)" -ge 1 ]
 check "demo linux-6.10: per-protected-command sessions stored" [ "$(count "$db" "$(field "$T/demo-linux-6.10.json" trace)" 0x176)" -gt "$(count "$db" "$(field "$T/demo-linux-6.12.json" trace)" 0x176)" ]
 
 # ---- (b) 2,000 PCR_Extend ----------------------------------------------------
@@ -163,6 +171,19 @@ t0=$(sqlite3 "$T/none.db" "SELECT count(*) FROM trace")
 expect_eq "no payloads: exit status" "$?" 1
 check "no payloads: says so" grep -q "without payloads" "$T/none.err"
 expect_eq "no payloads: no trace added" "$(sqlite3 "$T/none.db" "SELECT count(*) FROM trace")" "$t0"
+# A trace stored with payloads but one command's bytes missing (not
+# malformed): refused alike; a malformed row without bytes is not missing.
+cp "$T/demo.db" "$T/hole.db"
+sqlite3 "$T/hole.db" "UPDATE command SET cmd=NULL WHERE trace_id=1 AND seq=(SELECT max(seq) FROM command WHERE trace_id=1 AND cmd IS NOT NULL)"
+t0=$(sqlite3 "$T/hole.db" "SELECT count(*) FROM trace")
+"$TPMTRACE" replay "$T/hole.db" --trace 1 >/dev/null 2>"$T/hole.err"
+expect_eq "a command's bytes missing: exit status" "$?" 1
+check "a command's bytes missing: says so" grep -q "without payloads" "$T/hole.err"
+expect_eq "a command's bytes missing: no trace added" "$(sqlite3 "$T/hole.db" "SELECT count(*) FROM trace")" "$t0"
+sqlite3 "$T/hole.db" "UPDATE command SET flags = flags | 2 WHERE trace_id=1 AND cmd IS NULL"
+"$TPMTRACE" replay "$T/hole.db" --trace 1 --policy password >/dev/null 2>"$T/hole2.err"
+expect_eq "... marked malformed: not refused" "$(grep -c "without payloads" "$T/hole2.err")" 0
+expect_eq "... marked malformed: its run stored" "$(sqlite3 "$T/hole.db" "SELECT count(*) FROM trace")" "$((t0 + 1))"
 
 # Destructive commands on a target that is not the spawned swtpm: refused
 # unless --allow-destructive (the demo trace undefines an NV index).
