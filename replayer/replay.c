@@ -414,89 +414,6 @@ static void src_stats_finish(struct rp *x, sqlite3 *db, int streamed_all)
 	}
 }
 
-/* FlushContext of a target handle, sent for the replay's own bookkeeping
- * (role rm-client-end); a TPM error is not the trace's and is ignored. */
-static int flush_target(struct rp *x, uint32_t rep)
-{
-	uint8_t cmd[14];
-	wire_put_u16(cmd, TPM_ST_NO_SESSIONS);
-	wire_put_u32(cmd + 2, sizeof cmd);
-	wire_put_u32(cmd + 6, TPM_CC_FlushContext);
-	wire_put_u32(cmd + 10, rep);
-	int saved = x->now.cur_role, rc;
-	x->now.cur_role = REPLAY_ROLE_CLIENT_END;
-	rc = rp_xfer(x, cmd, sizeof cmd);
-	x->now.cur_role = saved;
-	return rc < 0 ? rc : 0;
-}
-
-/* A client of a per-client-space trace sent its last command: what it still
- * has loaded goes, as when it closed /dev/tpmrm0. */
-static void client_end(struct rp *x, uint32_t client)
-{
-	for (int i = 0; i < MAX_OBJS && !x->now.fatal; i++) {
-		struct obj *o = &x->ent.objs[i];
-		if (o->used && o->created && o->client == client &&
-		    tpm_ht_of(o->rec) == TPM_HT_TRANSIENT && !flush_target(x, o->rep))
-			o->used = 0;
-	}
-	for (int i = 0; i < MAX_SESS && !x->now.fatal; i++) {
-		struct rsess *r = &x->sessions.sess[i];
-		if (r->used && r->client == client && !flush_target(x, r->s.handle))
-			r->used = 0;
-	}
-}
-
-/* rm_spaces: the trace came from tpm-cuse-proxy in front of a /dev/tpmrmN
- * node (source "cuse:NODE <- .../tpmrmN"), where each client had its own
- * resource-manager space; cl_last: each client's last command. */
-static int rm_spaces_init(struct rp *x, sqlite3 *db)
-{
-	sqlite3_stmt *st = NULL;
-	const char *src = NULL, *be;
-	/* a derived trace (strip, advise --rewrite) was recorded as its parent was */
-	if (sqlite3_prepare_v2(db,
-			       "SELECT CASE WHEN t.kind = 'derived' THEN p.source ELSE t.source END"
-			       " FROM trace t LEFT JOIN trace p ON p.id = t.parent_id WHERE t.id=?",
-			       -1, &st, NULL) != SQLITE_OK)
-		return -EIO;
-	sqlite3_bind_int64(st, 1, x->res->source_id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		src = (const char *)sqlite3_column_text(st, 0);
-	be = src && !strncmp(src, "cuse:", 5) ? strstr(src, " <- ") : NULL;
-	if (be) {
-		const char *base = strrchr(be + 4, '/');
-		x->cl.rm_spaces = !strncmp(base ? base + 1 : be + 4, "tpmrm", 5);
-	}
-	sqlite3_finalize(st);
-	if (!x->cl.rm_spaces)
-		return 0;
-	if (sqlite3_prepare_v2(
-		db,
-		"SELECT client_id, max(seq) FROM command WHERE trace_id=? AND"
-		" client_id BETWEEN 0 AND 65535 GROUP BY client_id ORDER BY client_id",
-		-1, &st, NULL) != SQLITE_OK)
-		return -EIO;
-	sqlite3_bind_int64(st, 1, x->res->source_id);
-	int step;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		size_t id = (size_t)sqlite3_column_int64(st, 0);
-		if (id >= x->cl.n_cl) {
-			uint64_t *n = realloc(x->cl.cl_last, (id + 1) * sizeof *n);
-			if (!n) {
-				sqlite3_finalize(st);
-				return -ENOMEM;
-			}
-			memset(n + x->cl.n_cl, 0, (id + 1 - x->cl.n_cl) * sizeof *n);
-			x->cl.cl_last = n;
-			x->cl.n_cl = id + 1;
-		}
-		x->cl.cl_last[id] = (uint64_t)sqlite3_column_int64(st, 1);
-	}
-	sqlite3_finalize(st);
-	return step == SQLITE_DONE ? 0 : -EIO;
-}
-
 /* One source row: checks, then hands it to the policy expansion. */
 static int one_command(struct rp *x, sqlite3_stmt *st)
 {
@@ -608,7 +525,7 @@ done:
 	x->res->processed++;
 	if (!x->now.fatal && x->cl.rm_spaces && sc.client < x->cl.n_cl &&
 	    x->cl.cl_last[sc.client] == sc.seq)
-		client_end(x, sc.client);
+		rp_client_end(x, sc.client);
 	memset(&x->now.cur, 0, sizeof x->now.cur);
 	return x->now.fatal ? x->now.fatal : rc;
 }
@@ -658,7 +575,7 @@ static int run_prepare(struct rp *x, sqlite3 **db)
 			 o->db_path, (long long)res->source_id, sqlite3_errmsg(*db));
 		return rc;
 	}
-	if ((rc = rm_spaces_init(x, *db))) {
+	if ((rc = rp_rm_spaces_init(x, *db))) {
 		snprintf(res->err, sizeof res->err, "%s: %s", o->db_path, sqlite3_errmsg(*db));
 		return rc;
 	}
@@ -710,55 +627,6 @@ static int run_connect(struct rp *x)
 	return 0;
 }
 
-/* The run's clients are its source's (each replayed command keeps its
- * source command's client): their rows copied (their first_ns the run's,
- * set by clients_finish), the numbers after them free for the replay's own
- * client, which is the source's tpmtrace client when it has one. */
-static int clients_copy(struct rp *x, sqlite3 *db, int64_t id, uint32_t *last, uint32_t *own)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = -EIO;
-	if (sqlite3_prepare_v2(db,
-			       "INSERT INTO client (trace_id, id, pid, uid, comm, peer)"
-			       " SELECT ?1, id, pid, uid, comm, peer FROM client WHERE trace_id=?2",
-			       -1, &st, NULL) != SQLITE_OK)
-		return rc;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, x->res->source_id);
-	int done = sqlite3_step(st) == SQLITE_DONE;
-	sqlite3_finalize(st);
-	if (!done || sqlite3_prepare_v2(db,
-					"SELECT coalesce(max(id), 0), (SELECT min(id) FROM client"
-					" WHERE trace_id=?1 AND comm='tpmtrace' AND pid IS NULL AND"
-					" peer='tpmtrace itself') FROM client WHERE trace_id=?1",
-					-1, &st, NULL) != SQLITE_OK)
-		return rc;
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		*last = (uint32_t)sqlite3_column_int64(st, 0);
-		*own = (uint32_t)sqlite3_column_int64(st, 1);
-		rc = 0;
-	}
-	sqlite3_finalize(st);
-	return rc;
-}
-
-/* Each client's first_ns: its first command in the run (the source's times
- * are another run's clock). */
-static int clients_finish(sqlite3 *db, int64_t id)
-{
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db,
-			       "UPDATE client SET first_ns = (SELECT min(t_submit_ns) FROM command"
-			       " WHERE trace_id=?1 AND client_id=client.id) WHERE trace_id=?1",
-			       -1, &st, NULL) != SQLITE_OK)
-		return -EIO;
-	sqlite3_bind_int64(st, 1, id);
-	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
-	sqlite3_finalize(st);
-	return rc;
-}
-
 /* The run's own trace begun (*id), its writer started, every exchange with
  * the target stored from here on, the policy's expansion set up. Returns 0,
  * or an error with res->err set. */
@@ -786,7 +654,7 @@ static int run_begin(struct rp *x, sqlite3 *db, int64_t *id)
 	res->trace_id = *id;
 	/* before the writer's connection writes */
 	uint32_t last_client = 0, own_client = 0;
-	if (clients_copy(x, db, *id, &last_client, &own_client)) {
+	if (rp_clients_copy(x, db, *id, &last_client, &own_client)) {
 		snprintf(res->err, sizeof res->err, "%s: copying the clients of trace %lld: %s",
 			 o->db_path, (long long)res->source_id, sqlite3_errmsg(db));
 		db_trace_end(db, *id, 0, 0, 0, "incomplete");
@@ -921,7 +789,7 @@ static int run_finish(struct rp *x, sqlite3 *db, int64_t id)
 	x->st.w = NULL;
 	if (rc && !x->now.fatal)
 		rp_fail(x, rc, "%s: could not finalize trace %lld", o->db_path, (long long)id);
-	if (!x->now.fatal && clients_finish(db, id))
+	if (!x->now.fatal && rp_clients_finish(db, id))
 		rp_fail(x, -EIO, "%s: trace %lld: the clients' times: %s", o->db_path,
 			(long long)id, sqlite3_errmsg(db));
 	if (!x->now.fatal && ws.dropped)

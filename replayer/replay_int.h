@@ -262,6 +262,12 @@ struct authent {
 	int pw_in_hmac;
 };
 
+/* replay_clients.c: the run's client rows, a client's space ended */
+int rp_rm_spaces_init(struct rp *x, sqlite3 *db);
+void rp_client_end(struct rp *x, uint32_t client);
+int rp_clients_copy(struct rp *x, sqlite3 *db, int64_t id, uint32_t *last, uint32_t *own);
+int rp_clients_finish(sqlite3 *db, int64_t id);
+
 /* replay.c: outcome bookkeeping and the exchange with the target */
 void rp_note(struct rp *x, int outcome, uint32_t cc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
