@@ -179,6 +179,7 @@ void rp_on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rsp, s
 		}
 	}
 	recorder_log(&x->st.rec, client, 0, cmd, len, rsp, rsp_len, &tm);
+	rp_client_sent(x, client, t0);
 }
 
 /* Sends x->tg.buf[0..len) (or cmd), fatal on a transport failure. Returns 0 or
@@ -789,7 +790,7 @@ static int run_finish(struct rp *x, sqlite3 *db, int64_t id)
 	x->st.w = NULL;
 	if (rc && !x->now.fatal)
 		rp_fail(x, rc, "%s: could not finalize trace %lld", o->db_path, (long long)id);
-	if (!x->now.fatal && rp_clients_finish(db, id))
+	if (!x->now.fatal && rp_clients_finish(x, db, id, !ws.dropped))
 		rp_fail(x, -EIO, "%s: trace %lld: the clients' times: %s", o->db_path,
 			(long long)id, sqlite3_errmsg(db));
 	if (!x->now.fatal && ws.dropped)
@@ -835,6 +836,7 @@ static void run_release(struct rp *x, sqlite3 *db, uint64_t t_start)
 	free(x->ent.priv);
 	free(x->cl.origin);
 	free(x->cl.cl_last);
+	free(x->cl.first_ns);
 	free(x);
 }
 

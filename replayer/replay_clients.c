@@ -120,21 +120,68 @@ int rp_clients_copy(struct rp *x, sqlite3 *db, int64_t id, uint32_t *last, uint3
 		rc = 0;
 	}
 	sqlite3_finalize(st);
+	/* Every client's number is at most last + 1 (the replay's own, when
+	 * the source has none): its first command is noted by number
+	 * (rp_client_sent); numbers beyond the table are left to SQL. */
+	size_t n = rc ? 0 : (size_t)*last + 2;
+	if (n > TRACE_MAX_CLIENTS)
+		n = TRACE_MAX_CLIENTS;
+	x->cl.first_ns = n ? calloc(n, sizeof *x->cl.first_ns) : NULL;
+	x->cl.n_first = x->cl.first_ns ? n : 0;
+	return rc;
+}
+
+/* sql with the parameters ?1 = a, ?2 = b: 0 or -EIO. */
+static int run2(sqlite3 *db, const char *sql, int64_t a, int64_t b)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, a);
+	sqlite3_bind_int64(st, 2, b);
+	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
+	sqlite3_finalize(st);
 	return rc;
 }
 
 /* Each client's first_ns: its first command in the run (the source's times
- * are another run's clock). */
-int rp_clients_finish(sqlite3 *db, int64_t id)
+ * are another run's clock), i.e. the least t_submit_ns of its rows. Those
+ * the run noted as it sent them (rp_client_sent) are set from the note: the
+ * same value, without reading the run's rows again once per client (4 ms of
+ * a 10,000-command run, on the measured path); SQL finds it for the rest
+ * (numbers beyond the table), and for all of them when the run could not
+ * store every row (exact = 0). */
+int rp_clients_finish(struct rp *x, sqlite3 *db, int64_t id, int exact)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db,
-			       "UPDATE client SET first_ns = (SELECT min(t_submit_ns) FROM command"
-			       " WHERE trace_id=?1 AND client_id=client.id) WHERE trace_id=?1",
-			       -1, &st, NULL) != SQLITE_OK)
-		return -EIO;
-	sqlite3_bind_int64(st, 1, id);
-	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
-	sqlite3_finalize(st);
-	return rc;
+	int64_t n = exact ? (int64_t)x->cl.n_first : 0;
+	if (n) {
+		if (run2(db,
+			 "UPDATE client SET first_ns=NULL WHERE trace_id=?1 AND id BETWEEN 0 AND "
+			 "?2 - 1"
+			 " AND first_ns IS NOT NULL",
+			 id, n) ||
+		    sqlite3_prepare_v2(db,
+				       "UPDATE client SET first_ns=?3 WHERE trace_id=?1 AND id=?2",
+				       -1, &st, NULL) != SQLITE_OK)
+			return -EIO;
+		int rc = 0;
+		for (int64_t i = 0; i < n && !rc; i++) {
+			if (!x->cl.first_ns[i])
+				continue;
+			sqlite3_bind_int64(st, 1, id);
+			sqlite3_bind_int64(st, 2, i);
+			sqlite3_bind_int64(st, 3, (int64_t)x->cl.first_ns[i]);
+			rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
+			sqlite3_reset(st);
+		}
+		sqlite3_finalize(st);
+		if (rc)
+			return rc;
+	}
+	return run2(
+	    db,
+	    "UPDATE client SET first_ns = (SELECT min(t_submit_ns) FROM command WHERE"
+	    " trace_id=?1 AND client_id=client.id) WHERE trace_id=?1 AND (id < 0 OR id >= ?2)",
+	    id, n);
 }

@@ -229,6 +229,10 @@ struct rp_clients {
 	uint64_t *cl_last; /* by client id: seq of its last command */
 	size_t n_cl;
 	uint8_t *origin; /* per client id (trace_origins_load) */
+	/* By client id, below n_first: the t_submit of its first command
+	 * stored in the run, 0 while none (rp_client_sent). */
+	uint64_t *first_ns;
+	size_t n_first;
 };
 
 struct rp {
@@ -266,7 +270,13 @@ struct authent {
 int rp_rm_spaces_init(struct rp *x, sqlite3 *db);
 void rp_client_end(struct rp *x, uint32_t client);
 int rp_clients_copy(struct rp *x, sqlite3 *db, int64_t id, uint32_t *last, uint32_t *own);
-int rp_clients_finish(sqlite3 *db, int64_t id);
+int rp_clients_finish(struct rp *x, sqlite3 *db, int64_t id, int exact);
+/* A command of client stored with t_submit t0: its first one is noted. */
+static inline void rp_client_sent(struct rp *x, uint32_t client, uint64_t t0)
+{
+	if (client < x->cl.n_first && !x->cl.first_ns[client])
+		x->cl.first_ns[client] = t0;
+}
 
 /* replay.c: outcome bookkeeping and the exchange with the target */
 void rp_note(struct rp *x, int outcome, uint32_t cc, const char *fmt, ...)

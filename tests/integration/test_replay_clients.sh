@@ -66,4 +66,24 @@ expect_eq "show --client tpm2_getrandom: its commands and the policy's for them"
 check "... of which some the policy added" \
 	[ "$(q "SELECT count(*) FROM command c JOIN client l ON l.trace_id=2 AND l.id=c.client_id
 	   WHERE c.trace_id=2 AND l.comm='tpm2_getrandom' AND c.flags & 128")" -gt 0 ]
+
+# first_ns is noted as the run sends (replayer/replay_clients.c), by client
+# number up to 65535, and found by SQL beyond: a copy whose tpm2_getrandom is
+# client 70000 and which has a client that sent nothing, replayed as trace 3.
+db2=$T/r2.db
+cp "$db" "$db2"
+sqlite3 "$db2" "UPDATE command SET client_id=70000 WHERE trace_id=1 AND client_id=
+	(SELECT id FROM client WHERE trace_id=1 AND comm='tpm2_getrandom');
+	UPDATE client SET id=70000 WHERE trace_id=1 AND comm='tpm2_getrandom';
+	INSERT INTO client (trace_id, id, comm) VALUES (1, 50, 'idle')"
+"$TPMTRACE" replay "$db2" --trace 1 --policy linux-6.10 >"$T/replay2.out" 2>&1
+rc=$?
+expect_eq "replay of the renumbered copy ($(tail -n 2 "$T/replay2.out"))" "$rc" 0
+q2() { sqlite3 "$db2" "$1"; }
+expect_eq "... each client's first_ns is its first command in the run" \
+	"$(q2 "SELECT count(*) FROM client l WHERE trace_id=3 AND first_ns IS NOT (SELECT min(t_submit_ns)
+	   FROM command c WHERE c.trace_id=3 AND c.client_id=l.id)")" 0
+expect_eq "... client 70000's is set, the idle one's NULL" \
+	"$(q2 "SELECT group_concat(id || ':' || (first_ns IS NULL), ' ') FROM
+	   (SELECT * FROM client WHERE trace_id=3 AND id IN (50, 70000) ORDER BY id)")" "50:1 70000:0"
 finish
