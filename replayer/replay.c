@@ -646,21 +646,38 @@ static int run_begin(struct rp *x, sqlite3 *db, int64_t *id)
 				.policy = x->policy.pol.name,
 				.parent_id = res->source_id,
 				.emulated = x->tg.have_em ? x->tg.em.prof.name : NULL};
+	/* The trace row and its clients (before the writer's connection
+	 * writes) in one transaction: one commit and sync instead of three.
+	 * What succeeded is committed either way, as it was one by one. */
+	uint32_t last_client = 0, own_client = 0;
+	int tx = !db_exec(db, "BEGIN IMMEDIATE", NULL, 0), bad = 0;
 	*id = db_trace_begin(db, &ti);
 	if (*id < 0) {
 		snprintf(res->err, sizeof res->err, "%s: cannot add a trace: %s", o->db_path,
 			 sqlite3_errmsg(db));
+		bad = 1;
+	} else {
+		res->trace_id = *id;
+		if (rp_clients_copy(x, db, *id, &last_client, &own_client)) {
+			snprintf(res->err, sizeof res->err,
+				 "%s: copying the clients of trace %lld: %s", o->db_path,
+				 (long long)res->source_id, sqlite3_errmsg(db));
+			bad = 2;
+		}
+	}
+	if (tx && db_exec(db, "COMMIT", NULL, 0)) {
+		if (!bad)
+			snprintf(res->err, sizeof res->err, "%s: cannot add a trace: %s",
+				 o->db_path, sqlite3_errmsg(db));
+		if (!sqlite3_get_autocommit(db))
+			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		res->trace_id = 0;
 		return -EIO;
 	}
-	res->trace_id = *id;
-	/* before the writer's connection writes */
-	uint32_t last_client = 0, own_client = 0;
-	if (rp_clients_copy(x, db, *id, &last_client, &own_client)) {
-		snprintf(res->err, sizeof res->err, "%s: copying the clients of trace %lld: %s",
-			 o->db_path, (long long)res->source_id, sqlite3_errmsg(db));
+	if (bad == 2)
 		db_trace_end(db, *id, 0, 0, 0, "incomplete");
+	if (bad)
 		return -EIO;
-	}
 	/* The writer blocks instead of dropping, and yields the CPUs to
 	 * this thread and a local swtpm (writer.h). */
 	struct writer_cfg wc = {
@@ -790,6 +807,9 @@ static int run_finish(struct rp *x, sqlite3 *db, int64_t id)
 	x->st.w = NULL;
 	if (rc && !x->now.fatal)
 		rp_fail(x, rc, "%s: could not finalize trace %lld", o->db_path, (long long)id);
+	/* The clients' times and the fidelity in one transaction: one commit
+	 * (and sync) instead of one each. */
+	int tx = !x->now.fatal && !db_exec(db, "BEGIN IMMEDIATE", NULL, 0);
 	if (!x->now.fatal && rp_clients_finish(x, db, id, !ws.dropped))
 		rp_fail(x, -EIO, "%s: trace %lld: the clients' times: %s", o->db_path,
 			(long long)id, sqlite3_errmsg(db));
@@ -799,6 +819,12 @@ static int run_finish(struct rp *x, sqlite3 *db, int64_t id)
 	if (!x->now.fatal && store_fidelity(db, id, replay_fidelity(res)))
 		rp_fail(x, -EIO, "%s: trace %lld: its fidelity: %s", o->db_path, (long long)id,
 			sqlite3_errmsg(db));
+	if (tx && db_exec(db, "COMMIT", NULL, 0)) {
+		rp_fail(x, -EIO, "%s: trace %lld: its clients' times and fidelity: %s", o->db_path,
+			(long long)id, sqlite3_errmsg(db));
+		if (!sqlite3_get_autocommit(db))
+			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	}
 	rc = x->now.fatal;
 	if (!rc)
 		res->status = "complete";
