@@ -788,8 +788,9 @@ static int writer_end(struct writer *w, const char *status, int keep, struct wri
 		rc = db_trace_end(w->db, w->cfg.trace_id, st.commands, st.events, dropped, status);
 	}
 done:
-	/* Leave a self-contained file behind (the WAL folded in). */
-	sqlite3_wal_checkpoint_v2(w->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	/* Leave a self-contained file behind (the WAL folded in), unless the caller does. */
+	if (!w->cfg.fold_at_close)
+		sqlite3_wal_checkpoint_v2(w->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 	if (final)
 		*final = st;
 	db_wrows_finalize(&w->rows);

@@ -97,6 +97,11 @@ struct writer_cfg {
 	 * The database's write lock is held meanwhile. */
 	int whole;
 	const struct trace_info *trace;
+	/* The caller folds the WAL into the file itself, after db_writer_stop
+	 * (a replay: once the run's time is taken): the writer's stop does not.
+	 * Its rows are as durable once the caller's next commit or checkpoint
+	 * has synced the WAL (synchronous=FULL there). */
+	int fold_at_close;
 };
 
 /* Starts the writer thread. Returns 0 or -errno (err holds a message). */

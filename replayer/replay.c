@@ -679,9 +679,13 @@ static int run_begin(struct rp *x, sqlite3 *db, int64_t *id)
 	if (bad)
 		return -EIO;
 	/* The writer blocks instead of dropping, and yields the CPUs to
-	 * this thread and a local swtpm (writer.h). */
-	struct writer_cfg wc = {
-	    .path = o->db_path, .trace_id = *id, .block_when_full = 1, .nice = 10};
+	 * this thread and a local swtpm; the WAL is folded in by run_release
+	 * (writer.h). */
+	struct writer_cfg wc = {.path = o->db_path,
+				.trace_id = *id,
+				.block_when_full = 1,
+				.nice = 10,
+				.fold_at_close = 1};
 	if ((rc = db_writer_start(&x->st.w, &wc, err, sizeof err))) {
 		snprintf(res->err, sizeof res->err, "%s", err);
 		db_trace_end(db, *id, 0, 0, 0, "incomplete");
@@ -849,6 +853,12 @@ static void run_release(struct rp *x, sqlite3 *db, uint64_t t_start)
 	}
 	if (x->st.w)
 		db_writer_stop(x->st.w, "incomplete", NULL);
+	/* The run's rows are committed, and synced by its last commit: the WAL
+	 * is folded into the file after the run's time is taken (15-25 ms at
+	 * the end of a 10,000-command run: its sync, the copy, the file's sync,
+	 * the truncation), leaving a self-contained file as before. */
+	if (db)
+		sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
 	db_close(db);
 	tpmconn_close(&x->tg.t);
 	sess_crypto_release(&x->sessions.cr);

@@ -23,6 +23,15 @@ rc=$?
 expect_eq "replay under linux-6.10 ($(tail -n 2 "$T/replay.out"))" "$rc" 0
 q() { sqlite3 "$db" "$1"; }
 expect_eq "the run is trace 2, a replay of 1" "$(q "SELECT kind || ' ' || parent_id FROM trace WHERE id=2")" "replay 1"
+# The replay folds the WAL into the file once the run's time is taken
+# (writer_cfg.fold_at_close): the file alone, without its -wal, holds the
+# whole run when the replay has exited.
+check "no WAL left beside the file" [ ! -s "$db-wal" ]
+cp "$db" "$T/alone.db"
+expect_eq "the file alone holds every row of the run, and its end" \
+	"$(sqlite3 "$T/alone.db" "SELECT count(*) || ' ' || (SELECT status || ' ' || (fidelity IS NOT NULL)
+	   FROM trace WHERE id=2) FROM command WHERE trace_id=2")" \
+	"$(q "SELECT count(*) FROM command WHERE trace_id=2") complete 1"
 
 clients() { q "SELECT group_concat(id || ':' || coalesce(pid, '-') || ':' || coalesce(comm, '-'), ' ')
 	FROM (SELECT * FROM client WHERE trace_id=$1 ORDER BY id)"; }
