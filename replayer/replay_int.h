@@ -109,6 +109,7 @@ struct src_cmd {
  * the target, the authValues the replay gave, what the run made. */
 struct rp_entities {
 	struct obj objs[MAX_OBJS];
+	unsigned n_objs; /* objs[] below this index were used (rp_obj_add) */
 	struct ctxmap *ctx;
 	size_t n_ctx, cap_ctx;
 	struct privmap *priv;

@@ -18,9 +18,12 @@ static void sha256(struct rp *x, const void *d, size_t n, uint8_t out[32])
 
 /* ---- entities ------------------------------------------------------------ */
 
+/* Only entries below n_objs were ever used: a trace that makes no object
+ * (a PCR_Extend's handle is looked up all the same) reads none, rather than
+ * 64 entries on cache lines of their own (struct obj holds a public area). */
 struct obj *rp_obj_find(struct rp *x, uint32_t rec)
 {
-	for (int i = 0; i < MAX_OBJS; i++)
+	for (unsigned i = 0; i < x->ent.n_objs; i++)
 		if (x->ent.objs[i].used && x->ent.objs[i].rec == rec)
 			return &x->ent.objs[i];
 	return NULL;
@@ -29,11 +32,14 @@ struct obj *rp_obj_find(struct rp *x, uint32_t rec)
 struct obj *rp_obj_add(struct rp *x, uint32_t rec, uint32_t rep)
 {
 	struct obj *o = rp_obj_find(x, rec);
-	for (int i = 0; !o && i < MAX_OBJS; i++)
-		if (!x->ent.objs[i].used)
+	for (unsigned i = 0; !o && i < MAX_OBJS; i++)
+		if (!x->ent.objs[i].used) {
 			o = &x->ent.objs[i];
+			if (i >= x->ent.n_objs)
+				x->ent.n_objs = i + 1;
+		}
 	if (!o)
-		o = &x->ent.objs[rec % MAX_OBJS]; /* full: an old entry goes */
+		o = &x->ent.objs[rec % MAX_OBJS]; /* full (n_objs is MAX_OBJS): an old entry goes */
 	memset(o, 0, sizeof *o);
 	o->used = 1;
 	o->rec = rec;
