@@ -12,6 +12,7 @@
 
 #include "model/profile.h"
 #include "model/tpm/constants.h"
+#include "model/tpm/tpm_cc.h"
 #include "model/tpm/wire.h"
 
 /* The properties read, by TPM_PT_MANUFACTURER + i: manufacturer, vendor
@@ -63,11 +64,40 @@ static void trim_end(char *s)
 		s[--l] = 0;
 }
 
+_Static_assert(PT_N == sizeof((struct trace_chip_reader *)0)->v / sizeof(uint32_t),
+	       "trace_chip_reader holds the properties read");
+
+void trace_chip_add(struct trace_chip_reader *r, uint32_t cc, const void *rsp, size_t n)
+{
+	if (cc != TPM_CC_GetCapability || !rsp)
+		return;
+	r->answers++;
+	read_answer(rsp, n, r->v, &r->have);
+}
+
+void trace_chip_end(const struct trace_chip_reader *r, struct trace_chip *c)
+{
+	memset(c, 0, sizeof *c);
+	c->answers = r->answers;
+	if (r->have & 1) {
+		chars_add(c->manufacturer, sizeof c->manufacturer, r->v[0]);
+		trim_end(c->manufacturer);
+	}
+	for (unsigned i = 1; i <= 4; i++)
+		if (r->have & (1u << i))
+			chars_add(c->vendor, sizeof c->vendor, r->v[i]);
+	trim_end(c->vendor);
+	unsigned f1 = TPM_PT_FIRMWARE_VERSION_1 - PT_FIRST,
+		 f2 = TPM_PT_FIRMWARE_VERSION_2 - PT_FIRST;
+	if ((r->have & (1u << f1)) && (r->have & (1u << f2)))
+		snprintf(c->firmware, sizeof c->firmware, "%u.%u.%u.%u", r->v[f1] >> 16,
+			 r->v[f1] & 0xffff, r->v[f2] >> 16, r->v[f2] & 0xffff);
+}
+
 int trace_chip_load(sqlite3 *db, int64_t trace_id, struct trace_chip *c, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
-	uint32_t v[PT_N] = {0};
-	unsigned have = 0;
+	struct trace_chip_reader rd = {0};
 	int rc;
 	memset(c, 0, sizeof *c);
 	if (sqlite3_prepare_v2(db,
@@ -79,9 +109,9 @@ int trace_chip_load(sqlite3 *db, int64_t trace_id, struct trace_chip *c, char *e
 	}
 	sqlite3_bind_int64(st, 1, trace_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		c->answers++;
-		read_answer(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0), v,
-			    &have);
+		const void *p = sqlite3_column_blob(st, 0); /* NULL when empty */
+		trace_chip_add(&rd, TPM_CC_GetCapability, p ? p : "",
+			       (size_t)sqlite3_column_bytes(st, 0));
 	}
 	if (rc != SQLITE_DONE) {
 		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
@@ -89,19 +119,7 @@ int trace_chip_load(sqlite3 *db, int64_t trace_id, struct trace_chip *c, char *e
 		return -EIO;
 	}
 	sqlite3_finalize(st);
-	if (have & 1) {
-		chars_add(c->manufacturer, sizeof c->manufacturer, v[0]);
-		trim_end(c->manufacturer);
-	}
-	for (unsigned i = 1; i <= 4; i++)
-		if (have & (1u << i))
-			chars_add(c->vendor, sizeof c->vendor, v[i]);
-	trim_end(c->vendor);
-	unsigned f1 = TPM_PT_FIRMWARE_VERSION_1 - PT_FIRST,
-		 f2 = TPM_PT_FIRMWARE_VERSION_2 - PT_FIRST;
-	if ((have & (1u << f1)) && (have & (1u << f2)))
-		snprintf(c->firmware, sizeof c->firmware, "%u.%u.%u.%u", v[f1] >> 16,
-			 v[f1] & 0xffff, v[f2] >> 16, v[f2] & 0xffff);
+	trace_chip_end(&rd, c);
 	return 0;
 }
 

@@ -23,6 +23,20 @@ struct trace_chip {
  * with err set. */
 int trace_chip_load(sqlite3 *db, int64_t trace_id, struct trace_chip *c, char *err, size_t errlen);
 
+/* The same read one command at a time, for a caller that reads a trace's
+ * commands anyway (push: the rows it sends): zeroed, then every command of
+ * the trace given to trace_chip_add in seq order, then trace_chip_end gives
+ * what trace_chip_load would. */
+struct trace_chip_reader {
+	uint32_t v[8]; /* TPM_PT_MANUFACTURER .. TPM_PT_FIRMWARE_VERSION_2 */
+	unsigned have; /* bit i: v[i] answered */
+	uint64_t answers;
+};
+/* A command's code and response (NULL: none stored); only the responses of
+ * GetCapability are read. */
+void trace_chip_add(struct trace_chip_reader *r, uint32_t cc, const void *rsp, size_t n);
+void trace_chip_end(const struct trace_chip_reader *r, struct trace_chip *c);
+
 /* The shipped profile of that manufacturer and firmware (the one with the
  * most entries when several are): 0 with its name, or -ENOENT. */
 int trace_chip_profile(const struct trace_chip *c, char *name, size_t len);
