@@ -101,7 +101,8 @@ static int cb_row(struct cbuf *b, int64_t trace_id, sqlite3_stmt *st, const char
 		if (t == SQLITE_NULL) {
 			cb_be(b, 0xFFFFFFFFu, 4);
 		} else if (types[i] == 'i') {
-			double d = sqlite3_column_double(st, i);
+			/* A REAL holding an integer goes as that integer. */
+			double d = t == SQLITE_FLOAT ? sqlite3_column_double(st, i) : 0;
 			if (t != SQLITE_INTEGER && !(t == SQLITE_FLOAT && d == (double)(int64_t)d))
 				return i + 1;
 			cb_be(b, 8, 4);
