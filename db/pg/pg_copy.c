@@ -191,8 +191,8 @@ static int copy_start(PGconn *c, const char *into, const char *what, struct cbuf
 }
 
 int pg_copy_traces(PGconn *c, const char *into, const char *types, const int64_t *server_id,
-		   const int64_t *local_id, size_t n, sqlite3_stmt *st, uint64_t *rows, char *err,
-		   size_t errlen)
+		   const int64_t *local_id, size_t n, sqlite3_stmt *st, pg_copy_row_fn *on_row,
+		   void *ctx, uint64_t *rows, char *err, size_t errlen)
 {
 	struct cbuf b = {0};
 	char what[128];
@@ -217,6 +217,8 @@ int pg_copy_traces(PGconn *c, const char *into, const char *types, const int64_t
 				break;
 			}
 			(*rows)++;
+			if (on_row)
+				on_row(ctx, t, st);
 			if (b.n >= 1 << 18 || b.oom) {
 				rc = cb_send(c, &b, what, err, errlen);
 				if (!rc && !stalled++)

@@ -12,57 +12,75 @@
 #include "db/trace_kind.h"
 #include "db/utf8.h"
 #include "model/tpm/decode.h"
+#include "model/tpm/tpm_cc.h"
 #include "model/trace_chip.h"
 
-/* Response-code texts of every code in the file, for tpm_rc_text() on the
- * server: one statement, ascending (concurrent pushers lock in one order). */
-static int push_rc_texts(sqlite3 *db, PGconn *c, char *err, size_t errlen)
+/* The response codes of the rows a transaction sends, ascending, each once
+ * (the rows' own: the file is not read again for them). */
+struct rc_set {
+	uint32_t *v;
+	size_t n, cap;
+	int oom;
+};
+
+static void rc_add(struct rc_set *s, uint32_t rc)
 {
-	sqlite3_stmt *st;
-	size_t cap = 4096, n = 0;
-	char *sql = malloc(cap);
-	int rc = 0;
-	if (!sql)
-		return -ENOMEM;
-	n = (size_t)snprintf(sql, cap, "INSERT INTO tpm_rc VALUES ");
-	if (sqlite3_prepare_v2(db,
-			       "SELECT DISTINCT rc FROM command WHERE typeof(rc)='integer'"
-			       " AND rc BETWEEN 0 AND 4294967295 ORDER BY rc",
-			       -1, &st, NULL) != SQLITE_OK) {
-		free(sql);
-		return -EIO;
+	size_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (s->v[mid] == rc)
+			return;
+		if (s->v[mid] < rc)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	int rows = 0;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		uint32_t v = (uint32_t)sqlite3_column_int64(st, 0);
-		char *lit = PQescapeLiteral(c, tpm_rc_str(v), strlen(tpm_rc_str(v)));
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		uint32_t *nv = realloc(s->v, cap * sizeof *nv);
+		if (!nv) {
+			s->oom = 1;
+			return;
+		}
+		s->v = nv;
+		s->cap = cap;
+	}
+	memmove(s->v + lo + 1, s->v + lo, (s->n - lo) * sizeof *s->v);
+	s->v[lo] = rc;
+	s->n++;
+}
+
+/* Their texts for tpm_rc_text() on the server, one statement in ascending
+ * order (concurrent pushers lock in one order): malloc'd SQL, or NULL. */
+static char *rc_texts_sql(PGconn *c, const struct rc_set *s)
+{
+	size_t cap = 4096, n;
+	char *sql = malloc(cap);
+	if (!sql)
+		return NULL;
+	n = (size_t)snprintf(sql, cap, "INSERT INTO tpm_rc VALUES ");
+	for (size_t i = 0; i < s->n; i++) {
+		const char *t = tpm_rc_str(s->v[i]);
+		char *lit = PQescapeLiteral(c, t, strlen(t));
 		if (!lit)
-			continue;
+			goto fail;
 		if (n + strlen(lit) + 40 > cap) {
 			char *ns = realloc(sql, cap * 2 + strlen(lit));
 			if (!ns) {
 				PQfreemem(lit);
-				rc = -ENOMEM;
-				break;
+				goto fail;
 			}
 			sql = ns;
 			cap = cap * 2 + strlen(lit);
 		}
-		n += (size_t)snprintf(sql + n, cap - n, "%s(%u,%s)", rows++ ? "," : "", v, lit);
+		n += (size_t)snprintf(sql + n, cap - n, "%s(%u,%s)", i ? "," : "", s->v[i], lit);
 		PQfreemem(lit);
 	}
-	sqlite3_finalize(st);
-	if (!rc && rows) {
-		snprintf(sql + n, cap - n, " ON CONFLICT (rc) DO NOTHING");
-		PGresult *r = PQexec(c, sql);
-		if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
-			pg_res_err(c, r, "storing response-code texts", err, errlen);
-			rc = -EIO;
-		}
-		PQclear(r);
-	}
+	snprintf(sql + n, cap - n, " ON CONFLICT (rc) DO NOTHING");
+	return sql;
+fail:
 	free(sql);
-	return rc;
+	return NULL;
 }
 
 static const char q_traces[] =
@@ -74,17 +92,21 @@ static const char q_traces[] =
     " LEFT JOIN trace_host h ON h.trace_id = t.id LEFT JOIN trace_kind k ON k.trace_id = t.id"
     " WHERE ?1 = 0 OR t.id = ?1 ORDER BY t.id";
 
-/* The trace row and its host in one statement: nothing when the server has
- * the UUID already (then, if another pusher's transaction holds it, after
- * that one ends). */
+/* The trace row: its server id, or nothing when the server has the UUID
+ * already (then, if another pusher's transaction holds it, after that one
+ * ends). Its host goes after its rows (q_host), in the same transaction:
+ * the TPM's identity is read from the command rows as they are sent. */
 static const char q_insert[] =
-    "WITH t AS (INSERT INTO trace (uuid, local_id, name, kind, source, started_at, start_ns,"
+    "INSERT INTO trace (uuid, local_id, name, kind, source, started_at, start_ns,"
     " end_ns, payloads, host, tool_version, parent_uuid, parent_id, policy, emulated, status,"
     " commands, events, dropped, notes) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,"
     " $12::uuid, (SELECT id FROM trace WHERE uuid = $12::uuid), $13, $14, $15, $16, $17, $18,"
-    " $19) ON CONFLICT (uuid) DO NOTHING RETURNING id)"
-    " INSERT INTO trace_host SELECT id, $20, $21, $22, $23, $24, nullif($25, ''),"
-    " nullif($26, ''), nullif($27, ''), nullif($28, '') FROM t RETURNING trace_id";
+    " $19) ON CONFLICT (uuid) DO NOTHING RETURNING id";
+static const char q_host[] =
+    "INSERT INTO trace_host (trace_id, hostname, machine_id_sha256, kernel_release,"
+    " kernel_cmdline, boot_id, tpm_manufacturer, tpm_vendor, tpm_firmware, tpm_profile)"
+    " VALUES ($1, $2, $3, $4, $5, $6, nullif($7, ''), nullif($8, ''), nullif($9, ''),"
+    " nullif($10, ''))";
 
 struct copy_spec {
 	const char *into, *select;
@@ -120,18 +142,19 @@ static int exec_ok(PGconn *c, const char *sql, const char *what, char *err, size
 	return ok ? 0 : -EIO;
 }
 
-/* A trace to send: its row's values as the INSERT's parameters (owned
+/* A trace to send: its row's values as the INSERTs' parameters (owned
  * copies: the file's row is gone by the time its batch goes). */
 struct item {
 	int64_t local;
-	uint64_t commands;     /* the file's count: the batch's size */
-	char *pv[28];	       /* the INSERT's parameters, NULL for NULL */
-	char uuid[4 * 36 + 1]; /* for messages: cut, converted as text */
+	uint64_t commands;	       /* the file's count: the batch's size */
+	char *pv[24];		       /* q_insert's 19 parameters, q_host's 5 of the file */
+	char uuid[4 * 36 + 1];	       /* for messages: cut, converted as text */
+	struct trace_chip_reader chip; /* its rows' GetCapability answers, as sent */
 };
 
 static void item_free(struct item *it)
 {
-	for (int i = 0; i < 28; i++)
+	for (int i = 0; i < 24; i++)
 		free(it->pv[i]);
 	memset(it, 0, sizeof *it);
 }
@@ -142,14 +165,12 @@ static int keep(char **dst, const char *v)
 }
 
 /* The trace row tr is on (q_traces) as an item: pv[0] (the UUID) and
- * pv[2..23] its columns, pv[1] its local id, pv[24..27] the TPM as predict
- * names it (model/trace_chip.h, from its own answers). A text value with NUL
- * or bytes of no UTF-8 character goes converted (pg_text_convert), as
- * COPY's text columns. 0, or -ENOMEM. */
-static int item_fill(sqlite3 *db, sqlite3_stmt *tr, struct item *it)
+ * pv[2..23] its columns, pv[1] its local id. A text value with NUL or bytes
+ * of no UTF-8 character goes converted (pg_text_convert), as COPY's text
+ * columns. 0, or -ENOMEM. */
+static int item_fill(sqlite3_stmt *tr, struct item *it)
 {
-	char lid[24], why[256], prof[128] = "";
-	struct trace_chip chip;
+	char lid[24];
 	int rc = 0;
 	memset(it, 0, sizeof *it);
 	it->local = sqlite3_column_int64(tr, 0);
@@ -175,89 +196,175 @@ static int item_fill(sqlite3 *db, sqlite3_stmt *tr, struct item *it)
 		else
 			it->pv[i][pg_text_convert(v, len, it->pv[i])] = 0;
 	}
-	if (trace_chip_load(db, it->local, &chip, why, sizeof why))
-		memset(&chip, 0, sizeof chip);
-	else if (trace_chip_profile(&chip, prof, sizeof prof))
-		prof[0] = 0;
-	rc |= keep(&it->pv[24], chip.manufacturer);
-	rc |= keep(&it->pv[25], chip.vendor);
-	rc |= keep(&it->pv[26], chip.firmware);
-	rc |= keep(&it->pv[27], prof);
 	return rc ? -ENOMEM : 0;
 }
 
-/* BEGIN and the n traces' INSERTs in one round trip (libpq's pipeline
- * mode): id[i] the server's id of trace i, or -1 when the server has it
- * already. 0, or -EIO with err set. TPMTRACE_FAULT_PUSH_AUTOCOMMIT (fault
- * proof): no BEGIN, every statement commits on its own. */
-static int begin_insert(PGconn *c, const struct item *it, size_t n, int64_t *id, char *err,
-			size_t errlen)
+/* The results of q statements sent in pipeline mode, then its sync, and
+ * pipeline mode left: 0, or -EIO with the first error in err (bad: one was
+ * seen while sending). id (may be NULL): the first value of each statement
+ * that returns rows, -1 when it returned none; *got counts them. */
+static int pipeline_end(PGconn *c, size_t q, int bad, int64_t *id, size_t *got, const char *what,
+			char *err, size_t errlen)
 {
-	int tx = !getenv("TPMTRACE_FAULT_PUSH_AUTOCOMMIT"), bad = 0;
-	size_t got = 0;
 	PGresult *r;
-	if (PQenterPipelineMode(c) != 1 ||
-	    (tx && PQsendQueryParams(c, "BEGIN", 0, NULL, NULL, NULL, NULL, 0) != 1))
-		bad = 1;
-	for (size_t i = 0; i < n && !bad; i++)
-		if (PQsendQueryPrepared(c, "tpmtrace_insert", 28, (const char *const *)it[i].pv,
-					NULL, NULL, 0) != 1)
-			bad = 1;
 	if (bad || PQpipelineSync(c) != 1) {
-		pg_res_err(c, NULL, "inserting the trace", err, errlen);
+		pg_res_err(c, NULL, what, err, errlen);
 		PQexitPipelineMode(c);
 		return -EIO;
 	}
 	/* Each statement's result and a NULL after it, then the sync. */
-	for (size_t q = 0; q < n + (size_t)tx; q++) {
-		int ins = q >= (size_t)tx, have = 0;
+	for (size_t k = 0; k < q; k++) {
+		int have = 0;
 		while ((r = PQgetResult(c))) {
 			ExecStatusType st = PQresultStatus(r);
-			if (ins && st == PGRES_TUPLES_OK && !have) {
+			if (id && st == PGRES_TUPLES_OK && !have) {
 				have = 1;
-				id[got++] =
+				id[(*got)++] =
 				    PQntuples(r) ? strtoll(PQgetvalue(r, 0, 0), NULL, 10) : -1;
 			} else if (st != PGRES_COMMAND_OK && !bad++) {
-				pg_res_err(c, r, "inserting the trace", err, errlen);
+				pg_res_err(c, r, what, err, errlen);
 			}
 			PQclear(r);
 		}
 	}
 	r = PQgetResult(c);
 	if ((!r || PQresultStatus(r) != PGRES_PIPELINE_SYNC) && !bad++)
-		pg_res_err(c, r, "inserting the trace", err, errlen);
+		pg_res_err(c, r, what, err, errlen);
 	PQclear(r);
 	if (PQexitPipelineMode(c) != 1 && !bad++)
-		pg_res_err(c, NULL, "inserting the trace", err, errlen);
-	if (!bad && got != n) {
-		pg_res_err(c, NULL, "inserting the trace", err, errlen);
-		bad = 1;
-	}
+		pg_res_err(c, NULL, what, err, errlen);
 	return bad ? -EIO : 0;
+}
+
+/* TPMTRACE_FAULT_PUSH_AUTOCOMMIT (fault proof): no BEGIN, every statement
+ * commits on its own. */
+static int in_transaction(void)
+{
+	return !getenv("TPMTRACE_FAULT_PUSH_AUTOCOMMIT");
+}
+
+/* BEGIN and the n traces' INSERTs in one round trip (libpq's pipeline
+ * mode): id[i] the server's id of trace i, or -1 when the server has it
+ * already. 0, or -EIO with err set. */
+static int begin_insert(PGconn *c, const struct item *it, size_t n, int64_t *id, char *err,
+			size_t errlen)
+{
+	int tx = in_transaction(), bad = 0;
+	size_t got = 0;
+	if (PQenterPipelineMode(c) != 1)
+		return pipeline_end(c, 0, 1, NULL, NULL, "inserting the trace", err, errlen);
+	if (tx && PQsendQueryParams(c, "BEGIN", 0, NULL, NULL, NULL, NULL, 0) != 1)
+		bad = 1;
+	for (size_t i = 0; i < n && !bad; i++)
+		if (PQsendQueryPrepared(c, "tpmtrace_insert", 19, (const char *const *)it[i].pv,
+					NULL, NULL, 0) != 1)
+			bad = 1;
+	if (pipeline_end(c, n + (size_t)tx, bad, id, &got, "inserting the trace", err, errlen))
+		return -EIO;
+	if (got != n) {
+		pg_res_err(c, NULL, "inserting the trace", err, errlen);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* What push reads from the command rows as they are sent: the TPM of each
+ * trace (its GetCapability answers) and the response codes. */
+struct row_seen {
+	struct item *it;
+	const size_t *idx; /* the COPY's trace i is it[idx[i]] */
+	struct rc_set rcs;
+};
+
+/* Columns of copies[1]'s SELECT. */
+enum { SEL_CC = 4, SEL_RC = 9, SEL_RSP = 23 };
+
+static void command_seen(void *ctx, size_t t, sqlite3_stmt *st)
+{
+	struct row_seen *s = ctx;
+	if (sqlite3_column_type(st, SEL_RC) == SQLITE_INTEGER) {
+		sqlite3_int64 rc = sqlite3_column_int64(st, SEL_RC);
+		if (rc >= 0 && rc <= 0xFFFFFFFFll)
+			rc_add(&s->rcs, (uint32_t)rc);
+	}
+	if (sqlite3_column_type(st, SEL_CC) == SQLITE_INTEGER &&
+	    sqlite3_column_int64(st, SEL_CC) == TPM_CC_GetCapability &&
+	    sqlite3_column_type(st, SEL_RSP) != SQLITE_NULL) {
+		const void *p = sqlite3_column_blob(st, SEL_RSP); /* NULL when empty */
+		trace_chip_add(&s->it[s->idx[t]].chip, TPM_CC_GetCapability, p ? p : "",
+			       (size_t)sqlite3_column_bytes(st, SEL_RSP));
+	}
+}
+
+/* After the rows, in one round trip: the m new traces' hosts (the TPM as
+ * predict names it, model/trace_chip.h, from the answers read), the texts of
+ * the response codes sent, and COMMIT. 0, or -errno with err set. */
+static int host_commit(PGconn *c, struct row_seen *s, size_t m, const int64_t *sid, char *err,
+		       size_t errlen)
+{
+	int tx = in_transaction(), bad = 0;
+	char *sql = s->rcs.n ? rc_texts_sql(c, &s->rcs) : NULL;
+	if (s->rcs.oom || (s->rcs.n && !sql)) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (PQenterPipelineMode(c) != 1) {
+		free(sql);
+		return pipeline_end(c, 0, 1, NULL, NULL, "inserting the trace's host", err, errlen);
+	}
+	for (size_t i = 0; i < m && !bad; i++) {
+		struct item *it = &s->it[s->idx[i]];
+		struct trace_chip chip;
+		char id[24], prof[128] = "";
+		trace_chip_end(&it->chip, &chip);
+		if (trace_chip_profile(&chip, prof, sizeof prof))
+			prof[0] = 0;
+		snprintf(id, sizeof id, "%lld", (long long)sid[i]);
+		const char *pv[10] = {
+		    id,		it->pv[19],	   it->pv[20],	it->pv[21],    it->pv[22],
+		    it->pv[23], chip.manufacturer, chip.vendor, chip.firmware, prof};
+		if (PQsendQueryPrepared(c, "tpmtrace_host", 10, pv, NULL, NULL, 0) != 1)
+			bad = 1;
+	}
+	if (!bad && sql && PQsendQueryParams(c, sql, 0, NULL, NULL, NULL, NULL, 0) != 1)
+		bad = 1;
+	if (!bad && tx && PQsendQueryParams(c, "COMMIT", 0, NULL, NULL, NULL, NULL, 0) != 1)
+		bad = 1;
+	free(sql);
+	return pipeline_end(c, m + (s->rcs.n > 0) + (size_t)tx, bad, NULL, NULL,
+			    "inserting the trace's host", err, errlen);
 }
 
 /* n traces in one transaction, their rows one COPY a table: all of them
  * stored, or none. Returns 0 (counted in res) or -errno. */
-static int push_set(PGconn *c, const struct item *it, size_t n, sqlite3_stmt *const sel[3],
+static int push_set(PGconn *c, struct item *it, size_t n, sqlite3_stmt *const sel[3],
 		    struct pg_push_result *res, char *err, size_t errlen)
 {
 	int64_t id[PUSH_BATCH_TRACES], sid[PUSH_BATCH_TRACES], lid[PUSH_BATCH_TRACES];
+	size_t idx[PUSH_BATCH_TRACES];
 	uint64_t rows[3] = {0};
 	size_t m = 0;
+	struct row_seen seen = {.it = it, .idx = idx};
+	int rc = -EIO;
 	if (begin_insert(c, it, n, id, err, errlen))
 		goto fail;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		memset(&it[i].chip, 0, sizeof it[i].chip);
 		if (id[i] >= 0) {
 			sid[m] = id[i];
+			idx[m] = i;
 			lid[m++] = it[i].local;
 		}
+	}
 	for (int k = 0; k < 3 && m; k++)
 		if (pg_copy_traces(c, copies[k].into, copies[k].types, sid, lid, m, sel[k],
-				   &rows[k], err, errlen))
+				   k == 1 ? command_seen : NULL, &seen, &rows[k], err, errlen))
 			goto fail;
 	/* Nothing new: nothing to commit. */
-	if (exec_ok(c, m ? "COMMIT" : "ROLLBACK", m ? "COMMIT" : "ROLLBACK", err, errlen))
-		return -EIO;
+	if (m ? (rc = host_commit(c, &seen, m, sid, err, errlen))
+	      : exec_ok(c, "ROLLBACK", "ROLLBACK", err, errlen))
+		goto fail;
+	free(seen.rcs.v);
 	res->pushed += (unsigned)m;
 	res->present += (unsigned)(n - m);
 	res->clients += rows[0];
@@ -265,9 +372,10 @@ static int push_set(PGconn *c, const struct item *it, size_t n, sqlite3_stmt *co
 	res->events += rows[2];
 	return 0;
 fail:
+	free(seen.rcs.v);
 	if (PQstatus(c) == CONNECTION_OK)
 		exec_ok(c, "ROLLBACK", "ROLLBACK", NULL, 0);
-	return -EIO;
+	return rc == -ENOMEM ? rc : -EIO;
 }
 
 /* The traces of a batch: together, or (when that fails) one by one, so that
@@ -317,13 +425,17 @@ int pg_push(sqlite3 *db, PGconn *c, int64_t trace_id, struct pg_push_result *res
 	if (exec_ok(c, "SET synchronous_commit = off", "SET", err, errlen))
 		return -EIO;
 	/* Parsed and planned once for all the traces of the push. */
-	PGresult *pr = PQprepare(c, "tpmtrace_insert", q_insert, 28, NULL);
-	if (!pr || PQresultStatus(pr) != PGRES_COMMAND_OK) {
-		pg_res_err(c, pr, "preparing the trace insert", err, errlen);
+	static const char *const name[2] = {"tpmtrace_insert", "tpmtrace_host"};
+	const char *const sql[2] = {q_insert, q_host};
+	for (int k = 0; k < 2; k++) {
+		PGresult *pr = PQprepare(c, name[k], sql[k], k ? 10 : 19, NULL);
+		if (!pr || PQresultStatus(pr) != PGRES_COMMAND_OK) {
+			pg_res_err(c, pr, "preparing the trace insert", err, errlen);
+			PQclear(pr);
+			return -EIO;
+		}
 		PQclear(pr);
-		return -EIO;
 	}
-	PQclear(pr);
 	char q[4096]; /* the trace kinds' definition first (db/trace_kind.h) */
 	snprintf(q, sizeof q, "%s%s", db_trace_kind_with(), q_traces);
 	if (sqlite3_prepare_v2(db, q, -1, &tr, NULL) != SQLITE_OK)
@@ -331,9 +443,6 @@ int pg_push(sqlite3 *db, PGconn *c, int64_t trace_id, struct pg_push_result *res
 	for (int k = 0; k < 3; k++)
 		if (sqlite3_prepare_v2(db, copies[k].select, -1, &sel[k], NULL) != SQLITE_OK)
 			goto dberr;
-	rc = push_rc_texts(db, c, err, errlen);
-	if (rc)
-		goto out;
 	sqlite3_bind_int64(tr, 1, trace_id);
 	int src;
 	while ((src = sqlite3_step(tr)) == SQLITE_ROW) {
@@ -369,7 +478,7 @@ int pg_push(sqlite3 *db, PGconn *c, int64_t trace_id, struct pg_push_result *res
 			if (rc)
 				goto out;
 		}
-		if ((rc = item_fill(db, tr, &batch[nb++]))) {
+		if ((rc = item_fill(tr, &batch[nb++]))) {
 			snprintf(err, errlen, "out of memory");
 			goto out;
 		}

@@ -7,7 +7,9 @@ Usage: set_chip.py DB MANUFACTURER FW1 FW2 [VENDOR]
   TPM_PT_FIRMWARE_VERSION values (7.85.17.51968: 0x00070055 0x0011CB00);
   VENDOR: TPM_PT_VENDOR_STRING_1..4 (16 characters at most; those the
   answers hold are rewritten).
+SET_CHIP_TRACE=ID in the environment: the answers of that trace only.
 Exits 1 when an answer lacked one of the properties."""
+import os
 import sqlite3
 import struct
 import sys
@@ -20,7 +22,9 @@ if len(sys.argv) > 5:
     for i in range(4):
         want[0x106 + i] = int.from_bytes(v[4 * i:4 * i + 4], "big")
 done = set()
-for rid, rsp in db.execute("SELECT id, rsp FROM command WHERE cc = 0x17A AND rsp IS NOT NULL").fetchall():
+only = os.environ.get("SET_CHIP_TRACE")
+for rid, rsp in db.execute("SELECT id, rsp FROM command WHERE cc = 0x17A AND rsp IS NOT NULL"
+                           " AND (?1 IS NULL OR trace_id = ?1)", (only,)).fetchall():
     b = bytearray(rsp)
     tag, = struct.unpack(">H", b[0:2])
     off = 10 + (4 if tag == 0x8002 else 0) + 1
