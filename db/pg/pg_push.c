@@ -94,8 +94,8 @@ static const char q_traces[] =
 
 /* The trace row: its server id, or nothing when the server has the UUID
  * already (then, if another pusher's transaction holds it, after that one
- * ends). Its host goes after its rows (q_host), in the same transaction:
- * the TPM's identity is read from the command rows as they are sent. */
+ * ends). Its host goes after its rows (q_host, one row a trace), in the same
+ * transaction: the TPM's identity is read from the command rows as sent. */
 static const char q_insert[] =
     "INSERT INTO trace (uuid, local_id, name, kind, source, started_at, start_ns,"
     " end_ns, payloads, host, tool_version, parent_uuid, parent_id, policy, emulated, status,"
@@ -104,9 +104,11 @@ static const char q_insert[] =
     " $19) ON CONFLICT (uuid) DO NOTHING RETURNING id";
 static const char q_host[] =
     "INSERT INTO trace_host (trace_id, hostname, machine_id_sha256, kernel_release,"
-    " kernel_cmdline, boot_id, tpm_manufacturer, tpm_vendor, tpm_firmware, tpm_profile)"
-    " VALUES ($1, $2, $3, $4, $5, $6, nullif($7, ''), nullif($8, ''), nullif($9, ''),"
-    " nullif($10, ''))";
+    " kernel_cmdline, boot_id, tpm_manufacturer, tpm_vendor, tpm_firmware, tpm_profile) VALUES ";
+/* One row of q_host, its parameters from $(k + 1). */
+#define HOST_ROW                                                                                   \
+	"%s($%d, $%d, $%d, $%d, $%d, $%d, nullif($%d, ''), nullif($%d, ''), nullif($%d, ''),"      \
+	" nullif($%d, ''))"
 
 struct copy_spec {
 	const char *into, *select;
@@ -296,42 +298,57 @@ static void command_seen(void *ctx, size_t t, sqlite3_stmt *st)
 	}
 }
 
-/* After the rows, in one round trip: the m new traces' hosts (the TPM as
- * predict names it, model/trace_chip.h, from the answers read), the texts of
- * the response codes sent, and COMMIT. 0, or -errno with err set. */
+/* After the rows, in one round trip: the m new traces' hosts in one
+ * statement (the TPM as predict names it, model/trace_chip.h, from the
+ * answers read), the texts of the response codes sent, and COMMIT. 0, or
+ * -errno with err set. */
 static int host_commit(PGconn *c, struct row_seen *s, size_t m, const int64_t *sid, char *err,
 		       size_t errlen)
 {
 	int tx = in_transaction(), bad = 0;
 	char *sql = s->rcs.n ? rc_texts_sql(c, &s->rcs) : NULL;
-	if (s->rcs.oom || (s->rcs.n && !sql)) {
+	char ids[PUSH_BATCH_TRACES][24], chips[PUSH_BATCH_TRACES][3][48],
+	    prof[PUSH_BATCH_TRACES][128];
+	const char *pv[PUSH_BATCH_TRACES * 10];
+	size_t hn = sizeof q_host - 1 + m * (sizeof HOST_ROW + 40);
+	char *hsql = malloc(hn);
+	if (!hsql || s->rcs.oom || (s->rcs.n && !sql)) {
+		free(hsql);
+		free(sql);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	size_t at = (size_t)snprintf(hsql, hn, "%s", q_host);
+	for (size_t i = 0; i < m; i++) {
+		struct item *it = &s->it[s->idx[i]];
+		struct trace_chip chip;
+		trace_chip_end(&it->chip, &chip);
+		if (trace_chip_profile(&chip, prof[i], sizeof prof[i]))
+			prof[i][0] = 0;
+		snprintf(ids[i], sizeof ids[i], "%lld", (long long)sid[i]);
+		snprintf(chips[i][0], sizeof chips[i][0], "%s", chip.manufacturer);
+		snprintf(chips[i][1], sizeof chips[i][1], "%s", chip.vendor);
+		snprintf(chips[i][2], sizeof chips[i][2], "%s", chip.firmware);
+		const char *row[10] = {ids[i],	    it->pv[19], it->pv[20],  it->pv[21],
+				       it->pv[22],  it->pv[23], chips[i][0], chips[i][1],
+				       chips[i][2], prof[i]};
+		memcpy(pv + 10 * i, row, sizeof row);
+		int k = (int)(10 * i);
+		at += (size_t)snprintf(hsql + at, hn - at, HOST_ROW, i ? ", " : "", k + 1, k + 2,
+				       k + 3, k + 4, k + 5, k + 6, k + 7, k + 8, k + 9, k + 10);
+	}
 	if (PQenterPipelineMode(c) != 1) {
+		free(hsql);
 		free(sql);
 		return pipeline_end(c, 0, 1, NULL, NULL, "inserting the trace's host", err, errlen);
 	}
-	for (size_t i = 0; i < m && !bad; i++) {
-		struct item *it = &s->it[s->idx[i]];
-		struct trace_chip chip;
-		char id[24], prof[128] = "";
-		trace_chip_end(&it->chip, &chip);
-		if (trace_chip_profile(&chip, prof, sizeof prof))
-			prof[0] = 0;
-		snprintf(id, sizeof id, "%lld", (long long)sid[i]);
-		const char *pv[10] = {
-		    id,		it->pv[19],	   it->pv[20],	it->pv[21],    it->pv[22],
-		    it->pv[23], chip.manufacturer, chip.vendor, chip.firmware, prof};
-		if (PQsendQueryPrepared(c, "tpmtrace_host", 10, pv, NULL, NULL, 0) != 1)
-			bad = 1;
-	}
-	if (!bad && sql && PQsendQueryParams(c, sql, 0, NULL, NULL, NULL, NULL, 0) != 1)
+	if (PQsendQueryParams(c, hsql, (int)(10 * m), NULL, pv, NULL, NULL, 0) != 1 ||
+	    (sql && PQsendQueryParams(c, sql, 0, NULL, NULL, NULL, NULL, 0) != 1) ||
+	    (tx && PQsendQueryParams(c, "COMMIT", 0, NULL, NULL, NULL, NULL, 0) != 1))
 		bad = 1;
-	if (!bad && tx && PQsendQueryParams(c, "COMMIT", 0, NULL, NULL, NULL, NULL, 0) != 1)
-		bad = 1;
+	free(hsql);
 	free(sql);
-	return pipeline_end(c, m + (s->rcs.n > 0) + (size_t)tx, bad, NULL, NULL,
+	return pipeline_end(c, 1 + (s->rcs.n > 0) + (size_t)tx, bad, NULL, NULL,
 			    "inserting the trace's host", err, errlen);
 }
 
@@ -425,17 +442,13 @@ int pg_push(sqlite3 *db, PGconn *c, int64_t trace_id, struct pg_push_result *res
 	if (exec_ok(c, "SET synchronous_commit = off", "SET", err, errlen))
 		return -EIO;
 	/* Parsed and planned once for all the traces of the push. */
-	static const char *const name[2] = {"tpmtrace_insert", "tpmtrace_host"};
-	const char *const sql[2] = {q_insert, q_host};
-	for (int k = 0; k < 2; k++) {
-		PGresult *pr = PQprepare(c, name[k], sql[k], k ? 10 : 19, NULL);
-		if (!pr || PQresultStatus(pr) != PGRES_COMMAND_OK) {
-			pg_res_err(c, pr, "preparing the trace insert", err, errlen);
-			PQclear(pr);
-			return -EIO;
-		}
+	PGresult *pr = PQprepare(c, "tpmtrace_insert", q_insert, 19, NULL);
+	if (!pr || PQresultStatus(pr) != PGRES_COMMAND_OK) {
+		pg_res_err(c, pr, "preparing the trace insert", err, errlen);
 		PQclear(pr);
+		return -EIO;
 	}
+	PQclear(pr);
 	char q[4096]; /* the trace kinds' definition first (db/trace_kind.h) */
 	snprintf(q, sizeof q, "%s%s", db_trace_kind_with(), q_traces);
 	if (sqlite3_prepare_v2(db, q, -1, &tr, NULL) != SQLITE_OK)
