@@ -131,8 +131,8 @@ static const struct copy_spec copies[] = {
 
 /* A batch: at most this many traces, of at most this many commands in all
  * (a larger trace goes alone). */
-#define PUSH_BATCH_TRACES   64
-#define PUSH_BATCH_COMMANDS 20000
+#define PUSH_BATCH_TRACES   256
+#define PUSH_BATCH_COMMANDS 40000
 
 static int exec_ok(PGconn *c, const char *sql, const char *what, char *err, size_t errlen)
 {
@@ -307,49 +307,52 @@ static int host_commit(PGconn *c, struct row_seen *s, size_t m, const int64_t *s
 {
 	int tx = in_transaction(), bad = 0;
 	char *sql = s->rcs.n ? rc_texts_sql(c, &s->rcs) : NULL;
-	char ids[PUSH_BATCH_TRACES][24], chips[PUSH_BATCH_TRACES][3][48],
-	    prof[PUSH_BATCH_TRACES][128];
-	const char *pv[PUSH_BATCH_TRACES * 10];
+	struct {
+		char id[24], chip[3][48], prof[128];
+	} *h = calloc(m, sizeof *h);
+	const char **pv = calloc(10 * m, sizeof *pv);
 	size_t hn = sizeof q_host - 1 + m * (sizeof HOST_ROW + 40);
 	char *hsql = malloc(hn);
-	if (!hsql || s->rcs.oom || (s->rcs.n && !sql)) {
-		free(hsql);
-		free(sql);
+	if (!h || !pv || !hsql || s->rcs.oom || (s->rcs.n && !sql)) {
+		bad = -ENOMEM;
 		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+		goto out;
 	}
 	size_t at = (size_t)snprintf(hsql, hn, "%s", q_host);
 	for (size_t i = 0; i < m; i++) {
 		struct item *it = &s->it[s->idx[i]];
 		struct trace_chip chip;
 		trace_chip_end(&it->chip, &chip);
-		if (trace_chip_profile(&chip, prof[i], sizeof prof[i]))
-			prof[i][0] = 0;
-		snprintf(ids[i], sizeof ids[i], "%lld", (long long)sid[i]);
-		snprintf(chips[i][0], sizeof chips[i][0], "%s", chip.manufacturer);
-		snprintf(chips[i][1], sizeof chips[i][1], "%s", chip.vendor);
-		snprintf(chips[i][2], sizeof chips[i][2], "%s", chip.firmware);
-		const char *row[10] = {ids[i],	    it->pv[19], it->pv[20],  it->pv[21],
-				       it->pv[22],  it->pv[23], chips[i][0], chips[i][1],
-				       chips[i][2], prof[i]};
+		if (trace_chip_profile(&chip, h[i].prof, sizeof h[i].prof))
+			h[i].prof[0] = 0;
+		snprintf(h[i].id, sizeof h[i].id, "%lld", (long long)sid[i]);
+		snprintf(h[i].chip[0], sizeof h[i].chip[0], "%s", chip.manufacturer);
+		snprintf(h[i].chip[1], sizeof h[i].chip[1], "%s", chip.vendor);
+		snprintf(h[i].chip[2], sizeof h[i].chip[2], "%s", chip.firmware);
+		const char *row[10] = {h[i].id,	     it->pv[19], it->pv[20],   it->pv[21],
+				       it->pv[22],   it->pv[23], h[i].chip[0], h[i].chip[1],
+				       h[i].chip[2], h[i].prof};
 		memcpy(pv + 10 * i, row, sizeof row);
 		int k = (int)(10 * i);
 		at += (size_t)snprintf(hsql + at, hn - at, HOST_ROW, i ? ", " : "", k + 1, k + 2,
 				       k + 3, k + 4, k + 5, k + 6, k + 7, k + 8, k + 9, k + 10);
 	}
 	if (PQenterPipelineMode(c) != 1) {
-		free(hsql);
-		free(sql);
-		return pipeline_end(c, 0, 1, NULL, NULL, "inserting the trace's host", err, errlen);
+		bad = pipeline_end(c, 0, 1, NULL, NULL, "inserting the trace's host", err, errlen);
+		goto out;
 	}
 	if (PQsendQueryParams(c, hsql, (int)(10 * m), NULL, pv, NULL, NULL, 0) != 1 ||
 	    (sql && PQsendQueryParams(c, sql, 0, NULL, NULL, NULL, NULL, 0) != 1) ||
 	    (tx && PQsendQueryParams(c, "COMMIT", 0, NULL, NULL, NULL, NULL, 0) != 1))
 		bad = 1;
+	bad = pipeline_end(c, 1 + (s->rcs.n > 0) + (size_t)tx, bad, NULL, NULL,
+			   "inserting the trace's host", err, errlen);
+out:
+	free(h);
+	free(pv);
 	free(hsql);
 	free(sql);
-	return pipeline_end(c, 1 + (s->rcs.n > 0) + (size_t)tx, bad, NULL, NULL,
-			    "inserting the trace's host", err, errlen);
+	return bad;
 }
 
 /* n traces in one transaction, their rows one COPY a table: all of them
@@ -431,7 +434,7 @@ int pg_push(sqlite3 *db, PGconn *c, int64_t trace_id, struct pg_push_result *res
 	sqlite3_stmt *tr = NULL, *sel[3] = {0};
 	int rc = 0, found = 0;
 	char what[600];
-	struct item batch[PUSH_BATCH_TRACES];
+	struct item *batch = NULL;
 	size_t nb = 0;
 	uint64_t batch_cmds = 0;
 	memset(res, 0, sizeof *res);
@@ -449,6 +452,10 @@ int pg_push(sqlite3 *db, PGconn *c, int64_t trace_id, struct pg_push_result *res
 		return -EIO;
 	}
 	PQclear(pr);
+	if (!(batch = calloc(PUSH_BATCH_TRACES, sizeof *batch))) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	char q[4096]; /* the trace kinds' definition first (db/trace_kind.h) */
 	snprintf(q, sizeof q, "%s%s", db_trace_kind_with(), q_traces);
 	if (sqlite3_prepare_v2(db, q, -1, &tr, NULL) != SQLITE_OK)
@@ -512,6 +519,7 @@ dberr:
 out:
 	while (nb)
 		item_free(&batch[--nb]);
+	free(batch);
 	sqlite3_finalize(tr);
 	for (int k = 0; k < 3; k++)
 		sqlite3_finalize(sel[k]);

@@ -272,15 +272,15 @@ for c in "push $T/c.db $PGURL" "fleet $PGURL stats"; do
 done
 without_lib libpq.so.5 "$TPMTRACE" stats "$T/c.db" >"$T/nolibpq.out" 2>&1
 expect_eq "stats runs without libpq" "$?" 0
-# ---- small traces go in batches: one transaction for up to 64 of them
-# (db/pg/pg_push.c), each still whole: 70 copies of a small trace ----
+# ---- small traces go in batches: one transaction for up to 256 of them
+# (db/pg/pg_push.c), each still whole: 260 copies of a small trace ----
 python3 - "$T/z.db" "$T/many.db" <<'PY'
 import shutil, sqlite3, sys, uuid
 shutil.copy(sys.argv[1], sys.argv[2])
 c = sqlite3.connect(sys.argv[2])
 def cols(t): return [r[1] for r in c.execute("PRAGMA table_info(%s)" % t)]
 tc = [x for x in cols("trace") if x not in ("id", "uuid")]
-for k in range(69):
+for k in range(259):
     tid = c.execute("INSERT INTO trace (uuid, %s) SELECT ?, %s FROM trace WHERE id = 1"
                     % (", ".join(tc), ", ".join(tc)), (str(uuid.uuid4()),)).lastrowid
     for t in ("trace_host", "client", "command", "event"):
@@ -289,11 +289,11 @@ for k in range(69):
                   % (t, ", ".join(oc), ", ".join(oc), t), (tid,))
 c.commit()
 PY
-expect_eq "a file of 70 small traces is made" "$(sqlite3 "$T/many.db" "SELECT count(*) FROM trace")" 70
+expect_eq "a file of 260 small traces is made" "$(sqlite3 "$T/many.db" "SELECT count(*) FROM trace")" 260
 "$TPMTRACE" push "$T/many.db" "$PGURL" >"$T/many.out" 2>&1
-check "push sends them all ($(head -c 300 "$T/many.out"))" grep -q '^pushed 69 traces' "$T/many.out"
+check "push sends them all ($(head -c 300 "$T/many.out"))" grep -q '^pushed 259 traces' "$T/many.out"
 uuids=$(sqlite3 "$T/many.db" "SELECT group_concat(quote(uuid)) FROM trace WHERE id > 1")
-expect_eq "in two transactions (a batch of 64 with trace 1, there already, and one of 6)" \
+expect_eq "in two transactions (a batch of 256 with trace 1, there already, and one of 4)" \
 	"$(psql_q -c "SELECT count(DISTINCT xmin::text) FROM trace WHERE uuid::text IN ($uuids)")" 2
 expect_eq "with every row: $(sqlite3 "$T/many.db" "SELECT count(*) FROM command") commands" \
 	"$(psql_q -c "SELECT count(*) FROM command c JOIN trace t ON t.id = c.trace_id
