@@ -354,6 +354,9 @@ vm_kernel_build() {
 	vm_kernel_build_deps || return
 	key=$(vm_kernel_build_key) || { vm_die "cannot read the version of $VM_KERNEL_SRC_PKG"; return; }
 	VM_KBUILD_DIR=$VM_CACHE/linux-build/$key
+	# Built: used at once. The lock is for building, and another recipe's
+	# build (the arm64 kernels') holds it for tens of minutes.
+	[ -e "$VM_KBUILD_DIR/.built" ] && return 0
 	mkdir -p "$VM_CACHE/linux-build" || return 1
 	(
 		flock 9
