@@ -40,6 +40,31 @@ enum krec_span {
 	KSPAN__COUNT
 };
 
+/* The callers whose probes push an origin on entry and pop it on return:
+ * X(function, cookie). One table for both sides: the loader attaches a
+ * kprobe pair with the cookie, or the fentry/fexit pair the BPF side
+ * generates from it with the cookie built in (fe_FUNCTION, fx_FUNCTION). */
+#define KSPAN_COOKIE(id) (KCOOKIE_SPAN | ((unsigned)(id) << 16))
+#define KCALLERS(X)                                                                                \
+	X(tpm2_flush_space, KORG_RMSWAP | KCOOKIE_STRONG)                                          \
+	X(tpm2_start_auth_session, KORG_SESSION | KCOOKIE_STRONG | KSPAN_COOKIE(KSPAN_START_AUTH)) \
+	X(tpm2_end_auth_session, KORG_SESSION | KCOOKIE_STRONG)                                    \
+	X(tpm2_sessions_init, KORG_SESSION | KCOOKIE_STRONG | KSPAN_COOKIE(KSPAN_SESSIONS_INIT))   \
+	X(tpm_buf_fill_hmac_session, KORG_KERNEL | KSPAN_COOKIE(KSPAN_FILL_HMAC))                  \
+	X(tpm_buf_check_hmac_response, KORG_KERNEL | KSPAN_COOKIE(KSPAN_CHECK_HMAC))               \
+	X(ima_add_template_entry, KORG_IMA)                                                        \
+	X(ima_calc_boot_aggregate, KORG_IMA)                                                       \
+	X(tpm_pcr_extend, KORG_IMA)                                                                \
+	X(tpm_hwrng_read, KORG_HWRNG)                                                              \
+	X(trusted_instantiate, KORG_TRUSTED)                                                       \
+	X(trusted_update, KORG_TRUSTED)                                                            \
+	X(tpm2_seal_trusted, KORG_TRUSTED)                                                         \
+	X(tpm2_unseal_trusted, KORG_TRUSTED)                                                       \
+	X(tpm_chip_register, KORG_CHIPINIT)                                                        \
+	X(tpm2_auto_startup, KORG_CHIPINIT)                                                        \
+	X(tpm_tis_core_init, KORG_CHIPINIT)                                                        \
+	X(tpm2_probe, KORG_CHIPINIT)
+
 /* The callers' code, for a transmission whose task has no origin pushed (a
  * call under way before the probes attached): the return addresses on its
  * kernel stack are looked up in these ranges, [start, end) of each caller

@@ -22,57 +22,37 @@
 #include "tpmk_plain.skel.h"
 #endif
 
-/* What each probed function tells. */
+/* What each probed function tells (tpm_kernel.bpf.c's on_* functions). */
 enum probe_kind {
 	PK_TRANSMIT, /* tpm_transmit: entry and return (required) */
 	PK_CALLER,   /* entry pushes the cookie's origin, return pops it */
 	PK_WRITE,    /* tpm_common_write: entry */
-	PK_QUEUE,    /* queue_work_on: entry */
+	PK_QUEUE,    /* queue_work_on: entry; without BTF only */
 	PK_ASYNC,    /* tpm_dev_async_work: entry */
-	PK_PREPARE,  /* tpm2_prepare_space, tpm2_del_space: entry (user + node +
-		      * rm-swap), return pops */
+	PK_PREPARE,  /* tpm2_prepare_space: entry (a user command, its node) */
+	PK_DELSPACE, /* tpm2_del_space: entry (a /dev/tpmrm client's close) */
 	PK_GETOPS,   /* tpm_try_get_ops: entry */
 	PK_PUTOPS,   /* tpm_put_ops: entry */
 };
 
-#define STRONG	 KCOOKIE_STRONG
-#define SPAN(id) (KCOOKIE_SPAN | ((uint32_t)(id) << 16))
+#define STRONG		       KCOOKIE_STRONG
+#define SPAN(id)	       KSPAN_COOKIE(id)
+#define CALLER_DEF(fn, cookie) {#fn, PK_CALLER, cookie},
 /* Read by the eBPF side only: a build without libbpf (docs/quickstart.md's
  * packages) has the table unread. */
 __attribute__((unused)) static const struct probe_def {
 	const char *sym;
 	enum probe_kind kind;
 	uint32_t cookie;
-} probes[] = {
-    {"tpm_transmit", PK_TRANSMIT, 0},
-    {"tpm_try_get_ops", PK_GETOPS, 0},
-    {"tpm_put_ops", PK_PUTOPS, 0},
-    {"tpm_common_write", PK_WRITE, 0},
-    {"tpm_dev_async_work", PK_ASYNC, 0},
-    {"queue_work_on", PK_QUEUE, 0},
-    {"tpm2_prepare_space", PK_PREPARE, 0},
-    /* A /dev/tpmrm client's close: the sessions it left are flushed. */
-    {"tpm2_del_space", PK_PREPARE, 0},
-    {"tpm2_commit_space", PK_CALLER, KORG_RMSWAP | STRONG},
-    {"tpm2_flush_space", PK_CALLER, KORG_RMSWAP | STRONG},
-    {"tpm2_start_auth_session", PK_CALLER, KORG_SESSION | STRONG | SPAN(KSPAN_START_AUTH)},
-    {"tpm2_end_auth_session", PK_CALLER, KORG_SESSION | STRONG},
-    {"tpm2_sessions_init", PK_CALLER, KORG_SESSION | STRONG | SPAN(KSPAN_SESSIONS_INIT)},
-    {"tpm_buf_fill_hmac_session", PK_CALLER, KORG_KERNEL | SPAN(KSPAN_FILL_HMAC)},
-    {"tpm_buf_check_hmac_response", PK_CALLER, KORG_KERNEL | SPAN(KSPAN_CHECK_HMAC)},
-    {"ima_add_template_entry", PK_CALLER, KORG_IMA},
-    {"ima_calc_boot_aggregate", PK_CALLER, KORG_IMA},
-    {"tpm_pcr_extend", PK_CALLER, KORG_IMA},
-    {"tpm_hwrng_read", PK_CALLER, KORG_HWRNG},
-    {"trusted_instantiate", PK_CALLER, KORG_TRUSTED},
-    {"trusted_update", PK_CALLER, KORG_TRUSTED},
-    {"tpm2_seal_trusted", PK_CALLER, KORG_TRUSTED},
-    {"tpm2_unseal_trusted", PK_CALLER, KORG_TRUSTED},
-    {"tpm_chip_register", PK_CALLER, KORG_CHIPINIT},
-    {"tpm2_auto_startup", PK_CALLER, KORG_CHIPINIT},
-    {"tpm_tis_core_init", PK_CALLER, KORG_CHIPINIT},
-    {"tpm2_probe", PK_CALLER, KORG_CHIPINIT},
-};
+} probes[] = {{"tpm_transmit", PK_TRANSMIT, 0},
+	      {"tpm_try_get_ops", PK_GETOPS, 0},
+	      {"tpm_put_ops", PK_PUTOPS, 0},
+	      {"tpm_common_write", PK_WRITE, 0},
+	      {"tpm_dev_async_work", PK_ASYNC, 0},
+	      {"queue_work_on", PK_QUEUE, 0},
+	      {"tpm2_prepare_space", PK_PREPARE, 0},
+	      {"tpm2_del_space", PK_DELSPACE, 0},
+	      KCALLERS(CALLER_DEF)};
 #define N_PROBES (sizeof probes / sizeof probes[0])
 
 const char *kernel_origin_name(unsigned origin)
@@ -276,6 +256,7 @@ struct kernel_rec {
 	struct bpf_object *obj;
 	struct bpf_link *links[2 * N_PROBES];
 	unsigned n_links;
+	unsigned char fentry[N_PROBES]; /* the probe's fentry/fexit programs are loaded */
 	struct ring_buffer *rb;
 	int counters_fd;
 	uint64_t attach_ns;
@@ -334,6 +315,7 @@ static const struct {
     {"tpm_common_write", KORG_USER},
     {"tpm_dev_async_work", KORG_USER},
     {"tpm2_prepare_space", KORG_RMSWAP | STRONG},
+    {"tpm2_commit_space", KORG_RMSWAP | STRONG},
     {"tpm2_del_space", KORG_RMSWAP | STRONG},
     {"tpmrm_release", KORG_RMSWAP | STRONG},
     {"hwrng_fillfn", KORG_HWRNG},
@@ -399,28 +381,33 @@ static int ring_cb(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static int attach(struct kernel_rec *k, const char *prog, const char *sym, uint64_t cookie, int ret)
+static int keep_link(struct kernel_rec *k, struct bpf_link *l)
 {
-	struct bpf_program *p = bpf_object__find_program_by_name(k->obj, prog);
-	if (!p)
-		return -ENOENT;
-	LIBBPF_OPTS(bpf_kprobe_opts, o, .bpf_cookie = cookie, .retprobe = ret);
-	struct bpf_link *l = bpf_program__attach_kprobe_opts(p, sym, &o);
 	if (!l)
 		return -errno ? -errno : -EINVAL;
 	k->links[k->n_links++] = l;
 	return 0;
 }
 
-/* The programs of each kind: the return first (an entry without its return
- * would leave commands in flight), then the entry, which a PK_CALLER probe
- * gives its cookie (the origin it pushes). */
+static int attach_kprobe(struct kernel_rec *k, const char *prog, const char *sym, uint64_t cookie,
+			 int ret)
+{
+	struct bpf_program *p = bpf_object__find_program_by_name(k->obj, prog);
+	if (!p)
+		return -ENOENT;
+	LIBBPF_OPTS(bpf_kprobe_opts, o, .bpf_cookie = cookie, .retprobe = ret);
+	return keep_link(k, bpf_program__attach_kprobe_opts(p, sym, &o));
+}
+
+/* The kprobe programs of each kind: the entry, and the return where the
+ * kind has one; a PK_CALLER entry gets its cookie (the origin it pushes). */
 static const struct {
 	const char *entry, *ret;
-} probe_progs[] = {
+} kprobe_progs[] = {
     [PK_TRANSMIT] = {"transmit_entry", "transmit_return"},
     [PK_CALLER] = {"caller_entry", "caller_return"},
-    [PK_PREPARE] = {"prepare_space_entry", "caller_return"},
+    [PK_PREPARE] = {"prepare_space_entry", NULL},
+    [PK_DELSPACE] = {"del_space_entry", NULL},
     [PK_WRITE] = {"write_entry", NULL},
     [PK_QUEUE] = {"queue_work_entry", NULL},
     [PK_ASYNC] = {"async_entry", NULL},
@@ -428,15 +415,88 @@ static const struct {
     [PK_PUTOPS] = {"putops_entry", NULL},
 };
 
-static int attach_probe(struct kernel_rec *k, const struct probe_def *d, const char *sym)
+/* A probe's fentry (fe_SYM) or fexit (fx_SYM) program in the object, NULL
+ * where it has none (the plain object; queue_work_on). */
+static struct bpf_program *trace_prog(struct bpf_object *obj, const struct probe_def *d, int ret)
 {
+	char name[64];
+	if (ret && !kprobe_progs[d->kind].ret)
+		return NULL;
+	snprintf(name, sizeof name, "%s_%s", ret ? "fx" : "fe", d->sym);
+	return bpf_object__find_program_by_name(obj, name);
+}
+
+/* One probe on its function sym: the fentry/fexit programs where they are
+ * loaded, else (or where the kernel refuses the trampoline) the kprobes.
+ * The return first: an entry without its return would leave commands in
+ * flight. Returns 1 (fentry), 0 (kprobes) or -errno. */
+static int attach_probe(struct kernel_rec *k, size_t i, const char *sym)
+{
+	const struct probe_def *d = &probes[i];
+	if (k->fentry[i]) {
+		unsigned mark = k->n_links;
+		struct bpf_program *fx = trace_prog(k->obj, d, 1);
+		int rc = fx ? keep_link(k, bpf_program__attach_trace(fx)) : 0;
+		if (!rc)
+			rc = keep_link(k, bpf_program__attach_trace(trace_prog(k->obj, d, 0)));
+		if (!rc)
+			return 1;
+		while (k->n_links > mark)
+			bpf_link__destroy(k->links[--k->n_links]);
+	}
 	int rc = 0;
-	if (probe_progs[d->kind].ret)
-		rc = attach(k, probe_progs[d->kind].ret, sym, 0, 1);
+	if (kprobe_progs[d->kind].ret)
+		rc = attach_kprobe(k, kprobe_progs[d->kind].ret, sym, 0, 1);
 	if (!rc)
-		rc = attach(k, probe_progs[d->kind].entry, sym,
-			    d->kind == PK_CALLER ? d->cookie : 0, 0);
+		rc = attach_kprobe(k, kprobe_progs[d->kind].entry, sym,
+				   d->kind == PK_CALLER ? d->cookie : 0, 0);
 	return rc;
+}
+
+/* Which fentry/fexit programs to load (want: the kernel has BTF and they
+ * are not turned off): those of the probes whose function this kernel has
+ * (kallsyms, when readable) and its BTF names (vmlinux's or a module's,
+ * libbpf looks); the others are not loaded and their probes are kprobes.
+ * Returns how many probes have them. */
+static unsigned choose_fentry(struct kernel_rec *k, const int found[N_PROBES], int have_kallsyms,
+			      const char *transmit, int want)
+{
+	unsigned n = 0;
+	for (size_t i = 0; i < N_PROBES; i++) {
+		struct bpf_program *fe = trace_prog(k->obj, &probes[i], 0);
+		struct bpf_program *fx = trace_prog(k->obj, &probes[i], 1);
+		const char *sym = i == 0 ? transmit : probes[i].sym;
+		int on = want && fe && (found[i] || !have_kallsyms) &&
+			 !bpf_program__set_attach_target(fe, 0, sym) &&
+			 (!fx || !bpf_program__set_attach_target(fx, 0, sym));
+		if (fe)
+			bpf_program__set_autoload(fe, on);
+		if (fx)
+			bpf_program__set_autoload(fx, on);
+		k->fentry[i] = (unsigned char)on;
+		n += (unsigned)on;
+	}
+	return n;
+}
+
+/* Opens the object (CO-RE where the kernel has BTF, else plain) with its
+ * ring buffer's size; 0 or -errno. */
+static int open_object(struct kernel_rec *k, int btf, uint32_t ring)
+{
+	if (btf) {
+		k->core = tpmk_core__open();
+		if (k->core) {
+			k->obj = k->core->obj;
+			bpf_map__set_max_entries(k->core->maps.rb, ring);
+		}
+	} else {
+		k->plain = tpmk_plain__open();
+		if (k->plain) {
+			k->obj = k->plain->obj;
+			bpf_map__set_max_entries(k->plain->maps.rb, ring);
+		}
+	}
+	return k->obj ? 0 : -errno ? -errno : -EINVAL;
 }
 
 /* The loaded program's settings: the config map's flags, and the callers'
@@ -453,6 +513,115 @@ static int configure(struct kernel_rec *k, int btf, int discard, const struct kr
 	return 0;
 }
 
+/* What the loading and the attaching go by: the kernel, and what
+ * /proc/kallsyms names (kallsyms_read). */
+struct probe_env {
+	const char *sym;     /* the transmit function */
+	const char *release; /* uname -r */
+	int btf, have_kallsyms;
+	int found[N_PROBES];
+};
+
+/* Opens and loads the object: with BTF its fentry/fexit programs where
+ * chosen (TPMTRACE_KERNEL_FENTRY=0: none), and where the kernel refuses one
+ * of them, again without them (refused says why). 0, or -errno with err set. */
+static int load_object(struct kernel_rec *k, const struct probe_env *pe, uint32_t ring,
+		       char *refused, size_t rlen, char *err, size_t errlen)
+{
+	const char *fe_env = getenv("TPMTRACE_KERNEL_FENTRY");
+	int want = pe->btf && !(fe_env && !strcmp(fe_env, "0")), rc;
+	for (int again = 0; again < 2; again++) {
+		if ((rc = open_object(k, pe->btf, ring))) {
+			snprintf(err, errlen, "opening the eBPF object failed: %s", libbpf_msg);
+			return rc;
+		}
+		unsigned n_fe = pe->btf ? choose_fentry(k, pe->found, pe->have_kallsyms, pe->sym,
+							want && !again)
+					: 0;
+		libbpf_msg[0] = 0;
+		rc = pe->btf ? tpmk_core__load(k->core) : tpmk_plain__load(k->plain);
+		if (!rc)
+			return 0;
+		if (!n_fe)
+			break;
+		/* The kernel refused a trampoline program: kprobes only. */
+		snprintf(refused, rlen, "; fentry refused (%s): %s", strerror(-rc), libbpf_msg);
+		tpmk_core__destroy(k->core);
+		k->core = NULL;
+		k->obj = NULL;
+	}
+	snprintf(err, errlen, "Linux %s refused the eBPF program (%s): %s%s%s", pe->release,
+		 strerror(-rc), libbpf_msg,
+		 rc == -EPERM ? " (BPF not permitted: lockdown, a seccomp "
+				"filter or kernel.unprivileged_bpf_disabled)"
+			      : "",
+		 pe->btf ? "" : " (no BTF: the object without CO-RE)");
+	return rc;
+}
+
+/* Attaches every probe the kernel has, the callers first, tpm_transmit last:
+ * a command sent while the probes are being attached is recorded only once
+ * every caller probe is in place, so that no recorded command misses its
+ * origin because its caller's probe came later. Says how in k->desc. 0, or
+ * -errno with err set (tpm_transmit could not be probed). */
+static int attach_all(struct kernel_rec *k, const struct probe_env *pe, const char *refused,
+		      char *err, size_t errlen)
+{
+	char missing[600] = "", kprobed[400] = "";
+	size_t mo = 0, ko = 0;
+	unsigned n_ok = 0, n_all = 0, n_trace = 0;
+	int rc;
+	/* TPMTRACE_KERNEL_CALLERS=0: no probe pushes an origin, so every origin
+	 * comes from the kernel stack, as for a call under way at attach (the
+	 * proof of that way: test_vm_kernel_record). */
+	const char *callers = getenv("TPMTRACE_KERNEL_CALLERS");
+	int no_callers = callers && !strcmp(callers, "0");
+	for (size_t i = 1; i < N_PROBES; i++) {
+		enum probe_kind kind = probes[i].kind;
+		/* With BTF the write notes an O_NONBLOCK writer by its work item. */
+		if (pe->btf && kind == PK_QUEUE)
+			continue;
+		if (no_callers && (kind == PK_CALLER || kind == PK_PREPARE || kind == PK_DELSPACE))
+			continue;
+		n_all++;
+		rc = pe->have_kallsyms && !pe->found[i] ? -ENOENT
+							: attach_probe(k, i, probes[i].sym);
+		if (rc < 0) {
+			if (mo < sizeof missing)
+				mo += (size_t)snprintf(missing + mo, sizeof missing - mo, "%s%s",
+						       mo ? " " : "", probes[i].sym);
+			continue;
+		}
+		n_ok++;
+		n_trace += (unsigned)rc;
+		if (!rc && ko < sizeof kprobed)
+			ko += (size_t)snprintf(kprobed + ko, sizeof kprobed - ko, " %s",
+					       probes[i].sym);
+	}
+	k->attach_ns = db_mono_ns();
+	if ((rc = attach_probe(k, 0, pe->sym)) < 0) {
+		snprintf(err, errlen, "Linux %s: cannot attach a probe to %s: %s%s%s", pe->release,
+			 pe->sym, strerror(-rc), libbpf_msg[0] ? ": " : "", libbpf_msg);
+		return rc;
+	}
+	n_trace += (unsigned)rc;
+	if (!rc && ko < sizeof kprobed)
+		ko += (size_t)snprintf(kprobed + ko, sizeof kprobed - ko, " %s", pe->sym);
+	/* "probes: fentry" (every probe a BPF trampoline), "kprobe" (none), or
+	 * "fentry+kprobe" with the kprobes named. */
+	snprintf(k->desc, sizeof k->desc,
+		 "Linux %s: probes: %s on %s (%s), %u of %u other probes; not in this kernel: "
+		 "%s%s%s%s",
+		 pe->release,
+		 !n_trace	       ? "kprobe"
+		 : n_trace == n_ok + 1 ? "fentry"
+				       : "fentry+kprobe",
+		 pe->sym, pe->btf ? "CO-RE, chip numbers from BTF" : "no BTF: chip not known", n_ok,
+		 n_all, missing[0] ? missing : "none", n_trace && ko ? "; kprobes on" : "",
+		 n_trace && ko ? kprobed : "", refused);
+	return 0;
+}
+
 static int is_file(const char *p)
 {
 	return access(p, F_OK) == 0;
@@ -463,7 +632,8 @@ int kernel_rec_open(struct kernel_rec **out, const struct kernel_rec_cfg *c, cha
 {
 	struct utsname u;
 	const char *sym = c->transmit_sym && *c->transmit_sym ? c->transmit_sym : "tpm_transmit";
-	int found[N_PROBES] = {0}, rc;
+	struct probe_env pe = {.sym = sym, .release = u.release};
+	int rc;
 	*out = NULL;
 	if (uname(&u))
 		snprintf(u.release, sizeof u.release, "?");
@@ -475,7 +645,7 @@ int kernel_rec_open(struct kernel_rec **out, const struct kernel_rec_cfg *c, cha
 	if (!admin && !(bpfcap && perfmon)) {
 		snprintf(err, errlen,
 			 "needs root, or the capabilities CAP_BPF and CAP_PERFMON, to load eBPF "
-			 "programs on kprobes (this process, uid %u, has neither: effective "
+			 "programs on the TPM driver (this process, uid %u, has neither: effective "
 			 "capabilities 0x%llx)",
 			 (unsigned)geteuid(), (unsigned long long)caps);
 		return -EPERM;
@@ -505,16 +675,15 @@ int kernel_rec_open(struct kernel_rec **out, const struct kernel_rec_cfg *c, cha
 	}
 	/* The probed function. */
 	struct kranges kr;
-	int have_kallsyms = kallsyms_read(sym, found, &kr) == 0;
-	if (have_kallsyms && !found[0]) {
+	pe.have_kallsyms = kallsyms_read(sym, pe.found, &kr) == 0;
+	if (pe.have_kallsyms && !pe.found[0]) {
 		snprintf(err, errlen,
 			 "Linux %s has no %s (not in /proc/kallsyms: no TPM driver built in or "
-			 "loaded, or a kernel whose transmit path has another name); tried a "
-			 "kprobe on %s",
-			 u.release, sym, sym);
+			 "loaded, or a kernel whose transmit path has another name)",
+			 u.release, sym);
 		return -ENOENT;
 	}
-	int btf = is_file("/sys/kernel/btf/vmlinux");
+	int btf = pe.btf = is_file("/sys/kernel/btf/vmlinux");
 
 	struct kernel_rec *k = calloc(1, sizeof *k);
 	if (!k) {
@@ -530,67 +699,15 @@ int kernel_rec_open(struct kernel_rec **out, const struct kernel_rec_cfg *c, cha
 	 * process (so that a record may wrap), so the ring counts twice in the
 	 * RSS: 8 MiB made a recorder of ~8 MB a recorder of ~24 MB. */
 	uint32_t ring = c->ring_bytes ? c->ring_bytes : 1u << 20;
-	if (btf) {
-		k->core = tpmk_core__open();
-		if (k->core) {
-			k->obj = k->core->obj;
-			bpf_map__set_max_entries(k->core->maps.rb, ring);
-		}
-	} else {
-		k->plain = tpmk_plain__open();
-		if (k->plain) {
-			k->obj = k->plain->obj;
-			bpf_map__set_max_entries(k->plain->maps.rb, ring);
-		}
-	}
-	if (!k->obj) {
-		rc = -errno ? -errno : -EINVAL;
-		snprintf(err, errlen, "opening the eBPF object failed: %s", libbpf_msg);
+	char refused[200] = "";
+	if ((rc = load_object(k, &pe, ring, refused, sizeof refused, err, errlen)))
 		goto fail;
-	}
-	rc = btf ? tpmk_core__load(k->core) : tpmk_plain__load(k->plain);
-	if (rc) {
-		snprintf(err, errlen, "Linux %s refused the eBPF program (%s): %s%s%s", u.release,
-			 strerror(-rc), libbpf_msg,
-			 rc == -EPERM ? " (BPF not permitted: lockdown, a seccomp "
-					"filter or kernel.unprivileged_bpf_disabled)"
-				      : "",
-			 btf ? "" : " (no BTF: the object without CO-RE)");
-		goto fail;
-	}
 	if ((rc = configure(k, btf, c->discard, &kr))) {
 		snprintf(err, errlen, "configuring the eBPF program: %s", strerror(-rc));
 		goto fail;
 	}
-	/* The callers first, tpm_transmit last: a command sent while the
-	 * probes are being attached is recorded only once every caller probe
-	 * is in place, so that no recorded command misses its origin because
-	 * its caller's probe came later. */
-	char missing[600] = "";
-	size_t mo = 0;
-	unsigned n_ok = 0;
-	/* TPMTRACE_KERNEL_CALLERS=0: no probe pushes an origin, so every origin
-	 * comes from the kernel stack, as for a call under way at attach (the
-	 * proof of that way: test_vm_kernel_record). */
-	const char *callers = getenv("TPMTRACE_KERNEL_CALLERS");
-	int no_callers = callers && !strcmp(callers, "0");
-	for (size_t i = 1; i < N_PROBES; i++) {
-		if (no_callers && (probes[i].kind == PK_CALLER || probes[i].kind == PK_PREPARE))
-			continue;
-		if ((have_kallsyms && !found[i]) || attach_probe(k, &probes[i], probes[i].sym)) {
-			if (mo < sizeof missing)
-				mo += (size_t)snprintf(missing + mo, sizeof missing - mo, "%s%s",
-						       mo ? " " : "", probes[i].sym);
-			continue;
-		}
-		n_ok++;
-	}
-	k->attach_ns = db_mono_ns();
-	if ((rc = attach_probe(k, &probes[0], sym))) {
-		snprintf(err, errlen, "Linux %s: cannot attach a kprobe to %s: %s%s%s", u.release,
-			 sym, strerror(-rc), libbpf_msg[0] ? ": " : "", libbpf_msg);
+	if ((rc = attach_all(k, &pe, refused, err, errlen)))
 		goto fail;
-	}
 	k->rb = ring_buffer__new(bpf_map__fd(btf ? k->core->maps.rb : k->plain->maps.rb), ring_cb,
 				 k, NULL);
 	if (!k->rb) {
@@ -598,10 +715,6 @@ int kernel_rec_open(struct kernel_rec **out, const struct kernel_rec_cfg *c, cha
 		snprintf(err, errlen, "the eBPF ring buffer: %s", strerror(-rc));
 		goto fail;
 	}
-	snprintf(k->desc, sizeof k->desc,
-		 "Linux %s: kprobes on %s (%s), %u of %zu caller probes; not in this kernel: %s",
-		 u.release, sym, btf ? "CO-RE, chip numbers from BTF" : "no BTF: chip not known",
-		 n_ok, N_PROBES - 1, missing[0] ? missing : "none");
 	*out = k;
 	return 0;
 fail:
@@ -623,8 +736,13 @@ int kernel_rec_poll(struct kernel_rec *k, int timeout_ms, kernel_rec_fn fn, void
 {
 	k->fn = fn;
 	k->fn_ctx = ctx;
+	/* The BPF side wakes this reader only once the ring is a quarter
+	 * full: what came without a wake-up is read when the wait ends. */
 	int n = ring_buffer__poll(k->rb, timeout_ms);
-	return n;
+	if (n < 0)
+		return n;
+	int m = ring_buffer__consume(k->rb);
+	return m < 0 ? m : n + m;
 }
 
 void kernel_rec_counts(const struct kernel_rec *k, struct kernel_rec_counts *c)

@@ -31,8 +31,9 @@ const char *kernel_rec_describe(const struct kernel_rec *k);
 
 typedef void (*kernel_rec_fn)(void *ctx, const struct krec_hdr *h, const uint8_t *data);
 
-/* Waits up to timeout_ms for records and hands each to fn. Returns the
- * number handled or -errno (-EINTR: a signal). */
+/* Waits up to timeout_ms for records (the BPF side wakes the wait only when
+ * its ring buffer is a quarter full), then hands each there is to fn.
+ * Returns the number handled or -errno (-EINTR: a signal). */
 int kernel_rec_poll(struct kernel_rec *k, int timeout_ms, kernel_rec_fn fn, void *ctx);
 
 struct kernel_rec_counts {

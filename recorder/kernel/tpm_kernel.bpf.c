@@ -1,5 +1,7 @@
-/* The eBPF side of `tpmtrace record --kernel`: kprobes on the TPM driver's
- * transmit path. tpm_transmit(chip, buf, bufsiz) is where every command of
+/* The eBPF side of `tpmtrace record --kernel`: probes on the TPM driver's
+ * transmit path, BPF trampolines (fentry/fexit) where the kernel has BTF,
+ * else kprobes (the same logic: the on_* functions, both kinds of program
+ * call them). tpm_transmit(chip, buf, bufsiz) is where every command of
  * every caller passes (the kernel's own through tpm_transmit_cmd, user
  * space's through tpm-dev-common.c, the resource manager's swaps): the
  * command bytes are copied on entry, the response bytes (written over the
@@ -9,11 +11,13 @@
  *
  * Never in the way: nothing here waits; a full ring buffer drops the record
  * and counts it (dropped). Built twice from this file: with TPMTRACE_CORE
- * (CO-RE: reads tpm_chip.dev_num, needs the kernel's BTF) and without (no
- * kernel structure is read, so it loads on a kernel without BTF). */
+ * (CO-RE: reads tpm_chip.dev_num and the open file of a write, needs the
+ * kernel's BTF; has the fentry/fexit programs) and without (no kernel
+ * structure is read, so it loads on a kernel without BTF; kprobes only). */
 #include <linux/bpf.h>
 #include <linux/types.h>
 #include <asm/ptrace.h>
+#include <asm/fcntl.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
@@ -30,6 +34,18 @@ char LICENSE[] SEC("license") = "GPL";
 #ifdef TPMTRACE_CORE
 struct tpm_chip {
 	int dev_num;
+} __attribute__((preserve_access_index));
+struct file {
+	unsigned int f_flags;
+	void *private_data;
+} __attribute__((preserve_access_index));
+struct work_struct {
+	long data;
+} __attribute__((preserve_access_index));
+/* drivers/char/tpm/tpm-dev.h: a /dev/tpm* or /dev/tpmrm* open file */
+struct file_priv {
+	struct work_struct async_work;
+	__u8 command_enqueued;
 } __attribute__((preserve_access_index));
 #endif
 
@@ -70,8 +86,8 @@ struct {
 	__uint(max_entries, 8 << 20); /* the loader may change it before load */
 } rb SEC(".maps");
 
-/* A transmission in flight, by thread: the command copied on entry, the
- * buffer's address for the response. */
+/* A chip's transmission: the command copied on entry, the buffer's address
+ * for the response. By chip (its address): one at a time per chip. */
 struct inflight {
 	struct krec r;
 	__u64 buf;
@@ -79,8 +95,16 @@ struct inflight {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 64);
-	__type(key, __u32);
+	__type(key, __u64);
 	__type(value, struct inflight);
+} txbuf SEC(".maps");
+
+/* The transmissions in flight, by thread: the chip's key in txbuf. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, __u64);
 } inflight SEC(".maps");
 
 /* The source a new inflight entry is copied from (too big for the stack). */
@@ -117,9 +141,10 @@ struct task_state {
 	__u8 spans[STACK_MAX]; /* 1: the frame at this depth is a span */
 	__u32 depth;
 	__u32 user;	    /* in a user-space command (tpm2_prepare_space .. tpm_put_ops) */
+	__u64 user_buf;	    /* its buffer (tpm2_prepare_space's cmd): the others are rm-swap */
 	__u32 node;	    /* KNODE_* from tpm2_prepare_space */
 	__u32 in_write;	    /* in tpm_common_write, before it queues or transmits */
-	__u32 user_tgid;    /* the writer (an O_NONBLOCK write's: noted at queue_work_on) */
+	__u32 user_tgid;    /* the writer (an O_NONBLOCK write's, by its work item) */
 	char user_comm[16]; /* its program */
 	__u64 getops_t0;    /* tpm_try_get_ops entry: waiting for the chip from then */
 	__u64 span_t0;	    /* the open span's start */
@@ -228,6 +253,17 @@ static __always_inline void push(struct task_state *t, __u64 cookie)
 	t->depth = d + 1;
 }
 
+/* The ring buffer's wake-up: only once a quarter of it is taken. The reader
+ * reads at least every 100 ms anyway (kernel_rec_poll); a wake-up per record
+ * put the recorder's work for it (a switch to it, a commit of its own) into
+ * the round trip of each command. */
+static __always_inline __u64 rb_wakeup(__u64 size)
+{
+	__u64 avail = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA);
+	__u64 ring = bpf_ringbuf_query(&rb, BPF_RB_RING_SIZE);
+	return avail + size >= ring / 4 ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
 static __always_inline void emit_span(struct task_state *t, __u32 origin)
 {
 	__u32 zero = 0;
@@ -254,29 +290,29 @@ static __always_inline void emit_span(struct task_state *t, __u32 origin)
 	bpf_get_current_comm(s->h.comm, sizeof s->h.comm);
 	if (discarding())
 		count(KCNT_SENT);
-	else if (bpf_ringbuf_output(&rb, s, sizeof(s->h), 0))
+	else if (bpf_ringbuf_output(&rb, s, sizeof(s->h), rb_wakeup(sizeof(s->h))))
 		count(KCNT_DROPPED);
 	else
 		count(KCNT_SENT);
 }
 
-/* ---- the callers: origin push/pop (cookie = origin | flags) ---- */
+/* ---- what each probed function tells: the logic, one copy for the kprobe
+ * programs and the fentry/fexit programs (the wrappers at the end) ---- */
 
-SEC("kprobe")
-int BPF_KPROBE(caller_entry)
+/* A caller's entry: its origin (cookie = origin | flags) pushed. */
+static __always_inline void on_caller_entry(__u64 cookie)
 {
 	struct task_state *t = task_get(1);
 	if (t)
-		push(t, bpf_get_attach_cookie(ctx));
-	return 0;
+		push(t, cookie);
 }
 
-SEC("kretprobe")
-int BPF_KRETPROBE(caller_return)
+/* A caller's return: its origin popped, its span (if it opened one) sent. */
+static __always_inline void on_caller_return(void)
 {
 	struct task_state *t = task_get(0);
 	if (!t || t->depth == 0)
-		return 0;
+		return;
 	__u32 d = t->depth - 1;
 	if (d < STACK_MAX && t->spans[slot(d)]) {
 		emit_span(t, t->stack[slot(d)]);
@@ -284,32 +320,49 @@ int BPF_KRETPROBE(caller_return)
 	}
 	t->depth = d;
 	task_maybe_free(t);
-	return 0;
 }
 
-/* tpm_common_write(file, buf, size, off): user space writes a command; a
- * blocking write transmits in this task, an O_NONBLOCK one queues work. */
-SEC("kprobe")
-int BPF_KPROBE(write_entry)
+#ifdef TPMTRACE_CORE
+/* tpm_common_write(file, buf, size, off): user space writes a command. A
+ * blocking write transmits in this task, which names itself; an O_NONBLOCK
+ * one queues the file's work item (file_priv.async_work), which runs in a
+ * kworker: the writer is noted by that item here. Not when a command is
+ * already queued on the file: such a write fails (EBUSY) and the queued
+ * one keeps its writer. */
+static __always_inline void on_write(struct file *file)
+{
+	if (!(BPF_CORE_READ(file, f_flags) & O_NONBLOCK))
+		return;
+	struct file_priv *priv = BPF_CORE_READ(file, private_data);
+	if (!priv || BPF_CORE_READ(priv, command_enqueued))
+		return;
+	struct writer_id w = {.tgid = bpf_get_current_pid_tgid() >> 32};
+	bpf_get_current_comm(w.comm, sizeof w.comm);
+	__u64 key = (__u64)&priv->async_work;
+	bpf_map_update_elem(&async_writers, &key, &w, BPF_ANY);
+}
+#else
+/* Without BTF the work item's place in the file is not known: the write
+ * notes its writer in the task, and queue_work_on inside it notes the
+ * writer by the item it queues. */
+static __always_inline void on_write(void)
 {
 	struct task_state *t = task_get(1);
 	if (!t)
-		return 0;
+		return;
 	t->in_write = 1;
 	t->user_tgid = bpf_get_current_pid_tgid() >> 32;
 	bpf_get_current_comm(t->user_comm, sizeof t->user_comm);
-	return 0;
 }
 
 /* queue_work_on(cpu, wq, work): inside tpm_common_write it queues the TPM's
  * async work; the writer is noted by its work item. */
-SEC("kprobe")
-int BPF_KPROBE(queue_work_entry, int cpu, void *wq, void *work)
+static __always_inline void on_queue_work(void *work)
 {
 	__u32 tid = tid_now();
 	struct task_state *t = bpf_map_lookup_elem(&tasks, &tid);
 	if (!t || !t->in_write)
-		return 0;
+		return;
 	struct writer_id w = {.tgid = t->user_tgid};
 	__builtin_memcpy(w.comm, t->user_comm, sizeof w.comm);
 	__u64 key = (__u64)work;
@@ -317,16 +370,15 @@ int BPF_KPROBE(queue_work_entry, int cpu, void *wq, void *work)
 	t->in_write = 0;
 	t->user_tgid = 0;
 	task_maybe_free(t);
-	return 0;
 }
+#endif
 
 /* tpm_dev_async_work(work): the O_NONBLOCK write's transmission, in a kworker. */
-SEC("kprobe")
-int BPF_KPROBE(async_entry, void *work)
+static __always_inline void on_async(void *work)
 {
 	struct task_state *t = task_get(1);
 	if (!t)
-		return 0;
+		return;
 	__u64 key = (__u64)work;
 	struct writer_id *w = bpf_map_lookup_elem(&async_writers, &key);
 	if (w) {
@@ -337,51 +389,60 @@ int BPF_KPROBE(async_entry, void *work)
 		t->user_tgid = bpf_get_current_pid_tgid() >> 32;
 		bpf_get_current_comm(t->user_comm, sizeof t->user_comm);
 	}
-	return 0;
 }
 
-/* tpm2_prepare_space(chip, space, buf, bufsiz), under the chip's lock: a
- * user command follows; the resource manager (space set: /dev/tpmrm*)
- * loads the client's contexts first. */
-SEC("kprobe")
-int BPF_KPROBE(prepare_space_entry, void *chip, void *space)
+/* tpm2_prepare_space(chip, space, cmd, cmdsiz), under the chip's lock: a
+ * user command follows, in cmd (/dev/tpmrm*: space set, or /dev/tpm*).
+ * Until tpm_put_ops every transmission of this task is the resource
+ * manager's (rm-swap: its ContextLoads here, its ContextSaves and flushes in
+ * tpm2_commit_space, each in a buffer of its own) but the one of cmd, the
+ * user's. So no return probe here, and none on tpm2_commit_space. */
+static __always_inline void on_prepare(const void *space, const void *cmd)
 {
 	struct task_state *t = task_get(1);
 	if (!t)
-		return 0;
+		return;
 	t->node = space ? KNODE_TPMRM : KNODE_TPM;
 	t->user = 1;
-	push(t, KORG_RMSWAP | KCOOKIE_STRONG);
-	return 0;
+	t->user_buf = (__u64)cmd;
+}
+
+/* tpm2_del_space(chip, space): a /dev/tpmrm client's close; the sessions it
+ * left are flushed, every transmission the resource manager's. */
+static __always_inline void on_del_space(void)
+{
+	struct task_state *t = task_get(1);
+	if (!t)
+		return;
+	t->node = KNODE_TPMRM;
+	t->user = 1;
+	t->user_buf = 0;
 }
 
 /* tpm_try_get_ops(chip): the chip's lock (tpm_mutex) and its start; from
  * here to the next transmission is waiting for the chip. */
-SEC("kprobe")
-int BPF_KPROBE(getops_entry)
+static __always_inline void on_getops(void)
 {
 	struct task_state *t = task_get(1);
 	if (!t)
-		return 0;
+		return;
 	t->getops_t0 = bpf_ktime_get_ns();
 	t->in_write = 0;
-	return 0;
 }
 
 /* tpm_put_ops(chip): the chip released; a user command is over. */
-SEC("kprobe")
-int BPF_KPROBE(putops_entry)
+static __always_inline void on_putops(void)
 {
 	struct task_state *t = task_get(0);
 	if (!t)
-		return 0;
+		return;
 	t->user = 0;
+	t->user_buf = 0;
 	t->node = KNODE_NONE;
 	t->user_tgid = 0;
 	t->getops_t0 = 0;
 	t->in_write = 0;
 	task_maybe_free(t);
-	return 0;
 }
 
 /* ---- the transmission ---- */
@@ -431,18 +492,25 @@ static __always_inline __u32 stack_origin(void *ctx)
 	return s->org;
 }
 
-SEC("kprobe")
-int BPF_KPROBE(transmit_entry, void *chip, const __u8 *buf, unsigned long bufsiz)
+/* tpm_transmit(chip, buf, bufsiz), entry: the command copied into the
+ * chip's record (the response will be written over buf), the transmission
+ * noted by thread. The chip's lock makes one transmission at a time per
+ * chip, so its record is made once and reused: no copy of a whole record
+ * per command. */
+static __always_inline void on_transmit_entry(void *ctx, const void *chip, const __u8 *buf,
+					      unsigned long bufsiz)
 {
 	__u32 zero = 0, tid = tid_now();
-	struct inflight *src = bpf_map_lookup_elem(&scratch, &zero);
-	if (!src)
-		return 0;
-	if (bpf_map_update_elem(&inflight, &tid, src, BPF_ANY))
-		return 0;
-	struct inflight *v = bpf_map_lookup_elem(&inflight, &tid);
-	if (!v)
-		return 0;
+	__u64 key = (__u64)chip;
+	struct inflight *v = bpf_map_lookup_elem(&txbuf, &key);
+	if (!v) {
+		struct inflight *src = bpf_map_lookup_elem(&scratch, &zero);
+		if (!src || bpf_map_update_elem(&txbuf, &key, src, BPF_NOEXIST))
+			return;
+		v = bpf_map_lookup_elem(&txbuf, &key);
+		if (!v)
+			return;
+	}
 	struct krec *r = &v->r;
 	v->buf = (__u64)buf;
 	__u8 hdr[10] = {};
@@ -469,9 +537,14 @@ int BPF_KPROBE(transmit_entry, void *chip, const __u8 *buf, unsigned long bufsiz
 #endif
 	struct task_state *t = bpf_map_lookup_elem(&tasks, &tid);
 	__u64 pt = bpf_get_current_pid_tgid();
-	/* What the callers pushed; a task with nothing pushed (a call under way
+	/* What the callers pushed; in a user command (tpm2_prepare_space to
+	 * tpm_put_ops) the user's buffer is the user's command, any other the
+	 * resource manager's; a task with nothing pushed (a call under way
 	 * before its caller's probe) is named from its stack instead. */
-	r->h.origin = t && (t->depth || t->user) ? task_origin(t) : stack_origin(ctx);
+	if (t && t->depth == 0 && t->user)
+		r->h.origin = (__u64)buf == t->user_buf ? KORG_USER : KORG_RMSWAP;
+	else
+		r->h.origin = t && t->depth ? task_origin(t) : stack_origin(ctx);
 	r->h.node = t ? t->node : 0;
 	r->h.wait_ns = 0;
 	r->h.t_start = bpf_ktime_get_ns();
@@ -486,18 +559,22 @@ int BPF_KPROBE(transmit_entry, void *chip, const __u8 *buf, unsigned long bufsiz
 		r->h.tgid = pt >> 32;
 		bpf_get_current_comm(r->h.comm, sizeof r->h.comm);
 	}
-	return 0;
+	bpf_map_update_elem(&inflight, &tid, &key, BPF_ANY);
 }
 
-SEC("kretprobe")
-int BPF_KRETPROBE(transmit_return, long ret)
+/* tpm_transmit's return (ret: the response's length or -errno): the
+ * response after the command, the record to the ring buffer. */
+static __always_inline void on_transmit_return(long ret)
 {
 	__u64 now = bpf_ktime_get_ns();
 	__u32 tid = tid_now();
-	struct inflight *v = bpf_map_lookup_elem(&inflight, &tid);
-	if (!v) {
+	__u64 *key = bpf_map_lookup_elem(&inflight, &tid);
+	struct inflight *v = key ? bpf_map_lookup_elem(&txbuf, key) : NULL;
+	if (key)
+		bpf_map_delete_elem(&inflight, &tid);
+	if (!v || v->r.h.tid != tid) {
 		count(KCNT_LOST);
-		return 0;
+		return;
 	}
 	struct krec *r = &v->r;
 	r->h.t_end = now;
@@ -522,10 +599,174 @@ int BPF_KRETPROBE(transmit_return, long ret)
 	__u64 size = sizeof(r->h) + mask13(off) + mask13(n);
 	if (discarding())
 		count(KCNT_SENT);
-	else if (bpf_ringbuf_output(&rb, r, size, 0))
+	else if (bpf_ringbuf_output(&rb, r, size, rb_wakeup(size)))
 		count(KCNT_DROPPED);
 	else
 		count(KCNT_SENT);
-	bpf_map_delete_elem(&inflight, &tid);
+}
+
+/* ---- the programs: kprobes, and where the kernel has BTF the same as
+ * fentry/fexit programs (BPF trampolines: a call, no trap), which the
+ * loader prefers. Each says what its function tells and nothing more. ---- */
+
+SEC("kprobe")
+int BPF_KPROBE(caller_entry)
+{
+	on_caller_entry(bpf_get_attach_cookie(ctx));
 	return 0;
 }
+
+SEC("kretprobe")
+int BPF_KRETPROBE(caller_return)
+{
+	on_caller_return();
+	return 0;
+}
+
+#ifdef TPMTRACE_CORE
+SEC("kprobe")
+int BPF_KPROBE(write_entry, struct file *file)
+{
+	on_write(file);
+	return 0;
+}
+#else
+SEC("kprobe")
+int BPF_KPROBE(write_entry)
+{
+	on_write();
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(queue_work_entry, int cpu, void *wq, void *work)
+{
+	on_queue_work(work);
+	return 0;
+}
+#endif
+
+SEC("kprobe")
+int BPF_KPROBE(async_entry, void *work)
+{
+	on_async(work);
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(prepare_space_entry, void *chip, void *space, void *cmd)
+{
+	on_prepare(space, cmd);
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(del_space_entry)
+{
+	on_del_space();
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(getops_entry)
+{
+	on_getops();
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(putops_entry)
+{
+	on_putops();
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(transmit_entry, void *chip, const __u8 *buf, unsigned long bufsiz)
+{
+	on_transmit_entry(ctx, chip, buf, bufsiz);
+	return 0;
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(transmit_return, long ret)
+{
+	on_transmit_return(ret);
+	return 0;
+}
+
+#ifdef TPMTRACE_CORE
+/* The same on BPF trampolines. The loader sets each one's function (the
+ * names: fe_ entry, fx_ return) and loads only those the kernel's BTF has. */
+SEC("fentry")
+int BPF_PROG(fe_tpm_transmit, void *chip, const __u8 *buf, unsigned long bufsiz)
+{
+	on_transmit_entry(ctx, chip, buf, bufsiz);
+	return 0;
+}
+
+SEC("fexit")
+int BPF_PROG(fx_tpm_transmit, void *chip, const __u8 *buf, unsigned long bufsiz, long ret)
+{
+	on_transmit_return(ret);
+	return 0;
+}
+
+SEC("fentry")
+int BPF_PROG(fe_tpm_common_write, struct file *file)
+{
+	on_write(file);
+	return 0;
+}
+
+SEC("fentry")
+int BPF_PROG(fe_tpm_dev_async_work, void *work)
+{
+	on_async(work);
+	return 0;
+}
+
+SEC("fentry")
+int BPF_PROG(fe_tpm2_prepare_space, void *chip, void *space, void *cmd)
+{
+	on_prepare(space, cmd);
+	return 0;
+}
+
+SEC("fentry")
+int BPF_PROG(fe_tpm2_del_space)
+{
+	on_del_space();
+	return 0;
+}
+
+SEC("fentry")
+int BPF_PROG(fe_tpm_try_get_ops)
+{
+	on_getops();
+	return 0;
+}
+
+SEC("fentry")
+int BPF_PROG(fe_tpm_put_ops)
+{
+	on_putops();
+	return 0;
+}
+
+/* The callers (kernel_abi.h): the cookie built in. */
+#define CALLER_PROGS(fn, cookie)                                                                   \
+	SEC("fentry")                                                                              \
+	int fe_##fn(void *ctx)                                                                     \
+	{                                                                                          \
+		on_caller_entry(cookie);                                                           \
+		return 0;                                                                          \
+	}                                                                                          \
+	SEC("fexit")                                                                               \
+	int fx_##fn(void *ctx)                                                                     \
+	{                                                                                          \
+		on_caller_return();                                                                \
+		return 0;                                                                          \
+	}
+KCALLERS(CALLER_PROGS)
+#endif

@@ -7,6 +7,9 @@
 #   pid_of COMM    the pids of processes named COMM (under $VM_PROC, default /proc)
 #   gone COMM      waits up to 10 s until no process is named COMM; fails if one is
 #   node PATH      MAJOR:MINOR (hex) of a character device, or "missing"
+#   tx_probes      record --kernel's probes on tpm_transmit: kprobes (debugfs's list)
+#                  and BPF trampolines (its fentry program fe_tpm_transmit in
+#                  /proc/kallsyms), or "nodebugfs"
 O=$VM_OUT
 VM_PROC=${VM_PROC:-/proc}
 kv() { echo "$1=$2" >>"$O/results"; }
@@ -17,3 +20,7 @@ gone() {
 	[ -z "$(pid_of "$1")" ]
 }
 node() { if [ -c "$1" ]; then stat -c '%t:%T' "$1"; else echo missing; fi; }
+tx_probes() {
+	[ -r /sys/kernel/debug/kprobes/list ] || { echo nodebugfs; return; }
+	echo $(($(grep -c tpm_transmit /sys/kernel/debug/kprobes/list) + $(grep -c '_fe_tpm_transmit' /proc/kallsyms)))
+}

@@ -79,7 +79,7 @@ pid=$(cat /run/tpmtrace/initramfs-kernel.pid 2>/dev/null)
 kv init_pid "$pid"
 kv pidfile_matches "$([ -n "$pid" ] && [ "$pid" = "$(pid_of tpmtrace)" ] && echo yes)"
 kv argv0 "$(head -c 1 /proc/$pid/cmdline 2>/dev/null)"
-kv kprobes_init "$(grep -c tpm_transmit /sys/kernel/debug/kprobes/list 2>/dev/null || echo nodebugfs)"
+kv kprobes_init "$(tx_probes)"
 tools 11; kv tools_early $?
 progs 1 20; kv progs_early $?
 
@@ -113,7 +113,7 @@ progs 21 40; kv progs_late $?
 kill -INT $mainpid
 gone tpmtrace; kv unit_stopped $?
 kv unit_pidfile_removed "$([ -e /run/tpmtrace/kernel-record.pid ] && echo no || echo yes)"
-kv kprobes_end "$(grep -c tpm_transmit /sys/kernel/debug/kprobes/list 2>/dev/null || echo nodebugfs)"
+kv kprobes_end "$(tx_probes)"
 for f in /var/lib/tpmtrace/*; do cp "$f" $O/; done
 P2
 { echo "VM_EXT4=/mnt/ext4"; echo "INIT_PID=$pid"; sed -n '/^progs()/p' /guest.sh; sed -n '/^tools()/,/^}/p' /guest.sh; } >$N/tmp/funcs.sh
@@ -146,7 +146,7 @@ if [ "$(vm_get kprobes_end)" = nodebugfs ]; then
 	echo "not checked: the kprobes after both recorders exited (this kernel has no debugfs)"
 else
 	kprobes_ok() { [ "$(vm_get kprobes_init)" -ge 1 ] && [ "$(vm_get kprobes_end)" = 0 ]; }
-	check "kprobes on tpm_transmit while recording ($(vm_get kprobes_init)), none after both exited" kprobes_ok
+	check "probes on tpm_transmit while recording ($(vm_get kprobes_init)), none after both exited" kprobes_ok
 fi
 cat "$O/varlib.txt"
 

@@ -13,7 +13,10 @@
 # `trusted-keys`, where the kernel has the trusted key type (else "not
 # checked" and why); nothing dropped; detaching removes every kprobe. Then
 # a second recording with no caller probe (TPMTRACE_KERNEL_CALLERS=0): every
-# origin from the kernel stack, as for a call under way at attach.
+# origin from the kernel stack, as for a call under way at attach. The
+# probes are BPF trampolines where the kernel has BTF (Debian's), kprobes
+# where it has none (the recipe's 6.12); a third short recording on a BTF
+# kernel keeps the CO-RE object on kprobes (TPMTRACE_KERNEL_FENTRY=0).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=harness.sh
@@ -51,17 +54,18 @@ cat >"$VM_WORK/guest.sh" <<'EOF'
 #!/bin/sh
 . /lib/vm-guest.sh
 kv uname "$(uname -r)"
+kv btf "$([ -e /sys/kernel/btf/vmlinux ] && echo yes || echo no)"
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 # TPM2_StartAuthSession (HMAC, SHA-256, no salt, no bind), sent raw by
 # tpm2_send, which neither saves nor flushes the session it starts.
 printf '\200\001\000\000\000\053\000\000\001\166\100\000\000\007\100\000\000\007\000\020' >/tmp/sas.bin
 printf '\021\021\021\021\021\021\021\021\021\021\021\021\021\021\021\021' >>/tmp/sas.bin
 printf '\000\000\000\000\020\000\013' >>/tmp/sas.bin
-KP=/sys/kernel/debug/kprobes/list
 cat >/tmp/work.sh <<'W'
 #!/bin/sh
 i=0
-{ grep -c tpm_transmit /sys/kernel/debug/kprobes/list || echo nodebugfs; } >$VM_OUT/kprobes_during
+. /lib/vm-guest.sh
+tx_probes >$VM_OUT/kprobes_during
 for p in $VM_EXT4/p*.sh; do
 	"$p" || exit 1
 	i=$((i + 1))
@@ -101,7 +105,7 @@ kv rec_rc $?
 kv ran "$(cat /tmp/ran)"
 kv trusted "$(cat $O/trusted 2>/dev/null || echo nokeyctl)"
 kv kprobes_during "$(cat $O/kprobes_during)"
-kv kprobes_after "$(grep -c tpm_transmit $KP || echo nodebugfs)"
+kv kprobes_after "$(tx_probes)"
 cat /sys/kernel/security/ima/ascii_runtime_measurements >$O/ima.txt
 # IMA takes the TPM at its init or never: a TPM driver loaded later as a
 # module (the arm64 guest's tpm_tis) leaves it measuring without the TPM.
@@ -118,6 +122,17 @@ TPM2TOOLS_TCTI=device:/dev/tpmrm0 tpm2_send -o /tmp/sas.rsp </tmp/sas.bin || exi
 W
 TPMTRACE_KERNEL_CALLERS=0 tpmtrace record --kernel --db $O/stack.db --name stack -- sh /tmp/stack.sh >$O/rec-stack.log 2>&1
 kv stack_rc $?
+# Where the kernel has BTF, the CO-RE object on kprobes too (the way when it
+# refuses a trampoline; TPMTRACE_KERNEL_FENTRY=0).
+if [ -e /sys/kernel/btf/vmlinux ]; then
+	cat >/tmp/kp.sh <<'W'
+#!/bin/sh
+TPM2TOOLS_TCTI=device:/dev/tpmrm0 tpm2_createprimary -C o -G ecc256 -c /tmp/k.ctx >/dev/null || exit 1
+TPM2TOOLS_TCTI=device:/dev/tpm0 tpm2_pcrread sha256:10 >/dev/null || exit 2
+W
+	TPMTRACE_KERNEL_FENTRY=0 tpmtrace record --kernel --db $O/kp.db --name kp -- sh /tmp/kp.sh >$O/rec-kp.log 2>&1
+	kv kp_rc $?
+fi
 EOF
 
 t0=$(date +%s)
@@ -132,12 +147,18 @@ check "IMA measured the $KERNEL_PROGRAMS programs (got $n)" [ "$n" = "$KERNEL_PR
 if [ "$(vm_get kprobes_after)" = nodebugfs ]; then
 	echo "not checked: the kprobes while recording and after (this kernel has no debugfs)"
 else
-	check "the kprobe on tpm_transmit was there while recording" [ "$(vm_get kprobes_during)" -ge 1 ]
+	check "the probe on tpm_transmit was there while recording" [ "$(vm_get kprobes_during)" -ge 1 ]
 	check "and gone after record --kernel exited" [ "$(vm_get kprobes_after)" = 0 ]
 fi
 
 G=$O/kernel.db
 q() { "$TPMTRACE" sql "$G" --no-header "$1"; }
+# How it attached (the record-start event): BPF trampolines where the kernel
+# has BTF (Debian's), kprobes where it has none (the recipe's 6.12).
+attached=$(q "SELECT detail FROM event WHERE kind='record-start'")
+echo "attached: $attached"
+if [ "$(vm_get btf)" = yes ]; then mode=fentry; else mode=kprobe; fi
+check "probes: $mode on Linux $(vm_get uname) (BTF: $(vm_get btf))" grep -q "probes: $mode on " <<<"$attached"
 check "guest trace complete" [ "$(q "SELECT status FROM trace")" = complete ]
 check "nothing dropped (ring buffer + writer: $(q "SELECT dropped FROM trace"))" [ "$(q "SELECT dropped FROM trace")" = 0 ]
 
@@ -272,6 +293,22 @@ if [ "$KERNEL_VARIANT" = hmac ]; then
 		[ "$(sby "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'StartAuthSession') AND k.peer='kernel-session'")" -ge 1 -a "$(sby "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'StartAuthSession') AND k.comm='kernel' AND k.peer<>'kernel-session'")" = 0 ]
 fi
 "$TPMTRACE" stats "$S" --by origin
+if [ "$(vm_get btf)" = yes ]; then
+	K=$O/kp.db
+	kq() { "$TPMTRACE" sql "$K" --no-header "$1"; }
+	kby() { kq "SELECT count(*) FROM command c JOIN client k ON k.trace_id=c.trace_id AND k.id=c.client_id WHERE $1"; }
+	check "TPMTRACE_KERNEL_FENTRY=0: record --kernel exits 0 (got $(vm_get kp_rc))" [ "$(vm_get kp_rc)" = 0 ]
+	check "TPMTRACE_KERNEL_FENTRY=0: probes: kprobe" grep -q "probes: kprobe on " \
+		<<<"$(kq "SELECT detail FROM event WHERE kind='record-start'")"
+	check "TPMTRACE_KERNEL_FENTRY=0: nothing dropped" [ "$(kq "SELECT dropped FROM trace")" = 0 ]
+	check "TPMTRACE_KERNEL_FENTRY=0: CreatePrimary by tpm2_createprimary through /dev/tpmrm0, userspace with its pid" \
+		[ "$(kby "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'CreatePrimary') AND k.comm='tpm2_createprimary' AND k.pid > 1 AND k.peer LIKE 'userspace /dev/tpmrm_'")" = 1 ]
+	check "TPMTRACE_KERNEL_FENTRY=0: the resource manager's swaps are rm-swap" \
+		[ "$(kby "k.peer LIKE 'rm-swap /dev/tpmrm_' AND k.comm='tpm2_createprimary' AND c.cc IN (SELECT cc FROM tpm_cc WHERE name IN ('ContextSave', 'FlushContext'))")" -ge 1 ]
+	check "TPMTRACE_KERNEL_FENTRY=0: tpm2_pcrread through /dev/tpm0 is userspace" \
+		[ "$(kby "c.cc = (SELECT cc FROM tpm_cc WHERE name = 'PCR_Read') AND k.comm='tpm2_pcrread' AND k.peer LIKE 'userspace /dev/tpm_'")" -ge 1 ]
+	check "TPMTRACE_KERNEL_FENTRY=0: no command of an unknown kernel caller" [ "$(kby "k.comm='kernel' AND k.peer='kernel'")" = 0 ]
+fi
 "$TPMTRACE" stats "$G" --by origin >"$VM_WORK/stats.txt" 2>&1
 check "stats --by origin reads the guest trace" [ $? = 0 ]
 cat "$VM_WORK/stats.txt"
