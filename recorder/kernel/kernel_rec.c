@@ -257,6 +257,7 @@ struct kernel_rec {
 	struct bpf_link *links[2 * N_PROBES];
 	unsigned n_links;
 	unsigned char fentry[N_PROBES]; /* the probe's fentry/fexit programs are loaded */
+	int fentry_err;			/* the first trampoline the kernel refused: -errno */
 	struct ring_buffer *rb;
 	int counters_fd;
 	uint64_t attach_ns;
@@ -441,6 +442,8 @@ static int attach_probe(struct kernel_rec *k, size_t i, const char *sym)
 			rc = keep_link(k, bpf_program__attach_trace(trace_prog(k->obj, d, 0)));
 		if (!rc)
 			return 1;
+		if (!k->fentry_err)
+			k->fentry_err = rc;
 		while (k->n_links > mark)
 			bpf_link__destroy(k->links[--k->n_links]);
 	}
@@ -607,18 +610,24 @@ static int attach_all(struct kernel_rec *k, const struct probe_env *pe, const ch
 	n_trace += (unsigned)rc;
 	if (!rc && ko < sizeof kprobed)
 		ko += (size_t)snprintf(kprobed + ko, sizeof kprobed - ko, " %s", pe->sym);
+	/* Loaded, not attached: the kernel has no trampolines for these
+	 * functions (ENOTSUPP: an arm64 kernel without ftrace direct calls, as 6.1). */
+	char attach_refused[120] = "";
+	if (k->fentry_err)
+		snprintf(attach_refused, sizeof attach_refused, "; fentry refused at attach (%s)",
+			 k->fentry_err == -524 ? "ENOTSUPP" : strerror(-k->fentry_err));
 	/* "probes: fentry" (every probe a BPF trampoline), "kprobe" (none), or
 	 * "fentry+kprobe" with the kprobes named. */
 	snprintf(k->desc, sizeof k->desc,
 		 "Linux %s: probes: %s on %s (%s), %u of %u other probes; not in this kernel: "
-		 "%s%s%s%s",
+		 "%s%s%s%s%s",
 		 pe->release,
 		 !n_trace	       ? "kprobe"
 		 : n_trace == n_ok + 1 ? "fentry"
 				       : "fentry+kprobe",
 		 pe->sym, pe->btf ? "CO-RE, chip numbers from BTF" : "no BTF: chip not known", n_ok,
 		 n_all, missing[0] ? missing : "none", n_trace && ko ? "; kprobes on" : "",
-		 n_trace && ko ? kprobed : "", refused);
+		 n_trace && ko ? kprobed : "", refused, attach_refused);
 	return 0;
 }
 
