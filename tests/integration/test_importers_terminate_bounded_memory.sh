@@ -26,17 +26,20 @@ print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$T
 }
 traces() { [ -e "$1" ] && sqlite3 "$1" "SELECT count(*) FROM trace WHERE status='$2'" || echo 0; }
 
-# ---- special files, without --follow: refused at once, no trace ----
+# ---- special files, without --follow: refused, no trace ----
+# The timeouts only tell "refused" (exit 1) from "reads forever" (124): they
+# are generous, since a sanitizer build on two busy cores can take over a
+# second to start and make its database (it once took more than 1 s here).
 for kind in tcglog ima pcap swtpm-log ftrace; do
-	timeout 1 "$TPMTRACE" import $kind /dev/zero --db "$T/z.db" 2>"$T/err"
+	timeout 20 "$TPMTRACE" import $kind /dev/zero --db "$T/z.db" 2>"$T/err"
 	st=$?
-	check "finding 8: import $kind /dev/zero ends within 1 s with an error (exit $st)" [ "$st" -eq 1 ]
+	check "finding 8: import $kind /dev/zero ends with an error, not reading forever (exit $st)" [ "$st" -eq 1 ]
 	check "... saying it is a character device" grep -q "a character device, not a regular file" "$T/err"
 done
 expect_eq "finding 8: no trace left" "$(traces "$T/z.db" recording)|$(traces "$T/z.db" incomplete)|$(traces "$T/z.db" complete)" "0|0|0"
 mkfifo "$T/fifo"
 for kind in tcglog ima pcap; do
-	timeout 2 "$TPMTRACE" import $kind "$T/fifo" --db "$T/z.db" 2>"$T/err"
+	timeout 20 "$TPMTRACE" import $kind "$T/fifo" --db "$T/z.db" 2>"$T/err"
 	st=$?
 	check "finding 8: a FIFO without a writer: import $kind refused at once (exit $st)" [ "$st" -eq 1 ]
 	check "... saying it is a FIFO" grep -q "a FIFO" "$T/err"
