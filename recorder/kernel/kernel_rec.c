@@ -611,11 +611,13 @@ static int attach_all(struct kernel_rec *k, const struct probe_env *pe, const ch
 	if (!rc && ko < sizeof kprobed)
 		ko += (size_t)snprintf(kprobed + ko, sizeof kprobed - ko, " %s", pe->sym);
 	/* Loaded, not attached: the kernel has no trampolines for these
-	 * functions (ENOTSUPP: an arm64 kernel without ftrace direct calls, as 6.1). */
+	 * functions (ENOTSUPP: an arm64 kernel without ftrace direct calls, as 6.1).
+	 * ENOTSUPP is the kernel's own errno, which libc has no name for. */
+	enum { KERNEL_ENOTSUPP = 524 };
 	char attach_refused[120] = "";
 	if (k->fentry_err)
 		snprintf(attach_refused, sizeof attach_refused, "; fentry refused at attach (%s)",
-			 k->fentry_err == -524 ? "ENOTSUPP" : strerror(-k->fentry_err));
+			 k->fentry_err == -KERNEL_ENOTSUPP ? "ENOTSUPP" : strerror(-k->fentry_err));
 	/* "probes: fentry" (every probe a BPF trampoline), "kprobe" (none), or
 	 * "fentry+kprobe" with the kprobes named. */
 	snprintf(k->desc, sizeof k->desc,
