@@ -62,7 +62,9 @@ static const char *prove_policy(int kind, const char *trace_pol, char *out, size
  * stored: its id and TPM time, or -1. The TPM time leaves out the commands
  * the target answered TPM_RC_RETRY, YIELDED or TESTING (it did not run them;
  * a fresh swtpm answers one of the first authorized commands so, once),
- * which no finding's change removes. */
+ * which no finding's change removes. An emulated run's leaves out the
+ * lateness its holds did not make up (owed_ns in its replay-stop event: the
+ * host's, not the profiled TPM's), so that it is the profile's pace. */
 static int64_t prove_run(sqlite3 *db, const struct advise_prove_opts *o, int64_t src,
 			 const char *pol, double *tpm_ms)
 {
@@ -74,6 +76,9 @@ static int64_t prove_run(sqlite3 *db, const struct advise_prove_opts *o, int64_t
 		db,
 		"SELECT t.id, (SELECT sum(latency_ns) FROM command WHERE trace_id=t.id"
 		" AND " DB_CLIENT_CMDS " AND NOT tpm_rc_is_retry(coalesce(rc, 0)))"
+		" - coalesce((SELECT CAST(substr(detail, instr(detail, ' owed_ns=') + 9)"
+		" AS INTEGER) FROM event WHERE trace_id=t.id AND kind='replay-stop'"
+		" AND instr(detail, ' owed_ns=') > 0), 0)"
 		" FROM trace t WHERE parent_id=? AND kind='replay'"
 		" ORDER BY t.id DESC LIMIT 1",
 		-1, &q, NULL) != SQLITE_OK)

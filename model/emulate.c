@@ -129,7 +129,7 @@ uint64_t emulate_latency_ns(struct emulator *em, const uint8_t *cmd, size_t len)
 	return ms > 0 ? (uint64_t)(ms * 1e6 + 0.5) : 0;
 }
 
-uint64_t emulate_hold(struct emulator *em, uint64_t t_submit, uint64_t latency_ns)
+uint64_t emulate_hold(struct emulator *em, uint64_t t_submit, uint64_t latency_ns, int apart)
 {
 	/* The profiled TPM would answer at t_submit + latency. When an earlier
 	 * response came later than that (swtpm or this process was descheduled,
@@ -138,7 +138,7 @@ uint64_t emulate_hold(struct emulator *em, uint64_t t_submit, uint64_t latency_n
 	 * that the emulated TPM keeps the profile's pace over a run; a response
 	 * is never released before the target has answered. */
 	uint64_t due = t_submit + latency_ns;
-	uint64_t credit = em->debt_ns < latency_ns ? em->debt_ns : latency_ns;
+	uint64_t credit = apart ? 0 : em->debt_ns < latency_ns ? em->debt_ns : latency_ns;
 	uint64_t until = due - credit, now = db_mono_ns();
 	if (em->fault_early && until > t_submit)
 		until = t_submit + (until - t_submit) / 2;
@@ -152,9 +152,10 @@ uint64_t emulate_hold(struct emulator *em, uint64_t t_submit, uint64_t latency_n
 		em->late++;
 	}
 	if (now >= due) {
-		em->debt_ns += now - due;
+		if (!apart)
+			em->debt_ns += now - due;
 		em->late_ns += now - due;
-	} else {
+	} else if (!apart) {
 		em->debt_ns -= due - now < em->debt_ns ? due - now : em->debt_ns;
 	}
 	return now;

@@ -59,8 +59,11 @@ uint64_t emulate_latency_ns(struct emulator *em, const uint8_t *cmd, size_t len)
  * earlier responses came late (lateness is carried over and made up by the
  * following holds, never by answering before the target did). Returns the
  * time of the release (db_mono_ns), the response's completion time: the stored
- * latency is then exactly what the lateness accounting saw. */
-uint64_t emulate_hold(struct emulator *em, uint64_t t_submit, uint64_t latency_ns);
+ * latency is then exactly what the lateness accounting saw. apart: a command
+ * left out of the run's figures (a replay's own, flag 32): held to its own
+ * latency, its lateness counted but neither owed nor made up, so that it
+ * moves no other command's time. */
+uint64_t emulate_hold(struct emulator *em, uint64_t t_submit, uint64_t latency_ns, int apart);
 
 /* A seed from the kernel's random source (for runs without --emulate-seed). */
 uint64_t emulate_random_seed(void);

@@ -69,7 +69,7 @@ int recorder_forward(struct recorder *r, uint32_t client, uint8_t locality, cons
 		/* The client sees the profiled TPM: its response is held until
 		 * the drawn latency has passed since the command went out. */
 		tm->t_done =
-		    emulate_hold(r->emu, tm->t_submit, emulate_latency_ns(r->emu, cmd, len));
+		    emulate_hold(r->emu, tm->t_submit, emulate_latency_ns(r->emu, cmd, len), 0);
 		tm->flags |= REC_F_EMULATED;
 	}
 	if (rc) {

@@ -131,20 +131,32 @@ int rp_fail(struct rp *x, int rc, const char *fmt, ...)
 }
 
 /* Every exchange with the target, the helpers' included: stored and timed. */
+/* Whether the command being sent is tpmtrace's own (flag 32, left out of
+ * every figure, db/stats.h): the Startup, clean-up and resource-manager
+ * flushes the replay adds, and the copies of the source's own commands (a
+ * spawned swtpm's Startup, the recorder's resource-manager flushes), so that
+ * the run compares with its source command for command. */
+static int rp_cur_own(const struct rp *x)
+{
+	return x->now.cur_role == REPLAY_ROLE_CLEANUP || x->now.cur_role == REPLAY_ROLE_STARTUP ||
+	       x->now.cur_role == REPLAY_ROLE_CLIENT_END ||
+	       (x->now.cur_role == POL_ROLE_ORIGINAL && x->now.cur.set &&
+		x->now.cur.flags & REC_F_OWN);
+}
+
+/* tpmconn.emu_apart: an own command's lateness (a fresh swtpm's first
+ * Startup writing its state, on a loaded host) is not made up by the
+ * client commands' holds, which would shorten their figures. */
+static int rp_emu_apart(void *arg)
+{
+	return rp_cur_own(arg);
+}
+
 void rp_on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rsp, size_t rsp_len,
 		uint64_t t0, uint64_t t1, int rc)
 {
 	struct rp *x = arg;
-	/* tpmtrace's own (flag 32, left out of every figure, db/stats.h): the
-	 * Startup, clean-up and resource-manager flushes the replay adds, and
-	 * the copies of the source's own commands (a spawned swtpm's Startup,
-	 * the recorder's resource-manager flushes), so that the run compares
-	 * with its source command for command. */
-	int own = x->now.cur_role == REPLAY_ROLE_CLEANUP ||
-		  x->now.cur_role == REPLAY_ROLE_STARTUP ||
-		  x->now.cur_role == REPLAY_ROLE_CLIENT_END ||
-		  (x->now.cur_role == POL_ROLE_ORIGINAL && x->now.cur.set &&
-		   x->now.cur.flags & REC_F_OWN);
+	int own = rp_cur_own(x);
 	/* What the policy adds for a source command (the kernel's session
 	 * around it, a Name read) is marked so, with that command's client. */
 	int added = x->now.cur_role > POL_ROLE_ORIGINAL && x->now.cur_role < POL_ROLE__COUNT;
@@ -698,6 +710,7 @@ static int run_begin(struct rp *x, sqlite3 *db, int64_t *id)
 	x->tg.t.on_xfer_arg = x;
 	if (x->tg.have_em) {
 		x->tg.t.emu = &x->tg.em;
+		x->tg.t.emu_apart = rp_emu_apart;
 		snprintf(err, sizeof err, "profile=%s from=%s seed=%llu", x->tg.em.prof.name,
 			 x->tg.em.from, (unsigned long long)x->tg.em.seed);
 		db_writer_event(x->st.w, db_mono_ns(), "emulate", err, 0);
@@ -799,11 +812,19 @@ static int run_finish(struct rp *x, sqlite3 *db, int64_t id)
 	if (!x->now.fatal && read_pcrs(x))
 		rp_fail(x, -EIO, "the target stopped answering while reading the PCRs");
 	rp_cleanup_target(x);
-	/* The replay-stop event says the figures too (docs/schema.md). */
-	char stop[160];
-	snprintf(stop, sizeof stop, "fidelity=%.4f faithful=%llu processed=%llu cleaned=%u left=%u",
-		 replay_fidelity(res), (unsigned long long)replay_faithful(res),
-		 (unsigned long long)res->processed, res->cleaned, res->cleanup_left);
+	/* The replay-stop event says the figures too (docs/schema.md); an
+	 * emulated run its lateness: how many responses, by how much, and
+	 * what the run's holds did not make up (owed_ns, the time the run
+	 * took beyond the profile's pace, which a proof takes off). */
+	char stop[256];
+	int n = snprintf(stop, sizeof stop,
+			 "fidelity=%.4f faithful=%llu processed=%llu cleaned=%u left=%u",
+			 replay_fidelity(res), (unsigned long long)replay_faithful(res),
+			 (unsigned long long)res->processed, res->cleaned, res->cleanup_left);
+	if (x->tg.have_em && n > 0 && (size_t)n < sizeof stop)
+		snprintf(stop + n, sizeof stop - (size_t)n, " late=%llu late_ns=%llu owed_ns=%llu",
+			 (unsigned long long)x->tg.em.late, (unsigned long long)x->tg.em.late_ns,
+			 (unsigned long long)x->tg.em.debt_ns);
 	db_writer_event(x->st.w, db_mono_ns(), x->now.fatal ? "replay-error" : "replay-stop",
 			x->now.fatal ? res->err : stop, 0);
 	struct writer_stats ws;

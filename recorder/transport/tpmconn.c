@@ -38,6 +38,17 @@ void tpmconn_close(struct tpmconn *t)
 	t->tcti = NULL;
 }
 
+/* A response held apart from the run's pace (emulate_hold): one the target
+ * answered RETRY, YIELDED or TESTING (it did not run the command: a fresh
+ * swtpm's first authorized command, 150 ms late on a loaded host, whose
+ * lateness made up by the next holds would shorten the figures of commands
+ * that ran), or what the owner says is apart (a replay's own). */
+static int emu_apart(struct tpmconn *t)
+{
+	return tpm_rc_is_retry(wire_get_u32(t->rsp + 6)) ||
+	       (t->emu_apart && t->emu_apart(t->on_xfer_arg));
+}
+
 static int xfer_once(struct tpmconn *t, const uint8_t *cmd, size_t len);
 
 int tpmconn_xfer(struct tpmconn *t, const uint8_t *cmd, size_t len)
@@ -69,7 +80,8 @@ static int xfer_once(struct tpmconn *t, const uint8_t *cmd, size_t len)
 		if (size < TPM_HEADER_SIZE || wire_get_u32(t->rsp + 2) != size)
 			rc = -EPROTO;
 		else if (t->emu) /* the release is the completion */
-			t1 = emulate_hold(t->emu, t0, emulate_latency_ns(t->emu, cmd, len));
+			t1 = emulate_hold(t->emu, t0, emulate_latency_ns(t->emu, cmd, len),
+					  emu_apart(t));
 	}
 	if (t->on_xfer)
 		t->on_xfer(t->on_xfer_arg, cmd, len, t->rsp, t->rsp_len, t0, t1 ? t1 : db_mono_ns(),

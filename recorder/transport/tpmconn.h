@@ -26,6 +26,10 @@ struct tpmconn {
 	uint32_t tss_rc;
 	tpmconn_xfer_fn on_xfer; /* optional; set after tpmconn_open */
 	void *on_xfer_arg;
+	/* With emu: 1 when the command being sent is held apart (its lateness
+	 * neither owed nor made up, emulate_hold), as a response answered
+	 * RETRY, YIELDED or TESTING is; optional, on_xfer_arg. */
+	int (*emu_apart)(void *arg);
 	/* Resubmissions of a command the TPM answered TPM_RC_RETRY, YIELDED or
 	 * TESTING (Part 2 6.6.3: it did not start the command), as a TSS does:
 	 * at most this many (0 after tpmconn_open: the answer is returned as it

@@ -42,7 +42,8 @@ PROF=$TPMTRACE_SRC/tests/integration/slb9670-scaled-16.profile
 
 # emucheck DB TRACE [PREDICT_JSON POLICY]: replays the emulator's bookkeeping
 # over the stored rows of TRACE (seq order), each drawn latency being the
-# profile's mean for the row's command and authorization (transport-ms 0).
+# profile's mean for the row's command and authorization (transport-ms 0);
+# with a prediction (a replay), its own rows and RETRY answers held apart.
 # Prints key=value facts: rows, unpriced (no entry), unflagged (flag 4 not
 # set), early (released before due - carried lateness), owed (lateness left,
 # ns), drawn_ms, held_ms; with a prediction: cc_counts (command codes whose
@@ -59,22 +60,28 @@ for line in open(prof):
         price[(w[0], w[1])] = int(float(w[3][5:]) * 1e6 + 0.5)  # as emulate_latency_ns
 auths = ['none', 'password', 'hmac', 'hmac+enc', 'policy', 'policy+enc']
 rows = sqlite3.connect(db).execute(
-    'SELECT n.name, c.auth_kind, c.t_submit_ns, c.t_done_ns, c.flags FROM command c'
+    'SELECT n.name, c.auth_kind, c.t_submit_ns, c.t_done_ns, c.flags, c.rc FROM command c'
     ' JOIN tpm_cc n ON n.cc = c.cc WHERE c.trace_id = ? ORDER BY c.seq', (trace,)).fetchall()
 f = dict(rows=len(rows), unpriced=0, unflagged=0, early=0)
 debt = drawn_sum = held_sum = 0
 by_cc = {}
-for name, auth, t0, t1, flags in rows:
+replay = len(sys.argv) > 5
+for name, auth, t0, t1, flags, rc in rows:
     d = price.get((name, auths[auth]), price.get((name, '*')))
     if d is None:
         f['unpriced'] += 1
         continue
     f['unflagged'] += not flags & 4
+    # a replay's own command (flag 32) and an answer RETRY, YIELDED or
+    # TESTING are held apart: no credit, their lateness not owed
+    apart = replay and (flags & 32 or rc in (0x922, 0x908, 0x90A))
     due = t0 + d
-    credit = min(debt, d)
+    credit = 0 if apart else min(debt, d)
     if t1 < due - credit:
         f['early'] += 1
-    if t1 >= due:
+    if apart:
+        pass
+    elif t1 >= due:
         debt += t1 - due
     else:
         debt -= min(due - t1, debt)
@@ -141,6 +148,9 @@ for p in ${EMULATE_POLICIES:-as-recorded password linux-6.10 linux-6.12 linux-6.
 		[ "$(fact drawn_off_ns "$f")" -le 100 ]
 	expect_eq "$p: the run names the profile it emulated" "$(sqlite3 "$db" "SELECT emulated FROM trace WHERE id=$id")" slb9670-scaled-16
 	expect_eq "$p: every stored latency is flagged emulated" "$(fact unflagged "$f")" 0
+	expect_eq "$p: the replay-stop event says the lateness not made up" \
+		"$(sqlite3 "$db" "SELECT substr(detail, instr(detail, ' owed_ns=') + 9) FROM event
+			WHERE trace_id=$id AND kind='replay-stop'")" "$(fact owed "$f")"
 	expect_eq "$p: the seed is stored" "$(sqlite3 "$db" "SELECT count(*) FROM event WHERE trace_id=$id AND kind='emulate' AND detail LIKE '%seed=$((seed - 1))'")" 1
 done
 

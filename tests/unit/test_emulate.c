@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/db.h"
 #include "model/emulate.h"
 #include "model/profile_dist.h"
 #include "model/tpm/decode.h"
@@ -80,6 +81,27 @@ int main(void)
 		differ |= emulate_latency_ns(&em3, cmd, sizeof cmd) !=
 			  emulate_latency_ns(&em2, cmd, sizeof cmd);
 	CHECK(differ, "another seed, other latencies");
+	/* Lateness: a response already 30 ms late is owed and taken off the
+	 * next hold; one held apart (a replay's own command) is counted late
+	 * but moves no other hold. (Only a sleep overshooting by 30 ms could
+	 * fail the last check.) */
+	uint64_t t = db_mono_ns(), ms = 1000000;
+	emulate_hold(&em3, t - 40 * ms, 10 * ms, 0);
+	CHECK(em3.late == 1 && em3.debt_ns >= 30 * ms, "late by 30 ms: owed (%llu ns)",
+	      (unsigned long long)em3.debt_ns);
+	uint64_t debt = em3.debt_ns;
+	emulate_hold(&em3, db_mono_ns() - 40 * ms, 10 * ms, 1);
+	CHECK(em3.late == 2 && em3.debt_ns == debt && em3.late_ns >= 60 * ms,
+	      "held apart: late, not owed (%llu ns owed, %llu late)",
+	      (unsigned long long)em3.debt_ns, (unsigned long long)em3.late_ns);
+	t = db_mono_ns();
+	uint64_t done = emulate_hold(&em3, t, 10 * ms, 1);
+	CHECK(done - t >= 10 * ms && em3.debt_ns == debt,
+	      "held apart: its whole latency, no credit");
+	t = db_mono_ns();
+	done = emulate_hold(&em3, t, 100 * ms, 0);
+	CHECK(done - t < 100 * ms && em3.debt_ns < debt,
+	      "the next hold makes the debt up (%.3f ms held)", (double)(done - t) / 1e6);
 	free(v);
 	emulate_release(&em);
 	emulate_release(&em2);
