@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifdef TPMTRACE_HAVE_BPF
@@ -250,6 +252,11 @@ void kernel_rec_close(struct kernel_rec *k)
 
 #else
 
+/* The loading and attaching are done by a short-lived child (load_in_child):
+ * libbpf parses the kernel's BTF and the object there (5 MB and more of heap
+ * at its peak), and the recorder gets only the file descriptors it reads
+ * and detaches by. The child's side fills core/plain/obj/links; the
+ * recorder's has the descriptors. */
 struct kernel_rec {
 	struct tpmk_core *core;
 	struct tpmk_plain *plain;
@@ -258,6 +265,10 @@ struct kernel_rec {
 	unsigned n_links;
 	unsigned char fentry[N_PROBES]; /* the probe's fentry/fexit programs are loaded */
 	int fentry_err;			/* the first trampoline the kernel refused: -errno */
+	int link_fd[2 * N_PROBES];	/* the recorder's: closing one detaches its probe */
+	unsigned n_link_fd;
+	int rb_fd;
+	int fds_own; /* rb_fd and counters_fd are the child's, ours to close */
 	struct ring_buffer *rb;
 	int counters_fd;
 	uint64_t attach_ns;
@@ -322,7 +333,7 @@ static const struct {
     {"hwrng_fillfn", KORG_HWRNG},
     {"rng_dev_read", KORG_HWRNG},
 };
-#define N_RANGE_ONLY (sizeof range_only / sizeof range_only[0])
+#define N_RANGE_ONLY  (sizeof range_only / sizeof range_only[0])
 
 /* One reading of /proc/kallsyms, two passes: which probe symbols it names
  * (found[0]: transmit) and the callers' ranges (out). Returns 0, or -errno
@@ -633,6 +644,157 @@ static int attach_all(struct kernel_rec *k, const struct probe_env *pe, const ch
 	return 0;
 }
 
+static struct kernel_rec *kernel_rec_new(void)
+{
+	struct kernel_rec *k = calloc(1, sizeof *k);
+	if (k)
+		k->rb_fd = k->counters_fd = -1;
+	return k;
+}
+
+/* Loads, configures and attaches, in this process. 0, or -errno with err
+ * set. */
+static int load_attach(struct kernel_rec *k, const struct probe_env *pe, int discard, uint32_t ring,
+		       const struct kranges *kr, char *err, size_t errlen)
+{
+	char refused[200] = "";
+	int rc = load_object(k, pe, ring, refused, sizeof refused, err, errlen);
+	if (!rc && (rc = configure(k, pe->btf, discard, kr)))
+		snprintf(err, errlen, "configuring the eBPF program: %s", strerror(-rc));
+	if (!rc)
+		rc = attach_all(k, pe, refused, err, errlen);
+	return rc;
+}
+
+/* What the loader child answers, with its descriptors (SCM_RIGHTS): the
+ * ring buffer's map, the counters' map, then one per probe attached. */
+struct loaded {
+	int rc; /* 0, or -errno with err */
+	unsigned n_fd;
+	uint64_t attach_ns;
+	char desc[1024];
+	char err[1024];
+};
+#define LOADED_MAX_FD (2 + 2 * N_PROBES)
+
+/* The child's side: loads, configures and attaches as the recorder would,
+ * sends what it got, and returns (the caller _exits: its copies of the
+ * descriptors close, the recorder's keep the programs attached). */
+static void loader_child(int sock, const struct probe_env *pe, int discard, uint32_t ring,
+			 const struct kranges *kr)
+{
+	static struct loaded m;
+	struct kernel_rec *k = kernel_rec_new();
+	int fds[LOADED_MAX_FD];
+	int rc = k ? load_attach(k, pe, discard, ring, kr, m.err, sizeof m.err) : -ENOMEM;
+	if (!k)
+		snprintf(m.err, sizeof m.err, "out of memory");
+	if (!rc) {
+		fds[m.n_fd++] = bpf_map__fd(pe->btf ? k->core->maps.rb : k->plain->maps.rb);
+		fds[m.n_fd++] = k->counters_fd;
+		for (unsigned i = 0; i < k->n_links; i++)
+			fds[m.n_fd++] = bpf_link__fd(k->links[i]);
+		m.attach_ns = k->attach_ns;
+		memcpy(m.desc, k->desc, sizeof m.desc);
+	}
+	m.rc = rc;
+	union {
+		char b[CMSG_SPACE(sizeof fds)];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {.iov_base = &m, .iov_len = sizeof m};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	if (m.n_fd) {
+		mh.msg_control = u.b;
+		mh.msg_controllen = CMSG_SPACE(m.n_fd * sizeof(int));
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(m.n_fd * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, m.n_fd * sizeof(int));
+	}
+	while (sendmsg(sock, &mh, MSG_NOSIGNAL) < 0 && errno == EINTR)
+		;
+}
+
+/* Loads and attaches in a child process (kernel_rec's comment) and takes
+ * its descriptors into k; in this process where the kernel has no AF_UNIX
+ * sockets to pass them (a kernel built without CONFIG_NET or CONFIG_UNIX,
+ * as the VM tier's own). 0, or -errno with err set. */
+static int load_in_child(struct kernel_rec *k, const struct probe_env *pe, int discard,
+			 uint32_t ring, const struct kranges *kr, char *err, size_t errlen)
+{
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+		int rc = load_attach(k, pe, discard, ring, kr, err, errlen);
+		if (!rc)
+			k->rb_fd = bpf_map__fd(pe->btf ? k->core->maps.rb : k->plain->maps.rb);
+		return rc;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(sv[0]);
+		close(sv[1]);
+		snprintf(err, errlen, "starting the eBPF loader: %s", strerror(e));
+		return -e;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		loader_child(sv[1], pe, discard, ring, kr);
+		_exit(0);
+	}
+	close(sv[1]);
+	static struct loaded m;
+	union {
+		char b[CMSG_SPACE(LOADED_MAX_FD * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {.iov_base = &m, .iov_len = sizeof m};
+	struct msghdr mh = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b};
+	ssize_t n;
+	while ((n = recvmsg(sv[0], &mh, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	close(sv[0]);
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	int got = 0, fds[LOADED_MAX_FD];
+	for (struct cmsghdr *cm = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL; cm; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+			got = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+			memcpy(fds, CMSG_DATA(cm), (size_t)got * sizeof(int));
+		}
+	if (n != (ssize_t)sizeof m || (mh.msg_flags & MSG_CTRUNC) || got != (int)m.n_fd ||
+	    (!m.rc && got < 2)) {
+		for (int i = 0; i < got; i++)
+			close(fds[i]);
+		if (n == (ssize_t)sizeof m && m.rc) {
+			snprintf(err, errlen, "%s", m.err);
+			return m.rc;
+		}
+		snprintf(err, errlen, "the eBPF loader (pid %d) ended without an answer (%s %d)",
+			 (int)pid, WIFSIGNALED(st) ? "signal" : "exit status",
+			 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+		return -EIO;
+	}
+	if (m.rc) {
+		snprintf(err, errlen, "%s", m.err);
+		return m.rc;
+	}
+	k->fds_own = 1;
+	k->rb_fd = fds[0];
+	k->counters_fd = fds[1];
+	for (int i = 2; i < got; i++)
+		k->link_fd[k->n_link_fd++] = fds[i];
+	k->attach_ns = m.attach_ns;
+	memcpy(k->desc, m.desc, sizeof k->desc);
+	return 0;
+}
+
 static int is_file(const char *p)
 {
 	return access(p, F_OK) == 0;
@@ -694,9 +856,9 @@ int kernel_rec_open(struct kernel_rec **out, const struct kernel_rec_cfg *c, cha
 			 u.release, sym);
 		return -ENOENT;
 	}
-	int btf = pe.btf = is_file("/sys/kernel/btf/vmlinux");
+	pe.btf = is_file("/sys/kernel/btf/vmlinux");
 
-	struct kernel_rec *k = calloc(1, sizeof *k);
+	struct kernel_rec *k = kernel_rec_new();
 	if (!k) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -710,17 +872,9 @@ int kernel_rec_open(struct kernel_rec **out, const struct kernel_rec_cfg *c, cha
 	 * process (so that a record may wrap), so the ring counts twice in the
 	 * RSS: 8 MiB made a recorder of ~8 MB a recorder of ~24 MB. */
 	uint32_t ring = c->ring_bytes ? c->ring_bytes : 1u << 20;
-	char refused[200] = "";
-	if ((rc = load_object(k, &pe, ring, refused, sizeof refused, err, errlen)))
+	if ((rc = load_in_child(k, &pe, c->discard, ring, &kr, err, errlen)))
 		goto fail;
-	if ((rc = configure(k, btf, c->discard, &kr))) {
-		snprintf(err, errlen, "configuring the eBPF program: %s", strerror(-rc));
-		goto fail;
-	}
-	if ((rc = attach_all(k, &pe, refused, err, errlen)))
-		goto fail;
-	k->rb = ring_buffer__new(bpf_map__fd(btf ? k->core->maps.rb : k->plain->maps.rb), ring_cb,
-				 k, NULL);
+	k->rb = ring_buffer__new(k->rb_fd, ring_cb, k, NULL);
 	if (!k->rb) {
 		rc = -errno ? -errno : -ENOMEM;
 		snprintf(err, errlen, "the eBPF ring buffer: %s", strerror(-rc));
@@ -760,7 +914,7 @@ void kernel_rec_counts(const struct kernel_rec *k, struct kernel_rec_counts *c)
 {
 	memset(c, 0, sizeof *c);
 	uint64_t v[KCNT__COUNT] = {0};
-	for (uint32_t i = 0; i < KCNT__COUNT && k->counters_fd > 0; i++)
+	for (uint32_t i = 0; i < KCNT__COUNT && k->counters_fd >= 0; i++)
 		if (bpf_map_lookup_elem(k->counters_fd, &i, &v[i]))
 			v[i] = 0;
 	c->dropped = v[KCNT_DROPPED];
@@ -770,10 +924,16 @@ void kernel_rec_counts(const struct kernel_rec *k, struct kernel_rec_counts *c)
 
 void kernel_rec_detach(struct kernel_rec *k)
 {
-	for (unsigned i = 0; k && i < k->n_links; i++)
+	if (!k)
+		return;
+	for (unsigned i = 0; i < k->n_links; i++)
 		bpf_link__destroy(k->links[i]);
-	if (k)
-		k->n_links = 0;
+	k->n_links = 0;
+	/* The last descriptor of a link: its release detaches the probe
+	 * before close returns (a kprobe's removal waits for its handlers). */
+	for (unsigned i = 0; i < k->n_link_fd; i++)
+		close(k->link_fd[i]);
+	k->n_link_fd = 0;
 }
 
 void kernel_rec_close(struct kernel_rec *k)
@@ -786,6 +946,10 @@ void kernel_rec_close(struct kernel_rec *k)
 		tpmk_core__destroy(k->core);
 	if (k->plain)
 		tpmk_plain__destroy(k->plain);
+	if (k->fds_own) {
+		close(k->rb_fd);
+		close(k->counters_fd);
+	}
 	free(k);
 }
 
