@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 
 #include "db/writer.h"
 #include "recorder/kernel/kernel_rec.h"
@@ -35,7 +37,16 @@ int kernel_trace_begin(struct kernel_trace *kt, struct kernel_rec *k, const char
 int kernel_trace_run(struct kernel_trace *kt, struct kernel_rec *k, struct record_session *s,
 		     struct record_child *c)
 {
+	/* Fault injection (test_vm_kernel_load): the reader away this long
+	 * before each read, as a recorder descheduled on a loaded machine, so
+	 * that a small ring buffer fills and the BPF side drops. */
+	const char *stall = getenv("TPMTRACE_FAULT_KERNEL_READER_STALL_MS");
+	unsigned stall_ms = stall ? (unsigned)strtoul(stall, NULL, 10) : 0;
 	for (;;) {
+		if (stall_ms) {
+			struct timespec ts = {stall_ms / 1000, (long)(stall_ms % 1000) * 1000000};
+			nanosleep(&ts, NULL);
+		}
 		int n = kernel_rec_poll(k, 100, kernel_trace_record, kt);
 		if (n < 0 && n != -EINTR)
 			return n;
