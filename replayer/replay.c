@@ -130,7 +130,6 @@ int rp_fail(struct rp *x, int rc, const char *fmt, ...)
 	return x->now.fatal;
 }
 
-/* Every exchange with the target, the helpers' included: stored and timed. */
 /* Whether the command being sent is tpmtrace's own (flag 32, left out of
  * every figure, db/stats.h): the Startup, clean-up and resource-manager
  * flushes the replay adds, and the copies of the source's own commands (a
@@ -152,6 +151,7 @@ static int rp_emu_apart(void *arg)
 	return rp_cur_own(arg);
 }
 
+/* Every exchange with the target, the helpers' included: stored and timed. */
 void rp_on_xfer(void *arg, const uint8_t *cmd, size_t len, const uint8_t *rsp, size_t rsp_len,
 		uint64_t t0, uint64_t t1, int rc)
 {
