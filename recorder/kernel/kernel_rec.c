@@ -267,8 +267,7 @@ struct kernel_rec {
 	int fentry_err;			/* the first trampoline the kernel refused: -errno */
 	int link_fd[2 * N_PROBES];	/* the recorder's: closing one detaches its probe */
 	unsigned n_link_fd;
-	int rb_fd;
-	int fds_own; /* rb_fd and counters_fd are the child's, ours to close */
+	int rb_fd; /* without core/plain (loaded by the child), ours to close */
 	struct ring_buffer *rb;
 	int counters_fd;
 	uint64_t attach_ns;
@@ -785,7 +784,6 @@ static int load_in_child(struct kernel_rec *k, const struct probe_env *pe, int d
 		snprintf(err, errlen, "%s", m.err);
 		return m.rc;
 	}
-	k->fds_own = 1;
 	k->rb_fd = fds[0];
 	k->counters_fd = fds[1];
 	for (int i = 2; i < got; i++)
@@ -944,9 +942,9 @@ void kernel_rec_close(struct kernel_rec *k)
 	ring_buffer__free(k->rb);
 	if (k->core)
 		tpmk_core__destroy(k->core);
-	if (k->plain)
+	else if (k->plain)
 		tpmk_plain__destroy(k->plain);
-	if (k->fds_own) {
+	else if (k->rb_fd >= 0) { /* the child's descriptors */
 		close(k->rb_fd);
 		close(k->counters_fd);
 	}
