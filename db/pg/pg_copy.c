@@ -30,7 +30,7 @@ struct cbuf {
 static char *cb_room(struct cbuf *b, size_t n)
 {
 	if (b->n + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 1 << 18;
+		size_t cap = b->cap ? b->cap : 2 * COPY_CHUNK;
 		while (cap < b->n + n)
 			cap *= 2;
 		char *np = realloc(b->p, cap);
