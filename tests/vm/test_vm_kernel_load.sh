@@ -6,8 +6,9 @@
 # with an 8 KiB one (TPMTRACE_KERNEL_RING_BYTES) and its reader away 500 ms
 # before each read (TPMTRACE_FAULT_KERNEL_READER_STALL_MS: a recorder
 # descheduled on a loaded machine; woken a quarter full, the reader kept up
-# with an 8 KiB ring alone), which makes the BPF side drop. Between two marker commands (PCR_Extend of PCR 23 with digests of
-# their own) every command the host relayed is accounted for: recorded in
+# with an 8 KiB ring alone), which makes the BPF side drop. Between two
+# marker commands (PCR_Extend of PCR 23 with digests of their own) every
+# command the host relayed is accounted for: recorded in
 # the guest trace, or counted in its `dropped`, which equals the gap. Without
 # drops the two traces are byte-identical in order.
 # KERNEL_LOAD_CLIENTS and KERNEL_LOAD_COUNT change the 64 x 20.
