@@ -1,6 +1,7 @@
 /* Trace UUIDs and the machine identity stored with each trace. */
 #include "db/host_id.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -8,18 +9,11 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-/* SHA-256 through OpenSSL's low-level functions (deprecated in 3.0, not
- * removed) rather than EVP: EVP's first digest initialises OpenSSL's default
- * provider, ~2.2 MB of libcrypto's pages made resident in every process
- * that stores a trace, a recorder included; SHA256_Init does not
- * (docs/benchmarks.md, the recorder's memory). test_db checks it against
- * EVP_Digest. */
-#define OPENSSL_SUPPRESS_DEPRECATED
-#include <openssl/sha.h>
-
 #include "db/db.h"
+#include "model/tpm/crypto_lib.h"
 
 int db_uuid_new(char out[37])
 {
@@ -59,12 +53,17 @@ static void read_line(const char *path, char *buf, size_t len)
 		buf[--n] = 0;
 }
 
+/* SHA-256 through OpenSSL's low-level functions (deprecated in 3.0, not
+ * removed) rather than EVP: EVP's first digest initialises OpenSSL's default
+ * provider, ~2.2 MB of libcrypto's pages made resident (docs/benchmarks.md,
+ * the recorder's memory). test_db checks it against EVP_Digest. */
 static void sha256_hex(const char *s, char out[65])
 {
 	unsigned char md[SHA256_DIGEST_LENGTH];
 	SHA256_CTX c;
 	out[0] = 0;
-	if (!SHA256_Init(&c) || !SHA256_Update(&c, s, strlen(s)) || !SHA256_Final(md, &c))
+	if (tpm_crypto_load(NULL, 0) || !SHA256_Init(&c) || !SHA256_Update(&c, s, strlen(s)) ||
+	    !SHA256_Final(md, &c))
 		return;
 	for (unsigned i = 0; i < 32; i++)
 		snprintf(out + 2 * i, 3, "%02x", md[i]);
@@ -82,6 +81,61 @@ static int override(const char *name, char *buf, size_t len)
 	return 1;
 }
 
+/* db_host_id_prefetch's digest and the id it is of. */
+static char pre_id[256], pre_hex[65];
+
+static void machine_id(char mid[256])
+{
+	if (!override("MACHINE_ID", mid, 256))
+		read_line("/etc/machine-id", mid, 256);
+}
+
+/* Whether this process has one thread (/proc/self/task: ".", ".." and it). */
+static int single_threaded(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	int n = 0;
+	if (!d)
+		return 0;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n == 3;
+}
+
+void db_host_id_prefetch(void)
+{
+	char mid[256], hex[65] = "";
+	int p[2];
+	machine_id(mid);
+	if (!mid[0] || tpm_crypto_loaded() || !single_threaded() || pipe2(p, O_CLOEXEC))
+		return;
+	pid_t pid = fork();
+	if (pid == 0) { /* one thread: loading a library after fork is safe */
+		close(p[0]);
+		sha256_hex(mid, hex);
+		_exit(write(p[1], hex, 64) == 64 ? 0 : 1);
+	}
+	close(p[1]);
+	size_t got = 0;
+	while (pid > 0 && got < 64) {
+		ssize_t n = read(p[0], hex + got, 64 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(p[0]);
+	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+	}
+	if (got == 64) {
+		hex[64] = 0;
+		snprintf(pre_id, sizeof pre_id, "%s", mid);
+		memcpy(pre_hex, hex, sizeof pre_hex);
+	}
+}
+
 void db_host_id_read(struct db_host_id *h)
 {
 	struct utsname u;
@@ -89,9 +143,10 @@ void db_host_id_read(struct db_host_id *h)
 	memset(h, 0, sizeof *h);
 	if (!override("HOSTNAME", h->hostname, sizeof h->hostname))
 		gethostname(h->hostname, sizeof h->hostname - 1);
-	if (!override("MACHINE_ID", mid, sizeof mid))
-		read_line("/etc/machine-id", mid, sizeof mid);
-	if (mid[0])
+	machine_id(mid);
+	if (mid[0] && pre_hex[0] && !strcmp(mid, pre_id))
+		memcpy(h->machine_id_sha256, pre_hex, sizeof pre_hex);
+	else if (mid[0])
 		sha256_hex(mid, h->machine_id_sha256);
 	if (!override("KERNEL_RELEASE", h->kernel_release, sizeof h->kernel_release) &&
 	    uname(&u) == 0)

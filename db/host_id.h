@@ -25,6 +25,14 @@ int db_uuid_new(char out[37]);
  * file's), _KERNEL_RELEASE, _KERNEL_CMDLINE and _BOOT_ID (docs/fleet.md). */
 void db_host_id_read(struct db_host_id *h);
 
+/* Computes the machine id's digest now, for db_host_id_read, in a short-lived
+ * child process: a process that stores traces but needs no cryptography
+ * otherwise (a recorder) then never maps libcrypto, ~1.4 MB of its resident
+ * memory (model/tpm/crypto_lib.h). Called while the process has one thread
+ * (a recorder's start); does nothing otherwise, or once libcrypto is loaded,
+ * and db_host_id_read computes it itself. */
+void db_host_id_prefetch(void);
+
 /* Writes trace id's trace_host row from h. Returns 0 or -EIO. */
 int db_host_id_store(sqlite3 *db, int64_t trace_id, const struct db_host_id *h);
 

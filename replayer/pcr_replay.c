@@ -14,8 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
-
 #include "model/tpm/tpm_cc.h"
 #include "recorder/import/log_reader.h"
 

@@ -9,12 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/bn.h>
-#include <openssl/evp.h>
-#include <openssl/param_build.h>
-#include <openssl/rand.h>
-#include <openssl/rsa.h>
-
+#include "model/tpm/crypto_lib.h"
 #include "model/tpm/pcr_bank.h"
 
 /* ---- public areas (Part 2 12.2) --------------------------------------- */
@@ -67,9 +62,11 @@ static int rsa_salt(struct rp *x, const struct pubinfo *p, uint8_t *salt, unsign
 	EVP_PKEY_CTX *pc = NULL, *ec = NULL;
 	OSSL_PARAM_BLD *b = NULL;
 	OSSL_PARAM *par = NULL;
+	(void)x;
+	if (tpm_crypto_load(NULL, 0))
+		return -ENOENT;
 	BIGNUM *n = BN_bin2bn(p->x, p->xl, NULL), *e = BN_new();
 	const EVP_MD *md = NULL;
-	(void)x;
 	if (!n || !e || !BN_set_word(e, p->exponent ? p->exponent : 65537))
 		goto out;
 	if (!(b = OSSL_PARAM_BLD_new()) || !OSSL_PARAM_BLD_push_BN(b, "n", n) ||

@@ -3,7 +3,7 @@
  * libraries (gnutls, krb5, ldap, ...) it was a quarter of a recorder's
  * resident memory and of its start-up. The fleet room's files include this
  * (through pg.h) and call libpq as usual: each PQ* name used is a macro for
- * the function looked up in libpq.so.5 (db/dl.h). pg_pq_load (db/pg/pq.c)
+ * the function looked up in libpq.so.5 (model/tpm/dl.h). pg_pq_load (db/pg/pq.c)
  * must succeed first; pg_connect and pg_conninfo_describe call it, and every
  * other call takes a connection they made. */
 #ifndef TPMTRACE_DB_PG_PQ_H

@@ -14,8 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include <openssl/evp.h>
-
+#include "model/tpm/crypto_lib.h"
 #include "model/tpm/decode.h"
 #include "model/tpm/wire.h"
 
@@ -119,15 +118,19 @@ int pcr_alg_parse_list(const char *list, uint16_t *out, unsigned max, char *err,
 int pcr_sim_init(struct pcr_sim *s)
 {
 	memset(s, 0, sizeof(*s));
+	if (tpm_crypto_load(NULL, 0))
+		return -ENOENT;
 	s->ctx = EVP_MD_CTX_new();
 	return s->ctx ? 0 : -ENOMEM;
 }
 
 void pcr_sim_release(struct pcr_sim *s)
 {
-	for (unsigned i = 0; i < s->n_banks; i++)
-		EVP_MD_free(s->bank[i].md);
-	EVP_MD_CTX_free(s->ctx);
+	if (s->ctx) { /* made once libcrypto was loaded (pcr_sim_init) */
+		for (unsigned i = 0; i < s->n_banks; i++)
+			EVP_MD_free(s->bank[i].md);
+		EVP_MD_CTX_free(s->ctx);
+	}
 	memset(s, 0, sizeof(*s));
 }
 
@@ -152,6 +155,8 @@ int pcr_sim_bank(struct pcr_sim *s, uint16_t alg)
 		return -ENOTSUP;
 	if (s->n_banks == PCR_MAX_BANKS)
 		return -ENOSPC;
+	if (!s->ctx) /* not made by pcr_sim_init */
+		return -EINVAL;
 	EVP_MD *md = EVP_MD_fetch(NULL, a->evp, NULL);
 	if (!md)
 		return -ENOTSUP;

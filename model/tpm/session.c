@@ -6,12 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include <openssl/core_names.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/params.h>
-#include <openssl/rand.h>
-
+#include "model/tpm/crypto_lib.h"
 #include "model/tpm/decode.h"
 #include "model/tpm/pcr_bank.h"
 #include "model/tpm/tpm_cc.h"
@@ -44,6 +39,8 @@ static int crypto_ready(struct sess_crypto *c)
 	int rc = -EIO;
 	if (c->ready)
 		return 0;
+	if (tpm_crypto_load(NULL, 0))
+		return -ENOENT;
 	for (int i = 0; i < SESS_NHASH; i++) {
 		c->md[i] = EVP_MD_fetch(NULL, pcr_alg_common((unsigned)i)->evp, NULL);
 		if (!c->md[i])
@@ -70,16 +67,19 @@ out:
 
 void sess_crypto_release(struct sess_crypto *c)
 {
-	for (int i = 0; i < SESS_NHASH; i++)
-		EVP_MD_free(c->md[i]);
-	EVP_MD_CTX_free(c->mdctx);
-	EVP_MAC_CTX_free(c->macctx);
-	EVP_MAC_free(c->mac);
-	EVP_CIPHER_CTX_free(c->cctx);
-	EVP_CIPHER_free(c->cfb);
-	EVP_PKEY_CTX_free(c->ec_genctx);
-	EVP_PKEY_free(c->peer);
-	OPENSSL_cleanse(c->mac_key, sizeof(c->mac_key));
+	/* Nothing was made before libcrypto was loaded (crypto_ready). */
+	if (tpm_crypto_loaded()) {
+		for (int i = 0; i < SESS_NHASH; i++)
+			EVP_MD_free(c->md[i]);
+		EVP_MD_CTX_free(c->mdctx);
+		EVP_MAC_CTX_free(c->macctx);
+		EVP_MAC_free(c->mac);
+		EVP_CIPHER_CTX_free(c->cctx);
+		EVP_CIPHER_free(c->cfb);
+		EVP_PKEY_CTX_free(c->ec_genctx);
+		EVP_PKEY_free(c->peer);
+	}
+	explicit_bzero(c->mac_key, sizeof(c->mac_key));
 	memset(c, 0, sizeof(*c));
 	c->mac_md = -1;
 }
@@ -226,7 +226,7 @@ static int kdf_counter(struct sess_crypto *c, uint16_t hash_alg, const uint8_t *
 	}
 	kdf_mask(out, bits);
 out:
-	OPENSSL_cleanse(blk, sizeof(blk));
+	explicit_bzero(blk, sizeof(blk));
 	return rc;
 }
 
@@ -342,7 +342,7 @@ int sess_ecdh_salt(struct sess_crypto *c, uint16_t name_alg, const uint8_t *qx, 
 	*secret_len = w.off;
 	rc = w.err ? -EINVAL : 0;
 out:
-	OPENSSL_cleanse(z, sizeof(z));
+	explicit_bzero(z, sizeof(z));
 	EVP_PKEY_CTX_free(dc);
 	EVP_PKEY_free(eph);
 	return rc;
@@ -384,7 +384,7 @@ int sess_begin(struct sess *s, struct sess_crypto *c, uint32_t handle, uint16_t 
 			       nonce_caller, nc_len, ds * 8, s->key);
 		s->key_len = rc ? 0 : (uint16_t)ds;
 	}
-	OPENSSL_cleanse(k, sizeof(k));
+	explicit_bzero(k, sizeof(k));
 	return rc;
 }
 
@@ -392,6 +392,8 @@ int sess_nonce_roll(struct sess *s)
 {
 	if (!s->nonce_caller_len)
 		s->nonce_caller_len = s->dsize;
+	if (tpm_crypto_load(NULL, 0))
+		return -ENOENT;
 	return RAND_bytes(s->nonce_caller, s->nonce_caller_len) == 1 ? 0 : -EIO;
 }
 
@@ -465,7 +467,7 @@ static int session_hmac(const struct sess *s, struct sess_crypto *c, const uint8
 		rc = mac_update(c, &attrs, 1);
 	if (!rc)
 		rc = mac_final(c, out);
-	OPENSSL_cleanse(k, sizeof(k));
+	explicit_bzero(k, sizeof(k));
 	return rc;
 }
 
@@ -529,8 +531,8 @@ int sess_param_crypt(const struct sess *s, struct sess_crypto *c, const uint8_t 
 		goto out;
 	rc = sess_aes_cfb(c, kiv, kiv + 16, !response, buf, len);
 out:
-	OPENSSL_cleanse(k, sizeof(k));
-	OPENSSL_cleanse(kiv, sizeof(kiv));
+	explicit_bzero(k, sizeof(k));
+	explicit_bzero(kiv, sizeof(kiv));
 	return rc;
 }
 

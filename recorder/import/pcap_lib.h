@@ -3,7 +3,7 @@
  * brings (dbus, libsystemd, libgcrypt, lz4, zstd, ...) it was about 1 MB of
  * a recorder's resident memory. The two files that call libpcap include
  * this instead of <pcap/pcap.h>; each pcap_* name they use is a macro for
- * the function looked up in libpcap.so.0.8 (db/dl.h). pcap_lib_load must
+ * the function looked up in libpcap.so.0.8 (model/tpm/dl.h). pcap_lib_load must
  * succeed first: pcap_import_file and pcap_import_mem, and record_pcap_open,
  * call it. */
 #ifndef TPMTRACE_PCAP_LIB_H

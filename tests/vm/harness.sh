@@ -511,15 +511,36 @@ vm_add_libs() {
 	done
 }
 
-# vm_add_bin FILE [DEST]: a host executable (or .so) with all its libraries.
-# Default DEST is /usr/bin/NAME for executables named by path.
+# vm_add_dlopened: the library tpmtrace's binaries load at its first use
+# (dlopen), which no ldd names: libcrypto (model/tpm/crypto_lib.h), with its
+# own libraries.
+vm_add_dlopened() {
+	local n=libcrypto.so.3 p
+	if [ -n "$VM_SYSROOT" ]; then
+		[ -e "$VM_ROOT/usr/lib/aarch64-linux-gnu/$n" ] && return 0
+		p=$(vm_arm64_lib "$n") || vm_die "no arm64 library $n in $VM_AROOT" || return
+		cp -L "$p" "$VM_ROOT/usr/lib/aarch64-linux-gnu/$n" && vm_arm64_libs "$p"
+		return
+	fi
+	p=$(ldconfig -p | awk -v s="$n" '$1 == s {print $NF; exit}')
+	[ -n "$p" ] || vm_die "no $n on this host" || return
+	[ -e "$VM_ROOT$p" ] && return 0
+	vm_copy_file "$p" && vm_add_libs "$p"
+}
+
+# vm_add_bin FILE [DEST]: a host executable (or .so) with all its libraries
+# (for tpmtrace's binaries, the one they load at first use too). Default DEST
+# is /usr/bin/NAME for executables named by path.
 vm_add_bin() {
 	local src=$1 dst=${2:-}
 	[ -e "$src" ] || src=$(command -v "$1") || vm_die "no such binary: $1" || return
 	[ -n "$dst" ] || dst=/usr/bin/$(basename "$src")
 	rm -f "$VM_ROOT$dst"
 	vm_copy_file "$src" "$dst" || vm_die "cannot copy $src" || return
-	vm_add_libs "$src"
+	vm_add_libs "$src" || return
+	case ${dst##*/} in
+	tpmtrace | tpm-cuse-proxy) vm_add_dlopened ;;
+	esac
 }
 
 # vm_tool_path NAME: the program of the guest's architecture: the host's

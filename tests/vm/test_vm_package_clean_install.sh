@@ -23,6 +23,8 @@ depends=$(dpkg-deb -f "$deb" Depends)
 for lib in libtss2-tctildr0 libsqlite3-0 libfuse3-3 libbpf1; do
 	check "Depends names $lib (dpkg-shlibdeps)" grep -q "$lib (" <<<"$depends"
 done
+# libcrypto is loaded at its first use (model/tpm/crypto_lib.h): named by hand.
+check "Depends names libssl3" grep -q "libssl3 (>= 3.0.0)" <<<"$depends"
 # libpq and libpcap are loaded by the commands that use them (db/pg/pq.h,
 # recorder/import/pcap_lib.h): recommended.
 check "Recommends names libpq5 and libpcap0.8" \

@@ -14,6 +14,7 @@
 
 #include "cuse_options.h"
 #include "cuse_proxy.h"
+#include "db/host_id.h"
 #include "recorder/record_session.h"
 
 /* Detaches after the device is ready: the parent waits for one byte. */
@@ -260,6 +261,7 @@ int main(int argc, char **argv)
 		return rc;
 	if ((rc = run_devtools(&o)) >= 0)
 		return rc;
+	db_host_id_prefetch(); /* before any thread: no libcrypto mapped (db/host_id.h) */
 	/* The device directory and /sys/class, held open (takeover.c). */
 	cuse_state.dev_fd = open(cuse_state.dev_dir_name, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (cuse_state.dev_fd < 0) {

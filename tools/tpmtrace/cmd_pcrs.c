@@ -419,8 +419,11 @@ static int run_pcrs(int argc, char **argv)
 		return cli_error("pcrs", "%s", err);
 	if (pick_traces(db, &a, ids, &n_ids, &ba_from))
 		goto out;
-	if (pcr_sim_init(&sim) || pcr_sim_init(&fw)) {
-		cli_error("pcrs", "out of memory");
+	int e = pcr_sim_init(&sim);
+	if (e || (e = pcr_sim_init(&fw))) {
+		/* -ENOENT: libcrypto is missing, and its loader said so above */
+		cli_error("pcrs", "%s",
+			  e == -ENOENT ? "no libcrypto: cannot compute PCRs" : "out of memory");
 		goto out;
 	}
 	if (add_banks(&sim, &a, &ex) || replay_all(db, ids, n_ids, &sim, &st))

@@ -14,6 +14,7 @@
 #include "common.h"
 #include "record.h"
 #include "db/db.h"
+#include "db/host_id.h"
 #include "db/writer.h"
 #include "model/tpm/decode.h"
 #include "model/tpm/tpm_cc.h"
@@ -681,6 +682,8 @@ static int run(int argc, char **argv)
 	int rc = parse(argc, argv, &a);
 	if (rc)
 		return rc;
+	/* Before any thread: a recorder never maps libcrypto (db/host_id.h). */
+	db_host_id_prefetch();
 	if (a.iface)
 		return record_pcap_live(&a);
 	if (a.qemu_ctrl)

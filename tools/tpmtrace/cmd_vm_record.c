@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "common.h"
 #include "db/db.h"
+#include "db/host_id.h"
 #include "record_qemu.h"
 
 enum { V_DB = 256, V_PAYLOADS, V_NAME, V_STATE, V_MODEL, V_QUIET, V_EMU, V_SEED };
@@ -199,6 +200,8 @@ static int run(int argc, char **argv)
 	int rc = parse(argc, argv, &a);
 	if (rc)
 		return rc;
+	/* Before any thread: a recorder never maps libcrypto (db/host_id.h). */
+	db_host_id_prefetch();
 	/* Nothing is started before the database is known to be usable. */
 	if (cli_db_for_create("vm-record", a.o.db_path))
 		return 1;

@@ -1,13 +1,13 @@
 /* A shared library loaded when a command first needs it (dlopen), its
  * functions looked up by name: libpq for push and fleet (db/pg/pq.h),
  * libpcap for captures (recorder/import/pcap_lib.h). */
-#ifndef TPMTRACE_DB_DL_H
-#define TPMTRACE_DB_DL_H
+#ifndef TPMTRACE_MODEL_TPM_DL_H
+#define TPMTRACE_MODEL_TPM_DL_H
 
 #include <stddef.h>
 
 /* A library and what to tell a user who lacks it. */
-struct db_dl_lib {
+struct tpm_dl_lib {
 	const char *soname;
 	const char *needs;   /* "reading a capture needs libpcap" */
 	const char *package; /* Debian's package: "libpcap0.8" */
@@ -23,9 +23,9 @@ struct db_dl_lib {
  * table may be partly set: every caller loads first and calls nothing after
  * a failure). 0 or -ENOENT. */
 /* For a room's list of function names X(f): its names[] entry. */
-#define DB_DL_NAME(f) #f,
+#define TPM_DL_NAME(f) #f,
 
-int db_dl_need(const struct db_dl_lib *lib, const char *const *names, size_t n, void *table,
-	       int *loaded, char *err, size_t errlen);
+int tpm_dl_need(const struct tpm_dl_lib *lib, const char *const *names, size_t n, void *table,
+		int *loaded, char *err, size_t errlen);
 
 #endif

@@ -1,13 +1,13 @@
-/* Libraries loaded at first use (db/dl.h). */
-#include "db/dl.h"
+/* Libraries loaded at first use (model/tpm/dl.h). */
+#include "model/tpm/dl.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-int db_dl_need(const struct db_dl_lib *lib, const char *const *names, size_t n, void *table,
-	       int *loaded, char *err, size_t errlen)
+int tpm_dl_need(const struct tpm_dl_lib *lib, const char *const *names, size_t n, void *table,
+		int *loaded, char *err, size_t errlen)
 {
 	if (*loaded)
 		return 0;
