@@ -81,8 +81,10 @@ static int override(const char *name, char *buf, size_t len)
 	return 1;
 }
 
-/* db_host_id_prefetch's digest and the id it is of. */
+/* db_host_id_prefetch's digest and the id it is of; pre_none: no libcrypto
+ * (its digest stays unknown, the child said why). */
 static char pre_id[256], pre_hex[65];
+static int pre_none;
 
 static void machine_id(char mid[256])
 {
@@ -113,6 +115,8 @@ void db_host_id_prefetch(void)
 	pid_t pid = fork();
 	if (pid == 0) { /* one thread: loading a library after fork is safe */
 		close(p[0]);
+		if (tpm_crypto_load(NULL, 0)) /* it said why; 2: not to be tried again */
+			_exit(2);
 		sha256_hex(mid, hex);
 		_exit(write(p[1], hex, 64) == 64 ? 0 : 1);
 	}
@@ -127,10 +131,12 @@ void db_host_id_prefetch(void)
 		got += (size_t)n;
 	}
 	close(p[0]);
-	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+	int st = 0;
+	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR) {
 	}
-	if (got == 64) {
-		hex[64] = 0;
+	pre_none = pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 2;
+	if (got == 64 || pre_none) {
+		hex[got == 64 ? 64 : 0] = 0;
 		snprintf(pre_id, sizeof pre_id, "%s", mid);
 		memcpy(pre_hex, hex, sizeof pre_hex);
 	}
@@ -144,7 +150,7 @@ void db_host_id_read(struct db_host_id *h)
 	if (!override("HOSTNAME", h->hostname, sizeof h->hostname))
 		gethostname(h->hostname, sizeof h->hostname - 1);
 	machine_id(mid);
-	if (mid[0] && pre_hex[0] && !strcmp(mid, pre_id))
+	if (mid[0] && (pre_hex[0] || pre_none) && !strcmp(mid, pre_id))
 		memcpy(h->machine_id_sha256, pre_hex, sizeof pre_hex);
 	else if (mid[0])
 		sha256_hex(mid, h->machine_id_sha256);

@@ -42,6 +42,8 @@ start_swtpm "$T/sw"
 without_lib libcrypto.so.3 "$TPMTRACE" record --backend "swtpm:path=$T/sw/s.sock" \
 	--db "$T/n.db" --quiet -- true 2>"$T/nrec.err"
 expect_eq "a recorder without libcrypto runs" "$?" 0
+expect_eq "... and says once that it is missing" \
+	"$(grep -c "libcrypto.so.3.*apt-get install libssl3" "$T/nrec.err")" 1
 "$TPMTRACE" sql "$T/n.db" --no-header "SELECT count(*) FROM trace" >"$T/n.count" 2>&1
 expect_eq "a recorder without libcrypto still stores its trace" "$(cat "$T/n.count")" 1
 expect_eq "... its machine id digest unknown" \
