@@ -1,7 +1,7 @@
 /* OpenSSL's libcrypto, loaded by the first call that needs it (dlopen,
  * model/tpm/dl.h) rather than by every tpmtrace process: a recorder never
  * calls it, and mapping it cost ~1.4 MB of a recorder's resident memory
- * (its relocations alone 392 kB), a tenth of `record --kernel`'s. The files
+ * (its relocations alone 392 kB), a sixth of `record --kernel`'s. The files
  * that call libcrypto include this instead of OpenSSL's headers and call it
  * as usual: each function name below is a macro for the function looked up in
  * libcrypto.so.3. tpm_crypto_load must succeed before the first call; the
