@@ -124,6 +124,11 @@ int pcr_sim_init(struct pcr_sim *s)
 	return s->ctx ? 0 : -ENOMEM;
 }
 
+const char *pcr_sim_init_error(int rc)
+{
+	return rc == -ENOENT ? "no libcrypto: cannot compute PCRs" : "out of memory";
+}
+
 void pcr_sim_release(struct pcr_sim *s)
 {
 	if (s->ctx) { /* made once libcrypto was loaded (pcr_sim_init) */

@@ -90,8 +90,11 @@ struct pcr_sim {
 	uint32_t ignored_idx[4];  /* ... the first of them */
 };
 
-/* Starts with no banks; PCRs hold their power-on values. Returns 0 or -ENOMEM. */
+/* Starts with no banks; PCRs hold their power-on values. Returns 0, -ENOMEM,
+ * or -ENOENT without libcrypto (whose loader said so on stderr). */
 int pcr_sim_init(struct pcr_sim *s);
+/* What pcr_sim_init's failure rc means, for a message. */
+const char *pcr_sim_init_error(int rc);
 void pcr_sim_release(struct pcr_sim *s);
 /* Index of the bank for alg, adding it (at reset values) if new. Returns the
  * index, -ENOTSUP if OpenSSL cannot compute it, -ENOSPC if too many banks. */

@@ -760,11 +760,9 @@ int ima_parse(struct log_rd *rd, const struct ima_opts *o, ima_entry_fn cb, ima_
 	memset(res, 0, sizeof(*res));
 	if (!oo.label)
 		oo.label = "<memory>";
-	if (!ps || (rc = pcr_sim_init(&ps->hs))) {
-		snprintf(err, errlen, "%s",
-			 ps && rc == -ENOENT ? "no libcrypto: cannot compute PCRs"
-					     : "out of memory");
-		rc = ps ? rc : -ENOMEM;
+	rc = ps ? pcr_sim_init(&ps->hs) : -ENOMEM;
+	if (rc) {
+		snprintf(err, errlen, "%s", pcr_sim_init_error(rc));
 		goto out;
 	}
 	ps->o = &oo;

@@ -421,9 +421,7 @@ static int run_pcrs(int argc, char **argv)
 		goto out;
 	int e = pcr_sim_init(&sim);
 	if (e || (e = pcr_sim_init(&fw))) {
-		/* -ENOENT: libcrypto is missing, and its loader said so above */
-		cli_error("pcrs", "%s",
-			  e == -ENOENT ? "no libcrypto: cannot compute PCRs" : "out of memory");
+		cli_error("pcrs", "%s", pcr_sim_init_error(e));
 		goto out;
 	}
 	if (add_banks(&sim, &a, &ex) || replay_all(db, ids, n_ids, &sim, &st))
