@@ -365,14 +365,14 @@ out:
  * whole trace summed it while streaming (src_stat_row); one that stopped
  * early asks SQLite for the whole trace's figures instead. Either way the
  * source codes come first, by code, then codes only the replay sent. */
-static void src_stat_row(struct rp *x, sqlite3_stmt *st)
+static void src_stat_row(struct rp *x, const struct rp_src_row *r)
 {
-	if (sqlite3_column_type(st, 8) == SQLITE_NULL || sqlite3_column_int64(st, 4) & REC_F_OWN)
+	if (!r->has_cc || r->flags & REC_F_OWN)
 		return;
-	struct replay_cc_stat *s = rp_cc_stat(x->res, (uint32_t)sqlite3_column_int64(st, 8));
+	struct replay_cc_stat *s = rp_cc_stat(x->res, r->cc);
 	if (s) {
 		s->n_src++;
-		s->src_ns += (uint64_t)sqlite3_column_int64(st, 9);
+		s->src_ns += r->latency_ns;
 	}
 }
 
@@ -428,21 +428,21 @@ static void src_stats_finish(struct rp *x, sqlite3 *db, int streamed_all)
 }
 
 /* One source row: checks, then hands it to the policy expansion. */
-static int one_command(struct rp *x, sqlite3_stmt *st)
+static int one_command(struct rp *x, const struct rp_src_row *r)
 {
 	struct src_cmd sc;
 	memset(&sc, 0, sizeof sc);
 	sc.load_priv = -1;
-	sc.seq = (uint64_t)sqlite3_column_int64(st, 1);
-	sc.cmd = sqlite3_column_blob(st, 2);
-	sc.len = (size_t)sqlite3_column_bytes(st, 2);
-	sc.rsp = sqlite3_column_blob(st, 3);
-	sc.rsp_len = (size_t)sqlite3_column_bytes(st, 3);
-	sc.flags = (uint32_t)sqlite3_column_int64(st, 4);
-	sc.has_rc = sqlite3_column_type(st, 5) != SQLITE_NULL;
-	sc.rc = (uint32_t)sqlite3_column_int64(st, 5);
-	sc.rsp_handle = (uint32_t)sqlite3_column_int64(st, 6);
-	sc.client = (uint32_t)sqlite3_column_int64(st, 10);
+	sc.seq = r->seq;
+	sc.cmd = r->cmd;
+	sc.len = r->len;
+	sc.rsp = r->rsp;
+	sc.rsp_len = r->rsp_len;
+	sc.flags = r->flags;
+	sc.has_rc = r->has_rc;
+	sc.rc = r->rc;
+	sc.rsp_handle = r->rsp_handle;
+	sc.client = (uint32_t)r->client;
 	x->now.cur = (struct rp_cur){1, sc.seq, sc.flags, sc.has_rc, sc.rc, sc.client};
 	x->now.cur_outcome = REPLAY_FAITHFUL;
 	x->now.cur_reason[0] = 0;
@@ -482,8 +482,8 @@ static int one_command(struct rp *x, sqlite3_stmt *st)
 	sc.pc.auth_kind = sc.c.auth_kind;
 	/* The origin rule predict uses (model/trace_stream.h). */
 	sc.pc.origin = POL_ORIGIN_UNKNOWN;
-	if (x->cl.origin && sqlite3_column_type(st, 10) != SQLITE_NULL) {
-		int64_t cl = sqlite3_column_int64(st, 10);
+	if (x->cl.origin && r->has_client) {
+		int64_t cl = r->client;
 		if (cl >= 0 && cl < TRACE_MAX_CLIENTS) {
 			sc.pc.origin = x->cl.origin[cl] & ~TRACE_ORIGIN_HWRNG;
 			sc.pc.hwrng = !!(x->cl.origin[cl] & TRACE_ORIGIN_HWRNG);
@@ -727,37 +727,20 @@ static void run_stream(struct rp *x, sqlite3 *db)
 {
 	const struct replay_opts *o = x->o;
 	struct replay_result *res = x->res;
-	sqlite3_stmt *st = NULL, *ev = NULL;
-	int rc, streamed_all = 0;
-	/* Commands and events share one sequence: two cursors in seq order
-	 * (each on its (trace_id, seq) index), merged here. A UNION ordered by
-	 * seq would sort the whole trace, blobs included, before the first row. */
-	if (sqlite3_prepare_v2(
-		db,
-		"SELECT 0, seq, cmd, rsp, flags, rc, rsp_handle, NULL, cc, latency_ns, client_id"
-		" FROM command WHERE trace_id=? ORDER BY seq",
-		-1, &st, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db,
-			       "SELECT 1, seq, NULL, NULL, 0, NULL, NULL, kind FROM event"
-			       " WHERE trace_id=? ORDER BY seq",
-			       -1, &ev, NULL) != SQLITE_OK) {
-		rp_fail(x, -EIO, "%s: %s", o->db_path, sqlite3_errmsg(db));
+	struct rp_src *src = NULL;
+	const struct rp_src_row *r;
+	char err[256];
+	int first = 1, streamed_all = 0, starts_itself = trace_starts_itself(db, res->source_id);
+	/* The rows are read ahead on a thread of their own (replay_src.c). */
+	if (rp_src_start(&src, db, res->source_id, err, sizeof err)) {
+		rp_fail(x, -EIO, "%s: %s", o->db_path, err);
 	} else {
-		int first = 1, rc_ev, starts_itself = trace_starts_itself(db, res->source_id);
-		sqlite3_bind_int64(st, 1, res->source_id);
-		sqlite3_bind_int64(ev, 1, res->source_id);
-		rc = sqlite3_step(st);
-		rc_ev = sqlite3_step(ev);
-		while (!x->now.fatal && (rc == SQLITE_ROW || rc_ev == SQLITE_ROW)) {
-			if (rc_ev == SQLITE_ROW &&
-			    (rc != SQLITE_ROW ||
-			     sqlite3_column_int64(ev, 1) <= sqlite3_column_int64(st, 1))) {
-				const char *k = (const char *)sqlite3_column_text(ev, 7);
-				int evk = k ? policy_event_from_kind(k) : 0;
+		while (!x->now.fatal && (r = rp_src_next(src)) != NULL) {
+			if (r->event) {
+				int evk = r->kind ? policy_event_from_kind(r->kind) : 0;
 				/* a fresh target registers its null key all the same */
 				if (evk && evk != POL_EV_ATTACHED)
 					policy_expand_event(&x->policy.ps, (enum pol_event)evk);
-				rc_ev = sqlite3_step(ev);
 				continue;
 			}
 			if (first) {
@@ -770,21 +753,20 @@ static void run_stream(struct rp *x, sqlite3 *db)
 				if (!starts_itself && startup(x))
 					break;
 			}
-			src_stat_row(x, st);
-			one_command(x, st);
+			src_stat_row(x, r);
+			one_command(x, r);
 			if (o->progress)
 				o->progress(o->progress_arg, res->processed,
 					    res->source_commands + res->source_own);
-			rc = sqlite3_step(st);
 		}
-		if (!x->now.fatal && (rc != SQLITE_DONE || rc_ev != SQLITE_DONE))
+		if (!x->now.fatal && rp_src_end(src, err, sizeof err))
 			rp_fail(x, -EIO, "%s: reading trace %lld: %s", o->db_path,
-				(long long)res->source_id, sqlite3_errmsg(db));
+				(long long)res->source_id, err);
 		streamed_all = !x->now.fatal;
 	}
+	/* The reader is stopped before the connection is used again. */
+	rp_src_stop(src);
 	src_stats_finish(x, db, streamed_all);
-	sqlite3_finalize(ev);
-	sqlite3_finalize(st);
 }
 
 /* The run's fidelity in its trace row (trace.fidelity): a later run of the

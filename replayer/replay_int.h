@@ -92,6 +92,28 @@ struct privmap {
  * run. */
 #define REPLAY_MAX_RETRIES 16
 
+/* A row of the source trace as the reader copied it (rp_src_next, replay_src.c):
+ * a command (event 0) or an event (kind); its pointers stay valid until the
+ * next rp_src_next. */
+struct rp_src_row {
+	int event;
+	uint64_t seq;
+	const uint8_t *cmd, *rsp; /* NULL when the column is NULL or empty */
+	size_t len, rsp_len;
+	const char *kind; /* an event's kind */
+	uint32_t flags;
+	int has_rc, has_cc, has_client;
+	uint32_t rc, rsp_handle, cc;
+	uint64_t latency_ns;
+	int64_t client;
+	uint8_t *buf; /* the slot's bytes */
+};
+struct rp_src;
+int rp_src_start(struct rp_src **out, sqlite3 *db, int64_t trace_id, char *err, size_t errlen);
+const struct rp_src_row *rp_src_next(struct rp_src *s);
+int rp_src_end(const struct rp_src *s, char *err, size_t errlen);
+void rp_src_stop(struct rp_src *s);
+
 struct src_cmd {
 	uint64_t seq;
 	uint32_t client; /* client_id */
