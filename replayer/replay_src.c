@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,7 +176,13 @@ int rp_src_start(struct rp_src **out, sqlite3 *db, int64_t trace_id, char *err, 
 	}
 	sqlite3_bind_int64(s->st, 1, trace_id);
 	sqlite3_bind_int64(s->ev, 1, trace_id);
+	/* The reader takes no process signals (as the writer's threads): one
+	 * meant for the replay interrupts the replay's own blocking calls. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	int rc = pthread_create(&s->thread, NULL, reader_main, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc) {
 		snprintf(err, errlen, "cannot start the source reader: %s", strerror(rc));
 		return -rc;
