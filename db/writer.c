@@ -408,10 +408,9 @@ static void checkpoint_stop(struct writer *w)
 	pthread_join(w->ckpt_thread, NULL);
 }
 
-/* The writer's threads take no process signals: a handler the caller installed (import's Ctrl-C)
- * must interrupt the caller's own blocking read, not land on a thread that ignores it. A thread
- * starts with its creator's mask, so all are blocked around pthread_create only. */
-static int thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
+/* A thread starts with its creator's mask, so all signals are blocked around pthread_create
+ * only (db/writer.h). */
+int db_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
 {
 	sigset_t all, old;
 	sigfillset(&all);
@@ -526,7 +525,7 @@ int db_writer_start(struct writer **out, const struct writer_cfg *cfg, char *err
 		pthread_mutex_init(&w->ckpt_mu, NULL);
 		pthread_cond_init(&w->ckpt_cv, &ca);
 		pthread_condattr_destroy(&ca);
-		if (thread_start(&w->ckpt_thread, checkpoint_main, w) == 0)
+		if (db_thread_start(&w->ckpt_thread, checkpoint_main, w) == 0)
 			w->ckpt_started = 1;
 	}
 	if (!w->ckpt_started)
@@ -538,7 +537,7 @@ int db_writer_start(struct writer **out, const struct writer_cfg *cfg, char *err
 	}
 	if (w->cfg.whole && (rc = whole_begin(w, err, errlen)))
 		goto fail;
-	rc = thread_start(&w->thread, writer_main, w);
+	rc = db_thread_start(&w->thread, writer_main, w);
 	if (rc) {
 		snprintf(err, errlen, "cannot start the writer thread: %s", strerror(rc));
 		rc = -rc;

@@ -8,6 +8,7 @@
 #ifndef TPMTRACE_WRITER_H
 #define TPMTRACE_WRITER_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -103,6 +104,11 @@ struct writer_cfg {
 	 * has synced the WAL (synchronous=FULL there). */
 	int fold_at_close;
 };
+
+/* A background thread that takes no process signals (the writer's, the replay's source reader):
+ * a handler the caller installed (import's Ctrl-C) must interrupt the caller's own blocking
+ * read, not land on a thread that ignores it. Returns pthread_create's result. */
+int db_thread_start(pthread_t *t, void *(*fn)(void *), void *arg);
 
 /* Starts the writer thread. Returns 0 or -errno (err holds a message). */
 int db_writer_start(struct writer **out, const struct writer_cfg *cfg, char *err, size_t errlen);

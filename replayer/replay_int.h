@@ -106,7 +106,6 @@ struct rp_src_row {
 	uint32_t rc, rsp_handle, cc;
 	uint64_t latency_ns;
 	int64_t client;
-	uint8_t *buf; /* the slot's bytes */
 };
 struct rp_src;
 int rp_src_start(struct rp_src **out, sqlite3 *db, int64_t trace_id, char *err, size_t errlen);

@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,8 +20,11 @@
 struct rp_src {
 	sqlite3 *db;
 	sqlite3_stmt *st, *ev;
-	struct rp_src_row ring[SRC_RING];
-	size_t cap[SRC_RING];  /* bytes allocated for ring[i].buf */
+	struct slot {
+		struct rp_src_row row;
+		uint8_t *buf; /* the row's bytes */
+		size_t cap;   /* bytes allocated */
+	} ring[SRC_RING];
 	_Atomic uint64_t head; /* rows published by the reader */
 	_Atomic uint64_t tail; /* rows the replay has finished with */
 	_Atomic int done;      /* the reader has published its last row */
@@ -71,33 +73,34 @@ static int row_or_done(struct rp_src *s)
 /* Copies the current row of q (is_event: the events' cursor) into slot i. */
 static int copy_row(struct rp_src *s, size_t i, sqlite3_stmt *q, int is_event)
 {
-	struct rp_src_row *r = &s->ring[i];
+	struct slot *sl = &s->ring[i];
+	struct rp_src_row *r = &sl->row;
 	const void *cmd = sqlite3_column_blob(q, 2), *rsp = sqlite3_column_blob(q, 3);
 	size_t len = cmd ? (size_t)sqlite3_column_bytes(q, 2) : 0;
 	size_t rsp_len = rsp ? (size_t)sqlite3_column_bytes(q, 3) : 0;
 	const char *kind = is_event ? (const char *)sqlite3_column_text(q, 7) : NULL;
 	size_t kind_len = kind ? strlen(kind) + 1 : 0;
 	size_t need = len + rsp_len + kind_len;
-	if (need > s->cap[i]) {
-		uint8_t *b = realloc(r->buf, need);
+	if (need > sl->cap) {
+		uint8_t *b = realloc(sl->buf, need);
 		if (!b)
 			return -ENOMEM;
-		r->buf = b;
-		s->cap[i] = need;
+		sl->buf = b;
+		sl->cap = need;
 	}
 	r->event = is_event;
 	r->seq = (uint64_t)sqlite3_column_int64(q, 1);
 	r->len = len;
 	r->rsp_len = rsp_len;
-	r->cmd = cmd ? r->buf : NULL;
-	r->rsp = rsp ? r->buf + len : NULL;
+	r->cmd = cmd ? sl->buf : NULL;
+	r->rsp = rsp ? sl->buf + len : NULL;
 	if (len)
-		memcpy(r->buf, cmd, len);
+		memcpy(sl->buf, cmd, len);
 	if (rsp_len)
-		memcpy(r->buf + len, rsp, rsp_len);
-	r->kind = kind ? (const char *)r->buf + len + rsp_len : NULL;
+		memcpy(sl->buf + len, rsp, rsp_len);
+	r->kind = kind ? (const char *)sl->buf + len + rsp_len : NULL;
 	if (kind)
-		memcpy(r->buf + len + rsp_len, kind, kind_len);
+		memcpy(sl->buf + len + rsp_len, kind, kind_len);
 	r->flags = (uint32_t)sqlite3_column_int64(q, 4);
 	r->has_rc = sqlite3_column_type(q, 5) != SQLITE_NULL;
 	r->rc = (uint32_t)sqlite3_column_int64(q, 5);
@@ -176,13 +179,7 @@ int rp_src_start(struct rp_src **out, sqlite3 *db, int64_t trace_id, char *err, 
 	}
 	sqlite3_bind_int64(s->st, 1, trace_id);
 	sqlite3_bind_int64(s->ev, 1, trace_id);
-	/* The reader takes no process signals (as the writer's threads): one
-	 * meant for the replay interrupts the replay's own blocking calls. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	int rc = pthread_create(&s->thread, NULL, reader_main, s);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int rc = db_thread_start(&s->thread, reader_main, s); /* no process signals */
 	if (rc) {
 		snprintf(err, errlen, "cannot start the source reader: %s", strerror(rc));
 		return -rc;
@@ -205,7 +202,7 @@ const struct rp_src_row *rp_src_next(struct rp_src *s)
 		wait_for(s, &s->c_waits, row_or_done);
 	if (atomic_load(&s->head) <= s->taken)
 		return NULL; /* done, and every row taken */
-	return &s->ring[s->taken++ % SRC_RING];
+	return &s->ring[s->taken++ % SRC_RING].row;
 }
 
 int rp_src_end(const struct rp_src *s, char *err, size_t errlen)
