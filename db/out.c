@@ -366,12 +366,58 @@ static void out_drop_dir(struct db_out *o)
 	o->dir = -1;
 }
 
+/* The stream over an output's descriptor: it keeps the errno of the first
+ * write that failed, which stdio does not (a later call may reset errno
+ * before the output is closed, and a failed write reported as EIO hides a
+ * full disk). */
+struct out_sink {
+	int fd;
+	int err; /* the first failed write's errno, or 0 */
+};
+
+static ssize_t sink_write(void *c, const char *buf, size_t n)
+{
+	struct out_sink *k = c;
+	size_t done = 0;
+	while (done < n) {
+		ssize_t w = write(k->fd, buf + done, n - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (!k->err)
+				k->err = w < 0 ? errno : EIO;
+			/* glibc takes a short count as the error: what was
+			 * written is not written again. */
+			return done ? (ssize_t)done : -1;
+		}
+		done += (size_t)w;
+	}
+	return (ssize_t)done;
+}
+
+static int sink_close(void *c)
+{
+	struct out_sink *k = c;
+	int rc = close(k->fd);
+	free(k);
+	return rc;
+}
+
 static int out_fdopen(struct db_out *o, int fd)
 {
-	o->f = fdopen(fd, "w");
-	if (o->f)
-		return 0;
-	int e = errno;
+	int e = ENOMEM;
+	struct out_sink *k = calloc(1, sizeof *k);
+	if (k) {
+		k->fd = fd;
+		o->f = fopencookie(
+		    k, "w", (cookie_io_functions_t){.write = sink_write, .close = sink_close});
+		if (o->f) {
+			o->sink = k;
+			return 0;
+		}
+		e = errno;
+		free(k);
+	}
 	close(fd);
 	if (o->slot >= 0) {
 		unlinkat(o->dir, o->tmp, 0);
@@ -469,12 +515,15 @@ int db_out_open(struct db_out *o, const char *path, const char *const *inputs)
 	return 0;
 }
 
-/* Flushes f: 0, or the error (errno of the failed write, EIO if unknown). */
-static int out_flush(FILE *f)
+/* Flushes f: 0, or the error (errno of the failed write, EIO if unknown).
+ * k: the output's sink, which knows its first failed write's errno. */
+static int out_flush(FILE *f, const struct out_sink *k)
 {
 	errno = 0;
 	if (fflush(f) == 0 && !ferror(f))
 		return 0;
+	if (k && k->err)
+		return k->err;
 	return errno ? errno : EIO;
 }
 
@@ -485,18 +534,19 @@ int db_out_close(struct db_out *o, int ok)
 	if (!o->f)
 		return bad;
 	if (o->to_stdout) {
-		if ((e = out_flush(stdout)) && !bad)
+		if ((e = out_flush(stdout, NULL)) && !bad)
 			bad = out_err(o, "standard output: %s", strerror(e));
 		o->f = NULL;
 		return bad;
 	}
-	if (!bad && (e = out_flush(o->f)))
+	if (!bad && (e = out_flush(o->f, o->sink)))
 		bad = out_err(o, "%s: %s", o->shown, strerror(e));
-	if (!bad && !o->through && fsync(fileno(o->f)))
+	if (!bad && !o->through && fsync(o->sink->fd))
 		bad = out_err(o, "%s: %s", o->shown, strerror(errno));
 	if (fclose(o->f) && !bad)
 		bad = out_err(o, "%s: %s", o->shown, strerror(errno));
 	o->f = NULL;
+	o->sink = NULL;
 	if (o->through)
 		return bad;
 	struct stat st;

@@ -27,8 +27,10 @@
  *   sysctls say);
  * - "-": standard output, refused when it is one of the inputs.
  * A failed write, flush or close is an error naming the file. */
+struct out_sink;
 struct db_out {
 	FILE *f;
+	struct out_sink *sink; /* f's descriptor, unless f is stdout */
 	int to_stdout;
 	int through;	 /* written through: no temporary file */
 	int slot;	 /* the temporary file's signal slot, or -1 */
