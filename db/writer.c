@@ -34,7 +34,6 @@
 #define IDLE_SLEEP_MAX_US   16000
 #define BATCH_MIN	    512
 #define BATCH_WAIT_NS	    20000000ull /* a killed recorder loses at most ~20 ms */
-#define BATCH_POLL_US	    2000
 #define CHECKPOINT_EVERY_US 250000
 #define WAL_RESTART_FRAMES  4096 /* 16 MiB of 4 KiB pages */
 #define RECOVERED_NS	    200000000ull
@@ -289,10 +288,12 @@ static void *writer_main(void *arg)
 		idle = IDLE_SLEEP_MIN_US;
 		/* Let a small backlog grow into a batch, unless time is up:
 		 * fewer, larger transactions cost less per row. */
-		if (!backlog_full(w, h, t, queued_bytes(w, h, t)) &&
-		    db_mono_ns() - last_commit < BATCH_WAIT_NS && !atomic_load(&w->stop) &&
-		    !atomic_load(&w->flush_req)) {
-			writer_wait(w, BATCH_POLL_US);
+		uint64_t waited = db_mono_ns() - last_commit;
+		if (!backlog_full(w, h, t, queued_bytes(w, h, t)) && waited < BATCH_WAIT_NS &&
+		    !atomic_load(&w->stop) && !atomic_load(&w->flush_req)) {
+			/* Until the batch's time is up: a producer that fills the
+			 * backlog, a flush and a stop wake it before. */
+			writer_wait(w, (unsigned)((BATCH_WAIT_NS - waited) / 1000) + 1);
 			continue;
 		}
 		if (w->stall_ms &&
