@@ -324,15 +324,17 @@ static int source_check(struct rp *x, sqlite3 *db)
 		res->source_id = id;
 	}
 	/* The three counts in one pass over the trace's rows (each count of
-	 * its own read them all again). */
-	if (sqlite3_prepare_v2(db,
-			       "SELECT payloads, n, missing, own FROM trace,"
-			       " (SELECT count(*) AS n,"
-			       "   coalesce(sum(cmd IS NULL AND NOT flags & 2), 0) AS missing,"
-			       "   coalesce(sum(" DB_OWN_CMDS "), 0) AS own"
-			       "  FROM command WHERE trace_id=?1)"
-			       " WHERE id=?1",
-			       -1, &st, NULL) != SQLITE_OK) {
+	 * its own read them all again); FILTER rather than sum() of a test,
+	 * which adds a 0 for every row: half the pass's time. */
+	if (sqlite3_prepare_v2(
+		db,
+		"SELECT payloads, n, missing, own FROM trace,"
+		" (SELECT count(*) AS n,"
+		"   count(*) FILTER (WHERE cmd IS NULL AND NOT flags & 2) AS missing,"
+		"   count(*) FILTER (WHERE " DB_OWN_CMDS ") AS own"
+		"  FROM command WHERE trace_id=?1)"
+		" WHERE id=?1",
+		-1, &st, NULL) != SQLITE_OK) {
 		snprintf(res->err, sizeof res->err, "%s: %s", x->o->db_path, sqlite3_errmsg(db));
 		return -EIO;
 	}
