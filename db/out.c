@@ -515,6 +515,11 @@ int db_out_open(struct db_out *o, const char *path, const char *const *inputs)
 	return 0;
 }
 
+int db_out_write_error(const struct db_out *o)
+{
+	return o->sink ? o->sink->err : 0;
+}
+
 /* Flushes f: 0, or the error (errno of the failed write, EIO if unknown).
  * k: the output's sink, which knows its first failed write's errno. */
 static int out_flush(FILE *f, const struct out_sink *k)

@@ -55,6 +55,10 @@ int db_out_open(struct db_out *o, const char *path, const char *const *inputs);
  * the inputs, without creating anything: for outputs that are opened later.
  * 0 if not. */
 int db_out_check(const char *path, const char *const *inputs, char *err, size_t errlen);
+/* The errno of the first write to o that failed (ENOSPC for a full disk), or
+ * 0: for a writer that saw its stream's error flag and reports it before
+ * closing (errno is no guide by then). Always 0 for standard output. */
+int db_out_write_error(const struct db_out *o);
 /* ok: flush (and for a temporary file fsync and rename into place); 1 with
  * the error in o->err if that fails. !ok: remove the temporary file (returns
  * 1, o->err empty). */

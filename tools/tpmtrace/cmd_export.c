@@ -99,8 +99,10 @@ static int write_outputs(sqlite3 *db, int64_t trace, const struct export_out *ou
 				"bytes, or the response to a command that was\n",
 				left_out, PCAPNG_MAX_SEGMENT);
 		if (rc) {
+			/* A failed write: its own errno, which the stream lost. */
+			int we = db_out_write_error(&o);
 			cli_out_close("export", &o, 0);
-			return cli_error("export", "%s: %s", outs[i].path, err);
+			return cli_error("export", "%s: %s", outs[i].path, we ? strerror(we) : err);
 		}
 		if (cli_out_close("export", &o, 1))
 			return 1;

@@ -149,8 +149,9 @@ static int write_out(const struct profile *p, const char *path, const char *cons
 	if (rc)
 		return rc;
 	if (profile_write(out.f, p)) {
+		int we = db_out_write_error(&out);
 		cli_out_close("profile", &out, 0);
-		return cli_error("profile", "%s: write error", path);
+		return cli_error("profile", "%s: %s", path, we ? strerror(we) : "write error");
 	}
 	return cli_out_close("profile", &out, 1);
 }
