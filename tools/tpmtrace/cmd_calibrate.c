@@ -95,12 +95,8 @@ static int deliver(const struct profile *p, const char *out, const char *dbpath,
 		struct db_out o;
 		if (cli_out_open("calibrate", &o, out, inputs))
 			return 1;
-		if (profile_write(o.f, p)) {
-			int we = db_out_write_error(&o);
-			cli_out_close("calibrate", &o, 0);
-			return cli_error("calibrate", "%s: %s", out,
-					 we ? strerror(we) : "write error");
-		}
+		if (profile_write(o.f, p))
+			return cli_out_fail("calibrate", &o, out, "write error");
 		if (cli_out_close("calibrate", &o, 1))
 			return 1;
 	}

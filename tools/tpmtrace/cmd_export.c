@@ -98,12 +98,8 @@ static int write_outputs(sqlite3 *db, int64_t trace, const struct export_out *ou
 				" messages left out of the pcapng: over %d "
 				"bytes, or the response to a command that was\n",
 				left_out, PCAPNG_MAX_SEGMENT);
-		if (rc) {
-			/* A failed write: its own errno, which the stream lost. */
-			int we = db_out_write_error(&o);
-			cli_out_close("export", &o, 0);
-			return cli_error("export", "%s: %s", outs[i].path, we ? strerror(we) : err);
-		}
+		if (rc)
+			return cli_out_fail("export", &o, outs[i].path, err);
 		if (cli_out_close("export", &o, 1))
 			return 1;
 		fprintf(stderr, "trace %" PRId64 ": %" PRIu64 " %s to %s\n", trace, n,

@@ -148,11 +148,8 @@ static int write_out(const struct profile *p, const char *path, const char *cons
 	int rc = cli_out_open("profile", &out, path, inputs);
 	if (rc)
 		return rc;
-	if (profile_write(out.f, p)) {
-		int we = db_out_write_error(&out);
-		cli_out_close("profile", &out, 0);
-		return cli_error("profile", "%s: %s", path, we ? strerror(we) : "write error");
-	}
+	if (profile_write(out.f, p))
+		return cli_out_fail("profile", &out, path, "write error");
 	return cli_out_close("profile", &out, 1);
 }
 

@@ -106,6 +106,13 @@ int cli_out_close(const char *sub, struct db_out *o, int ok)
 	return rc;
 }
 
+int cli_out_fail(const char *sub, struct db_out *o, const char *path, const char *why)
+{
+	int we = db_out_write_error(o);
+	db_out_close(o, 0);
+	return cli_error(sub, "%s: %s", path, we ? strerror(we) : why);
+}
+
 const char *cli_name(const char *s)
 {
 	static char buf[4][1024];

@@ -54,6 +54,10 @@ int cli_trace_delete(const char *sub, const char *db_path, int64_t id);
 int cli_out_open(const char *sub, struct db_out *o, const char *path, const char *const *inputs);
 int cli_out_check(const char *sub, const char *path, const char *const *inputs);
 int cli_out_close(const char *sub, struct db_out *o, int ok);
+/* The content written to o failed: o is closed and its temporary file removed,
+ * and "PATH: REASON" printed, REASON the failed write's own errno (a full
+ * disk), or why when no write failed (the writer's own error). Returns 1. */
+int cli_out_fail(const char *sub, struct db_out *o, const char *path, const char *why);
 /* A file name given on the command line, as db_text_safe shows it, for a
  * message: one of four buffers used in turn (at most four in one printf). */
 const char *cli_name(const char *s);
