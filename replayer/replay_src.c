@@ -105,8 +105,8 @@ static int copy_row(struct rp_src *s, size_t i, sqlite3_stmt *q, int is_event)
 	r->has_rc = sqlite3_column_type(q, 5) != SQLITE_NULL;
 	r->rc = (uint32_t)sqlite3_column_int64(q, 5);
 	r->rsp_handle = (uint32_t)sqlite3_column_int64(q, 6);
-	if (is_event)
-		return 0;
+	/* An event's code, time and client are NULL: none is left from the
+	 * slot's previous row. */
 	r->has_cc = sqlite3_column_type(q, 8) != SQLITE_NULL;
 	r->cc = (uint32_t)sqlite3_column_int64(q, 8);
 	r->latency_ns = (uint64_t)sqlite3_column_int64(q, 9);
@@ -171,7 +171,8 @@ int rp_src_start(struct rp_src **out, sqlite3 *db, int64_t trace_id, char *err, 
 		" FROM command WHERE trace_id=? ORDER BY seq",
 		-1, &s->st, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db,
-			       "SELECT 1, seq, NULL, NULL, 0, NULL, NULL, kind FROM event"
+			       "SELECT 1, seq, NULL, NULL, 0, NULL, NULL, kind, NULL, NULL, NULL"
+			       " FROM event"
 			       " WHERE trace_id=? ORDER BY seq",
 			       -1, &s->ev, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
